@@ -1,0 +1,103 @@
+# ccprof - one plain Makefile.  See README.md.
+#
+#   make              build bin/ccprof, lib/libccprof.{a,so}
+#   make demo         build, profile examples/trap.c, print its report
+#   make check        build and run every test (ends "N passed, N failed")
+#   make bench        side-by-side overhead benchmark (never part of check)
+#   make install PREFIX=/usr/local
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+PREFIX  ?= /usr/local
+BUILD   ?= build
+VERSION := 0.1.0
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
+BASE := -std=c11 -D_GNU_SOURCE -DCCPROF_VERSION=\"$(VERSION)\" $(WARN) \
+        -Iinclude -Isrc
+# The runtime: never instrumented, hidden by default, PIC for the .so.
+RT_FLAGS := $(BASE) $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions \
+        -fno-stack-protector -pthread
+TOOL_FLAGS := $(BASE) $(CFLAGS) -pthread
+
+FORMAT_SRC  := $(wildcard src/format/*.c)
+COMMON_SRC  := $(wildcard src/common/*.c)
+RUNTIME_SRC := $(wildcard src/runtime/*.c)
+TOOL_SRC    := $(wildcard src/model/*.c src/output/*.c src/cli/*.c)
+
+RT_OBJ   := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RUNTIME_SRC) $(FORMAT_SRC) $(COMMON_SRC))
+TOOL_OBJ := $(patsubst src/%.c,$(BUILD)/tool/%.o,$(TOOL_SRC) $(FORMAT_SRC) $(COMMON_SRC))
+# Objects the unit tests link against: everything but the CLI's main().
+LIBTOOL_OBJ := $(filter-out $(BUILD)/tool/cli/main.o,$(TOOL_OBJ))
+
+HEADERS := $(wildcard include/*.h src/*/*.h)
+
+all: $(BUILD)/bin/ccprof $(BUILD)/lib/libccprof.so $(BUILD)/lib/libccprof.a \
+     $(BUILD)/lib/pkgconfig/ccprof.pc
+	@ln -sfn $(BUILD)/bin bin 2>/dev/null || true
+	@ln -sfn $(BUILD)/lib lib 2>/dev/null || true
+
+$(BUILD)/rt/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_FLAGS) -c $< -o $@
+
+$(BUILD)/tool/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_FLAGS) -c $< -o $@
+
+$(BUILD)/lib/libccprof.so: $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -pthread -Wl,-soname,libccprof.so -o $@ $(RT_OBJ)
+
+$(BUILD)/lib/libccprof.a: $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $(RT_OBJ)
+
+$(BUILD)/lib/libccprof-tool.a: $(LIBTOOL_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $(LIBTOOL_OBJ)
+
+$(BUILD)/bin/ccprof: $(TOOL_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -pthread -o $@ $(TOOL_OBJ) -lm
+
+$(BUILD)/lib/pkgconfig/ccprof.pc: ccprof.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(abspath $(BUILD))|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@INCLUDEDIR@|$(abspath include)|' ccprof.pc.in > $@
+
+tool-lib: $(BUILD)/lib/libccprof-tool.a
+
+demo: all
+	@sh examples/demo.sh
+
+check: all tool-lib
+	@CC="$(CC)" BUILD="$(BUILD)" sh tests/run
+
+# The tool again, under AddressSanitizer and UndefinedBehaviorSanitizer.
+asan:
+	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	    $(BUILD)/asan/bin/ccprof $(BUILD)/asan/lib/libccprof-tool.a
+
+bench: all
+	@sh bench/run
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 755 $(BUILD)/bin/ccprof $(DESTDIR)$(PREFIX)/bin/ccprof
+	install -m 644 $(BUILD)/lib/libccprof.a $(DESTDIR)$(PREFIX)/lib/libccprof.a
+	install -m 755 $(BUILD)/lib/libccprof.so $(DESTDIR)$(PREFIX)/lib/libccprof.so
+	install -m 644 include/ccprof.h $(DESTDIR)$(PREFIX)/include/ccprof.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@INCLUDEDIR@|$(PREFIX)/include|' ccprof.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ccprof.pc
+	for m in man/*.1; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+	for m in man/*.3; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done; true
+
+clean:
+	rm -rf $(BUILD) bin lib tests/out
+
+.PHONY: all demo check asan bench install clean tool-lib

@@ -1,0 +1,102 @@
+/*
+ * cli.c - helpers shared by the subcommands (see cli.h).
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/format.h"
+
+void cli_help(FILE *f, const struct cli_command *c)
+{
+	fprintf(f, "usage: %s\n\n%s", c->usage, c->help);
+}
+
+int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fprintf(stderr, "ccprof %s: ", c->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (usage: %s)\n", c->usage);
+	return CLI_EXIT_USAGE;
+}
+
+int cli_bad_option(const struct cli_command *c, int ret, char **argv)
+{
+	/* getopt has stepped over the offending argument.  A long option is
+	 * named by that text; a short one by optopt (it may sit in a cluster
+	 * like -gx).  optopt is 0 for an unknown long option. */
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	int is_long = strncmp(arg, "--", 2) == 0;
+	char what[64];
+	if (is_long)
+		snprintf(what, sizeof what, "%.*s", (int)strcspn(arg, "="), arg);
+	else
+		snprintf(what, sizeof what, "-%c", optopt ? optopt : '?');
+	if (ret == ':')
+		return cli_usage_error(c, "option '%s' needs a value", what);
+	if (is_long && optopt && strchr(arg, '='))
+		return cli_usage_error(c, "option '%s' takes no value", what);
+	return cli_usage_error(c, "unknown option '%s'", what);
+}
+
+int cli_parse_count(const char *s, unsigned *out)
+{
+	char *end;
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (*end || errno || v > UINT_MAX)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int cli_load(const char *path, struct cli_profile *cp)
+{
+	char err[256] = "";
+	memset(cp, 0, sizeof *cp);
+	if (ccp_format_read_file(path, &cp->prof, err, sizeof err) != 0) {
+		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "cannot read profile");
+		return CLI_EXIT_FAIL;
+	}
+	if (model_build(&cp->model, &cp->prof, err, sizeof err) != 0) {
+		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "inconsistent profile");
+		model_free(&cp->model);
+		ccp_profile_free(&cp->prof);
+		return CLI_EXIT_FAIL;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0)
+		cp->file_size = (uint64_t)st.st_size;
+	return 0;
+}
+
+void cli_unload(struct cli_profile *cp)
+{
+	model_free(&cp->model);
+	ccp_profile_free(&cp->prof);
+}
+
+int cli_finish_output(int status)
+{
+	errno = 0;
+	int flush_failed = fflush(stdout) != 0;
+	int e = flush_failed ? errno : 0; /* after ferror alone, errno is stale */
+	if (flush_failed || ferror(stdout)) {
+		fprintf(stderr, "ccprof: error writing standard output%s%s\n", e ? ": " : "",
+			e ? strerror(e) : "");
+		return CLI_EXIT_FAIL;
+	}
+	return status;
+}

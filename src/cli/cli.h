@@ -1,0 +1,65 @@
+/*
+ * cli.h - what the subcommands share: their descriptor, usage errors,
+ * loading a profile, and finishing standard output.
+ *
+ * Conventions (every subcommand): options parsed with getopt_long; exit
+ * status 0 on success, 1 when an input or the system fails (one line
+ * "ccprof: FILE: REASON" on stderr), 2 on a usage error (one line on
+ * stderr).  Output goes to stdout.
+ */
+#ifndef CCPROF_CLI_H
+#define CCPROF_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format/profile.h"
+#include "model/model.h"
+
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+struct cli_command {
+	const char *name;
+	const char *summary; /* one line for `ccprof --help` */
+	const char *usage;   /* "ccprof NAME [OPTIONS] ARGS" */
+	const char *help;    /* the rest of `ccprof help NAME` */
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+extern const struct cli_command cli_report;
+extern const struct cli_command cli_info;
+extern const struct cli_command cli_record;
+
+/* Print "usage: ..." and the help text of c to f. */
+void cli_help(FILE *f, const struct cli_command *c);
+
+/* One line "ccprof NAME: MESSAGE (usage: USAGE)" on stderr; returns 2. */
+int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The usage error for what getopt_long returned as '?' or ':' (with a
+ * leading ':' in the option string and opterr = 0); returns 2. */
+int cli_bad_option(const struct cli_command *c, int ret, char **argv);
+
+/* A decimal count for an option value; -1 if s is not one. */
+int cli_parse_count(const char *s, unsigned *out);
+
+/* A profile read from a file, with its model built. */
+struct cli_profile {
+	struct ccp_profile prof;
+	struct model model;
+	uint64_t file_size;
+};
+
+/* Read and model path; on failure prints "ccprof: PATH: REASON" and
+ * returns 1 (nothing to free). */
+int cli_load(const char *path, struct cli_profile *cp);
+void cli_unload(struct cli_profile *cp);
+
+/* Flush stdout and report a write error (returns 1) if there was one.
+ * A closed pipe never gets here: SIGPIPE is left at its default, so the
+ * tool ends quietly as `cmd | head` expects. */
+int cli_finish_output(int status);
+
+#endif

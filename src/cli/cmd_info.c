@@ -1,0 +1,63 @@
+/*
+ * cmd_info.c - `ccprof info`: statistics about a profile and its run.
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "output/report.h"
+
+static int info_run(int argc, char **argv);
+
+const struct cli_command cli_info = {
+	.name = "info",
+	.summary = "statistics about a profile and the run that made it",
+	.usage = "ccprof info [--json] FILE",
+	.help = "Print facts about the profile in FILE: the program and its run (pid,\n"
+		"start, end, duration), the clock (ticks per second, sampling interval or\n"
+		"cycle frequency, samples, the runtime's overhead estimate per call), and\n"
+		"the profiler's own counters (calls, contexts, transitions, functions,\n"
+		"threads, deepest history, maximum stack depth, profiling memory, lost\n"
+		"calls and time), plus the file's size.\n\n"
+		"Options:\n"
+		"  -j, --json  print the same as JSON\n"
+		"  -h, --help  show this help\n",
+	.run = info_run,
+};
+
+static const struct option info_options[] = {
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int info_run(int argc, char **argv)
+{
+	info_writer *write = info_text;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jh", info_options, NULL)) != -1) {
+		switch (c) {
+		case 'j': write = info_json; break;
+		case 'h':
+			cli_help(stdout, &cli_info);
+			return cli_finish_output(0);
+		default:
+			return cli_bad_option(&cli_info, c, argv);
+		}
+	}
+	if (optind == argc)
+		return cli_usage_error(&cli_info, "no profile given");
+	if (argc - optind > 1)
+		return cli_usage_error(&cli_info, "one profile at a time ('%s' is extra)",
+				       argv[optind + 1]);
+
+	struct cli_profile cp;
+	if (cli_load(argv[optind], &cp) != 0)
+		return CLI_EXIT_FAIL;
+	struct info_input in = {.m = &cp.model, .path = argv[optind], .file_size = cp.file_size};
+	write(stdout, &in);
+	cli_unload(&cp);
+	return cli_finish_output(0);
+}

@@ -1,0 +1,388 @@
+/*
+ * cmd_record.c - `ccprof record`: run a program under the runtime.
+ *
+ * The program runs with libccprof.so preloaded and its settings in
+ * CCPROF_OPTIONS; it writes its own profile at exit.  record then says
+ * where the profile went, or that none was written (the usual cause: the
+ * program was not built with -finstrument-functions, so no hook ran), and
+ * ends with the program's exit status, or by the same signal, so it can
+ * stand in for the program in scripts.
+ *
+ * Note [Which profile]: record always passes output=<absolute path> (the
+ * default is the runtime's own, <cwd>/<basename of PROGRAM>.ccprof), so it
+ * knows which file to look at.  It was written by this run when it exists
+ * afterwards and did not before, or is a different file (the runtime
+ * writes a temporary file and renames it) or has a different mtime or
+ * size.  Comparing before/after is immune to file system timestamp
+ * granularity, which comparing against the start time is not.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "model/xalloc.h"
+
+static int record_run(int argc, char **argv);
+
+const struct cli_command cli_record = {
+	.name = "record",
+	.summary = "run a program and write its profile",
+	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--] "
+		 "PROGRAM [ARGS...]",
+	.help = "Run PROGRAM with the ccprof runtime preloaded (LD_PRELOAD) and write its\n"
+		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
+		"are appended to CCPROF_OPTIONS, so they override the user's.  The exit\n"
+		"status is PROGRAM's; if it was killed by a signal, ccprof ends by the\n"
+		"same signal.\n\n"
+		"Options:\n"
+		"  -o, --output FILE  the profile (default: PROGRAM's base name + .ccprof,\n"
+		"                     in the current directory)\n"
+		"  --clock=CLOCK      cpu: sampled CPU time of each thread (default);\n"
+		"                     wall: sampled wall-clock time (counts blocking);\n"
+		"                     cycles: time-stamp counter read at every call\n"
+		"  --interval=MS      sampling interval in milliseconds (default 1)\n"
+		"  -h, --help         show this help\n\n"
+		"Environment:\n"
+		"  CCPROF_LIBRARY     the runtime to preload (default:\n"
+		"                     <ccprof's directory>/../lib/libccprof.so)\n"
+		"  CCPROF_OPTIONS     runtime settings, key=value separated by ':'\n",
+	.run = record_run,
+};
+
+enum { OPT_CLOCK = 256, OPT_INTERVAL };
+
+static const struct option record_options[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"clock", required_argument, NULL, OPT_CLOCK},
+	{"interval", required_argument, NULL, OPT_INTERVAL},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+struct record_opts {
+	const char *output;   /* as given, or NULL */
+	const char *clock;    /* validated, or NULL */
+	const char *interval; /* validated, or NULL */
+	char **command;       /* PROGRAM ARGS..., NULL-terminated */
+};
+
+static int record_fail(const char *msg, const char *arg)
+{
+	fprintf(stderr, "ccprof: %s%s\n", msg, arg ? arg : "");
+	return CLI_EXIT_FAIL;
+}
+
+static int valid_interval(const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	return end != s && *end == '\0' && errno == 0 && isfinite(v) && v > 0;
+}
+
+static int record_parse(int argc, char **argv, struct record_opts *o)
+{
+	int c;
+	opterr = 0;
+	/* '+': options end at PROGRAM, whose own options are its business. */
+	while ((c = getopt_long(argc, argv, "+:o:h", record_options, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case OPT_CLOCK:
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cycles") && strcmp(optarg, "wall"))
+				return cli_usage_error(&cli_record,
+						       "unknown clock '%s' (cpu, cycles or wall)",
+						       optarg);
+			o->clock = optarg;
+			break;
+		case OPT_INTERVAL:
+			if (!valid_interval(optarg))
+				return cli_usage_error(&cli_record,
+						       "--interval needs milliseconds, not '%s'",
+						       optarg);
+			o->interval = optarg;
+			break;
+		case 'h':
+			cli_help(stdout, &cli_record);
+			return -1;
+		default:
+			return cli_bad_option(&cli_record, c, argv);
+		}
+	}
+	if (optind == argc)
+		return cli_usage_error(&cli_record, "no program given");
+	if (o->output && !o->output[0])
+		return cli_usage_error(&cli_record, "empty output file name");
+	o->command = argv + optind;
+	return 0;
+}
+
+/* CCPROF_LIBRARY, else <dir of this executable>/../lib/libccprof.so. */
+static char *find_library(void)
+{
+	const char *env = getenv("CCPROF_LIBRARY");
+	if (env && env[0])
+		return xstrdup(env);
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	size_t len = strlen(exe) + sizeof "/../lib/libccprof.so";
+	char *path = xmalloc(len);
+	snprintf(path, len, "%s/../lib/libccprof.so", exe);
+	char *real = realpath(path, NULL); /* tidy the "..", if it exists */
+	if (real) {
+		free(path);
+		return real;
+	}
+	return path;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* The absolute profile path (Note [Which profile]). */
+static char *output_path(const struct record_opts *o)
+{
+	const char *name = o->output;
+	char *dflt = NULL;
+	if (!name) {
+		size_t len = strlen(base_name(o->command[0])) + sizeof ".ccprof";
+		dflt = xmalloc(len);
+		snprintf(dflt, len, "%s.ccprof", base_name(o->command[0]));
+		name = dflt;
+	}
+	char *path;
+	if (name[0] == '/') {
+		path = xstrdup(name);
+	} else {
+		char *cwd = getcwd(NULL, 0);
+		if (!cwd) {
+			free(dflt);
+			return NULL;
+		}
+		size_t len = strlen(cwd) + strlen(name) + 2;
+		path = xmalloc(len);
+		snprintf(path, len, "%s/%s", cwd, name);
+		free(cwd);
+	}
+	free(dflt);
+	return path;
+}
+
+/* name=value prepended (LD_PRELOAD) or appended (CCPROF_OPTIONS). */
+static void env_join(const char *name, const char *ours, int first)
+{
+	const char *old = getenv(name);
+	if (!old || !old[0]) {
+		setenv(name, ours, 1);
+		return;
+	}
+	size_t len = strlen(old) + strlen(ours) + 2;
+	char *v = xmalloc(len);
+	snprintf(v, len, "%s:%s", first ? ours : old, first ? old : ours);
+	setenv(name, v, 1);
+	free(v);
+}
+
+static void set_options(const struct record_opts *o, const char *output)
+{
+	size_t len = strlen(output) + 128;
+	char *opts = xmalloc(len);
+	int n = snprintf(opts, len, "output=%s", output);
+	if (o->clock)
+		n += snprintf(opts + n, len - (size_t)n, ":clock=%s", o->clock);
+	if (o->interval)
+		snprintf(opts + n, len - (size_t)n, ":interval=%sms", o->interval);
+	env_join("CCPROF_OPTIONS", opts, 0);
+	free(opts);
+}
+
+struct run_result {
+	pid_t pid;
+	int exec_errno; /* exec failed with this, or 0 */
+	int status;     /* from waitpid */
+};
+
+/*
+ * fork + execvp.  SIGINT and SIGQUIT are ignored here while the program
+ * runs (a ^C is for the program; it decides whether to die), and restored
+ * in the child before exec.  A close-on-exec pipe carries exec's errno
+ * back, so "not found" is reported by the parent, once.
+ */
+static int run_program(char **command, struct run_result *r)
+{
+	struct sigaction ign, old_int, old_quit;
+	int pfd[2];
+
+	memset(r, 0, sizeof *r);
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return -1;
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+
+	fflush(NULL);
+	pid_t pid = r->pid = fork();
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		close(pfd[0]);
+		execvp(command[0], command);
+		int e = errno;
+		ssize_t unused = write(pfd[1], &e, sizeof e);
+		(void)unused;
+		_exit(127);
+	}
+	int fork_errno = errno;
+	close(pfd[1]);
+	if (pid > 0) {
+		ssize_t n;
+		do
+			n = read(pfd[0], &r->exec_errno, sizeof r->exec_errno);
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof r->exec_errno)
+			r->exec_errno = 0;
+		while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(pfd[0]);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	errno = fork_errno;
+	return pid > 0 ? 0 : -1;
+}
+
+/* The path with the runtime's %p replaced by the program's pid (the
+ * program runs in the process we forked). */
+static char *expand_pid(const char *path, pid_t pid)
+{
+	size_t len = strlen(path) * 8 + 1; /* "%p" (2 bytes) -> at most 10 digits */
+	char *out = xmalloc(len), *o = out;
+	for (const char *p = path; *p; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			o += snprintf(o, len - (size_t)(o - out), "%ld", (long)pid);
+			p++;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Note [Which profile]. */
+static int profile_written(const char *path, const struct stat *before, int existed)
+{
+	struct stat after;
+	if (stat(path, &after) != 0)
+		return 0;
+	if (!existed || !S_ISREG(after.st_mode))
+		return 1;
+	return after.st_ino != before->st_ino || after.st_dev != before->st_dev ||
+	       after.st_size != before->st_size ||
+	       after.st_mtim.tv_sec != before->st_mtim.tv_sec ||
+	       after.st_mtim.tv_nsec != before->st_mtim.tv_nsec;
+}
+
+/* End the way the program ended: its exit code, or its signal. */
+static int pass_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (!WIFSIGNALED(status))
+		return CLI_EXIT_FAIL;
+	int sig = WTERMSIG(status);
+	struct rlimit no_core = {0, 0};
+	sigset_t set;
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &no_core); /* the program's core is enough */
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	kill(getpid(), sig);
+	return 128 + sig; /* the signal did not end us (e.g. SIGSTOP-like) */
+}
+
+static int record_run(int argc, char **argv)
+{
+	struct record_opts o = {0};
+	int rc = record_parse(argc, argv, &o);
+	if (rc != 0)
+		return rc < 0 ? cli_finish_output(0) : rc;
+
+	char *lib = find_library();
+	if (!lib || access(lib, R_OK) != 0) {
+		rc = record_fail("cannot find the runtime library ",
+				 lib ? lib : "(set CCPROF_LIBRARY)");
+		free(lib);
+		return rc;
+	}
+	char *out = output_path(&o);
+	if (!out) {
+		free(lib);
+		return record_fail("cannot get the current directory: ", strerror(errno));
+	}
+	/* CCPROF_OPTIONS separates keys by ':' or ','; LD_PRELOAD paths by ':'
+	 * or ' '.  Neither has an escape. */
+	if (strpbrk(out, ":,")) {
+		rc = record_fail("output path must not contain ':' or ',': ", out);
+	} else if (strpbrk(lib, ": ")) {
+		rc = record_fail("runtime library path must not contain ':' or ' ': ", lib);
+	}
+	if (rc != 0) {
+		free(lib);
+		free(out);
+		return rc;
+	}
+
+	struct stat before;
+	int existed = stat(out, &before) == 0;
+	env_join("LD_PRELOAD", lib, 1);
+	set_options(&o, out);
+
+	struct run_result r;
+	if (run_program(o.command, &r) != 0) {
+		rc = record_fail("cannot start the program: ", strerror(errno));
+	} else if (r.exec_errno) {
+		fprintf(stderr, "ccprof: %s: %s\n", o.command[0], strerror(r.exec_errno));
+		rc = r.exec_errno == ENOENT ? 127 : 126;
+	} else {
+		char *real = expand_pid(out, r.pid);
+		if (strcmp(real, out) != 0)
+			existed = 0; /* a name with this run's pid in it */
+		if (profile_written(real, &before, existed))
+			fprintf(stderr, "ccprof: profile written to %s\n", real);
+		else
+			fprintf(stderr,
+				"ccprof: no profile written (is %s built with "
+				"-finstrument-functions?)\n",
+				o.command[0]);
+		free(real);
+		rc = pass_status(r.status);
+	}
+	free(lib);
+	free(out);
+	return rc;
+}

@@ -1,0 +1,96 @@
+/*
+ * main.c - the ccprof command: global options and dispatch to one
+ * subcommand per file (cmd_report.c, cmd_info.c, cmd_record.c).
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct cli_command *const commands[] = {
+	&cli_record,
+	&cli_report,
+	&cli_info,
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+#define MAIN_USAGE "ccprof [--help] [--version] COMMAND [ARGS]"
+
+static const struct cli_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static void main_help(FILE *f)
+{
+	fputs("usage: " MAIN_USAGE "\n\n"
+	      "ccprof is a calling-context profiler for programs built with\n"
+	      "-finstrument-functions: it records, for every context a thread runs in,\n"
+	      "the calls and time spent, and reports exact inherited times.\n\n"
+	      "Commands:\n", f);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+	fputs("\nOptions:\n"
+	      "  -h, --help     show this help\n"
+	      "  -V, --version  show the version\n\n"
+	      "'ccprof help COMMAND' or 'ccprof COMMAND --help' describes a command.\n", f);
+}
+
+__attribute__((format(printf, 1, 2))) static int main_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fputs("ccprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (usage: " MAIN_USAGE ")\n", stderr);
+	return CLI_EXIT_USAGE;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		main_help(stdout);
+		return cli_finish_output(0);
+	}
+	if (argc > 2)
+		return main_usage_error("help takes one command, not '%s'", argv[2]);
+	const struct cli_command *c = find_command(argv[1]);
+	if (!c)
+		return main_usage_error("unknown command '%s'", argv[1]);
+	cli_help(stdout, c);
+	return cli_finish_output(0);
+}
+
+int main(int argc, char **argv)
+{
+	/* A closed pipe ends the tool quietly (`ccprof report f | head`): undo
+	 * an inherited SIG_IGN.  record keeps it for the program it runs. */
+	if (argc < 2 || strcmp(argv[1], "record") != 0)
+		signal(SIGPIPE, SIG_DFL);
+	if (argc < 2)
+		return main_usage_error("no command given");
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		main_help(stdout);
+		return cli_finish_output(0);
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		puts("ccprof " CCPROF_VERSION);
+		return cli_finish_output(0);
+	}
+	if (strcmp(cmd, "help") == 0)
+		return cmd_help(argc - 1, argv + 1);
+	if (cmd[0] == '-')
+		return main_usage_error("unknown option '%s'", cmd);
+	const struct cli_command *c = find_command(cmd);
+	if (!c)
+		return main_usage_error("unknown command '%s'", cmd);
+	return c->run(argc - 1, argv + 1);
+}

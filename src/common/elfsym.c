@@ -1,0 +1,179 @@
+/*
+ * elfsym.c - see elfsym.h.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+
+typedef ElfW(Ehdr) Ehdr;
+typedef ElfW(Shdr) Shdr;
+typedef ElfW(Sym) Sym;
+
+struct image {
+	const unsigned char *p;
+	size_t len;
+};
+
+static int in_bounds(const struct image *im, uint64_t off, uint64_t size)
+{
+	return off <= im->len && size <= im->len - off;
+}
+
+static const Shdr *section(const struct image *im, const Ehdr *eh, unsigned i)
+{
+	uint64_t off = eh->e_shoff + (uint64_t)i * sizeof(Shdr);
+
+	if (i >= eh->e_shnum || !in_bounds(im, off, sizeof(Shdr)))
+		return NULL;
+	return (const Shdr *)(im->p + off);
+}
+
+static const Shdr *find_table(const struct image *im, const Ehdr *eh, uint32_t type)
+{
+	unsigned i;
+
+	for (i = 0; i < eh->e_shnum; i++) {
+		const Shdr *sh = section(im, eh, i);
+
+		if (sh && sh->sh_type == type && sh->sh_entsize == sizeof(Sym))
+			return sh;
+	}
+	return NULL;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct elfsym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return y->global - x->global; /* globals first: the name people know */
+}
+
+static int is_function(const Sym *s)
+{
+	int type = ELF64_ST_TYPE(s->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF;
+}
+
+static int collect(const struct image *im, const Ehdr *eh, const Shdr *symtab,
+		   struct elfsym_table *t)
+{
+	const Shdr *strtab = section(im, eh, symtab->sh_link);
+	size_t i, n, total = 0;
+	const Sym *syms;
+
+	if (strtab == NULL || !in_bounds(im, symtab->sh_offset, symtab->sh_size) ||
+	    !in_bounds(im, strtab->sh_offset, strtab->sh_size) || strtab->sh_size == 0)
+		return -1;
+	syms = (const Sym *)(im->p + symtab->sh_offset);
+	n = symtab->sh_size / sizeof(Sym);
+	t->syms = calloc(n ? n : 1, sizeof *t->syms);
+	t->strings = malloc(strtab->sh_size + 1);
+	if (t->syms == NULL || t->strings == NULL)
+		return -1;
+	memcpy(t->strings, im->p + strtab->sh_offset, strtab->sh_size);
+	t->strings[strtab->sh_size] = '\0';
+	for (i = 0; i < n; i++) {
+		const Sym *s = &syms[i];
+		struct elfsym *e = &t->syms[total];
+
+		if (!is_function(s) || s->st_name >= strtab->sh_size || s->st_value == 0)
+			continue;
+		e->addr = s->st_value;
+		e->size = s->st_size;
+		e->name = t->strings + s->st_name;
+		e->global = ELF64_ST_BIND(s->st_info) == STB_GLOBAL;
+		if (e->name[0])
+			total++;
+	}
+	t->n = total;
+	qsort(t->syms, total, sizeof *t->syms, by_addr);
+	return 0;
+}
+
+static int parse(const struct image *im, struct elfsym_table *t)
+{
+	const Ehdr *eh = (const Ehdr *)im->p;
+	const Shdr *tab;
+
+	if (im->len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh->e_shentsize != sizeof(Shdr))
+		return -1;
+	tab = find_table(im, eh, SHT_SYMTAB);
+	if (tab == NULL)
+		tab = find_table(im, eh, SHT_DYNSYM);
+	if (tab == NULL)
+		return -1;
+	return collect(im, eh, tab, t);
+}
+
+int elfsym_load(const char *path, struct elfsym_table *t)
+{
+	struct image im;
+	struct stat st;
+	void *map;
+	int fd, rc;
+
+	memset(t, 0, sizeof *t);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Ehdr)) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	im.p = map;
+	im.len = (size_t)st.st_size;
+	rc = parse(&im, t);
+	munmap(map, im.len);
+	if (rc != 0)
+		elfsym_free(t);
+	return rc;
+}
+
+const char *elfsym_find(const struct elfsym_table *t, uint64_t offset)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) { /* first symbol above offset */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	{
+		const struct elfsym *s = &t->syms[lo - 1];
+		uint64_t a = s->addr;
+
+		while (lo > 1 && t->syms[lo - 2].addr == a) /* globals sort first */
+			s = &t->syms[--lo - 1];
+		if (s->addr == offset || offset - s->addr < s->size)
+			return s->name;
+	}
+	return NULL;
+}
+
+void elfsym_free(struct elfsym_table *t)
+{
+	free(t->syms);
+	free(t->strings);
+	memset(t, 0, sizeof *t);
+}

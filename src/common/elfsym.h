@@ -1,0 +1,37 @@
+/*
+ * elfsym.h - function names from an ELF file's symbol tables.
+ *
+ * Shared by the runtime (names resolved when a profile is written) and the
+ * tool (names for profiles written by a crash handler, which stores only
+ * module and offset).  libc only; every offset read from the file is
+ * checked, so a hostile file gives an error, not a crash.
+ */
+#ifndef CCPROF_ELFSYM_H
+#define CCPROF_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elfsym {
+	uint64_t addr; /* st_value: an offset from the load base for PIE/.so */
+	uint64_t size;
+	const char *name;
+	int global;
+};
+
+struct elfsym_table {
+	struct elfsym *syms; /* sorted by addr */
+	size_t n;
+	char *strings; /* owns the names */
+};
+
+/* Load STT_FUNC/IFUNC symbols from .symtab, or .dynsym when the file is
+ * stripped.  Returns 0, or -1 if the file cannot be read or is not ELF. */
+int elfsym_load(const char *path, struct elfsym_table *t);
+
+/* The function containing `offset`, or NULL. */
+const char *elfsym_find(const struct elfsym_table *t, uint64_t offset);
+
+void elfsym_free(struct elfsym_table *t);
+
+#endif

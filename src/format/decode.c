@@ -1,0 +1,526 @@
+/*
+ * decode.c - bytes -> struct ccp_profile: the reader half of
+ * docs/format.md.
+ *
+ * The input is hostile until proven otherwise (files are fuzzed, copied
+ * between machines, truncated by full disks).  The rules that keep the
+ * reader safe, each applied at one place:
+ *
+ *  - every read goes through get_varint, which never passes the end of the
+ *    current section and rejects overlong or overflowing varints;
+ *  - every count is checked against the bytes left (each element takes at
+ *    least one byte, usually more) before anything is allocated, so memory
+ *    is proportional to the input;
+ *  - histories can share a prefix with the previous context, so a few
+ *    bytes can stand for a long history: the total number of history
+ *    entries is capped at HIST_PER_BYTE per input byte plus HIST_SLACK,
+ *    which bounds both memory and time (a legitimate file needs histories
+ *    averaging hundreds of entries, all shared, to come near it);
+ *  - every index (string, module, cost centre) is checked before use.
+ *
+ * Everything is allocated in one arena, so a failure anywhere just frees
+ * the arena, and ccp_profile_free is one call.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "format.h"
+#include "wire.h"
+
+#define HIST_PER_BYTE 64
+#define HIST_SLACK ((uint64_t)1 << 22)
+
+struct rd {
+	const unsigned char *p, *end; /* unread bytes of the current section */
+	char where[48];               /* "section CCS", for messages */
+	char *err;
+	size_t errlen;
+	int failed;
+	unsigned flags;
+	struct ccp_arena *arena;
+	struct ccp_profile *prof;
+	const char **str; /* the string table */
+	uint32_t nstr;
+	struct ccp_marks marks; /* for the double-mark check */
+	uint64_t budget;        /* history entries still allowed */
+	uint32_t thcap;         /* room in prof->threads */
+	int crc_checked;
+};
+
+/* Record the first error only: later ones are consequences of it. */
+__attribute__((format(printf, 2, 3))) static int fail(struct rd *r, const char *fmt, ...)
+{
+	if (!r->failed && r->err && r->errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(r->err, r->errlen, fmt, ap);
+		va_end(ap);
+	}
+	r->failed = 1;
+	return -1;
+}
+
+static int no_memory(struct rd *r)
+{
+	return fail(r, "out of memory (%s)", r->where);
+}
+
+static size_t left(const struct rd *r)
+{
+	return (size_t)(r->end - r->p);
+}
+
+/* ---- primitive reads ------------------------------------------------------ */
+
+/* Unsigned LEB128: at most 10 bytes, minimal (no trailing 0x80 0x00 ...
+ * padding, which makes every value's encoding unique), fits 64 bits. */
+static int get_varint(struct rd *r, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < CCP_VARINT_MAX; i++) {
+		if (r->p == r->end)
+			return fail(r, "truncated (%s)", r->where);
+		unsigned b = *r->p++;
+		if (i == CCP_VARINT_MAX - 1 && (b & 0x80))
+			return fail(r, "bad varint in %s (longer than 10 bytes)", r->where);
+		if (i == CCP_VARINT_MAX - 1 && b > 1)
+			return fail(r, "bad varint in %s (overflows 64 bits)", r->where);
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			if (b == 0 && i > 0)
+				return fail(r, "bad varint in %s (overlong encoding)", r->where);
+			*out = v;
+			return 0;
+		}
+	}
+	return -1; /* not reached: the last byte always ends the loop */
+}
+
+static int get_u32(struct rd *r, uint32_t *out)
+{
+	uint64_t v;
+	if (get_varint(r, &v) != 0)
+		return -1;
+	if (v > UINT32_MAX)
+		return fail(r, "value %" PRIu64 " out of range in %s", v, r->where);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A count of elements that each take at least min bytes: refuse any count
+ * the rest of the section cannot hold, before it sizes an allocation. */
+static int get_count(struct rd *r, size_t min, uint64_t limit, uint32_t *out)
+{
+	uint64_t v;
+	if (get_varint(r, &v) != 0)
+		return -1;
+	if (v > limit || v > left(r) / min)
+		return fail(r, "bad count %" PRIu64 " in %s (%zu bytes left)", v, r->where, left(r));
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int get_str(struct rd *r, const char **out)
+{
+	uint64_t v;
+	if (get_varint(r, &v) != 0)
+		return -1;
+	if (v >= r->nstr)
+		return fail(r, "bad string index %" PRIu64 " in %s", v, r->where);
+	*out = r->str[v];
+	return 0;
+}
+
+/* An arena array of n elements; n was bounded by get_count. */
+static void *alloc_array(struct rd *r, size_t n, size_t size)
+{
+	void *a = ccp_arena_calloc(r->arena, n, size);
+	if (!a)
+		no_memory(r);
+	return a;
+}
+
+/* ---- sections ---------------------------------------------------------------- */
+
+/* STRINGS: all string bytes go into one pool, each followed by a NUL. */
+static int get_strings(struct rd *r)
+{
+	uint32_t n;
+	if (get_count(r, 1, UINT32_MAX, &n) != 0)
+		return -1;
+	if (n == 0)
+		return fail(r, "bad section STRINGS (no string 0)");
+	r->str = alloc_array(r, n, sizeof *r->str);
+	char *pool = r->str ? ccp_arena_alloc(r->arena, left(r) + n) : NULL;
+	if (!pool)
+		return no_memory(r);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t len;
+		if (get_varint(r, &len) != 0)
+			return -1;
+		if (len > left(r))
+			return fail(r, "truncated (%s)", r->where);
+		if (memchr(r->p, '\0', (size_t)len))
+			return fail(r, "string %" PRIu32 " contains a NUL byte", i);
+		memcpy(pool, r->p, (size_t)len);
+		pool[len] = '\0';
+		r->str[i] = pool;
+		pool += len + 1;
+		r->p += len;
+	}
+	if (r->str[0][0] != '\0')
+		return fail(r, "bad section STRINGS (string 0 is not empty)");
+	r->nstr = n;
+	return 0;
+}
+
+static int get_meta(struct rd *r)
+{
+	struct ccp_profile *p = r->prof;
+	if (get_str(r, &p->program) != 0 || get_count(r, 1, UINT32_MAX, &p->argc) != 0)
+		return -1;
+	p->argv = alloc_array(r, (size_t)p->argc + 1, sizeof *p->argv); /* NULL-terminated */
+	if (!p->argv)
+		return -1;
+	for (uint32_t i = 0; i < p->argc; i++)
+		if (get_str(r, &p->argv[i]) != 0)
+			return -1;
+	if (get_varint(r, &p->pid) != 0 || get_varint(r, &p->start_ns) != 0 ||
+	    get_varint(r, &p->end_ns) != 0 || get_u32(r, &p->clock) != 0)
+		return -1;
+	if (p->clock > CCP_CLOCK_WALL)
+		return fail(r, "bad clock %" PRIu32 " in section META", p->clock);
+	if (get_varint(r, &p->interval_ns) != 0 || get_varint(r, &p->ticks_per_sec) != 0 ||
+	    get_varint(r, &p->overhead_milliticks) != 0 || get_str(r, &p->options) != 0 ||
+	    get_str(r, &p->hostname) != 0)
+		return -1;
+	return 0;
+}
+
+static int get_modules(struct rd *r)
+{
+	struct ccp_profile *p = r->prof;
+	if (get_count(r, 3, INT32_MAX, &p->nmodules) != 0) /* ccp_cc.module is int32_t */
+		return -1;
+	p->modules = alloc_array(r, p->nmodules, sizeof *p->modules);
+	if (!p->modules)
+		return -1;
+	for (uint32_t i = 0; i < p->nmodules; i++) {
+		struct ccp_module *m = &p->modules[i];
+		if (get_str(r, &m->path) != 0 || get_str(r, &m->build_id) != 0 ||
+		    get_varint(r, &m->base) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int get_cc(struct rd *r, uint32_t i, struct ccp_cc *c)
+{
+	uint64_t module;
+	if (get_u32(r, &c->kind) != 0)
+		return -1;
+	if (c->kind > CCP_CC_OVERFLOW)
+		return fail(r, "bad kind %" PRIu32 " of cost centre %" PRIu32, c->kind, i);
+	if (get_str(r, &c->name) != 0 || get_varint(r, &module) != 0)
+		return -1;
+	if (module > r->prof->nmodules)
+		return fail(r, "bad module index in cost centre %" PRIu32, i);
+	c->module = (int32_t)module - 1; /* nmodules <= bytes, so no overflow */
+	if (get_varint(r, &c->offset) != 0 || get_str(r, &c->file) != 0 || get_u32(r, &c->line) != 0)
+		return -1;
+	return 0;
+}
+
+static int get_ccs(struct rd *r)
+{
+	struct ccp_profile *p = r->prof;
+	if (get_count(r, 6, CCP_MAX_CCS, &p->nccs) != 0)
+		return -1;
+	p->ccs = alloc_array(r, p->nccs, sizeof *p->ccs);
+	if (!p->ccs)
+		return -1;
+	for (uint32_t i = 0; i < p->nccs; i++)
+		if (get_cc(r, i, &p->ccs[i]) != 0)
+			return -1;
+	if (ccp_marks_init(&r->marks, p->nccs) != 0)
+		return no_memory(r);
+	return 0;
+}
+
+static int bad_history(struct rd *r, enum ccp_hist_err e, uint32_t ti, uint32_t ci)
+{
+	const char *what = e == CCP_HIST_BAD_CC     ? "bad cost-centre index"
+			   : e == CCP_HIST_UNMARKED ? "running cost centre not marked"
+						    : "cost centre marked twice";
+	return fail(r, "%s in thread %" PRIu32 " context %" PRIu32, what, ti, ci);
+}
+
+/* shared prefix length, suffix length, suffix entries: see put_thread. */
+static int get_history(struct rd *r, struct ccp_context *c, const struct ccp_context *prev,
+		       uint32_t ti, uint32_t ci)
+{
+	uint64_t shared, suffix;
+	if (get_varint(r, &shared) != 0 || get_varint(r, &suffix) != 0)
+		return -1;
+	if (shared > (prev ? prev->len : 0))
+		return fail(r, "bad shared prefix in thread %" PRIu32 " context %" PRIu32, ti, ci);
+	if (suffix > left(r))
+		return fail(r, "bad history length in thread %" PRIu32 " context %" PRIu32, ti, ci);
+	uint64_t len = shared + suffix;
+	if (len > UINT32_MAX || len > r->budget)
+		return fail(r, "histories too long for the file size (thread %" PRIu32
+			       " context %" PRIu32 ")", ti, ci);
+	r->budget -= len;
+	c->len = (uint32_t)len;
+	if (len == 0)
+		return 0; /* the root context */
+	if (!(c->hist = alloc_array(r, (size_t)len, sizeof *c->hist)))
+		return -1;
+	if (shared)
+		memcpy(c->hist, prev->hist, (size_t)shared * sizeof *c->hist);
+	for (uint64_t j = shared; j < len; j++) {
+		uint64_t e;
+		if (get_varint(r, &e) != 0)
+			return -1;
+		if (e > UINT32_MAX)
+			return bad_history(r, CCP_HIST_BAD_CC, ti, ci);
+		c->hist[j] = (uint32_t)e;
+	}
+	enum ccp_hist_err e = ccp_history_check(&r->marks, c->hist, c->len);
+	return e == CCP_HIST_OK ? 0 : bad_history(r, e, ti, ci);
+}
+
+/* A slot at the end of prof->threads, doubling the array in the arena
+ * (the abandoned copies cost at most as much as the final one). */
+static struct ccp_thread *new_thread(struct rd *r)
+{
+	struct ccp_profile *p = r->prof;
+	if (p->nthreads == r->thcap) {
+		if (r->thcap >= UINT32_MAX / 2)
+			return fail(r, "too many threads"), NULL;
+		uint32_t cap = r->thcap ? r->thcap * 2 : 8;
+		struct ccp_thread *t = alloc_array(r, cap, sizeof *t);
+		if (!t)
+			return NULL;
+		if (p->nthreads)
+			memcpy(t, p->threads, p->nthreads * sizeof *t);
+		p->threads = t;
+		r->thcap = cap;
+	}
+	return &p->threads[p->nthreads++];
+}
+
+static int get_thread(struct rd *r)
+{
+	uint32_t ti = r->prof->nthreads;
+	struct ccp_thread *t = new_thread(r);
+	if (!t || get_varint(r, &t->tid) != 0 || get_str(r, &t->name) != 0 ||
+	    get_count(r, 5, UINT32_MAX, &t->ncontexts) != 0)
+		return -1;
+	t->contexts = alloc_array(r, t->ncontexts, sizeof *t->contexts);
+	if (!t->contexts)
+		return -1;
+	for (uint32_t ci = 0; ci < t->ncontexts; ci++) {
+		struct ccp_context *c = &t->contexts[ci];
+		if (get_history(r, c, ci ? c - 1 : NULL, ti, ci) != 0 ||
+		    get_varint(r, &c->entries) != 0 || get_varint(r, &c->recursive) != 0 ||
+		    get_varint(r, &c->time) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* STATS: key/value pairs; keys this version does not know are skipped so
+ * that a newer runtime can add counters without a version change. */
+static int get_stats(struct rd *r)
+{
+	uint32_t n, seen = 0;
+	if (get_count(r, 2, UINT32_MAX, &n) != 0)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t key, value;
+		if (get_varint(r, &key) != 0 || get_varint(r, &value) != 0)
+			return -1;
+		uint64_t *slot = ccp_stats_slot(&r->prof->stats, key);
+		if (!slot)
+			continue;
+		if (seen & (1u << key))
+			return fail(r, "duplicate key %" PRIu64 " in section STATS", key);
+		seen |= 1u << key;
+		*slot = value;
+	}
+	return 0;
+}
+
+/* ---- file structure ----------------------------------------------------------- */
+
+static uint32_t le32(const unsigned char *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* The fixed 16-byte header; returns its size (where sections start), or -1. */
+static long check_header(struct rd *r, const unsigned char *b, size_t n)
+{
+	if (n == 0)
+		return fail(r, "empty file");
+	if (memcmp(b, CCP_MAGIC, n < CCP_MAGIC_LEN ? n : CCP_MAGIC_LEN) != 0) {
+		if (n > 4 && memcmp(b, CCP_MAGIC, 4) == 0) /* "\x89" "CCP" then damage */
+			return fail(r, "not a ccprof profile (line endings altered: "
+				       "copied in text mode?)");
+		return fail(r, "not a ccprof profile (bad magic)");
+	}
+	if (n < CCP_HEADER_SIZE)
+		return fail(r, "truncated (header)");
+	unsigned version = b[8] | (unsigned)b[9] << 8;
+	unsigned hsize = b[10] | (unsigned)b[11] << 8;
+	if (version != CCP_FORMAT_VERSION)
+		return fail(r, "unsupported version %u (this ccprof reads version %d)", version,
+			    CCP_FORMAT_VERSION);
+	if (memcmp(b + 12, CCP_PROBE, 4) != 0)
+		return fail(r, "corrupt header (bad endianness probe)");
+	if (hsize < CCP_HEADER_SIZE)
+		return fail(r, "corrupt header (header size %u)", hsize);
+	if (hsize > n)
+		return fail(r, "truncated (header)");
+	return (long)hsize; /* a longer header is a future extension: skip it */
+}
+
+/*
+ * A well-formed file ends with END: tag 0, length 4, CRC.  Check the CRC
+ * before parsing when the tail has that shape, so that corruption is
+ * reported as such rather than as whatever the damaged bytes happen to
+ * spell.  Any other tail is left to the parser to describe.
+ */
+static int check_crc(struct rd *r, const unsigned char *b, size_t n, size_t hsize)
+{
+	if (r->flags & CCP_DECODE_NO_CRC || n < hsize + 6 || b[n - 6] != CCP_SEC_END ||
+	    b[n - 5] != CCP_END_PAYLOAD)
+		return 0;
+	if (ccp_crc32(0, b, n - 6) != le32(b + n - 4))
+		return fail(r, "checksum mismatch (file corrupt)");
+	r->crc_checked = 1;
+	return 0;
+}
+
+/* The required sections come in tag order, THREAD any number of times. */
+static int check_order(struct rd *r, unsigned last, uint64_t tag)
+{
+	if (tag == last + 1 || (tag == CCP_SEC_THREAD && last == CCP_SEC_THREAD) ||
+	    (tag == CCP_SEC_STATS && last == CCP_SEC_CCS))
+		return 0;
+	if (tag == last)
+		return fail(r, "duplicate section %s", ccp_section_name(tag));
+	if (tag < last)
+		return fail(r, "section %s out of order (after %s)", ccp_section_name(tag),
+			    ccp_section_name(last));
+	return fail(r, "missing section %s", ccp_section_name(last + 1));
+}
+
+static int end_section(struct rd *r, unsigned last, const unsigned char *b, size_t n,
+		       const unsigned char *payload, uint64_t len)
+{
+	if (last != CCP_SEC_STATS)
+		return fail(r, "missing section %s", /* THREAD is optional */
+			    ccp_section_name(last >= CCP_SEC_CCS ? CCP_SEC_STATS : last + 1));
+	if (len != CCP_END_PAYLOAD)
+		return fail(r, "bad section END (length %" PRIu64 ")", len);
+	if ((size_t)(b + n - payload) != CCP_END_PAYLOAD)
+		return fail(r, "trailing bytes after END");
+	size_t covered = (size_t)(payload - b) - 2; /* tag and length are one byte each */
+	if (!(r->flags & CCP_DECODE_NO_CRC) && !r->crc_checked &&
+	    ccp_crc32(0, b, covered) != le32(payload))
+		return fail(r, "checksum mismatch (file corrupt)");
+	return 0;
+}
+
+static int (*const parsers[CCP_SEC_FIRST_UNKNOWN])(struct rd *) = {
+	[CCP_SEC_STRINGS] = get_strings, [CCP_SEC_META] = get_meta,
+	[CCP_SEC_MODULES] = get_modules, [CCP_SEC_CCS] = get_ccs,
+	[CCP_SEC_THREAD] = get_thread,   [CCP_SEC_STATS] = get_stats,
+};
+
+/* Sections from off to the END section, which must close the file. */
+static int get_sections(struct rd *r, const unsigned char *b, size_t n, size_t off)
+{
+	const unsigned char *p = b + off, *end = b + n;
+	unsigned last = 0; /* the last required section read, 0 = none */
+	for (;;) {
+		uint64_t tag, len;
+		snprintf(r->where, sizeof r->where, "after %s",
+			 last ? ccp_section_name(last) : "header");
+		if (p == end)
+			return fail(r, "truncated (missing END section)");
+		r->p = p;
+		r->end = end;
+		if (get_varint(r, &tag) != 0 || get_varint(r, &len) != 0)
+			return -1;
+		if (len > left(r))
+			return fail(r, "truncated (section %s)", ccp_section_name(tag));
+		const unsigned char *payload = r->p;
+		p = payload + len;
+		if (tag == CCP_SEC_END)
+			return end_section(r, last, b, n, payload, len);
+		if (tag >= CCP_SEC_FIRST_UNKNOWN)
+			continue; /* from a newer writer: skip */
+		if (check_order(r, last, tag) != 0)
+			return -1;
+		snprintf(r->where, sizeof r->where, "section %s", ccp_section_name(tag));
+		r->end = p;
+		if (parsers[tag](r) != 0)
+			return -1;
+		if (r->p != r->end)
+			return fail(r, "bad section %s (%zu unexpected bytes at its end)",
+				    ccp_section_name(tag), left(r));
+		last = (unsigned)tag;
+	}
+}
+
+static int decode(struct rd *r, const unsigned char *b, size_t n)
+{
+	long hsize = check_header(r, b, n);
+	if (hsize < 0 || check_crc(r, b, n, (size_t)hsize) != 0)
+		return -1;
+	if (!(r->arena = ccp_arena_new()))
+		return fail(r, "out of memory");
+	r->budget = HIST_SLACK + (n > (UINT64_MAX - HIST_SLACK) / HIST_PER_BYTE
+					  ? (UINT64_MAX - HIST_SLACK) / HIST_PER_BYTE
+					  : (uint64_t)n) * HIST_PER_BYTE;
+	return get_sections(r, b, n, (size_t)hsize);
+}
+
+int ccp_format_decode_flags(const unsigned char *buf, size_t len, struct ccp_profile *p,
+			    char *err, size_t errlen, unsigned flags)
+{
+	struct rd r = {.err = err, .errlen = errlen, .flags = flags, .prof = p};
+	memset(p, 0, sizeof *p);
+	if (err && errlen)
+		err[0] = '\0';
+	int rc = decode(&r, buf, len);
+	ccp_marks_fini(&r.marks);
+	if (rc != 0) {
+		ccp_arena_free(r.arena);
+		memset(p, 0, sizeof *p);
+		return -1;
+	}
+	p->arena = r.arena;
+	return 0;
+}
+
+int ccp_format_decode(const unsigned char *buf, size_t len, struct ccp_profile *p, char *err,
+		      size_t errlen)
+{
+	return ccp_format_decode_flags(buf, len, p, err, errlen, 0);
+}
+
+void ccp_profile_free(struct ccp_profile *p)
+{
+	if (!p)
+		return;
+	ccp_arena_free(p->arena);
+	memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,448 @@
+/*
+ * encode.c - struct ccp_profile -> bytes: the writer half of docs/format.md.
+ *
+ * Two passes.  The first interns every string in a fixed order (META,
+ * MODULES, CCS, thread names), so the string table, and with it the whole
+ * output, depends only on the profile's content and never on where its
+ * strings live in memory: encoding is deterministic, and decode + encode
+ * gives back the same bytes.  The second pass writes the sections into one
+ * growing buffer whose error is sticky (STYLE.md item 7): the put_*
+ * helpers never report failure, the caller checks w.err once at the end.
+ *
+ * The writer also applies the reader's validity rules (module and CC
+ * indices, kinds, clock, marks), so it never produces a file ccprof would
+ * refuse; an inconsistent profile fails with EINVAL.  A NULL string is
+ * written as "".
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "wire.h"
+
+/* ---- output buffer with a sticky error ---------------------------------- */
+
+struct wbuf {
+	unsigned char *buf;
+	size_t len, cap;
+	int err; /* first errno-style failure; once set, writes are dropped */
+};
+
+static void wb_fail(struct wbuf *w, int err)
+{
+	if (!w->err)
+		w->err = err;
+}
+
+/* Room for n more bytes at the end; NULL once anything has failed. */
+static unsigned char *wb_append(struct wbuf *w, size_t n)
+{
+	if (w->err)
+		return NULL;
+	if (w->cap - w->len < n) {
+		size_t cap = w->cap ? w->cap : 4096;
+		while (cap - w->len < n) {
+			if (cap > SIZE_MAX / 2) {
+				wb_fail(w, ENOMEM);
+				return NULL;
+			}
+			cap *= 2;
+		}
+		unsigned char *nb = realloc(w->buf, cap);
+		if (!nb) {
+			wb_fail(w, ENOMEM);
+			return NULL;
+		}
+		w->buf = nb;
+		w->cap = cap;
+	}
+	unsigned char *p = w->buf + w->len;
+	w->len += n;
+	return p;
+}
+
+static void put_bytes(struct wbuf *w, const void *s, size_t n)
+{
+	unsigned char *p = wb_append(w, n);
+	if (p && n)
+		memcpy(p, s, n);
+}
+
+static void put_varint(struct wbuf *w, uint64_t v)
+{
+	unsigned char tmp[CCP_VARINT_MAX];
+	put_bytes(w, tmp, ccp_varint_put(tmp, v));
+}
+
+static void put_u32le(struct wbuf *w, uint32_t v)
+{
+	unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8),
+			      (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
+	put_bytes(w, b, 4);
+}
+
+/*
+ * A section is tag, payload length, payload; the length is known only
+ * after the payload is written.  Leave room for the longest length varint,
+ * write the payload, then store the length and slide the payload down over
+ * the unused room.  The slide costs one memmove per section, cheaper than
+ * encoding every section twice to measure it.
+ */
+static size_t section_begin(struct wbuf *w, enum ccp_section tag)
+{
+	put_varint(w, tag);
+	wb_append(w, CCP_VARINT_MAX);
+	return w->len; /* where the payload starts */
+}
+
+static void section_end(struct wbuf *w, size_t payload)
+{
+	if (w->err)
+		return;
+	size_t n = w->len - payload;
+	unsigned char *room = w->buf + payload - CCP_VARINT_MAX;
+	size_t k = ccp_varint_put(room, n);
+	memmove(room + k, w->buf + payload, n);
+	w->len -= CCP_VARINT_MAX - k;
+}
+
+/* ---- string interning ---------------------------------------------------- */
+
+struct str {
+	const char *s;
+	size_t len;
+	uint64_t hash;
+};
+
+/* Strings in index order, plus an open-addressed hash of them.  Profiles
+ * can have 100k+ functions, so no linear search. */
+struct strtab {
+	struct str *v;
+	uint32_t n, vcap;
+	uint32_t *slot; /* index + 1, 0 = empty; size mask + 1, a power of 2 */
+	size_t mask;
+	int err;
+};
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
+	return h;
+}
+
+/* The slot holding s, or the empty slot where it would go. */
+static size_t st_probe(const struct strtab *t, const char *s, size_t len, uint64_t h)
+{
+	size_t i = (size_t)h & t->mask;
+	for (;; i = (i + 1) & t->mask) {
+		uint32_t id = t->slot[i];
+		if (id == 0)
+			return i;
+		const struct str *e = &t->v[id - 1];
+		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+			return i;
+	}
+}
+
+/* Double the slots (kept at most half full) and reinsert. */
+static int st_rehash(struct strtab *t)
+{
+	size_t nslots = t->slot ? (t->mask + 1) * 2 : 1024;
+	if (nslots > SIZE_MAX / sizeof *t->slot)
+		return -1;
+	uint32_t *slot = calloc(nslots, sizeof *slot);
+	if (!slot)
+		return -1;
+	free(t->slot);
+	t->slot = slot;
+	t->mask = nslots - 1;
+	for (uint32_t id = 1; id <= t->n; id++) {
+		const struct str *e = &t->v[id - 1];
+		t->slot[st_probe(t, e->s, e->len, e->hash)] = id;
+	}
+	return 0;
+}
+
+static int st_push(struct strtab *t, const char *s, size_t len, uint64_t h)
+{
+	if (t->n == t->vcap) {
+		if (t->vcap >= UINT32_MAX / 2)
+			return -1;
+		uint32_t cap = t->vcap ? t->vcap * 2 : 256;
+		struct str *v = realloc(t->v, (size_t)cap * sizeof *v);
+		if (!v)
+			return -1;
+		t->v = v;
+		t->vcap = cap;
+	}
+	t->v[t->n++] = (struct str){s, len, h};
+	return 0;
+}
+
+/* Give s the next index unless it already has one. */
+static void st_intern(struct strtab *t, const char *s)
+{
+	if (t->err)
+		return;
+	s = nz(s);
+	size_t len = strlen(s);
+	uint64_t h = hash_bytes(s, len);
+	if (t->n >= (t->mask + 1) / 2 && st_rehash(t) != 0) {
+		t->err = ENOMEM;
+		return;
+	}
+	size_t i = st_probe(t, s, len, h);
+	if (t->slot[i])
+		return;
+	if (st_push(t, s, len, h) != 0) {
+		t->err = ENOMEM;
+		return;
+	}
+	t->slot[i] = t->n;
+}
+
+/* Index of a string interned by the first pass. */
+static uint32_t st_index(const struct strtab *t, const char *s)
+{
+	s = nz(s);
+	size_t len = strlen(s);
+	return t->slot[st_probe(t, s, len, hash_bytes(s, len))] - 1;
+}
+
+static void st_free(struct strtab *t)
+{
+	free(t->v);
+	free(t->slot);
+}
+
+/* Pass 1: every string, in the order the sections will mention them. */
+static int intern_all(struct strtab *t, const struct ccp_profile *p)
+{
+	st_intern(t, ""); /* string 0 is always "" */
+	st_intern(t, p->program);
+	for (uint32_t i = 0; i < p->argc; i++)
+		st_intern(t, p->argv[i]);
+	st_intern(t, p->options);
+	st_intern(t, p->hostname);
+	for (uint32_t i = 0; i < p->nmodules; i++) {
+		st_intern(t, p->modules[i].path);
+		st_intern(t, p->modules[i].build_id);
+	}
+	for (uint32_t i = 0; i < p->nccs; i++) {
+		st_intern(t, p->ccs[i].name);
+		st_intern(t, p->ccs[i].file);
+	}
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		st_intern(t, p->threads[i].name);
+	return t->err ? -1 : 0;
+}
+
+/* ---- sections ------------------------------------------------------------- */
+
+static void put_str(struct wbuf *w, const struct strtab *t, const char *s)
+{
+	put_varint(w, st_index(t, s));
+}
+
+static void put_header(struct wbuf *w)
+{
+	static const unsigned char rest[8] = {
+		CCP_FORMAT_VERSION & 0xff, CCP_FORMAT_VERSION >> 8,
+		CCP_HEADER_SIZE & 0xff, CCP_HEADER_SIZE >> 8,
+		0x01, 0x02, 0x03, 0x04, /* endianness probe */
+	};
+	put_bytes(w, CCP_MAGIC, CCP_MAGIC_LEN);
+	put_bytes(w, rest, sizeof rest);
+}
+
+static void put_strings(struct wbuf *w, const struct strtab *t)
+{
+	size_t at = section_begin(w, CCP_SEC_STRINGS);
+	put_varint(w, t->n);
+	for (uint32_t i = 0; i < t->n; i++) {
+		put_varint(w, t->v[i].len);
+		put_bytes(w, t->v[i].s, t->v[i].len);
+	}
+	section_end(w, at);
+}
+
+static void put_meta(struct wbuf *w, const struct ccp_profile *p, const struct strtab *t)
+{
+	if (p->clock > CCP_CLOCK_WALL)
+		wb_fail(w, EINVAL);
+	size_t at = section_begin(w, CCP_SEC_META);
+	put_str(w, t, p->program);
+	put_varint(w, p->argc);
+	for (uint32_t i = 0; i < p->argc; i++)
+		put_str(w, t, p->argv[i]);
+	put_varint(w, p->pid);
+	put_varint(w, p->start_ns);
+	put_varint(w, p->end_ns);
+	put_varint(w, p->clock);
+	put_varint(w, p->interval_ns);
+	put_varint(w, p->ticks_per_sec);
+	put_varint(w, p->overhead_milliticks);
+	put_str(w, t, p->options);
+	put_str(w, t, p->hostname);
+	section_end(w, at);
+}
+
+static void put_modules(struct wbuf *w, const struct ccp_profile *p, const struct strtab *t)
+{
+	size_t at = section_begin(w, CCP_SEC_MODULES);
+	put_varint(w, p->nmodules);
+	for (uint32_t i = 0; i < p->nmodules; i++) {
+		const struct ccp_module *m = &p->modules[i];
+		put_str(w, t, m->path);
+		put_str(w, t, m->build_id);
+		put_varint(w, m->base);
+	}
+	section_end(w, at);
+}
+
+static void put_ccs(struct wbuf *w, const struct ccp_profile *p, const struct strtab *t)
+{
+	size_t at = section_begin(w, CCP_SEC_CCS);
+	put_varint(w, p->nccs);
+	for (uint32_t i = 0; i < p->nccs; i++) {
+		const struct ccp_cc *c = &p->ccs[i];
+		if (c->kind > CCP_CC_OVERFLOW || c->module < -1 ||
+		    (c->module >= 0 && (uint32_t)c->module >= p->nmodules))
+			wb_fail(w, EINVAL);
+		put_varint(w, c->kind);
+		put_str(w, t, c->name);
+		put_varint(w, (uint64_t)((int64_t)c->module + 1)); /* 0 = no module */
+		put_varint(w, c->offset);
+		put_str(w, t, c->file);
+		put_varint(w, c->line);
+	}
+	section_end(w, at);
+}
+
+/* Length of the common prefix of two histories. */
+static uint32_t common_prefix(const uint32_t *a, uint32_t alen, const uint32_t *b, uint32_t blen)
+{
+	uint32_t n = alen < blen ? alen : blen, i = 0;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/*
+ * Contexts are written as deltas: each history shares a prefix with the
+ * one before it in the same thread (contexts created in a row usually do),
+ * so only the length of that prefix and the differing suffix are stored.
+ */
+static void put_thread(struct wbuf *w, const struct ccp_thread *th, const struct strtab *t,
+		       struct ccp_marks *marks)
+{
+	size_t at = section_begin(w, CCP_SEC_THREAD);
+	put_varint(w, th->tid);
+	put_str(w, t, th->name);
+	put_varint(w, th->ncontexts);
+	const uint32_t *prev = NULL;
+	uint32_t prevlen = 0;
+	for (uint32_t i = 0; i < th->ncontexts && !w->err; i++) {
+		const struct ccp_context *c = &th->contexts[i];
+		if ((c->len && !c->hist) || ccp_history_check(marks, c->hist, c->len) != CCP_HIST_OK) {
+			wb_fail(w, EINVAL);
+			break;
+		}
+		uint32_t shared = common_prefix(prev, prevlen, c->hist, c->len);
+		put_varint(w, shared);
+		put_varint(w, c->len - shared);
+		for (uint32_t j = shared; j < c->len; j++)
+			put_varint(w, c->hist[j]);
+		put_varint(w, c->entries);
+		put_varint(w, c->recursive);
+		put_varint(w, c->time);
+		prev = c->hist;
+		prevlen = c->len;
+	}
+	section_end(w, at);
+}
+
+static void put_stats(struct wbuf *w, const struct ccp_stats *st)
+{
+	struct ccp_stats copy = *st; /* ccp_stats_slot wants a mutable struct */
+	size_t at = section_begin(w, CCP_SEC_STATS);
+	put_varint(w, CCP_STAT_KEYS);
+	for (uint64_t key = 1; key <= CCP_STAT_KEYS; key++) {
+		put_varint(w, key);
+		put_varint(w, *ccp_stats_slot(&copy, key));
+	}
+	section_end(w, at);
+}
+
+/* END carries the CRC-32 of every byte before its tag. */
+static void put_end(struct wbuf *w)
+{
+	if (w->err)
+		return;
+	uint32_t crc = ccp_crc32(0, w->buf, w->len);
+	put_varint(w, CCP_SEC_END);
+	put_varint(w, CCP_END_PAYLOAD);
+	put_u32le(w, crc);
+}
+
+/* Pointers that must exist for their counts to be read. */
+static int arrays_present(const struct ccp_profile *p)
+{
+	if ((p->argc && !p->argv) || (p->nmodules && !p->modules) || (p->nccs && !p->ccs) ||
+	    (p->nthreads && !p->threads))
+		return 0;
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i].ncontexts && !p->threads[i].contexts)
+			return 0;
+	return 1;
+}
+
+static void put_profile(struct wbuf *w, const struct ccp_profile *p, const struct strtab *t)
+{
+	struct ccp_marks marks;
+	if (ccp_marks_init(&marks, p->nccs) != 0) {
+		wb_fail(w, ENOMEM);
+		return;
+	}
+	put_header(w);
+	put_strings(w, t);
+	put_meta(w, p, t);
+	put_modules(w, p, t);
+	put_ccs(w, p, t);
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		put_thread(w, &p->threads[i], t, &marks);
+	put_stats(w, &p->stats);
+	put_end(w);
+	ccp_marks_fini(&marks);
+}
+
+int ccp_format_encode(const struct ccp_profile *p, unsigned char **buf, size_t *len)
+{
+	struct wbuf w = {0};
+	struct strtab t = {0};
+	*buf = NULL;
+	*len = 0;
+	if (!arrays_present(p) || p->nccs > CCP_MAX_CCS || p->nmodules > INT32_MAX)
+		wb_fail(&w, EINVAL);
+	else if (intern_all(&t, p) != 0)
+		wb_fail(&w, t.err);
+	else
+		put_profile(&w, p, &t);
+	st_free(&t);
+	if (w.err) {
+		free(w.buf);
+		errno = w.err;
+		return -1;
+	}
+	*buf = w.buf;
+	*len = w.len;
+	return 0;
+}

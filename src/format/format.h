@@ -1,0 +1,44 @@
+/*
+ * format.h - the ccprof file format, shared by the runtime's writer and the
+ * tool's reader.  The layout is specified in docs/format.md.
+ */
+#ifndef CCPROF_FORMAT_H
+#define CCPROF_FORMAT_H
+
+#include "profile.h"
+
+#define CCP_FORMAT_VERSION 1
+
+/*
+ * Serialise a profile into a malloc'd buffer.  Returns 0 and sets *buf,
+ * *len, or -1 (out of memory; errno set).  Deterministic: the same profile
+ * always gives the same bytes.
+ */
+int ccp_format_encode(const struct ccp_profile *p, unsigned char **buf, size_t *len);
+
+/* Encode and write to an open descriptor.  0 on success, -1 with errno. */
+int ccp_format_write_fd(const struct ccp_profile *p, int fd);
+
+/*
+ * Parse and validate a profile from memory.  On success returns 0 and fills
+ * *p (free with ccp_profile_free).  On failure returns -1 and writes a short
+ * reason ("truncated section", "bad magic", ...) into err.
+ */
+int ccp_format_decode(const unsigned char *buf, size_t len, struct ccp_profile *p,
+		      char *err, size_t errlen);
+
+/*
+ * ccp_format_decode with flags.  CCP_DECODE_NO_CRC skips the checksum, so
+ * that tests and fuzzers can reach the structural checks behind it (and a
+ * damaged file can be salvaged); every other check still applies.
+ */
+#define CCP_DECODE_NO_CRC 1u
+int ccp_format_decode_flags(const unsigned char *buf, size_t len, struct ccp_profile *p,
+			    char *err, size_t errlen, unsigned flags);
+
+/* Read a file and decode it; err gets the reason (without the file name). */
+int ccp_format_read_file(const char *path, struct ccp_profile *p, char *err, size_t errlen);
+
+void ccp_profile_free(struct ccp_profile *p);
+
+#endif

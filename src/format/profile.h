@@ -1,0 +1,110 @@
+/*
+ * profile.h - the content of a ccprof profile, in memory.
+ *
+ * This is the one data model that the runtime fills in at exit, the writer
+ * turns into bytes, and the reader rebuilds from bytes.  Everything the tool
+ * knows about a run comes from here, so a profile is self-contained: names,
+ * modules, clock and options are all inside it.
+ *
+ * Cost centres (CCs) are numbered densely from 0 in `ccs`.  A context's
+ * history is an array of entries, each `cc << 1 | mark` (see DESIGN.md §1):
+ * the last entry is the running CC and is always marked; every CC appears
+ * marked at most once.  The root context (before the first CC on a thread,
+ * and after the last one returns) has an empty history.
+ *
+ * Times are in clock ticks; seconds = ticks / ticks_per_sec.  For the cpu
+ * and wall clocks a tick is a nanosecond; for the cycles clock it is one
+ * cycle of the time-stamp counter, whose measured rate is ticks_per_sec.
+ */
+#ifndef CCPROF_PROFILE_H
+#define CCPROF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CCP_MARK 1u
+#define CCP_ENTRY(cc, marked) (((uint32_t)(cc) << 1) | ((marked) ? CCP_MARK : 0u))
+#define CCP_ENTRY_CC(e) ((e) >> 1)
+#define CCP_ENTRY_MARKED(e) (((e) & CCP_MARK) != 0)
+
+enum ccp_clock {
+	CCP_CLOCK_CPU = 0,    /* per-thread CPU time, sampled */
+	CCP_CLOCK_CYCLES = 1, /* time-stamp counter read at each transition */
+	CCP_CLOCK_WALL = 2,   /* wall-clock time, sampled (counts blocked time) */
+};
+
+enum ccp_cc_kind {
+	CCP_CC_FUNCTION = 0, /* instrumented function: module + offset */
+	CCP_CC_MANUAL = 1,   /* region named through ccprof.h */
+	CCP_CC_OVERFLOW = 2, /* costs past the context memory budget */
+};
+
+struct ccp_module {
+	const char *path;     /* as the dynamic linker saw it; "" if unknown */
+	const char *build_id; /* lowercase hex of NT_GNU_BUILD_ID, or "" */
+	uint64_t base;        /* load address in this run (informational) */
+};
+
+struct ccp_cc {
+	uint32_t kind;    /* enum ccp_cc_kind */
+	const char *name; /* symbol or region name; "" if unresolved */
+	int32_t module;   /* index into modules, or -1 */
+	uint64_t offset;  /* address - module base (functions only) */
+	const char *file; /* source file if known, else "" */
+	uint32_t line;    /* source line if known, else 0 */
+};
+
+struct ccp_context {
+	uint32_t len;
+	uint32_t *hist;     /* len entries, CCP_ENTRY(cc, mark) */
+	uint64_t entries;   /* E(C): transitions into this context */
+	uint64_t recursive; /* R(C): direct recursive calls (A1) */
+	uint64_t time;      /* T(C): ticks charged while here */
+};
+
+struct ccp_thread {
+	uint64_t tid;     /* kernel thread id */
+	const char *name; /* pthread name if set, else "" */
+	uint32_t ncontexts;
+	struct ccp_context *contexts;
+};
+
+/* Counters the runtime keeps about itself. */
+struct ccp_stats {
+	uint64_t calls;           /* hook entries seen (all threads) */
+	uint64_t contexts;        /* contexts created */
+	uint64_t transitions;     /* transitions memoised (slow-path misses) */
+	uint64_t deepest_history; /* longest history */
+	uint64_t max_depth;       /* deepest shadow stack */
+	uint64_t memory_bytes;    /* profiling memory in use at exit */
+	uint64_t samples;         /* samples taken (sampling clocks) */
+	uint64_t lost_calls;      /* calls not recorded (budget, re-entry) */
+	uint64_t lost_time;       /* ticks charged to overflow contexts */
+};
+
+struct ccp_profile {
+	const char *program;  /* path of the executable */
+	uint32_t argc;
+	const char **argv;
+	uint64_t pid;
+	uint64_t start_ns;    /* CLOCK_REALTIME at start, ns since epoch */
+	uint64_t end_ns;      /* CLOCK_REALTIME at write */
+	uint32_t clock;       /* enum ccp_clock */
+	uint64_t interval_ns; /* sampling interval (sampling clocks) */
+	uint64_t ticks_per_sec;
+	uint64_t overhead_milliticks; /* calibrated cost per call, ticks*1000 */
+	const char *options;  /* CCPROF_OPTIONS as given */
+	const char *hostname;
+
+	uint32_t nmodules;
+	struct ccp_module *modules;
+	uint32_t nccs;
+	struct ccp_cc *ccs;
+	uint32_t nthreads;
+	struct ccp_thread *threads;
+	struct ccp_stats stats;
+
+	void *arena; /* owner of everything above when built by the reader */
+};
+
+#endif

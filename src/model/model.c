@@ -1,0 +1,188 @@
+/*
+ * model.c - building the model: the merge pass, display names, and the
+ * driver that runs every pass (see model.h).
+ */
+#include "model/model.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/xalloc.h"
+
+int model_build(struct model *m, const struct ccp_profile *p, char *err, size_t errlen)
+{
+	if (model_merge(m, p, err, errlen) != 0)
+		return -1;
+	model_flat(m);
+	model_arcs(m);
+	model_tree(m);
+	model_contexts(m);
+	return 0;
+}
+
+void model_free(struct model *m)
+{
+	free(m->ctx);
+	free(m->arcs);
+	htab_free(&m->arc_tab);
+	free(m->nodes);
+	ccp_arena_free(m->arena);
+	memset(m, 0, sizeof *m);
+	m->root_ctx = MODEL_NONE;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+void *model_calloc(struct model *m, size_t n, size_t size)
+{
+	void *p = ccp_arena_calloc(m->arena, n, size);
+	if (!p)
+		xalloc_die(size && n > SIZE_MAX / size ? SIZE_MAX : n * size, __func__);
+	return p;
+}
+
+static const char *model_strdup(struct model *m, const char *s)
+{
+	char *d = model_calloc(m, strlen(s) + 1, 1);
+	return strcpy(d, s);
+}
+
+const char *model_cc_name(struct model *m, uint32_t cc)
+{
+	const struct ccp_profile *p = m->prof;
+	const struct ccp_cc *c = &p->ccs[cc];
+	if (c->name && c->name[0])
+		return c->name;
+	if (c->kind == CCP_CC_OVERFLOW)
+		return "<overflow>";
+	if (c->kind == CCP_CC_MANUAL)
+		return "<unnamed region>";
+	char buf[512];
+	if (c->module >= 0 && (uint32_t)c->module < p->nmodules && p->modules[c->module].path &&
+	    p->modules[c->module].path[0])
+		snprintf(buf, sizeof buf, "0x%llx@%s", (unsigned long long)c->offset,
+			 basename_of(p->modules[c->module].path));
+	else
+		snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)c->offset);
+	return model_strdup(m, buf);
+}
+
+/* Every entry must name an existing cost centre; the passes index by it. */
+static int check_history(const struct ccp_profile *p, const struct ccp_context *c, char *err,
+			 size_t errlen)
+{
+	for (uint32_t i = 0; i < c->len; i++) {
+		if (CCP_ENTRY_CC(c->hist[i]) >= p->nccs) {
+			snprintf(err, errlen, "context refers to unknown cost centre %u",
+				 (unsigned)CCP_ENTRY_CC(c->hist[i]));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int same_history(const struct model_ctx *x, const struct ccp_context *c)
+{
+	return x->len == c->len && (c->len == 0 || memcmp(x->hist, c->hist, c->len * sizeof *c->hist) == 0);
+}
+
+/* Find the merged context with c's history, creating it if new. */
+static uint32_t merge_one(struct model *m, struct htab *t, const struct ccp_context *c)
+{
+	uint64_t h = htab_hash_words(c->hist, c->len);
+	size_t i = htab_first(t, h);
+	for (; t->item[i]; i = htab_next(t, i))
+		if (t->hash[i] == h && same_history(&m->ctx[t->item[i] - 1], c))
+			return t->item[i] - 1;
+	uint32_t k = m->nctx++;
+	m->ctx[k] = (struct model_ctx){.hist = c->hist, .len = c->len};
+	htab_put(t, i, h, k);
+	return k;
+}
+
+/*
+ * Merge pass.  Contexts of different threads with the same history are the
+ * same context for every view (DESIGN.md §3 sums over contexts, not
+ * threads), so they are added up here once.
+ */
+int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof *m);
+	if (!(m->arena = ccp_arena_new()))
+		xalloc_die(0, __func__);
+	m->prof = p;
+	m->root_ctx = MODEL_NONE;
+	m->nfns = p->nccs;
+	m->fns = model_calloc(m, p->nccs, sizeof *m->fns);
+	for (uint32_t cc = 0; cc < p->nccs; cc++)
+		m->fns[cc].name = model_cc_name(m, cc);
+
+	size_t total = 0;
+	for (uint32_t t = 0; t < p->nthreads; t++)
+		total += p->threads[t].ncontexts;
+	if (total >= MODEL_NONE) {
+		snprintf(err, errlen, "too many contexts (%zu)", total);
+		return -1;
+	}
+	m->ctx = xnmalloc(total, sizeof *m->ctx);
+
+	struct htab tab;
+	htab_init(&tab, total);
+	int rc = 0;
+	for (uint32_t t = 0; t < p->nthreads && rc == 0; t++) {
+		const struct ccp_thread *th = &p->threads[t];
+		for (uint32_t i = 0; i < th->ncontexts; i++) {
+			const struct ccp_context *c = &th->contexts[i];
+			if ((rc = check_history(p, c, err, errlen)) != 0)
+				break;
+			uint32_t k = merge_one(m, &tab, c);
+			struct model_ctx *x = &m->ctx[k];
+			x->threads++;
+			x->entries += c->entries;
+			x->recursive += c->recursive;
+			x->time += c->time;
+		}
+	}
+	htab_free(&tab);
+	if (rc != 0)
+		return rc;
+
+	for (uint32_t k = 0; k < m->nctx; k++) {
+		const struct model_ctx *x = &m->ctx[k];
+		m->total_time += x->time;
+		if (x->len == 0) {
+			m->root_ctx = k;
+			m->root_time = x->time;
+		} else {
+			m->total_calls += x->entries + x->recursive;
+		}
+		for (uint32_t i = 0; i < x->len; i++)
+			m->fns[CCP_ENTRY_CC(x->hist[i])].seen = 1;
+	}
+	return 0;
+}
+
+const struct model_arc *model_find_arc(const struct model *m, uint32_t caller, uint32_t callee)
+{
+	if (!m->arc_tab.item)
+		return NULL;
+	uint32_t k = htab_get_u64(&m->arc_tab, (uint64_t)caller << 32 | callee);
+	return k == HTAB_NONE ? NULL : &m->arcs[k];
+}
+
+double model_seconds(const struct model *m, uint64_t ticks)
+{
+	uint64_t tps = m->prof ? m->prof->ticks_per_sec : 0;
+	return tps ? (double)ticks / (double)tps : 0.0;
+}
+
+double model_percent(const struct model *m, uint64_t ticks)
+{
+	return m->total_time ? 100.0 * (double)ticks / (double)m->total_time : 0.0;
+}

@@ -1,0 +1,135 @@
+/*
+ * escape.c - table-driven escaping (see escape.h).
+ *
+ * A table gives the replacement for each ASCII byte (NULL: copy it), the
+ * replacement for a byte that does not start valid UTF-8, and optional
+ * replacements for U+2028 and U+2029 (JavaScript line terminators).  The
+ * engine copies runs of bytes that need nothing in one fwrite, so plain
+ * names cost one call.
+ */
+#include "output/escape.h"
+
+#include <string.h>
+
+struct escape_table {
+	const char *ascii[128];
+	const char *bad_utf8;  /* for each byte of an invalid sequence */
+	const char *u2028, *u2029; /* NULL: copy */
+};
+
+#define CTRL_JSON                                                                          \
+	[0x00] = "\\u0000", [0x01] = "\\u0001", [0x02] = "\\u0002", [0x03] = "\\u0003",    \
+	[0x04] = "\\u0004", [0x05] = "\\u0005", [0x06] = "\\u0006", [0x07] = "\\u0007",    \
+	[0x08] = "\\b", [0x09] = "\\t", [0x0a] = "\\n", [0x0b] = "\\u000b",                \
+	[0x0c] = "\\f", [0x0d] = "\\r", [0x0e] = "\\u000e", [0x0f] = "\\u000f",            \
+	[0x10] = "\\u0010", [0x11] = "\\u0011", [0x12] = "\\u0012", [0x13] = "\\u0013",    \
+	[0x14] = "\\u0014", [0x15] = "\\u0015", [0x16] = "\\u0016", [0x17] = "\\u0017",    \
+	[0x18] = "\\u0018", [0x19] = "\\u0019", [0x1a] = "\\u001a", [0x1b] = "\\u001b",    \
+	[0x1c] = "\\u001c", [0x1d] = "\\u001d", [0x1e] = "\\u001e", [0x1f] = "\\u001f"
+
+const struct escape_table escape_json = {
+	.ascii = {
+		CTRL_JSON,
+		['"'] = "\\\"",
+		['\\'] = "\\\\",
+		['<'] = "\\u003c",
+		['>'] = "\\u003e",
+		['&'] = "\\u0026",
+		[0x7f] = "\\u007f",
+	},
+	.bad_utf8 = "\\ufffd",
+	.u2028 = "\\u2028",
+	.u2029 = "\\u2029",
+};
+
+#define Q "?"
+const struct escape_table escape_text = {
+	.ascii = {
+		Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q,
+		Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q, Q,
+		[0x7f] = Q,
+	},
+	.bad_utf8 = Q,
+};
+#undef Q
+
+size_t escape_utf8_len(const unsigned char *s, size_t avail)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0; /* continuation byte, overlong lead, or > U+10FFFF */
+	if (avail < n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* Replacement for the sequence at s of length n, or NULL to copy it. */
+static const char *replacement(const struct escape_table *t, const unsigned char *s, size_t n)
+{
+	if (n == 0)
+		return t->bad_utf8;
+	if (n == 1)
+		return t->ascii[s[0]];
+	if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9))
+		return s[2] == 0xa8 ? t->u2028 : t->u2029;
+	return NULL;
+}
+
+void escape_write(FILE *f, const struct escape_table *t, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t run = 0; /* bytes at s - run .. s waiting to be copied */
+
+	while (len > 0) {
+		size_t n = escape_utf8_len(s, len);
+		const char *rep = replacement(t, s, n);
+		size_t step = n ? n : 1;
+		if (rep) {
+			if (run)
+				fwrite(s - run, 1, run, f);
+			fputs(rep, f);
+			run = 0;
+		} else {
+			run += step;
+		}
+		s += step;
+		len -= step;
+	}
+	if (run)
+		fwrite(s - run, 1, run, f);
+}
+
+void escape_puts(FILE *f, const struct escape_table *t, const char *s)
+{
+	if (s)
+		escape_write(f, t, s, strlen(s));
+}
+
+size_t escape_text_width(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len = strlen(str), w = 0;
+
+	while (len > 0) {
+		size_t n = escape_utf8_len(s, len);
+		n = n ? n : 1;
+		w++;
+		s += n;
+		len -= n;
+	}
+	return w;
+}

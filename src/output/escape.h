@@ -1,0 +1,42 @@
+/*
+ * escape.h - the tool's one string escaper, driven by tables (STYLE.md 11).
+ *
+ * Every string that leaves the tool (names, paths, arguments, options all
+ * come from the profiled program and may hold any byte) goes through
+ * escape_write with the table for the output: no call site escapes by
+ * hand.
+ *
+ *   escape_json  for JSON string contents: ", \ and control characters
+ *                escaped; <, > and & as \u003c \u003e \u0026 and U+2028,
+ *                U+2029 as \u2028 \u2029, so the JSON can be pasted into an
+ *                HTML <script> or a JavaScript literal unchanged; invalid
+ *                UTF-8 replaced by \ufffd, so the output is always valid.
+ *   escape_text  for the terminal: control characters and invalid UTF-8
+ *                become '?', so a name cannot move the cursor or recolour
+ *                the report.
+ */
+#ifndef CCPROF_OUTPUT_ESCAPE_H
+#define CCPROF_OUTPUT_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct escape_table;
+
+extern const struct escape_table escape_json;
+extern const struct escape_table escape_text;
+
+/* Write s[0..len) to f, escaped by t (no surrounding quotes). */
+void escape_write(FILE *f, const struct escape_table *t, const char *s, size_t len);
+
+/* The same for a NUL-terminated string; NULL writes nothing. */
+void escape_puts(FILE *f, const struct escape_table *t, const char *s);
+
+/* Columns that escape_puts(escape_text, s) takes on a terminal (one per
+ * character; wide characters are not measured). */
+size_t escape_text_width(const char *s);
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+size_t escape_utf8_len(const unsigned char *s, size_t avail);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * info.c - `ccprof info`: facts about a profile and the run that made it,
+ * as text or JSON (one interface, two writers, like the reports).
+ *
+ * Most numbers are the runtime's own counters (struct ccp_stats); a few
+ * come from the model: distinct histories after merging threads, and the
+ * functions that appear in some context.
+ */
+#include "output/report.h"
+
+#include <inttypes.h>
+#include <time.h>
+
+#include "output/escape.h"
+#include "output/json.h"
+
+/* The runtime's per-call overhead estimate in nanoseconds (0: unknown). */
+static double overhead_ns(const struct ccp_profile *p)
+{
+	if (!p->ticks_per_sec)
+		return 0;
+	return (double)p->overhead_milliticks / 1000.0 / (double)p->ticks_per_sec * 1e9;
+}
+
+static double duration_s(const struct ccp_profile *p)
+{
+	return p->end_ns > p->start_ns ? (double)(p->end_ns - p->start_ns) / 1e9 : 0;
+}
+
+static void text_time(FILE *f, const char *label, uint64_t ns)
+{
+	char buf[64] = "unknown";
+	time_t t = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	if (ns && localtime_r(&t, &tm))
+		strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S %z", &tm);
+	fprintf(f, "%-18s %s\n", label, buf);
+}
+
+static void text_string(FILE *f, const char *label, const char *s)
+{
+	fprintf(f, "%-18s ", label);
+	escape_puts(f, &escape_text, s ? s : "");
+	fputc('\n', f);
+}
+
+static void text_u64(FILE *f, const char *label, uint64_t v)
+{
+	fprintf(f, "%-18s %" PRIu64 "\n", label, v);
+}
+
+static void text_run(FILE *f, const struct ccp_profile *p)
+{
+	text_string(f, "program", p->program);
+	fprintf(f, "%-18s", "arguments");
+	for (uint32_t i = 0; i < p->argc; i++) {
+		fputc(' ', f);
+		escape_puts(f, &escape_text, p->argv[i]);
+	}
+	fputc('\n', f);
+	text_u64(f, "pid", p->pid);
+	text_string(f, "host", p->hostname);
+	text_time(f, "start", p->start_ns);
+	text_time(f, "end", p->end_ns);
+	fprintf(f, "%-18s %.3f s\n", "duration", duration_s(p));
+	text_string(f, "options", p->options);
+}
+
+static void text_clock(FILE *f, const struct ccp_profile *p)
+{
+	fprintf(f, "%-18s %s\n", "clock", report_clock_name(p->clock));
+	text_u64(f, "ticks/sec", p->ticks_per_sec);
+	if (p->clock == CCP_CLOCK_CYCLES)
+		fprintf(f, "%-18s %.3f GHz\n", "cycle frequency", (double)p->ticks_per_sec / 1e9);
+	else
+		fprintf(f, "%-18s %g ms\n", "sampling interval", (double)p->interval_ns / 1e6);
+	text_u64(f, "samples", p->stats.samples);
+	fprintf(f, "%-18s %.1f ns per call\n", "overhead estimate", overhead_ns(p));
+}
+
+static void text_counts(FILE *f, const struct info_input *in)
+{
+	const struct model *m = in->m;
+	const struct ccp_profile *p = m->prof;
+	const struct ccp_stats *s = &p->stats;
+	text_u64(f, "calls", s->calls);
+	fprintf(f, "%-18s %" PRIu64 " (%" PRIu32 " distinct histories)\n", "contexts", s->contexts,
+		m->nctx);
+	text_u64(f, "transitions", s->transitions);
+	fprintf(f, "%-18s %" PRIu32 " (of %" PRIu32 " cost centres)\n", "functions", m->nlisted,
+		p->nccs);
+	text_u64(f, "threads", p->nthreads);
+	text_u64(f, "modules", p->nmodules);
+	text_u64(f, "deepest history", s->deepest_history);
+	text_u64(f, "max depth", s->max_depth);
+	fprintf(f, "%-18s %" PRIu64 " bytes (%.1f MiB)\n", "profiling memory", s->memory_bytes,
+		(double)s->memory_bytes / 1048576.0);
+	text_u64(f, "lost calls", s->lost_calls);
+	fprintf(f, "%-18s %.3f s\n", "lost time", model_seconds(m, s->lost_time));
+}
+
+int info_text(FILE *f, const struct info_input *in)
+{
+	const struct ccp_profile *p = in->m->prof;
+	text_string(f, "file", in->path);
+	text_u64(f, "file size", in->file_size);
+	text_run(f, p);
+	text_clock(f, p);
+	text_counts(f, in);
+	return ferror(f) ? -1 : 0;
+}
+
+int info_json(FILE *f, const struct info_input *in)
+{
+	const struct model *m = in->m;
+	const struct ccp_profile *p = m->prof;
+	const struct ccp_stats *s = &p->stats;
+	struct json j;
+	json_init(&j, f);
+	json_begin_object(&j);
+	json_newline(&j);
+	json_kstring(&j, "file", in->path);
+	json_kuint(&j, "file_size", in->file_size);
+	json_newline(&j);
+	json_kstring(&j, "program", p->program);
+	json_key(&j, "argv");
+	json_begin_array(&j);
+	for (uint32_t i = 0; i < p->argc; i++)
+		json_string(&j, p->argv[i]);
+	json_end_array(&j);
+	json_newline(&j);
+	json_kuint(&j, "pid", p->pid);
+	json_kstring(&j, "hostname", p->hostname);
+	json_kuint(&j, "start_ns", p->start_ns);
+	json_kuint(&j, "end_ns", p->end_ns);
+	json_kdouble(&j, "duration_s", duration_s(p));
+	json_kstring(&j, "options", p->options);
+	json_newline(&j);
+	json_kstring(&j, "clock", report_clock_name(p->clock));
+	json_kuint(&j, "ticks_per_sec", p->ticks_per_sec);
+	json_kuint(&j, "interval_ns", p->interval_ns);
+	json_kuint(&j, "samples", s->samples);
+	json_kuint(&j, "overhead_milliticks", p->overhead_milliticks);
+	json_kdouble(&j, "overhead_ns_per_call", overhead_ns(p));
+	json_newline(&j);
+	json_kuint(&j, "calls", s->calls);
+	json_kuint(&j, "contexts", s->contexts);
+	json_kuint(&j, "distinct_contexts", m->nctx);
+	json_kuint(&j, "transitions", s->transitions);
+	json_kuint(&j, "functions", m->nlisted);
+	json_kuint(&j, "cost_centres", p->nccs);
+	json_kuint(&j, "threads", p->nthreads);
+	json_kuint(&j, "modules", p->nmodules);
+	json_newline(&j);
+	json_kuint(&j, "deepest_history", s->deepest_history);
+	json_kuint(&j, "max_depth", s->max_depth);
+	json_kuint(&j, "memory_bytes", s->memory_bytes);
+	json_kuint(&j, "lost_calls", s->lost_calls);
+	json_kuint(&j, "lost_ticks", s->lost_time);
+	json_kdouble(&j, "lost_time_s", model_seconds(m, s->lost_time));
+	json_end_object(&j);
+	fputc('\n', f);
+	return ferror(f) ? -1 : 0;
+}

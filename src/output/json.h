@@ -1,0 +1,40 @@
+/*
+ * json.h - a small streaming JSON writer.
+ *
+ * The writer tracks only whether a separator is due, so nesting depth is
+ * unlimited and costs nothing; the caller opens and closes containers in
+ * order.  Strings go through escape_json.  Layout is the caller's choice:
+ * json_newline starts a new line indented by the current depth (capped, so
+ * a deep tree does not make the output quadratic).
+ */
+#ifndef CCPROF_OUTPUT_JSON_H
+#define CCPROF_OUTPUT_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct json {
+	FILE *f;
+	int comma;     /* a value was written at this level: next one needs ',' */
+	unsigned depth;
+};
+
+void json_init(struct json *j, FILE *f);
+void json_begin_object(struct json *j);
+void json_end_object(struct json *j);
+void json_begin_array(struct json *j);
+void json_end_array(struct json *j);
+void json_key(struct json *j, const char *key);
+void json_string(struct json *j, const char *s); /* NULL writes null */
+void json_uint(struct json *j, uint64_t v);
+void json_double(struct json *j, double v);      /* NaN, inf write null */
+void json_bool(struct json *j, int v);
+void json_null(struct json *j);
+void json_newline(struct json *j);
+
+/* Shorthands for "key": value members. */
+void json_kstring(struct json *j, const char *key, const char *s);
+void json_kuint(struct json *j, const char *key, uint64_t v);
+void json_kdouble(struct json *j, const char *key, double v);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * report.h - the report writers: one interface, one function per output
+ * format (STYLE.md 10).  A writer only reads a finished model (model.h) and
+ * writes to a stream; choosing the format is the caller's one decision.
+ */
+#ifndef CCPROF_OUTPUT_REPORT_H
+#define CCPROF_OUTPUT_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/model.h"
+
+struct report_opts {
+	unsigned top;   /* rows of the flat table; 0 = all (text only) */
+	int graph;      /* text: add the call graph */
+	int contexts;   /* text: add the contexts listing */
+	int no_tree;    /* text: leave out the stack tree */
+};
+
+/* Write the report; returns 0, or -1 if the stream had an error. */
+typedef int report_writer(FILE *out, const struct model *m, const struct report_opts *o);
+
+report_writer report_text; /* GHC-style text (report_text.c) */
+report_writer report_json; /* the same data as JSON (report_json.c, docs/json.md) */
+
+/* "cpu", "cycles", "wall", or "unknown". */
+const char *report_clock_name(uint32_t clock);
+
+/* What `ccprof info` shows: the profile, its model and the file. */
+struct info_input {
+	const struct model *m;
+	const char *path;
+	uint64_t file_size;
+};
+
+typedef int info_writer(FILE *out, const struct info_input *in);
+
+info_writer info_text; /* info.c */
+info_writer info_json;
+
+#endif

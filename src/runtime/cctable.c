@@ -1,0 +1,136 @@
+/*
+ * cctable.c - process-wide numbering of cost centres.
+ *
+ * Histories store dense CC numbers, not addresses, so they are small and
+ * the same in every thread.  A function's number is given the first time
+ * any thread makes a transition into it (a slow path, so a lock is fine);
+ * a manual region's when ccprof_cc() names it.  The writer reads the table
+ * under the same lock.
+ */
+#include <string.h>
+
+#include "runtime.h"
+
+struct cc_table {
+	struct rt_cc_info *info; /* by number */
+	uint32_t count, cap;
+	uint32_t *index; /* open addressing: number + 1, 0 = empty */
+	uint32_t index_cap;
+};
+
+static struct cc_table tab;
+static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void rt_cc_lock(void)
+{
+	pthread_mutex_lock(&tab_lock);
+}
+
+void rt_cc_unlock(void)
+{
+	pthread_mutex_unlock(&tab_lock);
+}
+
+void rt_cc_after_fork(void)
+{
+	pthread_mutex_init(&tab_lock, NULL);
+}
+
+static size_t key_slot(uintptr_t key, uint32_t cap)
+{
+	uint64_t x = (uint64_t)key * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(x >> 32) & (cap - 1);
+}
+
+static int grow_index(void)
+{
+	uint32_t cap = tab.index_cap ? 2 * tab.index_cap : 1024;
+	uint32_t *index = rt_map(cap * sizeof *index);
+	uint32_t i;
+
+	if (index == NULL)
+		return -1;
+	for (i = 0; i < tab.count; i++) {
+		size_t s = key_slot(tab.info[i].key, cap);
+
+		while (index[s])
+			s = (s + 1) & (cap - 1);
+		index[s] = i + 1;
+	}
+	rt_unmap(tab.index, tab.index_cap * sizeof *tab.index);
+	tab.index = index;
+	tab.index_cap = cap;
+	return 0;
+}
+
+static int grow_info(void)
+{
+	uint32_t cap = tab.cap ? 2 * tab.cap : 512;
+	struct rt_cc_info *info = rt_map(cap * sizeof *info);
+
+	if (info == NULL)
+		return -1;
+	if (tab.count)
+		memcpy(info, tab.info, tab.count * sizeof *info);
+	rt_unmap(tab.info, tab.cap * sizeof *tab.info);
+	tab.info = info;
+	tab.cap = cap;
+	return 0;
+}
+
+static uint32_t lookup(uintptr_t key)
+{
+	size_t s;
+
+	if (tab.index_cap == 0)
+		return UINT32_MAX;
+	for (s = key_slot(key, tab.index_cap); tab.index[s]; s = (s + 1) & (tab.index_cap - 1))
+		if (tab.info[tab.index[s] - 1].key == key)
+			return tab.index[s] - 1;
+	return UINT32_MAX;
+}
+
+static uint32_t add(uintptr_t key, uint32_t kind, const char *name)
+{
+	struct rt_cc_info *i;
+	size_t s;
+
+	if (2 * (tab.count + 1) > tab.index_cap && grow_index())
+		return UINT32_MAX;
+	if (tab.count == tab.cap && grow_info())
+		return UINT32_MAX;
+	i = &tab.info[tab.count];
+	i->key = key;
+	i->kind = kind;
+	i->name = name;
+	i->module = kind == CCP_CC_FUNCTION ? rt_module_of(key) : -1;
+	for (s = key_slot(key, tab.index_cap); tab.index[s]; s = (s + 1) & (tab.index_cap - 1))
+		;
+	tab.index[s] = tab.count + 1;
+	return tab.count++;
+}
+
+/* The number of the CC with `key`, created if new; UINT32_MAX when memory
+ * ran out. */
+uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name)
+{
+	uint32_t id;
+
+	rt_cc_lock();
+	id = lookup(key);
+	if (id == UINT32_MAX)
+		id = add(key, kind, name);
+	rt_cc_unlock();
+	return id;
+}
+
+uint32_t rt_cc_count(void)
+{
+	return tab.count;
+}
+
+const struct rt_cc_info *rt_cc_get(uint32_t id)
+{
+	return &tab.info[id];
+}

@@ -1,0 +1,343 @@
+/*
+ * dump.c - write the profile: gather every thread's contexts, the cost
+ * centres with their modules and names, and the statistics into a
+ * struct ccp_profile, encode it (src/format) and put it in place
+ * atomically (DESIGN.md §5).
+ *
+ * This is the normal write, at exit or on ccprof_dump(): it may allocate.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/elfsym.h"
+#include "format/format.h"
+#include "runtime.h"
+
+static char start_dir[4096];
+static char exe_path[4096];
+static char hostname[256];
+static char **args;
+static int nargs;
+static uint64_t start_ns;
+static int forked_child;
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Copy argv now: programs may rewrite theirs (setproctitle). */
+void rt_dump_set_args(int argc, char **argv)
+{
+	int i;
+
+	if (args || argc <= 0 || argv == NULL)
+		return;
+	args = calloc((size_t)argc, sizeof *args);
+	if (args == NULL)
+		return;
+	for (i = 0; i < argc && argv[i]; i++)
+		args[i] = strdup(argv[i]);
+	nargs = i;
+}
+
+void rt_dump_init(void)
+{
+	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+
+	exe_path[n > 0 ? n : 0] = '\0';
+	if (getcwd(start_dir, sizeof start_dir) == NULL)
+		strcpy(start_dir, ".");
+	gethostname(hostname, sizeof hostname - 1);
+	start_ns = rt_now_ns(CLOCK_REALTIME);
+}
+
+void rt_dump_after_fork(void)
+{
+	forked_child = 1;
+	start_ns = rt_now_ns(CLOCK_REALTIME);
+}
+
+/* ---- Where the profile goes ------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Expand %p; a forked child without %p gets ".<pid>" so that nothing is
+ * overwritten; relative paths are taken from the starting directory. */
+static int output_path(char *out, size_t size)
+{
+	char tmpl[4096 + 64];
+	const char *s;
+	size_t n = 0;
+	int has_pid = 0;
+
+	if (rt_config.output[0])
+		snprintf(tmpl, sizeof tmpl, "%s", rt_config.output);
+	else
+		snprintf(tmpl, sizeof tmpl, "%s.ccprof", base_name(exe_path[0] ? exe_path : "a.out"));
+	if (tmpl[0] != '/')
+		n = (size_t)snprintf(out, size, "%s/", start_dir);
+	for (s = tmpl; *s && n + 24 < size; s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			n += (size_t)snprintf(out + n, size - n, "%d", (int)getpid());
+			has_pid = 1;
+			s++;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n] = '\0';
+	if (*s)
+		return -1;
+	if (forked_child && !has_pid)
+		snprintf(out + n, size - n, ".%d", (int)getpid());
+	return 0;
+}
+
+static int write_all(int fd, const unsigned char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Temporary file in the same directory, then rename; a target that exists
+ * and is not a regular file (/dev/null, a FIFO) is written directly.  No
+ * symlink is followed. */
+static int put_file(const char *path, const unsigned char *buf, size_t len)
+{
+	char tmp[4096 + 128];
+	struct stat st;
+	int fd, i;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return -1;
+		i = write_all(fd, buf, len);
+		return close(fd) | i;
+	}
+	for (i = 0;; i++) {
+		if (snprintf(tmp, sizeof tmp, "%s.tmp%d.%d", path, (int)getpid(), i) >= (int)sizeof tmp)
+			return -1;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST || i == 100)
+			break;
+	}
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, buf, len) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- Gathering --------------------------------------------------------- */
+
+static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
+			  struct ccp_stats *st)
+{
+	const struct rt_ctx *head = RT_ACQUIRE(&t->all), *c;
+	uint32_t n = head ? head->id + 1 : 0;
+
+	out->tid = t->tid;
+	out->name = t->name;
+	out->ncontexts = 0;
+	out->contexts = calloc(n ? n : 1, sizeof *out->contexts);
+	if (out->contexts == NULL)
+		return;
+	out->ncontexts = n;
+	for (c = head; c; c = c->all_next) {
+		struct ccp_context *o = &out->contexts[c->id];
+
+		o->len = c->len;
+		o->hist = c->hist;
+		o->entries = RT_LOAD(&c->entries);
+		o->recursive = RT_LOAD(&c->recursive);
+		o->time = RT_LOAD(&c->time);
+		st->calls += o->entries + o->recursive;
+	}
+	st->contexts += n;
+	st->transitions += t->transitions;
+	st->lost_calls += t->lost_calls;
+	st->memory_bytes += t->memory_bytes + t->shadow_bytes;
+	if (t->deepest_history > st->deepest_history)
+		st->deepest_history = t->deepest_history;
+	if (t->max_depth > st->max_depth)
+		st->max_depth = t->max_depth;
+}
+
+static int gather_threads(struct ccp_profile *p)
+{
+	struct rt_thread *t;
+	uint32_t i = 0;
+
+	rt_registry_lock();
+	for (t = rt_registry_first(); t; t = t->next)
+		i++;
+	p->threads = calloc(i ? i : 1, sizeof *p->threads);
+	if (p->threads == NULL) {
+		rt_registry_unlock();
+		return -1;
+	}
+	/* The registry is newest first; write threads in start order. */
+	p->nthreads = i;
+	for (t = rt_registry_first(); t; t = t->next) {
+		if (t->alive)
+			rt_thread_refresh_name(t);
+		gather_thread(t, &p->threads[--i], &p->stats);
+	}
+	rt_registry_unlock();
+	return 0;
+}
+
+/* Names come from each module's symbol table, read once per module. */
+static const char *function_name(const struct rt_cc_info *cc, struct elfsym_table *tabs,
+				 char *loaded)
+{
+	const struct rt_module *m;
+
+	if (cc->module < 0)
+		return "";
+	m = rt_module_get((uint32_t)cc->module);
+	if (!loaded[cc->module]) {
+		loaded[cc->module] = elfsym_load(m->path, &tabs[cc->module]) == 0 ? 1 : 2;
+	}
+	if (loaded[cc->module] == 1) {
+		const char *name = elfsym_find(&tabs[cc->module], cc->key - m->base);
+
+		if (name)
+			return name;
+	}
+	return "";
+}
+
+/* Cost centres after threads: every CC a gathered history names exists. */
+static int gather_ccs(struct ccp_profile *p, struct elfsym_table **tabsp, char **loadedp)
+{
+	uint32_t i;
+
+	rt_cc_lock();
+	p->nmodules = rt_module_count();
+	p->nccs = rt_cc_count();
+	p->modules = calloc(p->nmodules + 1, sizeof *p->modules);
+	p->ccs = calloc(p->nccs + 1, sizeof *p->ccs);
+	*tabsp = calloc(p->nmodules + 1, sizeof **tabsp);
+	*loadedp = calloc(p->nmodules + 1, 1);
+	if (!p->modules || !p->ccs || !*tabsp || !*loadedp) {
+		rt_cc_unlock();
+		return -1;
+	}
+	for (i = 0; i < p->nmodules; i++) {
+		const struct rt_module *m = rt_module_get(i);
+
+		p->modules[i].path = m->path ? m->path : "";
+		p->modules[i].build_id = m->build_id;
+		p->modules[i].base = m->base;
+	}
+	for (i = 0; i < p->nccs; i++) {
+		const struct rt_cc_info *cc = rt_cc_get(i);
+		struct ccp_cc *o = &p->ccs[i];
+
+		o->kind = cc->kind;
+		o->module = cc->module;
+		o->file = "";
+		if (cc->kind == CCP_CC_MANUAL) {
+			o->name = cc->name;
+		} else {
+			o->name = function_name(cc, *tabsp, *loadedp);
+			if (cc->module >= 0)
+				o->offset = cc->key - rt_module_get((uint32_t)cc->module)->base;
+			else
+				o->offset = cc->key;
+		}
+	}
+	rt_cc_unlock();
+	return 0;
+}
+
+static void fill_meta(struct ccp_profile *p)
+{
+	p->program = exe_path;
+	p->argc = (uint32_t)nargs;
+	p->argv = (const char **)args;
+	p->pid = (uint64_t)getpid();
+	p->start_ns = start_ns;
+	p->end_ns = rt_now_ns(CLOCK_REALTIME);
+	p->clock = rt_config.clock;
+	p->interval_ns = rt_config.clock == CCP_CLOCK_CYCLES ? 0 : rt_config.interval_ns;
+	p->ticks_per_sec = rt_config.clock == CCP_CLOCK_CYCLES ? rt_ticks_per_sec() : 1000000000u;
+	p->overhead_milliticks = rt_config.overhead_milliticks;
+	p->options = rt_config.options;
+	p->hostname = hostname;
+	p->stats.samples = rt_sampler_samples();
+}
+
+static void release(struct ccp_profile *p, struct elfsym_table *tabs, char *loaded)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nthreads; i++)
+		free(p->threads[i].contexts);
+	for (i = 0; tabs && loaded && i < p->nmodules; i++)
+		if (loaded[i] == 1)
+			elfsym_free(&tabs[i]);
+	free(tabs);
+	free(loaded);
+	free(p->threads);
+	free(p->modules);
+	free(p->ccs);
+}
+
+int rt_dump(int final)
+{
+	struct ccp_profile p;
+	struct elfsym_table *tabs = NULL;
+	char *loaded = NULL;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char path[4096 + 64];
+	int rc = -1;
+
+	(void)final;
+	memset(&p, 0, sizeof p);
+	pthread_mutex_lock(&dump_lock);
+	if (output_path(path, sizeof path) != 0) {
+		rt_warn("output path too long; no profile written");
+		goto out;
+	}
+	fill_meta(&p);
+	if (gather_threads(&p) != 0 || gather_ccs(&p, &tabs, &loaded) != 0 ||
+	    ccp_format_encode(&p, &buf, &len) != 0) {
+		rt_warn("out of memory; no profile written");
+		goto out;
+	}
+	rc = put_file(path, buf, len);
+	if (rc != 0)
+		rt_warn("cannot write %s: %s", path, strerror(errno));
+	else if (rt_config.verbose)
+		rt_warn("profile written to %s", path);
+out:
+	free(buf);
+	release(&p, tabs, loaded);
+	pthread_mutex_unlock(&dump_lock);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * hooks.c - the hot path: __cyg_profile_func_enter / _exit.
+ *
+ * Every call of an instrumented function runs these two, so they are kept
+ * here alone and small.  A call whose transition is already memoised takes
+ * no lock, makes no system call, allocates nothing and reads no clock
+ * (under the default sampling clock): it pushes one shadow entry, looks at
+ * the current context's inline cache and bumps one counter.  Everything
+ * else is a slow path in machine.c.  See Note [Ownership] and
+ * Note [Shadow stack] in runtime.h.
+ */
+#include "runtime.h"
+
+extern const int rt_manual_anchor RT_HIDDEN;
+__attribute__((used)) static const int *const pull_manual = &rt_manual_anchor;
+
+#define HOOK __attribute__((visibility("default"), no_instrument_function))
+
+/* The instrumented function's stack pointer when it called the hook: the
+ * same for its enter and exit calls, lower for anything it calls. */
+#define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+
+/* Cycles clock: charge the ticks since the previous hook to the context
+ * that ran them, less the calibrated cost of the monitor itself (carried
+ * over as debt when an interval is shorter than the estimate, so the
+ * total stays unbiased). */
+static inline void charge_ticks(struct rt_thread *t, uint64_t now)
+{
+	uint64_t d = now - t->last_tick;
+	uint64_t owe = t->debt + rt_config.overhead_ticks;
+	struct rt_ctx *c = t->cur;
+
+	if (d >= owe) {
+		RT_STORE(&c->time, c->time + (d - owe));
+		t->debt = 0;
+	} else {
+		t->debt = owe - d;
+	}
+	t->last_tick = now;
+}
+
+/* Push a frame and move to the context entered with `fn`. */
+static inline __attribute__((always_inline)) void enter(struct rt_thread *t, uintptr_t fn,
+							 uintptr_t sp)
+{
+	struct rt_shadow *s = t->top;
+	struct rt_ctx *c = t->cur;
+	struct rt_ctx *n;
+
+	if (RT_UNLIKELY(s == t->limit)) {
+		t->overflow++;
+		t->lost_calls++;
+		return;
+	}
+	s->ctx = c;
+	s->sp = sp;
+	t->top = s + 1;
+	if (c->fn == fn) { /* A1: direct recursion keeps the context */
+		RT_STORE(&c->recursive, c->recursive + 1);
+		return;
+	}
+	if (RT_LIKELY(c->cache_fn[0] == fn))
+		n = c->cache_to[0];
+	else if ((n = rt_transition(t, c, fn)) == NULL)
+		return; /* not recorded: Note [Re-entry] in machine.c */
+	RT_STORE(&n->entries, n->entries + 1);
+	RT_PUBLISH(&t->cur, n);
+}
+
+void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	enter(t, fn, sp);
+}
+
+HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+	struct rt_thread *t = rt_self;
+	uintptr_t sp = CALLER_SP();
+
+	(void)call_site;
+	if (RT_UNLIKELY(t == NULL)) {
+		t = rt_thread_start();
+		if (t == NULL)
+			return;
+	}
+	if (RT_UNLIKELY(rt_cycles))
+		charge_ticks(t, rt_tick());
+	if (RT_UNLIKELY(t->top[-1].sp <= sp))
+		rt_discard_gone(t, sp);
+	enter(t, (uintptr_t)fn, sp);
+}
+
+HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+	struct rt_thread *t = rt_self;
+	uintptr_t sp = CALLER_SP();
+	struct rt_shadow *s;
+
+	(void)fn;
+	(void)call_site;
+	if (RT_UNLIKELY(t == NULL))
+		return;
+	if (RT_UNLIKELY(rt_cycles))
+		charge_ticks(t, rt_tick());
+	if (RT_UNLIKELY(t->overflow)) {
+		t->overflow--;
+		return;
+	}
+	s = t->top;
+	while (RT_UNLIKELY(s[-1].sp < sp)) /* frames gone without a return */
+		s--;
+	if (RT_UNLIKELY(s == t->base + 1)) { /* unmatched: only the sentinel */
+		t->top = s;
+		return;
+	}
+	s--;
+	t->top = s;
+	RT_PUBLISH(&t->cur, s->ctx);
+}

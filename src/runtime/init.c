@@ -1,0 +1,77 @@
+/*
+ * init.c - start-up and shut-down of the runtime: options, clocks, the
+ * sampler, the write at exit, and fork.
+ *
+ * Start-up happens in a constructor (with argc/argv, which glibc passes to
+ * .init_array functions) or on the first hook, whichever comes first:
+ * instrumented constructors of the program may run before ours.
+ */
+#include <stdlib.h>
+#include <sys/auxv.h>
+
+#include "runtime.h"
+
+struct rt_config rt_config = {
+	.clock = CCP_CLOCK_CPU,
+	.interval_ns = 1000000,
+};
+int rt_cycles;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void at_exit(void)
+{
+	rt_sampler_stop();
+	rt_dump(1);
+}
+
+static void before_fork(void)
+{
+	rt_registry_lock();
+	rt_cc_lock();
+}
+
+static void after_fork_parent(void)
+{
+	rt_cc_unlock();
+	rt_registry_unlock();
+}
+
+/* The child starts with fresh counts and writes its own profile. */
+static void after_fork_child(void)
+{
+	rt_cc_after_fork();
+	rt_registry_after_fork(rt_self);
+	rt_sampler_after_fork();
+	rt_dump_after_fork();
+	rt_sampler_start();
+}
+
+static void init_once(void)
+{
+	if (getauxval(AT_SECURE)) { /* setuid/setgid: do nothing at all */
+		rt_config.disabled = 1;
+		return;
+	}
+	rt_options_parse(getenv("CCPROF_OPTIONS"), &rt_config);
+	if (rt_config.disabled)
+		return;
+	rt_cycles = rt_config.clock == CCP_CLOCK_CYCLES;
+	rt_dump_init();
+	rt_clock_calibrate();
+	rt_sampler_start();
+	atexit(at_exit);
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+void rt_init(void)
+{
+	pthread_once(&once, init_once);
+}
+
+__attribute__((constructor)) static void ccprof_constructor(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	rt_dump_set_args(argc, argv);
+	rt_init();
+}

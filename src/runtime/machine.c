@@ -1,0 +1,358 @@
+/*
+ * machine.c - the context machine's slow path (DESIGN.md §2).
+ *
+ * A transition that the current context's inline cache does not know lands
+ * here: look it up in the thread's transition table (B1); on a miss compute
+ * the new history with steps A2-A5, find or create the context with that
+ * history (B2) and memoise the transition (B3).
+ *
+ * Note [Re-entry]: a signal handler may run instrumented code while this
+ * thread is inside the slow path.  The tables are then half-updated, so
+ * such a nested call does not transition: rt_transition returns NULL, the
+ * hook keeps the current context (its shadow entry keeps returns matched)
+ * and the call is counted as lost.  Memory comes from mmap, never malloc,
+ * so a slow path inside malloc cannot deadlock.
+ */
+#include <string.h>
+
+#include "runtime.h"
+
+#define ARENA_CHUNK (1u << 20)
+
+void *rt_thread_alloc(struct rt_thread *t, size_t n)
+{
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if ((size_t)(t->arena_end - t->arena_next) < n) {
+		size_t chunk = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		unsigned char *m = rt_map(chunk);
+
+		if (m == NULL)
+			return NULL;
+		t->memory_bytes += chunk;
+		t->arena_next = m;
+		t->arena_end = m + chunk;
+	}
+	p = t->arena_next;
+	t->arena_next += n;
+	return p;
+}
+
+/* ---- Open-addressing tables, owned by one thread ---------------------- */
+
+struct rt_slot {
+	uintptr_t key;      /* transitions: fn;  contexts: history hash */
+	struct rt_ctx *from; /* transitions only */
+	struct rt_ctx *ctx;
+};
+
+struct rt_table {
+	size_t cap; /* power of two */
+	size_t used;
+	struct rt_slot slots[];
+};
+
+static struct rt_table *table_new(struct rt_thread *t, size_t cap)
+{
+	size_t bytes = sizeof(struct rt_table) + cap * sizeof(struct rt_slot);
+	struct rt_table *tab = rt_map(bytes);
+
+	if (tab == NULL)
+		return NULL;
+	tab->cap = cap;
+	t->memory_bytes += bytes;
+	return tab;
+}
+
+static void table_free(struct rt_thread *t, struct rt_table *tab)
+{
+	size_t bytes = sizeof(struct rt_table) + tab->cap * sizeof(struct rt_slot);
+
+	t->memory_bytes -= bytes;
+	rt_unmap(tab, bytes);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static size_t slot_hash(const struct rt_slot *s)
+{
+	return mix(s->key ^ ((uintptr_t)s->from * 0x9e3779b97f4a7c15ULL));
+}
+
+/* Insert without checking for duplicates; grows at half full.  Returns 0,
+ * or -1 when memory ran out (the table is then unchanged). */
+static int table_insert(struct rt_thread *t, struct rt_table **tabp, struct rt_slot s)
+{
+	struct rt_table *tab = *tabp;
+	size_t i;
+
+	if (tab == NULL || 2 * (tab->used + 1) > tab->cap) {
+		struct rt_table *bigger = table_new(t, tab ? 2 * tab->cap : 256);
+
+		if (bigger == NULL)
+			return -1;
+		for (i = 0; tab && i < tab->cap; i++) {
+			struct rt_slot *o = &tab->slots[i];
+			size_t j = slot_hash(o) & (bigger->cap - 1);
+
+			if (o->ctx == NULL)
+				continue;
+			while (bigger->slots[j].ctx)
+				j = (j + 1) & (bigger->cap - 1);
+			bigger->slots[j] = *o;
+			bigger->used++;
+		}
+		if (tab)
+			table_free(t, tab);
+		*tabp = tab = bigger;
+	}
+	i = slot_hash(&s) & (tab->cap - 1);
+	while (tab->slots[i].ctx)
+		i = (i + 1) & (tab->cap - 1);
+	tab->slots[i] = s;
+	tab->used++;
+	return 0;
+}
+
+static struct rt_ctx *transition_lookup(struct rt_table *tab, struct rt_ctx *from, uintptr_t fn)
+{
+	struct rt_slot probe = { fn, from, NULL };
+	size_t i;
+
+	if (tab == NULL)
+		return NULL;
+	for (i = slot_hash(&probe) & (tab->cap - 1); tab->slots[i].ctx; i = (i + 1) & (tab->cap - 1))
+		if (tab->slots[i].key == fn && tab->slots[i].from == from)
+			return tab->slots[i].ctx;
+	return NULL;
+}
+
+static uintptr_t history_hash(const uint32_t *h, uint32_t len)
+{
+	uint64_t x = 0x243f6a8885a308d3ULL ^ len;
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		x = mix(x ^ h[i]) + i;
+	return (uintptr_t)x;
+}
+
+static struct rt_ctx *context_lookup(struct rt_table *tab, const uint32_t *h, uint32_t len,
+				     uintptr_t hash)
+{
+	struct rt_slot probe = { hash, NULL, NULL };
+	size_t i;
+
+	if (tab == NULL)
+		return NULL;
+	for (i = slot_hash(&probe) & (tab->cap - 1); tab->slots[i].ctx; i = (i + 1) & (tab->cap - 1)) {
+		struct rt_ctx *c = tab->slots[i].ctx;
+
+		if (tab->slots[i].key == hash && c->len == len &&
+		    memcmp(c->hist, h, len * sizeof *h) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* ---- Steps A2-A5 -------------------------------------------------------- */
+
+static int unmarked(uint32_t e)
+{
+	return !CCP_ENTRY_MARKED(e);
+}
+
+/* A4: delete interior unmarked entries whose neighbours are unmarked. */
+static int squeeze_isolated(uint32_t *h, uint32_t *len)
+{
+	uint32_t i, n = *len, out = 0;
+	int changed = 0;
+
+	for (i = 0; i < n; i++) {
+		int interior = i > 0 && i + 1 < n;
+
+		if (interior && unmarked(h[i]) && unmarked(h[out - 1]) && unmarked(h[i + 1])) {
+			changed = 1;
+			continue;
+		}
+		h[out++] = h[i];
+	}
+	*len = out;
+	return changed;
+}
+
+/* A5: of two equal adjacent unmarked entries, keep one. */
+static int squeeze_repeats(uint32_t *h, uint32_t *len)
+{
+	uint32_t i, n = *len, out = 0;
+	int changed = 0;
+
+	for (i = 0; i < n; i++) {
+		if (out > 0 && h[i] == h[out - 1] && unmarked(h[i])) {
+			changed = 1;
+			continue;
+		}
+		h[out++] = h[i];
+	}
+	*len = out;
+	return changed;
+}
+
+/*
+ * The history after entering `cc` from history `h` (A2-A5).  `out` has room
+ * for len + 1 entries.  Example (Spivey): from [main] P R [P] [Q] [R],
+ * entering P gives [main] P R P [Q] [R] [P] (A2, A3); A4 drops the R between
+ * two unmarked Ps; A5 merges the two Ps: [main] P [Q] [R] [P].
+ */
+static uint32_t next_history(const uint32_t *h, uint32_t len, uint32_t cc, uint32_t *out)
+{
+	uint32_t i, n = len;
+
+	for (i = 0; i < len; i++) /* A3 */
+		out[i] = CCP_ENTRY_CC(h[i]) == cc ? CCP_ENTRY(cc, 0) : h[i];
+	out[n++] = CCP_ENTRY(cc, 1); /* A2 */
+	for (;;) { /* A4 and A5, until neither applies */
+		while (squeeze_isolated(out, &n))
+			;
+		if (!squeeze_repeats(out, &n))
+			break;
+		while (squeeze_repeats(out, &n))
+			;
+	}
+	return n;
+}
+
+/* ---- Contexts ------------------------------------------------------------ */
+
+static struct rt_ctx *context_new(struct rt_thread *t, uintptr_t fn, const uint32_t *h,
+				  uint32_t len)
+{
+	struct rt_ctx *c = rt_thread_alloc(t, sizeof *c);
+	uint32_t *copy = len ? rt_thread_alloc(t, len * sizeof *h) : NULL;
+
+	if (c == NULL || (len && copy == NULL))
+		return NULL;
+	if (len)
+		memcpy(copy, h, len * sizeof *h);
+	c->fn = fn;
+	c->hist = copy;
+	c->len = len;
+	c->id = t->ncontexts++;
+	if (len > t->deepest_history)
+		t->deepest_history = len;
+	c->all_next = t->all;
+	RT_PUBLISH(&t->all, c);
+	return c;
+}
+
+struct rt_ctx *rt_root_context(struct rt_thread *t)
+{
+	return context_new(t, 0, NULL, 0);
+}
+
+static void cache_put(struct rt_ctx *c, uintptr_t fn, struct rt_ctx *n)
+{
+	/* Order matters for a handler that interrupts us: it must never see
+	 * a key paired with the wrong target (Note [Re-entry]). */
+	c->cache_fn[1] = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->cache_to[1] = c->cache_to[0];
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->cache_fn[1] = c->cache_fn[0];
+	c->cache_fn[0] = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->cache_to[0] = n;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->cache_fn[0] = fn;
+}
+
+static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
+{
+	uint32_t cc = rt_cc_intern(fn, CCP_CC_FUNCTION, NULL);
+	uint32_t stackbuf[256];
+	uint32_t *h = stackbuf;
+	uint32_t len;
+	uintptr_t hash;
+	struct rt_ctx *n;
+
+	if (cc == UINT32_MAX)
+		return NULL;
+	if (c->len + 1 > sizeof stackbuf / sizeof *stackbuf) {
+		h = rt_thread_alloc(t, (c->len + 1) * sizeof *h); /* rare: long history */
+		if (h == NULL)
+			return NULL;
+	}
+	len = next_history(c->hist, c->len, cc, h);
+	hash = history_hash(h, len);
+	n = context_lookup(t->contexts_tab, h, len, hash);
+	if (n == NULL) {
+		n = context_new(t, fn, h, len);
+		if (n == NULL || table_insert(t, &t->contexts_tab, (struct rt_slot){ hash, NULL, n }))
+			return NULL;
+	}
+	return n;
+}
+
+struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
+{
+	struct rt_ctx *n;
+
+	if (t->busy) { /* Note [Re-entry] */
+		t->lost_calls++;
+		return NULL;
+	}
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (c->cache_fn[1] == fn)
+		n = c->cache_to[1];
+	else
+		n = transition_lookup(t->transitions_tab, c, fn);
+	if (n == NULL) {
+		n = find_or_create(t, c, fn);
+		if (n && table_insert(t, &t->transitions_tab, (struct rt_slot){ fn, c, n }))
+			n = NULL;
+		if (n)
+			t->transitions++;
+	}
+	if (n)
+		cache_put(c, fn, n);
+	else
+		t->lost_calls++;
+	{
+		uint64_t depth = (uint64_t)(t->top - t->base) - 1;
+
+		if (depth > t->max_depth)
+			t->max_depth = depth;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+	return n;
+}
+
+/*
+ * Frames left without a return (Note [Shadow stack]): an entry whose
+ * stack pointer is at or below the one now entering belongs to a frame
+ * that is gone.  Popping it returns to the context it saved.  A stack
+ * pointer outside this thread's stack is a handler on an alternate signal
+ * stack: nothing is gone then.  Region entries are closed by key instead.
+ */
+void rt_discard_gone(struct rt_thread *t, uintptr_t sp)
+{
+	struct rt_shadow *s = t->top;
+
+	if (sp < t->stack_lo || sp >= t->stack_hi)
+		return;
+	while (s > t->base + 1 && s[-1].sp <= sp && !(s[-1].sp & RT_REGION_SP))
+		s--;
+	if (s != t->top) {
+		t->top = s;
+		RT_PUBLISH(&t->cur, s->ctx);
+	}
+}

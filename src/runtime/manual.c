@@ -1,0 +1,106 @@
+/*
+ * manual.c - the public API of ccprof.h: named regions and ccprof_dump.
+ *
+ * A region is a cost centre keyed by the address of its handle, so it
+ * takes part in the context machine exactly like a function.  Its shadow
+ * entry carries RT_REGION_SP (Note [Shadow stack]): it has no frame of its
+ * own, so it is closed by key, and by the return of the function that
+ * opened it if it is never closed.
+ */
+#include <errno.h>
+#include <string.h>
+
+#define CCPROF_BUILDING_RUNTIME
+#include "ccprof.h"
+#include "runtime.h"
+
+#define API __attribute__((visibility("default"), no_instrument_function))
+
+struct ccprof_cc {
+	struct ccprof_cc *next;
+	char name[];
+};
+
+/* Referenced by hooks.c, so that a static link that pulls in the hooks
+ * pulls in this API too (the header's references to it are weak). */
+const int rt_manual_anchor = 1;
+
+static struct ccprof_cc *regions;
+static pthread_mutex_t regions_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Just below the caller's stack pointer: under its frame, above any frame
+ * it calls. */
+#define REGION_SP() (((uintptr_t)__builtin_frame_address(0) + sizeof(void *)) | RT_REGION_SP)
+
+API ccprof_cc_t ccprof__cc(const char *name)
+{
+	struct ccprof_cc *r;
+	size_t n;
+
+	rt_init();
+	if (name == NULL)
+		name = "(null)";
+	pthread_mutex_lock(&regions_lock);
+	for (r = regions; r; r = r->next)
+		if (strcmp(r->name, name) == 0)
+			break;
+	if (r == NULL) {
+		n = strlen(name) + 1;
+		r = rt_map(sizeof *r + n);
+		if (r) {
+			memcpy(r->name, name, n);
+			r->next = regions;
+			regions = r;
+			if (rt_cc_intern((uintptr_t)r, CCP_CC_MANUAL, r->name) == UINT32_MAX)
+				r = NULL;
+		}
+	}
+	pthread_mutex_unlock(&regions_lock);
+	return r;
+}
+
+API void ccprof__enter(ccprof_cc_t cc)
+{
+	struct rt_thread *t = rt_self;
+
+	if (cc == NULL)
+		return;
+	if (t == NULL && (t = rt_thread_start()) == NULL)
+		return;
+	rt_enter(t, (uintptr_t)cc, REGION_SP());
+}
+
+/* Pop back to the context that was current before `cc` was entered: the
+ * newest shadow entry whose following context runs `cc`. */
+API void ccprof__leave(ccprof_cc_t cc)
+{
+	struct rt_thread *t = rt_self;
+	struct rt_ctx *after;
+	struct rt_shadow *s;
+
+	if (cc == NULL || t == NULL)
+		return;
+	if (t->overflow) {
+		t->overflow--;
+		return;
+	}
+	after = t->cur;
+	for (s = t->top - 1; s > t->base; s--) {
+		if (after->fn == (uintptr_t)cc && (s->sp & RT_REGION_SP)) {
+			t->top = s;
+			RT_PUBLISH(&t->cur, s->ctx);
+			return;
+		}
+		after = s->ctx;
+	}
+}
+
+API int ccprof__dump(void)
+{
+	rt_init();
+	if (rt_config.disabled) {
+		errno = EPERM;
+		return -1;
+	}
+	return rt_dump(0);
+}

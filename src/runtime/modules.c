@@ -1,0 +1,139 @@
+/*
+ * modules.c - which loaded object each function lives in.
+ *
+ * A function is identified by its module (path, build-id) and its offset in
+ * that module, not by its run-time address (DESIGN.md §5): profiles of runs
+ * with different address layouts then merge, and a library closed with
+ * dlclose keeps its names.  Modules are recorded as they are first seen,
+ * when a function of theirs gets its CC number (under the CC lock).
+ */
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#define MAX_MODULES 4096
+
+static struct rt_module modules[MAX_MODULES];
+static uint32_t nmodules;
+
+struct search {
+	uintptr_t addr;
+	int32_t found;
+};
+
+static void hex_build_id(const ElfW(Phdr) *ph, uintptr_t base, char out[41])
+{
+	const unsigned char *p = (const unsigned char *)(base + ph->p_vaddr);
+	const unsigned char *end = p + ph->p_memsz;
+
+	out[0] = '\0';
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+		const unsigned char *name = p + sizeof *n;
+		const unsigned char *desc = name + ((n->n_namesz + 3) & ~3u);
+
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+			uint32_t i, len = n->n_descsz > 20 ? 20 : n->n_descsz;
+
+			for (i = 0; i < len; i++) {
+				out[2 * i] = "0123456789abcdef"[desc[i] >> 4];
+				out[2 * i + 1] = "0123456789abcdef"[desc[i] & 15];
+			}
+			out[2 * len] = '\0';
+			return;
+		}
+		p = desc + ((n->n_descsz + 3) & ~3u);
+	}
+}
+
+static char *copy_path(const char *name)
+{
+	char buf[4096];
+	size_t n;
+	char *s;
+
+	if (name == NULL || name[0] == '\0') { /* the main program */
+		ssize_t r = readlink("/proc/self/exe", buf, sizeof buf - 1);
+
+		buf[r > 0 ? r : 0] = '\0';
+		name = buf;
+	}
+	n = strlen(name) + 1;
+	s = rt_map(n);
+	if (s)
+		memcpy(s, name, n);
+	return s;
+}
+
+static int32_t record(struct dl_phdr_info *info)
+{
+	struct rt_module *m;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD) {
+			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+
+			if (a < lo)
+				lo = a;
+			if (a + ph->p_memsz > hi)
+				hi = a + ph->p_memsz;
+		}
+	}
+	for (i = 0; i < (int)nmodules; i++) /* seen before, still loaded there */
+		if (modules[i].base == info->dlpi_addr && modules[i].lo == lo && modules[i].hi == hi)
+			return i;
+	if (nmodules == MAX_MODULES)
+		return -1;
+	m = &modules[nmodules];
+	m->path = copy_path(info->dlpi_name);
+	m->base = info->dlpi_addr;
+	m->lo = lo;
+	m->hi = hi;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_NOTE && m->build_id[0] == '\0')
+			hex_build_id(&info->dlpi_phdr[i], info->dlpi_addr, m->build_id);
+	return (int32_t)nmodules++;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct search *s = arg;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && s->addr >= a && s->addr < a + ph->p_memsz) {
+			s->found = record(info);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int32_t rt_module_of(uintptr_t addr)
+{
+	struct search s = { addr, -1 };
+
+	dl_iterate_phdr(visit, &s);
+	return s.found;
+}
+
+uint32_t rt_module_count(void)
+{
+	return nmodules;
+}
+
+const struct rt_module *rt_module_get(uint32_t i)
+{
+	return &modules[i];
+}

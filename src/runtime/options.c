@@ -1,0 +1,94 @@
+/*
+ * options.c - CCPROF_OPTIONS, in the style of ASAN_OPTIONS:
+ * key=value pairs separated by ':' (or ',').  Later keys win, so a tool
+ * can append its own settings to the user's.  See docs/options.md.
+ *
+ *   clock=cpu|cycles|wall   what time is (default cpu, sampled)
+ *   interval=N[ms|us|ns]    sampling interval (default 1ms)
+ *   output=PATH             profile file; %p is the process id
+ *   verbose=0|1             say where the profile went
+ *   enabled=0|1             0: profile nothing (hooks stay cheap)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+static uint64_t parse_interval(const char *v)
+{
+	char *end;
+	double x = strtod(v, &end);
+	double unit = 1e6; /* milliseconds by default */
+
+	if (end == v || x <= 0)
+		return 0;
+	if (strcmp(end, "us") == 0)
+		unit = 1e3;
+	else if (strcmp(end, "ns") == 0)
+		unit = 1;
+	else if (strcmp(end, "s") == 0)
+		unit = 1e9;
+	else if (*end && strcmp(end, "ms") != 0)
+		return 0;
+	x *= unit;
+	if (x < 10000) /* 10 us: below that the sampler is the workload */
+		x = 10000;
+	return (uint64_t)x;
+}
+
+static void set(struct rt_config *cfg, const char *key, const char *val)
+{
+	if (strcmp(key, "clock") == 0) {
+		if (strcmp(val, "cpu") == 0)
+			cfg->clock = CCP_CLOCK_CPU;
+		else if (strcmp(val, "cycles") == 0)
+			cfg->clock = CCP_CLOCK_CYCLES;
+		else if (strcmp(val, "wall") == 0)
+			cfg->clock = CCP_CLOCK_WALL;
+		else
+			rt_warn("CCPROF_OPTIONS: unknown clock '%s' (cpu, cycles or wall)", val);
+	} else if (strcmp(key, "interval") == 0) {
+		uint64_t ns = parse_interval(val);
+
+		if (ns)
+			cfg->interval_ns = ns;
+		else
+			rt_warn("CCPROF_OPTIONS: bad interval '%s' (e.g. 1ms, 500us)", val);
+	} else if (strcmp(key, "output") == 0) {
+		if (strlen(val) < sizeof cfg->output)
+			strcpy(cfg->output, val);
+		else
+			rt_warn("CCPROF_OPTIONS: output path too long");
+	} else if (strcmp(key, "verbose") == 0) {
+		cfg->verbose = atoi(val);
+	} else if (strcmp(key, "enabled") == 0) {
+		cfg->disabled = atoi(val) == 0;
+	} else {
+		rt_warn("CCPROF_OPTIONS: unknown option '%s'", key);
+	}
+}
+
+void rt_options_parse(const char *s, struct rt_config *cfg)
+{
+	char buf[4096 + 64];
+	char *p, *save = NULL;
+
+	if (s == NULL || *s == '\0')
+		return;
+	if (strlen(s) >= sizeof cfg->options)
+		rt_warn("CCPROF_OPTIONS: too long; kept its first %zu bytes in the profile",
+			sizeof cfg->options - 1);
+	strncpy(cfg->options, s, sizeof cfg->options - 1);
+	strncpy(buf, s, sizeof buf - 1);
+	buf[sizeof buf - 1] = '\0';
+	for (p = strtok_r(buf, ":,", &save); p; p = strtok_r(NULL, ":,", &save)) {
+		char *eq = strchr(p, '=');
+
+		if (eq == NULL) {
+			rt_warn("CCPROF_OPTIONS: '%s' is not key=value", p);
+			continue;
+		}
+		*eq = '\0';
+		set(cfg, p, eq + 1);
+	}
+}

@@ -1,0 +1,206 @@
+/*
+ * runtime.h - the runtime's internal data: contexts, per-thread state, and
+ * the interfaces between the hot path (hooks.c) and the slow paths.
+ *
+ * Note [Ownership]: a thread's contexts, shadow stack and tables are written
+ * only by that thread.  Two other parties read them: the sampler (reads
+ * `cur`, adds to `time` of the context it finds; it is the only writer of
+ * `time` under the sampling clocks) and the profile writer (reads counters
+ * and the context list).  Counters are therefore stored with relaxed atomic
+ * stores (plain moves on x86) and pointers are published with release
+ * stores, so the profile is exact and ThreadSanitizer stays quiet.
+ *
+ * Note [Shadow stack]: each entry holds the context to return to and the
+ * stack pointer of the instrumented function at its call of the hook.  A
+ * frame left without a return (longjmp, exceptions, cancellation) leaves
+ * entries whose stack pointer is at or below a later frame's; hooks discard
+ * those (DESIGN.md §5).  Entry 0 is a sentinel with sp = UINTPTR_MAX, so
+ * top[-1] always exists.  Entries pushed by manual regions have bit 0 of sp
+ * set: they belong to no frame of their own and are closed by key.
+ */
+#ifndef CCPROF_RUNTIME_H
+#define CCPROF_RUNTIME_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "format/profile.h"
+
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define RT_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define RT_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define RT_PUBLISH(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define RT_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+
+#define RT_REGION_SP 1u /* Note [Shadow stack] */
+
+struct rt_ctx {
+	uintptr_t fn; /* key of the running CC: A1 compares against it */
+	uintptr_t cache_fn[2]; /* inline cache of the last transitions */
+	struct rt_ctx *cache_to[2];
+	uint64_t entries;
+	uint64_t recursive;
+	uint64_t time;
+	uint32_t id;  /* dense per thread, in creation order */
+	uint32_t len; /* history length */
+	uint32_t *hist; /* CCP_ENTRY(cc, mark) */
+	struct rt_ctx *all_next; /* the thread's list of all contexts */
+};
+
+struct rt_shadow {
+	struct rt_ctx *ctx; /* context to return to */
+	uintptr_t sp;
+};
+
+struct rt_table; /* open-addressing tables of the slow path (machine.c) */
+
+struct rt_thread {
+	/* Hot: read on every call. */
+	struct rt_ctx *cur;
+	struct rt_shadow *top;
+	struct rt_shadow *limit;
+	uint32_t overflow;  /* calls past the end of the shadow stack */
+	uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c */
+	uint64_t last_tick; /* cycles clock: tick of the previous hook */
+	uint64_t debt;      /* cycles clock: overhead not yet subtracted */
+
+	/* Slow path (owner only). */
+	struct rt_shadow *base;
+	size_t shadow_bytes;
+	uintptr_t stack_lo, stack_hi; /* this thread's stack, for discards */
+	struct rt_ctx *root;
+	struct rt_ctx *all; /* newest first; published with release */
+	uint32_t ncontexts;
+	uint64_t transitions;
+	uint64_t deepest_history;
+	uint64_t max_depth;
+	uint64_t lost_calls;
+	uint64_t memory_bytes;
+	unsigned char *arena_next, *arena_end;
+	struct rt_table *transitions_tab;
+	struct rt_table *contexts_tab;
+
+	/* Sampler (under the registry lock). */
+	clockid_t cpu_clock;
+	uint64_t last_sample;
+	int alive;
+
+	uint64_t tid;
+	char name[32];
+	struct rt_thread *next; /* registry list */
+};
+
+/* Runtime-wide settings, fixed after start-up (options.c, init.c). */
+struct rt_config {
+	int disabled;            /* AT_SECURE or enabled=0: hooks do nothing */
+	uint32_t clock;          /* enum ccp_clock */
+	uint64_t interval_ns;
+	char output[4096];       /* path template, %p = pid */
+	int verbose;
+	uint64_t overhead_ticks; /* cycles clock: per-hook cost, calibrated */
+	uint64_t overhead_milliticks;
+	char options[1024];      /* CCPROF_OPTIONS as given */
+};
+
+extern struct rt_config rt_config RT_HIDDEN;
+extern int rt_cycles RT_HIDDEN; /* clock == cycles: the hooks read the TSC */
+extern __thread struct rt_thread *rt_self
+	__attribute__((tls_model("initial-exec"))) RT_HIDDEN;
+
+/* init.c */
+RT_HIDDEN void rt_init(void);
+RT_HIDDEN struct rt_thread *rt_thread_start(void);
+RT_HIDDEN struct rt_thread *rt_thread_private(void);
+
+/* hooks.c */
+void __cyg_profile_func_enter(void *fn, void *call_site) __attribute__((no_instrument_function));
+void __cyg_profile_func_exit(void *fn, void *call_site) __attribute__((no_instrument_function));
+
+/* machine.c: the context machine's slow path. */
+RT_HIDDEN struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn);
+RT_HIDDEN struct rt_ctx *rt_root_context(struct rt_thread *t);
+RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
+
+/* hooks.c: shared by the manual API. */
+RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp);
+RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp);
+
+/* cctable.c: process-wide cost-centre numbering. */
+RT_HIDDEN uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name);
+RT_HIDDEN void rt_cc_lock(void);
+RT_HIDDEN void rt_cc_unlock(void);
+RT_HIDDEN void rt_cc_after_fork(void);
+struct rt_cc_info {
+	uintptr_t key;
+	uint32_t kind;
+	const char *name;  /* manual regions */
+	int32_t module;    /* functions: index in the module table, or -1 */
+};
+RT_HIDDEN uint32_t rt_cc_count(void);
+RT_HIDDEN const struct rt_cc_info *rt_cc_get(uint32_t id);
+
+/* modules.c: where each function lives (module + offset), names. */
+struct rt_module {
+	char *path;
+	char build_id[41];
+	uintptr_t base;
+	uintptr_t lo, hi; /* mapped address range */
+};
+RT_HIDDEN int32_t rt_module_of(uintptr_t addr); /* under the cc lock */
+RT_HIDDEN uint32_t rt_module_count(void);
+RT_HIDDEN const struct rt_module *rt_module_get(uint32_t i);
+
+/* threads.c: the registry of every thread that ever ran a hook. */
+RT_HIDDEN void rt_registry_lock(void);
+RT_HIDDEN void rt_registry_unlock(void);
+RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
+RT_HIDDEN void rt_registry_add(struct rt_thread *t);
+RT_HIDDEN void rt_registry_after_fork(struct rt_thread *survivor);
+RT_HIDDEN void rt_thread_refresh_name(struct rt_thread *t);
+
+/* clock.c */
+static inline uint64_t rt_tick(void); /* cycles clock, below */
+RT_HIDDEN uint64_t rt_now_ns(clockid_t id);
+RT_HIDDEN void rt_clock_calibrate(void);
+RT_HIDDEN uint64_t rt_ticks_per_sec(void);
+RT_HIDDEN void rt_charge_sample(struct rt_thread *t, uint64_t now);
+
+/* sampler.c */
+RT_HIDDEN void rt_sampler_start(void);
+RT_HIDDEN void rt_sampler_stop(void);
+RT_HIDDEN uint64_t rt_sampler_samples(void);
+RT_HIDDEN void rt_sampler_after_fork(void);
+
+/* options.c */
+RT_HIDDEN void rt_options_parse(const char *s, struct rt_config *cfg);
+
+/* dump.c */
+RT_HIDDEN int rt_dump(int final);
+RT_HIDDEN void rt_dump_set_args(int argc, char **argv);
+RT_HIDDEN void rt_dump_after_fork(void);
+RT_HIDDEN void rt_dump_init(void);
+
+/* sys.c: memory straight from the kernel (the slow path may run inside
+ * malloc or a signal handler, so it never calls malloc). */
+RT_HIDDEN void *rt_map(size_t n);
+RT_HIDDEN void rt_unmap(void *p, size_t n);
+RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static inline uint64_t rt_tick(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+#else
+	return rt_now_ns(CLOCK_MONOTONIC);
+#endif
+}
+
+#endif

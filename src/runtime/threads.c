@@ -1,0 +1,201 @@
+/*
+ * threads.c - per-thread state: creation on a thread's first hook, the
+ * registry that the sampler and the writer walk, and the end of a thread.
+ *
+ * A thread's state outlives the thread: its contexts are written at exit
+ * with everyone else's ("threads that exit early keep their costs").
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* 4 Mi entries of 16 bytes, reserved but touched only as deep as a thread
+ * goes: a million-deep recursion fits. */
+#define SHADOW_ENTRIES (1u << 22)
+
+__thread struct rt_thread *rt_self __attribute__((tls_model("initial-exec")));
+static __thread int starting __attribute__((tls_model("initial-exec")));
+
+static struct rt_thread *registry;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+void rt_registry_lock(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+void rt_registry_unlock(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+struct rt_thread *rt_registry_first(void)
+{
+	return registry;
+}
+
+void rt_registry_add(struct rt_thread *t)
+{
+	rt_registry_lock();
+	t->next = registry;
+	registry = t;
+	rt_registry_unlock();
+}
+
+/* The thread's name as the kernel knows it (pthread_setname_np). */
+static void read_name(struct rt_thread *t)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%llu/comm", (unsigned long long)t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, t->name, sizeof t->name - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	t->name[n] = '\0';
+	if (t->name[n - 1] == '\n')
+		t->name[n - 1] = '\0';
+}
+
+/* A thread ends: take its last sample and keep its state. */
+static void thread_exit(void *arg)
+{
+	struct rt_thread *t = arg;
+
+	rt_registry_lock();
+	if (t->alive) {
+		if (rt_config.clock != CCP_CLOCK_CYCLES)
+			rt_charge_sample(t, rt_now_ns(rt_config.clock == CCP_CLOCK_CPU ?
+							  t->cpu_clock : CLOCK_MONOTONIC));
+		read_name(t);
+		t->alive = 0;
+	}
+	rt_registry_unlock();
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
+}
+
+static void stack_bounds(struct rt_thread *t)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	t->stack_lo = 0;
+	t->stack_hi = UINTPTR_MAX;
+	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		return;
+	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+		t->stack_lo = (uintptr_t)addr;
+		t->stack_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+static struct rt_thread *thread_new(void)
+{
+	struct rt_thread *t = rt_map(sizeof *t);
+
+	if (t == NULL)
+		return NULL;
+	t->shadow_bytes = (size_t)SHADOW_ENTRIES * sizeof(struct rt_shadow);
+	t->base = rt_map(t->shadow_bytes);
+	if (t->base == NULL)
+		return NULL;
+	t->root = rt_root_context(t);
+	if (t->root == NULL)
+		return NULL;
+	t->base[0].ctx = t->root;
+	t->base[0].sp = UINTPTR_MAX; /* the sentinel */
+	t->top = t->base + 1;
+	t->limit = t->base + SHADOW_ENTRIES;
+	t->cur = t->root;
+	t->memory_bytes += sizeof *t;
+	t->tid = (uint64_t)syscall(SYS_gettid);
+	return t;
+}
+
+/* A private state for calibration: not registered, never written. */
+struct rt_thread *rt_thread_private(void)
+{
+	return thread_new();
+}
+
+/* First hook on this thread. */
+struct rt_thread *rt_thread_start(void)
+{
+	struct rt_thread *t;
+
+	if (starting)
+		return NULL;
+	starting = 1;
+	rt_init();
+	if (rt_config.disabled || rt_self) {
+		starting = 0;
+		return rt_self;
+	}
+	t = thread_new();
+	if (t == NULL) {
+		starting = 0;
+		return NULL;
+	}
+	stack_bounds(t);
+	if (pthread_getcpuclockid(pthread_self(), &t->cpu_clock) != 0)
+		t->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
+	t->last_sample = rt_now_ns(rt_config.clock == CCP_CLOCK_CPU ? t->cpu_clock : CLOCK_MONOTONIC);
+	t->last_tick = rt_cycles ? rt_tick() : 0;
+	t->alive = 1;
+	pthread_once(&key_once, make_key);
+	pthread_setspecific(exit_key, t);
+	rt_registry_add(t);
+	rt_self = t;
+	starting = 0;
+	return t;
+}
+
+/*
+ * After fork, in the child: only the forking thread survives.  Its
+ * contexts stay (its shadow stack points into them) but start from zero,
+ * and the other threads' states are dropped from the registry.
+ */
+void rt_registry_after_fork(struct rt_thread *survivor)
+{
+	struct rt_ctx *c;
+
+	pthread_mutex_init(&registry_lock, NULL);
+	registry = NULL;
+	if (survivor == NULL)
+		return;
+	for (c = survivor->all; c; c = c->all_next) {
+		c->entries = 0;
+		c->recursive = 0;
+		c->time = 0;
+	}
+	survivor->lost_calls = 0;
+	survivor->tid = (uint64_t)syscall(SYS_gettid);
+	survivor->last_sample = rt_now_ns(rt_config.clock == CCP_CLOCK_CPU ? survivor->cpu_clock
+									  : CLOCK_MONOTONIC);
+	if (pthread_getcpuclockid(pthread_self(), &survivor->cpu_clock) != 0)
+		survivor->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
+	survivor->next = NULL;
+	registry = survivor;
+}
+
+void rt_thread_refresh_name(struct rt_thread *t)
+{
+	read_name(t);
+}

@@ -1,0 +1,79 @@
+"""Helpers for the script tests: run ccprof, read its JSON, print TAP lines."""
+import json
+import os
+import subprocess
+import sys
+
+TOP = os.environ["TOP"]
+OUT = os.environ["OUT"]
+BUILD = os.environ.get("BUILD", "build")
+CCPROF = os.path.join(TOP, BUILD, "bin", "ccprof")
+LIB = os.path.join(TOP, BUILD, "lib")
+CC = os.environ.get("CC", "cc")
+
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    print(("ok - " if cond else "not ok - ") + what)
+    if not cond:
+        failures += 1
+    return cond
+
+
+def near(a, b, eps, what):
+    return check(abs(a - b) <= eps, "%s: %.6g ~ %.6g (+-%g)" % (what, a, b, eps))
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+
+def build(name, src, *flags, instrument=True):
+    out = os.path.join(OUT, name)
+    cmd = [CC, "-g", "-O1", "-I" + os.path.join(TOP, "include")]
+    if instrument:
+        cmd.append("-finstrument-functions")
+    cmd += [os.path.join(TOP, src), "-o", out, "-pthread"] + list(flags)
+    r = run(cmd)
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr)
+        raise SystemExit("cannot build " + src)
+    return out
+
+
+def record(prog, args=(), clock=None, profile=None, env=None):
+    """Run prog under `ccprof record`; return (CompletedProcess, profile path)."""
+    profile = profile or os.path.join(OUT, os.path.basename(prog) + ".ccprof")
+    cmd = [CCPROF, "record", "-o", profile]
+    if clock:
+        cmd.append("--clock=" + clock)
+    cmd += ["--", prog] + list(args)
+    e = dict(os.environ)
+    e.update(env or {})
+    return run(cmd, env=e), profile
+
+
+def report(profile, *opts):
+    r = run([CCPROF, "report", "--json"] + list(opts) + [profile])
+    if r.returncode != 0:
+        raise SystemExit("report failed: " + r.stderr)
+    return json.loads(r.stdout)
+
+
+def history_str(ctx):
+    """A context as in DESIGN.md: marked entries in brackets."""
+    return " ".join("[%s]" % e["name"] if e["marked"] else e["name"] for e in ctx["history"])
+
+
+def functions(rep):
+    return {f["name"]: f for f in rep["functions"]}
+
+
+def arcs(rep):
+    return {(a["caller"], a["callee"]): a for a in rep["arcs"]}
+
+
+def finish():
+    sys.exit(1 if failures else 0)

@@ -1,0 +1,89 @@
+"""Core semantics through real programs (DESIGN.md §2-§4)."""
+import os
+from ccp import *
+
+SPIVEY = [
+    "[main]", "[main] [P]", "[main] [P] [Q]", "[main] [P] [Q] [R]",
+    "[main] P [Q] [R] [P]", "[main] P Q [R] [P] [Q]", "[main] P R [P] [Q] [R]",
+    "[main] P [Q] [R] [P] [S]",
+]
+SPIVEY_1 = SPIVEY[:5] + ["[main] P [Q] [R] [P] [S]"]
+
+
+def tree_nodes(node, depth=0):
+    yield depth, node
+    for c in node.get("children", []):
+        yield from tree_nodes(c, depth + 1)
+
+
+def spivey():
+    prog = build("spivey", "tests/progs/spivey.c")
+    for n in range(1, 11):
+        r, prof = record(prog, [str(n)])
+        check(r.returncode == 0, "spivey n=%d runs under ccprof record" % n)
+        rep = report(prof)
+        got = sorted(history_str(c) for c in rep["contexts"] if c["history"])
+        want = sorted(SPIVEY if n >= 2 else SPIVEY_1)
+        check(got == want, "spivey n=%d: exactly the %d contexts of DESIGN.md §4 (got %s)"
+              % (n, len(want), got))
+        stacks = [nd for d, nd in tree_nodes(rep["tree"]) if d > 0 and nd["entries"] > 0]
+        if n >= 2:
+            check(len(stacks) == 7, "spivey n=%d: 7 compressed stacks entered (got %d)"
+                  % (n, len(stacks)))
+        fs = functions(rep)
+        check(fs["P"]["calls"] == n + 1 and fs["Q"]["calls"] == n and fs["S"]["calls"] == 1,
+              "spivey n=%d: calls P=%d Q=%d S=1" % (n, n + 1, n))
+
+
+def fib():
+    prog = build("fib", "tests/progs/fib.c")
+    r, prof = record(prog, ["22"])
+    want = int(r.stdout.split("calls fib ")[1])
+    rep = report(prof)
+    ctx = [c for c in rep["contexts"] if c["history"]]
+    check(len(ctx) == 2, "fib: one context per function (got %d)" % len(ctx))
+    check(functions(rep)["fib"]["calls"] == want, "fib: calls = %d, the program's own count" % want)
+    a = arcs(rep)
+    check(a[("fib", "fib")]["calls"] == want - 1, "fib: arc fib->fib = recursive calls")
+    check(a[("main", "fib")]["calls"] == 1, "fib: arc main->fib = 1")
+    check(rep["total_calls"] == want + 1, "fib: total calls = fib calls + main")
+
+
+def varied_calls():
+    prog = build("calls", "tests/progs/calls.c")
+    r, prof = record(prog)
+    rep = report(prof)
+    fs, a = functions(rep), arcs(rep)
+    for line in r.stdout.splitlines():
+        w = line.split()
+        if w[0] == "calls":
+            got = fs.get(w[1], {}).get("calls", 0)
+            check(got == int(w[2]), "calls(%s) = %s (program's count), got %d" % (w[1], w[2], got))
+        elif w[0] == "arc":
+            got = a.get((w[1], w[2]), {}).get("calls", 0)
+            check(got == int(w[3]), "arc %s->%s = %s, got %d" % (w[1], w[2], w[3], got))
+    nprog = sum(1 for l in r.stdout.splitlines() if l.startswith("arc "))
+    check(len(a) == nprog, "no arcs beyond the program's own (%d vs %d)" % (len(a), nprog))
+
+
+def trap(clock):
+    prog = build("trap", "examples/trap.c")
+    r, prof = record(prog, ["250"], clock=clock)
+    rep = report(prof)
+    a = arcs(rep)
+    work = functions(rep)["work"]["inherited_s"]
+    f_in = a[("f", "work")]["self_in_s"] + a[("f", "work")]["child_in_s"]
+    g_in = a[("g", "work")]["self_in_s"] + a[("g", "work")]["child_in_s"]
+    check(work > 0.2, "trap/%s: work took %.3f s" % (clock, work))
+    near(100 * f_in / work, 100 * 2000 / 2008, 1.0, "trap/%s: f's share of work (%%)" % clock)
+    near(100 * g_in / work, 100 * 8 / 2008, 1.0, "trap/%s: g's share of work (%%)" % clock)
+    check(a[("g", "work")]["calls"] == 8 * 250 and a[("f", "work")]["calls"] == 2 * 250,
+          "trap/%s: arc calls f->work 500, g->work 2000" % clock)
+
+
+spivey()
+fib()
+varied_calls()
+trap("cpu")
+trap("cycles")
+finish()

@@ -1,0 +1,118 @@
+"""libccprof as users meet it: record and exit status, direct and static
+linking, pkg-config, names from executables and shared libraries, manual
+regions, ccprof_dump, CCPROF_OPTIONS."""
+import json
+import os
+import shutil
+import signal
+from ccp import *
+
+
+def status_passthrough():
+    prog = build("status", "tests/progs/status.c")
+    for code in (0, 3, 77):
+        bare = run([prog, "exit", str(code)])
+        r, prof = record(prog, ["exit", str(code)])
+        check(r.returncode == code == bare.returncode, "record passes exit status %d" % code)
+        check(r.stdout == bare.stdout, "record keeps the program's stdout (exit %d)" % code)
+        check(os.path.exists(prof), "profile written after exit(%d)" % code)
+    bare = run([prog, "signal", str(int(signal.SIGTERM))])
+    r, _ = record(prog, ["signal", str(int(signal.SIGTERM))])
+    check(r.returncode == bare.returncode == -signal.SIGTERM,
+          "record dies by the program's signal (got %d)" % r.returncode)
+    r = run([CCPROF, "record", "--", os.path.join(OUT, "no-such-program")])
+    check(r.returncode == 127 and r.stderr.count("\n") == 1,
+          "record of a missing program: one error line, exit 127")
+    r, prof = record(prog, ["exit", "0"])
+    check("profile written to " + prof in r.stderr, "record says where the profile went")
+
+
+def linked(kind):
+    src = os.path.join(TOP, "tests/progs/fib.c")
+    exe = os.path.join(OUT, "fib_" + kind)
+    if kind == "pkg-config":
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(LIB, "pkgconfig"))
+        flags = run(["pkg-config", "--cflags", "--libs", "ccprof"], env=env).stdout.split()
+        cmd = [CC, "-finstrument-functions", src, "-o", exe] + flags
+    else:
+        cmd = [CC, "-finstrument-functions", src, "-o", exe,
+               os.path.join(LIB, "libccprof.a"), "-pthread"]
+    b = run(cmd)
+    if not check(b.returncode == 0, "build with %s: %s" % (kind, " ".join(cmd))):
+        print("# " + b.stderr.replace("\n", "\n# "))
+        return
+    d = os.path.join(OUT, "run_" + kind)
+    os.makedirs(d, exist_ok=True)
+    r = run([exe, "15"], cwd=d, env=dict(os.environ, CCPROF_OPTIONS=""))
+    prof = os.path.join(d, "fib_" + kind + ".ccprof")
+    check(r.returncode == 0 and os.path.exists(prof),
+          "%s: the program writes <program>.ccprof in its directory" % kind)
+    if os.path.exists(prof):
+        want = int(r.stdout.split("calls fib ")[1])
+        check(functions(report(prof))["fib"]["calls"] == want, "%s: exact calls" % kind)
+
+
+def names():
+    so = os.path.join(OUT, "libshlib.so")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions",
+             os.path.join(TOP, "tests/progs/shlib.c"), "-o", so])
+    check(r.returncode == 0, "build an instrumented shared library")
+    prog = build("uselib", "tests/progs/uselib.c", "-L" + OUT, "-lshlib", "-Wl,-rpath," + OUT)
+    for pie in ("pie", "no-pie"):
+        exe = prog
+        if pie == "no-pie":
+            exe = build("uselib_nopie", "tests/progs/uselib.c", "-no-pie", "-L" + OUT,
+                        "-lshlib", "-Wl,-rpath," + OUT)
+        _, prof = record(exe)
+        fs = functions(report(prof))
+        for n in ("main", "local_static", "lib_entry", "helper"):
+            check(n in fs, "%s: function %s named (static and shared-library ones too)" % (pie, n))
+        check(not any(k.startswith("0x") for k in fs), "%s: no raw addresses" % pie)
+        check(fs.get("helper", {}).get("calls") == 10, "%s: helper called 10 times" % pie)
+
+
+def regions():
+    prog = build("regions", "tests/progs/regions.c", os.path.join(LIB, "libccprof.a"))
+    prof = os.path.join(OUT, "regions.ccprof")
+    r = run([prog, prof], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+    check("dump 0" in r.stdout and "exists 1" in r.stdout, "ccprof_dump writes during the run")
+    rep = report(prof)
+    fs, a = functions(rep), arcs(rep)
+    check(fs.get("main loop", {}).get("calls") == 1, "region 'main loop' entered once")
+    check(fs.get("step/body", {}).get("calls") == 100, "scoped region entered 100 times")
+    check(a.get(("main loop", "step"), {}).get("calls") == 100, "arc main loop -> step = 100")
+    check(a.get(("step", "step/body"), {}).get("calls") == 100, "arc step -> step/body = 100")
+    check(fs.get("nest-region", {}).get("calls") == 4 and fs.get("nest", {}).get("calls") == 4,
+          "recursive region and function: 4 calls each")
+    check(a.get(("main", "main loop"), {}).get("calls") == 1, "region's caller is main")
+    bare = build("regions_bare", "tests/progs/regions.c")
+    r = run([bare])
+    check(r.returncode == 0, "a program using ccprof.h runs without libccprof (weak API)")
+
+
+def options():
+    prog = build("fib_opt", "tests/progs/fib.c")
+    d = os.path.join(OUT, "opts")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    r = run(["env", "LD_PRELOAD=" + os.path.join(LIB, "libccprof.so"),
+             "CCPROF_OPTIONS=output=fib.%p.ccprof:clock=wall:interval=2ms", prog, "10"], cwd=d)
+    files = [f for f in os.listdir(d) if f.startswith("fib.") and f.endswith(".ccprof")]
+    check(r.returncode == 0 and len(files) == 1 and files[0][4:-7].isdigit(),
+          "output=fib.%%p.ccprof expands the pid (%s)" % files)
+    if files:
+        info = json.loads(run([CCPROF, "info", "--json", os.path.join(d, files[0])]).stdout)
+        check(info.get("clock") == "wall", "clock=wall recorded in the profile")
+    r = run([prog, "5"], env=dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                                  CCPROF_OPTIONS="bogus=1:output=/dev/null"))
+    check(r.returncode == 0 and "unknown option 'bogus'" in r.stderr,
+          "unknown CCPROF_OPTIONS key: warned, program unaffected")
+
+
+status_passthrough()
+linked("pkg-config")
+linked("static")
+names()
+regions()
+options()
+finish()

@@ -1,0 +1,40 @@
+#!/bin/sh
+# The build: warning-free with gcc and clang, make install, pkg-config,
+# and the tool under AddressSanitizer + UndefinedBehaviorSanitizer.
+. "$TOP/tests/lib.sh"
+cd "$TOP" || exit 1
+
+for cc in gcc clang; do
+	if ! command -v $cc > /dev/null; then
+		echo "# $cc not installed: skipped"
+		continue
+	fi
+	log="$OUT/build-$cc.log"
+	if make -B CC=$cc BUILD="$OUT/build-$cc" all tool-lib > "$log" 2>&1; then
+		ok "make CC=$cc builds"
+	else
+		notok "make CC=$cc builds (see $log)"
+	fi
+	n=$(grep -c 'warning:' "$log")
+	check_eq "make CC=$cc: no warnings under -Wall -Wextra" "$n" 0
+done
+
+prefix="$OUT/prefix"
+make install PREFIX="$prefix" > "$OUT/install.log" 2>&1
+for f in bin/ccprof lib/libccprof.a lib/libccprof.so include/ccprof.h lib/pkgconfig/ccprof.pc \
+	share/man/man1/ccprof.1; do
+	check "make install puts $f in PREFIX" test -f "$prefix/$f"
+done
+flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs ccprof)
+check "installed pkg-config file names the installed library" \
+	sh -c "echo '$flags' | grep -q -- '-L$prefix/lib'"
+cat > "$OUT/installed.c" <<'C'
+#include <ccprof.h>
+int twice(int x) { return 2 * x; }
+int main(void) { return twice(0); }
+C
+check "a program builds against the installed ccprof with pkg-config" \
+	$CC -finstrument-functions "$OUT/installed.c" -o "$OUT/installed" $flags
+check "...and runs, writing its profile" sh -c "cd '$OUT' && CCPROF_OPTIONS=output=installed.ccprof ./installed && '$prefix/bin/ccprof' info installed.ccprof"
+check "installed record finds the installed runtime" \
+	sh -c "cd '$OUT' && '$prefix/bin/ccprof' record -o rec.ccprof ./installed && test -s rec.ccprof"

@@ -1,0 +1,296 @@
+#!/bin/sh
+# The command line: help and version, usage errors (exit 2, one line),
+# bad input files (exit 1, one line "ccprof: FILE: REASON"), the report and
+# info outputs on a generated profile, a closed pipe, and record's
+# environment, messages and exit status.
+. "$TOP/tests/lib.sh"
+
+D="$OUT/cli"
+rm -rf "$D" && mkdir -p "$D"
+
+# run EXPECTED_STATUS WHAT command...: stdout in $D/out, stderr in $D/err.
+run() {
+	want=$1; what=$2; shift 2
+	"$@" > "$D/out" 2> "$D/err"
+	st=$?
+	check_eq "$what: exit status" "$st" "$want"
+}
+# The last run printed exactly one line on stderr, starting "ccprof".
+one_error_line() {
+	n=$(wc -l < "$D/err" | tr -d ' ')
+	check_eq "$1: one line on stderr" "$n" 1
+	case $(head -n 1 "$D/err") in
+	ccprof*) ok "$1: stderr starts with ccprof" ;;
+	*) notok "$1: stderr starts with ccprof (got '$(head -n 1 "$D/err")')" ;;
+	esac
+}
+no_stderr() {
+	if [ -s "$D/err" ]; then notok "$1: nothing on stderr (got '$(head -n 1 "$D/err")')"
+	else ok "$1: nothing on stderr"; fi
+}
+out_has() { # out_has WHAT STRING: stdout of the last run contains STRING
+	if grep -F -q -- "$2" "$D/out"; then ok "$1"; else notok "$1 (no '$2')"; fi
+}
+err_has() {
+	if grep -F -q -- "$2" "$D/err"; then ok "$1"; else notok "$1 (no '$2' in '$(cat "$D/err")')"; fi
+}
+
+# ---- help, version, usage errors -------------------------------------------
+
+run 0 "--help" "$CCPROF" --help
+out_has "--help lists report" "report"
+out_has "--help lists record" "record"
+no_stderr "--help"
+run 0 "--version" "$CCPROF" --version
+check_eq "--version output" "$(cat "$D/out")" "ccprof 0.1.0"
+for cmd in report info record; do
+	run 0 "$cmd --help" "$CCPROF" $cmd --help
+	out_has "$cmd --help shows usage" "usage: ccprof $cmd"
+	run 0 "help $cmd" "$CCPROF" help $cmd
+	out_has "help $cmd shows usage" "usage: ccprof $cmd"
+done
+run 2 "no command" "$CCPROF"
+one_error_line "no command"
+run 2 "unknown command" "$CCPROF" frobnicate
+one_error_line "unknown command"
+run 2 "unknown global option" "$CCPROF" --frobnicate
+one_error_line "unknown global option"
+run 2 "help for an unknown command" "$CCPROF" help frobnicate
+one_error_line "help for an unknown command"
+for cmd in report info record; do
+	run 2 "$cmd --bogus" "$CCPROF" $cmd --bogus x
+	one_error_line "$cmd --bogus"
+done
+run 2 "report without a file" "$CCPROF" report
+one_error_line "report without a file"
+run 2 "report --top without a value" "$CCPROF" report --top
+one_error_line "report --top without a value"
+run 2 "report --top x" "$CCPROF" report --top x f
+one_error_line "report --top x"
+run 2 "report --graph=1" "$CCPROF" report --graph=1 f
+one_error_line "report --graph=1"
+run 2 "two files" "$CCPROF" report a b
+one_error_line "two files"
+run 2 "record --clock=sundial" "$CCPROF" record --clock=sundial true
+one_error_line "record --clock=sundial"
+run 2 "record --interval=0" "$CCPROF" record --interval=0 true
+one_error_line "record --interval=0"
+run 2 "record without a program" "$CCPROF" record
+one_error_line "record without a program"
+
+# ---- a generated profile ---------------------------------------------------
+
+# gen FILE NCTX: Spivey's example (DESIGN.md §4) plus NCTX extra contexts
+# [main] [w<i>], written by the format library.
+cat > "$D/gen.c" <<'EOF'
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "format/format.h"
+
+static const char *spivey[][7] = {
+	{"[main]"}, {"[main]", "[P]"}, {"[main]", "[P]", "[Q]"},
+	{"[main]", "[P]", "[Q]", "[R]"}, {"[main]", "P", "[Q]", "[R]", "[P]"},
+	{"[main]", "P", "Q", "[R]", "[P]", "[Q]"}, {"[main]", "P", "R", "[P]", "[Q]", "[R]"},
+	{"[main]", "P", "[Q]", "[R]", "[P]", "[S]"},
+};
+static const char *names[] = {"main", "P", "Q", "R", "S"};
+
+static uint32_t entry(const char *tok)
+{
+	int marked = tok[0] == '[';
+	char c = tok[marked];
+	for (uint32_t i = 0; i < 5; i++)
+		if (names[i][0] == c)
+			return CCP_ENTRY(i, marked);
+	abort();
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t extra = (uint32_t)atoi(argv[2]), nccs = 5 + extra;
+	static const char *av[] = {"./gen", "two words"};
+	struct ccp_profile p = {.program = "/bin/gen", .argc = 2, .argv = av, .pid = 42,
+		.start_ns = 1700000000000000000ull, .end_ns = 1700000001500000000ull,
+		.clock = CCP_CLOCK_CPU, .interval_ns = 1000000, .ticks_per_sec = 1000000000,
+		.overhead_milliticks = 12345, .options = "", .hostname = "host"};
+	struct ccp_cc *ccs = calloc(nccs, sizeof *ccs);
+	char (*buf)[16] = calloc(nccs, 16);
+	for (uint32_t i = 0; i < nccs; i++) {
+		if (i < 5)
+			snprintf(buf[i], 16, "%s", names[i]);
+		else
+			snprintf(buf[i], 16, "w%u", (unsigned)(i - 5));
+		ccs[i] = (struct ccp_cc){.name = buf[i], .module = -1, .offset = 16 * i,
+					 .file = "", .line = 0};
+	}
+	struct ccp_context *ctx = calloc(9 + extra, sizeof *ctx);
+	uint32_t *hist = calloc(9 * 6 + 2 * extra, sizeof *hist), *h = hist;
+	ctx[0].time = 5000000;
+	for (int k = 0; k < 8; k++) {
+		struct ccp_context *c = &ctx[k + 1];
+		c->hist = h;
+		for (int i = 0; i < 7 && spivey[k][i]; i++)
+			h[c->len++] = entry(spivey[k][i]);
+		h += c->len;
+		c->entries = k == 4 ? 2 : 1;
+		c->recursive = k == 1 ? 2 : k == 7 ? 3 : 0;
+		c->time = (uint64_t)(k + 1) * 10000000;
+	}
+	for (uint32_t i = 0; i < extra; i++) {
+		struct ccp_context *c = &ctx[9 + i];
+		c->hist = h;
+		c->len = 2;
+		h[0] = CCP_ENTRY(0, 1);
+		h[1] = CCP_ENTRY(5 + i, 1);
+		h += 2;
+		c->entries = 1;
+		c->time = 1000;
+	}
+	struct ccp_thread th = {.tid = 42, .name = "", .ncontexts = 9 + extra, .contexts = ctx};
+	p.nccs = nccs;
+	p.ccs = ccs;
+	p.nthreads = 1;
+	p.threads = &th;
+	p.stats = (struct ccp_stats){.calls = 14 + extra, .contexts = 9 + extra,
+				     .transitions = 10 + extra, .samples = 365};
+	int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	return fd < 0 || ccp_format_write_fd(&p, fd) != 0 || close(fd) != 0;
+}
+EOF
+if $CC -std=c11 -D_GNU_SOURCE -I"$TOP/include" -I"$TOP/src" "$D/gen.c" \
+	"$TOP/$BUILD/lib/libccprof-tool.a" -lm -pthread -o "$D/gen" > "$D/gen.log" 2>&1; then
+	ok "profile generator builds"
+else
+	notok "profile generator builds (see $D/gen.log)"
+fi
+check "generate a small profile" "$D/gen" "$D/s.ccprof" 0
+check "generate a large profile" "$D/gen" "$D/l.ccprof" 20000
+
+run 0 "report" "$CCPROF" report "$D/s.ccprof"
+no_stderr "report"
+out_has "report: total time" "total time   0.365 secs  (365 samples @ 1 ms, cpu clock)"
+out_has "report: command line" "./gen 'two words'"
+out_has "report: flat row" "R             30.1    0.110      2"
+out_has "report: tree row" "     S            4    21.9  0.080    21.9  0.080"
+out_has "report: says compressed stacks" "compressed stack"
+run 0 "report --graph --contexts" "$CCPROF" report --graph --contexts "$D/s.ccprof"
+out_has "graph: P's line" "[2]      95.9     0.070     0.280        3+2  P [2]"
+out_has "graph: spontaneous" "<spontaneous>"
+out_has "contexts: elided path" "[main] P … R [P] [Q] [R]"
+run 0 "report --top 1" "$CCPROF" report --top 1 "$D/s.ccprof"
+out_has "--top 1" "(1 of 5)"
+
+run 0 "report --json" "$CCPROF" report --json "$D/s.ccprof"
+no_stderr "report --json"
+check "report --json is valid JSON" python3 -m json.tool "$D/out"
+cp "$D/out" "$D/s.json"
+check_eq "json: program" "$(json 'j["program"]' "$D/s.json")" "/bin/gen"
+check_eq "json: argv" "$(json 'j["argv"]' "$D/s.json")" "['./gen', 'two words']"
+check_eq "json: clock" "$(json 'j["clock"]' "$D/s.json")" "cpu"
+check_eq "json: total_time_s" "$(json 'j["total_time_s"]' "$D/s.json")" "0.365"
+check_eq "json: total_calls" "$(json 'j["total_calls"]' "$D/s.json")" "14"
+check_eq "json: ticks_per_sec" "$(json 'j["ticks_per_sec"]' "$D/s.json")" "1000000000"
+check_eq "json: inherited of Q" \
+	"$(json '[f["inherited_s"] for f in j["functions"] if f["name"]=="Q"][0]' "$D/s.json")" "0.33"
+check_eq "json: arc R->P" \
+	"$(json '[(a["calls"],a["self_in_s"],a["child_in_s"],a["self_out_s"],a["child_out_s"]) for a in j["arcs"] if (a["caller"],a["callee"])==("R","P")][0]' "$D/s.json")" \
+	"(2, 0.05, 0.21, 0.05, 0.14)"
+check_eq "json: 9 contexts" "$(json 'len(j["contexts"])' "$D/s.json")" "9"
+check_eq "json: first context" \
+	"$(json '" ".join(("[%s]" if e["marked"] else "%s") % e["name"] for e in j["contexts"][0]["history"])' "$D/s.json")" \
+	"[main] P [Q] [R] [P] [S]"
+check_eq "json: tree root inherits the total" "$(json 'j["tree"]["inherited_s"]' "$D/s.json")" "0.365"
+check_eq "json: 7 compressed stacks entered" \
+	"$(json 'sum(1 for n in (lambda w: w(w, j["tree"]))(lambda w, n: [n] + [x for c in n["children"] for x in w(w, c)]) if n["entries"] and n["id"] is not None)' "$D/s.json")" "7"
+
+run 0 "info" "$CCPROF" info "$D/s.ccprof"
+no_stderr "info"
+out_has "info: calls" "calls              14"
+out_has "info: overhead" "overhead estimate  12.3 ns per call"
+out_has "info: duration" "duration           1.500 s"
+run 0 "info --json" "$CCPROF" info --json "$D/s.ccprof"
+check "info --json is valid JSON" python3 -m json.tool "$D/out"
+cp "$D/out" "$D/i.json"
+check_eq "info json: distinct contexts" "$(json 'j["distinct_contexts"]' "$D/i.json")" "9"
+check_eq "info json: functions" "$(json 'j["functions"]' "$D/i.json")" "5"
+check_eq "info json: file size" "$(json 'j["file_size"]' "$D/i.json")" "$(wc -c < "$D/s.ccprof" | tr -d ' ')"
+
+# A closed pipe ends the tool quietly, even when SIGPIPE was ignored.
+( trap '' PIPE; "$CCPROF" report --contexts "$D/l.ccprof" 2> "$D/pipe.err" | head -n 1 > /dev/null )
+if [ -s "$D/pipe.err" ]; then notok "closed pipe: no message (got '$(head -n 1 "$D/pipe.err")')"
+else ok "closed pipe: no message"; fi
+run 0 "large report --json" "$CCPROF" report --json "$D/l.ccprof"
+check "large report is valid JSON" python3 -m json.tool "$D/out"
+
+# ---- bad input files: one line, exit 1 --------------------------------------
+
+bad() { # bad WHAT FILE [REASON]
+	run 1 "$1" "$CCPROF" report "$2"
+	one_error_line "$1"
+	case $(head -n 1 "$D/err") in
+	"ccprof: $2: "*) ok "$1: message names the file" ;;
+	*) notok "$1: message names the file (got '$(head -n 1 "$D/err")')" ;;
+	esac
+	[ -n "${3:-}" ] && err_has "$1: reason" "$3"
+	run 1 "info: $1" "$CCPROF" info "$2"
+	one_error_line "info: $1"
+}
+size=$(wc -c < "$D/s.ccprof" | tr -d ' ')
+: > "$D/empty.ccprof"
+printf 'hello, I am a text file\n' > "$D/text.ccprof"
+head -c $((size / 2)) "$D/s.ccprof" > "$D/trunc.ccprof"
+head -c 12 "$D/s.ccprof" > "$D/header.ccprof"
+# Byte 8 is the low byte of the format version (docs/format.md).
+{ head -c 8 "$D/s.ccprof"; printf '\143'; tail -c +10 "$D/s.ccprof"; } > "$D/version.ccprof"
+# A byte in the middle flipped: the checksum catches it.
+{ head -c 40 "$D/s.ccprof"; printf '\377'; tail -c +42 "$D/s.ccprof"; } > "$D/corrupt.ccprof"
+
+bad "missing file" "$D/missing.ccprof" "No such file"
+bad "empty file" "$D/empty.ccprof" "empty"
+bad "text file" "$D/text.ccprof" "not a ccprof profile"
+bad "truncated file" "$D/trunc.ccprof" "truncated"
+bad "truncated header" "$D/header.ccprof"
+bad "wrong version" "$D/version.ccprof" "version 99"
+bad "corrupt file" "$D/corrupt.ccprof"
+bad "a directory" "$D"
+
+# ---- record ----------------------------------------------------------------
+
+run 127 "record: program not found" "$CCPROF" record -- "$D/no-such-program"
+one_error_line "record: program not found"
+run 126 "record: not executable" "$CCPROF" record -- "$D/text.ccprof"
+one_error_line "record: not executable"
+
+mkdir -p "$D/rec"
+# Our settings are appended to the user's, LD_PRELOAD gets the runtime first.
+(cd "$D/rec" && CCPROF_OPTIONS=verbose=0 LD_PRELOAD="$LIBDIR/libccprof.so" \
+	"$CCPROF" record --clock=wall --interval=2 -- sh -c \
+	'printf "%s\n%s\n" "$CCPROF_OPTIONS" "$LD_PRELOAD"; exit 3') > "$D/out" 2> "$D/err"
+check_eq "record: exit status passed through" "$?" 3
+check_eq "record: CCPROF_OPTIONS" "$(sed -n 1p "$D/out")" \
+	"verbose=0:output=$D/rec/sh.ccprof:clock=wall:interval=2ms"
+check_eq "record: LD_PRELOAD" "$(sed -n 2p "$D/out")" \
+	"$(cd "$LIBDIR" && pwd -P)/libccprof.so:$LIBDIR/libccprof.so"
+check_eq "record: uninstrumented program" "$(cat "$D/err")" \
+	"ccprof: no profile written (is sh built with -finstrument-functions?)"
+
+"$CCPROF" record -- sh -c 'kill -TERM $$' > /dev/null 2>&1
+check_eq "record: dies by the program's signal" "$?" 143
+"$CCPROF" record -- sh -c 'kill -INT $PPID; exit 5' > /dev/null 2>&1
+check_eq "record: ignores SIGINT while the program runs" "$?" 5
+
+if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
+	(cd "$D/rec" && "$CCPROF" record -- "$OUT/fib" 15) > "$D/out" 2> "$D/err"
+	check_eq "record fib: exit status" "$?" 0
+	check_eq "record fib: message" "$(cat "$D/err")" \
+		"ccprof: profile written to $D/rec/fib.ccprof"
+	out_has "record fib: program output passes through" "calls fib 1973"
+	run 0 "report of a recorded profile" "$CCPROF" report "$D/rec/fib.ccprof"
+	out_has "recorded report shows fib" " fib "
+	run 0 "record -o relative" sh -c "cd '$D/rec' && '$CCPROF' record -o sub.ccprof '$OUT/fib' 5"
+	err_has "record -o: absolute path in the message" "profile written to $D/rec/sub.ccprof"
+else
+	notok "fib builds (see $D/build.log)"
+fi

@@ -1,0 +1,158 @@
+/*
+ * model_output.c - the output side of the model: the escaper tables, the
+ * JSON writer, and the text and JSON reports of Spivey's example, written
+ * to memory and checked for the lines and members they must contain.
+ */
+#include "model_fixture.h"
+#include "output/escape.h"
+#include "output/json.h"
+#include "output/report.h"
+
+#define ELLIPSIS_UTF8 "\xe2\x80\xa6"
+
+/* Escape s with table t into a static buffer. */
+static const char *esc(const struct escape_table *t, const char *s, size_t len)
+{
+	static char *buf;
+	size_t size;
+	free(buf);
+	FILE *f = open_memstream(&buf, &size);
+	escape_write(f, t, s, len);
+	fclose(f);
+	return buf;
+}
+
+#define ESC(t, lit) esc(&(t), (lit), sizeof(lit) - 1)
+
+static void escaping(void)
+{
+	CHECK(strcmp(ESC(escape_json, "plain name_1"), "plain name_1") == 0, "plain text copied");
+	CHECK(strcmp(ESC(escape_json, "a\"b\\c"), "a\\\"b\\\\c") == 0, "quote and backslash");
+	CHECK(strcmp(ESC(escape_json, "\n\t\r\b\f"), "\\n\\t\\r\\b\\f") == 0, "short escapes");
+	CHECK(strcmp(ESC(escape_json, "\x01\x1f\x7f"), "\\u0001\\u001f\\u007f") == 0,
+	      "other control characters as \\u00XX");
+	CHECK(strcmp(ESC(escape_json, "a\0b"), "a\\u0000b") == 0, "NUL byte");
+	CHECK(strcmp(ESC(escape_json, "</script>&"), "\\u003c/script\\u003e\\u0026") == 0,
+	      "<, > and & escaped for HTML");
+	CHECK(strcmp(ESC(escape_json, "caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80"),
+		     "caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80") == 0,
+	      "valid UTF-8 copied");
+	CHECK(strcmp(ESC(escape_json, "\xe2\x80\xa8\xe2\x80\xa9"), "\\u2028\\u2029") == 0,
+	      "JavaScript line separators escaped");
+	CHECK(strcmp(ESC(escape_json, "a\xff" "b\xc3"), "a\\ufffdb\\ufffd") == 0,
+	      "invalid and truncated UTF-8 replaced");
+	CHECK(strcmp(ESC(escape_json, "\xc0\xaf\xed\xa0\x80"),
+		     "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd") == 0,
+	      "overlong and surrogate encodings replaced byte by byte");
+	CHECK(strcmp(ESC(escape_text, "a\x1b[31mb\xff" "c\xc3\xa9"), "a?[31mb?c\xc3\xa9") == 0,
+	      "text: control and invalid bytes become ?");
+	CHECK_EQ_U(escape_text_width("caf\xc3\xa9"), 4, "text width counts characters");
+}
+
+static void json_writer(void)
+{
+	char *buf;
+	size_t size;
+	FILE *f = open_memstream(&buf, &size);
+	struct json j;
+	json_init(&j, f);
+	json_begin_object(&j);
+	json_kstring(&j, "s", "x\"y");
+	json_key(&j, "a");
+	json_begin_array(&j);
+	json_uint(&j, 18446744073709551615ULL);
+	json_double(&j, 0.5);
+	json_double(&j, 1.0 / 0.0);
+	json_string(&j, NULL);
+	json_begin_object(&j);
+	json_end_object(&j);
+	json_begin_array(&j);
+	json_end_array(&j);
+	json_bool(&j, 1);
+	json_end_array(&j);
+	json_newline(&j);
+	json_kdouble(&j, "z", -0.0);
+	json_end_object(&j);
+	fclose(f);
+	const char *want = "{\"s\": \"x\\\"y\",\"a\": [18446744073709551615,0.5,null,null,{},[],"
+			   "true],\n  \"z\": 0}";
+	CHECK(strcmp(buf, want) == 0, "JSON writer: separators, nesting, null for inf");
+	free(buf);
+}
+
+static char *render(report_writer *w, const struct model *m, const struct report_opts *o)
+{
+	char *buf;
+	size_t size;
+	FILE *f = open_memstream(&buf, &size);
+	CHECK(w(f, m, o) == 0, "writer reports success");
+	fclose(f);
+	return buf;
+}
+
+static void reports(void)
+{
+	static struct fixture fx;
+	struct model m;
+	static const char *argv[] = {"./spivey", "two words", "it's"};
+	fx_init(&fx, 1000);
+	fx.p.argv = argv;
+	fx.p.argc = 3;
+	fx.p.stats.samples = 365;
+	fx_ctx(&fx, "", 0, 0, 5);
+	fx_ctx(&fx, "[main]", 1, 0, 10);
+	fx_ctx(&fx, "[main] [P]", 1, 2, 20);
+	fx_ctx(&fx, "[main] [P] [Q]", 1, 0, 30);
+	fx_ctx(&fx, "[main] [P] [Q] [R]", 1, 0, 40);
+	fx_ctx(&fx, "[main] P [Q] [R] [P]", 2, 0, 50);
+	fx_ctx(&fx, "[main] P Q [R] [P] [Q]", 1, 0, 60);
+	fx_ctx(&fx, "[main] P R [P] [Q] [R]", 1, 0, 70);
+	fx_ctx(&fx, "[main] P [Q] [R] [P] [S]", 1, 3, 80);
+	CHECK(fx_build(&m, &fx) == 0, "Spivey model for the writers");
+
+	struct report_opts o = {.top = 2, .graph = 1, .contexts = 1};
+	char *text = render(report_text, &m, &o);
+	CHECK(strstr(text, "./spivey 'two words' 'it'\\''s'") != NULL, "command line shell-quoted");
+	CHECK(strstr(text, "total time   0.365 secs  (365 samples @ 1 ms, cpu clock)") != NULL,
+	      "header: total time and clock");
+	CHECK(strstr(text, "Top cost centres by self time (2 of 5)") != NULL, "--top limits rows");
+	CHECK(strstr(text, "\nR             30.1    0.110      2\n") != NULL,
+	      "flat row for R: %%time, self, calls");
+	CHECK(strstr(text, "compressed stack") != NULL, "tree says it uses compressed stacks");
+	CHECK(strstr(text, "\n     S            4    21.9  0.080    21.9  0.080\n") != NULL,
+	      "tree row for main/Q/R/P/S");
+	CHECK(strstr(text, "\n<root>            0     1.4  0.005   100.0  0.365\n") != NULL,
+	      "tree root row");
+	CHECK(strstr(text, "[main] P " ELLIPSIS_UTF8 " R [P] [Q] [R]") != NULL,
+	      "contexts: elided path shown as an ellipsis");
+	CHECK(strstr(text, "<spontaneous>") != NULL, "graph: spontaneous caller of main");
+	CHECK(strstr(text, "\n[2]      95.9     0.070     0.280        3+2  P [2]\n") != NULL,
+	      "graph: P's line with recursive calls as 3+2");
+	CHECK(strstr(text, "\n                  0.050     0.210        2/3      R [4]\n") != NULL,
+	      "graph: caller R->P with its incoming times, 2 of 3 calls");
+	free(text);
+
+	char *json = render(report_json, &m, &o);
+	CHECK(strstr(json, "\"total_time_s\": 0.365") != NULL, "json: total_time_s");
+	CHECK(strstr(json, "\"argv\": [\"./spivey\",\"two words\",\"it's\"]") != NULL, "json: argv");
+	CHECK(strstr(json, "\"caller\": null") == NULL, "json: no spontaneous arcs");
+	CHECK(strstr(json, "\"name\": \"main\",\"module\": \"\",\"file\": \"\",\"line\": 0,"
+			   "\"calls\": 1,\"root_calls\": 1,") != NULL,
+	      "json: main was called once as a thread root");
+	CHECK(strstr(json, "\"self_in_s\": 0.05,\"child_in_s\": 0.21") != NULL,
+	      "json: arc R->P incoming times");
+	CHECK(strstr(json, "{\"name\": \"P\",\"id\": 1,\"marked\": false}") != NULL,
+	      "json: unmarked history entry");
+	CHECK(strstr(json, "\"tree\": \n  {\"name\": \"\\u003croot\\u003e\",\"id\": null") != NULL,
+	      "json: tree root");
+	free(json);
+	model_free(&m);
+}
+
+int main(void)
+{
+	escaping();
+	json_writer();
+	reports();
+	return check_failures != 0;
+}
