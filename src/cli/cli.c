@@ -62,7 +62,7 @@ int cli_parse_count(const char *s, unsigned *out)
 	return 0;
 }
 
-int cli_load(const char *path, struct cli_profile *cp)
+int cli_load(const char *path, unsigned passes, struct cli_profile *cp)
 {
 	char err[256] = "";
 	memset(cp, 0, sizeof *cp);
@@ -70,7 +70,7 @@ int cli_load(const char *path, struct cli_profile *cp)
 		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "cannot read profile");
 		return CLI_EXIT_FAIL;
 	}
-	if (model_build(&cp->model, &cp->prof, err, sizeof err) != 0) {
+	if (model_build(&cp->model, &cp->prof, passes, err, sizeof err) != 0) {
 		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "inconsistent profile");
 		model_free(&cp->model);
 		ccp_profile_free(&cp->prof);

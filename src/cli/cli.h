@@ -52,9 +52,9 @@ struct cli_profile {
 	uint64_t file_size;
 };
 
-/* Read and model path; on failure prints "ccprof: PATH: REASON" and
- * returns 1 (nothing to free). */
-int cli_load(const char *path, struct cli_profile *cp);
+/* Read path and model it with the passes given (enum model_pass); on
+ * failure prints "ccprof: PATH: REASON" and returns 1 (nothing to free). */
+int cli_load(const char *path, unsigned passes, struct cli_profile *cp);
 void cli_unload(struct cli_profile *cp);
 
 /* Flush stdout and report a write error (returns 1) if there was one.

@@ -54,7 +54,7 @@ static int info_run(int argc, char **argv)
 				       argv[optind + 1]);
 
 	struct cli_profile cp;
-	if (cli_load(argv[optind], &cp) != 0)
+	if (cli_load(argv[optind], MODEL_FLAT, &cp) != 0)
 		return CLI_EXIT_FAIL;
 	struct info_input in = {.m = &cp.model, .path = argv[optind], .file_size = cp.file_size};
 	write(stdout, &in);

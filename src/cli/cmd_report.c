@@ -43,7 +43,7 @@ static int report_run(int argc, char **argv)
 {
 	struct report_opts o = {.top = REPORT_TOP_DEFAULT};
 	report_writer *write = report_text;
-	int c;
+	int json = 0, c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":t:gcjh", report_options, NULL)) != -1) {
@@ -55,7 +55,7 @@ static int report_run(int argc, char **argv)
 			break;
 		case 'g': o.graph = 1; break;
 		case 'c': o.contexts = 1; break;
-		case 'j': write = report_json; break;
+		case 'j': json = 1; break;
 		case 'h':
 			cli_help(stdout, &cli_report);
 			return cli_finish_output(0);
@@ -70,7 +70,9 @@ static int report_run(int argc, char **argv)
 				       argv[optind + 1]);
 
 	struct cli_profile cp;
-	if (cli_load(argv[optind], &cp) != 0)
+	if (json)
+		write = report_json;
+	if (cli_load(argv[optind], json ? REPORT_JSON_PASSES : report_text_passes(&o), &cp) != 0)
 		return CLI_EXIT_FAIL;
 	write(stdout, &cp.model, &o);
 	cli_unload(&cp);

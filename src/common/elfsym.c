@@ -177,3 +177,71 @@ void elfsym_free(struct elfsym_table *t)
 	free(t->strings);
 	memset(t, 0, sizeof *t);
 }
+
+/* Best match in one symbol table, by linear scan (elfsym_find_unbuffered). */
+static const char *scan_table(const struct image *im, const Ehdr *eh, const Shdr *symtab,
+			      uint64_t offset)
+{
+	const Shdr *strtab = section(im, eh, symtab->sh_link);
+	const Sym *syms, *best = NULL;
+	size_t i, n;
+
+	if (strtab == NULL || !in_bounds(im, symtab->sh_offset, symtab->sh_size) ||
+	    !in_bounds(im, strtab->sh_offset, strtab->sh_size) || strtab->sh_size == 0)
+		return NULL;
+	syms = (const Sym *)(im->p + symtab->sh_offset);
+	n = symtab->sh_size / sizeof(Sym);
+	for (i = 0; i < n; i++) {
+		const Sym *s = &syms[i];
+
+		if (!is_function(s) || s->st_name >= strtab->sh_size || s->st_value > offset)
+			continue;
+		if (s->st_value != offset && offset - s->st_value >= s->st_size)
+			continue;
+		if (best == NULL || s->st_value > best->st_value)
+			best = s;
+	}
+	return best ? (const char *)im->p + strtab->sh_offset + best->st_name : NULL;
+}
+
+int elfsym_find_unbuffered(const char *path, uint64_t offset, char *buf, size_t len)
+{
+	struct image im;
+	struct stat st;
+	const Ehdr *eh;
+	const char *name = NULL;
+	void *map;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || len == 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Ehdr)) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	im.p = map;
+	im.len = (size_t)st.st_size;
+	eh = map;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(Shdr)) {
+		const Shdr *tab = find_table(&im, eh, SHT_SYMTAB);
+
+		if (tab)
+			name = scan_table(&im, eh, tab, offset);
+		if (name == NULL && (tab = find_table(&im, eh, SHT_DYNSYM)) != NULL)
+			name = scan_table(&im, eh, tab, offset);
+	}
+	if (name) {
+		size_t i;
+
+		for (i = 0; i + 1 < len && name + i < (const char *)map + im.len && name[i]; i++)
+			buf[i] = name[i];
+		buf[i] = '\0';
+	}
+	munmap(map, im.len);
+	return name ? 0 : -1;
+}

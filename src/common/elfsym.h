@@ -34,4 +34,10 @@ const char *elfsym_find(const struct elfsym_table *t, uint64_t offset);
 
 void elfsym_free(struct elfsym_table *t);
 
+/* The name of the function containing `offset` in the file at `path`,
+ * copied into buf.  Allocates nothing and uses only system calls (open,
+ * mmap), so a crash handler may call it; a linear scan, so call it for a
+ * few addresses only.  Returns 0, or -1 if not found. */
+int elfsym_find_unbuffered(const char *path, uint64_t offset, char *buf, size_t len);
+
 #endif

@@ -81,6 +81,7 @@ static size_t left(const struct rd *r)
 static int get_varint(struct rd *r, uint64_t *out)
 {
 	uint64_t v = 0;
+	*out = 0; /* defined even on failure: keeps -Wmaybe-uninitialized quiet at -O3 */
 	for (unsigned i = 0; i < CCP_VARINT_MAX; i++) {
 		if (r->p == r->end)
 			return fail(r, "truncated (%s)", r->where);
@@ -103,6 +104,7 @@ static int get_varint(struct rd *r, uint64_t *out)
 static int get_u32(struct rd *r, uint32_t *out)
 {
 	uint64_t v;
+	*out = 0;
 	if (get_varint(r, &v) != 0)
 		return -1;
 	if (v > UINT32_MAX)
@@ -116,6 +118,7 @@ static int get_u32(struct rd *r, uint32_t *out)
 static int get_count(struct rd *r, size_t min, uint64_t limit, uint32_t *out)
 {
 	uint64_t v;
+	*out = 0;
 	if (get_varint(r, &v) != 0)
 		return -1;
 	if (v > limit || v > left(r) / min)
@@ -127,6 +130,7 @@ static int get_count(struct rd *r, size_t min, uint64_t limit, uint32_t *out)
 static int get_str(struct rd *r, const char **out)
 {
 	uint64_t v;
+	*out = "";
 	if (get_varint(r, &v) != 0)
 		return -1;
 	if (v >= r->nstr)

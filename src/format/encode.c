@@ -21,12 +21,36 @@
 #include "format.h"
 #include "wire.h"
 
+/* ---- memory: malloc unless the caller brings an allocator --------------- */
+
+static void *mem_realloc(const struct ccp_allocator *a, void *p, size_t old, size_t n)
+{
+	return a ? a->realloc(a->ctx, p, old, n) : realloc(p, n);
+}
+
+static void *mem_zalloc(const struct ccp_allocator *a, size_t n)
+{
+	void *p = mem_realloc(a, NULL, 0, n);
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+static void mem_free(const struct ccp_allocator *a, void *p, size_t n)
+{
+	if (a)
+		a->free(a->ctx, p, n);
+	else
+		free(p);
+}
+
 /* ---- output buffer with a sticky error ---------------------------------- */
 
 struct wbuf {
 	unsigned char *buf;
 	size_t len, cap;
 	int err; /* first errno-style failure; once set, writes are dropped */
+	const struct ccp_allocator *a;
 };
 
 static void wb_fail(struct wbuf *w, int err)
@@ -49,7 +73,7 @@ static unsigned char *wb_append(struct wbuf *w, size_t n)
 			}
 			cap *= 2;
 		}
-		unsigned char *nb = realloc(w->buf, cap);
+		unsigned char *nb = mem_realloc(w->a, w->buf, w->cap, cap);
 		if (!nb) {
 			wb_fail(w, ENOMEM);
 			return NULL;
@@ -123,6 +147,7 @@ struct strtab {
 	uint32_t *slot; /* index + 1, 0 = empty; size mask + 1, a power of 2 */
 	size_t mask;
 	int err;
+	const struct ccp_allocator *a;
 };
 
 static const char *nz(const char *s)
@@ -158,10 +183,11 @@ static int st_rehash(struct strtab *t)
 	size_t nslots = t->slot ? (t->mask + 1) * 2 : 1024;
 	if (nslots > SIZE_MAX / sizeof *t->slot)
 		return -1;
-	uint32_t *slot = calloc(nslots, sizeof *slot);
+	uint32_t *slot = mem_zalloc(t->a, nslots * sizeof *slot);
 	if (!slot)
 		return -1;
-	free(t->slot);
+	if (t->slot)
+		mem_free(t->a, t->slot, (t->mask + 1) * sizeof *t->slot);
 	t->slot = slot;
 	t->mask = nslots - 1;
 	for (uint32_t id = 1; id <= t->n; id++) {
@@ -177,7 +203,8 @@ static int st_push(struct strtab *t, const char *s, size_t len, uint64_t h)
 		if (t->vcap >= UINT32_MAX / 2)
 			return -1;
 		uint32_t cap = t->vcap ? t->vcap * 2 : 256;
-		struct str *v = realloc(t->v, (size_t)cap * sizeof *v);
+		struct str *v = mem_realloc(t->a, t->v, (size_t)t->vcap * sizeof *v,
+					    (size_t)cap * sizeof *v);
 		if (!v)
 			return -1;
 		t->v = v;
@@ -219,8 +246,10 @@ static uint32_t st_index(const struct strtab *t, const char *s)
 
 static void st_free(struct strtab *t)
 {
-	free(t->v);
-	free(t->slot);
+	if (t->v)
+		mem_free(t->a, t->v, (size_t)t->vcap * sizeof *t->v);
+	if (t->slot)
+		mem_free(t->a, t->slot, (t->mask + 1) * sizeof *t->slot);
 }
 
 /* Pass 1: every string, in the order the sections will mention them. */
@@ -407,8 +436,10 @@ static int arrays_present(const struct ccp_profile *p)
 
 static void put_profile(struct wbuf *w, const struct ccp_profile *p, const struct strtab *t)
 {
-	struct ccp_marks marks;
-	if (ccp_marks_init(&marks, p->nccs) != 0) {
+	/* The marks' stamps come from our allocator (see wire.h). */
+	size_t stamp_size = ((size_t)p->nccs + 1) * sizeof(uint32_t);
+	struct ccp_marks marks = {mem_zalloc(w->a, stamp_size), 0, p->nccs};
+	if (!marks.stamp) {
 		wb_fail(w, ENOMEM);
 		return;
 	}
@@ -421,13 +452,21 @@ static void put_profile(struct wbuf *w, const struct ccp_profile *p, const struc
 		put_thread(w, &p->threads[i], t, &marks);
 	put_stats(w, &p->stats);
 	put_end(w);
-	ccp_marks_fini(&marks);
+	mem_free(w->a, marks.stamp, stamp_size);
 }
 
 int ccp_format_encode(const struct ccp_profile *p, unsigned char **buf, size_t *len)
 {
+	return ccp_format_encode_with(p, NULL, buf, len);
+}
+
+int ccp_format_encode_with(const struct ccp_profile *p, const struct ccp_allocator *a,
+			   unsigned char **buf, size_t *len)
+{
 	struct wbuf w = {0};
 	struct strtab t = {0};
+	w.a = a;
+	t.a = a;
 	*buf = NULL;
 	*len = 0;
 	if (!arrays_present(p) || p->nccs > CCP_MAX_CCS || p->nmodules > INT32_MAX)
@@ -438,7 +477,8 @@ int ccp_format_encode(const struct ccp_profile *p, unsigned char **buf, size_t *
 		put_profile(&w, p, &t);
 	st_free(&t);
 	if (w.err) {
-		free(w.buf);
+		if (w.buf)
+			mem_free(a, w.buf, w.cap);
 		errno = w.err;
 		return -1;
 	}

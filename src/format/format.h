@@ -16,6 +16,22 @@
  */
 int ccp_format_encode(const struct ccp_profile *p, unsigned char **buf, size_t *len);
 
+/*
+ * Where the encoder gets memory.  The runtime's writer in a signal handler
+ * cannot call malloc, so it passes its own; NULL means malloc.  `realloc`
+ * gets the old size too (an arena needs it to copy) and must treat p ==
+ * NULL as an allocation; `free` may do nothing.  The buffer returned in
+ * *buf then also comes from this allocator.
+ */
+struct ccp_allocator {
+	void *(*realloc)(void *ctx, void *p, size_t old_size, size_t new_size);
+	void (*free)(void *ctx, void *p, size_t size);
+	void *ctx;
+};
+
+int ccp_format_encode_with(const struct ccp_profile *p, const struct ccp_allocator *a,
+			   unsigned char **buf, size_t *len);
+
 /* Encode and write to an open descriptor.  0 on success, -1 with errno. */
 int ccp_format_write_fd(const struct ccp_profile *p, int fd);
 

@@ -65,7 +65,9 @@ static const uint32_t crc_table[256] = {
 
 uint32_t ccp_crc32(uint32_t crc, const unsigned char *p, size_t n)
 {
-	crc = ~crc; /* the register starts at all ones; ~0 of a chained value undoes the final xor */
+	/* The register runs complemented (starts at all ones, inverted at the
+	 * end); complementing the caller's value resumes a chained CRC. */
+	crc = ~crc;
 	while (n--)
 		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return ~crc;

@@ -35,55 +35,95 @@
 
 #include "model/xalloc.h"
 
-static struct model_arc *arc_get(struct model *m, uint32_t *cap, uint32_t caller, uint32_t callee)
+struct arc_build {
+	uint32_t cap;
+	/* Note [Shared prefix] in tree.c: the previous context, and for each
+	 * pair (i, i+1) of its entries the arc, or MODEL_NONE for a gap. */
+	const uint32_t *prev;
+	uint32_t prev_len;
+	uint32_t *pair;
+	uint32_t pair_cap;
+};
+
+static uint32_t arc_get(struct model *m, struct arc_build *b, uint32_t caller, uint32_t callee)
 {
 	uint64_t key = (uint64_t)caller << 32 | callee;
 	uint32_t k = htab_get_u64(&m->arc_tab, key);
 	if (k != HTAB_NONE)
-		return &m->arcs[k];
-	if (m->narcs == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		m->arcs = xrealloc(m->arcs, *cap, sizeof *m->arcs);
+		return k;
+	if (m->narcs == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 64;
+		m->arcs = xrealloc(m->arcs, b->cap, sizeof *m->arcs);
 	}
 	k = m->narcs++;
 	m->arcs[k] = (struct model_arc){.caller = caller, .callee = callee};
 	htab_put_u64(&m->arc_tab, key, k);
-	return &m->arcs[k];
+	return k;
 }
 
-static void arcs_of_context(struct model *m, uint32_t *cap, const struct model_ctx *c)
+static uint32_t common_prefix(const uint32_t *a, uint32_t alen, const uint32_t *b, uint32_t blen)
+{
+	uint32_t n = alen < blen ? alen : blen, i = 0;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* The arc of each adjacent pair of c's entries, into b->pair; pairs in
+ * the prefix shared with the previous context keep their arcs. */
+static void arcs_find(struct model *m, struct arc_build *b, const struct model_ctx *c)
+{
+	const uint32_t *s = c->hist;
+	uint32_t same = common_prefix(b->prev, b->prev_len, s, c->len);
+	if (c->len > b->pair_cap) {
+		b->pair_cap = c->len * 2;
+		b->pair = xrealloc(b->pair, b->pair_cap, sizeof *b->pair);
+	}
+	for (uint32_t i = same ? same - 1 : 0; i + 1 < c->len; i++) {
+		if (!CCP_ENTRY_MARKED(s[i]) && !CCP_ENTRY_MARKED(s[i + 1]))
+			b->pair[i] = MODEL_NONE;
+		else
+			b->pair[i] = arc_get(m, b, CCP_ENTRY_CC(s[i]), CCP_ENTRY_CC(s[i + 1]));
+	}
+	b->prev = s;
+	b->prev_len = c->len;
+}
+
+static void arcs_of_context(struct model *m, struct arc_build *b, const struct model_ctx *c)
 {
 	const uint32_t *s = c->hist;
 	uint32_t n = c->len;
 	uint32_t run = CCP_ENTRY_CC(s[n - 1]);
 
+	arcs_find(m, b, c);
 	if (CCP_ENTRY_MARKED(s[0])) {
-		uint32_t b = CCP_ENTRY_CC(s[0]);
-		struct model_arc *a = arc_get(m, cap, MODEL_NONE, b);
-		*(b == run ? &a->self_in : &a->child_in) += c->time;
+		uint32_t first = CCP_ENTRY_CC(s[0]);
+		uint32_t k = arc_get(m, b, MODEL_NONE, first); /* may move m->arcs */
+		struct model_arc *a = &m->arcs[k];
+		*(first == run ? &a->self_in : &a->child_in) += c->time;
 		if (n == 1)
 			a->calls += c->entries;
 	}
 	for (uint32_t i = 0; i + 1 < n; i++) {
-		int ma = CCP_ENTRY_MARKED(s[i]), mb = CCP_ENTRY_MARKED(s[i + 1]);
-		if (!ma && !mb)
+		if (b->pair[i] == MODEL_NONE)
 			continue;
-		uint32_t b = CCP_ENTRY_CC(s[i + 1]);
-		struct model_arc *a = arc_get(m, cap, CCP_ENTRY_CC(s[i]), b);
-		if (ma)
-			*(b == run ? &a->self_out : &a->child_out) += c->time;
-		if (mb)
-			*(b == run ? &a->self_in : &a->child_in) += c->time;
+		struct model_arc *a = &m->arcs[b->pair[i]];
+		int self = CCP_ENTRY_CC(s[i + 1]) == run;
+		if (CCP_ENTRY_MARKED(s[i]))
+			*(self ? &a->self_out : &a->child_out) += c->time;
+		if (CCP_ENTRY_MARKED(s[i + 1]))
+			*(self ? &a->self_in : &a->child_in) += c->time;
 		if (i + 2 == n)
 			a->calls += c->entries;
 	}
-	if (c->recursive)
-		arc_get(m, cap, run, run)->calls += c->recursive;
+	if (c->recursive) {
+		uint32_t k = arc_get(m, b, run, run);
+		m->arcs[k].calls += c->recursive;
+	}
 }
 
 /* Sort keys for the per-function arc lists: heaviest arc first. */
 struct arc_key {
-	uint32_t fn;    /* the list the arc belongs to */
 	uint64_t time;  /* the times shown in that list */
 	uint64_t calls;
 	uint32_t arc;
@@ -92,8 +132,6 @@ struct arc_key {
 static int cmp_arc_key(const void *pa, const void *pb)
 {
 	const struct arc_key *a = pa, *b = pb;
-	if (a->fn != b->fn)
-		return a->fn < b->fn ? -1 : 1;
 	if (a->time != b->time)
 		return a->time > b->time ? -1 : 1;
 	if (a->calls != b->calls)
@@ -102,34 +140,44 @@ static int cmp_arc_key(const void *pa, const void *pb)
 }
 
 /*
- * CSR index: list[start[f] .. start[f+1]) are the arcs of f, in or out.
+ * CSR index: list[start[f] .. start[f+1]) are the arcs of f, in or out,
+ * grouped by a counting pass and each group sorted on its own.
  * Spontaneous arcs have no caller, so they appear in no out-list.
  */
 static void arc_lists(struct model *m, int incoming, uint32_t **startp, uint32_t **listp)
 {
-	struct arc_key *keys = xnmalloc(m->narcs ? m->narcs : 1, sizeof *keys);
-	uint32_t n = 0;
+	uint32_t *start = model_calloc(m, (size_t)m->nfns + 1, sizeof *start);
+	for (uint32_t k = 0; k < m->narcs; k++) {
+		uint32_t fn = incoming ? m->arcs[k].callee : m->arcs[k].caller;
+		if (fn != MODEL_NONE)
+			start[fn + 1]++;
+	}
+	for (uint32_t f = 0; f < m->nfns; f++)
+		start[f + 1] += start[f];
+	uint32_t n = start[m->nfns];
+	struct arc_key *keys = xnmalloc(n ? n : 1, sizeof *keys);
+	uint32_t *fill = xnmalloc(m->nfns ? m->nfns : 1, sizeof *fill);
+	memcpy(fill, start, m->nfns * sizeof *fill);
 	for (uint32_t k = 0; k < m->narcs; k++) {
 		const struct model_arc *a = &m->arcs[k];
 		uint32_t fn = incoming ? a->callee : a->caller;
 		if (fn == MODEL_NONE)
 			continue;
-		keys[n++] = (struct arc_key){
-			.fn = fn,
+		keys[fill[fn]++] = (struct arc_key){
 			.time = incoming ? a->self_in + a->child_in : a->self_out + a->child_out,
 			.calls = a->calls,
 			.arc = k,
 		};
 	}
-	qsort(keys, n, sizeof *keys, cmp_arc_key);
-	uint32_t *start = model_calloc(m, (size_t)m->nfns + 1, sizeof *start);
+	free(fill);
 	uint32_t *list = model_calloc(m, n, sizeof *list);
-	for (uint32_t i = 0; i < n; i++) {
-		start[keys[i].fn + 1]++;
-		list[i] = keys[i].arc;
+	for (uint32_t f = 0; f < m->nfns; f++) {
+		uint32_t lo = start[f], hi = start[f + 1];
+		if (hi - lo > 1)
+			qsort(keys + lo, hi - lo, sizeof *keys, cmp_arc_key);
+		for (uint32_t i = lo; i < hi; i++)
+			list[i] = keys[i].arc;
 	}
-	for (uint32_t f = 0; f < m->nfns; f++)
-		start[f + 1] += start[f];
 	free(keys);
 	*startp = start;
 	*listp = list;
@@ -137,11 +185,12 @@ static void arc_lists(struct model *m, int incoming, uint32_t **startp, uint32_t
 
 void model_arcs(struct model *m)
 {
-	uint32_t cap = 0;
+	struct arc_build b = {.cap = 0, .prev = NULL};
 	htab_init(&m->arc_tab, 64);
 	for (uint32_t k = 0; k < m->nctx; k++)
 		if (m->ctx[k].len > 0)
-			arcs_of_context(m, &cap, &m->ctx[k]);
+			arcs_of_context(m, &b, &m->ctx[k]);
+	free(b.pair);
 	arc_lists(m, 1, &m->in_start, &m->in);
 	arc_lists(m, 0, &m->out_start, &m->out);
 }

@@ -10,8 +10,7 @@
 
 static void htab_alloc(struct htab *t, size_t cap)
 {
-	t->item = xcalloc(cap, sizeof *t->item);
-	t->hash = xnmalloc(cap, sizeof *t->hash);
+	t->slot = xcalloc(cap, sizeof *t->slot);
 	t->mask = cap - 1;
 	t->count = 0;
 }
@@ -26,10 +25,8 @@ void htab_init(struct htab *t, size_t expect)
 
 void htab_free(struct htab *t)
 {
-	free(t->item);
-	free(t->hash);
-	t->item = NULL;
-	t->hash = NULL;
+	free(t->slot);
+	t->slot = NULL;
 	t->mask = 0;
 	t->count = 0;
 }
@@ -39,13 +36,12 @@ static void htab_grow(struct htab *t)
 	struct htab old = *t;
 	htab_alloc(t, (old.mask + 1) * 2);
 	for (size_t i = 0; i <= old.mask; i++) {
-		if (!old.item[i])
+		if (!old.slot[i].item)
 			continue;
-		size_t j = htab_first(t, old.hash[i]);
-		while (t->item[j])
+		size_t j = htab_first(t, old.slot[i].hash);
+		while (t->slot[j].item)
 			j = htab_next(t, j);
-		t->item[j] = old.item[i];
-		t->hash[j] = old.hash[i];
+		t->slot[j] = old.slot[i];
 	}
 	t->count = old.count;
 	htab_free(&old);
@@ -53,8 +49,8 @@ static void htab_grow(struct htab *t)
 
 void htab_put(struct htab *t, size_t i, uint64_t h, uint32_t item)
 {
-	t->item[i] = item + 1;
-	t->hash[i] = h;
+	t->slot[i].item = item + 1;
+	t->slot[i].hash = h;
 	if (++t->count > (t->mask + 1) / 2)
 		htab_grow(t);
 }
@@ -70,9 +66,9 @@ uint64_t htab_hash_words(const uint32_t *w, size_t n)
 uint32_t htab_get_u64(const struct htab *t, uint64_t key)
 {
 	uint64_t h = htab_mix64(key);
-	for (size_t i = htab_first(t, h); t->item[i]; i = htab_next(t, i))
-		if (t->hash[i] == h)
-			return t->item[i] - 1;
+	for (size_t i = htab_first(t, h); t->slot[i].item; i = htab_next(t, i))
+		if (t->slot[i].hash == h)
+			return t->slot[i].item - 1;
 	return HTAB_NONE;
 }
 
@@ -80,7 +76,7 @@ void htab_put_u64(struct htab *t, uint64_t key, uint32_t item)
 {
 	uint64_t h = htab_mix64(key);
 	size_t i = htab_first(t, h);
-	while (t->item[i])
+	while (t->slot[i].item)
 		i = htab_next(t, i);
 	htab_put(t, i, h, item);
 }

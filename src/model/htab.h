@@ -5,14 +5,15 @@
  * themselves live in the caller's arrays.  The caller probes and compares:
  *
  *     size_t i = htab_first(t, h);
- *     for (; t->item[i]; i = htab_next(t, i))
- *             if (t->hash[i] == h && same(t->item[i] - 1, key))
- *                     return t->item[i] - 1;
+ *     for (; t->slot[i].item; i = htab_next(t, i))
+ *             if (t->slot[i].hash == h && same(t->slot[i].item - 1, key))
+ *                     return t->slot[i].item - 1;
  *     htab_put(t, i, h, new_index);
  *
  * Slots hold index + 1, so 0 means empty.  The table keeps each slot's
- * full hash, so growing needs no callback and most mismatches are rejected
- * without touching the items.
+ * full hash beside its index (one cache line per probe), so growing needs
+ * no callback and most mismatches are rejected without touching the
+ * items.
  *
  * For integer keys, htab_mix64 is a bijection: equal mixed values mean
  * equal keys, and htab_get_u64/htab_put_u64 compare only the hash.
@@ -25,10 +26,14 @@
 
 #define HTAB_NONE UINT32_MAX
 
+struct htab_slot {
+	uint64_t hash;
+	uint32_t item; /* index + 1, or 0 for an empty slot */
+};
+
 struct htab {
-	uint32_t *item;  /* index + 1, or 0 for an empty slot */
-	uint64_t *hash;
-	size_t mask;     /* capacity - 1; capacity is a power of two */
+	struct htab_slot *slot;
+	size_t mask;   /* capacity - 1; capacity is a power of two */
 	size_t count;
 };
 

@@ -11,14 +11,19 @@
 
 #include "model/xalloc.h"
 
-int model_build(struct model *m, const struct ccp_profile *p, char *err, size_t errlen)
+int model_build(struct model *m, const struct ccp_profile *p, unsigned passes, char *err,
+		size_t errlen)
 {
 	if (model_merge(m, p, err, errlen) != 0)
 		return -1;
-	model_flat(m);
-	model_arcs(m);
-	model_tree(m);
-	model_contexts(m);
+	if (passes & MODEL_FLAT)
+		model_flat(m);
+	if (passes & MODEL_ARCS)
+		model_arcs(m);
+	if (passes & MODEL_TREE)
+		model_tree(m);
+	if (passes & MODEL_CONTEXTS)
+		model_contexts(m);
 	return 0;
 }
 
@@ -92,16 +97,22 @@ static int same_history(const struct model_ctx *x, const struct ccp_context *c)
 	return x->len == c->len && (c->len == 0 || memcmp(x->hist, c->hist, c->len * sizeof *c->hist) == 0);
 }
 
+static uint32_t new_context(struct model *m, const struct ccp_context *c)
+{
+	uint32_t k = m->nctx++;
+	m->ctx[k] = (struct model_ctx){.hist = c->hist, .len = c->len};
+	return k;
+}
+
 /* Find the merged context with c's history, creating it if new. */
 static uint32_t merge_one(struct model *m, struct htab *t, const struct ccp_context *c)
 {
 	uint64_t h = htab_hash_words(c->hist, c->len);
 	size_t i = htab_first(t, h);
-	for (; t->item[i]; i = htab_next(t, i))
-		if (t->hash[i] == h && same_history(&m->ctx[t->item[i] - 1], c))
-			return t->item[i] - 1;
-	uint32_t k = m->nctx++;
-	m->ctx[k] = (struct model_ctx){.hist = c->hist, .len = c->len};
+	for (; t->slot[i].item; i = htab_next(t, i))
+		if (t->slot[i].hash == h && same_history(&m->ctx[t->slot[i].item - 1], c))
+			return t->slot[i].item - 1;
+	uint32_t k = new_context(m, c);
 	htab_put(t, i, h, k);
 	return k;
 }
@@ -132,16 +143,20 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 	}
 	m->ctx = xnmalloc(total, sizeof *m->ctx);
 
-	struct htab tab;
-	htab_init(&tab, total);
-	int rc = 0;
-	for (uint32_t t = 0; t < p->nthreads && rc == 0; t++) {
+	/* One thread's histories are distinct already (the runtime keeps one
+	 * context per history), so only several threads need the table. */
+	struct htab tab = {0};
+	if (p->nthreads > 1)
+		htab_init(&tab, total);
+	for (uint32_t t = 0; t < p->nthreads; t++) {
 		const struct ccp_thread *th = &p->threads[t];
 		for (uint32_t i = 0; i < th->ncontexts; i++) {
 			const struct ccp_context *c = &th->contexts[i];
-			if ((rc = check_history(p, c, err, errlen)) != 0)
-				break;
-			uint32_t k = merge_one(m, &tab, c);
+			if (check_history(p, c, err, errlen) != 0) {
+				htab_free(&tab);
+				return -1;
+			}
+			uint32_t k = p->nthreads > 1 ? merge_one(m, &tab, c) : new_context(m, c);
 			struct model_ctx *x = &m->ctx[k];
 			x->threads++;
 			x->entries += c->entries;
@@ -150,8 +165,6 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 		}
 	}
 	htab_free(&tab);
-	if (rc != 0)
-		return rc;
 
 	for (uint32_t k = 0; k < m->nctx; k++) {
 		const struct model_ctx *x = &m->ctx[k];
@@ -170,7 +183,7 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 
 const struct model_arc *model_find_arc(const struct model *m, uint32_t caller, uint32_t callee)
 {
-	if (!m->arc_tab.item)
+	if (!m->arc_tab.slot)
 		return NULL;
 	uint32_t k = htab_get_u64(&m->arc_tab, (uint64_t)caller << 32 | callee);
 	return k == HTAB_NONE ? NULL : &m->arcs[k];

@@ -113,15 +113,27 @@ struct model {
 	uint32_t *ctx_by_time;     /* time desc, entries desc, first seen */
 };
 
+/* Passes beyond the merge, for model_build; a view asks for what it shows. */
+enum model_pass {
+	MODEL_FLAT = 1u << 0,
+	MODEL_ARCS = 1u << 1,
+	MODEL_TREE = 1u << 2,
+	MODEL_CONTEXTS = 1u << 3,
+	MODEL_ALL = (1u << 4) - 1,
+};
+
 /*
- * Build a complete model (all passes).  Returns 0, or -1 with a reason in
- * err when the profile is inconsistent (e.g. a history names a cost centre
+ * Build a model: the merge, then the passes asked for (a set of enum
+ * model_pass), in the order below.  Returns 0, or -1 with a reason in err
+ * when the profile is inconsistent (e.g. a history names a cost centre
  * that does not exist).  model_free is safe after either result.
  */
-int model_build(struct model *m, const struct ccp_profile *p, char *err, size_t errlen);
+int model_build(struct model *m, const struct ccp_profile *p, unsigned passes, char *err,
+		size_t errlen);
 void model_free(struct model *m);
 
-/* The passes, in the order model_build runs them. */
+/* The passes, in the order model_build runs them.  Each runs at most once;
+ * the fields it fills stay zero (NULL) until it has run. */
 int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t errlen);
 void model_flat(struct model *m);
 void model_arcs(struct model *m);

@@ -27,6 +27,12 @@
 struct tree_build {
 	struct htab children; /* (parent << 32 | cc) -> node */
 	uint32_t cap;
+	/* Note [Shared prefix]: the previous context and, for each of its
+	 * entries, the node of its compressed stack up to that entry. */
+	const uint32_t *prev;
+	uint32_t prev_len;
+	uint32_t *path;
+	uint32_t path_cap;
 };
 
 static uint32_t tree_new_node(struct model *m, struct tree_build *b, uint32_t parent, uint32_t cc)
@@ -57,13 +63,39 @@ static uint32_t tree_child(struct model *m, struct tree_build *b, uint32_t paren
 	return k;
 }
 
-/* The node of c's compressed stack, created with its prefixes if new. */
+static uint32_t common_prefix(const uint32_t *a, uint32_t alen, const uint32_t *b, uint32_t blen)
+{
+	uint32_t n = alen < blen ? alen : blen, i = 0;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/*
+ * The node of c's compressed stack, created with its prefixes if new.
+ *
+ * Note [Shared prefix]: contexts created one after another usually share a
+ * long prefix (the runtime creates them along call paths, and the file
+ * keeps that order), and equal history prefixes have equal compressed
+ * prefixes.  So the walk starts where the previous context's differs,
+ * from the node remembered there: for a million contexts that saves tens
+ * of millions of hash lookups.  Any order is still correct, just slower.
+ */
 static uint32_t tree_insert(struct model *m, struct tree_build *b, const struct model_ctx *c)
 {
-	uint32_t node = 0;
-	for (uint32_t i = 0; i < c->len; i++)
+	uint32_t same = common_prefix(b->prev, b->prev_len, c->hist, c->len);
+	uint32_t node = same ? b->path[same - 1] : 0;
+	if (c->len > b->path_cap) {
+		b->path_cap = c->len * 2;
+		b->path = xrealloc(b->path, b->path_cap, sizeof *b->path);
+	}
+	for (uint32_t i = same; i < c->len; i++) {
 		if (CCP_ENTRY_MARKED(c->hist[i]))
 			node = tree_child(m, b, node, CCP_ENTRY_CC(c->hist[i]));
+		b->path[i] = node;
+	}
+	b->prev = c->hist;
+	b->prev_len = c->len;
 	return node;
 }
 
@@ -76,7 +108,6 @@ static void tree_inherit(struct model *m)
 }
 
 struct node_key {
-	uint32_t parent;
 	uint64_t inherited, entries;
 	const char *name;
 	uint32_t node;
@@ -85,8 +116,6 @@ struct node_key {
 static int cmp_node_key(const void *pa, const void *pb)
 {
 	const struct node_key *a = pa, *b = pb;
-	if (a->parent != b->parent)
-		return a->parent < b->parent ? -1 : 1;
 	if (a->inherited != b->inherited)
 		return a->inherited > b->inherited ? -1 : 1;
 	if (a->entries != b->entries)
@@ -97,35 +126,50 @@ static int cmp_node_key(const void *pa, const void *pb)
 	return a->node < b->node ? -1 : a->node > b->node;
 }
 
-/* Link each node's children, most inherited time first. */
+/*
+ * Link each node's children, most inherited time first.  Children are
+ * grouped by parent with a counting pass, then each group is sorted on
+ * its own: most groups have one or two members, so this is far cheaper
+ * than one sort of every node.
+ */
 static void tree_order(struct model *m)
 {
-	uint32_t n = m->nnodes - 1; /* every node but the root */
-	struct node_key *keys = xnmalloc(n ? n : 1, sizeof *keys);
-	for (uint32_t k = 1; k < m->nnodes; k++) {
+	uint32_t n = m->nnodes;
+	uint32_t *start = xcalloc((size_t)n + 1, sizeof *start);
+	struct node_key *keys = xnmalloc(n, sizeof *keys);
+	for (uint32_t k = 1; k < n; k++)
+		start[m->nodes[k].parent + 1]++;
+	for (uint32_t k = 0; k < n; k++)
+		start[k + 1] += start[k];
+	uint32_t *fill = xnmalloc(n, sizeof *fill);
+	memcpy(fill, start, n * sizeof *fill);
+	for (uint32_t k = 1; k < n; k++) {
 		const struct model_node *x = &m->nodes[k];
-		keys[k - 1] = (struct node_key){
-			.parent = x->parent,
+		keys[fill[x->parent]++] = (struct node_key){
 			.inherited = x->inherited,
 			.entries = x->entries,
 			.name = m->fns[x->cc].name,
 			.node = k,
 		};
 	}
-	qsort(keys, n, sizeof *keys, cmp_node_key);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = keys[i].node;
-		if (i > 0 && keys[i - 1].parent == keys[i].parent)
-			m->nodes[keys[i - 1].node].next_sibling = k;
-		else
-			m->nodes[keys[i].parent].first_child = k;
+	free(fill);
+	for (uint32_t p = 0; p < n; p++) {
+		uint32_t lo = start[p], hi = start[p + 1];
+		if (hi - lo > 1)
+			qsort(keys + lo, hi - lo, sizeof *keys, cmp_node_key);
+		for (uint32_t i = lo; i < hi; i++) {
+			uint32_t next = i + 1 < hi ? keys[i + 1].node : MODEL_NONE;
+			m->nodes[keys[i].node].next_sibling = next;
+		}
+		m->nodes[p].first_child = lo < hi ? keys[lo].node : MODEL_NONE;
 	}
 	free(keys);
+	free(start);
 }
 
 void model_tree(struct model *m)
 {
-	struct tree_build b = {.cap = 0};
+	struct tree_build b = {.cap = 0, .prev = NULL};
 	htab_init(&b.children, m->nctx);
 	tree_new_node(m, &b, MODEL_NONE, MODEL_NONE);
 	for (uint32_t k = 0; k < m->nctx; k++) {
@@ -136,6 +180,7 @@ void model_tree(struct model *m)
 		x->individual += c->time;
 	}
 	htab_free(&b.children);
+	free(b.path);
 	tree_inherit(m);
 	tree_order(m);
 }

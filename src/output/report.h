@@ -24,10 +24,15 @@ typedef int report_writer(FILE *out, const struct model *m, const struct report_
 report_writer report_text; /* GHC-style text (report_text.c) */
 report_writer report_json; /* the same data as JSON (report_json.c, docs/json.md) */
 
+/* The model passes (enum model_pass) each writer reads. */
+unsigned report_text_passes(const struct report_opts *o);
+#define REPORT_JSON_PASSES MODEL_ALL
+
 /* "cpu", "cycles", "wall", or "unknown". */
 const char *report_clock_name(uint32_t clock);
 
-/* What `ccprof info` shows: the profile, its model and the file. */
+/* What `ccprof info` shows: the profile, its model (MODEL_FLAT) and the
+ * file. */
 struct info_input {
 	const struct model *m;
 	const char *path;

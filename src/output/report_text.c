@@ -391,6 +391,12 @@ static void text_contexts(FILE *f, const struct model *m)
 	fputc('\n', f);
 }
 
+unsigned report_text_passes(const struct report_opts *o)
+{
+	return MODEL_FLAT | (o->no_tree ? 0 : MODEL_TREE) | (o->graph ? MODEL_ARCS : 0) |
+	       (o->contexts ? MODEL_CONTEXTS : 0);
+}
+
 int report_text(FILE *f, const struct model *m, const struct report_opts *o)
 {
 	text_header(f, m);

@@ -26,6 +26,11 @@ void rt_cc_lock(void)
 	pthread_mutex_lock(&tab_lock);
 }
 
+int rt_cc_trylock(void)
+{
+	return pthread_mutex_trylock(&tab_lock) == 0;
+}
+
 void rt_cc_unlock(void)
 {
 	pthread_mutex_unlock(&tab_lock);

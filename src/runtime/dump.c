@@ -150,10 +150,64 @@ static int put_file(const char *path, const unsigned char *buf, size_t len)
 	return 0;
 }
 
+/* ---- Memory for a write ---------------------------------------------------
+ *
+ * A normal write uses malloc.  A write from a signal handler (crash,
+ * SIGTERM, dump_signal) may have interrupted malloc, so it takes memory
+ * from one large mapping instead, reserved (not committed) when the write
+ * starts and released at its end.
+ */
+
+struct wmem {
+	unsigned char *base; /* NULL: use malloc */
+	size_t used, cap;
+};
+
+#define ASYNC_RESERVE ((size_t)1 << 32)
+
+static void *wmem_alloc(struct wmem *m, size_t n)
+{
+	void *p;
+
+	if (m->base == NULL)
+		return calloc(n ? n : 1, 1);
+	n = (n + 15) & ~(size_t)15;
+	if (n > m->cap - m->used)
+		return NULL;
+	p = m->base + m->used; /* fresh pages are zero */
+	m->used += n;
+	return p;
+}
+
+static void wmem_free(struct wmem *m, void *p)
+{
+	if (m->base == NULL)
+		free(p);
+}
+
+static void *enc_realloc(void *ctx, void *p, size_t old, size_t n)
+{
+	struct wmem *m = ctx;
+	void *q;
+
+	if (m->base == NULL)
+		return realloc(p, n);
+	q = wmem_alloc(m, n);
+	if (q && p)
+		memcpy(q, p, old < n ? old : n);
+	return q;
+}
+
+static void enc_free(void *ctx, void *p, size_t n)
+{
+	(void)n;
+	wmem_free(ctx, p);
+}
+
 /* ---- Gathering --------------------------------------------------------- */
 
 static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
-			  struct ccp_stats *st)
+			  struct ccp_stats *st, struct wmem *m)
 {
 	const struct rt_ctx *head = RT_ACQUIRE(&t->all), *c;
 	uint32_t n = head ? head->id + 1 : 0;
@@ -161,7 +215,7 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 	out->tid = t->tid;
 	out->name = t->name;
 	out->ncontexts = 0;
-	out->contexts = calloc(n ? n : 1, sizeof *out->contexts);
+	out->contexts = wmem_alloc(m, (n ? n : 1) * sizeof *out->contexts);
 	if (out->contexts == NULL)
 		return;
 	out->ncontexts = n;
@@ -185,27 +239,39 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		st->max_depth = t->max_depth;
 }
 
-static int gather_threads(struct ccp_profile *p)
+/* In a signal handler the lock may be held by the code we interrupted:
+ * then read without it rather than wait for ever. */
+static int lock_registry(int async)
+{
+	if (async)
+		return rt_registry_trylock();
+	rt_registry_lock();
+	return 1;
+}
+
+static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 {
 	struct rt_thread *t;
 	uint32_t i = 0;
+	int locked = lock_registry(async);
 
-	rt_registry_lock();
 	for (t = rt_registry_first(); t; t = t->next)
 		i++;
-	p->threads = calloc(i ? i : 1, sizeof *p->threads);
+	p->threads = wmem_alloc(m, (i ? i : 1) * sizeof *p->threads);
 	if (p->threads == NULL) {
-		rt_registry_unlock();
+		if (locked)
+			rt_registry_unlock();
 		return -1;
 	}
 	/* The registry is newest first; write threads in start order. */
 	p->nthreads = i;
 	for (t = rt_registry_first(); t; t = t->next) {
-		if (t->alive)
+		if (t->alive && !async)
 			rt_thread_refresh_name(t);
-		gather_thread(t, &p->threads[--i], &p->stats);
+		gather_thread(t, &p->threads[--i], &p->stats, m);
 	}
-	rt_registry_unlock();
+	if (locked)
+		rt_registry_unlock();
 	return 0;
 }
 
@@ -231,27 +297,34 @@ static const char *function_name(const struct rt_cc_info *cc, struct elfsym_tabl
 }
 
 /* Cost centres after threads: every CC a gathered history names exists. */
-static int gather_ccs(struct ccp_profile *p, struct elfsym_table **tabsp, char **loadedp)
+/* Names are looked up only in a normal write (tabsp != NULL); a write from
+ * a signal handler leaves them empty and the tool finds them from module
+ * and offset. */
+static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table **tabsp,
+		      char **loadedp)
 {
+	int locked = tabsp ? (rt_cc_lock(), 1) : rt_cc_trylock();
 	uint32_t i;
 
-	rt_cc_lock();
 	p->nmodules = rt_module_count();
 	p->nccs = rt_cc_count();
-	p->modules = calloc(p->nmodules + 1, sizeof *p->modules);
-	p->ccs = calloc(p->nccs + 1, sizeof *p->ccs);
-	*tabsp = calloc(p->nmodules + 1, sizeof **tabsp);
-	*loadedp = calloc(p->nmodules + 1, 1);
-	if (!p->modules || !p->ccs || !*tabsp || !*loadedp) {
-		rt_cc_unlock();
+	p->modules = wmem_alloc(m, (p->nmodules + 1) * sizeof *p->modules);
+	p->ccs = wmem_alloc(m, (p->nccs + 1) * sizeof *p->ccs);
+	if (tabsp) {
+		*tabsp = calloc(p->nmodules + 1, sizeof **tabsp);
+		*loadedp = calloc(p->nmodules + 1, 1);
+	}
+	if (!p->modules || !p->ccs || (tabsp && (!*tabsp || !*loadedp))) {
+		if (locked)
+			rt_cc_unlock();
 		return -1;
 	}
 	for (i = 0; i < p->nmodules; i++) {
-		const struct rt_module *m = rt_module_get(i);
+		const struct rt_module *mod = rt_module_get(i);
 
-		p->modules[i].path = m->path ? m->path : "";
-		p->modules[i].build_id = m->build_id;
-		p->modules[i].base = m->base;
+		p->modules[i].path = mod->path ? mod->path : "";
+		p->modules[i].build_id = mod->build_id;
+		p->modules[i].base = mod->base;
 	}
 	for (i = 0; i < p->nccs; i++) {
 		const struct rt_cc_info *cc = rt_cc_get(i);
@@ -263,15 +336,31 @@ static int gather_ccs(struct ccp_profile *p, struct elfsym_table **tabsp, char *
 		if (cc->kind == CCP_CC_MANUAL) {
 			o->name = cc->name;
 		} else {
-			o->name = function_name(cc, *tabsp, *loadedp);
+			o->name = tabsp ? function_name(cc, *tabsp, *loadedp) : "";
 			if (cc->module >= 0)
 				o->offset = cc->key - rt_module_get((uint32_t)cc->module)->base;
 			else
 				o->offset = cc->key;
 		}
 	}
-	rt_cc_unlock();
+	if (locked)
+		rt_cc_unlock();
 	return 0;
+}
+
+/* Time charged to overflow contexts (Note [Context budget], machine.c). */
+static void count_lost_time(struct ccp_profile *p)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < p->nthreads; i++)
+		for (j = 0; j < p->threads[i].ncontexts; j++) {
+			const struct ccp_context *c = &p->threads[i].contexts[j];
+
+			if (c->len > 0 && CCP_ENTRY_CC(c->hist[0]) < p->nccs &&
+			    p->ccs[CCP_ENTRY_CC(c->hist[0])].kind == CCP_CC_OVERFLOW)
+				p->stats.lost_time += c->time;
+		}
 }
 
 static void fill_meta(struct ccp_profile *p)
@@ -291,11 +380,16 @@ static void fill_meta(struct ccp_profile *p)
 	p->stats.samples = rt_sampler_samples();
 }
 
-static void release(struct ccp_profile *p, struct elfsym_table *tabs, char *loaded)
+static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *tabs,
+		    char *loaded)
 {
 	uint32_t i;
 
-	for (i = 0; i < p->nthreads; i++)
+	if (m->base) {
+		rt_unmap(m->base, m->cap);
+		return;
+	}
+	for (i = 0; p->threads && i < p->nthreads; i++)
 		free(p->threads[i].contexts);
 	for (i = 0; tabs && loaded && i < p->nmodules; i++)
 		if (loaded[i] == 1)
@@ -307,9 +401,12 @@ static void release(struct ccp_profile *p, struct elfsym_table *tabs, char *load
 	free(p->ccs);
 }
 
-int rt_dump(int final)
+/* Gather, encode and put in place; `async` from a signal handler. */
+static int write_profile(int async)
 {
 	struct ccp_profile p;
+	struct wmem m = { NULL, 0, 0 };
+	struct ccp_allocator alloc = { enc_realloc, enc_free, &m };
 	struct elfsym_table *tabs = NULL;
 	char *loaded = NULL;
 	unsigned char *buf = NULL;
@@ -317,16 +414,19 @@ int rt_dump(int final)
 	char path[4096 + 64];
 	int rc = -1;
 
-	(void)final;
 	memset(&p, 0, sizeof p);
-	pthread_mutex_lock(&dump_lock);
+	if (async && (m.base = rt_map(ASYNC_RESERVE)) != NULL)
+		m.cap = ASYNC_RESERVE;
+	if (async && m.base == NULL)
+		return -1;
 	if (output_path(path, sizeof path) != 0) {
 		rt_warn("output path too long; no profile written");
 		goto out;
 	}
 	fill_meta(&p);
-	if (gather_threads(&p) != 0 || gather_ccs(&p, &tabs, &loaded) != 0 ||
-	    ccp_format_encode(&p, &buf, &len) != 0) {
+	if (gather_threads(&p, &m, async) != 0 ||
+	    gather_ccs(&p, &m, async ? NULL : &tabs, &loaded) != 0 ||
+	    (count_lost_time(&p), ccp_format_encode_with(&p, &alloc, &buf, &len)) != 0) {
 		rt_warn("out of memory; no profile written");
 		goto out;
 	}
@@ -336,8 +436,30 @@ int rt_dump(int final)
 	else if (rt_config.verbose)
 		rt_warn("profile written to %s", path);
 out:
-	free(buf);
-	release(&p, tabs, loaded);
+	if (!async)
+		free(buf);
+	release(&p, &m, tabs, loaded);
+	return rc;
+}
+
+int rt_dump(int final)
+{
+	int rc;
+
+	(void)final;
+	pthread_mutex_lock(&dump_lock);
+	rc = write_profile(0);
 	pthread_mutex_unlock(&dump_lock);
+	return rc;
+}
+
+/* From a signal handler: async-signal-safe calls only (Note above). */
+int rt_dump_async(void)
+{
+	int locked = pthread_mutex_trylock(&dump_lock) == 0;
+	int rc = write_profile(1);
+
+	if (locked)
+		pthread_mutex_unlock(&dump_lock);
 	return rc;
 }

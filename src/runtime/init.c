@@ -8,21 +8,29 @@
  */
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "runtime.h"
 
 struct rt_config rt_config = {
 	.clock = CCP_CLOCK_CPU,
 	.interval_ns = 1000000,
+	.crash_stack = 1,
+	.handle_signals = 1,
+	.max_contexts = 1000000,
 };
 int rt_cycles;
+pid_t rt_pid;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* A process that never ran an instrumented function (a shell between
+ * `ccprof record` and the program, say) writes nothing. */
 static void at_exit(void)
 {
 	rt_sampler_stop();
-	rt_dump(1);
+	if (rt_registry_first() != NULL)
+		rt_dump(1);
 }
 
 static void before_fork(void)
@@ -40,6 +48,7 @@ static void after_fork_parent(void)
 /* The child starts with fresh counts and writes its own profile. */
 static void after_fork_child(void)
 {
+	rt_pid = getpid();
 	rt_cc_after_fork();
 	rt_registry_after_fork(rt_self);
 	rt_sampler_after_fork();
@@ -57,10 +66,13 @@ static void init_once(void)
 	if (rt_config.disabled)
 		return;
 	rt_cycles = rt_config.clock == CCP_CLOCK_CYCLES;
+	rt_pid = getpid();
 	rt_dump_init();
 	rt_clock_calibrate();
 	rt_sampler_start();
 	atexit(at_exit);
+	if (rt_config.handle_signals)
+		rt_signals_install();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 

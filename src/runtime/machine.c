@@ -273,6 +273,37 @@ static void cache_put(struct rt_ctx *c, uintptr_t fn, struct rt_ctx *n)
 	c->cache_fn[0] = fn;
 }
 
+/*
+ * Note [Context budget]: a thread creates at most max_contexts contexts.
+ * Past that, entering F goes to F's overflow context, history
+ * [<overflow>] [F]: calls and self time of F stay exact, only the calling
+ * context is lost, and `ccprof info` reports the time charged there.  There
+ * is one per function, so memory stays bounded; such transitions are not
+ * memoised in the table (only in the inline cache).
+ */
+#define OVERFLOW_KEY ((uintptr_t)1) /* no function lives at address 1 */
+
+static struct rt_ctx *overflow_context(struct rt_thread *t, uint32_t cc, uintptr_t fn)
+{
+	uint32_t ovf = rt_cc_intern(OVERFLOW_KEY, CCP_CC_OVERFLOW, "<overflow>");
+	uint32_t h[2];
+	uintptr_t hash;
+	struct rt_ctx *n;
+
+	if (ovf == UINT32_MAX)
+		return NULL;
+	h[0] = CCP_ENTRY(ovf, 1);
+	h[1] = CCP_ENTRY(cc, 1);
+	hash = history_hash(h, 2);
+	n = context_lookup(t->contexts_tab, h, 2, hash);
+	if (n == NULL) {
+		n = context_new(t, fn, h, 2);
+		if (n == NULL || table_insert(t, &t->contexts_tab, (struct rt_slot){ hash, NULL, n }))
+			return NULL;
+	}
+	return n;
+}
+
 static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
 {
 	uint32_t cc = rt_cc_intern(fn, CCP_CC_FUNCTION, NULL);
@@ -292,6 +323,10 @@ static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uint
 	len = next_history(c->hist, c->len, cc, h);
 	hash = history_hash(h, len);
 	n = context_lookup(t->contexts_tab, h, len, hash);
+	if (n == NULL && t->ncontexts >= rt_config.max_contexts) {
+		t->over_budget = 1;
+		return overflow_context(t, cc, fn);
+	}
 	if (n == NULL) {
 		n = context_new(t, fn, h, len);
 		if (n == NULL || table_insert(t, &t->contexts_tab, (struct rt_slot){ hash, NULL, n }))
@@ -316,9 +351,10 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 		n = transition_lookup(t->transitions_tab, c, fn);
 	if (n == NULL) {
 		n = find_or_create(t, c, fn);
-		if (n && table_insert(t, &t->transitions_tab, (struct rt_slot){ fn, c, n }))
+		if (n && !t->over_budget &&
+		    table_insert(t, &t->transitions_tab, (struct rt_slot){ fn, c, n }))
 			n = NULL;
-		if (n)
+		if (n && !t->over_budget)
 			t->transitions++;
 	}
 	if (n)

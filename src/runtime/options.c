@@ -8,7 +8,12 @@
  *   output=PATH             profile file; %p is the process id
  *   verbose=0|1             say where the profile went
  *   enabled=0|1             0: profile nothing (hooks stay cheap)
+ *   crash_stack=0|1         print the cost-centre stack on a crash
+ *   handle_signals=0|1      0: install no signal handler at all
+ *   dump_signal=SIG         write the profile when SIG arrives (SIGUSR2, 12)
+ *   max_contexts=N          per thread; past it, overflow contexts
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +41,24 @@ static uint64_t parse_interval(const char *v)
 	return (uint64_t)x;
 }
 
+static int parse_signal(const char *v)
+{
+	static const struct { const char *name; int sig; } names[] = {
+		{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
+		{ "QUIT", SIGQUIT }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH },
+	};
+	size_t i;
+	int n;
+
+	if (strncmp(v, "SIG", 3) == 0)
+		v += 3;
+	for (i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(v, names[i].name) == 0)
+			return names[i].sig;
+	n = atoi(v);
+	return n > 0 && n < 65 && n != SIGKILL && n != SIGSTOP ? n : 0;
+}
+
 static void set(struct rt_config *cfg, const char *key, const char *val)
 {
 	if (strcmp(key, "clock") == 0) {
@@ -61,6 +84,20 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 			rt_warn("CCPROF_OPTIONS: output path too long");
 	} else if (strcmp(key, "verbose") == 0) {
 		cfg->verbose = atoi(val);
+	} else if (strcmp(key, "crash_stack") == 0) {
+		cfg->crash_stack = atoi(val) != 0;
+	} else if (strcmp(key, "handle_signals") == 0) {
+		cfg->handle_signals = atoi(val) != 0;
+	} else if (strcmp(key, "dump_signal") == 0) {
+		if ((cfg->dump_signal = parse_signal(val)) == 0)
+			rt_warn("CCPROF_OPTIONS: bad dump_signal '%s' (e.g. SIGUSR2)", val);
+	} else if (strcmp(key, "max_contexts") == 0) {
+		long long n = atoll(val);
+
+		if (n >= 16)
+			cfg->max_contexts = (uint64_t)n;
+		else
+			rt_warn("CCPROF_OPTIONS: max_contexts must be at least 16");
 	} else if (strcmp(key, "enabled") == 0) {
 		cfg->disabled = atoi(val) == 0;
 	} else {

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <time.h>
+#include <sys/types.h>
 
 #include "format/profile.h"
 
@@ -81,6 +82,7 @@ struct rt_thread {
 	uint64_t max_depth;
 	uint64_t lost_calls;
 	uint64_t memory_bytes;
+	int over_budget; /* Note [Context budget] in machine.c */
 	unsigned char *arena_next, *arena_end;
 	struct rt_table *transitions_tab;
 	struct rt_table *contexts_tab;
@@ -105,10 +107,15 @@ struct rt_config {
 	uint64_t overhead_ticks; /* cycles clock: per-hook cost, calibrated */
 	uint64_t overhead_milliticks;
 	char options[1024];      /* CCPROF_OPTIONS as given */
+	int crash_stack;         /* print the cost-centre stack on a crash */
+	int handle_signals;      /* install the handlers of signals.c */
+	int dump_signal;         /* write the profile on this signal (0: none) */
+	uint64_t max_contexts;   /* per thread; past it, overflow contexts */
 };
 
 extern struct rt_config rt_config RT_HIDDEN;
-extern int rt_cycles RT_HIDDEN; /* clock == cycles: the hooks read the TSC */
+extern int rt_cycles RT_HIDDEN;
+extern pid_t rt_pid RT_HIDDEN; /* our pid: changes at fork, not at vfork */ /* clock == cycles: the hooks read the TSC */
 extern __thread struct rt_thread *rt_self
 	__attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 
@@ -133,6 +140,7 @@ RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp);
 /* cctable.c: process-wide cost-centre numbering. */
 RT_HIDDEN uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name);
 RT_HIDDEN void rt_cc_lock(void);
+RT_HIDDEN int rt_cc_trylock(void); /* 1 if acquired */
 RT_HIDDEN void rt_cc_unlock(void);
 RT_HIDDEN void rt_cc_after_fork(void);
 struct rt_cc_info {
@@ -157,6 +165,7 @@ RT_HIDDEN const struct rt_module *rt_module_get(uint32_t i);
 
 /* threads.c: the registry of every thread that ever ran a hook. */
 RT_HIDDEN void rt_registry_lock(void);
+RT_HIDDEN int rt_registry_trylock(void); /* 1 if acquired */
 RT_HIDDEN void rt_registry_unlock(void);
 RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
 RT_HIDDEN void rt_registry_add(struct rt_thread *t);
@@ -184,6 +193,10 @@ RT_HIDDEN int rt_dump(int final);
 RT_HIDDEN void rt_dump_set_args(int argc, char **argv);
 RT_HIDDEN void rt_dump_after_fork(void);
 RT_HIDDEN void rt_dump_init(void);
+RT_HIDDEN int rt_dump_async(void);
+
+/* signals.c */
+RT_HIDDEN void rt_signals_install(void);
 
 /* sys.c: memory straight from the kernel (the slow path may run inside
  * malloc or a signal handler, so it never calls malloc). */

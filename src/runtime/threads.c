@@ -35,6 +35,11 @@ void rt_registry_unlock(void)
 	pthread_mutex_unlock(&registry_lock);
 }
 
+int rt_registry_trylock(void)
+{
+	return pthread_mutex_trylock(&registry_lock) == 0;
+}
+
 struct rt_thread *rt_registry_first(void)
 {
 	return registry;

@@ -153,7 +153,7 @@ FX_FN const struct model_node *fx_node(const struct model *m, const char *path)
 FX_FN int fx_build(struct model *m, struct fixture *f)
 {
 	char err[128] = "";
-	int rc = model_build(m, &f->p, err, sizeof err);
+	int rc = model_build(m, &f->p, MODEL_ALL, err, sizeof err);
 	if (rc != 0)
 		printf("# model_build: %s\n", err);
 	return rc;

@@ -60,7 +60,7 @@ static void damaged(void)
 	fx_init(&f, 1000);
 	fx_ctx(&f, "[main] [P]", 1, 0, 1);
 	f.hist[1] = CCP_ENTRY(77, 1); /* no such cost centre */
-	CHECK(model_build(&m, &f.p, err, sizeof err) != 0, "unknown cost centre is refused");
+	CHECK(model_build(&m, &f.p, MODEL_ALL, err, sizeof err) != 0, "unknown cost centre is refused");
 	CHECK(strstr(err, "unknown cost centre") != NULL, "reason: %s", err);
 	model_free(&m);
 
