@@ -17,7 +17,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 BASE := -std=c11 -D_GNU_SOURCE -DCCPROF_VERSION=\"$(VERSION)\" $(WARN) \
         -Iinclude -Isrc
 # The runtime: never instrumented, hidden by default, PIC for the .so.
-RT_FLAGS := $(BASE) $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions \
+RT_FLAGS := $(BASE) $(CFLAGS) -fPIC -fvisibility=hidden \
         -fno-stack-protector -pthread
 TOOL_FLAGS := $(BASE) $(CFLAGS) -pthread
 

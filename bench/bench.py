@@ -427,7 +427,7 @@ def compiler_section(name, src, lang, units, so):
     ccp = lambda tag: {"LD_PRELOAD": LIBSO,
                        "CCPROF_OPTIONS": "output=" + os.path.join(rundir, tag + ".ccprof")}
     for comp in ("gcc", "clang"):
-        vs.append(Variant(comp + "-bare", [bins[comp + "-bare"]] + arg))
+        vs.append(Variant(comp + "-bare", [bins[comp + "-bare"]] + arg, base=comp + "-bare"))
         base = comp + "-bare"
         kinds = [comp + "-instr"] + (["clang-after-inl"] if comp == "clang" else []) + \
                 (["gcc-excl"] if comp == "gcc" and "gcc-excl" in bins else [])

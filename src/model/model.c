@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elfsym.h"
 #include "model/xalloc.h"
 
 int model_build(struct model *m, const struct ccp_profile *p, unsigned passes, char *err,
@@ -78,6 +79,42 @@ const char *model_cc_name(struct model *m, uint32_t cc)
 	return model_strdup(m, buf);
 }
 
+/*
+ * Note [Names after a crash]: a profile written from a crash handler has
+ * module and offset but no name for its functions (DESIGN.md §5), so the
+ * tool looks them up in the module files, each file read once, and only
+ * for modules that have unnamed functions.  A module that cannot be read
+ * leaves the 0x<offset>@<module> form.
+ */
+static void resolve_names(struct model *m)
+{
+	const struct ccp_profile *p = m->prof;
+	struct elfsym_table *tabs = NULL;
+	signed char *state = NULL; /* per module: 0 untried, 1 loaded, -1 unreadable */
+	for (uint32_t cc = 0; cc < p->nccs; cc++) {
+		const struct ccp_cc *c = &p->ccs[cc];
+		if ((c->name && c->name[0]) || c->kind != CCP_CC_FUNCTION || c->module < 0 ||
+		    (uint32_t)c->module >= p->nmodules || !p->modules[c->module].path ||
+		    !p->modules[c->module].path[0])
+			continue;
+		if (!tabs) {
+			tabs = xcalloc(p->nmodules, sizeof *tabs);
+			state = xcalloc(p->nmodules, sizeof *state);
+		}
+		uint32_t mi = (uint32_t)c->module;
+		if (state[mi] == 0)
+			state[mi] = elfsym_load(p->modules[mi].path, &tabs[mi]) == 0 ? 1 : -1;
+		const char *name = state[mi] > 0 ? elfsym_find(&tabs[mi], c->offset) : NULL;
+		if (name && name[0])
+			m->fns[cc].name = model_strdup(m, name);
+	}
+	for (uint32_t i = 0; tabs && i < p->nmodules; i++)
+		if (state[i] > 0)
+			elfsym_free(&tabs[i]);
+	free(tabs);
+	free(state);
+}
+
 /* Every entry must name an existing cost centre; the passes index by it. */
 static int check_history(const struct ccp_profile *p, const struct ccp_context *c, char *err,
 			 size_t errlen)
@@ -133,6 +170,7 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 	m->fns = model_calloc(m, p->nccs, sizeof *m->fns);
 	for (uint32_t cc = 0; cc < p->nccs; cc++)
 		m->fns[cc].name = model_cc_name(m, cc);
+	resolve_names(m);
 
 	size_t total = 0;
 	for (uint32_t t = 0; t < p->nthreads; t++)

@@ -6,7 +6,8 @@
  * run and tested alone on a hand-built profile:
  *
  *   model_merge     contexts of all threads merged by identical history;
- *                   display names of cost centres
+ *                   display names of cost centres (unnamed functions
+ *                   looked up in their module files)
  *   model_flat      calls / self / inherited per cost centre, sort orders
  *   model_arcs      arc calls and exact arc times (self/child, in/out)
  *   model_tree      the stack tree of compressed stacks (GHC style)

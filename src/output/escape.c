@@ -3,9 +3,8 @@
  *
  * A table gives the replacement for each ASCII byte (NULL: copy it), the
  * replacement for a byte that does not start valid UTF-8, and optional
- * replacements for U+2028 and U+2029 (JavaScript line terminators).  The
- * engine copies runs of bytes that need nothing in one fwrite, so plain
- * names cost one call.
+ * replacements for U+2028 and U+2029 (JavaScript line terminators).
+ * escape_mem is the one engine; the others feed it.
  */
 #include "output/escape.h"
 
@@ -89,34 +88,59 @@ static const char *replacement(const struct escape_table *t, const unsigned char
 	return NULL;
 }
 
-void escape_write(FILE *f, const struct escape_table *t, const char *str, size_t len)
+size_t escape_mem(char *out, const struct escape_table *t, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t run = 0; /* bytes at s - run .. s waiting to be copied */
+	char *o = out;
 
 	while (len > 0) {
+		/* Plain ASCII is the common case: copy it without lookups
+		 * beyond the table. */
+		if (s[0] < 0x80 && !t->ascii[s[0]]) {
+			*o++ = (char)*s++;
+			len--;
+			continue;
+		}
 		size_t n = escape_utf8_len(s, len);
 		const char *rep = replacement(t, s, n);
 		size_t step = n ? n : 1;
 		if (rep) {
-			if (run)
-				fwrite(s - run, 1, run, f);
-			fputs(rep, f);
-			run = 0;
+			size_t k = strlen(rep);
+			memcpy(o, rep, k);
+			o += k;
 		} else {
-			run += step;
+			memcpy(o, s, step);
+			o += step;
 		}
 		s += step;
 		len -= step;
 	}
-	if (run)
-		fwrite(s - run, 1, run, f);
+	return (size_t)(o - out);
 }
 
-void escape_puts(FILE *f, const struct escape_table *t, const char *s)
+#define ESCAPE_CHUNK 4096
+
+void escape_write(struct ob *o, const struct escape_table *t, const char *s, size_t len)
+{
+	while (len > 0) {
+		size_t n = len;
+		if (n > ESCAPE_CHUNK) {
+			/* Cut before a continuation byte, never inside a
+			 * character, so each chunk is judged whole. */
+			n = ESCAPE_CHUNK;
+			for (int back = 0; back < 3 && ((unsigned char)s[n] & 0xc0) == 0x80; back++)
+				n--;
+		}
+		o->p += escape_mem(ob_reserve(o, ESCAPE_MAX(n)), t, s, n);
+		s += n;
+		len -= n;
+	}
+}
+
+void escape_puts(struct ob *o, const struct escape_table *t, const char *s)
 {
 	if (s)
-		escape_write(f, t, s, strlen(s));
+		escape_write(o, t, s, strlen(s));
 }
 
 size_t escape_text_width(const char *str)

@@ -19,18 +19,26 @@
 #define CCPROF_OUTPUT_ESCAPE_H
 
 #include <stddef.h>
-#include <stdio.h>
+
+#include "output/ob.h"
 
 struct escape_table;
 
 extern const struct escape_table escape_json;
 extern const struct escape_table escape_text;
 
-/* Write s[0..len) to f, escaped by t (no surrounding quotes). */
-void escape_write(FILE *f, const struct escape_table *t, const char *s, size_t len);
+/* The most bytes escape_mem writes for len input bytes ("\u003c" is six). */
+#define ESCAPE_MAX(len) ((len) * 6)
+
+/* Escape s[0..len) into out (room for ESCAPE_MAX(len) bytes, no NUL
+ * added); returns the bytes written.  The engine of everything below. */
+size_t escape_mem(char *out, const struct escape_table *t, const char *s, size_t len);
+
+/* Escape s[0..len) onto the buffer, no surrounding quotes. */
+void escape_write(struct ob *o, const struct escape_table *t, const char *s, size_t len);
 
 /* The same for a NUL-terminated string; NULL writes nothing. */
-void escape_puts(FILE *f, const struct escape_table *t, const char *s);
+void escape_puts(struct ob *o, const struct escape_table *t, const char *s);
 
 /* Columns that escape_puts(escape_text, s) takes on a terminal (one per
  * character; wide characters are not measured). */

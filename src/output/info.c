@@ -9,10 +9,12 @@
 #include "output/report.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "output/escape.h"
 #include "output/json.h"
+#include "model/xalloc.h"
 
 /* The runtime's per-call overhead estimate in nanoseconds (0: unknown). */
 static double overhead_ns(const struct ccp_profile *p)
@@ -27,95 +29,101 @@ static double duration_s(const struct ccp_profile *p)
 	return p->end_ns > p->start_ns ? (double)(p->end_ns - p->start_ns) / 1e9 : 0;
 }
 
-static void text_time(FILE *f, const char *label, uint64_t ns)
+static void text_time(struct ob *f, const char *label, uint64_t ns)
 {
 	char buf[64] = "unknown";
 	time_t t = (time_t)(ns / 1000000000u);
 	struct tm tm;
 	if (ns && localtime_r(&t, &tm))
 		strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S %z", &tm);
-	fprintf(f, "%-18s %s\n", label, buf);
+	ob_printf(f, "%-18s %s\n", label, buf);
 }
 
-static void text_string(FILE *f, const char *label, const char *s)
+static void text_string(struct ob *f, const char *label, const char *s)
 {
-	fprintf(f, "%-18s ", label);
+	ob_printf(f, "%-18s ", label);
 	escape_puts(f, &escape_text, s ? s : "");
-	fputc('\n', f);
+	ob_putc(f, '\n');
 }
 
-static void text_u64(FILE *f, const char *label, uint64_t v)
+static void text_u64(struct ob *f, const char *label, uint64_t v)
 {
-	fprintf(f, "%-18s %" PRIu64 "\n", label, v);
+	ob_printf(f, "%-18s %" PRIu64 "\n", label, v);
 }
 
-static void text_run(FILE *f, const struct ccp_profile *p)
+static void text_run(struct ob *f, const struct ccp_profile *p)
 {
 	text_string(f, "program", p->program);
-	fprintf(f, "%-18s", "arguments");
+	ob_printf(f, "%-18s", "arguments");
 	for (uint32_t i = 0; i < p->argc; i++) {
-		fputc(' ', f);
+		ob_putc(f, ' ');
 		escape_puts(f, &escape_text, p->argv[i]);
 	}
-	fputc('\n', f);
+	ob_putc(f, '\n');
 	text_u64(f, "pid", p->pid);
 	text_string(f, "host", p->hostname);
 	text_time(f, "start", p->start_ns);
 	text_time(f, "end", p->end_ns);
-	fprintf(f, "%-18s %.3f s\n", "duration", duration_s(p));
+	ob_printf(f, "%-18s %.3f s\n", "duration", duration_s(p));
 	text_string(f, "options", p->options);
 }
 
-static void text_clock(FILE *f, const struct ccp_profile *p)
+static void text_clock(struct ob *f, const struct ccp_profile *p)
 {
-	fprintf(f, "%-18s %s\n", "clock", report_clock_name(p->clock));
+	ob_printf(f, "%-18s %s\n", "clock", report_clock_name(p->clock));
 	text_u64(f, "ticks/sec", p->ticks_per_sec);
 	if (p->clock == CCP_CLOCK_CYCLES)
-		fprintf(f, "%-18s %.3f GHz\n", "cycle frequency", (double)p->ticks_per_sec / 1e9);
+		ob_printf(f, "%-18s %.3f GHz\n", "cycle frequency", (double)p->ticks_per_sec / 1e9);
 	else
-		fprintf(f, "%-18s %g ms\n", "sampling interval", (double)p->interval_ns / 1e6);
+		ob_printf(f, "%-18s %g ms\n", "sampling interval", (double)p->interval_ns / 1e6);
 	text_u64(f, "samples", p->stats.samples);
-	fprintf(f, "%-18s %.1f ns per call\n", "overhead estimate", overhead_ns(p));
+	ob_printf(f, "%-18s %.1f ns per call\n", "overhead estimate", overhead_ns(p));
 }
 
-static void text_counts(FILE *f, const struct info_input *in)
+static void text_counts(struct ob *f, const struct info_input *in)
 {
 	const struct model *m = in->m;
 	const struct ccp_profile *p = m->prof;
 	const struct ccp_stats *s = &p->stats;
 	text_u64(f, "calls", s->calls);
-	fprintf(f, "%-18s %" PRIu64 " (%" PRIu32 " distinct histories)\n", "contexts", s->contexts,
+	ob_printf(f, "%-18s %" PRIu64 " (%" PRIu32 " distinct histories)\n", "contexts", s->contexts,
 		m->nctx);
 	text_u64(f, "transitions", s->transitions);
-	fprintf(f, "%-18s %" PRIu32 " (of %" PRIu32 " cost centres)\n", "functions", m->nlisted,
+	ob_printf(f, "%-18s %" PRIu32 " (of %" PRIu32 " cost centres)\n", "functions", m->nlisted,
 		p->nccs);
 	text_u64(f, "threads", p->nthreads);
 	text_u64(f, "modules", p->nmodules);
 	text_u64(f, "deepest history", s->deepest_history);
 	text_u64(f, "max depth", s->max_depth);
-	fprintf(f, "%-18s %" PRIu64 " bytes (%.1f MiB)\n", "profiling memory", s->memory_bytes,
+	ob_printf(f, "%-18s %" PRIu64 " bytes (%.1f MiB)\n", "profiling memory", s->memory_bytes,
 		(double)s->memory_bytes / 1048576.0);
 	text_u64(f, "lost calls", s->lost_calls);
-	fprintf(f, "%-18s %.3f s\n", "lost time", model_seconds(m, s->lost_time));
+	ob_printf(f, "%-18s %.3f s\n", "lost time", model_seconds(m, s->lost_time));
 }
 
-int info_text(FILE *f, const struct info_input *in)
+int info_text(FILE *out, const struct info_input *in)
 {
 	const struct ccp_profile *p = in->m->prof;
+	struct ob *f = xmalloc(sizeof *f);
+	ob_init(f, out);
 	text_string(f, "file", in->path);
 	text_u64(f, "file size", in->file_size);
 	text_run(f, p);
 	text_clock(f, p);
 	text_counts(f, in);
-	return ferror(f) ? -1 : 0;
+	ob_flush(f);
+	free(f);
+	return ferror(out) ? -1 : 0;
 }
 
-int info_json(FILE *f, const struct info_input *in)
+int info_json(FILE *out, const struct info_input *in)
 {
 	const struct model *m = in->m;
 	const struct ccp_profile *p = m->prof;
 	const struct ccp_stats *s = &p->stats;
+	struct ob *f = xmalloc(sizeof *f);
 	struct json j;
+	ob_init(f, out);
 	json_init(&j, f);
 	json_begin_object(&j);
 	json_newline(&j);
@@ -133,7 +141,8 @@ int info_json(FILE *f, const struct info_input *in)
 	json_kstring(&j, "hostname", p->hostname);
 	json_kuint(&j, "start_ns", p->start_ns);
 	json_kuint(&j, "end_ns", p->end_ns);
-	json_kdouble(&j, "duration_s", duration_s(p));
+	json_kseconds(&j, "duration_s", p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0,
+		      1000000000);
 	json_kstring(&j, "options", p->options);
 	json_newline(&j);
 	json_kstring(&j, "clock", report_clock_name(p->clock));
@@ -157,8 +166,10 @@ int info_json(FILE *f, const struct info_input *in)
 	json_kuint(&j, "memory_bytes", s->memory_bytes);
 	json_kuint(&j, "lost_calls", s->lost_calls);
 	json_kuint(&j, "lost_ticks", s->lost_time);
-	json_kdouble(&j, "lost_time_s", model_seconds(m, s->lost_time));
+	json_kseconds(&j, "lost_time_s", s->lost_time, p->ticks_per_sec);
 	json_end_object(&j);
-	fputc('\n', f);
-	return ferror(f) ? -1 : 0;
+	ob_putc(f, '\n');
+	ob_flush(f);
+	free(f);
+	return ferror(out) ? -1 : 0;
 }

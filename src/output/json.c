@@ -5,14 +5,17 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "model/xalloc.h"
 #include "output/escape.h"
 
 #define JSON_MAX_INDENT 16
 
-void json_init(struct json *j, FILE *f)
+void json_init(struct json *j, struct ob *o)
 {
-	j->f = f;
+	j->o = o;
 	j->comma = 0;
 	j->depth = 0;
 }
@@ -21,20 +24,20 @@ void json_init(struct json *j, FILE *f)
 static void json_sep(struct json *j)
 {
 	if (j->comma)
-		fputc(',', j->f);
+		ob_putc(j->o, ',');
 	j->comma = 0;
 }
 
-static void json_open(struct json *j, int c)
+static void json_open(struct json *j, char c)
 {
 	json_sep(j);
-	fputc(c, j->f);
+	ob_putc(j->o, c);
 	j->depth++;
 }
 
-static void json_close(struct json *j, int c)
+static void json_close(struct json *j, char c)
 {
-	fputc(c, j->f);
+	ob_putc(j->o, c);
 	j->depth--;
 	j->comma = 1;
 }
@@ -63,23 +66,22 @@ void json_newline(struct json *j)
 {
 	unsigned n = j->depth < JSON_MAX_INDENT ? j->depth : JSON_MAX_INDENT;
 	json_sep(j); /* the comma ends the line, not starts the next */
-	fputc('\n', j->f);
-	for (unsigned i = 0; i < n; i++)
-		fputs("  ", j->f);
+	ob_putc(j->o, '\n');
+	ob_spaces(j->o, 2 * (size_t)n);
 }
 
-static void json_quoted(FILE *f, const char *s)
+static void json_quoted(struct ob *o, const char *s)
 {
-	fputc('"', f);
-	escape_puts(f, &escape_json, s);
-	fputc('"', f);
+	ob_putc(o, '"');
+	escape_puts(o, &escape_json, s);
+	ob_putc(o, '"');
 }
 
 void json_key(struct json *j, const char *key)
 {
 	json_sep(j);
-	json_quoted(j->f, key);
-	fputs(": ", j->f);
+	json_quoted(j->o, key);
+	ob_putc(j->o, ':');
 }
 
 void json_string(struct json *j, const char *s)
@@ -89,14 +91,21 @@ void json_string(struct json *j, const char *s)
 		return;
 	}
 	json_sep(j);
-	json_quoted(j->f, s);
+	json_quoted(j->o, s);
+	j->comma = 1;
+}
+
+void json_raw(struct json *j, const char *value, size_t len)
+{
+	json_sep(j);
+	ob_write(j->o, value, len);
 	j->comma = 1;
 }
 
 void json_uint(struct json *j, uint64_t v)
 {
 	json_sep(j);
-	fprintf(j->f, "%" PRIu64, v);
+	ob_u64(j->o, v, 0);
 	j->comma = 1;
 }
 
@@ -108,23 +117,26 @@ void json_double(struct json *j, double v)
 		json_null(j);
 		return;
 	}
+	char buf[32];
+	int n = snprintf(buf, sizeof buf, "%.15g", v == 0 ? 0.0 : v); /* no "-0" */
+	json_raw(j, buf, (size_t)n);
+}
+
+void json_seconds(struct json *j, uint64_t ticks, uint64_t ticks_per_sec)
+{
 	json_sep(j);
-	fprintf(j->f, "%.15g", v == 0 ? 0.0 : v); /* no "-0" */
+	ob_decimal(j->o, ticks, ticks_per_sec);
 	j->comma = 1;
 }
 
 void json_bool(struct json *j, int v)
 {
-	json_sep(j);
-	fputs(v ? "true" : "false", j->f);
-	j->comma = 1;
+	json_raw(j, v ? "true" : "false", v ? 4 : 5);
 }
 
 void json_null(struct json *j)
 {
-	json_sep(j);
-	fputs("null", j->f);
-	j->comma = 1;
+	json_raw(j, "null", 4);
 }
 
 void json_kstring(struct json *j, const char *key, const char *s)
@@ -143,4 +155,22 @@ void json_kdouble(struct json *j, const char *key, double v)
 {
 	json_key(j, key);
 	json_double(j, v);
+}
+
+void json_kseconds(struct json *j, const char *key, uint64_t ticks, uint64_t ticks_per_sec)
+{
+	json_key(j, key);
+	json_seconds(j, ticks, ticks_per_sec);
+}
+
+char *json_quote(const char *s, size_t *len)
+{
+	size_t n = strlen(s);
+	char *q = xnmalloc(n + 1, 6);
+	q[0] = '"';
+	size_t k = 1 + escape_mem(q + 1, &escape_json, s, n);
+	q[k++] = '"';
+	q[k] = '\0';
+	*len = k;
+	return q;
 }

@@ -3,32 +3,47 @@
  *
  * The same data as the text report, unabridged: every function, arc and
  * context whatever --top says, since a program reading this does its own
- * selecting.  Times are seconds (…_s); cost centres also carry their
- * profile id, because names need not be unique (two static functions).
- * The model's spontaneous arcs (into thread roots) are not arcs between
- * two functions: JSON gives their calls as a function's root_calls.
- * Each item of a top-level list is on a line of its own.
+ * selecting.  Times are seconds (..._s), exact to the nanosecond; cost
+ * centres also carry their profile id, because names need not be unique
+ * (two static functions).  The model's spontaneous arcs (into thread
+ * roots) are not arcs between two functions: JSON gives their calls as a
+ * function's root_calls.  Each item of a top-level list is on a line of
+ * its own.
  */
 #include "output/report.h"
 
+#include <stdlib.h>
+
+#include "model/xalloc.h"
 #include "output/json.h"
+#include "output/names.h"
 
-static void json_id(struct json *j, const char *key, uint32_t cc)
+struct jrep {
+	struct json j;
+	const struct model *m;
+	struct names names; /* quoted JSON strings */
+	uint64_t tps;
+};
+
+static void jr_name(struct jrep *r, const char *key, uint32_t cc)
 {
-	json_key(j, key);
-	if (cc == MODEL_NONE)
-		json_null(j);
-	else
-		json_uint(j, cc);
+	json_key(&r->j, key);
+	if (cc == MODEL_NONE) {
+		json_string(&r->j, "<root>");
+		return;
+	}
+	json_raw(&r->j, r->names.pool + r->names.off[cc], r->names.off[cc + 1] - r->names.off[cc]);
 }
 
-static void json_name(struct json *j, const struct model *m, const char *key, uint32_t cc)
+static void jr_secs(struct jrep *r, const char *key, uint64_t ticks)
 {
-	json_kstring(j, key, m->fns[cc].name);
+	json_kseconds(&r->j, key, ticks, r->tps);
 }
 
-static void json_header(struct json *j, const struct model *m)
+static void jr_header(struct jrep *r)
 {
+	struct json *j = &r->j;
+	const struct model *m = r->m;
 	const struct ccp_profile *p = m->prof;
 	json_kstring(j, "ccprof_version", CCPROF_VERSION);
 	json_newline(j);
@@ -47,15 +62,17 @@ static void json_header(struct json *j, const struct model *m)
 	json_kuint(j, "samples", p->stats.samples);
 	json_newline(j);
 	json_kuint(j, "total_ticks", m->total_time);
-	json_kdouble(j, "total_time_s", model_seconds(m, m->total_time));
-	json_kdouble(j, "root_time_s", model_seconds(m, m->root_time));
+	jr_secs(r, "total_time_s", m->total_time);
+	jr_secs(r, "root_time_s", m->root_time);
 	json_kuint(j, "total_calls", m->total_calls);
 	json_kuint(j, "threads", p->nthreads);
 	json_kuint(j, "ncontexts", m->nctx);
 }
 
-static void json_functions(struct json *j, const struct model *m)
+static void jr_functions(struct jrep *r)
 {
+	struct json *j = &r->j;
+	const struct model *m = r->m;
 	const struct ccp_profile *p = m->prof;
 	json_key(j, "functions");
 	json_begin_array(j);
@@ -70,21 +87,23 @@ static void json_functions(struct json *j, const struct model *m)
 		json_newline(j);
 		json_begin_object(j);
 		json_kuint(j, "id", cc);
-		json_kstring(j, "name", fn->name);
-		json_kstring(j, "module", module);
+		jr_name(r, "name", cc);
+		json_kstring(j, "module", module ? module : "");
 		json_kstring(j, "file", c->file ? c->file : "");
 		json_kuint(j, "line", c->line);
 		json_kuint(j, "calls", fn->calls);
 		json_kuint(j, "root_calls", root ? root->calls : 0);
-		json_kdouble(j, "self_s", model_seconds(m, fn->self));
-		json_kdouble(j, "inherited_s", model_seconds(m, fn->inherited));
+		jr_secs(r, "self_s", fn->self);
+		jr_secs(r, "inherited_s", fn->inherited);
 		json_end_object(j);
 	}
 	json_end_array(j);
 }
 
-static void json_arcs(struct json *j, const struct model *m)
+static void jr_arcs(struct jrep *r)
 {
+	struct json *j = &r->j;
+	const struct model *m = r->m;
 	json_key(j, "arcs");
 	json_begin_array(j);
 	for (uint32_t k = 0; k < m->narcs; k++) {
@@ -93,22 +112,24 @@ static void json_arcs(struct json *j, const struct model *m)
 			continue; /* thread roots: root_calls of the function */
 		json_newline(j);
 		json_begin_object(j);
-		json_name(j, m, "caller", a->caller);
-		json_name(j, m, "callee", a->callee);
+		jr_name(r, "caller", a->caller);
+		jr_name(r, "callee", a->callee);
 		json_kuint(j, "caller_id", a->caller);
 		json_kuint(j, "callee_id", a->callee);
 		json_kuint(j, "calls", a->calls);
-		json_kdouble(j, "self_in_s", model_seconds(m, a->self_in));
-		json_kdouble(j, "child_in_s", model_seconds(m, a->child_in));
-		json_kdouble(j, "self_out_s", model_seconds(m, a->self_out));
-		json_kdouble(j, "child_out_s", model_seconds(m, a->child_out));
+		jr_secs(r, "self_in_s", a->self_in);
+		jr_secs(r, "child_in_s", a->child_in);
+		jr_secs(r, "self_out_s", a->self_out);
+		jr_secs(r, "child_out_s", a->child_out);
 		json_end_object(j);
 	}
 	json_end_array(j);
 }
 
-static void json_contexts(struct json *j, const struct model *m)
+static void jr_contexts(struct jrep *r)
 {
+	struct json *j = &r->j;
+	const struct model *m = r->m;
 	json_key(j, "contexts");
 	json_begin_array(j);
 	for (uint32_t i = 0; i < m->nctx; i++) {
@@ -120,7 +141,7 @@ static void json_contexts(struct json *j, const struct model *m)
 		for (uint32_t e = 0; e < c->len; e++) {
 			uint32_t cc = CCP_ENTRY_CC(c->hist[e]);
 			json_begin_object(j);
-			json_kstring(j, "name", m->fns[cc].name);
+			jr_name(r, "name", cc);
 			json_kuint(j, "id", cc);
 			json_key(j, "marked");
 			json_bool(j, CCP_ENTRY_MARKED(c->hist[e]));
@@ -129,74 +150,99 @@ static void json_contexts(struct json *j, const struct model *m)
 		json_end_array(j);
 		json_kuint(j, "entries", c->entries);
 		json_kuint(j, "recursive", c->recursive);
-		json_kdouble(j, "time_s", model_seconds(m, c->time));
+		jr_secs(r, "time_s", c->time);
 		json_end_object(j);
 	}
 	json_end_array(j);
 }
 
-static void json_node_open(struct json *j, const struct model *m, const struct model_node *x)
+static void jr_node_open(struct jrep *r, const struct model_node *x)
 {
+	struct json *j = &r->j;
 	json_newline(j);
 	json_begin_object(j);
-	json_key(j, "name");
-	json_string(j, model_name(m, x->cc, "<root>"));
-	json_id(j, "id", x->cc);
+	jr_name(r, "name", x->cc);
+	json_key(j, "id");
+	if (x->cc == MODEL_NONE)
+		json_null(j);
+	else
+		json_uint(j, x->cc);
 	json_kuint(j, "entries", x->entries);
-	json_kdouble(j, "individual_s", model_seconds(m, x->individual));
-	json_kdouble(j, "inherited_s", model_seconds(m, x->inherited));
+	jr_secs(r, "individual_s", x->individual);
+	jr_secs(r, "inherited_s", x->inherited);
 	json_key(j, "children");
 	json_begin_array(j);
 }
 
-static void json_node_close(struct json *j)
+static void jr_node_close(struct jrep *r)
 {
-	json_end_array(j);
-	json_end_object(j);
+	json_end_array(&r->j);
+	json_end_object(&r->j);
 }
 
 /* Depth-first over the links, without recursion: a history can be long. */
-static void json_tree(struct json *j, const struct model *m)
+static void jr_tree(struct jrep *r)
 {
-	json_key(j, "tree");
+	const struct model *m = r->m;
+	json_key(&r->j, "tree");
 	uint32_t k = 0;
-	json_node_open(j, m, &m->nodes[0]);
+	jr_node_open(r, &m->nodes[0]);
 	for (;;) {
 		const struct model_node *x = &m->nodes[k];
 		if (x->first_child != MODEL_NONE) {
 			k = x->first_child;
-			json_node_open(j, m, &m->nodes[k]);
+			jr_node_open(r, &m->nodes[k]);
 			continue;
 		}
-		json_node_close(j);
+		jr_node_close(r);
 		while (k != 0 && m->nodes[k].next_sibling == MODEL_NONE) {
 			k = m->nodes[k].parent;
-			json_node_close(j);
+			jr_node_close(r);
 		}
 		if (k == 0)
 			break;
 		k = m->nodes[k].next_sibling;
-		json_node_open(j, m, &m->nodes[k]);
+		jr_node_open(r, &m->nodes[k]);
 	}
 }
 
 int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 {
 	(void)o; /* JSON is always complete: consumers select for themselves */
-	struct json j;
-	json_init(&j, f);
-	json_begin_object(&j);
-	json_newline(&j);
-	json_header(&j, m);
-	json_newline(&j);
-	json_functions(&j, m);
-	json_newline(&j);
-	json_arcs(&j, m);
-	json_newline(&j);
-	json_contexts(&j, m);
-	json_newline(&j);
-	json_tree(&j, m);
-	json_end_object(&j);
-	fputc('\n', f);
+	struct ob *out = xmalloc(sizeof *out);
+	struct jrep *r = xmalloc(sizeof *r);
+	ob_init(out, f);
+	json_init(&r->j, out);
+	r->m = m;
+	r->tps = m->prof->ticks_per_sec;
+	names_init(&r->names, m, &escape_json, 1);
+
+	/* Sections whose pass did not run are left out (REPORT_JSON_PASSES
+	 * asks for all of them). */
+	json_begin_object(&r->j);
+	json_newline(&r->j);
+	jr_header(r);
+	if (m->by_self) {
+		json_newline(&r->j);
+		jr_functions(r);
+	}
+	if (m->arcs || m->in_start) {
+		json_newline(&r->j);
+		jr_arcs(r);
+	}
+	if (m->ctx_by_time) {
+		json_newline(&r->j);
+		jr_contexts(r);
+	}
+	if (m->nodes) {
+		json_newline(&r->j);
+		jr_tree(r);
+	}
+	json_end_object(&r->j);
+	ob_putc(out, '\n');
+	ob_flush(out);
+	names_free(&r->names);
+	free(r);
+	free(out);
 	return ferror(f) ? -1 : 0;
 }

@@ -7,16 +7,14 @@
 
 static int check_failures;
 
+/* The condition is evaluated once. */
 #define CHECK(cond, ...)                                         \
 	do {                                                     \
-		if (cond) {                                      \
-			printf("ok - ");                         \
-		} else {                                         \
-			printf("not ok - ");                     \
-			check_failures++;                        \
-		}                                                \
+		int ok_ = !!(cond);                              \
+		printf(ok_ ? "ok - " : "not ok - ");             \
+		check_failures += !ok_;                          \
 		printf(__VA_ARGS__);                             \
-		printf("%s\n", (cond) ? "" : " [" #cond "]");    \
+		printf("%s\n", ok_ ? "" : " [" #cond "]");       \
 	} while (0)
 
 #define CHECK_EQ_U(a, b, what)                                              \

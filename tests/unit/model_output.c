@@ -13,12 +13,9 @@
 /* Escape s with table t into a static buffer. */
 static const char *esc(const struct escape_table *t, const char *s, size_t len)
 {
-	static char *buf;
-	size_t size;
-	free(buf);
-	FILE *f = open_memstream(&buf, &size);
-	escape_write(f, t, s, len);
-	fclose(f);
+	static char buf[4096];
+	size_t n = escape_mem(buf, t, s, len);
+	buf[n] = '\0';
 	return buf;
 }
 
@@ -54,8 +51,10 @@ static void json_writer(void)
 	char *buf;
 	size_t size;
 	FILE *f = open_memstream(&buf, &size);
+	static struct ob o;
 	struct json j;
-	json_init(&j, f);
+	ob_init(&o, f);
+	json_init(&j, &o);
 	json_begin_object(&j);
 	json_kstring(&j, "s", "x\"y");
 	json_key(&j, "a");
@@ -69,14 +68,46 @@ static void json_writer(void)
 	json_begin_array(&j);
 	json_end_array(&j);
 	json_bool(&j, 1);
+	json_seconds(&j, 1500000001, 1000000000);
+	json_seconds(&j, 2, 3);
+	json_seconds(&j, 7, 0);
 	json_end_array(&j);
 	json_newline(&j);
 	json_kdouble(&j, "z", -0.0);
 	json_end_object(&j);
+	ob_flush(&o);
 	fclose(f);
-	const char *want = "{\"s\": \"x\\\"y\",\"a\": [18446744073709551615,0.5,null,null,{},[],"
-			   "true],\n  \"z\": 0}";
-	CHECK(strcmp(buf, want) == 0, "JSON writer: separators, nesting, null for inf");
+	const char *want = "{\"s\":\"x\\\"y\",\"a\":[18446744073709551615,0.5,null,null,{},[],"
+			   "true,1.500000001,0.666666667,0],\n  \"z\":0}";
+	CHECK(strcmp(buf, want) == 0, "JSON writer: separators, nesting, null for inf, seconds");
+	if (strcmp(buf, want) != 0)
+		printf("# got %s\n", buf);
+	free(buf);
+}
+
+static void numbers(void)
+{
+	char *buf;
+	size_t size;
+	FILE *f = open_memstream(&buf, &size);
+	static struct ob o;
+	ob_init(&o, f);
+	ob_u64(&o, 42, 5);
+	ob_putc(&o, '|');
+	ob_ratio(&o, 110, 1000, 0, 3, 7);      /* 0.110 seconds */
+	ob_putc(&o, '|');
+	ob_ratio(&o, 73, 365, 2, 1, 6);        /* 20.0 % */
+	ob_putc(&o, '|');
+	ob_ratio(&o, 1, 2000, 0, 3, 0);        /* 0.0005 rounds half up */
+	ob_putc(&o, '|');
+	ob_ratio(&o, 5, 0, 2, 1, 0);           /* zero total */
+	ob_putc(&o, '|');
+	ob_ratio(&o, UINT64_MAX, 1, 2, 1, 0);  /* no overflow */
+	ob_flush(&o);
+	fclose(f);
+	CHECK(strcmp(buf, "   42|  0.110|  20.0|0.001|0.0|1844674407370955161500.0") == 0,
+	      "integer and fixed-point formatting: %s", buf);
+	CHECK_EQ_U(ob_ratio_len(123456, 1000, 0, 3), 7, "width of 123.456");
 	free(buf);
 }
 
@@ -133,17 +164,17 @@ static void reports(void)
 	free(text);
 
 	char *json = render(report_json, &m, &o);
-	CHECK(strstr(json, "\"total_time_s\": 0.365") != NULL, "json: total_time_s");
-	CHECK(strstr(json, "\"argv\": [\"./spivey\",\"two words\",\"it's\"]") != NULL, "json: argv");
-	CHECK(strstr(json, "\"caller\": null") == NULL, "json: no spontaneous arcs");
-	CHECK(strstr(json, "\"name\": \"main\",\"module\": \"\",\"file\": \"\",\"line\": 0,"
-			   "\"calls\": 1,\"root_calls\": 1,") != NULL,
+	CHECK(strstr(json, "\"total_time_s\":0.365") != NULL, "json: total_time_s");
+	CHECK(strstr(json, "\"argv\":[\"./spivey\",\"two words\",\"it's\"]") != NULL, "json: argv");
+	CHECK(strstr(json, "\"caller\":null") == NULL, "json: no spontaneous arcs");
+	CHECK(strstr(json, "\"name\":\"main\",\"module\":\"\",\"file\":\"\",\"line\":0,"
+			   "\"calls\":1,\"root_calls\":1,") != NULL,
 	      "json: main was called once as a thread root");
-	CHECK(strstr(json, "\"self_in_s\": 0.05,\"child_in_s\": 0.21") != NULL,
+	CHECK(strstr(json, "\"self_in_s\":0.05,\"child_in_s\":0.21") != NULL,
 	      "json: arc R->P incoming times");
-	CHECK(strstr(json, "{\"name\": \"P\",\"id\": 1,\"marked\": false}") != NULL,
+	CHECK(strstr(json, "{\"name\":\"P\",\"id\":1,\"marked\":false}") != NULL,
 	      "json: unmarked history entry");
-	CHECK(strstr(json, "\"tree\": \n  {\"name\": \"\\u003croot\\u003e\",\"id\": null") != NULL,
+	CHECK(strstr(json, "\"tree\":\n  {\"name\":\"\\u003croot\\u003e\",\"id\":null") != NULL,
 	      "json: tree root");
 	free(json);
 	model_free(&m);
@@ -153,6 +184,7 @@ int main(void)
 {
 	escaping();
 	json_writer();
+	numbers();
 	reports();
 	return check_failures != 0;
 }

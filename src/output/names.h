@@ -1,0 +1,33 @@
+/*
+ * names.h - every cost centre's display name, escaped once per report.
+ *
+ * A large report prints the same few thousand names tens of millions of
+ * times (histories, tree rows), so each writer escapes them up front for
+ * its format and then copies bytes.
+ */
+#ifndef CCPROF_OUTPUT_NAMES_H
+#define CCPROF_OUTPUT_NAMES_H
+
+#include <stdint.h>
+
+#include "model/model.h"
+#include "output/escape.h"
+#include "output/ob.h"
+
+struct names {
+	char *pool;      /* all escaped names, back to back */
+	size_t *off;     /* name cc is pool[off[cc] .. off[cc + 1]) */
+	uint32_t *width; /* terminal columns of name cc (text tables) */
+	uint32_t n;
+};
+
+/* Escape every name of m with t; quoted: inside "..." (for JSON). */
+void names_init(struct names *nm, const struct model *m, const struct escape_table *t, int quoted);
+void names_free(struct names *nm);
+
+static inline void names_put(struct ob *o, const struct names *nm, uint32_t cc)
+{
+	ob_write(o, nm->pool + nm->off[cc], nm->off[cc + 1] - nm->off[cc]);
+}
+
+#endif

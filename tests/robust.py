@@ -1,0 +1,280 @@
+"""Issue 4: a profiled program behaves exactly as before and loses no data.
+
+Each case runs an unprofiled build and a profiled one of the same program
+and compares stdout, stderr (less ccprof's own lines) and exit status, then
+checks the profile against the counts the program printed."""
+import glob
+import json
+import os
+import shutil
+import signal
+from ccp import *
+
+PRELOAD = os.path.join(LIB, "libccprof.so")
+
+
+def counts(stdout):
+    """'calls NAME N' lines the test programs print."""
+    out = {}
+    for line in stdout.splitlines():
+        w = line.split()
+        if len(w) == 3 and w[0] == "calls":
+            out[w[1]] = int(w[2])
+    return out
+
+
+def same_behaviour(name, src, args=(), env=None, cxx=None, extra=()):
+    """Build bare and instrumented, run both, compare.  Returns (run, profile)."""
+    comp = cxx or CC
+    bare = os.path.join(OUT, name + "_bare")
+    inst = os.path.join(OUT, name)
+    for exe, flags in ((bare, []), (inst, ["-finstrument-functions"])):
+        r = run([comp, "-g", "-O1", "-I" + os.path.join(TOP, "include"),
+                 os.path.join(TOP, src), "-o", exe, "-pthread"] + flags + list(extra))
+        if r.returncode != 0:
+            check(False, "%s: build with %s: %s" % (name, comp, r.stderr[-300:]))
+            return None, None
+    d = os.path.join(OUT, "run_" + name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    prof = os.path.join(d, name + ".ccprof")
+    e = dict(os.environ)
+    e.update(env or {})
+    b = run([bare] + list(args), cwd=d, env=e)
+    e["LD_PRELOAD"] = PRELOAD
+    e["CCPROF_OPTIONS"] = "output=" + prof + (":" + env["CCPROF_OPTIONS"] if env and "CCPROF_OPTIONS" in env else "")
+    p = run([inst] + list(args), cwd=d, env=e)
+    own = "\n".join(l for l in p.stderr.splitlines() if not l.startswith("ccprof:"))
+    check(p.returncode == b.returncode, "%s: same exit status (%d, bare %d)" % (name, p.returncode, b.returncode))
+    check(p.stdout == b.stdout, "%s: same stdout" % name)
+    check(own == b.stderr.rstrip("\n"), "%s: same stderr, less ccprof's lines" % name)
+    return p, prof
+
+
+def exact_calls(name, p, prof):
+    if not check(os.path.exists(prof), "%s: profile written" % name):
+        return None
+    rep = report(prof)
+    # C++ functions are shown demangled with their parameters.
+    fs = {f["name"].split("(")[0]: f for f in rep["functions"]}
+    for fn, n in counts(p.stdout).items():
+        check(fs.get(fn, {}).get("calls") == n, "%s: calls(%s) = %d, got %s"
+              % (name, fn, n, fs.get(fn, {}).get("calls")))
+    return rep
+
+
+def threads():
+    p, prof = same_behaviour("threads", "tests/progs/threads.c")
+    rep = exact_calls("threads", p, prof)
+    if rep:
+        r = run([CCPROF, "report", "--threads", prof])
+        check(r.returncode == 0 and "worker-3" in r.stdout and "worker-0" in r.stdout,
+              "threads: report --threads names every thread, early exits included")
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+        check(info.get("threads") == 9, "threads: 9 threads in the profile (got %s)" % info.get("threads"))
+
+
+def threads_tsan():
+    tsan = os.path.join(OUT, "tsan")
+    r = run(["make", "-s", "-C", TOP, "BUILD=" + tsan, "CC=" + CC,
+             "CFLAGS=-O1 -g -fsanitize=thread", tsan + "/lib/libccprof.so"])
+    if not check(r.returncode == 0, "threads: runtime builds with -fsanitize=thread"):
+        print("# " + r.stderr[-500:].replace("\n", "\n# "))
+        return
+    exe = build("threads_tsan", "tests/progs/threads.c", "-fsanitize=thread")
+    prof = os.path.join(OUT, "threads_tsan.ccprof")
+    e = dict(os.environ, LD_PRELOAD="", CCPROF_OPTIONS="output=" + prof,
+             TSAN_OPTIONS="halt_on_error=1:report_signal_unsafe=0")
+    # The sanitizer runtime must come first: link the runtime instead of preloading it.
+    exe = build("threads_tsan", "tests/progs/threads.c", "-fsanitize=thread",
+                os.path.join(tsan, "lib/libccprof.so"), "-Wl,-rpath," + os.path.join(tsan, "lib"))
+    r = run([exe], env=e)
+    check(r.returncode == 0 and "WARNING: ThreadSanitizer" not in r.stderr,
+          "threads: no ThreadSanitizer report (exit %d)%s" % (r.returncode, r.stderr[:400]))
+    rep = exact_calls("threads under TSan", r, prof)
+
+
+def fork():
+    p, prof = same_behaviour("forker", "tests/progs/forker.c")
+    if p is None:
+        return
+    rep = report(prof)
+    fs = functions(rep)
+    check(fs.get("parent_work", {}).get("calls") == 5 and "child_work" not in fs,
+          "fork: the parent's profile has its 5 calls and none of the child's")
+    kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
+    check(len(kids) == 1, "fork: the child wrote <output>.<pid> (%s)" % kids)
+    if kids:
+        fs = functions(report(kids[0]))
+        check(fs.get("child_work", {}).get("calls") == 5 and
+              fs.get("parent_work", {}).get("calls", 0) == 0,
+              "fork: the child's profile starts fresh: 5 child_work, no parent_work")
+
+
+def exec_():
+    p, prof = same_behaviour("execer", "tests/progs/execer.c")
+    if p is None:
+        return
+    if check(os.path.exists(prof), "exec: the part before the exec was written"):
+        check(functions(report(prof)).get("before_exec", {}).get("calls") == 4,
+              "exec: 4 calls before the exec")
+
+
+def jumps():
+    p, prof = same_behaviour("jump", "tests/progs/jump.c")
+    rep = exact_calls("longjmp", p, prof)
+    if rep:
+        a = arcs(rep)
+        check(a.get(("main", "after_jump"), {}).get("calls") == 1,
+              "longjmp: after_jump is called from main, not from abandoned frames")
+        check(a.get(("main", "descend"), {}).get("calls") == 50,
+              "longjmp: main entered descend 50 times (got %s)" % a.get(("main", "descend"), {}).get("calls"))
+
+
+def exceptions():
+    for cxx in ("g++", "clang++"):
+        if shutil.which(cxx) is None:
+            print("# %s not installed: skipped" % cxx)
+            continue
+        name = "exceptions_" + cxx.replace("+", "x")
+        p, prof = same_behaviour(name, "tests/progs/exceptions.cpp", cxx=cxx)
+        rep = exact_calls(name, p, prof)
+        if rep:
+            a = arcs(rep)
+            check(a.get(("main", "after_catch()"), {}).get("calls") == 40,
+                  "%s: after_catch attributed to main after each catch" % name)
+            check(a.get(("main", "throw_deep(int)"), {}).get("calls") == 40,
+                  "%s: main entered throw_deep 40 times" % name)
+            names = [f["name"] for f in rep["functions"]]
+            check(any(n.startswith("Box<int>::get") for n in names),
+                  "%s: C++ names demangled (%s)" % (name, [n for n in names if "get" in n]))
+
+
+def signals_():
+    src = "tests/progs/signals.c"
+    for how, sig in (("segv", signal.SIGSEGV), ("fpe", signal.SIGFPE), ("abort", signal.SIGABRT),
+                     ("bus", signal.SIGBUS), ("term", signal.SIGTERM), ("int", signal.SIGINT)):
+        p, prof = same_behaviour("sig_" + how, src, [how])
+        if p is None:
+            continue
+        check(p.returncode == -sig, "signal %s: the process still dies by it" % how)
+        if check(os.path.exists(prof), "signal %s: profile written" % how):
+            fs = functions(report(prof))
+            if how in ("segv", "fpe", "abort", "bus"):
+                check(fs.get("crash_here", {}).get("calls") == 1,
+                      "signal %s: names resolved from module+offset after a crash" % how)
+                check("crash_here" in p.stderr and "level2" in p.stderr,
+                      "signal %s: cost-centre stack printed" % how)
+            else:
+                check(fs.get("work", {}).get("calls") == 1, "signal %s: work() recorded" % how)
+    p, prof = same_behaviour("sig_quiet", src, ["segv"], env={"CCPROF_OPTIONS": "crash_stack=0"})
+    if p is not None:
+        check("crash_here" not in p.stderr, "crash_stack=0: no stack printed")
+    p, prof = same_behaviour("sig_handled", src, ["handled"])
+    if p is not None:
+        check(p.returncode == 3, "the program's own SIGINT handler runs (exit 3)")
+        rep = exact_calls("sig_handled", p, prof)
+        if rep:
+            check(arcs(rep).get(("on_int", "in_handler"), {}).get("calls") == 1,
+                  "instrumented code in a handler nests under it")
+    # Asking for dump_signal changes what that one signal does, on purpose:
+    # the program goes on instead of dying by it.
+    exe = build("sig_usr2", src)
+    prof = os.path.join(OUT, "sig_usr2.ccprof")
+    r = run([exe, "usr2"], env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                      CCPROF_OPTIONS="dump_signal=SIGUSR2:output=" + prof))
+    check(r.returncode == 0 and "survived 12" in r.stdout and os.path.exists(prof),
+          "dump_signal=SIGUSR2 writes a profile and the program goes on")
+    p, prof = same_behaviour("sig_nested", src, ["nested"])
+    rep = exact_calls("sig_nested", p, prof) if p else None
+    if rep:
+        a = arcs(rep)
+        ticks = int(p.stdout.split("ticks ")[1].split()[0])
+        check(a.get(("on_alarm", "in_handler"), {}).get("calls") == ticks,
+              "nested handler: on_alarm -> in_handler = %d ticks" % ticks)
+        check(a.get(("spin", "on_alarm"), {}).get("calls", 0) > 0,
+              "nested handler: on_alarm runs inside spin's context")
+        check(a.get(("spin", "spin"), {}).get("calls") == 50, "nested handler: spin recursion intact")
+
+
+def deep():
+    p, prof = same_behaviour("deep", "tests/progs/deep.c")
+    rep = exact_calls("deep", p, prof)
+    if rep:
+        ctx = [c for c in rep["contexts"] if c["history"]]
+        check(len(ctx) == 2, "deep: a million-deep recursion is 2 contexts (got %d)" % len(ctx))
+
+
+def explode():
+    p, prof = same_behaviour("explode", "tests/progs/explode.c")
+    full = exact_calls("explode", p, prof)
+    p, prof = same_behaviour("explode_budget", "tests/progs/explode.c",
+                             env={"CCPROF_OPTIONS": "max_contexts=200"})
+    rep = exact_calls("explode_budget", p, prof)
+    if full and rep:
+        n = len(full["contexts"])
+        m = len(rep["contexts"])
+        check(n > 1000, "explode: %d contexts without a budget" % n)
+        check(m <= 200 + 20, "explode: max_contexts=200 keeps %d contexts (+ one overflow each)" % m)
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+        check("lost_time_s" in info, "explode: info reports the time charged to overflow")
+
+
+def dlopen():
+    so = os.path.join(OUT, "libshlib.so")
+    run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions",
+         os.path.join(TOP, "tests/progs/shlib.c"), "-o", so])
+    p, prof = same_behaviour("dl", "tests/progs/dl.c", [so], extra=["-ldl"])
+    if p and check(os.path.exists(prof), "dlopen: profile written"):
+        fs = functions(report(prof))
+        check(fs.get("lib_entry", {}).get("calls") == 6 and fs.get("helper", {}).get("calls") == 6,
+              "dlopen: a closed library's functions keep names and counts")
+
+
+def setuid():
+    if os.getuid() != 0:
+        print("# not root: setuid case skipped")
+        return
+    exe = build("secure", "tests/progs/fib.c", os.path.join(LIB, "libccprof.a"))
+    prof = os.path.join(OUT, "secure_should_not_exist.ccprof")
+    d = os.path.join(OUT, "secure")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o777)
+    shutil.copy(exe, os.path.join(d, "secure"))
+    os.chown(os.path.join(d, "secure"), 65534, 65534)
+    os.chmod(os.path.join(d, "secure"), 0o4755)
+    r = run([os.path.join(d, "secure"), "10"], cwd=d,
+            env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+    check(r.returncode == 0 and not os.path.exists(prof) and not glob.glob(d + "/*.ccprof"),
+          "setuid: CCPROF_OPTIONS ignored and nothing written (AT_SECURE)")
+
+
+def symlink():
+    exe = build("fib_link", "tests/progs/fib.c")
+    d = os.path.join(OUT, "links")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    victim = os.path.join(d, "victim")
+    open(victim, "w").write("keep me\n")
+    target = os.path.join(d, "out.ccprof")
+    os.symlink(victim, target)
+    run([exe, "5"], env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + target))
+    check(open(victim).read() == "keep me\n", "symlink: the file a symlink points to is untouched")
+    check(os.path.isfile(target) and not os.path.islink(target),
+          "symlink: the profile replaced the link with a regular file")
+    check((os.stat(target).st_mode & 0o777) & ~0o644 == 0, "profile mode is 0644 or stricter")
+
+
+threads()
+threads_tsan()
+fork()
+exec_()
+jumps()
+exceptions()
+signals_()
+deep()
+explode()
+dlopen()
+setuid()
+symlink()
+finish()
