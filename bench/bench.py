@@ -43,15 +43,17 @@ CLANG = os.environ.get("BENCH_CLANG", "clang")
 CLANGXX = os.environ.get("BENCH_CLANGXX", "clang++")
 OPT = "-O2"
 
-# name, source, language, full units, quick units.  Full sizes take about
-# 0.5 s bare on the reference machine (docs/performance.md).  uftrace and
+# name, source, language, full units, quick units.  Full sizes take 0.3 to
+# 0.5 s bare on the reference machine (docs/performance.md), except tiny
+# (0.05 s: gcc's instrumentation makes it 25-60 times slower, and the whole
+# benchmark has to fit in about 15 minutes).  uftrace and
 # callgrind run the same program with units // SMALL (marked "÷N").
 WORKLOADS = [
-    ("recurse", "recurse.c", "c", 6000, 300),
-    ("dispatch", "dispatch.c", "c", 300, 15),
-    ("vm", "vm.c", "c", 700, 35),
-    ("tiny", "tiny.cpp", "c++", 2500, 120),
-    ("threads", "threads.c", "c", 3600, 160),
+    ("recurse", "recurse.c", "c", 3000, 300),
+    ("dispatch", "dispatch.c", "c", 250, 25),
+    ("vm", "vm.c", "c", 300, 30),
+    ("tiny", "tiny.cpp", "c++", 200, 20),
+    ("threads", "threads.c", "c", 1200, 120),
 ]
 SMALL = 32
 # Workloads of the compiler comparison, at half their full size.
@@ -304,8 +306,9 @@ VARIANT_DOC = {
 }
 
 
-def workload_table(st, calls, calls_small, order):
-    hdr = ["variant", "median s", "min–max s", "× bare", "R", "ns/call", "peak RSS", "output"]
+def workload_table(st, calls, calls_small, order, dummy_of):
+    hdr = ["variant", "median s", "min–max s", "× bare", "R", "ns/call", "ns/call − dummy",
+           "peak RSS", "output"]
     rows = []
     bare = st["bare"]["median"]
     for name in order:
@@ -326,11 +329,17 @@ def workload_table(st, calls, calls_small, order):
             ns = "%.1f" % ((ratio - 1) * base_t / n * 1e9)
         else:
             ns = "-"
+        d = st.get(dummy_of.get(name, "dummy"))
+        if ratio is not None and n and d and name not in ("bare", "bare-small", "dummy",
+                                                          "dummy-static"):
+            nsd = "%.1f" % ((ratio - d["ratio"]) * base_t / n * 1e9)
+        else:
+            nsd = "-"
         size = s["sizes"][0] if s["sizes"] else None
         out = fmt_bytes(size) if size is not None else "-"
         if small and size is not None and calls and calls_small:
             out += " (≈%s full)" % fmt_bytes(size * calls / calls_small)
-        rows.append([name, tm, mm, rr, R, ns, "%.1f MB" % (s["rss_kb"] / 1024), out])
+        rows.append([name, tm, mm, rr, R, ns, nsd, "%.1f MB" % (s["rss_kb"] / 1024), out])
     return table(hdr, rows)
 
 
@@ -413,7 +422,8 @@ def bench_workload(name, bins, units, so, small_units=None, objdump=None, note="
         "threads": info.get("threads") if info else None,
         "order": order,
     }
-    res["table"] = workload_table(st, calls, calls_small, order)
+    res["table"] = workload_table(st, calls, calls_small, order,
+                                  {v.name: v.dummy for v in vs if v.dummy})
     return res
 
 
@@ -529,14 +539,25 @@ def objdump_setup():
     target = os.path.join(WORK, "objdump-input")
     if newer(target, [bins["bare"]]):
         shutil.copy(bins["bare"], target)
-    small_t = os.path.join(WORK, "objdump-bare", "bfd", "elf64-x86-64.o")
-    if QUICK:
-        full = ["-d", small_t]
-        small = ["-d", os.path.join(WORK, "objdump-bare", "binutils", "objdump.o")]
-    else:
-        full = ["-d", target, target]
-        small = ["-d", small_t]
+    # Small: 1/16 of the input's .text, once instead of twice (÷32).
+    lo, size = text_section(bins["bare"], target)
+    part = size // (SMALL // 2)
+    small = ["-d", "--start-address=0x%x" % lo, "--stop-address=0x%x" % (lo + part), target]
+    full = ["-d", target, target]
+    if QUICK:  # a tenth of the full input, and ÷32 of that
+        full = ["-d", "--start-address=0x%x" % lo, "--stop-address=0x%x" % (lo + size // 5),
+                target]
+        small[2] = "--stop-address=0x%x" % (lo + size // 5 // SMALL)
     return bins, full, small
+
+
+def text_section(objdump, path):
+    """Address and size of path's .text."""
+    for line in sh([objdump, "-h", path]).splitlines():
+        f = line.split()
+        if len(f) > 3 and f[1] == ".text":
+            return int(f[3], 16), int(f[2], 16)
+    die("no .text in " + path)
 
 
 # ---- machine ------------------------------------------------------------------
@@ -666,7 +687,7 @@ def describe(w):
                % ("%.3f" % ct if ct is not None else "n/a (%s)" % w.get("cycles_report_error"),
                   "%.3f" % pt if pt is not None else "n/a",
                   st["bare"]["median"], st["bare"]["cpu"],
-                  ci.get("overhead_ns_per_call", "-")))
+                  "%.1f" % ci["overhead_ns_per_call"] if "overhead_ns_per_call" in ci else "-"))
     return "\n".join("- " + s for s in out)
 
 
@@ -723,7 +744,7 @@ def main():
     out.append("Variants: " + "; ".join("`%s` %s" % kv for kv in VARIANT_DOC.items()) + ".")
     out.append("× bare: median of per-round ratios to the bare run of the same round; "
                "R = (× variant − 1) / (× dummy − 1), the static variant against dummy-static; "
-               "ns/call: (variant − bare) / calls; * = measured on the small input, shown as "
+               "ns/call: (variant − bare) / calls, and (variant − its dummy) / calls; * = measured on the small input, shown as "
                "× bare × the full bare time.")
     for w in results:
         out.append("")

@@ -325,37 +325,58 @@ static int pass_status(int status)
 	return 128 + sig; /* the signal did not end us (e.g. SIGSTOP-like) */
 }
 
-static int record_run(int argc, char **argv)
+/* The runtime library and the absolute profile path, checked for the
+ * characters their variables cannot carry; 0, or 1 after a message. */
+static int record_paths(const struct record_opts *o, char **libp, char **outp)
 {
-	struct record_opts o = {0};
-	int rc = record_parse(argc, argv, &o);
-	if (rc != 0)
-		return rc < 0 ? cli_finish_output(0) : rc;
-
-	char *lib = find_library();
-	if (!lib || access(lib, R_OK) != 0) {
+	int rc = 0;
+	char *lib = find_library(), *out = NULL;
+	if (!lib || access(lib, R_OK) != 0)
 		rc = record_fail("cannot find the runtime library ",
 				 lib ? lib : "(set CCPROF_LIBRARY)");
-		free(lib);
-		return rc;
-	}
-	char *out = output_path(&o);
-	if (!out) {
-		free(lib);
-		return record_fail("cannot get the current directory: ", strerror(errno));
-	}
+	else if (!(out = output_path(o)))
+		rc = record_fail("cannot get the current directory: ", strerror(errno));
 	/* CCPROF_OPTIONS separates keys by ':' or ','; LD_PRELOAD paths by ':'
 	 * or ' '.  Neither has an escape. */
-	if (strpbrk(out, ":,")) {
+	else if (strpbrk(out, ":,"))
 		rc = record_fail("output path must not contain ':' or ',': ", out);
-	} else if (strpbrk(lib, ": ")) {
+	else if (strpbrk(lib, ": "))
 		rc = record_fail("runtime library path must not contain ':' or ' ': ", lib);
-	}
 	if (rc != 0) {
 		free(lib);
 		free(out);
 		return rc;
 	}
+	*libp = lib;
+	*outp = out;
+	return 0;
+}
+
+/* After the run: say where the profile went (Note [Which profile]). */
+static void record_outcome(const struct record_opts *o, const char *out, pid_t pid,
+			   const struct stat *before, int existed)
+{
+	char *real = expand_pid(out, pid);
+	if (strcmp(real, out) != 0)
+		existed = 0; /* a name with this run's pid in it */
+	if (profile_written(real, before, existed))
+		fprintf(stderr, "ccprof: profile written to %s\n", real);
+	else
+		fprintf(stderr, "ccprof: no profile written (is %s built with "
+				"-finstrument-functions?)\n",
+			o->command[0]);
+	free(real);
+}
+
+static int record_run(int argc, char **argv)
+{
+	struct record_opts o = {0};
+	char *lib, *out;
+	int rc = record_parse(argc, argv, &o);
+	if (rc != 0)
+		return rc < 0 ? cli_finish_output(0) : rc;
+	if ((rc = record_paths(&o, &lib, &out)) != 0)
+		return rc;
 
 	struct stat before;
 	int existed = stat(out, &before) == 0;
@@ -369,17 +390,7 @@ static int record_run(int argc, char **argv)
 		fprintf(stderr, "ccprof: %s: %s\n", o.command[0], strerror(r.exec_errno));
 		rc = r.exec_errno == ENOENT ? 127 : 126;
 	} else {
-		char *real = expand_pid(out, r.pid);
-		if (strcmp(real, out) != 0)
-			existed = 0; /* a name with this run's pid in it */
-		if (profile_written(real, &before, existed))
-			fprintf(stderr, "ccprof: profile written to %s\n", real);
-		else
-			fprintf(stderr,
-				"ccprof: no profile written (is %s built with "
-				"-finstrument-functions?)\n",
-				o.command[0]);
-		free(real);
+		record_outcome(&o, out, r.pid, &before, existed);
 		rc = pass_status(r.status);
 	}
 	free(lib);

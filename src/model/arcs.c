@@ -43,30 +43,24 @@ struct arc_build {
 	uint32_t prev_len;
 	uint32_t *pair;
 	uint32_t pair_cap;
+	uint32_t root_cc, root_arc; /* the last spontaneous arc looked up */
 };
 
+/* The index of the arc caller -> callee, created if new. */
 static uint32_t arc_get(struct model *m, struct arc_build *b, uint32_t caller, uint32_t callee)
 {
 	uint64_t key = (uint64_t)caller << 32 | callee;
-	uint32_t k = htab_get_u64(&m->arc_tab, key);
-	if (k != HTAB_NONE)
-		return k;
+	size_t i = htab_slot_u64(&m->arc_tab, key);
+	if (m->arc_tab.slot[i].item)
+		return m->arc_tab.slot[i].item - 1;
 	if (m->narcs == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 64;
 		m->arcs = xrealloc(m->arcs, b->cap, sizeof *m->arcs);
 	}
-	k = m->narcs++;
+	uint32_t k = m->narcs++;
 	m->arcs[k] = (struct model_arc){.caller = caller, .callee = callee};
-	htab_put_u64(&m->arc_tab, key, k);
+	htab_put(&m->arc_tab, i, htab_mix64(key), k);
 	return k;
-}
-
-static uint32_t common_prefix(const uint32_t *a, uint32_t alen, const uint32_t *b, uint32_t blen)
-{
-	uint32_t n = alen < blen ? alen : blen, i = 0;
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
 }
 
 /* The arc of each adjacent pair of c's entries, into b->pair; pairs in
@@ -74,7 +68,7 @@ static uint32_t common_prefix(const uint32_t *a, uint32_t alen, const uint32_t *
 static void arcs_find(struct model *m, struct arc_build *b, const struct model_ctx *c)
 {
 	const uint32_t *s = c->hist;
-	uint32_t same = common_prefix(b->prev, b->prev_len, s, c->len);
+	uint32_t same = model_common_prefix(b->prev, b->prev_len, s, c->len);
 	if (c->len > b->pair_cap) {
 		b->pair_cap = c->len * 2;
 		b->pair = xrealloc(b->pair, b->pair_cap, sizeof *b->pair);
@@ -98,8 +92,11 @@ static void arcs_of_context(struct model *m, struct arc_build *b, const struct m
 	arcs_find(m, b, c);
 	if (CCP_ENTRY_MARKED(s[0])) {
 		uint32_t first = CCP_ENTRY_CC(s[0]);
-		uint32_t k = arc_get(m, b, MODEL_NONE, first); /* may move m->arcs */
-		struct model_arc *a = &m->arcs[k];
+		if (first != b->root_cc) { /* most contexts start like the last */
+			b->root_cc = first;
+			b->root_arc = arc_get(m, b, MODEL_NONE, first);
+		}
+		struct model_arc *a = &m->arcs[b->root_arc];
 		*(first == run ? &a->self_in : &a->child_in) += c->time;
 		if (n == 1)
 			a->calls += c->entries;
@@ -185,7 +182,7 @@ static void arc_lists(struct model *m, int incoming, uint32_t **startp, uint32_t
 
 void model_arcs(struct model *m)
 {
-	struct arc_build b = {.cap = 0, .prev = NULL};
+	struct arc_build b = {.cap = 0, .prev = NULL, .root_cc = MODEL_NONE};
 	htab_init(&m->arc_tab, 64);
 	for (uint32_t k = 0; k < m->nctx; k++)
 		if (m->ctx[k].len > 0)

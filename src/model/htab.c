@@ -65,18 +65,20 @@ uint64_t htab_hash_words(const uint32_t *w, size_t n)
 
 uint32_t htab_get_u64(const struct htab *t, uint64_t key)
 {
-	uint64_t h = htab_mix64(key);
-	for (size_t i = htab_first(t, h); t->slot[i].item; i = htab_next(t, i))
-		if (t->slot[i].hash == h)
-			return t->slot[i].item - 1;
-	return HTAB_NONE;
+	uint32_t item = t->slot[htab_slot_u64(t, key)].item;
+	return item ? item - 1 : HTAB_NONE;
 }
 
 void htab_put_u64(struct htab *t, uint64_t key, uint32_t item)
 {
+	htab_put(t, htab_slot_u64(t, key), htab_mix64(key), item);
+}
+
+size_t htab_slot_u64(const struct htab *t, uint64_t key)
+{
 	uint64_t h = htab_mix64(key);
 	size_t i = htab_first(t, h);
-	while (t->slot[i].item)
+	while (t->slot[i].item && t->slot[i].hash != h)
 		i = htab_next(t, i);
-	htab_put(t, i, h, item);
+	return i;
 }

@@ -71,5 +71,10 @@ uint64_t htab_hash_words(const uint32_t *w, size_t n);
 uint32_t htab_get_u64(const struct htab *t, uint64_t key);
 /* Store item for a key known to be absent. */
 void htab_put_u64(struct htab *t, uint64_t key, uint32_t item);
+/* The slot holding key, or the empty slot where it belongs: look up and
+ * insert with one probe sequence,
+ *     size_t i = htab_slot_u64(t, key);
+ *     if (!t->slot[i].item) htab_put(t, i, htab_mix64(key), new_index); */
+size_t htab_slot_u64(const struct htab *t, uint64_t key);
 
 #endif

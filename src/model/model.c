@@ -115,23 +115,26 @@ static void resolve_names(struct model *m)
 	free(state);
 }
 
-/* Every entry must name an existing cost centre; the passes index by it. */
-static int check_history(const struct ccp_profile *p, const struct ccp_context *c, char *err,
-			 size_t errlen)
+/* Every entry must name an existing cost centre, since the passes index
+ * by it; the ones that do are seen. */
+static int check_history(struct model *m, const struct ccp_context *c, char *err, size_t errlen)
 {
 	for (uint32_t i = 0; i < c->len; i++) {
-		if (CCP_ENTRY_CC(c->hist[i]) >= p->nccs) {
-			snprintf(err, errlen, "context refers to unknown cost centre %u",
-				 (unsigned)CCP_ENTRY_CC(c->hist[i]));
+		uint32_t cc = CCP_ENTRY_CC(c->hist[i]);
+		if (cc >= m->nfns) {
+			snprintf(err, errlen, "context refers to unknown cost centre %u", (unsigned)cc);
 			return -1;
 		}
+		m->fns[cc].seen = 1;
 	}
 	return 0;
 }
 
 static int same_history(const struct model_ctx *x, const struct ccp_context *c)
 {
-	return x->len == c->len && (c->len == 0 || memcmp(x->hist, c->hist, c->len * sizeof *c->hist) == 0);
+	if (x->len != c->len)
+		return 0;
+	return c->len == 0 || memcmp(x->hist, c->hist, c->len * sizeof *c->hist) == 0;
 }
 
 static uint32_t new_context(struct model *m, const struct ccp_context *c)
@@ -190,7 +193,7 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 		const struct ccp_thread *th = &p->threads[t];
 		for (uint32_t i = 0; i < th->ncontexts; i++) {
 			const struct ccp_context *c = &th->contexts[i];
-			if (check_history(p, c, err, errlen) != 0) {
+			if (check_history(m, c, err, errlen) != 0) {
 				htab_free(&tab);
 				return -1;
 			}
@@ -208,13 +211,14 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 		const struct model_ctx *x = &m->ctx[k];
 		m->total_time += x->time;
 		if (x->len == 0) {
-			m->root_ctx = k;
-			m->root_time = x->time;
+			/* One per profile after merging; a single thread's list is
+			 * not merged, so add up rather than trust that. */
+			if (m->root_ctx == MODEL_NONE)
+				m->root_ctx = k;
+			m->root_time += x->time;
 		} else {
 			m->total_calls += x->entries + x->recursive;
 		}
-		for (uint32_t i = 0; i < x->len; i++)
-			m->fns[CCP_ENTRY_CC(x->hist[i])].seen = 1;
 	}
 	return 0;
 }

@@ -157,6 +157,17 @@ static inline const char *model_name(const struct model *m, uint32_t cc, const c
 /* Arc from caller to callee, or NULL. */
 const struct model_arc *model_find_arc(const struct model *m, uint32_t caller, uint32_t callee);
 
+/* Entries two histories share from the start (Note [Shared prefix] in
+ * tree.c: the passes resume where the previous context differs). */
+static inline uint32_t model_common_prefix(const uint32_t *a, uint32_t alen, const uint32_t *b,
+					   uint32_t blen)
+{
+	uint32_t n = alen < blen ? alen : blen, i = 0;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
 /* Ticks to seconds; 0 when the clock rate is unknown. */
 double model_seconds(const struct model *m, uint64_t ticks);
 /* Share of the total time in percent; 0 when the total is 0. */

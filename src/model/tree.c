@@ -5,9 +5,9 @@
  * entries, in order), add the costs of contexts with the same projection,
  * and arrange the stacks as a prefix tree.  Individual = the node's own
  * costs, inherited = individual + Σ children's inherited, entries = Σ E+R.
- * A prefix that no context projects to is still a node (0 entries): that
- * is how `main` → `P` → `Q` gets a `P` node when every context running P
- * has Q marked after it, for example.
+ * A prefix that no context projects to is still a node, with 0 entries:
+ * in Spivey's example ⟨main, Q⟩ and ⟨main, Q, R⟩ are such intermediate
+ * stacks on the way to ⟨main, Q, R, P⟩.
  *
  * Compressed stacks are ordered by most recent entry, not by who called
  * whom (main→B→C→B compresses to main, C, B), as in Morgan & Jarvis; the
@@ -55,20 +55,12 @@ static uint32_t tree_new_node(struct model *m, struct tree_build *b, uint32_t pa
 static uint32_t tree_child(struct model *m, struct tree_build *b, uint32_t parent, uint32_t cc)
 {
 	uint64_t key = (uint64_t)parent << 32 | cc;
-	uint32_t k = htab_get_u64(&b->children, key);
-	if (k == HTAB_NONE) {
-		k = tree_new_node(m, b, parent, cc);
-		htab_put_u64(&b->children, key, k);
-	}
+	size_t i = htab_slot_u64(&b->children, key);
+	if (b->children.slot[i].item)
+		return b->children.slot[i].item - 1;
+	uint32_t k = tree_new_node(m, b, parent, cc);
+	htab_put(&b->children, i, htab_mix64(key), k);
 	return k;
-}
-
-static uint32_t common_prefix(const uint32_t *a, uint32_t alen, const uint32_t *b, uint32_t blen)
-{
-	uint32_t n = alen < blen ? alen : blen, i = 0;
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
 }
 
 /*
@@ -83,7 +75,7 @@ static uint32_t common_prefix(const uint32_t *a, uint32_t alen, const uint32_t *
  */
 static uint32_t tree_insert(struct model *m, struct tree_build *b, const struct model_ctx *c)
 {
-	uint32_t same = common_prefix(b->prev, b->prev_len, c->hist, c->len);
+	uint32_t same = model_common_prefix(b->prev, b->prev_len, c->hist, c->len);
 	uint32_t node = same ? b->path[same - 1] : 0;
 	if (c->len > b->path_cap) {
 		b->path_cap = c->len * 2;
