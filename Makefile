@@ -60,7 +60,7 @@ $(BUILD)/lib/libccprof-tool.a: $(LIBTOOL_OBJ)
 
 $(BUILD)/bin/ccprof: $(TOOL_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -pthread -o $@ $(TOOL_OBJ) -lm
+	$(CC) $(CFLAGS) -pthread -o $@ $(TOOL_OBJ) -lm -ldl
 
 $(BUILD)/lib/pkgconfig/ccprof.pc: ccprof.pc.in Makefile
 	@mkdir -p $(dir $@)

@@ -202,7 +202,7 @@ def deep():
     rep = exact_calls("deep", p, prof)
     if rep:
         ctx = [c for c in rep["contexts"] if c["history"]]
-        check(len(ctx) == 2, "deep: a million-deep recursion is 2 contexts (got %d)" % len(ctx))
+        check(len(ctx) == 3, "deep: a million-deep recursion is 3 contexts: [main], [run], [run] [down] (got %d)" % len(ctx))
 
 
 def explode():
@@ -237,7 +237,7 @@ def setuid():
         return
     exe = build("secure", "tests/progs/fib.c", os.path.join(LIB, "libccprof.a"))
     prof = os.path.join(OUT, "secure_should_not_exist.ccprof")
-    d = os.path.join(OUT, "secure")
+    d = os.path.join(OUT, "secure_dir")
     os.makedirs(d, exist_ok=True)
     os.chmod(d, 0o777)
     shutil.copy(exe, os.path.join(d, "secure"))

@@ -42,7 +42,10 @@ out_has "--help lists report" "report"
 out_has "--help lists record" "record"
 no_stderr "--help"
 run 0 "--version" "$CCPROF" --version
-check_eq "--version output" "$(cat "$D/out")" "ccprof 0.1.0"
+case $(cat "$D/out") in
+"ccprof "[0-9]*.[0-9]*) ok "--version prints 'ccprof VERSION'" ;;
+*) notok "--version prints 'ccprof VERSION' (got '$(cat "$D/out")')" ;;
+esac
 for cmd in report info record; do
 	run 0 "$cmd --help" "$CCPROF" $cmd --help
 	out_has "$cmd --help shows usage" "usage: ccprof $cmd"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/elfsym.h"
+#include "model/demangle.h"
 #include "model/xalloc.h"
 
 int model_build(struct model *m, const struct ccp_profile *p, unsigned passes, char *err,
@@ -115,6 +116,18 @@ static void resolve_names(struct model *m)
 	free(state);
 }
 
+/* C++ names as people write them: every output shows these. */
+static void demangle_names(struct model *m)
+{
+	for (uint32_t cc = 0; cc < m->nfns; cc++) {
+		char *d = demangle(m->fns[cc].name);
+		if (d) {
+			m->fns[cc].name = model_strdup(m, d);
+			free(d);
+		}
+	}
+}
+
 /* Every entry must name an existing cost centre, since the passes index
  * by it; the ones that do are seen. */
 static int check_history(struct model *m, const struct ccp_context *c, char *err, size_t errlen)
@@ -174,6 +187,7 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 	for (uint32_t cc = 0; cc < p->nccs; cc++)
 		m->fns[cc].name = model_cc_name(m, cc);
 	resolve_names(m);
+	demangle_names(m);
 
 	size_t total = 0;
 	for (uint32_t t = 0; t < p->nthreads; t++)

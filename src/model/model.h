@@ -18,11 +18,14 @@
  * the merged contexts: they read `ctx` and write structures of their own,
  * and never change what the passes above produced.
  *
- * Costs stay in ticks inside the model; model_seconds converts for output.
+ * model_build runs only the passes a view asks for (enum model_pass): the
+ * default text report needs no arcs and no sorted contexts, which matters
+ * at a million contexts.
+ *
+ * Costs stay in ticks inside the model; writers convert for output.
  * Everything is owned by the model (an arena from format/arena.h plus a
- * few growable arrays)
- * except the histories, which point into the profile: the profile must
- * outlive the model.
+ * few growable arrays) except the histories, which point into the profile:
+ * the profile must outlive the model.
  */
 #ifndef CCPROF_MODEL_H
 #define CCPROF_MODEL_H

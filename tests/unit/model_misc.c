@@ -5,6 +5,7 @@
  * thread root that is re-entered through mutual recursion.
  */
 #include "model_fixture.h"
+#include "output/report.h"
 
 static void names(void)
 {
@@ -97,6 +98,12 @@ static void deep(void)
 	CHECK_EQ_U(m.nnodes, DEEP + 1, "a chain of 3000 nodes under the root");
 	CHECK_EQ_U(m.nodes[DEEP].depth, DEEP, "depth 3000");
 	CHECK_EQ_U(fx_fn(&m, "f0")->inherited, 7, "the bottom inherits the time");
+	FILE *null = fopen("/dev/null", "w");
+	struct report_opts o = {.top = 0, .graph = 1, .contexts = 1};
+	CHECK(null && report_text(null, &m, &o) == 0 && report_json(null, &m, &o) == 0,
+	      "text and JSON writers walk a 3000-deep tree");
+	if (null)
+		fclose(null);
 	fx_check_identities(&m, "deep");
 	fx_check_in_equals_out(&m, "deep");
 	model_free(&m);
