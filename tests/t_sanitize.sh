@@ -1,0 +1,39 @@
+#!/bin/sh
+# The tool under AddressSanitizer and UndefinedBehaviorSanitizer: every
+# report over every profile the earlier tests wrote, plus bad input.
+. "$TOP/tests/lib.sh"
+cd "$TOP" || exit 1
+san="$OUT/asan"
+if ! make -s BUILD="$san" CC="$CC" asan > "$OUT/asan-build.log" 2>&1; then
+	notok "the tool builds with -fsanitize=address,undefined (see $OUT/asan-build.log)"
+	exit 1
+fi
+ok "the tool builds with -fsanitize=address,undefined"
+tool="$san/asan/bin/ccprof"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+n=0
+bad=0
+for f in $(find "$OUT" -name '*.ccprof' -type f | sort | head -60); do
+	for args in "report" "report --graph" "report --contexts" "report --json" "info" "info --json"; do
+		n=$((n + 1))
+		$tool $args "$f" > /dev/null 2> "$OUT/san.err"
+		if grep -q -E 'Sanitizer|runtime error' "$OUT/san.err"; then
+			notok "sanitizers: ccprof $args $f"
+			sed 's/^/# /' "$OUT/san.err" | head -20
+			bad=$((bad + 1))
+		fi
+	done
+done
+check_eq "sanitizers: $n runs of report/info over real profiles, no finding" "$bad" 0
+printf 'not a profile\n' > "$OUT/text.ccprof.bad"
+head -c 40 "$(find "$OUT" -name '*.ccprof' -type f | head -1)" > "$OUT/trunc.ccprof.bad"
+for f in "$OUT/text.ccprof.bad" "$OUT/trunc.ccprof.bad" "$OUT/missing.ccprof"; do
+	$tool report "$f" > /dev/null 2> "$OUT/san.err"
+	st=$?
+	lines=$(wc -l < "$OUT/san.err")
+	if [ $st -eq 1 ] && [ "$lines" -eq 1 ] && ! grep -q Sanitizer "$OUT/san.err"; then
+		ok "sanitizers: bad input $(basename "$f"): one line, exit 1"
+	else
+		notok "sanitizers: bad input $(basename "$f"): exit $st, $lines lines"
+	fi
+done
