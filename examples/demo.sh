@@ -1,13 +1,10 @@
 #!/bin/sh
 # make demo: profile the bundled average-time-trap example and show the
-# report.  Builds the example with -finstrument-functions only: ccprof
+# report.  The example is built with -finstrument-functions only: ccprof
 # record preloads the runtime.
 set -e
 : "${BUILD:=build}" "${CC:=cc}"
 mkdir -p "$BUILD/demo"
 $CC -O1 -g -finstrument-functions examples/trap.c -o "$BUILD/demo/trap"
 "$BUILD/bin/ccprof" record -o "$BUILD/demo/trap.ccprof" -- "$BUILD/demo/trap" 100
-"$BUILD/bin/ccprof" report "$BUILD/demo/trap.ccprof"
-echo
-echo "The same run as a call graph with exact arc times:"
 "$BUILD/bin/ccprof" report --graph "$BUILD/demo/trap.ccprof"

@@ -17,6 +17,8 @@
 
 #include "runtime.h"
 
+/* Chunks grow from 64 KiB to 1 MiB: small programs stay small. */
+#define ARENA_FIRST_CHUNK (1u << 16)
 #define ARENA_CHUNK (1u << 20)
 
 void *rt_thread_alloc(struct rt_thread *t, size_t n)
@@ -25,9 +27,17 @@ void *rt_thread_alloc(struct rt_thread *t, size_t n)
 
 	n = (n + 15) & ~(size_t)15;
 	if ((size_t)(t->arena_end - t->arena_next) < n) {
-		size_t chunk = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-		unsigned char *m = rt_map(chunk);
+		/* as much again as the thread has, within the bounds */
+		size_t chunk = t->memory_bytes;
+		unsigned char *m;
 
+		if (chunk < ARENA_FIRST_CHUNK)
+			chunk = ARENA_FIRST_CHUNK;
+		if (chunk > ARENA_CHUNK)
+			chunk = ARENA_CHUNK;
+		if (chunk < n)
+			chunk = n;
+		m = rt_map(chunk);
 		if (m == NULL)
 			return NULL;
 		t->memory_bytes += chunk;
