@@ -38,6 +38,7 @@
 #include "model/htab.h"
 
 #define MODEL_NONE UINT32_MAX /* no cost centre / no node / no context */
+#define MODEL_GAP (UINT32_MAX - 1) /* "…": a path A4/A5 elided (callers, cycles) */
 
 /* A cost centre (indexed by its CCP number). */
 struct model_fn {
@@ -82,6 +83,38 @@ struct model_node {
 	uint64_t inherited;    /* individual + Σ children's inherited */
 };
 
+/* Pruning of a tree (model_prune, view.h): per node, whether it is hidden,
+ * and for each node the hidden children it stands for, added up. */
+struct model_hidden {
+	uint32_t count;      /* hidden children */
+	uint64_t entries;    /* Σ entries over their subtrees */
+	uint64_t time;       /* Σ inherited over them */
+};
+
+struct model_pruned {
+	uint8_t *hidden;            /* per node; NULL: nothing pruned */
+	struct model_hidden *rest;  /* per node */
+};
+
+/* A tree other than the stack tree (callers trees): same node layout,
+ * cc may be MODEL_GAP; nodes[0] is the root. */
+struct model_tree {
+	uint32_t cc;                /* the function at the root */
+	uint32_t nnodes;
+	struct model_node *nodes;
+	struct model_pruned pruned;
+};
+
+/* A cycle of recursion that really ran (model_cycles). */
+struct model_cycle {
+	uint32_t len;
+	uint32_t *items;   /* CCs in call order, MODEL_GAP for "…" */
+	uint64_t entries;  /* Σ E over the contexts that close it */
+	uint64_t time;     /* Σ T while it is in progress */
+};
+
+struct model_view;
+
 struct model {
 	const struct ccp_profile *prof;
 	struct ccp_arena *arena;
@@ -115,6 +148,30 @@ struct model {
 
 	/* model_contexts */
 	uint32_t *ctx_by_time;     /* time desc, entries desc, first seen */
+
+	/* Views (view.h).  A view's model borrows names from its base. */
+	const struct model *base;      /* built from this model, or NULL */
+	const struct model_view *view; /* the view applied, or NULL */
+	int borrowed_names;            /* fns[].name belong to base */
+	struct model_pruned tree_pruned; /* model_prune */
+
+	/* model_callers: one inverted tree per function asked for */
+	uint32_t ncallers;
+	struct model_tree *callers;
+	/* model_around: the functions asked for */
+	uint32_t naround;
+	uint32_t *around;
+	/* model_cycles */
+	int cycles_done;
+	uint32_t ncycles;
+	struct model_cycle *cycles;
+	/* model_hot: the expensive arm, tree nodes from the root's child */
+	int hot_done;
+	uint32_t narm;
+	uint32_t *arm;
+	/* model_threads: one view model per thread of the profile */
+	uint32_t nthread_models;
+	struct model *thread_models;
 };
 
 /* Passes beyond the merge, for model_build; a view asks for what it shows. */
@@ -143,6 +200,30 @@ void model_flat(struct model *m);
 void model_arcs(struct model *m);
 void model_tree(struct model *m);
 void model_contexts(struct model *m);
+
+/*
+ * View passes (callers.c, cycles.c, hot.c, threads.c).  They read the
+ * contexts of m->base through m->view (real histories, where the callers
+ * and cycles views need them) or m's own tree and contexts, and fill the
+ * fields named after them.
+ *
+ *   model_callers  the inverted tree of each function in fns (DESIGN.md
+ *                  §3 "callers"); needs nothing
+ *   model_around   records fns for the butterfly view; needs MODEL_ARCS
+ *   model_cycles   the cycles that ran (§3 "cycles")
+ *   model_hot      the expensive arm; needs MODEL_TREE (and
+ *                  MODEL_CONTEXTS for the most expensive context)
+ *   model_threads  one model per thread with the passes given
+ */
+void model_callers(struct model *m, const uint32_t *fns, uint32_t n);
+void model_around(struct model *m, const uint32_t *fns, uint32_t n);
+void model_cycles(struct model *m);
+void model_hot(struct model *m);
+void model_threads(struct model *m, unsigned passes);
+
+/* Cost centres whose name matches a pattern list (view.h), into a new
+ * array in the arena; returns how many. */
+uint32_t model_find_fns(struct model *m, const char *patterns, uint32_t **out);
 
 /* n zeroed elements in the model's arena; dies on out-of-memory. */
 void *model_calloc(struct model *m, size_t n, size_t size);

@@ -52,6 +52,74 @@ const struct escape_table escape_text = {
 };
 #undef Q
 
+/* U+FFFD, for formats that take UTF-8 text rather than escapes. */
+#define REPLACEMENT "\xef\xbf\xbd"
+/* Control characters other than TAB, LF and CR, each replaced by r. */
+#define CTRL_OTHER(r)                                                                      \
+	[0x00] = r, [0x01] = r, [0x02] = r, [0x03] = r, [0x04] = r, [0x05] = r, [0x06] = r,  \
+	[0x07] = r, [0x08] = r, [0x0b] = r, [0x0c] = r, [0x0e] = r, [0x0f] = r, [0x10] = r,  \
+	[0x11] = r, [0x12] = r, [0x13] = r, [0x14] = r, [0x15] = r, [0x16] = r, [0x17] = r,  \
+	[0x18] = r, [0x19] = r, [0x1a] = r, [0x1b] = r, [0x1c] = r, [0x1d] = r, [0x1e] = r,  \
+	[0x1f] = r, [0x7f] = r
+#define CTRL_TO(r) CTRL_OTHER(r), ['\t'] = r, ['\n'] = r, ['\r'] = r
+
+/* XML character data and attribute values (SVG).  XML 1.0 forbids most
+ * control characters even as references, so those become U+FFFD. */
+const struct escape_table escape_xml = {
+	.ascii = {
+		CTRL_OTHER(REPLACEMENT),
+		['\t'] = "&#9;",
+		['\n'] = "&#10;",
+		['\r'] = "&#13;",
+		['&'] = "&amp;",
+		['<'] = "&lt;",
+		['>'] = "&gt;",
+		['"'] = "&quot;",
+		['\''] = "&#39;",
+	},
+	.bad_utf8 = REPLACEMENT,
+};
+
+/* Inside a double-quoted DOT string.  Graphviz reads HTML entities in
+ * every string, so a literal & is written as one; a backslash starts an
+ * escape such as \n or \N, so it is doubled. */
+const struct escape_table escape_dot = {
+	.ascii = {
+		CTRL_TO("?"),
+		['"'] = "\\\"",
+		['\\'] = "\\\\",
+		['&'] = "&amp;",
+	},
+	.bad_utf8 = REPLACEMENT,
+};
+
+/* A frame of a folded-stacks line: ';' separates frames, so it becomes
+ * U+FF1B FULLWIDTH SEMICOLON, which looks the same to a reader. */
+const struct escape_table escape_folded = {
+	.ascii = {
+		CTRL_TO("?"),
+		[';'] = "\xef\xbc\x9b",
+	},
+	.bad_utf8 = REPLACEMENT,
+};
+
+/* The rest of a line of a line-oriented text format (callgrind names). */
+const struct escape_table escape_line = {
+	.ascii = {
+		CTRL_TO("?"),
+	},
+	.bad_utf8 = REPLACEMENT,
+};
+
+/* Valid UTF-8 and nothing else changed (protobuf strings). */
+const struct escape_table escape_utf8 = {
+	.ascii = {0},
+	.bad_utf8 = REPLACEMENT,
+};
+#undef CTRL_TO
+#undef CTRL_OTHER
+#undef REPLACEMENT
+
 size_t escape_utf8_len(const unsigned char *s, size_t avail)
 {
 	unsigned c = s[0];

@@ -14,6 +14,13 @@
  *   escape_text  for the terminal: control characters and invalid UTF-8
  *                become '?', so a name cannot move the cursor or recolour
  *                the report.
+ *
+ * For the export formats (docs/exports.md), invalid UTF-8 becomes U+FFFD:
+ *   escape_xml     SVG text and attributes: & < > " ' as entities
+ *   escape_dot     a quoted Graphviz string: \" \\ and &amp;
+ *   escape_folded  a folded-stacks frame: ';' becomes U+FF1B
+ *   escape_line    the rest of a text line (callgrind): control chars '?'
+ *   escape_utf8    only the UTF-8 repair (protobuf strings)
  */
 #ifndef CCPROF_OUTPUT_ESCAPE_H
 #define CCPROF_OUTPUT_ESCAPE_H
@@ -26,6 +33,11 @@ struct escape_table;
 
 extern const struct escape_table escape_json;
 extern const struct escape_table escape_text;
+extern const struct escape_table escape_xml;
+extern const struct escape_table escape_dot;
+extern const struct escape_table escape_folded;
+extern const struct escape_table escape_line;
+extern const struct escape_table escape_utf8;
 
 /* The most bytes escape_mem writes for len input bytes ("\u003c" is six). */
 #define ESCAPE_MAX(len) ((len) * 6)

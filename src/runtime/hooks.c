@@ -18,7 +18,7 @@ __attribute__((used)) static const int *const pull_manual = &rt_manual_anchor;
 
 /* The instrumented function's stack pointer when it called the hook: the
  * same for its enter and exit calls, lower for anything it calls. */
-#define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
 /* Cycles clock: charge the ticks since the previous hook to the context
  * that ran them, less the calibrated cost of the monitor itself (carried

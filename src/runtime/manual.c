@@ -38,6 +38,8 @@ API ccprof_cc_t ccprof__cc(const char *name)
 	size_t n;
 
 	rt_init();
+	if (rt_config.disabled)
+		return NULL;
 	if (name == NULL)
 		name = "(null)";
 	pthread_mutex_lock(&regions_lock);

@@ -1,0 +1,136 @@
+/*
+ * export.h - `ccprof convert`: the profile in other tools' formats.
+ *
+ * One interface for every format (STYLE.md 10): a table of {name, writer},
+ * each writer in a file of its own (export_<format>.c) that only reads a
+ * finished model.  docs/exports.md describes each format, how ccprof's
+ * figures map onto it, and how to open the result.
+ *
+ *   ghc-json    GHC's `+RTS -pj` profile: the stack tree          (speedscope)
+ *   callgrind   self cost per function, exact inclusive cost per arc
+ *                                          (callgrind_annotate, KCachegrind)
+ *   folded      `a;b;c N` per compressed stack    (flamegraph.pl, inferno)
+ *   speedscope  speedscope's JSON, sampled, one profile per thread
+ *   pprof       gzip-compressed profile.proto           (go tool pprof)
+ *   dot         Graphviz call graph with the expensive arm highlighted
+ *   svg         a flame graph (or icicle) drawn by ccprof itself
+ *
+ * Times: the model keeps ticks; each format gets the integer unit it
+ * needs through export_scale, which rounds so that the parts add up to
+ * exactly the rounded total (a consumer's total equals ccprof's).
+ */
+#ifndef CCPROF_OUTPUT_EXPORT_H
+#define CCPROF_OUTPUT_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/model.h"
+
+/* Options a format may accept (export_format.accepts). */
+enum export_opt {
+	EXPORT_OPT_THREADS = 1u << 0,   /* --threads */
+	EXPORT_OPT_INVERTED = 1u << 1,  /* --inverted */
+	EXPORT_OPT_THRESHOLD = 1u << 2, /* --node-threshold */
+};
+
+struct export_opts {
+	int threads;           /* one profile (or label) per thread */
+	int inverted;          /* svg: icicle, the root at the top */
+	double node_threshold; /* dot: drop functions below this % inherited */
+};
+
+#define EXPORT_NODE_THRESHOLD_DEFAULT 0.5
+
+/* One thread's own model (--threads). */
+struct export_thread {
+	const struct model *m;
+	uint64_t tid;
+	const char *name; /* pthread name, or "" */
+};
+
+struct export_input {
+	const struct model *m;   /* every thread merged */
+	uint32_t nthreads;       /* per-thread models, only with --threads */
+	const struct export_thread *threads;
+};
+
+/* Write the export; returns 0, or -1 if the stream had an error. */
+typedef int export_writer(FILE *out, const struct export_input *in, const struct export_opts *o);
+
+struct export_format {
+	const char *name;
+	const char *summary;
+	export_writer *write;
+	unsigned passes;        /* model passes it reads (enum model_pass) */
+	unsigned thread_passes; /* passes of the per-thread models */
+	unsigned accepts;       /* enum export_opt */
+	int binary;
+};
+
+extern const struct export_format export_formats[];
+extern const unsigned export_nformats;
+
+/* The format called name, or NULL. */
+const struct export_format *export_find(const char *name);
+
+export_writer export_ghc_json;   /* export_ghc_json.c */
+export_writer export_callgrind;  /* export_callgrind.c */
+export_writer export_folded;     /* export_folded.c */
+export_writer export_speedscope; /* export_speedscope.c */
+export_writer export_pprof;      /* export_pprof.c */
+export_writer export_dot;        /* export_dot.c */
+export_writer export_svg;        /* export_svg.c */
+
+/* ---- helpers the writers share (export.c) ------------------------------- */
+
+/*
+ * Ticks into an integer unit, rounding the running sum rather than each
+ * part: the k-th value is round(S_k × num / den) − round(S_(k−1) × num /
+ * den), where S_k is the sum of the ticks given so far.  Each value is
+ * within one unit of its own rounding, and the values add up to the
+ * rounded total whatever the order.  den == 0 (unknown clock rate) gives
+ * zeros, as ccprof's reports show 0 s then.
+ */
+struct export_scale {
+	uint64_t num, den;
+	uint64_t ticks; /* S so far */
+	uint64_t done;  /* Σ values returned */
+};
+
+void export_scale_init(struct export_scale *s, uint64_t num, uint64_t den);
+uint64_t export_scale(struct export_scale *s, uint64_t ticks);
+/* round(ticks × num / den) on its own. */
+uint64_t export_scale_one(uint64_t ticks, uint64_t num, uint64_t den);
+
+/* Nanoseconds from ticks: an export_scale for the model's clock. */
+void export_scale_ns(struct export_scale *s, const struct model *m);
+
+/*
+ * Depth-first walk of the stack tree without recursion: visit(arg, node,
+ * path, depth, leaving) is called on entering each node (leaving = 0) and
+ * again after its subtree (leaving = 1), children in the model's order.
+ * path[0 .. depth) are the cost centres from the top of the stack down to
+ * the node; the root (the empty stack) has depth 0.
+ */
+typedef void export_visit(void *arg, uint32_t node, const uint32_t *path, uint32_t depth,
+			  int leaving);
+void export_walk_tree(const struct model *m, export_visit *visit, void *arg);
+
+/* The last component of a path ("" for NULL). */
+const char *export_basename(const char *path);
+
+/* The program's file name, without directories. */
+const char *export_program(const struct model *m);
+
+/* The module (object file) a cost centre lives in, "" if none. */
+const char *export_module_path(const struct model *m, uint32_t cc);
+
+/* Where a cost centre is, for formats that want one file name: its
+ * source file when known, else its module, else the program. */
+const char *export_file(const struct model *m, uint32_t cc);
+
+/* Name shown for time outside every cost centre (the root context). */
+#define EXPORT_ROOT_NAME "<root>"
+
+#endif
