@@ -83,6 +83,27 @@ asan:
 bench: all
 	@sh bench/run
 
+# libFuzzer on the reader, the model and every report writer, under ASan
+# and UBSan (docs/fuzzing.md).  Built from the sources with clang, not from
+# the gcc-built library.  The corpus grows in $(BUILD)/fuzz/corpus; crashes
+# land in $(BUILD)/fuzz/artifacts/.  make fuzz FUZZ_SECONDS=600
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   ?=
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_SRC     := $(FORMAT_SRC) $(COMMON_SRC) $(wildcard src/model/*.c src/output/*.c)
+
+fuzz:
+	@mkdir -p $(FUZZ_DIR)/seeds $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	$(FUZZ_CC) $(BASE) -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=all tests/fuzz/fuzz_reader.c $(FUZZ_SRC) \
+	    -o $(FUZZ_DIR)/fuzz_reader -lm -pthread
+	$(FUZZ_CC) $(BASE) -g -O1 tests/fuzz/gen_seeds.c $(FORMAT_SRC) -o $(FUZZ_DIR)/gen_seeds
+	$(FUZZ_DIR)/gen_seeds $(FUZZ_DIR)/seeds
+	$(FUZZ_DIR)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=5 \
+	    -dict=tests/fuzz/ccprof.dict -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_FLAGS) \
+	    $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -100,4 +121,4 @@ install: all
 clean:
 	rm -rf $(BUILD) bin lib tests/out
 
-.PHONY: all demo check asan bench install clean tool-lib
+.PHONY: all demo check asan bench install clean tool-lib fuzz

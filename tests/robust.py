@@ -94,6 +94,17 @@ def threads_tsan():
     rep = exact_calls("threads under TSan", r, prof)
 
 
+def cancel():
+    p, prof = same_behaviour("cancel", "tests/progs/cancel.c")
+    rep = exact_calls("cancel", p, prof)
+    if rep:
+        a = arcs(rep)
+        check(a.get(("main", "after_cancel"), {}).get("calls") == 3,
+              "cancellation: main's later calls attributed to main")
+        check(a.get(("cleanup", "cleanup_work"), {}).get("calls") == 1,
+              "cancellation: the cleanup handler's calls nest under it")
+
+
 def fork():
     p, prof = same_behaviour("forker", "tests/progs/forker.c")
     if p is None:
@@ -267,6 +278,7 @@ def symlink():
 
 threads()
 threads_tsan()
+cancel()
 fork()
 exec_()
 jumps()

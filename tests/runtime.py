@@ -90,6 +90,35 @@ def regions():
     check(r.returncode == 0, "a program using ccprof.h runs without libccprof (weak API)")
 
 
+def cxx_scope():
+    exe = os.path.join(OUT, "scope")
+    r = run(["g++", "-g", "-O1", "-finstrument-functions", "-I" + os.path.join(TOP, "include"),
+             os.path.join(TOP, "tests/progs/scope.cpp"), "-o", exe])
+    if not check(r.returncode == 0, "C++ program with ccprof::scope builds"):
+        return
+    _, prof = record(exe)
+    rep = report(prof)
+    fs, a = functions(rep), arcs(rep)
+    check(fs.get("inner scope", {}).get("calls") == 10, "ccprof::scope entered 10 times")
+    check(a.get(("inner(int)", "inner scope"), {}).get("calls") == 10, "arc inner -> scope = 10")
+    check(a.get(("main", "after()"), {}).get("calls") == 10,
+          "scopes left by exceptions: after() still called from main")
+
+
+def clocks():
+    exe = build("blocking", "tests/progs/blocking.c")
+    got = {}
+    for clock in ("wall", "cpu"):
+        _, prof = record(exe, clock=clock)
+        fs = functions(report(prof))
+        got[clock] = (fs["sleeper"]["self_s"], fs["burner"]["self_s"])
+    # Wall time is at least the sleep and the CPU time (more on a busy machine).
+    check(0.14 <= got["wall"][0] < 0.5, "clock=wall charges the 150 ms sleep to sleeper (%.3f s)" % got["wall"][0])
+    check(0.14 <= got["wall"][1] < 1.0, "clock=wall charges burner at least its 150 ms (%.3f s)" % got["wall"][1])
+    check(got["cpu"][0] < 0.01, "clock=cpu charges the sleeper next to nothing (%.4f s)" % got["cpu"][0])
+    near(got["cpu"][1], 0.150, 0.03, "clock=cpu charges burner its 150 ms of CPU")
+
+
 def options():
     prog = build("fib_opt", "tests/progs/fib.c")
     d = os.path.join(OUT, "opts")
@@ -114,5 +143,7 @@ linked("pkg-config")
 linked("static")
 names()
 regions()
+cxx_scope()
+clocks()
 options()
 finish()

@@ -171,6 +171,27 @@ const char *elfsym_find(const struct elfsym_table *t, uint64_t offset)
 	return NULL;
 }
 
+const struct elfsym *elfsym_lookup(const struct elfsym_table *t, uint64_t offset)
+{
+	size_t lo = 0, hi = t->n;
+	const struct elfsym *s;
+
+	while (lo < hi) { /* first symbol above offset, as in elfsym_find */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &t->syms[lo - 1];
+	while (lo > 1 && t->syms[lo - 2].addr == s->addr) /* globals sort first */
+		s = &t->syms[--lo - 1];
+	return s->addr == offset || offset - s->addr < s->size ? s : NULL;
+}
+
 void elfsym_free(struct elfsym_table *t)
 {
 	free(t->syms);

@@ -32,6 +32,11 @@ int elfsym_load(const char *path, struct elfsym_table *t);
 /* The function containing `offset`, or NULL. */
 const char *elfsym_find(const struct elfsym_table *t, uint64_t offset);
 
+/* The symbol of the function containing `offset` (the global one when
+ * several share its address), or NULL.  Its `global` flag says whether
+ * the function is exported (STB_GLOBAL). */
+const struct elfsym *elfsym_lookup(const struct elfsym_table *t, uint64_t offset);
+
 void elfsym_free(struct elfsym_table *t);
 
 /* The name of the function containing `offset` in the file at `path`,

@@ -92,10 +92,12 @@ struct model_view {
 	uint8_t *focus;    /* per CC: 1 focused; NULL: no focus */
 	int deselected;    /* some CC that ran is not selected */
 	uint32_t thread;   /* profile thread index, or MODEL_NONE: all */
-	/* Patterns that matched nothing: model_view_resolve fills these so
-	 * the caller can warn (select, deselect, module) or fail (focus). */
-	const char *unmatched_select, *unmatched_deselect, *unmatched_module;
-	const char *unmatched_focus;
+	/* A pattern that matched nothing, per option (NULL if all did), so
+	 * the caller can warn (select, deselect, module) or fail (focus); and
+	 * a module --only-exported could not read.  Owned by the view. */
+	char *unmatched_select, *unmatched_deselect, *unmatched_module;
+	char *unmatched_focus;
+	char *unreadable_module;
 };
 
 void model_view_opts_init(struct model_view_opts *o);

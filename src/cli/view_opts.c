@@ -1,0 +1,92 @@
+/*
+ * view_opts.c - parsing the shared view options (see view_opts.h).
+ */
+#include "cli/view_opts.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A finite non-negative decimal number. */
+static int parse_number(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int bad_value(char *err, size_t errlen, const char *opt, const char *what,
+		     const char *arg)
+{
+	snprintf(err, errlen, "--%s needs %s, not '%s'", opt, what, arg);
+	return -1;
+}
+
+int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err,
+		    size_t errlen)
+{
+	unsigned n;
+	switch (c) {
+	case VIEW_OPT_SELECT: model_patterns_add(&o->select, arg); return 1;
+	case VIEW_OPT_DESELECT: model_patterns_add(&o->deselect, arg); return 1;
+	case VIEW_OPT_MODULE: model_patterns_add(&o->module, arg); return 1;
+	case VIEW_OPT_FOCUS: model_patterns_add(&o->focus, arg); return 1;
+	case VIEW_OPT_ONLY_EXPORTED: o->only_exported = 1; return 1;
+	case VIEW_OPT_MIN_PERCENT:
+		if (parse_number(arg, &o->prune.min_percent) != 0 || o->prune.min_percent > 100)
+			return bad_value(err, errlen, "min-percent", "a percentage", arg);
+		return 1;
+	case VIEW_OPT_MIN_TIME:
+		if (parse_number(arg, &o->prune.min_time) != 0)
+			return bad_value(err, errlen, "min-time", "seconds", arg);
+		return 1;
+	case VIEW_OPT_MIN_CALLS:
+		if (cli_parse_count(arg, &n) != 0)
+			return bad_value(err, errlen, "min-calls", "a count", arg);
+		o->prune.min_calls = n;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void warn_unmatched(const char *path, const char *opt, const char *pattern)
+{
+	if (pattern)
+		fprintf(stderr, "ccprof: %s: warning: --%s '%s' matches no function\n", path, opt,
+			pattern);
+}
+
+int view_opts_model(const char *path, const struct model *base, const struct model_view_opts *o,
+		    unsigned passes, struct model *vm, struct model_view *v)
+{
+	char err[256] = "";
+	if (model_view_resolve(v, base, o, err, sizeof err) != 0) {
+		fprintf(stderr, "ccprof: %s: %s\n", path, err);
+		model_view_free(v);
+		return CLI_EXIT_FAIL;
+	}
+	if (v->unmatched_focus) {
+		fprintf(stderr, "ccprof: %s: --focus '%s' matches no function\n", path,
+			v->unmatched_focus);
+		model_view_free(v);
+		return CLI_EXIT_FAIL;
+	}
+	warn_unmatched(path, "select", v->unmatched_select);
+	warn_unmatched(path, "deselect", v->unmatched_deselect);
+	warn_unmatched(path, "module", v->unmatched_module);
+	if (v->unreadable_module)
+		fprintf(stderr,
+			"ccprof: %s: warning: --only-exported: cannot read symbols of %s; its "
+			"functions count as not exported\n",
+			path, v->unreadable_module);
+	model_view_build(vm, base, v, passes);
+	if ((passes & MODEL_TREE) && model_prune_any(&o->prune))
+		model_prune(vm, &o->prune);
+	return 0;
+}

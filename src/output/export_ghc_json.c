@@ -1,0 +1,201 @@
+/*
+ * export_ghc_json.c - the stack tree as GHC's `+RTS -pj` JSON profile
+ * (FORMATS.md §1), laid out as rts/ProfilerReportJson.c prints it.
+ *
+ * Mapping (docs/exports.md):
+ *   cost_centres   every cost centre in some history, id = ccprof's id
+ *                  (as in `report --json`), plus GHC's MAIN for the root
+ *   profile        the stack tree: MAIN is the empty stack (time outside
+ *                  every cost centre), one node per compressed stack
+ *   entries        Σ E+R; ticks = its individual time in ticks of
+ *                  tick_interval µs; alloc = 0 (not measured yet)
+ *   tick_interval  the sampling interval in µs; 1000 for the cycles clock
+ *
+ * Ticks are rounded by export_scale, so total_ticks is exactly Σ ticks
+ * and ccprof's total time rounded to ticks (FORMATS.md §1.3 asks for the
+ * equality).  total_time is ccprof's total in seconds, %11.2f.  Every
+ * string is escaped, including program and module (GHC forgets those).
+ */
+#include "output/export.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model/xalloc.h"
+#include "output/escape.h"
+#include "output/names.h"
+#include "output/ob.h"
+
+struct ghc {
+	struct ob *o;
+	const struct model *m;
+	struct names names;   /* quoted JSON strings */
+	struct export_scale ticks;
+	uint32_t main_id;     /* MAIN's cost-centre id: one past the last */
+	int first;            /* the next node is the first of its siblings */
+};
+
+static void ghc_string(struct ob *o, const char *s)
+{
+	ob_putc(o, '"');
+	escape_puts(o, &escape_json, s);
+	ob_putc(o, '"');
+}
+
+/* Microseconds per tick: the sampling interval, like GHC's timer. */
+static uint64_t ghc_tick_us(const struct ccp_profile *p)
+{
+	if (p->clock == CCP_CLOCK_CYCLES || p->interval_ns == 0)
+		return 1000; /* no timer: GHC's default tick */
+	return p->interval_ns < 1000 ? 1 : p->interval_ns / 1000;
+}
+
+static void ghc_header(struct ghc *g, uint64_t tick_us, uint64_t total_ticks)
+{
+	struct ob *o = g->o;
+	const struct ccp_profile *p = g->m->prof;
+	ob_puts(o, "{\n\"program\": ");
+	ghc_string(o, export_program(g->m));
+	ob_puts(o, ",\n\"arguments\": [");
+	for (uint32_t i = 0; i < p->argc; i++) {
+		if (i)
+			ob_puts(o, ", ");
+		ghc_string(o, p->argv[i]);
+	}
+	ob_puts(o, "],\n\"rts_arguments\": [],\n\"end_time\": ");
+	char date[64] = "";
+	time_t t = (time_t)(p->end_ns / 1000000000u);
+	struct tm tm;
+	if (p->end_ns && localtime_r(&t, &tm))
+		strftime(date, sizeof date, "%a %b %d %H:%M %Y", &tm);
+	ghc_string(o, date);
+	ob_puts(o, ",\n\"initial_capabilities\": 1,\n\"total_time\": ");
+	ob_ratio(o, g->m->total_time, p->ticks_per_sec, 0, 2, 11);
+	ob_puts(o, ",\n\"total_ticks\": ");
+	ob_u64(o, total_ticks, 0);
+	ob_puts(o, ",\n\"tick_interval\": ");
+	ob_u64(o, tick_us, 0);
+	ob_puts(o, ",\n\"total_alloc\":0,\n");
+}
+
+/* "demo" for demo.c; an object file keeps its name (libm.so.6). */
+static void ghc_module(struct ob *o, const struct model *m, uint32_t cc)
+{
+	const struct ccp_cc *c = &m->prof->ccs[cc];
+	if (c->file && c->file[0]) {
+		const char *base = export_basename(c->file);
+		const char *dot = strrchr(base, '.');
+		size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+		ob_putc(o, '"');
+		escape_write(o, &escape_json, base, n);
+		ob_putc(o, '"');
+		return;
+	}
+	const char *mod = export_basename(export_module_path(m, cc));
+	ghc_string(o, *mod ? mod : export_program(m));
+}
+
+/* file:line when known; else the object file; a region says so. */
+static void ghc_src_loc(struct ob *o, const struct model *m, uint32_t cc)
+{
+	const struct ccp_cc *c = &m->prof->ccs[cc];
+	ob_putc(o, '"');
+	if (c->file && c->file[0]) {
+		escape_puts(o, &escape_json, c->file);
+		if (c->line) {
+			ob_putc(o, ':');
+			ob_u64(o, c->line, 0);
+		}
+	} else if (c->kind == CCP_CC_MANUAL) {
+		ob_puts(o, "\\u003cregion\\u003e");
+	} else {
+		const char *mod = export_basename(export_module_path(m, cc));
+		if (*mod)
+			escape_puts(o, &escape_json, mod);
+		else
+			ob_puts(o, "\\u003cunknown\\u003e");
+	}
+	ob_putc(o, '"');
+}
+
+static void ghc_cost_centres(struct ghc *g)
+{
+	struct ob *o = g->o;
+	const struct model *m = g->m;
+	ob_puts(o, "\"cost_centres\": [\n");
+	ob_puts(o, "{\"id\": ");
+	ob_u64(o, g->main_id, 0);
+	ob_puts(o, ", \"label\": \"MAIN\", \"module\": \"MAIN\", "
+		   "\"src_loc\": \"\\u003cbuilt-in\\u003e\", \"is_caf\": false}");
+	for (uint32_t cc = 0; cc < m->nfns; cc++) {
+		if (!m->fns[cc].seen)
+			continue;
+		ob_puts(o, ",\n{\"id\": ");
+		ob_u64(o, cc, 0);
+		ob_puts(o, ", \"label\": ");
+		names_put(o, &g->names, cc);
+		ob_puts(o, ", \"module\": ");
+		ghc_module(o, m, cc);
+		ob_puts(o, ", \"src_loc\": ");
+		ghc_src_loc(o, m, cc);
+		ob_puts(o, ", \"is_caf\": false}");
+	}
+	ob_puts(o, "]\n,\n");
+}
+
+static void ghc_node(void *arg, uint32_t k, const uint32_t *path, uint32_t depth, int leaving)
+{
+	struct ghc *g = arg;
+	struct ob *o = g->o;
+	const struct model_node *x = &g->m->nodes[k];
+	(void)path;
+	(void)depth;
+	if (leaving) {
+		ob_puts(o, "]}");
+		g->first = 0;
+		return;
+	}
+	if (!g->first)
+		ob_puts(o, ",\n");
+	ob_puts(o, "{\"id\": ");
+	ob_u64(o, x->cc == MODEL_NONE ? g->main_id : x->cc, 0);
+	ob_puts(o, ", \"entries\": ");
+	ob_u64(o, x->entries, 0);
+	ob_puts(o, ", \"alloc\": 0, \"ticks\": ");
+	ob_u64(o, export_scale(&g->ticks, x->individual), 0);
+	ob_puts(o, ", \"children\": [");
+	if (x->first_child != MODEL_NONE)
+		ob_putc(o, '\n');
+	g->first = 1;
+}
+
+int export_ghc_json(FILE *f, const struct export_input *in, const struct export_opts *opts)
+{
+	(void)opts;
+	const struct model *m = in->m;
+	struct ghc *g = xcalloc(1, sizeof *g);
+	struct ob *o = xmalloc(sizeof *o);
+	uint64_t tick_us = ghc_tick_us(m->prof);
+
+	ob_init(o, f);
+	g->o = o;
+	g->m = m;
+	g->main_id = m->nfns;
+	names_init(&g->names, m, &escape_json, 1);
+	/* ticks = time × 10^6 / (ticks_per_sec × tick_us) */
+	uint64_t den = m->prof->ticks_per_sec * tick_us;
+	export_scale_init(&g->ticks, 1000000u, den);
+
+	ghc_header(g, tick_us, export_scale_one(m->total_time, 1000000u, den));
+	ghc_cost_centres(g);
+	ob_puts(o, "\"profile\": ");
+	g->first = 1;
+	export_walk_tree(m, ghc_node, g);
+	ob_puts(o, "\n}\n");
+	ob_flush(o);
+	names_free(&g->names);
+	free(o);
+	free(g);
+	return ferror(f) ? -1 : 0;
+}
