@@ -61,6 +61,8 @@ static inline __attribute__((always_inline)) void enter(struct rt_thread *t, uin
 	}
 	if (RT_LIKELY(c->cache_fn[0] == fn))
 		n = c->cache_to[0];
+	else if (c->cache_fn[1] == fn)
+		n = c->cache_to[1];
 	else if ((n = rt_transition(t, c, fn)) == NULL)
 		return; /* not recorded: Note [Re-entry] in machine.c */
 	RT_STORE(&n->entries, n->entries + 1);

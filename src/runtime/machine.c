@@ -355,10 +355,7 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 	}
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (c->cache_fn[1] == fn)
-		n = c->cache_to[1];
-	else
-		n = transition_lookup(t->transitions_tab, c, fn);
+	n = transition_lookup(t->transitions_tab, c, fn);
 	if (n == NULL) {
 		n = find_or_create(t, c, fn);
 		if (n && !t->over_budget &&
