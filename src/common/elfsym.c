@@ -64,29 +64,51 @@ static int is_function(const Sym *s)
 	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF;
 }
 
-static int collect(const struct image *im, const Ehdr *eh, const Shdr *symtab,
-		   struct elfsym_table *t)
+/* A symbol table and its string table, both checked to lie in the file. */
+struct symbols {
+	const Sym *syms;
+	size_t n;
+	const char *strings;
+	size_t strings_size;
+};
+
+static int open_symbols(const struct image *im, const Ehdr *eh, const Shdr *symtab,
+			struct symbols *out)
 {
 	const Shdr *strtab = section(im, eh, symtab->sh_link);
-	size_t i, n, total = 0;
-	const Sym *syms;
 
 	if (strtab == NULL || !in_bounds(im, symtab->sh_offset, symtab->sh_size) ||
 	    !in_bounds(im, strtab->sh_offset, strtab->sh_size) || strtab->sh_size == 0)
 		return -1;
-	syms = (const Sym *)(im->p + symtab->sh_offset);
-	n = symtab->sh_size / sizeof(Sym);
+	out->syms = (const Sym *)(im->p + symtab->sh_offset);
+	out->n = symtab->sh_size / sizeof(Sym);
+	out->strings = (const char *)im->p + strtab->sh_offset;
+	out->strings_size = strtab->sh_size;
+	return 0;
+}
+
+static int collect(const struct image *im, const Ehdr *eh, const Shdr *symtab,
+		   struct elfsym_table *t)
+{
+	struct symbols st;
+	size_t i, n, total = 0;
+	const Sym *syms;
+
+	if (open_symbols(im, eh, symtab, &st) != 0)
+		return -1;
+	syms = st.syms;
+	n = st.n;
 	t->syms = calloc(n ? n : 1, sizeof *t->syms);
-	t->strings = malloc(strtab->sh_size + 1);
+	t->strings = malloc(st.strings_size + 1);
 	if (t->syms == NULL || t->strings == NULL)
 		return -1;
-	memcpy(t->strings, im->p + strtab->sh_offset, strtab->sh_size);
-	t->strings[strtab->sh_size] = '\0';
+	memcpy(t->strings, st.strings, st.strings_size);
+	t->strings[st.strings_size] = '\0';
 	for (i = 0; i < n; i++) {
 		const Sym *s = &syms[i];
 		struct elfsym *e = &t->syms[total];
 
-		if (!is_function(s) || s->st_name >= strtab->sh_size || s->st_value == 0)
+		if (!is_function(s) || s->st_name >= st.strings_size || s->st_value == 0)
 			continue;
 		e->addr = s->st_value;
 		e->size = s->st_size;
@@ -203,26 +225,23 @@ void elfsym_free(struct elfsym_table *t)
 static const char *scan_table(const struct image *im, const Ehdr *eh, const Shdr *symtab,
 			      uint64_t offset)
 {
-	const Shdr *strtab = section(im, eh, symtab->sh_link);
-	const Sym *syms, *best = NULL;
-	size_t i, n;
+	const Sym *best = NULL;
+	struct symbols st;
+	size_t i;
 
-	if (strtab == NULL || !in_bounds(im, symtab->sh_offset, symtab->sh_size) ||
-	    !in_bounds(im, strtab->sh_offset, strtab->sh_size) || strtab->sh_size == 0)
+	if (open_symbols(im, eh, symtab, &st) != 0)
 		return NULL;
-	syms = (const Sym *)(im->p + symtab->sh_offset);
-	n = symtab->sh_size / sizeof(Sym);
-	for (i = 0; i < n; i++) {
-		const Sym *s = &syms[i];
+	for (i = 0; i < st.n; i++) {
+		const Sym *s = &st.syms[i];
 
-		if (!is_function(s) || s->st_name >= strtab->sh_size || s->st_value > offset)
+		if (!is_function(s) || s->st_name >= st.strings_size || s->st_value > offset)
 			continue;
 		if (s->st_value != offset && offset - s->st_value >= s->st_size)
 			continue;
 		if (best == NULL || s->st_value > best->st_value)
 			best = s;
 	}
-	return best ? (const char *)im->p + strtab->sh_offset + best->st_name : NULL;
+	return best ? st.strings + best->st_name : NULL;
 }
 
 int elfsym_find_unbuffered(const char *path, uint64_t offset, char *buf, size_t len)
