@@ -21,7 +21,7 @@
 
 static void before_exec(void)
 {
-	if (rt_config.disabled || rt_registry_first() == NULL || getpid() != rt_pid)
+	if (rt_config.disabled || getpid() != rt_pid || !rt_anything_recorded())
 		return;
 	rt_sampler_stop();
 	rt_dump(0);

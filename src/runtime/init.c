@@ -24,12 +24,11 @@ pid_t rt_pid;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* A process that never ran an instrumented function (a shell between
- * `ccprof record` and the program, say) writes nothing. */
+/* A process that recorded nothing writes nothing (threads.c). */
 static void at_exit(void)
 {
 	rt_sampler_stop();
-	if (rt_registry_first() != NULL)
+	if (rt_anything_recorded())
 		rt_dump(1);
 }
 

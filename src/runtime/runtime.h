@@ -171,6 +171,7 @@ RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
 RT_HIDDEN void rt_registry_add(struct rt_thread *t);
 RT_HIDDEN void rt_registry_after_fork(struct rt_thread *survivor);
 RT_HIDDEN void rt_thread_refresh_name(struct rt_thread *t);
+RT_HIDDEN int rt_anything_recorded(void);
 
 /* clock.c */
 static inline uint64_t rt_tick(void); /* cycles clock, below */

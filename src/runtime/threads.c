@@ -204,3 +204,22 @@ void rt_thread_refresh_name(struct rt_thread *t)
 {
 	read_name(t);
 }
+
+/*
+ * Whether any call was recorded: a process that never ran an instrumented
+ * function (a shell between `ccprof record` and the program), or a forked
+ * child that only calls exec, writes no profile.
+ */
+int rt_anything_recorded(void)
+{
+	const struct rt_thread *t;
+	const struct rt_ctx *c;
+	int found = 0;
+
+	rt_registry_lock();
+	for (t = rt_registry_first(); t && !found; t = t->next)
+		for (c = RT_ACQUIRE(&t->all); c && !found; c = c->all_next)
+			found = RT_LOAD(&c->entries) || RT_LOAD(&c->recursive);
+	rt_registry_unlock();
+	return found;
+}
