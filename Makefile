@@ -40,7 +40,10 @@ all: $(BUILD)/bin/ccprof $(BUILD)/lib/libccprof.so $(BUILD)/lib/libccprof.a \
 
 $(BUILD)/rt/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_FLAGS) -c $< -o $@
+	$(CC) $(RT_FLAGS) $(RT_EXTRA) -c $< -o $@
+
+# The calibration fixture is instrumented on purpose (src/runtime/calib.c).
+$(BUILD)/rt/runtime/calib.o: RT_EXTRA = -finstrument-functions
 
 $(BUILD)/tool/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)

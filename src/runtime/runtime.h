@@ -173,6 +173,10 @@ RT_HIDDEN void rt_registry_after_fork(struct rt_thread *survivor);
 RT_HIDDEN void rt_thread_refresh_name(struct rt_thread *t);
 RT_HIDDEN int rt_anything_recorded(void);
 
+/* calib.c: an empty function with and without instrumentation */
+RT_HIDDEN void rt_calib_instrumented(void);
+RT_HIDDEN void rt_calib_bare(void);
+
 /* clock.c */
 static inline uint64_t rt_tick(void); /* cycles clock, below */
 RT_HIDDEN uint64_t rt_now_ns(clockid_t id);
