@@ -114,9 +114,15 @@ int ccp_format_read_file(const char *path, struct ccp_profile *p, char *err, siz
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	memset(p, 0, sizeof *p);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Opening a FIFO blocks until it has a writer: open without waiting,
+	 * then read normally (a pipe with a writer still delivers its data;
+	 * one without reads as empty). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return io_error(err, errlen, errno);
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	int rc = read_all(fd, &buf, &len, err, errlen);
 	close(fd);
 	if (rc != 0)

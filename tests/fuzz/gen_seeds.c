@@ -4,7 +4,12 @@
  * (tests/t_hostile.sh).  Deterministic: the same bytes on every run.
  *
  *   gen_seeds DIR    writes DIR/tiny.ccprof, spivey.ccprof, threads.ccprof,
- *                    cxx.ccprof, many.ccprof
+ *                    cxx.ccprof, many.ccprof, wide.ccprof
+ *   gen_seeds --flood N FILE
+ *                    writes FILE: a valid profile built to defeat the
+ *                    model's merge table (see flood() below).  Slow to
+ *                    report while that bug stands: do not name it *.ccprof
+ *                    in tests/out, where t_sanitize.sh runs every profile.
  *
  * Each profile is written as DESIGN.md draws histories, marked entries in
  * brackets ("[main] P [Q]"); names become cost centres in order of first
@@ -124,30 +129,35 @@ static void g_ctx(struct gen *g, const char *history, uint64_t e, uint64_t r, ui
 	c->time = t;
 }
 
-static void g_write(struct gen *g, const char *dir, const char *name)
+/* Encode p, check that it reads back, and write it to path. */
+static void write_profile(const struct ccp_profile *p, const char *path)
 {
 	unsigned char *buf;
 	size_t len;
-	char path[4096];
-	if (ccp_format_encode(&g->p, &buf, &len) != 0) {
-		fprintf(stderr, "gen_seeds: %s: encode failed: %s\n", name, strerror(errno));
+	if (ccp_format_encode(p, &buf, &len) != 0) {
+		fprintf(stderr, "gen_seeds: %s: encode failed: %s\n", path, strerror(errno));
 		exit(1);
 	}
-	/* What we write must read back. */
 	struct ccp_profile back;
 	char err[256];
 	if (ccp_format_decode(buf, len, &back, err, sizeof err) != 0) {
-		fprintf(stderr, "gen_seeds: %s: does not decode: %s\n", name, err);
+		fprintf(stderr, "gen_seeds: %s: does not decode: %s\n", path, err);
 		exit(1);
 	}
 	ccp_profile_free(&back);
-	snprintf(path, sizeof path, "%s/%s.ccprof", dir, name);
 	FILE *f = fopen(path, "wb");
 	if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
 		fprintf(stderr, "gen_seeds: %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
 	free(buf);
+}
+
+static void g_write(struct gen *g, const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s.ccprof", dir, name);
+	write_profile(&g->p, path);
 }
 
 /* docs/format.md §9: ./t, main calls f once. */
@@ -245,7 +255,7 @@ static void cxx(struct gen *g)
 				      ("bad\xff" "byte"), "new\nline"};
 	static struct ccp_module mods[] = {
 		{"/opt/app/exc", "feedface", 0x400000},
-		{"/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "cafe", 0x7f0000000000},
+		{"/opt/app/lib/libstdc++.so.6", "cafe", 0x7f0000000000}, /* no such file */
 		{"", "", 0},
 	};
 	g_init(g, "/opt/app/exc", CCP_CLOCK_CYCLES, 2400000000ull);
@@ -334,11 +344,112 @@ static void many(struct gen *g)
 	}
 }
 
+/*
+ * Hash flooding.  model_merge (src/model/model.c) finds the merged context
+ * of each history in an open-addressing table with linear probing
+ * (src/model/htab.c), indexed by the low bits of htab_hash_words, which
+ * has no secret seed.  This profile has n distinct 3-entry histories
+ * "a b [c]" whose hashes all fall in the first 4096 slots of that table,
+ * in a second thread (the table is only used with more than one thread):
+ * every insertion walks the whole cluster, so the merge does ~n^2/2
+ * probes.  The hash is copied here (not linked) so that the file stays
+ * the same whatever the model does later; with a seeded hash or another
+ * merge it is just a valid profile of n + 1 contexts.
+ */
+static uint64_t flood_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t flood_hash(const uint32_t *w, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	for (size_t i = 0; i < n; i++)
+		h = flood_mix64(h ^ w[i]) + 0x9e3779b97f4a7c15ULL;
+	return flood_mix64(h);
+}
+
+static int flood(uint32_t n, const char *path)
+{
+	enum { NCCS = 1024, CLUSTER = 4096 };
+	static struct ccp_cc ccs[NCCS];
+	static char names[NCCS][8];
+	size_t cap = 16; /* htab_init(total contexts) */
+	while (cap / 2 < (size_t)n + 1)
+		cap *= 2;
+	for (uint32_t i = 0; i < NCCS; i++) {
+		snprintf(names[i], sizeof names[i], "f%u", i);
+		ccs[i] = (struct ccp_cc){CCP_CC_FUNCTION, names[i], -1, 16 * i, "", 0};
+	}
+	struct ccp_context *c = calloc(n, sizeof *c);
+	uint32_t *hist = calloc((size_t)n * 3, sizeof *hist);
+	if (!c || !hist)
+		die("out of memory");
+	uint32_t k = 0;
+	for (uint64_t x = 0; k < n && x < (uint64_t)NCCS * NCCS * NCCS; x++) {
+		uint32_t *w = hist + 3 * (size_t)k;
+		w[0] = CCP_ENTRY(x % NCCS, 0);
+		w[1] = CCP_ENTRY(x / NCCS % NCCS, 0);
+		w[2] = CCP_ENTRY(x / NCCS / NCCS, 1);
+		if ((flood_hash(w, 3) & (cap - 1)) < CLUSTER)
+			c[k++] = (struct ccp_context){3, w, 1, 0, 1};
+	}
+	static uint32_t main_hist[] = {CCP_ENTRY(0, 1)};
+	struct ccp_context first = {1, main_hist, 1, 0, 1};
+	struct ccp_thread th[] = {{1, "", 1, &first}, {2, "flood", k, c}};
+	struct ccp_profile p = {.program = "./flood", .options = "", .hostname = "",
+				.clock = CCP_CLOCK_CPU, .ticks_per_sec = 1000, .nccs = NCCS,
+				.ccs = ccs, .nthreads = 2, .threads = th};
+	write_profile(&p, path);
+	free(c);
+	free(hist);
+	return 0;
+}
+
+/* Wide: more threads than the reader's first thread array (8) holds, and
+ * names longer than the escaper's 4096-byte chunk, with multi-byte UTF-8
+ * (U+2028, 4-byte characters) across the chunk boundary. */
+static void wide(struct gen *g)
+{
+	static char longname[5000];
+	static const char *pieces[] = {"a", "\xc3\xa9", "\xe2\x80\xa8", "\xf0\x9f\x98\x80", "\"", "\\",
+				       "\x7f", "\xe2\x80\xa9", "<&>"};
+	size_t n = 0;
+	for (unsigned i = 0; n + 8 < sizeof longname; i = (i + 4) % 9) {
+		size_t k = strlen(pieces[i]);
+		memcpy(longname + n, pieces[i], k);
+		n += k;
+	}
+	longname[n] = '\0';
+	static const char *thread_names[] = {"t0", "t1", "t2", "t3", "t4", "t5",
+					     "t6", "t7", "t8", "t9", "t10", "t11"};
+	static struct ccp_thread ths[12];
+	static struct ccp_context ctxs[12][2];
+	static uint32_t h1[] = {CCP_ENTRY(0, 1)}, h2[] = {CCP_ENTRY(0, 1), CCP_ENTRY(1, 1)};
+	g_init(g, longname, CCP_CLOCK_WALL, 1000000000);
+	g_cc(g, "main");
+	g_cc(g, longname);
+	for (uint32_t t = 0; t < 12; t++) {
+		ctxs[t][0] = (struct ccp_context){1, h1, 1, 0, 10 * t};
+		ctxs[t][1] = (struct ccp_context){2, h2, t, t % 3, 1000 + t};
+		ths[t] = (struct ccp_thread){100 + t, thread_names[t], 2, ctxs[t]};
+	}
+	g->p.threads = ths;
+	g->p.nthreads = 12;
+}
+
 int main(int argc, char **argv)
 {
 	static struct gen g;
+	if (argc == 4 && strcmp(argv[1], "--flood") == 0)
+		return flood((uint32_t)strtoul(argv[2], NULL, 10), argv[3]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: gen_seeds DIR\n");
+		fprintf(stderr, "usage: gen_seeds DIR | gen_seeds --flood N FILE\n");
 		return 2;
 	}
 	tiny(&g);
@@ -351,5 +462,7 @@ int main(int argc, char **argv)
 	g_write(&g, argv[1], "cxx");
 	many(&g);
 	g_write(&g, argv[1], "many");
+	wide(&g);
+	g_write(&g, argv[1], "wide");
 	return 0;
 }

@@ -1,0 +1,486 @@
+"""Hostile files: whatever is passed as a profile, `ccprof report`, `ccprof
+info` and `ccprof report --json` end with status 1 and exactly one line
+"ccprof: FILE: REASON" on stderr, within 10 s, in bounded memory, never by
+a signal.  (Files that stay valid after damage, or are valid but extreme,
+may instead succeed: status 0, nothing on stderr.)
+
+Every file is made here, deterministically, from the valid profiles that
+tests/fuzz/gen_seeds.c writes through ccp_format_encode (built against
+build/lib/libccprof-tool.a) or from scratch with the small encoder below
+(docs/format.md), the CRC recomputed where a damaged file should reach the
+checks behind it.  The files stay in tests/out/hostile/; a failure names
+its file in a '#' line.  HOSTILE_TIMING=1 prints the time taken.
+"""
+import os
+import random
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import zlib
+
+from ccp import *
+
+HOST = os.path.join(OUT, "hostile")
+TIMEOUT = 10
+COMMANDS = (("report",), ("info",), ("report", "--json"))
+RSS_LIMIT_KB = 2 * 1024 * 1024  # 2 GiB
+HAVE_TIME = os.access("/usr/bin/time", os.X_OK)
+
+# ---- a tiny encoder (docs/format.md) -------------------------------------
+
+MAGIC = b"\x89CCP\r\n\x1a\n"
+
+
+def header(version=1, hsize=16):
+    return MAGIC + version.to_bytes(2, "little") + hsize.to_bytes(2, "little") + b"\x01\x02\x03\x04"
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def vs(*values):
+    return b"".join(varint(v) for v in values)
+
+
+def section(tag, payload, length=None):
+    return varint(tag) + varint(len(payload) if length is None else length) + payload
+
+
+def with_crc(body):
+    """body (header and sections) + END with the CRC of everything before it."""
+    return body + b"\x00\x04" + zlib.crc32(body).to_bytes(4, "little")
+
+
+def fix_crc(data):
+    """Recompute the CRC of a file that ends in the END section's shape."""
+    return with_crc(data[:-6])
+
+
+def strings_sec(*strs, count=None):
+    p = varint(len(strs) if count is None else count)
+    for s in strs:
+        p += varint(len(s)) + s
+    return section(1, p)
+
+
+# META: program #1, argc 0, pid, start, end, clock, interval, tps, overhead,
+# options #0, hostname #0.
+META = section(2, vs(1, 0, 1, 0, 0, 0, 0, 1000, 0, 0, 0))
+MODULES = section(3, vs(0))
+# Two cost centres: function "main" (#2), function "f" (#3), no module.
+CCS = section(4, vs(2, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0))
+STATS = section(6, vs(9, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8, 0, 9, 0))
+STRS = strings_sec(b"", b"./t", b"main", b"f")
+
+
+def profile(strings=STRS, meta=META, modules=MODULES, ccs=CCS, threads=None, stats=STATS,
+            hdr=None):
+    """A file from its sections; threads defaults to one thread with the
+    contexts [main] and [main] [f]."""
+    if threads is None:
+        threads = [section(5, vs(7, 0, 2, 0, 1, 1, 1, 0, 1, 1, 1, 3, 1, 0, 1))]
+    return with_crc((hdr or header()) + strings + meta + modules + ccs + b"".join(threads) + stats)
+
+
+def thread(*contexts, tid=7, raw=None):
+    """A THREAD section; each context (shared, entries, E, R, T)."""
+    p = vs(tid, 0, len(contexts))
+    for shared, entries, e, r, t in contexts:
+        p += vs(shared, len(entries), *entries, e, r, t)
+    return section(5, p if raw is None else raw)
+
+
+# ---- running ccprof --------------------------------------------------------
+
+
+def run_one(path, cmd, measure=False):
+    """(status or None on timeout, stderr, peak RSS in KB or None)."""
+    args = [CCPROF] + list(cmd) + [path]
+    tf = None
+    if measure and HAVE_TIME:
+        tf = os.path.join(HOST, "time.out")
+        args = ["/usr/bin/time", "-f", "%M", "-o", tf] + args
+    try:
+        r = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired as e:
+        return None, (e.stderr or b"").decode("utf-8", "replace"), None
+    rss = None
+    status = r.returncode
+    if tf:
+        # "%M" alone, after "Command terminated by signal N" if it was.
+        text = open(tf).read()
+        words = text.split()
+        if words and words[-1].isdigit():
+            rss = int(words[-1])
+        if "terminated by signal" in text:
+            status = -int(text.split("signal")[1].split()[0])
+    return status, r.stderr.decode("utf-8", "replace"), rss
+
+
+def verdict(status, err, allow_success):
+    """None if the outcome is acceptable, else what went wrong."""
+    if status is None:
+        return "still running after %d s" % TIMEOUT
+    if status < 0:
+        return "killed by signal %d" % -status
+    if allow_success and status == 0:
+        return None if err == "" else "status 0 but stderr %r" % err[:200]
+    lines = err.splitlines()
+    if status != 1:
+        return "status %d (stderr %r)" % (status, err[:200])
+    if len(lines) != 1 or not err.endswith("\n") or not lines[0].startswith("ccprof: "):
+        return "stderr is not one 'ccprof: ' line: %r" % err[:300]
+    return None
+
+
+def expect_fail(what, path, allow_success=False, measure=False, cmds=COMMANDS):
+    """One assertion per command for one file.  After a timeout the other
+    commands are not run (they would wait as long): they fail too."""
+    hung = False
+    for cmd in cmds:
+        if hung:
+            check(False, "%s: %s not run: the previous command hung" % (what, " ".join(cmd)))
+            continue
+        status, err, rss = run_one(path, cmd, measure)
+        hung = status is None
+        bad = verdict(status, err, allow_success)
+        if bad is None and measure and rss is not None and rss > RSS_LIMIT_KB:
+            bad = "peak RSS %d KB" % rss
+        note = " (peak RSS %d MB)" % (rss // 1024) if rss is not None else ""
+        if allow_success:
+            desc = "%s: %s ends cleanly, status %s%s" % (what, " ".join(cmd), status, note)
+        else:
+            desc = "%s: %s fails with one 'ccprof: ' line%s" % (what, " ".join(cmd), note)
+        if not check(bad is None, desc):
+            print("# %s %s: %s" % (" ".join(cmd), path, bad))
+            print("# stderr: %r" % err[:300])
+
+
+def expect_fail_all(what, paths, allow_success=False):
+    """One assertion per command for a family of files; the first few
+    failures are described and their files kept."""
+    for cmd in COMMANDS:
+        bad = []
+        succeeded = 0
+        for p in paths:
+            status, err, _ = run_one(p, cmd)
+            v = verdict(status, err, allow_success)
+            if v:
+                bad.append((p, v))
+            elif status == 0:
+                succeeded += 1
+        extra = ", %d still valid" % succeeded if allow_success else ""
+        if not check(not bad, "%s: %s on %d files: %s%s (%d bad)" % (
+                what, " ".join(cmd), len(paths),
+                "exit 0 or 1 with one line" if allow_success else "exit 1 with one 'ccprof: ' line",
+                extra, len(bad))):
+            for p, v in bad[:5]:
+                print("# %s %s: %s" % (" ".join(cmd), p, v))
+
+
+def write(name, data):
+    path = os.path.join(HOST, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+# ---- the corpus ------------------------------------------------------------
+
+
+GEN = os.path.join(OUT, "gen_seeds")
+
+
+def make_generator():
+    exe = GEN
+    r = run([CC, "-std=c11", "-D_GNU_SOURCE", "-g", "-O1", "-I" + os.path.join(TOP, "include"),
+             "-I" + os.path.join(TOP, "src"), os.path.join(TOP, "tests/fuzz/gen_seeds.c"),
+             os.path.join(TOP, BUILD, "lib", "libccprof-tool.a"), "-lm", "-ldl", "-pthread",
+             "-o", exe])
+    if not check(r.returncode == 0, "tests/fuzz/gen_seeds.c builds against libccprof-tool.a"):
+        sys.stderr.write(r.stderr)
+        finish()
+    seeds = os.path.join(HOST, "seeds")
+    os.makedirs(seeds)
+    r = run([exe, seeds])
+    check(r.returncode == 0, "gen_seeds writes the valid profiles")
+    return seeds
+
+
+def valid_baseline(seeds):
+    """The generated profiles are valid: every command succeeds on them."""
+    for name in sorted(os.listdir(seeds)):
+        path = os.path.join(seeds, name)
+        for cmd in COMMANDS + (("report", "--graph", "--contexts", "--top", "0"),):
+            status, err, _ = run_one(path, cmd)
+            check(status == 0 and err == "", "valid %s: %s succeeds" % (name, " ".join(cmd)))
+
+
+def truncations(base, name):
+    data = open(base, "rb").read()
+    n = len(data)
+    step = max(1, n // 200)
+    lengths = sorted(set(range(0, n, step)) | set(range(max(0, n - 24), n)))
+    d = os.path.join(HOST, "trunc")
+    os.makedirs(d)
+    paths = []
+    for k in lengths:
+        p = os.path.join(d, "%s.%d" % (name, k))
+        with open(p, "wb") as f:
+            f.write(data[:k])
+        paths.append(p)
+    expect_fail_all("%d truncations of %s (%d bytes)" % (len(paths), name, n), paths)
+
+
+def bit_flips(base, name, count=300):
+    """count single-bit flips spread over the file (deterministic), as they
+    are (the CRC must catch them) and with the CRC recomputed (the
+    structural checks must; some flips leave a valid file)."""
+    data = open(base, "rb").read()
+    n = len(data)
+    d = os.path.join(HOST, "flip")
+    os.makedirs(d)
+    raw, fixed = [], []
+    for k in range(count):
+        i = (k * 7919 + k // 8) % n
+        bit = (k * 3) % 8
+        m = bytearray(data)
+        m[i] ^= 1 << bit
+        p = os.path.join(d, "%s.%d.%d" % (name, i, bit))
+        with open(p, "wb") as f:
+            f.write(m)
+        raw.append(p)
+        if k % 2 == 0 and i < n - 6:  # not in END itself
+            p = p + ".crc"
+            with open(p, "wb") as f:
+                f.write(fix_crc(bytes(m)))
+            fixed.append(p)
+    expect_fail_all("%d bit flips of %s" % (len(raw), name), raw)
+    expect_fail_all("%d bit flips of %s, CRC recomputed" % (len(fixed), name), fixed,
+                    allow_success=True)
+
+
+def huge_counts():
+    """Counts and lengths far beyond the file, CRC recomputed so that the
+    reader's bounds (not the checksum) must catch them."""
+    files = {
+        "strings count 2^60": profile(strings=section(1, vs(1 << 60, 0))),
+        "string length 2^50": profile(strings=section(1, vs(2, 0, 1 << 50) + b"abc")),
+        "argc 2^60": profile(meta=section(2, vs(1, 1 << 60, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
+        "modules count 2^60": profile(modules=section(3, vs(1 << 60, 0, 0, 0))),
+        "modules count 2^31": profile(modules=section(3, vs(1 << 31, 0, 0, 0))),
+        "cost centres count 2^60": profile(ccs=section(4, vs(1 << 60, 0, 2, 0, 0, 0, 0))),
+        "contexts count 2^60": profile(threads=[thread(raw=vs(7, 0, 1 << 60, 0, 1, 1, 1, 0, 1))]),
+        "contexts count 2^32": profile(threads=[thread(raw=vs(7, 0, 1 << 32, 0, 1, 1, 1, 0, 1))]),
+        "history length 2^40": profile(threads=[thread(raw=vs(7, 0, 1, 0, 1 << 40, 1, 1, 0, 1))]),
+        "shared prefix 2^40": profile(threads=[thread(raw=vs(7, 0, 2, 0, 1, 1, 1, 0, 1,
+                                                            1 << 40, 1, 3, 1, 0, 1))]),
+        "stats count 2^60": profile(stats=section(6, vs(1 << 60, 1, 0))),
+        "section length 2^60": with_crc(header() + varint(1) + varint(1 << 60) + b"\x01\x00"),
+        "section length 2^64-1": with_crc(header() + varint(1) + varint((1 << 64) - 1) + b"\x01\x00"),
+        "unknown section length 2^62": with_crc(header() + varint(9) + varint(1 << 62)),
+        "string index 2^40": profile(meta=section(2, vs(1 << 40, 0, 1, 0, 0, 0, 0, 1000, 0, 0, 0))),
+        "cost-centre index 2^31 in a history": profile(
+            threads=[thread((0, [(1 << 31) * 2 + 1], 1, 0, 1))]),
+        "cost-centre index 5 of 2 in a history": profile(threads=[thread((0, [11], 1, 0, 1))]),
+        "entry 2^40 in a history": profile(threads=[thread((0, [1 << 40], 1, 0, 1))]),
+        "module index 2^33": profile(ccs=section(4, vs(1, 0, 2, 1 << 33, 0, 0, 0))),
+        "cost-centre kind 2^40": profile(ccs=section(4, vs(1, 1 << 40, 2, 0, 0, 0, 0))),
+        "clock 99": profile(meta=section(2, vs(1, 0, 1, 0, 0, 99, 0, 1000, 0, 0, 0))),
+        "line 2^32": profile(ccs=section(4, vs(1, 0, 2, 0, 0, 0, 1 << 32))),
+        "11-byte varint": with_crc(header() + b"\x01" + b"\xff" * 10 + b"\x01"),
+        "overlong varint": profile(strings=section(1, b"\x84\x00" + vs(0, 3) + b"./t" + vs(4) + b"main" + vs(1) + b"f")),
+        "header size 0xffff": profile(hdr=header(hsize=0xFFFF)),
+        "header size 8": profile(hdr=header(hsize=8)),
+        "version 99": profile(hdr=header(version=99)),
+        "version 0": profile(hdr=header(version=0)),
+        "END length 2^40": header() + STRS + META + MODULES + CCS + STATS + b"\x00" + varint(1 << 40) + b"\0\0\0\0",
+        "no END": header() + STRS + META + MODULES + CCS + STATS,
+        "bytes after END": profile() + b"\x00",
+        "sections out of order": with_crc(header() + STRS + MODULES + META + CCS + STATS),
+        "duplicate STRINGS": with_crc(header() + STRS + STRS + META + MODULES + CCS + STATS),
+        "text-mode line endings": profile().replace(b"\r\n", b"\n", 1),
+        "string with a NUL": profile(strings=strings_sec(b"", b"./\0t", b"main", b"f")),
+        "string 0 not empty": profile(strings=strings_sec(b"x", b"./t", b"main", b"f")),
+        "unmarked running entry": profile(threads=[thread((0, [0], 1, 0, 1))]),
+        "cost centre marked twice": profile(threads=[thread((0, [1, 3, 1], 1, 0, 1))]),
+    }
+    for what, data in sorted(files.items()):
+        p = write("huge." + what.replace(" ", "_").replace("/", "_"), data)
+        expect_fail(what, p)
+
+
+def quadratic_histories():
+    """Prefix sharing: each 6-byte context repeats a 4000-entry history.
+    Past the cap (64 entries per input byte + 2^22) the reader refuses the
+    file; well within it, the file is valid and must be reported quickly."""
+    L = 4000
+    first = (0, [0] * (L - 1) + [1], 1, 0, 1)  # main ... main [main]
+    rep = (L, [], 1, 0, 1)
+    over = profile(threads=[thread(first, *([rep] * 3000))])  # 12M entries in ~22 KB
+    expect_fail("12M history entries from %d KB" % (len(over) // 1024),
+                write("quadratic.over", over), measure=True)
+    # Within the cap, about the most a byte can stand for: 256 KB of 6-byte
+    # contexts repeating a 350-entry history, 15M entries.  Valid; --json
+    # prints every entry of every context (about 40 bytes each).
+    L = 350
+    first = (0, [0] * (L - 1) + [1], 1, 0, 1)
+    rep = (L, [], 1, 0, 1)
+    n = (256 << 10) // 6
+    big = profile(threads=[thread(first, *([rep] * n))])
+    expect_fail("%dM shared history entries from %d KB (within the cap)" %
+                (n * L // 1000000, len(big) // 1024),
+                write("quadratic.within", big), allow_success=True, measure=True)
+
+
+def extreme_values():
+    """Valid files at the edges of what the format allows."""
+    # Times summing past 2^64: the model's totals wrap (the report shows
+    # percentages above 100), but the tool must still end cleanly.
+    wrap = profile(threads=[thread((0, [1], 1, 0, 1 << 63), (1, [3], 1, 0, 1 << 63),
+                                   (0, [], 0, 0, 5))])
+    expect_fail("times summing past 2^64", write("extreme.wrap", wrap), allow_success=True)
+    # One history through 20000 cost centres, each marked: a stack tree
+    # 20000 deep (no recursion in the model or the writers may overflow).
+    n = 20000
+    strs = strings_sec(b"", b"./t", *[b"f%d" % i for i in range(n)])
+    ccs = section(4, vs(n) + b"".join(vs(0, 2 + i, 0, 0, 0, 0) for i in range(n)))
+    deep = profile(strings=strs, ccs=ccs,
+                   threads=[thread((0, [2 * i + 1 for i in range(n)], 1, 0, 1))])
+    expect_fail("a stack tree 20000 deep", write("extreme.deep", deep), allow_success=True)
+
+
+def hash_flood():
+    """A valid 3 MB profile of 300001 distinct contexts whose history hashes
+    collide in the model's merge table (gen_seeds --flood): without a
+    defence the merge is quadratic: about 70 s here, a day at 100 MB."""
+    # Not *.ccprof, and removed after: t_sanitize.sh runs every *.ccprof
+    # in tests/out under ASan, with no time limit.
+    path = os.path.join(HOST, "flood.prof")
+    r = run([GEN, "--flood", "300000", path])
+    if check(r.returncode == 0, "gen_seeds --flood writes the profile"):
+        expect_fail("300001 contexts with colliding history hashes (%d KB)" %
+                    (os.path.getsize(path) // 1024), path, allow_success=True)
+        os.unlink(path)
+
+
+def garbage():
+    rnd = random.Random(20240521)
+    expect_fail("1 MB of zeros", write("zeros.1m", bytes(1 << 20)))
+    expect_fail("1 MB of random bytes", write("random.1m", rnd.randbytes(1 << 20)))
+    expect_fail("a header then 1 MB of random bytes",
+                write("random.hdr", header() + rnd.randbytes(1 << 20)))
+    tail = rnd.randbytes(1 << 20)
+    expect_fail("a header, 1 MB of random bytes, a valid END",
+                write("random.end", with_crc(header() + tail)))
+    expect_fail("empty file", write("empty", b""))
+    expect_fail("the magic alone", write("magic", MAGIC))
+    expect_fail("the header alone", write("header", header()))
+    expect_fail("an ELF file", "/bin/sh")
+    expect_fail("a text file", os.path.join(TOP, "Makefile"))
+
+
+def special_files():
+    expect_fail("a directory", HOST)
+    expect_fail("/dev/null", "/dev/null")
+    expect_fail("a missing file", os.path.join(HOST, "no-such-file"))
+    loop = os.path.join(HOST, "loop")
+    os.symlink(loop, loop)
+    expect_fail("a symlink loop", loop)
+    fifo = os.path.join(HOST, "fifo")
+    os.mkfifo(fifo)
+    # No writer: open(2) of a FIFO for reading waits for one.  The tool
+    # must not wait forever.
+    expect_fail("a FIFO with no writer", fifo)
+    # A profile through a FIFO, as from `ccprof report <(...)`: fed by a
+    # writer that waits for the reader.
+    good = os.path.join(HOST, "seeds", "spivey.ccprof")
+    stop = []
+
+    def feed():  # once a reader has the FIFO open, write the profile once
+        while not stop:
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # ENXIO: no reader yet
+                time.sleep(0.005)
+                continue
+            try:
+                os.write(fd, open(good, "rb").read())
+            except OSError:
+                pass
+            os.close(fd)
+            return
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    status, err, _ = run_one(fifo, ("report",))
+    stop.append(1)
+    t.join()
+    check(status in (0, 1) and verdict(status, err, True) is None,
+          "a FIFO with a writer: report ends cleanly (status %s)" % status)
+    big = os.path.join(HOST, "zeros.100m")
+    with open(big, "wb") as f:
+        f.truncate(100 << 20)
+    expect_fail("100 MB of zeros", big, measure=True)
+    os.unlink(big)
+    huge = os.path.join(HOST, "zeros.2g")
+    with open(huge, "wb") as f:
+        f.truncate(2 << 30)
+    expect_fail("a 2 GiB file", huge, measure=True)
+    os.unlink(huge)
+
+
+def module_paths():
+    """A valid profile whose unnamed function lives in a module whose path
+    is not an ELF file: the model tries to look the name up there (model.c
+    resolve_names) and must go on with 0x<offset>@<module>, whatever the
+    path names, without waiting on it."""
+    fifo = os.path.join(HOST, "module.fifo")
+    os.mkfifo(fifo)
+    for what, path in (("a FIFO", fifo), ("a directory", HOST), ("/dev/zero", "/dev/zero"),
+                       ("/dev/null", "/dev/null"), ("a text file", os.path.join(TOP, "Makefile"))):
+        strs = strings_sec(b"", b"./t", b"main", path.encode())
+        mods = section(3, vs(1, 3, 0, 0x400000))
+        ccs = section(4, vs(2, 0, 2, 0, 0, 0, 0, 0, 0, 1, 0x1234, 0, 0))
+        p = write("module." + what.replace(" ", "_").replace("/", "_"),
+                  profile(strings=strs, modules=mods, ccs=ccs))
+        expect_fail("module path is %s" % what, p, allow_success=True)
+
+
+def main():
+    shutil.rmtree(HOST, ignore_errors=True)
+    os.makedirs(HOST)
+    t0 = time.time()
+    seeds = make_generator()
+    valid_baseline(seeds)
+    # The hand-made base must be valid too, or every test below is moot.
+    base = write("base", profile())
+    status, err, _ = run_one(base, ("report",))
+    check(status == 0 and err == "", "the hand-encoded profile is valid")
+    truncations(os.path.join(seeds, "threads.ccprof"), "threads")
+    bit_flips(os.path.join(seeds, "cxx.ccprof"), "cxx")
+    huge_counts()
+    quadratic_histories()
+    extreme_values()
+    hash_flood()
+    garbage()
+    special_files()
+    module_paths()
+    if os.environ.get("HOSTILE_TIMING"):
+        print("# hostile corpus: %.1f s" % (time.time() - t0))
+    finish()
+
+
+main()
