@@ -30,6 +30,9 @@ struct cli_command {
 extern const struct cli_command cli_report;
 extern const struct cli_command cli_info;
 extern const struct cli_command cli_record;
+extern const struct cli_command cli_convert;
+extern const struct cli_command cli_diff;
+extern const struct cli_command cli_merge;
 
 /* Print "usage: ..." and the help text of c to f. */
 void cli_help(FILE *f, const struct cli_command *c);

@@ -1,11 +1,15 @@
 /*
- * cmd_report.c - `ccprof report`: read a profile, build the model, and
- * hand it to the text or the JSON writer.
+ * cmd_report.c - `ccprof report`: read a profile, build the model of the
+ * view asked for (view_opts.h), run the view passes, and hand it to the
+ * text or the JSON writer.
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/cli.h"
+#include "cli/view_opts.h"
+#include "model/view.h"
 #include "output/report.h"
 
 #define REPORT_TOP_DEFAULT 20
@@ -14,51 +18,91 @@ static int report_run(int argc, char **argv);
 
 const struct cli_command cli_report = {
 	.name = "report",
-	.summary = "print a profile: top cost centres, stack tree, call graph",
-	.usage = "ccprof report [--top N] [--graph] [--contexts] [--json] FILE",
+	.summary = "print a profile: top cost centres, stack tree, call graph, views",
+	.usage = "ccprof report [--top N] [--graph] [--contexts] [--callers F] [--around F] "
+		 "[--cycles] [--hot] [--threads] [VIEW OPTIONS] [--json] FILE",
 	.help = "Print the profile in FILE (written by the ccprof runtime) in the style of\n"
 		"GHC's .prof report: a header, the top cost centres by self time, and the\n"
 		"stack tree (contexts grouped by compressed stack, with individual and\n"
-		"inherited time).\n\n"
+		"inherited time).  docs/views.md shows every view.\n\n"
 		"Options:\n"
-		"  -t, --top N     rows in the table of top cost centres (default 20; 0: all)\n"
-		"  -g, --graph     add a gprof-style call graph with exact arc times\n"
-		"  -c, --contexts  add every context with its history, most expensive first\n"
-		"  -j, --json      print everything as JSON instead (see docs/json.md);\n"
-		"                  --top, --graph and --contexts do not apply\n"
-		"  -h, --help      show this help\n",
+		"  -t, --top N        rows in the tables of top cost centres (default 20; 0: all)\n"
+		"  -g, --graph        add a gprof-style call graph with exact arc times\n"
+		"  -c, --contexts     add every context with its history, most expensive first\n"
+		"  --callers PATTERNS add the inverted tree of each matching function: its\n"
+		"                     callers, their callers, ... along real call chains\n"
+		"  --around PATTERNS  add each matching function's callers and callees with\n"
+		"                     exact arc times (one block of the call graph)\n"
+		"  --cycles           add the cycles of recursion that ran\n"
+		"  --hot              add the most expensive context and the expensive arm\n"
+		"  --threads          add each thread's totals and top cost centres\n"
+		"  -j, --json         print as JSON instead (see docs/json.md): everything\n"
+		"                     --graph and --contexts add is always there, the other\n"
+		"                     sections when asked for\n"
+		"  -h, --help         show this help\n\n" VIEW_OPTIONS_HELP,
 	.run = report_run,
 };
 
+enum {
+	OPT_CALLERS = 256,
+	OPT_AROUND,
+	OPT_CYCLES,
+	OPT_HOT,
+	OPT_THREADS,
+};
+
 static const struct option report_options[] = {
+	VIEW_OPTIONS,
 	{"top", required_argument, NULL, 't'},
 	{"graph", no_argument, NULL, 'g'},
 	{"contexts", no_argument, NULL, 'c'},
+	{"callers", required_argument, NULL, OPT_CALLERS},
+	{"around", required_argument, NULL, OPT_AROUND},
+	{"cycles", no_argument, NULL, OPT_CYCLES},
+	{"hot", no_argument, NULL, OPT_HOT},
+	{"threads", no_argument, NULL, OPT_THREADS},
 	{"json", no_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
-static int report_run(int argc, char **argv)
-{
-	struct report_opts o = {.top = REPORT_TOP_DEFAULT};
-	report_writer *write = report_text;
-	int json = 0, c;
+/* What the command line asked for. */
+struct report_args {
+	struct report_opts o;
+	struct model_view_opts view;
+	struct model_patterns callers, around;
+	int cycles, hot, threads, json;
+	const char *path;
+};
 
+static int report_parse(int argc, char **argv, struct report_args *a)
+{
+	char err[256];
+	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":t:gcjh", report_options, NULL)) != -1) {
+		int r = view_opts_parse(&a->view, c, optarg, err, sizeof err);
+		if (r < 0)
+			return cli_usage_error(&cli_report, "%s", err);
+		if (r > 0)
+			continue;
 		switch (c) {
 		case 't':
-			if (cli_parse_count(optarg, &o.top) != 0)
+			if (cli_parse_count(optarg, &a->o.top) != 0)
 				return cli_usage_error(&cli_report, "--top needs a count, not '%s'",
 						       optarg);
 			break;
-		case 'g': o.graph = 1; break;
-		case 'c': o.contexts = 1; break;
-		case 'j': json = 1; break;
+		case 'g': a->o.graph = 1; break;
+		case 'c': a->o.contexts = 1; break;
+		case 'j': a->json = 1; break;
+		case OPT_CALLERS: model_patterns_add(&a->callers, optarg); break;
+		case OPT_AROUND: model_patterns_add(&a->around, optarg); break;
+		case OPT_CYCLES: a->cycles = 1; break;
+		case OPT_HOT: a->hot = 1; break;
+		case OPT_THREADS: a->threads = 1; break;
 		case 'h':
 			cli_help(stdout, &cli_report);
-			return cli_finish_output(0);
+			return -1;
 		default:
 			return cli_bad_option(&cli_report, c, argv);
 		}
@@ -68,13 +112,100 @@ static int report_run(int argc, char **argv)
 	if (argc - optind > 1)
 		return cli_usage_error(&cli_report, "one profile at a time ('%s' is extra)",
 				       argv[optind + 1]);
+	a->path = argv[optind];
+	return 0;
+}
 
+/* The passes the writer and the views need. */
+static unsigned report_passes(const struct report_args *a)
+{
+	if (a->json)
+		return REPORT_JSON_PASSES;
+	unsigned p = report_text_passes(&a->o);
+	if (a->hot)
+		p |= MODEL_TREE | MODEL_CONTEXTS;
+	if (a->around.n)
+		p |= MODEL_ARCS | MODEL_FLAT;
+	return p;
+}
+
+/* The functions a --callers or --around list names, in the view. */
+static int find_targets(struct model *m, const char *path, const char *opt,
+			const struct model_patterns *pats, uint32_t **out, uint32_t *n)
+{
+	*n = 0;
+	*out = NULL;
+	for (uint32_t i = 0; i < pats->n; i++) {
+		uint32_t *found, k = model_find_fns(m, pats->v[i], &found);
+		if (k == 0) {
+			fprintf(stderr, "ccprof: %s: --%s '%s' matches no function%s\n", path, opt,
+				pats->v[i], m->view ? " in this view" : "");
+			return -1;
+		}
+		uint32_t *all = model_calloc(m, *n + k, sizeof *all);
+		for (uint32_t j = 0; j < *n; j++)
+			all[j] = (*out)[j];
+		for (uint32_t j = 0; j < k; j++)
+			all[*n + j] = found[j];
+		*out = all;
+		*n += k;
+	}
+	return 0;
+}
+
+static int report_views(struct model *m, const struct report_args *a)
+{
+	uint32_t *fns, n;
+	if (find_targets(m, a->path, "callers", &a->callers, &fns, &n) != 0)
+		return -1;
+	if (n)
+		model_callers(m, fns, n);
+	if (find_targets(m, a->path, "around", &a->around, &fns, &n) != 0)
+		return -1;
+	if (n)
+		model_around(m, fns, n);
+	if (a->cycles)
+		model_cycles(m);
+	if (a->hot)
+		model_hot(m);
+	if (a->threads)
+		model_threads(m, MODEL_FLAT);
+	return 0;
+}
+
+static int report_show(struct report_args *a)
+{
 	struct cli_profile cp;
-	if (json)
-		write = report_json;
-	if (cli_load(argv[optind], json ? REPORT_JSON_PASSES : report_text_passes(&o), &cp) != 0)
+	struct model vm;
+	struct model_view v;
+	if (cli_load(a->path, 0, &cp) != 0)
 		return CLI_EXIT_FAIL;
-	write(stdout, &cp.model, &o);
+	if (view_opts_model(a->path, &cp.model, &a->view, report_passes(a), &vm, &v) != 0) {
+		cli_unload(&cp);
+		return CLI_EXIT_FAIL;
+	}
+	int status = 0;
+	if (report_views(&vm, a) != 0)
+		status = CLI_EXIT_FAIL;
+	else
+		(a->json ? report_json : report_text)(stdout, &vm, &a->o);
+	model_free(&vm);
+	model_view_free(&v);
 	cli_unload(&cp);
-	return cli_finish_output(0);
+	return cli_finish_output(status);
+}
+
+static int report_run(int argc, char **argv)
+{
+	struct report_args a = {.o = {.top = REPORT_TOP_DEFAULT}};
+	model_view_opts_init(&a.view);
+	int status = report_parse(argc, argv, &a);
+	if (status < 0) /* --help */
+		status = cli_finish_output(0);
+	else if (status == 0)
+		status = report_show(&a);
+	model_view_opts_free(&a.view);
+	free(a.callers.v);
+	free(a.around.v);
+	return status;
 }

@@ -12,6 +12,9 @@
 static const struct cli_command *const commands[] = {
 	&cli_record,
 	&cli_report,
+	&cli_diff,
+	&cli_merge,
+	&cli_convert,
 	&cli_info,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

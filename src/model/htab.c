@@ -5,8 +5,28 @@
 #include "model/htab.h"
 
 #include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "model/xalloc.h"
+
+uint64_t htab_seed;
+
+/* Note [Hash flooding] in htab.h.  A constructor, so that no hash is ever
+ * computed with another seed; without getrandom, the clock, the process
+ * id and where the stack is (ASLR) are secret enough for this. */
+__attribute__((constructor)) static void htab_seed_init(void)
+{
+	uint64_t s = 0;
+	if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 32 ^ (uint64_t)getpid() << 16 ^
+		    (uint64_t)(uintptr_t)&ts;
+	}
+	htab_seed = s;
+}
 
 static void htab_alloc(struct htab *t, size_t cap)
 {
@@ -57,7 +77,7 @@ void htab_put(struct htab *t, size_t i, uint64_t h, uint32_t item)
 
 uint64_t htab_hash_words(const uint32_t *w, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n ^ htab_seed;
 	for (size_t i = 0; i < n; i++)
 		h = htab_mix64(h ^ w[i]) + 0x9e3779b97f4a7c15ULL;
 	return htab_mix64(h);
@@ -81,4 +101,12 @@ size_t htab_slot_u64(const struct htab *t, uint64_t key)
 	while (t->slot[i].item && t->slot[i].hash != h)
 		i = htab_next(t, i);
 	return i;
+}
+
+uint64_t htab_hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return htab_mix64(h);
 }

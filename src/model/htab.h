@@ -17,6 +17,13 @@
  *
  * For integer keys, htab_mix64 is a bijection: equal mixed values mean
  * equal keys, and htab_get_u64/htab_put_u64 compare only the hash.
+ *
+ * Note [Hash flooding]: a profile is input, and one built so that its
+ * histories' hashes share their low bits would make every insertion walk
+ * one cluster (quadratic: tests/fuzz/gen_seeds --flood).  So every hash
+ * starts from htab_seed, a secret drawn once per process: the clusters of
+ * a file made in advance fall apart.  Nothing the tool prints depends on
+ * the order of a table's slots, so the output stays the same.
  */
 #ifndef CCPROF_MODEL_HTAB_H
 #define CCPROF_MODEL_HTAB_H
@@ -53,9 +60,14 @@ static inline size_t htab_next(const struct htab *t, size_t i)
 	return (i + 1) & t->mask;
 }
 
-/* Finaliser of MurmurHash3: a bijection on 64 bits with good avalanche. */
+/* Note [Hash flooding]: set before main (htab.c), never changed. */
+extern uint64_t htab_seed;
+
+/* Finaliser of MurmurHash3 on the seeded key: a bijection on 64 bits with
+ * good avalanche. */
 static inline uint64_t htab_mix64(uint64_t x)
 {
+	x ^= htab_seed;
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 33;
@@ -66,6 +78,9 @@ static inline uint64_t htab_mix64(uint64_t x)
 
 /* Hash of an array of 32-bit words (a history). */
 uint64_t htab_hash_words(const uint32_t *w, size_t n);
+
+/* Hash of a NUL-terminated string (FNV-1a, then mixed). */
+uint64_t htab_hash_str(const char *s);
 
 /* Integer-keyed use: the index stored for key, or HTAB_NONE. */
 uint32_t htab_get_u64(const struct htab *t, uint64_t key);

@@ -31,6 +31,9 @@ int model_build(struct model *m, const struct ccp_profile *p, unsigned passes, c
 
 void model_free(struct model *m)
 {
+	for (uint32_t t = 0; t < m->nthread_models; t++)
+		model_free(&m->thread_models[t]);
+	free(m->thread_models);
 	free(m->ctx);
 	free(m->arcs);
 	htab_free(&m->arc_tab);

@@ -14,9 +14,11 @@
  *   model_contexts  the contexts, most expensive first
  *
  * The definitions are DESIGN.md §3; each pass quotes the one it follows.
- * Later views (selection, focus, callers, cycles) are further passes over
- * the merged contexts: they read `ctx` and write structures of their own,
- * and never change what the passes above produced.
+ * Views after the run (view.h) build a model of their own from a merged
+ * one: selection and focus change its contexts, and the passes above run
+ * on them unchanged; the view passes below (callers, cycles, hot path,
+ * threads) add structures of their own and never change what the passes
+ * above produced.
  *
  * model_build runs only the passes a view asks for (enum model_pass): the
  * default text report needs no arcs and no sorted contexts, which matters
@@ -83,6 +85,17 @@ struct model_node {
 	uint64_t inherited;    /* individual + Σ children's inherited */
 };
 
+/* Pruning of trees (stack tree, callers trees): a node is hidden when its
+ * inherited time is below min_percent of the total or below min_time
+ * seconds, or when the entries in its subtree are fewer than min_calls.
+ * Hidden nodes take their subtrees with them; their costs stay visible in
+ * the parent as one "(n hidden)" line, so totals add up. */
+struct model_prune_opts {
+	double min_percent; /* 0: off */
+	double min_time;    /* seconds; 0: off */
+	uint64_t min_calls; /* 0: off */
+};
+
 /* Pruning of a tree (model_prune, view.h): per node, whether it is hidden,
  * and for each node the hidden children it stands for, added up. */
 struct model_hidden {
@@ -102,6 +115,7 @@ struct model_tree {
 	uint32_t cc;                /* the function at the root */
 	uint32_t nnodes;
 	struct model_node *nodes;
+	uint64_t *calls;            /* per node: Σ entries of its subtree */
 	struct model_pruned pruned;
 };
 
@@ -149,10 +163,12 @@ struct model {
 	/* model_contexts */
 	uint32_t *ctx_by_time;     /* time desc, entries desc, first seen */
 
-	/* Views (view.h).  A view's model borrows names from its base. */
+	/* Views (view.h).  A view's model borrows names (fns[].name) and the
+	 * profile from its base, which must outlive it. */
 	const struct model *base;      /* built from this model, or NULL */
 	const struct model_view *view; /* the view applied, or NULL */
-	int borrowed_names;            /* fns[].name belong to base */
+	int pruning;                   /* model_prune ran: prune, callers too */
+	struct model_prune_opts prune;
 	struct model_pruned tree_pruned; /* model_prune */
 
 	/* model_callers: one inverted tree per function asked for */
@@ -224,6 +240,11 @@ void model_threads(struct model *m, unsigned passes);
 /* Cost centres whose name matches a pattern list (view.h), into a new
  * array in the arena; returns how many. */
 uint32_t model_find_fns(struct model *m, const char *patterns, uint32_t **out);
+
+/* For any tree of model_nodes numbered parent-first (individual and
+ * entries filled in): inherited = individual + Σ children, and the
+ * child links, most inherited first (tree.c). */
+void model_tree_finish(const struct model *m, struct model_node *nodes, uint32_t n);
 
 /* n zeroed elements in the model's arena; dies on out-of-memory. */
 void *model_calloc(struct model *m, size_t n, size_t size);

@@ -91,12 +91,12 @@ static uint32_t tree_insert(struct model *m, struct tree_build *b, const struct 
 	return node;
 }
 
-static void tree_inherit(struct model *m)
+static void tree_inherit(struct model_node *nodes, uint32_t n)
 {
-	for (uint32_t k = 0; k < m->nnodes; k++)
-		m->nodes[k].inherited = m->nodes[k].individual;
-	for (uint32_t k = m->nnodes; k-- > 1;)
-		m->nodes[m->nodes[k].parent].inherited += m->nodes[k].inherited;
+	for (uint32_t k = 0; k < n; k++)
+		nodes[k].inherited = nodes[k].individual;
+	for (uint32_t k = n; k-- > 1;)
+		nodes[nodes[k].parent].inherited += nodes[k].inherited;
 }
 
 struct node_key {
@@ -124,23 +124,22 @@ static int cmp_node_key(const void *pa, const void *pb)
  * its own: most groups have one or two members, so this is far cheaper
  * than one sort of every node.
  */
-static void tree_order(struct model *m)
+static void tree_order(const struct model *m, struct model_node *nodes, uint32_t n)
 {
-	uint32_t n = m->nnodes;
 	uint32_t *start = xcalloc((size_t)n + 1, sizeof *start);
 	struct node_key *keys = xnmalloc(n, sizeof *keys);
 	for (uint32_t k = 1; k < n; k++)
-		start[m->nodes[k].parent + 1]++;
+		start[nodes[k].parent + 1]++;
 	for (uint32_t k = 0; k < n; k++)
 		start[k + 1] += start[k];
 	uint32_t *fill = xnmalloc(n, sizeof *fill);
 	memcpy(fill, start, n * sizeof *fill);
 	for (uint32_t k = 1; k < n; k++) {
-		const struct model_node *x = &m->nodes[k];
+		const struct model_node *x = &nodes[k];
 		keys[fill[x->parent]++] = (struct node_key){
 			.inherited = x->inherited,
 			.entries = x->entries,
-			.name = m->fns[x->cc].name,
+			.name = x->cc == MODEL_GAP ? "" : m->fns[x->cc].name,
 			.node = k,
 		};
 	}
@@ -151,9 +150,9 @@ static void tree_order(struct model *m)
 			qsort(keys + lo, hi - lo, sizeof *keys, cmp_node_key);
 		for (uint32_t i = lo; i < hi; i++) {
 			uint32_t next = i + 1 < hi ? keys[i + 1].node : MODEL_NONE;
-			m->nodes[keys[i].node].next_sibling = next;
+			nodes[keys[i].node].next_sibling = next;
 		}
-		m->nodes[p].first_child = lo < hi ? keys[lo].node : MODEL_NONE;
+		nodes[p].first_child = lo < hi ? keys[lo].node : MODEL_NONE;
 	}
 	free(keys);
 	free(start);
@@ -173,6 +172,13 @@ void model_tree(struct model *m)
 	}
 	htab_free(&b.children);
 	free(b.path);
-	tree_inherit(m);
-	tree_order(m);
+	model_tree_finish(m, m->nodes, m->nnodes);
+}
+
+void model_tree_finish(const struct model *m, struct model_node *nodes, uint32_t n)
+{
+	if (n == 0)
+		return;
+	tree_inherit(nodes, n);
+	tree_order(m, nodes, n);
 }

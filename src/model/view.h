@@ -23,8 +23,11 @@
  *                                         on them as on any model
  *   model_prune(&vm, &o.prune);           optional, after MODEL_TREE:
  *                                         vm.tree_pruned marks small nodes
- *   ... any writer reads vm ...
+ *   ... any writer reads vm; model_walk visits a (pruned) tree ...
  *   model_free(&vm); model_view_free(&v); model_view_opts_free(&o);
+ *
+ * view_opts_model() (src/cli/view_opts.h) does resolve, build and prune
+ * in one call, with the warnings and errors a command prints.
  *
  * vm borrows names and the profile from the base model: free vm first.
  * With an empty model_view_opts, vm equals the base model.
@@ -65,16 +68,7 @@ struct model_patterns {
 	uint32_t n, cap;
 };
 
-/* Pruning of trees (stack tree, callers trees): a node is hidden when its
- * inherited time is below min_percent of the total or below min_time
- * seconds, or when the entries in its subtree are fewer than min_calls.
- * Hidden nodes take their subtrees with them; their costs stay visible in
- * the parent as one "(n hidden)" line, so totals add up. */
-struct model_prune_opts {
-	double min_percent; /* 0: off */
-	double min_time;    /* seconds; 0: off */
-	uint64_t min_calls; /* 0: off */
-};
+/* struct model_prune_opts is in model.h (a model remembers its pruning). */
 
 struct model_view_opts {
 	struct model_patterns select;   /* --select: only these (and roots) */
@@ -131,6 +125,30 @@ void model_view_build(struct model *m, const struct model *base, const struct mo
 uint32_t model_view_history(const struct model_view *v, const uint32_t *h, uint32_t n,
 			    uint32_t *out, int *calls);
 
+/* The contexts a view model was built from, read through one interface:
+ * the base model's (threads merged), or one thread's when view->thread
+ * is set.  The callers and cycles passes walk these real histories. */
+struct model_src {
+	const uint32_t *hist;
+	uint32_t len;
+	uint64_t entries, recursive, time;
+};
+uint32_t model_src_count(const struct model *m);
+void model_src_get(const struct model *m, uint32_t k, struct model_src *s);
+
+/* Where the view puts a source history h[0..n): *start is the first
+ * entry it keeps (the focus cut), and the result the position of the
+ * entry that gets the time (the top-most selected marked entry; n - 1
+ * without a selection), or MODEL_NONE if the context is dropped. */
+uint32_t model_view_place(const struct model_view *v, const uint32_t *h, uint32_t n,
+			  uint32_t *start);
+
+/* Is cc selected in the view (v may be NULL)? */
+static inline int model_view_selected(const struct model_view *v, uint32_t cc)
+{
+	return !v || !v->selected || v->selected[cc];
+}
+
 /* Does name match one of the comma-separated `*` patterns in list?  A
  * pattern also matches a C++ name up to its parameter list ("ns::f"
  * matches "ns::f(int)"); commas inside () <> [] do not split. */
@@ -142,5 +160,16 @@ void model_prune(struct model *m, const struct model_prune_opts *o);
 void model_prune_nodes(struct model *m, const struct model_node *nodes, uint32_t n,
 		       const struct model_prune_opts *o, struct model_pruned *out);
 int model_prune_any(const struct model_prune_opts *o);
+
+/*
+ * Walk a tree of model_nodes (numbered parent-first, linked by tree_finish)
+ * depth first without recursion, skipping hidden nodes (hidden may be
+ * NULL): visit(arg, k, 0) when entering node k, visit(arg, k, 1) when
+ * leaving it, after its shown children (where a writer puts k's
+ * "(n hidden)" line, pruned->rest[k]).
+ */
+typedef void model_visit(void *arg, uint32_t k, int leaving);
+void model_walk(const struct model_node *nodes, const uint8_t *hidden, model_visit *visit,
+		void *arg);
 
 #endif

@@ -10,20 +10,17 @@
 #include "model/xalloc.h"
 
 const struct export_format export_formats[] = {
-	{"ghc-json", "GHC's +RTS -pj JSON profile (speedscope, profiteur)", export_ghc_json,
-	 MODEL_TREE, 0, 0, 0},
-	{"callgrind", "callgrind profile (callgrind_annotate, KCachegrind)", export_callgrind,
-	 MODEL_FLAT | MODEL_ARCS, 0, 0, 0},
-	{"folded", "folded stacks, microseconds (flamegraph.pl, inferno, speedscope)",
-	 export_folded, MODEL_TREE, MODEL_TREE, EXPORT_OPT_THREADS, 0},
-	{"speedscope", "speedscope's own JSON format", export_speedscope, MODEL_TREE, MODEL_TREE,
-	 EXPORT_OPT_THREADS, 0},
-	{"pprof", "gzip-compressed profile.proto (go tool pprof)", export_pprof, MODEL_TREE,
-	 MODEL_TREE, EXPORT_OPT_THREADS, 1},
-	{"dot", "Graphviz call graph (dot -Tsvg)", export_dot, MODEL_FLAT | MODEL_ARCS, 0,
-	 EXPORT_OPT_THRESHOLD, 0},
-	{"svg", "flame graph drawn by ccprof (any browser)", export_svg, MODEL_TREE, 0,
-	 EXPORT_OPT_INVERTED, 0},
+	{.name = "ghc-json", .write = export_ghc_json, .passes = MODEL_TREE},
+	{.name = "callgrind", .write = export_callgrind, .passes = MODEL_FLAT | MODEL_ARCS},
+	{.name = "folded", .write = export_folded, .passes = MODEL_TREE,
+	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS},
+	{.name = "speedscope", .write = export_speedscope, .passes = MODEL_TREE,
+	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS},
+	{.name = "pprof", .write = export_pprof, .passes = MODEL_TREE,
+	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS, .binary = 1},
+	{.name = "dot", .write = export_dot, .passes = MODEL_FLAT | MODEL_ARCS | MODEL_TREE,
+	 .accepts = EXPORT_OPT_THRESHOLD, .hot = 1},
+	{.name = "svg", .write = export_svg, .passes = MODEL_TREE, .accepts = EXPORT_OPT_INVERTED},
 };
 const unsigned export_nformats = sizeof export_formats / sizeof export_formats[0];
 
@@ -70,39 +67,98 @@ void export_scale_ns(struct export_scale *s, const struct model *m)
 
 /* ---- the stack tree -------------------------------------------------------- */
 
+struct walk {
+	const struct model *m;
+	const uint8_t *hidden; /* per node, or NULL */
+	export_visit *visit;
+	void *arg;
+	uint32_t *path, cap, depth;
+};
+
+/* The first node from k on along the sibling list that is not hidden. */
+static uint32_t walk_kept(const struct walk *w, uint32_t k)
+{
+	while (k != MODEL_NONE && w->hidden && w->hidden[k])
+		k = w->m->nodes[k].next_sibling;
+	return k;
+}
+
+static void walk_enter(struct walk *w, const struct model_node *x, uint32_t cc)
+{
+	if (w->depth == w->cap) {
+		w->cap *= 2;
+		w->path = xrealloc(w->path, w->cap, sizeof *w->path);
+	}
+	w->path[w->depth++] = cc;
+	w->visit(w->arg, x, w->path, w->depth, 0);
+}
+
+/* After node k's children: the stand-in for its hidden ones, then k. */
+static void walk_finish(struct walk *w, uint32_t k)
+{
+	const struct model *m = w->m;
+	if (w->hidden && m->tree_pruned.rest && m->tree_pruned.rest[k].count) {
+		const struct model_hidden *r = &m->tree_pruned.rest[k];
+		struct model_node stand_in = {
+			.cc = EXPORT_HIDDEN,
+			.parent = k,
+			.first_child = MODEL_NONE,
+			.next_sibling = MODEL_NONE,
+			.depth = m->nodes[k].depth + 1,
+			.entries = r->entries,
+			.individual = r->time,
+			.inherited = r->time,
+		};
+		walk_enter(w, &stand_in, EXPORT_HIDDEN);
+		w->visit(w->arg, &stand_in, w->path, w->depth, 1);
+		w->depth--;
+	}
+	w->visit(w->arg, &m->nodes[k], w->path, w->depth, 1);
+}
+
 void export_walk_tree(const struct model *m, export_visit *visit, void *arg)
 {
 	if (!m->nodes || m->nnodes == 0)
 		return;
-	uint32_t cap = 64, depth = 0, k = 0;
-	uint32_t *path = xnmalloc(cap, sizeof *path);
-	visit(arg, 0, path, 0, 0);
+	struct walk w = {
+		.m = m,
+		.hidden = m->tree_pruned.hidden,
+		.visit = visit,
+		.arg = arg,
+		.cap = 64,
+	};
+	w.path = xnmalloc(w.cap, sizeof *w.path);
+	uint32_t k = 0;
+	visit(arg, &m->nodes[0], w.path, 0, 0);
 	for (;;) {
-		const struct model_node *x = &m->nodes[k];
-		if (x->first_child != MODEL_NONE) {
-			if (depth == cap) {
-				cap *= 2;
-				path = xrealloc(path, cap, sizeof *path);
-			}
-			k = x->first_child;
-			path[depth++] = m->nodes[k].cc;
-			visit(arg, k, path, depth, 0);
+		uint32_t c = walk_kept(&w, m->nodes[k].first_child);
+		if (c != MODEL_NONE) {
+			k = c;
+			walk_enter(&w, &m->nodes[k], m->nodes[k].cc);
 			continue;
 		}
-		/* A leaf: leave it and every ancestor whose children are done. */
-		visit(arg, k, path, depth, 1);
-		while (k != 0 && m->nodes[k].next_sibling == MODEL_NONE) {
+		/* Leave k and every ancestor whose children are done. */
+		for (;;) {
+			walk_finish(&w, k);
+			if (k == 0) {
+				free(w.path);
+				return;
+			}
+			uint32_t s = walk_kept(&w, m->nodes[k].next_sibling);
+			w.depth--;
+			if (s != MODEL_NONE) {
+				k = s;
+				walk_enter(&w, &m->nodes[k], m->nodes[k].cc);
+				break;
+			}
 			k = m->nodes[k].parent;
-			depth--;
-			visit(arg, k, path, depth, 1);
 		}
-		if (k == 0)
-			break;
-		k = m->nodes[k].next_sibling;
-		path[depth - 1] = m->nodes[k].cc;
-		visit(arg, k, path, depth, 0);
 	}
-	free(path);
+}
+
+const char *export_path_name(const struct model *m, uint32_t cc)
+{
+	return cc == EXPORT_HIDDEN ? EXPORT_HIDDEN_NAME : m->fns[cc].name;
 }
 
 /* ---- names of things ----------------------------------------------------- */
@@ -139,4 +195,49 @@ const char *export_file(const struct model *m, uint32_t cc)
 	if (mod[0])
 		return mod;
 	return m->prof->program && m->prof->program[0] ? m->prof->program : "???";
+}
+
+void export_thread_label(const struct export_thread *th, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.64s [%llu]", th->name && th->name[0] ? th->name : "thread",
+		 (unsigned long long)th->tid);
+}
+
+/* ---- string tables -------------------------------------------------------- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return htab_mix64(h);
+}
+
+void export_strtab_init(struct export_strtab *t)
+{
+	memset(t, 0, sizeof *t);
+	htab_init(&t->tab, 256);
+}
+
+uint32_t export_strtab_add(struct export_strtab *t, const char *s)
+{
+	uint64_t h = hash_str(s);
+	size_t i = htab_first(&t->tab, h);
+	for (; t->tab.slot[i].item; i = htab_next(&t->tab, i))
+		if (t->tab.slot[i].hash == h && strcmp(t->s[t->tab.slot[i].item - 1], s) == 0)
+			return t->tab.slot[i].item - 1;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->s = xrealloc(t->s, t->cap, sizeof *t->s);
+	}
+	t->s[t->n] = s;
+	htab_put(&t->tab, i, h, t->n);
+	return t->n++;
+}
+
+void export_strtab_free(struct export_strtab *t)
+{
+	htab_free(&t->tab);
+	free(t->s);
+	memset(t, 0, sizeof *t);
 }

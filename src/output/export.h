@@ -59,13 +59,13 @@ struct export_input {
 typedef int export_writer(FILE *out, const struct export_input *in, const struct export_opts *o);
 
 struct export_format {
-	const char *name;
-	const char *summary;
+	const char *name;       /* --to NAME */
 	export_writer *write;
 	unsigned passes;        /* model passes it reads (enum model_pass) */
 	unsigned thread_passes; /* passes of the per-thread models */
 	unsigned accepts;       /* enum export_opt */
 	int binary;
+	int hot;                /* reads model_hot's expensive arm */
 };
 
 extern const struct export_format export_formats[];
@@ -107,15 +107,27 @@ uint64_t export_scale_one(uint64_t ticks, uint64_t num, uint64_t den);
 void export_scale_ns(struct export_scale *s, const struct model *m);
 
 /*
- * Depth-first walk of the stack tree without recursion: visit(arg, node,
+ * Depth-first walk of the stack tree without recursion: visit(arg, x,
  * path, depth, leaving) is called on entering each node (leaving = 0) and
  * again after its subtree (leaving = 1), children in the model's order.
  * path[0 .. depth) are the cost centres from the top of the stack down to
  * the node; the root (the empty stack) has depth 0.
+ *
+ * Pruning (--min-percent etc., view.h): hidden nodes are skipped with
+ * their subtrees, and a parent that lost some gets one more child after
+ * the others, a stand-in whose path entry is EXPORT_HIDDEN, with the
+ * hidden subtrees' time as its individual time and their entries, so the
+ * totals still add up.  Writers name it EXPORT_HIDDEN_NAME.
  */
-typedef void export_visit(void *arg, uint32_t node, const uint32_t *path, uint32_t depth,
-			  int leaving);
+#define EXPORT_HIDDEN (MODEL_NONE - 1)
+#define EXPORT_HIDDEN_NAME "(hidden)"
+
+typedef void export_visit(void *arg, const struct model_node *x, const uint32_t *path,
+			  uint32_t depth, int leaving);
 void export_walk_tree(const struct model *m, export_visit *visit, void *arg);
+
+/* The display name of a path entry: a cost centre's, or the stand-in's. */
+const char *export_path_name(const struct model *m, uint32_t cc);
 
 /* The last component of a path ("" for NULL). */
 const char *export_basename(const char *path);
@@ -129,6 +141,23 @@ const char *export_module_path(const struct model *m, uint32_t cc);
 /* Where a cost centre is, for formats that want one file name: its
  * source file when known, else its module, else the program. */
 const char *export_file(const struct model *m, uint32_t cc);
+
+/* Distinct strings numbered in order of first use (pprof's string table,
+ * callgrind's file ids).  The strings are not copied: the caller keeps
+ * them alive until export_strtab_free. */
+struct export_strtab {
+	struct htab tab;
+	const char **s;
+	uint32_t n, cap;
+};
+
+void export_strtab_init(struct export_strtab *t);
+/* The index of s, added if new. */
+uint32_t export_strtab_add(struct export_strtab *t, const char *s);
+void export_strtab_free(struct export_strtab *t);
+
+/* "name [tid]" for a thread (name "thread" when it has none). */
+void export_thread_label(const struct export_thread *th, char *buf, size_t size);
 
 /* Name shown for time outside every cost centre (the root context). */
 #define EXPORT_ROOT_NAME "<root>"

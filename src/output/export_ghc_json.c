@@ -9,7 +9,7 @@
  *                  every cost centre), one node per compressed stack
  *   entries        Σ E+R; ticks = its individual time in ticks of
  *                  tick_interval µs; alloc = 0 (not measured yet)
- *   tick_interval  the sampling interval in µs; 1000 for the cycles clock
+ *   tick_interval  1000 µs: a tick is a millisecond (see GHC_TICK_US)
  *
  * Ticks are rounded by export_scale, so total_ticks is exactly Σ ticks
  * and ccprof's total time rounded to ticks (FORMATS.md §1.3 asks for the
@@ -32,7 +32,8 @@ struct ghc {
 	const struct model *m;
 	struct names names;   /* quoted JSON strings */
 	struct export_scale ticks;
-	uint32_t main_id;     /* MAIN's cost-centre id: one past the last */
+	uint32_t main_id;     /* MAIN's cost-centre id: one past the last;
+			       * the next one is the "(hidden)" stand-in */
 	int first;            /* the next node is the first of its siblings */
 };
 
@@ -43,13 +44,12 @@ static void ghc_string(struct ob *o, const char *s)
 	ob_putc(o, '"');
 }
 
-/* Microseconds per tick: the sampling interval, like GHC's timer. */
-static uint64_t ghc_tick_us(const struct ccp_profile *p)
-{
-	if (p->clock == CCP_CLOCK_CYCLES || p->interval_ns == 0)
-		return 1000; /* no timer: GHC's default tick */
-	return p->interval_ns < 1000 ? 1 : p->interval_ns / 1000;
-}
+/*
+ * A tick is a millisecond, GHC's default, whatever the sampling interval:
+ * speedscope shows ticks as milliseconds without reading tick_interval
+ * (FORMATS.md §1.6), so any other tick would show wrong times there.
+ */
+#define GHC_TICK_US 1000
 
 static void ghc_header(struct ghc *g, uint64_t tick_us, uint64_t total_ticks)
 {
@@ -141,14 +141,20 @@ static void ghc_cost_centres(struct ghc *g)
 		ghc_src_loc(o, m, cc);
 		ob_puts(o, ", \"is_caf\": false}");
 	}
+	if (m->tree_pruned.hidden) {
+		ob_puts(o, ",\n{\"id\": ");
+		ob_u64(o, g->main_id + 1, 0);
+		ob_puts(o, ", \"label\": \"" EXPORT_HIDDEN_NAME "\", \"module\": \"MAIN\", "
+			   "\"src_loc\": \"\\u003cpruned\\u003e\", \"is_caf\": false}");
+	}
 	ob_puts(o, "]\n,\n");
 }
 
-static void ghc_node(void *arg, uint32_t k, const uint32_t *path, uint32_t depth, int leaving)
+static void ghc_node(void *arg, const struct model_node *x, const uint32_t *path, uint32_t depth,
+		     int leaving)
 {
 	struct ghc *g = arg;
 	struct ob *o = g->o;
-	const struct model_node *x = &g->m->nodes[k];
 	(void)path;
 	(void)depth;
 	if (leaving) {
@@ -159,7 +165,10 @@ static void ghc_node(void *arg, uint32_t k, const uint32_t *path, uint32_t depth
 	if (!g->first)
 		ob_puts(o, ",\n");
 	ob_puts(o, "{\"id\": ");
-	ob_u64(o, x->cc == MODEL_NONE ? g->main_id : x->cc, 0);
+	uint32_t id = x->cc == MODEL_NONE ? g->main_id
+		      : x->cc == EXPORT_HIDDEN ? g->main_id + 1
+					       : x->cc;
+	ob_u64(o, id, 0);
 	ob_puts(o, ", \"entries\": ");
 	ob_u64(o, x->entries, 0);
 	ob_puts(o, ", \"alloc\": 0, \"ticks\": ");
@@ -176,7 +185,7 @@ int export_ghc_json(FILE *f, const struct export_input *in, const struct export_
 	const struct model *m = in->m;
 	struct ghc *g = xcalloc(1, sizeof *g);
 	struct ob *o = xmalloc(sizeof *o);
-	uint64_t tick_us = ghc_tick_us(m->prof);
+	uint64_t tick_us = GHC_TICK_US;
 
 	ob_init(o, f);
 	g->o = o;

@@ -16,6 +16,7 @@ struct report_opts {
 	int graph;      /* text: add the call graph */
 	int contexts;   /* text: add the contexts listing */
 	int no_tree;    /* text: leave out the stack tree */
+	int no_flat;    /* text: leave out the flat table */
 };
 
 /* Write the report; returns 0, or -1 if the stream had an error. */
@@ -43,5 +44,20 @@ typedef int info_writer(FILE *out, const struct info_input *in);
 
 info_writer info_text; /* info.c */
 info_writer info_json;
+
+/* What `ccprof diff` shows (model/diff.h), with where it came from. */
+struct diff;
+struct diff_input {
+	const struct diff *d;
+	const char *path[2];
+	const struct ccp_profile *prof[2];
+	int normalized;
+	unsigned top;   /* rows per table; 0 = all (text only) */
+};
+
+typedef int diff_writer(FILE *out, const struct diff_input *in);
+
+diff_writer diff_text; /* diff_report.c */
+diff_writer diff_json;
 
 #endif

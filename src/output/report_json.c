@@ -14,30 +14,36 @@
 
 #include <stdlib.h>
 
+#include "model/view.h"
 #include "model/xalloc.h"
-#include "output/json.h"
-#include "output/names.h"
+#include "output/jrep.h"
 
-struct jrep {
-	struct json j;
-	const struct model *m;
-	struct names names; /* quoted JSON strings */
-	uint64_t tps;
-};
-
-static void jr_name(struct jrep *r, const char *key, uint32_t cc)
+void jr_name(struct jrep *r, const char *key, uint32_t cc)
 {
 	json_key(&r->j, key);
 	if (cc == MODEL_NONE) {
 		json_string(&r->j, "<root>");
 		return;
 	}
+	if (cc == MODEL_GAP) {
+		json_string(&r->j, "\xe2\x80\xa6"); /* … */
+		return;
+	}
 	json_raw(&r->j, r->names.pool + r->names.off[cc], r->names.off[cc + 1] - r->names.off[cc]);
 }
 
-static void jr_secs(struct jrep *r, const char *key, uint64_t ticks)
+void jr_secs(struct jrep *r, const char *key, uint64_t ticks)
 {
 	json_kseconds(&r->j, key, ticks, r->tps);
+}
+
+void jr_id(struct jrep *r, const char *key, uint32_t cc)
+{
+	json_key(&r->j, key);
+	if (cc == MODEL_NONE || cc == MODEL_GAP)
+		json_null(&r->j);
+	else
+		json_uint(&r->j, cc);
 }
 
 static void jr_header(struct jrep *r)
@@ -65,11 +71,12 @@ static void jr_header(struct jrep *r)
 	jr_secs(r, "total_time_s", m->total_time);
 	jr_secs(r, "root_time_s", m->root_time);
 	json_kuint(j, "total_calls", m->total_calls);
-	json_kuint(j, "threads", p->nthreads);
+	if (!m->nthread_models) /* else "threads" is the breakdown (views_json.c) */
+		json_kuint(j, "threads", p->nthreads);
 	json_kuint(j, "ncontexts", m->nctx);
 }
 
-static void jr_functions(struct jrep *r)
+void jr_functions(struct jrep *r)
 {
 	struct json *j = &r->j;
 	const struct model *m = r->m;
@@ -156,54 +163,78 @@ static void jr_contexts(struct jrep *r)
 	json_end_array(j);
 }
 
-static void jr_node_open(struct jrep *r, const struct model_node *x)
+/* A tree with its pruning: depth first over the links, without
+ * recursion (a history can be long); a node's hidden children become one
+ * last child {"name": "(n hidden)", "hidden": n, ...}. */
+struct jr_tree {
+	struct jrep *r;
+	const struct model_node *nodes;
+	const struct model_pruned *pr;
+	const uint64_t *calls; /* callers trees: calls through each node */
+};
+
+static void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual,
+			   uint64_t inherited)
 {
-	struct json *j = &r->j;
+	json_kuint(&r->j, "entries", entries);
+	jr_secs(r, "individual_s", individual);
+	jr_secs(r, "inherited_s", inherited);
+}
+
+static void jr_hidden_node(struct jr_tree *t, const struct model_hidden *h)
+{
+	struct json *j = &t->r->j;
+	char name[48];
+	snprintf(name, sizeof name, "(%lu hidden)", (unsigned long)h->count);
 	json_newline(j);
 	json_begin_object(j);
-	jr_name(r, "name", x->cc);
+	json_kstring(j, "name", name);
 	json_key(j, "id");
-	if (x->cc == MODEL_NONE)
-		json_null(j);
-	else
-		json_uint(j, x->cc);
-	json_kuint(j, "entries", x->entries);
-	jr_secs(r, "individual_s", x->individual);
-	jr_secs(r, "inherited_s", x->inherited);
+	json_null(j);
+	json_kuint(j, "hidden", h->count);
+	if (t->calls)
+		json_kuint(j, "calls", h->entries);
+	jr_node_fields(t->r, h->entries, h->time, h->time);
+	json_key(j, "children");
+	json_begin_array(j);
+	json_end_array(j);
+	json_end_object(j);
+}
+
+static void jr_tree_visit(void *arg, uint32_t k, int leaving)
+{
+	struct jr_tree *t = arg;
+	struct json *j = &t->r->j;
+	const struct model_node *x = &t->nodes[k];
+	if (leaving) {
+		if (t->pr && t->pr->rest && t->pr->rest[k].count)
+			jr_hidden_node(t, &t->pr->rest[k]);
+		json_end_array(j);
+		json_end_object(j);
+		return;
+	}
+	json_newline(j);
+	json_begin_object(j);
+	jr_name(t->r, "name", x->cc);
+	jr_id(t->r, "id", x->cc);
+	if (t->calls)
+		json_kuint(j, "calls", t->calls[k]);
+	jr_node_fields(t->r, x->entries, x->individual, x->inherited);
 	json_key(j, "children");
 	json_begin_array(j);
 }
 
-static void jr_node_close(struct jrep *r)
+void jr_node_tree(struct jrep *r, const struct model_node *nodes, const struct model_pruned *pr,
+		  const uint64_t *calls)
 {
-	json_end_array(&r->j);
-	json_end_object(&r->j);
+	struct jr_tree t = {r, nodes, pr, calls};
+	model_walk(nodes, pr ? pr->hidden : NULL, jr_tree_visit, &t);
 }
 
-/* Depth-first over the links, without recursion: a history can be long. */
 static void jr_tree(struct jrep *r)
 {
-	const struct model *m = r->m;
 	json_key(&r->j, "tree");
-	uint32_t k = 0;
-	jr_node_open(r, &m->nodes[0]);
-	for (;;) {
-		const struct model_node *x = &m->nodes[k];
-		if (x->first_child != MODEL_NONE) {
-			k = x->first_child;
-			jr_node_open(r, &m->nodes[k]);
-			continue;
-		}
-		jr_node_close(r);
-		while (k != 0 && m->nodes[k].next_sibling == MODEL_NONE) {
-			k = m->nodes[k].parent;
-			jr_node_close(r);
-		}
-		if (k == 0)
-			break;
-		k = m->nodes[k].next_sibling;
-		jr_node_open(r, &m->nodes[k]);
-	}
+	jr_node_tree(r, r->m->nodes, &r->m->tree_pruned, NULL);
 }
 
 int report_json(FILE *f, const struct model *m, const struct report_opts *o)
@@ -222,6 +253,7 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 	json_begin_object(&r->j);
 	json_newline(&r->j);
 	jr_header(r);
+	jr_view(r);
 	if (m->by_self) {
 		json_newline(&r->j);
 		jr_functions(r);
@@ -238,6 +270,11 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 		json_newline(&r->j);
 		jr_tree(r);
 	}
+	jr_hot(r);
+	jr_callers(r);
+	jr_around(r);
+	jr_cycles(r);
+	jr_threads(r);
 	json_end_object(&r->j);
 	ob_putc(out, '\n');
 	ob_flush(out);

@@ -1,13 +1,9 @@
 /*
  * report_text.c - the text report, laid out like GHC's .prof file: a
  * header, the top cost centres by self time, and the stack tree; on
- * request a gprof-style call graph with exact arc times and the list of
- * contexts.
- *
- * Every column is measured before it is printed and is never narrower
- * than its heading (STYLE.md 11); ratios are computed by ob_ratio from
- * the integers, which guards zero denominators.  Names go through
- * escape_text, once per report (names.h).
+ * request a gprof-style call graph with exact arc times (or the blocks of
+ * chosen functions: --around), the list of contexts, and the views of
+ * views_text.c.  Column helpers are in text.c.
  */
 #include "output/report.h"
 
@@ -16,25 +12,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "model/view.h"
 #include "model/xalloc.h"
 #include "output/escape.h"
-#include "output/names.h"
-#include "output/ob.h"
-
-#define NAME_COL_MAX 60 /* longer names overflow their column */
-#define INDENT_MAX 64   /* deeper tree levels print at this indent */
-#define ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
-
-/* What every section needs. */
-struct text {
-	struct ob *o;
-	const struct model *m;
-	struct names names;
-	uint64_t tps;  /* ticks per second */
-	int prec;      /* decimals of seconds */
-};
-
-/* ---- small formatting helpers ------------------------------------------- */
+#include "output/text.h"
 
 const char *report_clock_name(uint32_t clock)
 {
@@ -44,61 +25,6 @@ const char *report_clock_name(uint32_t clock)
 	case CCP_CLOCK_WALL: return "wall";
 	default: return "unknown";
 	}
-}
-
-static int max_int(int a, int b)
-{
-	return a > b ? a : b;
-}
-
-static int udigits(uint64_t v)
-{
-	int n = 1;
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
-static void put_secs(const struct text *t, uint64_t ticks, int width)
-{
-	ob_ratio(t->o, ticks, t->tps, 0, t->prec, width);
-}
-
-/* Percentage of the total time, like %6.1f. */
-static void put_pct(const struct text *t, uint64_t ticks)
-{
-	ob_ratio(t->o, ticks, t->m->total_time, 2, 1, 6);
-}
-
-/* Width of a seconds column showing values up to max ticks. */
-static int secs_width(const struct text *t, uint64_t max_ticks, const char *heading)
-{
-	return max_int(ob_ratio_len(max_ticks, t->tps, 0, t->prec), (int)strlen(heading));
-}
-
-/* A name left-aligned in a column of width w, then one space at least. */
-static void put_name(const struct text *t, uint32_t cc, size_t indent, size_t w)
-{
-	ob_spaces(t->o, indent);
-	names_put(t->o, &t->names, cc);
-	size_t used = indent + t->names.width[cc];
-	ob_spaces(t->o, used < w ? w - used + 1 : 1);
-}
-
-static void put_label(const struct text *t, const char *label, size_t indent, size_t w)
-{
-	ob_spaces(t->o, indent);
-	ob_puts(t->o, label);
-	size_t used = indent + strlen(label);
-	ob_spaces(t->o, used < w ? w - used + 1 : 1);
-}
-
-static size_t name_col(size_t widest, const char *heading)
-{
-	size_t w = widest < NAME_COL_MAX ? widest : NAME_COL_MAX;
-	return w > strlen(heading) ? w : strlen(heading);
 }
 
 /* An argument as a shell would need it quoted. */
@@ -155,7 +81,7 @@ static void text_header(const struct text *t)
 		put_shell_word(o, p->argv[i] ? p->argv[i] : "");
 	}
 	ob_puts(o, "\n    total time   ");
-	put_secs(t, m->total_time, 0);
+	text_secs(t, m->total_time, 0);
 	ob_puts(o, " secs  ");
 	text_clock(t);
 	ob_puts(o, "\n    total calls  ");
@@ -166,45 +92,52 @@ static void text_header(const struct text *t)
 	ob_u64(o, p->nthreads, 0);
 	ob_puts(o, p->nthreads == 1 ? " thread\n" : " threads\n");
 	ob_puts(o, "    outside      ");
-	put_secs(t, m->root_time, 0);
+	text_secs(t, m->root_time, 0);
 	ob_puts(o, " secs (");
 	ob_ratio(o, m->root_time, m->total_time, 2, 1, 0);
-	ob_puts(o, "%) in no cost centre\n\n");
+	ob_puts(o, "%) in no cost centre\n");
+	text_view_header(t);
+	ob_putc(o, '\n');
 }
 
 /* ---- flat: top cost centres by self time -------------------------------- */
 
-static void text_flat(const struct text *t, unsigned top)
+void text_flat(const struct text *t, unsigned top)
 {
 	const struct model *m = t->m;
 	struct ob *o = t->o;
 	uint32_t n = top && top < m->nlisted ? top : m->nlisted;
 	size_t widest = 0;
-	uint64_t max_self = 0, max_calls = 0;
+	uint64_t max_self = 0, max_calls = 0, max_inh = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t cc = m->by_self[i];
 		const struct model_fn *fn = &m->fns[cc];
 		widest = t->names.width[cc] > widest ? t->names.width[cc] : widest;
 		max_self = fn->self > max_self ? fn->self : max_self;
 		max_calls = fn->calls > max_calls ? fn->calls : max_calls;
+		max_inh = fn->inherited > max_inh ? fn->inherited : max_inh;
 	}
-	size_t nw = name_col(widest, "COST CENTRE");
-	int sw = secs_width(t, max_self, "self(s)");
-	int cw = max_int(udigits(max_calls), 5);
+	size_t nw = text_name_col(widest, "COST CENTRE");
+	int sw = text_secs_width(t, max_self, "self(s)");
+	int cw = text_max(text_udigits(max_calls), 5);
+	int iw = text_secs_width(t, max_inh, "inherited(s)");
 
 	ob_printf(o, "Top cost centres by self time (%" PRIu32 " of %" PRIu32 ")\n\n", n,
 		  m->nlisted);
-	put_label(t, "COST CENTRE", 0, nw);
-	ob_printf(o, "%6s  %*s  %*s\n", "%time", sw, "self(s)", cw, "calls");
+	text_label(t, "COST CENTRE", 0, nw);
+	ob_printf(o, "%6s  %*s  %*s  %*s\n", "%time", sw, "self(s)", cw, "calls", iw,
+		  "inherited(s)");
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t cc = m->by_self[i];
 		const struct model_fn *fn = &m->fns[cc];
-		put_name(t, cc, 0, nw);
-		put_pct(t, fn->self);
+		text_name(t, cc, 0, nw);
+		text_pct(t, fn->self);
 		ob_spaces(o, 2);
-		put_secs(t, fn->self, sw);
+		text_secs(t, fn->self, sw);
 		ob_spaces(o, 2);
 		ob_u64(o, fn->calls, cw);
+		ob_spaces(o, 2);
+		text_secs(t, fn->inherited, iw);
 		ob_putc(o, '\n');
 	}
 	ob_putc(o, '\n');
@@ -214,69 +147,93 @@ static void text_flat(const struct text *t, unsigned top)
 
 static size_t node_indent(const struct model_node *x)
 {
-	return x->depth < INDENT_MAX ? x->depth : INDENT_MAX;
+	return x->depth < TEXT_INDENT_MAX ? x->depth : TEXT_INDENT_MAX;
 }
 
-static size_t node_width(const struct text *t, const struct model_node *x)
+/* The stack tree's columns, measured over the shown nodes. */
+struct tree_cols {
+	const struct text *t;
+	const struct model_pruned *pr;
+	size_t nw;
+	int ew, sw;
+};
+
+static void tree_row(const struct tree_cols *c, uint64_t entries, uint64_t individual,
+		     uint64_t inherited)
 {
-	return node_indent(x) + (x->cc == MODEL_NONE ? strlen("<root>") : t->names.width[x->cc]);
+	const struct text *t = c->t;
+	ob_u64(t->o, entries, c->ew);
+	ob_spaces(t->o, 2);
+	text_pct(t, individual);
+	ob_spaces(t->o, 2);
+	text_secs(t, individual, c->sw);
+	ob_spaces(t->o, 2);
+	text_pct(t, inherited);
+	ob_spaces(t->o, 2);
+	text_secs(t, inherited, c->sw);
+	ob_putc(t->o, '\n');
 }
 
-/* Preorder successor using the links, so printing needs no recursion. */
-static uint32_t tree_next(const struct model *m, uint32_t k)
+
+static void tree_visit(void *arg, uint32_t k, int leaving)
 {
-	if (m->nodes[k].first_child != MODEL_NONE)
-		return m->nodes[k].first_child;
-	while (k != 0) {
-		if (m->nodes[k].next_sibling != MODEL_NONE)
-			return m->nodes[k].next_sibling;
-		k = m->nodes[k].parent;
+	const struct tree_cols *c = arg;
+	const struct model_node *x = &c->t->m->nodes[k];
+	if (leaving) {
+		const struct model_hidden *h = c->pr->rest ? &c->pr->rest[k] : NULL;
+		if (h && h->count) {
+			text_hidden(c->t, h, x->depth + 1, c->nw);
+			tree_row(c, h->entries, h->time, h->time);
+		}
+		return;
 	}
-	return MODEL_NONE;
+	text_name(c->t, x->cc, node_indent(x), c->nw);
+	tree_row(c, x->entries, x->individual, x->inherited);
 }
 
 static void text_tree(const struct text *t)
 {
 	const struct model *m = t->m;
+	const struct model_pruned *pr = &m->tree_pruned;
 	struct ob *o = t->o;
 	size_t widest = 0;
 	uint64_t max_entries = 0;
 	for (uint32_t k = 0; k < m->nnodes; k++) {
-		size_t w = node_width(t, &m->nodes[k]);
+		if (pr->hidden && pr->hidden[k])
+			continue;
+		size_t w = node_indent(&m->nodes[k]) + text_name_width(t, m->nodes[k].cc);
 		widest = w > widest ? w : widest;
 		if (m->nodes[k].entries > max_entries)
 			max_entries = m->nodes[k].entries;
+		if (pr->rest && pr->rest[k].count) {
+			w = text_hidden_width(&pr->rest[k], m->nodes[k].depth + 1);
+			widest = w > widest ? w : widest;
+			max_entries = pr->rest[k].entries > max_entries ? pr->rest[k].entries
+									 : max_entries;
+		}
 	}
-	size_t nw = name_col(widest, "COST CENTRE");
-	int ew = max_int(udigits(max_entries), 7);
-	int sw = secs_width(t, m->nodes[0].inherited, "secs");
+	struct tree_cols c = {
+		.t = t,
+		.pr = pr,
+		.nw = text_name_col(widest, "COST CENTRE"),
+		.ew = text_max(text_udigits(max_entries), 7),
+		.sw = text_secs_width(t, m->nodes[0].inherited, "secs"),
+	};
 
 	ob_puts(o, "Stack tree: contexts grouped by compressed stack (the marked entries of\n"
 		   "a history, each cost centre once, at its most recent activation), as in\n"
 		   "Morgan & Jarvis.  A node's position says what was active, not who called\n"
-		   "whom: see --graph for callers.\n\n");
-	ob_spaces(o, nw + 1 + (size_t)ew);
-	ob_printf(o, "  %-*s  %s\n", 6 + 2 + sw, "individual", "inherited");
-	put_label(t, "COST CENTRE", 0, nw);
-	ob_printf(o, "%*s  %6s  %*s  %6s  %*s\n", ew, "entries", "%time", sw, "secs", "%time", sw,
-		  "secs");
-	for (uint32_t k = 0; k != MODEL_NONE; k = tree_next(m, k)) {
-		const struct model_node *x = &m->nodes[k];
-		if (x->cc == MODEL_NONE)
-			put_label(t, "<root>", 0, nw);
-		else
-			put_name(t, x->cc, node_indent(x), nw);
-		ob_u64(o, x->entries, ew);
-		ob_spaces(o, 2);
-		put_pct(t, x->individual);
-		ob_spaces(o, 2);
-		put_secs(t, x->individual, sw);
-		ob_spaces(o, 2);
-		put_pct(t, x->inherited);
-		ob_spaces(o, 2);
-		put_secs(t, x->inherited, sw);
-		ob_putc(o, '\n');
-	}
+		   "whom: see --graph or --callers for callers.\n");
+	if (pr->hidden)
+		ob_puts(o, "Small nodes are pruned: each \"(n hidden)\" line holds the costs of n\n"
+			   "hidden children and everything below them.\n");
+	ob_putc(o, '\n');
+	ob_spaces(o, c.nw + 1 + (size_t)c.ew);
+	ob_printf(o, "  %-*s  %s\n", 6 + 2 + c.sw, "individual", "inherited");
+	text_label(t, "COST CENTRE", 0, c.nw);
+	ob_printf(o, "%*s  %6s  %*s  %6s  %*s\n", c.ew, "entries", "%time", c.sw, "secs", "%time",
+		  c.sw, "secs");
+	model_walk(m->nodes, pr->hidden, tree_visit, &c);
 	ob_putc(o, '\n');
 }
 
@@ -309,9 +266,9 @@ static void graph_arc_line(const struct graph *g, uint64_t self, uint64_t child,
 	const struct text *t = g->t;
 	char buf[64];
 	ob_spaces(t->o, 6 + 1 + 6 + 2);
-	put_secs(t, self, g->sw);
+	text_secs(t, self, g->sw);
 	ob_spaces(t->o, 2);
-	put_secs(t, child, g->sw);
+	text_secs(t, child, g->sw);
 	ob_spaces(t->o, 2);
 	snprintf(buf, sizeof buf, "%" PRIu64 "/%" PRIu64, calls, total);
 	graph_calls(g, buf);
@@ -356,11 +313,11 @@ static void graph_block(const struct graph *g, uint32_t cc)
 	else
 		snprintf(calls, sizeof calls, "%" PRIu64, fn->calls);
 	ob_printf(t->o, "%-6s ", idx);
-	put_pct(t, fn->inherited);
+	text_pct(t, fn->inherited);
 	ob_spaces(t->o, 2);
-	put_secs(t, fn->self, g->sw);
+	text_secs(t, fn->self, g->sw);
 	ob_spaces(t->o, 2);
-	put_secs(t, fn->inherited - fn->self, g->sw);
+	text_secs(t, fn->inherited - fn->self, g->sw);
 	ob_spaces(t->o, 2);
 	graph_calls(g, calls);
 	ob_spaces(t->o, 2);
@@ -376,59 +333,64 @@ static void graph_block(const struct graph *g, uint32_t cc)
 	ob_puts(t->o, "-----------------------------------------------\n");
 }
 
-static void text_graph(const struct text *t)
+/* Index each listed function by its rank in the inherited order (the
+ * numbers of gprof's [n] references) and measure the columns. */
+static void graph_init(struct graph *g, const struct text *t)
 {
 	const struct model *m = t->m;
-	struct graph g = {.t = t};
-	g.index = xcalloc(m->nfns ? m->nfns : 1, sizeof *g.index);
+	*g = (struct graph){.t = t};
+	g->index = xcalloc(m->nfns ? m->nfns : 1, sizeof *g->index);
 	uint64_t max_calls = 0;
 	for (uint32_t i = 0; i < m->nlisted; i++) {
 		uint32_t cc = m->by_inherited[i];
-		g.index[cc] = i + 1;
+		g->index[cc] = i + 1;
 		max_calls = m->fns[cc].calls > max_calls ? m->fns[cc].calls : max_calls;
 	}
-	g.sw = secs_width(t, m->total_time, "children");
-	g.cw = max_int(2 * udigits(max_calls) + 1, 9);
+	g->sw = text_secs_width(t, m->total_time, "children");
+	g->cw = text_max(2 * text_udigits(max_calls) + 1, 9);
+}
 
+static void graph_heading(const struct graph *g)
+{
+	ob_printf(g->t->o, "%-6s %6s  %*s  %*s  %*s  %s\n", "index", "%time", g->sw, "self", g->sw,
+		  "children", g->cw, "calls", "name");
+}
+
+static void text_graph(const struct text *t)
+{
+	const struct model *m = t->m;
+	struct graph g;
+	graph_init(&g, t);
 	ob_puts(t->o, "Call graph: exact arc times, measured per calling context (not shared\n"
 		      "out by call counts as gprof does).  Callers above each function show the\n"
 		      "self and child time of each incoming arc, callees below it those of each\n"
 		      "outgoing arc.  With mutual recursion the two views of one arc may differ:\n"
 		      "an outgoing arc excludes time in the function's own recursive re-entry.\n\n");
-	ob_printf(t->o, "%-6s %6s  %*s  %*s  %*s  %s\n", "index", "%time", g.sw, "self", g.sw,
-		  "children", g.cw, "calls", "name");
+	graph_heading(&g);
 	for (uint32_t i = 0; i < m->nlisted; i++)
 		graph_block(&g, m->by_inherited[i]);
 	ob_putc(t->o, '\n');
 	free(g.index);
 }
 
-/* ---- contexts ----------------------------------------------------------- */
-
-/* [marked] entries in brackets; "…" where two adjacent entries are both
- * unmarked (A4/A5 elided the path between them). */
-static void text_history(const struct text *t, const struct model_ctx *c)
+/* --around: the call graph's block of each function asked for (a
+ * butterfly: callers above, callees below, exact arc times). */
+static void text_around(const struct text *t)
 {
-	struct ob *o = t->o;
-	if (c->len == 0) {
-		ob_puts(o, "<root>");
-		return;
-	}
-	for (uint32_t i = 0; i < c->len; i++) {
-		int marked = CCP_ENTRY_MARKED(c->hist[i]);
-		if (i > 0) {
-			if (!marked && !CCP_ENTRY_MARKED(c->hist[i - 1]))
-				ob_puts(o, " " ELLIPSIS " ");
-			else
-				ob_putc(o, ' ');
-		}
-		if (marked)
-			ob_putc(o, '[');
-		names_put(o, &t->names, CCP_ENTRY_CC(c->hist[i]));
-		if (marked)
-			ob_putc(o, ']');
-	}
+	const struct model *m = t->m;
+	struct graph g;
+	graph_init(&g, t);
+	ob_puts(t->o, "Around: callers above each function with the times of their arcs into\n"
+		      "it, callees below with the times of its arcs out (exact, per context;\n"
+		      "see --graph for the whole call graph and its notes).\n\n");
+	graph_heading(&g);
+	for (uint32_t i = 0; i < m->naround; i++)
+		graph_block(&g, m->around[i]);
+	ob_putc(t->o, '\n');
+	free(g.index);
 }
+
+/* ---- contexts ----------------------------------------------------------- */
 
 static void text_contexts(const struct text *t)
 {
@@ -439,25 +401,25 @@ static void text_contexts(const struct text *t)
 		max_e = m->ctx[k].entries > max_e ? m->ctx[k].entries : max_e;
 		max_r = m->ctx[k].recursive > max_r ? m->ctx[k].recursive : max_r;
 	}
-	int sw = secs_width(t, m->nctx ? m->ctx[m->ctx_by_time[0]].time : 0, "secs");
-	int ew = max_int(udigits(max_e), 7), rw = max_int(udigits(max_r), 9);
+	int sw = text_secs_width(t, m->nctx ? m->ctx[m->ctx_by_time[0]].time : 0, "secs");
+	int ew = text_max(text_udigits(max_e), 7), rw = text_max(text_udigits(max_r), 9);
 
 	ob_puts(o, "Contexts, most expensive first.  [Marked] entries are active; an unmarked\n"
-		   "one only supplies the arc into or out of its neighbour; " ELLIPSIS " marks a path\n"
+		   "one only supplies the arc into or out of its neighbour; " TEXT_ELLIPSIS " marks a path\n"
 		   "that was elided.\n\n");
 	ob_printf(o, "%*s  %6s  %*s  %*s  %s\n", sw, "secs", "%time", ew, "entries", rw,
 		  "recursive", "history");
 	for (uint32_t i = 0; i < m->nctx; i++) {
 		const struct model_ctx *c = &m->ctx[m->ctx_by_time[i]];
-		put_secs(t, c->time, sw);
+		text_secs(t, c->time, sw);
 		ob_spaces(o, 2);
-		put_pct(t, c->time);
+		text_pct(t, c->time);
 		ob_spaces(o, 2);
 		ob_u64(o, c->entries, ew);
 		ob_spaces(o, 2);
 		ob_u64(o, c->recursive, rw);
 		ob_spaces(o, 2);
-		text_history(t, c);
+		text_history(t, c->hist, c->len);
 		ob_putc(o, '\n');
 	}
 	ob_putc(o, '\n');
@@ -469,30 +431,30 @@ unsigned report_text_passes(const struct report_opts *o)
 	       (o->contexts ? MODEL_CONTEXTS : 0);
 }
 
+/* Each section shows only what its pass produced (report_text_passes,
+ * and the view passes the command ran). */
 int report_text(FILE *f, const struct model *m, const struct report_opts *opts)
 {
-	struct ob *o = xmalloc(sizeof *o);
-	struct text t = {
-		.o = o,
-		.m = m,
-		.tps = m->prof->ticks_per_sec,
-		/* sampling clocks resolve milliseconds at best; cycles finer */
-		.prec = m->prof->clock == CCP_CLOCK_CYCLES ? 6 : 3,
-	};
-	ob_init(o, f);
-	names_init(&t.names, m, &escape_text, 0);
-	/* Each section shows only what its pass produced (report_text_passes). */
+	struct text t;
+	text_begin(&t, f, m);
 	text_header(&t);
-	if (m->by_self)
+	if (m->by_self && !opts->no_flat)
 		text_flat(&t, opts->top);
+	if (m->hot_done)
+		text_hot(&t);
 	if (!opts->no_tree && m->nodes)
 		text_tree(&t);
+	if (m->ncallers)
+		text_callers(&t);
+	if (m->naround && m->in_start)
+		text_around(&t);
 	if (opts->graph && m->in_start && m->by_inherited)
 		text_graph(&t);
+	if (m->cycles_done)
+		text_cycles(&t);
+	if (m->nthread_models)
+		text_threads(&t, opts->top);
 	if (opts->contexts && m->ctx_by_time)
 		text_contexts(&t);
-	ob_flush(o);
-	names_free(&t.names);
-	free(o);
-	return ferror(f) ? -1 : 0;
+	return text_end(&t, f);
 }

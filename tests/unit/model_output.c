@@ -147,8 +147,8 @@ static void reports(void)
 	CHECK(strstr(text, "total time   0.365 secs  (365 samples @ 1 ms, cpu clock)") != NULL,
 	      "header: total time and clock");
 	CHECK(strstr(text, "Top cost centres by self time (2 of 5)") != NULL, "--top limits rows");
-	CHECK(strstr(text, "\nR             30.1    0.110      2\n") != NULL,
-	      "flat row for R: %%time, self, calls");
+	CHECK(strstr(text, "\nR             30.1    0.110      2         0.300\n") != NULL,
+	      "flat row for R: %%time, self, calls, inherited");
 	CHECK(strstr(text, "compressed stack") != NULL, "tree says it uses compressed stacks");
 	CHECK(strstr(text, "\n     S            4    21.9  0.080    21.9  0.080\n") != NULL,
 	      "tree row for main/Q/R/P/S");

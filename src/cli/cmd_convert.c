@@ -1,0 +1,244 @@
+/*
+ * cmd_convert.c - `ccprof convert`: write a profile in another tool's
+ * format (output/export.h; docs/exports.md says how to open each).
+ *
+ * The command reads the profile, builds the model the view options ask
+ * for (selection, focus, pruning: cli/view_opts.h, the same as `report`)
+ * with the passes the format reads, and with --threads one more model per
+ * thread under the same view (model_threads), then hands it all to the
+ * format's writer.  The output file is opened only once the input has
+ * been read, so a bad input leaves no empty output behind.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/view_opts.h"
+#include "model/xalloc.h"
+#include "output/export.h"
+
+static int convert_run(int argc, char **argv);
+
+const struct cli_command cli_convert = {
+	.name = "convert",
+	.summary = "export a profile: pprof, callgrind, speedscope, flame graph, dot",
+	.usage = "ccprof convert --to FORMAT [-o OUT] [--threads] [--inverted] "
+		 "[--node-threshold PCT] [VIEW OPTIONS] FILE",
+	.help = "Write the profile in FILE in another tool's format, to OUT or standard\n"
+		"output.  docs/exports.md describes each format and how to open it.\n\n"
+		"Formats:\n"
+		"  ghc-json    GHC's +RTS -pj JSON profile (speedscope, profiteur)\n"
+		"  callgrind   callgrind profile (callgrind_annotate, KCachegrind); name it\n"
+		"              callgrind.out.NAME\n"
+		"  folded      folded stacks in microseconds (flamegraph.pl, inferno, speedscope)\n"
+		"  speedscope  speedscope's JSON format (name it NAME.speedscope.json)\n"
+		"  pprof       gzip-compressed profile.proto (go tool pprof); binary\n"
+		"  dot         Graphviz call graph (dot -Tsvg -o graph.svg)\n"
+		"  svg         flame graph drawn by ccprof (open in a browser)\n\n"
+		"Options:\n"
+		"  -t, --to FORMAT         the format (required)\n"
+		"  -o, --output OUT        write to OUT instead of standard output\n"
+		"      --threads           speedscope, pprof, folded: each thread separately\n"
+		"                          (a profile, label or root frame per thread)\n"
+		"      --inverted          svg: an icicle graph, the root at the top\n"
+		"      --node-threshold PCT\n"
+		"                          dot: leave out functions below PCT % of the total\n"
+		"                          inherited time (default 0.5; 0 keeps all)\n"
+		"  -h, --help              show this help\n\n"
+		VIEW_OPTIONS_HELP
+		"Pruned tree nodes become one \"(hidden)\" frame under their parent, so the\n"
+		"totals stay the same; the call graph formats (callgrind, dot) do not prune.\n",
+	.run = convert_run,
+};
+
+enum { OPT_THREADS = 256, OPT_INVERTED, OPT_THRESHOLD };
+
+static const struct option convert_options[] = {
+	VIEW_OPTIONS,
+	{"to", required_argument, NULL, 't'},
+	{"output", required_argument, NULL, 'o'},
+	{"threads", no_argument, NULL, OPT_THREADS},
+	{"inverted", no_argument, NULL, OPT_INVERTED},
+	{"node-threshold", required_argument, NULL, OPT_THRESHOLD},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int unknown_format(const char *name)
+{
+	char list[256] = "";
+	for (unsigned i = 0; i < export_nformats; i++) {
+		if (i)
+			strncat(list, ", ", sizeof list - strlen(list) - 1);
+		strncat(list, export_formats[i].name, sizeof list - strlen(list) - 1);
+	}
+	return cli_usage_error(&cli_convert, "unknown format '%s' (formats: %s)", name, list);
+}
+
+static int parse_percent(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !(v >= 0 && v <= 100))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* An option the format does not take is a usage error, not ignored:
+ * returns -1 with the message in err. */
+static int check_accepts(const struct export_format *fmt, unsigned given, char *err,
+			 size_t errlen)
+{
+	static const struct {
+		unsigned opt;
+		const char *name;
+	} names[] = {
+		{EXPORT_OPT_THREADS, "--threads"},
+		{EXPORT_OPT_INVERTED, "--inverted"},
+		{EXPORT_OPT_THRESHOLD, "--node-threshold"},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if ((given & names[i].opt) && !(fmt->accepts & names[i].opt)) {
+			snprintf(err, errlen, "%s does not apply to --to %s", names[i].name,
+				 fmt->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Write to out_path (or stdout when NULL); returns the exit status. */
+static int write_output(const struct export_format *fmt, const char *out_path,
+			const struct export_input *in, const struct export_opts *o)
+{
+	if (!out_path) {
+		fmt->write(stdout, in, o);
+		return cli_finish_output(0);
+	}
+	FILE *f = fopen(out_path, fmt->binary ? "wb" : "w");
+	if (!f) {
+		fprintf(stderr, "ccprof: %s: %s\n", out_path, strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	errno = 0;
+	int bad = fmt->write(f, in, o) != 0;
+	int e = bad ? errno : 0; /* the failed write's, before fclose */
+	if (fclose(f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad) {
+		fprintf(stderr, "ccprof: %s: %s\n", out_path, e ? strerror(e) : "write error");
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* The models the writer reads: the view's, its thread models and the
+ * expensive arm if the format wants them. */
+static int convert(const struct export_format *fmt, const char *path, const char *out_path,
+		   const struct model_view_opts *vo, const struct export_opts *o)
+{
+	struct cli_profile cp;
+	if (cli_load(path, 0, &cp) != 0)
+		return CLI_EXIT_FAIL;
+	struct model vm;
+	struct model_view v;
+	if (view_opts_model(path, &cp.model, vo, fmt->passes, &vm, &v) != 0) {
+		cli_unload(&cp);
+		return CLI_EXIT_FAIL;
+	}
+	if (fmt->hot)
+		model_hot(&vm);
+	struct export_input in = {.m = &vm};
+	struct export_thread *threads = NULL;
+	if (o->threads) {
+		model_threads(&vm, fmt->thread_passes);
+		threads = xnmalloc(vm.nthread_models ? vm.nthread_models : 1, sizeof *threads);
+		for (uint32_t t = 0; t < vm.nthread_models; t++)
+			threads[t] = (struct export_thread){
+				.m = &vm.thread_models[t],
+				.tid = cp.prof.threads[t].tid,
+				.name = cp.prof.threads[t].name,
+			};
+		in.nthreads = vm.nthread_models;
+		in.threads = threads;
+	}
+	int status = write_output(fmt, out_path, &in, o);
+	free(threads);
+	model_free(&vm);
+	model_view_free(&v);
+	cli_unload(&cp);
+	return status;
+}
+
+static int convert_run(int argc, char **argv)
+{
+	struct export_opts o = {.node_threshold = EXPORT_NODE_THRESHOLD_DEFAULT};
+	struct model_view_opts vo;
+	const struct export_format *fmt = NULL;
+	const char *out_path = NULL;
+	unsigned given = 0;
+	char err[256];
+	int c, r;
+
+	model_view_opts_init(&vo);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:o:h", convert_options, NULL)) != -1) {
+		if ((r = view_opts_parse(&vo, c, optarg, err, sizeof err)) != 0) {
+			if (r < 0)
+				goto usage_msg;
+			continue;
+		}
+		switch (c) {
+		case 't':
+			if (!(fmt = export_find(optarg))) {
+				model_view_opts_free(&vo);
+				return unknown_format(optarg);
+			}
+			break;
+		case 'o': out_path = optarg; break;
+		case OPT_THREADS: o.threads = 1, given |= EXPORT_OPT_THREADS; break;
+		case OPT_INVERTED: o.inverted = 1, given |= EXPORT_OPT_INVERTED; break;
+		case OPT_THRESHOLD:
+			if (parse_percent(optarg, &o.node_threshold) != 0) {
+				snprintf(err, sizeof err,
+					 "--node-threshold needs a percentage from 0 to 100, "
+					 "not '%s'",
+					 optarg);
+				goto usage_msg;
+			}
+			given |= EXPORT_OPT_THRESHOLD;
+			break;
+		case 'h':
+			model_view_opts_free(&vo);
+			cli_help(stdout, &cli_convert);
+			return cli_finish_output(0);
+		default:
+			model_view_opts_free(&vo);
+			return cli_bad_option(&cli_convert, c, argv);
+		}
+	}
+	if (!fmt)
+		snprintf(err, sizeof err, "no format given (--to FORMAT)");
+	else if (optind == argc)
+		snprintf(err, sizeof err, "no profile given");
+	else if (argc - optind > 1)
+		snprintf(err, sizeof err, "one profile at a time ('%.200s' is extra)",
+			 argv[optind + 1]);
+	else if (out_path && !*out_path)
+		snprintf(err, sizeof err, "-o needs a file name");
+	else if (check_accepts(fmt, given, err, sizeof err) == 0) {
+		r = convert(fmt, argv[optind], out_path, &vo, &o);
+		model_view_opts_free(&vo);
+		return r;
+	}
+usage_msg:
+	model_view_opts_free(&vo);
+	return cli_usage_error(&cli_convert, "%s", err);
+}

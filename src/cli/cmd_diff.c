@@ -1,0 +1,174 @@
+/*
+ * cmd_diff.c - `ccprof diff A B`: how profile B differs from profile A,
+ * per function and per compressed stack (model/diff.h).
+ *
+ * The view options apply to both sides alike (each resolved against its
+ * own profile), so `--deselect` or `--focus` compare like with like.
+ * Profiles of different programs, or with different clocks, are still
+ * compared, after a warning: comparing two versions of a program is the
+ * point, and their paths often differ.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/view_opts.h"
+#include "model/diff.h"
+#include "output/report.h"
+
+static int diff_run(int argc, char **argv);
+
+const struct cli_command cli_diff = {
+	.name = "diff",
+	.summary = "compare two profiles per function and per stack",
+	.usage = "ccprof diff [--normalize] [--top N] [VIEW OPTIONS] [--json] A B",
+	.help = "Show how profile B differs from profile A: for each function, the change\n"
+		"in self time, inherited time and calls, absolute (B - A) and relative to\n"
+		"A; then the same for each compressed stack (self time and entries).\n"
+		"Largest change first; functions or stacks on one side only are listed and\n"
+		"marked.  Functions are matched by name.\n\n"
+		"Options:\n"
+		"  -n, --normalize  scale B's times so its total equals A's: compare shares\n"
+		"                   of the run instead of seconds (calls are not scaled)\n"
+		"  -t, --top N      rows per table (default: all)\n"
+		"  -j, --json       print as JSON (see docs/json.md)\n"
+		"  -h, --help       show this help\n\n" VIEW_OPTIONS_HELP,
+	.run = diff_run,
+};
+
+static const struct option diff_options[] = {
+	VIEW_OPTIONS,
+	{"normalize", no_argument, NULL, 'n'},
+	{"top", required_argument, NULL, 't'},
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+struct diff_args {
+	struct model_view_opts view;
+	int normalize, json;
+	unsigned top;
+	const char *path[2];
+};
+
+static int diff_parse(int argc, char **argv, struct diff_args *a)
+{
+	char err[256];
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":nt:jh", diff_options, NULL)) != -1) {
+		int r = view_opts_parse(&a->view, c, optarg, err, sizeof err);
+		if (r < 0)
+			return cli_usage_error(&cli_diff, "%s", err);
+		if (r > 0)
+			continue;
+		switch (c) {
+		case 'n': a->normalize = 1; break;
+		case 'j': a->json = 1; break;
+		case 't':
+			if (cli_parse_count(optarg, &a->top) != 0)
+				return cli_usage_error(&cli_diff, "--top needs a count, not '%s'", optarg);
+			break;
+		case 'h':
+			cli_help(stdout, &cli_diff);
+			return -1;
+		default:
+			return cli_bad_option(&cli_diff, c, argv);
+		}
+	}
+	if (argc - optind < 2)
+		return cli_usage_error(&cli_diff, "two profiles needed");
+	if (argc - optind > 2)
+		return cli_usage_error(&cli_diff, "two profiles only ('%s' is extra)",
+				       argv[optind + 2]);
+	a->path[0] = argv[optind];
+	a->path[1] = argv[optind + 1];
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path ? path : "";
+}
+
+static void diff_warn(const struct diff_args *a, const struct ccp_profile *pa,
+		      const struct ccp_profile *pb)
+{
+	if (strcmp(base_name(pa->program), base_name(pb->program)) != 0)
+		fprintf(stderr, "ccprof diff: warning: %s and %s are profiles of different "
+				"programs (%s, %s)\n",
+			a->path[0], a->path[1], base_name(pa->program), base_name(pb->program));
+	if (pa->clock != pb->clock)
+		fprintf(stderr, "ccprof diff: warning: %s and %s were measured with different "
+				"clocks (%s, %s)\n",
+			a->path[0], a->path[1], report_clock_name(pa->clock),
+			report_clock_name(pb->clock));
+}
+
+/* Both sides loaded and viewed; on failure everything loaded is freed. */
+struct side {
+	struct cli_profile cp;
+	struct model vm;
+	struct model_view v;
+};
+
+static int load_side(const struct diff_args *a, int i, struct side *s)
+{
+	if (cli_load(a->path[i], 0, &s->cp) != 0)
+		return -1;
+	if (view_opts_model(a->path[i], &s->cp.model, &a->view, MODEL_FLAT | MODEL_TREE, &s->vm,
+			    &s->v) != 0) {
+		cli_unload(&s->cp);
+		return -1;
+	}
+	return 0;
+}
+
+static void free_side(struct side *s)
+{
+	model_free(&s->vm);
+	model_view_free(&s->v);
+	cli_unload(&s->cp);
+}
+
+static int diff_show(const struct diff_args *a)
+{
+	struct side s[2];
+	if (load_side(a, 0, &s[0]) != 0)
+		return CLI_EXIT_FAIL;
+	if (load_side(a, 1, &s[1]) != 0) {
+		free_side(&s[0]);
+		return CLI_EXIT_FAIL;
+	}
+	diff_warn(a, &s[0].cp.prof, &s[1].cp.prof);
+	struct diff d;
+	diff_build(&d, &s[0].vm, &s[1].vm, a->normalize);
+	struct diff_input in = {
+		.d = &d,
+		.path = {a->path[0], a->path[1]},
+		.prof = {&s[0].cp.prof, &s[1].cp.prof},
+		.normalized = a->normalize,
+		.top = a->top,
+	};
+	(a->json ? diff_json : diff_text)(stdout, &in);
+	diff_free(&d);
+	free_side(&s[1]);
+	free_side(&s[0]);
+	return cli_finish_output(0);
+}
+
+static int diff_run(int argc, char **argv)
+{
+	struct diff_args a = {.top = 0};
+	model_view_opts_init(&a.view);
+	int status = diff_parse(argc, argv, &a);
+	if (status < 0)
+		status = cli_finish_output(0);
+	else if (status == 0)
+		status = diff_show(&a);
+	model_view_opts_free(&a.view);
+	return status;
+}

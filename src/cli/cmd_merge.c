@@ -1,0 +1,162 @@
+/*
+ * cmd_merge.c - `ccprof merge -o OUT A B ...`: add profiles of several
+ * runs into one (model/combine.h), so that `report OUT` shows the sum.
+ *
+ * The result is written like the runtime writes a profile: to a
+ * temporary file in OUT's directory, renamed over OUT when complete, so a
+ * reader never sees half a file; a target that exists and is not a
+ * regular file (/dev/null, a FIFO) is written directly.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "format/format.h"
+#include "model/combine.h"
+#include "model/xalloc.h"
+
+static int merge_run(int argc, char **argv);
+
+const struct cli_command cli_merge = {
+	.name = "merge",
+	.summary = "add profiles of several runs into one",
+	.usage = "ccprof merge -o OUT FILE...",
+	.help = "Add the profiles FILE... into one profile OUT: contexts with the same\n"
+		"history add their calls and times, so `ccprof report OUT` shows the sum of\n"
+		"the runs.  Functions are matched by module (path and build-id) and offset,\n"
+		"manual regions by name; thread i of each file is added to thread i of OUT.\n"
+		"The files must have the same clock, sampling interval and clock rate (for\n"
+		"the cycles clock, rates within 0.5% are accepted and rescaled to the\n"
+		"first file's).  Other header fields come from the first file.\n\n"
+		"Options:\n"
+		"  -o, --output OUT  the profile to write (required)\n"
+		"  -h, --help        show this help\n",
+	.run = merge_run,
+};
+
+static const struct option merge_options[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* Write p to path; 0, or -1 with errno. */
+static int write_profile(const struct ccp_profile *p, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		int rc = ccp_format_write_fd(p, fd);
+		int e = errno;
+		if (close(fd) != 0 && rc == 0)
+			return -1;
+		errno = e;
+		return rc;
+	}
+	size_t len = strlen(path);
+	char *tmp = xmalloc(len + 16);
+	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	mode_t mask = umask(0); /* mkstemp made it 0600: give it a new file's mode */
+	umask(mask);
+	int rc = fchmod(fd, 0666 & ~mask) == 0 ? ccp_format_write_fd(p, fd) : -1;
+	if (close(fd) != 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -1;
+	int e = errno;
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	errno = e;
+	return rc;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path ? path : "";
+}
+
+/* Runs of different programs add up all the same (their functions stay
+ * apart: different modules), but it is more likely a mistake. */
+static void warn_programs(const struct ccp_profile *in, char **files, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		if (strcmp(base_name(in[i].program), base_name(in[0].program)) != 0) {
+			fprintf(stderr, "ccprof merge: warning: %s is a profile of %s, %s of %s\n",
+				files[i], base_name(in[i].program), files[0],
+				base_name(in[0].program));
+			return;
+		}
+	}
+}
+
+static int merge_files(const char *out_path, char **files, uint32_t n)
+{
+	struct ccp_profile *in = xcalloc(n, sizeof *in);
+	const struct ccp_profile **ptrs = xcalloc(n, sizeof *ptrs);
+	uint32_t loaded = 0;
+	int status = CLI_EXIT_FAIL;
+	char err[512] = "";
+	for (; loaded < n; loaded++) {
+		if (ccp_format_read_file(files[loaded], &in[loaded], err, sizeof err) != 0) {
+			fprintf(stderr, "ccprof: %s: %s\n", files[loaded],
+				err[0] ? err : "cannot read profile");
+			goto out;
+		}
+		ptrs[loaded] = &in[loaded];
+	}
+	warn_programs(in, files, n);
+	struct ccp_arena *arena = ccp_arena_new();
+	struct ccp_profile sum;
+	if (!arena)
+		xalloc_die(0, __func__);
+	if (combine_profiles(&sum, arena, ptrs, (const char *const *)files, n, err, sizeof err) != 0)
+		fprintf(stderr, "ccprof merge: cannot merge: %s\n", err);
+	else if (write_profile(&sum, out_path) != 0)
+		fprintf(stderr, "ccprof: %s: %s\n", out_path, strerror(errno));
+	else
+		status = 0;
+	ccp_arena_free(arena);
+out:
+	for (uint32_t i = 0; i < loaded; i++)
+		ccp_profile_free(&in[i]);
+	free(in);
+	free(ptrs);
+	return status;
+}
+
+static int merge_run(int argc, char **argv)
+{
+	const char *out = NULL;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", merge_options, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'h':
+			cli_help(stdout, &cli_merge);
+			return cli_finish_output(0);
+		default:
+			return cli_bad_option(&cli_merge, c, argv);
+		}
+	}
+	if (!out)
+		return cli_usage_error(&cli_merge, "no output file given (-o OUT)");
+	if (optind == argc)
+		return cli_usage_error(&cli_merge, "no profile given");
+	return merge_files(out, argv + optind, (uint32_t)(argc - optind));
+}

@@ -1,0 +1,139 @@
+/*
+ * callers.c - the inverted tree of a function (DESIGN.md §3 "callers")
+ * and the butterfly view's list of functions.
+ *
+ * For each context running F, walk the history leftwards from F over
+ * real arcs: an adjacent pair with at least one entry marked really ran,
+ * so the left one called the right one; two unmarked neighbours are a
+ * path A4/A5 elided, shown as "…".  The walks, as paths from F, form a
+ * prefix tree rooted at F that carries F's self time and calls.
+ *
+ *   [main] P [Q] [R] [P]   ->  P ← R ← Q ← P ← main
+ *   [main] P Q [R] [P] [Q] ->  Q ← P ← R ← Q ← … ← P ← main
+ *
+ * Compressed stacks cannot be used: ⟨main, C, B⟩ from main→B→C→B says
+ * nothing about who called C.
+ *
+ * Under a view (view.h) the walk starts at the entry that gets the time
+ * (the top-most selected one), stops at the focus cut, and steps over
+ * deselected entries as a rerun without them would; the same function
+ * twice in a row (a→d→a with d deselected) is one step, as A1 makes it.
+ *
+ * Nodes: individual = time of walks that end there (at a thread root or
+ * the focus), inherited = time of walks through it, entries = calls of F
+ * made in contexts whose walk ends there; `calls` adds entries up over
+ * each subtree (calls of F through that chain of callers).
+ */
+#include "model/view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/xalloc.h"
+
+struct callers_build {
+	struct htab children; /* parent << 32 | cc -> node */
+	struct model_node *nodes;
+	uint32_t n, cap;
+};
+
+static uint32_t callers_node(struct callers_build *b, uint32_t parent, uint32_t cc)
+{
+	uint64_t key = (uint64_t)parent << 32 | cc;
+	size_t i = htab_slot_u64(&b->children, key);
+	if (b->children.slot[i].item)
+		return b->children.slot[i].item - 1;
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->nodes = xrealloc(b->nodes, b->cap, sizeof *b->nodes);
+	}
+	uint32_t k = b->n++;
+	b->nodes[k] = (struct model_node){
+		.cc = cc,
+		.parent = parent,
+		.first_child = MODEL_NONE,
+		.next_sibling = MODEL_NONE,
+		.depth = parent == MODEL_NONE ? 0 : b->nodes[parent].depth + 1,
+	};
+	htab_put(&b->children, i, htab_mix64(key), k);
+	return k;
+}
+
+/* Add one context's walk from position pos (running F) down to start. */
+static void callers_walk(struct callers_build *b, const struct model_view *v,
+			 const struct model_src *s, uint32_t start, uint32_t pos, int calls)
+{
+	const uint32_t *h = s->hist;
+	uint32_t node = 0, last = CCP_ENTRY_CC(h[pos]);
+	int gap = 0;
+	for (uint32_t j = pos; j-- > start;) {
+		uint32_t cc = CCP_ENTRY_CC(h[j]);
+		gap |= !CCP_ENTRY_MARKED(h[j]) && !CCP_ENTRY_MARKED(h[j + 1]);
+		if (!model_view_selected(v, cc))
+			continue;
+		if (gap)
+			node = callers_node(b, node, MODEL_GAP);
+		if (gap || cc != last)
+			node = callers_node(b, node, cc);
+		last = cc;
+		gap = 0;
+	}
+	if (gap) /* an elided path below the focus cut */
+		node = callers_node(b, node, MODEL_GAP);
+	b->nodes[node].individual += s->time;
+	b->nodes[node].entries += calls ? s->entries + s->recursive : 0;
+}
+
+static void callers_calls(struct model *m, struct model_tree *t)
+{
+	t->calls = model_calloc(m, t->nnodes, sizeof *t->calls);
+	for (uint32_t k = t->nnodes; k-- > 0;) {
+		t->calls[k] += t->nodes[k].entries;
+		if (k > 0)
+			t->calls[t->nodes[k].parent] += t->calls[k];
+	}
+}
+
+static void callers_of(struct model *m, uint32_t f, struct model_tree *t)
+{
+	struct callers_build b = {.n = 0};
+	htab_init(&b.children, 64);
+	callers_node(&b, MODEL_NONE, f);
+	uint32_t n = model_src_count(m);
+	for (uint32_t k = 0; k < n; k++) {
+		struct model_src s;
+		uint32_t start;
+		model_src_get(m, k, &s);
+		uint32_t pos = model_view_place(m->view, s.hist, s.len, &start);
+		if (pos == MODEL_NONE || CCP_ENTRY_CC(s.hist[pos]) != f)
+			continue;
+		int calls = model_view_selected(m->view, CCP_ENTRY_CC(s.hist[s.len - 1]));
+		callers_walk(&b, m->view, &s, start, pos, calls);
+	}
+	htab_free(&b.children);
+	t->cc = f;
+	t->nnodes = b.n;
+	t->nodes = model_calloc(m, b.n, sizeof *t->nodes);
+	memcpy(t->nodes, b.nodes, b.n * sizeof *b.nodes);
+	free(b.nodes);
+	model_tree_finish(m, t->nodes, t->nnodes);
+	callers_calls(m, t);
+	if (m->pruning)
+		model_prune_nodes(m, t->nodes, t->nnodes, &m->prune, &t->pruned);
+}
+
+void model_callers(struct model *m, const uint32_t *fns, uint32_t n)
+{
+	m->callers = model_calloc(m, n ? n : 1, sizeof *m->callers);
+	m->ncallers = n;
+	for (uint32_t i = 0; i < n; i++)
+		callers_of(m, fns[i], &m->callers[i]);
+}
+
+void model_around(struct model *m, const uint32_t *fns, uint32_t n)
+{
+	m->around = model_calloc(m, n ? n : 1, sizeof *m->around);
+	if (n)
+		memcpy(m->around, fns, n * sizeof *fns);
+	m->naround = n;
+}

@@ -1,0 +1,385 @@
+/*
+ * combine.c - adding profiles together (see combine.h).
+ *
+ * Three tables map what each file numbers its own way onto the result:
+ * modules by "path NUL build-id", cost centres by a key that names them
+ * in any run ("F<module>:<offset>", "M<name>", "O" for the overflow
+ * centre), and, per result thread, contexts by history after the cost
+ * centres are renumbered.  Everything the result points to lives in the
+ * arena; the growable arrays are malloc'd and copied there at the end.
+ */
+#include "model/combine.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/htab.h"
+#include "model/xalloc.h"
+
+/* A string-keyed table of dense indices. */
+struct keyed {
+	struct htab tab;
+	char **key;
+	uint32_t n, cap;
+};
+
+struct cthread {
+	uint64_t tid;
+	const char *name;
+	struct htab tab; /* history -> context */
+	struct ccp_context *ctx;
+	uint32_t n, cap;
+};
+
+struct combine {
+	struct ccp_arena *arena;
+	struct keyed modkeys, cckeys;
+	struct ccp_module *mods;
+	struct ccp_cc *ccs;
+	uint32_t *owner;  /* per result CC: the last file mapped onto it, + 1 */
+	struct cthread *threads;
+	uint32_t nthreads;
+	uint32_t *hist;   /* one renumbered history */
+	uint32_t hist_cap;
+};
+
+static void *arena_copy(struct ccp_arena *a, const void *p, size_t n)
+{
+	void *d = ccp_arena_alloc(a, n ? n : 1);
+	if (!d)
+		xalloc_die(n, __func__);
+	if (n)
+		memcpy(d, p, n);
+	return d;
+}
+
+static const char *arena_str(struct ccp_arena *a, const char *s)
+{
+	return arena_copy(a, s ? s : "", strlen(s ? s : "") + 1);
+}
+
+/* The index of key, or UINT32_MAX; *slot is where it would go. */
+static uint32_t keyed_find(const struct keyed *k, const char *key, size_t *slot)
+{
+	uint64_t h = htab_hash_str(key);
+	size_t i = htab_first(&k->tab, h);
+	for (; k->tab.slot[i].item; i = htab_next(&k->tab, i))
+		if (k->tab.slot[i].hash == h && strcmp(k->key[k->tab.slot[i].item - 1], key) == 0)
+			return k->tab.slot[i].item - 1;
+	*slot = i;
+	return UINT32_MAX;
+}
+
+/* Add a key known to be absent (slot from keyed_find, or SIZE_MAX for an
+ * entry no lookup may find); returns its index. */
+static uint32_t keyed_add(struct keyed *k, const char *key, size_t slot)
+{
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 64;
+		k->key = xrealloc(k->key, k->cap, sizeof *k->key);
+	}
+	k->key[k->n] = xstrdup(key);
+	if (slot != SIZE_MAX)
+		htab_put(&k->tab, slot, htab_hash_str(key), k->n);
+	return k->n++;
+}
+
+static void keyed_free(struct keyed *k)
+{
+	for (uint32_t i = 0; i < k->n; i++)
+		free(k->key[i]);
+	free(k->key);
+	htab_free(&k->tab);
+}
+
+/* ---- checks -------------------------------------------------------------- */
+
+static const char *clock_name(uint32_t c)
+{
+	return c == CCP_CLOCK_CPU ? "cpu" : c == CCP_CLOCK_CYCLES ? "cycles" : c == CCP_CLOCK_WALL ? "wall" : "unknown";
+}
+
+static int check_compatible(const struct ccp_profile *const *in, const char *const *names,
+			    uint32_t n, char *err, size_t errlen)
+{
+	const struct ccp_profile *a = in[0];
+	for (uint32_t i = 1; i < n; i++) {
+		const struct ccp_profile *b = in[i];
+		if (b->clock != a->clock) {
+			snprintf(err, errlen, "%s: clock is %s, but %s's is %s", names[i],
+				 clock_name(b->clock), names[0], clock_name(a->clock));
+			return -1;
+		}
+		if (a->clock != CCP_CLOCK_CYCLES && b->interval_ns != a->interval_ns) {
+			snprintf(err, errlen, "%s: sampling interval is %" PRIu64 " ns, but %s's is %" PRIu64
+				 " ns", names[i], b->interval_ns, names[0], a->interval_ns);
+			return -1;
+		}
+		double rel = a->ticks_per_sec
+				     ? fabs((double)b->ticks_per_sec - (double)a->ticks_per_sec) /
+					       (double)a->ticks_per_sec
+				     : (b->ticks_per_sec ? INFINITY : 0);
+		double limit = a->clock == CCP_CLOCK_CYCLES ? COMBINE_TPS_TOLERANCE : 0;
+		if (rel > limit || (a->ticks_per_sec == 0) != (b->ticks_per_sec == 0)) {
+			snprintf(err, errlen, "%s: clock rate is %" PRIu64 " ticks/s, but %s's is %" PRIu64
+				 "%s", names[i], b->ticks_per_sec, names[0], a->ticks_per_sec,
+				 a->clock == CCP_CLOCK_CYCLES ? " (more than 0.5% apart)" : "");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- modules and cost centres -------------------------------------------- */
+
+static uint32_t map_module(struct combine *c, const struct ccp_module *m)
+{
+	const char *path = m->path ? m->path : "", *id = m->build_id ? m->build_id : "";
+	size_t lp = strlen(path), li = strlen(id), slot;
+	char *key = xmalloc(lp + li + 2);
+	memcpy(key, path, lp);
+	key[lp] = '\x1f';
+	memcpy(key + lp + 1, id, li + 1);
+	uint32_t k = keyed_find(&c->modkeys, key, &slot);
+	if (k == UINT32_MAX) {
+		k = keyed_add(&c->modkeys, key, slot);
+		c->mods = xrealloc(c->mods, c->modkeys.cap, sizeof *c->mods);
+		c->mods[k] = (struct ccp_module){arena_str(c->arena, path), arena_str(c->arena, id),
+						 m->base};
+	}
+	free(key);
+	return k;
+}
+
+static char *cc_key(const struct ccp_cc *cc, int32_t module)
+{
+	const char *name = cc->name ? cc->name : "";
+	size_t len = strlen(name) + 48;
+	char *key = xmalloc(len);
+	if (cc->kind == CCP_CC_MANUAL)
+		snprintf(key, len, "M%s", name);
+	else if (cc->kind == CCP_CC_OVERFLOW)
+		snprintf(key, len, "O");
+	else
+		snprintf(key, len, "F%" PRId32 ":%" PRIx64, module, cc->offset);
+	return key;
+}
+
+/* Fill in what the result's CC lacks from a file's (crash-written files
+ * have no names; the first file that has one gives it). */
+static void cc_complete(struct combine *c, struct ccp_cc *to, const struct ccp_cc *from)
+{
+	if ((!to->name || !to->name[0]) && from->name && from->name[0])
+		to->name = arena_str(c->arena, from->name);
+	if ((!to->file || !to->file[0]) && from->file && from->file[0]) {
+		to->file = arena_str(c->arena, from->file);
+		to->line = from->line;
+	}
+}
+
+/* The result's CC for each of file f's, into map.  Two CCs of one file
+ * never share a result CC, whatever their keys: a history marks each CC
+ * once, and merging two would break that. */
+static void map_ccs(struct combine *c, const struct ccp_profile *p, uint32_t f, uint32_t *modmap,
+		    uint32_t *map)
+{
+	for (uint32_t i = 0; i < p->nccs; i++) {
+		const struct ccp_cc *cc = &p->ccs[i];
+		int32_t mod = cc->module >= 0 && (uint32_t)cc->module < p->nmodules
+				      ? (int32_t)modmap[cc->module]
+				      : -1;
+		char *key = cc_key(cc, mod);
+		size_t slot;
+		uint32_t k = keyed_find(&c->cckeys, key, &slot);
+		if (k != UINT32_MAX && c->owner[k] == f + 1)
+			k = UINT32_MAX, slot = SIZE_MAX;
+		if (k == UINT32_MAX) {
+			k = keyed_add(&c->cckeys, key, slot);
+			c->ccs = xrealloc(c->ccs, c->cckeys.cap, sizeof *c->ccs);
+			c->owner = xrealloc(c->owner, c->cckeys.cap, sizeof *c->owner);
+			c->ccs[k] = (struct ccp_cc){.kind = cc->kind, .name = "", .module = mod,
+						    .offset = cc->offset, .file = "", .line = 0};
+		}
+		free(key);
+		c->owner[k] = f + 1;
+		cc_complete(c, &c->ccs[k], cc);
+		map[i] = k;
+	}
+}
+
+/* ---- contexts ------------------------------------------------------------- */
+
+/* ticks at rate `from` expressed at rate `to`, rounded. */
+static uint64_t rescale(uint64_t t, uint64_t to, uint64_t from)
+{
+	if (to == from || from == 0)
+		return t;
+	unsigned __int128 x = (unsigned __int128)t * to + from / 2;
+	x /= from;
+	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+static struct cthread *result_thread(struct combine *c, uint32_t i, const struct ccp_thread *th)
+{
+	if (i == c->nthreads) {
+		c->threads = xrealloc(c->threads, (size_t)i + 1, sizeof *c->threads);
+		c->threads[i] = (struct cthread){.tid = th->tid, .name = ""};
+		htab_init(&c->threads[i].tab, th->ncontexts);
+		c->nthreads++;
+	}
+	struct cthread *t = &c->threads[i];
+	if (!t->name[0] && th->name && th->name[0])
+		t->name = arena_str(c->arena, th->name);
+	return t;
+}
+
+static struct ccp_context *result_context(struct combine *c, struct cthread *t,
+					  const uint32_t *h, uint32_t n)
+{
+	uint64_t hash = htab_hash_words(h, n);
+	size_t i = htab_first(&t->tab, hash);
+	for (; t->tab.slot[i].item; i = htab_next(&t->tab, i)) {
+		struct ccp_context *x = &t->ctx[t->tab.slot[i].item - 1];
+		if (t->tab.slot[i].hash == hash && x->len == n &&
+		    (n == 0 || memcmp(x->hist, h, n * sizeof *h) == 0))
+			return x;
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->ctx = xrealloc(t->ctx, t->cap, sizeof *t->ctx);
+	}
+	t->ctx[t->n] = (struct ccp_context){.len = n,
+					    .hist = arena_copy(c->arena, h, n * sizeof *h)};
+	htab_put(&t->tab, i, hash, t->n);
+	return &t->ctx[t->n++];
+}
+
+static void add_thread(struct combine *c, struct cthread *t, const struct ccp_thread *th,
+		       const uint32_t *map, uint64_t to, uint64_t from)
+{
+	for (uint32_t k = 0; k < th->ncontexts; k++) {
+		const struct ccp_context *x = &th->contexts[k];
+		if (x->len > c->hist_cap) {
+			c->hist_cap = 2 * x->len;
+			c->hist = xrealloc(c->hist, c->hist_cap, sizeof *c->hist);
+		}
+		for (uint32_t i = 0; i < x->len; i++)
+			c->hist[i] = CCP_ENTRY(map[CCP_ENTRY_CC(x->hist[i])],
+					       CCP_ENTRY_MARKED(x->hist[i]));
+		struct ccp_context *y = result_context(c, t, c->hist, x->len);
+		y->entries += x->entries;
+		y->recursive += x->recursive;
+		y->time += rescale(x->time, to, from);
+	}
+}
+
+static void add_file(struct combine *c, const struct ccp_profile *p, uint32_t f, uint64_t tps)
+{
+	uint32_t *modmap = xnmalloc(p->nmodules ? p->nmodules : 1, sizeof *modmap);
+	uint32_t *map = xnmalloc(p->nccs ? p->nccs : 1, sizeof *map);
+	for (uint32_t i = 0; i < p->nmodules; i++)
+		modmap[i] = map_module(c, &p->modules[i]);
+	map_ccs(c, p, f, modmap, map);
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		add_thread(c, result_thread(c, i, &p->threads[i]), &p->threads[i], map, tps,
+			   p->ticks_per_sec);
+	free(map);
+	free(modmap);
+}
+
+/* ---- the result ------------------------------------------------------------ */
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static void add_stats(struct ccp_profile *out, const struct ccp_profile *p, uint64_t tps)
+{
+	struct ccp_stats *s = &out->stats;
+	const struct ccp_stats *x = &p->stats;
+	s->calls += x->calls;
+	s->contexts += x->contexts;
+	s->transitions += x->transitions;
+	s->deepest_history = max_u64(s->deepest_history, x->deepest_history);
+	s->max_depth = max_u64(s->max_depth, x->max_depth);
+	s->memory_bytes = max_u64(s->memory_bytes, x->memory_bytes);
+	s->samples += x->samples;
+	s->lost_calls += x->lost_calls;
+	s->lost_time += rescale(x->lost_time, tps, p->ticks_per_sec);
+	if (p->start_ns && (!out->start_ns || p->start_ns < out->start_ns))
+		out->start_ns = p->start_ns;
+	out->end_ns = max_u64(out->end_ns, p->end_ns);
+}
+
+/* Header fields of the first file, copied into the arena. */
+static void copy_header(struct combine *c, struct ccp_profile *out, const struct ccp_profile *p)
+{
+	memset(out, 0, sizeof *out);
+	out->program = arena_str(c->arena, p->program);
+	out->argc = p->argc;
+	out->argv = ccp_arena_calloc(c->arena, p->argc ? p->argc : 1, sizeof *out->argv);
+	if (!out->argv)
+		xalloc_die(p->argc, __func__);
+	for (uint32_t i = 0; i < p->argc; i++)
+		out->argv[i] = arena_str(c->arena, p->argv[i]);
+	out->pid = p->pid;
+	out->clock = p->clock;
+	out->interval_ns = p->interval_ns;
+	out->ticks_per_sec = p->ticks_per_sec;
+	out->overhead_milliticks = p->overhead_milliticks;
+	out->options = arena_str(c->arena, p->options);
+	out->hostname = arena_str(c->arena, p->hostname);
+}
+
+static void finish(struct combine *c, struct ccp_profile *out)
+{
+	out->nmodules = c->modkeys.n;
+	out->modules = arena_copy(c->arena, c->mods, c->modkeys.n * sizeof *c->mods);
+	out->nccs = c->cckeys.n;
+	out->ccs = arena_copy(c->arena, c->ccs, c->cckeys.n * sizeof *c->ccs);
+	out->nthreads = c->nthreads;
+	out->threads = ccp_arena_calloc(c->arena, c->nthreads ? c->nthreads : 1,
+					sizeof *out->threads);
+	if (!out->threads)
+		xalloc_die(c->nthreads, __func__);
+	for (uint32_t i = 0; i < c->nthreads; i++) {
+		struct cthread *t = &c->threads[i];
+		out->threads[i] = (struct ccp_thread){
+			.tid = t->tid,
+			.name = t->name,
+			.ncontexts = t->n,
+			.contexts = arena_copy(c->arena, t->ctx, t->n * sizeof *t->ctx),
+		};
+		free(t->ctx);
+		htab_free(&t->tab);
+	}
+}
+
+int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
+		     const struct ccp_profile *const *in, const char *const *names, uint32_t n,
+		     char *err, size_t errlen)
+{
+	if (n == 0 || check_compatible(in, names, n, err, errlen) != 0)
+		return -1;
+	struct combine c = {.arena = arena};
+	htab_init(&c.modkeys.tab, 16);
+	htab_init(&c.cckeys.tab, in[0]->nccs);
+	copy_header(&c, out, in[0]);
+	for (uint32_t f = 0; f < n; f++) {
+		add_file(&c, in[f], f, out->ticks_per_sec);
+		add_stats(out, in[f], out->ticks_per_sec);
+	}
+	finish(&c, out);
+	keyed_free(&c.modkeys);
+	keyed_free(&c.cckeys);
+	free(c.mods);
+	free(c.ccs);
+	free(c.owner);
+	free(c.threads);
+	free(c.hist);
+	return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * combine.h - several profiles of one program added into one
+ * (`ccprof merge`).
+ *
+ * Cost centres are matched across the files by what identifies them in
+ * any run (DESIGN.md §5): a function by its module (path and build-id)
+ * and its offset there, a manual region by its name.  Modules are matched
+ * by path and build-id.  Thread i of every file is added to thread i of
+ * the result (threads are written in start order, so the main thread is
+ * thread 0 everywhere), and within a thread contexts with the same
+ * history are added up: entries, recursive calls and time add exactly.
+ *
+ * The files must agree on how time was measured: the same clock, the
+ * same sampling interval (sampling clocks), and the same ticks_per_sec.
+ * For the cycles clock ticks_per_sec is the counter's rate measured over
+ * each run, so it may differ by a little: within COMBINE_TPS_TOLERANCE
+ * the files are accepted and each one's ticks are rescaled to the first
+ * file's rate (rounded to the nearest tick per context), so seconds add
+ * up; beyond it they are refused (different machines, or a broken
+ * measurement).
+ */
+#ifndef CCPROF_MODEL_COMBINE_H
+#define CCPROF_MODEL_COMBINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/arena.h"
+#include "format/profile.h"
+
+#define COMBINE_TPS_TOLERANCE 0.005 /* relative, cycles clock only */
+
+/*
+ * Add n >= 1 profiles into *out, allocated in arena (out->arena stays
+ * NULL: free the arena, not the profile).  names[i] is the file of in[i],
+ * for messages.  Returns 0, or -1 with "FILE: what differs" in err.
+ * Header fields come from the first file, except: start_ns the earliest,
+ * end_ns the latest; counters add, except deepest_history, max_depth and
+ * memory_bytes, which are the largest.
+ */
+int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
+		     const struct ccp_profile *const *in, const char *const *names, uint32_t n,
+		     char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * cycles.c - the cycles of recursion that really ran (DESIGN.md §3
+ * "cycles", Spivey).
+ *
+ * A context closes a cycle when its running CC sn also appears earlier
+ * (unmarked: sn is its only marked copy).  From the nearest copy s(j),
+ * the entries s(j) … s(n-1) are the cycle in call order, with "…" where
+ * two neighbours are both unmarked (A4/A5 elided the path).  Spivey's
+ * example closes (P, Q, R) three times, in three rotations:
+ *
+ *   [main]  P  [Q] [R] [P]      P [Q] [R]  ->  P Q R
+ *   [main]  P   Q  [R] [P] [Q]  Q [R] [P]  ->  Q R P
+ *   [main]  P   R  [P] [Q] [R]  R [P] [Q]  ->  R P Q
+ *
+ * They are one cycle: cycles are the same when their items are equal up
+ * to rotation, so each is keyed by its least rotation.  It is shown in
+ * the rotation of the closing context whose copy s(j) is lowest (the way
+ * into the cycle: P Q R above).
+ *
+ *   entries = Σ E over the contexts that close it;
+ *   time    = Σ T over contexts where every member is active and some
+ *             member also appears unmarked (the recursion is in progress).
+ *
+ * Only closing contexts define cycles: an earlier marked entry with an
+ * unmarked copy is a partial view of one.  Under a view, the contexts are
+ * those the view keeps, with their whole histories (the focus cut would
+ * hide cycles through the focused function); deselected entries are left
+ * out of the items, as a rerun without them would see the cycle, and
+ * what is left with fewer than two members is direct recursion.
+ */
+#include "model/view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/xalloc.h"
+
+struct cyc {
+	uint32_t len, rep_j, first;
+	uint32_t *key;   /* least rotation */
+	uint32_t *items; /* as shown */
+	uint64_t entries, time;
+};
+
+struct cycles_build {
+	struct htab tab; /* hash of key -> cycle */
+	struct cyc *c;
+	uint32_t n, cap;
+	uint32_t *buf, *rot;
+	uint32_t buf_cap;
+};
+
+/* The items of the cycle closed at the end of h, or 0 if none. */
+static uint32_t cycle_items(const struct model_view *v, const uint32_t *h, uint32_t n,
+			    uint32_t *out, uint32_t *jp)
+{
+	uint32_t run = CCP_ENTRY_CC(h[n - 1]), j = n - 1, len = 0;
+	if (!model_view_selected(v, run))
+		return 0;
+	while (j-- > 0 && CCP_ENTRY_CC(h[j]) != run)
+		;
+	if (j == UINT32_MAX)
+		return 0;
+	int gap = 0;
+	for (uint32_t i = j; i < n - 1; i++) {
+		uint32_t cc = CCP_ENTRY_CC(h[i]);
+		gap |= i > j && !CCP_ENTRY_MARKED(h[i - 1]) && !CCP_ENTRY_MARKED(h[i]);
+		if (!model_view_selected(v, cc))
+			continue;
+		if (gap)
+			out[len++] = MODEL_GAP;
+		if (gap || len == 0 || out[len - 1] != cc)
+			out[len++] = cc;
+		gap = 0;
+	}
+	while (len > 1 && out[len - 1] == out[0]) /* a d a, d deselected: one a */
+		len--;
+	uint32_t members = 0;
+	for (uint32_t i = 0; i < len; i++)
+		members += out[i] != MODEL_GAP && out[i] != out[0];
+	*jp = j;
+	return members ? len : 0;
+}
+
+/* The least rotation of a[0..n) into out (n is small: a cycle). */
+static void least_rotation(const uint32_t *a, uint32_t n, uint32_t *out)
+{
+	uint32_t best = 0;
+	for (uint32_t r = 1; r < n; r++) {
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t x = a[(r + i) % n], y = a[(best + i) % n];
+			if (x != y) {
+				if (x < y)
+					best = r;
+				break;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = a[(best + i) % n];
+}
+
+static struct cyc *cycle_get(struct model *m, struct cycles_build *b, uint32_t len)
+{
+	uint64_t h = htab_hash_words(b->rot, len);
+	size_t i = htab_first(&b->tab, h);
+	for (; b->tab.slot[i].item; i = htab_next(&b->tab, i)) {
+		struct cyc *c = &b->c[b->tab.slot[i].item - 1];
+		if (b->tab.slot[i].hash == h && c->len == len &&
+		    memcmp(c->key, b->rot, len * sizeof *b->rot) == 0)
+			return c;
+	}
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 16;
+		b->c = xrealloc(b->c, b->cap, sizeof *b->c);
+	}
+	struct cyc *c = &b->c[b->n];
+	*c = (struct cyc){.len = len, .rep_j = UINT32_MAX, .first = b->n};
+	c->key = model_calloc(m, len, sizeof *c->key);
+	c->items = model_calloc(m, len, sizeof *c->items);
+	memcpy(c->key, b->rot, len * sizeof *b->rot);
+	htab_put(&b->tab, i, h, b->n++);
+	return c;
+}
+
+static void cycles_find(struct model *m, struct cycles_build *b)
+{
+	uint32_t n = model_src_count(m);
+	for (uint32_t k = 0; k < n; k++) {
+		struct model_src s;
+		uint32_t start, j;
+		model_src_get(m, k, &s);
+		if (model_view_place(m->view, s.hist, s.len, &start) == MODEL_NONE)
+			continue;
+		if (s.len > b->buf_cap) {
+			b->buf_cap = 2 * s.len;
+			b->buf = xrealloc(b->buf, b->buf_cap, sizeof *b->buf);
+			b->rot = xrealloc(b->rot, b->buf_cap, sizeof *b->rot);
+		}
+		uint32_t len = cycle_items(m->view, s.hist, s.len, b->buf, &j);
+		if (!len)
+			continue;
+		least_rotation(b->buf, len, b->rot);
+		struct cyc *c = cycle_get(m, b, len);
+		c->entries += s.entries;
+		if (j < c->rep_j) {
+			c->rep_j = j;
+			memcpy(c->items, b->buf, len * sizeof *b->buf);
+		}
+	}
+}
+
+/* Is every member of c marked in h, and one of them also unmarked?
+ * mark[cc] = 1 marked, 2 unmarked, 3 both, for h's CCs. */
+static int in_progress(const struct cyc *c, const uint8_t *mark)
+{
+	int unmarked = 0;
+	for (uint32_t i = 0; i < c->len; i++) {
+		if (c->key[i] == MODEL_GAP)
+			continue;
+		if (!(mark[c->key[i]] & 1))
+			return 0;
+		unmarked |= mark[c->key[i]] & 2;
+	}
+	return unmarked;
+}
+
+/* For each CC, the cycles it is a member of: list[start[cc] ..
+ * start[cc + 1]) (a CSR index, like the arc lists). */
+struct members {
+	uint32_t *start, *list;
+};
+
+static void members_index(const struct model *m, const struct cycles_build *b,
+			  struct members *ix)
+{
+	ix->start = xcalloc((size_t)m->nfns + 1, sizeof *ix->start);
+	for (uint32_t c = 0; c < b->n; c++)
+		for (uint32_t i = 0; i < b->c[c].len; i++)
+			if (b->c[c].key[i] != MODEL_GAP)
+				ix->start[b->c[c].key[i] + 1]++;
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		ix->start[cc + 1] += ix->start[cc];
+	uint32_t *fill = xnmalloc(m->nfns ? m->nfns : 1, sizeof *fill);
+	memcpy(fill, ix->start, m->nfns * sizeof *fill);
+	ix->list = xnmalloc(ix->start[m->nfns] ? ix->start[m->nfns] : 1, sizeof *ix->list);
+	for (uint32_t c = 0; c < b->n; c++)
+		for (uint32_t i = 0; i < b->c[c].len; i++)
+			if (b->c[c].key[i] != MODEL_GAP)
+				ix->list[fill[b->c[c].key[i]]++] = c;
+	free(fill);
+}
+
+/*
+ * Time of each cycle.  A cycle is in progress only in a context where one
+ * of its members appears unmarked, so each context tries just the cycles
+ * of its unmarked CCs (most contexts have none), each once (stamp).
+ */
+static void cycles_time(struct model *m, struct cycles_build *b)
+{
+	struct members ix;
+	members_index(m, b, &ix);
+	uint8_t *mark = xcalloc(m->nfns ? m->nfns : 1, 1);
+	uint32_t *stamp = xcalloc(b->n ? b->n : 1, sizeof *stamp);
+	uint32_t n = model_src_count(m);
+	for (uint32_t k = 0; k < n; k++) {
+		struct model_src s;
+		uint32_t start, any = 0;
+		model_src_get(m, k, &s);
+		for (uint32_t i = 0; i < s.len; i++)
+			any |= !CCP_ENTRY_MARKED(s.hist[i]);
+		if (!any || model_view_place(m->view, s.hist, s.len, &start) == MODEL_NONE)
+			continue;
+		for (uint32_t i = 0; i < s.len; i++)
+			mark[CCP_ENTRY_CC(s.hist[i])] |= CCP_ENTRY_MARKED(s.hist[i]) ? 1 : 2;
+		for (uint32_t i = 0; i < s.len; i++) {
+			uint32_t cc = CCP_ENTRY_CC(s.hist[i]);
+			if (CCP_ENTRY_MARKED(s.hist[i]))
+				continue;
+			for (uint32_t j = ix.start[cc]; j < ix.start[cc + 1]; j++) {
+				uint32_t c = ix.list[j];
+				if (stamp[c] == k + 1)
+					continue;
+				stamp[c] = k + 1;
+				if (in_progress(&b->c[c], mark))
+					b->c[c].time += s.time;
+			}
+		}
+		for (uint32_t i = 0; i < s.len; i++)
+			mark[CCP_ENTRY_CC(s.hist[i])] = 0;
+	}
+	free(stamp);
+	free(mark);
+	free(ix.start);
+	free(ix.list);
+}
+
+static int cmp_cyc(const void *pa, const void *pb)
+{
+	const struct cyc *a = pa, *b = pb;
+	if (a->time != b->time)
+		return a->time > b->time ? -1 : 1;
+	if (a->entries != b->entries)
+		return a->entries > b->entries ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+void model_cycles(struct model *m)
+{
+	struct cycles_build b = {.n = 0};
+	htab_init(&b.tab, 16);
+	cycles_find(m, &b);
+	cycles_time(m, &b);
+	htab_free(&b.tab);
+	free(b.buf);
+	free(b.rot);
+	if (b.n > 1)
+		qsort(b.c, b.n, sizeof *b.c, cmp_cyc);
+	m->cycles = model_calloc(m, b.n ? b.n : 1, sizeof *m->cycles);
+	for (uint32_t i = 0; i < b.n; i++)
+		m->cycles[i] = (struct model_cycle){b.c[i].len, b.c[i].items, b.c[i].entries,
+						    b.c[i].time};
+	m->ncycles = b.n;
+	m->cycles_done = 1;
+	free(b.c);
+}

@@ -1,0 +1,307 @@
+/*
+ * select.c - view options and their resolution into sets of cost centres
+ * (view.h): name patterns, modules, exported symbols, thread roots.
+ */
+#include "model/view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/elfsym.h"
+#include "model/xalloc.h"
+
+void model_view_opts_init(struct model_view_opts *o)
+{
+	memset(o, 0, sizeof *o);
+}
+
+static void patterns_free(struct model_patterns *p)
+{
+	free(p->v);
+	memset(p, 0, sizeof *p);
+}
+
+void model_view_opts_free(struct model_view_opts *o)
+{
+	patterns_free(&o->select);
+	patterns_free(&o->deselect);
+	patterns_free(&o->module);
+	patterns_free(&o->focus);
+}
+
+void model_patterns_add(struct model_patterns *p, const char *value)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 4;
+		p->v = xrealloc(p->v, p->cap, sizeof *p->v);
+	}
+	p->v[p->n++] = value;
+}
+
+int model_prune_any(const struct model_prune_opts *o)
+{
+	return o->min_percent > 0 || o->min_time > 0 || o->min_calls > 0;
+}
+
+int model_view_opts_any(const struct model_view_opts *o)
+{
+	return o->select.n || o->deselect.n || o->module.n || o->focus.n || o->only_exported ||
+	       model_prune_any(&o->prune);
+}
+
+/* ---- matching ------------------------------------------------------------ */
+
+/* Glob with `*` only, so that names like operator[] or f<int>? match as
+ * written.  Iterative, with one backtrack point: linear enough for names. */
+static int glob_match(const char *p, size_t plen, const char *s, size_t slen)
+{
+	size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
+	while (si < slen) {
+		if (pi < plen && p[pi] == '*') {
+			star = pi++;
+			mark = si;
+		} else if (pi < plen && p[pi] == s[si]) {
+			pi++;
+			si++;
+		} else if (star != SIZE_MAX) {
+			pi = star + 1;
+			si = ++mark;
+		} else {
+			return 0;
+		}
+	}
+	while (pi < plen && p[pi] == '*')
+		pi++;
+	return pi == plen;
+}
+
+/* A C++ name without its parameter list: "ns::f(int) const" -> "ns::f".
+ * The list is the last top-level "(...)" group; operator() is kept. */
+static size_t without_params(const char *name)
+{
+	size_t len = strlen(name);
+	if (len == 0 || (name[len - 1] != ')' && !strstr(name, ") ")))
+		return len;
+	int depth = 0;
+	for (size_t i = len; i-- > 0;) {
+		if (name[i] == ')')
+			depth++;
+		else if (name[i] == '(' && --depth == 0)
+			return i > 0 && strncmp(name + (i >= 8 ? i - 8 : 0), "operator", 8) != 0
+				       ? i
+				       : len;
+	}
+	return len;
+}
+
+/* Length of the next pattern of a comma list: commas inside () <> []
+ * belong to the pattern (C++ parameter and template lists). */
+static size_t next_pattern(const char *list)
+{
+	int depth = 0;
+	size_t i = 0;
+	for (; list[i] && !(list[i] == ',' && depth == 0); i++) {
+		if (strchr("(<[", list[i]))
+			depth++;
+		else if (strchr(")>]", list[i]) && depth > 0)
+			depth--;
+	}
+	return i;
+}
+
+static int one_matches(const char *p, size_t plen, const char *name)
+{
+	size_t n = strlen(name);
+	if (glob_match(p, plen, name, n))
+		return 1;
+	size_t short_len = without_params(name);
+	return short_len < n && glob_match(p, plen, name, short_len);
+}
+
+int model_name_matches(const char *list, const char *name)
+{
+	for (const char *p = list; *p;) {
+		size_t len = next_pattern(p);
+		if (len && one_matches(p, len, name))
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+uint32_t model_find_fns(struct model *m, const char *patterns, uint32_t **out)
+{
+	uint32_t n = 0;
+	*out = model_calloc(m, m->nfns ? m->nfns : 1, sizeof **out);
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		if (m->fns[cc].seen && model_name_matches(patterns, m->fns[cc].name))
+			(*out)[n++] = cc;
+	return n;
+}
+
+/* ---- resolution ---------------------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * Apply every pattern list of p to the seen cost centres: set[cc] = value
+ * for each match, where match(m, cc, pattern) decides.  Remembers the
+ * first pattern that matched nothing.
+ */
+typedef int matcher(const struct model *m, uint32_t cc, const char *p, size_t len);
+
+static int match_name(const struct model *m, uint32_t cc, const char *p, size_t len)
+{
+	return one_matches(p, len, m->fns[cc].name);
+}
+
+static int match_module(const struct model *m, uint32_t cc, const char *p, size_t len)
+{
+	const struct ccp_profile *prof = m->prof;
+	const struct ccp_cc *c = &prof->ccs[cc];
+	if (c->module < 0 || (uint32_t)c->module >= prof->nmodules)
+		return 0;
+	const char *path = prof->modules[c->module].path ? prof->modules[c->module].path : "";
+	return glob_match(p, len, path, strlen(path)) ||
+	       glob_match(p, len, base_name(path), strlen(base_name(path)));
+}
+
+static char *copy_pattern(const char *p, size_t len)
+{
+	char *s = xmalloc(len + 1);
+	memcpy(s, p, len);
+	s[len] = '\0';
+	return s;
+}
+
+static void apply_patterns(const struct model *m, const struct model_patterns *pats, matcher *match,
+			   uint8_t *set, uint8_t value, char **unmatched)
+{
+	for (uint32_t i = 0; i < pats->n; i++) {
+		for (const char *p = pats->v[i]; *p;) {
+			size_t len = next_pattern(p);
+			int any = 0;
+			for (uint32_t cc = 0; len && cc < m->nfns; cc++) {
+				if (m->fns[cc].seen && match(m, cc, p, len)) {
+					set[cc] = value;
+					any = 1;
+				}
+			}
+			if (!any && len && !*unmatched)
+				*unmatched = copy_pattern(p, len);
+			p += len + (p[len] == ',');
+		}
+	}
+}
+
+/* Keep only functions whose module's symbol table calls them global;
+ * every module file is read once.  Manual regions are kept. */
+static void keep_exported(const struct model *m, uint8_t *sel, char **unreadable)
+{
+	const struct ccp_profile *p = m->prof;
+	struct elfsym_table *tabs = xcalloc(p->nmodules ? p->nmodules : 1, sizeof *tabs);
+	signed char *state = xcalloc(p->nmodules ? p->nmodules : 1, 1);
+	for (uint32_t cc = 0; cc < m->nfns; cc++) {
+		const struct ccp_cc *c = &p->ccs[cc];
+		if (!sel[cc] || c->kind == CCP_CC_MANUAL)
+			continue;
+		if (c->kind != CCP_CC_FUNCTION || c->module < 0 || (uint32_t)c->module >= p->nmodules) {
+			sel[cc] = 0;
+			continue;
+		}
+		uint32_t mi = (uint32_t)c->module;
+		const char *path = p->modules[mi].path ? p->modules[mi].path : "";
+		if (state[mi] == 0)
+			state[mi] = elfsym_load(path, &tabs[mi]) == 0 ? 1 : -1;
+		if (state[mi] < 0 && !*unreadable)
+			*unreadable = xstrdup(path[0] ? path : "(unknown module)");
+		const struct elfsym *s = state[mi] > 0 ? elfsym_lookup(&tabs[mi], c->offset) : NULL;
+		sel[cc] = s && s->global;
+	}
+	for (uint32_t i = 0; i < p->nmodules; i++)
+		if (state[i] > 0)
+			elfsym_free(&tabs[i]);
+	free(tabs);
+	free(state);
+}
+
+/* Keep only functions of the modules asked for (manual regions too). */
+static void keep_modules(const struct model *m, const struct model_patterns *mods, uint8_t *sel,
+			 char **unmatched)
+{
+	uint8_t *in = xcalloc(m->nfns ? m->nfns : 1, 1);
+	apply_patterns(m, mods, match_module, in, 1, unmatched);
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		if (m->prof->ccs[cc].kind != CCP_CC_MANUAL)
+			sel[cc] &= in[cc];
+	free(in);
+}
+
+/* The first entry of every history is a thread root. */
+static void keep_roots(const struct model *m, uint8_t *sel)
+{
+	for (uint32_t k = 0; k < m->nctx; k++)
+		if (m->ctx[k].len > 0)
+			sel[CCP_ENTRY_CC(m->ctx[k].hist[0])] = 1;
+}
+
+static void resolve_selection(struct model_view *v, const struct model *m,
+			      const struct model_view_opts *o)
+{
+	uint8_t *sel = xcalloc(m->nfns ? m->nfns : 1, 1);
+	if (o->select.n)
+		apply_patterns(m, &o->select, match_name, sel, 1, &v->unmatched_select);
+	else
+		memset(sel, 1, m->nfns);
+	if (o->module.n)
+		keep_modules(m, &o->module, sel, &v->unmatched_module);
+	if (o->only_exported)
+		keep_exported(m, sel, &v->unreadable_module);
+	apply_patterns(m, &o->deselect, match_name, sel, 0, &v->unmatched_deselect);
+	keep_roots(m, sel);
+	for (uint32_t cc = 0; v->focus && cc < m->nfns; cc++)
+		sel[cc] |= v->focus[cc];
+	v->deselected = 0;
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		v->deselected |= m->fns[cc].seen && !sel[cc];
+	v->selected = sel;
+}
+
+int model_view_resolve(struct model_view *v, const struct model *base,
+		       const struct model_view_opts *o, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	memset(v, 0, sizeof *v);
+	v->nfns = base->nfns;
+	v->thread = MODEL_NONE;
+	if (o->focus.n) {
+		v->focus = xcalloc(base->nfns ? base->nfns : 1, 1);
+		apply_patterns(base, &o->focus, match_name, v->focus, 1, &v->unmatched_focus);
+	}
+	if (o->select.n || o->deselect.n || o->module.n || o->only_exported)
+		resolve_selection(v, base, o);
+	if (v->selected && !v->deselected) { /* everything selected after all */
+		free(v->selected);
+		v->selected = NULL;
+	}
+	return 0;
+}
+
+void model_view_free(struct model_view *v)
+{
+	free(v->selected);
+	free(v->focus);
+	free(v->unmatched_select);
+	free(v->unmatched_deselect);
+	free(v->unmatched_module);
+	free(v->unmatched_focus);
+	free(v->unreadable_module);
+	memset(v, 0, sizeof *v);
+	v->thread = MODEL_NONE;
+}

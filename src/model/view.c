@@ -1,0 +1,237 @@
+/*
+ * view.c - the model a view shows (view.h): each base context kept, cut
+ * and reduced, equal results added up, then the ordinary passes.
+ *
+ * Why a whole model: every pass and every writer then works unchanged on
+ * a view, and the definitions of DESIGN.md §3 "selection" fall out of the
+ * ordinary ones applied to the reduced stacks.  With b deselected in
+ * Morgan & Jarvis's example:
+ *
+ *   base context   compressed   view history   T    E counts
+ *   [a]            ⟨a⟩          [a]            20   yes
+ *   [a] [b]        ⟨b,a⟩        [a]            10   no (b runs)
+ *   [a] [c]        ⟨c,a⟩        [a] [c]        10   yes
+ *   [a] [b] [c]    ⟨c,b,a⟩      [a] [c]        50   yes
+ *
+ * so the view has [a] ↦ 30 and [a] [c] ↦ 60: self (COST) a = 30, c = 60;
+ * inherited (INHERITED) a = 90, c = 60; one arc a→c.
+ */
+#include "model/view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/xalloc.h"
+
+/* The first marked focused entry of h, or MODEL_NONE. */
+static uint32_t focus_start(const struct model_view *v, const uint32_t *h, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (CCP_ENTRY_MARKED(h[i]) && v->focus[CCP_ENTRY_CC(h[i])])
+			return i;
+	return MODEL_NONE;
+}
+
+uint32_t model_view_history(const struct model_view *v, const uint32_t *h, uint32_t n,
+			    uint32_t *out, int *calls)
+{
+	uint32_t start = 0, len = 0;
+	*calls = 1;
+	if (!v) {
+		if (n)
+			memcpy(out, h, n * sizeof *h);
+		return n;
+	}
+	if (v->focus) {
+		start = focus_start(v, h, n);
+		if (start == MODEL_NONE)
+			return MODEL_NONE;
+	}
+	if (!v->selected) {
+		if (n > start)
+			memcpy(out, h + start, (n - start) * sizeof *h);
+		return n - start;
+	}
+	for (uint32_t i = start; i < n; i++) {
+		uint32_t cc = CCP_ENTRY_CC(h[i]);
+		if (CCP_ENTRY_MARKED(h[i]) && v->selected[cc])
+			out[len++] = CCP_ENTRY(cc, 1);
+	}
+	*calls = n == 0 || v->selected[CCP_ENTRY_CC(h[n - 1])];
+	return len;
+}
+
+uint32_t model_view_place(const struct model_view *v, const uint32_t *h, uint32_t n,
+			  uint32_t *start)
+{
+	*start = 0;
+	if (n == 0)
+		return MODEL_NONE;
+	if (v && v->focus && (*start = focus_start(v, h, n)) == MODEL_NONE)
+		return MODEL_NONE;
+	if (!v || !v->selected)
+		return n - 1;
+	for (uint32_t i = n; i-- > *start;)
+		if (CCP_ENTRY_MARKED(h[i]) && v->selected[CCP_ENTRY_CC(h[i])])
+			return i;
+	return MODEL_NONE; /* cannot happen: the root or the focus is selected */
+}
+
+uint32_t model_src_count(const struct model *m)
+{
+	const struct model *base = m->base ? m->base : m;
+	if (m->view && m->view->thread != MODEL_NONE)
+		return m->prof->threads[m->view->thread].ncontexts;
+	return base->nctx;
+}
+
+void model_src_get(const struct model *m, uint32_t k, struct model_src *s)
+{
+	const struct model *base = m->base ? m->base : m;
+	if (m->view && m->view->thread != MODEL_NONE) {
+		const struct ccp_context *c = &m->prof->threads[m->view->thread].contexts[k];
+		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time};
+	} else {
+		const struct model_ctx *c = &base->ctx[k];
+		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time};
+	}
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+struct view_build {
+	struct htab tab;  /* view history -> context */
+	uint32_t cap;     /* of m->ctx */
+	uint32_t *buf;    /* one view history */
+	uint32_t buf_cap;
+};
+
+static int same_hist(const struct model_ctx *x, const uint32_t *h, uint32_t n)
+{
+	return x->len == n && (n == 0 || memcmp(x->hist, h, n * sizeof *h) == 0);
+}
+
+/* The view's context with history h[0..n), created (and h copied into
+ * the arena) if new. */
+static struct model_ctx *view_ctx(struct model *m, struct view_build *b, const uint32_t *h,
+				  uint32_t n)
+{
+	uint64_t hash = htab_hash_words(h, n);
+	size_t i = htab_first(&b->tab, hash);
+	for (; b->tab.slot[i].item; i = htab_next(&b->tab, i))
+		if (b->tab.slot[i].hash == hash && same_hist(&m->ctx[b->tab.slot[i].item - 1], h, n))
+			return &m->ctx[b->tab.slot[i].item - 1];
+	if (m->nctx == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 256;
+		m->ctx = xrealloc(m->ctx, b->cap, sizeof *m->ctx);
+	}
+	uint32_t *copy = model_calloc(m, n ? n : 1, sizeof *copy);
+	if (n)
+		memcpy(copy, h, n * sizeof *h);
+	m->ctx[m->nctx] = (struct model_ctx){.hist = copy, .len = n};
+	htab_put(&b->tab, i, hash, m->nctx);
+	return &m->ctx[m->nctx++];
+}
+
+static void view_add(struct model *m, struct view_build *b, const struct model_view *v,
+		     const uint32_t *h, uint32_t n, uint64_t e, uint64_t r, uint64_t t,
+		     uint32_t threads)
+{
+	if (n > b->buf_cap) {
+		b->buf_cap = 2 * n;
+		b->buf = xrealloc(b->buf, b->buf_cap, sizeof *b->buf);
+	}
+	int calls;
+	uint32_t len = model_view_history(v, h, n, b->buf, &calls);
+	if (len == MODEL_NONE)
+		return;
+	struct model_ctx *x = view_ctx(m, b, b->buf, len);
+	x->threads += threads;
+	x->entries += calls ? e : 0;
+	x->recursive += calls ? r : 0;
+	x->time += t;
+}
+
+/* Names, the profile and the seen flags come from the base model. */
+static void view_init(struct model *m, const struct model *base, const struct model_view *v)
+{
+	memset(m, 0, sizeof *m);
+	if (!(m->arena = ccp_arena_new()))
+		xalloc_die(0, __func__);
+	m->prof = base->prof;
+	m->base = base;
+	m->view = v;
+	m->root_ctx = MODEL_NONE;
+	m->nfns = base->nfns;
+	m->fns = model_calloc(m, m->nfns ? m->nfns : 1, sizeof *m->fns);
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		m->fns[cc].name = base->fns[cc].name;
+}
+
+/* What model_merge computes after merging: seen flags and totals. */
+static void view_totals(struct model *m)
+{
+	for (uint32_t k = 0; k < m->nctx; k++) {
+		const struct model_ctx *x = &m->ctx[k];
+		for (uint32_t i = 0; i < x->len; i++)
+			m->fns[CCP_ENTRY_CC(x->hist[i])].seen = 1;
+		m->total_time += x->time;
+		if (x->len == 0) {
+			if (m->root_ctx == MODEL_NONE)
+				m->root_ctx = k;
+			m->root_time += x->time;
+		} else {
+			m->total_calls += x->entries + x->recursive;
+		}
+	}
+}
+
+/* The whole base model: its contexts as they are (the histories stay in
+ * the profile, which outlives both). */
+static void view_copy(struct model *m, const struct model *base)
+{
+	m->nctx = base->nctx;
+	m->ctx = xnmalloc(base->nctx ? base->nctx : 1, sizeof *m->ctx);
+	if (base->nctx)
+		memcpy(m->ctx, base->ctx, base->nctx * sizeof *m->ctx);
+}
+
+static void view_contexts(struct model *m, const struct model *base, const struct model_view *v)
+{
+	struct view_build b = {.cap = 0};
+	htab_init(&b.tab, base->nctx);
+	if (v->thread != MODEL_NONE) {
+		const struct ccp_thread *th = &base->prof->threads[v->thread];
+		for (uint32_t i = 0; i < th->ncontexts; i++) {
+			const struct ccp_context *c = &th->contexts[i];
+			view_add(m, &b, v, c->hist, c->len, c->entries, c->recursive, c->time, 1);
+		}
+	} else {
+		for (uint32_t k = 0; k < base->nctx; k++) {
+			const struct model_ctx *c = &base->ctx[k];
+			view_add(m, &b, v, c->hist, c->len, c->entries, c->recursive, c->time,
+				 c->threads);
+		}
+	}
+	htab_free(&b.tab);
+	free(b.buf);
+}
+
+void model_view_build(struct model *m, const struct model *base, const struct model_view *v,
+		      unsigned passes)
+{
+	view_init(m, base, v);
+	if (!v || (!v->focus && !v->selected && v->thread == MODEL_NONE))
+		view_copy(m, base);
+	else
+		view_contexts(m, base, v);
+	view_totals(m);
+	if (passes & MODEL_FLAT)
+		model_flat(m);
+	if (passes & MODEL_ARCS)
+		model_arcs(m);
+	if (passes & MODEL_TREE)
+		model_tree(m);
+	if (passes & MODEL_CONTEXTS)
+		model_contexts(m);
+}

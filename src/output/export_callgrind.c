@@ -1,0 +1,325 @@
+/*
+ * export_callgrind.c - the call graph in callgrind's profile format
+ * (FORMATS.md §4), for callgrind_annotate and KCachegrind.
+ *
+ * Events: the time in the profile's own ticks (nanoseconds of CPU or wall
+ * time, or TSC cycles), so every figure is exact, and calls.  Per cost
+ * centre (DESIGN.md §3):
+ *
+ *   fn=F            self(F) and calls(F) as its self costs
+ *   calls=N         arc calls(A→F), in the caller A's block
+ *   next line       the arc's inclusive cost: time self_in + child_in,
+ *                   calls Σ E+R by the same rule as the time
+ *
+ * Why the _in times: callgrind_annotate --inclusive=yes (and KCachegrind)
+ * take a called function's inclusive cost to be the sum of the costs on
+ * the calls into it.  A context charges its time to the incoming arc of
+ * each marked entry (the pair with the entry before it, or the thread's
+ * start for the first), once per function, so the arcs into F add up to
+ * inherited(F) exactly, also under mutual recursion (re-entry is not
+ * counted twice).  The start of a thread is the function "<root>", which
+ * calls each thread root (the model's spontaneous arcs) and holds the
+ * time outside every cost centre as its self cost, so the totals are
+ * ccprof's total.  A recursive arc F→F carries its calls and no cost.
+ *
+ * Positions are source lines where known, else 0; the call site is
+ * unknown, so a call's cost line is at the caller's line.  Name
+ * compression: each object, file and function is defined once, on first
+ * use.  `events:` is the last header line, as callgrind_annotate
+ * requires.
+ */
+#include "output/export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/xalloc.h"
+#include "output/escape.h"
+#include "output/names.h"
+#include "output/ob.h"
+
+/* A name space of compressed names (files or objects): ids from 1 in
+ * order of first use, each defined once, at its first reference. */
+struct cg_names {
+	struct export_strtab tab; /* id - 1 -> name */
+	unsigned char *done;      /* per id: defined already */
+};
+
+struct cg {
+	struct ob *o;
+	const struct model *m;
+	struct names names;     /* escape_line */
+	struct cg_names files, objects;
+	uint32_t *file_of;      /* cc -> file id; [nfns] the root's */
+	uint32_t *object_of;    /* cc -> object id; [nfns] the root's */
+	unsigned char *fn_done; /* function names defined already */
+	uint64_t *arc_calls;    /* inclusive calls per arc */
+};
+
+/* ---- files and objects --------------------------------------------------- */
+
+/*
+ * A cost centre's object is its module (the program for a region); its
+ * file the source file when known, else the object's base name.
+ * callgrind_annotate strips the current directory from fl= names but not
+ * from cfi= names, so a full path under it would make a function appear
+ * twice; a base name never starts with it, and cfi= is written only for
+ * calls across files.
+ */
+static const char *cg_object(const struct model *m, uint32_t cc)
+{
+	const char *mod = cc == MODEL_NONE ? "" : export_module_path(m, cc);
+	if (*mod)
+		return mod;
+	return m->prof->program && m->prof->program[0] ? m->prof->program : "???";
+}
+
+static const char *cg_file(const struct model *m, uint32_t cc)
+{
+	if (cc != MODEL_NONE && m->prof->ccs[cc].file && m->prof->ccs[cc].file[0])
+		return m->prof->ccs[cc].file;
+	return export_basename(cg_object(m, cc));
+}
+
+static uint32_t cg_names_add(struct cg_names *n, const char *name)
+{
+	return export_strtab_add(&n->tab, name) + 1;
+}
+
+static void cg_files(struct cg *g)
+{
+	const struct model *m = g->m;
+	export_strtab_init(&g->files.tab);
+	export_strtab_init(&g->objects.tab);
+	g->file_of = xcalloc((size_t)m->nfns + 1, sizeof *g->file_of);
+	g->object_of = xcalloc((size_t)m->nfns + 1, sizeof *g->object_of);
+	for (uint32_t cc = 0; cc <= m->nfns; cc++) {
+		uint32_t c = cc == m->nfns ? MODEL_NONE : cc;
+		if (c != MODEL_NONE && !m->fns[c].seen)
+			continue;
+		g->object_of[cc] = cg_names_add(&g->objects, cg_object(m, c));
+		g->file_of[cc] = cg_names_add(&g->files, cg_file(m, c));
+	}
+	g->files.done = xcalloc(g->files.tab.n + 1, 1);
+	g->objects.done = xcalloc(g->objects.tab.n + 1, 1);
+	g->fn_done = xcalloc((size_t)m->nfns + 2, 1);
+}
+
+/* "KEY=(id)" and, the first time, " name". */
+static void cg_ref(struct cg *g, const char *key, struct cg_names *n, uint32_t id)
+{
+	ob_puts(g->o, key);
+	ob_putc(g->o, '(');
+	ob_u64(g->o, id, 0);
+	ob_putc(g->o, ')');
+	if (!n->done[id]) {
+		n->done[id] = 1;
+		ob_putc(g->o, ' ');
+		escape_puts(g->o, &escape_line, n->tab.s[id - 1]);
+	}
+	ob_putc(g->o, '\n');
+}
+
+/* Function ids: cost centre + 1; the root pseudo-function is nfns + 1. */
+static void cg_fn_ref(struct cg *g, uint32_t cc)
+{
+	uint32_t id = cc == MODEL_NONE ? g->m->nfns + 1 : cc + 1;
+	ob_putc(g->o, '(');
+	ob_u64(g->o, id, 0);
+	ob_putc(g->o, ')');
+	if (!g->fn_done[id]) {
+		g->fn_done[id] = 1;
+		ob_putc(g->o, ' ');
+		if (cc == MODEL_NONE)
+			ob_puts(g->o, EXPORT_ROOT_NAME);
+		else
+			names_put(g->o, &g->names, cc);
+	}
+	ob_putc(g->o, '\n');
+}
+
+/* ---- inclusive calls per arc ---------------------------------------------- */
+
+/* The arc-time rule of DESIGN.md §3 with E+R for T: each marked entry
+ * charges its incoming arc (from MODEL_NONE for the first entry). */
+static void cg_arc_calls(struct cg *g)
+{
+	const struct model *m = g->m;
+	g->arc_calls = xcalloc(m->narcs ? m->narcs : 1, sizeof *g->arc_calls);
+	for (uint32_t k = 0; k < m->nctx; k++) {
+		const struct model_ctx *c = &m->ctx[k];
+		uint64_t calls = c->entries + c->recursive;
+		if (!calls)
+			continue;
+		for (uint32_t i = 0; i < c->len; i++) {
+			if (!CCP_ENTRY_MARKED(c->hist[i]))
+				continue;
+			uint32_t caller = i ? CCP_ENTRY_CC(c->hist[i - 1]) : MODEL_NONE;
+			const struct model_arc *a =
+				model_find_arc(m, caller, CCP_ENTRY_CC(c->hist[i]));
+			if (a)
+				g->arc_calls[a - m->arcs] += calls;
+		}
+	}
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* The time event: named after its unit, with a long name after ':'. */
+static const char *cg_event(const struct ccp_profile *p)
+{
+	if (p->clock == CCP_CLOCK_CYCLES)
+		return "cycles : time-stamp counter cycles";
+	if (p->ticks_per_sec != 1000000000u)
+		return "ticks : time (clock ticks, see ccprof info)";
+	return p->clock == CCP_CLOCK_WALL ? "wall_ns : wall-clock time (ns)"
+					  : "cpu_ns : CPU time (ns)";
+}
+
+static void cg_header(struct cg *g)
+{
+	struct ob *o = g->o;
+	const struct ccp_profile *p = g->m->prof;
+	const char *event = cg_event(p);
+	ob_puts(o, "# callgrind format\nversion: 1\ncreator: ccprof " CCPROF_VERSION "\npid: ");
+	ob_u64(o, p->pid, 0);
+	ob_puts(o, "\ncmd: ");
+	if (p->argc == 0)
+		escape_puts(o, &escape_line, export_program(g->m));
+	for (uint32_t i = 0; i < p->argc; i++) {
+		if (i)
+			ob_putc(o, ' ');
+		escape_puts(o, &escape_line, p->argv[i]);
+	}
+	ob_puts(o, "\npart: 1\npositions: line\nevent: ");
+	ob_puts(o, event);
+	ob_puts(o, "\nevent: calls : calls (entries)\nevents: ");
+	ob_write(o, event, strcspn(event, " "));
+	ob_puts(o, " calls\nsummary: ");
+	ob_u64(o, g->m->total_time, 0);
+	ob_putc(o, ' ');
+	ob_u64(o, g->m->total_calls, 0);
+	ob_puts(o, "\n\n");
+}
+
+/* The position the body is at: the current ob= and fl=. */
+struct cg_pos {
+	uint32_t object, file;
+};
+
+/* ob= and fl= for a function (index nfns: the root), when they change. */
+static void cg_move(struct cg *g, struct cg_pos *pos, uint32_t idx)
+{
+	if (g->object_of[idx] != pos->object) {
+		pos->object = g->object_of[idx];
+		cg_ref(g, "ob=", &g->objects, pos->object);
+	}
+	if (g->file_of[idx] != pos->file) {
+		pos->file = g->file_of[idx];
+		cg_ref(g, "fl=", &g->files, pos->file);
+	}
+}
+
+/* A call of arc k from the current function, at the caller's line. */
+static void cg_call(struct cg *g, const struct cg_pos *pos, uint32_t k, uint32_t line)
+{
+	struct ob *o = g->o;
+	const struct model *m = g->m;
+	const struct model_arc *a = &m->arcs[k];
+	uint32_t callee = a->callee;
+	if (g->object_of[callee] != pos->object)
+		cg_ref(g, "cob=", &g->objects, g->object_of[callee]);
+	if (g->file_of[callee] != pos->file)
+		cg_ref(g, "cfi=", &g->files, g->file_of[callee]);
+	ob_puts(o, "cfn=");
+	cg_fn_ref(g, callee);
+	ob_puts(o, "calls=");
+	ob_u64(o, a->calls, 0);
+	ob_putc(o, ' ');
+	ob_u64(o, m->prof->ccs[callee].line, 0);
+	ob_putc(o, '\n');
+	/* the very next line: the inclusive cost */
+	ob_u64(o, line, 0);
+	ob_putc(o, ' ');
+	ob_u64(o, a->self_in + a->child_in, 0);
+	ob_putc(o, ' ');
+	ob_u64(o, g->arc_calls[k], 0);
+	ob_putc(o, '\n');
+}
+
+static void cg_function(struct cg *g, uint32_t cc, struct cg_pos *pos)
+{
+	struct ob *o = g->o;
+	const struct model *m = g->m;
+	const struct model_fn *fn = &m->fns[cc];
+	uint32_t line = m->prof->ccs[cc].line;
+
+	cg_move(g, pos, cc);
+	ob_puts(o, "fn=");
+	cg_fn_ref(g, cc);
+	ob_u64(o, line, 0);
+	ob_putc(o, ' ');
+	ob_u64(o, fn->self, 0);
+	ob_putc(o, ' ');
+	ob_u64(o, fn->calls, 0);
+	ob_putc(o, '\n');
+	for (uint32_t i = m->out_start[cc]; i < m->out_start[cc + 1]; i++)
+		cg_call(g, pos, m->out[i], line);
+	ob_putc(o, '\n');
+}
+
+/* "<root>": the time outside every cost centre, and the thread roots. */
+static void cg_root(struct cg *g, struct cg_pos *pos)
+{
+	struct ob *o = g->o;
+	const struct model *m = g->m;
+	cg_move(g, pos, m->nfns);
+	ob_puts(o, "fn=");
+	cg_fn_ref(g, MODEL_NONE);
+	ob_puts(o, "0 ");
+	ob_u64(o, m->root_time, 0);
+	ob_puts(o, " 0\n");
+	for (uint32_t k = 0; k < m->narcs; k++)
+		if (m->arcs[k].caller == MODEL_NONE)
+			cg_call(g, pos, k, 0);
+	ob_putc(o, '\n');
+}
+
+int export_callgrind(FILE *f, const struct export_input *in, const struct export_opts *opts)
+{
+	(void)opts;
+	const struct model *m = in->m;
+	struct cg *g = xcalloc(1, sizeof *g);
+	struct ob *o = xmalloc(sizeof *o);
+	ob_init(o, f);
+	g->o = o;
+	g->m = m;
+	names_init(&g->names, m, &escape_line, 0);
+	cg_files(g);
+	cg_arc_calls(g);
+
+	cg_header(g);
+	struct cg_pos pos = {0, 0};
+	for (uint32_t i = 0; i < m->nlisted; i++)
+		cg_function(g, m->by_self[i], &pos);
+	cg_root(g, &pos);
+	ob_puts(o, "totals: ");
+	ob_u64(o, m->total_time, 0);
+	ob_putc(o, ' ');
+	ob_u64(o, m->total_calls, 0);
+	ob_putc(o, '\n');
+	ob_flush(o);
+
+	names_free(&g->names);
+	free(g->file_of);
+	free(g->object_of);
+	export_strtab_free(&g->files.tab);
+	export_strtab_free(&g->objects.tab);
+	free(g->files.done);
+	free(g->objects.done);
+	free(g->fn_done);
+	free(g->arc_calls);
+	free(o);
+	free(g);
+	return ferror(f) ? -1 : 0;
+}

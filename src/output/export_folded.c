@@ -1,0 +1,119 @@
+/*
+ * export_folded.c - folded ("collapsed") stacks (FORMATS.md §5), the
+ * input of flamegraph.pl, inferno and speedscope:
+ *
+ *     main;parse;lex 20000
+ *
+ * One line per compressed stack with individual time, root first, the
+ * count in integer microseconds (export_scale: the counts add up to
+ * ccprof's total rounded to a microsecond).  Stacks whose share rounds
+ * to 0 are left out.  Time outside every cost centre is the stack
+ * "<root>".  With --threads each line starts with a frame for its thread,
+ * "name [tid]", from the thread's own stack tree.
+ *
+ * Names: ';' would split a frame, so it is written as U+FF1B (escape.h);
+ * a name ending in " <digits>" would read as a second count to
+ * flamegraph.pl, so that space becomes U+00A0.
+ */
+#include "output/export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/xalloc.h"
+#include "output/escape.h"
+#include "output/ob.h"
+
+#define NBSP "\xc2\xa0"
+
+struct folded {
+	struct ob *o;
+	const struct model *m;
+	char **name;           /* escaped frame per cost centre */
+	const char *thread;    /* escaped thread frame, or NULL */
+	struct export_scale us;
+};
+
+/* s escaped for a frame, in a new string. */
+static char *frame_of(const char *s)
+{
+	size_t len = strlen(s);
+	char *e = xmalloc(ESCAPE_MAX(len) + 2);
+	size_t n = escape_mem(e, &escape_folded, s, len);
+	e[n] = '\0';
+	size_t d = n;
+	while (d > 0 && e[d - 1] >= '0' && e[d - 1] <= '9')
+		d--;
+	if (d < n && d > 0 && e[d - 1] == ' ') {
+		memmove(e + d + 1, e + d, n - d + 1); /* ' ' (1 byte) -> NBSP (2) */
+		memcpy(e + d - 1, NBSP, 2);
+	}
+	return e;
+}
+
+static void folded_line(void *arg, const struct model_node *x, const uint32_t *path,
+			uint32_t depth, int leaving)
+{
+	struct folded *fo = arg;
+	if (leaving || !x->individual)
+		return;
+	uint64_t us = export_scale(&fo->us, x->individual);
+	if (!us)
+		return;
+	struct ob *o = fo->o;
+	if (fo->thread) {
+		ob_puts(o, fo->thread);
+		ob_putc(o, ';');
+	}
+	if (depth == 0)
+		ob_puts(o, EXPORT_ROOT_NAME);
+	for (uint32_t i = 0; i < depth; i++) {
+		if (i)
+			ob_putc(o, ';');
+		ob_puts(o, path[i] == EXPORT_HIDDEN ? EXPORT_HIDDEN_NAME : fo->name[path[i]]);
+	}
+	ob_putc(o, ' ');
+	ob_u64(o, us, 0);
+	ob_putc(o, '\n');
+}
+
+/* Names of m's cost centres; a thread's model has the same ones. */
+static char **folded_names(const struct model *m)
+{
+	char **name = xnmalloc(m->nfns ? m->nfns : 1, sizeof *name);
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		name[cc] = frame_of(m->fns[cc].name);
+	return name;
+}
+
+int export_folded(FILE *f, const struct export_input *in, const struct export_opts *opts)
+{
+	struct folded fo = {.m = in->m};
+	struct ob *o = xmalloc(sizeof *o);
+	ob_init(o, f);
+	fo.o = o;
+	fo.name = folded_names(in->m);
+	export_scale_init(&fo.us, 1000000u, in->m->prof->ticks_per_sec);
+	if (!opts->threads) {
+		export_walk_tree(in->m, folded_line, &fo);
+	} else {
+		for (uint32_t t = 0; t < in->nthreads; t++) {
+			const struct export_thread *th = &in->threads[t];
+			char label[64 + 32];
+			snprintf(label, sizeof label, "%.64s [%llu]",
+				 th->name && th->name[0] ? th->name : "thread",
+				 (unsigned long long)th->tid);
+			char *frame = frame_of(label);
+			fo.thread = frame;
+			fo.m = th->m;
+			export_walk_tree(th->m, folded_line, &fo);
+			free(frame);
+		}
+	}
+	ob_flush(o);
+	for (uint32_t cc = 0; cc < in->m->nfns; cc++)
+		free(fo.name[cc]);
+	free(fo.name);
+	free(o);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,198 @@
+/*
+ * export_pprof.c - pprof's profile.proto, gzip-compressed (FORMATS.md §7;
+ * https://github.com/google/pprof/blob/main/proto/profile.proto).
+ *
+ * Mapping (docs/exports.md):
+ *   sample_type   [cpu|wall|time nanoseconds, calls count]; the time one
+ *                 is the default
+ *   sample        one per compressed stack with time or entries:
+ *                 location_id leaf first, values [individual time in ns,
+ *                 entries Σ E+R]; with --threads, per thread from its own
+ *                 stack tree, labelled thread = "name [tid]"
+ *   function      one per cost centre (id = ccprof id + 1), file = source
+ *                 file when known, else the object file
+ *   location      one per function, same id, one line (no addresses: a
+ *                 ccprof profile has cost centres, not instructions)
+ *   "<root>"      a function for time outside every cost centre
+ *
+ * Nanoseconds are rounded by export_scale, so the samples add up to
+ * ccprof's total (exact for the cpu and wall clocks, whose ticks are ns).
+ * No mappings: pprof makes one up.  The message is built in memory
+ * (pbuf.h) and written as gzip with stored blocks (gzip.h).
+ */
+#include "output/export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/xalloc.h"
+#include "output/escape.h"
+#include "output/gzip.h"
+#include "output/pbuf.h"
+
+/* Field numbers of profile.proto (FORMATS.md §7.1). */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+	LABEL_KEY = 1, LABEL_STR = 2,
+	LOCATION_ID = 1, LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
+};
+
+struct pp {
+	struct pbuf b;
+	const struct model *m;
+	struct export_strtab str;
+	struct export_scale ns;
+	uint32_t root_id;     /* function/location id of "<root>"; +1 "(hidden)" */
+	int64_t label_key;    /* "thread", or -1 */
+	int64_t label_str;
+};
+
+static void pp_value_type(struct pp *p, uint32_t field, const char *type, const char *unit)
+{
+	size_t mk = pb_begin(&p->b, field);
+	pb_uint(&p->b, VALUETYPE_TYPE, export_strtab_add(&p->str, type));
+	pb_uint(&p->b, VALUETYPE_UNIT, export_strtab_add(&p->str, unit));
+	pb_end(&p->b, mk);
+}
+
+/* Location ids: cost centre + 1, the root nfns + 1 (ids are non-zero). */
+static void pp_sample(void *arg, const struct model_node *x, const uint32_t *path, uint32_t depth,
+		      int leaving)
+{
+	struct pp *p = arg;
+	if (leaving || (!x->individual && !x->entries))
+		return;
+	uint64_t ns = export_scale(&p->ns, x->individual);
+	if (!ns && !x->entries)
+		return;
+	struct pbuf *b = &p->b;
+	size_t mk = pb_begin(b, PROFILE_SAMPLE);
+	size_t ids = pb_begin(b, SAMPLE_LOCATION_ID); /* packed, leaf first */
+	if (depth == 0)
+		pb_varint(b, p->root_id);
+	for (uint32_t i = depth; i-- > 0;)
+		pb_varint(b, path[i] == EXPORT_HIDDEN ? p->root_id + 1 : (uint64_t)path[i] + 1);
+	pb_end(b, ids);
+	size_t vals = pb_begin(b, SAMPLE_VALUE);
+	pb_varint(b, ns);
+	pb_varint(b, x->entries);
+	pb_end(b, vals);
+	if (p->label_key >= 0) {
+		size_t lab = pb_begin(b, SAMPLE_LABEL);
+		pb_uint(b, LABEL_KEY, (uint64_t)p->label_key);
+		pb_uint(b, LABEL_STR, (uint64_t)p->label_str);
+		pb_end(b, lab);
+	}
+	pb_end(b, mk);
+}
+
+static void pp_function(struct pp *p, uint64_t id, const char *name, const char *file,
+			uint32_t line)
+{
+	struct pbuf *b = &p->b;
+	uint32_t s = export_strtab_add(&p->str, name);
+	size_t mk = pb_begin(b, PROFILE_LOCATION);
+	pb_uint(b, LOCATION_ID, id);
+	size_t ln = pb_begin(b, LOCATION_LINE);
+	pb_uint(b, LINE_FUNCTION_ID, id);
+	if (line)
+		pb_uint(b, LINE_LINE, line);
+	pb_end(b, ln);
+	pb_end(b, mk);
+	mk = pb_begin(b, PROFILE_FUNCTION);
+	pb_uint(b, FUNCTION_ID, id);
+	pb_uint(b, FUNCTION_NAME, s);
+	pb_uint(b, FUNCTION_SYSTEM_NAME, s);
+	pb_uint(b, FUNCTION_FILENAME, export_strtab_add(&p->str, file));
+	if (line)
+		pb_uint(b, FUNCTION_START_LINE, line);
+	pb_end(b, mk);
+}
+
+static void pp_string_table(struct pp *p)
+{
+	size_t cap = 256;
+	char *tmp = xmalloc(cap);
+	for (uint32_t i = 0; i < p->str.n; i++) {
+		size_t len = strlen(p->str.s[i]);
+		if (ESCAPE_MAX(len) > cap) {
+			cap = ESCAPE_MAX(len);
+			tmp = xrealloc(tmp, cap, 1);
+		}
+		size_t n = escape_mem(tmp, &escape_utf8, p->str.s[i], len);
+		pb_bytes(&p->b, PROFILE_STRING_TABLE, tmp, n);
+	}
+	free(tmp);
+}
+
+static const char *pp_time_type(uint32_t clock)
+{
+	return clock == CCP_CLOCK_CPU ? "cpu" : clock == CCP_CLOCK_WALL ? "wall" : "time";
+}
+
+int export_pprof(FILE *f, const struct export_input *in, const struct export_opts *opts)
+{
+	const struct model *m = in->m;
+	const struct ccp_profile *prof = m->prof;
+	struct pp *p = xcalloc(1, sizeof *p);
+	struct pbuf *b = &p->b;
+	const char *time_type = pp_time_type(prof->clock);
+	uint32_t nlabels = opts->threads ? in->nthreads : 0;
+	char (*labels)[96] = xnmalloc(nlabels ? nlabels : 1, sizeof *labels);
+	static const char comment[] =
+		"ccprof " CCPROF_VERSION ": stacks are compressed (each function at most once)";
+
+	/* Every message below adds the strings it refers to; the table goes
+	 * last, when it is complete (protobuf fields may come in any order). */
+	p->m = m;
+	p->label_key = -1;
+	p->root_id = m->nfns + 1;
+	export_strtab_init(&p->str);
+	export_strtab_add(&p->str, ""); /* string_table[0] must be "" */
+	export_scale_ns(&p->ns, m);
+
+	pp_value_type(p, PROFILE_SAMPLE_TYPE, time_type, "nanoseconds");
+	pp_value_type(p, PROFILE_SAMPLE_TYPE, "calls", "count");
+	if (!opts->threads)
+		export_walk_tree(m, pp_sample, p);
+	for (uint32_t t = 0; t < nlabels; t++) {
+		export_thread_label(&in->threads[t], labels[t], sizeof labels[t]);
+		p->label_key = export_strtab_add(&p->str, "thread");
+		p->label_str = export_strtab_add(&p->str, labels[t]);
+		p->m = in->threads[t].m;
+		export_walk_tree(p->m, pp_sample, p);
+	}
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		if (m->fns[cc].seen)
+			pp_function(p, (uint64_t)cc + 1, m->fns[cc].name, export_file(m, cc),
+				    prof->ccs[cc].line);
+	pp_function(p, p->root_id, EXPORT_ROOT_NAME, prof->program ? prof->program : "", 0);
+	if (m->tree_pruned.hidden)
+		pp_function(p, (uint64_t)p->root_id + 1, EXPORT_HIDDEN_NAME, "", 0);
+	if (prof->start_ns)
+		pb_uint(b, PROFILE_TIME_NANOS, prof->start_ns);
+	if (prof->end_ns > prof->start_ns)
+		pb_uint(b, PROFILE_DURATION_NANOS, prof->end_ns - prof->start_ns);
+	if (prof->clock != CCP_CLOCK_CYCLES && prof->interval_ns) {
+		pp_value_type(p, PROFILE_PERIOD_TYPE, time_type, "nanoseconds");
+		pb_uint(b, PROFILE_PERIOD, prof->interval_ns);
+	}
+	pb_uint(b, PROFILE_COMMENT, export_strtab_add(&p->str, comment));
+	pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, export_strtab_add(&p->str, time_type));
+	pp_string_table(p);
+
+	int r = gzip_write(f, b->p, b->len);
+	pb_free(b);
+	export_strtab_free(&p->str);
+	free(labels);
+	free(p);
+	return r;
+}

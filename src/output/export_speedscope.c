@@ -1,0 +1,168 @@
+/*
+ * export_speedscope.c - speedscope's own file format (FORMATS.md §6,
+ * https://www.speedscope.app/file-format-schema.json).
+ *
+ * One sampled profile: each compressed stack with individual time is a
+ * sample (frame indices, root first) whose weight is that time in
+ * nanoseconds (export_scale: the weights add up to ccprof's total, which
+ * is the profile's endValue).  With --threads, one profile per thread from
+ * its own stack tree, each summing to that thread's time.
+ *
+ * Frames are shared: one per cost centre in some history, then "<root>"
+ * for time outside every cost centre.  A frame's file is the source file
+ * when known, else the object file; line only when known.
+ */
+#include "output/export.h"
+
+#include <stdlib.h>
+
+#include "model/xalloc.h"
+#include "output/json.h"
+#include "output/names.h"
+
+struct ss {
+	struct json j;
+	const struct model *m;  /* the model being written */
+	struct names names;     /* quoted JSON strings */
+	uint32_t *frame;        /* cc -> frame index */
+	uint32_t root_frame;   /* "<root>"; "(hidden)" is the next one */
+	struct export_scale ns;
+	int samples;            /* writing samples (else weights) */
+};
+
+static void ss_frames(struct ss *s)
+{
+	struct json *j = &s->j;
+	const struct model *m = s->m;
+	uint32_t n = 0;
+	s->frame = xnmalloc(m->nfns ? m->nfns : 1, sizeof *s->frame);
+	json_key(j, "shared");
+	json_begin_object(j);
+	json_key(j, "frames");
+	json_begin_array(j);
+	for (uint32_t cc = 0; cc < m->nfns; cc++) {
+		s->frame[cc] = MODEL_NONE;
+		if (!m->fns[cc].seen)
+			continue;
+		s->frame[cc] = n++;
+		const struct ccp_cc *c = &m->prof->ccs[cc];
+		json_newline(j);
+		json_begin_object(j);
+		json_key(j, "name");
+		size_t off = s->names.off[cc];
+		json_raw(j, s->names.pool + off, s->names.off[cc + 1] - off);
+		json_kstring(j, "file", export_file(m, cc));
+		if (c->line)
+			json_kuint(j, "line", c->line);
+		json_end_object(j);
+	}
+	s->root_frame = n;
+	json_newline(j);
+	json_begin_object(j);
+	json_kstring(j, "name", EXPORT_ROOT_NAME);
+	json_end_object(j);
+	json_newline(j);
+	json_begin_object(j);
+	json_kstring(j, "name", EXPORT_HIDDEN_NAME);
+	json_end_object(j);
+	json_end_array(j);
+	json_end_object(j);
+}
+
+/* One sample (or its weight) per stack with time. */
+static void ss_sample(void *arg, const struct model_node *x, const uint32_t *path, uint32_t depth,
+		      int leaving)
+{
+	struct ss *s = arg;
+	if (leaving || !x->individual)
+		return;
+	uint64_t ns = export_scale(&s->ns, x->individual);
+	if (!ns)
+		return;
+	struct json *j = &s->j;
+	if (!s->samples) {
+		json_uint(j, ns);
+		return;
+	}
+	json_newline(j);
+	json_begin_array(j);
+	if (depth == 0)
+		json_uint(j, s->root_frame);
+	for (uint32_t i = 0; i < depth; i++)
+		json_uint(j, path[i] == EXPORT_HIDDEN ? s->root_frame + 1 : s->frame[path[i]]);
+	json_end_array(j);
+}
+
+static void ss_profile(struct ss *s, const struct model *m, const char *name)
+{
+	struct json *j = &s->j;
+	s->m = m;
+	json_newline(j);
+	json_begin_object(j);
+	json_kstring(j, "type", "sampled");
+	json_kstring(j, "name", name);
+	json_kstring(j, "unit", "nanoseconds");
+	json_kuint(j, "startValue", 0);
+	json_kuint(j, "endValue", export_scale_one(m->total_time, 1000000000u,
+						   m->prof->ticks_per_sec));
+	/* Two walks over the same tree give the samples and their weights in
+	 * the same order. */
+	json_key(j, "samples");
+	json_begin_array(j);
+	s->samples = 1;
+	export_scale_ns(&s->ns, m);
+	export_walk_tree(m, ss_sample, s);
+	json_end_array(j);
+	json_newline(j);
+	json_key(j, "weights");
+	json_begin_array(j);
+	s->samples = 0;
+	export_scale_ns(&s->ns, m);
+	export_walk_tree(m, ss_sample, s);
+	json_end_array(j);
+	json_end_object(j);
+}
+
+int export_speedscope(FILE *f, const struct export_input *in, const struct export_opts *opts)
+{
+	const struct model *m = in->m;
+	struct ob *o = xmalloc(sizeof *o);
+	struct ss *s = xcalloc(1, sizeof *s);
+	ob_init(o, f);
+	json_init(&s->j, o);
+	s->m = m;
+	names_init(&s->names, m, &escape_json, 1);
+
+	struct json *j = &s->j;
+	json_begin_object(j);
+	json_kstring(j, "$schema", "https://www.speedscope.app/file-format-schema.json");
+	json_kstring(j, "name", export_program(m));
+	json_kstring(j, "exporter", "ccprof " CCPROF_VERSION);
+	json_kuint(j, "activeProfileIndex", 0);
+	json_newline(j);
+	ss_frames(s);
+	json_newline(j);
+	json_key(j, "profiles");
+	json_begin_array(j);
+	if (!opts->threads) {
+		ss_profile(s, m, export_program(m));
+	} else {
+		for (uint32_t t = 0; t < in->nthreads; t++) {
+			const struct export_thread *th = &in->threads[t];
+			char label[128];
+			snprintf(label, sizeof label, "%.64s [%llu]",
+				 th->name && th->name[0] ? th->name : "thread",
+				 (unsigned long long)th->tid);
+			ss_profile(s, th->m, label);
+		}
+	}
+	json_end_array(j);
+	json_end_object(j);
+	ob_putc(o, '\n');
+	ob_flush(o);
+	names_free(&s->names);
+	free(s->frame);
+	free(s);
+	free(o);
+	return ferror(f) ? -1 : 0;
+}

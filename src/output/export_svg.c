@@ -1,0 +1,201 @@
+/*
+ * export_svg.c - a flame graph of the stack tree, drawn by ccprof: one
+ * self-contained SVG file (no script, no external reference) that any
+ * browser or image viewer shows.
+ *
+ * Each compressed stack is a box as wide as its inherited time, on top of
+ * its parent's (--inverted: below, an icicle graph), children from the
+ * left in the model's order (most time first).  The bottom box "all" is
+ * the whole run; time outside every cost centre is its part not covered.
+ * Boxes narrower than 0.1 px are left out.  Hovering shows the <title>:
+ * name, exact inherited and individual seconds with percentages, and
+ * entries.  Labels are cut to the box (by characters, never inside one)
+ * and every name goes through escape_xml.
+ *
+ * Colours are flamegraph.pl's "hot" palette, chosen by a hash of the
+ * name, so a function has the same colour everywhere.
+ */
+#include "output/export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/xalloc.h"
+#include "output/escape.h"
+#include "output/ob.h"
+#include "output/report.h"
+
+#define SVG_WIDTH 1200
+#define SVG_PAD 10
+#define SVG_HEADER 56
+#define SVG_FOOTER 10
+#define FRAME_H 16
+#define FONT_SIZE 12
+#define CHAR_W (FONT_SIZE * 0.59) /* average glyph width of Verdana */
+#define MIN_W 0.1
+
+struct svg {
+	struct ob *o;
+	const struct model *m;
+	double scale;        /* px per tick */
+	uint32_t depth_max;  /* deepest drawn box */
+	int inverted;
+	uint64_t *cum;       /* per depth: ticks to the left of the next box */
+	uint32_t cap;
+};
+
+static double box_width(const struct svg *s, uint64_t ticks)
+{
+	return (double)ticks * s->scale;
+}
+
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+/* The label: as many characters as fit in w px, ".." when cut. */
+static void svg_label(struct ob *o, const char *name, double w)
+{
+	size_t fit = (size_t)((w - 6) / CHAR_W), len = strlen(name), i = 0, chars = 0;
+	if (w < 3 * CHAR_W)
+		return;
+	while (i < len && chars < fit) {
+		size_t n = escape_utf8_len((const unsigned char *)name + i, len - i);
+		i += n ? n : 1;
+		chars++;
+	}
+	if (i >= len) {
+		escape_write(o, &escape_xml, name, len);
+		return;
+	}
+	/* Cut: room for ".." too. */
+	size_t keep = 0;
+	chars = 0;
+	while (keep < len && chars + 2 < fit) {
+		size_t n = escape_utf8_len((const unsigned char *)name + keep, len - keep);
+		keep += n ? n : 1;
+		chars++;
+	}
+	escape_write(o, &escape_xml, name, keep);
+	ob_puts(o, "..");
+}
+
+static void svg_box(struct svg *s, const struct model_node *x, const char *name, double px,
+		    uint32_t depth)
+{
+	struct ob *o = s->o;
+	const struct model *m = s->m;
+	uint64_t tps = m->prof->ticks_per_sec;
+	double w = box_width(s, x->inherited);
+	uint32_t row = s->inverted ? depth : s->depth_max - depth;
+	double y = SVG_HEADER + (double)row * FRAME_H;
+	uint32_t h = name_hash(name);
+	unsigned r = 205 + (h & 0xff) * 50 / 255, g = ((h >> 8) & 0xff) * 230 / 255,
+		 b = ((h >> 16) & 0xff) * 55 / 255;
+
+	ob_puts(o, "<g><title>");
+	escape_puts(o, &escape_xml, name);
+	ob_puts(o, "\ninherited ");
+	ob_decimal(o, x->inherited, tps);
+	ob_puts(o, " s (");
+	ob_ratio(o, x->inherited, m->total_time, 2, 2, 0);
+	ob_puts(o, "%)\nindividual ");
+	ob_decimal(o, x->individual, tps);
+	ob_puts(o, " s (");
+	ob_ratio(o, x->individual, m->total_time, 2, 2, 0);
+	ob_puts(o, "%)\nentries ");
+	ob_u64(o, x->entries, 0);
+	ob_printf(o, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
+		     "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
+		  px, y, w, FRAME_H - 1, r, g, b);
+	if (w >= 3 * CHAR_W) {
+		ob_printf(o, "<text x=\"%.2f\" y=\"%.1f\">", px + 3, y + FRAME_H - 4.5);
+		svg_label(o, name, w);
+		ob_puts(o, "</text>");
+	}
+	ob_puts(o, "</g>\n");
+}
+
+static void svg_visit(void *arg, const struct model_node *x, const uint32_t *path, uint32_t depth,
+		      int leaving)
+{
+	struct svg *s = arg;
+	if (leaving)
+		return;
+	if (depth + 1 >= s->cap) {
+		s->cap = 2 * (depth + 1);
+		s->cum = xrealloc(s->cum, s->cap, sizeof *s->cum);
+	}
+	uint64_t left = depth ? s->cum[depth] : 0;
+	s->cum[depth] = left + x->inherited; /* the next sibling starts here */
+	s->cum[depth + 1] = left;            /* the first child starts here */
+	if (box_width(s, x->inherited) < MIN_W && depth > 0)
+		return;
+	const char *name = depth ? export_path_name(s->m, path[depth - 1]) : "all";
+	svg_box(s, x, name, SVG_PAD + box_width(s, left), depth);
+}
+
+/* The deepest box drawn: pruned nodes are not, their stand-ins are. */
+static uint32_t svg_depth(const struct svg *s)
+{
+	const struct model *m = s->m;
+	const uint8_t *hidden = m->tree_pruned.hidden;
+	uint32_t d = 0;
+	for (uint32_t k = 0; k < m->nnodes; k++) {
+		const struct model_node *x = &m->nodes[k];
+		if (hidden && hidden[k])
+			continue;
+		if (x->depth > d && box_width(s, x->inherited) >= MIN_W)
+			d = x->depth;
+		if (hidden && m->tree_pruned.rest[k].count && x->depth + 1 > d &&
+		    box_width(s, m->tree_pruned.rest[k].time) >= MIN_W)
+			d = x->depth + 1;
+	}
+	return d;
+}
+
+int export_svg(FILE *f, const struct export_input *in, const struct export_opts *opts)
+{
+	const struct model *m = in->m;
+	struct svg *s = xcalloc(1, sizeof *s);
+	struct ob *o = xmalloc(sizeof *o);
+	ob_init(o, f);
+	s->o = o;
+	s->m = m;
+	s->inverted = opts->inverted;
+	s->scale = m->total_time ? (SVG_WIDTH - 2.0 * SVG_PAD) / (double)m->total_time : 0;
+	s->depth_max = svg_depth(s);
+	unsigned height = SVG_HEADER + (s->depth_max + 1) * FRAME_H + SVG_FOOTER;
+
+	ob_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		     "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
+		     "height=\"%u\" viewBox=\"0 0 %d %u\">\n",
+		  SVG_WIDTH, height, SVG_WIDTH, height);
+	ob_printf(o, "<style>text{font-family:Verdana,sans-serif;font-size:%dpx;fill:#000}"
+		     "g:hover rect{stroke:#000;stroke-width:0.5}"
+		     ".h{font-size:17px;text-anchor:middle}.i{fill:#444}</style>\n",
+		  FONT_SIZE);
+	ob_printf(o, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
+		     "<text class=\"h\" x=\"%d\" y=\"24\">%s: ",
+		  SVG_WIDTH / 2, opts->inverted ? "Icicle graph" : "Flame graph");
+	escape_puts(o, &escape_xml, export_program(m));
+	ob_printf(o, "</text>\n<text class=\"i\" x=\"%d\" y=\"44\">total ", SVG_PAD);
+	ob_decimal(o, m->total_time, m->prof->ticks_per_sec);
+	ob_puts(o, " s (");
+	ob_puts(o, report_clock_name(m->prof->clock));
+	ob_puts(o, "), ");
+	ob_u64(o, m->total_calls, 0);
+	ob_puts(o, " calls. Stacks are compressed (a function appears once per stack, at its "
+		   "most recent entry); hover for exact figures.</text>\n");
+	export_walk_tree(m, svg_visit, s);
+	ob_puts(o, "</svg>\n");
+	ob_flush(o);
+	free(s->cum);
+	free(s);
+	free(o);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * jrep.h - what the JSON report writers share (report_json.c,
+ * views_json.c): the writer's state and its small helpers.
+ */
+#ifndef CCPROF_OUTPUT_JREP_H
+#define CCPROF_OUTPUT_JREP_H
+
+#include <stdint.h>
+
+#include "model/model.h"
+#include "output/json.h"
+#include "output/names.h"
+
+struct jrep {
+	struct json j;
+	const struct model *m;
+	struct names names; /* quoted JSON strings */
+	uint64_t tps;
+};
+
+/* "key": the name of cc, "<root>" for MODEL_NONE, "…" for MODEL_GAP. */
+void jr_name(struct jrep *r, const char *key, uint32_t cc);
+void jr_secs(struct jrep *r, const char *key, uint64_t ticks);
+/* "key": the id of cc, or null for MODEL_NONE and MODEL_GAP. */
+void jr_id(struct jrep *r, const char *key, uint32_t cc);
+
+/* "functions": the flat profile of r->m (report_json.c). */
+void jr_functions(struct jrep *r);
+
+/* The views' members of the top-level object (views_json.c), each
+ * present when its pass ran; "view" when the model is a view. */
+void jr_view(struct jrep *r);
+void jr_hot(struct jrep *r);
+void jr_callers(struct jrep *r);
+void jr_around(struct jrep *r);
+void jr_cycles(struct jrep *r);
+void jr_threads(struct jrep *r);
+/* A tree of model_nodes with its pruning, as nested objects. */
+void jr_node_tree(struct jrep *r, const struct model_node *nodes, const struct model_pruned *pr,
+		  const uint64_t *calls);
+
+#endif

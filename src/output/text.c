@@ -1,0 +1,144 @@
+/*
+ * text.c - helpers shared by the text writers (see text.h).
+ */
+#include "output/text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/xalloc.h"
+#include "output/escape.h"
+
+void text_begin(struct text *t, FILE *f, const struct model *m)
+{
+	*t = (struct text){
+		.o = xmalloc(sizeof *t->o),
+		.m = m,
+		.tps = m->prof->ticks_per_sec,
+		/* sampling clocks resolve milliseconds at best; cycles finer */
+		.prec = m->prof->clock == CCP_CLOCK_CYCLES ? 6 : 3,
+	};
+	ob_init(t->o, f);
+	names_init(&t->names, m, &escape_text, 0);
+}
+
+int text_end(struct text *t, FILE *f)
+{
+	ob_flush(t->o);
+	names_free(&t->names);
+	free(t->o);
+	return ferror(f) ? -1 : 0;
+}
+
+int text_max(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+int text_udigits(uint64_t v)
+{
+	int n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+void text_secs(const struct text *t, uint64_t ticks, int width)
+{
+	ob_ratio(t->o, ticks, t->tps, 0, t->prec, width);
+}
+
+void text_pct(const struct text *t, uint64_t ticks)
+{
+	ob_ratio(t->o, ticks, t->m->total_time, 2, 1, 6);
+}
+
+int text_secs_width(const struct text *t, uint64_t max_ticks, const char *heading)
+{
+	return text_max(ob_ratio_len(max_ticks, t->tps, 0, t->prec), (int)strlen(heading));
+}
+
+size_t text_name_width(const struct text *t, uint32_t cc)
+{
+	if (cc == MODEL_GAP)
+		return 1;
+	if (cc == MODEL_NONE)
+		return strlen("<root>");
+	return t->names.width[cc];
+}
+
+void text_name(const struct text *t, uint32_t cc, size_t indent, size_t w)
+{
+	ob_spaces(t->o, indent);
+	if (cc == MODEL_GAP)
+		ob_puts(t->o, TEXT_ELLIPSIS);
+	else if (cc == MODEL_NONE)
+		ob_puts(t->o, "<root>");
+	else
+		names_put(t->o, &t->names, cc);
+	size_t used = indent + text_name_width(t, cc);
+	ob_spaces(t->o, used < w ? w - used + 1 : 1);
+}
+
+void text_label(const struct text *t, const char *label, size_t indent, size_t w)
+{
+	ob_spaces(t->o, indent);
+	ob_puts(t->o, label);
+	size_t used = indent + strlen(label);
+	ob_spaces(t->o, used < w ? w - used + 1 : 1);
+}
+
+size_t text_name_col(size_t widest, const char *heading)
+{
+	size_t w = widest < TEXT_NAME_COL_MAX ? widest : TEXT_NAME_COL_MAX;
+	return w > strlen(heading) ? w : strlen(heading);
+}
+
+static size_t hidden_label(const struct model_hidden *h, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "(%lu hidden)", (unsigned long)h->count);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static size_t indent_of(uint32_t depth)
+{
+	return depth < TEXT_INDENT_MAX ? depth : TEXT_INDENT_MAX;
+}
+
+void text_hidden(const struct text *t, const struct model_hidden *h, uint32_t depth, size_t w)
+{
+	char label[48];
+	hidden_label(h, label, sizeof label);
+	text_label(t, label, indent_of(depth), w);
+}
+
+size_t text_hidden_width(const struct model_hidden *h, uint32_t depth)
+{
+	char label[48];
+	return indent_of(depth) + hidden_label(h, label, sizeof label);
+}
+
+void text_history(const struct text *t, const uint32_t *hist, uint32_t len)
+{
+	struct ob *o = t->o;
+	if (len == 0) {
+		ob_puts(o, "<root>");
+		return;
+	}
+	for (uint32_t i = 0; i < len; i++) {
+		int marked = CCP_ENTRY_MARKED(hist[i]);
+		if (i > 0) {
+			if (!marked && !CCP_ENTRY_MARKED(hist[i - 1]))
+				ob_puts(o, " " TEXT_ELLIPSIS " ");
+			else
+				ob_putc(o, ' ');
+		}
+		if (marked)
+			ob_putc(o, '[');
+		names_put(o, &t->names, CCP_ENTRY_CC(hist[i]));
+		if (marked)
+			ob_putc(o, ']');
+	}
+}

@@ -1,0 +1,70 @@
+/*
+ * text.h - what the text writers share (report_text.c, views_text.c):
+ * the writer's state and the column helpers.
+ *
+ * Every column is measured before it is printed and is never narrower
+ * than its heading (STYLE.md 11); ratios are computed by ob_ratio from
+ * the integers, which guards zero denominators.  Names go through
+ * escape_text once per report (names.h).
+ */
+#ifndef CCPROF_OUTPUT_TEXT_H
+#define CCPROF_OUTPUT_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+#include "output/names.h"
+#include "output/ob.h"
+
+#define TEXT_NAME_COL_MAX 60 /* longer names overflow their column */
+#define TEXT_INDENT_MAX 64   /* deeper tree levels print at this indent */
+#define TEXT_ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
+
+struct text {
+	struct ob *o;
+	const struct model *m;
+	struct names names;
+	uint64_t tps; /* ticks per second */
+	int prec;     /* decimals of seconds */
+};
+
+/* Set up t for m on f (allocates the buffer and the names); text_end
+ * flushes and frees.  Returns ferror(f) ? -1 : 0. */
+void text_begin(struct text *t, FILE *f, const struct model *m);
+int text_end(struct text *t, FILE *f);
+
+int text_max(int a, int b);
+int text_udigits(uint64_t v);
+void text_secs(const struct text *t, uint64_t ticks, int width);
+void text_pct(const struct text *t, uint64_t ticks); /* of the total, %6.1f */
+int text_secs_width(const struct text *t, uint64_t max_ticks, const char *heading);
+
+/* Display width of cc's name; MODEL_GAP is "…", MODEL_NONE "<root>". */
+size_t text_name_width(const struct text *t, uint32_t cc);
+/* A name (or label) left-aligned in a column of width w after indent
+ * spaces, then one space at least. */
+void text_name(const struct text *t, uint32_t cc, size_t indent, size_t w);
+void text_label(const struct text *t, const char *label, size_t indent, size_t w);
+size_t text_name_col(size_t widest, const char *heading);
+
+/* "(n hidden)": the pruned children h of a node, as a label at their
+ * depth in a name column of width w; and the width it needs. */
+void text_hidden(const struct text *t, const struct model_hidden *h, uint32_t depth, size_t w);
+size_t text_hidden_width(const struct model_hidden *h, uint32_t depth);
+
+/* A history: [marked] entries in brackets, "…" between two unmarked. */
+void text_history(const struct text *t, const uint32_t *hist, uint32_t len);
+
+/* The views' sections (views_text.c), each from the pass of its name. */
+void text_hot(const struct text *t);
+void text_callers(const struct text *t);
+void text_cycles(const struct text *t);
+void text_threads(const struct text *t, unsigned top);
+/* The flat table of t->m (report_text.c); the threads section calls it
+ * with t->m set to each thread's model. */
+void text_flat(const struct text *t, unsigned top);
+/* The view's lines of the header (views_text.c). */
+void text_view_header(const struct text *t);
+
+#endif

@@ -1,0 +1,236 @@
+/*
+ * views_json.c - the JSON members of the views after the run (docs/json.md):
+ * "view", "hot", "callers", "around", "cycles", "threads".  Each is
+ * written only when its pass ran, so a plain report is unchanged.
+ */
+#include <string.h>
+
+#include "model/view.h"
+#include "output/jrep.h"
+
+/* Names of the seen CCs of base with set[cc] == want. */
+static void jr_name_list(struct jrep *r, const char *key, const struct model *base,
+			 const uint8_t *set, int want)
+{
+	json_key(&r->j, key);
+	json_begin_array(&r->j);
+	for (uint32_t cc = 0; cc < base->nfns; cc++) {
+		if (!base->fns[cc].seen || !set[cc] != !want)
+			continue;
+		json_raw(&r->j, r->names.pool + r->names.off[cc],
+			 r->names.off[cc + 1] - r->names.off[cc]);
+	}
+	json_end_array(&r->j);
+}
+
+void jr_view(struct jrep *r)
+{
+	const struct model *m = r->m, *base = m->base;
+	const struct model_view *v = m->view;
+	if (!v || !base || (!v->focus && !v->selected && !m->pruning))
+		return;
+	json_newline(&r->j);
+	json_key(&r->j, "view");
+	json_begin_object(&r->j);
+	if (v->focus)
+		jr_name_list(r, "focus", base, v->focus, 1);
+	if (v->selected)
+		jr_name_list(r, "deselected", base, v->selected, 0);
+	jr_secs(r, "profile_total_time_s", base->total_time);
+	if (m->pruning) {
+		json_key(&r->j, "prune");
+		json_begin_object(&r->j);
+		json_kdouble(&r->j, "min_percent", m->prune.min_percent);
+		json_kuint(&r->j, "min_calls", m->prune.min_calls);
+		json_kdouble(&r->j, "min_time_s", m->prune.min_time);
+		json_end_object(&r->j);
+	}
+	json_end_object(&r->j);
+}
+
+static void jr_history(struct jrep *r, const struct model_ctx *c)
+{
+	struct json *j = &r->j;
+	json_key(j, "history");
+	json_begin_array(j);
+	for (uint32_t e = 0; e < c->len; e++) {
+		uint32_t cc = CCP_ENTRY_CC(c->hist[e]);
+		json_begin_object(j);
+		jr_name(r, "name", cc);
+		json_kuint(j, "id", cc);
+		json_key(j, "marked");
+		json_bool(j, CCP_ENTRY_MARKED(c->hist[e]));
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+void jr_hot(struct jrep *r)
+{
+	const struct model *m = r->m;
+	struct json *j = &r->j;
+	if (!m->hot_done)
+		return;
+	json_newline(j);
+	json_key(j, "hot");
+	json_begin_object(j);
+	json_key(j, "context");
+	if (m->ctx_by_time && m->nctx) {
+		const struct model_ctx *c = &m->ctx[m->ctx_by_time[0]];
+		json_begin_object(j);
+		jr_history(r, c);
+		json_kuint(j, "entries", c->entries);
+		json_kuint(j, "recursive", c->recursive);
+		jr_secs(r, "time_s", c->time);
+		json_end_object(j);
+	} else {
+		json_null(j);
+	}
+	json_key(j, "arm");
+	json_begin_array(j);
+	for (uint32_t i = 0; i < m->narm; i++) {
+		const struct model_node *x = &m->nodes[m->arm[i]];
+		json_begin_object(j);
+		jr_name(r, "name", x->cc);
+		json_kuint(j, "id", x->cc);
+		json_kuint(j, "entries", x->entries);
+		jr_secs(r, "individual_s", x->individual);
+		jr_secs(r, "inherited_s", x->inherited);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+}
+
+void jr_callers(struct jrep *r)
+{
+	const struct model *m = r->m;
+	if (!m->ncallers)
+		return;
+	json_newline(&r->j);
+	json_key(&r->j, "callers");
+	json_begin_array(&r->j);
+	for (uint32_t i = 0; i < m->ncallers; i++) {
+		const struct model_tree *t = &m->callers[i];
+		jr_node_tree(r, t->nodes, &t->pruned, t->calls);
+	}
+	json_end_array(&r->j);
+}
+
+static void jr_arc_side(struct jrep *r, const char *key, const uint32_t *list, uint32_t lo,
+			uint32_t hi, uint32_t self_cc, int incoming)
+{
+	const struct model *m = r->m;
+	struct json *j = &r->j;
+	json_key(j, key);
+	json_begin_array(j);
+	for (uint32_t i = lo; i < hi; i++) {
+		const struct model_arc *a = &m->arcs[list[i]];
+		uint32_t other = incoming ? a->caller : a->callee;
+		if (other == self_cc)
+			continue; /* direct recursion: "recursive_calls" */
+		json_begin_object(j);
+		jr_name(r, "name", other);
+		jr_id(r, "id", other);
+		json_kuint(j, "calls", a->calls);
+		jr_secs(r, "self_s", incoming ? a->self_in : a->self_out);
+		jr_secs(r, "child_s", incoming ? a->child_in : a->child_out);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+void jr_around(struct jrep *r)
+{
+	const struct model *m = r->m;
+	struct json *j = &r->j;
+	if (!m->naround || !m->in_start)
+		return;
+	json_newline(j);
+	json_key(j, "around");
+	json_begin_array(j);
+	for (uint32_t i = 0; i < m->naround; i++) {
+		uint32_t cc = m->around[i];
+		const struct model_fn *fn = &m->fns[cc];
+		const struct model_arc *rec = model_find_arc(m, cc, cc);
+		json_newline(j);
+		json_begin_object(j);
+		jr_name(r, "name", cc);
+		json_kuint(j, "id", cc);
+		json_kuint(j, "calls", fn->calls);
+		json_kuint(j, "recursive_calls", rec ? rec->calls : 0);
+		jr_secs(r, "self_s", fn->self);
+		jr_secs(r, "inherited_s", fn->inherited);
+		jr_arc_side(r, "callers", m->in, m->in_start[cc], m->in_start[cc + 1], cc, 1);
+		jr_arc_side(r, "callees", m->out, m->out_start[cc], m->out_start[cc + 1], cc, 0);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+void jr_cycles(struct jrep *r)
+{
+	const struct model *m = r->m;
+	struct json *j = &r->j;
+	if (!m->cycles_done)
+		return;
+	json_newline(j);
+	json_key(j, "cycles");
+	json_begin_array(j);
+	for (uint32_t i = 0; i < m->ncycles; i++) {
+		const struct model_cycle *c = &m->cycles[i];
+		json_newline(j);
+		json_begin_object(j);
+		json_key(j, "functions");
+		json_begin_array(j);
+		for (uint32_t k = 0; k < c->len; k++) {
+			if (c->items[k] == MODEL_GAP) {
+				json_string(j, "\xe2\x80\xa6");
+				continue;
+			}
+			json_raw(j, r->names.pool + r->names.off[c->items[k]],
+				 r->names.off[c->items[k] + 1] - r->names.off[c->items[k]]);
+		}
+		json_end_array(j);
+		json_key(j, "ids");
+		json_begin_array(j);
+		for (uint32_t k = 0; k < c->len; k++) {
+			if (c->items[k] == MODEL_GAP)
+				json_null(j);
+			else
+				json_uint(j, c->items[k]);
+		}
+		json_end_array(j);
+		jr_secs(r, "time_s", c->time);
+		json_kuint(j, "entries", c->entries);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+void jr_threads(struct jrep *r)
+{
+	const struct model *m = r->m;
+	struct json *j = &r->j;
+	if (!m->nthread_models)
+		return;
+	json_newline(j);
+	json_key(j, "threads"); /* replaces the count (jr_header) */
+	json_begin_array(j);
+	for (uint32_t i = 0; i < m->nthread_models; i++) {
+		const struct ccp_thread *th = &m->prof->threads[i];
+		const struct model *tm = &m->thread_models[i];
+		json_newline(j);
+		json_begin_object(j);
+		json_kuint(j, "tid", th->tid);
+		json_kstring(j, "name", th->name ? th->name : "");
+		jr_secs(r, "total_time_s", tm->total_time);
+		json_kuint(j, "total_calls", tm->total_calls);
+		struct jrep sub = *r; /* same writer and names, the thread's model */
+		sub.m = tm;
+		jr_functions(&sub);
+		r->j = sub.j; /* the writer's separator state moves on */
+		json_end_object(j);
+	}
+	json_end_array(j);
+}

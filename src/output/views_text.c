@@ -1,0 +1,268 @@
+/*
+ * views_text.c - the text sections of the views after the run: what the
+ * view is (header lines), the hot path, callers trees, cycles and the
+ * per-thread breakdown.  Each reads what its model pass produced.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "model/view.h"
+#include "output/escape.h"
+#include "output/report.h"
+#include "output/text.h"
+
+#define ARROW " \xe2\x86\x92 " /* U+2192 */
+#define VIEW_LIST_MAX 8         /* names listed in the header, then "N more" */
+
+/* ---- header ------------------------------------------------------------- */
+
+/* Up to VIEW_LIST_MAX names of seen CCs with set[cc] == want. */
+static void name_list(const struct text *t, const struct model *base, const uint8_t *set,
+		      int want)
+{
+	uint32_t shown = 0, more = 0;
+	for (uint32_t cc = 0; cc < base->nfns; cc++) {
+		if (!base->fns[cc].seen || !set[cc] != !want)
+			continue;
+		if (shown == VIEW_LIST_MAX) {
+			more++;
+			continue;
+		}
+		ob_puts(t->o, shown++ ? ", " : "");
+		names_put(t->o, &t->names, cc);
+	}
+	if (more)
+		ob_printf(t->o, " and %" PRIu32 " more", more);
+}
+
+static uint32_t count_set(const struct model *base, const uint8_t *set)
+{
+	uint32_t n = 0;
+	for (uint32_t cc = 0; cc < base->nfns; cc++)
+		n += base->fns[cc].seen && set[cc];
+	return n;
+}
+
+void text_view_header(const struct text *t)
+{
+	const struct model *m = t->m, *base = m->base;
+	const struct model_view *v = m->view;
+	struct ob *o = t->o;
+	if (!v || !base)
+		return;
+	if (v->focus) {
+		ob_puts(o, "    focus        ");
+		name_list(t, base, v->focus, 1);
+		ob_putc(o, '\n');
+	}
+	if (v->selected) {
+		uint32_t seen = 0;
+		for (uint32_t cc = 0; cc < base->nfns; cc++)
+			seen += base->fns[cc].seen != 0;
+		ob_printf(o, "    selection    %" PRIu32 " of %" PRIu32 " cost centres; deselected: ",
+			  count_set(base, v->selected), seen);
+		name_list(t, base, v->selected, 0);
+		ob_puts(o, "\n                 (their costs go to the nearest selected caller)\n");
+	}
+	if (m->total_time != base->total_time) {
+		ob_puts(o, "    of profile   ");
+		text_secs(t, m->total_time, 0);
+		ob_puts(o, " of ");
+		text_secs(t, base->total_time, 0);
+		ob_puts(o, " secs (");
+		ob_ratio(o, m->total_time, base->total_time, 2, 1, 0);
+		ob_puts(o, "%); percentages below are of the view's total\n");
+	}
+}
+
+/* ---- hot path ----------------------------------------------------------- */
+
+void text_hot(const struct text *t)
+{
+	const struct model *m = t->m;
+	struct ob *o = t->o;
+	ob_puts(o, "Hot path: the most expensive single context, and the expensive arm of\n"
+		   "the stack tree (from the root, the child with the most inherited time,\n"
+		   "while it holds at least half of its parent's).\n\n");
+	if (m->ctx_by_time && m->nctx) {
+		const struct model_ctx *c = &m->ctx[m->ctx_by_time[0]];
+		ob_puts(o, "most expensive context  ");
+		text_secs(t, c->time, 0);
+		ob_puts(o, " secs ");
+		text_pct(t, c->time);
+		ob_puts(o, "%  ");
+		text_history(t, c->hist, c->len);
+		ob_putc(o, '\n');
+	}
+	size_t widest = 0;
+	for (uint32_t i = 0; i < m->narm; i++) {
+		size_t w = i + text_name_width(t, m->nodes[m->arm[i]].cc);
+		widest = w > widest ? w : widest;
+	}
+	size_t nw = text_name_col(widest, "expensive arm");
+	int sw = text_secs_width(t, m->total_time, "secs");
+	ob_putc(o, '\n');
+	text_label(t, "expensive arm", 0, nw);
+	ob_printf(o, "%6s  %*s\n", "%time", sw, "secs");
+	for (uint32_t i = 0; i < m->narm; i++) {
+		const struct model_node *x = &m->nodes[m->arm[i]];
+		text_name(t, x->cc, i < TEXT_INDENT_MAX ? i : TEXT_INDENT_MAX, nw);
+		text_pct(t, x->inherited);
+		ob_spaces(o, 2);
+		text_secs(t, x->inherited, sw);
+		ob_putc(o, '\n');
+	}
+	if (m->narm == 0)
+		ob_puts(o, "(none: no stack holds half of the time)\n");
+	ob_putc(o, '\n');
+}
+
+/* ---- callers ------------------------------------------------------------ */
+
+struct callers_cols {
+	const struct text *t;
+	const struct model_tree *tree;
+	size_t nw;
+	int cw, sw;
+};
+
+static void callers_row(const struct callers_cols *c, uint64_t calls, uint64_t time)
+{
+	ob_u64(c->t->o, calls, c->cw);
+	ob_spaces(c->t->o, 2);
+	text_pct(c->t, time);
+	ob_spaces(c->t->o, 2);
+	text_secs(c->t, time, c->sw);
+	ob_putc(c->t->o, '\n');
+}
+
+static void callers_visit(void *arg, uint32_t k, int leaving)
+{
+	const struct callers_cols *c = arg;
+	const struct model_node *x = &c->tree->nodes[k];
+	if (leaving) {
+		const struct model_pruned *pr = &c->tree->pruned;
+		if (pr->rest && pr->rest[k].count) {
+			text_hidden(c->t, &pr->rest[k], x->depth + 1, c->nw);
+			callers_row(c, pr->rest[k].entries, pr->rest[k].time);
+		}
+		return;
+	}
+	size_t indent = x->depth < TEXT_INDENT_MAX ? x->depth : TEXT_INDENT_MAX;
+	text_name(c->t, x->cc, indent, c->nw);
+	callers_row(c, c->tree->calls[k], x->inherited);
+}
+
+static void callers_tree(const struct text *t, const struct model_tree *tree)
+{
+	const struct model_pruned *pr = &tree->pruned;
+	size_t widest = 0;
+	for (uint32_t k = 0; k < tree->nnodes; k++) {
+		const struct model_node *x = &tree->nodes[k];
+		if (pr->hidden && pr->hidden[k])
+			continue;
+		size_t w = (x->depth < TEXT_INDENT_MAX ? x->depth : TEXT_INDENT_MAX) +
+			   text_name_width(t, x->cc);
+		widest = w > widest ? w : widest;
+		if (pr->rest && pr->rest[k].count) {
+			w = text_hidden_width(&pr->rest[k], x->depth + 1);
+			widest = w > widest ? w : widest;
+		}
+	}
+	struct callers_cols c = {
+		.t = t,
+		.tree = tree,
+		.nw = text_name_col(widest, "CALLED FROM"),
+		.cw = text_max(text_udigits(tree->calls[0]), 5),
+		.sw = text_secs_width(t, tree->nodes[0].inherited, "secs"),
+	};
+	text_label(t, "CALLED FROM", 0, c.nw);
+	ob_printf(t->o, "%*s  %6s  %*s\n", c.cw, "calls", "%time", c.sw, "secs");
+	model_walk(tree->nodes, pr->hidden, callers_visit, &c);
+	ob_putc(t->o, '\n');
+}
+
+void text_callers(const struct text *t)
+{
+	const struct model *m = t->m;
+	ob_puts(t->o, "Callers: each function's calls and self time, traced back through who\n"
+		      "called it, their callers, and so on, along the real call chains of the\n"
+		      "histories (" TEXT_ELLIPSIS " marks a path the profiler elided).  A line shows the\n"
+		      "calls and self time of the function at the top that came that way.\n\n");
+	for (uint32_t i = 0; i < m->ncallers; i++)
+		callers_tree(t, &m->callers[i]);
+}
+
+/* ---- cycles ------------------------------------------------------------- */
+
+static void cycle_items(const struct text *t, const struct model_cycle *c)
+{
+	for (uint32_t i = 0; i <= c->len; i++) {
+		uint32_t cc = c->items[i % c->len];
+		if (i)
+			ob_puts(t->o, ARROW);
+		if (cc == MODEL_GAP)
+			ob_puts(t->o, TEXT_ELLIPSIS);
+		else
+			names_put(t->o, &t->names, cc);
+	}
+}
+
+void text_cycles(const struct text *t)
+{
+	const struct model *m = t->m;
+	struct ob *o = t->o;
+	uint64_t max_e = 0;
+	for (uint32_t i = 0; i < m->ncycles; i++)
+		max_e = m->cycles[i].entries > max_e ? m->cycles[i].entries : max_e;
+	int sw = text_secs_width(t, m->total_time, "secs");
+	int ew = text_max(text_udigits(max_e), 7);
+	ob_puts(o, "Cycles of recursion that ran (Spivey): each once, in call order from\n"
+		   "where it was entered, " TEXT_ELLIPSIS " where a path was elided.  Time: while the\n"
+		   "recursion was in progress; entries: how often the cycle closed.\n\n");
+	if (m->ncycles == 0) {
+		ob_puts(o, "(none)\n\n");
+		return;
+	}
+	ob_printf(o, "%*s  %6s  %*s  %s\n", sw, "secs", "%time", ew, "entries", "cycle");
+	for (uint32_t i = 0; i < m->ncycles; i++) {
+		const struct model_cycle *c = &m->cycles[i];
+		text_secs(t, c->time, sw);
+		ob_spaces(o, 2);
+		text_pct(t, c->time);
+		ob_spaces(o, 2);
+		ob_u64(o, c->entries, ew);
+		ob_spaces(o, 2);
+		cycle_items(t, c);
+		ob_putc(o, '\n');
+	}
+	ob_putc(o, '\n');
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+void text_threads(const struct text *t, unsigned top)
+{
+	const struct model *m = t->m;
+	const struct ccp_profile *p = m->prof;
+	struct ob *o = t->o;
+	ob_printf(o, "Threads: %" PRIu32 ", each with its own totals and top cost centres\n\n",
+		  m->nthread_models);
+	for (uint32_t i = 0; i < m->nthread_models; i++) {
+		const struct model *tm = &m->thread_models[i];
+		const struct ccp_thread *th = &p->threads[i];
+		struct text sub = *t; /* same stream and names, the thread's totals */
+		sub.m = tm;
+		ob_printf(o, "thread %" PRIu32 "  ", i + 1);
+		escape_puts(o, &escape_text, th->name && th->name[0] ? th->name : "(unnamed)");
+		ob_printf(o, "  tid %" PRIu64 "  total ", th->tid);
+		text_secs(t, tm->total_time, 0);
+		ob_puts(o, " secs (");
+		ob_ratio(o, tm->total_time, m->total_time, 2, 1, 0);
+		ob_printf(o, "%%)  calls %" PRIu64 "\n", tm->total_calls);
+		if (tm->by_self)
+			text_flat(&sub, top);
+		else
+			ob_putc(o, '\n');
+	}
+}

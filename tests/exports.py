@@ -1,0 +1,844 @@
+"""`ccprof convert`: every export format read back by its real consumer where
+one is installed (callgrind_annotate, dot, go tool pprof, protoc, speedscope
+in headless Chromium), by a structural check where not ("# SKIP ..."), with
+the consumer's totals compared to `ccprof report --json`, and hostile names
+(C++ templates and operators, regions named with spaces, ';', quotes, <&>,
+a backslash, non-ASCII, a trailing number) carried through every format.
+FORMATS.md gives each format and its validator."""
+import base64
+import gzip
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+from ccp import *
+
+D = os.path.join(OUT, "exports")
+os.makedirs(D, exist_ok=True)
+CACHE = os.environ.get("CCPROF_TEST_CACHE") or os.path.join(
+    os.environ.get("HOME") or D, ".cache", "ccprof-tests")
+SPEEDSCOPE_VERSION = "1.25.0"
+
+# The names tests/progs/names.cpp gives its cost centres, as ccprof shows them.
+NAMES = [
+    "Box<int>::get() const",
+    "operator+(Vec const&, Vec const&)",
+    "operator<(Vec const&, Vec const&)",
+    "int total<int, 3>(int const (&) [3])",
+    'name with spaces; <&> "quotes" \u00e9',
+    "frame 42",
+    "back\\slash \U0001f525",
+]
+
+
+def skip(what):
+    print("# SKIP " + what)
+
+
+def have(tool):
+    return shutil.which(tool) is not None
+
+
+def cxx():
+    return "clang++" if "clang" in os.path.basename(CC) else "g++"
+
+
+def convert(fmt, prof, name, *opts):
+    """Run convert -o D/name; returns the path (checked: exit 0, no stderr)."""
+    out = os.path.join(D, name)
+    r = run([CCPROF, "convert", "--to", fmt, "-o", out] + list(opts) + [prof])
+    check(r.returncode == 0 and r.stderr == "",
+          "convert --to %s %s: exit 0, nothing on stderr%s"
+          % (fmt, " ".join(opts), "" if not r.stderr else " (" + r.stderr.strip() + ")"))
+    return out
+
+
+def scaled(ticks, num, den):
+    """ticks × num / den rounded half up, as ccprof rounds (export.h)."""
+    return (ticks * num + den // 2) // den if den else 0
+
+
+def total_in(rep, per_second):
+    """ccprof's total time in units of 1/per_second s, from the exact ticks."""
+    return scaled(rep["total_ticks"], per_second, rep["ticks_per_sec"])
+
+
+# ---- a JSON-schema checker (the subset FORMATS.md §1.7 and speedscope's
+# file-format-schema.json use), so no ajv or python3-jsonschema is needed ----
+
+def schema_errors(value, schema, root, where="$"):
+    if "$ref" in schema:
+        target = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        return schema_errors(value, target, root, where)
+    errs = []
+    types = {"object": dict, "array": list, "string": str, "boolean": bool}
+    t = schema.get("type")
+    if t in types and not isinstance(value, types[t]):
+        return ["%s: not %s" % (where, t)]
+    if t in ("number", "integer"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return ["%s: not a number" % where]
+        if t == "integer" and not isinstance(value, int):
+            return ["%s: not an integer" % where]
+        if "minimum" in schema and value < schema["minimum"]:
+            errs.append("%s: below %s" % (where, schema["minimum"]))
+    if "const" in schema and value != schema["const"]:
+        errs.append("%s: not %r" % (where, schema["const"]))
+    if "enum" in schema and value not in schema["enum"]:
+        errs.append("%s: not one of %r" % (where, schema["enum"]))
+    if "anyOf" in schema and all(schema_errors(value, s, root, where) for s in schema["anyOf"]):
+        errs.append("%s: matches none of anyOf" % where)
+    if isinstance(value, dict):
+        for k in schema.get("required", []):
+            if k not in value:
+                errs.append("%s: missing %s" % (where, k))
+        props = schema.get("properties", {})
+        for k, v in value.items():
+            if k in props:
+                errs += schema_errors(v, props[k], root, where + "." + k)
+            elif schema.get("additionalProperties") is False:
+                errs.append("%s: unexpected %s" % (where, k))
+    if isinstance(value, list) and "items" in schema:
+        for i, v in enumerate(value):
+            errs += schema_errors(v, schema["items"], root, "%s[%d]" % (where, i))
+            if len(errs) > 5:
+                break
+    return errs
+
+
+# FORMATS.md §1.7, verbatim.
+GHC_SCHEMA = json.loads("""
+{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+ "required": ["program","arguments","rts_arguments","end_time","initial_capabilities",
+              "total_time","total_ticks","tick_interval","total_alloc","cost_centres","profile"],
+ "properties": {
+  "program": {"type": "string"},
+  "arguments": {"type": "array", "items": {"type": "string"}},
+  "rts_arguments": {"type": "array", "items": {"type": "string"}},
+  "end_time": {"type": "string"},
+  "initial_capabilities": {"type": "integer", "minimum": 0},
+  "total_time": {"type": "number", "minimum": 0},
+  "total_ticks": {"type": "integer", "minimum": 0},
+  "tick_interval": {"type": "integer", "minimum": 0},
+  "total_alloc": {"type": "integer", "minimum": 0},
+  "cost_centres": {"type": "array", "items": {"type": "object",
+     "required": ["id","label","module","src_loc","is_caf"], "additionalProperties": false,
+     "properties": {"id": {"type": "integer"}, "label": {"type": "string"},
+       "module": {"type": "string"}, "src_loc": {"type": "string"}, "is_caf": {"type": "boolean"}}}},
+  "profile": {"$ref": "#/definitions/node"}},
+ "definitions": {"node": {"type": "object", "additionalProperties": false,
+   "required": ["id","entries","alloc","ticks","children"],
+   "properties": {"id": {"type": "integer"}, "entries": {"type": "integer", "minimum": 0},
+     "alloc": {"type": "integer", "minimum": 0}, "ticks": {"type": "integer", "minimum": 0},
+     "children": {"type": "array", "items": {"$ref": "#/definitions/node"}}}}}}
+""")
+
+# FORMATS.md §6.1 for sampled profiles, used when speedscope's own schema
+# (in its npm package) is not at hand.
+SPEEDSCOPE_SCHEMA = {
+    "type": "object", "required": ["$schema", "shared", "profiles"],
+    "properties": {
+        "$schema": {"const": "https://www.speedscope.app/file-format-schema.json"},
+        "name": {"type": "string"}, "exporter": {"type": "string"},
+        "activeProfileIndex": {"type": "number"},
+        "shared": {"type": "object", "required": ["frames"], "properties": {
+            "frames": {"type": "array", "items": {"type": "object", "required": ["name"],
+                "properties": {"name": {"type": "string"}, "file": {"type": "string"},
+                               "line": {"type": "number"}, "col": {"type": "number"}}}}}},
+        "profiles": {"type": "array", "items": {"type": "object",
+            "required": ["type", "name", "unit", "startValue", "endValue", "samples", "weights"],
+            "properties": {
+                "type": {"const": "sampled"}, "name": {"type": "string"},
+                "unit": {"enum": ["none", "nanoseconds", "microseconds", "milliseconds",
+                                  "seconds", "bytes"]},
+                "startValue": {"type": "number"}, "endValue": {"type": "number"},
+                "samples": {"type": "array", "items": {"type": "array",
+                                                       "items": {"type": "number"}}},
+                "weights": {"type": "array", "items": {"type": "number"}}}}}}}
+
+
+# ---- speedscope's importers in headless Chromium (FORMATS.md §0.2) --------
+
+_speedscope = []
+
+
+def speedscope_app():
+    """index.html of speedscope's npm package, installed into the cache
+    directory on first use; None when it cannot be had."""
+    if _speedscope:
+        return _speedscope[0]
+    path = None
+    where = os.path.join(CACHE, "speedscope-" + SPEEDSCOPE_VERSION)
+    index = os.path.join(where, "node_modules", "speedscope", "dist", "release", "index.html")
+    if not have("chromium-headless-shell"):
+        skip("chromium-headless-shell not installed: speedscope's importers not run")
+    elif os.path.exists(index):
+        path = index
+    elif not have("npm"):
+        skip("npm not installed: speedscope's importers not run")
+    else:
+        os.makedirs(where, exist_ok=True)
+        try:
+            # bounded, so an unreachable registry costs two minutes at most
+            r = subprocess.run(["npm", "install", "--prefix", where, "--no-audit", "--no-fund",
+                                "--loglevel=error", "--fetch-retries=1", "--fetch-timeout=30000",
+                                "speedscope@" + SPEEDSCOPE_VERSION],
+                               capture_output=True, text=True, timeout=120)
+            ok_ = r.returncode == 0 and os.path.exists(index)
+        except subprocess.TimeoutExpired:
+            ok_ = False
+        if ok_:
+            path = index
+        else:
+            skip("npm install speedscope@%s failed: speedscope's importers not run"
+                 % SPEEDSCOPE_VERSION)
+    _speedscope.append(path)
+    return path
+
+
+def speedscope_import(path, name, importer, what):
+    """Load path into speedscope as file `name`; check the importer it picks
+    and return the sandwich table as (total, self, symbol) rows, or None."""
+    app = speedscope_app()
+    if not app:
+        return None
+    # Under load Chromium can dump the page before the table is drawn:
+    # one more try before judging.
+    for attempt in range(2):
+        r = _chromium_dump(app, path, name)
+        if r is None:
+            check(False, "%s: speedscope imports it (timed out: format not recognised)" % what)
+            return None
+        rows = _sandwich_rows(r.stdout)
+        if rows:
+            break
+    failed = re.search(r"Failed to load format.*", r.stderr)
+    if not check(failed is None and "Importing as " + importer in r.stderr,
+                 "%s: speedscope imports it as '%s'%s" % (
+                     what, importer, " (" + failed.group(0) + ")" if failed else "")):
+        return None
+    check(rows, "%s: speedscope shows its table" % what)
+    return rows
+
+
+def _chromium_dump(app, path, name):
+    with tempfile.TemporaryDirectory(dir=D) as tmp:
+        js = os.path.join(tmp, "p.js")
+        with open(path, "rb") as f:
+            data = base64.b64encode(f.read()).decode()
+        with open(js, "w") as f:
+            f.write('speedscope.loadFileFromBase64(%s,"%s")\n' % (json.dumps(name), data))
+        try:
+            return subprocess.run(
+                ["chromium-headless-shell", "--no-sandbox", "--disable-gpu",
+                 "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000",
+                 "--user-data-dir=" + os.path.join(tmp, "profile"), "--dump-dom",
+                 "file://%s#view=sandwich&localProfilePath=%s" % (app, js)],
+                capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return None
+
+
+def _sandwich_rows(dom):
+    flat = re.sub(r"\s+", " ", re.sub(r"<[^>]*>", "|", dom))
+    flat = re.sub(r"[| ]*\|[| ]*", "|", flat)
+    at = flat.find("Symbol Name")
+    if at < 0:
+        return []
+    table = flat[at:].split("|")[1:]
+    rows = []
+    for i in range(0, len(table) - 2, 3):
+        rows.append((html.unescape(table[i]), html.unescape(table[i + 1]),
+                     html.unescape(table[i + 2])))
+    return rows
+
+
+def speedscope_seconds(text):
+    """'43.18ms (98%)' -> 0.04318 (None for unitless numbers)."""
+    m = re.match(r"([\d.,]+)\s*(ns|µs|us|ms|s|min)\b", text)
+    if not m:
+        return None
+    scale = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
+    return float(m.group(1).replace(",", "")) * scale[m.group(2)]
+
+
+def speedscope_names(rows):
+    return {r[2] for r in rows}
+
+
+def names_in(found, what, transform=lambda s: s, expect=NAMES):
+    missing = [n for n in expect if transform(n) not in found]
+    check(not missing, "%s: every hostile name survives%s" % (
+        what, "" if not missing else " (missing %r)" % missing))
+
+
+def folded_name(name):
+    """How a name is written in folded stacks (docs/exports.md)."""
+    name = name.replace(";", "\uff1b")
+    return re.sub(r" (\d+)$", "\u00a0\\1", name)
+
+
+# ---- the profiles ----------------------------------------------------------
+
+def profiles():
+    exe = os.path.join(OUT, "names")
+    r = run([cxx(), "-g", "-O1", "-finstrument-functions", "-I" + os.path.join(TOP, "include"),
+             os.path.join(TOP, "tests/progs/names.cpp"), "-o", exe, "-pthread"])
+    if r.returncode != 0:
+        raise SystemExit("cannot build names.cpp: " + r.stderr)
+    # The cycles clock: every stack gets its time whatever the load, and
+    # ticks are not nanoseconds, so every conversion is exercised.  The
+    # threads program gives a cpu-clock profile (nanosecond ticks).
+    r, names = record(exe, ["1000000"], clock="cycles", profile=os.path.join(D, "names.ccprof"))
+    check(r.returncode == 0, "names.cpp runs under ccprof record --clock=cycles")
+    spivey = build("spivey_exports", "tests/progs/spivey.c")
+    r, cycles = record(spivey, ["40"], clock="cycles", profile=os.path.join(D, "spivey.ccprof"))
+    check(r.returncode == 0, "spivey runs under the cycles clock")
+    threads = build("threads_exports", "tests/progs/threads.c")
+    r, thr = record(threads, profile=os.path.join(D, "threads.ccprof"))
+    check(r.returncode == 0, "threads runs under ccprof record")
+    return names, cycles, thr
+
+
+# ---- command line ------------------------------------------------------------
+
+def cli(prof):
+    def status(args, want, what, stdout_empty=True):
+        r = run([CCPROF, "convert"] + args)
+        lines = r.stderr.splitlines()
+        good = r.returncode == want and len(lines) == 1 and lines[0].startswith("ccprof")
+        check(good, "%s: exit %d, one line on stderr (got %d: %r)"
+              % (what, want, r.returncode, r.stderr.strip()))
+        return r
+    status([prof], 2, "no --to")
+    status(["--to", "nope", prof], 2, "unknown format")
+    status(["--to", "folded"], 2, "no profile")
+    status(["--to", "folded", prof, prof], 2, "two profiles")
+    status(["--to", "dot", "--node-threshold", "x", prof], 2, "bad --node-threshold")
+    status(["--to", "dot", "--node-threshold", "101", prof], 2, "--node-threshold over 100")
+    status(["--to", "callgrind", "--threads", prof], 2, "--threads with callgrind")
+    status(["--to", "dot", "--inverted", prof], 2, "--inverted with dot")
+    status(["--to", "svg", "--frobnicate", prof], 2, "unknown option")
+    status(["--to", "svg", "--min-percent", "x", prof], 2, "bad view option value")
+    missing = os.path.join(D, "missing.ccprof")
+    r = status(["--to", "folded", missing], 1, "missing profile")
+    check(r.stderr.startswith("ccprof: %s: " % missing), "missing profile: 'ccprof: FILE: REASON'")
+    junk = os.path.join(D, "junk.ccprof")
+    with open(junk, "w") as f:
+        f.write("not a profile\n")
+    out = os.path.join(D, "never-written.folded")
+    status(["--to", "folded", "-o", out, junk], 1, "corrupt profile")
+    check(not os.path.exists(out), "corrupt profile: no output file left behind")
+    r = status(["--to", "folded", "-o", os.path.join(D, "no", "such", "dir", "x"), prof], 1,
+               "unwritable output")
+    status(["--to", "folded", "--focus", "no_such_function", prof], 1, "--focus matching nothing")
+    if os.path.exists("/dev/full"):
+        r = status(["--to", "svg", "-o", "/dev/full", prof], 1, "output to a full device")
+        check("No space left" in r.stderr, "output to a full device: says why")
+    r = run([CCPROF, "convert", "--help"])
+    check(r.returncode == 0 and "usage: ccprof convert" in r.stdout and "--select" in r.stdout,
+          "convert --help: usage, formats and view options")
+    r = run([CCPROF, "help", "convert"])
+    check(r.returncode == 0 and "pprof" in r.stdout, "ccprof help convert")
+    # stdout and -o give the same bytes, text and binary alike
+    for fmt in ("folded", "pprof"):
+        f = convert(fmt, prof, "same." + fmt)
+        r = subprocess.run([CCPROF, "convert", "--to", fmt, prof], capture_output=True)
+        check(r.returncode == 0 and r.stdout == open(f, "rb").read(),
+              "%s: standard output and -o give the same bytes" % fmt)
+
+
+# ---- ghc-json -------------------------------------------------------------------
+
+def ghc_json(prof, rep):
+    path = convert("ghc-json", prof, "names.prof")
+    try:
+        j = json.load(open(path, encoding="utf-8"))
+    except ValueError as e:
+        check(False, "ghc-json: valid JSON (%s)" % e)
+        return
+    errs = schema_errors(j, GHC_SCHEMA, GHC_SCHEMA)
+    check(not errs, "ghc-json: FORMATS.md §1.7 schema%s" % ("" if not errs else " %s" % errs[:3]))
+    ids = {c["id"] for c in j["cost_centres"]}
+    nodes = []
+
+    def walk(n):
+        nodes.append(n)
+        for c in n["children"]:
+            walk(c)
+    walk(j["profile"])
+    check(all(n["id"] in ids for n in nodes), "ghc-json: every node's id is a cost centre")
+    check(len(ids) == len(j["cost_centres"]), "ghc-json: cost-centre ids are unique")
+    check(sum(n["ticks"] for n in nodes) == j["total_ticks"], "ghc-json: total_ticks = sum of ticks")
+    check(sum(n["alloc"] for n in nodes) == j["total_alloc"], "ghc-json: total_alloc = sum of alloc")
+    check(j["tick_interval"] == 1000 and j["total_ticks"] == total_in(rep, 1000),
+          "ghc-json: %d ticks of 1 ms = ccprof's %.6f s" % (j["total_ticks"], rep["total_time_s"]))
+    check(sum(n["entries"] for n in nodes) == rep["total_calls"],
+          "ghc-json: entries add up to ccprof's %d calls" % rep["total_calls"])
+    check(abs(j["total_time"] - rep["total_time_s"]) <= 0.005, "ghc-json: total_time")
+    check(j["arguments"] == rep["argv"], "ghc-json: arguments are argv")
+    names_in({c["label"] for c in j["cost_centres"]}, "ghc-json")
+    rows = speedscope_import(path, "names.prof", "Haskell GHC JSON Profile", "ghc-json")
+    if rows is not None:
+        module = j["cost_centres"][1]["module"]
+        names_in(speedscope_names(rows), "ghc-json in speedscope",
+                 lambda n: module + "." + n)
+        main = [r for r in rows if r[2] == module + ".main"]
+        # speedscope shows ticks as ms: main's inherited ticks, in "ms"
+        if check(main, "ghc-json in speedscope: main is listed"):
+            got = speedscope_seconds(main[0][0])
+            want = functions(rep)["main"]["inherited_s"]
+            check(got is not None and abs(got - want) <= 0.0015,
+                  "ghc-json in speedscope: main's total %s = ccprof's %.6f s" % (main[0][0], want))
+
+
+# ---- callgrind ------------------------------------------------------------------
+
+def annotate_table(text):
+    """callgrind_annotate's function table: {file:function: [costs]}."""
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*([\d,]+)(?: \([ \d.]+%\))?\s+(?:([\d,]+)(?: \([ \d.]+%\))?|)\s+(\S.*?)(?: \[[^\]]*\])?$", line)
+        if m and m.group(3) != "PROGRAM TOTALS":
+            rows.setdefault(m.group(3), []).append(
+                [int(m.group(1).replace(",", "")), int((m.group(2) or "0").replace(",", ""))])
+    return rows
+
+
+def callgrind(prof, rep, what):
+    path = convert("callgrind", prof, "callgrind.out." + what)
+    tps = rep["ticks_per_sec"]
+    text = open(path, encoding="utf-8").read()
+    lines = text.splitlines()
+    check(lines[0] == "# callgrind format" and lines[1] == "version: 1",
+          "callgrind %s: format line and version first" % what)
+    hdr_end = next(i for i, l in enumerate(lines) if l.startswith("events: "))
+    check(lines[hdr_end + 1].startswith("summary: "), "callgrind %s: events: ends the header" % what)
+    check(all(not re.match(r"^\d", l) or l == l.strip() for l in lines),
+          "callgrind %s: no cost line with surrounding spaces" % what)
+    defined = {}
+    dup = False
+    for l in lines:
+        m = re.match(r"^(c?fn|fl|cfi|ob|cob)=\((\d+)\) (.*)$", l)
+        if m:
+            space = {"cfn": "fn", "cfi": "fl", "cob": "ob"}.get(m.group(1), m.group(1))
+            dup |= (space, m.group(2)) in defined
+            defined[(space, m.group(2))] = m.group(3)
+    check(not dup, "callgrind %s: every compressed name defined once" % what)
+    if what == "names":
+        names_in({v for (s, _), v in defined.items() if s == "fn"}, "callgrind")
+    if not have("callgrind_annotate"):
+        skip("callgrind_annotate not installed (package valgrind): structure checked only")
+        return
+    # Run where the file is: callgrind_annotate strips the current directory
+    # from fl= names but not from cfi= names (export_callgrind.c).
+    r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", path],
+            cwd=os.path.dirname(prof))
+    check(r.returncode == 0 and r.stderr == "",
+          "callgrind %s: callgrind_annotate reads it, exit 0, empty stderr%s"
+          % (what, "" if not r.stderr else " (%s)" % r.stderr.strip()[:200]))
+    tot = re.search(r"^([\d,]+) \(100.0%\)\s+([\d,]+) \(100.0%\)\s+PROGRAM TOTALS", r.stdout, re.M)
+    if check(tot is not None, "callgrind %s: callgrind_annotate prints totals" % what):
+        t, c = int(tot.group(1).replace(",", "")), int(tot.group(2).replace(",", ""))
+        check(t == rep["total_ticks"] and c == rep["total_calls"],
+              "callgrind %s: annotate's totals %d ticks, %d calls = ccprof's %d, %d"
+              % (what, t, c, rep["total_ticks"], rep["total_calls"]))
+    table = annotate_table(r.stdout)
+    fs = functions(rep)
+    twice = [k for k, v in table.items() if len(v) > 1]
+    check(not twice, "callgrind %s: each function listed once (%s)" % (what, twice[:3]))
+    bad = []
+    for name, f in fs.items():
+        key = [k for k in table if k.split(":", 1)[1] == name]
+        if len(key) != 1:
+            bad.append((name, "not found"))
+            continue
+        incl, calls = table[key[0]][0]
+        # ticks from seconds: exact for ns ticks, within rounding for cycles
+        slack = 0 if tps == 10 ** 9 else -(-tps // 10 ** 9)
+        if abs(incl - f["inherited_s"] * tps) > slack + 0.5:
+            bad.append((name, incl, f["inherited_s"]))
+    check(not bad, "callgrind %s: annotate's inclusive time = ccprof's inherited for every "
+          "function (exact arc times)%s" % (what, "" if not bad else " %r" % bad[:3]))
+    r = run(["callgrind_annotate", "--tree=calling", "--threshold=100", "--auto=no", path],
+            cwd=os.path.dirname(prof))
+    arcs_seen, cur = {}, None
+    for line in r.stdout.splitlines():
+        m = re.match(r"^\s*[\d,]+(?: \([ \d.]+%\))?\s+(?:[\d,]+(?: \([ \d.]+%\))?|)\s+\*\s+[^:]*:(.*?)(?: \[[^\]]*\])?$", line)
+        if m:
+            cur = m.group(1)
+            continue
+        m = re.match(r"^\s*[\d,]+(?: \([ \d.]+%\))?\s+(?:[\d,]+(?: \([ \d.]+%\))?|)\s+>\s+[^:]*:(.*?) \(([\d,]+)x\)(?: \[[^\]]*\])?$", line)
+        if m and cur is not None:
+            arcs_seen[(cur, m.group(1))] = int(m.group(2).replace(",", ""))
+    want = {k: a["calls"] for k, a in arcs(rep).items()}
+    want.update({("<root>", f["name"]): f["root_calls"] for f in rep["functions"] if f["root_calls"]})
+    check(arcs_seen == want, "callgrind %s: annotate's call counts = ccprof's %d arcs%s"
+          % (what, len(want), "" if arcs_seen == want else " (got %d)" % len(arcs_seen)))
+    if what == "names":
+        rows = speedscope_import(path, os.path.basename(path), "Callgrind profile", "callgrind")
+        if rows is not None:
+            names_in(speedscope_names(rows), "callgrind in speedscope")
+
+
+# ---- folded -----------------------------------------------------------------------
+
+LINE = re.compile(r"^[^;\n]+(;[^;\n]+)* [0-9]+$")
+
+
+def folded(prof, rep, thr, thr_rep):
+    path = convert("folded", prof, "names.folded")
+    lines = open(path, encoding="utf-8").read().splitlines()
+    check(lines and all(LINE.match(l) for l in lines),
+          "folded: every line is 'frame;frame N' (FORMATS.md §5.4)")
+    total = sum(int(l.rsplit(" ", 1)[1]) for l in lines)
+    check(total == total_in(rep, 10 ** 6),
+          "folded: counts add up to ccprof's total in µs (%d = %.6f s)" % (total, rep["total_time_s"]))
+    frames = {f for l in lines for f in l.rsplit(" ", 1)[0].split(";")}
+    names_in(frames, "folded", folded_name)
+    check(not any(re.search(r" \d+ \d+$", l) for l in lines),
+          "folded: no line ends in two numbers (flamegraph.pl's differential form)")
+    rows = speedscope_import(path, "names.folded", "collapsed stack format", "folded")
+    if rows is not None:
+        names_in(speedscope_names(rows), "folded in speedscope", folded_name)
+        top = [r for r in rows if r[2] == "main"]
+        if check(top, "folded in speedscope: main is listed"):
+            got = int(top[0][0].split()[0].replace(",", ""))
+            want = functions(rep)["main"]["inherited_s"] * 1e6
+            check(abs(got - want) <= 2, "folded in speedscope: main's total %d µs = ccprof's" % got)
+
+    path = convert("folded", thr, "threads.folded", "--threads")
+    lines = open(path, encoding="utf-8").read().splitlines()
+    check(all(re.match(r"^[^;]+ \[\d+\];", l) for l in lines),
+          "folded --threads: every stack starts with its thread 'name [tid]'")
+    check(sum(int(l.rsplit(" ", 1)[1]) for l in lines) == total_in(thr_rep, 10 ** 6),
+          "folded --threads: counts add up to the total")
+
+
+# ---- speedscope -------------------------------------------------------------------
+
+def speedscope(prof, rep, thr, thr_rep):
+    path = convert("speedscope", prof, "names.speedscope.json")
+    j = json.load(open(path, encoding="utf-8"))
+    errs = schema_errors(j, SPEEDSCOPE_SCHEMA, SPEEDSCOPE_SCHEMA)
+    check(not errs, "speedscope: FORMATS.md §6.1 structure%s" % ("" if not errs else " %s" % errs[:3]))
+    app = speedscope_app()
+    if app:
+        official = json.load(open(os.path.join(os.path.dirname(app), "file-format-schema.json")))
+        errs = schema_errors(j, official, official)
+        check(not errs, "speedscope: speedscope %s's file-format-schema.json%s"
+              % (SPEEDSCOPE_VERSION, "" if not errs else " %s" % errs[:3]))
+    p = j["profiles"][0]
+    nframes = len(j["shared"]["frames"])
+    check(len(j["profiles"]) == 1 and len(p["samples"]) == len(p["weights"]),
+          "speedscope: one profile, a weight per sample")
+    check(all(0 <= i < nframes for s in p["samples"] for i in s), "speedscope: frame indices in range")
+    want = total_in(rep, 10 ** 9)
+    check(sum(p["weights"]) == p["endValue"] == want and p["unit"] == "nanoseconds",
+          "speedscope: weights add up to endValue = ccprof's total (%d ns)" % want)
+    names_in({f["name"] for f in j["shared"]["frames"]}, "speedscope")
+    rows = speedscope_import(path, "names.speedscope.json", "speedscope json file", "speedscope")
+    if rows is not None:
+        names_in(speedscope_names(rows), "speedscope in speedscope")
+        main = [r for r in rows if r[2] == "main"]
+        if check(main, "speedscope in speedscope: main is listed"):
+            got = speedscope_seconds(main[0][0])
+            want_s = functions(rep)["main"]["inherited_s"]
+            check(got is not None and abs(got - want_s) <= 0.00002 + want_s * 0.001,
+                  "speedscope in speedscope: main's total %s = ccprof's %.6f s" % (main[0][0], want_s))
+
+    path = convert("speedscope", thr, "threads.speedscope.json", "--threads")
+    j = json.load(open(path, encoding="utf-8"))
+    ps = j["profiles"]
+    check(len(ps) == thr_rep["threads"] and all(re.match(r".* \[\d+\]$", p["name"]) for p in ps),
+          "speedscope --threads: one profile per thread (%d), named 'name [tid]'" % len(ps))
+    check(all(sum(p["weights"]) == p["endValue"] for p in ps),
+          "speedscope --threads: each profile's weights add up to its endValue")
+    check(sum(p["endValue"] for p in ps) == total_in(thr_rep, 10 ** 9),
+          "speedscope --threads: the threads add up to the total")
+    if app:
+        rows = speedscope_import(path, "threads.speedscope.json", "speedscope json file",
+                                 "speedscope --threads")
+
+
+# ---- pprof --------------------------------------------------------------------------
+
+def pb_fields(buf):
+    """Decode one protobuf message: [(field, wire type, value)]."""
+    out, i = [], 0
+    def varint():
+        nonlocal i
+        v = s = 0
+        while True:
+            b = buf[i]
+            i += 1
+            v |= (b & 0x7f) << s
+            s += 7
+            if b < 0x80:
+                return v
+    while i < len(buf):
+        key = varint()
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            out.append((field, 0, varint()))
+        elif wire == 2:
+            n = varint()
+            out.append((field, 2, buf[i:i + n]))
+            i += n
+        else:
+            raise ValueError("wire type %d" % wire)
+    return out
+
+
+def _varints(buf):
+    vals, v, s = [], 0, 0
+    for b in buf:
+        v |= (b & 0x7f) << s
+        s += 7
+        if b < 0x80:
+            vals.append(v)
+            v = s = 0
+    return vals
+
+
+def pprof_decode(raw):
+    """The parts of a Profile the tests need."""
+    top = pb_fields(raw)
+    strings = [v.decode("utf-8") for f, _, v in top if f == 6]
+    samples = []
+    for f, _, v in top:
+        if f == 2:
+            s = {1: [], 2: []}
+            for sf, sw, sv in pb_fields(v):
+                if sf in s:
+                    s[sf] += _varints(sv) if sw == 2 else [sv]
+            samples.append(s)
+    funcs = {}
+    for f, _, v in top:
+        if f == 5:
+            d = {ff: vv for ff, _, vv in pb_fields(v)}
+            funcs[d[1]] = strings[d.get(2, 0)]
+    locs = {}
+    for f, _, v in top:
+        if f == 4:
+            d = pb_fields(v)
+            lid = next(vv for ff, _, vv in d if ff == 1)
+            line = next(vv for ff, _, vv in d if ff == 4)
+            locs[lid] = funcs[next(vv for ff, _, vv in pb_fields(line) if ff == 1)]
+    types = [[strings[vv] for _, _, vv in pb_fields(v)] for f, _, v in top if f == 1]
+    return strings, samples, locs, types
+
+
+def pprof(prof, rep, thr, thr_rep):
+    path = convert("pprof", prof, "names.pb.gz")
+    data = open(path, "rb").read()
+    try:
+        raw = gzip.decompress(data)
+    except OSError as e:
+        check(False, "pprof: gzip (%s)" % e)
+        return
+    check(data[:2] == b"\x1f\x8b", "pprof: gzip that Python's gzip module reads")
+    strings, samples, locs, types = pprof_decode(raw)
+    check(strings and strings[0] == "", "pprof: string_table[0] is empty")
+    clock = {"cpu": "cpu", "wall": "wall"}.get(rep["clock"], "time")
+    check(types == [[clock, "nanoseconds"], ["calls", "count"]], "pprof: sample types %s" % types)
+    check(all(len(s[2]) == 2 and s[1] and all(l in locs for l in s[1]) for s in samples),
+          "pprof: every sample has 2 values and known locations")
+    ns = sum(s[2][0] for s in samples)
+    calls = sum(s[2][1] for s in samples)
+    check(ns == total_in(rep, 10 ** 9) and calls == rep["total_calls"],
+          "pprof: samples add up to ccprof's %.9f s and %d calls" % (rep["total_time_s"], calls))
+    names_in(set(locs.values()), "pprof (decoded)")
+    main = functions(rep)["main"]["inherited_s"] * 1e9
+    through = sum(s[2][0] for s in samples if any(locs[l] == "main" for l in s[1]))
+    check(abs(through - main) <= len(samples) + 1,
+          "pprof: stacks through main add up to main's inherited time (%d ns)" % through)
+
+    if have("protoc"):
+        r = subprocess.run(["protoc", "-I" + os.path.join(TOP, "tests"),
+                            "--decode=perftools.profiles.Profile", "profile.proto"],
+                           input=raw, capture_output=True)
+        check(r.returncode == 0 and not r.stderr and r.stdout.count(b"sample {") == len(samples),
+              "pprof: protoc --decode reads it (%d samples)" % len(samples))
+    else:
+        skip("protoc not installed (package protobuf-compiler)")
+
+    if have("go"):
+        env = dict(os.environ, GOCACHE=os.path.join(CACHE, "go-build"),
+                   PPROF_TMPDIR=D, HOME=os.environ.get("HOME") or D)
+        def gop(*args, p=path):
+            return run(["go", "tool", "pprof", "-symbolize=none"] + list(args) + [p], env=env)
+        r = gop("-raw")
+        check(r.returncode == 0, "pprof: go tool pprof -raw reads it%s" % (
+            "" if r.returncode == 0 else " (%s)" % r.stderr.strip()[:200]))
+        vals = re.findall(r"^\s+(\d+)\s+(\d+): [\d ]+$", r.stdout, re.M)
+        check(sum(int(a) for a, _ in vals) == ns and sum(int(b) for _, b in vals) == calls,
+              "pprof: go tool pprof -raw totals = ccprof's (%d ns, %d calls)" % (ns, calls))
+        r = gop("-top")
+        m = re.search(r"Showing nodes accounting for \S+, [\d.]+% of (\S+) total", r.stdout)
+        if check(r.returncode == 0 and m, "pprof: go tool pprof -top"):
+            got = speedscope_seconds(m.group(1))
+            check(got is not None and abs(got - rep["total_time_s"]) <= 0.006 * rep["total_time_s"],
+                  "pprof: -top total %s = ccprof's %.6f s" % (m.group(1), rep["total_time_s"]))
+        r = gop("-top", "-sample_index=calls")
+        m = re.search(r"Showing nodes accounting for \S+, [\d.]+% of (\d+) total", r.stdout)
+        check(m and int(m.group(1)) == rep["total_calls"],
+              "pprof: -top -sample_index=calls total = ccprof's %d calls" % rep["total_calls"])
+        r = gop("-traces")
+        check(r.returncode == 0, "pprof: go tool pprof -traces")
+        frames = {l.strip() for l in r.stdout.splitlines() if l.startswith("   ")}
+        frames |= {re.sub(r"^\s*\S+\s+", "", l) for l in r.stdout.splitlines()
+                   if re.match(r"^\s+[\d.]+\w*s\s+\S", l)}
+        names_in(frames, "pprof -traces")
+        tpath = convert("pprof", thr, "threads.pb.gz", "--threads")
+        r = gop("-tags", p=tpath)
+        labels = re.findall(r"^\s+\S+ \(\s*[\d.]+%\): (.* \[\d+\])$", r.stdout, re.M)
+        check(r.returncode == 0 and len(labels) >= 1 and "thread:" in r.stdout,
+              "pprof --threads: a thread label per sample (%d threads with time)" % len(labels))
+    else:
+        skip("go not installed (package golang-go): go tool pprof not run")
+    tpath = os.path.join(D, "threads.pb.gz")
+    if os.path.exists(tpath):
+        strings, samples, locs, types = pprof_decode(gzip.decompress(open(tpath, "rb").read()))
+        check(types[0] == ["cpu", "nanoseconds"] and
+              sum(s[2][0] for s in samples) == total_in(thr_rep, 10 ** 9) and
+              sum(s[2][1] for s in samples) == thr_rep["total_calls"],
+              "pprof --threads (cpu clock): samples add up to ccprof's total and calls")
+    rows = speedscope_import(path, "names.pb.gz", "protobuf encoded pprof file", "pprof")
+    if rows is not None:
+        names_in(speedscope_names(rows), "pprof in speedscope")
+
+
+# ---- dot ----------------------------------------------------------------------------
+
+def dot(prof, rep):
+    path = convert("dot", prof, "names.dot", "--node-threshold", "0")
+    text = open(path, encoding="utf-8").read()
+    nodes = re.findall(r"^  (f\d+) \[label=\"", text, re.M)
+    edges = re.findall(r"^  (f\d+) -> (f\d+) \[", text, re.M)
+    check(text.startswith("digraph callgraph {") and text.count("digraph") == 1,
+          "dot: exactly one digraph")
+    check(len(nodes) == len(rep["functions"]) and len(edges) == len(rep["arcs"]),
+          "dot --node-threshold 0: a node per function (%d), an edge per arc (%d)"
+          % (len(nodes), len(edges)))
+    check("penwidth=4" in text and 'color="#d00000", penwidth=3' in text,
+          "dot: the expensive arm is drawn")
+    # every arc label holds its exact inherited time (self_in + child_in)
+    times = sorted(float(t) for t in
+                   re.findall(r'^  f\d+ -> f\d+ \[label="[\d.]+%\\n([\d.]+) s\\n', text, re.M))
+    want = sorted(a["self_in_s"] + a["child_in_s"] for a in rep["arcs"]
+                  if a["caller"] != a["callee"])
+    check(len(times) == len(want) and all(abs(a - b) < 2.5e-9 for a, b in zip(times, want)),
+          "dot: arc labels carry ccprof's exact arc times (to the ns)")
+    few = convert("dot", prof, "names50.dot", "--node-threshold", "50")
+    kept = re.findall(r"^  f\d+ \[", open(few, encoding="utf-8").read(), re.M)
+    want = [f for f in rep["functions"] if f["inherited_s"] >= rep["total_time_s"] / 2]
+    check(len(kept) == len(want), "dot --node-threshold 50: %d functions kept" % len(want))
+    if not have("dot"):
+        skip("dot not installed (package graphviz): syntax not checked")
+        return
+    svg = os.path.join(D, "names.dot.svg")
+    r = run(["dot", "-Tsvg", "-o", svg, path])
+    check(r.returncode == 0 and r.stderr == "", "dot: dot -Tsvg renders it, nothing on stderr%s"
+          % ("" if not r.stderr else " (%s)" % r.stderr.strip()[:200]))
+    if have("gc"):
+        r = run(["gc", "-n", "-e", path])
+        m = re.match(r"\s*(\d+)\s+(\d+)", r.stdout)
+        check(m and int(m.group(1)) == len(nodes) and int(m.group(2)) == len(edges),
+              "dot: gc counts %s nodes and edges" % (m.groups() if m else "no",))
+    if os.path.exists(svg):
+        texts = {html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", open(svg, encoding="utf-8").read())}
+        names_in(texts, "dot (as rendered by dot -Tsvg)")
+
+
+# ---- svg -----------------------------------------------------------------------------
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def svg_boxes(path):
+    root = ET.parse(path).getroot()
+    boxes = []
+    for g in root.iter(SVG_NS + "g"):
+        title = g.find(SVG_NS + "title").text
+        rect = g.find(SVG_NS + "rect")
+        boxes.append((title, float(rect.get("y")), float(rect.get("width"))))
+    return root, boxes
+
+
+def svg(prof, rep):
+    path = convert("svg", prof, "names.svg")
+    try:
+        root, boxes = svg_boxes(path)
+    except ET.ParseError as e:
+        check(False, "svg: well-formed XML (%s)" % e)
+        return
+    check(root.tag == SVG_NS + "svg" and "href" not in open(path, encoding="utf-8").read(),
+          "svg: an SVG document with no external reference")
+    all_box = [b for b in boxes if b[0].split("\n")[0] == "all"]
+    want = "inherited %s s (100.00%%)" % ("%.9f" % rep["total_time_s"]).rstrip("0").rstrip(".")
+    check(all_box and all_box[0][0].split("\n")[1] == want,
+          "svg: the root box's tooltip has ccprof's exact total (%s)" % want)
+    names_in({b[0].split("\n")[0] for b in boxes}, "svg tooltips")
+    bottom = max(b[1] for b in boxes)
+    check(all_box and all_box[0][1] == bottom, "svg: flame graph, the root at the bottom")
+    inv = convert("svg", prof, "names-icicle.svg", "--inverted")
+    _, iboxes = svg_boxes(inv)
+    top = min(b[1] for b in iboxes)
+    check([b for b in iboxes if b[0].startswith("all\n")][0][1] == top,
+          "svg --inverted: icicle graph, the root at the top")
+
+
+# ---- views -----------------------------------------------------------------------------
+
+def views(prof, rep):
+    def stacks(*opts):
+        p = convert("folded", prof, "view.folded", *opts)
+        return [l.rsplit(" ", 1) for l in open(p, encoding="utf-8").read().splitlines()]
+    focus = stacks("--focus", "templates")
+    check(focus and all(s.startswith("templates()") for s, _ in focus),
+          "--focus templates: every stack starts at templates()")
+    sel = stacks("--deselect", "templates,region")
+    check(sel and not any("templates()" in s or "region(" in s for s, _ in sel),
+          "--deselect: the deselected functions are gone")
+    check(sum(int(n) for _, n in sel) == total_in(rep, 10 ** 6),
+          "--deselect: their time stays (total unchanged)")
+    pruned = stacks("--min-percent", "10")
+    check(any(s.endswith(";(hidden)") for s, _ in pruned) and
+          sum(int(n) for _, n in pruned) == total_in(rep, 10 ** 6),
+          "--min-percent 10: small stacks become '(hidden)', total unchanged")
+    p = convert("ghc-json", prof, "view.prof", "--min-percent", "10")
+    j = json.load(open(p, encoding="utf-8"))
+    check(not schema_errors(j, GHC_SCHEMA, GHC_SCHEMA) and
+          any(c["label"] == "(hidden)" for c in j["cost_centres"]),
+          "--min-percent with ghc-json: valid, with a '(hidden)' cost centre")
+    p = convert("svg", prof, "view.svg", "--focus", "c_regions", "--min-percent", "20")
+    _, boxes = svg_boxes(p)
+    rows = sorted({b[1] for b in boxes}, reverse=True)  # bottom row first
+    second = [b[0].split("\n")[0] for b in boxes if len(rows) > 1 and b[1] == rows[1]]
+    check(second == ["c_regions"] and any(b[0].startswith("(hidden)\n") for b in boxes),
+          "--focus c_regions --min-percent 20 with svg: rooted at the focus, pruned (%s)" % second)
+
+
+names, cycles, thr = profiles()
+rep = report(names)
+check(all(n in functions(rep) for n in NAMES), "names.cpp: the hostile names are cost centres")
+thr_rep = report(thr)
+cli(names)
+ghc_json(names, rep)
+callgrind(names, rep, "names")
+callgrind(cycles, report(cycles), "spivey")
+callgrind(thr, thr_rep, "threads")
+folded(names, rep, thr, thr_rep)
+speedscope(names, rep, thr, thr_rep)
+pprof(names, rep, thr, thr_rep)
+dot(names, rep)
+svg(names, rep)
+views(names, rep)
+finish()

@@ -1,0 +1,345 @@
+/*
+ * exports.c - the pieces of `ccprof convert` on hand-built data: the
+ * protobuf encoder against FORMATS.md §7.3's golden bytes, gzip's CRC and
+ * framing, the rounding that keeps totals exact, the export escapers, the
+ * tree walk with pruning, and every writer on Spivey's example.
+ */
+#include "model_fixture.h"
+#include "model/view.h"
+#include "output/escape.h"
+#include "output/export.h"
+#include "output/gzip.h"
+#include "output/pbuf.h"
+
+static void protobuf(void)
+{
+	/* FORMATS.md §7.3: the minimal profile, 61 bytes. */
+	static const unsigned char want[] = {
+		0x0a, 0x04, 0x08, 0x01, 0x10, 0x02,
+		0x12, 0x06, 0x0a, 0x01, 0x01, 0x12, 0x01, 0x07,
+		0x22, 0x08, 0x08, 0x01, 0x22, 0x04, 0x08, 0x01, 0x10, 0x03,
+		0x2a, 0x06, 0x08, 0x01, 0x10, 0x03, 0x20, 0x04,
+		0x32, 0x00,
+		0x32, 0x07, 's', 'a', 'm', 'p', 'l', 'e', 's',
+		0x32, 0x05, 'c', 'o', 'u', 'n', 't',
+		0x32, 0x04, 'm', 'a', 'i', 'n',
+		0x32, 0x03, 'a', '.', 'c',
+	};
+	struct pbuf b = {0};
+	size_t mk = pb_begin(&b, 1);
+	pb_uint(&b, 1, 1);
+	pb_uint(&b, 2, 2);
+	pb_end(&b, mk);
+	mk = pb_begin(&b, 2);
+	size_t packed = pb_begin(&b, 1);
+	pb_varint(&b, 1);
+	pb_end(&b, packed);
+	packed = pb_begin(&b, 2);
+	pb_varint(&b, 7);
+	pb_end(&b, packed);
+	pb_end(&b, mk);
+	mk = pb_begin(&b, 4);
+	pb_uint(&b, 1, 1);
+	size_t line = pb_begin(&b, 4);
+	pb_uint(&b, 1, 1);
+	pb_uint(&b, 2, 3);
+	pb_end(&b, line);
+	pb_end(&b, mk);
+	mk = pb_begin(&b, 5);
+	pb_uint(&b, 1, 1);
+	pb_uint(&b, 2, 3);
+	pb_uint(&b, 4, 4);
+	pb_end(&b, mk);
+	static const char *strings[] = {"", "samples", "count", "main", "a.c"};
+	for (int i = 0; i < 5; i++)
+		pb_bytes(&b, 6, strings[i], strlen(strings[i]));
+	CHECK(b.len == sizeof want && memcmp(b.p, want, sizeof want) == 0,
+	      "protobuf: FORMATS.md 7.3's 61 golden bytes (got %zu bytes)", b.len);
+	pb_free(&b);
+
+	/* A body of 200 bytes needs a two-byte length: the body moves. */
+	mk = pb_begin(&b, 3);
+	for (int i = 0; i < 200; i++)
+		pb_raw(&b, "x", 1);
+	pb_end(&b, mk);
+	CHECK(b.len == 203 && b.p[0] == 0x1a && b.p[1] == 0xc8 && b.p[2] == 0x01 && b.p[3] == 'x' &&
+		      b.p[202] == 'x',
+	      "protobuf: a long nested message gets a canonical 2-byte length");
+	pb_free(&b);
+	pb_uint(&b, 9, UINT64_MAX);
+	CHECK(b.len == 11 && b.p[10] == 0x01, "protobuf: a 64-bit varint takes 10 bytes");
+	pb_free(&b);
+}
+
+static unsigned le16(const unsigned char *p)
+{
+	return p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void gzip(void)
+{
+	CHECK(gzip_crc32(0, "123456789", 9) == 0xcbf43926u, "CRC-32 check value of 123456789");
+	CHECK(gzip_crc32(gzip_crc32(0, "1234", 4), "56789", 5) == 0xcbf43926u,
+	      "CRC-32 continues across pieces");
+
+	size_t n = 70000, size;
+	unsigned char *data = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		data[i] = (unsigned char)(i * 7);
+	char *buf;
+	FILE *f = open_memstream(&buf, &size);
+	CHECK(gzip_write(f, data, n) == 0, "gzip_write succeeds");
+	fclose(f);
+	const unsigned char *p = (const unsigned char *)buf;
+	CHECK_EQ_U(size, 10 + 5 + 65535 + 5 + (n - 65535) + 8, "gzip: two stored blocks");
+	CHECK(p[0] == 0x1f && p[1] == 0x8b && p[2] == 8 && p[3] == 0, "gzip: magic, deflate");
+	CHECK(p[10] == 0 && le16(p + 11) == 65535 && le16(p + 13) == 0,
+	      "gzip: first block not final, LEN 65535, NLEN its complement");
+	const unsigned char *b2 = p + 15 + 65535;
+	CHECK(b2[0] == 1 && le16(b2 + 1) == n - 65535 && le16(b2 + 3) == (~(n - 65535) & 0xffff),
+	      "gzip: last block final");
+	CHECK(memcmp(b2 + 5, data + 65535, n - 65535) == 0, "gzip: data stored as is");
+	CHECK(le32(p + size - 8) == gzip_crc32(0, data, n) && le32(p + size - 4) == n,
+	      "gzip: CRC-32 and ISIZE trailer");
+	free(buf);
+	f = open_memstream(&buf, &size);
+	gzip_write(f, "", 0);
+	fclose(f);
+	p = (const unsigned char *)buf;
+	CHECK(size == 23 && p[10] == 1 && le16(p + 11) == 0 && le16(p + 13) == 0xffff,
+	      "gzip: empty data is one empty final block");
+	free(buf);
+	free(data);
+}
+
+static void scaling(void)
+{
+	/* Thirds of a tick: rounding each part gives 0 + 0 + 0 = 0 for a total
+	 * of 1 unit; the running sums give 0 + 1 + 0. */
+	struct export_scale s;
+	export_scale_init(&s, 1, 3);
+	uint64_t sum = 0;
+	for (int i = 0; i < 3; i++)
+		sum += export_scale(&s, 1);
+	CHECK_EQ_U(sum, 1, "scale: thirds add up to the rounded total");
+	export_scale_init(&s, 1000000000u, 2600000000u); /* cycles to ns */
+	sum = 0;
+	uint64_t ticks = 0;
+	int close = 1;
+	for (uint64_t i = 1; i < 1000; i++) {
+		uint64_t t = i * 7919 % 1013;
+		uint64_t v = export_scale(&s, t);
+		uint64_t own = export_scale_one(t, 1000000000u, 2600000000u);
+		close &= v + 1 >= own && v <= own + 1;
+		sum += v;
+		ticks += t;
+	}
+	CHECK(close, "scale: every part within one unit of its own rounding");
+	CHECK_EQ_U(sum, export_scale_one(ticks, 1000000000u, 2600000000u),
+		   "scale: parts add up to the rounded total");
+	export_scale_init(&s, 1, 0);
+	CHECK_EQ_U(export_scale(&s, 5), 0, "scale: unknown clock rate gives 0");
+}
+
+static const char *esc(const struct escape_table *t, const char *s, size_t len)
+{
+	static char buf[4096];
+	size_t n = escape_mem(buf, t, s, len);
+	buf[n] = '\0';
+	return buf;
+}
+
+#define ESC(t, lit) esc(&(t), (lit), sizeof(lit) - 1)
+
+static void escapers(void)
+{
+	CHECK(strcmp(ESC(escape_xml, "a<b>&\"c'\t\x01\xff"),
+		     "a&lt;b&gt;&amp;&quot;c&#39;&#9;\xef\xbf\xbd\xef\xbf\xbd") == 0,
+	      "xml: entities, TAB as a reference, control and invalid bytes U+FFFD");
+	CHECK(strcmp(ESC(escape_dot, "a\"b\\c&d<e>\n"), "a\\\"b\\\\c&amp;d<e>?") == 0,
+	      "dot: quote, backslash, & as an entity, newline");
+	CHECK(strcmp(ESC(escape_folded, "a;b c\t\xc3\xa9"), "a\xef\xbc\x9b" "b c?\xc3\xa9") == 0,
+	      "folded: ; becomes U+FF1B, TAB ?");
+	CHECK(strcmp(ESC(escape_line, "f(x)\n\r\x7f \xc3"), "f(x)??? \xef\xbf\xbd") == 0,
+	      "line: control characters ?, invalid UTF-8 U+FFFD");
+	CHECK(strcmp(ESC(escape_utf8, "a\x01<\"\xe2\x82"), "a\x01<\"\xef\xbf\xbd\xef\xbf\xbd") == 0,
+	      "utf8: only invalid sequences replaced");
+}
+
+/* ---- the writers on Spivey's example ----------------------------------- */
+
+static void spivey(struct fixture *fx)
+{
+	fx_init(fx, 1000); /* ticks are milliseconds */
+	fx_ctx(fx, "", 0, 0, 5);
+	fx_ctx(fx, "[main]", 1, 0, 10);
+	fx_ctx(fx, "[main] [P]", 1, 2, 20);
+	fx_ctx(fx, "[main] [P] [Q]", 1, 0, 30);
+	fx_ctx(fx, "[main] [P] [Q] [R]", 1, 0, 40);
+	fx_ctx(fx, "[main] P [Q] [R] [P]", 2, 0, 50);
+	fx_ctx(fx, "[main] P Q [R] [P] [Q]", 1, 0, 60);
+	fx_ctx(fx, "[main] P R [P] [Q] [R]", 1, 0, 70);
+	fx_ctx(fx, "[main] P [Q] [R] [P] [S]", 1, 0, 15);
+}
+
+static char *render(const struct export_format *fmt, const struct model *m,
+		    const struct export_opts *o, size_t *size)
+{
+	char *buf;
+	FILE *f = open_memstream(&buf, size);
+	struct export_input in = {.m = m};
+	CHECK(fmt->write(f, &in, o) == 0, "%s writer reports success", fmt->name);
+	fclose(f);
+	return buf;
+}
+
+struct walk_log {
+	char text[1024];
+	uint64_t individual;
+};
+
+static void log_visit(void *arg, const struct model_node *x, const uint32_t *path,
+		      uint32_t depth, int leaving)
+{
+	struct walk_log *w = arg;
+	(void)path;
+	size_t n = strlen(w->text);
+	if (!leaving)
+		w->individual += x->individual;
+	snprintf(w->text + n, sizeof w->text - n, "%s%u%s ", leaving ? "/" : "",
+		 (unsigned)depth, x->cc == EXPORT_HIDDEN ? "h" : "");
+}
+
+static void walking(void)
+{
+	static struct fixture fx;
+	struct model m, vm;
+	spivey(&fx);
+	if (fx_build(&m, &fx) != 0)
+		return;
+	struct walk_log w = {"", 0};
+	export_walk_tree(&m, log_visit, &w);
+	/* root, main, P, Q, R, P, Q...: one enter and one leave per node */
+	size_t enters = 0, leaves = 0;
+	for (const char *p = w.text; *p; p++) {
+		if (*p == ' ')
+			enters++;
+		if (*p == '/')
+			leaves++;
+	}
+	CHECK_EQ_U(enters - leaves, m.nnodes, "walk: enters every node once");
+	CHECK_EQ_U(leaves, m.nnodes, "walk: leaves every node once");
+	CHECK_EQ_U(w.individual, m.total_time, "walk: individual times add up to the total");
+
+	/* Prune below 20 % of 300: the stand-ins carry what is hidden. */
+	struct model_view_opts o;
+	struct model_view v;
+	char err[128];
+	model_view_opts_init(&o);
+	o.prune.min_percent = 20;
+	CHECK(model_view_resolve(&v, &m, &o, err, sizeof err) == 0, "view resolves");
+	model_view_build(&vm, &m, &v, MODEL_TREE);
+	model_prune(&vm, &o.prune);
+	struct walk_log p = {"", 0};
+	export_walk_tree(&vm, log_visit, &p);
+	CHECK(strstr(p.text, "h ") != NULL, "walk: pruned tree has a stand-in (%s)", p.text);
+	CHECK_EQ_U(p.individual, vm.total_time, "walk: with stand-ins the total is kept");
+	model_free(&vm);
+	model_view_free(&v);
+	model_view_opts_free(&o);
+	model_free(&m);
+}
+
+static void writers(void)
+{
+	static struct fixture fx;
+	struct model m;
+	spivey(&fx);
+	static const char *argv[] = {"./spivey", "a \"b\""};
+	fx.p.argv = argv;
+	fx.p.argc = 2;
+	if (fx_build(&m, &fx) != 0)
+		return;
+	model_hot(&m);
+	struct export_opts o = {.node_threshold = 0.5};
+	size_t size;
+	char *s;
+
+	s = render(export_find("folded"), &m, &o, &size);
+	/* 300 ms in all; ⟨main,P,Q,R⟩ holds 40 + 70 ms, ⟨main,Q,R,P⟩ 50. */
+	CHECK(strstr(s, "<root> 5000\n") && strstr(s, "main;P;Q;R 110000\n") &&
+		      strstr(s, "main;Q;R;P 50000\n") && strstr(s, "main;Q;R;P;S 15000\n"),
+	      "folded: stacks in microseconds");
+	free(s);
+
+	s = render(export_find("ghc-json"), &m, &o, &size);
+	CHECK(strstr(s, "\"total_ticks\": 300,") && strstr(s, "\"tick_interval\": 1000,") &&
+		      strstr(s, "\"arguments\": [\"./spivey\", \"a \\\"b\\\"\"]"),
+	      "ghc-json: ticks of 1 ms, arguments escaped");
+	CHECK(strstr(s, "\"label\": \"MAIN\"") && strstr(s, "\"total_time\":        0.30,"),
+	      "ghc-json: MAIN, total_time %%11.2f");
+	free(s);
+
+	s = render(export_find("callgrind"), &m, &o, &size);
+	CHECK(strstr(s, "\nevents: ticks calls\nsummary: 300 11\n") != NULL,
+	      "callgrind: events last in the header, summary after");
+	CHECK(strstr(s, "\ntotals: 300 11\n") != NULL, "callgrind: totals");
+	free(s);
+
+	s = render(export_find("dot"), &m, &o, &size);
+	CHECK(strncmp(s, "digraph callgraph {", 19) == 0 && strstr(s, "penwidth=4"),
+	      "dot: one digraph, the expensive arm drawn");
+	free(s);
+
+	s = render(export_find("svg"), &m, &o, &size);
+	CHECK(strstr(s, "<title>all\ninherited 0.3 s (100.00%)") != NULL,
+	      "svg: the root box has the exact total");
+	free(s);
+
+	s = render(export_find("speedscope"), &m, &o, &size);
+	CHECK(strstr(s, "\"endValue\":300000000") != NULL, "speedscope: endValue in ns");
+	free(s);
+
+	s = render(export_find("pprof"), &m, &o, &size);
+	CHECK(size > 18 && (unsigned char)s[0] == 0x1f && (unsigned char)s[1] == 0x8b,
+	      "pprof: gzip");
+	free(s);
+	model_free(&m);
+}
+
+/* Names no folded line can hold as they are (FORMATS.md §5.3). */
+static void folded_names(void)
+{
+	static struct fixture fx;
+	struct model m;
+	fx_init(&fx, 1000000);
+	fx_ctx(&fx, "[main] [semi] [digits]", 1, 0, 2000);
+	strcpy(fx.names[fx_cc(&fx, "semi")], "a;b");
+	strcpy(fx.names[fx_cc(&fx, "digits")], "frame 42");
+	if (fx_build(&m, &fx) != 0)
+		return;
+	struct export_opts o = {0};
+	size_t size;
+	char *s = render(export_find("folded"), &m, &o, &size);
+	CHECK(strcmp(s, "main;a\xef\xbc\x9b" "b;frame\xc2\xa0" "42 2000\n") == 0,
+	      "folded: ';' in a name is U+FF1B, a trailing ' 42' keeps one count");
+	free(s);
+	model_free(&m);
+}
+
+int main(void)
+{
+	protobuf();
+	gzip();
+	scaling();
+	escapers();
+	walking();
+	writers();
+	folded_names();
+	return check_failures != 0;
+}
