@@ -90,6 +90,15 @@ def regions():
     check(r.returncode == 0, "a program using ccprof.h runs without libccprof (weak API)")
 
 
+def region_time():
+    exe = build("regiontime", "tests/progs/regiontime.c")
+    for clock in ("cpu", "cycles"):
+        _, prof = record(exe, clock=clock)
+        fs = functions(report(prof))
+        got = fs.get("busy region", {}).get("self_s", 0)
+        check(got > 0.08, "clock=%s: a region's own 100 ms are charged to it (%.3f s)" % (clock, got))
+
+
 def cxx_scope():
     exe = os.path.join(OUT, "scope")
     r = run(["g++", "-g", "-O1", "-finstrument-functions", "-I" + os.path.join(TOP, "include"),
@@ -143,6 +152,7 @@ linked("pkg-config")
 linked("static")
 names()
 regions()
+region_time()
 cxx_scope()
 clocks()
 options()

@@ -20,25 +20,6 @@ __attribute__((used)) static const int *const pull_manual = &rt_manual_anchor;
  * same for its enter and exit calls, lower for anything it calls. */
 #define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
-/* Cycles clock: charge the ticks since the previous hook to the context
- * that ran them, less the calibrated cost of the monitor itself (carried
- * over as debt when an interval is shorter than the estimate, so the
- * total stays unbiased). */
-static inline void charge_ticks(struct rt_thread *t, uint64_t now)
-{
-	uint64_t d = now - t->last_tick;
-	uint64_t owe = t->debt + rt_config.overhead_ticks;
-	struct rt_ctx *c = t->cur;
-
-	if (d >= owe) {
-		RT_STORE(&c->time, c->time + (d - owe));
-		t->debt = 0;
-	} else {
-		t->debt = owe - d;
-	}
-	t->last_tick = now;
-}
-
 /* Push a frame and move to the context entered with `fn`. */
 static inline __attribute__((always_inline)) void enter(struct rt_thread *t, uintptr_t fn,
 							 uintptr_t sp)
@@ -86,7 +67,7 @@ HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
 			return;
 	}
 	if (RT_UNLIKELY(rt_cycles))
-		charge_ticks(t, rt_tick());
+		rt_charge_ticks(t, rt_tick());
 	if (RT_UNLIKELY(t->top[-1].sp <= sp))
 		rt_discard_gone(t, sp);
 	enter(t, (uintptr_t)fn, sp);
@@ -103,7 +84,7 @@ HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
 	if (RT_UNLIKELY(t == NULL))
 		return;
 	if (RT_UNLIKELY(rt_cycles))
-		charge_ticks(t, rt_tick());
+		rt_charge_ticks(t, rt_tick());
 	if (RT_UNLIKELY(t->overflow)) {
 		t->overflow--;
 		return;

@@ -69,6 +69,8 @@ API void ccprof__enter(ccprof_cc_t cc)
 		return;
 	if (t == NULL && (t = rt_thread_start()) == NULL)
 		return;
+	if (rt_cycles) /* the time so far belongs to the context we leave */
+		rt_charge_ticks(t, rt_tick());
 	rt_enter(t, (uintptr_t)cc, REGION_SP());
 }
 
@@ -82,6 +84,8 @@ API void ccprof__leave(ccprof_cc_t cc)
 
 	if (cc == NULL || t == NULL)
 		return;
+	if (rt_cycles)
+		rt_charge_ticks(t, rt_tick());
 	if (t->overflow) {
 		t->overflow--;
 		return;

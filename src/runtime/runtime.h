@@ -209,6 +209,25 @@ RT_HIDDEN void *rt_map(size_t n);
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Cycles clock: charge the ticks since the previous hook to the context
+ * that ran them, less the calibrated cost of the monitor itself (carried
+ * over as debt when an interval is shorter than the estimate, so the
+ * total stays unbiased). */
+static inline void rt_charge_ticks(struct rt_thread *t, uint64_t now)
+{
+	uint64_t d = now - t->last_tick;
+	uint64_t owe = t->debt + rt_config.overhead_ticks;
+	struct rt_ctx *c = t->cur;
+
+	if (d >= owe) {
+		RT_STORE(&c->time, c->time + (d - owe));
+		t->debt = 0;
+	} else {
+		t->debt = owe - d;
+	}
+	t->last_tick = now;
+}
+
 static inline uint64_t rt_tick(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
