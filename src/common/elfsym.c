@@ -139,15 +139,14 @@ static int parse(const struct image *im, struct elfsym_table *t)
 	return collect(im, eh, tab, t);
 }
 
-int elfsym_load(const char *path, struct elfsym_table *t)
+/* Map a regular file at least an ELF header long.  System calls only, so
+ * that elfsym_find_unbuffered stays async-signal-safe. */
+static int map_image(const char *path, struct image *im)
 {
-	struct image im;
 	struct stat st;
 	void *map;
-	int fd, rc;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); /* a FIFO must not block */
 
-	memset(t, 0, sizeof *t);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); /* a FIFO must not block */
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Ehdr)) {
@@ -158,10 +157,26 @@ int elfsym_load(const char *path, struct elfsym_table *t)
 	close(fd);
 	if (map == MAP_FAILED)
 		return -1;
-	im.p = map;
-	im.len = (size_t)st.st_size;
+	im->p = map;
+	im->len = (size_t)st.st_size;
+	return 0;
+}
+
+static void unmap_image(struct image *im)
+{
+	munmap((void *)im->p, im->len);
+}
+
+int elfsym_load(const char *path, struct elfsym_table *t)
+{
+	struct image im;
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	if (map_image(path, &im) != 0)
+		return -1;
 	rc = parse(&im, t);
-	munmap(map, im.len);
+	unmap_image(&im);
 	if (rc != 0)
 		elfsym_free(t);
 	return rc;
@@ -247,26 +262,12 @@ static const char *scan_table(const struct image *im, const Ehdr *eh, const Shdr
 int elfsym_find_unbuffered(const char *path, uint64_t offset, char *buf, size_t len)
 {
 	struct image im;
-	struct stat st;
 	const Ehdr *eh;
 	const char *name = NULL;
-	void *map;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); /* a FIFO must not block */
-	if (fd < 0 || len == 0)
+	if (len == 0 || map_image(path, &im) != 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Ehdr)) {
-		close(fd);
-		return -1;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return -1;
-	im.p = map;
-	im.len = (size_t)st.st_size;
-	eh = map;
+	eh = (const Ehdr *)im.p;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(Shdr)) {
 		const Shdr *tab = find_table(&im, eh, SHT_SYMTAB);
 
@@ -278,10 +279,10 @@ int elfsym_find_unbuffered(const char *path, uint64_t offset, char *buf, size_t 
 	if (name) {
 		size_t i;
 
-		for (i = 0; i + 1 < len && name + i < (const char *)map + im.len && name[i]; i++)
+		for (i = 0; i + 1 < len && name + i < (const char *)im.p + im.len && name[i]; i++)
 			buf[i] = name[i];
 		buf[i] = '\0';
 	}
-	munmap(map, im.len);
+	unmap_image(&im);
 	return name ? 0 : -1;
 }
