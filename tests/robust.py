@@ -105,6 +105,39 @@ def cancel():
               "cancellation: the cleanup handler's calls nest under it")
 
 
+def optimised():
+    """Inlined functions' hooks and sibling-called exit hooks (gcc -O1 and
+    up, clang -O2): the same contexts as at -O0."""
+    src = os.path.join(TOP, "tests/progs/inlined.c")
+    want = None
+    for cc, opt in (("gcc", "-O0"), ("gcc", "-O1"), ("gcc", "-O2"), ("gcc", "-Os"),
+                    ("clang", "-O2")):
+        if shutil.which(cc) is None:
+            continue
+        exe = os.path.join(OUT, "inlined_%s%s" % (cc, opt))
+        run([cc, opt, "-finstrument-functions", src, "-o", exe])
+        _, prof = record(exe)
+        got = sorted((history_str(c), c["entries"]) for c in report(prof)["contexts"]
+                     if c["history"])
+        if want is None:
+            want = got
+            check(("[main] [outer]", 100) in got, "inlined: -O0 baseline has [main] [outer] x100")
+        else:
+            check(got == want, "inlined: %s %s gives the -O0 contexts (%s)" % (cc, opt, got))
+
+
+def storm():
+    exe = build("storm", "tests/progs/storm.c")
+    r, prof = record(exe)
+    rep = report(prof)
+    lost = [history_str(c) for c in rep["contexts"] if c["history"] and c["history"][0]["name"] != "main"]
+    check(not lost, "signal storm: main is never lost from a history (%s)" % lost[:3])
+    n = counts(r.stdout)["a"]
+    fs = functions(rep)
+    check(fs["a"]["calls"] == n, "signal storm: calls(a) = %d exactly (got %d)" % (n, fs["a"]["calls"]))
+    check(fs.get("h", {}).get("calls", 0) > 0, "signal storm: the handler's calls recorded")
+
+
 def fork():
     p, prof = same_behaviour("forker", "tests/progs/forker.c")
     if p is None:
@@ -278,6 +311,8 @@ def symlink():
 
 threads()
 threads_tsan()
+optimised()
+storm()
 cancel()
 fork()
 exec_()

@@ -54,8 +54,11 @@ void rt_dump_init(void)
 	start_ns = rt_now_ns(CLOCK_REALTIME);
 }
 
+/* A thread of the parent may have been writing when it forked: its lock
+ * is not ours to wait for (the write's memory was its own). */
 void rt_dump_after_fork(void)
 {
+	pthread_mutex_init(&dump_lock, NULL);
 	forked_child = 1;
 	start_ns = rt_now_ns(CLOCK_REALTIME);
 }

@@ -22,7 +22,7 @@ __attribute__((used)) static const int *const pull_manual = &rt_manual_anchor;
 
 /* Push a frame and move to the context entered with `fn`. */
 static inline __attribute__((always_inline)) void enter(struct rt_thread *t, uintptr_t fn,
-							 uintptr_t sp)
+							 uintptr_t sp, uintptr_t cs)
 {
 	struct rt_shadow *s = t->top;
 	struct rt_ctx *c = t->cur;
@@ -33,9 +33,19 @@ static inline __attribute__((always_inline)) void enter(struct rt_thread *t, uin
 		t->lost_calls++;
 		return;
 	}
+	/* A handler that interrupts us before top moves pushes into *s and
+	 * pops again: write the slot, publish it, then write it again. */
 	s->ctx = c;
 	s->sp = sp;
+	s->fn = fn;
+	s->cs = cs;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->top = s + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->ctx = c;
+	s->sp = sp;
+	s->fn = fn;
+	s->cs = cs;
 	if (c->fn == fn) { /* A1: direct recursion keeps the context */
 		RT_STORE(&c->recursive, c->recursive + 1);
 		return;
@@ -50,9 +60,9 @@ static inline __attribute__((always_inline)) void enter(struct rt_thread *t, uin
 	RT_PUBLISH(&t->cur, n);
 }
 
-void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp)
+void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs)
 {
-	enter(t, fn, sp);
+	enter(t, fn, sp, cs);
 }
 
 HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
@@ -60,7 +70,6 @@ HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
 	struct rt_thread *t = rt_self;
 	uintptr_t sp = CALLER_SP();
 
-	(void)call_site;
 	if (RT_UNLIKELY(t == NULL)) {
 		t = rt_thread_start();
 		if (t == NULL)
@@ -69,8 +78,8 @@ HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
 	if (RT_UNLIKELY(rt_cycles))
 		rt_charge_ticks(t, rt_tick());
 	if (RT_UNLIKELY(t->top[-1].sp <= sp))
-		rt_discard_gone(t, sp);
-	enter(t, (uintptr_t)fn, sp);
+		rt_discard_gone(t, sp, (uintptr_t)call_site, (uintptr_t)fn);
+	enter(t, (uintptr_t)fn, sp, (uintptr_t)call_site);
 }
 
 HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
@@ -78,9 +87,8 @@ HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
 	struct rt_thread *t = rt_self;
 	uintptr_t sp = CALLER_SP();
 	struct rt_shadow *s;
+	struct rt_ctx *back;
 
-	(void)fn;
-	(void)call_site;
 	if (RT_UNLIKELY(t == NULL))
 		return;
 	if (RT_UNLIKELY(rt_cycles))
@@ -89,14 +97,22 @@ HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
 		t->overflow--;
 		return;
 	}
-	s = t->top;
-	while (RT_UNLIKELY(s[-1].sp < sp)) /* frames gone without a return */
-		s--;
-	if (RT_UNLIKELY(s == t->base + 1)) { /* unmatched: only the sentinel */
-		t->top = s;
-		return;
+	/* The newest entry of this (fn, call site).  The exit hook's sp is
+	 * not the entry's: a sibling call after the epilogue (gcc/clang -O2)
+	 * sees the function's CFA, alloca a lower sp.  Entries above it are
+	 * frames gone without a return; an entry above sp that does not
+	 * match is a live outer frame: this exit is unmatched. */
+	for (s = t->top; s > t->base + 1; s--) {
+		if (RT_LIKELY(s[-1].fn == (uintptr_t)fn && s[-1].cs == (uintptr_t)call_site))
+			break;
+		if (s[-1].sp > sp && !(s[-1].sp & RT_REGION_SP))
+			return; /* unmatched */
 	}
+	if (RT_UNLIKELY(s == t->base + 1))
+		return; /* unmatched */
 	s--;
+	back = s->ctx;
+	RT_PUBLISH(&t->cur, back);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->top = s;
-	RT_PUBLISH(&t->cur, s->ctx);
 }

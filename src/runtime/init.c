@@ -52,6 +52,7 @@ static void after_fork_child(void)
 	rt_registry_after_fork(rt_self);
 	rt_sampler_after_fork();
 	rt_dump_after_fork();
+	rt_manual_after_fork();
 	rt_sampler_start();
 }
 

@@ -386,16 +386,23 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
  * pointer outside this thread's stack is a handler on an alternate signal
  * stack: nothing is gone then.  Region entries are closed by key instead.
  */
-void rt_discard_gone(struct rt_thread *t, uintptr_t sp)
+void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn)
 {
 	struct rt_shadow *s = t->top;
 
 	if (sp < t->stack_lo || sp >= t->stack_hi)
 		return;
-	while (s > t->base + 1 && s[-1].sp <= sp && !(s[-1].sp & RT_REGION_SP))
+	/* Strictly below: gone.  Equal sp: a function inlined into that
+	 * frame (same call site, other fn) keeps it; a different call site,
+	 * or the same function again from the same site, means it is gone. */
+	while (s > t->base + 1 && !(s[-1].sp & RT_REGION_SP) &&
+	       (s[-1].sp < sp || (s[-1].sp == sp && (s[-1].cs != cs || s[-1].fn == fn))))
 		s--;
 	if (s != t->top) {
+		struct rt_ctx *back = s->ctx;
+
+		RT_PUBLISH(&t->cur, back);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->top = s;
-		RT_PUBLISH(&t->cur, s->ctx);
 	}
 }

@@ -28,6 +28,14 @@ const int rt_manual_anchor = 1;
 static struct ccprof_cc *regions;
 static pthread_mutex_t regions_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* In a forked child: the lock may have been held by a thread that is gone
+ * (a region it was adding is at worst missing from the list, and gets
+ * added again on its next ccprof_cc). */
+void rt_manual_after_fork(void)
+{
+	pthread_mutex_init(&regions_lock, NULL);
+}
+
 /* Just below the caller's stack pointer: under its frame, above any frame
  * it calls. */
 #define REGION_SP() (((uintptr_t)__builtin_frame_address(0) + sizeof(void *)) | RT_REGION_SP)
@@ -71,7 +79,11 @@ API void ccprof__enter(ccprof_cc_t cc)
 		return;
 	if (rt_cycles) /* the time so far belongs to the context we leave */
 		rt_charge_ticks(t, rt_tick());
-	rt_enter(t, (uintptr_t)cc, REGION_SP());
+	/* Frames left by longjmp since the last hook: strictly below the
+	 * caller's stack pointer (its own entry stays). */
+	if (t->top[-1].sp < REGION_SP())
+		rt_discard_gone(t, REGION_SP() - 1, 0, 0);
+	rt_enter(t, (uintptr_t)cc, REGION_SP(), 0);
 }
 
 /* Pop back to the context that was current before `cc` was entered: the
@@ -93,8 +105,11 @@ API void ccprof__leave(ccprof_cc_t cc)
 	after = t->cur;
 	for (s = t->top - 1; s > t->base; s--) {
 		if (after->fn == (uintptr_t)cc && (s->sp & RT_REGION_SP)) {
-			t->top = s;
+			/* cur before top: a handler pushing into the slot we
+			 * free must find the context we return to */
 			RT_PUBLISH(&t->cur, s->ctx);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			t->top = s;
 			return;
 		}
 		after = s->ctx;

@@ -10,13 +10,22 @@
  * stores (plain moves on x86) and pointers are published with release
  * stores, so the profile is exact and ThreadSanitizer stays quiet.
  *
- * Note [Shadow stack]: each entry holds the context to return to and the
- * stack pointer of the instrumented function at its call of the hook.  A
- * frame left without a return (longjmp, exceptions, cancellation) leaves
- * entries whose stack pointer is at or below a later frame's; hooks discard
- * those (DESIGN.md §5).  Entry 0 is a sentinel with sp = UINTPTR_MAX, so
- * top[-1] always exists.  Entries pushed by manual regions have bit 0 of sp
- * set: they belong to no frame of their own and are closed by key.
+ * Note [Shadow stack]: each entry holds the context to return to, the CC
+ * entered, the call site the hook was given, and the stack pointer of the
+ * instrumented function at its call of the hook.  An exit pops the newest
+ * entry with its (fn, call site): the exit hook's stack pointer is not
+ * reliable (at -O2 it is reached by a sibling call after the epilogue;
+ * alloca lowers it).  Entries above that one are frames left without a
+ * return (longjmp, exceptions, cancellation).  An enter discards entries
+ * strictly below its stack pointer, and those at the same stack pointer
+ * unless they come from the same call site with another fn: gcc hooks
+ * inlined functions too, and their hooks run in the caller's frame with
+ * the caller's call site (DESIGN.md §5).  Entry 0 is a sentinel with
+ * sp = UINTPTR_MAX, so top[-1] always exists.  Entries pushed by manual
+ * regions have bit 0 of sp set: they belong to no frame of their own and
+ * are closed by key.  A slot is written before `top` moves past it and
+ * `cur` is restored before `top` moves back, so a signal handler that
+ * runs instrumented code at any instruction of a hook nests correctly.
  */
 #ifndef CCPROF_RUNTIME_H
 #define CCPROF_RUNTIME_H
@@ -56,6 +65,8 @@ struct rt_ctx {
 struct rt_shadow {
 	struct rt_ctx *ctx; /* context to return to */
 	uintptr_t sp;
+	uintptr_t fn;   /* the CC entered: exits match on (fn, cs) */
+	uintptr_t cs;   /* call site: same real frame <=> same cs at equal sp */
 };
 
 struct rt_table; /* open-addressing tables of the slow path (machine.c) */
@@ -134,8 +145,8 @@ RT_HIDDEN struct rt_ctx *rt_root_context(struct rt_thread *t);
 RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
 
 /* hooks.c: shared by the manual API. */
-RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp);
-RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp);
+RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs);
+RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn);
 
 /* cctable.c: process-wide cost-centre numbering. */
 RT_HIDDEN uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name);
@@ -198,6 +209,7 @@ RT_HIDDEN int rt_dump(int final);
 RT_HIDDEN void rt_dump_set_args(int argc, char **argv);
 RT_HIDDEN void rt_dump_after_fork(void);
 RT_HIDDEN void rt_dump_init(void);
+RT_HIDDEN void rt_manual_after_fork(void);
 RT_HIDDEN int rt_dump_async(void);
 
 /* signals.c */
