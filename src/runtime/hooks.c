@@ -29,9 +29,12 @@ static inline __attribute__((always_inline)) void enter(struct rt_thread *t, uin
 	struct rt_ctx *n;
 
 	if (RT_UNLIKELY(s == t->limit)) {
-		t->overflow++;
-		t->lost_calls++;
-		return;
+		if (rt_shadow_grow(t) != 0) {
+			t->overflow++;
+			t->lost_calls++;
+			return;
+		}
+		s = t->top;
 	}
 	/* A handler that interrupts us before top moves pushes into *s and
 	 * pops again: write the slot, publish it, then write it again. */

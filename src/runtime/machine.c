@@ -40,12 +40,12 @@ void *rt_thread_alloc(struct rt_thread *t, size_t n)
 		m = rt_map(chunk);
 		if (m == NULL)
 			return NULL;
-		t->memory_bytes += chunk;
 		t->arena_next = m;
 		t->arena_end = m + chunk;
 	}
 	p = t->arena_next;
 	t->arena_next += n;
+	t->memory_bytes += n; /* what is used: the chunk is only reserved */
 	return p;
 }
 
@@ -104,7 +104,7 @@ static int table_insert(struct rt_thread *t, struct rt_table **tabp, struct rt_s
 	size_t i;
 
 	if (tab == NULL || 2 * (tab->used + 1) > tab->cap) {
-		struct rt_table *bigger = table_new(t, tab ? 2 * tab->cap : 256);
+		struct rt_table *bigger = table_new(t, tab ? 2 * tab->cap : 64);
 
 		if (bigger == NULL)
 			return -1;

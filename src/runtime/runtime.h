@@ -106,6 +106,7 @@ struct rt_thread {
 	uint64_t tid;
 	char name[32];
 	struct rt_thread *next; /* registry list */
+	struct rt_thread *live_next, *live_prev; /* running threads */
 };
 
 /* Runtime-wide settings, fixed after start-up (options.c, init.c). */
@@ -179,10 +180,12 @@ RT_HIDDEN void rt_registry_lock(void);
 RT_HIDDEN int rt_registry_trylock(void); /* 1 if acquired */
 RT_HIDDEN void rt_registry_unlock(void);
 RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
+RT_HIDDEN struct rt_thread *rt_live_first(void);     /* under the lock */
 RT_HIDDEN void rt_registry_add(struct rt_thread *t);
 RT_HIDDEN void rt_registry_after_fork(struct rt_thread *survivor);
 RT_HIDDEN void rt_thread_refresh_name(struct rt_thread *t);
 RT_HIDDEN int rt_anything_recorded(void);
+RT_HIDDEN int rt_shadow_grow(struct rt_thread *t);
 
 /* calib.c: an empty function with and without instrumentation */
 RT_HIDDEN void rt_calib_instrumented(void);

@@ -23,9 +23,7 @@ static void sample_all(void)
 	uint64_t wall = rt_now_ns(CLOCK_MONOTONIC);
 
 	rt_registry_lock();
-	for (t = rt_registry_first(); t; t = t->next) {
-		if (!t->alive)
-			continue;
+	for (t = rt_live_first(); t; t = t->live_next) {
 		rt_charge_sample(t, rt_config.clock == CCP_CLOCK_CPU ? rt_now_ns(t->cpu_clock) : wall);
 	}
 	samples++;

@@ -6,6 +6,8 @@
  * with everyone else's ("threads that exit early keep their costs").
  */
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -13,14 +15,16 @@
 
 #include "runtime.h"
 
-/* 4 Mi entries of 16 bytes, reserved but touched only as deep as a thread
- * goes: a million-deep recursion fits. */
-#define SHADOW_ENTRIES (1u << 22)
+/* The shadow stack starts at 64 Ki entries (2 MiB reserved, touched only
+ * as deep as the thread goes) and doubles when full, up to 64 Mi. */
+#define SHADOW_FIRST (1u << 16)
+#define SHADOW_MAX (1u << 26)
 
 __thread struct rt_thread *rt_self __attribute__((tls_model("initial-exec")));
 static __thread int starting __attribute__((tls_model("initial-exec")));
 
-static struct rt_thread *registry;
+static struct rt_thread *registry; /* every thread, for the writer */
+static struct rt_thread *live;     /* threads still running, for the sampler */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -40,6 +44,23 @@ int rt_registry_trylock(void)
 	return pthread_mutex_trylock(&registry_lock) == 0;
 }
 
+/* Threads still running (under the registry lock). */
+struct rt_thread *rt_live_first(void)
+{
+	return live;
+}
+
+static void unlink_live(struct rt_thread *t)
+{
+	if (t->live_prev)
+		t->live_prev->live_next = t->live_next;
+	else
+		live = t->live_next;
+	if (t->live_next)
+		t->live_next->live_prev = t->live_prev;
+	t->live_next = t->live_prev = NULL;
+}
+
 struct rt_thread *rt_registry_first(void)
 {
 	return registry;
@@ -50,6 +71,11 @@ void rt_registry_add(struct rt_thread *t)
 	rt_registry_lock();
 	t->next = registry;
 	registry = t;
+	t->live_prev = NULL;
+	t->live_next = live;
+	if (live)
+		live->live_prev = t;
+	live = t;
 	rt_registry_unlock();
 }
 
@@ -73,11 +99,24 @@ static void read_name(struct rt_thread *t)
 		t->name[n - 1] = '\0';
 }
 
-/* A thread ends: take its last sample and keep its state. */
+/* Give back the shadow stack's pages above the one in use: a thread that
+ * went deep once does not keep that memory after it ends. */
+static void trim_shadow(struct rt_thread *t)
+{
+	uintptr_t keep = ((uintptr_t)(t->top + 1) + 4095) & ~(uintptr_t)4095;
+	uintptr_t end = (uintptr_t)t->base + t->shadow_bytes;
+
+	if (keep < end)
+		madvise((void *)keep, end - keep, MADV_DONTNEED);
+}
+
+/* A thread ends: take its last sample and keep its state (its contexts
+ * are written at exit with everyone else's). */
 static void thread_exit(void *arg)
 {
 	struct rt_thread *t = arg;
 
+	trim_shadow(t);
 	rt_registry_lock();
 	if (t->alive) {
 		if (rt_config.clock != CCP_CLOCK_CYCLES)
@@ -85,6 +124,7 @@ static void thread_exit(void *arg)
 							  t->cpu_clock : CLOCK_MONOTONIC));
 		read_name(t);
 		t->alive = 0;
+		unlink_live(t);
 	}
 	rt_registry_unlock();
 }
@@ -117,7 +157,7 @@ static struct rt_thread *thread_new(void)
 
 	if (t == NULL)
 		return NULL;
-	t->shadow_bytes = (size_t)SHADOW_ENTRIES * sizeof(struct rt_shadow);
+	t->shadow_bytes = (size_t)SHADOW_FIRST * sizeof(struct rt_shadow);
 	t->base = rt_map(t->shadow_bytes);
 	if (t->base == NULL)
 		return NULL;
@@ -127,7 +167,7 @@ static struct rt_thread *thread_new(void)
 	t->base[0].ctx = t->root;
 	t->base[0].sp = UINTPTR_MAX; /* the sentinel */
 	t->top = t->base + 1;
-	t->limit = t->base + SHADOW_ENTRIES;
+	t->limit = t->base + SHADOW_FIRST;
 	t->cur = t->root;
 	t->memory_bytes += sizeof *t;
 	t->tid = (uint64_t)syscall(SYS_gettid);
@@ -183,6 +223,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 
 	pthread_mutex_init(&registry_lock, NULL);
 	registry = NULL;
+	live = NULL;
 	if (survivor == NULL)
 		return;
 	for (c = survivor->all; c; c = c->all_next) {
@@ -197,7 +238,9 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	if (pthread_getcpuclockid(pthread_self(), &survivor->cpu_clock) != 0)
 		survivor->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
 	survivor->next = NULL;
+	survivor->live_next = survivor->live_prev = NULL;
 	registry = survivor;
+	live = survivor;
 }
 
 void rt_thread_refresh_name(struct rt_thread *t)
@@ -222,4 +265,32 @@ int rt_anything_recorded(void)
 			found = RT_LOAD(&c->entries) || RT_LOAD(&c->recursive);
 	rt_registry_unlock();
 	return found;
+}
+
+/*
+ * The shadow stack is full: double it.  mremap may move it, and a signal
+ * handler running hooks between the move and the update of the pointers
+ * would use the old address, so signals wait meanwhile.  Returns 0, or -1
+ * at the maximum or without memory (the hooks then count lost calls).
+ */
+int rt_shadow_grow(struct rt_thread *t)
+{
+	size_t old = t->shadow_bytes, bigger = 2 * old;
+	size_t depth = (size_t)(t->top - t->base);
+	sigset_t all, saved;
+	void *p;
+
+	if (bigger / sizeof(struct rt_shadow) > SHADOW_MAX)
+		return -1;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &saved);
+	p = mremap(t->base, old, bigger, MREMAP_MAYMOVE);
+	if (p != MAP_FAILED) {
+		t->base = p;
+		t->top = t->base + depth;
+		t->limit = t->base + bigger / sizeof(struct rt_shadow);
+		t->shadow_bytes = bigger;
+	}
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	return p == MAP_FAILED ? -1 : 0;
 }
