@@ -164,6 +164,19 @@ def exec_():
               "exec: 4 calls before the exec")
 
 
+def reexec():
+    p, prof = same_behaviour("reexec", "tests/progs/reexec.c")
+    if p is None:
+        return
+    check("3003 arguments, last end" in p.stdout, "exec: execl passes 3002 arguments through")
+    first = prof + ".pre-exec.1"
+    if check(os.path.exists(prof) and os.path.exists(first),
+             "re-exec: the first image's profile is kept beside the second's"):
+        check(functions(report(first)).get("before", {}).get("calls") == 2 and
+              functions(report(prof)).get("after", {}).get("calls") == 1,
+              "re-exec: each image's profile has its own calls")
+
+
 def jumps():
     p, prof = same_behaviour("jump", "tests/progs/jump.c")
     rep = exact_calls("longjmp", p, prof)
@@ -316,6 +329,7 @@ storm()
 cancel()
 fork()
 exec_()
+reexec()
 jumps()
 exceptions()
 signals_()

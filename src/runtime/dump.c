@@ -424,6 +424,39 @@ static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *
 	free(p->ccs);
 }
 
+/*
+ * exec keeps the pid, so an image that writes where the image before it
+ * wrote before its exec (exec.c) would replace that profile.  Move the
+ * earlier one aside first, to PATH.pre-exec.N: the last image's profile
+ * is at PATH, the earlier ones beside it.  Not from a signal handler (it
+ * reads the old file).
+ */
+static void keep_pre_exec_profile(const char *path)
+{
+	struct ccp_profile old;
+	char err[128], aside[4096 + 128];
+	struct stat st;
+	int i, ours;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    ccp_format_read_file(path, &old, err, sizeof err) != 0)
+		return;
+	/* Same pid, started earlier: an image before an exec (a profile this
+	 * image wrote itself, with ccprof_dump, has our start time). */
+	ours = old.pid == (uint64_t)getpid() && old.start_ns < start_ns;
+	ccp_profile_free(&old);
+	if (!ours)
+		return;
+	for (i = 1; i < 1000; i++) {
+		if (snprintf(aside, sizeof aside, "%s.pre-exec.%d", path, i) >= (int)sizeof aside)
+			return;
+		if (lstat(aside, &st) != 0) {
+			rename(path, aside);
+			return;
+		}
+	}
+}
+
 /* Gather, encode and put in place; `async` from a signal handler. */
 static int write_profile(int async)
 {
@@ -453,6 +486,8 @@ static int write_profile(int async)
 		rt_warn("out of memory; no profile written");
 		goto out;
 	}
+	if (!async)
+		keep_pre_exec_profile(path);
 	rc = put_file(path, buf, len);
 	if (rc != 0)
 		rt_warn("cannot write %s: %s", path, strerror(errno));
@@ -465,11 +500,10 @@ out:
 	return rc;
 }
 
-int rt_dump(int final)
+int rt_dump(void)
 {
 	int rc;
 
-	(void)final;
 	pthread_mutex_lock(&dump_lock);
 	rc = write_profile(0);
 	pthread_mutex_unlock(&dump_lock);

@@ -5,39 +5,63 @@
  * libc's when libccprof is preloaded or linked): the profile of the part
  * of the run before the exec is written, then the real call is made.  If
  * the exec fails the program goes on and the profile is written again at
- * exit.  A vfork child shares its parent's memory, so it must not write
- * anything: it is recognised by a pid that is not ours (vfork runs no
- * atfork handler, so rt_pid still holds the parent's).
+ * exit.  The next image, if it is profiled too, keeps the same pid and
+ * output path; dump.c moves this profile aside (PATH.pre-exec.N) before
+ * writing its own.
+ *
+ * A vfork child shares its parent's memory, so it must not write or
+ * allocate anything: it is recognised by a pid that is not ours (vfork
+ * runs no atfork handler, so rt_pid still holds the parent's).  For the
+ * same reason the real functions are looked up once, at start-up.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
-#include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "runtime.h"
 
 #define API __attribute__((visibility("default"), no_instrument_function))
-#define MAX_ARGS 4096
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execvp_fn)(const char *, char *const[]);
+
+static execve_fn real_execve, real_execvpe;
+static execvp_fn real_execvp;
+
+void rt_exec_init(void)
+{
+	*(void **)&real_execve = dlsym(RTLD_NEXT, "execve");
+	*(void **)&real_execvpe = dlsym(RTLD_NEXT, "execvpe");
+	*(void **)&real_execvp = dlsym(RTLD_NEXT, "execvp");
+}
 
 static void before_exec(void)
 {
 	if (rt_config.disabled || getpid() != rt_pid || !rt_anything_recorded())
 		return;
 	rt_sampler_stop();
-	rt_dump(0);
+	rt_dump();
 	rt_sampler_start(); /* in case the exec fails */
 }
 
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execvp_fn)(const char *, char *const[]);
-typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
+/* Not looked up yet: an exec from a constructor that ran before ours. */
+static void resolve(void *fn)
+{
+	if (fn == NULL)
+		rt_exec_init();
+}
 
 API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	execve_fn real = (execve_fn)dlsym(RTLD_NEXT, "execve");
-
+	resolve((void *)real_execve);
+	if (real_execve == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
 	before_exec();
-	return real(path, argv, envp);
+	return real_execve(path, argv, envp);
 }
 
 API int execv(const char *path, char *const argv[])
@@ -47,63 +71,117 @@ API int execv(const char *path, char *const argv[])
 
 API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	execvpe_fn real = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
-
+	resolve((void *)real_execvpe);
+	if (real_execvpe == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
 	before_exec();
-	return real(file, argv, envp);
+	return real_execvpe(file, argv, envp);
 }
 
 API int execvp(const char *file, char *const argv[])
 {
-	execvp_fn real = (execvp_fn)dlsym(RTLD_NEXT, "execvp");
-
+	resolve((void *)real_execvp);
+	if (real_execvp == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
 	before_exec();
-	return real(file, argv);
+	return real_execvp(file, argv);
 }
 
-/* The list forms gather their arguments and call the vector forms. */
-static int collect(const char *arg0, va_list *ap, char **argv)
-{
-	int n = 0;
+/*
+ * The list forms: count the arguments, gather them into an array that
+ * fits (on the stack when small, from mmap otherwise: no malloc, which a
+ * vfork child must not call), and call the vector form.
+ */
+#define SMALL_ARGS 64
 
-	argv[n++] = (char *)arg0;
-	while (arg0 && n < MAX_ARGS && (argv[n] = va_arg(*ap, char *)) != NULL)
+struct arglist {
+	char **argv;
+	char *small[SMALL_ARGS + 1];
+	size_t mapped;
+};
+
+static int gather(struct arglist *a, const char *arg0, va_list *ap)
+{
+	va_list count;
+	size_t n = 1, i;
+
+	va_copy(count, *ap);
+	while (arg0 && va_arg(count, char *) != NULL)
 		n++;
-	argv[n < MAX_ARGS ? n : MAX_ARGS - 1] = NULL;
-	return n;
+	va_end(count);
+	a->mapped = 0;
+	a->argv = a->small;
+	if (n > SMALL_ARGS) {
+		a->mapped = (n + 1) * sizeof(char *);
+		a->argv = rt_map(a->mapped);
+		if (a->argv == NULL) {
+			errno = E2BIG;
+			return -1;
+		}
+	}
+	a->argv[0] = (char *)arg0;
+	for (i = 1; arg0 && i < n; i++)
+		a->argv[i] = va_arg(*ap, char *);
+	a->argv[arg0 ? n : 0] = NULL;
+	if (arg0)
+		(void)va_arg(*ap, char *); /* the terminating NULL: execle's envp follows */
+	return 0;
+}
+
+static int release(struct arglist *a, int rc)
+{
+	int e = errno;
+
+	if (a->mapped)
+		rt_unmap(a->argv, a->mapped);
+	errno = e;
+	return rc;
 }
 
 API int execl(const char *path, const char *arg, ...)
 {
-	char *argv[MAX_ARGS + 1];
+	struct arglist a;
 	va_list ap;
+	int rc;
 
 	va_start(ap, arg);
-	collect(arg, &ap, argv);
+	rc = gather(&a, arg, &ap);
 	va_end(ap);
-	return execve(path, argv, environ);
+	if (rc != 0)
+		return -1;
+	return release(&a, execve(path, a.argv, environ));
 }
 
 API int execlp(const char *file, const char *arg, ...)
 {
-	char *argv[MAX_ARGS + 1];
+	struct arglist a;
 	va_list ap;
+	int rc;
 
 	va_start(ap, arg);
-	collect(arg, &ap, argv);
+	rc = gather(&a, arg, &ap);
 	va_end(ap);
-	return execvp(file, argv);
+	if (rc != 0)
+		return -1;
+	return release(&a, execvp(file, a.argv));
 }
 
 API int execle(const char *path, const char *arg, ...)
 {
-	char *argv[MAX_ARGS + 1];
+	struct arglist a;
 	char *const *envp;
 	va_list ap;
+	int rc;
 
 	va_start(ap, arg);
-	collect(arg, &ap, argv);
+	rc = gather(&a, arg, &ap);
 	envp = va_arg(ap, char *const *);
 	va_end(ap);
-	return execve(path, argv, envp);
+	if (rc != 0)
+		return -1;
+	return release(&a, execve(path, a.argv, envp));
 }

@@ -29,7 +29,7 @@ static void at_exit(void)
 {
 	rt_sampler_stop();
 	if (rt_anything_recorded())
-		rt_dump(1);
+		rt_dump();
 }
 
 static void before_fork(void)
@@ -58,6 +58,7 @@ static void after_fork_child(void)
 
 static void init_once(void)
 {
+	rt_exec_init(); /* exec must work even where we do nothing else */
 	if (getauxval(AT_SECURE)) { /* setuid/setgid: do nothing at all */
 		rt_config.disabled = 1;
 		return;

@@ -123,5 +123,5 @@ API int ccprof__dump(void)
 		errno = EPERM;
 		return -1;
 	}
-	return rt_dump(0);
+	return rt_dump();
 }

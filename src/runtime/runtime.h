@@ -208,12 +208,15 @@ RT_HIDDEN void rt_sampler_after_fork(void);
 RT_HIDDEN void rt_options_parse(const char *s, struct rt_config *cfg);
 
 /* dump.c */
-RT_HIDDEN int rt_dump(int final);
+RT_HIDDEN int rt_dump(void); /* the normal write: at exit, before exec, ccprof_dump */
 RT_HIDDEN void rt_dump_set_args(int argc, char **argv);
 RT_HIDDEN void rt_dump_after_fork(void);
 RT_HIDDEN void rt_dump_init(void);
 RT_HIDDEN void rt_manual_after_fork(void);
 RT_HIDDEN int rt_dump_async(void);
+
+/* exec.c */
+RT_HIDDEN void rt_exec_init(void);
 
 /* signals.c */
 RT_HIDDEN void rt_signals_install(void);
