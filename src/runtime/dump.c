@@ -167,7 +167,7 @@ struct wmem {
 	size_t used, cap;
 };
 
-#define ASYNC_RESERVE ((size_t)1 << 32)
+#define ASYNC_RESERVE (sizeof(size_t) > 4 ? (size_t)1 << 32 : (size_t)1 << 28)
 
 static void *wmem_alloc(struct wmem *m, size_t n)
 {
@@ -489,7 +489,9 @@ static int write_profile(int async)
 	if (!async)
 		keep_pre_exec_profile(path);
 	rc = put_file(path, buf, len);
-	if (rc != 0)
+	if (rc != 0 && async) /* strerror is not async-signal-safe */
+		rt_warn("cannot write %s: errno %d", path, errno);
+	else if (rc != 0)
 		rt_warn("cannot write %s: %s", path, strerror(errno));
 	else if (rt_config.verbose)
 		rt_warn("profile written to %s", path);

@@ -160,7 +160,9 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
 
-	if (rt_config.crash_stack)
+	/* A handler of the program's may handle faults as a matter of course
+	 * (a garbage collector's write barrier): then this is no crash. */
+	if (rt_config.crash_stack && !is_handler(&previous[sig]))
 		print_stack(sig);
 	write_once();
 	if (is_handler(&previous[sig])) {
