@@ -20,9 +20,45 @@ __attribute__((used)) static const int *const pull_manual = &rt_manual_anchor;
  * same for its enter and exit calls, lower for anything it calls. */
 #define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
-/* Push a frame and move to the context entered with `fn`. */
-static inline __attribute__((always_inline)) void enter(struct rt_thread *t, uintptr_t fn,
-							 uintptr_t sp, uintptr_t cs)
+/* Push a frame: write the slot, move top past it, write it again.  A
+ * handler that interrupts us before top moves pushes into the same slot
+ * and pops again (Note [Shadow stack]). */
+static inline __attribute__((always_inline)) void push(struct rt_thread *t, struct rt_shadow *s,
+							struct rt_ctx *c, uintptr_t fn,
+							uintptr_t sp, uintptr_t cs)
+{
+	s->ctx = c;
+	s->sp = sp;
+	s->fn = fn;
+	s->cs = cs;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->top = s + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->ctx = c;
+	s->sp = sp;
+	s->fn = fn;
+	s->cs = cs;
+}
+
+/* The memoised transition from c on fn, or NULL: the context's inline
+ * cache, then the thread's direct-mapped cache (Note [Transition cache]
+ * in machine.c). */
+static inline __attribute__((always_inline)) struct rt_ctx *
+cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
+{
+	const struct rt_tcache *e;
+
+	if (RT_LIKELY(c->cache_fn[0] == fn))
+		return c->cache_to[0];
+	if (c->cache_fn[1] == fn)
+		return c->cache_to[1];
+	e = &t->tcache[RT_TCACHE_SLOT(c, fn)];
+	return e->from == c && e->fn == fn ? e->to : NULL;
+}
+
+/* Push a frame and move to the context entered with `fn`: the general
+ * path, also for manual regions. */
+void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs)
 {
 	struct rt_shadow *s = t->top;
 	struct rt_ctx *c = t->cur;
@@ -36,67 +72,96 @@ static inline __attribute__((always_inline)) void enter(struct rt_thread *t, uin
 		}
 		s = t->top;
 	}
-	/* A handler that interrupts us before top moves pushes into *s and
-	 * pops again: write the slot, publish it, then write it again. */
-	s->ctx = c;
-	s->sp = sp;
-	s->fn = fn;
-	s->cs = cs;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->top = s + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->ctx = c;
-	s->sp = sp;
-	s->fn = fn;
-	s->cs = cs;
+	push(t, s, c, fn, sp, cs);
 	if (c->fn == fn) { /* A1: direct recursion keeps the context */
 		RT_STORE(&c->recursive, c->recursive + 1);
 		return;
 	}
-	if (RT_LIKELY(c->cache_fn[0] == fn))
-		n = c->cache_to[0];
-	else if (c->cache_fn[1] == fn)
-		n = c->cache_to[1];
-	else if ((n = rt_transition(t, c, fn)) == NULL)
+	n = cached_transition(t, c, fn);
+	if (n == NULL && (n = rt_transition(t, c, fn)) == NULL)
 		return; /* not recorded: Note [Re-entry] in machine.c */
 	RT_STORE(&n->entries, n->entries + 1);
 	RT_PUBLISH(&t->cur, n);
 }
 
-void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs)
+/* Everything the fast path leaves out: the thread's first call, the cycles
+ * clock, frames to discard, a full shadow stack, a transition not cached. */
+static __attribute__((noinline, cold)) void enter_slow(struct rt_thread *t, uintptr_t fn,
+							 uintptr_t sp, uintptr_t cs)
 {
-	enter(t, fn, sp, cs);
-}
-
-HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
-{
-	struct rt_thread *t = rt_self;
-	uintptr_t sp = CALLER_SP();
-
-	if (RT_UNLIKELY(t == NULL)) {
-		t = rt_thread_start();
-		if (t == NULL)
-			return;
-	}
-	if (RT_UNLIKELY(rt_cycles))
+	if (t == NULL && (t = rt_thread_start()) == NULL)
+		return;
+	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
-	if (RT_UNLIKELY(t->top[-1].sp <= sp))
-		rt_discard_gone(t, sp, (uintptr_t)call_site, (uintptr_t)fn);
-	enter(t, (uintptr_t)fn, sp, (uintptr_t)call_site);
+	if (t->top[-1].sp <= sp)
+		rt_discard_gone(t, sp, cs, fn);
+	rt_enter(t, fn, sp, cs);
 }
 
-HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
+/* The entry below is not gone: at equal sp, from the same call site, a
+ * function inlined into that frame (gcc hooks those too). */
+static inline int same_frame(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uintptr_t fn)
+{
+	return e->sp == sp && e->cs == cs && e->fn != fn;
+}
+
+/*
+ * The fast path makes no call: every case it does not handle is one tail
+ * call to enter_slow before anything has changed, so it needs no saved
+ * registers and no frame of its own.
+ */
+HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
 	struct rt_thread *t = rt_self;
-	uintptr_t sp = CALLER_SP();
+	uintptr_t sp = CALLER_SP(), fn = (uintptr_t)this_fn, cs = (uintptr_t)call_site;
+	struct rt_shadow *s;
+	struct rt_ctx *c, *n;
+
+	if (RT_UNLIKELY(t == NULL || rt_cycles))
+		{
+		enter_slow(t, fn, sp, cs);
+		return;
+	}
+	s = t->top;
+	if (RT_UNLIKELY(s[-1].sp <= sp) && !same_frame(&s[-1], sp, cs, fn))
+		{
+		enter_slow(t, fn, sp, cs);
+		return;
+	}
+	if (RT_UNLIKELY(s == t->limit))
+		{
+		enter_slow(t, fn, sp, cs);
+		return;
+	}
+	c = t->cur;
+	if (c->fn == fn) { /* A1 */
+		push(t, s, c, fn, sp, cs);
+		RT_STORE(&c->recursive, c->recursive + 1);
+		return;
+	}
+	n = cached_transition(t, c, fn);
+	if (RT_UNLIKELY(n == NULL))
+		{
+		enter_slow(t, fn, sp, cs);
+		return;
+	}
+	push(t, s, c, fn, sp, cs);
+	RT_STORE(&n->entries, n->entries + 1);
+	RT_PUBLISH(&t->cur, n);
+}
+
+/* Pop to the entry of this (fn, call site): the general path. */
+static __attribute__((noinline, cold)) void exit_slow(struct rt_thread *t, uintptr_t fn,
+							uintptr_t sp, uintptr_t cs)
+{
 	struct rt_shadow *s;
 	struct rt_ctx *back;
 
-	if (RT_UNLIKELY(t == NULL))
+	if (t == NULL)
 		return;
-	if (RT_UNLIKELY(rt_cycles))
+	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
-	if (RT_UNLIKELY(t->overflow)) {
+	if (t->overflow) {
 		t->overflow--;
 		return;
 	}
@@ -106,16 +171,40 @@ HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
 	 * frames gone without a return; an entry above sp that does not
 	 * match is a live outer frame: this exit is unmatched. */
 	for (s = t->top; s > t->base + 1; s--) {
-		if (RT_LIKELY(s[-1].fn == (uintptr_t)fn && s[-1].cs == (uintptr_t)call_site))
+		if (s[-1].fn == fn && s[-1].cs == cs)
 			break;
 		if (s[-1].sp > sp && !(s[-1].sp & RT_REGION_SP))
 			return; /* unmatched */
 	}
-	if (RT_UNLIKELY(s == t->base + 1))
+	if (s == t->base + 1)
 		return; /* unmatched */
 	s--;
 	back = s->ctx;
 	RT_PUBLISH(&t->cur, back);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->top = s;
+}
+
+/* The fast path: the top entry is this call's (the sentinel's fn is 0, so
+ * it never matches).  `cur` is restored before `top` moves back. */
+HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
+{
+	struct rt_thread *t = rt_self;
+	uintptr_t fn = (uintptr_t)this_fn, cs = (uintptr_t)call_site;
+	struct rt_shadow *s;
+
+	if (RT_UNLIKELY(t == NULL || rt_cycles || t->overflow))
+		{
+		exit_slow(t, fn, CALLER_SP(), cs);
+		return;
+	}
+	s = t->top - 1;
+	if (RT_UNLIKELY(s->fn != fn || s->cs != cs))
+		{
+		exit_slow(t, fn, CALLER_SP(), cs);
+		return;
+	}
+	RT_PUBLISH(&t->cur, s->ctx);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->top = s;
 }

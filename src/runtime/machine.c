@@ -267,6 +267,27 @@ struct rt_ctx *rt_root_context(struct rt_thread *t)
 	return context_new(t, 0, NULL, 0);
 }
 
+/*
+ * Note [Transition cache]: a context remembers its last two transitions
+ * (cache_fn/cache_to), which covers straight-line code.  A dispatch loop
+ * or an interpreter leaves one context for many callees, so each thread
+ * also has a direct-mapped cache of (context, fn) -> context, checked by
+ * the hook before it falls to the slow path and its hash table.  Filled
+ * here, in an order that a handler interrupting us can never see
+ * half-written: the key's first word last.
+ */
+static void tcache_put(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, struct rt_ctx *n)
+{
+	struct rt_tcache *e = &t->tcache[RT_TCACHE_SLOT(c, fn)];
+
+	e->from = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e->fn = fn;
+	e->to = n;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e->from = c;
+}
+
 static void cache_put(struct rt_ctx *c, uintptr_t fn, struct rt_ctx *n)
 {
 	/* Order matters for a handler that interrupts us: it must never see
@@ -364,8 +385,10 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 		if (n && !t->over_budget)
 			t->transitions++;
 	}
-	if (n)
+	if (n) {
 		cache_put(c, fn, n);
+		tcache_put(t, c, fn, n);
+	}
 	else
 		t->lost_calls++;
 	{

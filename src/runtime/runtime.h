@@ -71,6 +71,16 @@ struct rt_shadow {
 
 struct rt_table; /* open-addressing tables of the slow path (machine.c) */
 
+/* Note [Transition cache] in machine.c */
+struct rt_tcache {
+	struct rt_ctx *from;
+	uintptr_t fn;
+	struct rt_ctx *to;
+};
+#define RT_TCACHE_BITS 9
+#define RT_TCACHE_SLOT(c, fn) \
+	((size_t)((((uintptr_t)(fn) >> 2) ^ ((uintptr_t)(c) >> 5)) & ((1u << RT_TCACHE_BITS) - 1)))
+
 struct rt_thread {
 	/* Hot: read on every call. */
 	struct rt_ctx *cur;
@@ -94,6 +104,7 @@ struct rt_thread {
 	uint64_t lost_calls;
 	uint64_t memory_bytes;
 	int over_budget; /* Note [Context budget] in machine.c */
+	struct rt_tcache tcache[1u << RT_TCACHE_BITS];
 	unsigned char *arena_next, *arena_end;
 	struct rt_table *transitions_tab;
 	struct rt_table *contexts_tab;
