@@ -45,14 +45,14 @@ OPT = "-O2"
 
 # name, source, language, full units, quick units.  Full sizes take 0.3 to
 # 0.5 s bare on the reference machine (docs/performance.md), except tiny
-# (0.05 s: gcc's instrumentation makes it 25-60 times slower, and the whole
+# (0.04 s: gcc's instrumentation makes it 25-60 times slower, and the whole
 # benchmark has to fit in about 15 minutes).  uftrace and
 # callgrind run the same program with units // SMALL (marked "÷N").
 WORKLOADS = [
     ("recurse", "recurse.c", "c", 3000, 300),
     ("dispatch", "dispatch.c", "c", 250, 25),
-    ("vm", "vm.c", "c", 300, 30),
-    ("tiny", "tiny.cpp", "c++", 200, 20),
+    ("vm", "vm.c", "c", 250, 30),
+    ("tiny", "tiny.cpp", "c++", 150, 20),
     ("threads", "threads.c", "c", 1200, 120),
 ]
 SMALL = 32
@@ -137,6 +137,7 @@ def compiler_bins(name, src, lang):
     b = {
         "gcc-bare": o("bare"),
         "gcc-instr": o("instr"),
+        "gcc-pg": o("pg"),
         "clang-bare": compile_prog(o("clang-bare"), [path], clang, [OPT]),
         "clang-instr": compile_prog(o("clang-instr"), [path], clang, [OPT, "-finstrument-functions"]),
         "clang-after-inl": compile_prog(o("clang-after-inl"), [path], clang,
@@ -261,11 +262,6 @@ def analyse(variants):
         elif v.name == v.base:
             s["ratio"] = 1.0
         st[v.name] = s
-    for v in variants:
-        s = st[v.name]
-        d = st.get(v.dummy) if v.dummy else None
-        if d and "ratio" in s and d.get("ratio", 1) > 1:
-            s["R"] = (s["ratio"] - 1) / (d["ratio"] - 1)
     return st
 
 
@@ -306,40 +302,64 @@ VARIANT_DOC = {
 }
 
 
-def workload_table(st, calls, calls_small, order, dummy_of):
-    hdr = ["variant", "median s", "min–max s", "× bare", "R", "ns/call", "ns/call − dummy",
-           "peak RSS", "output"]
+def finalize(st, calls, calls_small, dummy_of):
+    """Per-call costs, and the full-size estimates of the small-input tools.
+
+    A tool run on the small input (uftrace, callgrind) is corrected for its
+    fixed cost (start-up, reading symbols, writing at exit), measured by
+    running it on an empty input ("-0" variants) in every round:
+        per call  o = ((tool small - tool empty) - (bare small - bare empty)) / calls small
+        estimate    = bare full + o * calls full + (tool empty - bare empty)
+    and its ratio is estimate / bare full."""
+    tb = st["bare"]["median"]
+    for name, s in st.items():
+        if name.endswith("-0") or name in ("bare", "bare-small"):
+            continue
+        if s["small"]:
+            z, b0 = st.get(name + "-0"), st.get("bare-0")
+            if not (z and b0 and calls and calls_small):
+                continue
+            marg = (s["median"] - z["median"]) - (st["bare-small"]["median"] - b0["median"])
+            o = marg / calls_small
+            s["estimate"] = tb + o * calls + (z["median"] - b0["median"])
+            s["ratio"] = s["estimate"] / tb
+            s["ns"] = o * 1e9
+            s["fixed"] = z["median"] - b0["median"]
+        elif "ratio" in s and calls:
+            s["ns"] = (s["ratio"] - 1) * tb / calls * 1e9
+    for name, s in st.items():
+        d = st.get(dummy_of.get(name, ""))
+        if d and "ratio" in s and d.get("ratio", 1) > 1:
+            s["R"] = (s["ratio"] - 1) / (d["ratio"] - 1)
+        if d and "ns" in s and "ns" in d:
+            s["ns_dummy"] = s["ns"] - d["ns"]
+
+
+def workload_table(st, calls, calls_small, order):
+    hdr = ["variant", "median s", "min–max s", "CPU s", "× bare", "R", "ns/call",
+           "ns/call − dummy", "peak RSS", "output"]
     rows = []
-    bare = st["bare"]["median"]
     for name in order:
         s = st[name]
-        small = s["small"]
-        ratio = s.get("ratio")
-        if small and name != "bare-small":
-            tm = "%s*" % fmt_s(ratio * bare)   # equivalent full-size time
+        if name.endswith("-0"):
+            continue
+        if "estimate" in s:
+            tm = "%s*" % fmt_s(s["estimate"])
             mm = "(%s–%s ÷%d)" % (fmt_s(s["min"]), fmt_s(s["max"]), SMALL)
         else:
             tm = fmt_s(s["median"])
             mm = "%s–%s" % (fmt_s(s["min"]), fmt_s(s["max"]))
+        ratio = s.get("ratio")
         rr = "%.2f" % ratio if ratio is not None else "-"
         R = "%.2f" % s["R"] if "R" in s else "-"
-        n = calls_small if small else calls
-        base_t = st["bare-small" if small else "bare"]["median"]
-        if ratio is not None and n and name not in ("bare", "bare-small"):
-            ns = "%.1f" % ((ratio - 1) * base_t / n * 1e9)
-        else:
-            ns = "-"
-        d = st.get(dummy_of.get(name, "dummy"))
-        if ratio is not None and n and d and name not in ("bare", "bare-small", "dummy",
-                                                          "dummy-static"):
-            nsd = "%.1f" % ((ratio - d["ratio"]) * base_t / n * 1e9)
-        else:
-            nsd = "-"
+        ns = "%.1f" % s["ns"] if "ns" in s else "-"
+        nsd = "%.1f" % s["ns_dummy"] if "ns_dummy" in s else "-"
         size = s["sizes"][0] if s["sizes"] else None
         out = fmt_bytes(size) if size is not None else "-"
-        if small and size is not None and calls and calls_small:
+        if s["small"] and size is not None and calls and calls_small:
             out += " (≈%s full)" % fmt_bytes(size * calls / calls_small)
-        rows.append([name, tm, mm, rr, R, ns, nsd, "%.1f MB" % (s["rss_kb"] / 1024), out])
+        rows.append([name, tm, mm, fmt_s(s["cpu"]), rr, R, ns, nsd,
+                     "%.1f MB" % (s["rss_kb"] / 1024), out])
     return table(hdr, rows)
 
 
@@ -347,12 +367,12 @@ def workload_table(st, calls, calls_small, order, dummy_of):
 
 
 def workload_variants(name, bins, units, so, rundir, small_units, objdump=None):
-    """The variants of one workload.  objdump: (bins, full args, small args)."""
+    """The variants of one workload.  objdump: (bins, full, small, empty args)."""
     prof = lambda tag: os.path.join(rundir, "%s.ccprof" % tag)
     if objdump:
-        bins, full, small = objdump
+        bins, full, small, empty = objdump
     else:
-        full, small = [str(units)], [str(small_units)]
+        full, small, empty = [str(units)], [str(small_units)], ["0"]
     pre = {"LD_PRELOAD": so}
     ccp = lambda tag, clock: {"LD_PRELOAD": LIBSO,
                               "CCPROF_OPTIONS": "clock=%s:output=%s" % (clock, prof(tag))}
@@ -374,14 +394,19 @@ def workload_variants(name, bins, units, so, rundir, small_units, objdump=None):
     vs += [
         Variant("gprof", [bins["pg"]] + full, files=[os.path.join(rundir, "gmon.out")],
                 dummy="dummy"),
-        Variant("bare-small", [bins["bare"]] + small, small=True),
-        Variant("uftrace", ["uftrace", "record", "-d", os.path.join(rundir, "uftrace.data"),
-                            bins["instr"]] + small, small=True,
-                files=[os.path.join(rundir, "uftrace.data")], dummy="dummy"),
-        Variant("callgrind", ["valgrind", "--tool=callgrind", "--callgrind-out-file=" +
-                              os.path.join(rundir, "callgrind.out"), bins["bare"]] + small,
-                small=True, files=[os.path.join(rundir, "callgrind.out")], dummy="dummy"),
     ]
+    uft = lambda tag: ["uftrace", "record", "-d", os.path.join(rundir, tag), bins["instr"]]
+    cg = lambda tag: ["valgrind", "--tool=callgrind",
+                      "--callgrind-out-file=" + os.path.join(rundir, tag), bins["bare"]]
+    for suffix, args in (("-small", small), ("-0", empty)):
+        tag = "" if suffix == "-small" else "-0"
+        vs += [
+            Variant("bare" + suffix, [bins["bare"]] + args, small=True, base="bare-small"),
+            Variant("uftrace" + tag, uft("uftrace%s.data" % tag) + args, small=True,
+                    files=[os.path.join(rundir, "uftrace%s.data" % tag)], dummy="dummy"),
+            Variant("callgrind" + tag, cg("callgrind%s.out" % tag) + args, small=True,
+                    files=[os.path.join(rundir, "callgrind%s.out" % tag)], dummy="dummy"),
+        ]
     return vs, full, small
 
 
@@ -408,6 +433,10 @@ def bench_workload(name, bins, units, so, small_units=None, objdump=None, note="
     sinfo, _ = ccprof_json(["info", "--json", sprof])
     calls_small = sinfo["calls"] if sinfo else None
 
+    for v in vs:  # uftrace.data is large; its size is already taken
+        if v.name.startswith("uftrace"):
+            for f in v.files:
+                clean(f)
     order = [v.name for v in vs]
     res = {
         "name": name, "note": note, "full_args": " ".join(full), "small_args": " ".join(small),
@@ -422,8 +451,8 @@ def bench_workload(name, bins, units, so, small_units=None, objdump=None, note="
         "threads": info.get("threads") if info else None,
         "order": order,
     }
-    res["table"] = workload_table(st, calls, calls_small, order,
-                                  {v.name: v.dummy for v in vs if v.dummy})
+    finalize(st, calls, calls_small, {v.name: v.dummy for v in vs if v.dummy})
+    res["table"] = workload_table(st, calls, calls_small, order)
     return res
 
 
@@ -446,13 +475,19 @@ def compiler_section(name, src, lang, units, so):
             vs.append(Variant(k + " cpu", [bins[k]] + arg, ccp(k), base=base,
                               dummy=k + " dummy",
                               files=[os.path.join(rundir, k + ".ccprof")]))
+    vs.insert(3, Variant("gcc -pg (gprof)", [bins["gcc-pg"]] + arg, base="gcc-bare",
+                         dummy="gcc-instr dummy", files=[os.path.join(rundir, "gmon.out")]))
     run_rounds("compilers/" + name, vs, rundir)
     st = analyse(vs)
+    for v in vs:
+        d = st.get(v.dummy) if v.dummy else None
+        if d and d["ratio"] > 1:
+            st[v.name]["R"] = (st[v.name]["ratio"] - 1) / (d["ratio"] - 1)
     rows = []
     for v in vs:
         s = st[v.name]
         calls = None
-        if v.files:
+        if v.files and v.files[0].endswith(".ccprof"):
             info, _ = ccprof_json(["info", "--json", v.files[0]])
             calls = info["calls"] if info else None
             s["calls"] = calls
@@ -460,19 +495,17 @@ def compiler_section(name, src, lang, units, so):
         base_t = st[v.base]["median"]
         ns = "%.1f" % ((s["ratio"] - 1) * base_t / calls * 1e9) if calls else "-"
         rows.append([v.name, fmt_s(s["median"]), "%s–%s" % (fmt_s(s["min"]), fmt_s(s["max"])),
-                     "%.2f" % s["ratio"], "%.2f" % s["R"] if "R" in s else "-",
+                     fmt_s(s["cpu"]), "%.2f" % s["ratio"], "%.2f" % s["R"] if "R" in s else "-",
                      "{:,}".format(calls) if calls else "-", ns,
                      "{:,}".format(s["contexts"]) if s.get("contexts") else "-"])
-    hdr = ["variant", "median s", "min–max s", "× own bare", "R", "calls", "ns/call", "contexts"]
+    hdr = ["variant", "median s", "min–max s", "CPU s", "× own bare", "R", "calls", "ns/call",
+           "contexts"]
     return {"name": name, "units": units, "stats": st, "table": table(hdr, rows)}
 
 
 def report_speed():
     src = os.path.join(BENCH, "bigprofile.c")
     exe = os.path.join(BIN, "bigprofile")
-    if not os.path.exists(TOOLA):
-        log("bench: building %s (make tool-lib)" % TOOLA)
-        sh(["make", "-s", "-C", ROOT, "tool-lib"])
     compile_prog(exe, [src], CC, [OPT, "-std=c11", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "src")],
                  [TOOLA], deps=[])
     nctx = 50000 if QUICK else 1000000
@@ -484,9 +517,11 @@ def report_speed():
                         ("ccprof report --json", ["report", "--json", big]),
                         ("ccprof info", ["info", big])):
         times, rss, out_size, err = [], [], 0, None
-        for _ in range(rounds):
+        for i in range(rounds):
+            # The first run's output goes to a file (to measure it), the
+            # others' to /dev/null.
             with tempfile.NamedTemporaryFile("r", dir=WORK, prefix="time.") as tf, \
-                    tempfile.TemporaryFile(dir=WORK) as out:
+                    (tempfile.TemporaryFile(dir=WORK) if i == 0 else open(os.devnull, "wb")) as out:
                 t0 = time.perf_counter()
                 r = subprocess.run([TIME, "-f", "%M", "-o", tf.name, CCPROF] + args,
                                    stdout=out, stderr=subprocess.PIPE, text=True)
@@ -495,7 +530,8 @@ def report_speed():
                     err = "exit status %d: %s" % (r.returncode,
                                                   (r.stderr.strip().splitlines() or [""])[-1])
                     break
-                out_size = out.seek(0, 2)
+                if i == 0:
+                    out_size = out.seek(0, 2)
                 times.append(t)
                 rss.append(int(tf.read().split()[-1]))
         res["runs"][label] = {"times": times, "rss_kb": rss, "output": out_size, "error": err}
@@ -548,7 +584,8 @@ def objdump_setup():
         full = ["-d", "--start-address=0x%x" % lo, "--stop-address=0x%x" % (lo + size // 5),
                 target]
         small[2] = "--stop-address=0x%x" % (lo + size // 5 // SMALL)
-    return bins, full, small
+    empty = ["-d", "--start-address=0x%x" % lo, "--stop-address=0x%x" % (lo + 16), target]
+    return bins, full, small, empty
 
 
 def text_section(objdump, path):
@@ -666,8 +703,9 @@ def describe(w):
     info, ci = w["info_cpu"] or {}, w["info_cycles"] or {}
     calls = w["calls"]
     out = []
+    rel = lambda a: a.replace(ROOT + os.sep, "")
     out.append("full input: `%s`; small input (÷%d, rows marked *): `%s`"
-               % (w["full_args"], SMALL, w["small_args"]))
+               % (rel(w["full_args"]), SMALL, rel(w["small_args"])))
     pc = w.get("program_calls")
     agree = ""
     if pc is not None and calls is not None:
@@ -691,6 +729,25 @@ def describe(w):
     return "\n".join("- " + s for s in out)
 
 
+def snapshot():
+    """Copy the runtime and the tool into bench/.work/snap, so that a
+    rebuild by someone else halfway through the run changes nothing."""
+    global CCPROF, LIBSO, LIBA, TOOLA
+    snap = os.path.join(WORK, "snap")
+    os.makedirs(snap, exist_ok=True)
+    new = []
+    for src in (CCPROF, LIBSO, LIBA, TOOLA):
+        if not os.path.exists(src):
+            new.append(src)
+            continue
+        dst = os.path.join(snap, os.path.basename(src))
+        if not os.path.exists(dst) or open(src, "rb").read() != open(dst, "rb").read():
+            shutil.copy2(src, dst + ".tmp")
+            os.replace(dst + ".tmp", dst)
+        new.append(dst)
+    CCPROF, LIBSO, LIBA, TOOLA = new
+
+
 def main():
     if not os.path.exists(TIME):
         die("%s is missing: apt-get install time" % TIME)
@@ -702,6 +759,12 @@ def main():
             die("%s is missing: run make first" % f)
     os.makedirs(RUNS, exist_ok=True)
     os.makedirs(RESULTS, exist_ok=True)
+    if selected("report"):  # the format writer, for bigprofile.c; kept in step with ccprof
+        r = subprocess.run(["make", "-s", "-C", ROOT, "BUILD=" + os.environ.get("BUILD", "build"),
+                            "tool-lib"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0 and not os.path.exists(TOOLA):
+            die("make tool-lib failed:\n" + r.stdout)
+    snapshot()
     t_start = time.time()
     mach = machine()
     so, dobj = build_support()
@@ -735,7 +798,7 @@ def main():
     out.append("# ccprof benchmark, %s" % datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
     out.append("")
     out.append("rounds %d%s; machine: %s x %s, %s, kernel %s; %s; %s; load average %s at start, "
-               "%s at end; ccprof %s (git %s); took %.0f s"
+               "%s at end; %s (git %s); took %.0f s"
                % (ROUNDS, " (BENCH_QUICK)" if QUICK else "", mach["nproc"], mach["cpu"],
                   mach["memory"], mach["kernel"], mach["gcc"], mach["clang"],
                   " ".join(mach["loadavg_start"]), " ".join(mach["loadavg_end"]), mach["ccprof"],
@@ -744,8 +807,9 @@ def main():
     out.append("Variants: " + "; ".join("`%s` %s" % kv for kv in VARIANT_DOC.items()) + ".")
     out.append("× bare: median of per-round ratios to the bare run of the same round; "
                "R = (× variant − 1) / (× dummy − 1), the static variant against dummy-static; "
-               "ns/call: (variant − bare) / calls, and (variant − its dummy) / calls; * = measured on the small input, shown as "
-               "× bare × the full bare time.")
+               "ns/call: (variant − bare) / calls, and (variant − its dummy) / calls; * = run on "
+               "the small input, corrected for the tool's fixed start-up cost (measured on an "
+               "empty input) and extrapolated to the full input's calls; CPU s: user + sys.")
     for w in results:
         out.append("")
         out.append("## %s%s" % (w["name"], " (%s)" % w["note"] if w["note"] else ""))

@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < NTHREADS; i++) {
 		w[i].id = (unsigned)i;
-		w[i].units = units / NTHREADS;
+		w[i].units = units / NTHREADS + ((unsigned)i < units % NTHREADS);
 		if (pthread_create(&th[i], NULL, thread_main, &w[i]) != 0) {
 			perror("pthread_create");
 			return 1;
