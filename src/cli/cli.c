@@ -49,6 +49,16 @@ int cli_bad_option(const struct cli_command *c, int ret, char **argv)
 	return cli_usage_error(c, "unknown option '%s'", what);
 }
 
+int cli_one_profile(const struct cli_command *c, int argc, char **argv, const char **path)
+{
+	if (optind == argc)
+		return cli_usage_error(c, "no profile given");
+	if (argc - optind > 1)
+		return cli_usage_error(c, "one profile at a time ('%s' is extra)", argv[optind + 1]);
+	*path = argv[optind];
+	return 0;
+}
+
 int cli_parse_count(const char *s, unsigned *out)
 {
 	char *end;

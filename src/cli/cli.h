@@ -45,6 +45,10 @@ int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
  * leading ':' in the option string and opterr = 0); returns 2. */
 int cli_bad_option(const struct cli_command *c, int ret, char **argv);
 
+/* After the options (optind): the one profile operand into *path; 0, or
+ * the usage error's status when there is none or more than one. */
+int cli_one_profile(const struct cli_command *c, int argc, char **argv, const char **path);
+
 /* A decimal count for an option value; -1 if s is not one. */
 int cli_parse_count(const char *s, unsigned *out);
 

@@ -88,19 +88,14 @@ static int diff_parse(int argc, char **argv, struct diff_args *a)
 	return 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-	return slash ? slash + 1 : path ? path : "";
-}
-
 static void diff_warn(const struct diff_args *a, const struct ccp_profile *pa,
 		      const struct ccp_profile *pb)
 {
-	if (strcmp(base_name(pa->program), base_name(pb->program)) != 0)
+	const char *na = model_basename(pa->program), *nb = model_basename(pb->program);
+	if (strcmp(na, nb) != 0)
 		fprintf(stderr, "ccprof diff: warning: %s and %s are profiles of different "
 				"programs (%s, %s)\n",
-			a->path[0], a->path[1], base_name(pa->program), base_name(pb->program));
+			a->path[0], a->path[1], na, nb);
 	if (pa->clock != pb->clock)
 		fprintf(stderr, "ccprof diff: warning: %s and %s were measured with different "
 				"clocks (%s, %s)\n",

@@ -47,16 +47,15 @@ static int info_run(int argc, char **argv)
 			return cli_bad_option(&cli_info, c, argv);
 		}
 	}
-	if (optind == argc)
-		return cli_usage_error(&cli_info, "no profile given");
-	if (argc - optind > 1)
-		return cli_usage_error(&cli_info, "one profile at a time ('%s' is extra)",
-				       argv[optind + 1]);
+	const char *path;
+	int status = cli_one_profile(&cli_info, argc, argv, &path);
+	if (status != 0)
+		return status;
 
 	struct cli_profile cp;
-	if (cli_load(argv[optind], MODEL_FLAT, &cp) != 0)
+	if (cli_load(path, MODEL_FLAT, &cp) != 0)
 		return CLI_EXIT_FAIL;
-	struct info_input in = {.m = &cp.model, .path = argv[optind], .file_size = cp.file_size};
+	struct info_input in = {.m = &cp.model, .path = path, .file_size = cp.file_size};
 	write(stdout, &in);
 	cli_unload(&cp);
 	return cli_finish_output(0);

@@ -84,21 +84,16 @@ static int write_profile(const struct ccp_profile *p, const char *path)
 	return rc;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-	return slash ? slash + 1 : path ? path : "";
-}
-
 /* Runs of different programs add up all the same (their functions stay
  * apart: different modules), but it is more likely a mistake. */
 static void warn_programs(const struct ccp_profile *in, char **files, uint32_t n)
 {
+	const char *first = model_basename(in[0].program);
 	for (uint32_t i = 1; i < n; i++) {
-		if (strcmp(base_name(in[i].program), base_name(in[0].program)) != 0) {
+		const char *name = model_basename(in[i].program);
+		if (strcmp(name, first) != 0) {
 			fprintf(stderr, "ccprof merge: warning: %s is a profile of %s, %s of %s\n",
-				files[i], base_name(in[i].program), files[0],
-				base_name(in[0].program));
+				files[i], name, files[0], first);
 			return;
 		}
 	}

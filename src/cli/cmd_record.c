@@ -153,21 +153,16 @@ static char *find_library(void)
 	return path;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 /* The absolute profile path (Note [Which profile]). */
 static char *output_path(const struct record_opts *o)
 {
 	const char *name = o->output;
 	char *dflt = NULL;
 	if (!name) {
-		size_t len = strlen(base_name(o->command[0])) + sizeof ".ccprof";
+		const char *base = model_basename(o->command[0]);
+		size_t len = strlen(base) + sizeof ".ccprof";
 		dflt = xmalloc(len);
-		snprintf(dflt, len, "%s.ccprof", base_name(o->command[0]));
+		snprintf(dflt, len, "%s.ccprof", base);
 		name = dflt;
 	}
 	char *path;

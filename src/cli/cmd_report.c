@@ -107,13 +107,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 			return cli_bad_option(&cli_report, c, argv);
 		}
 	}
-	if (optind == argc)
-		return cli_usage_error(&cli_report, "no profile given");
-	if (argc - optind > 1)
-		return cli_usage_error(&cli_report, "one profile at a time ('%s' is extra)",
-				       argv[optind + 1]);
-	a->path = argv[optind];
-	return 0;
+	return cli_one_profile(&cli_report, argc, argv, &a->path);
 }
 
 /* The passes the writer and the views need. */

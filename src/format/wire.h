@@ -1,7 +1,9 @@
 /*
  * wire.h - private to src/format: the byte-level pieces that the encoder
  * (encode.c) and the decoder (decode.c) must agree on.  The layout itself
- * is specified in docs/format.md; change both together.
+ * is specified in docs/format.md; change both together.  One outside user:
+ * the tool's protocol-buffers encoder (output/pbuf.c) writes its varints
+ * with ccp_varint_put, since protobuf's are the same LEB128.
  */
 #ifndef CCPROF_FORMAT_WIRE_H
 #define CCPROF_FORMAT_WIRE_H

@@ -29,38 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/xalloc.h"
-
-struct callers_build {
-	struct htab children; /* parent << 32 | cc -> node */
-	struct model_node *nodes;
-	uint32_t n, cap;
-};
-
-static uint32_t callers_node(struct callers_build *b, uint32_t parent, uint32_t cc)
-{
-	uint64_t key = (uint64_t)parent << 32 | cc;
-	size_t i = htab_slot_u64(&b->children, key);
-	if (b->children.slot[i].item)
-		return b->children.slot[i].item - 1;
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 64;
-		b->nodes = xrealloc(b->nodes, b->cap, sizeof *b->nodes);
-	}
-	uint32_t k = b->n++;
-	b->nodes[k] = (struct model_node){
-		.cc = cc,
-		.parent = parent,
-		.first_child = MODEL_NONE,
-		.next_sibling = MODEL_NONE,
-		.depth = parent == MODEL_NONE ? 0 : b->nodes[parent].depth + 1,
-	};
-	htab_put(&b->children, i, htab_mix64(key), k);
-	return k;
-}
 
 /* Add one context's walk from position pos (running F) down to start. */
-static void callers_walk(struct callers_build *b, const struct model_view *v,
+static void callers_walk(struct model_nodes *b, const struct model_view *v,
 			 const struct model_src *s, uint32_t start, uint32_t pos, int calls)
 {
 	const uint32_t *h = s->hist;
@@ -72,14 +43,14 @@ static void callers_walk(struct callers_build *b, const struct model_view *v,
 		if (!model_view_selected(v, cc))
 			continue;
 		if (gap)
-			node = callers_node(b, node, MODEL_GAP);
+			node = model_nodes_child(b, node, MODEL_GAP);
 		if (gap || cc != last)
-			node = callers_node(b, node, cc);
+			node = model_nodes_child(b, node, cc);
 		last = cc;
 		gap = 0;
 	}
 	if (gap) /* an elided path below the focus cut */
-		node = callers_node(b, node, MODEL_GAP);
+		node = model_nodes_child(b, node, MODEL_GAP);
 	b->nodes[node].individual += s->time;
 	b->nodes[node].entries += calls ? s->entries + s->recursive : 0;
 }
@@ -87,18 +58,13 @@ static void callers_walk(struct callers_build *b, const struct model_view *v,
 static void callers_calls(struct model *m, struct model_tree *t)
 {
 	t->calls = model_calloc(m, t->nnodes, sizeof *t->calls);
-	for (uint32_t k = t->nnodes; k-- > 0;) {
-		t->calls[k] += t->nodes[k].entries;
-		if (k > 0)
-			t->calls[t->nodes[k].parent] += t->calls[k];
-	}
+	model_subtree_entries(t->nodes, t->nnodes, t->calls);
 }
 
 static void callers_of(struct model *m, uint32_t f, struct model_tree *t)
 {
-	struct callers_build b = {.n = 0};
-	htab_init(&b.children, 64);
-	callers_node(&b, MODEL_NONE, f);
+	struct model_nodes b;
+	model_nodes_init(&b, 64, f);
 	uint32_t n = model_src_count(m);
 	for (uint32_t k = 0; k < n; k++) {
 		struct model_src s;

@@ -18,6 +18,12 @@ int model_build(struct model *m, const struct ccp_profile *p, unsigned passes, c
 {
 	if (model_merge(m, p, err, errlen) != 0)
 		return -1;
+	model_passes(m, passes);
+	return 0;
+}
+
+void model_passes(struct model *m, unsigned passes)
+{
 	if (passes & MODEL_FLAT)
 		model_flat(m);
 	if (passes & MODEL_ARCS)
@@ -26,7 +32,6 @@ int model_build(struct model *m, const struct ccp_profile *p, unsigned passes, c
 		model_tree(m);
 	if (passes & MODEL_CONTEXTS)
 		model_contexts(m);
-	return 0;
 }
 
 void model_free(struct model *m)
@@ -43,8 +48,10 @@ void model_free(struct model *m)
 	m->root_ctx = MODEL_NONE;
 }
 
-static const char *basename_of(const char *path)
+const char *model_basename(const char *path)
 {
+	if (!path)
+		return "";
 	const char *slash = strrchr(path, '/');
 	return slash ? slash + 1 : path;
 }
@@ -63,6 +70,15 @@ static const char *model_strdup(struct model *m, const char *s)
 	return strcpy(d, s);
 }
 
+const char *model_module_path(const struct model *m, uint32_t cc)
+{
+	const struct ccp_profile *p = m->prof;
+	int32_t mod = p->ccs[cc].module;
+	if (mod < 0 || (uint32_t)mod >= p->nmodules || !p->modules[mod].path)
+		return "";
+	return p->modules[mod].path;
+}
+
 const char *model_cc_name(struct model *m, uint32_t cc)
 {
 	const struct ccp_profile *p = m->prof;
@@ -74,10 +90,10 @@ const char *model_cc_name(struct model *m, uint32_t cc)
 	if (c->kind == CCP_CC_MANUAL)
 		return "<unnamed region>";
 	char buf[512];
-	if (c->module >= 0 && (uint32_t)c->module < p->nmodules && p->modules[c->module].path &&
-	    p->modules[c->module].path[0])
+	const char *mod = model_module_path(m, cc);
+	if (mod[0])
 		snprintf(buf, sizeof buf, "0x%llx@%s", (unsigned long long)c->offset,
-			 basename_of(p->modules[c->module].path));
+			 model_basename(mod));
 	else
 		snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)c->offset);
 	return model_strdup(m, buf);
@@ -97,9 +113,8 @@ static void resolve_names(struct model *m)
 	signed char *state = NULL; /* per module: 0 untried, 1 loaded, -1 unreadable */
 	for (uint32_t cc = 0; cc < p->nccs; cc++) {
 		const struct ccp_cc *c = &p->ccs[cc];
-		if ((c->name && c->name[0]) || c->kind != CCP_CC_FUNCTION || c->module < 0 ||
-		    (uint32_t)c->module >= p->nmodules || !p->modules[c->module].path ||
-		    !p->modules[c->module].path[0])
+		if ((c->name && c->name[0]) || c->kind != CCP_CC_FUNCTION ||
+		    !model_module_path(m, cc)[0])
 			continue;
 		if (!tabs) {
 			tabs = xcalloc(p->nmodules, sizeof *tabs);
@@ -146,13 +161,6 @@ static int check_history(struct model *m, const struct ccp_context *c, char *err
 	return 0;
 }
 
-static int same_history(const struct model_ctx *x, const struct ccp_context *c)
-{
-	if (x->len != c->len)
-		return 0;
-	return c->len == 0 || memcmp(x->hist, c->hist, c->len * sizeof *c->hist) == 0;
-}
-
 static uint32_t new_context(struct model *m, const struct ccp_context *c)
 {
 	uint32_t k = m->nctx++;
@@ -160,17 +168,60 @@ static uint32_t new_context(struct model *m, const struct ccp_context *c)
 	return k;
 }
 
+uint32_t model_ctx_find(const struct model *m, const struct htab *t, const uint32_t *h,
+			uint32_t n, uint64_t *hash, size_t *slot)
+{
+	uint64_t hh = htab_hash_words(h, n);
+	size_t i = htab_first(t, hh);
+	for (; t->slot[i].item; i = htab_next(t, i)) {
+		const struct model_ctx *x = &m->ctx[t->slot[i].item - 1];
+		if (t->slot[i].hash == hh && model_same_history(x->hist, x->len, h, n))
+			return t->slot[i].item - 1;
+	}
+	*hash = hh;
+	*slot = i;
+	return MODEL_NONE;
+}
+
 /* Find the merged context with c's history, creating it if new. */
 static uint32_t merge_one(struct model *m, struct htab *t, const struct ccp_context *c)
 {
-	uint64_t h = htab_hash_words(c->hist, c->len);
-	size_t i = htab_first(t, h);
-	for (; t->slot[i].item; i = htab_next(t, i))
-		if (t->slot[i].hash == h && same_history(&m->ctx[t->slot[i].item - 1], c))
-			return t->slot[i].item - 1;
-	uint32_t k = new_context(m, c);
-	htab_put(t, i, h, k);
+	uint64_t h;
+	size_t i;
+	uint32_t k = model_ctx_find(m, t, c->hist, c->len, &h, &i);
+	if (k == MODEL_NONE) {
+		k = new_context(m, c);
+		htab_put(t, i, h, k);
+	}
 	return k;
+}
+
+void model_init(struct model *m, const struct ccp_profile *p, uint32_t nfns)
+{
+	memset(m, 0, sizeof *m);
+	if (!(m->arena = ccp_arena_new()))
+		xalloc_die(0, __func__);
+	m->prof = p;
+	m->root_ctx = MODEL_NONE;
+	m->nfns = nfns;
+	m->fns = model_calloc(m, nfns ? nfns : 1, sizeof *m->fns);
+}
+
+void model_totals(struct model *m)
+{
+	for (uint32_t k = 0; k < m->nctx; k++) {
+		const struct model_ctx *x = &m->ctx[k];
+		m->total_time += x->time;
+		if (x->len == 0) {
+			/* One per profile after merging; a single thread's list is
+			 * not merged, so add up rather than trust that. */
+			if (m->root_ctx == MODEL_NONE)
+				m->root_ctx = k;
+			m->root_time += x->time;
+		} else {
+			m->total_calls += x->entries + x->recursive;
+		}
+	}
 }
 
 /*
@@ -180,13 +231,7 @@ static uint32_t merge_one(struct model *m, struct htab *t, const struct ccp_cont
  */
 int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t errlen)
 {
-	memset(m, 0, sizeof *m);
-	if (!(m->arena = ccp_arena_new()))
-		xalloc_die(0, __func__);
-	m->prof = p;
-	m->root_ctx = MODEL_NONE;
-	m->nfns = p->nccs;
-	m->fns = model_calloc(m, p->nccs, sizeof *m->fns);
+	model_init(m, p, p->nccs);
 	for (uint32_t cc = 0; cc < p->nccs; cc++)
 		m->fns[cc].name = model_cc_name(m, cc);
 	resolve_names(m);
@@ -223,20 +268,7 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 		}
 	}
 	htab_free(&tab);
-
-	for (uint32_t k = 0; k < m->nctx; k++) {
-		const struct model_ctx *x = &m->ctx[k];
-		m->total_time += x->time;
-		if (x->len == 0) {
-			/* One per profile after merging; a single thread's list is
-			 * not merged, so add up rather than trust that. */
-			if (m->root_ctx == MODEL_NONE)
-				m->root_ctx = k;
-			m->root_time += x->time;
-		} else {
-			m->total_calls += x->entries + x->recursive;
-		}
-	}
+	model_totals(m);
 	return 0;
 }
 

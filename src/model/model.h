@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "format/arena.h"
 #include "format/profile.h"
@@ -208,6 +209,9 @@ enum model_pass {
 int model_build(struct model *m, const struct ccp_profile *p, unsigned passes, char *err,
 		size_t errlen);
 void model_free(struct model *m);
+/* The passes after the merge that model_build runs, on contexts already
+ * in m (a view's model runs them on its own: view.h). */
+void model_passes(struct model *m, unsigned passes);
 
 /* The passes, in the order model_build runs them.  Each runs at most once;
  * the fields it fills stay zero (NULL) until it has run. */
@@ -245,9 +249,50 @@ uint32_t model_find_fns(struct model *m, const char *patterns, uint32_t **out);
  * entries filled in): inherited = individual + Σ children, and the
  * child links, most inherited first (tree.c). */
 void model_tree_finish(const struct model *m, struct model_node *nodes, uint32_t n);
+/* Add to out[k] the entries of node k's subtree (out zeroed: the sums). */
+void model_subtree_entries(const struct model_node *nodes, uint32_t n, uint64_t *out);
+
+/* Building such a tree (tree.c; the stack tree and callers trees): nodes
+ * in a growable array, parent first, each (parent, cc) child made once.
+ * model_nodes_init makes the root (nodes[0]) with root_cc; the caller
+ * frees children and takes nodes. */
+struct model_nodes {
+	struct htab children; /* parent << 32 | cc -> node */
+	struct model_node *nodes;
+	uint32_t n, cap;
+};
+void model_nodes_init(struct model_nodes *b, size_t expect, uint32_t root_cc);
+/* The child of parent for cc, made if new (may move b->nodes). */
+uint32_t model_nodes_child(struct model_nodes *b, uint32_t parent, uint32_t cc);
 
 /* n zeroed elements in the model's arena; dies on out-of-memory. */
 void *model_calloc(struct model *m, size_t n, size_t size);
+
+/* What the merge and a view's build share (model.c, view.c):
+ *   model_init     an empty model of p with an arena and nfns zeroed
+ *                  cost centres, no contexts yet
+ *   model_ctx_find the context of m with history h[0..n) in t (a table of
+ *                  indexes into m->ctx by htab_hash_words), or MODEL_NONE
+ *                  with the hash and the empty slot to htab_put it in
+ *   model_totals   total_time, root_ctx, root_time and total_calls from
+ *                  the contexts, once they are complete */
+void model_init(struct model *m, const struct ccp_profile *p, uint32_t nfns);
+uint32_t model_ctx_find(const struct model *m, const struct htab *t, const uint32_t *h,
+			uint32_t n, uint64_t *hash, size_t *slot);
+void model_totals(struct model *m);
+
+/* Are the histories a[0..alen) and b[0..blen) the same? */
+static inline int model_same_history(const uint32_t *a, uint32_t alen, const uint32_t *b,
+				     uint32_t blen)
+{
+	return alen == blen && (alen == 0 || memcmp(a, b, alen * sizeof *a) == 0);
+}
+
+/* The last component of a path ("" for NULL). */
+const char *model_basename(const char *path);
+
+/* The path of the module (object file) cost centre cc is in, "" if none. */
+const char *model_module_path(const struct model *m, uint32_t cc);
 
 /* The name to show for a cost centre: its name, or 0x<offset>@<module
  * basename> when the name is empty.  Allocated in the arena. */

@@ -46,11 +46,7 @@ void model_prune_nodes(struct model *m, const struct model_node *nodes, uint32_t
 	if (n == 0)
 		return;
 	uint64_t *sub = xcalloc(n, sizeof *sub); /* entries in each subtree */
-	for (uint32_t k = n; k-- > 0;) {
-		sub[k] += nodes[k].entries;
-		if (k > 0)
-			sub[nodes[k].parent] += sub[k];
-	}
+	model_subtree_entries(nodes, n, sub);
 	uint64_t total = nodes[0].inherited;
 	uint64_t min_ticks = ticks_of(o->min_time, m->prof ? m->prof->ticks_per_sec : 0);
 	for (uint32_t k = 1; k < n; k++) {

@@ -142,12 +142,6 @@ uint32_t model_find_fns(struct model *m, const char *patterns, uint32_t **out)
 
 /* ---- resolution ---------------------------------------------------------- */
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 /*
  * Apply every pattern list of p to the seen cost centres: set[cc] = value
  * for each match, where match(m, cc, pattern) decides.  Remembers the
@@ -167,8 +161,8 @@ static int match_module(const struct model *m, uint32_t cc, const char *p, size_
 	if (c->module < 0 || (uint32_t)c->module >= prof->nmodules)
 		return 0;
 	const char *path = prof->modules[c->module].path ? prof->modules[c->module].path : "";
-	return glob_match(p, len, path, strlen(path)) ||
-	       glob_match(p, len, base_name(path), strlen(base_name(path)));
+	const char *base = model_basename(path);
+	return glob_match(p, len, path, strlen(path)) || glob_match(p, len, base, strlen(base));
 }
 
 static char *copy_pattern(const char *p, size_t len)

@@ -15,7 +15,8 @@
  *
  * Nodes are created parent-first, so every child has a larger index than
  * its parent: one backwards sweep sums inherited costs, with no recursion
- * however deep the tree.
+ * however deep the tree.  The callers trees (callers.c) are built and
+ * finished by the same code (model_nodes_*, model_tree_finish).
  */
 #include "model/model.h"
 
@@ -24,9 +25,47 @@
 
 #include "model/xalloc.h"
 
+/* ---- building any tree of model_nodes (model.h) ---------------------------- */
+
+static uint32_t nodes_new(struct model_nodes *b, uint32_t parent, uint32_t cc)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->nodes = xrealloc(b->nodes, b->cap, sizeof *b->nodes);
+	}
+	uint32_t k = b->n++;
+	b->nodes[k] = (struct model_node){
+		.cc = cc,
+		.parent = parent,
+		.first_child = MODEL_NONE,
+		.next_sibling = MODEL_NONE,
+		.depth = parent == MODEL_NONE ? 0 : b->nodes[parent].depth + 1,
+	};
+	return k;
+}
+
+void model_nodes_init(struct model_nodes *b, size_t expect, uint32_t root_cc)
+{
+	*b = (struct model_nodes){.n = 0};
+	htab_init(&b->children, expect);
+	nodes_new(b, MODEL_NONE, root_cc);
+}
+
+uint32_t model_nodes_child(struct model_nodes *b, uint32_t parent, uint32_t cc)
+{
+	uint64_t key = (uint64_t)parent << 32 | cc;
+	size_t i = htab_slot_u64(&b->children, key);
+	if (b->children.slot[i].item)
+		return b->children.slot[i].item - 1;
+	uint32_t k = nodes_new(b, parent, cc);
+	htab_put(&b->children, i, htab_mix64(key), k);
+	return k;
+}
+
+/* ---- the stack tree -------------------------------------------------------- */
+
 struct tree_build {
-	struct htab children; /* (parent << 32 | cc) -> node */
-	uint32_t cap;
+	struct model_nodes nodes;
 	/* Note [Shared prefix]: the previous context and, for each of its
 	 * entries, the node of its compressed stack up to that entry. */
 	const uint32_t *prev;
@@ -34,34 +73,6 @@ struct tree_build {
 	uint32_t *path;
 	uint32_t path_cap;
 };
-
-static uint32_t tree_new_node(struct model *m, struct tree_build *b, uint32_t parent, uint32_t cc)
-{
-	if (m->nnodes == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 256;
-		m->nodes = xrealloc(m->nodes, b->cap, sizeof *m->nodes);
-	}
-	uint32_t k = m->nnodes++;
-	m->nodes[k] = (struct model_node){
-		.cc = cc,
-		.parent = parent,
-		.first_child = MODEL_NONE,
-		.next_sibling = MODEL_NONE,
-		.depth = parent == MODEL_NONE ? 0 : m->nodes[parent].depth + 1,
-	};
-	return k;
-}
-
-static uint32_t tree_child(struct model *m, struct tree_build *b, uint32_t parent, uint32_t cc)
-{
-	uint64_t key = (uint64_t)parent << 32 | cc;
-	size_t i = htab_slot_u64(&b->children, key);
-	if (b->children.slot[i].item)
-		return b->children.slot[i].item - 1;
-	uint32_t k = tree_new_node(m, b, parent, cc);
-	htab_put(&b->children, i, htab_mix64(key), k);
-	return k;
-}
 
 /*
  * The node of c's compressed stack, created with its prefixes if new.
@@ -73,7 +84,7 @@ static uint32_t tree_child(struct model *m, struct tree_build *b, uint32_t paren
  * from the node remembered there: for a million contexts that saves tens
  * of millions of hash lookups.  Any order is still correct, just slower.
  */
-static uint32_t tree_insert(struct model *m, struct tree_build *b, const struct model_ctx *c)
+static uint32_t tree_insert(struct tree_build *b, const struct model_ctx *c)
 {
 	uint32_t same = model_common_prefix(b->prev, b->prev_len, c->hist, c->len);
 	uint32_t node = same ? b->path[same - 1] : 0;
@@ -83,7 +94,7 @@ static uint32_t tree_insert(struct model *m, struct tree_build *b, const struct 
 	}
 	for (uint32_t i = same; i < c->len; i++) {
 		if (CCP_ENTRY_MARKED(c->hist[i]))
-			node = tree_child(m, b, node, CCP_ENTRY_CC(c->hist[i]));
+			node = model_nodes_child(&b->nodes, node, CCP_ENTRY_CC(c->hist[i]));
 		b->path[i] = node;
 	}
 	b->prev = c->hist;
@@ -160,19 +171,29 @@ static void tree_order(const struct model *m, struct model_node *nodes, uint32_t
 
 void model_tree(struct model *m)
 {
-	struct tree_build b = {.cap = 0, .prev = NULL};
-	htab_init(&b.children, m->nctx);
-	tree_new_node(m, &b, MODEL_NONE, MODEL_NONE);
+	struct tree_build b = {.prev = NULL};
+	model_nodes_init(&b.nodes, m->nctx, MODEL_NONE);
 	for (uint32_t k = 0; k < m->nctx; k++) {
 		const struct model_ctx *c = &m->ctx[k];
-		uint32_t node = tree_insert(m, &b, c); /* may move m->nodes */
-		struct model_node *x = &m->nodes[node];
+		uint32_t node = tree_insert(&b, c); /* may move b.nodes.nodes */
+		struct model_node *x = &b.nodes.nodes[node];
 		x->entries += c->entries + c->recursive;
 		x->individual += c->time;
 	}
-	htab_free(&b.children);
+	htab_free(&b.nodes.children);
 	free(b.path);
+	m->nodes = b.nodes.nodes;
+	m->nnodes = b.nodes.n;
 	model_tree_finish(m, m->nodes, m->nnodes);
+}
+
+void model_subtree_entries(const struct model_node *nodes, uint32_t n, uint64_t *out)
+{
+	for (uint32_t k = n; k-- > 0;) {
+		out[k] += nodes[k].entries;
+		if (k > 0)
+			out[nodes[k].parent] += out[k];
+	}
 }
 
 void model_tree_finish(const struct model *m, struct model_node *nodes, uint32_t n)

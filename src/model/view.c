@@ -90,10 +90,11 @@ void model_src_get(const struct model *m, uint32_t k, struct model_src *s)
 	const struct model *base = m->base ? m->base : m;
 	if (m->view && m->view->thread != MODEL_NONE) {
 		const struct ccp_context *c = &m->prof->threads[m->view->thread].contexts[k];
-		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time};
+		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time, 1};
 	} else {
 		const struct model_ctx *c = &base->ctx[k];
-		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time};
+		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time,
+					c->threads};
 	}
 }
 
@@ -106,21 +107,16 @@ struct view_build {
 	uint32_t buf_cap;
 };
 
-static int same_hist(const struct model_ctx *x, const uint32_t *h, uint32_t n)
-{
-	return x->len == n && (n == 0 || memcmp(x->hist, h, n * sizeof *h) == 0);
-}
-
 /* The view's context with history h[0..n), created (and h copied into
  * the arena) if new. */
 static struct model_ctx *view_ctx(struct model *m, struct view_build *b, const uint32_t *h,
 				  uint32_t n)
 {
-	uint64_t hash = htab_hash_words(h, n);
-	size_t i = htab_first(&b->tab, hash);
-	for (; b->tab.slot[i].item; i = htab_next(&b->tab, i))
-		if (b->tab.slot[i].hash == hash && same_hist(&m->ctx[b->tab.slot[i].item - 1], h, n))
-			return &m->ctx[b->tab.slot[i].item - 1];
+	uint64_t hash;
+	size_t i;
+	uint32_t k = model_ctx_find(m, &b->tab, h, n, &hash, &i);
+	if (k != MODEL_NONE)
+		return &m->ctx[k];
 	if (m->nctx == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 256;
 		m->ctx = xrealloc(m->ctx, b->cap, sizeof *m->ctx);
@@ -134,36 +130,29 @@ static struct model_ctx *view_ctx(struct model *m, struct view_build *b, const u
 }
 
 static void view_add(struct model *m, struct view_build *b, const struct model_view *v,
-		     const uint32_t *h, uint32_t n, uint64_t e, uint64_t r, uint64_t t,
-		     uint32_t threads)
+		     const struct model_src *s)
 {
-	if (n > b->buf_cap) {
-		b->buf_cap = 2 * n;
+	if (s->len > b->buf_cap) {
+		b->buf_cap = 2 * s->len;
 		b->buf = xrealloc(b->buf, b->buf_cap, sizeof *b->buf);
 	}
 	int calls;
-	uint32_t len = model_view_history(v, h, n, b->buf, &calls);
+	uint32_t len = model_view_history(v, s->hist, s->len, b->buf, &calls);
 	if (len == MODEL_NONE)
 		return;
 	struct model_ctx *x = view_ctx(m, b, b->buf, len);
-	x->threads += threads;
-	x->entries += calls ? e : 0;
-	x->recursive += calls ? r : 0;
-	x->time += t;
+	x->threads += s->threads;
+	x->entries += calls ? s->entries : 0;
+	x->recursive += calls ? s->recursive : 0;
+	x->time += s->time;
 }
 
 /* Names, the profile and the seen flags come from the base model. */
 static void view_init(struct model *m, const struct model *base, const struct model_view *v)
 {
-	memset(m, 0, sizeof *m);
-	if (!(m->arena = ccp_arena_new()))
-		xalloc_die(0, __func__);
-	m->prof = base->prof;
+	model_init(m, base->prof, base->nfns);
 	m->base = base;
 	m->view = v;
-	m->root_ctx = MODEL_NONE;
-	m->nfns = base->nfns;
-	m->fns = model_calloc(m, m->nfns ? m->nfns : 1, sizeof *m->fns);
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
 		m->fns[cc].name = base->fns[cc].name;
 }
@@ -175,15 +164,8 @@ static void view_totals(struct model *m)
 		const struct model_ctx *x = &m->ctx[k];
 		for (uint32_t i = 0; i < x->len; i++)
 			m->fns[CCP_ENTRY_CC(x->hist[i])].seen = 1;
-		m->total_time += x->time;
-		if (x->len == 0) {
-			if (m->root_ctx == MODEL_NONE)
-				m->root_ctx = k;
-			m->root_time += x->time;
-		} else {
-			m->total_calls += x->entries + x->recursive;
-		}
 	}
+	model_totals(m);
 }
 
 /* The whole base model: its contexts as they are (the histories stay in
@@ -196,22 +178,17 @@ static void view_copy(struct model *m, const struct model *base)
 		memcpy(m->ctx, base->ctx, base->nctx * sizeof *m->ctx);
 }
 
+/* The base contexts (one thread's, for a thread view) through the view;
+ * m->base and m->view are set (view_init). */
 static void view_contexts(struct model *m, const struct model *base, const struct model_view *v)
 {
 	struct view_build b = {.cap = 0};
 	htab_init(&b.tab, base->nctx);
-	if (v->thread != MODEL_NONE) {
-		const struct ccp_thread *th = &base->prof->threads[v->thread];
-		for (uint32_t i = 0; i < th->ncontexts; i++) {
-			const struct ccp_context *c = &th->contexts[i];
-			view_add(m, &b, v, c->hist, c->len, c->entries, c->recursive, c->time, 1);
-		}
-	} else {
-		for (uint32_t k = 0; k < base->nctx; k++) {
-			const struct model_ctx *c = &base->ctx[k];
-			view_add(m, &b, v, c->hist, c->len, c->entries, c->recursive, c->time,
-				 c->threads);
-		}
+	uint32_t n = model_src_count(m);
+	for (uint32_t k = 0; k < n; k++) {
+		struct model_src s;
+		model_src_get(m, k, &s);
+		view_add(m, &b, v, &s);
 	}
 	htab_free(&b.tab);
 	free(b.buf);
@@ -226,12 +203,5 @@ void model_view_build(struct model *m, const struct model *base, const struct mo
 	else
 		view_contexts(m, base, v);
 	view_totals(m);
-	if (passes & MODEL_FLAT)
-		model_flat(m);
-	if (passes & MODEL_ARCS)
-		model_arcs(m);
-	if (passes & MODEL_TREE)
-		model_tree(m);
-	if (passes & MODEL_CONTEXTS)
-		model_contexts(m);
+	model_passes(m, passes);
 }

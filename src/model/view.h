@@ -127,11 +127,13 @@ uint32_t model_view_history(const struct model_view *v, const uint32_t *h, uint3
 
 /* The contexts a view model was built from, read through one interface:
  * the base model's (threads merged), or one thread's when view->thread
- * is set.  The callers and cycles passes walk these real histories. */
+ * is set.  The view's own contexts are built from these, and the callers
+ * and cycles passes walk their real histories. */
 struct model_src {
 	const uint32_t *hist;
 	uint32_t len;
 	uint64_t entries, recursive, time;
+	uint32_t threads; /* thread contexts it stands for: 1 in a thread's */
 };
 uint32_t model_src_count(const struct model *m);
 void model_src_get(const struct model *m, uint32_t k, struct model_src *s);

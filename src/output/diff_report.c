@@ -9,11 +9,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/diff.h"
-#include "model/xalloc.h"
 #include "output/escape.h"
 #include "output/json.h"
 #include "output/ob.h"
@@ -138,10 +136,9 @@ static void text_side(const struct dtext *t, const struct diff_input *in, int si
 int diff_text(FILE *f, const struct diff_input *in)
 {
 	const struct diff *d = in->d;
-	struct dtext t = {.o = xmalloc(sizeof *t.o)};
+	struct dtext t = {.o = ob_open(f)};
 	int cycles = in->prof[0]->clock == CCP_CLOCK_CYCLES || in->prof[1]->clock == CCP_CLOCK_CYCLES;
 	t.prec = cycles ? 6 : 3;
-	ob_init(t.o, f);
 	ob_puts(t.o, "ccprof diff: B against A\n\n");
 	text_side(&t, in, 0);
 	text_side(&t, in, 1);
@@ -155,9 +152,7 @@ int diff_text(FILE *f, const struct diff_input *in)
 	ob_putc(t.o, '\n');
 	text_table(&t, "Functions", d->fns, d->nfns, in->top, 1);
 	text_table(&t, "Compressed stacks", d->stacks, d->nstacks, in->top, 0);
-	ob_flush(t.o);
-	free(t.o);
-	return ferror(f) ? -1 : 0;
+	return ob_close(t.o);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -204,11 +199,7 @@ static void j_row(struct json *j, const struct diff_row *row)
 	if (row->name) {
 		json_kstring(j, "name", row->name);
 	} else {
-		json_key(j, "stack");
-		json_begin_array(j);
-		for (uint32_t i = 0; i < row->depth; i++)
-			json_string(j, row->stack[i]);
-		json_end_array(j);
+		json_kstrings(j, "stack", row->stack, row->depth);
 	}
 	json_key(j, "only_in");
 	if (row->only)
@@ -247,9 +238,8 @@ static void j_rows(struct json *j, const char *key, const struct diff_row *rows,
 
 int diff_json(FILE *f, const struct diff_input *in)
 {
-	struct ob *o = xmalloc(sizeof *o);
+	struct ob *o = ob_open(f);
 	struct json j;
-	ob_init(o, f);
 	json_init(&j, o);
 	json_begin_object(&j);
 	json_newline(&j);
@@ -266,7 +256,5 @@ int diff_json(FILE *f, const struct diff_input *in)
 	j_rows(&j, "stacks", in->d->stacks, in->d->nstacks);
 	json_end_object(&j);
 	ob_putc(o, '\n');
-	ob_flush(o);
-	free(o);
-	return ferror(f) ? -1 : 0;
+	return ob_close(o);
 }

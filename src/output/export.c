@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/view.h"
 #include "model/xalloc.h"
 
 const struct export_format export_formats[] = {
@@ -69,19 +70,10 @@ void export_scale_ns(struct export_scale *s, const struct model *m)
 
 struct walk {
 	const struct model *m;
-	const uint8_t *hidden; /* per node, or NULL */
 	export_visit *visit;
 	void *arg;
 	uint32_t *path, cap, depth;
 };
-
-/* The first node from k on along the sibling list that is not hidden. */
-static uint32_t walk_kept(const struct walk *w, uint32_t k)
-{
-	while (k != MODEL_NONE && w->hidden && w->hidden[k])
-		k = w->m->nodes[k].next_sibling;
-	return k;
-}
 
 static void walk_enter(struct walk *w, const struct model_node *x, uint32_t cc)
 {
@@ -97,7 +89,7 @@ static void walk_enter(struct walk *w, const struct model_node *x, uint32_t cc)
 static void walk_finish(struct walk *w, uint32_t k)
 {
 	const struct model *m = w->m;
-	if (w->hidden && m->tree_pruned.rest && m->tree_pruned.rest[k].count) {
+	if (m->tree_pruned.hidden && m->tree_pruned.rest && m->tree_pruned.rest[k].count) {
 		const struct model_hidden *r = &m->tree_pruned.rest[k];
 		struct model_node stand_in = {
 			.cc = EXPORT_HIDDEN,
@@ -116,44 +108,29 @@ static void walk_finish(struct walk *w, uint32_t k)
 	w->visit(w->arg, &m->nodes[k], w->path, w->depth, 1);
 }
 
+/* model_walk's visit: the path kept along (the root, k = 0, adds none). */
+static void walk_visit(void *arg, uint32_t k, int leaving)
+{
+	struct walk *w = arg;
+	const struct model_node *x = &w->m->nodes[k];
+	if (leaving) {
+		walk_finish(w, k);
+		w->depth -= k != 0;
+	} else if (k == 0) {
+		w->visit(w->arg, x, w->path, 0, 0);
+	} else {
+		walk_enter(w, x, x->cc);
+	}
+}
+
 void export_walk_tree(const struct model *m, export_visit *visit, void *arg)
 {
 	if (!m->nodes || m->nnodes == 0)
 		return;
-	struct walk w = {
-		.m = m,
-		.hidden = m->tree_pruned.hidden,
-		.visit = visit,
-		.arg = arg,
-		.cap = 64,
-	};
+	struct walk w = {.m = m, .visit = visit, .arg = arg, .cap = 64};
 	w.path = xnmalloc(w.cap, sizeof *w.path);
-	uint32_t k = 0;
-	visit(arg, &m->nodes[0], w.path, 0, 0);
-	for (;;) {
-		uint32_t c = walk_kept(&w, m->nodes[k].first_child);
-		if (c != MODEL_NONE) {
-			k = c;
-			walk_enter(&w, &m->nodes[k], m->nodes[k].cc);
-			continue;
-		}
-		/* Leave k and every ancestor whose children are done. */
-		for (;;) {
-			walk_finish(&w, k);
-			if (k == 0) {
-				free(w.path);
-				return;
-			}
-			uint32_t s = walk_kept(&w, m->nodes[k].next_sibling);
-			w.depth--;
-			if (s != MODEL_NONE) {
-				k = s;
-				walk_enter(&w, &m->nodes[k], m->nodes[k].cc);
-				break;
-			}
-			k = m->nodes[k].parent;
-		}
-	}
+	model_walk(m->nodes, m->tree_pruned.hidden, walk_visit, &w);
+	free(w.path);
 }
 
 const char *export_path_name(const struct model *m, uint32_t cc)
@@ -163,27 +140,18 @@ const char *export_path_name(const struct model *m, uint32_t cc)
 
 /* ---- names of things ----------------------------------------------------- */
 
-const char *export_basename(const char *path)
-{
-	if (!path)
-		return "";
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 const char *export_program(const struct model *m)
 {
-	const char *p = export_basename(m->prof->program);
+	const char *p = model_basename(m->prof->program);
 	return *p ? p : "program";
 }
 
-const char *export_module_path(const struct model *m, uint32_t cc)
+const char *export_object(const struct model *m, uint32_t cc)
 {
-	const struct ccp_profile *p = m->prof;
-	int32_t mod = p->ccs[cc].module;
-	if (mod < 0 || (uint32_t)mod >= p->nmodules || !p->modules[mod].path)
-		return "";
-	return p->modules[mod].path;
+	const char *mod = cc == MODEL_NONE ? "" : model_module_path(m, cc);
+	if (mod[0])
+		return mod;
+	return m->prof->program && m->prof->program[0] ? m->prof->program : "???";
 }
 
 const char *export_file(const struct model *m, uint32_t cc)
@@ -191,10 +159,7 @@ const char *export_file(const struct model *m, uint32_t cc)
 	const struct ccp_cc *c = &m->prof->ccs[cc];
 	if (c->file && c->file[0])
 		return c->file;
-	const char *mod = export_module_path(m, cc);
-	if (mod[0])
-		return mod;
-	return m->prof->program && m->prof->program[0] ? m->prof->program : "???";
+	return export_object(m, cc);
 }
 
 void export_thread_label(const struct export_thread *th, char *buf, size_t size)
@@ -205,14 +170,6 @@ void export_thread_label(const struct export_thread *th, char *buf, size_t size)
 
 /* ---- string tables -------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return htab_mix64(h);
-}
-
 void export_strtab_init(struct export_strtab *t)
 {
 	memset(t, 0, sizeof *t);
@@ -221,7 +178,7 @@ void export_strtab_init(struct export_strtab *t)
 
 uint32_t export_strtab_add(struct export_strtab *t, const char *s)
 {
-	uint64_t h = hash_str(s);
+	uint64_t h = htab_hash_str(s);
 	size_t i = htab_first(&t->tab, h);
 	for (; t->tab.slot[i].item; i = htab_next(&t->tab, i))
 		if (t->tab.slot[i].hash == h && strcmp(t->s[t->tab.slot[i].item - 1], s) == 0)

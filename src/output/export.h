@@ -107,11 +107,12 @@ uint64_t export_scale_one(uint64_t ticks, uint64_t num, uint64_t den);
 void export_scale_ns(struct export_scale *s, const struct model *m);
 
 /*
- * Depth-first walk of the stack tree without recursion: visit(arg, x,
- * path, depth, leaving) is called on entering each node (leaving = 0) and
- * again after its subtree (leaving = 1), children in the model's order.
- * path[0 .. depth) are the cost centres from the top of the stack down to
- * the node; the root (the empty stack) has depth 0.
+ * Depth-first walk of the stack tree without recursion (model_walk, with
+ * the path kept along): visit(arg, x, path, depth, leaving) is called on
+ * entering each node (leaving = 0) and again after its subtree (leaving =
+ * 1), children in the model's order.  path[0 .. depth) are the cost
+ * centres from the top of the stack down to the node; the root (the empty
+ * stack) has depth 0.
  *
  * Pruning (--min-percent etc., view.h): hidden nodes are skipped with
  * their subtrees, and a parent that lost some gets one more child after
@@ -129,17 +130,15 @@ void export_walk_tree(const struct model *m, export_visit *visit, void *arg);
 /* The display name of a path entry: a cost centre's, or the stand-in's. */
 const char *export_path_name(const struct model *m, uint32_t cc);
 
-/* The last component of a path ("" for NULL). */
-const char *export_basename(const char *path);
-
 /* The program's file name, without directories. */
 const char *export_program(const struct model *m);
 
-/* The module (object file) a cost centre lives in, "" if none. */
-const char *export_module_path(const struct model *m, uint32_t cc);
+/* The object file a cost centre is in: its module, else the program
+ * (also for MODEL_NONE, the root), else "???". */
+const char *export_object(const struct model *m, uint32_t cc);
 
 /* Where a cost centre is, for formats that want one file name: its
- * source file when known, else its module, else the program. */
+ * source file when known, else export_object. */
 const char *export_file(const struct model *m, uint32_t cc);
 
 /* Distinct strings numbered in order of first use (pprof's string table,

@@ -66,19 +66,11 @@ struct cg {
  * twice; a base name never starts with it, and cfi= is written only for
  * calls across files.
  */
-static const char *cg_object(const struct model *m, uint32_t cc)
-{
-	const char *mod = cc == MODEL_NONE ? "" : export_module_path(m, cc);
-	if (*mod)
-		return mod;
-	return m->prof->program && m->prof->program[0] ? m->prof->program : "???";
-}
-
 static const char *cg_file(const struct model *m, uint32_t cc)
 {
 	if (cc != MODEL_NONE && m->prof->ccs[cc].file && m->prof->ccs[cc].file[0])
 		return m->prof->ccs[cc].file;
-	return export_basename(cg_object(m, cc));
+	return model_basename(export_object(m, cc));
 }
 
 static uint32_t cg_names_add(struct cg_names *n, const char *name)
@@ -97,7 +89,7 @@ static void cg_files(struct cg *g)
 		uint32_t c = cc == m->nfns ? MODEL_NONE : cc;
 		if (c != MODEL_NONE && !m->fns[c].seen)
 			continue;
-		g->object_of[cc] = cg_names_add(&g->objects, cg_object(m, c));
+		g->object_of[cc] = cg_names_add(&g->objects, export_object(m, c));
 		g->file_of[cc] = cg_names_add(&g->files, cg_file(m, c));
 	}
 	g->files.done = xcalloc(g->files.tab.n + 1, 1);
@@ -105,18 +97,26 @@ static void cg_files(struct cg *g)
 	g->fn_done = xcalloc((size_t)m->nfns + 2, 1);
 }
 
+/* "(id)", and the first time id is used " " too: returns whether the
+ * name is to follow (callgrind's name compression). */
+static int cg_id(struct cg *g, uint32_t id, unsigned char *done)
+{
+	ob_putc(g->o, '(');
+	ob_u64(g->o, id, 0);
+	ob_putc(g->o, ')');
+	if (done[id])
+		return 0;
+	done[id] = 1;
+	ob_putc(g->o, ' ');
+	return 1;
+}
+
 /* "KEY=(id)" and, the first time, " name". */
 static void cg_ref(struct cg *g, const char *key, struct cg_names *n, uint32_t id)
 {
 	ob_puts(g->o, key);
-	ob_putc(g->o, '(');
-	ob_u64(g->o, id, 0);
-	ob_putc(g->o, ')');
-	if (!n->done[id]) {
-		n->done[id] = 1;
-		ob_putc(g->o, ' ');
+	if (cg_id(g, id, n->done))
 		escape_puts(g->o, &escape_line, n->tab.s[id - 1]);
-	}
 	ob_putc(g->o, '\n');
 }
 
@@ -124,12 +124,7 @@ static void cg_ref(struct cg *g, const char *key, struct cg_names *n, uint32_t i
 static void cg_fn_ref(struct cg *g, uint32_t cc)
 {
 	uint32_t id = cc == MODEL_NONE ? g->m->nfns + 1 : cc + 1;
-	ob_putc(g->o, '(');
-	ob_u64(g->o, id, 0);
-	ob_putc(g->o, ')');
-	if (!g->fn_done[id]) {
-		g->fn_done[id] = 1;
-		ob_putc(g->o, ' ');
+	if (cg_id(g, id, g->fn_done)) {
 		if (cc == MODEL_NONE)
 			ob_puts(g->o, EXPORT_ROOT_NAME);
 		else
@@ -290,8 +285,7 @@ int export_callgrind(FILE *f, const struct export_input *in, const struct export
 	(void)opts;
 	const struct model *m = in->m;
 	struct cg *g = xcalloc(1, sizeof *g);
-	struct ob *o = xmalloc(sizeof *o);
-	ob_init(o, f);
+	struct ob *o = ob_open(f);
 	g->o = o;
 	g->m = m;
 	names_init(&g->names, m, &escape_line, 0);
@@ -308,7 +302,7 @@ int export_callgrind(FILE *f, const struct export_input *in, const struct export
 	ob_putc(o, ' ');
 	ob_u64(o, m->total_calls, 0);
 	ob_putc(o, '\n');
-	ob_flush(o);
+	int ret = ob_close(o);
 
 	names_free(&g->names);
 	free(g->file_of);
@@ -319,7 +313,6 @@ int export_callgrind(FILE *f, const struct export_input *in, const struct export
 	free(g->objects.done);
 	free(g->fn_done);
 	free(g->arc_calls);
-	free(o);
 	free(g);
-	return ferror(f) ? -1 : 0;
+	return ret;
 }

@@ -174,8 +174,7 @@ int export_dot(FILE *f, const struct export_input *in, const struct export_opts 
 {
 	const struct model *m = in->m;
 	struct dot *d = xcalloc(1, sizeof *d);
-	struct ob *o = xmalloc(sizeof *o);
-	ob_init(o, f);
+	struct ob *o = ob_open(f);
 	d->o = o;
 	d->m = m;
 	names_init(&d->names, m, &escape_dot, 0);
@@ -210,12 +209,11 @@ int export_dot(FILE *f, const struct export_input *in, const struct export_opts 
 			dot_edge(d, k);
 	}
 	ob_puts(o, "}\n");
-	ob_flush(o);
+	int ret = ob_close(o);
 	names_free(&d->names);
 	free(d->keep);
 	free(d->hot_fn);
 	free(d->hot_arc);
 	free(d);
-	free(o);
-	return ferror(f) ? -1 : 0;
+	return ret;
 }

@@ -89,8 +89,7 @@ static char **folded_names(const struct model *m)
 int export_folded(FILE *f, const struct export_input *in, const struct export_opts *opts)
 {
 	struct folded fo = {.m = in->m};
-	struct ob *o = xmalloc(sizeof *o);
-	ob_init(o, f);
+	struct ob *o = ob_open(f);
 	fo.o = o;
 	fo.name = folded_names(in->m);
 	export_scale_init(&fo.us, 1000000u, in->m->prof->ticks_per_sec);
@@ -99,10 +98,8 @@ int export_folded(FILE *f, const struct export_input *in, const struct export_op
 	} else {
 		for (uint32_t t = 0; t < in->nthreads; t++) {
 			const struct export_thread *th = &in->threads[t];
-			char label[64 + 32];
-			snprintf(label, sizeof label, "%.64s [%llu]",
-				 th->name && th->name[0] ? th->name : "thread",
-				 (unsigned long long)th->tid);
+			char label[128];
+			export_thread_label(th, label, sizeof label);
 			char *frame = frame_of(label);
 			fo.thread = frame;
 			fo.m = th->m;
@@ -110,10 +107,9 @@ int export_folded(FILE *f, const struct export_input *in, const struct export_op
 			free(frame);
 		}
 	}
-	ob_flush(o);
+	int ret = ob_close(o);
 	for (uint32_t cc = 0; cc < in->m->nfns; cc++)
 		free(fo.name[cc]);
 	free(fo.name);
-	free(o);
-	return ferror(f) ? -1 : 0;
+	return ret;
 }

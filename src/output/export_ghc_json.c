@@ -84,7 +84,7 @@ static void ghc_module(struct ob *o, const struct model *m, uint32_t cc)
 {
 	const struct ccp_cc *c = &m->prof->ccs[cc];
 	if (c->file && c->file[0]) {
-		const char *base = export_basename(c->file);
+		const char *base = model_basename(c->file);
 		const char *dot = strrchr(base, '.');
 		size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
 		ob_putc(o, '"');
@@ -92,7 +92,7 @@ static void ghc_module(struct ob *o, const struct model *m, uint32_t cc)
 		ob_putc(o, '"');
 		return;
 	}
-	const char *mod = export_basename(export_module_path(m, cc));
+	const char *mod = model_basename(model_module_path(m, cc));
 	ghc_string(o, *mod ? mod : export_program(m));
 }
 
@@ -110,7 +110,7 @@ static void ghc_src_loc(struct ob *o, const struct model *m, uint32_t cc)
 	} else if (c->kind == CCP_CC_MANUAL) {
 		ob_puts(o, "\\u003cregion\\u003e");
 	} else {
-		const char *mod = export_basename(export_module_path(m, cc));
+		const char *mod = model_basename(model_module_path(m, cc));
 		if (*mod)
 			escape_puts(o, &escape_json, mod);
 		else
@@ -184,10 +184,9 @@ int export_ghc_json(FILE *f, const struct export_input *in, const struct export_
 	(void)opts;
 	const struct model *m = in->m;
 	struct ghc *g = xcalloc(1, sizeof *g);
-	struct ob *o = xmalloc(sizeof *o);
+	struct ob *o = ob_open(f);
 	uint64_t tick_us = GHC_TICK_US;
 
-	ob_init(o, f);
 	g->o = o;
 	g->m = m;
 	g->main_id = m->nfns;
@@ -202,9 +201,8 @@ int export_ghc_json(FILE *f, const struct export_input *in, const struct export_
 	g->first = 1;
 	export_walk_tree(m, ghc_node, g);
 	ob_puts(o, "\n}\n");
-	ob_flush(o);
+	int ret = ob_close(o);
 	names_free(&g->names);
-	free(o);
 	free(g);
-	return ferror(f) ? -1 : 0;
+	return ret;
 }

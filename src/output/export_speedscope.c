@@ -49,8 +49,7 @@ static void ss_frames(struct ss *s)
 		json_newline(j);
 		json_begin_object(j);
 		json_key(j, "name");
-		size_t off = s->names.off[cc];
-		json_raw(j, s->names.pool + off, s->names.off[cc + 1] - off);
+		names_json(j, &s->names, cc);
 		json_kstring(j, "file", export_file(m, cc));
 		if (c->line)
 			json_kuint(j, "line", c->line);
@@ -93,6 +92,18 @@ static void ss_sample(void *arg, const struct model_node *x, const uint32_t *pat
 	json_end_array(j);
 }
 
+/* "samples" or "weights": one walk over s->m's tree, the scale restarted
+ * so that both lists skip the same stacks. */
+static void ss_list(struct ss *s, const char *key, int samples)
+{
+	json_key(&s->j, key);
+	json_begin_array(&s->j);
+	s->samples = samples;
+	export_scale_ns(&s->ns, s->m);
+	export_walk_tree(s->m, ss_sample, s);
+	json_end_array(&s->j);
+}
+
 static void ss_profile(struct ss *s, const struct model *m, const char *name)
 {
 	struct json *j = &s->j;
@@ -107,28 +118,17 @@ static void ss_profile(struct ss *s, const struct model *m, const char *name)
 						   m->prof->ticks_per_sec));
 	/* Two walks over the same tree give the samples and their weights in
 	 * the same order. */
-	json_key(j, "samples");
-	json_begin_array(j);
-	s->samples = 1;
-	export_scale_ns(&s->ns, m);
-	export_walk_tree(m, ss_sample, s);
-	json_end_array(j);
+	ss_list(s, "samples", 1);
 	json_newline(j);
-	json_key(j, "weights");
-	json_begin_array(j);
-	s->samples = 0;
-	export_scale_ns(&s->ns, m);
-	export_walk_tree(m, ss_sample, s);
-	json_end_array(j);
+	ss_list(s, "weights", 0);
 	json_end_object(j);
 }
 
 int export_speedscope(FILE *f, const struct export_input *in, const struct export_opts *opts)
 {
 	const struct model *m = in->m;
-	struct ob *o = xmalloc(sizeof *o);
+	struct ob *o = ob_open(f);
 	struct ss *s = xcalloc(1, sizeof *s);
-	ob_init(o, f);
 	json_init(&s->j, o);
 	s->m = m;
 	names_init(&s->names, m, &escape_json, 1);
@@ -150,19 +150,16 @@ int export_speedscope(FILE *f, const struct export_input *in, const struct expor
 		for (uint32_t t = 0; t < in->nthreads; t++) {
 			const struct export_thread *th = &in->threads[t];
 			char label[128];
-			snprintf(label, sizeof label, "%.64s [%llu]",
-				 th->name && th->name[0] ? th->name : "thread",
-				 (unsigned long long)th->tid);
+			export_thread_label(th, label, sizeof label);
 			ss_profile(s, th->m, label);
 		}
 	}
 	json_end_array(j);
 	json_end_object(j);
 	ob_putc(o, '\n');
-	ob_flush(o);
+	int ret = ob_close(o);
 	names_free(&s->names);
 	free(s->frame);
 	free(s);
-	free(o);
-	return ferror(f) ? -1 : 0;
+	return ret;
 }

@@ -57,39 +57,46 @@ static uint32_t name_hash(const char *name)
 	return h;
 }
 
+/* Bytes of the first `chars` characters of name[0..len) (a byte that
+ * is not UTF-8 counts as one). */
+static size_t utf8_prefix(const char *name, size_t len, size_t chars)
+{
+	size_t i = 0;
+	for (; i < len && chars > 0; chars--) {
+		size_t n = escape_utf8_len((const unsigned char *)name + i, len - i);
+		i += n ? n : 1;
+	}
+	return i;
+}
+
 /* The label: as many characters as fit in w px, ".." when cut. */
 static void svg_label(struct ob *o, const char *name, double w)
 {
-	size_t fit = (size_t)((w - 6) / CHAR_W), len = strlen(name), i = 0, chars = 0;
 	if (w < 3 * CHAR_W)
 		return;
-	while (i < len && chars < fit) {
-		size_t n = escape_utf8_len((const unsigned char *)name + i, len - i);
-		i += n ? n : 1;
-		chars++;
-	}
-	if (i >= len) {
+	size_t fit = (size_t)((w - 6) / CHAR_W), len = strlen(name);
+	if (utf8_prefix(name, len, fit) >= len) {
 		escape_write(o, &escape_xml, name, len);
 		return;
 	}
 	/* Cut: room for ".." too. */
-	size_t keep = 0;
-	chars = 0;
-	while (keep < len && chars + 2 < fit) {
-		size_t n = escape_utf8_len((const unsigned char *)name + keep, len - keep);
-		keep += n ? n : 1;
-		chars++;
-	}
-	escape_write(o, &escape_xml, name, keep);
+	escape_write(o, &escape_xml, name, utf8_prefix(name, len, fit > 2 ? fit - 2 : 0));
 	ob_puts(o, "..");
+}
+
+/* "S s (P%)": exact seconds and the share of the total. */
+static void svg_time(struct svg *s, uint64_t ticks)
+{
+	ob_decimal(s->o, ticks, s->m->prof->ticks_per_sec);
+	ob_puts(s->o, " s (");
+	ob_ratio(s->o, ticks, s->m->total_time, 2, 2, 0);
+	ob_puts(s->o, "%)");
 }
 
 static void svg_box(struct svg *s, const struct model_node *x, const char *name, double px,
 		    uint32_t depth)
 {
 	struct ob *o = s->o;
-	const struct model *m = s->m;
-	uint64_t tps = m->prof->ticks_per_sec;
 	double w = box_width(s, x->inherited);
 	uint32_t row = s->inverted ? depth : s->depth_max - depth;
 	double y = SVG_HEADER + (double)row * FRAME_H;
@@ -100,14 +107,10 @@ static void svg_box(struct svg *s, const struct model_node *x, const char *name,
 	ob_puts(o, "<g><title>");
 	escape_puts(o, &escape_xml, name);
 	ob_puts(o, "\ninherited ");
-	ob_decimal(o, x->inherited, tps);
-	ob_puts(o, " s (");
-	ob_ratio(o, x->inherited, m->total_time, 2, 2, 0);
-	ob_puts(o, "%)\nindividual ");
-	ob_decimal(o, x->individual, tps);
-	ob_puts(o, " s (");
-	ob_ratio(o, x->individual, m->total_time, 2, 2, 0);
-	ob_puts(o, "%)\nentries ");
+	svg_time(s, x->inherited);
+	ob_puts(o, "\nindividual ");
+	svg_time(s, x->individual);
+	ob_puts(o, "\nentries ");
 	ob_u64(o, x->entries, 0);
 	ob_printf(o, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 		     "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
@@ -162,8 +165,7 @@ int export_svg(FILE *f, const struct export_input *in, const struct export_opts 
 {
 	const struct model *m = in->m;
 	struct svg *s = xcalloc(1, sizeof *s);
-	struct ob *o = xmalloc(sizeof *o);
-	ob_init(o, f);
+	struct ob *o = ob_open(f);
 	s->o = o;
 	s->m = m;
 	s->inverted = opts->inverted;
@@ -193,9 +195,8 @@ int export_svg(FILE *f, const struct export_input *in, const struct export_opts 
 		   "most recent entry); hover for exact figures.</text>\n");
 	export_walk_tree(m, svg_visit, s);
 	ob_puts(o, "</svg>\n");
-	ob_flush(o);
+	int ret = ob_close(o);
 	free(s->cum);
 	free(s);
-	free(o);
-	return ferror(f) ? -1 : 0;
+	return ret;
 }

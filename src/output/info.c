@@ -9,12 +9,10 @@
 #include "output/report.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <time.h>
 
 #include "output/escape.h"
 #include "output/json.h"
-#include "model/xalloc.h"
 
 /* The runtime's per-call overhead estimate in nanoseconds (0: unknown). */
 static double overhead_ns(const struct ccp_profile *p)
@@ -104,16 +102,13 @@ static void text_counts(struct ob *f, const struct info_input *in)
 int info_text(FILE *out, const struct info_input *in)
 {
 	const struct ccp_profile *p = in->m->prof;
-	struct ob *f = xmalloc(sizeof *f);
-	ob_init(f, out);
+	struct ob *f = ob_open(out);
 	text_string(f, "file", in->path);
 	text_u64(f, "file size", in->file_size);
 	text_run(f, p);
 	text_clock(f, p);
 	text_counts(f, in);
-	ob_flush(f);
-	free(f);
-	return ferror(out) ? -1 : 0;
+	return ob_close(f);
 }
 
 int info_json(FILE *out, const struct info_input *in)
@@ -121,9 +116,8 @@ int info_json(FILE *out, const struct info_input *in)
 	const struct model *m = in->m;
 	const struct ccp_profile *p = m->prof;
 	const struct ccp_stats *s = &p->stats;
-	struct ob *f = xmalloc(sizeof *f);
+	struct ob *f = ob_open(out);
 	struct json j;
-	ob_init(f, out);
 	json_init(&j, f);
 	json_begin_object(&j);
 	json_newline(&j);
@@ -131,11 +125,7 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "file_size", in->file_size);
 	json_newline(&j);
 	json_kstring(&j, "program", p->program);
-	json_key(&j, "argv");
-	json_begin_array(&j);
-	for (uint32_t i = 0; i < p->argc; i++)
-		json_string(&j, p->argv[i]);
-	json_end_array(&j);
+	json_kstrings(&j, "argv", p->argv, p->argc);
 	json_newline(&j);
 	json_kuint(&j, "pid", p->pid);
 	json_kstring(&j, "hostname", p->hostname);
@@ -169,7 +159,5 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kseconds(&j, "lost_time_s", s->lost_time, p->ticks_per_sec);
 	json_end_object(&j);
 	ob_putc(f, '\n');
-	ob_flush(f);
-	free(f);
-	return ferror(out) ? -1 : 0;
+	return ob_close(f);
 }

@@ -18,14 +18,22 @@ struct jrep {
 	uint64_t tps;
 };
 
-/* "key": the name of cc, "<root>" for MODEL_NONE, "…" for MODEL_GAP. */
+/* The name of cc, "<root>" for MODEL_NONE, "…" for MODEL_GAP; as a
+ * member "key": name, or as a value (an array's item). */
 void jr_name(struct jrep *r, const char *key, uint32_t cc);
+void jr_name_value(struct jrep *r, uint32_t cc);
 void jr_secs(struct jrep *r, const char *key, uint64_t ticks);
-/* "key": the id of cc, or null for MODEL_NONE and MODEL_GAP. */
+/* The id of cc, or null for MODEL_NONE and MODEL_GAP; member or value. */
 void jr_id(struct jrep *r, const char *key, uint32_t cc);
+void jr_id_value(struct jrep *r, uint32_t cc);
 
 /* "functions": the flat profile of r->m (report_json.c). */
 void jr_functions(struct jrep *r);
+/* A context as an object: "history", "entries", "recursive", "time_s"
+ * (the items of "contexts", and the hot path's context). */
+void jr_context(struct jrep *r, const struct model_ctx *c);
+/* The costs of a tree node: "entries", "individual_s", "inherited_s". */
+void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited);
 
 /* The views' members of the top-level object (views_json.c), each
  * present when its pass ran; "view" when the model is a view. */

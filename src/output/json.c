@@ -163,6 +163,15 @@ void json_kseconds(struct json *j, const char *key, uint64_t ticks, uint64_t tic
 	json_seconds(j, ticks, ticks_per_sec);
 }
 
+void json_kstrings(struct json *j, const char *key, const char *const *s, uint32_t n)
+{
+	json_key(j, key);
+	json_begin_array(j);
+	for (uint32_t i = 0; i < n; i++)
+		json_string(j, s[i]);
+	json_end_array(j);
+}
+
 char *json_quote(const char *s, size_t *len)
 {
 	size_t n = strlen(s);

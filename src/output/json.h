@@ -42,6 +42,8 @@ void json_kstring(struct json *j, const char *key, const char *s);
 void json_kuint(struct json *j, const char *key, uint64_t v);
 void json_kdouble(struct json *j, const char *key, double v);
 void json_kseconds(struct json *j, const char *key, uint64_t ticks, uint64_t ticks_per_sec);
+/* "key": [s[0], ..., s[n - 1]] (NULL items write null). */
+void json_kstrings(struct json *j, const char *key, const char *const *s, uint32_t n);
 
 /* s as a quoted JSON string in a new malloc'd buffer (*len bytes, NUL
  * terminated), for json_raw. */

@@ -12,6 +12,7 @@
 
 #include "model/model.h"
 #include "output/escape.h"
+#include "output/json.h"
 #include "output/ob.h"
 
 struct names {
@@ -28,6 +29,12 @@ void names_free(struct names *nm);
 static inline void names_put(struct ob *o, const struct names *nm, uint32_t cc)
 {
 	ob_write(o, nm->pool + nm->off[cc], nm->off[cc + 1] - nm->off[cc]);
+}
+
+/* Name cc as a JSON value (names made with quoted = 1). */
+static inline void names_json(struct json *j, const struct names *nm, uint32_t cc)
+{
+	json_raw(j, nm->pool + nm->off[cc], nm->off[cc + 1] - nm->off[cc]);
 }
 
 #endif

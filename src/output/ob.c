@@ -4,7 +4,10 @@
 #include "output/ob.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "model/xalloc.h"
 
 /* Wide enough for num × 10^(shift + prec) with num < 2^64 and shift + prec
  * up to 18; unsigned __int128 where the compiler has it. */
@@ -25,6 +28,21 @@ void ob_flush(struct ob *o)
 	if (o->p > o->buf)
 		fwrite(o->buf, 1, (size_t)(o->p - o->buf), o->f);
 	o->p = o->buf;
+}
+
+struct ob *ob_open(FILE *f)
+{
+	struct ob *o = xmalloc(sizeof *o);
+	ob_init(o, f);
+	return o;
+}
+
+int ob_close(struct ob *o)
+{
+	FILE *f = o->f;
+	ob_flush(o);
+	free(o);
+	return ferror(f) ? -1 : 0;
 }
 
 void ob_write(struct ob *o, const char *s, size_t n)

@@ -30,6 +30,12 @@ struct ob {
 void ob_init(struct ob *o, FILE *f);
 void ob_flush(struct ob *o); /* hand the buffered bytes to the FILE */
 
+/* Every writer's buffer: ob_open allocates one on f; ob_close flushes
+ * and frees it, and returns 0, or -1 if the stream has had an error (the
+ * one check, at the end). */
+struct ob *ob_open(FILE *f);
+int ob_close(struct ob *o);
+
 /* Room for n more bytes (n <= OB_SIZE). */
 static inline char *ob_reserve(struct ob *o, size_t n)
 {

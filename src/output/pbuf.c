@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/wire.h"
 #include "model/xalloc.h"
 
 void pb_free(struct pbuf *b)
@@ -33,21 +34,11 @@ void pb_raw(struct pbuf *b, const void *data, size_t n)
 	b->len += n;
 }
 
-static size_t varint_into(unsigned char *out, uint64_t v)
-{
-	size_t n = 0;
-	while (v >= 0x80) {
-		out[n++] = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	out[n++] = (unsigned char)v;
-	return n;
-}
-
+/* Protocol buffers' varint is the format's: unsigned LEB128. */
 void pb_varint(struct pbuf *b, uint64_t v)
 {
-	pb_room(b, 10);
-	b->len += varint_into(b->p + b->len, v);
+	pb_room(b, CCP_VARINT_MAX);
+	b->len += ccp_varint_put(b->p + b->len, v);
 }
 
 void pb_tag(struct pbuf *b, uint32_t field, unsigned wire)
@@ -76,9 +67,9 @@ size_t pb_begin(struct pbuf *b, uint32_t field)
 
 void pb_end(struct pbuf *b, size_t mark)
 {
-	unsigned char len[10];
+	unsigned char len[CCP_VARINT_MAX];
 	size_t body = b->len - mark;
-	size_t n = varint_into(len, body);
+	size_t n = ccp_varint_put(len, body);
 	pb_room(b, n);
 	memmove(b->p + mark + n, b->p + mark, body);
 	memcpy(b->p + mark, len, n);

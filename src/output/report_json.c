@@ -18,18 +18,20 @@
 #include "model/xalloc.h"
 #include "output/jrep.h"
 
+void jr_name_value(struct jrep *r, uint32_t cc)
+{
+	if (cc == MODEL_NONE)
+		json_string(&r->j, "<root>");
+	else if (cc == MODEL_GAP)
+		json_string(&r->j, "\xe2\x80\xa6"); /* … */
+	else
+		names_json(&r->j, &r->names, cc);
+}
+
 void jr_name(struct jrep *r, const char *key, uint32_t cc)
 {
 	json_key(&r->j, key);
-	if (cc == MODEL_NONE) {
-		json_string(&r->j, "<root>");
-		return;
-	}
-	if (cc == MODEL_GAP) {
-		json_string(&r->j, "\xe2\x80\xa6"); /* … */
-		return;
-	}
-	json_raw(&r->j, r->names.pool + r->names.off[cc], r->names.off[cc + 1] - r->names.off[cc]);
+	jr_name_value(r, cc);
 }
 
 void jr_secs(struct jrep *r, const char *key, uint64_t ticks)
@@ -37,13 +39,18 @@ void jr_secs(struct jrep *r, const char *key, uint64_t ticks)
 	json_kseconds(&r->j, key, ticks, r->tps);
 }
 
-void jr_id(struct jrep *r, const char *key, uint32_t cc)
+void jr_id_value(struct jrep *r, uint32_t cc)
 {
-	json_key(&r->j, key);
 	if (cc == MODEL_NONE || cc == MODEL_GAP)
 		json_null(&r->j);
 	else
 		json_uint(&r->j, cc);
+}
+
+void jr_id(struct jrep *r, const char *key, uint32_t cc)
+{
+	json_key(&r->j, key);
+	jr_id_value(r, cc);
 }
 
 static void jr_header(struct jrep *r)
@@ -55,11 +62,7 @@ static void jr_header(struct jrep *r)
 	json_newline(j);
 	json_kstring(j, "program", p->program);
 	json_newline(j);
-	json_key(j, "argv");
-	json_begin_array(j);
-	for (uint32_t i = 0; i < p->argc; i++)
-		json_string(j, p->argv[i]);
-	json_end_array(j);
+	json_kstrings(j, "argv", p->argv, p->argc);
 	json_newline(j);
 	json_kuint(j, "pid", p->pid);
 	json_kstring(j, "clock", report_clock_name(p->clock));
@@ -88,14 +91,11 @@ void jr_functions(struct jrep *r)
 		const struct model_fn *fn = &m->fns[cc];
 		const struct ccp_cc *c = &p->ccs[cc];
 		const struct model_arc *root = model_find_arc(m, MODEL_NONE, cc);
-		const char *module = c->module >= 0 && (uint32_t)c->module < p->nmodules
-					     ? p->modules[c->module].path
-					     : "";
 		json_newline(j);
 		json_begin_object(j);
 		json_kuint(j, "id", cc);
 		jr_name(r, "name", cc);
-		json_kstring(j, "module", module ? module : "");
+		json_kstring(j, "module", model_module_path(m, cc));
 		json_kstring(j, "file", c->file ? c->file : "");
 		json_kuint(j, "line", c->line);
 		json_kuint(j, "calls", fn->calls);
@@ -133,6 +133,28 @@ static void jr_arcs(struct jrep *r)
 	json_end_array(j);
 }
 
+void jr_context(struct jrep *r, const struct model_ctx *c)
+{
+	struct json *j = &r->j;
+	json_begin_object(j);
+	json_key(j, "history");
+	json_begin_array(j);
+	for (uint32_t e = 0; e < c->len; e++) {
+		uint32_t cc = CCP_ENTRY_CC(c->hist[e]);
+		json_begin_object(j);
+		jr_name(r, "name", cc);
+		json_kuint(j, "id", cc);
+		json_key(j, "marked");
+		json_bool(j, CCP_ENTRY_MARKED(c->hist[e]));
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_kuint(j, "entries", c->entries);
+	json_kuint(j, "recursive", c->recursive);
+	jr_secs(r, "time_s", c->time);
+	json_end_object(j);
+}
+
 static void jr_contexts(struct jrep *r)
 {
 	struct json *j = &r->j;
@@ -140,25 +162,8 @@ static void jr_contexts(struct jrep *r)
 	json_key(j, "contexts");
 	json_begin_array(j);
 	for (uint32_t i = 0; i < m->nctx; i++) {
-		const struct model_ctx *c = &m->ctx[m->ctx_by_time[i]];
 		json_newline(j);
-		json_begin_object(j);
-		json_key(j, "history");
-		json_begin_array(j);
-		for (uint32_t e = 0; e < c->len; e++) {
-			uint32_t cc = CCP_ENTRY_CC(c->hist[e]);
-			json_begin_object(j);
-			jr_name(r, "name", cc);
-			json_kuint(j, "id", cc);
-			json_key(j, "marked");
-			json_bool(j, CCP_ENTRY_MARKED(c->hist[e]));
-			json_end_object(j);
-		}
-		json_end_array(j);
-		json_kuint(j, "entries", c->entries);
-		json_kuint(j, "recursive", c->recursive);
-		jr_secs(r, "time_s", c->time);
-		json_end_object(j);
+		jr_context(r, &m->ctx[m->ctx_by_time[i]]);
 	}
 	json_end_array(j);
 }
@@ -173,8 +178,7 @@ struct jr_tree {
 	const uint64_t *calls; /* callers trees: calls through each node */
 };
 
-static void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual,
-			   uint64_t inherited)
+void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited)
 {
 	json_kuint(&r->j, "entries", entries);
 	jr_secs(r, "individual_s", individual);
@@ -240,9 +244,8 @@ static void jr_tree(struct jrep *r)
 int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 {
 	(void)o; /* JSON is always complete: consumers select for themselves */
-	struct ob *out = xmalloc(sizeof *out);
+	struct ob *out = ob_open(f);
 	struct jrep *r = xmalloc(sizeof *r);
-	ob_init(out, f);
 	json_init(&r->j, out);
 	r->m = m;
 	r->tps = m->prof->ticks_per_sec;
@@ -277,9 +280,8 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 	jr_threads(r);
 	json_end_object(&r->j);
 	ob_putc(out, '\n');
-	ob_flush(out);
+	int ret = ob_close(out);
 	names_free(&r->names);
 	free(r);
-	free(out);
-	return ferror(f) ? -1 : 0;
+	return ret;
 }

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/view.h"
 #include "model/xalloc.h"
 #include "output/escape.h"
 #include "output/text.h"
@@ -27,7 +26,9 @@ const char *report_clock_name(uint32_t clock)
 	}
 }
 
-/* An argument as a shell would need it quoted. */
+/* An argument as a shell would need it quoted.  The text between quotes
+ * is escaped a run at a time, not byte by byte, so that a UTF-8
+ * character stays whole. */
 static void put_shell_word(struct ob *o, const char *s)
 {
 	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -36,11 +37,14 @@ static void put_shell_word(struct ob *o, const char *s)
 		return;
 	}
 	ob_putc(o, '\'');
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "'");
+		escape_write(o, &escape_text, p, n);
+		p += n;
+		if (*p == '\'') {
 			ob_puts(o, "'\\''");
-		else
-			escape_write(o, &escape_text, p, 1);
+			p++;
+		}
 	}
 	ob_putc(o, '\'');
 }
@@ -131,9 +135,7 @@ void text_flat(const struct text *t, unsigned top)
 		uint32_t cc = m->by_self[i];
 		const struct model_fn *fn = &m->fns[cc];
 		text_name(t, cc, 0, nw);
-		text_pct(t, fn->self);
-		ob_spaces(o, 2);
-		text_secs(t, fn->self, sw);
+		text_pct_secs(t, fn->self, sw);
 		ob_spaces(o, 2);
 		ob_u64(o, fn->calls, cw);
 		ob_spaces(o, 2);
@@ -145,50 +147,25 @@ void text_flat(const struct text *t, unsigned top)
 
 /* ---- the stack tree ----------------------------------------------------- */
 
-static size_t node_indent(const struct model_node *x)
-{
-	return x->depth < TEXT_INDENT_MAX ? x->depth : TEXT_INDENT_MAX;
-}
-
 /* The stack tree's columns, measured over the shown nodes. */
 struct tree_cols {
 	const struct text *t;
-	const struct model_pruned *pr;
 	size_t nw;
 	int ew, sw;
 };
 
-static void tree_row(const struct tree_cols *c, uint64_t entries, uint64_t individual,
-		     uint64_t inherited)
-{
-	const struct text *t = c->t;
-	ob_u64(t->o, entries, c->ew);
-	ob_spaces(t->o, 2);
-	text_pct(t, individual);
-	ob_spaces(t->o, 2);
-	text_secs(t, individual, c->sw);
-	ob_spaces(t->o, 2);
-	text_pct(t, inherited);
-	ob_spaces(t->o, 2);
-	text_secs(t, inherited, c->sw);
-	ob_putc(t->o, '\n');
-}
-
-
-static void tree_visit(void *arg, uint32_t k, int leaving)
+/* A node's line after its name, or its "(n hidden)" line's (text_row). */
+static void tree_row(void *arg, uint32_t k, const struct model_hidden *h)
 {
 	const struct tree_cols *c = arg;
-	const struct model_node *x = &c->t->m->nodes[k];
-	if (leaving) {
-		const struct model_hidden *h = c->pr->rest ? &c->pr->rest[k] : NULL;
-		if (h && h->count) {
-			text_hidden(c->t, h, x->depth + 1, c->nw);
-			tree_row(c, h->entries, h->time, h->time);
-		}
-		return;
-	}
-	text_name(c->t, x->cc, node_indent(x), c->nw);
-	tree_row(c, x->entries, x->individual, x->inherited);
+	const struct text *t = c->t;
+	const struct model_node *x = &t->m->nodes[k];
+	ob_u64(t->o, h ? h->entries : x->entries, c->ew);
+	ob_spaces(t->o, 2);
+	text_pct_secs(t, h ? h->time : x->individual, c->sw);
+	ob_spaces(t->o, 2);
+	text_pct_secs(t, h ? h->time : x->inherited, c->sw);
+	ob_putc(t->o, '\n');
 }
 
 static void text_tree(const struct text *t)
@@ -196,25 +173,10 @@ static void text_tree(const struct text *t)
 	const struct model *m = t->m;
 	const struct model_pruned *pr = &m->tree_pruned;
 	struct ob *o = t->o;
-	size_t widest = 0;
-	uint64_t max_entries = 0;
-	for (uint32_t k = 0; k < m->nnodes; k++) {
-		if (pr->hidden && pr->hidden[k])
-			continue;
-		size_t w = node_indent(&m->nodes[k]) + text_name_width(t, m->nodes[k].cc);
-		widest = w > widest ? w : widest;
-		if (m->nodes[k].entries > max_entries)
-			max_entries = m->nodes[k].entries;
-		if (pr->rest && pr->rest[k].count) {
-			w = text_hidden_width(&pr->rest[k], m->nodes[k].depth + 1);
-			widest = w > widest ? w : widest;
-			max_entries = pr->rest[k].entries > max_entries ? pr->rest[k].entries
-									 : max_entries;
-		}
-	}
+	uint64_t max_entries;
+	size_t widest = text_tree_widest(t, m->nodes, m->nnodes, pr, &max_entries);
 	struct tree_cols c = {
 		.t = t,
-		.pr = pr,
 		.nw = text_name_col(widest, "COST CENTRE"),
 		.ew = text_max(text_udigits(max_entries), 7),
 		.sw = text_secs_width(t, m->nodes[0].inherited, "secs"),
@@ -233,7 +195,7 @@ static void text_tree(const struct text *t)
 	text_label(t, "COST CENTRE", 0, c.nw);
 	ob_printf(o, "%*s  %6s  %*s  %6s  %*s\n", c.ew, "entries", "%time", c.sw, "secs", "%time",
 		  c.sw, "secs");
-	model_walk(m->nodes, pr->hidden, tree_visit, &c);
+	text_tree_lines(t, m->nodes, pr, c.nw, tree_row, &c);
 	ob_putc(o, '\n');
 }
 
@@ -350,44 +312,42 @@ static void graph_init(struct graph *g, const struct text *t)
 	g->cw = text_max(2 * text_udigits(max_calls) + 1, 9);
 }
 
-static void graph_heading(const struct graph *g)
+/* A section of blocks: the notes, the heading, the block of each of
+ * ccs[0..n). */
+static void graph_section(const struct text *t, const char *notes, const uint32_t *ccs,
+			  uint32_t n)
 {
-	ob_printf(g->t->o, "%-6s %6s  %*s  %*s  %*s  %s\n", "index", "%time", g->sw, "self", g->sw,
-		  "children", g->cw, "calls", "name");
+	struct graph g;
+	graph_init(&g, t);
+	ob_puts(t->o, notes);
+	ob_printf(t->o, "%-6s %6s  %*s  %*s  %*s  %s\n", "index", "%time", g.sw, "self", g.sw,
+		  "children", g.cw, "calls", "name");
+	for (uint32_t i = 0; i < n; i++)
+		graph_block(&g, ccs[i]);
+	ob_putc(t->o, '\n');
+	free(g.index);
 }
 
 static void text_graph(const struct text *t)
 {
-	const struct model *m = t->m;
-	struct graph g;
-	graph_init(&g, t);
-	ob_puts(t->o, "Call graph: exact arc times, measured per calling context (not shared\n"
+	graph_section(t,
+		      "Call graph: exact arc times, measured per calling context (not shared\n"
 		      "out by call counts as gprof does).  Callers above each function show the\n"
 		      "self and child time of each incoming arc, callees below it those of each\n"
 		      "outgoing arc.  With mutual recursion the two views of one arc may differ:\n"
-		      "an outgoing arc excludes time in the function's own recursive re-entry.\n\n");
-	graph_heading(&g);
-	for (uint32_t i = 0; i < m->nlisted; i++)
-		graph_block(&g, m->by_inherited[i]);
-	ob_putc(t->o, '\n');
-	free(g.index);
+		      "an outgoing arc excludes time in the function's own recursive re-entry.\n\n",
+		      t->m->by_inherited, t->m->nlisted);
 }
 
 /* --around: the call graph's block of each function asked for (a
  * butterfly: callers above, callees below, exact arc times). */
 static void text_around(const struct text *t)
 {
-	const struct model *m = t->m;
-	struct graph g;
-	graph_init(&g, t);
-	ob_puts(t->o, "Around: callers above each function with the times of their arcs into\n"
+	graph_section(t,
+		      "Around: callers above each function with the times of their arcs into\n"
 		      "it, callees below with the times of its arcs out (exact, per context;\n"
-		      "see --graph for the whole call graph and its notes).\n\n");
-	graph_heading(&g);
-	for (uint32_t i = 0; i < m->naround; i++)
-		graph_block(&g, m->around[i]);
-	ob_putc(t->o, '\n');
-	free(g.index);
+		      "see --graph for the whole call graph and its notes).\n\n",
+		      t->m->around, t->m->naround);
 }
 
 /* ---- contexts ----------------------------------------------------------- */
@@ -411,9 +371,7 @@ static void text_contexts(const struct text *t)
 		  "recursive", "history");
 	for (uint32_t i = 0; i < m->nctx; i++) {
 		const struct model_ctx *c = &m->ctx[m->ctx_by_time[i]];
-		text_secs(t, c->time, sw);
-		ob_spaces(o, 2);
-		text_pct(t, c->time);
+		text_secs_pct(t, c->time, sw);
 		ob_spaces(o, 2);
 		ob_u64(o, c->entries, ew);
 		ob_spaces(o, 2);
@@ -456,5 +414,5 @@ int report_text(FILE *f, const struct model *m, const struct report_opts *opts)
 		text_threads(&t, opts->top);
 	if (opts->contexts && m->ctx_by_time)
 		text_contexts(&t);
-	return text_end(&t, f);
+	return text_end(&t);
 }

@@ -3,31 +3,27 @@
  */
 #include "output/text.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-#include "model/xalloc.h"
+#include "model/view.h"
 #include "output/escape.h"
 
 void text_begin(struct text *t, FILE *f, const struct model *m)
 {
 	*t = (struct text){
-		.o = xmalloc(sizeof *t->o),
+		.o = ob_open(f),
 		.m = m,
 		.tps = m->prof->ticks_per_sec,
 		/* sampling clocks resolve milliseconds at best; cycles finer */
 		.prec = m->prof->clock == CCP_CLOCK_CYCLES ? 6 : 3,
 	};
-	ob_init(t->o, f);
 	names_init(&t->names, m, &escape_text, 0);
 }
 
-int text_end(struct text *t, FILE *f)
+int text_end(struct text *t)
 {
-	ob_flush(t->o);
 	names_free(&t->names);
-	free(t->o);
-	return ferror(f) ? -1 : 0;
+	return ob_close(t->o);
 }
 
 int text_max(int a, int b)
@@ -53,6 +49,20 @@ void text_secs(const struct text *t, uint64_t ticks, int width)
 void text_pct(const struct text *t, uint64_t ticks)
 {
 	ob_ratio(t->o, ticks, t->m->total_time, 2, 1, 6);
+}
+
+void text_pct_secs(const struct text *t, uint64_t ticks, int width)
+{
+	text_pct(t, ticks);
+	ob_spaces(t->o, 2);
+	text_secs(t, ticks, width);
+}
+
+void text_secs_pct(const struct text *t, uint64_t ticks, int width)
+{
+	text_secs(t, ticks, width);
+	ob_spaces(t->o, 2);
+	text_pct(t, ticks);
 }
 
 int text_secs_width(const struct text *t, uint64_t max_ticks, const char *heading)
@@ -102,7 +112,7 @@ static size_t hidden_label(const struct model_hidden *h, char *buf, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
-static size_t indent_of(uint32_t depth)
+size_t text_indent(uint32_t depth)
 {
 	return depth < TEXT_INDENT_MAX ? depth : TEXT_INDENT_MAX;
 }
@@ -111,13 +121,65 @@ void text_hidden(const struct text *t, const struct model_hidden *h, uint32_t de
 {
 	char label[48];
 	hidden_label(h, label, sizeof label);
-	text_label(t, label, indent_of(depth), w);
+	text_label(t, label, text_indent(depth), w);
 }
 
 size_t text_hidden_width(const struct model_hidden *h, uint32_t depth)
 {
 	char label[48];
-	return indent_of(depth) + hidden_label(h, label, sizeof label);
+	return text_indent(depth) + hidden_label(h, label, sizeof label);
+}
+
+size_t text_tree_widest(const struct text *t, const struct model_node *nodes, uint32_t n,
+			const struct model_pruned *pr, uint64_t *max_entries)
+{
+	size_t widest = 0;
+	uint64_t most = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct model_node *x = &nodes[k];
+		if (pr->hidden && pr->hidden[k])
+			continue;
+		size_t w = text_indent(x->depth) + text_name_width(t, x->cc);
+		widest = w > widest ? w : widest;
+		most = x->entries > most ? x->entries : most;
+		if (pr->rest && pr->rest[k].count) {
+			w = text_hidden_width(&pr->rest[k], x->depth + 1);
+			widest = w > widest ? w : widest;
+			most = pr->rest[k].entries > most ? pr->rest[k].entries : most;
+		}
+	}
+	if (max_entries)
+		*max_entries = most;
+	return widest;
+}
+
+struct tree_lines {
+	const struct text *t;
+	const struct model_node *nodes;
+	const struct model_pruned *pr;
+	size_t nw;
+	text_row *row;
+	void *arg;
+};
+
+static void tree_lines_visit(void *arg, uint32_t k, int leaving)
+{
+	const struct tree_lines *l = arg;
+	const struct model_node *x = &l->nodes[k];
+	if (!leaving) {
+		text_name(l->t, x->cc, text_indent(x->depth), l->nw);
+		l->row(l->arg, k, NULL);
+	} else if (l->pr->rest && l->pr->rest[k].count) {
+		text_hidden(l->t, &l->pr->rest[k], x->depth + 1, l->nw);
+		l->row(l->arg, k, &l->pr->rest[k]);
+	}
+}
+
+void text_tree_lines(const struct text *t, const struct model_node *nodes,
+		     const struct model_pruned *pr, size_t nw, text_row *row, void *arg)
+{
+	struct tree_lines l = {t, nodes, pr, nw, row, arg};
+	model_walk(nodes, pr->hidden, tree_lines_visit, &l);
 }
 
 void text_history(const struct text *t, const uint32_t *hist, uint32_t len)

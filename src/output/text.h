@@ -30,14 +30,18 @@ struct text {
 };
 
 /* Set up t for m on f (allocates the buffer and the names); text_end
- * flushes and frees.  Returns ferror(f) ? -1 : 0. */
+ * flushes and frees, and returns ob_close's result. */
 void text_begin(struct text *t, FILE *f, const struct model *m);
-int text_end(struct text *t, FILE *f);
+int text_end(struct text *t);
 
 int text_max(int a, int b);
 int text_udigits(uint64_t v);
 void text_secs(const struct text *t, uint64_t ticks, int width);
 void text_pct(const struct text *t, uint64_t ticks); /* of the total, %6.1f */
+/* A cost in the columns "%time  secs" or "secs  %time" (text_pct, and
+ * text_secs in width). */
+void text_pct_secs(const struct text *t, uint64_t ticks, int width);
+void text_secs_pct(const struct text *t, uint64_t ticks, int width);
 int text_secs_width(const struct text *t, uint64_t max_ticks, const char *heading);
 
 /* Display width of cc's name; MODEL_GAP is "…", MODEL_NONE "<root>". */
@@ -48,10 +52,28 @@ void text_name(const struct text *t, uint32_t cc, size_t indent, size_t w);
 void text_label(const struct text *t, const char *label, size_t indent, size_t w);
 size_t text_name_col(size_t widest, const char *heading);
 
+/* The indent of a tree row at depth (capped at TEXT_INDENT_MAX). */
+size_t text_indent(uint32_t depth);
+
 /* "(n hidden)": the pruned children h of a node, as a label at their
  * depth in a name column of width w; and the width it needs. */
 void text_hidden(const struct text *t, const struct model_hidden *h, uint32_t depth, size_t w);
 size_t text_hidden_width(const struct model_hidden *h, uint32_t depth);
+
+/* Measure a tree of n nodes with its pruning pr (the stack tree, callers
+ * trees): the widest indented name of the shown nodes and their "(n
+ * hidden)" lines, and in *max_entries (unless NULL) the most entries of
+ * any of those rows. */
+size_t text_tree_widest(const struct text *t, const struct model_node *nodes, uint32_t n,
+			const struct model_pruned *pr, uint64_t *max_entries);
+
+/* The lines of such a tree, depth first: each shown node k's name,
+ * indented by its depth, in a name column of width nw, then row(arg, k,
+ * NULL) writes the rest of its line; after k's shown children, k's "(n
+ * hidden)" line if it has one, the rest by row(arg, k, &pr->rest[k]). */
+typedef void text_row(void *arg, uint32_t k, const struct model_hidden *hidden);
+void text_tree_lines(const struct text *t, const struct model_node *nodes,
+		     const struct model_pruned *pr, size_t nw, text_row *row, void *arg);
 
 /* A history: [marked] entries in brackets, "…" between two unmarked. */
 void text_history(const struct text *t, const uint32_t *hist, uint32_t len);

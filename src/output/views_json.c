@@ -17,8 +17,7 @@ static void jr_name_list(struct jrep *r, const char *key, const struct model *ba
 	for (uint32_t cc = 0; cc < base->nfns; cc++) {
 		if (!base->fns[cc].seen || !set[cc] != !want)
 			continue;
-		json_raw(&r->j, r->names.pool + r->names.off[cc],
-			 r->names.off[cc + 1] - r->names.off[cc]);
+		jr_name_value(r, cc);
 	}
 	json_end_array(&r->j);
 }
@@ -48,23 +47,6 @@ void jr_view(struct jrep *r)
 	json_end_object(&r->j);
 }
 
-static void jr_history(struct jrep *r, const struct model_ctx *c)
-{
-	struct json *j = &r->j;
-	json_key(j, "history");
-	json_begin_array(j);
-	for (uint32_t e = 0; e < c->len; e++) {
-		uint32_t cc = CCP_ENTRY_CC(c->hist[e]);
-		json_begin_object(j);
-		jr_name(r, "name", cc);
-		json_kuint(j, "id", cc);
-		json_key(j, "marked");
-		json_bool(j, CCP_ENTRY_MARKED(c->hist[e]));
-		json_end_object(j);
-	}
-	json_end_array(j);
-}
-
 void jr_hot(struct jrep *r)
 {
 	const struct model *m = r->m;
@@ -75,27 +57,18 @@ void jr_hot(struct jrep *r)
 	json_key(j, "hot");
 	json_begin_object(j);
 	json_key(j, "context");
-	if (m->ctx_by_time && m->nctx) {
-		const struct model_ctx *c = &m->ctx[m->ctx_by_time[0]];
-		json_begin_object(j);
-		jr_history(r, c);
-		json_kuint(j, "entries", c->entries);
-		json_kuint(j, "recursive", c->recursive);
-		jr_secs(r, "time_s", c->time);
-		json_end_object(j);
-	} else {
+	if (m->ctx_by_time && m->nctx)
+		jr_context(r, &m->ctx[m->ctx_by_time[0]]);
+	else
 		json_null(j);
-	}
 	json_key(j, "arm");
 	json_begin_array(j);
 	for (uint32_t i = 0; i < m->narm; i++) {
 		const struct model_node *x = &m->nodes[m->arm[i]];
 		json_begin_object(j);
 		jr_name(r, "name", x->cc);
-		json_kuint(j, "id", x->cc);
-		json_kuint(j, "entries", x->entries);
-		jr_secs(r, "individual_s", x->individual);
-		jr_secs(r, "inherited_s", x->inherited);
+		jr_id(r, "id", x->cc); /* never the root: the arm starts below it */
+		jr_node_fields(r, x->entries, x->individual, x->inherited);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -183,23 +156,13 @@ void jr_cycles(struct jrep *r)
 		json_begin_object(j);
 		json_key(j, "functions");
 		json_begin_array(j);
-		for (uint32_t k = 0; k < c->len; k++) {
-			if (c->items[k] == MODEL_GAP) {
-				json_string(j, "\xe2\x80\xa6");
-				continue;
-			}
-			json_raw(j, r->names.pool + r->names.off[c->items[k]],
-				 r->names.off[c->items[k] + 1] - r->names.off[c->items[k]]);
-		}
+		for (uint32_t k = 0; k < c->len; k++)
+			jr_name_value(r, c->items[k]);
 		json_end_array(j);
 		json_key(j, "ids");
 		json_begin_array(j);
-		for (uint32_t k = 0; k < c->len; k++) {
-			if (c->items[k] == MODEL_GAP)
-				json_null(j);
-			else
-				json_uint(j, c->items[k]);
-		}
+		for (uint32_t k = 0; k < c->len; k++)
+			jr_id_value(r, c->items[k]);
 		json_end_array(j);
 		jr_secs(r, "time_s", c->time);
 		json_kuint(j, "entries", c->entries);

@@ -96,7 +96,7 @@ void text_hot(const struct text *t)
 	}
 	size_t widest = 0;
 	for (uint32_t i = 0; i < m->narm; i++) {
-		size_t w = i + text_name_width(t, m->nodes[m->arm[i]].cc);
+		size_t w = text_indent(i) + text_name_width(t, m->nodes[m->arm[i]].cc);
 		widest = w > widest ? w : widest;
 	}
 	size_t nw = text_name_col(widest, "expensive arm");
@@ -106,10 +106,8 @@ void text_hot(const struct text *t)
 	ob_printf(o, "%6s  %*s\n", "%time", sw, "secs");
 	for (uint32_t i = 0; i < m->narm; i++) {
 		const struct model_node *x = &m->nodes[m->arm[i]];
-		text_name(t, x->cc, i < TEXT_INDENT_MAX ? i : TEXT_INDENT_MAX, nw);
-		text_pct(t, x->inherited);
-		ob_spaces(o, 2);
-		text_secs(t, x->inherited, sw);
+		text_name(t, x->cc, text_indent(i), nw);
+		text_pct_secs(t, x->inherited, sw);
 		ob_putc(o, '\n');
 	}
 	if (m->narm == 0)
@@ -126,49 +124,20 @@ struct callers_cols {
 	int cw, sw;
 };
 
-static void callers_row(const struct callers_cols *c, uint64_t calls, uint64_t time)
-{
-	ob_u64(c->t->o, calls, c->cw);
-	ob_spaces(c->t->o, 2);
-	text_pct(c->t, time);
-	ob_spaces(c->t->o, 2);
-	text_secs(c->t, time, c->sw);
-	ob_putc(c->t->o, '\n');
-}
-
-static void callers_visit(void *arg, uint32_t k, int leaving)
+/* A node's line after its name, or its "(n hidden)" line's (text_row). */
+static void callers_row(void *arg, uint32_t k, const struct model_hidden *h)
 {
 	const struct callers_cols *c = arg;
-	const struct model_node *x = &c->tree->nodes[k];
-	if (leaving) {
-		const struct model_pruned *pr = &c->tree->pruned;
-		if (pr->rest && pr->rest[k].count) {
-			text_hidden(c->t, &pr->rest[k], x->depth + 1, c->nw);
-			callers_row(c, pr->rest[k].entries, pr->rest[k].time);
-		}
-		return;
-	}
-	size_t indent = x->depth < TEXT_INDENT_MAX ? x->depth : TEXT_INDENT_MAX;
-	text_name(c->t, x->cc, indent, c->nw);
-	callers_row(c, c->tree->calls[k], x->inherited);
+	ob_u64(c->t->o, h ? h->entries : c->tree->calls[k], c->cw);
+	ob_spaces(c->t->o, 2);
+	text_pct_secs(c->t, h ? h->time : c->tree->nodes[k].inherited, c->sw);
+	ob_putc(c->t->o, '\n');
 }
 
 static void callers_tree(const struct text *t, const struct model_tree *tree)
 {
 	const struct model_pruned *pr = &tree->pruned;
-	size_t widest = 0;
-	for (uint32_t k = 0; k < tree->nnodes; k++) {
-		const struct model_node *x = &tree->nodes[k];
-		if (pr->hidden && pr->hidden[k])
-			continue;
-		size_t w = (x->depth < TEXT_INDENT_MAX ? x->depth : TEXT_INDENT_MAX) +
-			   text_name_width(t, x->cc);
-		widest = w > widest ? w : widest;
-		if (pr->rest && pr->rest[k].count) {
-			w = text_hidden_width(&pr->rest[k], x->depth + 1);
-			widest = w > widest ? w : widest;
-		}
-	}
+	size_t widest = text_tree_widest(t, tree->nodes, tree->nnodes, pr, NULL);
 	struct callers_cols c = {
 		.t = t,
 		.tree = tree,
@@ -178,7 +147,7 @@ static void callers_tree(const struct text *t, const struct model_tree *tree)
 	};
 	text_label(t, "CALLED FROM", 0, c.nw);
 	ob_printf(t->o, "%*s  %6s  %*s\n", c.cw, "calls", "%time", c.sw, "secs");
-	model_walk(tree->nodes, pr->hidden, callers_visit, &c);
+	text_tree_lines(t, tree->nodes, pr, c.nw, callers_row, &c);
 	ob_putc(t->o, '\n');
 }
 
@@ -227,9 +196,7 @@ void text_cycles(const struct text *t)
 	ob_printf(o, "%*s  %6s  %*s  %s\n", sw, "secs", "%time", ew, "entries", "cycle");
 	for (uint32_t i = 0; i < m->ncycles; i++) {
 		const struct model_cycle *c = &m->cycles[i];
-		text_secs(t, c->time, sw);
-		ob_spaces(o, 2);
-		text_pct(t, c->time);
+		text_secs_pct(t, c->time, sw);
 		ob_spaces(o, 2);
 		ob_u64(o, c->entries, ew);
 		ob_spaces(o, 2);

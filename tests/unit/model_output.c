@@ -180,11 +180,40 @@ static void reports(void)
 	model_free(&m);
 }
 
+/*
+ * The header's command line quotes an argument the shell would need
+ * quoted.  The text between the quotes was once escaped a byte at a time,
+ * so each byte of a UTF-8 character looked invalid and became "?"; only
+ * bytes that are invalid (or control characters) should:
+ *
+ *     ./prog 'café au lait' 'naïve' 'it'\''s …' 'bad??'
+ */
+static void command_line(void)
+{
+	static struct fixture fx;
+	struct model m;
+	static const char *argv[] = {"./prog", "caf\xc3\xa9 au lait", "na\xc3\xafve",
+				     "it's \xe2\x80\xa6", "bad\xff\x1b"};
+	fx_init(&fx, 1000);
+	fx.p.argv = argv;
+	fx.p.argc = 5;
+	fx_ctx(&fx, "[main]", 1, 0, 10);
+	CHECK(fx_build(&m, &fx) == 0, "model for the command line");
+	struct report_opts o = {.top = 1};
+	char *text = render(report_text, &m, &o);
+	CHECK(strstr(text, "\n    command      ./prog 'caf\xc3\xa9 au lait' 'na\xc3\xafve' "
+			   "'it'\\''s \xe2\x80\xa6' 'bad?\?'\n") != NULL,
+	      "command line: UTF-8 kept whole inside quotes, invalid bytes as ?");
+	free(text);
+	model_free(&m);
+}
+
 int main(void)
 {
 	escaping();
 	json_writer();
 	numbers();
 	reports();
+	command_line();
 	return check_failures != 0;
 }
