@@ -31,7 +31,7 @@ NOINLINE void g(void)
 
 int main(int argc, char **argv)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 60;
+	int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 60;
 
 	for (int r = 0; r < rounds; r++) {
 		f();

@@ -13,7 +13,7 @@ __attribute__((noinline)) unsigned long fib(int n)
 
 int main(int argc, char **argv)
 {
-	unsigned long r = fib(argc > 1 ? atoi(argv[1]) : 20);
+	unsigned long r = fib(argc > 1 ? (int)strtol(argv[1], NULL, 10) : 20);
 
 	printf("fib %lu\ncalls fib %lu\n", r, calls);
 	return 0;

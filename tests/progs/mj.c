@@ -44,7 +44,7 @@ NOINLINE void a(void)
 
 int main(int argc, char **argv)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 20;
+	int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 20;
 	for (int r = 0; r < rounds; r++)
 		a();
 	printf("done %d rounds\n", rounds);

@@ -34,7 +34,7 @@ NOINLINE void a(int inner)
 
 int main(int argc, char **argv)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 100;
+	int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 100;
 	for (int r = 0; r < rounds; r++)
 		a(0);
 	printf("done %d rounds\n", rounds);

@@ -47,7 +47,7 @@ NOINLINE void R(int n)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 5, times = argc > 2 ? atoi(argv[2]) : 1;
+	int n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 5, times = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 1;
 	for (int i = 0; i < times; i++)
 		P(n);
 	printf("done\n");

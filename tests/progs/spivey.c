@@ -35,7 +35,7 @@ NOINLINE void R(int n)
 
 int main(int argc, char **argv)
 {
-	P(argc > 1 ? atoi(argv[1]) : 2);
+	P(argc > 1 ? (int)strtol(argv[1], NULL, 10) : 2);
 	printf("sink %lu\n", sink);
 	return 0;
 }

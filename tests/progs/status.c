@@ -16,6 +16,6 @@ __attribute__((noinline)) void finish(const char *how, int n)
 
 int main(int argc, char **argv)
 {
-	finish(argc > 1 ? argv[1] : "exit", argc > 2 ? atoi(argv[2]) : 0);
+	finish(argc > 1 ? argv[1] : "exit", argc > 2 ? (int)strtol(argv[2], NULL, 10) : 0);
 	return 99;
 }
