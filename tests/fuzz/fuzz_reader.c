@@ -34,6 +34,7 @@
 
 #include "format/format.h"
 #include "model/model.h"
+#include "output/export.h"
 #include "output/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -82,6 +83,28 @@ static void view_all(const struct model *m)
 	report_text(devnull, m, &o);
 	struct report_opts j = {.top = 20};
 	report_json(devnull, m, &j);
+}
+
+/* `ccprof convert --to F` for every format, merged threads (the export
+ * writers read the same model passes the command builds for them). */
+static void exports(const struct ccp_profile *p)
+{
+	for (unsigned i = 0; i < export_nformats; i++) {
+		const struct export_format *f = &export_formats[i];
+		struct export_opts o = {.node_threshold = EXPORT_NODE_THRESHOLD_DEFAULT};
+		struct model m;
+		char err[256];
+
+		memset(&m, 0, sizeof m);
+		if (model_build(&m, p, f->passes | MODEL_TREE, err, sizeof err) == 0) {
+			struct export_input in = {.m = &m};
+
+			if (f->hot)
+				model_hot(&m);
+			f->write(devnull, &in, &o);
+		}
+		model_free(&m);
+	}
 }
 
 static void roundtrip(const struct ccp_profile *p)
@@ -133,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	model_then(&p, report_text_passes(&graph), view_graph);
 	model_then(&p, report_text_passes(&ctxs), view_contexts);
 	model_then(&p, MODEL_ALL, view_all);
+	exports(&p);
 	roundtrip(&p);
 	ccp_profile_free(&p);
 	return 0;
