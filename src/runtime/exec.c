@@ -27,14 +27,14 @@
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execvp_fn)(const char *, char *const[]);
 
-static execve_fn real_execve, real_execvpe;
-static execvp_fn real_execvp;
+/* libc's own functions, as dlsym gives them. */
+static void *real_execve, *real_execvpe, *real_execvp;
 
 void rt_exec_init(void)
 {
-	*(void **)&real_execve = dlsym(RTLD_NEXT, "execve");
-	*(void **)&real_execvpe = dlsym(RTLD_NEXT, "execvpe");
-	*(void **)&real_execvp = dlsym(RTLD_NEXT, "execvp");
+	real_execve = dlsym(RTLD_NEXT, "execve");
+	real_execvpe = dlsym(RTLD_NEXT, "execvpe");
+	real_execvp = dlsym(RTLD_NEXT, "execvp");
 }
 
 static void before_exec(void)
@@ -46,22 +46,24 @@ static void before_exec(void)
 	rt_sampler_start(); /* in case the exec fails */
 }
 
-/* Not looked up yet: an exec from a constructor that ran before ours. */
-static void resolve(void *fn)
+/* Ready to call the real function: looked up (late if an exec comes from
+ * a constructor that ran before ours), and the profile written.  0 and
+ * ENOSYS if libc has no such function. */
+static int ready(void *const *real)
 {
-	if (fn == NULL)
+	if (*real == NULL)
 		rt_exec_init();
+	if (*real == NULL) {
+		errno = ENOSYS;
+		return 0;
+	}
+	before_exec();
+	return 1;
 }
 
 API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	resolve((void *)real_execve);
-	if (real_execve == NULL) {
-		errno = ENOSYS;
-		return -1;
-	}
-	before_exec();
-	return real_execve(path, argv, envp);
+	return ready(&real_execve) ? ((execve_fn)real_execve)(path, argv, envp) : -1;
 }
 
 API int execv(const char *path, char *const argv[])
@@ -71,24 +73,12 @@ API int execv(const char *path, char *const argv[])
 
 API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	resolve((void *)real_execvpe);
-	if (real_execvpe == NULL) {
-		errno = ENOSYS;
-		return -1;
-	}
-	before_exec();
-	return real_execvpe(file, argv, envp);
+	return ready(&real_execvpe) ? ((execve_fn)real_execvpe)(file, argv, envp) : -1;
 }
 
 API int execvp(const char *file, char *const argv[])
 {
-	resolve((void *)real_execvp);
-	if (real_execvp == NULL) {
-		errno = ENOSYS;
-		return -1;
-	}
-	before_exec();
-	return real_execvp(file, argv);
+	return ready(&real_execvp) ? ((execvp_fn)real_execvp)(file, argv) : -1;
 }
 
 /*
