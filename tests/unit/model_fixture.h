@@ -227,4 +227,20 @@ FX_FN void fx_check_in_equals_out(const struct model *m, const char *what)
 	CHECK(ok, "%s: _in and _out times agree on every arc", what);
 }
 
+/* Spivey's eight contexts (DESIGN.md §4, n = 2) with times 10..80 and a
+ * root of 5 ticks: the fixture several tests share. */
+static inline void build_spivey(struct fixture *f)
+{
+	fx_init(f, 1000);
+	fx_ctx(f, "", 0, 0, 5);
+	fx_ctx(f, "[main]", 1, 0, 10);
+	fx_ctx(f, "[main] [P]", 1, 2, 20);
+	fx_ctx(f, "[main] [P] [Q]", 1, 0, 30);
+	fx_ctx(f, "[main] [P] [Q] [R]", 1, 0, 40);
+	fx_ctx(f, "[main] P [Q] [R] [P]", 2, 0, 50);
+	fx_ctx(f, "[main] P Q [R] [P] [Q]", 1, 0, 60);
+	fx_ctx(f, "[main] P R [P] [Q] [R]", 1, 0, 70);
+	fx_ctx(f, "[main] P [Q] [R] [P] [S]", 1, 3, 80);
+}
+
 #endif

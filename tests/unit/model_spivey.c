@@ -46,20 +46,6 @@
  */
 #include "model_fixture.h"
 
-static void build_spivey(struct fixture *f)
-{
-	fx_init(f, 1000);
-	fx_ctx(f, "", 0, 0, 5);
-	fx_ctx(f, "[main]", 1, 0, 10);
-	fx_ctx(f, "[main] [P]", 1, 2, 20);
-	fx_ctx(f, "[main] [P] [Q]", 1, 0, 30);
-	fx_ctx(f, "[main] [P] [Q] [R]", 1, 0, 40);
-	fx_ctx(f, "[main] P [Q] [R] [P]", 2, 0, 50);
-	fx_ctx(f, "[main] P Q [R] [P] [Q]", 1, 0, 60);
-	fx_ctx(f, "[main] P R [P] [Q] [R]", 1, 0, 70);
-	fx_ctx(f, "[main] P [Q] [R] [P] [S]", 1, 3, 80);
-}
-
 static void check_flat(const struct model *m)
 {
 	static const struct {
