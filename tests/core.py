@@ -1,4 +1,5 @@
 """Core semantics through real programs (DESIGN.md §2-§4)."""
+import json
 import os
 from ccp import *
 
@@ -79,6 +80,13 @@ def trap(clock):
     near(100 * g_in / work, 100 * 8 / 2008, 1.0, "trap/%s: g's share of work (%%)" % clock)
     check(a[("g", "work")]["calls"] == 8 * 250 and a[("f", "work")]["calls"] == 2 * 250,
           "trap/%s: arc calls f->work 500, g->work 2000" % clock)
+    if clock == "cycles":
+        # The estimate the hooks subtracted (calibrated, then corrected by
+        # the in-program probes) is recorded: a few ticks, not zero, not
+        # microseconds.
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+        ns = info["overhead_ns_per_call"]
+        check(1 < ns < 2000, "trap/cycles: overhead estimate %.1f ns per call recorded" % ns)
 
 
 spivey()

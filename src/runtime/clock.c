@@ -44,42 +44,177 @@ uint64_t rt_ticks_per_sec(void)
 #endif
 }
 
-/* Ticks (or ns) per call of `fn`: the fastest of `rounds` rounds of `n`
- * calls.  The clock is elapsed time, so a round in which the thread was
- * descheduled only reads longer: the minimum is the cost itself. */
+/*
+ * Note [Cycles clock]
+ * ~~~~~~~~~~~~~~~~~~~
+ * Under clock=cycles each hook reads the time-stamp counter once, first
+ * thing, and charges the interval since the previous hook's read to the
+ * context that ran it (rt_charge_ticks).  Every such interval holds, besides
+ * the program's own time, one hook's worth of monitor: the rest of the
+ * previous hook after its read, the instrumentation around this hook's
+ * call (argument set-up, the call through the PLT, registers saved) and
+ * this hook's start.  A second read per hook would measure the first part
+ * but double the cost, so the hooks subtract an estimate instead:
+ *
+ *   overhead per hook = F + (P - Pf)
+ *
+ * F is what the calibration fixture (calib.c) measures: an empty
+ * instrumented function against the same function bare, half of the
+ * difference per hook.  But a real program's hooks run colder than the
+ * fixture's (contexts and caches out of L1, branches mispredicted), so
+ * every 61st hook of each thread also reads the counter at its end: P,
+ * the mean time a hook spends after its first read, measured in the
+ * program itself; Pf is the same probe in the fixture.  Each thread
+ * keeps its own P, a running mean over batches of 64 probes.  A probe
+ * longer than PROBE_MAX_TICKS is an interruption, not the hook's cost;
+ * the probe's own second read is charged to no one.
+ */
+#define PROBE_EVERY 61 /* prime: no lockstep with a loop's pattern of calls */
+#define PROBE_BATCH 64
+#define PROBE_MAX_TICKS 20000u
+
+void rt_overhead_thread_init(struct rt_thread *t)
+{
+	t->overhead_fx = rt_config.overhead_fx;
+	t->probe_avg_fx = rt_config.probe_base_fx;
+	t->probe_every = PROBE_EVERY;
+	t->probe_left = PROBE_EVERY;
+}
+
+/* The end of a probed hook, which read `start` first thing. */
+void rt_probe_overhead(struct rt_thread *t, uint64_t start)
+{
+	uint64_t d = rt_tick() - start;
+	int64_t est;
+
+	t->probe_left = t->probe_every;
+	/* The probe's own read lands in the next interval: owe it there. */
+	t->carry -= (int64_t)(rt_config.tick_cost << RT_FX);
+	if (d > PROBE_MAX_TICKS)
+		return;
+	d = d > rt_config.tick_cost ? d - rt_config.tick_cost : 0;
+	t->probe_sum += d;
+	t->probe_total += d;
+	t->probes++;
+	if (++t->probe_n < PROBE_BATCH)
+		return;
+	t->probe_avg_fx = (3 * t->probe_avg_fx + (t->probe_sum << RT_FX) / PROBE_BATCH) / 4;
+	est = (int64_t)rt_config.overhead_fx + (int64_t)t->probe_avg_fx - (int64_t)rt_config.probe_base_fx;
+	t->overhead_fx = est > 0 ? (uint64_t)est : 0;
+	t->probe_sum = 0;
+	t->probe_n = 0;
+}
+
+/* The estimate per call (two hooks) the profile records, in thousandths of
+ * a tick: the threads' own, weighted by how much they ran. */
+uint64_t rt_overhead_milliticks(void)
+{
+	double sum = 0, weight = 0;
+	struct rt_thread *t;
+
+	if (!rt_cycles)
+		return rt_config.overhead_milliticks;
+	for (t = rt_registry_first(); t; t = t->next) {
+		sum += (double)(t->probes + 1) * (double)t->overhead_fx;
+		weight += (double)(t->probes + 1);
+	}
+	if (weight == 0)
+		return rt_config.overhead_milliticks;
+	return (uint64_t)(sum / weight * 2000.0 / (1 << RT_FX));
+}
+
+/* What two back-to-back reads of the counter differ by: the median of
+ * many (a read's own cost, which a probe's interval includes once). */
+static uint64_t tick_cost(void)
+{
+	uint32_t hist[256] = {0}, i, seen = 0;
+	int n = 4001, k;
+
+	for (k = 0; k < n; k++) {
+		uint64_t a = rt_tick(), b = rt_tick();
+
+		hist[b - a < 255 ? b - a : 255]++;
+	}
+	for (i = 0; i < 256; i++)
+		if ((seen += hist[i]) > (uint32_t)n / 2)
+			return i;
+	return 0;
+}
+
+#define MAX_ROUNDS 64
+
+/* The median of v[0..n-1] (n <= MAX_ROUNDS; sorts v). */
+static double median(double *v, int n)
+{
+	int i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double x = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
+}
+
+/* Ticks (or ns) per call of `fn`: the median of `rounds` rounds of `n`
+ * calls.  Not the fastest round: on this kind of machine the same loop
+ * settles into a few distinct speeds (up to 20 % apart, from one round to
+ * the next, in one process), and a program's hooks run at their mix, not
+ * at the best of them.  Rounds in which the thread was descheduled read
+ * longer; the median ignores them. */
 static double per_call(void (*fn)(void), int n, int rounds)
 {
-	double best = 1e300;
+	double v[MAX_ROUNDS];
 	int r, i;
 
-	for (r = 0; r < rounds; r++) {
+	for (r = 0; r < rounds && r < MAX_ROUNDS; r++) {
 		uint64_t t0 = rt_cycles ? rt_tick() : rt_now_ns(CLOCK_MONOTONIC), t1;
 
 		for (i = 0; i < n; i++)
 			fn();
 		t1 = rt_cycles ? rt_tick() : rt_now_ns(CLOCK_MONOTONIC);
-		if ((double)(t1 - t0) / n < best)
-			best = (double)(t1 - t0) / n;
+		v[r] = (double)(t1 - t0) / n;
 	}
-	return best;
+	return median(v, r);
+}
+
+/* The fixture's probed in-hook time per hook (Note [Cycles clock]), the
+ * median of the rounds' means, as in per_call. */
+static double probed_per_hook(struct rt_thread *t, int n, int rounds)
+{
+	double v[MAX_ROUNDS];
+	int r, i, k = 0;
+
+	t->probe_every = 1;
+	for (r = 0; r < rounds && r < MAX_ROUNDS; r++) {
+		uint64_t total = t->probe_total, probes = t->probes;
+
+		t->probe_left = 1;
+		for (i = 0; i < n; i++)
+			rt_calib_instrumented();
+		if (t->probes > probes)
+			v[k++] = (double)(t->probe_total - total) / (double)(t->probes - probes);
+	}
+	return median(v, k);
 }
 
 /*
  * What the profiler adds to one call, in the clock's ticks: an empty
  * instrumented function against the same function bare (calib.c), both
  * run on a private thread state with the transition memoised.  Under
- * clock=cycles every interval between two hooks' clock reads contains, on
- * average, half of that, which charge_ticks subtracts; the rest of the
- * interval is the program's own time.
+ * clock=cycles this is F of Note [Cycles clock], and the fixture's probe
+ * Pf is measured too.
  * Rounds are short (well under a scheduler time slice) and many, so that
  * some run undisturbed on a busy machine.  The other clocks only report
  * the estimate, from a quicker measurement.
  */
 void rt_clock_calibrate(void)
 {
-	int n = rt_cycles ? 10000 : 2000, rounds = rt_cycles ? 30 : 5;
+	int n = rt_cycles ? 5000 : 2000, rounds = rt_cycles ? 41 : 5;
 	struct rt_thread *saved = rt_self, *t = rt_thread_private();
-	double inst, bare;
+	double inst, bare, probed = 0;
 
 	start_tick = rt_tick();
 	start_ns = rt_now_ns(CLOCK_MONOTONIC);
@@ -94,13 +229,21 @@ void rt_clock_calibrate(void)
 		t->root->cache_to[0] = c;
 		t->root->cache_fn[0] = c->fn;
 	}
+	if (rt_cycles)
+		rt_config.tick_cost = tick_cost();
+	t->probe_left = UINT32_MAX; /* no probes while timing */
 	rt_self = t;
 	inst = per_call(rt_calib_instrumented, n, rounds);
+	if (rt_cycles)
+		probed = probed_per_hook(t, n, rounds);
 	rt_self = saved;
 	bare = per_call(rt_calib_bare, n, rounds);
 	rt_unmap(t->base, t->shadow_bytes);
 	inst = inst > bare ? inst - bare : 0;
-	rt_config.overhead_ticks = rt_cycles ? (uint64_t)(inst / 2 + 0.5) : 0;
+	if (rt_cycles) {
+		rt_config.overhead_fx = (uint64_t)(inst / 2 * (1 << RT_FX) + 0.5);
+		rt_config.probe_base_fx = (uint64_t)(probed * (1 << RT_FX) + 0.5);
+	}
 	/* Stored per call (two hooks), in thousandths of a tick. */
 	rt_config.overhead_milliticks = (uint64_t)(inst * 1000);
 }

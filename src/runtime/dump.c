@@ -293,6 +293,7 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 			rt_thread_refresh_name(t);
 		gather_thread(t, &p->threads[--i], &p->stats, m);
 	}
+	p->overhead_milliticks = rt_overhead_milliticks();
 	if (locked)
 		rt_registry_unlock();
 	return 0;
@@ -397,7 +398,6 @@ static void fill_meta(struct ccp_profile *p)
 	p->clock = rt_config.clock;
 	p->interval_ns = rt_config.clock == CCP_CLOCK_CYCLES ? 0 : rt_config.interval_ns;
 	p->ticks_per_sec = rt_config.clock == CCP_CLOCK_CYCLES ? rt_ticks_per_sec() : 1000000000u;
-	p->overhead_milliticks = rt_config.overhead_milliticks;
 	p->options = rt_config.options;
 	p->hostname = hostname;
 	p->stats.samples = rt_sampler_samples();

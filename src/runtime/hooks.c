@@ -84,20 +84,6 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs)
 	RT_PUBLISH(&t->cur, n);
 }
 
-/* Everything the fast path leaves out: the thread's first call, the cycles
- * clock, frames to discard, a full shadow stack, a transition not cached. */
-static __attribute__((noinline, cold)) void enter_slow(struct rt_thread *t, uintptr_t fn,
-							 uintptr_t sp, uintptr_t cs)
-{
-	if (t == NULL && (t = rt_thread_start()) == NULL)
-		return;
-	if (rt_cycles)
-		rt_charge_ticks(t, rt_tick());
-	if (t->top[-1].sp <= sp)
-		rt_discard_gone(t, sp, cs, fn);
-	rt_enter(t, fn, sp, cs);
-}
-
 /* The entry below is not gone: at equal sp, from the same call site, a
  * function inlined into that frame (gcc hooks those too). */
 static inline int same_frame(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uintptr_t fn)
@@ -106,61 +92,116 @@ static inline int same_frame(const struct rt_shadow *e, uintptr_t sp, uintptr_t 
 }
 
 /*
- * The fast path makes no call: every case it does not handle is one tail
- * call to enter_slow before anything has changed, so it needs no saved
- * registers and no frame of its own.
+ * The enter fast path of both clocks: a memoised transition, nothing to
+ * discard, room on the shadow stack.  Returns 0, before anything has
+ * changed, for every other case.
  */
-HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
+static inline __attribute__((always_inline)) int enter_fast(struct rt_thread *t, uintptr_t fn,
+							    uintptr_t sp, uintptr_t cs)
 {
-	struct rt_thread *t = rt_self;
-	uintptr_t sp = CALLER_SP(), fn = (uintptr_t)this_fn, cs = (uintptr_t)call_site;
-	struct rt_shadow *s;
+	struct rt_shadow *s = t->top;
 	struct rt_ctx *c, *n;
 
-	if (RT_UNLIKELY(t == NULL || rt_cycles))
-		{
-		enter_slow(t, fn, sp, cs);
-		return;
-	}
-	s = t->top;
 	if (RT_UNLIKELY(s[-1].sp <= sp) && !same_frame(&s[-1], sp, cs, fn))
-		{
-		enter_slow(t, fn, sp, cs);
-		return;
-	}
+		return 0;
 	if (RT_UNLIKELY(s == t->limit))
-		{
-		enter_slow(t, fn, sp, cs);
-		return;
-	}
+		return 0;
 	c = t->cur;
 	if (c->fn == fn) { /* A1 */
 		push(t, s, c, fn, sp, cs);
 		RT_STORE(&c->recursive, c->recursive + 1);
-		return;
+		return 1;
 	}
 	n = cached_transition(t, c, fn);
 	if (RT_UNLIKELY(n == NULL))
-		{
-		enter_slow(t, fn, sp, cs);
-		return;
-	}
+		return 0;
 	push(t, s, c, fn, sp, cs);
 	RT_STORE(&n->entries, n->entries + 1);
 	RT_PUBLISH(&t->cur, n);
+	return 1;
 }
 
-/* Pop to the entry of this (fn, call site): the general path. */
-static __attribute__((noinline, cold)) void exit_slow(struct rt_thread *t, uintptr_t fn,
-							uintptr_t sp, uintptr_t cs)
+/* Everything the fast path leaves out: frames to discard, a full shadow
+ * stack, a transition not cached. */
+static __attribute__((noinline)) void enter_general(struct rt_thread *t, uintptr_t fn,
+						    uintptr_t sp, uintptr_t cs)
 {
-	struct rt_shadow *s;
-	struct rt_ctx *back;
+	if (t->top[-1].sp <= sp)
+		rt_discard_gone(t, sp, cs, fn);
+	rt_enter(t, fn, sp, cs);
+}
+
+/* The thread's first call. */
+static __attribute__((noinline, cold)) void enter_first(uintptr_t fn, uintptr_t sp, uintptr_t cs)
+{
+	struct rt_thread *t = rt_thread_start();
 
 	if (t == NULL)
 		return;
 	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
+	enter_general(t, fn, sp, cs);
+}
+
+/* clock=cycles: one clock read, at the start, then the same paths
+ * (Note [Cycles clock] in clock.c). */
+static __attribute__((noinline)) void enter_cycles(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
+						   uintptr_t cs)
+{
+	uint64_t now = rt_tick();
+
+	rt_charge_ticks(t, now);
+	if (RT_UNLIKELY(!enter_fast(t, fn, sp, cs)))
+		enter_general(t, fn, sp, cs);
+	if (RT_UNLIKELY(--t->probe_left == 0))
+		rt_probe_overhead(t, now);
+}
+
+/*
+ * The fast path makes no call: every case it does not handle is one tail
+ * call before anything has changed, so it needs no saved registers and no
+ * frame of its own.
+ */
+HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+	struct rt_thread *t = rt_self;
+	uintptr_t sp = CALLER_SP(), fn = (uintptr_t)this_fn, cs = (uintptr_t)call_site;
+
+	if (RT_UNLIKELY(t == NULL)) {
+		enter_first(fn, sp, cs);
+		return;
+	}
+	if (RT_UNLIKELY(rt_cycles)) {
+		enter_cycles(t, fn, sp, cs);
+		return;
+	}
+	if (RT_UNLIKELY(!enter_fast(t, fn, sp, cs)))
+		enter_general(t, fn, sp, cs);
+}
+
+/* The exit fast path of both clocks: the top entry is this call's (the
+ * sentinel's fn is 0, so it never matches).  `cur` is restored before
+ * `top` moves back. */
+static inline __attribute__((always_inline)) int exit_fast(struct rt_thread *t, uintptr_t fn,
+							   uintptr_t cs)
+{
+	struct rt_shadow *s = t->top - 1;
+
+	if (RT_UNLIKELY(t->overflow || s->fn != fn || s->cs != cs))
+		return 0;
+	RT_PUBLISH(&t->cur, s->ctx);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->top = s;
+	return 1;
+}
+
+/* Pop to the entry of this (fn, call site): the general path. */
+static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_t fn,
+						   uintptr_t sp, uintptr_t cs)
+{
+	struct rt_shadow *s;
+	struct rt_ctx *back;
+
 	if (t->overflow) {
 		t->overflow--;
 		return;
@@ -185,26 +226,29 @@ static __attribute__((noinline, cold)) void exit_slow(struct rt_thread *t, uintp
 	t->top = s;
 }
 
-/* The fast path: the top entry is this call's (the sentinel's fn is 0, so
- * it never matches).  `cur` is restored before `top` moves back. */
+static __attribute__((noinline)) void exit_cycles(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
+						  uintptr_t cs)
+{
+	uint64_t now = rt_tick();
+
+	rt_charge_ticks(t, now);
+	if (RT_UNLIKELY(!exit_fast(t, fn, cs)))
+		exit_general(t, fn, sp, cs);
+	if (RT_UNLIKELY(--t->probe_left == 0))
+		rt_probe_overhead(t, now);
+}
+
 HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
 	struct rt_thread *t = rt_self;
 	uintptr_t fn = (uintptr_t)this_fn, cs = (uintptr_t)call_site;
-	struct rt_shadow *s;
 
-	if (RT_UNLIKELY(t == NULL || rt_cycles || t->overflow))
-		{
-		exit_slow(t, fn, CALLER_SP(), cs);
+	if (RT_UNLIKELY(t == NULL))
+		return;
+	if (RT_UNLIKELY(rt_cycles)) {
+		exit_cycles(t, fn, CALLER_SP(), cs);
 		return;
 	}
-	s = t->top - 1;
-	if (RT_UNLIKELY(s->fn != fn || s->cs != cs))
-		{
-		exit_slow(t, fn, CALLER_SP(), cs);
-		return;
-	}
-	RT_PUBLISH(&t->cur, s->ctx);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->top = s;
+	if (RT_UNLIKELY(!exit_fast(t, fn, cs)))
+		exit_general(t, fn, CALLER_SP(), cs);
 }

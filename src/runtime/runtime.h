@@ -88,8 +88,15 @@ struct rt_thread {
 	struct rt_shadow *limit;
 	uint32_t overflow;  /* calls past the end of the shadow stack */
 	uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c */
-	uint64_t last_tick; /* cycles clock: tick of the previous hook */
-	uint64_t debt;      /* cycles clock: overhead not yet subtracted */
+	/* Cycles clock (Note [Cycles clock] in clock.c). */
+	uint64_t last_tick;   /* tick of the previous hook */
+	int64_t carry;        /* RT_FX units: overhead owed (< 0), or a fraction */
+	uint64_t overhead_fx; /* this thread's overhead per hook, RT_FX units */
+	uint32_t probe_left;  /* hooks until the next probe */
+	uint32_t probe_every;
+	uint64_t probe_sum, probe_n; /* the current batch of probes */
+	uint64_t probe_avg_fx;       /* recent probes' mean, RT_FX units */
+	uint64_t probe_total, probes; /* all probes kept */
 
 	/* Slow path (owner only). */
 	struct rt_shadow *base;
@@ -127,7 +134,9 @@ struct rt_config {
 	uint64_t interval_ns;
 	char output[4096];       /* path template, %p = pid */
 	int verbose;
-	uint64_t overhead_ticks; /* cycles clock: per-hook cost, calibrated */
+	uint64_t overhead_fx;    /* cycles clock: per-hook cost, calibrated, RT_FX units */
+	uint64_t probe_base_fx;  /* the calibration's probed in-hook time, RT_FX units */
+	uint64_t tick_cost;      /* two back-to-back clock reads differ by this */
 	uint64_t overhead_milliticks;
 	char options[1024];      /* CCPROF_OPTIONS as given */
 	int crash_stack;         /* print the cost-centre stack on a crash */
@@ -137,8 +146,8 @@ struct rt_config {
 };
 
 extern struct rt_config rt_config RT_HIDDEN;
-extern int rt_cycles RT_HIDDEN;
-extern pid_t rt_pid RT_HIDDEN; /* our pid: changes at fork, not at vfork */ /* clock == cycles: the hooks read the TSC */
+extern int rt_cycles RT_HIDDEN; /* clock == cycles: the hooks read the TSC */
+extern pid_t rt_pid RT_HIDDEN;  /* our pid: changes at fork, not at vfork */
 extern __thread struct rt_thread *rt_self
 	__attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 
@@ -208,6 +217,9 @@ RT_HIDDEN uint64_t rt_now_ns(clockid_t id);
 RT_HIDDEN void rt_clock_calibrate(void);
 RT_HIDDEN uint64_t rt_ticks_per_sec(void);
 RT_HIDDEN void rt_charge_sample(struct rt_thread *t, uint64_t now);
+RT_HIDDEN void rt_probe_overhead(struct rt_thread *t, uint64_t start);
+RT_HIDDEN void rt_overhead_thread_init(struct rt_thread *t);
+RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 
 /* sampler.c */
 RT_HIDDEN void rt_sampler_start(void);
@@ -239,21 +251,20 @@ RT_HIDDEN void rt_unmap(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Cycles clock: charge the ticks since the previous hook to the context
- * that ran them, less the calibrated cost of the monitor itself (carried
- * over as debt when an interval is shorter than the estimate, so the
- * total stays unbiased). */
+ * that ran them, less the monitor's estimated cost per hook.  An interval
+ * shorter than the estimate leaves a debt for the next one, and fractions
+ * of a tick carry over, so the total stays unbiased. */
+#define RT_FX 8 /* fixed point: overhead in 1/256 ticks */
 static inline void rt_charge_ticks(struct rt_thread *t, uint64_t now)
 {
-	uint64_t d = now - t->last_tick;
-	uint64_t owe = t->debt + rt_config.overhead_ticks;
+	int64_t bal = t->carry + (int64_t)((now - t->last_tick) << RT_FX) - (int64_t)t->overhead_fx;
 	struct rt_ctx *c = t->cur;
 
-	if (d >= owe) {
-		RT_STORE(&c->time, c->time + (d - owe));
-		t->debt = 0;
-	} else {
-		t->debt = owe - d;
+	if (bal > 0) {
+		RT_STORE(&c->time, c->time + ((uint64_t)bal >> RT_FX));
+		bal &= (1 << RT_FX) - 1;
 	}
+	t->carry = bal;
 	t->last_tick = now;
 }
 

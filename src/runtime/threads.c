@@ -169,6 +169,7 @@ static struct rt_thread *thread_new(void)
 	t->top = t->base + 1;
 	t->limit = t->base + SHADOW_FIRST;
 	t->cur = t->root;
+	rt_overhead_thread_init(t);
 	t->memory_bytes += sizeof *t;
 	t->tid = (uint64_t)syscall(SYS_gettid);
 	return t;
