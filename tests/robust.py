@@ -81,17 +81,18 @@ def threads_tsan():
     if not check(r.returncode == 0, "threads: runtime builds with -fsanitize=thread"):
         print("# " + r.stderr[-500:].replace("\n", "\n# "))
         return
-    exe = build("threads_tsan", "tests/progs/threads.c", "-fsanitize=thread")
-    prof = os.path.join(OUT, "threads_tsan.ccprof")
-    e = dict(os.environ, LD_PRELOAD="", CCPROF_OPTIONS="output=" + prof,
-             TSAN_OPTIONS="halt_on_error=1:report_signal_unsafe=0")
     # The sanitizer runtime must come first: link the runtime instead of preloading it.
     exe = build("threads_tsan", "tests/progs/threads.c", "-fsanitize=thread",
                 os.path.join(tsan, "lib/libccprof.so"), "-Wl,-rpath," + os.path.join(tsan, "lib"))
-    r = run([exe], env=e)
-    check(r.returncode == 0 and "WARNING: ThreadSanitizer" not in r.stderr,
-          "threads: no ThreadSanitizer report (exit %d)%s" % (r.returncode, r.stderr[:400]))
-    rep = exact_calls("threads under TSan", r, prof)
+    for clock in ("cpu", "cycles"):
+        prof = os.path.join(OUT, "threads_tsan_%s.ccprof" % clock)
+        e = dict(os.environ, LD_PRELOAD="", CCPROF_OPTIONS="clock=%s:output=%s" % (clock, prof),
+                 TSAN_OPTIONS="halt_on_error=1:report_signal_unsafe=0")
+        r = run([exe], env=e)
+        check(r.returncode == 0 and "WARNING: ThreadSanitizer" not in r.stderr,
+              "threads, clock=%s: no ThreadSanitizer report (exit %d)%s"
+              % (clock, r.returncode, r.stderr[:400]))
+        exact_calls("threads under TSan, clock=%s" % clock, r, prof)
 
 
 def cancel():

@@ -95,12 +95,12 @@ void rt_probe_overhead(struct rt_thread *t, uint64_t start)
 	d = d > rt_config.tick_cost ? d - rt_config.tick_cost : 0;
 	t->probe_sum += d;
 	t->probe_total += d;
-	t->probes++;
+	RT_STORE(&t->probes, t->probes + 1); /* read by the profile writer */
 	if (++t->probe_n < PROBE_BATCH)
 		return;
 	t->probe_avg_fx = (3 * t->probe_avg_fx + (t->probe_sum << RT_FX) / PROBE_BATCH) / 4;
 	est = (int64_t)rt_config.overhead_fx + (int64_t)t->probe_avg_fx - (int64_t)rt_config.probe_base_fx;
-	t->overhead_fx = est > 0 ? (uint64_t)est : 0;
+	RT_STORE(&t->overhead_fx, est > 0 ? (uint64_t)est : 0);
 	t->probe_sum = 0;
 	t->probe_n = 0;
 }
@@ -115,8 +115,10 @@ uint64_t rt_overhead_milliticks(void)
 	if (!rt_cycles)
 		return rt_config.overhead_milliticks;
 	for (t = rt_registry_first(); t; t = t->next) {
-		sum += (double)(t->probes + 1) * (double)t->overhead_fx;
-		weight += (double)(t->probes + 1);
+		double w = (double)(RT_LOAD(&t->probes) + 1);
+
+		sum += w * (double)RT_LOAD(&t->overhead_fx);
+		weight += w;
 	}
 	if (weight == 0)
 		return rt_config.overhead_milliticks;
