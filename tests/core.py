@@ -67,14 +67,28 @@ def varied_calls():
     check(len(a) == nprog, "no arcs beyond the program's own (%d vs %d)" % (len(a), nprog))
 
 
-def trap(clock):
-    prog = build("trap", "examples/trap.c")
+def trap_shares(prog, clock):
+    """One run of the trap: (profile, report, arcs, work, f's and g's time in it)."""
     r, prof = record(prog, ["250"], clock=clock)
     rep = report(prof)
     a = arcs(rep)
     work = functions(rep)["work"]["inherited_s"]
     f_in = a[("f", "work")]["self_in_s"] + a[("f", "work")]["child_in_s"]
     g_in = a[("g", "work")]["self_in_s"] + a[("g", "work")]["child_in_s"]
+    return prof, rep, a, work, f_in, g_in
+
+
+def trap(clock):
+    prog = build("trap", "examples/trap.c")
+    # clock=cycles is elapsed time: on a busy machine one preemption (4 ms
+    # at 250 Hz) inside g's 1 ms of work moves g's share by a point.  Such
+    # a run is repeated, up to three times in all; a wrong attribution
+    # would fail every time.
+    for attempt in range(3 if clock == "cycles" else 1):
+        prof, rep, a, work, f_in, g_in = trap_shares(prog, clock)
+        if abs(100 * g_in / work - 100 * 8 / 2008) <= 1.0:
+            break
+        print("# trap/%s: g's share %.2f %%, run again (machine busy?)" % (clock, 100 * g_in / work))
     check(work > 0.2, "trap/%s: work took %.3f s" % (clock, work))
     near(100 * f_in / work, 100 * 2000 / 2008, 1.0, "trap/%s: f's share of work (%%)" % clock)
     near(100 * g_in / work, 100 * 8 / 2008, 1.0, "trap/%s: g's share of work (%%)" % clock)
