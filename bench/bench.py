@@ -46,7 +46,7 @@ OPT = "-O2"
 # name, source, language, full units, quick units.  Full sizes take 0.3 to
 # 0.5 s bare on the reference machine (docs/performance.md), except tiny
 # (0.04 s: gcc's instrumentation makes it 25-60 times slower, and the whole
-# benchmark has to fit in about 15 minutes).  uftrace and
+# benchmark has to fit in about 25 minutes).  uftrace and
 # callgrind run the same program with units // SMALL (marked "÷N").
 WORKLOADS = [
     ("recurse", "recurse.c", "c", 3000, 300),
@@ -56,8 +56,32 @@ WORKLOADS = [
     ("threads", "threads.c", "c", 1200, 120),
 ]
 SMALL = 32
-# Workloads of the compiler comparison, at half their full size.
-COMPILER_WORKLOADS = ["vm", "tiny"]
+# The Goals judge R only where the empty hooks cost at least this much.
+R_FLOOR = 0.10
+SECTIONS = [w[0] for w in WORKLOADS] + ["objdump", "report"]
+
+# The two families of variants each workload is built and run as.  Names
+# are the rows' names; *bin keys name builds (workload_bins, objdump_setup).
+# Ratios are to the family's own bare build, R to its own empty hooks.
+FAMILIES = [
+    {"key": "gcc", "label": "gcc",
+     "title": "gcc -O2 -finstrument-functions (hooks every function, inlined copies too)",
+     "bare": "bare", "dummy": "dummy", "cpu": "cpu", "cycles": "cycles", "pg": "gprof",
+     "uftrace": "uftrace", "callgrind": "callgrind", "small": "bare-small", "empty": "bare-0",
+     "barebin": "bare", "instrbin": "instr", "pgbin": "pg"},
+    {"key": "clang", "label": "clang-ai",
+     "title": "clang -O2 -finstrument-functions-after-inlining (hooks only the calls left "
+              "after inlining)",
+     "bare": "clang-bare", "dummy": "clang-ai dummy", "cpu": "clang-ai cpu",
+     "cycles": "clang-ai cycles", "pg": "clang-pg", "uftrace": "clang-ai uftrace",
+     "callgrind": "clang callgrind", "small": "clang-bare-small", "empty": "clang-bare-0",
+     "barebin": "clang-bare", "instrbin": "clang-ai", "pgbin": "clang-pg"},
+]
+FAMILY = {f["key"]: f for f in FAMILIES}
+# Set by clang_check(): why the clang family is skipped (None: it is not),
+# and whether clang -pg works (writes gmon.out).
+CLANG_SKIP = None
+CLANG_PG = False
 
 
 def log(msg):
@@ -115,9 +139,10 @@ def build_support():
 
 
 def workload_bins(name, src, lang, dummy_obj):
-    """bare, instr, dummy-static, ccprof-static and pg builds of one workload."""
+    """The builds of one workload: gcc bare, instr, dummy-static,
+    ccprof-static, pg (and excl for C++); clang-bare, clang-ai, clang-pg."""
     path = os.path.join(BENCH, "workloads", src)
-    cc = CXX if lang == "c++" else CC
+    cc, clang = (CXX, CLANGXX) if lang == "c++" else (CC, CLANG)
     b = {}
     o = lambda v: os.path.join(BIN, "%s.%s" % (name, v))
     b["bare"] = compile_prog(o("bare"), [path], cc, [OPT])
@@ -127,28 +152,50 @@ def workload_bins(name, src, lang, dummy_obj):
     b["ccprof-static"] = compile_prog(o("ccprof-static"), [path], cc,
                                       [OPT, "-finstrument-functions"], [LIBA])
     b["pg"] = compile_prog(o("pg"), [path], cc, [OPT, "-pg"])
-    return b
-
-
-def compiler_bins(name, src, lang):
-    path = os.path.join(BENCH, "workloads", src)
-    gcc, clang = (CXX, CLANGXX) if lang == "c++" else (CC, CLANG)
-    o = lambda v: os.path.join(BIN, "%s.%s" % (name, v))
-    b = {
-        "gcc-bare": o("bare"),
-        "gcc-instr": o("instr"),
-        "gcc-pg": o("pg"),
-        "clang-bare": compile_prog(o("clang-bare"), [path], clang, [OPT]),
-        "clang-instr": compile_prog(o("clang-instr"), [path], clang, [OPT, "-finstrument-functions"]),
-        "clang-after-inl": compile_prog(o("clang-after-inl"), [path], clang,
-                                        [OPT, "-finstrument-functions-after-inlining"]),
-    }
     if lang == "c++":
         # gcc's way to leave the standard library's inline functions alone.
-        b["gcc-excl"] = compile_prog(o("gcc-excl"), [path], gcc,
-                                     [OPT, "-finstrument-functions",
-                                      "-finstrument-functions-exclude-file-list=/usr/include/c++"])
+        b["excl"] = compile_prog(o("excl"), [path], cc,
+                                 [OPT, "-finstrument-functions",
+                                  "-finstrument-functions-exclude-file-list=/usr/include/c++"])
+    if CLANG_SKIP is None:
+        b["clang-bare"] = compile_prog(o("clang-bare"), [path], clang, [OPT])
+        b["clang-ai"] = compile_prog(o("clang-ai"), [path], clang,
+                                     [OPT, "-finstrument-functions-after-inlining"])
+        if CLANG_PG:
+            b["clang-pg"] = compile_prog(o("clang-pg"), [path], clang, [OPT, "-pg"])
     return b
+
+
+def clang_check():
+    """Can clang and clang++ build -finstrument-functions-after-inlining
+    programs, and does clang -pg write gmon.out (glibc's gcrt1.o and
+    mcount)?  Sets CLANG_SKIP and CLANG_PG."""
+    global CLANG_SKIP, CLANG_PG
+    for c in (CLANG, CLANGXX):
+        if shutil.which(c) is None:
+            CLANG_SKIP = "%s not found (apt-get install clang; or set BENCH_CLANG/BENCH_CLANGXX)" % c
+            return
+    with tempfile.TemporaryDirectory(dir=WORK, prefix="clang.") as d:
+        prog = ("__attribute__((noinline)) static int f(int x) { return x * 3 + 1; }\n"
+                "int main(int argc, char **argv) { (void)argv; int s = 0;\n"
+                "  for (int i = 0; i < 1000; i++) s += f(i ^ argc); return s == 42; }\n")
+        for c, ext in ((CLANG, "c"), (CLANGXX, "cpp")):
+            srcf = os.path.join(d, "t." + ext)
+            with open(srcf, "w") as f:
+                f.write(prog)
+            r = subprocess.run([c, OPT, "-finstrument-functions-after-inlining", srcf, "-o",
+                                os.path.join(d, "ai-" + ext)], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            if r.returncode != 0:
+                CLANG_SKIP = "%s -finstrument-functions-after-inlining fails: %s" % (
+                    c, (r.stdout.strip().splitlines() or ["?"])[-1])
+                return
+        exe = os.path.join(d, "pg")
+        r = subprocess.run([CLANG, OPT, "-pg", os.path.join(d, "t.c"), "-o", exe],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if r.returncode == 0:
+            subprocess.run([exe], cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        CLANG_PG = r.returncode == 0 and (path_size(os.path.join(d, "gmon.out")) or 0) > 0
 
 
 # ---- running --------------------------------------------------------------
@@ -159,21 +206,24 @@ class Variant:
 
     argv: the command; env: variables set for the program only (through
     env(1), so that /usr/bin/time itself never loads a preloaded runtime);
-    small: runs the scaled-down input, and is compared with bare-small;
+    small: runs the scaled-down (or, for names ending in -0, empty) input;
     files: what to measure the size of after the run (file or directory);
-    dummy: the variant whose overhead is R's denominator; kind: for checks.
+    dummy: the variant whose overhead is R's denominator; base: the variant
+    each round's time is divided by; family: "gcc" or "clang"; calls_of:
+    the ccprof variant whose call count ns/call divides by.
     """
 
-    def __init__(self, name, argv, env=None, small=False, files=(), dummy=None, kind=None,
-                 base=None):
+    def __init__(self, name, argv, env=None, small=False, files=(), dummy=None, base=None,
+                 family="gcc", calls_of=None):
         self.name = name
         self.argv = argv
         self.env = env or {}
         self.small = small
         self.files = list(files)
         self.dummy = dummy
-        self.kind = kind or name
-        self.base = base or ("bare-small" if small else "bare")
+        self.family = family
+        self.base = base or FAMILY[family]["small" if small else "bare"]
+        self.calls_of = calls_of
         self.times, self.rss, self.cpu, self.sizes = [], [], [], []
         self.stderr = ""
 
@@ -254,7 +304,7 @@ def analyse(variants):
     st = {}
     for v in variants:
         s = {"median": med(v.times), "min": min(v.times), "max": max(v.times),
-             "rss_kb": med(v.rss), "cpu": med(v.cpu), "small": v.small, "kind": v.kind,
+             "rss_kb": med(v.rss), "cpu": med(v.cpu), "small": v.small, "family": v.family,
              "sizes": v.sizes[-1] if v.sizes else []}
         base = by.get(v.base)
         if base is not None and base is not v:
@@ -289,54 +339,71 @@ def table(header, rows):
 
 
 VARIANT_DOC = {
-    "bare": "no instrumentation",
-    "dummy": "-finstrument-functions, empty hooks preloaded (.so)",
-    "dummy-static": "-finstrument-functions, empty hooks linked in",
+    "bare": "gcc -O2, no instrumentation",
+    "dummy": "gcc -O2 -finstrument-functions, empty hooks preloaded (.so)",
+    "dummy-static": "the same build, empty hooks linked in",
     "cpu": "ccprof clock=cpu, LD_PRELOAD=libccprof.so",
     "cycles": "ccprof clock=cycles, LD_PRELOAD=libccprof.so",
     "cpu-static": "ccprof clock=cpu, libccprof.a linked in",
-    "gprof": "gcc -pg, gmon.out written at exit",
+    "gcc-excl dummy/cpu": "(tiny) -finstrument-functions-exclude-file-list=/usr/include/c++, "
+                          "empty hooks / ccprof clock=cpu preloaded",
+    "gprof": "gcc -O2 -pg, gmon.out written at exit",
     "bare-small": "no instrumentation, input ÷%d" % SMALL,
     "uftrace": "uftrace record (-finstrument-functions build), input ÷%d" % SMALL,
     "callgrind": "valgrind --tool=callgrind (bare build), input ÷%d" % SMALL,
+    "clang-bare": "clang -O2",
+    "clang-ai dummy/cpu/cycles": "clang -O2 -finstrument-functions-after-inlining, empty hooks / "
+                                 "ccprof clock=cpu / clock=cycles preloaded",
+    "clang-pg": "clang -O2 -pg, gmon.out",
+    "clang-ai uftrace": "uftrace record on the clang-ai build, input ÷%d" % SMALL,
+    "clang callgrind": "callgrind on the clang-bare build, input ÷%d" % SMALL,
 }
 
 
-def finalize(st, calls, calls_small, dummy_of):
-    """Per-call costs, and the full-size estimates of the small-input tools.
+def finalize(st, vs, calls, calls_small):
+    """Per-call costs, R, and the full-size estimates of the small-input tools.
 
-    A tool run on the small input (uftrace, callgrind) is corrected for its
-    fixed cost (start-up, reading symbols, writing at exit), measured by
-    running it on an empty input ("-0" variants) in every round:
+    calls: ccprof variant name -> its call count; calls_small: family -> the
+    count of the family's instrumented build on the small input.  A tool
+    run on the small input (uftrace, callgrind) is corrected for its fixed
+    cost (start-up, reading symbols, writing at exit), measured by running
+    it on an empty input ("-0" variants) in every round:
         per call  o = ((tool small - tool empty) - (bare small - bare empty)) / calls small
         estimate    = bare full + o * calls full + (tool empty - bare empty)
-    and its ratio is estimate / bare full."""
-    tb = st["bare"]["median"]
-    for name, s in st.items():
-        if name.endswith("-0") or name in ("bare", "bare-small"):
+    and its ratio is estimate / bare full (all of the same family)."""
+    for v in vs:
+        s = st[v.name]
+        if v.name.endswith("-0") or v.name == v.base:
             continue
-        if s["small"]:
-            z, b0 = st.get(name + "-0"), st.get("bare-0")
-            if not (z and b0 and calls and calls_small):
+        F = FAMILY[v.family]
+        tb = st[F["bare"]]["median"]
+        n = calls.get(v.calls_of)
+        if n:
+            s["calls"] = n
+        if v.small:
+            z, b0, bs = st.get(v.name + "-0"), st.get(F["empty"]), st.get(F["small"])
+            nsm = calls_small.get(v.family)
+            if not (z and b0 and bs and n and nsm):
                 continue
-            marg = (s["median"] - z["median"]) - (st["bare-small"]["median"] - b0["median"])
-            o = marg / calls_small
-            s["estimate"] = tb + o * calls + (z["median"] - b0["median"])
+            marg = (s["median"] - z["median"]) - (bs["median"] - b0["median"])
+            o = marg / nsm
+            s["estimate"] = tb + o * n + (z["median"] - b0["median"])
             s["ratio"] = s["estimate"] / tb
             s["ns"] = o * 1e9
             s["fixed"] = z["median"] - b0["median"]
-        elif "ratio" in s and calls:
-            s["ns"] = (s["ratio"] - 1) * tb / calls * 1e9
-    for name, s in st.items():
-        d = st.get(dummy_of.get(name, ""))
+            s["scale"] = n / nsm
+        elif "ratio" in s and n:
+            s["ns"] = (s["ratio"] - 1) * tb / n * 1e9
+    for v in vs:
+        s, d = st[v.name], st.get(v.dummy or "")
         if d and "ratio" in s and d.get("ratio", 1) > 1:
             s["R"] = (s["ratio"] - 1) / (d["ratio"] - 1)
         if d and "ns" in s and "ns" in d:
             s["ns_dummy"] = s["ns"] - d["ns"]
 
 
-def workload_table(st, calls, calls_small, order):
-    hdr = ["variant", "median s", "min–max s", "CPU s", "× bare", "R", "ns/call",
+def workload_table(st, order):
+    hdr = ["variant", "median s", "min–max s", "CPU s", "× bare", "R", "calls", "ns/call",
            "ns/call − dummy", "peak RSS", "output"]
     rows = []
     for name in order:
@@ -356,151 +423,135 @@ def workload_table(st, calls, calls_small, order):
         nsd = "%.1f" % s["ns_dummy"] if "ns_dummy" in s else "-"
         size = s["sizes"][0] if s["sizes"] else None
         out = fmt_bytes(size) if size is not None else "-"
-        if s["small"] and size is not None and calls and calls_small:
-            out += " (≈%s full)" % fmt_bytes(size * calls / calls_small)
-        rows.append([name, tm, mm, fmt_s(s["cpu"]), rr, R, ns, nsd,
+        if s["small"] and size is not None and "scale" in s:
+            out += " (≈%s full)" % fmt_bytes(size * s["scale"])
+        rows.append([name, tm, mm, fmt_s(s["cpu"]), rr, R, fmt_calls(s.get("calls")), ns, nsd,
                      "%.1f MB" % (s["rss_kb"] / 1024), out])
     return table(hdr, rows)
+
+
+def fmt_calls(n):
+    if not n:
+        return "-"
+    return "%.0f M" % (n / 1e6) if n >= 1e7 else "%.1f M" % (n / 1e6) if n >= 1e5 else \
+        fmt_count(n)
 
 
 # ---- the sections ---------------------------------------------------------
 
 
-def workload_variants(name, bins, units, so, rundir, small_units, objdump=None):
-    """The variants of one workload.  objdump: (bins, full, small, empty args)."""
-    prof = lambda tag: os.path.join(rundir, "%s.ccprof" % tag)
-    if objdump:
-        bins, full, small, empty = objdump
-    else:
-        full, small, empty = [str(units)], [str(small_units)], ["0"]
+def family_variants(F, bins, full, small, empty, so, rundir):
+    """One family's variants: (full input, small input, empty input)."""
+    fam = F["key"]
+    ftag = lambda name: name.replace(" ", "-")
+    prof = lambda name: os.path.join(rundir, ftag(name) + ".ccprof")
+    V = lambda *a, **k: Variant(*a, family=fam, **k)
     pre = {"LD_PRELOAD": so}
-    ccp = lambda tag, clock: {"LD_PRELOAD": LIBSO,
-                              "CCPROF_OPTIONS": "clock=%s:output=%s" % (clock, prof(tag))}
-    vs = [
-        Variant("bare", [bins["bare"]] + full),
-        Variant("dummy", [bins["instr"]] + full, pre),
-    ]
-    if "dummy-static" in bins:
-        vs.append(Variant("dummy-static", [bins["dummy-static"]] + full))
-    vs += [
-        Variant("cpu", [bins["instr"]] + full, ccp("cpu", "cpu"), files=[prof("cpu")], dummy="dummy"),
-        Variant("cycles", [bins["instr"]] + full, ccp("cycles", "cycles"), files=[prof("cycles")],
-                dummy="dummy"),
-    ]
-    if "ccprof-static" in bins:
-        vs.append(Variant("cpu-static", [bins["ccprof-static"]] + full,
-                          {"CCPROF_OPTIONS": "clock=cpu:output=%s" % prof("cpu-static")},
-                          files=[prof("cpu-static")], dummy="dummy-static"))
-    vs += [
-        Variant("gprof", [bins["pg"]] + full, files=[os.path.join(rundir, "gmon.out")],
-                dummy="dummy"),
-    ]
-    uft = lambda tag: ["uftrace", "record", "-d", os.path.join(rundir, tag), bins["instr"]]
-    cg = lambda tag: ["valgrind", "--tool=callgrind",
-                      "--callgrind-out-file=" + os.path.join(rundir, tag), bins["bare"]]
-    for suffix, args in (("-small", small), ("-0", empty)):
-        tag = "" if suffix == "-small" else "-0"
-        vs += [
-            Variant("bare" + suffix, [bins["bare"]] + args, small=True, base="bare-small"),
-            Variant("uftrace" + tag, uft("uftrace%s.data" % tag) + args, small=True,
-                    files=[os.path.join(rundir, "uftrace%s.data" % tag)], dummy="dummy"),
-            Variant("callgrind" + tag, cg("callgrind%s.out" % tag) + args, small=True,
-                    files=[os.path.join(rundir, "callgrind%s.out" % tag)], dummy="dummy"),
-        ]
-    return vs, full, small
+    ccp = lambda name, clock: {"LD_PRELOAD": LIBSO,
+                               "CCPROF_OPTIONS": "clock=%s:output=%s" % (clock, prof(name))}
+    instr, cpu = bins[F["instrbin"]], F["cpu"]
+    vs = [V(F["bare"], [bins[F["barebin"]]] + full),
+          V(F["dummy"], [instr] + full, pre, calls_of=cpu)]
+    if fam == "gcc" and "dummy-static" in bins:
+        vs.append(V("dummy-static", [bins["dummy-static"]] + full, calls_of=cpu))
+    if fam == "gcc" and "excl" in bins:
+        vs.append(V("gcc-excl dummy", [bins["excl"]] + full, pre, calls_of="gcc-excl cpu"))
+    vs += [V(cpu, [instr] + full, ccp(cpu, "cpu"), files=[prof(cpu)], dummy=F["dummy"],
+             calls_of=cpu),
+           V(F["cycles"], [instr] + full, ccp(F["cycles"], "cycles"), files=[prof(F["cycles"])],
+             dummy=F["dummy"], calls_of=cpu)]
+    if fam == "gcc" and "ccprof-static" in bins:
+        vs.append(V("cpu-static", [bins["ccprof-static"]] + full,
+                    {"CCPROF_OPTIONS": "clock=cpu:output=%s" % prof("cpu-static")},
+                    files=[prof("cpu-static")], dummy="dummy-static", calls_of=cpu))
+    if fam == "gcc" and "excl" in bins:
+        vs.append(V("gcc-excl cpu", [bins["excl"]] + full, ccp("gcc-excl cpu", "cpu"),
+                    files=[prof("gcc-excl cpu")], dummy="gcc-excl dummy",
+                    calls_of="gcc-excl cpu"))
+    if F["pgbin"] in bins:
+        vs.append(V(F["pg"], [bins[F["pgbin"]]] + full, files=[os.path.join(rundir, "gmon.out")],
+                    dummy=F["dummy"], calls_of=cpu))
+    sets = []
+    for suffix, args, base in (("", small, F["small"]), ("-0", empty, F["empty"])):
+        uname, cname = F["uftrace"] + suffix, F["callgrind"] + suffix
+        udir = os.path.join(rundir, ftag(uname) + ".data")
+        cout = os.path.join(rundir, ftag(cname) + ".out")
+        sets.append([
+            V(base, [bins[F["barebin"]]] + args, small=True, base=base),
+            V(uname, ["uftrace", "record", "-d", udir, instr] + args, small=True, files=[udir],
+              dummy=F["dummy"], base=base, calls_of=cpu),
+            V(cname, ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cout,
+                      bins[F["barebin"]]] + args, small=True, files=[cout], dummy=F["dummy"],
+              base=base, calls_of=cpu),
+        ])
+    return vs, sets[0], sets[1]
+
+
+def workload_args(units, small_units, objdump):
+    if objdump:
+        return objdump[1], objdump[2], objdump[3]
+    return [str(units)], [str(small_units)], ["0"]
 
 
 def bench_workload(name, bins, units, so, small_units=None, objdump=None, note=""):
     rundir = os.path.join(RUNS, name)
     os.makedirs(rundir, exist_ok=True)
     small_units = small_units if small_units is not None else max(1, units // SMALL)
-    vs, full, small = workload_variants(name, bins, units, so, rundir, small_units, objdump)
+    full, small, empty = workload_args(units, small_units, objdump)
+    fams = [F for F in FAMILIES if F["instrbin"] in bins]
+    # Each round runs every variant once: both families at full size, then
+    # both on the small input, then both on the empty one.
+    parts = [family_variants(F, bins, full, small, empty, so, rundir) for F in fams]
+    vs = [v for i in range(3) for p in parts for v in p[i]]
     run_rounds(name, vs, rundir)
     st = analyse(vs)
     by = {v.name: v for v in vs}
 
     # The profiler's own counts, from the last round's profiles.
-    info, err = ccprof_json(["info", "--json", by["cpu"].files[0]])
-    cinfo, cerr = ccprof_json(["info", "--json", by["cycles"].files[0]])
-    crep, crerr = ccprof_json(["report", "--json", by["cycles"].files[0]])
-    prep, prerr = ccprof_json(["report", "--json", by["cpu"].files[0]])
-    calls = info["calls"] if info else None
-    # Calls at the small size: one more ccprof run.
-    sprof = os.path.join(rundir, "small.ccprof")
-    sv = Variant("cpu-small", [bins["instr"]] + small,
-                 {"LD_PRELOAD": LIBSO, "CCPROF_OPTIONS": "output=" + sprof}, files=[sprof])
-    run_once(sv, rundir)
-    sinfo, _ = ccprof_json(["info", "--json", sprof])
-    calls_small = sinfo["calls"] if sinfo else None
+    calls, calls_small, fres = {}, {}, {}
+    for cname in ("cpu", "gcc-excl cpu", "clang-ai cpu"):
+        if cname in by:
+            info, _ = ccprof_json(["info", "--json", by[cname].files[0]])
+            if info:
+                calls[cname] = info["calls"]
+                st[cname]["contexts"] = info.get("contexts")
+    for F in fams:
+        cpu, cyc = by[F["cpu"]], by[F["cycles"]]
+        info, err = ccprof_json(["info", "--json", cpu.files[0]])
+        cinfo, _ = ccprof_json(["info", "--json", cyc.files[0]])
+        crep, crerr = ccprof_json(["report", "--json", cyc.files[0]])
+        prep, prerr = ccprof_json(["report", "--json", cpu.files[0]])
+        # Calls at the small size: one more ccprof run.
+        sprof = os.path.join(rundir, "%s-small.ccprof" % F["key"])
+        sv = Variant("cpu-small", [bins[F["instrbin"]]] + small,
+                     {"LD_PRELOAD": LIBSO, "CCPROF_OPTIONS": "output=" + sprof}, files=[sprof])
+        run_once(sv, rundir)
+        sinfo, _ = ccprof_json(["info", "--json", sprof])
+        calls_small[F["key"]] = sinfo["calls"] if sinfo else None
+        fres[F["key"]] = {
+            "calls": info["calls"] if info else None, "calls_small": calls_small[F["key"]],
+            "info_cpu": info, "info_error": err, "info_cycles": cinfo,
+            "cycles_total_s": crep.get("total_time_s") if crep else None,
+            "cycles_report_error": crerr,
+            "cpu_total_s": prep.get("total_time_s") if prep else None,
+            "cpu_report_error": prerr,
+            "threads": info.get("threads") if info else None,
+            "program_calls": program_calls(by[F["bare"]].stderr),
+        }
+    if "gcc-excl cpu" in by:
+        fres["gcc"]["info_excl"], _ = ccprof_json(["info", "--json", by["gcc-excl cpu"].files[0]])
 
     for v in vs:  # uftrace.data is large; its size is already taken
-        if v.name.startswith("uftrace"):
+        if "uftrace" in v.name:
             for f in v.files:
                 clean(f)
-    order = [v.name for v in vs]
-    res = {
+    finalize(st, vs, calls, calls_small)
+    tables = {F["key"]: workload_table(st, [v.name for v in vs if v.family == F["key"]])
+              for F in fams}
+    return {
         "name": name, "note": note, "full_args": " ".join(full), "small_args": " ".join(small),
-        "stats": st, "calls": calls, "calls_small": calls_small,
-        "program_calls": program_calls(by["bare"].stderr),
-        "program_calls_small": program_calls(by["bare-small"].stderr),
-        "info_cpu": info, "info_error": err, "info_cycles": cinfo,
-        "cycles_total_s": crep.get("total_time_s") if crep else None,
-        "cycles_report_error": crerr,
-        "cpu_total_s": prep.get("total_time_s") if prep else None,
-        "cpu_report_error": prerr,
-        "threads": info.get("threads") if info else None,
-        "order": order,
+        "stats": st, "families": fres, "tables": tables, "order": [v.name for v in vs],
     }
-    finalize(st, calls, calls_small, {v.name: v.dummy for v in vs if v.dummy})
-    res["table"] = workload_table(st, calls, calls_small, order)
-    return res
-
-
-def compiler_section(name, src, lang, units, so):
-    bins = compiler_bins(name, src, lang)
-    rundir = os.path.join(RUNS, "cc-" + name)
-    os.makedirs(rundir, exist_ok=True)
-    arg = [str(units)]
-    vs = []
-    pre = {"LD_PRELOAD": so}
-    ccp = lambda tag: {"LD_PRELOAD": LIBSO,
-                       "CCPROF_OPTIONS": "output=" + os.path.join(rundir, tag + ".ccprof")}
-    for comp in ("gcc", "clang"):
-        vs.append(Variant(comp + "-bare", [bins[comp + "-bare"]] + arg, base=comp + "-bare"))
-        base = comp + "-bare"
-        kinds = [comp + "-instr"] + (["clang-after-inl"] if comp == "clang" else []) + \
-                (["gcc-excl"] if comp == "gcc" and "gcc-excl" in bins else [])
-        for k in kinds:
-            vs.append(Variant(k + " dummy", [bins[k]] + arg, pre, base=base))
-            vs.append(Variant(k + " cpu", [bins[k]] + arg, ccp(k), base=base,
-                              dummy=k + " dummy",
-                              files=[os.path.join(rundir, k + ".ccprof")]))
-    vs.insert(3, Variant("gcc -pg (gprof)", [bins["gcc-pg"]] + arg, base="gcc-bare",
-                         dummy="gcc-instr dummy", files=[os.path.join(rundir, "gmon.out")]))
-    run_rounds("compilers/" + name, vs, rundir)
-    st = analyse(vs)
-    for v in vs:
-        d = st.get(v.dummy) if v.dummy else None
-        if d and d["ratio"] > 1:
-            st[v.name]["R"] = (st[v.name]["ratio"] - 1) / (d["ratio"] - 1)
-    rows = []
-    for v in vs:
-        s = st[v.name]
-        calls = None
-        if v.files and v.files[0].endswith(".ccprof"):
-            info, _ = ccprof_json(["info", "--json", v.files[0]])
-            calls = info["calls"] if info else None
-            s["calls"] = calls
-            s["contexts"] = info["contexts"] if info else None
-        base_t = st[v.base]["median"]
-        ns = "%.1f" % ((s["ratio"] - 1) * base_t / calls * 1e9) if calls else "-"
-        rows.append([v.name, fmt_s(s["median"]), "%s–%s" % (fmt_s(s["min"]), fmt_s(s["max"])),
-                     fmt_s(s["cpu"]), "%.2f" % s["ratio"], "%.2f" % s["R"] if "R" in s else "-",
-                     "{:,}".format(calls) if calls else "-", ns,
-                     "{:,}".format(s["contexts"]) if s.get("contexts") else "-"])
-    hdr = ["variant", "median s", "min–max s", "CPU s", "× own bare", "R", "calls", "ns/call",
-           "contexts"]
-    return {"name": name, "units": units, "stats": st, "table": table(hdr, rows)}
 
 
 def report_speed():
@@ -550,26 +601,46 @@ def report_speed():
 # ---- objdump ----------------------------------------------------------------
 
 
-def objdump_setup():
-    """Build (cached) the three objdumps; returns (bins, full args, small args) or None."""
+OBJDUMP_GCC = ("bare", "instr", "pg")
+OBJDUMP_CLANG = ("clang-bare", "clang-ai", "clang-pg")
+
+
+def objdump_setup(dummy_obj):
+    """Build (cached) the objdumps; returns (bins, full args, small args,
+    empty args) or None.  The full builds take minutes each; the static
+    ones are relinks of the instr build, redone whenever their library is
+    newer."""
     want = env_flag("BENCH_OBJDUMP", "1")
+    if not want:
+        return None
     o = lambda v: os.path.join(WORK, "objdump-%s" % v, "binutils", "objdump")
     done = lambda v: os.path.exists(os.path.join(WORK, "objdump-%s" % v, ".done"))
-    if not all(done(v) for v in ("bare", "instr", "pg")):
-        if QUICK and not env_flag("BENCH_OBJDUMP", "0"):
-            log("bench: objdump not built yet; skipped in quick mode (BENCH_OBJDUMP=1 builds it)")
-            return None
-        if not want:
-            return None
-        for v in ("bare", "instr", "pg"):
-            log("bench: building objdump (%s), cached in bench/.work (several minutes)" % v)
-            r = subprocess.run(["sh", os.path.join(BENCH, "build-objdump.sh"), v])
-            if r.returncode != 0:
-                log("bench: objdump build failed (see bench/.work/objdump-%s/*.log); skipped" % v)
-                return None
-    elif not want:
+    builds = list(OBJDUMP_GCC)
+    if CLANG_SKIP is None:
+        builds += ["clang-bare", "clang-ai"] + (["clang-pg"] if CLANG_PG else [])
+    missing = [v for v in builds if not done(v)]
+    if missing and QUICK and not env_flag("BENCH_OBJDUMP", "0"):
+        log("bench: objdump not built yet (%s); skipped in quick mode (BENCH_OBJDUMP=1 builds it)"
+            % " ".join(missing))
         return None
-    bins = {"bare": o("bare"), "instr": o("instr"), "pg": o("pg")}
+    for v in missing:
+        log("bench: building objdump (%s), cached in bench/.work (several minutes)" % v)
+        r = subprocess.run(["sh", os.path.join(BENCH, "build-objdump.sh"), v])
+        if r.returncode != 0:
+            log("bench: objdump build %s failed (see bench/.work/objdump-%s/*.log)" % (v, v))
+            if v in OBJDUMP_GCC:
+                return None
+            builds.remove(v)
+    bins = {v: o(v) for v in builds}
+    if "clang-ai" not in bins or "clang-bare" not in bins:  # no clang family without both
+        for v in OBJDUMP_CLANG:
+            bins.pop(v, None)
+    for v, obj in (("dummy-static", dummy_obj), ("ccprof-static", LIBA)):
+        r = subprocess.run(["sh", os.path.join(BENCH, "build-objdump.sh"), v, obj])
+        if r.returncode == 0:
+            bins[v] = o(v)
+        else:
+            log("bench: relinking objdump (%s) failed; its row is left out" % v)
     # Input: a private copy of the bare objdump binary (2.7 MB), so the
     # work does not depend on what is installed; small: one object file.
     target = os.path.join(WORK, "objdump-input")
@@ -630,7 +701,7 @@ def machine():
         "memory": mem,
         "kernel": platform.release(),
         "gcc": first_line([CC, "--version"]),
-        "clang": first_line([CLANG, "--version"]),
+        "clang": first_line([CLANG, "--version"]) if shutil.which(CLANG) else "clang: not found",
         "uftrace": first_line(["uftrace", "--version"]),
         "valgrind": first_line(["valgrind", "--version"]),
         "ccprof": first_line([CCPROF, "--version"]),
@@ -642,42 +713,98 @@ def machine():
 # ---- checks ---------------------------------------------------------------------
 
 
+def family_checks(w, F, check, lines):
+    st, fr = w["stats"], w["families"][F["key"]]
+    n = "%s [%s]" % (w["name"], F["label"])
+    cpu = st[F["cpu"]]
+    dr = st[F["dummy"]].get("ratio", 1.0) if F["dummy"] in st else None
+    if dr is not None and dr - 1 < R_FLOOR:
+        # R divides by the empty hooks' overhead: within the machine's noise
+        # when they cost almost nothing (few calls left after inlining).
+        lines.append("N/A   %s: clock=cpu R ill-conditioned: the empty hooks cost %+.0f %% of %s "
+                     "(under %.0f %%); clock=cpu costs %+.0f %%, %s ns/call over them"
+                     % (n, (dr - 1) * 100, F["bare"], R_FLOOR * 100, (cpu["ratio"] - 1) * 100,
+                        "%.1f" % cpu["ns_dummy"] if "ns_dummy" in cpu else "-"))
+    elif "R" in cpu:
+        check(cpu["R"] <= 1.5, "%s: clock=cpu R = %.2f (goal <= 1.5)" % (n, cpu["R"]))
+    pgs = [(F["pg"], "%s -pg" % ("gcc" if F["key"] == "gcc" else "clang"))]
+    if F["key"] != "gcc":
+        pgs.append(("gprof", "gcc -pg"))
+    for pg, what in pgs:
+        if pg in st:
+            check(cpu["median"] < st[pg]["median"], "%s: clock=cpu %.3f s < %s %.3f s"
+                  % (n, cpu["median"], what, st[pg]["median"]))
+        elif pg == "clang-pg":
+            lines.append("N/A   %s: no clang-pg row (%s)" % (
+                n, "clang -pg does not write gmon.out here" if not CLANG_PG else "build failed"))
+    oc = cpu["ratio"] - 1
+    for tool, k in ((F["uftrace"], 10), (F["callgrind"], 20)):
+        if tool not in st or "estimate" not in st[tool]:
+            continue
+        ot = st[tool]["ratio"] - 1
+        f = ot / oc if oc > 0 else float("inf")
+        check(f >= k, "%s: %s overhead / ccprof cpu overhead = %.1fx (goal >= %dx)"
+              % (n, tool, f, k))
+    ct = fr.get("cycles_total_s")
+    bare = st[F["bare"]]
+    if ct is not None:
+        multi = (fr.get("threads") or 1) > 1
+        ref = bare["cpu"] if multi else bare["median"]
+        dev = (ct - ref) / ref * 100
+        check(abs(dev) <= 5, "%s: clock=cycles charged %.3f s vs %s %s %.3f s: %+.1f %% "
+              "(goal within 5 %%)" % (n, ct, F["bare"], "CPU (user+sys)" if multi else "wall",
+                                      ref, dev))
+    else:
+        check(False, "%s: clock=cycles total: no report (%s)" % (n, fr.get("cycles_report_error")))
+    calls, info = fr["calls"], fr["info_cpu"]
+    if calls and info:
+        frac = info["transitions"] / calls * 100
+        check(frac <= 0.1, "%s: transitions %d = %.4f %% of %d calls (goal <= 0.1 %%)"
+              % (n, info["transitions"], frac, calls))
+    ps = cpu["sizes"][0]
+    pg = F["pg"] if F["pg"] in st else "gprof"
+    gs = st[pg]["sizes"][0] if pg in st else None
+    if ps is not None and gs is not None:
+        check(ps <= gs, "%s: profile %s vs %s gmon.out %s"
+              % (n, fmt_bytes(ps), "gcc" if pg == "gprof" else "clang", fmt_bytes(gs)))
+
+
+def linking(w):
+    """Preloaded or static: which ran faster (gcc family, per-round ratios
+    to the same bare run).  Returns (static faster?, text) or None."""
+    st = w["stats"]
+    if not all(k in st for k in ("cpu", "cpu-static", "dummy", "dummy-static")):
+        return None
+    p, s = st["cpu"]["ratio"], st["cpu-static"]["ratio"]
+    dp, ds = st["dummy"]["ratio"], st["dummy-static"]["ratio"]
+    faster = s < p
+    return faster, ("%s [gcc]: linking: %s faster: clock=cpu %.2f× bare static vs %.2f× "
+                    "preloaded (%+.0f %%); empty hooks %.2f× static vs %.2f× preloaded"
+                    % (w["name"], "static" if faster else "preloaded", s, p,
+                       (s - p) / p * 100, ds, dp))
+
+
 def checks(results, rep):
     lines = []
 
     def check(ok, text):
         lines.append("%s  %s" % ("PASS" if ok else "MISS", text))
 
+    nstatic, nlink = 0, 0
     for w in results:
-        st, n = w["stats"], w["name"]
-        cpu = st["cpu"]
-        if "R" in cpu:
-            check(cpu["R"] <= 1.5, "%s: clock=cpu R = %.2f (goal <= 1.5)" % (n, cpu["R"]))
-        check(cpu["median"] < st["gprof"]["median"],
-              "%s: clock=cpu %.3f s < gprof %.3f s" % (n, cpu["median"], st["gprof"]["median"]))
-        oc = cpu["ratio"] - 1
-        for tool, k in (("uftrace", 10), ("callgrind", 20)):
-            ot = st[tool]["ratio"] - 1
-            f = ot / oc if oc > 0 else float("inf")
-            check(f >= k, "%s: %s overhead / ccprof cpu overhead = %.1fx (goal >= %dx)"
-                  % (n, tool, f, k))
-        ct = w.get("cycles_total_s")
-        if ct is not None:
-            multi = (w.get("threads") or 1) > 1
-            ref = st["bare"]["cpu"] if multi else st["bare"]["median"]
-            dev = (ct - ref) / ref * 100
-            check(abs(dev) <= 5, "%s: clock=cycles charged %.3f s vs bare %s %.3f s: %+.1f %% "
-                  "(goal within 5 %%)" % (n, ct, "CPU (user+sys)" if multi else "wall", ref, dev))
-        else:
-            check(False, "%s: clock=cycles total: no report (%s)" % (n, w.get("cycles_report_error")))
-        calls, info = w["calls"], w["info_cpu"]
-        if calls and info:
-            frac = info["transitions"] / calls * 100
-            check(frac <= 0.1, "%s: transitions %d = %.4f %% of %d calls (goal <= 0.1 %%)"
-                  % (n, info["transitions"], frac, calls))
-        ps, gs = cpu["sizes"][0], st["gprof"]["sizes"][0]
-        if ps is not None and gs is not None:
-            check(ps <= gs, "%s: profile %s vs gmon.out %s" % (n, fmt_bytes(ps), fmt_bytes(gs)))
+        for F in FAMILIES:
+            if F["key"] in w["families"]:
+                family_checks(w, F, check, lines)
+        lk = linking(w)
+        if lk:
+            lines.append("INFO  " + lk[1])
+            nstatic += lk[0]
+            nlink += 1
+    if nlink:
+        lines.append("INFO  linking: static (libccprof.a) faster on %d of %d workloads, preloaded "
+                     "on %d: recommend %s" % (nstatic, nlink, nlink - nstatic,
+                                              "static" if nstatic * 2 > nlink else
+                                              "preloaded" if nstatic * 2 < nlink else "either"))
     if rep:
         for label, goal_t in (("ccprof report", 1.0), ("ccprof report --json", 1.0)):
             r = rep["runs"].get(label)
@@ -699,18 +826,24 @@ def fmt_count(x):
     return "{:,}".format(x) if isinstance(x, int) else "-"
 
 
-def describe(w):
-    info, ci = w["info_cpu"] or {}, w["info_cycles"] or {}
-    calls = w["calls"]
+def describe(w, F):
+    fr = w["families"][F["key"]]
+    info, ci = fr["info_cpu"] or {}, fr["info_cycles"] or {}
+    calls = fr["calls"]
     out = []
-    rel = lambda a: a.replace(ROOT + os.sep, "")
-    out.append("full input: `%s`; small input (÷%d, rows marked *): `%s`"
-               % (rel(w["full_args"]), SMALL, rel(w["small_args"])))
-    pc = w.get("program_calls")
+    pc = fr.get("program_calls")
     agree = ""
     if pc is not None and calls is not None:
-        agree = " (the program counts %s: %s)" % (fmt_count(pc), "same" if pc == calls else
-                                                 "DIFFERENT")
+        if F["key"] == "gcc":
+            agree = " (the program counts %s: %s)" % (fmt_count(pc), "same" if pc == calls else
+                                                     "DIFFERENT")
+        else:
+            agree = " (%.1f %% of the program's %s source-level calls; the others were " \
+                    "inlined or turned into loops)" % (100.0 * calls / pc, fmt_count(pc))
+    elif F["key"] != "gcc" and calls and (w["families"].get("gcc") or {}).get("calls"):
+        gc = w["families"]["gcc"]["calls"]
+        agree = " (%.1f %% of the gcc -finstrument-functions build's %s)" % (100.0 * calls / gc,
+                                                                          fmt_count(gc))
     out.append("calls %s%s; contexts %s; transitions %s (%.4f %% of calls); threads %s; "
                "profiling memory %s; lost calls %s"
                % (fmt_count(calls), agree, fmt_count(info.get("contexts")),
@@ -719,13 +852,19 @@ def describe(w):
                   info.get("threads", "-"), fmt_bytes(info.get("memory_bytes")),
                   fmt_count(info.get("lost_calls"))))
     st = w["stats"]
-    ct, pt = w.get("cycles_total_s"), w.get("cpu_total_s")
-    out.append("time charged: clock=cycles %s s, clock=cpu %s s; bare run: wall %.3f s, CPU %.3f s;"
+    ct, pt = fr.get("cycles_total_s"), fr.get("cpu_total_s")
+    out.append("time charged: clock=cycles %s s, clock=cpu %s s; %s run: wall %.3f s, CPU %.3f s;"
                " calibrated overhead (cycles) %s ns/call"
-               % ("%.3f" % ct if ct is not None else "n/a (%s)" % w.get("cycles_report_error"),
-                  "%.3f" % pt if pt is not None else "n/a",
-                  st["bare"]["median"], st["bare"]["cpu"],
+               % ("%.3f" % ct if ct is not None else "n/a (%s)" % fr.get("cycles_report_error"),
+                  "%.3f" % pt if pt is not None else "n/a", F["bare"],
+                  st[F["bare"]]["median"], st[F["bare"]]["cpu"],
                   "%.1f" % ci["overhead_ns_per_call"] if "overhead_ns_per_call" in ci else "-"))
+    ex = fr.get("info_excl")
+    if ex:
+        out.append("gcc-excl: calls %s (%.0f %% of -finstrument-functions'), contexts %s"
+                   % (fmt_count(ex.get("calls")),
+                      100.0 * ex.get("calls", 0) / calls if calls else 0,
+                      fmt_count(ex.get("contexts"))))
     return "\n".join("- " + s for s in out)
 
 
@@ -749,6 +888,12 @@ def snapshot():
 
 
 def main():
+    unknown = [s for s in ONLY if s not in SECTIONS]
+    if unknown:
+        die("BENCH_ONLY: unknown %s (known: %s)%s"
+            % (" ".join(unknown), " ".join(SECTIONS),
+               "; the compilers section is gone: every workload now has a clang family"
+               if "compilers" in unknown else ""))
     if not os.path.exists(TIME):
         die("%s is missing: apt-get install time" % TIME)
     for tool in ("uftrace", "valgrind"):
@@ -765,8 +910,16 @@ def main():
         if r.returncode != 0 and not os.path.exists(TOOLA):
             die("make tool-lib failed:\n" + r.stdout)
     snapshot()
+    clang_check()
+    if CLANG_SKIP:
+        log("bench: the clang family is skipped: " + CLANG_SKIP)
+    elif not CLANG_PG:
+        log("bench: clang -pg does not write gmon.out here: no clang-pg rows; the clang-ai "
+            "family is compared with gcc -pg only")
     t_start = time.time()
     mach = machine()
+    mach["clang_family"] = "skipped: " + CLANG_SKIP if CLANG_SKIP else "built"
+    mach["clang_pg"] = CLANG_PG
     so, dobj = build_support()
 
     results = []
@@ -778,17 +931,10 @@ def main():
         results.append(bench_workload(name, bins, units, so))
 
     if selected("objdump"):
-        od = objdump_setup()
+        od = objdump_setup(dobj)
         if od:
             results.append(bench_workload("objdump", od[0], 0, so, objdump=od,
                                           note="GNU objdump 2.40 built from binutils-source"))
-
-    comp = []
-    if selected("compilers"):
-        for name, src, lang, full, quick in WORKLOADS:
-            if name in COMPILER_WORKLOADS:
-                workload_bins(name, src, lang, dobj)
-                comp.append(compiler_section(name, src, lang, max(1, (quick if QUICK else full) // 2), so))
 
     rep = report_speed() if selected("report") else None
     mach["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
@@ -803,32 +949,42 @@ def main():
                   mach["memory"], mach["kernel"], mach["gcc"], mach["clang"],
                   " ".join(mach["loadavg_start"]), " ".join(mach["loadavg_end"]), mach["ccprof"],
                   mach["git"], elapsed))
+    if CLANG_SKIP:
+        out.append("")
+        out.append("**The clang family was skipped: %s.**" % CLANG_SKIP)
+    elif not CLANG_PG:
+        out.append("")
+        out.append("**clang -pg does not write gmon.out on this machine: no clang-pg rows; the "
+                   "clang-ai family is compared with gcc -pg.**")
     out.append("")
-    out.append("Variants: " + "; ".join("`%s` %s" % kv for kv in VARIANT_DOC.items()) + ".")
-    out.append("× bare: median of per-round ratios to the bare run of the same round; "
-               "R = (× variant − 1) / (× dummy − 1), the static variant against dummy-static; "
-               "ns/call: (variant − bare) / calls, and (variant − its dummy) / calls; * = run on "
-               "the small input, corrected for the tool's fixed start-up cost (measured on an "
-               "empty input) and extrapolated to the full input's calls; CPU s: user + sys.")
+    shown = [kv for kv in VARIANT_DOC.items()
+             if not (kv[0].startswith("clang") and CLANG_SKIP) and not (kv[0] == "clang-pg" and
+                                                                        not CLANG_PG)]
+    out.append("Variants: " + "; ".join("`%s` %s" % kv for kv in shown) + ".")
+    out.append("Each workload has a table per family (gcc, clang).  × bare: median of per-round "
+               "ratios to the family's bare run of the same round; R = (× variant − 1) / "
+               "(× dummy − 1), against the family's empty hooks (cpu-static against "
+               "dummy-static, gcc-excl cpu against gcc-excl dummy); calls: ccprof's count for "
+               "the family's instrumented build, which ns/call divides by; ns/call: (variant − "
+               "bare) / calls, and (variant − its dummy) / calls; * = run on the small input, "
+               "corrected for the tool's fixed start-up cost (measured on an empty input) and "
+               "extrapolated to the full input's calls; CPU s: user + sys.")
     for w in results:
         out.append("")
         out.append("## %s%s" % (w["name"], " (%s)" % w["note"] if w["note"] else ""))
         out.append("")
-        out.append(w["table"])
-        out.append("")
-        out.append(describe(w))
-    if comp:
-        out.append("")
-        out.append("## gcc -finstrument-functions vs clang -finstrument-functions-after-inlining")
-        out.append("")
-        out.append("Each row's ratio is to the bare build of the same compiler; R against the "
-                   "same build with the empty hooks.  gcc-excl: "
-                   "-finstrument-functions-exclude-file-list=/usr/include/c++.")
-        for c in comp:
+        rel = lambda a: a.replace(ROOT + os.sep, "")
+        out.append("Full input: `%s`; small input (÷%d, rows marked *): `%s`."
+                   % (rel(w["full_args"]), SMALL, rel(w["small_args"])))
+        for F in FAMILIES:
+            if F["key"] not in w["tables"]:
+                continue
             out.append("")
-            out.append("### %s (units %d)" % (c["name"], c["units"]))
+            out.append("### %s family: %s" % (F["key"], F["title"]))
             out.append("")
-            out.append(c["table"])
+            out.append(w["tables"][F["key"]])
+            out.append("")
+            out.append(describe(w, F))
     if rep:
         out.append("")
         out.append("## ccprof report on a synthetic profile (%s contexts, %s)"
@@ -851,7 +1007,7 @@ def main():
         f.write(text)
     with open(os.path.join(RESULTS, "bench-%s.json" % stamp), "w") as f:
         json.dump({"machine": mach, "rounds": ROUNDS, "quick": QUICK, "workloads": results,
-                   "compilers": comp, "report": rep, "checks": cl, "elapsed_s": elapsed},
+                   "report": rep, "checks": cl, "elapsed_s": elapsed},
                   f, indent=1, default=str)
     latest = os.path.join(RESULTS, "latest.md")
     clean(latest)

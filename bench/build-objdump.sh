@@ -1,11 +1,23 @@
 #!/bin/sh
-# build-objdump.sh VARIANT: build GNU objdump from Debian's binutils-source
-# tarball into bench/.work/objdump-VARIANT/binutils/objdump, with
-#   bare    CFLAGS=-O2
-#   instr   CFLAGS=-O2 -finstrument-functions
-#   pg      CFLAGS=-O2 -pg
-# The build is cached: a finished one is left alone (delete the directory to
-# rebuild).  Takes several minutes per variant on two cores.
+# build-objdump.sh VARIANT [OBJECT]: build GNU objdump from Debian's
+# binutils-source tarball into bench/.work/objdump-VARIANT/binutils/objdump.
+#
+# Full builds (configure + make, several minutes each on two cores):
+#   bare          gcc   -O2
+#   instr         gcc   -O2 -finstrument-functions
+#   pg            gcc   -O2 -pg
+#   clang-bare    clang -O2
+#   clang-ai      clang -O2 -finstrument-functions-after-inlining
+#   clang-pg      clang -O2 -pg
+# These are cached: a finished one is left alone (delete the directory to
+# rebuild).
+#
+# Relinks of the instr build (a second; no recompilation):
+#   ccprof-static  with OBJECT (default build/lib/libccprof.a) linked in
+#   dummy-static   with OBJECT (default bench/.work/bin/dummy_hooks.o)
+# They run the final link of objdump again, in objdump-instr/binutils, with
+# OBJECT appended, writing to objdump-VARIANT/binutils/objdump.  They are
+# redone whenever OBJECT or the instr objdump is newer than the result.
 set -eu
 variant=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,11 +25,48 @@ work=$here/.work
 src=$work/src
 out=$work/objdump-$variant
 jobs=${BENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}
+gcc=${BENCH_CC:-gcc} gxx=${BENCH_CXX:-g++}
+clang=${BENCH_CLANG:-clang} clangxx=${BENCH_CLANGXX:-clang++}
+
+relink() { # relink EXTRA...: objdump-instr's link again, plus EXTRA
+	in=$work/objdump-instr/binutils
+	obj=$1
+	if [ ! -f "$work/objdump-instr/.done" ]; then
+		echo "build-objdump.sh: $variant needs the instr build first" >&2
+		exit 1
+	fi
+	if [ ! -f "$obj" ]; then
+		echo "build-objdump.sh: $obj is missing" >&2
+		exit 1
+	fi
+	if [ -x "$out/binutils/objdump" ] && [ "$out/binutils/objdump" -nt "$obj" ] &&
+		[ "$out/binutils/objdump" -nt "$in/objdump" ]; then
+		exit 0
+	fi
+	# What automake links objdump from (objects, libtool libraries, LIBS),
+	# read from the Makefile rather than guessed.
+	parts=$(printf 'bench-print-link:\n\t@echo $(objdump_OBJECTS) $(objdump_LDADD) $(LIBS)\n' |
+		make -s --no-print-directory -C "$in" -f Makefile -f - bench-print-link)
+	mkdir -p "$out/binutils"
+	# shellcheck disable=SC2086 # $parts is a word list
+	(cd "$in" && ./libtool --quiet --tag=CC --mode=link "$gcc" -O2 \
+		-o "$out/binutils/objdump.tmp" $parts "$@" -pthread) >"$out/link.log" 2>&1 || {
+		cat "$out/link.log" >&2
+		exit 1
+	}
+	mv "$out/binutils/objdump.tmp" "$out/binutils/objdump"
+	touch "$out/.done"
+}
 
 case $variant in
-bare)  cflags="-O2" ldflags="" ;;
-instr) cflags="-O2 -finstrument-functions" ldflags="" ;;
-pg)    cflags="-O2 -pg" ldflags="-pg" ;;
+bare)       cc=$gcc   cxx=$gxx     cflags="-O2" ldflags="" ;;
+instr)      cc=$gcc   cxx=$gxx     cflags="-O2 -finstrument-functions" ldflags="" ;;
+pg)         cc=$gcc   cxx=$gxx     cflags="-O2 -pg" ldflags="-pg" ;;
+clang-bare) cc=$clang cxx=$clangxx cflags="-O2" ldflags="" ;;
+clang-ai)   cc=$clang cxx=$clangxx cflags="-O2 -finstrument-functions-after-inlining" ldflags="" ;;
+clang-pg)   cc=$clang cxx=$clangxx cflags="-O2 -pg" ldflags="-pg" ;;
+ccprof-static) relink "${2:-$(dirname "$here")/build/lib/libccprof.a}"; exit 0 ;;
+dummy-static)  relink "${2:-$work/bin/dummy_hooks.o}"; exit 0 ;;
 *) echo "build-objdump.sh: unknown variant '$variant'" >&2; exit 2 ;;
 esac
 
@@ -41,8 +90,8 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out"
-echo "bench: building objdump ($variant: $cflags) in $out" >&2
-"$src/configure" CFLAGS="$cflags" CXXFLAGS="$cflags" LDFLAGS="$ldflags" \
+echo "bench: building objdump ($variant: $cc $cflags) in $out" >&2
+"$src/configure" CC="$cc" CXX="$cxx" CFLAGS="$cflags" CXXFLAGS="$cflags" LDFLAGS="$ldflags" \
 	--disable-nls --disable-werror --disable-shared \
 	--disable-gdb --disable-gdbserver --disable-sim --disable-gprof \
 	--disable-gprofng --disable-ld --disable-gold --disable-libctf \
