@@ -318,6 +318,10 @@ static inline uint32_t model_common_prefix(const uint32_t *a, uint32_t alen, con
 	return i;
 }
 
+/* Before visiting context order[i] of a walk over all contexts in
+ * order (contexts.c, Note [Prefetch]). */
+void model_ctx_prefetch(const struct model *m, const uint32_t *order, uint32_t i);
+
 /* Ticks to seconds; 0 when the clock rate is unknown. */
 double model_seconds(const struct model *m, uint64_t ticks);
 /* Share of the total time in percent; 0 when the total is 0. */

@@ -15,6 +15,8 @@ struct jrep {
 	struct json j;
 	const struct model *m;
 	struct names names; /* quoted JSON strings */
+	struct names heads; /* "name":…,"id":… members (names_init_json) */
+	struct names entry[2]; /* history entries {…,"marked":false|true} */
 	uint64_t tps;
 };
 
@@ -26,6 +28,8 @@ void jr_secs(struct jrep *r, const char *key, uint64_t ticks);
 /* The id of cc, or null for MODEL_NONE and MODEL_GAP; member or value. */
 void jr_id(struct jrep *r, const char *key, uint32_t cc);
 void jr_id_value(struct jrep *r, uint32_t cc);
+/* An object that stands for cc, opened with its "name" and "id". */
+void jr_named_object(struct jrep *r, uint32_t cc);
 
 /* "functions": the flat profile of r->m (report_json.c). */
 void jr_functions(struct jrep *r);

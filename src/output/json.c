@@ -70,18 +70,45 @@ void json_newline(struct json *j)
 	ob_spaces(j->o, 2 * (size_t)n);
 }
 
-static void json_quoted(struct ob *o, const char *s)
+/* Does s[0..n) read the same escaped for JSON?  Printable ASCII other
+ * than what escape_json rewrites: keys, and most paths and names. */
+static int json_plain(const char *s, size_t n)
 {
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' ||
+		    c == '&')
+			return 0;
+	}
+	return 1;
+}
+
+/* s quoted, then the character after (':' after a key, or none): a
+ * plain string is copied in one piece, anything else escaped. */
+static void json_quoted(struct ob *o, const char *s, char after)
+{
+	size_t n = strlen(s), extra = after ? 3 : 2;
+	if (n <= OB_SIZE / 2 && json_plain(s, n)) {
+		char *p = ob_reserve(o, n + extra);
+		p[0] = '"';
+		memcpy(p + 1, s, n);
+		p[n + 1] = '"';
+		if (after)
+			p[n + 2] = after;
+		o->p += n + extra;
+		return;
+	}
 	ob_putc(o, '"');
-	escape_puts(o, &escape_json, s);
+	escape_write(o, &escape_json, s, n);
 	ob_putc(o, '"');
+	if (after)
+		ob_putc(o, after);
 }
 
 void json_key(struct json *j, const char *key)
 {
 	json_sep(j);
-	json_quoted(j->o, key);
-	ob_putc(j->o, ':');
+	json_quoted(j->o, key, ':');
 }
 
 void json_string(struct json *j, const char *s)
@@ -91,7 +118,14 @@ void json_string(struct json *j, const char *s)
 		return;
 	}
 	json_sep(j);
-	json_quoted(j->o, s);
+	json_quoted(j->o, s, 0);
+	j->comma = 1;
+}
+
+void json_begin_object_raw(struct json *j, const char *members, size_t len)
+{
+	json_open(j, '{');
+	ob_write(j->o, members, len);
 	j->comma = 1;
 }
 

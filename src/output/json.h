@@ -24,6 +24,9 @@ struct json {
 
 void json_init(struct json *j, struct ob *o);
 void json_begin_object(struct json *j);
+/* '{' and its first members, already JSON (names.h builds them once per
+ * report: a name and an id written a million times). */
+void json_begin_object_raw(struct json *j, const char *members, size_t len);
 void json_end_object(struct json *j);
 void json_begin_array(struct json *j);
 void json_end_array(struct json *j);

@@ -13,8 +13,10 @@
  * up to 18; unsigned __int128 where the compiler has it. */
 #ifdef __SIZEOF_INT128__
 typedef unsigned __int128 wide;
+#define FITS64(q) ((q) <= UINT64_MAX)
 #else
 typedef uint64_t wide; /* 32-bit targets: the product goes through long double */
+#define FITS64(q) 1
 #endif
 
 void ob_init(struct ob *o, FILE *f)
@@ -80,56 +82,105 @@ void ob_printf(struct ob *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "00" .. "99": two digits per division, half the divisions of one at a
+ * time (a report prints tens of millions of numbers). */
+static const char pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* Digits of v, right to left, ending at end; returns the first. */
+static char *digits64(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		end -= 2;
+		memcpy(end, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + (int)v);
+	}
+	return end;
+}
+
+/* The same for a wide value: 128-bit division is a library call per
+ * step, so only the part above 64 bits takes it. */
 static char *digits(char *end, wide v)
 {
-	do {
+#ifdef __SIZEOF_INT128__
+	while (v > UINT64_MAX) {
 		*--end = (char)('0' + (int)(v % 10));
 		v /= 10;
-	} while (v > 0);
-	return end;
+	}
+#endif
+	return digits64(end, (uint64_t)v);
 }
 
 void ob_u64(struct ob *o, uint64_t v, int width)
 {
-	char tmp[24], *s = digits(tmp + sizeof tmp, v);
+	char tmp[24], *s = digits64(tmp + sizeof tmp, v);
 	size_t n = (size_t)(tmp + sizeof tmp - s);
 	if (width > 0 && (size_t)width > n)
 		ob_spaces(o, (size_t)width - n);
 	ob_write(o, s, n);
 }
 
-static wide pow10w(int n)
+static uint64_t pow10u(int n)
 {
-	wide p = 1;
+	uint64_t p = 1;
 	while (n-- > 0)
 		p *= 10;
 	return p;
 }
 
+/*
+ * num × 10^k / den rounded half up (k <= 19: 10^k fits 64 bits), 0
+ * when den is 0.  The 128-bit product and division are exact but slow
+ * (library calls), so two cases that give the same quotient in 64 bits
+ * come first: den divides 10^k (nanosecond ticks in seconds: nothing to
+ * round), and a product that fits.
+ */
+static wide scaled_quotient(uint64_t num, uint64_t den, int k)
+{
+	if (!den)
+		return 0;
+	uint64_t p = pow10u(k);
+	if (p % den == 0 && num <= UINT64_MAX / (p / den))
+		return num * (p / den); /* (num × p + den/2) / den, den/2 < den */
+	if (num <= (UINT64_MAX - den / 2) / p)
+		return (num * p + den / 2) / den;
+#ifdef __SIZEOF_INT128__
+	return ((wide)num * p + den / 2) / den;
+#else
+	return (wide)((long double)num * (long double)p / den + 0.5L);
+#endif
+}
+
 /* The ratio as text into buf (ending at end); returns the start. */
 static char *ratio_text(char *end, uint64_t num, uint64_t den, int shift, int prec)
 {
-	wide q = 0;
-	if (den) {
-#ifdef __SIZEOF_INT128__
-		wide scaled = (wide)num * pow10w(shift + prec);
-		q = (scaled + den / 2) / den; /* half up */
-#else
-		q = (wide)((long double)num * (long double)pow10w(shift + prec) / den + 0.5L);
-#endif
-	}
-	wide unit = pow10w(prec);
+	wide q = scaled_quotient(num, den, shift + prec);
 	char *s = end;
 	if (prec > 0) {
-		wide frac = q % unit;
+		uint64_t unit = pow10u(prec), frac;
+		if (FITS64(q)) { /* 64-bit division where it will do */
+			frac = (uint64_t)q % unit;
+			q = (uint64_t)q / unit;
+		} else {
+			frac = (uint64_t)(q % unit);
+			q /= unit;
+		}
 		for (int i = 0; i < prec; i++) {
 			*--s = (char)('0' + (int)(frac % 10));
 			frac /= 10;
 		}
 		*--s = '.';
 	}
-	return digits(s, q / unit);
+	return digits(s, q);
 }
 
 void ob_ratio(struct ob *o, uint64_t num, uint64_t den, int shift, int prec, int width)
@@ -147,10 +198,26 @@ int ob_ratio_len(uint64_t num, uint64_t den, int shift, int prec)
 	return (int)(tmp + sizeof tmp - ratio_text(tmp + sizeof tmp, num, den, shift, prec));
 }
 
+/* Nanosecond ticks are the common case (cpu and wall clocks) and JSON
+ * prints every time this way: the seconds are the digits of num with a
+ * point, so no 128-bit arithmetic and divisions by a constant only. */
+#define NS_PER_SEC 1000000000u
+
 void ob_decimal(struct ob *o, uint64_t num, uint64_t den)
 {
-	char tmp[80], *end = tmp + sizeof tmp;
-	char *s = ratio_text(end, num, den, 0, 9);
+	char tmp[80], *end = tmp + sizeof tmp, *s;
+	if (den == NS_PER_SEC) {
+		uint64_t frac = num % NS_PER_SEC;
+		s = end;
+		for (int i = 0; i < 9; i++) {
+			*--s = (char)('0' + (int)(frac % 10));
+			frac /= 10;
+		}
+		*--s = '.';
+		s = digits64(s, num / NS_PER_SEC);
+	} else {
+		s = ratio_text(end, num, den, 0, 9);
+	}
 	while (end[-1] == '0')
 		end--;
 	if (end[-1] == '.')

@@ -371,6 +371,7 @@ static void text_contexts(const struct text *t)
 		  "recursive", "history");
 	for (uint32_t i = 0; i < m->nctx; i++) {
 		const struct model_ctx *c = &m->ctx[m->ctx_by_time[i]];
+		model_ctx_prefetch(m, m->ctx_by_time, i);
 		text_secs_pct(t, c->time, sw);
 		ob_spaces(o, 2);
 		ob_u64(o, c->entries, ew);
