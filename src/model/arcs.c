@@ -65,7 +65,7 @@ static uint32_t arc_get(struct model *m, struct arc_build *b, uint32_t caller, u
 
 /* The arc of each adjacent pair of c's entries, into b->pair; pairs in
  * the prefix shared with the previous context keep their arcs. */
-static void arcs_find(struct model *m, struct arc_build *b, const struct model_ctx *c)
+static void arcs_find(struct model *m, struct arc_build *b, const struct ccp_context *c)
 {
 	const uint32_t *s = c->hist;
 	uint32_t same = model_common_prefix(b->prev, b->prev_len, s, c->len);
@@ -83,7 +83,7 @@ static void arcs_find(struct model *m, struct arc_build *b, const struct model_c
 	b->prev_len = c->len;
 }
 
-static void arcs_of_context(struct model *m, struct arc_build *b, const struct model_ctx *c)
+static void arcs_of_context(struct model *m, struct arc_build *b, const struct ccp_context *c)
 {
 	const uint32_t *s = c->hist;
 	uint32_t n = c->len;

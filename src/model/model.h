@@ -26,8 +26,9 @@
  *
  * Costs stay in ticks inside the model; writers convert for output.
  * Everything is owned by the model (an arena from format/arena.h plus a
- * few growable arrays) except the histories, which point into the profile:
- * the profile must outlive the model.
+ * few growable arrays) except the histories, which point into the profile,
+ * and contexts borrowed from it (Note [Borrowed contexts]): the profile
+ * must outlive the model.
  */
 #ifndef CCPROF_MODEL_H
 #define CCPROF_MODEL_H
@@ -52,15 +53,17 @@ struct model_fn {
 	int seen;            /* appears in some history */
 };
 
-/* A context after merging threads: one per distinct history. */
-struct model_ctx {
-	const uint32_t *hist; /* CCP_ENTRY(cc, mark); points into the profile */
-	uint32_t len;
-	uint32_t threads;     /* how many thread contexts were merged here */
-	uint64_t entries;     /* E */
-	uint64_t recursive;   /* R */
-	uint64_t time;        /* T, ticks */
-};
+/*
+ * A context after merging threads, one per distinct history, is a struct
+ * ccp_context (profile.h): its history, E, R and T.  The histories point
+ * into the profile (a view's reduced ones into the view model's arena).
+ *
+ * Note [Borrowed contexts]: a model whose contexts are another's unchanged
+ * points at them instead of copying them (a million contexts are 40 MB):
+ * the merge of a single thread's profile, whose contexts are distinct
+ * already, borrows the profile's; a view that changes no context borrows
+ * its base model's.  own_ctx is what the model made and frees itself.
+ */
 
 /*
  * An arc caller -> callee.  caller == MODEL_NONE is the "spontaneous" arc
@@ -138,7 +141,8 @@ struct model {
 	uint32_t nfns;             /* = prof->nccs */
 	struct model_fn *fns;
 	uint32_t nctx;
-	struct model_ctx *ctx;     /* in first-seen order */
+	const struct ccp_context *ctx; /* in first-seen order */
+	struct ccp_context *own_ctx;   /* ctx if the model made it, else NULL */
 	uint32_t root_ctx;         /* the empty history, or MODEL_NONE */
 	uint64_t total_time;       /* Σ T over all contexts */
 	uint64_t root_time;        /* T of the empty history: outside any CC */

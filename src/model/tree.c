@@ -84,7 +84,7 @@ struct tree_build {
  * from the node remembered there: for a million contexts that saves tens
  * of millions of hash lookups.  Any order is still correct, just slower.
  */
-static uint32_t tree_insert(struct tree_build *b, const struct model_ctx *c)
+static uint32_t tree_insert(struct tree_build *b, const struct ccp_context *c)
 {
 	uint32_t same = model_common_prefix(b->prev, b->prev_len, c->hist, c->len);
 	uint32_t node = same ? b->path[same - 1] : 0;
@@ -174,7 +174,7 @@ void model_tree(struct model *m)
 	struct tree_build b = {.prev = NULL};
 	model_nodes_init(&b.nodes, m->nctx, MODEL_NONE);
 	for (uint32_t k = 0; k < m->nctx; k++) {
-		const struct model_ctx *c = &m->ctx[k];
+		const struct ccp_context *c = &m->ctx[k];
 		uint32_t node = tree_insert(&b, c); /* may move b.nodes.nodes */
 		struct model_node *x = &b.nodes.nodes[node];
 		x->entries += c->entries + c->recursive;

@@ -35,7 +35,7 @@ void jr_named_object(struct jrep *r, uint32_t cc);
 void jr_functions(struct jrep *r);
 /* A context as an object: "history", "entries", "recursive", "time_s"
  * (the items of "contexts", and the hot path's context). */
-void jr_context(struct jrep *r, const struct model_ctx *c);
+void jr_context(struct jrep *r, const struct ccp_context *c);
 /* The costs of a tree node: "entries", "individual_s", "inherited_s". */
 void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited);
 

@@ -144,7 +144,7 @@ static void jr_arcs(struct jrep *r)
 	json_end_array(j);
 }
 
-void jr_context(struct jrep *r, const struct model_ctx *c)
+void jr_context(struct jrep *r, const struct ccp_context *c)
 {
 	struct json *j = &r->j;
 	json_begin_object(j);

@@ -370,7 +370,7 @@ static void text_contexts(const struct text *t)
 	ob_printf(o, "%*s  %6s  %*s  %*s  %s\n", sw, "secs", "%time", ew, "entries", rw,
 		  "recursive", "history");
 	for (uint32_t i = 0; i < m->nctx; i++) {
-		const struct model_ctx *c = &m->ctx[m->ctx_by_time[i]];
+		const struct ccp_context *c = &m->ctx[m->ctx_by_time[i]];
 		model_ctx_prefetch(m, m->ctx_by_time, i);
 		text_secs_pct(t, c->time, sw);
 		ob_spaces(o, 2);
