@@ -64,7 +64,7 @@ static void callers_calls(struct model *m, struct model_tree *t)
 static void callers_of(struct model *m, uint32_t f, struct model_tree *t)
 {
 	struct model_nodes b;
-	model_nodes_init(&b, 64, f);
+	model_nodes_init(&b, f);
 	uint32_t n = model_src_count(m);
 	for (uint32_t k = 0; k < n; k++) {
 		struct model_src s;

@@ -84,6 +84,7 @@ struct model_node {
 	uint32_t first_child;  /* children by inherited time, descending */
 	uint32_t next_sibling;
 	uint32_t depth;        /* root 0 */
+	uint32_t nchildren;    /* set by model_nodes_child */
 	uint64_t entries;      /* Σ E+R of contexts with this stack */
 	uint64_t individual;   /* Σ T of contexts with this stack */
 	uint64_t inherited;    /* individual + Σ children's inherited */
@@ -259,13 +260,14 @@ void model_subtree_entries(const struct model_node *nodes, uint32_t n, uint64_t 
 /* Building such a tree (tree.c; the stack tree and callers trees): nodes
  * in a growable array, parent first, each (parent, cc) child made once.
  * model_nodes_init makes the root (nodes[0]) with root_cc; the caller
- * frees children and takes nodes. */
+ * frees children and takes nodes.  While building, each node's children
+ * are linked in no particular order (model_tree_finish orders them). */
 struct model_nodes {
-	struct htab children; /* parent << 32 | cc -> node */
+	struct htab children; /* parent << 32 | cc -> node, wide parents only */
 	struct model_node *nodes;
 	uint32_t n, cap;
 };
-void model_nodes_init(struct model_nodes *b, size_t expect, uint32_t root_cc);
+void model_nodes_init(struct model_nodes *b, uint32_t root_cc);
 /* The child of parent for cc, made if new (may move b->nodes). */
 uint32_t model_nodes_child(struct model_nodes *b, uint32_t parent, uint32_t cc);
 
