@@ -47,7 +47,7 @@ int ob_close(struct ob *o)
 	return ferror(f) ? -1 : 0;
 }
 
-void ob_write(struct ob *o, const char *s, size_t n)
+void ob_write_full(struct ob *o, const char *s, size_t n)
 {
 	if (n > OB_SIZE / 2) {
 		ob_flush(o);
@@ -63,7 +63,7 @@ void ob_puts(struct ob *o, const char *s)
 	ob_write(o, s, strlen(s));
 }
 
-void ob_spaces(struct ob *o, size_t n)
+void ob_spaces_full(struct ob *o, size_t n)
 {
 	while (n > 0) {
 		size_t k = n < 256 ? n : 256;
@@ -148,11 +148,11 @@ static wide scaled_quotient(uint64_t num, uint64_t den, int k)
 {
 	if (!den)
 		return 0;
-	uint64_t p = pow10u(k);
-	if (p % den == 0 && num <= UINT64_MAX / (p / den))
+	uint64_t p = pow10u(k), prod;
+	if (den <= p && p % den == 0 && num <= UINT64_MAX / (p / den))
 		return num * (p / den); /* (num × p + den/2) / den, den/2 < den */
-	if (num <= (UINT64_MAX - den / 2) / p)
-		return (num * p + den / 2) / den;
+	if (!__builtin_mul_overflow(num, p, &prod) && prod <= UINT64_MAX - den / 2)
+		return (prod + den / 2) / den;
 #ifdef __SIZEOF_INT128__
 	return ((wide)num * p + den / 2) / den;
 #else
@@ -166,17 +166,18 @@ static char *ratio_text(char *end, uint64_t num, uint64_t den, int shift, int pr
 	wide q = scaled_quotient(num, den, shift + prec);
 	char *s = end;
 	if (prec > 0) {
-		uint64_t unit = pow10u(prec), frac;
-		if (FITS64(q)) { /* 64-bit division where it will do */
-			frac = (uint64_t)q % unit;
-			q = (uint64_t)q / unit;
+		if (FITS64(q)) { /* by the constant 10: no division instruction */
+			uint64_t v = (uint64_t)q;
+			for (int i = 0; i < prec; i++) {
+				*--s = (char)('0' + (int)(v % 10));
+				v /= 10;
+			}
+			q = v;
 		} else {
-			frac = (uint64_t)(q % unit);
-			q /= unit;
-		}
-		for (int i = 0; i < prec; i++) {
-			*--s = (char)('0' + (int)(frac % 10));
-			frac /= 10;
+			for (int i = 0; i < prec; i++) {
+				*--s = (char)('0' + (int)(q % 10));
+				q /= 10;
+			}
 		}
 		*--s = '.';
 	}
