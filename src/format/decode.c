@@ -78,7 +78,7 @@ static size_t left(const struct rd *r)
 
 /* Unsigned LEB128: at most 10 bytes, minimal (no trailing 0x80 0x00 ...
  * padding, which makes every value's encoding unique), fits 64 bits. */
-static int get_varint(struct rd *r, uint64_t *out)
+static int get_varint_long(struct rd *r, uint64_t *out)
 {
 	uint64_t v = 0;
 	*out = 0; /* defined even on failure: keeps -Wmaybe-uninitialized quiet at -O3 */
@@ -99,6 +99,17 @@ static int get_varint(struct rd *r, uint64_t *out)
 		}
 	}
 	return -1; /* not reached: the last byte always ends the loop */
+}
+
+/* Most varints of a profile (history entries of small programs, counts,
+ * string indexes) are one byte: those take no loop. */
+static inline int get_varint(struct rd *r, uint64_t *out)
+{
+	if (r->p != r->end && *r->p < 0x80) {
+		*out = *r->p++;
+		return 0;
+	}
+	return get_varint_long(r, out);
 }
 
 static int get_u32(struct rd *r, uint32_t *out)
@@ -280,10 +291,12 @@ static int get_history(struct rd *r, struct ccp_context *c, const struct ccp_con
 			       " context %" PRIu32 ")", ti, ci);
 	r->budget -= len;
 	c->len = (uint32_t)len;
+	c->hist = NULL;
 	if (len == 0)
 		return 0; /* the root context */
-	if (!(c->hist = alloc_array(r, (size_t)len, sizeof *c->hist)))
-		return -1;
+	/* Dense and not zeroed: a million histories, every entry written below. */
+	if (!(c->hist = ccp_arena_dense(r->arena, (size_t)len, sizeof *c->hist)))
+		return no_memory(r);
 	if (shared)
 		memcpy(c->hist, prev->hist, (size_t)shared * sizeof *c->hist);
 	for (uint64_t j = shared; j < len; j++) {
@@ -325,9 +338,10 @@ static int get_thread(struct rd *r)
 	if (!t || get_varint(r, &t->tid) != 0 || get_str(r, &t->name) != 0 ||
 	    get_count(r, 5, UINT32_MAX, &t->ncontexts) != 0)
 		return -1;
-	t->contexts = alloc_array(r, t->ncontexts, sizeof *t->contexts);
+	/* Not zeroed: get_history and the loop below set every field. */
+	t->contexts = ccp_arena_array(r->arena, t->ncontexts, sizeof *t->contexts);
 	if (!t->contexts)
-		return -1;
+		return no_memory(r);
 	for (uint32_t ci = 0; ci < t->ncontexts; ci++) {
 		struct ccp_context *c = &t->contexts[ci];
 		if (get_history(r, c, ci ? c - 1 : NULL, ti, ci) != 0 ||
