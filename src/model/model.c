@@ -41,7 +41,7 @@ void model_free(struct model *m)
 	free(m->thread_models);
 	free(m->own_ctx);
 	free(m->arcs);
-	htab_free(&m->arc_tab);
+	model_arc_index_free(&m->arc_index);
 	free(m->nodes);
 	ccp_arena_free(m->arena);
 	memset(m, 0, sizeof *m);
@@ -283,10 +283,8 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 
 const struct model_arc *model_find_arc(const struct model *m, uint32_t caller, uint32_t callee)
 {
-	if (!m->arc_tab.slot)
-		return NULL;
-	uint32_t k = htab_get_u64(&m->arc_tab, (uint64_t)caller << 32 | callee);
-	return k == HTAB_NONE ? NULL : &m->arcs[k];
+	uint32_t k = model_arc_index_find(&m->arc_index, m->arcs, caller, callee);
+	return k == MODEL_NONE ? NULL : &m->arcs[k];
 }
 
 double model_seconds(const struct model *m, uint64_t ticks)

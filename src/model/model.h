@@ -77,6 +77,23 @@ struct model_arc {
 	uint64_t self_out, child_out; /* charged from the caller's item */
 };
 
+/* (caller, callee) -> arc, for arcs[0..n) (arcindex.c): slots of the
+ * arc's number + 1 (0: empty) and the top half of its key's hash. */
+struct model_arc_slot {
+	uint32_t arc, tag;
+};
+struct model_arc_index {
+	struct model_arc_slot *slot;
+	size_t mask, count;
+};
+void model_arc_index_init(struct model_arc_index *x);
+void model_arc_index_free(struct model_arc_index *x);
+/* The arc caller -> callee among arcs, or MODEL_NONE (also before init). */
+uint32_t model_arc_index_find(const struct model_arc_index *x, const struct model_arc *arcs,
+			      uint32_t caller, uint32_t callee);
+/* Index arcs[k], which is not in x; arcs[0..k) are (growing reads them). */
+void model_arc_index_add(struct model_arc_index *x, const struct model_arc *arcs, uint32_t k);
+
 /* A node of the stack tree; nodes[0] is the root (the empty stack). */
 struct model_node {
 	uint32_t cc;           /* MODEL_NONE for the root */
@@ -158,7 +175,7 @@ struct model {
 	 * out of f likewise with out/out_start; both by time, descending. */
 	uint32_t narcs;
 	struct model_arc *arcs;
-	struct htab arc_tab;       /* (caller, callee) -> arc index */
+	struct model_arc_index arc_index; /* (caller, callee) -> arc (arcindex.c) */
 	uint32_t *in_start, *in;
 	uint32_t *out_start, *out;
 
