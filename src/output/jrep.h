@@ -24,7 +24,10 @@ struct jrep {
  * member "key": name, or as a value (an array's item). */
 void jr_name(struct jrep *r, const char *key, uint32_t cc);
 void jr_name_value(struct jrep *r, uint32_t cc);
-void jr_secs(struct jrep *r, const char *key, uint64_t ticks);
+static inline void jr_secs(struct jrep *r, const char *key, uint64_t ticks)
+{
+	json_kseconds(&r->j, key, ticks, r->tps); /* inline: the key's length is known */
+}
 /* The id of cc, or null for MODEL_NONE and MODEL_GAP; member or value. */
 void jr_id(struct jrep *r, const char *key, uint32_t cc);
 void jr_id_value(struct jrep *r, uint32_t cc);

@@ -20,14 +20,6 @@ void json_init(struct json *j, struct ob *o)
 	j->depth = 0;
 }
 
-/* Before any value or key: the ',' separating it from the previous one. */
-static void json_sep(struct json *j)
-{
-	if (j->comma)
-		ob_putc(j->o, ',');
-	j->comma = 0;
-}
-
 static void json_open(struct json *j, char c)
 {
 	json_sep(j);
@@ -71,44 +63,35 @@ void json_newline(struct json *j)
 }
 
 /* Does s[0..n) read the same escaped for JSON?  Printable ASCII other
- * than what escape_json rewrites: keys, and most paths and names. */
+ * than what escape_json rewrites (", \, <, >, &): keys, and most paths
+ * and names.  One bit per ASCII character: 0x20..0x7e but those. */
 static int json_plain(const char *s, size_t n)
 {
+	static const uint64_t plain[2] = {0xafffffbb00000000u, 0x7fffffffefffffffu};
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' ||
-		    c == '&')
+		if (c > 0x7f || !(plain[c >> 6] >> (c & 63) & 1))
 			return 0;
 	}
 	return 1;
 }
 
-/* s quoted, then the character after (':' after a key, or none): a
- * plain string is copied in one piece, anything else escaped. */
-static void json_quoted(struct ob *o, const char *s, char after)
+/* s quoted: a plain string is copied in one piece, anything else
+ * escaped. */
+static void json_quoted(struct ob *o, const char *s)
 {
-	size_t n = strlen(s), extra = after ? 3 : 2;
+	size_t n = strlen(s);
 	if (n <= OB_SIZE / 2 && json_plain(s, n)) {
-		char *p = ob_reserve(o, n + extra);
+		char *p = ob_reserve(o, n + 2);
 		p[0] = '"';
 		memcpy(p + 1, s, n);
 		p[n + 1] = '"';
-		if (after)
-			p[n + 2] = after;
-		o->p += n + extra;
+		o->p += n + 2;
 		return;
 	}
 	ob_putc(o, '"');
 	escape_write(o, &escape_json, s, n);
 	ob_putc(o, '"');
-	if (after)
-		ob_putc(o, after);
-}
-
-void json_key(struct json *j, const char *key)
-{
-	json_sep(j);
-	json_quoted(j->o, key, ':');
 }
 
 void json_string(struct json *j, const char *s)
@@ -118,7 +101,7 @@ void json_string(struct json *j, const char *s)
 		return;
 	}
 	json_sep(j);
-	json_quoted(j->o, s, 0);
+	json_quoted(j->o, s);
 	j->comma = 1;
 }
 
@@ -179,22 +162,10 @@ void json_kstring(struct json *j, const char *key, const char *s)
 	json_string(j, s);
 }
 
-void json_kuint(struct json *j, const char *key, uint64_t v)
-{
-	json_key(j, key);
-	json_uint(j, v);
-}
-
 void json_kdouble(struct json *j, const char *key, double v)
 {
 	json_key(j, key);
 	json_double(j, v);
-}
-
-void json_kseconds(struct json *j, const char *key, uint64_t ticks, uint64_t ticks_per_sec)
-{
-	json_key(j, key);
-	json_seconds(j, ticks, ticks_per_sec);
 }
 
 void json_kstrings(struct json *j, const char *key, const char *const *s, uint32_t n)

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "output/ob.h"
 
@@ -30,7 +31,6 @@ void json_begin_object_raw(struct json *j, const char *members, size_t len);
 void json_end_object(struct json *j);
 void json_begin_array(struct json *j);
 void json_end_array(struct json *j);
-void json_key(struct json *j, const char *key);
 void json_string(struct json *j, const char *s); /* NULL writes null */
 void json_uint(struct json *j, uint64_t v);
 void json_double(struct json *j, double v);      /* NaN, inf write null */
@@ -42,11 +42,49 @@ void json_newline(struct json *j);
 
 /* Shorthands for "key":value members. */
 void json_kstring(struct json *j, const char *key, const char *s);
-void json_kuint(struct json *j, const char *key, uint64_t v);
 void json_kdouble(struct json *j, const char *key, double v);
-void json_kseconds(struct json *j, const char *key, uint64_t ticks, uint64_t ticks_per_sec);
 /* "key": [s[0], ..., s[n - 1]] (NULL items write null). */
 void json_kstrings(struct json *j, const char *key, const char *const *s, uint32_t n);
+
+/* Before any value or key: the ',' separating it from the previous one. */
+static inline void json_sep(struct json *j)
+{
+	if (j->comma)
+		ob_putc(j->o, ',');
+	j->comma = 0;
+}
+
+/*
+ * "key": keys are the schema's member names (docs/json.md), literals of
+ * plain ASCII, so they are written as they are, not escaped (the values,
+ * which come from the profile, always are).  Inline, with the members
+ * below: with a literal key the length and the copy are constants, and a
+ * million-context report writes tens of millions of keys.
+ */
+static inline void json_key(struct json *j, const char *key)
+{
+	size_t n = strlen(key);
+	json_sep(j);
+	char *p = ob_reserve(j->o, n + 3);
+	p[0] = '"';
+	memcpy(p + 1, key, n);
+	p[n + 1] = '"';
+	p[n + 2] = ':';
+	j->o->p += n + 3;
+}
+
+static inline void json_kuint(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	json_uint(j, v);
+}
+
+static inline void json_kseconds(struct json *j, const char *key, uint64_t ticks,
+				 uint64_t ticks_per_sec)
+{
+	json_key(j, key);
+	json_seconds(j, ticks, ticks_per_sec);
+}
 
 /* s as a quoted JSON string in a new malloc'd buffer (*len bytes, NUL
  * terminated), for json_raw. */

@@ -201,27 +201,44 @@ int ob_ratio_len(uint64_t num, uint64_t den, int shift, int prec)
 
 /* Nanosecond ticks are the common case (cpu and wall clocks) and JSON
  * prints every time this way: the seconds are the digits of num with a
- * point, so no 128-bit arithmetic and divisions by a constant only. */
+ * point, so no 128-bit arithmetic and divisions by constants only; the
+ * fraction's trailing zeros are dropped before its digits are made. */
 #define NS_PER_SEC 1000000000u
+
+static char *ns_seconds_text(char *end, uint64_t num)
+{
+	uint64_t frac = num % NS_PER_SEC;
+	char *s = end;
+	if (frac) {
+		int n = 9;
+		while (frac % 10 == 0) {
+			frac /= 10;
+			n--;
+		}
+		while (n >= 2) {
+			s -= 2;
+			memcpy(s, pairs + 2 * (frac % 100), 2);
+			frac /= 100;
+			n -= 2;
+		}
+		if (n)
+			*--s = (char)('0' + (int)frac);
+		*--s = '.';
+	}
+	return digits64(s, num / NS_PER_SEC);
+}
 
 void ob_decimal(struct ob *o, uint64_t num, uint64_t den)
 {
 	char tmp[80], *end = tmp + sizeof tmp, *s;
 	if (den == NS_PER_SEC) {
-		uint64_t frac = num % NS_PER_SEC;
-		s = end;
-		for (int i = 0; i < 9; i++) {
-			*--s = (char)('0' + (int)(frac % 10));
-			frac /= 10;
-		}
-		*--s = '.';
-		s = digits64(s, num / NS_PER_SEC);
+		s = ns_seconds_text(end, num);
 	} else {
 		s = ratio_text(end, num, den, 0, 9);
+		while (end[-1] == '0')
+			end--;
+		if (end[-1] == '.')
+			end--;
 	}
-	while (end[-1] == '0')
-		end--;
-	if (end[-1] == '.')
-		end--;
 	ob_write(o, s, (size_t)(end - s));
 }

@@ -34,11 +34,6 @@ void jr_name(struct jrep *r, const char *key, uint32_t cc)
 	jr_name_value(r, cc);
 }
 
-void jr_secs(struct jrep *r, const char *key, uint64_t ticks)
-{
-	json_kseconds(&r->j, key, ticks, r->tps);
-}
-
 void jr_id_value(struct jrep *r, uint32_t cc)
 {
 	if (cc == MODEL_NONE || cc == MODEL_GAP)
