@@ -197,14 +197,39 @@ static void arc_lists(struct model *m, int incoming, uint32_t **startp, uint32_t
 	*listp = list;
 }
 
+/*
+ * The lookup a context a few steps ahead will most likely make: its last
+ * pair, the one new since its parent (contexts are mostly made, and
+ * written, along call paths).  A million lookups in a table of a million
+ * arcs would each wait for main memory.
+ */
+#define PREFETCH_AHEAD 8
+
+static void arcs_prefetch(const struct model *m, uint32_t k)
+{
+	if (k + PREFETCH_AHEAD >= m->nctx)
+		return;
+	const struct ccp_context *c = &m->ctx[k + PREFETCH_AHEAD];
+	if (c->len >= 2)
+		model_arc_index_prefetch(&m->arc_index, CCP_ENTRY_CC(c->hist[c->len - 2]),
+					 CCP_ENTRY_CC(c->hist[c->len - 1]));
+}
+
 void model_arcs(struct model *m)
 {
 	struct arc_build b = {.cap = 0, .prev = NULL, .root_cc = MODEL_NONE};
 	model_arc_index_init(&m->arc_index);
-	for (uint32_t k = 0; k < m->nctx; k++)
+	for (uint32_t k = 0; k < m->nctx; k++) {
+		arcs_prefetch(m, k);
 		if (m->ctx[k].len > 0)
 			arcs_of_context(m, &b, &m->ctx[k]);
+	}
 	free(b.pair);
+	m->arcs_done = 1;
+}
+
+void model_arc_lists(struct model *m)
+{
 	arc_lists(m, 1, &m->in_start, &m->in);
 	arc_lists(m, 0, &m->out_start, &m->out);
 }

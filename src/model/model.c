@@ -26,8 +26,10 @@ void model_passes(struct model *m, unsigned passes)
 {
 	if (passes & MODEL_FLAT)
 		model_flat(m);
-	if (passes & MODEL_ARCS)
+	if (passes & (MODEL_ARCS | MODEL_ARC_LISTS))
 		model_arcs(m);
+	if (passes & MODEL_ARC_LISTS)
+		model_arc_lists(m);
 	if (passes & MODEL_TREE)
 		model_tree(m);
 	if (passes & MODEL_CONTEXTS)

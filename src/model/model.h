@@ -10,6 +10,8 @@
  *                   looked up in their module files)
  *   model_flat      calls / self / inherited per cost centre, sort orders
  *   model_arcs      arc calls and exact arc times (self/child, in/out)
+ *   model_arc_lists each function's arcs in and out, by time (the call
+ *                   graph's blocks; the JSON report lists arcs without)
  *   model_tree      the stack tree of compressed stacks (GHC style)
  *   model_contexts  the contexts, most expensive first
  *
@@ -78,13 +80,15 @@ struct model_arc {
 };
 
 /* (caller, callee) -> arc, for arcs[0..n) (arcindex.c): slots of the
- * arc's number + 1 (0: empty) and the top half of its key's hash. */
+ * arc's number + 1 (0: empty) and the top half of its key's hash, whose
+ * top bits are its home slot. */
 struct model_arc_slot {
 	uint32_t arc, tag;
 };
 struct model_arc_index {
 	struct model_arc_slot *slot;
 	size_t mask, count;
+	unsigned bits; /* log2 of the slots */
 };
 void model_arc_index_init(struct model_arc_index *x);
 void model_arc_index_free(struct model_arc_index *x);
@@ -93,6 +97,8 @@ uint32_t model_arc_index_find(const struct model_arc_index *x, const struct mode
 			      uint32_t caller, uint32_t callee);
 /* Index arcs[k], which is not in x; arcs[0..k) are (growing reads them). */
 void model_arc_index_add(struct model_arc_index *x, const struct model_arc *arcs, uint32_t k);
+/* Ask the memory for the slot of caller -> callee, to look it up soon. */
+void model_arc_index_prefetch(const struct model_arc_index *x, uint32_t caller, uint32_t callee);
 
 /* A node of the stack tree; nodes[0] is the root (the empty stack). */
 struct model_node {
@@ -171,11 +177,13 @@ struct model {
 	uint32_t *by_self;         /* self desc, calls desc, name */
 	uint32_t *by_inherited;    /* inherited desc, self desc, name */
 
-	/* model_arcs.  Arcs into f: arcs[in[in_start[f] .. in_start[f+1])],
-	 * out of f likewise with out/out_start; both by time, descending. */
+	/* model_arcs */
+	int arcs_done;
 	uint32_t narcs;
 	struct model_arc *arcs;
 	struct model_arc_index arc_index; /* (caller, callee) -> arc (arcindex.c) */
+	/* model_arc_lists.  Arcs into f: arcs[in[in_start[f] .. in_start[f+1])],
+	 * out of f likewise with out/out_start; both by time, descending. */
 	uint32_t *in_start, *in;
 	uint32_t *out_start, *out;
 
@@ -219,7 +227,8 @@ enum model_pass {
 	MODEL_ARCS = 1u << 1,
 	MODEL_TREE = 1u << 2,
 	MODEL_CONTEXTS = 1u << 3,
-	MODEL_ALL = (1u << 4) - 1,
+	MODEL_ARC_LISTS = 1u << 4, /* implies MODEL_ARCS */
+	MODEL_ALL = (1u << 5) - 1,
 };
 
 /*
@@ -240,6 +249,7 @@ void model_passes(struct model *m, unsigned passes);
 int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t errlen);
 void model_flat(struct model *m);
 void model_arcs(struct model *m);
+void model_arc_lists(struct model *m); /* after model_arcs */
 void model_tree(struct model *m);
 void model_contexts(struct model *m);
 
@@ -251,7 +261,8 @@ void model_contexts(struct model *m);
  *
  *   model_callers  the inverted tree of each function in fns (DESIGN.md
  *                  §3 "callers"); needs nothing
- *   model_around   records fns for the butterfly view; needs MODEL_ARCS
+ *   model_around   records fns for the butterfly view; needs
+ *                  MODEL_ARC_LISTS
  *   model_cycles   the cycles that ran (§3 "cycles")
  *   model_hot      the expensive arm; needs MODEL_TREE (and
  *                  MODEL_CONTEXTS for the most expensive context)

@@ -262,7 +262,7 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 		json_newline(&r->j);
 		jr_functions(r);
 	}
-	if (m->arcs || m->in_start) {
+	if (m->arcs_done) {
 		json_newline(&r->j);
 		jr_arcs(r);
 	}

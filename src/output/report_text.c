@@ -386,7 +386,7 @@ static void text_contexts(const struct text *t)
 
 unsigned report_text_passes(const struct report_opts *o)
 {
-	return MODEL_FLAT | (o->no_tree ? 0 : MODEL_TREE) | (o->graph ? MODEL_ARCS : 0) |
+	return MODEL_FLAT | (o->no_tree ? 0 : MODEL_TREE) | (o->graph ? MODEL_ARC_LISTS : 0) |
 	       (o->contexts ? MODEL_CONTEXTS : 0);
 }
 
