@@ -201,28 +201,34 @@ int ob_ratio_len(uint64_t num, uint64_t den, int shift, int prec)
 
 /* Nanosecond ticks are the common case (cpu and wall clocks) and JSON
  * prints every time this way: the seconds are the digits of num with a
- * point, so no 128-bit arithmetic and divisions by constants only; the
- * fraction's trailing zeros are dropped before its digits are made. */
+ * point, so no 128-bit arithmetic and divisions by constants only.  The
+ * nine digits of the fraction are made in 32 bits, two at a time, then
+ * their trailing zeros dropped. */
 #define NS_PER_SEC 1000000000u
+
+static void two_digits(char *out, uint32_t v)
+{
+	memcpy(out, pairs + 2 * v, 2);
+}
 
 static char *ns_seconds_text(char *end, uint64_t num)
 {
-	uint64_t frac = num % NS_PER_SEC;
+	uint32_t frac = (uint32_t)(num % NS_PER_SEC);
 	char *s = end;
 	if (frac) {
-		int n = 9;
-		while (frac % 10 == 0) {
-			frac /= 10;
+		uint32_t hi = frac / 100000, lo = frac % 100000; /* 4 and 5 digits */
+		char d[9];
+		two_digits(d, hi / 100);
+		two_digits(d + 2, hi % 100);
+		d[4] = (char)('0' + lo / 10000);
+		lo %= 10000;
+		two_digits(d + 5, lo / 100);
+		two_digits(d + 7, lo % 100);
+		size_t n = 9;
+		while (d[n - 1] == '0')
 			n--;
-		}
-		while (n >= 2) {
-			s -= 2;
-			memcpy(s, pairs + 2 * (frac % 100), 2);
-			frac /= 100;
-			n -= 2;
-		}
-		if (n)
-			*--s = (char)('0' + (int)frac);
+		s -= n;
+		memcpy(s, d, n);
 		*--s = '.';
 	}
 	return digits64(s, num / NS_PER_SEC);
