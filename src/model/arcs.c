@@ -198,10 +198,10 @@ static void arc_lists(struct model *m, int incoming, uint32_t **startp, uint32_t
 }
 
 /*
- * The lookup a context a few steps ahead will most likely make: its last
+ * The lookups a context a few steps ahead will most likely make: its last
  * pair, the one new since its parent (contexts are mostly made, and
- * written, along call paths).  A million lookups in a table of a million
- * arcs would each wait for main memory.
+ * written, along call paths), and its recursive arc.  A million lookups
+ * in a table of a million arcs would each wait for main memory.
  */
 #define PREFETCH_AHEAD 8
 
@@ -210,9 +210,13 @@ static void arcs_prefetch(const struct model *m, uint32_t k)
 	if (k + PREFETCH_AHEAD >= m->nctx)
 		return;
 	const struct ccp_context *c = &m->ctx[k + PREFETCH_AHEAD];
+	if (c->len == 0)
+		return;
+	uint32_t run = CCP_ENTRY_CC(c->hist[c->len - 1]);
 	if (c->len >= 2)
-		model_arc_index_prefetch(&m->arc_index, CCP_ENTRY_CC(c->hist[c->len - 2]),
-					 CCP_ENTRY_CC(c->hist[c->len - 1]));
+		model_arc_index_prefetch(&m->arc_index, CCP_ENTRY_CC(c->hist[c->len - 2]), run);
+	if (c->recursive)
+		model_arc_index_prefetch(&m->arc_index, run, run);
 }
 
 void model_arcs(struct model *m)
