@@ -20,40 +20,6 @@ void json_init(struct json *j, struct ob *o)
 	j->depth = 0;
 }
 
-static void json_open(struct json *j, char c)
-{
-	json_sep(j);
-	ob_putc(j->o, c);
-	j->depth++;
-}
-
-static void json_close(struct json *j, char c)
-{
-	ob_putc(j->o, c);
-	j->depth--;
-	j->comma = 1;
-}
-
-void json_begin_object(struct json *j)
-{
-	json_open(j, '{');
-}
-
-void json_end_object(struct json *j)
-{
-	json_close(j, '}');
-}
-
-void json_begin_array(struct json *j)
-{
-	json_open(j, '[');
-}
-
-void json_end_array(struct json *j)
-{
-	json_close(j, ']');
-}
-
 void json_newline(struct json *j)
 {
 	unsigned n = j->depth < JSON_MAX_INDENT ? j->depth : JSON_MAX_INDENT;
@@ -107,22 +73,8 @@ void json_string(struct json *j, const char *s)
 
 void json_begin_object_raw(struct json *j, const char *members, size_t len)
 {
-	json_open(j, '{');
+	json_begin_object(j);
 	ob_write(j->o, members, len);
-	j->comma = 1;
-}
-
-void json_raw(struct json *j, const char *value, size_t len)
-{
-	json_sep(j);
-	ob_write(j->o, value, len);
-	j->comma = 1;
-}
-
-void json_uint(struct json *j, uint64_t v)
-{
-	json_sep(j);
-	ob_u64(j->o, v, 0);
 	j->comma = 1;
 }
 
@@ -137,13 +89,6 @@ void json_double(struct json *j, double v)
 	char buf[32];
 	int n = snprintf(buf, sizeof buf, "%.15g", v == 0 ? 0.0 : v); /* no "-0" */
 	json_raw(j, buf, (size_t)n);
-}
-
-void json_seconds(struct json *j, uint64_t ticks, uint64_t ticks_per_sec)
-{
-	json_sep(j);
-	ob_decimal(j->o, ticks, ticks_per_sec);
-	j->comma = 1;
 }
 
 void json_bool(struct json *j, int v)

@@ -24,20 +24,13 @@ struct json {
 };
 
 void json_init(struct json *j, struct ob *o);
-void json_begin_object(struct json *j);
 /* '{' and its first members, already JSON (names.h builds them once per
  * report: a name and an id written a million times). */
 void json_begin_object_raw(struct json *j, const char *members, size_t len);
-void json_end_object(struct json *j);
-void json_begin_array(struct json *j);
-void json_end_array(struct json *j);
 void json_string(struct json *j, const char *s); /* NULL writes null */
-void json_uint(struct json *j, uint64_t v);
 void json_double(struct json *j, double v);      /* NaN, inf write null */
-void json_seconds(struct json *j, uint64_t ticks, uint64_t ticks_per_sec);
 void json_bool(struct json *j, int v);
 void json_null(struct json *j);
-void json_raw(struct json *j, const char *value, size_t len); /* already JSON */
 void json_newline(struct json *j);
 
 /* Shorthands for "key":value members. */
@@ -52,6 +45,64 @@ static inline void json_sep(struct json *j)
 	if (j->comma)
 		ob_putc(j->o, ',');
 	j->comma = 0;
+}
+
+/* The small pieces, inline: a million-context report writes each tens of
+ * millions of times. */
+static inline void json_open(struct json *j, char c)
+{
+	json_sep(j);
+	ob_putc(j->o, c);
+	j->depth++;
+}
+
+static inline void json_close(struct json *j, char c)
+{
+	ob_putc(j->o, c);
+	j->depth--;
+	j->comma = 1;
+}
+
+static inline void json_begin_object(struct json *j)
+{
+	json_open(j, '{');
+}
+
+static inline void json_end_object(struct json *j)
+{
+	json_close(j, '}');
+}
+
+static inline void json_begin_array(struct json *j)
+{
+	json_open(j, '[');
+}
+
+static inline void json_end_array(struct json *j)
+{
+	json_close(j, ']');
+}
+
+static inline void json_uint(struct json *j, uint64_t v)
+{
+	json_sep(j);
+	ob_u64(j->o, v, 0);
+	j->comma = 1;
+}
+
+static inline void json_seconds(struct json *j, uint64_t ticks, uint64_t ticks_per_sec)
+{
+	json_sep(j);
+	ob_decimal(j->o, ticks, ticks_per_sec);
+	j->comma = 1;
+}
+
+/* A value already JSON. */
+static inline void json_raw(struct json *j, const char *value, size_t len)
+{
+	json_sep(j);
+	ob_write(j->o, value, len);
+	j->comma = 1;
 }
 
 /*
