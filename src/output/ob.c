@@ -120,13 +120,32 @@ static char *digits(char *end, wide v)
 	return digits64(end, (uint64_t)v);
 }
 
+/*
+ * Copy a number made right to left in a buffer of the caller's, s up to
+ * end, where end has SHORT_COPY bytes of that buffer after it: a short
+ * one (all but 128-bit ratios) as one block of constant size, without a
+ * call to memcpy, of which the first end - s bytes count.
+ */
+#define SHORT_COPY 32
+
+static void put_number(struct ob *o, const char *s, const char *end)
+{
+	size_t n = (size_t)(end - s);
+	if (n > SHORT_COPY) {
+		ob_write(o, s, n);
+		return;
+	}
+	memcpy(ob_reserve(o, SHORT_COPY), s, SHORT_COPY);
+	o->p += n;
+}
+
 void ob_u64(struct ob *o, uint64_t v, int width)
 {
-	char tmp[24], *s = digits64(tmp + sizeof tmp, v);
-	size_t n = (size_t)(tmp + sizeof tmp - s);
+	char tmp[24 + SHORT_COPY], *end = tmp + 24, *s = digits64(end, v);
+	size_t n = (size_t)(end - s);
 	if (width > 0 && (size_t)width > n)
 		ob_spaces(o, (size_t)width - n);
-	ob_write(o, s, n);
+	put_number(o, s, end);
 }
 
 static uint64_t pow10u(int n)
@@ -186,11 +205,11 @@ static char *ratio_text(char *end, uint64_t num, uint64_t den, int shift, int pr
 
 void ob_ratio(struct ob *o, uint64_t num, uint64_t den, int shift, int prec, int width)
 {
-	char tmp[80], *s = ratio_text(tmp + sizeof tmp, num, den, shift, prec);
-	size_t n = (size_t)(tmp + sizeof tmp - s);
+	char tmp[80 + SHORT_COPY], *end = tmp + 80, *s = ratio_text(end, num, den, shift, prec);
+	size_t n = (size_t)(end - s);
 	if (width > 0 && (size_t)width > n)
 		ob_spaces(o, (size_t)width - n);
-	ob_write(o, s, n);
+	put_number(o, s, end);
 }
 
 int ob_ratio_len(uint64_t num, uint64_t den, int shift, int prec)
@@ -203,7 +222,7 @@ int ob_ratio_len(uint64_t num, uint64_t den, int shift, int prec)
  * prints every time this way: the seconds are the digits of num with a
  * point, so no 128-bit arithmetic and divisions by constants only.  The
  * nine digits of the fraction are made in 32 bits, two at a time, then
- * their trailing zeros dropped. */
+ * their trailing zeros dropped.  ratio_text is the general case. */
 #define NS_PER_SEC 1000000000u
 
 static void two_digits(char *out, uint32_t v)
@@ -211,34 +230,31 @@ static void two_digits(char *out, uint32_t v)
 	memcpy(out, pairs + 2 * v, 2);
 }
 
-static char *ns_seconds_text(char *end, uint64_t num)
+/* The fraction's nine digits, at s[0..9). */
+static void nine_digits(char *s, uint32_t frac)
 {
-	uint32_t frac = (uint32_t)(num % NS_PER_SEC);
-	char *s = end;
-	if (frac) {
-		uint32_t hi = frac / 100000, lo = frac % 100000; /* 4 and 5 digits */
-		char d[9];
-		two_digits(d, hi / 100);
-		two_digits(d + 2, hi % 100);
-		d[4] = (char)('0' + lo / 10000);
-		lo %= 10000;
-		two_digits(d + 5, lo / 100);
-		two_digits(d + 7, lo % 100);
-		size_t n = 9;
-		while (d[n - 1] == '0')
-			n--;
-		s -= n;
-		memcpy(s, d, n);
-		*--s = '.';
-	}
-	return digits64(s, num / NS_PER_SEC);
+	uint32_t hi = frac / 100000, lo = frac % 100000; /* 4 and 5 digits */
+	two_digits(s, hi / 100);
+	two_digits(s + 2, hi % 100);
+	s[4] = (char)('0' + lo / 10000);
+	lo %= 10000;
+	two_digits(s + 5, lo / 100);
+	two_digits(s + 7, lo % 100);
 }
 
 void ob_decimal(struct ob *o, uint64_t num, uint64_t den)
 {
-	char tmp[80], *end = tmp + sizeof tmp, *s;
+	char tmp[48 + SHORT_COPY], *end = tmp + 48, *s = end;
 	if (den == NS_PER_SEC) {
-		s = ns_seconds_text(end, num);
+		uint32_t frac = (uint32_t)(num % NS_PER_SEC);
+		if (frac) {
+			s = end - 9;
+			nine_digits(s, frac);
+			while (end[-1] == '0')
+				end--;
+			*--s = '.';
+		}
+		s = digits64(s, num / NS_PER_SEC);
 	} else {
 		s = ratio_text(end, num, den, 0, 9);
 		while (end[-1] == '0')
@@ -246,5 +262,5 @@ void ob_decimal(struct ob *o, uint64_t num, uint64_t den)
 		if (end[-1] == '.')
 			end--;
 	}
-	ob_write(o, s, (size_t)(end - s));
+	put_number(o, s, end);
 }
