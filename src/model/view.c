@@ -168,7 +168,7 @@ static void view_totals(struct model *m)
 
 /* The whole base model: its contexts as they are, borrowed (Note
  * [Borrowed contexts]; the base outlives the view). */
-static void view_copy(struct model *m, const struct model *base)
+static void view_borrow(struct model *m, const struct model *base)
 {
 	m->nctx = base->nctx;
 	m->ctx = base->ctx;
@@ -195,7 +195,7 @@ void model_view_build(struct model *m, const struct model *base, const struct mo
 {
 	view_init(m, base, v);
 	if (!v || (!v->focus && !v->selected && v->thread == MODEL_NONE))
-		view_copy(m, base);
+		view_borrow(m, base);
 	else
 		view_contexts(m, base, v);
 	view_totals(m);
