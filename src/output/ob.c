@@ -120,40 +120,39 @@ static char *digits(char *end, wide v)
 	return digits64(end, (uint64_t)v);
 }
 
-/*
- * Copy a number made right to left in a buffer of the caller's, s up to
- * end, where end has SHORT_COPY bytes of that buffer after it: a short
- * one (all but 128-bit ratios) as one block of constant size, without a
- * call to memcpy, of which the first end - s bytes count.
- */
-#define SHORT_COPY 32
+/* Powers of ten, 10^0 .. 10^19 (all that fit 64 bits). */
+static const uint64_t pow10s[20] = {
+	1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+	1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+	100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+	1000000000000000000u, 10000000000000000000u,
+};
 
-static void put_number(struct ob *o, const char *s, const char *end)
+/*
+ * Decimal digits of v (1 for 0), from its bit length: 1233 / 4096 is
+ * just above log10(2).  Numbers are written straight into the buffer,
+ * right to left from their last digit, so their length comes first: made
+ * in a local buffer and copied, each number was read back while its
+ * digits were still being stored, a stall per number.
+ */
+static size_t dec_len(uint64_t v)
 {
-	size_t n = (size_t)(end - s);
-	if (n > SHORT_COPY) {
-		ob_write(o, s, n);
-		return;
-	}
-	memcpy(ob_reserve(o, SHORT_COPY), s, SHORT_COPY);
-	o->p += n;
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+	return v ? t + 1 - (v < pow10s[t]) : 1;
 }
 
 void ob_u64(struct ob *o, uint64_t v, int width)
 {
-	char tmp[24 + SHORT_COPY], *end = tmp + 24, *s = digits64(end, v);
-	size_t n = (size_t)(end - s);
+	size_t n = dec_len(v);
 	if (width > 0 && (size_t)width > n)
 		ob_spaces(o, (size_t)width - n);
-	put_number(o, s, end);
+	digits64(ob_reserve(o, n) + n, v);
+	o->p += n;
 }
 
 static uint64_t pow10u(int n)
 {
-	uint64_t p = 1;
-	while (n-- > 0)
-		p *= 10;
-	return p;
+	return pow10s[n];
 }
 
 /*
@@ -179,10 +178,10 @@ static wide scaled_quotient(uint64_t num, uint64_t den, int k)
 #endif
 }
 
-/* The ratio as text into buf (ending at end); returns the start. */
-static char *ratio_text(char *end, uint64_t num, uint64_t den, int shift, int prec)
+/* q as a fixed-point number with prec decimals, right to left ending at
+ * end; returns the start. */
+static char *ratio_digits(char *end, wide q, int prec)
 {
-	wide q = scaled_quotient(num, den, shift + prec);
 	char *s = end;
 	if (prec > 0) {
 		if (FITS64(q)) { /* by the constant 10: no division instruction */
@@ -203,13 +202,30 @@ static char *ratio_text(char *end, uint64_t num, uint64_t den, int shift, int pr
 	return digits(s, q);
 }
 
+/* The ratio as text into buf (ending at end); returns the start. */
+static char *ratio_text(char *end, uint64_t num, uint64_t den, int shift, int prec)
+{
+	return ratio_digits(end, scaled_quotient(num, den, shift + prec), prec);
+}
+
 void ob_ratio(struct ob *o, uint64_t num, uint64_t den, int shift, int prec, int width)
 {
-	char tmp[80 + SHORT_COPY], *end = tmp + 80, *s = ratio_text(end, num, den, shift, prec);
-	size_t n = (size_t)(end - s);
+	wide q = scaled_quotient(num, den, shift + prec);
+	size_t n;
+	if (FITS64(q)) { /* straight into the buffer (dec_len) */
+		size_t d = dec_len((uint64_t)q);
+		n = (d > (size_t)prec ? d - (size_t)prec : 1) + (prec > 0 ? 1 + (size_t)prec : 0);
+		if (width > 0 && (size_t)width > n)
+			ob_spaces(o, (size_t)width - n);
+		ratio_digits(ob_reserve(o, n) + n, q, prec);
+		o->p += n;
+		return;
+	}
+	char tmp[80], *s = ratio_digits(tmp + sizeof tmp, q, prec);
+	n = (size_t)(tmp + sizeof tmp - s);
 	if (width > 0 && (size_t)width > n)
 		ob_spaces(o, (size_t)width - n);
-	put_number(o, s, end);
+	ob_write(o, s, n);
 }
 
 int ob_ratio_len(uint64_t num, uint64_t den, int shift, int prec)
@@ -244,23 +260,27 @@ static void nine_digits(char *s, uint32_t frac)
 
 void ob_decimal(struct ob *o, uint64_t num, uint64_t den)
 {
-	char tmp[48 + SHORT_COPY], *end = tmp + 48, *s = end;
-	if (den == NS_PER_SEC) {
+	if (den == NS_PER_SEC) { /* straight into the buffer (dec_len) */
+		uint64_t sec = num / NS_PER_SEC;
 		uint32_t frac = (uint32_t)(num % NS_PER_SEC);
+		size_t n = dec_len(sec);
+		char *p = ob_reserve(o, n + 10);
+		digits64(p + n, sec);
 		if (frac) {
-			s = end - 9;
-			nine_digits(s, frac);
-			while (end[-1] == '0')
-				end--;
-			*--s = '.';
+			size_t k = 9;
+			p[n] = '.';
+			nine_digits(p + n + 1, frac);
+			while (p[n + k] == '0')
+				k--;
+			n += 1 + k;
 		}
-		s = digits64(s, num / NS_PER_SEC);
-	} else {
-		s = ratio_text(end, num, den, 0, 9);
-		while (end[-1] == '0')
-			end--;
-		if (end[-1] == '.')
-			end--;
+		o->p += n;
+		return;
 	}
-	put_number(o, s, end);
+	char tmp[80], *end = tmp + sizeof tmp, *s = ratio_text(end, num, den, 0, 9);
+	while (end[-1] == '0')
+		end--;
+	if (end[-1] == '.')
+		end--;
+	ob_write(o, s, (size_t)(end - s));
 }
