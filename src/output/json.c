@@ -29,8 +29,8 @@ void json_newline(struct json *j)
 }
 
 /* Does s[0..n) read the same escaped for JSON?  Printable ASCII other
- * than what escape_json rewrites (", \, <, >, &): keys, and most paths
- * and names.  One bit per ASCII character: 0x20..0x7e but those. */
+ * than what escape_json rewrites (", \, <, >, &): most paths and names.
+ * One bit per ASCII character: 0x20..0x7e but those. */
 static int json_plain(const char *s, size_t n)
 {
 	static const uint64_t plain[2] = {0xafffffbb00000000u, 0x7fffffffefffffffu};

@@ -33,11 +33,18 @@ void json_bool(struct json *j, int v);
 void json_null(struct json *j);
 void json_newline(struct json *j);
 
-/* Shorthands for "key":value members. */
+/* Shorthands for "key":value members (more below, inline). */
 void json_kstring(struct json *j, const char *key, const char *s);
 void json_kdouble(struct json *j, const char *key, double v);
 /* "key": [s[0], ..., s[n - 1]] (NULL items write null). */
 void json_kstrings(struct json *j, const char *key, const char *const *s, uint32_t n);
+
+/* s as a quoted JSON string in a new malloc'd buffer (*len bytes, NUL
+ * terminated), for json_raw. */
+char *json_quote(const char *s, size_t *len);
+
+/* ---- inline: the pieces a million-context report writes tens of millions
+ * of times ---------------------------------------------------------------- */
 
 /* Before any value or key: the ',' separating it from the previous one. */
 static inline void json_sep(struct json *j)
@@ -47,8 +54,6 @@ static inline void json_sep(struct json *j)
 	j->comma = 0;
 }
 
-/* The small pieces, inline: a million-context report writes each tens of
- * millions of times. */
 static inline void json_open(struct json *j, char c)
 {
 	json_sep(j);
@@ -108,9 +113,8 @@ static inline void json_raw(struct json *j, const char *value, size_t len)
 /*
  * "key": keys are the schema's member names (docs/json.md), literals of
  * plain ASCII, so they are written as they are, not escaped (the values,
- * which come from the profile, always are).  Inline, with the members
- * below: with a literal key the length and the copy are constants, and a
- * million-context report writes tens of millions of keys.
+ * which come from the profile, always are).  With a literal key, the
+ * length and the copy are constants.
  */
 static inline void json_key(struct json *j, const char *key)
 {
@@ -136,9 +140,5 @@ static inline void json_kseconds(struct json *j, const char *key, uint64_t ticks
 	json_key(j, key);
 	json_seconds(j, ticks, ticks_per_sec);
 }
-
-/* s as a quoted JSON string in a new malloc'd buffer (*len bytes, NUL
- * terminated), for json_raw. */
-char *json_quote(const char *s, size_t *len);
 
 #endif
