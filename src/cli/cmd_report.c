@@ -113,13 +113,13 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 /* The passes the writer and the views need. */
 static unsigned report_passes(const struct report_args *a)
 {
+	unsigned p = a->json ? REPORT_JSON_PASSES : report_text_passes(&a->o);
 	if (a->json)
-		return REPORT_JSON_PASSES;
-	unsigned p = report_text_passes(&a->o);
+		return a->around.n ? p | MODEL_ARC_LISTS : p;
 	if (a->hot)
 		p |= MODEL_TREE | MODEL_CONTEXTS;
 	if (a->around.n)
-		p |= MODEL_ARCS | MODEL_FLAT;
+		p |= MODEL_ARC_LISTS | MODEL_FLAT;
 	return p;
 }
 

@@ -21,7 +21,7 @@
 struct chunk {
 	struct chunk *next;
 	size_t cap;  /* usable bytes in data */
-	size_t used; /* bytes handed out, a multiple of ALIGN */
+	size_t used; /* bytes handed out (ccp_arena_dense: not always aligned) */
 	alignas(max_align_t) unsigned char data[];
 };
 
@@ -93,6 +93,22 @@ static struct chunk *chunk_for(struct ccp_arena *a, size_t size)
 	return c;
 }
 
+/* size bytes (a multiple of align, which is a power of two <= ALIGN) at
+ * an address aligned to align. */
+static void *carve(struct ccp_arena *a, size_t size, size_t align)
+{
+	struct chunk *c = a->head;
+	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
+	if (!c || at > c->cap || c->cap - at < size) {
+		c = chunk_for(a, size); /* a fresh chunk: used is 0 */
+		if (!c)
+			return NULL;
+		at = 0;
+	}
+	c->used = at + size;
+	return c->data + at;
+}
+
 void *ccp_arena_alloc(struct ccp_arena *a, size_t size)
 {
 	if (size > SIZE_MAX - ALIGN)
@@ -100,15 +116,14 @@ void *ccp_arena_alloc(struct ccp_arena *a, size_t size)
 	size = (size + ALIGN - 1) & ~(ALIGN - 1);
 	if (size == 0)
 		size = ALIGN; /* distinct pointers for distinct requests */
-	struct chunk *c = a->head;
-	if (!c || c->cap - c->used < size) {
-		c = chunk_for(a, size);
-		if (!c)
-			return NULL;
-	}
-	void *p = c->data + c->used;
-	c->used += size;
-	return p;
+	return carve(a, size, ALIGN);
+}
+
+void *ccp_arena_dense(struct ccp_arena *a, size_t n, size_t size)
+{
+	if (size == 0 || size > ALIGN || (size & (size - 1)) || n > SIZE_MAX / size)
+		return NULL;
+	return carve(a, n ? n * size : size, size);
 }
 
 void *ccp_arena_array(struct ccp_arena *a, size_t n, size_t size)

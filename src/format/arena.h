@@ -6,7 +6,8 @@
  * unwind half-built structures.  The tool uses arenas the same way for its
  * analysis trees (STYLE.md item 8).
  *
- * Every block is aligned for any type (max_align_t).  Allocation returns
+ * Every block is aligned for any type (max_align_t), except those of
+ * ccp_arena_dense.  Allocation returns
  * NULL when malloc fails or a size computation would overflow; nothing is
  * printed and nothing exits, because the runtime links this file too.  One
  * arena must not be used by two threads at once.
@@ -32,6 +33,12 @@ void *ccp_arena_calloc(struct ccp_arena *a, size_t n, size_t size);
 
 /* n * size bytes, uninitialised; NULL if n * size overflows. */
 void *ccp_arena_array(struct ccp_arena *a, size_t n, size_t size);
+
+/* n elements of size bytes, uninitialised, aligned only for size (a power
+ * of two up to max_align_t's alignment): dense arrays of small elements,
+ * such as the histories of a million contexts, without rounding each up
+ * to max_align_t.  NULL if n * size overflows or size is not such. */
+void *ccp_arena_dense(struct ccp_arena *a, size_t n, size_t size);
 
 /* Copies of a string: the first n bytes plus a NUL, or all of s. */
 char *ccp_arena_strndup(struct ccp_arena *a, const char *s, size_t n);

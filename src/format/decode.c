@@ -34,6 +34,53 @@
 #define HIST_PER_BYTE 64
 #define HIST_SLACK ((uint64_t)1 << 22)
 
+/*
+ * Note [Incremental history check]: ccp_history_check (wire.c) checks a
+ * history from scratch.  But a history repeats the first `shared` entries
+ * of the previous context's, which passed already, so the reader checks
+ * only the rest: for each cost centre it keeps where it is marked in the
+ * last history checked, forgets the entries of that history after the
+ * shared prefix, and checks the new ones, in the same order as
+ * ccp_history_check (so with the same verdict and the same first error).
+ * A million contexts a few levels deep cost a few entries each, not all.
+ */
+struct hist_marks {
+	uint32_t *at;         /* per CC: 1 + where it is marked in last, or 0 */
+	const uint32_t *last; /* the last non-empty history checked */
+	uint32_t last_len;
+	uint32_t nccs;
+};
+
+static int hist_marks_init(struct hist_marks *m, uint32_t nccs)
+{
+	/* calloc(0) may return NULL; one spare slot keeps "NULL = no memory". */
+	*m = (struct hist_marks){.at = calloc((size_t)nccs + 1, sizeof *m->at), .nccs = nccs};
+	return m->at ? 0 : -1;
+}
+
+/* Check h[0..len) (len > 0), whose first `same` entries are those of the
+ * last history checked (same is 0 when there is none). */
+static enum ccp_hist_err hist_check(struct hist_marks *m, const uint32_t *h, uint32_t len,
+				    uint32_t same)
+{
+	for (uint32_t i = same; i < m->last_len; i++)
+		if (CCP_ENTRY_MARKED(m->last[i]))
+			m->at[CCP_ENTRY_CC(m->last[i])] = 0;
+	m->last = h;
+	m->last_len = len;
+	for (uint32_t i = same; i < len; i++) {
+		uint32_t cc = CCP_ENTRY_CC(h[i]);
+		if (cc >= m->nccs)
+			return CCP_HIST_BAD_CC;
+		if (!CCP_ENTRY_MARKED(h[i]))
+			continue;
+		if (m->at[cc])
+			return CCP_HIST_TWICE;
+		m->at[cc] = i + 1;
+	}
+	return CCP_ENTRY_MARKED(h[len - 1]) ? CCP_HIST_OK : CCP_HIST_UNMARKED;
+}
+
 struct rd {
 	const unsigned char *p, *end; /* unread bytes of the current section */
 	char where[48];               /* "section CCS", for messages */
@@ -45,7 +92,7 @@ struct rd {
 	struct ccp_profile *prof;
 	const char **str; /* the string table */
 	uint32_t nstr;
-	struct ccp_marks marks; /* for the double-mark check */
+	struct hist_marks marks; /* for the double-mark check */
 	uint64_t budget;        /* history entries still allowed */
 	uint32_t thcap;         /* room in prof->threads */
 	int crc_checked;
@@ -77,28 +124,43 @@ static size_t left(const struct rd *r)
 /* ---- primitive reads ------------------------------------------------------ */
 
 /* Unsigned LEB128: at most 10 bytes, minimal (no trailing 0x80 0x00 ...
- * padding, which makes every value's encoding unique), fits 64 bits. */
-static int get_varint(struct rd *r, uint64_t *out)
+ * padding, which makes every value's encoding unique), fits 64 bits.  The
+ * bytes are scanned up to the last one before any check, so that a valid
+ * varint takes one test per byte. */
+static int get_varint_long(struct rd *r, uint64_t *out)
 {
+	const unsigned char *p = r->p;
+	size_t n = left(r) < CCP_VARINT_MAX ? left(r) : CCP_VARINT_MAX;
 	uint64_t v = 0;
+	unsigned i = 0, b = 0x80;
 	*out = 0; /* defined even on failure: keeps -Wmaybe-uninitialized quiet at -O3 */
-	for (unsigned i = 0; i < CCP_VARINT_MAX; i++) {
-		if (r->p == r->end)
-			return fail(r, "truncated (%s)", r->where);
-		unsigned b = *r->p++;
-		if (i == CCP_VARINT_MAX - 1 && (b & 0x80))
-			return fail(r, "bad varint in %s (longer than 10 bytes)", r->where);
-		if (i == CCP_VARINT_MAX - 1 && b > 1)
-			return fail(r, "bad varint in %s (overflows 64 bits)", r->where);
+	for (; i < n && (b & 0x80); i++) {
+		b = p[i];
 		v |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80)) {
-			if (b == 0 && i > 0)
-				return fail(r, "bad varint in %s (overlong encoding)", r->where);
-			*out = v;
-			return 0;
-		}
 	}
-	return -1; /* not reached: the last byte always ends the loop */
+	if (b & 0x80) { /* no last byte among the n */
+		if (n < CCP_VARINT_MAX)
+			return fail(r, "truncated (%s)", r->where);
+		return fail(r, "bad varint in %s (longer than 10 bytes)", r->where);
+	}
+	if (i == CCP_VARINT_MAX && b > 1)
+		return fail(r, "bad varint in %s (overflows 64 bits)", r->where);
+	if (b == 0 && i > 1)
+		return fail(r, "bad varint in %s (overlong encoding)", r->where);
+	r->p += i;
+	*out = v;
+	return 0;
+}
+
+/* Most varints of a profile (history entries of small programs, counts,
+ * string indexes) are one byte: those take no loop. */
+static inline int get_varint(struct rd *r, uint64_t *out)
+{
+	if (r->p != r->end && *r->p < 0x80) {
+		*out = *r->p++;
+		return 0;
+	}
+	return get_varint_long(r, out);
 }
 
 static int get_u32(struct rd *r, uint32_t *out)
@@ -250,7 +312,7 @@ static int get_ccs(struct rd *r)
 	for (uint32_t i = 0; i < p->nccs; i++)
 		if (get_cc(r, i, &p->ccs[i]) != 0)
 			return -1;
-	if (ccp_marks_init(&r->marks, p->nccs) != 0)
+	if (hist_marks_init(&r->marks, p->nccs) != 0)
 		return no_memory(r);
 	return 0;
 }
@@ -280,10 +342,12 @@ static int get_history(struct rd *r, struct ccp_context *c, const struct ccp_con
 			       " context %" PRIu32 ")", ti, ci);
 	r->budget -= len;
 	c->len = (uint32_t)len;
+	c->hist = NULL;
 	if (len == 0)
 		return 0; /* the root context */
-	if (!(c->hist = alloc_array(r, (size_t)len, sizeof *c->hist)))
-		return -1;
+	/* Dense and not zeroed: a million histories, every entry written below. */
+	if (!(c->hist = ccp_arena_dense(r->arena, (size_t)len, sizeof *c->hist)))
+		return no_memory(r);
 	if (shared)
 		memcpy(c->hist, prev->hist, (size_t)shared * sizeof *c->hist);
 	for (uint64_t j = shared; j < len; j++) {
@@ -294,7 +358,10 @@ static int get_history(struct rd *r, struct ccp_context *c, const struct ccp_con
 			return bad_history(r, CCP_HIST_BAD_CC, ti, ci);
 		c->hist[j] = (uint32_t)e;
 	}
-	enum ccp_hist_err e = ccp_history_check(&r->marks, c->hist, c->len);
+	/* Note [Incremental history check]: the shared prefix is prev's, and
+	 * prev is the last non-empty history checked (shared is 0 after a
+	 * root context or at a thread's first). */
+	enum ccp_hist_err e = hist_check(&r->marks, c->hist, c->len, (uint32_t)shared);
 	return e == CCP_HIST_OK ? 0 : bad_history(r, e, ti, ci);
 }
 
@@ -325,9 +392,10 @@ static int get_thread(struct rd *r)
 	if (!t || get_varint(r, &t->tid) != 0 || get_str(r, &t->name) != 0 ||
 	    get_count(r, 5, UINT32_MAX, &t->ncontexts) != 0)
 		return -1;
-	t->contexts = alloc_array(r, t->ncontexts, sizeof *t->contexts);
+	/* Not zeroed: get_history and the loop below set every field. */
+	t->contexts = ccp_arena_array(r->arena, t->ncontexts, sizeof *t->contexts);
 	if (!t->contexts)
-		return -1;
+		return no_memory(r);
 	for (uint32_t ci = 0; ci < t->ncontexts; ci++) {
 		struct ccp_context *c = &t->contexts[ci];
 		if (get_history(r, c, ci ? c - 1 : NULL, ti, ci) != 0 ||
@@ -505,7 +573,7 @@ int ccp_format_decode_flags(const unsigned char *buf, size_t len, struct ccp_pro
 	if (err && errlen)
 		err[0] = '\0';
 	int rc = decode(&r, buf, len);
-	ccp_marks_fini(&r.marks);
+	free(r.marks.at);
 	if (rc != 0) {
 		ccp_arena_free(r.arena);
 		memset(p, 0, sizeof *p);

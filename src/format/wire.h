@@ -44,7 +44,8 @@ enum ccp_section {
 /* Name of a section for messages ("STRINGS"; "unknown" above STATS). */
 const char *ccp_section_name(uint64_t tag);
 
-/* CRC-32 (IEEE 802.3, reflected, poly 0xEDB88320), zlib-style chaining:
+/* CRC-32 (IEEE 802.3, reflected, poly 0xEDB88320), zlib-style chaining
+ * (crc32.c):
  * pass 0 to start, the previous result to continue. */
 uint32_t ccp_crc32(uint32_t crc, const unsigned char *p, size_t n);
 

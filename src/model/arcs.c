@@ -49,23 +49,22 @@ struct arc_build {
 /* The index of the arc caller -> callee, created if new. */
 static uint32_t arc_get(struct model *m, struct arc_build *b, uint32_t caller, uint32_t callee)
 {
-	uint64_t key = (uint64_t)caller << 32 | callee;
-	size_t i = htab_slot_u64(&m->arc_tab, key);
-	if (m->arc_tab.slot[i].item)
-		return m->arc_tab.slot[i].item - 1;
+	uint32_t k = model_arc_index_find(&m->arc_index, m->arcs, caller, callee);
+	if (k != MODEL_NONE)
+		return k;
 	if (m->narcs == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 64;
 		m->arcs = xrealloc(m->arcs, b->cap, sizeof *m->arcs);
 	}
-	uint32_t k = m->narcs++;
+	k = m->narcs++;
 	m->arcs[k] = (struct model_arc){.caller = caller, .callee = callee};
-	htab_put(&m->arc_tab, i, htab_mix64(key), k);
+	model_arc_index_add(&m->arc_index, m->arcs, k);
 	return k;
 }
 
 /* The arc of each adjacent pair of c's entries, into b->pair; pairs in
  * the prefix shared with the previous context keep their arcs. */
-static void arcs_find(struct model *m, struct arc_build *b, const struct model_ctx *c)
+static void arcs_find(struct model *m, struct arc_build *b, const struct ccp_context *c)
 {
 	const uint32_t *s = c->hist;
 	uint32_t same = model_common_prefix(b->prev, b->prev_len, s, c->len);
@@ -83,7 +82,7 @@ static void arcs_find(struct model *m, struct arc_build *b, const struct model_c
 	b->prev_len = c->len;
 }
 
-static void arcs_of_context(struct model *m, struct arc_build *b, const struct model_ctx *c)
+static void arcs_of_context(struct model *m, struct arc_build *b, const struct ccp_context *c)
 {
 	const uint32_t *s = c->hist;
 	uint32_t n = c->len;
@@ -136,6 +135,25 @@ static int cmp_arc_key(const void *pa, const void *pb)
 	return a->arc < b->arc ? -1 : a->arc > b->arc;
 }
 
+/* Sort one function's arcs: insertion sort for the many short lists
+ * (same result: the comparison is a total order). */
+#define SHORT_LIST 16
+
+static void sort_arc_keys(struct arc_key *keys, uint32_t n)
+{
+	if (n > SHORT_LIST) {
+		qsort(keys, n, sizeof *keys, cmp_arc_key);
+		return;
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		struct arc_key x = keys[i];
+		uint32_t j = i;
+		for (; j > 0 && cmp_arc_key(&x, &keys[j - 1]) < 0; j--)
+			keys[j] = keys[j - 1];
+		keys[j] = x;
+	}
+}
+
 /*
  * CSR index: list[start[f] .. start[f+1]) are the arcs of f, in or out,
  * grouped by a counting pass and each group sorted on its own.
@@ -170,8 +188,7 @@ static void arc_lists(struct model *m, int incoming, uint32_t **startp, uint32_t
 	uint32_t *list = model_calloc(m, n, sizeof *list);
 	for (uint32_t f = 0; f < m->nfns; f++) {
 		uint32_t lo = start[f], hi = start[f + 1];
-		if (hi - lo > 1)
-			qsort(keys + lo, hi - lo, sizeof *keys, cmp_arc_key);
+		sort_arc_keys(keys + lo, hi - lo);
 		for (uint32_t i = lo; i < hi; i++)
 			list[i] = keys[i].arc;
 	}
@@ -180,14 +197,43 @@ static void arc_lists(struct model *m, int incoming, uint32_t **startp, uint32_t
 	*listp = list;
 }
 
+/*
+ * The lookups a context a few steps ahead will most likely make: its last
+ * pair, the one new since its parent (contexts are mostly made, and
+ * written, along call paths), and its recursive arc.  A million lookups
+ * in a table of a million arcs would each wait for main memory.
+ */
+#define PREFETCH_AHEAD 8
+
+static void arcs_prefetch(const struct model *m, uint32_t k)
+{
+	if (k + PREFETCH_AHEAD >= m->nctx)
+		return;
+	const struct ccp_context *c = &m->ctx[k + PREFETCH_AHEAD];
+	if (c->len == 0)
+		return;
+	uint32_t run = CCP_ENTRY_CC(c->hist[c->len - 1]);
+	if (c->len >= 2)
+		model_arc_index_prefetch(&m->arc_index, CCP_ENTRY_CC(c->hist[c->len - 2]), run);
+	if (c->recursive)
+		model_arc_index_prefetch(&m->arc_index, run, run);
+}
+
 void model_arcs(struct model *m)
 {
 	struct arc_build b = {.cap = 0, .prev = NULL, .root_cc = MODEL_NONE};
-	htab_init(&m->arc_tab, 64);
-	for (uint32_t k = 0; k < m->nctx; k++)
+	model_arc_index_init(&m->arc_index);
+	for (uint32_t k = 0; k < m->nctx; k++) {
+		arcs_prefetch(m, k);
 		if (m->ctx[k].len > 0)
 			arcs_of_context(m, &b, &m->ctx[k]);
+	}
 	free(b.pair);
+	m->arcs_done = 1;
+}
+
+void model_arc_lists(struct model *m)
+{
 	arc_lists(m, 1, &m->in_start, &m->in);
 	arc_lists(m, 0, &m->out_start, &m->out);
 }

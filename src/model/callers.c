@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/xalloc.h"
 
 /* Add one context's walk from position pos (running F) down to start. */
 static void callers_walk(struct model_nodes *b, const struct model_view *v,
@@ -61,39 +62,62 @@ static void callers_calls(struct model *m, struct model_tree *t)
 	model_subtree_entries(t->nodes, t->nnodes, t->calls);
 }
 
-static void callers_of(struct model *m, uint32_t f, struct model_tree *t)
+/* Tree t of f from its builder b. */
+static void callers_finish(struct model *m, uint32_t f, struct model_nodes *b,
+			   struct model_tree *t)
 {
-	struct model_nodes b;
-	model_nodes_init(&b, 64, f);
-	uint32_t n = model_src_count(m);
-	for (uint32_t k = 0; k < n; k++) {
-		struct model_src s;
-		uint32_t start;
-		model_src_get(m, k, &s);
-		uint32_t pos = model_view_place(m->view, s.hist, s.len, &start);
-		if (pos == MODEL_NONE || CCP_ENTRY_CC(s.hist[pos]) != f)
-			continue;
-		int calls = model_view_selected(m->view, CCP_ENTRY_CC(s.hist[s.len - 1]));
-		callers_walk(&b, m->view, &s, start, pos, calls);
-	}
-	htab_free(&b.children);
+	htab_free(&b->children);
 	t->cc = f;
-	t->nnodes = b.n;
-	t->nodes = model_calloc(m, b.n, sizeof *t->nodes);
-	memcpy(t->nodes, b.nodes, b.n * sizeof *b.nodes);
-	free(b.nodes);
+	t->nnodes = b->n;
+	t->nodes = model_calloc(m, b->n, sizeof *t->nodes);
+	memcpy(t->nodes, b->nodes, b->n * sizeof *b->nodes);
+	free(b->nodes);
 	model_tree_finish(m, t->nodes, t->nnodes);
 	callers_calls(m, t);
 	if (m->pruning)
 		model_prune_nodes(m, t->nodes, t->nnodes, &m->prune, &t->pruned);
 }
 
+/*
+ * One pass over the contexts for all the trees: each context goes to the
+ * trees of the function it runs (the same function may be asked for more
+ * than once), in context order as if each tree had its own pass, so the
+ * nodes are numbered the same.  A pass per tree made --callers with a
+ * pattern matching a thousand functions a thousand passes.
+ */
 void model_callers(struct model *m, const uint32_t *fns, uint32_t n)
 {
 	m->callers = model_calloc(m, n ? n : 1, sizeof *m->callers);
 	m->ncallers = n;
+	if (n == 0)
+		return;
+	struct model_nodes *b = xnmalloc(n, sizeof *b);
+	uint32_t *first = xnmalloc(m->nfns ? m->nfns : 1, sizeof *first); /* per CC: a tree */
+	uint32_t *next = xnmalloc(n, sizeof *next); /* per tree: the next one of its CC */
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		first[cc] = MODEL_NONE;
+	for (uint32_t i = n; i-- > 0;) {
+		model_nodes_init(&b[i], fns[i]);
+		next[i] = first[fns[i]];
+		first[fns[i]] = i;
+	}
+	uint32_t nsrc = model_src_count(m);
+	for (uint32_t k = 0; k < nsrc; k++) {
+		struct model_src s;
+		uint32_t start;
+		model_src_get(m, k, &s);
+		uint32_t pos = model_view_place(m->view, s.hist, s.len, &start);
+		if (pos == MODEL_NONE)
+			continue;
+		int calls = model_view_selected(m->view, CCP_ENTRY_CC(s.hist[s.len - 1]));
+		for (uint32_t i = first[CCP_ENTRY_CC(s.hist[pos])]; i != MODEL_NONE; i = next[i])
+			callers_walk(&b[i], m->view, &s, start, pos, calls);
+	}
 	for (uint32_t i = 0; i < n; i++)
-		callers_of(m, fns[i], &m->callers[i]);
+		callers_finish(m, fns[i], &b[i], &m->callers[i]);
+	free(b);
+	free(first);
+	free(next);
 }
 
 void model_around(struct model *m, const uint32_t *fns, uint32_t n)

@@ -24,7 +24,7 @@ static void flat_costs(struct model *m)
 {
 	uint32_t *stamp = xcalloc(m->nfns, sizeof *stamp); /* last context + 1 */
 	for (uint32_t k = 0; k < m->nctx; k++) {
-		const struct model_ctx *c = &m->ctx[k];
+		const struct ccp_context *c = &m->ctx[k];
 		if (c->len == 0)
 			continue;
 		struct model_fn *run = &m->fns[CCP_ENTRY_CC(c->hist[c->len - 1])];

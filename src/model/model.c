@@ -26,8 +26,10 @@ void model_passes(struct model *m, unsigned passes)
 {
 	if (passes & MODEL_FLAT)
 		model_flat(m);
-	if (passes & MODEL_ARCS)
+	if (passes & (MODEL_ARCS | MODEL_ARC_LISTS))
 		model_arcs(m);
+	if (passes & MODEL_ARC_LISTS)
+		model_arc_lists(m);
 	if (passes & MODEL_TREE)
 		model_tree(m);
 	if (passes & MODEL_CONTEXTS)
@@ -39,9 +41,9 @@ void model_free(struct model *m)
 	for (uint32_t t = 0; t < m->nthread_models; t++)
 		model_free(&m->thread_models[t]);
 	free(m->thread_models);
-	free(m->ctx);
+	free(m->own_ctx);
 	free(m->arcs);
-	htab_free(&m->arc_tab);
+	model_arc_index_free(&m->arc_index);
 	free(m->nodes);
 	ccp_arena_free(m->arena);
 	memset(m, 0, sizeof *m);
@@ -164,7 +166,7 @@ static int check_history(struct model *m, const struct ccp_context *c, char *err
 static uint32_t new_context(struct model *m, const struct ccp_context *c)
 {
 	uint32_t k = m->nctx++;
-	m->ctx[k] = (struct model_ctx){.hist = c->hist, .len = c->len};
+	m->own_ctx[k] = (struct ccp_context){.hist = c->hist, .len = c->len};
 	return k;
 }
 
@@ -174,7 +176,7 @@ uint32_t model_ctx_find(const struct model *m, const struct htab *t, const uint3
 	uint64_t hh = htab_hash_words(h, n);
 	size_t i = htab_first(t, hh);
 	for (; t->slot[i].item; i = htab_next(t, i)) {
-		const struct model_ctx *x = &m->ctx[t->slot[i].item - 1];
+		const struct ccp_context *x = &m->ctx[t->slot[i].item - 1];
 		if (t->slot[i].hash == hh && model_same_history(x->hist, x->len, h, n))
 			return t->slot[i].item - 1;
 	}
@@ -196,6 +198,25 @@ static uint32_t merge_one(struct model *m, struct htab *t, const struct ccp_cont
 	return k;
 }
 
+/* The contexts of all threads, equal histories added up. */
+static void merge_threads(struct model *m, const struct ccp_profile *p, size_t total)
+{
+	struct htab tab;
+	m->ctx = m->own_ctx = xnmalloc(total, sizeof *m->own_ctx);
+	htab_init(&tab, total);
+	for (uint32_t t = 0; t < p->nthreads; t++) {
+		const struct ccp_thread *th = &p->threads[t];
+		for (uint32_t i = 0; i < th->ncontexts; i++) {
+			const struct ccp_context *c = &th->contexts[i];
+			struct ccp_context *x = &m->own_ctx[merge_one(m, &tab, c)];
+			x->entries += c->entries;
+			x->recursive += c->recursive;
+			x->time += c->time;
+		}
+	}
+	htab_free(&tab);
+}
+
 void model_init(struct model *m, const struct ccp_profile *p, uint32_t nfns)
 {
 	memset(m, 0, sizeof *m);
@@ -210,7 +231,7 @@ void model_init(struct model *m, const struct ccp_profile *p, uint32_t nfns)
 void model_totals(struct model *m)
 {
 	for (uint32_t k = 0; k < m->nctx; k++) {
-		const struct model_ctx *x = &m->ctx[k];
+		const struct ccp_context *x = &m->ctx[k];
 		m->total_time += x->time;
 		if (x->len == 0) {
 			/* One per profile after merging; a single thread's list is
@@ -244,40 +265,28 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 		snprintf(err, errlen, "too many contexts (%zu)", total);
 		return -1;
 	}
-	m->ctx = xnmalloc(total, sizeof *m->ctx);
+	for (uint32_t t = 0; t < p->nthreads; t++)
+		for (uint32_t i = 0; i < p->threads[t].ncontexts; i++)
+			if (check_history(m, &p->threads[t].contexts[i], err, errlen) != 0)
+				return -1;
 
 	/* One thread's histories are distinct already (the runtime keeps one
-	 * context per history), so only several threads need the table. */
-	struct htab tab = {0};
-	if (p->nthreads > 1)
-		htab_init(&tab, total);
-	for (uint32_t t = 0; t < p->nthreads; t++) {
-		const struct ccp_thread *th = &p->threads[t];
-		for (uint32_t i = 0; i < th->ncontexts; i++) {
-			const struct ccp_context *c = &th->contexts[i];
-			if (check_history(m, c, err, errlen) != 0) {
-				htab_free(&tab);
-				return -1;
-			}
-			uint32_t k = p->nthreads > 1 ? merge_one(m, &tab, c) : new_context(m, c);
-			struct model_ctx *x = &m->ctx[k];
-			x->threads++;
-			x->entries += c->entries;
-			x->recursive += c->recursive;
-			x->time += c->time;
-		}
+	 * context per history): its contexts are the model's (Note [Borrowed
+	 * contexts]).  Only several threads need merging. */
+	if (p->nthreads == 1) {
+		m->ctx = p->threads[0].contexts;
+		m->nctx = p->threads[0].ncontexts;
+	} else if (p->nthreads > 1) {
+		merge_threads(m, p, total);
 	}
-	htab_free(&tab);
 	model_totals(m);
 	return 0;
 }
 
 const struct model_arc *model_find_arc(const struct model *m, uint32_t caller, uint32_t callee)
 {
-	if (!m->arc_tab.slot)
-		return NULL;
-	uint32_t k = htab_get_u64(&m->arc_tab, (uint64_t)caller << 32 | callee);
-	return k == HTAB_NONE ? NULL : &m->arcs[k];
+	uint32_t k = model_arc_index_find(&m->arc_index, m->arcs, caller, callee);
+	return k == MODEL_NONE ? NULL : &m->arcs[k];
 }
 
 double model_seconds(const struct model *m, uint64_t ticks)

@@ -10,6 +10,8 @@
  *                   looked up in their module files)
  *   model_flat      calls / self / inherited per cost centre, sort orders
  *   model_arcs      arc calls and exact arc times (self/child, in/out)
+ *   model_arc_lists each function's arcs in and out, by time (the call
+ *                   graph's blocks; the JSON report lists arcs without)
  *   model_tree      the stack tree of compressed stacks (GHC style)
  *   model_contexts  the contexts, most expensive first
  *
@@ -26,8 +28,9 @@
  *
  * Costs stay in ticks inside the model; writers convert for output.
  * Everything is owned by the model (an arena from format/arena.h plus a
- * few growable arrays) except the histories, which point into the profile:
- * the profile must outlive the model.
+ * few growable arrays) except the histories, which point into the profile,
+ * and contexts borrowed from it (Note [Borrowed contexts]): the profile
+ * must outlive the model.
  */
 #ifndef CCPROF_MODEL_H
 #define CCPROF_MODEL_H
@@ -52,15 +55,17 @@ struct model_fn {
 	int seen;            /* appears in some history */
 };
 
-/* A context after merging threads: one per distinct history. */
-struct model_ctx {
-	const uint32_t *hist; /* CCP_ENTRY(cc, mark); points into the profile */
-	uint32_t len;
-	uint32_t threads;     /* how many thread contexts were merged here */
-	uint64_t entries;     /* E */
-	uint64_t recursive;   /* R */
-	uint64_t time;        /* T, ticks */
-};
+/*
+ * A context after merging threads, one per distinct history, is a struct
+ * ccp_context (profile.h): its history, E, R and T.  The histories point
+ * into the profile (a view's reduced ones into the view model's arena).
+ *
+ * Note [Borrowed contexts]: a model whose contexts are another's unchanged
+ * points at them instead of copying them (a million contexts are 40 MB):
+ * the merge of a single thread's profile, whose contexts are distinct
+ * already, borrows the profile's; a view that changes no context borrows
+ * its base model's.  own_ctx is what the model made and frees itself.
+ */
 
 /*
  * An arc caller -> callee.  caller == MODEL_NONE is the "spontaneous" arc
@@ -74,6 +79,27 @@ struct model_arc {
 	uint64_t self_out, child_out; /* charged from the caller's item */
 };
 
+/* (caller, callee) -> arc, for arcs[0..n) (arcindex.c): slots of the
+ * arc's number + 1 (0: empty) and the top half of its key's hash, whose
+ * top bits are its home slot. */
+struct model_arc_slot {
+	uint32_t arc, tag;
+};
+struct model_arc_index {
+	struct model_arc_slot *slot;
+	size_t mask, count;
+	unsigned bits; /* log2 of the slots */
+};
+void model_arc_index_init(struct model_arc_index *x);
+void model_arc_index_free(struct model_arc_index *x);
+/* The arc caller -> callee among arcs, or MODEL_NONE (also before init). */
+uint32_t model_arc_index_find(const struct model_arc_index *x, const struct model_arc *arcs,
+			      uint32_t caller, uint32_t callee);
+/* Index arcs[k], which is not in x; arcs[0..k) are (growing reads them). */
+void model_arc_index_add(struct model_arc_index *x, const struct model_arc *arcs, uint32_t k);
+/* Ask the memory for the slot of caller -> callee, to look it up soon. */
+void model_arc_index_prefetch(const struct model_arc_index *x, uint32_t caller, uint32_t callee);
+
 /* A node of the stack tree; nodes[0] is the root (the empty stack). */
 struct model_node {
 	uint32_t cc;           /* MODEL_NONE for the root */
@@ -81,6 +107,7 @@ struct model_node {
 	uint32_t first_child;  /* children by inherited time, descending */
 	uint32_t next_sibling;
 	uint32_t depth;        /* root 0 */
+	uint32_t nchildren;    /* set by model_nodes_child */
 	uint64_t entries;      /* Σ E+R of contexts with this stack */
 	uint64_t individual;   /* Σ T of contexts with this stack */
 	uint64_t inherited;    /* individual + Σ children's inherited */
@@ -138,7 +165,8 @@ struct model {
 	uint32_t nfns;             /* = prof->nccs */
 	struct model_fn *fns;
 	uint32_t nctx;
-	struct model_ctx *ctx;     /* in first-seen order */
+	const struct ccp_context *ctx; /* in first-seen order */
+	struct ccp_context *own_ctx;   /* ctx if the model made it, else NULL */
 	uint32_t root_ctx;         /* the empty history, or MODEL_NONE */
 	uint64_t total_time;       /* Σ T over all contexts */
 	uint64_t root_time;        /* T of the empty history: outside any CC */
@@ -149,11 +177,13 @@ struct model {
 	uint32_t *by_self;         /* self desc, calls desc, name */
 	uint32_t *by_inherited;    /* inherited desc, self desc, name */
 
-	/* model_arcs.  Arcs into f: arcs[in[in_start[f] .. in_start[f+1])],
-	 * out of f likewise with out/out_start; both by time, descending. */
+	/* model_arcs */
+	int arcs_done;
 	uint32_t narcs;
 	struct model_arc *arcs;
-	struct htab arc_tab;       /* (caller, callee) -> arc index */
+	struct model_arc_index arc_index; /* (caller, callee) -> arc (arcindex.c) */
+	/* model_arc_lists.  Arcs into f: arcs[in[in_start[f] .. in_start[f+1])],
+	 * out of f likewise with out/out_start; both by time, descending. */
 	uint32_t *in_start, *in;
 	uint32_t *out_start, *out;
 
@@ -197,7 +227,8 @@ enum model_pass {
 	MODEL_ARCS = 1u << 1,
 	MODEL_TREE = 1u << 2,
 	MODEL_CONTEXTS = 1u << 3,
-	MODEL_ALL = (1u << 4) - 1,
+	MODEL_ARC_LISTS = 1u << 4, /* implies MODEL_ARCS */
+	MODEL_ALL = (1u << 5) - 1,
 };
 
 /*
@@ -218,6 +249,7 @@ void model_passes(struct model *m, unsigned passes);
 int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t errlen);
 void model_flat(struct model *m);
 void model_arcs(struct model *m);
+void model_arc_lists(struct model *m); /* after model_arcs */
 void model_tree(struct model *m);
 void model_contexts(struct model *m);
 
@@ -229,7 +261,8 @@ void model_contexts(struct model *m);
  *
  *   model_callers  the inverted tree of each function in fns (DESIGN.md
  *                  §3 "callers"); needs nothing
- *   model_around   records fns for the butterfly view; needs MODEL_ARCS
+ *   model_around   records fns for the butterfly view; needs
+ *                  MODEL_ARC_LISTS
  *   model_cycles   the cycles that ran (§3 "cycles")
  *   model_hot      the expensive arm; needs MODEL_TREE (and
  *                  MODEL_CONTEXTS for the most expensive context)
@@ -255,13 +288,14 @@ void model_subtree_entries(const struct model_node *nodes, uint32_t n, uint64_t 
 /* Building such a tree (tree.c; the stack tree and callers trees): nodes
  * in a growable array, parent first, each (parent, cc) child made once.
  * model_nodes_init makes the root (nodes[0]) with root_cc; the caller
- * frees children and takes nodes. */
+ * frees children and takes nodes.  While building, each node's children
+ * are linked in no particular order (model_tree_finish orders them). */
 struct model_nodes {
-	struct htab children; /* parent << 32 | cc -> node */
+	struct htab children; /* parent << 32 | cc -> node, wide parents only */
 	struct model_node *nodes;
 	uint32_t n, cap;
 };
-void model_nodes_init(struct model_nodes *b, size_t expect, uint32_t root_cc);
+void model_nodes_init(struct model_nodes *b, uint32_t root_cc);
 /* The child of parent for cc, made if new (may move b->nodes). */
 uint32_t model_nodes_child(struct model_nodes *b, uint32_t parent, uint32_t cc);
 
@@ -317,6 +351,10 @@ static inline uint32_t model_common_prefix(const uint32_t *a, uint32_t alen, con
 		i++;
 	return i;
 }
+
+/* Before visiting context order[i] of a walk over all contexts in
+ * order (contexts.c, Note [Prefetch]). */
+void model_ctx_prefetch(const struct model *m, const uint32_t *order, uint32_t i);
 
 /* Ticks to seconds; 0 when the clock rate is unknown. */
 double model_seconds(const struct model *m, uint64_t ticks);

@@ -27,6 +27,21 @@
 
 /* ---- building any tree of model_nodes (model.h) ---------------------------- */
 
+/*
+ * Note [Child lookup]: a node's child for a cost centre is found by walking
+ * the node's children (linked through first_child and next_sibling while
+ * the tree is built) as long as it has few, and in the hash table only for
+ * the rare wide nodes, whose children all go in it once they are more than
+ * CHILD_WALK.  A table of every node took 32 bytes per node and a cache
+ * miss per lookup; the walk reads a few nodes, mostly made together.
+ */
+#define CHILD_WALK 8
+
+static uint64_t child_key(uint32_t parent, uint32_t cc)
+{
+	return (uint64_t)parent << 32 | cc;
+}
+
 static uint32_t nodes_new(struct model_nodes *b, uint32_t parent, uint32_t cc)
 {
 	if (b->n == b->cap) {
@@ -44,21 +59,47 @@ static uint32_t nodes_new(struct model_nodes *b, uint32_t parent, uint32_t cc)
 	return k;
 }
 
-void model_nodes_init(struct model_nodes *b, size_t expect, uint32_t root_cc)
+void model_nodes_init(struct model_nodes *b, uint32_t root_cc)
 {
 	*b = (struct model_nodes){.n = 0};
-	htab_init(&b->children, expect);
+	htab_init(&b->children, 64); /* Note [Child lookup]: grows with the wide nodes */
 	nodes_new(b, MODEL_NONE, root_cc);
+}
+
+/* The child of parent for cc, or MODEL_NONE. */
+static uint32_t child_find(const struct model_nodes *b, uint32_t parent, uint32_t cc)
+{
+	const struct model_node *p = &b->nodes[parent];
+	if (p->nchildren > CHILD_WALK)
+		return htab_get_u64(&b->children, child_key(parent, cc));
+	for (uint32_t k = p->first_child; k != MODEL_NONE; k = b->nodes[k].next_sibling)
+		if (b->nodes[k].cc == cc)
+			return k;
+	return MODEL_NONE;
+}
+
+/* Link the new node k under parent; a parent that becomes wide moves
+ * its children to the table. */
+static void child_add(struct model_nodes *b, uint32_t parent, uint32_t k)
+{
+	struct model_node *p = &b->nodes[parent];
+	b->nodes[k].next_sibling = p->first_child;
+	p->first_child = k;
+	if (++p->nchildren == CHILD_WALK + 1) {
+		for (uint32_t c = k; c != MODEL_NONE; c = b->nodes[c].next_sibling)
+			htab_put_u64(&b->children, child_key(parent, b->nodes[c].cc), c);
+	} else if (p->nchildren > CHILD_WALK + 1) {
+		htab_put_u64(&b->children, child_key(parent, b->nodes[k].cc), k);
+	}
 }
 
 uint32_t model_nodes_child(struct model_nodes *b, uint32_t parent, uint32_t cc)
 {
-	uint64_t key = (uint64_t)parent << 32 | cc;
-	size_t i = htab_slot_u64(&b->children, key);
-	if (b->children.slot[i].item)
-		return b->children.slot[i].item - 1;
-	uint32_t k = nodes_new(b, parent, cc);
-	htab_put(&b->children, i, htab_mix64(key), k);
+	uint32_t k = child_find(b, parent, cc);
+	if (k == MODEL_NONE) {
+		k = nodes_new(b, parent, cc);
+		child_add(b, parent, k);
+	}
 	return k;
 }
 
@@ -84,7 +125,7 @@ struct tree_build {
  * from the node remembered there: for a million contexts that saves tens
  * of millions of hash lookups.  Any order is still correct, just slower.
  */
-static uint32_t tree_insert(struct tree_build *b, const struct model_ctx *c)
+static uint32_t tree_insert(struct tree_build *b, const struct ccp_context *c)
 {
 	uint32_t same = model_common_prefix(b->prev, b->prev_len, c->hist, c->len);
 	uint32_t node = same ? b->path[same - 1] : 0;
@@ -129,52 +170,76 @@ static int cmp_node_key(const void *pa, const void *pb)
 	return a->node < b->node ? -1 : a->node > b->node;
 }
 
+/* Sort a group of children: most groups are tiny, and qsort's set-up and
+ * calls through a pointer cost more than an insertion sort there.  The
+ * comparison is a total order, so either gives the same result. */
+#define SMALL_GROUP 16
+
+static void sort_node_keys(struct node_key *keys, uint32_t n)
+{
+	if (n > SMALL_GROUP) {
+		qsort(keys, n, sizeof *keys, cmp_node_key);
+		return;
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		struct node_key x = keys[i];
+		uint32_t j = i;
+		for (; j > 0 && cmp_node_key(&x, &keys[j - 1]) < 0; j--)
+			keys[j] = keys[j - 1];
+		keys[j] = x;
+	}
+}
+
 /*
- * Link each node's children, most inherited time first.  Children are
- * grouped by parent with a counting pass, then each group is sorted on
- * its own: most groups have one or two members, so this is far cheaper
- * than one sort of every node.
+ * Link each node's children, most inherited time first.  The children are
+ * first linked in node order from the parent fields alone (any tree
+ * numbered parent-first will do), then each group of two or more is
+ * sorted on its own in a buffer as large as the largest group: most
+ * groups have one or two members, and nothing the size of the tree is
+ * allocated.
  */
 static void tree_order(const struct model *m, struct model_node *nodes, uint32_t n)
 {
-	uint32_t *start = xcalloc((size_t)n + 1, sizeof *start);
-	struct node_key *keys = xnmalloc(n, sizeof *keys);
-	for (uint32_t k = 1; k < n; k++)
-		start[nodes[k].parent + 1]++;
 	for (uint32_t k = 0; k < n; k++)
-		start[k + 1] += start[k];
-	uint32_t *fill = xnmalloc(n, sizeof *fill);
-	memcpy(fill, start, n * sizeof *fill);
-	for (uint32_t k = 1; k < n; k++) {
-		const struct model_node *x = &nodes[k];
-		keys[fill[x->parent]++] = (struct node_key){
-			.inherited = x->inherited,
-			.entries = x->entries,
-			.name = x->cc == MODEL_GAP ? "" : m->fns[x->cc].name,
-			.node = k,
-		};
+		nodes[k].first_child = MODEL_NONE;
+	nodes[0].next_sibling = MODEL_NONE;
+	for (uint32_t k = n; k-- > 1;) {
+		struct model_node *x = &nodes[k];
+		x->next_sibling = nodes[x->parent].first_child;
+		nodes[x->parent].first_child = k;
 	}
-	free(fill);
+	struct node_key *keys = NULL;
+	uint32_t cap = 0;
 	for (uint32_t p = 0; p < n; p++) {
-		uint32_t lo = start[p], hi = start[p + 1];
-		if (hi - lo > 1)
-			qsort(keys + lo, hi - lo, sizeof *keys, cmp_node_key);
-		for (uint32_t i = lo; i < hi; i++) {
-			uint32_t next = i + 1 < hi ? keys[i + 1].node : MODEL_NONE;
-			nodes[keys[i].node].next_sibling = next;
+		uint32_t first = nodes[p].first_child, g = 0;
+		if (first == MODEL_NONE || nodes[first].next_sibling == MODEL_NONE)
+			continue; /* no child or one: nothing to order */
+		for (uint32_t k = first; k != MODEL_NONE; k = nodes[k].next_sibling) {
+			if (g == cap) {
+				cap = cap ? 2 * cap : 64;
+				keys = xrealloc(keys, cap, sizeof *keys);
+			}
+			keys[g++] = (struct node_key){
+				.inherited = nodes[k].inherited,
+				.entries = nodes[k].entries,
+				.name = nodes[k].cc == MODEL_GAP ? "" : m->fns[nodes[k].cc].name,
+				.node = k,
+			};
 		}
-		nodes[p].first_child = lo < hi ? keys[lo].node : MODEL_NONE;
+		sort_node_keys(keys, g);
+		for (uint32_t i = 0; i < g; i++)
+			nodes[keys[i].node].next_sibling = i + 1 < g ? keys[i + 1].node : MODEL_NONE;
+		nodes[p].first_child = keys[0].node;
 	}
 	free(keys);
-	free(start);
 }
 
 void model_tree(struct model *m)
 {
 	struct tree_build b = {.prev = NULL};
-	model_nodes_init(&b.nodes, m->nctx, MODEL_NONE);
+	model_nodes_init(&b.nodes, MODEL_NONE);
 	for (uint32_t k = 0; k < m->nctx; k++) {
-		const struct model_ctx *c = &m->ctx[k];
+		const struct ccp_context *c = &m->ctx[k];
 		uint32_t node = tree_insert(&b, c); /* may move b.nodes.nodes */
 		struct model_node *x = &b.nodes.nodes[node];
 		x->entries += c->entries + c->recursive;

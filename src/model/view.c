@@ -90,11 +90,10 @@ void model_src_get(const struct model *m, uint32_t k, struct model_src *s)
 	const struct model *base = m->base ? m->base : m;
 	if (m->view && m->view->thread != MODEL_NONE) {
 		const struct ccp_context *c = &m->prof->threads[m->view->thread].contexts[k];
-		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time, 1};
+		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time};
 	} else {
-		const struct model_ctx *c = &base->ctx[k];
-		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time,
-					c->threads};
+		const struct ccp_context *c = &base->ctx[k];
+		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time};
 	}
 }
 
@@ -109,24 +108,24 @@ struct view_build {
 
 /* The view's context with history h[0..n), created (and h copied into
  * the arena) if new. */
-static struct model_ctx *view_ctx(struct model *m, struct view_build *b, const uint32_t *h,
-				  uint32_t n)
+static struct ccp_context *view_ctx(struct model *m, struct view_build *b, const uint32_t *h,
+				    uint32_t n)
 {
 	uint64_t hash;
 	size_t i;
 	uint32_t k = model_ctx_find(m, &b->tab, h, n, &hash, &i);
 	if (k != MODEL_NONE)
-		return &m->ctx[k];
+		return &m->own_ctx[k];
 	if (m->nctx == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 256;
-		m->ctx = xrealloc(m->ctx, b->cap, sizeof *m->ctx);
+		m->ctx = m->own_ctx = xrealloc(m->own_ctx, b->cap, sizeof *m->own_ctx);
 	}
 	uint32_t *copy = model_calloc(m, n ? n : 1, sizeof *copy);
 	if (n)
 		memcpy(copy, h, n * sizeof *h);
-	m->ctx[m->nctx] = (struct model_ctx){.hist = copy, .len = n};
+	m->own_ctx[m->nctx] = (struct ccp_context){.hist = copy, .len = n};
 	htab_put(&b->tab, i, hash, m->nctx);
-	return &m->ctx[m->nctx++];
+	return &m->own_ctx[m->nctx++];
 }
 
 static void view_add(struct model *m, struct view_build *b, const struct model_view *v,
@@ -140,8 +139,7 @@ static void view_add(struct model *m, struct view_build *b, const struct model_v
 	uint32_t len = model_view_history(v, s->hist, s->len, b->buf, &calls);
 	if (len == MODEL_NONE)
 		return;
-	struct model_ctx *x = view_ctx(m, b, b->buf, len);
-	x->threads += s->threads;
+	struct ccp_context *x = view_ctx(m, b, b->buf, len);
 	x->entries += calls ? s->entries : 0;
 	x->recursive += calls ? s->recursive : 0;
 	x->time += s->time;
@@ -161,21 +159,19 @@ static void view_init(struct model *m, const struct model *base, const struct mo
 static void view_totals(struct model *m)
 {
 	for (uint32_t k = 0; k < m->nctx; k++) {
-		const struct model_ctx *x = &m->ctx[k];
+		const struct ccp_context *x = &m->ctx[k];
 		for (uint32_t i = 0; i < x->len; i++)
 			m->fns[CCP_ENTRY_CC(x->hist[i])].seen = 1;
 	}
 	model_totals(m);
 }
 
-/* The whole base model: its contexts as they are (the histories stay in
- * the profile, which outlives both). */
-static void view_copy(struct model *m, const struct model *base)
+/* The whole base model: its contexts as they are, borrowed (Note
+ * [Borrowed contexts]; the base outlives the view). */
+static void view_borrow(struct model *m, const struct model *base)
 {
 	m->nctx = base->nctx;
-	m->ctx = xnmalloc(base->nctx ? base->nctx : 1, sizeof *m->ctx);
-	if (base->nctx)
-		memcpy(m->ctx, base->ctx, base->nctx * sizeof *m->ctx);
+	m->ctx = base->ctx;
 }
 
 /* The base contexts (one thread's, for a thread view) through the view;
@@ -199,7 +195,7 @@ void model_view_build(struct model *m, const struct model *base, const struct mo
 {
 	view_init(m, base, v);
 	if (!v || (!v->focus && !v->selected && v->thread == MODEL_NONE))
-		view_copy(m, base);
+		view_borrow(m, base);
 	else
 		view_contexts(m, base, v);
 	view_totals(m);

@@ -133,7 +133,6 @@ struct model_src {
 	const uint32_t *hist;
 	uint32_t len;
 	uint64_t entries, recursive, time;
-	uint32_t threads; /* thread contexts it stands for: 1 in a thread's */
 };
 uint32_t model_src_count(const struct model *m);
 void model_src_get(const struct model *m, uint32_t k, struct model_src *s);

@@ -12,7 +12,7 @@
 
 const struct export_format export_formats[] = {
 	{.name = "ghc-json", .write = export_ghc_json, .passes = MODEL_TREE},
-	{.name = "callgrind", .write = export_callgrind, .passes = MODEL_FLAT | MODEL_ARCS},
+	{.name = "callgrind", .write = export_callgrind, .passes = MODEL_FLAT | MODEL_ARC_LISTS},
 	{.name = "folded", .write = export_folded, .passes = MODEL_TREE,
 	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS},
 	{.name = "speedscope", .write = export_speedscope, .passes = MODEL_TREE,

@@ -142,7 +142,7 @@ static void cg_arc_calls(struct cg *g)
 	const struct model *m = g->m;
 	g->arc_calls = xcalloc(m->narcs ? m->narcs : 1, sizeof *g->arc_calls);
 	for (uint32_t k = 0; k < m->nctx; k++) {
-		const struct model_ctx *c = &m->ctx[k];
+		const struct ccp_context *c = &m->ctx[k];
 		uint64_t calls = c->entries + c->recursive;
 		if (!calls)
 			continue;

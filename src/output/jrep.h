@@ -15,6 +15,8 @@ struct jrep {
 	struct json j;
 	const struct model *m;
 	struct names names; /* quoted JSON strings */
+	struct names heads; /* "name":…,"id":… members (names_init_json) */
+	struct names entry[2]; /* history entries {…,"marked":false|true} */
 	uint64_t tps;
 };
 
@@ -22,16 +24,21 @@ struct jrep {
  * member "key": name, or as a value (an array's item). */
 void jr_name(struct jrep *r, const char *key, uint32_t cc);
 void jr_name_value(struct jrep *r, uint32_t cc);
-void jr_secs(struct jrep *r, const char *key, uint64_t ticks);
+static inline void jr_secs(struct jrep *r, const char *key, uint64_t ticks)
+{
+	json_kseconds(&r->j, key, ticks, r->tps); /* inline: the key's length is known */
+}
 /* The id of cc, or null for MODEL_NONE and MODEL_GAP; member or value. */
 void jr_id(struct jrep *r, const char *key, uint32_t cc);
 void jr_id_value(struct jrep *r, uint32_t cc);
+/* An object that stands for cc, opened with its "name" and "id". */
+void jr_named_object(struct jrep *r, uint32_t cc);
 
 /* "functions": the flat profile of r->m (report_json.c). */
 void jr_functions(struct jrep *r);
 /* A context as an object: "history", "entries", "recursive", "time_s"
  * (the items of "contexts", and the hot path's context). */
-void jr_context(struct jrep *r, const struct model_ctx *c);
+void jr_context(struct jrep *r, const struct ccp_context *c);
 /* The costs of a tree node: "entries", "individual_s", "inherited_s". */
 void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited);
 

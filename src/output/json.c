@@ -20,48 +20,6 @@ void json_init(struct json *j, struct ob *o)
 	j->depth = 0;
 }
 
-/* Before any value or key: the ',' separating it from the previous one. */
-static void json_sep(struct json *j)
-{
-	if (j->comma)
-		ob_putc(j->o, ',');
-	j->comma = 0;
-}
-
-static void json_open(struct json *j, char c)
-{
-	json_sep(j);
-	ob_putc(j->o, c);
-	j->depth++;
-}
-
-static void json_close(struct json *j, char c)
-{
-	ob_putc(j->o, c);
-	j->depth--;
-	j->comma = 1;
-}
-
-void json_begin_object(struct json *j)
-{
-	json_open(j, '{');
-}
-
-void json_end_object(struct json *j)
-{
-	json_close(j, '}');
-}
-
-void json_begin_array(struct json *j)
-{
-	json_open(j, '[');
-}
-
-void json_end_array(struct json *j)
-{
-	json_close(j, ']');
-}
-
 void json_newline(struct json *j)
 {
 	unsigned n = j->depth < JSON_MAX_INDENT ? j->depth : JSON_MAX_INDENT;
@@ -70,18 +28,36 @@ void json_newline(struct json *j)
 	ob_spaces(j->o, 2 * (size_t)n);
 }
 
-static void json_quoted(struct ob *o, const char *s)
+/* Does s[0..n) read the same escaped for JSON?  Printable ASCII other
+ * than what escape_json rewrites (", \, <, >, &): most paths and names.
+ * One bit per ASCII character: 0x20..0x7e but those. */
+static int json_plain(const char *s, size_t n)
 {
-	ob_putc(o, '"');
-	escape_puts(o, &escape_json, s);
-	ob_putc(o, '"');
+	static const uint64_t plain[2] = {0xafffffbb00000000u, 0x7fffffffefffffffu};
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c > 0x7f || !(plain[c >> 6] >> (c & 63) & 1))
+			return 0;
+	}
+	return 1;
 }
 
-void json_key(struct json *j, const char *key)
+/* s quoted: a plain string is copied in one piece, anything else
+ * escaped. */
+static void json_quoted(struct ob *o, const char *s)
 {
-	json_sep(j);
-	json_quoted(j->o, key);
-	ob_putc(j->o, ':');
+	size_t n = strlen(s);
+	if (n <= OB_SIZE / 2 && json_plain(s, n)) {
+		char *p = ob_reserve(o, n + 2);
+		p[0] = '"';
+		memcpy(p + 1, s, n);
+		p[n + 1] = '"';
+		o->p += n + 2;
+		return;
+	}
+	ob_putc(o, '"');
+	escape_write(o, &escape_json, s, n);
+	ob_putc(o, '"');
 }
 
 void json_string(struct json *j, const char *s)
@@ -95,17 +71,10 @@ void json_string(struct json *j, const char *s)
 	j->comma = 1;
 }
 
-void json_raw(struct json *j, const char *value, size_t len)
+void json_begin_object_raw(struct json *j, const char *members, size_t len)
 {
-	json_sep(j);
-	ob_write(j->o, value, len);
-	j->comma = 1;
-}
-
-void json_uint(struct json *j, uint64_t v)
-{
-	json_sep(j);
-	ob_u64(j->o, v, 0);
+	json_begin_object(j);
+	ob_write(j->o, members, len);
 	j->comma = 1;
 }
 
@@ -120,13 +89,6 @@ void json_double(struct json *j, double v)
 	char buf[32];
 	int n = snprintf(buf, sizeof buf, "%.15g", v == 0 ? 0.0 : v); /* no "-0" */
 	json_raw(j, buf, (size_t)n);
-}
-
-void json_seconds(struct json *j, uint64_t ticks, uint64_t ticks_per_sec)
-{
-	json_sep(j);
-	ob_decimal(j->o, ticks, ticks_per_sec);
-	j->comma = 1;
 }
 
 void json_bool(struct json *j, int v)
@@ -145,22 +107,10 @@ void json_kstring(struct json *j, const char *key, const char *s)
 	json_string(j, s);
 }
 
-void json_kuint(struct json *j, const char *key, uint64_t v)
-{
-	json_key(j, key);
-	json_uint(j, v);
-}
-
 void json_kdouble(struct json *j, const char *key, double v)
 {
 	json_key(j, key);
 	json_double(j, v);
-}
-
-void json_kseconds(struct json *j, const char *key, uint64_t ticks, uint64_t ticks_per_sec)
-{
-	json_key(j, key);
-	json_seconds(j, ticks, ticks_per_sec);
 }
 
 void json_kstrings(struct json *j, const char *key, const char *const *s, uint32_t n)

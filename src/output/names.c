@@ -3,35 +3,82 @@
  */
 #include "output/names.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/xalloc.h"
 
-void names_init(struct names *nm, const struct model *m, const struct escape_table *t, int quoted)
+/* The ways of wrapping a name: names_init's bare and quoted, and the
+ * JSON objects of names_init_json. */
+enum names_form { NAMES_BARE, NAMES_QUOTED, NAMES_OBJECT };
+
+#define JSON_NAME "\"name\":"
+#define JSON_ID ",\"id\":"
+
+static size_t put_str(char *out, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(out, s, n);
+	return n;
+}
+
+/* One entry: open "name":"<escaped>","id":<cc> close for NAMES_OBJECT. */
+static size_t name_entry(char *out, const struct escape_table *t, enum names_form form,
+			 const char *name, uint32_t cc, const char *open, const char *close)
+{
+	size_t used = 0;
+	if (form == NAMES_OBJECT) {
+		used += put_str(out, open);
+		used += put_str(out + used, JSON_NAME);
+	}
+	if (form != NAMES_BARE)
+		out[used++] = '"';
+	used += escape_mem(out + used, t, name, strlen(name));
+	if (form != NAMES_BARE)
+		out[used++] = '"';
+	if (form == NAMES_OBJECT) {
+		used += put_str(out + used, JSON_ID);
+		used += (size_t)sprintf(out + used, "%" PRIu32, cc);
+		used += put_str(out + used, close);
+	}
+	return used;
+}
+
+static void names_build(struct names *nm, const struct model *m, const struct escape_table *t,
+			enum names_form form, const char *open, const char *close)
 {
 	size_t cap = 1024, used = 0;
+	size_t extra = form == NAMES_OBJECT ? strlen(open) + strlen(close) + 32 : 2;
 	nm->n = m->nfns;
 	nm->pool = xmalloc(cap);
 	nm->off = xnmalloc((size_t)m->nfns + 1, sizeof *nm->off);
 	nm->width = xnmalloc(m->nfns ? m->nfns : 1, sizeof *nm->width);
 	for (uint32_t cc = 0; cc < m->nfns; cc++) {
 		const char *s = m->fns[cc].name;
-		size_t len = strlen(s), need = ESCAPE_MAX(len) + 2;
+		size_t need = ESCAPE_MAX(strlen(s)) + extra;
 		if (cap - used < need) {
 			cap = (cap + need) * 2;
 			nm->pool = xrealloc(nm->pool, cap, 1);
 		}
 		nm->off[cc] = used;
-		if (quoted)
-			nm->pool[used++] = '"';
-		used += escape_mem(nm->pool + used, t, s, len);
-		if (quoted)
-			nm->pool[used++] = '"';
+		used += name_entry(nm->pool + used, t, form, s, cc, open, close);
 		size_t w = escape_text_width(s);
 		nm->width[cc] = w < UINT32_MAX ? (uint32_t)w : UINT32_MAX;
 	}
 	nm->off[m->nfns] = used;
+}
+
+void names_init(struct names *nm, const struct model *m, const struct escape_table *t, int quoted)
+{
+	names_build(nm, m, t, quoted ? NAMES_QUOTED : NAMES_BARE, "", "");
+}
+
+void names_init_json(struct names *nm, const struct model *m, const char *open,
+		     const char *close)
+{
+	names_build(nm, m, &escape_json, NAMES_OBJECT, open, close);
 }
 
 void names_free(struct names *nm)

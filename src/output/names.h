@@ -24,6 +24,12 @@ struct names {
 
 /* Escape every name of m with t; quoted: inside "..." (for JSON). */
 void names_init(struct names *nm, const struct model *m, const struct escape_table *t, int quoted);
+/* For JSON objects that stand for a cost centre: each entry is open,
+ * the members "name":"<escaped name>","id":<cc>, then close (open and
+ * close are JSON already).  With both empty: the first members of an
+ * object, for json_begin_object_raw; with "{" and "...}": whole objects. */
+void names_init_json(struct names *nm, const struct model *m, const char *open,
+		     const char *close);
 void names_free(struct names *nm);
 
 static inline void names_put(struct ob *o, const struct names *nm, uint32_t cc)
@@ -31,7 +37,15 @@ static inline void names_put(struct ob *o, const struct names *nm, uint32_t cc)
 	ob_write(o, nm->pool + nm->off[cc], nm->off[cc + 1] - nm->off[cc]);
 }
 
-/* Name cc as a JSON value (names made with quoted = 1). */
+/* Object {"name":…,"id":cc (names_init_json, "" and ""), members to
+ * follow. */
+static inline void names_json_head(struct json *j, const struct names *nm, uint32_t cc)
+{
+	json_begin_object_raw(j, nm->pool + nm->off[cc], nm->off[cc + 1] - nm->off[cc]);
+}
+
+/* Entry cc as a JSON value: a name (names made with quoted = 1), or a
+ * whole object (names_init_json with "{" and "...}"). */
 static inline void names_json(struct json *j, const struct names *nm, uint32_t cc)
 {
 	json_raw(j, nm->pool + nm->off[cc], nm->off[cc + 1] - nm->off[cc]);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define OB_SIZE 65536
 
@@ -51,9 +52,33 @@ static inline void ob_putc(struct ob *o, char c)
 	*o->p++ = c;
 }
 
-void ob_write(struct ob *o, const char *s, size_t n);
+/* Out of line: what does not fit the space left (ob_write, ob_spaces). */
+void ob_write_full(struct ob *o, const char *s, size_t n);
+void ob_spaces_full(struct ob *o, size_t n);
+
+/* Inline while the buffer has room: a report writes tens of millions of
+ * short pieces. */
+static inline void ob_write(struct ob *o, const char *s, size_t n)
+{
+	if ((size_t)(o->buf + OB_SIZE - o->p) < n) {
+		ob_write_full(o, s, n);
+		return;
+	}
+	memcpy(o->p, s, n);
+	o->p += n;
+}
+
+static inline void ob_spaces(struct ob *o, size_t n)
+{
+	if ((size_t)(o->buf + OB_SIZE - o->p) < n) {
+		ob_spaces_full(o, n);
+		return;
+	}
+	memset(o->p, ' ', n);
+	o->p += n;
+}
+
 void ob_puts(struct ob *o, const char *s);
-void ob_spaces(struct ob *o, size_t n);
 void ob_printf(struct ob *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* v in decimal, right-aligned in width columns (0: no padding). */

@@ -34,11 +34,6 @@ void jr_name(struct jrep *r, const char *key, uint32_t cc)
 	jr_name_value(r, cc);
 }
 
-void jr_secs(struct jrep *r, const char *key, uint64_t ticks)
-{
-	json_kseconds(&r->j, key, ticks, r->tps);
-}
-
 void jr_id_value(struct jrep *r, uint32_t cc)
 {
 	if (cc == MODEL_NONE || cc == MODEL_GAP)
@@ -51,6 +46,17 @@ void jr_id(struct jrep *r, const char *key, uint32_t cc)
 {
 	json_key(&r->j, key);
 	jr_id_value(r, cc);
+}
+
+void jr_named_object(struct jrep *r, uint32_t cc)
+{
+	if (cc == MODEL_NONE || cc == MODEL_GAP) {
+		json_begin_object(&r->j);
+		jr_name(r, "name", cc);
+		jr_id(r, "id", cc);
+	} else {
+		names_json_head(&r->j, &r->heads, cc);
+	}
 }
 
 static void jr_header(struct jrep *r)
@@ -133,21 +139,14 @@ static void jr_arcs(struct jrep *r)
 	json_end_array(j);
 }
 
-void jr_context(struct jrep *r, const struct model_ctx *c)
+void jr_context(struct jrep *r, const struct ccp_context *c)
 {
 	struct json *j = &r->j;
 	json_begin_object(j);
 	json_key(j, "history");
 	json_begin_array(j);
-	for (uint32_t e = 0; e < c->len; e++) {
-		uint32_t cc = CCP_ENTRY_CC(c->hist[e]);
-		json_begin_object(j);
-		jr_name(r, "name", cc);
-		json_kuint(j, "id", cc);
-		json_key(j, "marked");
-		json_bool(j, CCP_ENTRY_MARKED(c->hist[e]));
-		json_end_object(j);
-	}
+	for (uint32_t e = 0; e < c->len; e++) /* {"name":…,"id":…,"marked":…} */
+		names_json(j, &r->entry[CCP_ENTRY_MARKED(c->hist[e])], CCP_ENTRY_CC(c->hist[e]));
 	json_end_array(j);
 	json_kuint(j, "entries", c->entries);
 	json_kuint(j, "recursive", c->recursive);
@@ -162,6 +161,7 @@ static void jr_contexts(struct jrep *r)
 	json_key(j, "contexts");
 	json_begin_array(j);
 	for (uint32_t i = 0; i < m->nctx; i++) {
+		model_ctx_prefetch(m, m->ctx_by_time, i);
 		json_newline(j);
 		jr_context(r, &m->ctx[m->ctx_by_time[i]]);
 	}
@@ -218,9 +218,7 @@ static void jr_tree_visit(void *arg, uint32_t k, int leaving)
 		return;
 	}
 	json_newline(j);
-	json_begin_object(j);
-	jr_name(t->r, "name", x->cc);
-	jr_id(t->r, "id", x->cc);
+	jr_named_object(t->r, x->cc);
 	if (t->calls)
 		json_kuint(j, "calls", t->calls[k]);
 	jr_node_fields(t->r, x->entries, x->individual, x->inherited);
@@ -250,6 +248,9 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 	r->m = m;
 	r->tps = m->prof->ticks_per_sec;
 	names_init(&r->names, m, &escape_json, 1);
+	names_init_json(&r->heads, m, "", "");
+	names_init_json(&r->entry[0], m, "{", ",\"marked\":false}");
+	names_init_json(&r->entry[1], m, "{", ",\"marked\":true}");
 
 	/* Sections whose pass did not run are left out (REPORT_JSON_PASSES
 	 * asks for all of them). */
@@ -261,7 +262,7 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 		json_newline(&r->j);
 		jr_functions(r);
 	}
-	if (m->arcs || m->in_start) {
+	if (m->arcs_done) {
 		json_newline(&r->j);
 		jr_arcs(r);
 	}
@@ -282,6 +283,9 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 	ob_putc(out, '\n');
 	int ret = ob_close(out);
 	names_free(&r->names);
+	names_free(&r->heads);
+	names_free(&r->entry[0]);
+	names_free(&r->entry[1]);
 	free(r);
 	return ret;
 }

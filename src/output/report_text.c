@@ -204,6 +204,7 @@ static void text_tree(const struct text *t)
 struct graph {
 	const struct text *t;
 	uint32_t *index; /* cc -> [index] in the graph, 1-based */
+	uint64_t *rec;   /* cc -> its direct recursive calls (the arc cc→cc) */
 	int sw, cw;
 };
 
@@ -215,10 +216,14 @@ static void graph_calls(const struct graph *g, const char *calls)
 	ob_puts(g->t->o, calls);
 }
 
+/* Written piece by piece, not by printf: a million arcs make two million
+ * lines. */
 static void graph_ref(const struct graph *g, uint32_t cc)
 {
 	names_put(g->t->o, &g->t->names, cc);
-	ob_printf(g->t->o, " [%" PRIu32 "]\n", g->index[cc]);
+	ob_puts(g->t->o, " [");
+	ob_u64(g->t->o, g->index[cc], 0);
+	ob_puts(g->t->o, "]\n");
 }
 
 /* A caller or callee line: times of the arc as seen from this side. */
@@ -226,14 +231,17 @@ static void graph_arc_line(const struct graph *g, uint64_t self, uint64_t child,
 			   uint64_t calls, uint64_t total, uint32_t other)
 {
 	const struct text *t = g->t;
-	char buf[64];
 	ob_spaces(t->o, 6 + 1 + 6 + 2);
 	text_secs(t, self, g->sw);
 	ob_spaces(t->o, 2);
 	text_secs(t, child, g->sw);
 	ob_spaces(t->o, 2);
-	snprintf(buf, sizeof buf, "%" PRIu64 "/%" PRIu64, calls, total);
-	graph_calls(g, buf);
+	size_t n = (size_t)text_udigits(calls) + 1 + (size_t)text_udigits(total); /* "calls/total" */
+	if ((size_t)g->cw > n)
+		ob_spaces(t->o, (size_t)g->cw - n);
+	ob_u64(t->o, calls, 0);
+	ob_putc(t->o, '/');
+	ob_u64(t->o, total, 0);
 	ob_spaces(t->o, 6);
 	if (other == MODEL_NONE)
 		ob_puts(t->o, "<spontaneous>\n");
@@ -241,11 +249,12 @@ static void graph_arc_line(const struct graph *g, uint64_t self, uint64_t child,
 		graph_ref(g, other);
 }
 
-/* Direct recursive calls of cc (the arc cc→cc, DESIGN.md §3). */
-static uint64_t recursive_calls(const struct model *m, uint32_t cc)
+/* Ask for the arc of a list a few entries ahead: the arcs of one
+ * function's list are scattered over the arcs. */
+static void prefetch_arc(const struct model *m, const uint32_t *list, uint32_t i, uint32_t end)
 {
-	const struct model_arc *a = model_find_arc(m, cc, cc);
-	return a ? a->calls : 0;
+	if (i + 4 < end)
+		__builtin_prefetch(&m->arcs[list[i + 4]]);
 }
 
 /*
@@ -259,10 +268,11 @@ static void graph_block(const struct graph *g, uint32_t cc)
 	const struct text *t = g->t;
 	const struct model *m = t->m;
 	const struct model_fn *fn = &m->fns[cc];
-	uint64_t rec = recursive_calls(m, cc);
+	uint64_t rec = g->rec[cc];
 
 	for (uint32_t i = m->in_start[cc]; i < m->in_start[cc + 1]; i++) {
 		const struct model_arc *a = &m->arcs[m->in[i]];
+		prefetch_arc(m, m->in, i, m->in_start[cc + 1]);
 		if (a->caller != cc)
 			graph_arc_line(g, a->self_in, a->child_in, a->calls, fn->calls - rec,
 				       a->caller);
@@ -287,21 +297,27 @@ static void graph_block(const struct graph *g, uint32_t cc)
 
 	for (uint32_t i = m->out_start[cc]; i < m->out_start[cc + 1]; i++) {
 		const struct model_arc *a = &m->arcs[m->out[i]];
+		prefetch_arc(m, m->out, i, m->out_start[cc + 1]);
 		if (a->callee != cc)
 			graph_arc_line(g, a->self_out, a->child_out, a->calls,
-				       m->fns[a->callee].calls - recursive_calls(m, a->callee),
-				       a->callee);
+				       m->fns[a->callee].calls - g->rec[a->callee], a->callee);
 	}
 	ob_puts(t->o, "-----------------------------------------------\n");
 }
 
 /* Index each listed function by its rank in the inherited order (the
- * numbers of gprof's [n] references) and measure the columns. */
+ * numbers of gprof's [n] references), note each one's direct recursive
+ * calls (DESIGN.md §3: the calls of the arc cc→cc; from the arcs once,
+ * not looked up for each line) and measure the columns. */
 static void graph_init(struct graph *g, const struct text *t)
 {
 	const struct model *m = t->m;
 	*g = (struct graph){.t = t};
 	g->index = xcalloc(m->nfns ? m->nfns : 1, sizeof *g->index);
+	g->rec = xcalloc(m->nfns ? m->nfns : 1, sizeof *g->rec);
+	for (uint32_t k = 0; k < m->narcs; k++)
+		if (m->arcs[k].caller == m->arcs[k].callee && m->arcs[k].caller != MODEL_NONE)
+			g->rec[m->arcs[k].caller] = m->arcs[k].calls;
 	uint64_t max_calls = 0;
 	for (uint32_t i = 0; i < m->nlisted; i++) {
 		uint32_t cc = m->by_inherited[i];
@@ -326,6 +342,7 @@ static void graph_section(const struct text *t, const char *notes, const uint32_
 		graph_block(&g, ccs[i]);
 	ob_putc(t->o, '\n');
 	free(g.index);
+	free(g.rec);
 }
 
 static void text_graph(const struct text *t)
@@ -370,7 +387,8 @@ static void text_contexts(const struct text *t)
 	ob_printf(o, "%*s  %6s  %*s  %*s  %s\n", sw, "secs", "%time", ew, "entries", rw,
 		  "recursive", "history");
 	for (uint32_t i = 0; i < m->nctx; i++) {
-		const struct model_ctx *c = &m->ctx[m->ctx_by_time[i]];
+		const struct ccp_context *c = &m->ctx[m->ctx_by_time[i]];
+		model_ctx_prefetch(m, m->ctx_by_time, i);
 		text_secs_pct(t, c->time, sw);
 		ob_spaces(o, 2);
 		ob_u64(o, c->entries, ew);
@@ -385,7 +403,7 @@ static void text_contexts(const struct text *t)
 
 unsigned report_text_passes(const struct report_opts *o)
 {
-	return MODEL_FLAT | (o->no_tree ? 0 : MODEL_TREE) | (o->graph ? MODEL_ARCS : 0) |
+	return MODEL_FLAT | (o->no_tree ? 0 : MODEL_TREE) | (o->graph ? MODEL_ARC_LISTS : 0) |
 	       (o->contexts ? MODEL_CONTEXTS : 0);
 }
 

@@ -65,9 +65,7 @@ void jr_hot(struct jrep *r)
 	json_begin_array(j);
 	for (uint32_t i = 0; i < m->narm; i++) {
 		const struct model_node *x = &m->nodes[m->arm[i]];
-		json_begin_object(j);
-		jr_name(r, "name", x->cc);
-		jr_id(r, "id", x->cc); /* never the root: the arm starts below it */
+		jr_named_object(r, x->cc); /* never the root: the arm starts below it */
 		jr_node_fields(r, x->entries, x->individual, x->inherited);
 		json_end_object(j);
 	}
@@ -102,9 +100,7 @@ static void jr_arc_side(struct jrep *r, const char *key, const uint32_t *list, u
 		uint32_t other = incoming ? a->caller : a->callee;
 		if (other == self_cc)
 			continue; /* direct recursion: "recursive_calls" */
-		json_begin_object(j);
-		jr_name(r, "name", other);
-		jr_id(r, "id", other);
+		jr_named_object(r, other);
 		json_kuint(j, "calls", a->calls);
 		jr_secs(r, "self_s", incoming ? a->self_in : a->self_out);
 		jr_secs(r, "child_s", incoming ? a->child_in : a->child_out);

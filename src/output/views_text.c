@@ -85,7 +85,7 @@ void text_hot(const struct text *t)
 		   "the stack tree (from the root, the child with the most inherited time,\n"
 		   "while it holds at least half of its parent's).\n\n");
 	if (m->ctx_by_time && m->nctx) {
-		const struct model_ctx *c = &m->ctx[m->ctx_by_time[0]];
+		const struct ccp_context *c = &m->ctx[m->ctx_by_time[0]];
 		ob_puts(o, "most expensive context  ");
 		text_secs(t, c->time, 0);
 		ob_puts(o, " secs ");
