@@ -1007,6 +1007,11 @@ def main():
                    % (fmt_count(rep["contexts"]), fmt_bytes(rep["file_size"])))
         out.append("")
         out.append(rep["table"])
+    if results:
+        out.append("")
+        out.append("## Headline")
+        out.append("")
+        out.append(headline(results))
     cl = checks(results, rep)
     if cl:
         out.append("")
@@ -1031,5 +1036,43 @@ def main():
     log("bench: results in %s" % os.path.relpath(md, ROOT))
 
 
+def headline(results):
+    """One row per workload and family: the numbers the goals are about."""
+    rows = []
+    for w in results:
+        st = w["stats"]
+        for F in FAMILIES:
+            fr = (w.get("families") or {}).get(F["key"])
+            if not fr or F["cpu"] not in st:
+                continue
+            cpu, dummy = st[F["cpu"]], st.get(F["dummy"], {})
+            pg = st.get(F["pg"], {})
+            over = cpu.get("ratio", 1) - 1
+
+            def factor(tool):
+                t = st.get(tool, {})
+                if "estimate" not in t or over <= 0:
+                    return "-"
+                return "%.0f×" % ((t["ratio"] - 1) / over)
+            cr = fr.get("cycles_charged_ratio")
+            rows.append([
+                w["name"], F["label"], fmt_count(fr.get("calls")),
+                "%.2f" % dummy["ratio"] if "ratio" in dummy else "-",
+                "%.2f" % cpu["ratio"] if "ratio" in cpu else "-",
+                "%.2f" % cpu["R"] if "R" in cpu else "-",
+                "%.1f" % cpu["ns_dummy"] if "ns_dummy" in cpu else "-",
+                "%.2f" % pg["ratio"] if "ratio" in pg else "-",
+                factor(F["uftrace"]), factor(F["callgrind"]),
+                "%+.0f %%" % ((cr - 1) * 100) if cr is not None else "-"])
+    return table(["workload", "build", "calls", "empty hooks × bare", "clock=cpu × bare", "R",
+                  "ns/call over empty hooks", "-pg (gprof) × bare",
+                  "uftrace overhead ÷ ccprof's", "callgrind overhead ÷ ccprof's",
+                  "clock=cycles charged vs bare"], rows)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--headline"]:  # from a saved bench-*.json
+        with open(sys.argv[2]) as f:
+            print(headline(json.load(f)["workloads"]))
+        sys.exit(0)
     main()

@@ -31,6 +31,9 @@ no_stderr() {
 out_has() { # out_has WHAT STRING: stdout of the last run contains STRING
 	if grep -F -q -- "$2" "$D/out"; then ok "$1"; else notok "$1 (no '$2')"; fi
 }
+out_lacks() { # out_lacks WHAT STRING: stdout of the last run does not contain STRING
+	if grep -F -q -- "$2" "$D/out"; then notok "$1 (has '$2')"; else ok "$1"; fi
+}
 err_has() {
 	if grep -F -q -- "$2" "$D/err"; then ok "$1"; else notok "$1 (no '$2' in '$(cat "$D/err")')"; fi
 }
@@ -118,6 +121,11 @@ int main(int argc, char **argv)
 		.start_ns = 1700000000000000000ull, .end_ns = 1700000001500000000ull,
 		.clock = CCP_CLOCK_CPU, .interval_ns = 1000000, .ticks_per_sec = 1000000000,
 		.overhead_milliticks = 12345, .options = "", .hostname = "host"};
+	if (argc > 3) { /* a cycles profile: 1 tick = 1 ns, this estimate per call */
+		p.clock = CCP_CLOCK_CYCLES;
+		p.interval_ns = 0;
+		p.overhead_milliticks = strtoull(argv[3], NULL, 10);
+	}
 	struct ccp_cc *ccs = calloc(nccs, sizeof *ccs);
 	char (*buf)[16] = calloc(nccs, 16);
 	for (uint32_t i = 0; i < nccs; i++) {
@@ -178,6 +186,17 @@ out_has "report: command line" "./gen 'two words'"
 out_has "report: flat row" "R             30.1    0.110      2"
 out_has "report: tree row" "     S            4    21.9  0.080    21.9  0.080"
 out_has "report: says compressed stacks" "compressed stack"
+# clock=cycles: the estimate subtracted (14 calls), and a warning where it
+# exceeds the time left (0.365 s).
+check "generate a cycles profile" "$D/gen" "$D/cyc.ccprof" 0 1000000000
+run 0 "report: cycles" "$CCPROF" report "$D/cyc.ccprof"
+out_has "report: cycles: compensation shown" "subtracted   0.014000 secs, the profiler's estimated own cost"
+out_lacks "report: cycles: no warning when it is small" "uncertain"
+check "generate a cycles profile with a large estimate" "$D/gen" "$D/cyc2.ccprof" 0 100000000000
+run 0 "report: cycles, large compensation" "$CCPROF" report "$D/cyc2.ccprof"
+out_has "report: cycles: compensation larger than the time: warned" "subtracted   1.400000 secs, the profiler's estimated own cost: more than the time charged"
+run 0 "report: cpu clock" "$CCPROF" report "$D/s.ccprof"
+out_lacks "report: cpu clock: no compensation line" "subtracted"
 run 0 "report --graph --contexts" "$CCPROF" report --graph --contexts "$D/s.ccprof"
 out_has "graph: P's line" "[2]      95.9     0.070     0.280        3+2  P [2]"
 out_has "graph: spontaneous" "<spontaneous>"

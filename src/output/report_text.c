@@ -64,6 +64,31 @@ static void text_clock(const struct text *t)
 		  (double)p->interval_ns / 1e6, report_clock_name(p->clock));
 }
 
+/*
+ * clock=cycles: what the runtime subtracted as its own cost (its estimate
+ * per call times the calls; Note [Cycles clock] in src/runtime/clock.c).
+ * Where that is more than the time left, a few per cent of error in the
+ * estimate is tens of per cent in every time shown, so say so.
+ */
+static void text_compensation(const struct text *t)
+{
+	const struct ccp_profile *p = t->m->prof;
+	double sub;
+
+	if (p->clock != CCP_CLOCK_CYCLES || p->overhead_milliticks == 0)
+		return;
+	sub = (double)p->overhead_milliticks / 1000.0 * (double)t->m->total_calls;
+	if (!(sub < 1.8e19))
+		return;
+	ob_puts(t->o, "    subtracted   ");
+	text_secs(t, (uint64_t)sub, 0);
+	ob_puts(t->o, " secs, the profiler's estimated own cost");
+	if (sub > (double)t->m->total_time)
+		ob_puts(t->o, ": more than the time charged,\n"
+			      "                 so these times are uncertain (clock=cpu is not)");
+	ob_putc(t->o, '\n');
+}
+
 static void text_header(const struct text *t)
 {
 	const struct model *m = t->m;
@@ -100,6 +125,7 @@ static void text_header(const struct text *t)
 	ob_puts(o, " secs (");
 	ob_ratio(o, m->root_time, m->total_time, 2, 1, 0);
 	ob_puts(o, "%) in no cost centre\n");
+	text_compensation(t);
 	text_view_header(t);
 	ob_putc(o, '\n');
 }

@@ -160,12 +160,14 @@ static double median(double *v, int n)
 	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
 }
 
-/* Ticks (or ns) per call of `fn`: the median of `rounds` rounds of `n`
- * calls.  Not the fastest round: on this kind of machine the same loop
- * settles into a few distinct speeds (up to 20 % apart, from one round to
- * the next, in one process), and a program's hooks run at their mix, not
- * at the best of them.  Rounds in which the thread was descheduled read
- * longer; the median ignores them. */
+/* Ticks (or ns) per call of `fn` over `rounds` rounds of `n` calls: for
+ * clock=cycles, whose hooks subtract it, the median round.  Not the
+ * fastest: on this kind of machine the same loop settles into a few
+ * distinct speeds (up to 20 % apart, from one round to the next, in one
+ * process), and a program's hooks run at their mix, not at the best of
+ * them.  The other clocks only report the estimate, from a few rounds:
+ * the fastest is the cost itself, as a round in which the thread was
+ * descheduled only reads longer. */
 static double per_call(void (*fn)(void), int n, int rounds)
 {
 	double v[MAX_ROUNDS];
@@ -178,6 +180,13 @@ static double per_call(void (*fn)(void), int n, int rounds)
 			fn();
 		t1 = rt_cycles ? rt_tick() : rt_now_ns(CLOCK_MONOTONIC);
 		v[r] = (double)(t1 - t0) / n;
+	}
+	if (!rt_cycles) {
+		double best = v[0];
+
+		for (i = 1; i < r; i++)
+			best = v[i] < best ? v[i] : best;
+		return best;
 	}
 	return median(v, r);
 }
