@@ -11,6 +11,10 @@ import signal
 from ccp import *
 
 PRELOAD = os.path.join(LIB, "libccprof.so")
+# A suite started in the background (`make check &`) inherits SIGINT
+# ignored, and so would the programs: then raise(SIGINT) does nothing.
+# They must see the default disposition, as from a terminal.
+signal.signal(signal.SIGINT, signal.SIG_DFL)
 CLOCK = "cpu"  # the clock of same_behaviour's runs; see the end
 
 

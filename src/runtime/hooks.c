@@ -189,9 +189,7 @@ static inline __attribute__((always_inline)) int exit_fast(struct rt_thread *t, 
 
 	if (RT_UNLIKELY(t->overflow || s->fn != fn || s->cs != cs))
 		return 0;
-	RT_PUBLISH(&t->cur, s->ctx);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->top = s;
+	rt_pop_to(t, s);
 	return 1;
 }
 
@@ -200,7 +198,6 @@ static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_
 						   uintptr_t sp, uintptr_t cs)
 {
 	struct rt_shadow *s;
-	struct rt_ctx *back;
 
 	if (t->overflow) {
 		t->overflow--;
@@ -219,11 +216,7 @@ static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_
 	}
 	if (s == t->base + 1)
 		return; /* unmatched */
-	s--;
-	back = s->ctx;
-	RT_PUBLISH(&t->cur, back);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->top = s;
+	rt_pop_to(t, s - 1);
 }
 
 static __attribute__((noinline)) void exit_cycles(struct rt_thread *t, uintptr_t fn, uintptr_t sp,

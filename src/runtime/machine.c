@@ -421,11 +421,6 @@ void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t 
 	while (s > t->base + 1 && !(s[-1].sp & RT_REGION_SP) &&
 	       (s[-1].sp < sp || (s[-1].sp == sp && (s[-1].cs != cs || s[-1].fn == fn))))
 		s--;
-	if (s != t->top) {
-		struct rt_ctx *back = s->ctx;
-
-		RT_PUBLISH(&t->cur, back);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->top = s;
-	}
+	if (s != t->top)
+		rt_pop_to(t, s);
 }

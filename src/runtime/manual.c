@@ -105,11 +105,7 @@ API void ccprof__leave(ccprof_cc_t cc)
 	after = t->cur;
 	for (s = t->top - 1; s > t->base; s--) {
 		if (after->fn == (uintptr_t)cc && (s->sp & RT_REGION_SP)) {
-			/* cur before top: a handler pushing into the slot we
-			 * free must find the context we return to */
-			RT_PUBLISH(&t->cur, s->ctx);
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			t->top = s;
+			rt_pop_to(t, s);
 			return;
 		}
 		after = s->ctx;

@@ -250,6 +250,18 @@ RT_HIDDEN void *rt_map(size_t n);
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Pop the shadow stack down to entry s, which becomes the free slot:
+ * `cur` is restored before `top` moves back, so a handler that pushes
+ * into the freed slot finds the context we return to (Note [Shadow
+ * stack]). */
+static inline __attribute__((always_inline)) void rt_pop_to(struct rt_thread *t,
+							    struct rt_shadow *s)
+{
+	RT_PUBLISH(&t->cur, s->ctx);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->top = s;
+}
+
 /* Cycles clock: charge the ticks since the previous hook to the context
  * that ran them, less the monitor's estimated cost per hook.  An interval
  * shorter than the estimate leaves a debt for the next one, and fractions
