@@ -347,11 +347,34 @@ def quadratic_histories():
 
 def extreme_values():
     """Valid files at the edges of what the format allows."""
-    # Times summing past 2^64: the model's totals wrap (the report shows
-    # percentages above 100), but the tool must still end cleanly.
-    wrap = profile(threads=[thread((0, [1], 1, 0, 1 << 63), (1, [3], 1, 0, 1 << 63),
-                                   (0, [], 0, 0, 5))])
-    expect_fail("times summing past 2^64", write("extreme.wrap", wrap), allow_success=True)
+    # Calls or times adding up past 2^64 would wrap every total a view
+    # makes: the reader refuses them (docs/format.md section 4); up to
+    # 2^64 - 1 is valid.
+    top = (1 << 64) - 1
+    full = profile(threads=[thread((0, [1], 1, 0, 1 << 63), (1, [3], 1, 0, (1 << 63) - 2),
+                                   (0, [], top - 2, 0, 0))])
+    expect_fail("calls and time adding up to 2^64 - 1", write("extreme.full", full),
+                allow_success=True)
+    for i, (name, ctxs) in enumerate((
+            ("times adding up past 2^64", [(0, [1], 1, 0, 1 << 63), (1, [3], 1, 0, 1 << 63)]),
+            ("calls adding up past 2^64 within a context", [(0, [1], 1 << 63, 1 << 63, 0)]),
+            ("calls adding up past 2^64 across threads", None))):
+        threads = [thread(*ctxs)] if ctxs else [thread((0, [1], top, 0, 0)),
+                                                thread((0, [1], 1, 0, 0), tid=8)]
+        path = write("extreme.wrap%d" % i, profile(threads=threads))
+        expect_fail(name, path)
+        status, err, _ = run_one(path, ("info",))
+        check("past 2^64" in err, "%s: the reason says so (%r)" % (name, err.strip()))
+    # Two valid files whose sum would wrap: merge refuses, names the file.
+    half = [write("extreme.half%d" % i, profile(threads=[thread((0, [1], 1, 0, 1 << 63))]))
+            for i in (1, 2)]
+    out = os.path.join(HOST, "extreme.merged")
+    r = subprocess.run([CCPROF, "merge", "-o", out] + half, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=TIMEOUT)
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and half[1] in r.stderr
+          and "past 2^64" in r.stderr and not os.path.exists(out),
+          "merge: times adding up past 2^64 fail with one line naming the file (%d, %r)"
+          % (r.returncode, r.stderr.strip()))
     # One history through 20000 cost centres, each marked: a stack tree
     # 20000 deep (no recursion in the model or the writers may overflow).
     n = 20000

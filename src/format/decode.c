@@ -94,6 +94,7 @@ struct rd {
 	uint32_t nstr;
 	struct hist_marks marks; /* for the double-mark check */
 	uint64_t budget;        /* history entries still allowed */
+	struct ccp_totals totals; /* calls and time so far, over all threads */
 	uint32_t thcap;         /* room in prof->threads */
 	int crc_checked;
 };
@@ -402,6 +403,9 @@ static int get_thread(struct rd *r)
 		    get_varint(r, &c->entries) != 0 || get_varint(r, &c->recursive) != 0 ||
 		    get_varint(r, &c->time) != 0)
 			return -1;
+		if (ccp_totals_add(&r->totals, c->entries, c->recursive, c->time) != 0)
+			return fail(r, "calls or time add up past 2^64 (thread %" PRIu32
+				       " context %" PRIu32 ")", ti, ci);
 	}
 	return 0;
 }

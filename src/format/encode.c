@@ -371,7 +371,7 @@ static uint32_t common_prefix(const uint32_t *a, uint32_t alen, const uint32_t *
  * so only the length of that prefix and the differing suffix are stored.
  */
 static void put_thread(struct wbuf *w, const struct ccp_thread *th, const struct strtab *t,
-		       struct ccp_marks *marks)
+		       struct ccp_marks *marks, struct ccp_totals *totals)
 {
 	size_t at = section_begin(w, CCP_SEC_THREAD);
 	put_varint(w, th->tid);
@@ -381,7 +381,8 @@ static void put_thread(struct wbuf *w, const struct ccp_thread *th, const struct
 	uint32_t prevlen = 0;
 	for (uint32_t i = 0; i < th->ncontexts && !w->err; i++) {
 		const struct ccp_context *c = &th->contexts[i];
-		if ((c->len && !c->hist) || ccp_history_check(marks, c->hist, c->len) != CCP_HIST_OK) {
+		if ((c->len && !c->hist) || ccp_history_check(marks, c->hist, c->len) != CCP_HIST_OK ||
+		    ccp_totals_add(totals, c->entries, c->recursive, c->time) != 0) {
 			wb_fail(w, EINVAL);
 			break;
 		}
@@ -448,8 +449,9 @@ static void put_profile(struct wbuf *w, const struct ccp_profile *p, const struc
 	put_meta(w, p, t);
 	put_modules(w, p, t);
 	put_ccs(w, p, t);
+	struct ccp_totals totals = {0, 0};
 	for (uint32_t i = 0; i < p->nthreads; i++)
-		put_thread(w, &p->threads[i], t, &marks);
+		put_thread(w, &p->threads[i], t, &marks, &totals);
 	put_stats(w, &p->stats);
 	put_end(w);
 	mem_free(w->a, marks.stamp, stamp_size);

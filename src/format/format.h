@@ -57,4 +57,15 @@ int ccp_format_read_file(const char *path, struct ccp_profile *p, char *err, siz
 
 void ccp_profile_free(struct ccp_profile *p);
 
+/*
+ * Every sum a view makes stays below 2^64 when the whole file's does:
+ * calls (entries + recursive) and time, each added over every context of
+ * every thread.  Both sides keep running totals with this; -1 means the
+ * context would take one past 2^64 (and the totals are left unchanged).
+ */
+struct ccp_totals {
+	uint64_t calls, time;
+};
+int ccp_totals_add(struct ccp_totals *sum, uint64_t entries, uint64_t recursive, uint64_t time);
+
 #endif

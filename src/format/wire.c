@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "format.h"
 #include "wire.h"
 
 const char *ccp_section_name(uint64_t tag)
@@ -79,4 +80,16 @@ enum ccp_hist_err ccp_history_check(struct ccp_marks *m, const uint32_t *hist, u
 		m->stamp[cc] = m->gen;
 	}
 	return CCP_ENTRY_MARKED(hist[len - 1]) ? CCP_HIST_OK : CCP_HIST_UNMARKED;
+}
+
+int ccp_totals_add(struct ccp_totals *sum, uint64_t entries, uint64_t recursive, uint64_t time)
+{
+	uint64_t calls, t;
+	if (__builtin_add_overflow(sum->calls, entries, &calls) ||
+	    __builtin_add_overflow(calls, recursive, &calls) ||
+	    __builtin_add_overflow(sum->time, time, &t))
+		return -1;
+	sum->calls = calls;
+	sum->time = t;
+	return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/format.h"
 #include "model/htab.h"
 #include "model/xalloc.h"
 
@@ -44,6 +45,8 @@ struct combine {
 	uint32_t nthreads;
 	uint32_t *hist;   /* one renumbered history */
 	uint32_t hist_cap;
+	struct ccp_totals totals; /* of the result: it must stay readable */
+	uint32_t too_big;         /* the first file that took it past 2^64, + 1 */
 };
 
 static void *arena_copy(struct ccp_arena *a, const void *p, size_t n)
@@ -258,10 +261,15 @@ static struct ccp_context *result_context(struct combine *c, struct cthread *t,
 }
 
 static void add_thread(struct combine *c, struct cthread *t, const struct ccp_thread *th,
-		       const uint32_t *map, uint64_t to, uint64_t from)
+		       const uint32_t *map, uint64_t to, uint64_t from, uint32_t f)
 {
-	for (uint32_t k = 0; k < th->ncontexts; k++) {
+	for (uint32_t k = 0; k < th->ncontexts && !c->too_big; k++) {
 		const struct ccp_context *x = &th->contexts[k];
+		uint64_t time = rescale(x->time, to, from);
+		if (ccp_totals_add(&c->totals, x->entries, x->recursive, time) != 0) {
+			c->too_big = f + 1;
+			return;
+		}
 		if (x->len > c->hist_cap) {
 			c->hist_cap = 2 * x->len;
 			c->hist = xrealloc(c->hist, c->hist_cap, sizeof *c->hist);
@@ -272,7 +280,7 @@ static void add_thread(struct combine *c, struct cthread *t, const struct ccp_th
 		struct ccp_context *y = result_context(c, t, c->hist, x->len);
 		y->entries += x->entries;
 		y->recursive += x->recursive;
-		y->time += rescale(x->time, to, from);
+		y->time += time;
 	}
 }
 
@@ -285,7 +293,7 @@ static void add_file(struct combine *c, const struct ccp_profile *p, uint32_t f,
 	map_ccs(c, p, f, modmap, map);
 	for (uint32_t i = 0; i < p->nthreads; i++)
 		add_thread(c, result_thread(c, i, &p->threads[i]), &p->threads[i], map, tps,
-			   p->ticks_per_sec);
+			   p->ticks_per_sec, f);
 	free(map);
 	free(modmap);
 }
@@ -297,19 +305,27 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/* The runtime's counters only inform, so they stop at 2^64 - 1 rather
+ * than refuse the merge. */
+static void add_sat(uint64_t *a, uint64_t b)
+{
+	if (__builtin_add_overflow(*a, b, a))
+		*a = UINT64_MAX;
+}
+
 static void add_stats(struct ccp_profile *out, const struct ccp_profile *p, uint64_t tps)
 {
 	struct ccp_stats *s = &out->stats;
 	const struct ccp_stats *x = &p->stats;
-	s->calls += x->calls;
-	s->contexts += x->contexts;
-	s->transitions += x->transitions;
+	add_sat(&s->calls, x->calls);
+	add_sat(&s->contexts, x->contexts);
+	add_sat(&s->transitions, x->transitions);
 	s->deepest_history = max_u64(s->deepest_history, x->deepest_history);
 	s->max_depth = max_u64(s->max_depth, x->max_depth);
 	s->memory_bytes = max_u64(s->memory_bytes, x->memory_bytes);
-	s->samples += x->samples;
-	s->lost_calls += x->lost_calls;
-	s->lost_time += rescale(x->lost_time, tps, p->ticks_per_sec);
+	add_sat(&s->samples, x->samples);
+	add_sat(&s->lost_calls, x->lost_calls);
+	add_sat(&s->lost_time, rescale(x->lost_time, tps, p->ticks_per_sec));
 	if (p->start_ns && (!out->start_ns || p->start_ns < out->start_ns))
 		out->start_ns = p->start_ns;
 	out->end_ns = max_u64(out->end_ns, p->end_ns);
@@ -369,10 +385,13 @@ int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
 	htab_init(&c.modkeys.tab, 16);
 	htab_init(&c.cckeys.tab, in[0]->nccs);
 	copy_header(&c, out, in[0]);
-	for (uint32_t f = 0; f < n; f++) {
+	for (uint32_t f = 0; f < n && !c.too_big; f++) {
 		add_file(&c, in[f], f, out->ticks_per_sec);
 		add_stats(out, in[f], out->ticks_per_sec);
 	}
+	if (c.too_big)
+		snprintf(err, errlen, "%s: calls or time would add up past 2^64",
+			 names[c.too_big - 1]);
 	finish(&c, out);
 	keyed_free(&c.modkeys);
 	keyed_free(&c.cckeys);
@@ -381,5 +400,5 @@ int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
 	free(c.owner);
 	free(c.threads);
 	free(c.hist);
-	return 0;
+	return c.too_big ? -1 : 0;
 }

@@ -137,13 +137,13 @@ static struct ccp_context main_ctx[] = {
 	CTX(sp6, 4, 0, 60),
 	CTX(sp7, 4, 0, 70),
 	CTX(sp8, 1, 0, 80),
-	CTX(ov, 1, 0, UINT64_MAX),
+	CTX(ov, 1, 0, (uint64_t)1 << 62), /* 10-byte varints; the totals stay below 2^64 */
 	CTX(rg, 7, 3, (uint64_t)1 << 63),
 };
 
 static struct ccp_context worker_ctx[] = {
 	CTX(w1, 1, 0, 0),
-	CTX(w2, UINT64_MAX, UINT64_MAX - 1, 12345678901234567ull),
+	CTX(w2, (uint64_t)1 << 63, ((uint64_t)1 << 62) - 1, 12345678901234567ull),
 	CTX(w3, 300, 128, 16384),
 	CTX(w2, 0, 0, 1), /* shared prefix shorter than the previous history */
 };
@@ -344,6 +344,48 @@ static void large(void)
 	free(hist);
 }
 
+/* Calls or time adding up past 2^64, within a context or across threads,
+ * are refused; 2^64 - 1 in all is written and read back. */
+static void totals_past_2_64(void)
+{
+	static uint32_t h[] = {E(MAIN, 1)};
+	static const struct {
+		const char *what;
+		uint64_t e0, r0, t0, e1, t1;
+		int ok;
+	} cases[] = {
+		{"calls adding up to 2^64 - 1", UINT64_MAX - 1, 0, 0, 1, 0, 1},
+		{"time adding up to 2^64 - 1", 0, 0, UINT64_MAX, 0, 0, 1},
+		{"entries + recursive past 2^64", UINT64_C(1) << 63, UINT64_C(1) << 63, 0, 0, 0, 0},
+		{"calls past 2^64 across threads", UINT64_MAX, 0, 0, 1, 0, 0},
+		{"time past 2^64 across threads", 0, 0, UINT64_C(1) << 63, 0, UINT64_C(1) << 63, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct ccp_context c0 = {1, h, cases[i].e0, cases[i].r0, cases[i].t0};
+		struct ccp_context c1 = {1, h, cases[i].e1, 0, cases[i].t1};
+		struct ccp_thread t[2] = {{1, "", 1, &c0}, {2, "", 1, &c1}};
+		struct ccp_profile p = sample();
+		p.nthreads = 2;
+		p.threads = t;
+		unsigned char *b = NULL;
+		size_t n = 0;
+		errno = 0;
+		int rc = ccp_format_encode(&p, &b, &n);
+		if (cases[i].ok) {
+			struct ccp_profile q;
+			char err[200];
+			CHECK(rc == 0 && ccp_format_decode(b, n, &q, err, sizeof err) == 0,
+			      "%s: written and read back", cases[i].what);
+			if (rc == 0)
+				ccp_profile_free(&q);
+		} else {
+			CHECK(rc == -1 && errno == EINVAL, "encoder refuses %s (EINVAL)",
+			      cases[i].what);
+		}
+		free(rc == 0 ? b : NULL);
+	}
+}
+
 /* The writer refuses what the reader would refuse. */
 static void rejects(void)
 {
@@ -393,6 +435,8 @@ static void rejects(void)
 	rc = ccp_format_encode(&p, &b, &n);
 	CHECK(rc == -1 && errno == EINVAL,
 	      "encoder refuses an unknown clock");
+	p.clock = 0;
+	totals_past_2_64();
 }
 
 int main(void)
