@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/elfsym.h"
 #include "model/demangle.h"
+#include "model/symtabs.h"
 #include "model/xalloc.h"
 
 int model_build(struct model *m, const struct ccp_profile *p, unsigned passes, char *err,
@@ -111,29 +111,19 @@ const char *model_cc_name(struct model *m, uint32_t cc)
 static void resolve_names(struct model *m)
 {
 	const struct ccp_profile *p = m->prof;
-	struct elfsym_table *tabs = NULL;
-	signed char *state = NULL; /* per module: 0 untried, 1 loaded, -1 unreadable */
+	struct symtabs tabs;
+	symtabs_init(&tabs, p);
 	for (uint32_t cc = 0; cc < p->nccs; cc++) {
 		const struct ccp_cc *c = &p->ccs[cc];
 		if ((c->name && c->name[0]) || c->kind != CCP_CC_FUNCTION ||
 		    !model_module_path(m, cc)[0])
 			continue;
-		if (!tabs) {
-			tabs = xcalloc(p->nmodules, sizeof *tabs);
-			state = xcalloc(p->nmodules, sizeof *state);
-		}
-		uint32_t mi = (uint32_t)c->module;
-		if (state[mi] == 0)
-			state[mi] = elfsym_load(p->modules[mi].path, &tabs[mi]) == 0 ? 1 : -1;
-		const char *name = state[mi] > 0 ? elfsym_find(&tabs[mi], c->offset) : NULL;
+		const struct elfsym_table *tab = symtabs_get(&tabs, (uint32_t)c->module);
+		const char *name = tab ? elfsym_find(tab, c->offset) : NULL;
 		if (name && name[0])
 			m->fns[cc].name = model_strdup(m, name);
 	}
-	for (uint32_t i = 0; tabs && i < p->nmodules; i++)
-		if (state[i] > 0)
-			elfsym_free(&tabs[i]);
-	free(tabs);
-	free(state);
+	symtabs_free(&tabs);
 }
 
 /* C++ names as people write them: every output shows these. */

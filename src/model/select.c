@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/elfsym.h"
+#include "model/symtabs.h"
 #include "model/xalloc.h"
 
 void model_view_opts_init(struct model_view_opts *o)
@@ -198,8 +198,8 @@ static void apply_patterns(const struct model *m, const struct model_patterns *p
 static void keep_exported(const struct model *m, uint8_t *sel, char **unreadable)
 {
 	const struct ccp_profile *p = m->prof;
-	struct elfsym_table *tabs = xcalloc(p->nmodules ? p->nmodules : 1, sizeof *tabs);
-	signed char *state = xcalloc(p->nmodules ? p->nmodules : 1, 1);
+	struct symtabs tabs;
+	symtabs_init(&tabs, p);
 	for (uint32_t cc = 0; cc < m->nfns; cc++) {
 		const struct ccp_cc *c = &p->ccs[cc];
 		if (!sel[cc] || c->kind == CCP_CC_MANUAL)
@@ -208,20 +208,14 @@ static void keep_exported(const struct model *m, uint8_t *sel, char **unreadable
 			sel[cc] = 0;
 			continue;
 		}
-		uint32_t mi = (uint32_t)c->module;
-		const char *path = p->modules[mi].path ? p->modules[mi].path : "";
-		if (state[mi] == 0)
-			state[mi] = elfsym_load(path, &tabs[mi]) == 0 ? 1 : -1;
-		if (state[mi] < 0 && !*unreadable)
+		const char *path = p->modules[c->module].path ? p->modules[c->module].path : "";
+		const struct elfsym_table *tab = symtabs_get(&tabs, (uint32_t)c->module);
+		if (!tab && !*unreadable)
 			*unreadable = xstrdup(path[0] ? path : "(unknown module)");
-		const struct elfsym *s = state[mi] > 0 ? elfsym_lookup(&tabs[mi], c->offset) : NULL;
+		const struct elfsym *s = tab ? elfsym_lookup(tab, c->offset) : NULL;
 		sel[cc] = s && s->global;
 	}
-	for (uint32_t i = 0; i < p->nmodules; i++)
-		if (state[i] > 0)
-			elfsym_free(&tabs[i]);
-	free(tabs);
-	free(state);
+	symtabs_free(&tabs);
 }
 
 /* Keep only functions of the modules asked for (manual regions too). */
