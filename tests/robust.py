@@ -136,14 +136,45 @@ def optimised():
 
 def storm():
     exe = build("storm", "tests/progs/storm.c")
-    r, prof = record(exe)
+    r, prof = record(exe, clock=CLOCK, profile=os.path.join(OUT, "storm@%s.ccprof" % CLOCK))
     rep = report(prof)
     lost = [history_str(c) for c in rep["contexts"] if c["history"] and c["history"][0]["name"] != "main"]
     check(not lost, "signal storm: main is never lost from a history (%s)" % lost[:3])
-    n = counts(r.stdout)["a"]
+    n = counts(r.stdout)
+    handled = int(r.stdout.split("handled")[1].split()[0])
     fs = functions(rep)
-    check(fs["a"]["calls"] == n, "signal storm: calls(a) = %d exactly (got %d)" % (n, fs["a"]["calls"]))
-    check(fs.get("h", {}).get("calls", 0) > 0, "signal storm: the handler's calls recorded")
+    for f in "abc":
+        check(fs[f]["calls"] == n[f], "signal storm: calls(%s) = %d exactly (got %d; %d signals handled)"
+              % (f, n[f], fs[f]["calls"], handled))
+    hcalls = sum(v["calls"] for k, v in fs.items() if k.startswith("h"))
+    check(0 < hcalls <= handled, "signal storm: the handler's calls recorded, %d of %d"
+          % (hcalls, handled))
+
+
+def stepped():
+    """Instrumented code run from a handler at every instruction of a call
+    (tests/progs/stepper.c): no call is charged to another function."""
+    exe = build("stepper", "tests/progs/stepper.c")
+    r, prof = record(exe, clock=CLOCK, profile=os.path.join(OUT, "stepper@%s.ccprof" % CLOCK))
+    if r.stdout.strip() == "unsupported":
+        print("# stepped: no trap flag on this architecture, skipped")
+        return
+    n = counts(r.stdout)
+    handled = int(r.stdout.split("handled")[1].split()[0])
+    fs = functions(report(prof))
+    # main calls each a_k twice, the handler once more in the rounds it acts in
+    wrong = sorted(k for k, v in fs.items() if k[0] == "a" and k[1:].isdigit() and v["calls"] not in (2, 3))
+    na = sum(v["calls"] for k, v in fs.items() if k[0] == "a" and k[1:].isdigit())
+    check(na == n["a"] and not wrong, "stepped (%s): each a_k called 2 or 3 times, %d calls in all (got %d; wrong: %s)"
+          % (CLOCK, n["a"], na, wrong[:4]))
+    for f in "bcd":
+        check(fs[f]["calls"] == n[f], "stepped (%s): calls(%s) = %d exactly (got %d)"
+              % (CLOCK, f, n[f], fs[f]["calls"]))
+    lost = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["lost_calls"]
+    hcalls = sum(v["calls"] for k, v in fs.items() if k[0] == "h" and k[1:].isdigit())
+    check(handled > 100 and hcalls + lost == handled,
+          "stepped (%s): the handler's calls, %d, and lost calls, %d, add up to its %d rounds"
+          % (CLOCK, hcalls, lost, handled))
 
 
 def fork():
@@ -334,6 +365,7 @@ threads()
 threads_tsan()
 optimised()
 storm()
+stepped()
 cancel()
 fork()
 exec_()
@@ -350,6 +382,7 @@ symlink()
 # stress the shadow stack run again under it.
 CLOCK = "cycles"
 storm()
+stepped()
 cancel()
 jumps()
 exceptions()

@@ -232,13 +232,11 @@ void rt_clock_calibrate(void)
 	if (t == NULL)
 		return;
 	{ /* memoise the transition, so only the fast path is measured */
-		struct rt_ctx *c = rt_thread_alloc(t, sizeof *c);
+		struct rt_ctx *c = rt_context_alloc(t, (uintptr_t)rt_calib_instrumented);
 
 		if (c == NULL)
 			return;
-		c->fn = (uintptr_t)rt_calib_instrumented;
-		t->root->cache_to[0] = c;
-		t->root->cache_fn[0] = c->fn;
+		t->root->cache[0] = c;
 	}
 	if (rt_cycles)
 		rt_config.tick_cost = tick_cost();

@@ -40,20 +40,46 @@ static inline __attribute__((always_inline)) void push(struct rt_thread *t, stru
 	s->cs = cs;
 }
 
+/*
+ * Note [Cache reads]: a signal handler that runs instrumented code can
+ * interrupt this thread between any two instructions of a hook and take
+ * the slow path, which writes the very caches the hook was reading
+ * (only the hash tables are guarded by `busy`).  A lookup that read a
+ * key and then, in a second load, a target could pair the key with the
+ * handler's target and charge the call to the handler's callee.  So the
+ * inline cache holds targets only, read in one load each and tested by
+ * their own immutable fn; the thread cache's two words are read between
+ * two loads of tcache_gen, which every write of it bumps first, and a
+ * change means a miss (the slow path then looks the transition up under
+ * `busy`).  Likewise a handler entering the same context between the load
+ * and the store of a counter would lose its increment: rt_count adds in
+ * one instruction.  tests/progs/stepper.c runs a handler at every
+ * instruction of a call to check all this.
+ */
+
 /* The memoised transition from c on fn, or NULL: the context's inline
  * cache, then the thread's direct-mapped cache (Note [Transition cache]
  * in machine.c). */
 static inline __attribute__((always_inline)) struct rt_ctx *
 cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
 {
+	struct rt_ctx *n = c->cache[0];
 	const struct rt_tcache *e;
+	uint64_t gen;
 
-	if (RT_LIKELY(c->cache_fn[0] == fn))
-		return c->cache_to[0];
-	if (c->cache_fn[1] == fn)
-		return c->cache_to[1];
+	if (RT_LIKELY(n->fn == fn))
+		return n;
+	n = c->cache[1];
+	if (n->fn == fn)
+		return n;
+	gen = t->tcache_gen;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e = &t->tcache[RT_TCACHE_SLOT(c, fn)];
-	return e->from == c && e->fn == fn ? e->to : NULL;
+	if (e->from != c)
+		return NULL;
+	n = e->to;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return n->fn == fn && t->tcache_gen == gen ? n : NULL;
 }
 
 /* Push a frame and move to the context entered with `fn`: the general
@@ -74,13 +100,13 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs)
 	}
 	push(t, s, c, fn, sp, cs);
 	if (c->fn == fn) { /* A1: direct recursion keeps the context */
-		RT_STORE(&c->recursive, c->recursive + 1);
+		rt_count(&c->recursive);
 		return;
 	}
 	n = cached_transition(t, c, fn);
 	if (n == NULL && (n = rt_transition(t, c, fn)) == NULL)
 		return; /* not recorded: Note [Re-entry] in machine.c */
-	RT_STORE(&n->entries, n->entries + 1);
+	rt_count(&n->entries);
 	RT_PUBLISH(&t->cur, n);
 }
 
@@ -109,14 +135,14 @@ static inline __attribute__((always_inline)) int enter_fast(struct rt_thread *t,
 	c = t->cur;
 	if (c->fn == fn) { /* A1 */
 		push(t, s, c, fn, sp, cs);
-		RT_STORE(&c->recursive, c->recursive + 1);
+		rt_count(&c->recursive);
 		return 1;
 	}
 	n = cached_transition(t, c, fn);
 	if (RT_UNLIKELY(n == NULL))
 		return 0;
 	push(t, s, c, fn, sp, cs);
-	RT_STORE(&n->entries, n->entries + 1);
+	rt_count(&n->entries);
 	RT_PUBLISH(&t->cur, n);
 	return 1;
 }

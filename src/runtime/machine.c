@@ -241,17 +241,32 @@ static uint32_t next_history(const uint32_t *h, uint32_t len, uint32_t cc, uint3
 
 /* ---- Contexts ------------------------------------------------------------ */
 
+/* No function is at address 0, so a cache slot that holds this context
+ * matches nothing, and the hooks need no NULL test. */
+struct rt_ctx rt_no_context;
+
+/* A context running `fn` with empty caches, not yet part of the machine. */
+struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn)
+{
+	struct rt_ctx *c = rt_thread_alloc(t, sizeof *c);
+
+	if (c == NULL)
+		return NULL;
+	c->fn = fn;
+	c->cache[0] = c->cache[1] = &rt_no_context;
+	return c;
+}
+
 static struct rt_ctx *context_new(struct rt_thread *t, uintptr_t fn, const uint32_t *h,
 				  uint32_t len)
 {
-	struct rt_ctx *c = rt_thread_alloc(t, sizeof *c);
+	struct rt_ctx *c = rt_context_alloc(t, fn);
 	uint32_t *copy = len ? rt_thread_alloc(t, len * sizeof *h) : NULL;
 
 	if (c == NULL || (len && copy == NULL))
 		return NULL;
 	if (len)
 		memcpy(copy, h, len * sizeof *h);
-	c->fn = fn;
 	c->hist = copy;
 	c->len = len;
 	c->id = t->ncontexts++;
@@ -268,40 +283,36 @@ struct rt_ctx *rt_root_context(struct rt_thread *t)
 }
 
 /*
- * Note [Transition cache]: a context remembers its last two transitions
- * (cache_fn/cache_to), which covers straight-line code.  A dispatch loop
+ * Note [Transition cache]: a context remembers the targets of its last two
+ * transitions (cache), which covers straight-line code.  A dispatch loop
  * or an interpreter leaves one context for many callees, so each thread
  * also has a direct-mapped cache of (context, fn) -> context, checked by
- * the hook before it falls to the slow path and its hash table.  Filled
- * here, in an order that a handler interrupting us can never see
- * half-written: the key's first word last.
+ * the hook before it falls to the slow path and its hash table.  Neither
+ * stores fn: a transition's target runs fn, so `to->fn == fn` is the
+ * test, and the target of (c, fn) is unique.  Filled here; how the hooks
+ * read them safely while a signal handler may be filling them is Note
+ * [Cache reads] in hooks.c.
  */
-static void tcache_put(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, struct rt_ctx *n)
+static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
 {
-	struct rt_tcache *e = &t->tcache[RT_TCACHE_SLOT(c, fn)];
+	struct rt_tcache *e = &t->tcache[RT_TCACHE_SLOT(c, n->fn)];
 
-	e->from = NULL;
+	t->tcache_gen++; /* under busy: no handler writes meanwhile */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	e->fn = fn;
+	e->from = NULL; /* a handler that interrupts us sees a miss */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e->to = n;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e->from = c;
 }
 
-static void cache_put(struct rt_ctx *c, uintptr_t fn, struct rt_ctx *n)
+/* Each slot always holds some target of a transition from c (one store
+ * each), which is all a reader needs. */
+static void cache_put(struct rt_ctx *c, struct rt_ctx *n)
 {
-	/* Order matters for a handler that interrupts us: it must never see
-	 * a key paired with the wrong target (Note [Re-entry]). */
-	c->cache_fn[1] = 0;
+	c->cache[1] = c->cache[0];
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	c->cache_to[1] = c->cache_to[0];
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	c->cache_fn[1] = c->cache_fn[0];
-	c->cache_fn[0] = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	c->cache_to[0] = n;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	c->cache_fn[0] = fn;
+	c->cache[0] = n;
 }
 
 /*
@@ -386,8 +397,8 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 			t->transitions++;
 	}
 	if (n) {
-		cache_put(c, fn, n);
-		tcache_put(t, c, fn, n);
+		cache_put(c, n);
+		tcache_put(t, c, n);
 	}
 	else
 		t->lost_calls++;

@@ -51,8 +51,7 @@
 
 struct rt_ctx {
 	uintptr_t fn; /* key of the running CC: A1 compares against it */
-	uintptr_t cache_fn[2]; /* inline cache of the last transitions */
-	struct rt_ctx *cache_to[2];
+	struct rt_ctx *cache[2]; /* targets of the last transitions from here */
 	uint64_t entries;
 	uint64_t recursive;
 	uint64_t time;
@@ -74,8 +73,7 @@ struct rt_table; /* open-addressing tables of the slow path (machine.c) */
 /* Note [Transition cache] in machine.c */
 struct rt_tcache {
 	struct rt_ctx *from;
-	uintptr_t fn;
-	struct rt_ctx *to;
+	struct rt_ctx *to; /* to->fn is the function entered */
 };
 #define RT_TCACHE_BITS 9
 #define RT_TCACHE_SLOT(c, fn) \
@@ -88,6 +86,7 @@ struct rt_thread {
 	struct rt_shadow *limit;
 	uint32_t overflow;  /* calls past the end of the shadow stack */
 	uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c */
+	uint64_t tcache_gen; /* bumped by every write of tcache: Note [Cache reads] */
 	/* Cycles clock (Note [Cycles clock] in clock.c). */
 	uint64_t last_tick;   /* tick of the previous hook */
 	int64_t carry;        /* RT_FX units: overhead owed (< 0), or a fraction */
@@ -163,6 +162,8 @@ void __cyg_profile_func_exit(void *fn, void *call_site) __attribute__((no_instru
 /* machine.c: the context machine's slow path. */
 RT_HIDDEN struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn);
 RT_HIDDEN struct rt_ctx *rt_root_context(struct rt_thread *t);
+RT_HIDDEN struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn);
+extern struct rt_ctx rt_no_context RT_HIDDEN; /* what an empty cache slot holds */
 RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
 
 /* hooks.c: shared by the manual API. */
@@ -260,6 +261,19 @@ static inline __attribute__((always_inline)) void rt_pop_to(struct rt_thread *t,
 	RT_PUBLISH(&t->cur, s->ctx);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->top = s;
+}
+
+/* Add one to a call counter in one instruction, so that a signal handler
+ * which runs hooks between our load and our store cannot have its own
+ * increment overwritten (Note [Cache reads] in hooks.c).  Only this thread
+ * writes the counter; the profile writer reads it, so no lock is needed. */
+static inline __attribute__((always_inline)) void rt_count(uint64_t *p)
+{
+#if defined(__x86_64__)
+	__asm__("addq $1, %0" : "+m"(*p));
+#else
+	RT_STORE(p, *p + 1); /* a load and a store: the window stays open here */
+#endif
 }
 
 /* Cycles clock: charge the ticks since the previous hook to the context
