@@ -72,14 +72,16 @@ cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
 	n = c->cache[1];
 	if (n->fn == fn)
 		return n;
-	gen = t->tcache_gen;
+	/* Atomic loads, so that the fences order them (a compiler may move
+	 * plain loads across a signal fence). */
+	gen = RT_LOAD(&t->tcache_gen);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e = &t->tcache[RT_TCACHE_SLOT(c, fn)];
-	if (e->from != c)
+	if (RT_LOAD(&e->from) != c)
 		return NULL;
-	n = e->to;
+	n = RT_LOAD(&e->to);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return n->fn == fn && t->tcache_gen == gen ? n : NULL;
+	return n->fn == fn && RT_LOAD(&t->tcache_gen) == gen ? n : NULL;
 }
 
 /* Push a frame and move to the context entered with `fn`: the general
