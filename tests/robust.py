@@ -177,6 +177,17 @@ def stepped():
           % (CLOCK, hcalls, lost, handled))
 
 
+def nullfn():
+    """Hooks called by hand with a null function and call site: no crash,
+    the same output, the real calls still counted."""
+    p, prof = same_behaviour("nullfn", "tests/progs/nullfn.c")
+    if p is None:
+        return
+    check(p.returncode == 0, "nullfn (%s): exit status 0 (got %d)" % (CLOCK, p.returncode))
+    calls = functions(report(prof)).get("f", {}).get("calls")
+    check(calls == 6, "nullfn (%s): calls(f) = 6 (got %s)" % (CLOCK, calls))
+
+
 def fork():
     p, prof = same_behaviour("forker", "tests/progs/forker.c")
     if p is None:
@@ -366,6 +377,7 @@ threads_tsan()
 optimised()
 storm()
 stepped()
+nullfn()
 cancel()
 fork()
 exec_()
@@ -383,6 +395,7 @@ symlink()
 CLOCK = "cycles"
 storm()
 stepped()
+nullfn()
 cancel()
 jumps()
 exceptions()

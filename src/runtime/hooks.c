@@ -208,8 +208,8 @@ HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
 }
 
 /* The exit fast path of both clocks: the top entry is this call's (the
- * sentinel's fn is 0, so it never matches).  `cur` is restored before
- * `top` moves back. */
+ * sentinel's fn is a data address, so it never matches).  `cur` is
+ * restored before `top` moves back. */
 static inline __attribute__((always_inline)) int exit_fast(struct rt_thread *t, uintptr_t fn,
 							   uintptr_t cs)
 {

@@ -241,9 +241,13 @@ static uint32_t next_history(const uint32_t *h, uint32_t len, uint32_t cc, uint3
 
 /* ---- Contexts ------------------------------------------------------------ */
 
-/* No function is at address 0, so a cache slot that holds this context
- * matches nothing, and the hooks need no NULL test. */
-struct rt_ctx rt_no_context;
+/* What an empty cache slot holds, so that the hooks need no NULL test: it
+ * runs its own (data) address, which no hook is ever given, and its slots
+ * point back at it. */
+struct rt_ctx rt_no_context = {
+	.fn = (uintptr_t)&rt_no_context,
+	.cache = { &rt_no_context, &rt_no_context },
+};
 
 /* A context running `fn` with empty caches, not yet part of the machine. */
 struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn)

@@ -165,7 +165,8 @@ static struct rt_thread *thread_new(void)
 	if (t->root == NULL)
 		return NULL;
 	t->base[0].ctx = t->root;
-	t->base[0].sp = UINTPTR_MAX; /* the sentinel */
+	t->base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
+	t->base[0].fn = (uintptr_t)&rt_no_context;
 	t->top = t->base + 1;
 	t->limit = t->base + SHADOW_FIRST;
 	t->cur = t->root;
