@@ -19,6 +19,8 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "repeat.h"
+
 #if defined(__x86_64__)
 
 #define TRAP_FLAG 0x100
@@ -40,10 +42,6 @@ __attribute__((noinline)) void d(int more)
 
 #define A(n) __attribute__((noinline)) void a##n(void) { na++; b(); c(); d(1); }
 #define H(n) __attribute__((noinline)) void h##n(void) { __asm__ volatile(""); }
-#define X4(M, n) M(n##0) M(n##1) M(n##2) M(n##3)
-#define X16(M, n) X4(M, n##0) X4(M, n##1) X4(M, n##2) X4(M, n##3)
-#define X64(M, n) X16(M, n##0) X16(M, n##1) X16(M, n##2) X16(M, n##3)
-#define X256(M, n) X64(M, n##0) X64(M, n##1) X64(M, n##2) X64(M, n##3)
 X256(A, 0) X256(A, 1)
 X256(H, 0) X256(H, 1)
 #define PA(n) a##n,

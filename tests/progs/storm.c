@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "repeat.h"
+
 #define NH 1024
 
 static volatile int stop;
@@ -19,17 +21,9 @@ static pthread_t main_thread;
 static unsigned long na, nb, nc;
 
 #define H(n) __attribute__((noinline)) static void h##n(void) { __asm__ volatile(""); }
-#define H4(n) H(n##0) H(n##1) H(n##2) H(n##3)
-#define H16(n) H4(n##0) H4(n##1) H4(n##2) H4(n##3)
-#define H64(n) H16(n##0) H16(n##1) H16(n##2) H16(n##3)
-#define H256(n) H64(n##0) H64(n##1) H64(n##2) H64(n##3)
-H256(0) H256(1) H256(2) H256(3)
-#define R(n) h##n,
-#define R4(n) R(n##0) R(n##1) R(n##2) R(n##3)
-#define R16(n) R4(n##0) R4(n##1) R4(n##2) R4(n##3)
-#define R64(n) R16(n##0) R16(n##1) R16(n##2) R16(n##3)
-#define R256(n) R64(n##0) R64(n##1) R64(n##2) R64(n##3)
-static void (*const handlers[NH])(void) = { R256(0) R256(1) R256(2) R256(3) };
+#define PH(n) h##n,
+X256(H, 0) X256(H, 1) X256(H, 2) X256(H, 3)
+static void (*const handlers[NH])(void) = { X256(PH, 0) X256(PH, 1) X256(PH, 2) X256(PH, 3) };
 
 __attribute__((noinline)) void b(void) { nb++; }
 __attribute__((noinline)) void c(void) { nc++; }
