@@ -50,21 +50,41 @@ def fib():
     check(rep["total_calls"] == want + 1, "fib: total calls = fib calls + main")
 
 
-def varied_calls():
-    prog = build("calls", "tests/progs/calls.c")
-    r, prof = record(prog)
-    rep = report(prof)
+def program_counts(stdout, rep, what=""):
+    """The profile's calls and arcs against the program's own "calls F N"
+    and "arc A B N" lines, and no arcs beyond those."""
     fs, a = functions(rep), arcs(rep)
-    for line in r.stdout.splitlines():
+    for line in stdout.splitlines():
         w = line.split()
         if w[0] == "calls":
             got = fs.get(w[1], {}).get("calls", 0)
-            check(got == int(w[2]), "calls(%s) = %s (program's count), got %d" % (w[1], w[2], got))
+            check(got == int(w[2]), "%scalls(%s) = %s (program's count), got %d" % (what, w[1], w[2], got))
         elif w[0] == "arc":
             got = a.get((w[1], w[2]), {}).get("calls", 0)
-            check(got == int(w[3]), "arc %s->%s = %s, got %d" % (w[1], w[2], w[3], got))
-    nprog = sum(1 for l in r.stdout.splitlines() if l.startswith("arc "))
-    check(len(a) == nprog, "no arcs beyond the program's own (%d vs %d)" % (len(a), nprog))
+            check(got == int(w[3]), "%sarc %s->%s = %s, got %d" % (what, w[1], w[2], w[3], got))
+    nprog = sum(1 for l in stdout.splitlines() if l.startswith("arc "))
+    check(len(a) == nprog, "%sno arcs beyond the program's own (%d vs %d)" % (what, len(a), nprog))
+
+
+def varied_calls():
+    prog = build("calls", "tests/progs/calls.c")
+    r, prof = record(prog)
+    program_counts(r.stdout, report(prof))
+
+
+def dispatching():
+    """The adaptive inline cache (Note [Adaptive inline cache] in
+    src/runtime/machine.c): a context calling 16 functions at random ends
+    as the one dispatcher, one calling 3 in long bursts keeps its slots,
+    and every count stays exact through the switches, under both clocks."""
+    prog = build("dispatcher", "tests/progs/dispatcher.c")
+    for clock in ("cpu", "cycles"):
+        r, prof = record(prog, ["20"], clock=clock,
+                         profile=os.path.join(OUT, "dispatcher@%s.ccprof" % clock))
+        program_counts(r.stdout, report(prof), "dispatcher (%s): " % clock)
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+        check(info["dispatchers"] == 1, "dispatcher (%s): one context dispatches past its "
+              "inline cache, scatter's (got %d)" % (clock, info["dispatchers"]))
 
 
 def trap_shares(prog, clock):
@@ -106,6 +126,7 @@ def trap(clock):
 spivey()
 fib()
 varied_calls()
+dispatching()
 trap("cpu")
 trap("cycles")
 finish()

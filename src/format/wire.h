@@ -36,7 +36,7 @@ enum ccp_section {
 };
 
 #define CCP_END_PAYLOAD 4 /* the CRC-32 */
-#define CCP_STAT_KEYS 9   /* STATS keys 1..9 = struct ccp_stats fields */
+#define CCP_STAT_KEYS 10  /* STATS keys 1..10 = struct ccp_stats fields */
 
 /* CCP_ENTRY(cc, mark) must fit a uint32_t, so there are at most 2^31 CCs. */
 #define CCP_MAX_CCS (UINT32_C(1) << 31)

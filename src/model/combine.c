@@ -326,6 +326,7 @@ static void add_stats(struct ccp_profile *out, const struct ccp_profile *p, uint
 	add_sat(&s->samples, x->samples);
 	add_sat(&s->lost_calls, x->lost_calls);
 	add_sat(&s->lost_time, rescale(x->lost_time, tps, p->ticks_per_sec));
+	add_sat(&s->dispatchers, x->dispatchers);
 	if (p->start_ns && (!out->start_ns || p->start_ns < out->start_ns))
 		out->start_ns = p->start_ns;
 	out->end_ns = max_u64(out->end_ns, p->end_ns);

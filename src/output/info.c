@@ -97,6 +97,8 @@ static void text_counts(struct ob *f, const struct info_input *in)
 		(double)s->memory_bytes / 1048576.0);
 	text_u64(f, "lost calls", s->lost_calls);
 	ob_printf(f, "%-18s %.3f s\n", "lost time", model_seconds(m, s->lost_time));
+	ob_printf(f, "%-18s %" PRIu64 " (contexts whose calls bypass the inline cache)\n",
+		  "dispatchers", s->dispatchers);
 }
 
 int info_text(FILE *out, const struct info_input *in)
@@ -157,6 +159,7 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "lost_calls", s->lost_calls);
 	json_kuint(&j, "lost_ticks", s->lost_time);
 	json_kseconds(&j, "lost_time_s", s->lost_time, p->ticks_per_sec);
+	json_kuint(&j, "dispatchers", s->dispatchers);
 	json_end_object(&j);
 	ob_putc(f, '\n');
 	return ob_close(f);

@@ -251,6 +251,7 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		o->recursive = RT_LOAD(&c->recursive);
 		o->time = RT_LOAD(&c->time);
 		st->calls += o->entries + o->recursive;
+		st->dispatchers += RT_LOAD(&c->slots) != RT_SLOTS_USED;
 	}
 	st->contexts += n;
 	st->transitions += t->transitions;

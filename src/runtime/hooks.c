@@ -59,9 +59,11 @@ static inline __attribute__((always_inline)) void push(struct rt_thread *t, stru
 
 /* The memoised transition from c on fn, or NULL: the context's inline
  * cache, then the thread's direct-mapped cache (Note [Transition cache]
- * in machine.c). */
+ * in machine.c).  Every RT_CACHE_WINDOW lookups past the inline cache, the
+ * general path (fast = 0) reconsiders it (Note [Adaptive inline cache]);
+ * the fast path returns NULL then, to stay free of calls. */
 static inline __attribute__((always_inline)) struct rt_ctx *
-cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
+cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, int fast)
 {
 	struct rt_ctx *n = c->cache[0];
 	const struct rt_tcache *e;
@@ -81,7 +83,15 @@ cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
 		return NULL;
 	n = RT_LOAD(&e->to);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return n->fn == fn && RT_LOAD(&t->tcache_gen) == gen ? n : NULL;
+	if (n->fn != fn || RT_LOAD(&t->tcache_gen) != gen)
+		return NULL;
+	rt_count32(&c->misses);
+	if (RT_UNLIKELY(c->misses >= RT_CACHE_WINDOW)) {
+		if (fast)
+			return NULL;
+		rt_cache_adapt(c, n);
+	}
+	return n;
 }
 
 /* Push a frame and move to the context entered with `fn`: the general
@@ -105,7 +115,7 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs)
 		rt_count(&c->recursive);
 		return;
 	}
-	n = cached_transition(t, c, fn);
+	n = cached_transition(t, c, fn, 0);
 	if (n == NULL && (n = rt_transition(t, c, fn)) == NULL)
 		return; /* not recorded: Note [Re-entry] in machine.c */
 	rt_count(&n->entries);
@@ -140,7 +150,7 @@ static inline __attribute__((always_inline)) int enter_fast(struct rt_thread *t,
 		rt_count(&c->recursive);
 		return 1;
 	}
-	n = cached_transition(t, c, fn);
+	n = cached_transition(t, c, fn, 1);
 	if (RT_UNLIKELY(n == NULL))
 		return 0;
 	push(t, s, c, fn, sp, cs);

@@ -287,11 +287,12 @@ struct rt_ctx *rt_root_context(struct rt_thread *t)
 }
 
 /*
- * Note [Transition cache]: a context remembers the targets of its last two
+ * Note [Transition cache]: a context remembers the targets of two recent
  * transitions (cache), which covers straight-line code.  A dispatch loop
  * or an interpreter leaves one context for many callees, so each thread
  * also has a direct-mapped cache of (context, fn) -> context, checked by
- * the hook before it falls to the slow path and its hash table.  Neither
+ * the hook before it falls to the slow path and its hash table (and
+ * Note [Adaptive inline cache] below).  Neither
  * stores fn: a transition's target runs fn, so `to->fn == fn` is the
  * test, and the target of (c, fn) is unique.  Filled here; how the hooks
  * read them safely while a signal handler may be filling them is Note
@@ -310,13 +311,104 @@ static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
 	e->from = c;
 }
 
-/* Each slot always holds some target of a transition from c (one store
- * each), which is all a reader needs. */
+/*
+ * Note [Adaptive inline cache]: the two slots pay off when most lookups
+ * from a context hit them.  A context that dispatches among many callees
+ * (an interpreter's loop, a table of function pointers) hits them by
+ * chance, and then their two unpredictable compares cost more than the
+ * thread cache they save.  So each context counts the lookups that went
+ * past its slots, and every RT_CACHE_WINDOW of them rt_cache_adapt looks
+ * at what the slots caught meanwhile: how much their targets' entries
+ * grew (an over-estimate when a target is also entered from another
+ * context, which errs towards keeping the slots).
+ *
+ * - Slots that caught fewer lookups than went past them are bypassed:
+ *   both point at rt_no_context, so their compares always fail, which
+ *   the branch predictor learns, and every lookup goes to the thread
+ *   cache.  Why a half, measured (docs/performance.md): the interpreter
+ *   in bench/workloads/vm.c, whose busiest slot catches 30-50 % of its
+ *   lookups in an unpredictable order, runs faster bypassed, while a loop
+ *   that calls three functions in turn, caught 2 times in 3 and wholly
+ *   predictable, runs slower; which of the two a context is the counts
+ *   cannot tell.
+ * - After 1, 2, 4 ... 64 windows (doubling with each failure in a row)
+ *   the slots are refilled over one window and judged over the next.
+ * - Slots that pass take the latest miss in place of the older slot, so
+ *   a callee called in long bursts moves into them.
+ *
+ * This only steers where lookups go: each slot still holds some target of
+ * a transition from c or rt_no_context, one store each, which is all a
+ * reader needs (Note [Cache reads] in hooks.c); a signal handler that
+ * interrupts it at worst skews one window's decision.
+ */
+#define BACKOFF_MAX 6 /* waits of up to 2^6 windows */
+
+static uint64_t slot_entries(const struct rt_ctx *c)
+{
+	return c->cache[0]->entries + c->cache[1]->entries;
+}
+
+static void slots_put(struct rt_ctx *c, struct rt_ctx *older, struct rt_ctx *newer)
+{
+	c->cache[1] = older;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->cache[0] = newer;
+}
+
+/* n, a miss, becomes the newer slot; the older one goes. */
+static void slots_take(struct rt_ctx *c, struct rt_ctx *n)
+{
+	slots_put(c, c->cache[0], n);
+}
+
+static void bypass(struct rt_ctx *c)
+{
+	c->wait = (uint16_t)(1u << c->backoff);
+	if (c->backoff < BACKOFF_MAX)
+		c->backoff++;
+	RT_STORE(&c->slots, RT_SLOTS_BYPASSED); /* read by the profile writer */
+	slots_put(c, &rt_no_context, &rt_no_context);
+}
+
+/* A window of misses from c is over; n is the target just looked up. */
+void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n)
+{
+	uint64_t hits = slot_entries(c) - c->slot_entries;
+	int caught = hits >= c->misses; /* half of the lookups, or more */
+
+	switch (c->slots) {
+	case RT_SLOTS_BYPASSED:
+		if (--c->wait == 0) {
+			RT_STORE(&c->slots, RT_SLOTS_REFILL);
+			slots_put(c, &rt_no_context, n);
+		}
+		break;
+	case RT_SLOTS_REFILL:
+		RT_STORE(&c->slots, RT_SLOTS_TRIAL);
+		slots_take(c, n);
+		break;
+	default: /* used, or on trial */
+		if (!caught) {
+			bypass(c);
+		} else {
+			RT_STORE(&c->slots, RT_SLOTS_USED);
+			c->backoff = 0;
+			slots_take(c, n);
+		}
+	}
+	c->misses = 0;
+	c->slot_entries = slot_entries(c);
+}
+
+/* A transition the caches did not know: it takes the newer slot, unless
+ * the slots are bypassed. */
 static void cache_put(struct rt_ctx *c, struct rt_ctx *n)
 {
-	c->cache[1] = c->cache[0];
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	c->cache[0] = n;
+	if (c->slots == RT_SLOTS_BYPASSED)
+		return;
+	slots_put(c, c->cache[0], n);
+	c->misses = 0;
+	c->slot_entries = slot_entries(c);
 }
 
 /*

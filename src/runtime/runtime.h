@@ -52,14 +52,32 @@
 
 struct rt_ctx {
 	uintptr_t fn; /* key of the running CC: A1 compares against it */
-	struct rt_ctx *cache[2]; /* targets of the last transitions from here */
+	struct rt_ctx *cache[2]; /* targets of recent transitions from here */
+	/* Note [Adaptive inline cache] in machine.c; `misses` next to the
+	 * slots, as the lookups that count it have just read them. */
+	uint32_t misses;       /* lookups past the slots, this window */
+	uint8_t slots;         /* enum rt_slots */
+	uint8_t backoff;       /* failures in a row: log2 of the next wait */
+	uint16_t wait;         /* windows left to bypass the slots */
 	uint64_t entries;
 	uint64_t recursive;
 	uint64_t time;
+	uint64_t slot_entries; /* the slots' targets' entries when the window began */
 	uint32_t id;  /* dense per thread, in creation order */
 	uint32_t len; /* history length */
 	uint32_t *hist; /* CCP_ENTRY(cc, mark) */
 	struct rt_ctx *all_next; /* the thread's list of all contexts */
+};
+
+/* Lookups past a context's inline cache between two looks at its hit rate. */
+#define RT_CACHE_WINDOW 1024u
+
+/* What a context's inline cache slots are doing (Note [Adaptive inline cache]). */
+enum rt_slots {
+	RT_SLOTS_USED,     /* holding targets: the initial state */
+	RT_SLOTS_BYPASSED, /* both rt_no_context: lookups go to the thread cache */
+	RT_SLOTS_REFILL,   /* back from bypass, filling up for a window */
+	RT_SLOTS_TRIAL,    /* filled: the next window decides */
 };
 
 struct rt_shadow {
@@ -165,6 +183,7 @@ RT_HIDDEN struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, ui
 RT_HIDDEN struct rt_ctx *rt_root_context(struct rt_thread *t);
 RT_HIDDEN struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn);
 extern struct rt_ctx rt_no_context RT_HIDDEN; /* what an empty cache slot holds */
+RT_HIDDEN void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n);
 RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
 
 /* hooks.c: shared by the manual API. */
@@ -274,6 +293,17 @@ static inline __attribute__((always_inline)) void rt_count(uint64_t *p)
 	__asm__("addq $1, %0" : "+m"(*p));
 #else
 	RT_STORE(p, *p + 1); /* a load and a store: the window stays open here */
+#endif
+}
+
+/* The same for a window counter (Note [Adaptive inline cache]): in place,
+ * so that the hook needs no register for it. */
+static inline __attribute__((always_inline)) void rt_count32(uint32_t *p)
+{
+#if defined(__x86_64__)
+	__asm__("addl $1, %0" : "+m"(*p));
+#else
+	*p += 1;
 #endif
 }
 
