@@ -325,12 +325,11 @@ static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
  * - Slots that caught fewer lookups than went past them are bypassed:
  *   both point at rt_no_context, so their compares always fail, which
  *   the branch predictor learns, and every lookup goes to the thread
- *   cache.  Why a half, measured (docs/performance.md): the interpreter
- *   in bench/workloads/vm.c, whose busiest slot catches 30-50 % of its
- *   lookups in an unpredictable order, runs faster bypassed, while a loop
- *   that calls three functions in turn, caught 2 times in 3 and wholly
- *   predictable, runs slower; which of the two a context is the counts
- *   cannot tell.
+ *   cache.  A half is a guess that measured no worse than a third (on
+ *   bench/workloads/vm.c and tiny.cpp): the counts cannot tell a random
+ *   order of callees, where slots that catch even half the lookups
+ *   mispredict, from a repeating one, which the predictor learns at any
+ *   hit rate.
  * - After 1, 2, 4 ... 64 windows (doubling with each failure in a row)
  *   the slots are refilled over one window and judged over the next.
  * - Slots that pass take the latest miss in place of the older slot, so
