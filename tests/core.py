@@ -75,16 +75,22 @@ def varied_calls():
 def dispatching():
     """The adaptive inline cache (Note [Adaptive inline cache] in
     src/runtime/machine.c): a context calling 16 functions at random ends
-    as the one dispatcher, one calling 3 in long bursts keeps its slots,
-    and every count stays exact through the switches, under both clocks."""
+    as a dispatcher, one calling 3 in long bursts keeps its slots, one
+    that does the first and then the second gets its slots back, and
+    every count stays exact through the switches, under both clocks."""
     prog = build("dispatcher", "tests/progs/dispatcher.c")
-    for clock in ("cpu", "cycles"):
-        r, prof = record(prog, ["20"], clock=clock,
-                         profile=os.path.join(OUT, "dispatcher@%s.ccprof" % clock))
-        program_counts(r.stdout, report(prof), "dispatcher (%s): " % clock)
-        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
-        check(info["dispatchers"] == 1, "dispatcher (%s): one context dispatches past its "
-              "inline cache, scatter's (got %d)" % (clock, info["dispatchers"]))
+    for mode, want, who in (("both", 1, "scatter's only"), ("scatter", 1, "scatter's"),
+                            ("bursts", 0, "none"), ("recover", 0, "none, once bursts follow")):
+        for clock in ("cpu", "cycles") if mode == "both" else ("cpu",):
+            r, prof = record(prog, ["20", mode], clock=clock,
+                             profile=os.path.join(OUT, "dispatcher-%s@%s.ccprof" % (mode, clock)))
+            what = "dispatcher %s (%s): " % (mode, clock)
+            if not check(r.returncode == 0, what + "runs (status %d)" % r.returncode):
+                continue
+            program_counts(r.stdout, report(prof), what)
+            info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+            check(info["dispatchers"] == want, what + "%d context(s) dispatching past the inline "
+                  "cache, %s (got %d)" % (want, who, info["dispatchers"]))
 
 
 def trap_shares(prog, clock):

@@ -80,7 +80,7 @@ struct ccp_stats {
 	uint64_t samples;         /* samples taken (sampling clocks) */
 	uint64_t lost_calls;      /* calls not recorded (budget, re-entry) */
 	uint64_t lost_time;       /* ticks charged to overflow contexts */
-	uint64_t dispatchers;     /* contexts whose calls bypass their inline cache */
+	uint64_t dispatchers;     /* contexts whose inline cache is bypassed or on retrial */
 };
 
 struct ccp_profile {

@@ -97,7 +97,7 @@ static void text_counts(struct ob *f, const struct info_input *in)
 		(double)s->memory_bytes / 1048576.0);
 	text_u64(f, "lost calls", s->lost_calls);
 	ob_printf(f, "%-18s %.3f s\n", "lost time", model_seconds(m, s->lost_time));
-	ob_printf(f, "%-18s %" PRIu64 " (contexts whose calls bypass the inline cache)\n",
+	ob_printf(f, "%-18s %" PRIu64 " (contexts whose inline cache is bypassed or on retrial)\n",
 		  "dispatchers", s->dispatchers);
 }
 

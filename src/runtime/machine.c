@@ -317,8 +317,9 @@ static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
  * (an interpreter's loop, a table of function pointers) hits them by
  * chance, and then their two unpredictable compares cost more than the
  * thread cache they save.  So each context counts the lookups that went
- * past its slots, and every RT_CACHE_WINDOW of them rt_cache_adapt looks
- * at what the slots caught meanwhile: how much their targets' entries
+ * past its slots (to the thread cache, or to the slow path in cache_put),
+ * and at the first thread-cache hit after RT_CACHE_WINDOW of them
+ * rt_cache_adapt looks at what the slots caught meanwhile: how much their targets' entries
  * grew (an over-estimate when a target is also entered from another
  * context, which errs towards keeping the slots).
  *
@@ -362,9 +363,10 @@ static void slots_take(struct rt_ctx *c, struct rt_ctx *n)
 
 static void bypass(struct rt_ctx *c)
 {
-	c->wait = (uint16_t)(1u << c->backoff);
-	if (c->backoff < BACKOFF_MAX)
-		c->backoff++;
+	unsigned b = c->backoff < BACKOFF_MAX ? c->backoff : BACKOFF_MAX;
+
+	c->wait = (uint16_t)(1u << b);
+	c->backoff = (uint8_t)(b < BACKOFF_MAX ? b + 1 : BACKOFF_MAX);
 	RT_STORE(&c->slots, RT_SLOTS_BYPASSED); /* read by the profile writer */
 	slots_put(c, &rt_no_context, &rt_no_context);
 }
@@ -372,12 +374,15 @@ static void bypass(struct rt_ctx *c)
 /* A window of misses from c is over; n is the target just looked up. */
 void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n)
 {
+	uint32_t misses = c->misses;
 	uint64_t hits = slot_entries(c) - c->slot_entries;
-	int caught = hits >= c->misses; /* half of the lookups, or more */
+	int caught = hits >= misses; /* half of the lookups, or more */
 
+	c->misses = 0; /* first: a handler's lookups from c do not adapt again */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	switch (c->slots) {
 	case RT_SLOTS_BYPASSED:
-		if (--c->wait == 0) {
+		if (c->wait == 0 || --c->wait == 0) {
 			RT_STORE(&c->slots, RT_SLOTS_REFILL);
 			slots_put(c, &rt_no_context, n);
 		}
@@ -395,19 +400,21 @@ void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n)
 			slots_take(c, n);
 		}
 	}
-	c->misses = 0;
 	c->slot_entries = slot_entries(c);
 }
 
-/* A transition the caches did not know: it takes the newer slot, unless
- * the slots are bypassed. */
+/* A transition the caches did not know: a lookup past the slots, which
+ * takes the newer slot unless they are bypassed.  The window goes on: the
+ * snapshot moves with the slots, so the hits counted so far stay. */
 static void cache_put(struct rt_ctx *c, struct rt_ctx *n)
 {
+	uint64_t hits = slot_entries(c) - c->slot_entries;
+
+	rt_count32(&c->misses);
 	if (c->slots == RT_SLOTS_BYPASSED)
 		return;
 	slots_put(c, c->cache[0], n);
-	c->misses = 0;
-	c->slot_entries = slot_entries(c);
+	c->slot_entries = slot_entries(c) - hits;
 }
 
 /*

@@ -4,13 +4,15 @@
  * functions through a table in pseudo-random order, so its two slots
  * catch about one lookup in eight and it should end as a dispatcher;
  * bursts() calls 3 functions in long runs of each, which the slots catch
- * once they follow the runs.  Prints what it called, for the exact
- * counts: "arc CALLER CALLEE N" and "calls F N".
+ * once they follow the runs; mixed() does one and then the other, and
+ * must get its slots back.  Prints what it called, for the exact counts:
+ * "arc CALLER CALLEE N" and "calls F N".
  *
- * Usage: dispatcher [ROUNDS]
+ * Usage: dispatcher [ROUNDS [both|scatter|bursts|recover]]
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NF 16
 
@@ -29,17 +31,22 @@ static void (*const table[NF])(void) = {
 	f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15,
 };
 
-static unsigned long from_scatter[NF], from_bursts[NF];
+static unsigned long from_scatter[NF], from_bursts[NF], from_mixed[NF];
+
+static unsigned long rng = 12345;
+
+/* Helpers are not instrumented: the arcs printed are all the arcs there are. */
+__attribute__((no_instrument_function)) static unsigned random_callee(void)
+{
+	rng = rng * 6364136223846793005ul + 1442695040888963407ul;
+	return (unsigned)(rng >> 60);
+}
 
 __attribute__((noinline)) static void scatter(unsigned long n)
 {
-	unsigned long r = 12345;
-
 	for (unsigned long i = 0; i < n; i++) {
-		unsigned k;
+		unsigned k = random_callee();
 
-		r = r * 6364136223846793005ul + 1442695040888963407ul;
-		k = (unsigned)(r >> 60);
 		from_scatter[k]++;
 		table[k]();
 	}
@@ -55,19 +62,60 @@ __attribute__((noinline)) static void bursts(unsigned rounds, unsigned run)
 			}
 }
 
+/* Both patterns from one context: it must come back to its slots. */
+__attribute__((noinline)) static void mixed(unsigned long n, unsigned rounds, unsigned run)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		unsigned k = random_callee();
+
+		from_mixed[k]++;
+		table[k]();
+	}
+	for (unsigned i = 0; i < rounds; i++)
+		for (unsigned k = 0; k < 3; k++)
+			for (unsigned j = 0; j < run; j++) {
+				from_mixed[k]++;
+				table[k]();
+			}
+}
+
+__attribute__((no_instrument_function)) static void arcs(const char *caller, const unsigned long *from)
+{
+	for (int k = 0; k < NF; k++)
+		if (from[k])
+			printf("arc %s f%d %lu\n", caller, k, from[k]);
+}
+
 int main(int argc, char **argv)
 {
 	/* strtoul, not atoi: glibc inlines atoi, and clang then hooks it */
 	unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20;
+	const char *mode = argc > 2 ? argv[2] : "both";
+	int s = !strcmp(mode, "both") || !strcmp(mode, "scatter");
+	int b = !strcmp(mode, "both") || !strcmp(mode, "bursts");
+	int m = !strcmp(mode, "recover");
 
-	scatter(15000ul * rounds);
-	bursts(rounds, 3000);
-	printf("arc main scatter 1\narc main bursts 1\ncalls main 1\ncalls scatter 1\ncalls bursts 1\n");
-	for (int k = 0; k < NF; k++) {
-		printf("calls f%d %lu\n", k, called[k]);
-		printf("arc scatter f%d %lu\n", k, from_scatter[k]);
-		if (from_bursts[k])
-			printf("arc bursts f%d %lu\n", k, from_bursts[k]);
+	if (!s && !b && !m) {
+		fprintf(stderr, "usage: dispatcher [ROUNDS [both|scatter|bursts|recover]]\n");
+		return 2;
 	}
+	if (s)
+		scatter(15000ul * rounds);
+	if (b)
+		bursts(rounds, 3000);
+	if (m)
+		mixed(15000ul * rounds, 3 * rounds, 3000);
+	printf("calls main 1\n");
+	if (s)
+		printf("arc main scatter 1\ncalls scatter 1\n");
+	if (b)
+		printf("arc main bursts 1\ncalls bursts 1\n");
+	if (m)
+		printf("arc main mixed 1\ncalls mixed 1\n");
+	for (int k = 0; k < NF; k++)
+		printf("calls f%d %lu\n", k, called[k]);
+	arcs("scatter", from_scatter);
+	arcs("bursts", from_bursts);
+	arcs("mixed", from_mixed);
 	return 0;
 }
