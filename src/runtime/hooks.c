@@ -85,12 +85,14 @@ cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, int fast)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (n->fn != fn || RT_LOAD(&t->tcache_gen) != gen)
 		return NULL;
-	rt_count32(&c->misses);
-	if (RT_UNLIKELY(c->misses >= RT_CACHE_WINDOW)) {
+	if (RT_UNLIKELY(c->misses >= RT_CACHE_WINDOW - 1)) { /* this one ends it */
 		if (fast)
 			return NULL;
+		rt_count32(&c->misses);
 		rt_cache_adapt(c, n);
+		return n;
 	}
+	rt_count32(&c->misses);
 	return n;
 }
 

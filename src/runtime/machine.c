@@ -317,24 +317,25 @@ static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
  * (an interpreter's loop, a table of function pointers) hits them by
  * chance, and then their two unpredictable compares cost more than the
  * thread cache they save.  So each context counts the lookups that went
- * past its slots (to the thread cache, or to the slow path in cache_put),
- * and at the first thread-cache hit after RT_CACHE_WINDOW of them
- * rt_cache_adapt looks at what the slots caught meanwhile: how much their targets' entries
- * grew (an over-estimate when a target is also entered from another
- * context, which errs towards keeping the slots).
+ * past its slots to the thread cache, and every RT_CACHE_WINDOW of them
+ * rt_cache_adapt looks at what the slots caught meanwhile: how much their
+ * targets' entries grew (an over-estimate when a target is also entered
+ * from another context, which errs towards keeping the slots).
  *
- * - Slots that caught fewer lookups than went past them are bypassed:
- *   both point at rt_no_context, so their compares always fail, which
- *   the branch predictor learns, and every lookup goes to the thread
- *   cache.  A half is a guess that measured no worse than a third (on
- *   bench/workloads/vm.c and tiny.cpp): the counts cannot tell a random
- *   order of callees, where slots that catch even half the lookups
- *   mispredict, from a repeating one, which the predictor learns at any
- *   hit rate.
+ * - Slots that caught fewer lookups than went past them get one more
+ *   window, with the latest miss in the colder slot, in case a callee is
+ *   called in a burst longer than a window.  If they fail again
+ *   they are bypassed: both point at rt_no_context, so their compares
+ *   always fail, which the branch predictor learns, and every lookup goes
+ *   to the thread cache.  A half is a guess that measured no worse than a
+ *   third (on bench/workloads/vm.c and tiny.cpp): the counts cannot tell
+ *   a random order of callees, where slots that catch even half the
+ *   lookups mispredict, from a repeating one, which the predictor learns
+ *   at any hit rate.
  * - After 1, 2, 4 ... 64 windows (doubling with each failure in a row)
  *   the slots are refilled over one window and judged over the next.
- * - Slots that pass take the latest miss in place of the older slot, so
- *   a callee called in long bursts moves into them.
+ * - At the end of each window the latest miss takes the colder slot, so
+ *   a callee entered more, or in a burst, moves in and the hotter stays.
  *
  * This only steers where lookups go: each slot still holds some target of
  * a transition from c or rt_no_context, one store each, which is all a
@@ -355,10 +356,18 @@ static void slots_put(struct rt_ctx *c, struct rt_ctx *older, struct rt_ctx *new
 	c->cache[0] = newer;
 }
 
-/* n, a miss, becomes the newer slot; the older one goes. */
+/* The slot whose target was entered less. */
+static int colder_slot(const struct rt_ctx *c)
+{
+	return c->cache[0]->entries >= c->cache[1]->entries ? 1 : 0;
+}
+
+/* n, a miss, replaces the slot whose target was entered less: the
+ * hotter stays.  (Taking the older slot instead evicted recurse.c main's
+ * hottest callee for its coldest once per window.) */
 static void slots_take(struct rt_ctx *c, struct rt_ctx *n)
 {
-	slots_put(c, c->cache[0], n);
+	slots_put(c, c->cache[1 - colder_slot(c)], n);
 }
 
 static void bypass(struct rt_ctx *c)
@@ -391,26 +400,32 @@ void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n)
 		RT_STORE(&c->slots, RT_SLOTS_TRIAL);
 		slots_take(c, n);
 		break;
-	default: /* used, or on trial */
-		if (!caught) {
-			bypass(c);
-		} else {
+	case RT_SLOTS_USED:
+		if (!caught) /* perhaps a burst of one callee: it gets a window */
+			RT_STORE(&c->slots, RT_SLOTS_TRIAL);
+		slots_take(c, n);
+		break;
+	default: /* on trial */
+		if (caught) {
 			RT_STORE(&c->slots, RT_SLOTS_USED);
 			c->backoff = 0;
 			slots_take(c, n);
+		} else {
+			bypass(c);
 		}
 	}
 	c->slot_entries = slot_entries(c);
 }
 
-/* A transition the caches did not know: a lookup past the slots, which
- * takes the newer slot unless they are bypassed.  The window goes on: the
- * snapshot moves with the slots, so the hits counted so far stay. */
+/* A transition the caches did not know takes the newer slot, unless the
+ * slots are bypassed.  The window goes on: the snapshot moves with the
+ * slots, so the hits counted so far stay.  It is not counted as a miss:
+ * the window weighs the slots against the thread cache, and the slots are
+ * what absorbs transitions that collide in the thread cache. */
 static void cache_put(struct rt_ctx *c, struct rt_ctx *n)
 {
 	uint64_t hits = slot_entries(c) - c->slot_entries;
 
-	rt_count32(&c->misses);
 	if (c->slots == RT_SLOTS_BYPASSED)
 		return;
 	slots_put(c, c->cache[0], n);
