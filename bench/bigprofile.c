@@ -6,9 +6,11 @@
  *   defaults: 1000000 contexts, 20000 functions, 1 thread.
  *
  * The contexts form a call tree: context i (i >= 1) extends context
- * (i - 1) / 6 by one function not already on its path, so the tree is
- * about eight levels deep with a fan-out of six, every entry marked (no
- * recursion); each has pseudo-random entries, recursive calls and time.
+ * (i - 1) / 6 by one function not already on its path nor run by an
+ * earlier sibling, so the tree is about eight levels deep with a fan-out
+ * of six, every entry marked (no recursion), and no two histories are the
+ * same, as in a profile the runtime writes; each has pseudo-random
+ * entries, recursive calls and time.
  * Context 0 of each thread is the root (empty history).  Linked against
  * build/lib/libccprof-tool.a with -Isrc: uses format.h's writer.
  */
@@ -41,6 +43,17 @@ static void *xcalloc(size_t n, size_t size)
 		exit(1);
 	}
 	return p;
+}
+
+/* Does an earlier child of context i's parent run cc?  Then the two would
+ * have the same history, which the runtime never writes (one context per
+ * history): the model would merge them (model.c). */
+static int sibling_runs(const struct ccp_context *c, uint32_t i, uint32_t cc)
+{
+	for (uint32_t s = (i - 1) / 6 * 6 + 1; s < i; s++)
+		if (CCP_ENTRY_CC(c[s].hist[c[s].len - 1]) == cc)
+			return 1;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -92,7 +105,7 @@ int main(int argc, char **argv)
 				for (k = 0; k < len - 1; k++)
 					if (CCP_ENTRY_CC(p->hist[k]) == cc)
 						break;
-				if (k == len - 1)
+				if (k == len - 1 && !sibling_runs(c, i, cc))
 					break;
 			}
 			uint32_t *h = pool + used;

@@ -333,8 +333,9 @@ def quadratic_histories():
     expect_fail("12M history entries from %d KB" % (len(over) // 1024),
                 write("quadratic.over", over), measure=True)
     # Within the cap, about the most a byte can stand for: 256 KB of 6-byte
-    # contexts repeating a 350-entry history, 15M entries.  Valid; --json
-    # prints every entry of every context (about 40 bytes each).
+    # contexts repeating a 350-entry history, 15M entries.  Valid; the
+    # reader and the model's merge walk every entry, and the writers print
+    # the one context they add up to (repeated_histories below).
     L = 350
     first = (0, [0] * (L - 1) + [1], 1, 0, 1)
     rep = (L, [], 1, 0, 1)
@@ -383,6 +384,45 @@ def extreme_values():
     deep = profile(strings=strs, ccs=ccs,
                    threads=[thread((0, [2 * i + 1 for i in range(n)], 1, 0, 1))])
     expect_fail("a stack tree 20000 deep", write("extreme.deep", deep), allow_success=True)
+
+
+def repeated_histories():
+    """A history listed twice in one thread: the runtime never writes that,
+    a made-up file can.  Like the same two contexts in two threads, it is
+    one context whose counters are the sums: the reports are the same but
+    for the thread count.  Calls or time added past 2^64 that way are
+    refused as across threads."""
+    ctxs = [(0, [1], 1, 0, 10), (1, [3], 2, 1, 20), (0, [1], 3, 0, 5), (1, [3], 1, 0, 1)]
+    one = write("repeat.one", profile(threads=[thread(*ctxs)]))
+    two = write("repeat.two", profile(threads=[thread(*ctxs[:2]), thread(*ctxs[2:], tid=8)]))
+    rep = {p: report(p) for p in (one, two)}
+    rows = sorted((history_str(c), c["entries"], c["recursive"], round(c["time_s"] * 1000))
+                  for c in rep[one]["contexts"])
+    check(rep[one]["ncontexts"] == 2 and rows == [("[main]", 4, 0, 15), ("[main] [f]", 3, 1, 21)],
+          "one thread, [main] and [main] [f] twice each: one JSON row per history, "
+          "counters added (%d: %s)" % (rep[one]["ncontexts"], rows))
+    check(rep[one].pop("threads") == 1 and rep[two].pop("threads") == 2
+          and rep[one] == rep[two], "report --json: as with the copies in two threads")
+    text = {}
+    for p in (one, two):
+        r = run([CCPROF, "report", "--contexts", p])
+        text[p] = [l for l in r.stdout.splitlines() if not l.lstrip().startswith("contexts ")]
+    rows = [l.split() for l in text[one] if l.rstrip().endswith("]") and l[:1].isdigit()]
+    check(rows == [["0.021", "58.3", "3", "1", "[main]", "[f]"], ["0.015", "41.7", "4", "0", "[main]"]],
+          "report --contexts: one row per history (%s)" % rows)
+    check(text[one] == text[two], "report: as with the copies in two threads, but the thread count")
+    r = run([CCPROF, "info", one])
+    check("(2 distinct histories)" in r.stdout, "info: 2 distinct histories")
+    # Times of 2^63 twice: refused by the reader, within a thread as across.
+    half = (0, [1], 1, 0, 1 << 63)
+    errs = []
+    for name, threads in (("in one thread", [thread(half, half)]),
+                          ("in two threads", [thread(half), thread(half, tid=8)])):
+        path = write("repeat.wrap." + name.split()[1], profile(threads=threads))
+        expect_fail("a history listed twice %s, times adding up past 2^64" % name, path)
+        errs.append(run_one(path, ("report",))[1].split(":")[-1].strip())
+    check(all("calls or time add up past 2^64" in e for e in errs),
+          "the same reason either way (%s)" % errs)
 
 
 def hash_flood():
@@ -497,6 +537,7 @@ def main():
     huge_counts()
     quadratic_histories()
     extreme_values()
+    repeated_histories()
     hash_flood()
     garbage()
     special_files()

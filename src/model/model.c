@@ -4,12 +4,15 @@
  */
 #include "model/model.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/format.h"
 #include "model/demangle.h"
+#include "model/distinct.h"
 #include "model/symtabs.h"
 #include "model/xalloc.h"
 
@@ -139,10 +142,12 @@ static void demangle_names(struct model *m)
 }
 
 /* Every entry must name an existing cost centre, since the passes index
- * by it; the ones that do are seen. */
-static int check_history(struct model *m, const struct ccp_context *c, char *err, size_t errlen)
+ * by it; the ones that do are seen.  Entries before `from` are those of a
+ * history checked already. */
+static int check_history(struct model *m, const struct ccp_context *c, uint32_t from, char *err,
+			 size_t errlen)
 {
-	for (uint32_t i = 0; i < c->len; i++) {
+	for (uint32_t i = from; i < c->len; i++) {
 		uint32_t cc = CCP_ENTRY_CC(c->hist[i]);
 		if (cc >= m->nfns) {
 			snprintf(err, errlen, "context refers to unknown cost centre %u", (unsigned)cc);
@@ -151,6 +156,41 @@ static int check_history(struct model *m, const struct ccp_context *c, char *err
 		m->fns[cc].seen = 1;
 	}
 	return 0;
+}
+
+/* Check a thread's histories, each from where it leaves the previous
+ * non-empty one (as the reader does: Note [Incremental history check] in
+ * decode.c), and give them to the repeat check r, if any. */
+static int check_thread(struct model *m, const struct ccp_thread *th, struct model_repeats *r,
+			char *err, size_t errlen)
+{
+	const struct ccp_context *prev = NULL;
+	for (uint32_t i = 0; i < th->ncontexts; i++) {
+		const struct ccp_context *c = &th->contexts[i];
+		uint32_t same = prev ? model_common_prefix(prev->hist, prev->len, c->hist, c->len) : 0;
+		if (check_history(m, c, same, err, errlen) != 0)
+			return -1;
+		if (r)
+			model_repeats_add(r, c->hist, c->len, same);
+		if (c->len)
+			prev = c;
+	}
+	return 0;
+}
+
+/* Check every history; for a single thread, also whether it lists one
+ * twice (*repeats; Note [Duplicate histories]). */
+static int check_threads(struct model *m, const struct ccp_profile *p, int *repeats, char *err,
+			 size_t errlen)
+{
+	struct model_repeats r;
+	int alone = p->nthreads == 1, rc = 0;
+	if (alone)
+		model_repeats_init(&r, p->threads[0].ncontexts);
+	for (uint32_t t = 0; t < p->nthreads && rc == 0; t++)
+		rc = check_thread(m, &p->threads[t], alone ? &r : NULL, err, errlen);
+	*repeats = alone && model_repeats_finish(&r);
+	return rc;
 }
 
 static uint32_t new_context(struct model *m, const struct ccp_context *c)
@@ -188,23 +228,42 @@ static uint32_t merge_one(struct model *m, struct htab *t, const struct ccp_cont
 	return k;
 }
 
-/* The contexts of all threads, equal histories added up. */
-static void merge_threads(struct model *m, const struct ccp_profile *p, size_t total)
+/* Add c's counters to x's, or fail as the reader does if x's calls (E +
+ * R) or time would pass 2^64 (format.h: it refuses any file whose totals
+ * would, so this fails only for a profile built in memory). */
+static int add_counters(struct ccp_context *x, const struct ccp_context *c)
+{
+	struct ccp_totals sum = {.calls = x->entries + x->recursive, .time = x->time};
+	if (ccp_totals_add(&sum, c->entries, c->recursive, c->time) != 0)
+		return -1;
+	x->entries += c->entries;
+	x->recursive += c->recursive;
+	x->time = sum.time;
+	return 0;
+}
+
+/* The contexts of all threads, equal histories added up, within a thread
+ * as across threads. */
+static int merge_threads(struct model *m, const struct ccp_profile *p, size_t total, char *err,
+			 size_t errlen)
 {
 	struct htab tab;
+	int rc = 0;
 	m->ctx = m->own_ctx = xnmalloc(total, sizeof *m->own_ctx);
 	htab_init(&tab, total);
-	for (uint32_t t = 0; t < p->nthreads; t++) {
+	for (uint32_t t = 0; t < p->nthreads && rc == 0; t++) {
 		const struct ccp_thread *th = &p->threads[t];
-		for (uint32_t i = 0; i < th->ncontexts; i++) {
+		for (uint32_t i = 0; i < th->ncontexts && rc == 0; i++) {
 			const struct ccp_context *c = &th->contexts[i];
-			struct ccp_context *x = &m->own_ctx[merge_one(m, &tab, c)];
-			x->entries += c->entries;
-			x->recursive += c->recursive;
-			x->time += c->time;
+			rc = add_counters(&m->own_ctx[merge_one(m, &tab, c)], c);
+			if (rc != 0)
+				snprintf(err, errlen,
+					 "calls or time add up past 2^64 (thread %" PRIu32
+					 " context %" PRIu32 ")", t, i);
 		}
 	}
 	htab_free(&tab);
+	return rc;
 }
 
 void model_init(struct model *m, const struct ccp_profile *p, uint32_t nfns)
@@ -224,8 +283,7 @@ void model_totals(struct model *m)
 		const struct ccp_context *x = &m->ctx[k];
 		m->total_time += x->time;
 		if (x->len == 0) {
-			/* One per profile after merging; a single thread's list is
-			 * not merged, so add up rather than trust that. */
+			/* One at most: merged contexts have distinct histories. */
 			if (m->root_ctx == MODEL_NONE)
 				m->root_ctx = k;
 			m->root_time += x->time;
@@ -236,9 +294,10 @@ void model_totals(struct model *m)
 }
 
 /*
- * Merge pass.  Contexts of different threads with the same history are the
- * same context for every view (DESIGN.md §3 sums over contexts, not
- * threads), so they are added up here once.
+ * Merge pass.  Contexts with the same history are the same context for
+ * every view (DESIGN.md §3 sums over contexts, not threads), whether they
+ * come from different threads or, in a made-up file, from one: they are
+ * added up here once.
  */
 int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t errlen)
 {
@@ -255,19 +314,19 @@ int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t 
 		snprintf(err, errlen, "too many contexts (%zu)", total);
 		return -1;
 	}
-	for (uint32_t t = 0; t < p->nthreads; t++)
-		for (uint32_t i = 0; i < p->threads[t].ncontexts; i++)
-			if (check_history(m, &p->threads[t].contexts[i], err, errlen) != 0)
-				return -1;
+	int repeats;
+	if (check_threads(m, p, &repeats, err, errlen) != 0)
+		return -1;
 
-	/* One thread's histories are distinct already (the runtime keeps one
-	 * context per history): its contexts are the model's (Note [Borrowed
-	 * contexts]).  Only several threads need merging. */
-	if (p->nthreads == 1) {
+	/* One thread's histories are distinct (the runtime keeps one context
+	 * per history): its contexts are the model's (Note [Borrowed
+	 * contexts]), unless a made-up file lists one twice (Note [Duplicate
+	 * histories]).  Several threads, or such a thread, are merged. */
+	if (p->nthreads == 1 && !repeats) {
 		m->ctx = p->threads[0].contexts;
 		m->nctx = p->threads[0].ncontexts;
-	} else if (p->nthreads > 1) {
-		merge_threads(m, p, total);
+	} else if (p->nthreads > 0 && merge_threads(m, p, total, err, errlen) != 0) {
+		return -1;
 	}
 	model_totals(m);
 	return 0;

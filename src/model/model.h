@@ -63,8 +63,10 @@ struct model_fn {
  * Note [Borrowed contexts]: a model whose contexts are another's unchanged
  * points at them instead of copying them (a million contexts are 40 MB):
  * the merge of a single thread's profile, whose contexts are distinct
- * already, borrows the profile's; a view that changes no context borrows
- * its base model's.  own_ctx is what the model made and frees itself.
+ * already, borrows the profile's (unless the thread lists a history twice:
+ * Note [Duplicate histories] in distinct.c); a view that changes no
+ * context borrows its base model's.  own_ctx is what the model made and
+ * frees itself.
  */
 
 /*

@@ -3,8 +3,8 @@
  * as text or JSON (one interface, two writers, like the reports).
  *
  * Most numbers are the runtime's own counters (struct ccp_stats); a few
- * come from the model: distinct histories after merging threads, and the
- * functions that appear in some context.
+ * come from the model: distinct histories (equal ones merged, across
+ * threads and within one), and the functions that appear in some context.
  */
 #include "output/report.h"
 

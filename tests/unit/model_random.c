@@ -2,10 +2,11 @@
  * model_random.c - the passes against brute force on random profiles.
  *
  * The passes take shortcuts (shared prefixes with the previous context,
- * per-group sorts, a single-thread merge without hashing); here each
- * figure is recomputed the slow, obvious way, straight from DESIGN.md §3,
- * on a few hundred random contexts over a dozen functions, in several
- * threads and orders, and the two must agree exactly.
+ * per-group sorts, a single thread's contexts borrowed unless a history
+ * repeats); here each figure is recomputed the slow, obvious way, straight
+ * from DESIGN.md §3, on a few hundred random contexts over a dozen
+ * functions, in several threads and orders, and the two must agree
+ * exactly.
  */
 #include "model_fixture.h"
 
@@ -140,6 +141,39 @@ static void check_tree(const struct model *m, const char *what)
 	CHECK(ok, "%s: every context's stack node has the brute-force entries and time", what);
 }
 
+/* Each history once (Note [Duplicate histories]): the model has one
+ * context for each distinct history of the profile, whichever threads
+ * list it, with the counters of all its copies added up. */
+static void check_contexts(const struct model *m, const char *what)
+{
+	int ok = 1;
+	uint32_t distinct = 0;
+	for (uint32_t k = 0; k < NC; k++) {
+		const struct ccp_context *c = &ctx[k];
+		uint32_t first = 0, found = 0, at = 0;
+		uint64_t e = 0, r = 0, t = 0;
+		while (!model_same_history(ctx[first].hist, ctx[first].len, c->hist, c->len))
+			first++;
+		for (uint32_t l = 0; l < NC; l++) /* quadratic on purpose: obviously right */
+			if (model_same_history(ctx[l].hist, ctx[l].len, c->hist, c->len)) {
+				e += ctx[l].entries;
+				r += ctx[l].recursive;
+				t += ctx[l].time;
+			}
+		for (uint32_t j = 0; j < m->nctx; j++)
+			if (model_same_history(m->ctx[j].hist, m->ctx[j].len, c->hist, c->len)) {
+				found++;
+				at = j;
+			}
+		distinct += first == k;
+		ok &= found == 1 && m->ctx[at].entries == e && m->ctx[at].recursive == r &&
+		      m->ctx[at].time == t;
+	}
+	CHECK(ok && m->nctx == distinct,
+	      "%s: one context per distinct history (%u of %u), counters added", what,
+	      (unsigned)m->nctx, (unsigned)distinct);
+}
+
 static void check_against(const struct model *m, const struct brute *b, const char *what)
 {
 	int flat = 1, arcs = 1, count = 0;
@@ -186,6 +220,7 @@ static void one_profile(unsigned nthreads, const char *what)
 				 .nthreads = nthreads, .threads = threads};
 	CHECK(model_build(&m, &p, MODEL_ALL, err, sizeof err) == 0, "%s: model builds", what);
 	check_against(&m, b, what);
+	check_contexts(&m, what);
 	check_tree(&m, what);
 	fx_check_identities(&m, what);
 	model_free(&m);
