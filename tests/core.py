@@ -91,6 +91,21 @@ def dispatching():
             info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
             check(info["dispatchers"] == want, what + "%d context(s) dispatching past the inline "
                   "cache, %s (got %d)" % (want, who, info["dispatchers"]))
+    # Under a storm of timer signals whose handler calls one of the 16 from
+    # the context it interrupted: no call is counted twice or charged to
+    # another function, and each one missing is a lost call (a handler
+    # inside the slow path, Note [Re-entry]).
+    r, prof = record(prog, ["200", "storm"], profile=os.path.join(OUT, "dispatcher-storm.ccprof"))
+    if check(r.returncode == 0, "dispatcher storm: runs (status %d)" % r.returncode):
+        want = {w[1]: int(w[2]) for w in (l.split() for l in r.stdout.splitlines()) if w[0] == "calls"}
+        handled = int(r.stdout.split("handled")[1].split()[0])
+        fs = functions(report(prof))
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+        over = sorted(f for f in want if fs.get(f, {}).get("calls", 0) > want[f])
+        missing = sum(want.values()) - sum(fs.get(f, {}).get("calls", 0) for f in want)
+        check(handled > 100 and not over and missing == info["lost_calls"],
+              "dispatcher storm: %d signals; no function over its count (%s), and the %d calls "
+              "missing are the %d lost" % (handled, over, missing, info["lost_calls"]))
 
 
 def trap_shares(prog, clock):

@@ -6,13 +6,20 @@
  * bursts() calls 3 functions in long runs of each, which the slots catch
  * once they follow the runs; mixed() does one and then the other, and
  * must get its slots back.  Prints what it called, for the exact counts:
- * "arc CALLER CALLEE N" and "calls F N".
+ * "arc CALLER CALLEE N" and "calls F N".  Mode storm runs both under a
+ * timer signal whose handler calls one of the 16 from whatever context it
+ * interrupted, so that handlers land inside the hooks' lookups and inside
+ * rt_cache_adapt; it prints "handled N" and no arcs (the handler's calls
+ * add arcs from the interrupted function).
  *
- * Usage: dispatcher [ROUNDS [both|scatter|bursts|recover]]
+ * Usage: dispatcher [ROUNDS [both|scatter|bursts|recover|storm]]
  */
+#define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #define NF 16
 
@@ -21,7 +28,8 @@ static unsigned long called[NF];
 #define F(i) \
 	__attribute__((noinline)) static void f##i(void) \
 	{ \
-		called[i]++; \
+		__atomic_fetch_add(&called[i], 1, __ATOMIC_RELAXED); /* one \
+			instruction: a handler's call cannot split it */ \
 		__asm__ __volatile__(""); \
 	}
 F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
@@ -86,25 +94,56 @@ __attribute__((no_instrument_function)) static void arcs(const char *caller, con
 			printf("arc %s f%d %lu\n", caller, k, from[k]);
 }
 
+static volatile sig_atomic_t handled;
+
+__attribute__((no_instrument_function)) static void on_alarm(int sig)
+{
+	static unsigned long r = 777;
+
+	(void)sig;
+	r = r * 6364136223846793005ul + 1442695040888963407ul;
+	table[r >> 60]();
+	handled++;
+}
+
+__attribute__((no_instrument_function)) static void storm(int on)
+{
+	struct itimerval it = {{0, on ? 50 : 0}, {0, on ? 50 : 0}};
+
+	if (on)
+		signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	/* strtoul, not atoi: glibc inlines atoi, and clang then hooks it */
 	unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20;
 	const char *mode = argc > 2 ? argv[2] : "both";
-	int s = !strcmp(mode, "both") || !strcmp(mode, "scatter");
-	int b = !strcmp(mode, "both") || !strcmp(mode, "bursts");
+	int st = !strcmp(mode, "storm");
+	int s = st || !strcmp(mode, "both") || !strcmp(mode, "scatter");
+	int b = st || !strcmp(mode, "both") || !strcmp(mode, "bursts");
 	int m = !strcmp(mode, "recover");
 
 	if (!s && !b && !m) {
-		fprintf(stderr, "usage: dispatcher [ROUNDS [both|scatter|bursts|recover]]\n");
+		fprintf(stderr, "usage: dispatcher [ROUNDS [both|scatter|bursts|recover|storm]]\n");
 		return 2;
 	}
+	if (st)
+		storm(1);
 	if (s)
 		scatter(15000ul * rounds);
 	if (b)
 		bursts(rounds, 3000);
 	if (m)
 		mixed(15000ul * rounds, 3 * rounds, 3000);
+	if (st) {
+		storm(0);
+		for (int k = 0; k < NF; k++)
+			printf("calls f%d %lu\n", k, called[k]);
+		printf("handled %ld\n", (long)handled);
+		return 0;
+	}
 	printf("calls main 1\n");
 	if (s)
 		printf("arc main scatter 1\ncalls scatter 1\n");
