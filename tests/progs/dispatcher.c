@@ -43,48 +43,54 @@ static unsigned long from_scatter[NF], from_bursts[NF], from_mixed[NF];
 
 static unsigned long rng = 12345;
 
-/* Helpers are not instrumented: the arcs printed are all the arcs there are. */
+/* Helpers are not instrumented: the arcs printed are all the arcs there
+ * are, and the calls they make are their caller's (no context of their
+ * own). */
 __attribute__((no_instrument_function)) static unsigned random_callee(void)
 {
 	rng = rng * 6364136223846793005ul + 1442695040888963407ul;
 	return (unsigned)(rng >> 60);
 }
 
-__attribute__((noinline)) static void scatter(unsigned long n)
+/* n calls of the 16, in pseudo-random order, counted in from[]. */
+__attribute__((no_instrument_function)) static void call_at_random(unsigned long n,
+								    unsigned long *from)
 {
 	for (unsigned long i = 0; i < n; i++) {
 		unsigned k = random_callee();
 
-		from_scatter[k]++;
+		from[k]++;
 		table[k]();
 	}
 }
 
-__attribute__((noinline)) static void bursts(unsigned rounds, unsigned run)
+/* rounds of: `run` calls of f0, then of f1, then of f2. */
+__attribute__((no_instrument_function)) static void call_in_bursts(unsigned rounds, unsigned run,
+								    unsigned long *from)
 {
 	for (unsigned i = 0; i < rounds; i++)
 		for (unsigned k = 0; k < 3; k++)
 			for (unsigned j = 0; j < run; j++) {
-				from_bursts[k]++;
+				from[k]++;
 				table[k]();
 			}
+}
+
+__attribute__((noinline)) static void scatter(unsigned long n)
+{
+	call_at_random(n, from_scatter);
+}
+
+__attribute__((noinline)) static void bursts(unsigned rounds, unsigned run)
+{
+	call_in_bursts(rounds, run, from_bursts);
 }
 
 /* Both patterns from one context: it must come back to its slots. */
 __attribute__((noinline)) static void mixed(unsigned long n, unsigned rounds, unsigned run)
 {
-	for (unsigned long i = 0; i < n; i++) {
-		unsigned k = random_callee();
-
-		from_mixed[k]++;
-		table[k]();
-	}
-	for (unsigned i = 0; i < rounds; i++)
-		for (unsigned k = 0; k < 3; k++)
-			for (unsigned j = 0; j < run; j++) {
-				from_mixed[k]++;
-				table[k]();
-			}
+	call_at_random(n, from_mixed);
+	call_in_bursts(rounds, run, from_mixed);
 }
 
 __attribute__((no_instrument_function)) static void arcs(const char *caller, const unsigned long *from)
