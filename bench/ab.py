@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """bench/ab.py - compare builds of the runtime side by side on one workload.
 
-    python3 bench/ab.py [-n ROUNDS] BARE INSTR 'ARGS' LABEL=LIB.so ...
+    python3 bench/ab.py [-n ROUNDS] [--wall] BARE INSTR 'ARGS' LABEL=LIB.so[+OPTIONS] ...
 
 Runs BARE (the uninstrumented build) and INSTR (the -finstrument-functions
 build) with each LIB preloaded, in turn, ROUNDS times (default 9), and
-prints for each label the median CPU time (user + sys), the median over
+prints for each label the median CPU time (user + sys; elapsed time with
+--wall, which is what `make bench` compares), the median over
 rounds of its ratio to the same round's bare run, and R against the label
 `dummy` (the empty hooks, bench/.work/bin/dummy_hooks.so) when one is
 given.  Labels other than `dummy` get CCPROF_OPTIONS=output=<a scratch
-file> so that nothing lands in the working directory.
+file> so that nothing lands in the working directory, followed by OPTIONS
+when given (`cur=build/lib/libccprof.so+interval=10ms` runs the same
+library with a longer sampling interval).
 
 This is the tool for deciding whether a change to the hot path helps: build
 the candidate into its own directory (make BUILD=/tmp/cand
@@ -22,40 +25,59 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def usage():
-    sys.stderr.write("usage: ab.py [-n ROUNDS] BARE INSTR 'ARGS' LABEL=LIB.so ...\n")
+    sys.stderr.write("usage: ab.py [-n ROUNDS] [--wall] BARE INSTR 'ARGS' LABEL=LIB.so[+OPTIONS] ...\n")
     sys.exit(2)
 
 
-def cpu_seconds(argv, env):
-    """User + system CPU time of one run, from the child's rusage."""
+WALL = False
+
+
+def seconds(argv, env):
+    """User + system CPU time of one run, from the child's rusage, or its
+    elapsed time with --wall."""
+    t0 = time.perf_counter()
     p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
     if status != 0:
         sys.exit("ab.py: %s exited with status %d" % (" ".join(argv), status))
-    return ru.ru_utime + ru.ru_stime
+    return wall if WALL else ru.ru_utime + ru.ru_stime
 
 
 def main(argv):
+    global WALL
     rounds = 9
-    if len(argv) > 1 and argv[0] == "-n":
-        rounds = int(argv[1])
-        argv = argv[2:]
+    while argv and argv[0] in ("-n", "--wall"):
+        if argv[0] == "--wall":
+            WALL = True
+            argv = argv[1:]
+        elif len(argv) > 1:
+            rounds = int(argv[1])
+            argv = argv[2:]
+        else:
+            usage()
     if len(argv) < 4 or not all("=" in a for a in argv[3:]):
         usage()
     bare, instr, args = argv[0], argv[1], argv[2].split()
     variants = [a.split("=", 1) for a in argv[3:]]
+    variants = [(label, spec.split("+", 1)[0], spec.partition("+")[2]) for label, spec in variants]
     scratch = tempfile.mkdtemp(prefix="ccprof-ab-")
     times = {label: [] for label in ["bare"] + [v[0] for v in variants]}
+    if len(times) != len(variants) + 1:
+        sys.exit("ab.py: each label once, and not 'bare'")
     for _ in range(rounds):
-        times["bare"].append(cpu_seconds([bare] + args, dict(os.environ)))
-        for label, lib in variants:
+        times["bare"].append(seconds([bare] + args, dict(os.environ)))
+        for label, lib, options in variants:
             env = dict(os.environ, LD_PRELOAD=os.path.abspath(lib))
             if label != "dummy":
                 env["CCPROF_OPTIONS"] = "output=" + os.path.join(scratch, label + ".ccprof")
-            times[label].append(cpu_seconds([instr] + args, env))
+                if options:
+                    env["CCPROF_OPTIONS"] += ":" + options
+            times[label].append(seconds([instr] + args, env))
     base = times["bare"]
     for label, ts in times.items():
         ratio = statistics.median(t / b for t, b in zip(ts, base))
