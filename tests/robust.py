@@ -177,6 +177,43 @@ def stepped():
           % (CLOCK, hcalls, lost, handled))
 
 
+def adapt_stepped():
+    """The inline cache's adaptation interrupted at every instruction by a
+    handler that calls from the context being adapted
+    (tests/progs/adaptstep.c): no crash, no call charged to another
+    function, the only calls missing those reported lost."""
+    exe = build("adaptstep", "tests/progs/adaptstep.c")
+    lib = os.path.join(LIB, "libccprof.so")
+    sym = [w for w in (l.split() for l in run(["nm", "-S", "--defined-only", lib]).stdout.splitlines())
+           if len(w) == 4 and w[3] == "rt_cache_adapt"]
+    if not check(sym, "adapt_stepped (%s): nm finds rt_cache_adapt in %s" % (CLOCK, lib)):
+        return
+    r, prof = record(exe, ["0x" + sym[0][0], "0x" + sym[0][1]], clock=CLOCK,
+                     profile=os.path.join(OUT, "adaptstep@%s.ccprof" % CLOCK))
+    if r.stdout.strip() == "unsupported":
+        print("# adapt_stepped: no trap flag on this architecture, skipped")
+        return
+    if not check(r.returncode == 0, "adapt_stepped (%s): exit status 0 (got %d)%s"
+                 % (CLOCK, r.returncode, "" if r.returncode == 0 else ": " + r.stderr.strip()[-300:])):
+        return
+    n = counts(r.stdout)
+    runs = int(r.stdout.split("runs")[1].split()[0])
+    handled = int(r.stdout.split("handled")[1].split()[0])
+    fs = functions(report(prof))
+    lost = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["lost_calls"]
+    xs = ["x%d" % j for j in range(16)]
+    over = [x for x in xs if fs.get(x, {}).get("calls", 0) > n[x]]
+    missing = sum(n[x] - fs.get(x, {}).get("calls", 0) for x in xs)
+    check(runs >= 100 and handled > runs,
+          "adapt_stepped (%s): %d runs of rt_cache_adapt stepped, %d calls from the handler"
+          % (CLOCK, runs, handled))
+    check(fs["disp"]["calls"] == n["disp"], "adapt_stepped (%s): calls(disp) = %d exactly (got %d)"
+          % (CLOCK, n["disp"], fs["disp"]["calls"]))
+    check(not over and missing == lost,
+          "adapt_stepped (%s): no x_j over its count (%s), the %d calls missing are the %d lost"
+          % (CLOCK, over, missing, lost))
+
+
 def nullfn():
     """Hooks called by hand with a null function and call site: no crash,
     the same output, the real calls still counted."""
@@ -377,6 +414,7 @@ threads_tsan()
 optimised()
 storm()
 stepped()
+adapt_stepped()
 nullfn()
 cancel()
 fork()
@@ -395,6 +433,7 @@ symlink()
 CLOCK = "cycles"
 storm()
 stepped()
+adapt_stepped()
 nullfn()
 cancel()
 jumps()
