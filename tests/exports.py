@@ -449,6 +449,14 @@ def callgrind(prof, rep, what):
         check(t == rep["total_ticks"] and c == rep["total_calls"],
               "callgrind %s: annotate's totals %d ticks, %d calls = ccprof's %d, %d"
               % (what, t, c, rep["total_ticks"], rep["total_calls"]))
+    # As the docs say to run it: default options (--auto=yes), in the
+    # directory of the program, whose name must not be taken for a source.
+    r = run(["callgrind_annotate", "--inclusive=yes", path], cwd=os.path.dirname(rep["program"]))
+    check(r.returncode == 0 and r.stderr == "" and "Auto-annotated source" not in r.stdout,
+          "callgrind %s: callgrind_annotate with --auto=yes next to the program: no source "
+          "annotated, empty stderr%s" % (what, "" if not r.stderr else " (%s)" % r.stderr.strip()[:200]))
+    r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", path],
+            cwd=os.path.dirname(prof))
     table = annotate_table(r.stdout)
     fs = functions(rep)
     twice = [k for k, v in table.items() if len(v) > 1]
