@@ -449,6 +449,14 @@ def callgrind(prof, rep, what):
         check(t == rep["total_ticks"] and c == rep["total_calls"],
               "callgrind %s: annotate's totals %d ticks, %d calls = ccprof's %d, %d"
               % (what, t, c, rep["total_ticks"], rep["total_calls"]))
+    # As the docs say to run it: default options (--auto=yes), in the
+    # directory of the program, whose name must not be taken for a source.
+    r = run(["callgrind_annotate", "--inclusive=yes", path], cwd=os.path.dirname(rep["program"]))
+    check(r.returncode == 0 and r.stderr == "" and "Auto-annotated source" not in r.stdout,
+          "callgrind %s: callgrind_annotate with --auto=yes next to the program: no source "
+          "annotated, empty stderr%s" % (what, "" if not r.stderr else " (%s)" % r.stderr.strip()[:200]))
+    r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", path],
+            cwd=os.path.dirname(prof))
     table = annotate_table(r.stdout)
     fs = functions(rep)
     twice = [k for k, v in table.items() if len(v) > 1]
@@ -757,6 +765,57 @@ def dot(prof, rep):
         names_in(texts, "dot (as rendered by dot -Tsvg)")
 
 
+LONG_C = r"""
+#include <ccprof.h>
+#include <stdlib.h>
+#include <string.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void spin(void)
+{
+	for (unsigned long i = 0; i < 100000; i++)
+		sink += i;
+}
+int main(void)
+{
+	char *amps = malloc(20001), *utf8 = malloc(20001);
+	memset(amps, '&', 20000);
+	amps[20000] = 0;
+	for (int i = 0; i < 20000; i += 2)
+		memcpy(utf8 + i, "\xc3\xa9", 2); /* é */
+	utf8[20000] = 0;
+	ccprof_cc_t a = ccprof_cc(amps), b = ccprof_cc(utf8);
+	ccprof_enter(a);
+	ccprof_enter(b);
+	spin();
+	ccprof_leave(b);
+	ccprof_leave(a);
+	return 0;
+}
+"""
+
+
+def dot_long_names():
+    """Graphviz rejects a quoted string over 16381 bytes: 20000-byte names
+    (the worst case for escaping, '&' -> '&amp;', and 2-byte characters)
+    are cut with '…' at a character boundary, and dot reads the file."""
+    src = os.path.join(D, "long_names.c")
+    with open(src, "w") as f:
+        f.write(LONG_C)
+    r, prof = record(build("long_names", src), clock="cycles",
+                     profile=os.path.join(D, "long_names.ccprof"))
+    check(r.returncode == 0, "long_names runs under ccprof record")
+    path = convert("dot", prof, "long_names.dot", "--node-threshold", "0")
+    text = open(path, encoding="utf-8").read()  # a cut inside a character would not decode
+    check(("&amp;" * 1500 + "\u2026\\n") in text and ("\u00e9" * 750 + "\u2026\\n") in text,
+          "dot: a 20000-byte name is cut to 1500 bytes and '\u2026'")
+    if not have("dot"):
+        skip("dot not installed (package graphviz): long names not rendered")
+        return
+    r = run(["dot", "-Tsvg", "-o", os.devnull, path])
+    check(r.returncode == 0 and r.stderr == "", "dot: renders a graph of 20000-byte names%s"
+          % ("" if not r.stderr else " (%s)" % r.stderr.strip()[:200]))
+
+
 # ---- svg -----------------------------------------------------------------------------
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -839,6 +898,7 @@ folded(names, rep, thr, thr_rep)
 speedscope(names, rep, thr, thr_rep)
 pprof(names, rep, thr, thr_rep)
 dot(names, rep)
+dot_long_names()
 svg(names, rep)
 views(names, rep)
 finish()

@@ -38,3 +38,21 @@ check "a program builds against the installed ccprof with pkg-config" \
 check "...and runs, writing its profile" sh -c "cd '$OUT' && CCPROF_OPTIONS=output=installed.ccprof ./installed && '$prefix/bin/ccprof' info installed.ccprof"
 check "installed record finds the installed runtime" \
 	sh -c "cd '$OUT' && '$prefix/bin/ccprof' record -o rec.ccprof ./installed && test -s rec.ccprof"
+
+# The installed man pages render without a warning, and ccprof(1) has a
+# section for every command `ccprof --help` lists (convert once had none).
+for m in man1/ccprof.1 man3/ccprof.3; do
+	if command -v groff > /dev/null; then
+		check_eq "groff -ww: no warning in $m" \
+			"$(groff -ww -z -man -Tutf8 "$prefix/share/man/$m" 2>&1)" ""
+	else
+		echo "# groff not installed: $m not checked"
+	fi
+done
+for cmd in $("$prefix/bin/ccprof" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
+	if grep -q "^\.SS \"ccprof $cmd" "$prefix/share/man/man1/ccprof.1"; then
+		ok "ccprof.1 describes ccprof $cmd"
+	else
+		notok "ccprof.1 describes ccprof $cmd"
+	fi
+done

@@ -77,12 +77,23 @@ run 2 "report --graph=1" "$CCPROF" report --graph=1 f
 one_error_line "report --graph=1"
 run 2 "two files" "$CCPROF" report a b
 one_error_line "two files"
+run 0 "help help" "$CCPROF" help help
+out_has "help help shows the main usage" "usage: ccprof [--help]"
+run 0 "help --help" "$CCPROF" help --help
+out_has "help --help shows the main usage" "usage: ccprof [--help]"
+run 2 "merge -o ''" "$CCPROF" merge -o '' f
+one_error_line "merge -o ''"
+err_has "merge -o '': says why" "ccprof merge: -o needs a file name"
 run 2 "record --clock=sundial" "$CCPROF" record --clock=sundial true
 one_error_line "record --clock=sundial"
 run 2 "record --interval=0" "$CCPROF" record --interval=0 true
 one_error_line "record --interval=0"
 run 2 "record without a program" "$CCPROF" record
 one_error_line "record without a program"
+# An interval the runtime cannot hold in nanoseconds is refused here, not
+# warned about by the runtime while the program runs on at 1 ms.
+run 2 "record --interval=1e300" "$CCPROF" record --interval=1e300 true
+one_error_line "record --interval=1e300"
 
 # ---- a generated profile ---------------------------------------------------
 
@@ -202,6 +213,19 @@ out_has "graph: spontaneous" "<spontaneous>"
 out_has "contexts: elided path" "[main] P … R [P] [Q] [R]"
 run 0 "report --top 1" "$CCPROF" report --top 1 "$D/s.ccprof"
 out_has "--top 1" "(1 of 5)"
+# An empty pattern list is a usage error, not an empty selection or focus
+# (--focus '' once printed a report of nothing, total 0, exit 0).
+for o in --select= --deselect=, --exclude= --module= --focus= --focus=,, --callers= --around=,; do
+	run 2 "report $o" "$CCPROF" report $o "$D/s.ccprof"
+	one_error_line "report $o"
+done
+err_has "report --around=,: says why" "ccprof report: --around needs a pattern, not ','"
+run 2 "convert --focus ''" "$CCPROF" convert --to folded --focus '' "$D/s.ccprof"
+err_has "convert --focus '': says why" "ccprof convert: --focus needs a pattern, not ''"
+run 2 "diff --select ''" "$CCPROF" diff --select '' "$D/s.ccprof" "$D/s.ccprof"
+one_error_line "diff --select ''"
+run 0 "report --select 'P,,Q'" "$CCPROF" report --select 'P,,Q' "$D/s.ccprof"
+no_stderr "report --select 'P,,Q': empty items between patterns are fine"
 
 run 0 "report --json" "$CCPROF" report --json "$D/s.ccprof"
 no_stderr "report --json"
@@ -231,6 +255,7 @@ no_stderr "info"
 out_has "info: calls" "calls              14"
 out_has "info: overhead" "overhead estimate  12.3 ns per call"
 out_has "info: duration" "duration           1.500 s"
+out_has "info: arguments quoted as report quotes them" "arguments          ./gen 'two words'"
 run 0 "info --json" "$CCPROF" info --json "$D/s.ccprof"
 check "info --json is valid JSON" python3 -m json.tool "$D/out"
 cp "$D/out" "$D/i.json"
@@ -312,6 +337,15 @@ if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
 	out_has "recorded report shows fib" " fib "
 	run 0 "record -o relative" sh -c "cd '$D/rec' && '$CCPROF' record -o sub.ccprof '$OUT/fib' 5"
 	err_has "record -o: absolute path in the message" "profile written to $D/rec/sub.ccprof"
+	# A profile that cannot be written: said before the run, exit 1, the
+	# program not run (it once ran, and -o DIR was "profile written to DIR").
+	mkdir -p "$D/rec/dir.ccprof"
+	run 1 "record -o DIR" "$CCPROF" record -o "$D/rec/dir.ccprof" "$OUT/fib" 5
+	check_eq "record -o DIR: message" "$(cat "$D/err")" "ccprof: $D/rec/dir.ccprof: Is a directory"
+	check_eq "record -o DIR: the program did not run" "$(cat "$D/out")" ""
+	run 1 "record -o in a missing directory" "$CCPROF" record -o "$D/rec/none/x.ccprof" "$OUT/fib" 5
+	check_eq "record -o in a missing directory: message" "$(cat "$D/err")" \
+		"ccprof: cannot write $D/rec/none/x.ccprof: No such file or directory"
 else
 	notok "fib builds (see $D/build.log)"
 fi

@@ -151,6 +151,8 @@ static int merge_run(int argc, char **argv)
 	}
 	if (!out)
 		return cli_usage_error(&cli_merge, "no output file given (-o OUT)");
+	if (!*out)
+		return cli_usage_error(&cli_merge, "-o needs a file name");
 	if (optind == argc)
 		return cli_usage_error(&cli_merge, "no profile given");
 	return merge_files(out, argv + optind, (uint32_t)(argc - optind));

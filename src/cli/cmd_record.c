@@ -83,12 +83,17 @@ static int record_fail(const char *msg, const char *arg)
 	return CLI_EXIT_FAIL;
 }
 
+/* Milliseconds the runtime takes: in nanoseconds, the interval must fit
+ * its 64-bit count (a year is plenty). */
+#define INTERVAL_MAX_MS (365.0 * 24 * 3600 * 1000)
+
 static int valid_interval(const char *s)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	return end != s && *end == '\0' && errno == 0 && isfinite(v) && v > 0;
+	return end != s && *end == '\0' && errno == 0 && isfinite(v) && v > 0 &&
+	       v <= INTERVAL_MAX_MS;
 }
 
 static int record_parse(int argc, char **argv, struct record_opts *o)
@@ -290,9 +295,9 @@ static char *expand_pid(const char *path, pid_t pid)
 static int profile_written(const char *path, const struct stat *before, int existed)
 {
 	struct stat after;
-	if (stat(path, &after) != 0)
-		return 0;
-	if (!existed || !S_ISREG(after.st_mode))
+	if (stat(path, &after) != 0 || !S_ISREG(after.st_mode))
+		return 0; /* the runtime writes a regular file (or nothing) */
+	if (!existed || !S_ISREG(before->st_mode))
 		return 1;
 	return after.st_ino != before->st_ino || after.st_dev != before->st_dev ||
 	       after.st_size != before->st_size ||
@@ -320,6 +325,28 @@ static int pass_status(int status)
 	return 128 + sig; /* the signal did not end us (e.g. SIGSTOP-like) */
 }
 
+/* Fail before the run, not after it, when the profile cannot be written
+ * where asked: the path is a directory, or its directory is missing or
+ * not writable (a %p in the directory part is left to the runtime). */
+static int output_writable(const char *out)
+{
+	struct stat st;
+	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "ccprof: %s: %s\n", out, strerror(EISDIR));
+		return CLI_EXIT_FAIL;
+	}
+	const char *slash = strrchr(out, '/');
+	char *dir = xstrdup(out);
+	dir[slash > out ? slash - out : 1] = '\0';
+	int rc = 0;
+	if (!strstr(dir, "%p") && access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "ccprof: cannot write %s: %s\n", out, strerror(errno));
+		rc = CLI_EXIT_FAIL;
+	}
+	free(dir);
+	return rc;
+}
+
 /* The runtime library and the absolute profile path, checked for the
  * characters their variables cannot carry; 0, or 1 after a message. */
 static int record_paths(const struct record_opts *o, char **libp, char **outp)
@@ -337,6 +364,8 @@ static int record_paths(const struct record_opts *o, char **libp, char **outp)
 		rc = record_fail("output path must not contain ':' or ',': ", out);
 	else if (strpbrk(lib, ": "))
 		rc = record_fail("runtime library path must not contain ':' or ' ': ", lib);
+	else
+		rc = output_writable(out);
 	if (rc != 0) {
 		free(lib);
 		free(out);

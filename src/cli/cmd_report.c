@@ -95,8 +95,13 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		case 'g': a->o.graph = 1; break;
 		case 'c': a->o.contexts = 1; break;
 		case 'j': a->json = 1; break;
-		case OPT_CALLERS: model_patterns_add(&a->callers, optarg); break;
-		case OPT_AROUND: model_patterns_add(&a->around, optarg); break;
+		case OPT_CALLERS:
+		case OPT_AROUND:
+			if (!view_opts_has_pattern(optarg))
+				return cli_usage_error(&cli_report, "--%s needs a pattern, not '%s'",
+						       c == OPT_CALLERS ? "callers" : "around", optarg);
+			model_patterns_add(c == OPT_CALLERS ? &a->callers : &a->around, optarg);
+			break;
 		case OPT_CYCLES: a->cycles = 1; break;
 		case OPT_HOT: a->hot = 1; break;
 		case OPT_THREADS: a->threads = 1; break;

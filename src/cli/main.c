@@ -64,6 +64,10 @@ static int cmd_help(int argc, char **argv)
 	}
 	if (argc > 2)
 		return main_usage_error("help takes one command, not '%s'", argv[2]);
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_help(stdout);
+		return cli_finish_output(0);
+	}
 	const struct cli_command *c = find_command(argv[1]);
 	if (!c)
 		return main_usage_error("unknown command '%s'", argv[1]);

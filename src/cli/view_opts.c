@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A finite non-negative decimal number. */
 static int parse_number(const char *s, double *out)
@@ -27,15 +28,31 @@ static int bad_value(char *err, size_t errlen, const char *opt, const char *what
 	return -1;
 }
 
+int view_opts_has_pattern(const char *list)
+{
+	return list[strspn(list, ",")] != '\0';
+}
+
+/* A pattern list with at least one pattern: "" or "," would select,
+ * deselect or focus on nothing without a word. */
+static int add_patterns(struct model_patterns *p, const char *opt, const char *arg, char *err,
+			size_t errlen)
+{
+	if (!view_opts_has_pattern(arg))
+		return bad_value(err, errlen, opt, "a pattern", arg);
+	model_patterns_add(p, arg);
+	return 1;
+}
+
 int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err,
 		    size_t errlen)
 {
 	unsigned n;
 	switch (c) {
-	case VIEW_OPT_SELECT: model_patterns_add(&o->select, arg); return 1;
-	case VIEW_OPT_DESELECT: model_patterns_add(&o->deselect, arg); return 1;
-	case VIEW_OPT_MODULE: model_patterns_add(&o->module, arg); return 1;
-	case VIEW_OPT_FOCUS: model_patterns_add(&o->focus, arg); return 1;
+	case VIEW_OPT_SELECT: return add_patterns(&o->select, "select", arg, err, errlen);
+	case VIEW_OPT_DESELECT: return add_patterns(&o->deselect, "deselect", arg, err, errlen);
+	case VIEW_OPT_MODULE: return add_patterns(&o->module, "module", arg, err, errlen);
+	case VIEW_OPT_FOCUS: return add_patterns(&o->focus, "focus", arg, err, errlen);
 	case VIEW_OPT_ONLY_EXPORTED: o->only_exported = 1; return 1;
 	case VIEW_OPT_MIN_PERCENT:
 		if (parse_number(arg, &o->prune.min_percent) != 0 || o->prune.min_percent > 100)

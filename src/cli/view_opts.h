@@ -78,6 +78,9 @@ enum {
 	"  --min-time S         hide tree nodes under S seconds\n"                        \
 	"                       (hidden nodes add up on one \"(n hidden)\" line)\n"
 
+/* Whether a comma-separated pattern list holds a pattern (not "" or ","). */
+int view_opts_has_pattern(const char *list);
+
 /* 1: c was a view option and is recorded; 0: not a view option; -1: a
  * bad value (message in err, for cli_usage_error). */
 int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err,

@@ -60,17 +60,20 @@ struct cg {
 
 /*
  * A cost centre's object is its module (the program for a region); its
- * file the source file when known, else the object's base name.
+ * file the source file when known, else "???", callgrind's own name for
+ * an unknown file.  Not the object's name: callgrind_annotate (with its
+ * default --auto=yes) opens every fl= file it finds in the current
+ * directory as source, and the program usually sits there, so it would
+ * "annotate" the executable, with Perl warnings on stderr; "???" it skips.
  * callgrind_annotate strips the current directory from fl= names but not
  * from cfi= names, so a full path under it would make a function appear
- * twice; a base name never starts with it, and cfi= is written only for
- * calls across files.
+ * twice; cfi= is written only for calls across files.
  */
 static const char *cg_file(const struct model *m, uint32_t cc)
 {
 	if (cc != MODEL_NONE && m->prof->ccs[cc].file && m->prof->ccs[cc].file[0])
 		return m->prof->ccs[cc].file;
-	return model_basename(export_object(m, cc));
+	return "???";
 }
 
 static uint32_t cg_names_add(struct cg_names *n, const char *name)

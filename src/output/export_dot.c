@@ -21,7 +21,11 @@
  * and the arcs between consecutive ones.
  *
  * Node ids are "f<ccprof id>" (names need not be unique, and need no
- * quoting rules); every name goes through escape_dot.
+ * quoting rules); every name goes through escape_dot.  Graphviz rejects a
+ * quoted string over 16381 bytes ("syntax error ... scanning a quoted
+ * string"), and a C++ name can be longer: names are cut to DOT_NAME_MAX
+ * bytes (with "…"), so that an edge's tooltip, two names escaped (at most
+ * 5 bytes a byte: "&amp;") and its figures, stays under that.
  */
 #include "output/export.h"
 
@@ -31,6 +35,8 @@
 #include "model/xalloc.h"
 #include "output/escape.h"
 #include "output/names.h"
+
+#define DOT_NAME_MAX 1500
 #include "output/ob.h"
 
 #define HOT_COLOR "#d00000"
@@ -177,7 +183,7 @@ int export_dot(FILE *f, const struct export_input *in, const struct export_opts 
 	struct ob *o = ob_open(f);
 	d->o = o;
 	d->m = m;
-	names_init(&d->names, m, &escape_dot, 0);
+	names_init_max(&d->names, m, &escape_dot, DOT_NAME_MAX);
 	d->keep = xcalloc(m->nfns + 1, 1);
 	d->hot_fn = xcalloc(m->nfns + 1, 1);
 	d->hot_arc = xcalloc(m->narcs + 1, 1);

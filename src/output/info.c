@@ -13,6 +13,7 @@
 
 #include "output/escape.h"
 #include "output/json.h"
+#include "output/text.h"
 
 /* The runtime's per-call overhead estimate in nanoseconds (0: unknown). */
 static double overhead_ns(const struct ccp_profile *p)
@@ -55,7 +56,7 @@ static void text_run(struct ob *f, const struct ccp_profile *p)
 	ob_printf(f, "%-18s", "arguments");
 	for (uint32_t i = 0; i < p->argc; i++) {
 		ob_putc(f, ' ');
-		escape_puts(f, &escape_text, p->argv[i]);
+		text_shell_word(f, p->argv[i] ? p->argv[i] : "");
 	}
 	ob_putc(f, '\n');
 	text_u64(f, "pid", p->pid);

@@ -26,7 +26,8 @@ static size_t put_str(char *out, const char *s)
 
 /* One entry: open "name":"<escaped>","id":<cc> close for NAMES_OBJECT. */
 static size_t name_entry(char *out, const struct escape_table *t, enum names_form form,
-			 const char *name, uint32_t cc, const char *open, const char *close)
+			 const char *name, size_t len, const char *suffix, uint32_t cc,
+			 const char *open, const char *close)
 {
 	size_t used = 0;
 	if (form == NAMES_OBJECT) {
@@ -35,7 +36,8 @@ static size_t name_entry(char *out, const struct escape_table *t, enum names_for
 	}
 	if (form != NAMES_BARE)
 		out[used++] = '"';
-	used += escape_mem(out + used, t, name, strlen(name));
+	used += escape_mem(out + used, t, name, len);
+	used += put_str(out + used, suffix);
 	if (form != NAMES_BARE)
 		out[used++] = '"';
 	if (form == NAMES_OBJECT) {
@@ -47,7 +49,7 @@ static size_t name_entry(char *out, const struct escape_table *t, enum names_for
 }
 
 static void names_build(struct names *nm, const struct model *m, const struct escape_table *t,
-			enum names_form form, const char *open, const char *close)
+			enum names_form form, const char *open, const char *close, size_t max)
 {
 	size_t cap = 1024, used = 0;
 	size_t extra = form == NAMES_OBJECT ? strlen(open) + strlen(close) + 32 : 2;
@@ -57,13 +59,20 @@ static void names_build(struct names *nm, const struct model *m, const struct es
 	nm->width = xnmalloc(m->nfns ? m->nfns : 1, sizeof *nm->width);
 	for (uint32_t cc = 0; cc < m->nfns; cc++) {
 		const char *s = m->fns[cc].name;
-		size_t need = ESCAPE_MAX(strlen(s)) + extra;
+		size_t len = strlen(s);
+		const char *suffix = "";
+		if (max && len > max) { /* cut at a character boundary */
+			for (len = max; len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80; len--)
+				;
+			suffix = NAMES_CUT;
+		}
+		size_t need = ESCAPE_MAX(len) + sizeof NAMES_CUT + extra;
 		if (cap - used < need) {
 			cap = (cap + need) * 2;
 			nm->pool = xrealloc(nm->pool, cap, 1);
 		}
 		nm->off[cc] = used;
-		used += name_entry(nm->pool + used, t, form, s, cc, open, close);
+		used += name_entry(nm->pool + used, t, form, s, len, suffix, cc, open, close);
 		size_t w = escape_text_width(s);
 		nm->width[cc] = w < UINT32_MAX ? (uint32_t)w : UINT32_MAX;
 	}
@@ -72,13 +81,19 @@ static void names_build(struct names *nm, const struct model *m, const struct es
 
 void names_init(struct names *nm, const struct model *m, const struct escape_table *t, int quoted)
 {
-	names_build(nm, m, t, quoted ? NAMES_QUOTED : NAMES_BARE, "", "");
+	names_build(nm, m, t, quoted ? NAMES_QUOTED : NAMES_BARE, "", "", 0);
+}
+
+void names_init_max(struct names *nm, const struct model *m, const struct escape_table *t,
+		    size_t max)
+{
+	names_build(nm, m, t, NAMES_BARE, "", "", max);
 }
 
 void names_init_json(struct names *nm, const struct model *m, const char *open,
 		     const char *close)
 {
-	names_build(nm, m, &escape_json, NAMES_OBJECT, open, close);
+	names_build(nm, m, &escape_json, NAMES_OBJECT, open, close, 0);
 }
 
 void names_free(struct names *nm)

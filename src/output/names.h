@@ -24,6 +24,12 @@ struct names {
 
 /* Escape every name of m with t; quoted: inside "..." (for JSON). */
 void names_init(struct names *nm, const struct model *m, const struct escape_table *t, int quoted);
+/* Bare, and a name longer than max bytes cut to at most max (at a UTF-8
+ * character boundary) followed by NAMES_CUT, for formats that limit the
+ * length of a string. */
+#define NAMES_CUT "\xe2\x80\xa6" /* U+2026 */
+void names_init_max(struct names *nm, const struct model *m, const struct escape_table *t,
+		    size_t max);
 /* For JSON objects that stand for a cost centre: each entry is open,
  * the members "name":"<escaped name>","id":<cc>, then close (open and
  * close are JSON already).  With both empty: the first members of an

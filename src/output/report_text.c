@@ -26,29 +26,6 @@ const char *report_clock_name(uint32_t clock)
 	}
 }
 
-/* An argument as a shell would need it quoted.  The text between quotes
- * is escaped a run at a time, not byte by byte, so that a UTF-8
- * character stays whole. */
-static void put_shell_word(struct ob *o, const char *s)
-{
-	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			    "0123456789_@%+=:,./-") == strlen(s)) {
-		escape_puts(o, &escape_text, s);
-		return;
-	}
-	ob_putc(o, '\'');
-	for (const char *p = s; *p;) {
-		size_t n = strcspn(p, "'");
-		escape_write(o, &escape_text, p, n);
-		p += n;
-		if (*p == '\'') {
-			ob_puts(o, "'\\''");
-			p++;
-		}
-	}
-	ob_putc(o, '\'');
-}
-
 /* ---- header ------------------------------------------------------------- */
 
 static void text_clock(const struct text *t)
@@ -107,7 +84,7 @@ static void text_header(const struct text *t)
 	ob_puts(o, "\n    command     ");
 	for (uint32_t i = 0; i < p->argc; i++) {
 		ob_putc(o, ' ');
-		put_shell_word(o, p->argv[i] ? p->argv[i] : "");
+		text_shell_word(o, p->argv[i] ? p->argv[i] : "");
 	}
 	ob_puts(o, "\n    total time   ");
 	text_secs(t, m->total_time, 0);

@@ -204,3 +204,26 @@ void text_history(const struct text *t, const uint32_t *hist, uint32_t len)
 			ob_putc(o, ']');
 	}
 }
+
+/* An argument as a shell would need it quoted.  The text between quotes
+ * is escaped a run at a time, not byte by byte, so that a UTF-8
+ * character stays whole. */
+void text_shell_word(struct ob *o, const char *s)
+{
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789_@%+=:,./-") == strlen(s)) {
+		escape_puts(o, &escape_text, s);
+		return;
+	}
+	ob_putc(o, '\'');
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "'");
+		escape_write(o, &escape_text, p, n);
+		p += n;
+		if (*p == '\'') {
+			ob_puts(o, "'\\''");
+			p++;
+		}
+	}
+	ob_putc(o, '\'');
+}

@@ -52,6 +52,9 @@ void text_name(const struct text *t, uint32_t cc, size_t indent, size_t w);
 void text_label(const struct text *t, const char *label, size_t indent, size_t w);
 size_t text_name_col(size_t widest, const char *heading);
 
+/* An argument as a shell would need it quoted (escape_text inside). */
+void text_shell_word(struct ob *o, const char *s);
+
 /* The indent of a tree row at depth (capped at TEXT_INDENT_MAX). */
 size_t text_indent(uint32_t depth);
 
