@@ -118,8 +118,8 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@INCLUDEDIR@|$(PREFIX)/include|' ccprof.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ccprof.pc
-	for m in man/*.1; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
-	for m in man/*.3; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done; true
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 
 clean:
 	rm -rf $(BUILD) bin lib tests/out
