@@ -341,6 +341,7 @@ static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
  * a transition from c or rt_no_context, one store each, which is all a
  * reader needs (Note [Cache reads] in hooks.c); a signal handler that
  * interrupts it at worst skews one window's decision.
+ * tests/progs/adaptstep.c makes a call from c at every instruction of it.
  */
 #define BACKOFF_MAX 6 /* waits of up to 2^6 windows */
 
