@@ -14,8 +14,24 @@
 
 static pthread_t sampler;
 static int running;
-static int stop_requested;
+static int stop_requested; /* under wake_lock */
 static uint64_t samples;
+/* The helper waits on `wake` between samples, so that a stop does not wait
+ * out the rest of an interval (at exit, before exec): with interval=10s,
+ * a sleep would hold up every exit of the program by up to ten seconds. */
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake;
+
+static void wake_init(void)
+{
+	pthread_condattr_t a;
+
+	pthread_mutex_init(&wake_lock, NULL);
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&wake, &a);
+	pthread_condattr_destroy(&a);
+}
 
 static void sample_all(void)
 {
@@ -44,9 +60,17 @@ static void *sampler_main(void *arg)
 
 	(void)arg;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
+	for (;;) {
+		int stop;
+
 		advance(&next, rt_config.interval_ns);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		pthread_mutex_lock(&wake_lock);
+		while (!stop_requested && pthread_cond_timedwait(&wake, &wake_lock, &next) == 0)
+			;
+		stop = stop_requested;
+		pthread_mutex_unlock(&wake_lock);
+		if (stop)
+			break;
 		sample_all();
 		{ /* after a long stall, do not try to catch up */
 			struct timespec now;
@@ -61,14 +85,16 @@ static void *sampler_main(void *arg)
 
 void rt_sampler_start(void)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	sigset_t all, old;
 
 	if (running || rt_config.clock == CCP_CLOCK_CYCLES)
 		return;
+	pthread_once(&once, wake_init);
 	/* The helper must never take a signal meant for the program. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	__atomic_store_n(&stop_requested, 0, __ATOMIC_RELEASE);
+	stop_requested = 0;
 	running = pthread_create(&sampler, NULL, sampler_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!running)
@@ -80,15 +106,21 @@ void rt_sampler_stop(void)
 {
 	if (!running)
 		return;
-	__atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&wake_lock);
+	stop_requested = 1;
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&wake_lock);
 	pthread_join(sampler, NULL);
 	running = 0;
 	sample_all();
 }
 
-/* After fork the helper does not exist in the child. */
+/* After fork the helper does not exist in the child (it may have held
+ * wake_lock: it is made anew). */
 void rt_sampler_after_fork(void)
 {
+	if (running)
+		wake_init();
 	running = 0;
 	samples = 0;
 }
