@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 from ccp import *
 
 PRELOAD = os.path.join(LIB, "libccprof.so")
@@ -28,8 +29,9 @@ def counts(stdout):
     return out
 
 
-def same_behaviour(name, src, args=(), env=None, cxx=None, extra=()):
-    """Build bare and instrumented, run both, compare.  Returns (run, profile)."""
+def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=None):
+    """Build bare and instrumented, run both, compare.  Returns (run, profile);
+    (None, None) if the profiled run outlives `timeout` seconds."""
     comp = cxx or CC
     if CLOCK != "cpu":
         name += "@" + CLOCK
@@ -47,10 +49,14 @@ def same_behaviour(name, src, args=(), env=None, cxx=None, extra=()):
     prof = os.path.join(d, name + ".ccprof")
     e = dict(os.environ)
     e.update(env or {})
-    b = run([bare] + list(args), cwd=d, env=e)
+    b = run([bare] + list(args), cwd=d, env=e, timeout=timeout)
     e["LD_PRELOAD"] = PRELOAD
     e["CCPROF_OPTIONS"] = "clock=" + CLOCK + ":output=" + prof + (":" + env["CCPROF_OPTIONS"] if env and "CCPROF_OPTIONS" in env else "")
-    p = run([inst] + list(args), cwd=d, env=e)
+    try:
+        p = run([inst] + list(args), cwd=d, env=e, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        check(False, "%s: ends within %d s, as the bare program does" % (name, timeout))
+        return None, None
     own = "\n".join(l for l in p.stderr.splitlines() if not l.startswith("ccprof:"))
     check(p.returncode == b.returncode, "%s: same exit status (%d, bare %d)" % (name, p.returncode, b.returncode))
     check(p.stdout == b.stdout, "%s: same stdout" % name)
@@ -203,6 +209,14 @@ def fork():
         check(fs.get("child_work", {}).get("calls") == 5 and
               fs.get("parent_work", {}).get("calls", 0) == 0,
               "fork: the child's profile starts fresh: 5 child_work, no parent_work")
+
+
+def last_thread():
+    """main calls pthread_exit; the process ends with the program's last
+    thread, not with the runtime's sampler (Note [Last thread])."""
+    p, prof = same_behaviour("lastthread", "tests/progs/lastthread.c", timeout=60)
+    if p is not None:
+        exact_calls("lastthread", p, prof)
 
 
 def exec_():
@@ -380,6 +394,7 @@ stepped()
 nullfn()
 cancel()
 fork()
+last_thread()
 exec_()
 reexec()
 jumps()
@@ -393,6 +408,7 @@ symlink()
 # clock=cycles takes its own paths through the hooks: the programs that
 # stress the shadow stack run again under it.
 CLOCK = "cycles"
+last_thread()
 storm()
 stepped()
 nullfn()

@@ -8,7 +8,14 @@
  * signals, and avoids the kernel tick's overruns of per-thread timers
  * (DESIGN.md §5).  The hooks read no clock at all.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "runtime.h"
 
@@ -54,29 +61,106 @@ static void advance(struct timespec *ts, uint64_t ns)
 	ts->tv_nsec = (long)(sum % 1000000000u);
 }
 
+static int before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/*
+ * Note [Last thread]: glibc ends the process with exit(0) when its last
+ * thread ends, and the helper is a thread too.  After main calls
+ * pthread_exit and the program's other threads end, the process would
+ * live on with the helper alone, for ever, and no signal could end it
+ * (the helper blocks them all).  So every ALONE_CHECK_NS the helper looks
+ * whether the thread group's leader (main, or the thread that forked) is
+ * a zombie and no other task but the helper is left.  Then it returns,
+ * and glibc calls exit(0) in it, as it would have in the program's last
+ * thread: the atexit handlers run and the profile is written.  Where
+ * /proc is missing it never knows, and the process stays as before.
+ */
+#define ALONE_CHECK_NS 100000000u /* 100 ms */
+
+static pid_t helper_tid;
+
+/* The state letter of one of our tasks, or 0 if unknown. */
+static char task_state(long tid)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold anything */
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static int alone(void)
+{
+	char buf[4096];
+	long n, i;
+	int fd, others = 0;
+
+	if (task_state(getpid()) != 'Z') /* the leader runs: the usual case, one read */
+		return 0;
+	if ((fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	while (!others && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (i = 0; i < n && !others;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + i);
+			long tid = strtol(d->d_name, NULL, 10);
+
+			if (tid > 0 && tid != getpid() && tid != helper_tid) {
+				char st = task_state(tid);
+
+				others = st != 'Z' && st != 'X';
+			}
+			i += d->d_reclen;
+		}
+	}
+	close(fd);
+	return n == 0 && !others;
+}
+
 static void *sampler_main(void *arg)
 {
-	struct timespec next;
+	struct timespec next, check, now;
 
 	(void)arg;
+	helper_tid = (pid_t)syscall(SYS_gettid);
 	clock_gettime(CLOCK_MONOTONIC, &next);
+	check = next;
+	advance(&check, ALONE_CHECK_NS);
+	advance(&next, rt_config.interval_ns);
 	for (;;) {
 		int stop;
 
-		advance(&next, rt_config.interval_ns);
 		pthread_mutex_lock(&wake_lock);
-		while (!stop_requested && pthread_cond_timedwait(&wake, &wake_lock, &next) == 0)
+		while (!stop_requested &&
+		       pthread_cond_timedwait(&wake, &wake_lock, before(&check, &next) ? &check : &next) == 0)
 			;
 		stop = stop_requested;
 		pthread_mutex_unlock(&wake_lock);
 		if (stop)
 			break;
-		sample_all();
-		{ /* after a long stall, do not try to catch up */
-			struct timespec now;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > next.tv_sec + 1)
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!before(&now, &check)) {
+			if (alone())
+				return NULL; /* Note [Last thread]: glibc calls exit(0) */
+			check = now;
+			advance(&check, ALONE_CHECK_NS);
+		}
+		if (!before(&now, &next)) {
+			sample_all();
+			advance(&next, rt_config.interval_ns);
+			if (now.tv_sec > next.tv_sec + 1) /* after a long stall, do not catch up */
 				next = now;
 		}
 	}
@@ -106,6 +190,11 @@ void rt_sampler_stop(void)
 {
 	if (!running)
 		return;
+	if (pthread_equal(pthread_self(), sampler)) { /* Note [Last thread] */
+		running = 0;
+		sample_all();
+		return;
+	}
 	pthread_mutex_lock(&wake_lock);
 	stop_requested = 1;
 	pthread_cond_signal(&wake);
