@@ -219,6 +219,38 @@ def last_thread():
         exact_calls("lastthread", p, prof)
 
 
+def exits():
+    """quick_exit, a _Fork child's exit, destructors, fexecve (progs/exits.c)."""
+    p, prof = same_behaviour("exits", "tests/progs/exits.c", ["quick"], timeout=60)
+    if p is not None:
+        check(p.returncode == 4, "quick_exit(4): exit status 4 (got %d)" % p.returncode)
+        exact_calls("quick_exit", p, prof)
+    p, prof = same_behaviour("exits", "tests/progs/exits.c", ["_Fork"], timeout=60)
+    if p is not None:
+        check("child exit 3" in p.stdout, "_Fork: the child's exit(3) ends it")
+        exact_calls("_Fork", p, prof)
+        check(glob.glob(prof + ".*") == [],
+              "_Fork: the child, without fork handlers, writes nothing (%s)" % glob.glob(prof + ".*"))
+    p, prof = same_behaviour("exits", "tests/progs/exits.c", ["dtor"], timeout=60)
+    if p is not None:
+        exact_calls("destructor", p, prof)
+    p, prof = same_behaviour("exits", "tests/progs/exits.c", ["fexecve"], timeout=60)
+    if p is not None:
+        check("exec'd" in p.stdout, "fexecve: /bin/echo ran")
+        exact_calls("fexecve (the part before it)", p, prof)
+    # Linked in, the write must still come after the program's destructors.
+    exe = build("exits_static", "tests/progs/exits.c", os.path.join(LIB, "libccprof.a"))
+    d = os.path.join(OUT, "run_exits_static")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    prof = os.path.join(d, "exits.ccprof")
+    r = run([exe, "dtor"], cwd=d, timeout=60,
+            env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+    if check(r.returncode == 0 and r.stdout == "calls work 11\n" and os.path.exists(prof),
+             "static link: destructor ran, profile written"):
+        exact_calls("static link, destructor", r, prof)
+
+
 def exec_():
     p, prof = same_behaviour("execer", "tests/progs/execer.c")
     if p is None:
@@ -395,6 +427,7 @@ nullfn()
 cancel()
 fork()
 last_thread()
+exits()
 exec_()
 reexec()
 jumps()
