@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 from ccp import *
 
 PRELOAD = os.path.join(LIB, "libccprof.so")
@@ -28,8 +29,9 @@ def counts(stdout):
     return out
 
 
-def same_behaviour(name, src, args=(), env=None, cxx=None, extra=()):
-    """Build bare and instrumented, run both, compare.  Returns (run, profile)."""
+def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=None):
+    """Build bare and instrumented, run both, compare.  Returns (run, profile);
+    (None, None) if the profiled run outlives `timeout` seconds."""
     comp = cxx or CC
     if CLOCK != "cpu":
         name += "@" + CLOCK
@@ -47,10 +49,14 @@ def same_behaviour(name, src, args=(), env=None, cxx=None, extra=()):
     prof = os.path.join(d, name + ".ccprof")
     e = dict(os.environ)
     e.update(env or {})
-    b = run([bare] + list(args), cwd=d, env=e)
+    b = run([bare] + list(args), cwd=d, env=e, timeout=timeout)
     e["LD_PRELOAD"] = PRELOAD
     e["CCPROF_OPTIONS"] = "clock=" + CLOCK + ":output=" + prof + (":" + env["CCPROF_OPTIONS"] if env and "CCPROF_OPTIONS" in env else "")
-    p = run([inst] + list(args), cwd=d, env=e)
+    try:
+        p = run([inst] + list(args), cwd=d, env=e, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        check(False, "%s: ends within %d s, as the bare program does" % (name, timeout))
+        return None, None
     own = "\n".join(l for l in p.stderr.splitlines() if not l.startswith("ccprof:"))
     check(p.returncode == b.returncode, "%s: same exit status (%d, bare %d)" % (name, p.returncode, b.returncode))
     check(p.stdout == b.stdout, "%s: same stdout" % name)
@@ -242,6 +248,46 @@ def fork():
               "fork: the child's profile starts fresh: 5 child_work, no parent_work")
 
 
+def last_thread():
+    """main calls pthread_exit; the process ends with the program's last
+    thread, not with the runtime's sampler (Note [Last thread])."""
+    p, prof = same_behaviour("lastthread", "tests/progs/lastthread.c", timeout=60)
+    if p is not None:
+        exact_calls("lastthread", p, prof)
+
+
+def exits():
+    """quick_exit, a _Fork child's exit, destructors, fexecve (progs/exits.c)."""
+    p, prof = same_behaviour("exits", "tests/progs/exits.c", ["quick"], timeout=60)
+    if p is not None:
+        check(p.returncode == 4, "quick_exit(4): exit status 4 (got %d)" % p.returncode)
+        exact_calls("quick_exit", p, prof)
+    p, prof = same_behaviour("exits", "tests/progs/exits.c", ["_Fork"], timeout=60)
+    if p is not None:
+        check("child exit 3" in p.stdout, "_Fork: the child's exit(3) ends it")
+        exact_calls("_Fork", p, prof)
+        check(glob.glob(prof + ".*") == [],
+              "_Fork: the child, without fork handlers, writes nothing (%s)" % glob.glob(prof + ".*"))
+    p, prof = same_behaviour("exits", "tests/progs/exits.c", ["dtor"], timeout=60)
+    if p is not None:
+        exact_calls("destructor", p, prof)
+    p, prof = same_behaviour("exits", "tests/progs/exits.c", ["fexecve"], timeout=60)
+    if p is not None:
+        check("exec'd" in p.stdout, "fexecve: /bin/echo ran")
+        exact_calls("fexecve (the part before it)", p, prof)
+    # Linked in, the write must still come after the program's destructors.
+    exe = build("exits_static", "tests/progs/exits.c", os.path.join(LIB, "libccprof.a"))
+    d = os.path.join(OUT, "run_exits_static")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    prof = os.path.join(d, "exits.ccprof")
+    r = run([exe, "dtor"], cwd=d, timeout=60,
+            env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+    if check(r.returncode == 0 and r.stdout == "calls work 11\n" and os.path.exists(prof),
+             "static link: destructor ran, profile written"):
+        exact_calls("static link, destructor", r, prof)
+
+
 def exec_():
     p, prof = same_behaviour("execer", "tests/progs/execer.c")
     if p is None:
@@ -418,6 +464,8 @@ adapt_stepped()
 nullfn()
 cancel()
 fork()
+last_thread()
+exits()
 exec_()
 reexec()
 jumps()
@@ -431,6 +479,7 @@ symlink()
 # clock=cycles takes its own paths through the hooks: the programs that
 # stress the shadow stack run again under it.
 CLOCK = "cycles"
+last_thread()
 storm()
 stepped()
 adapt_stepped()

@@ -5,6 +5,8 @@ import json
 import os
 import shutil
 import signal
+import subprocess
+import time
 from ccp import *
 
 
@@ -145,6 +147,61 @@ def options():
                                   CCPROF_OPTIONS="bogus=1:output=/dev/null"))
     check(r.returncode == 0 and "unknown option 'bogus'" in r.stderr,
           "unknown CCPROF_OPTIONS key: warned, program unaffected")
+    bad_options()
+
+
+def bad_options():
+    """A bad value: one warning line, the default kept, the program as it
+    was (docs/options.md)."""
+    prog = build("status_opt", "tests/progs/status.c")
+    d = os.path.join(OUT, "badopts")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    prof = os.path.join(d, "p.ccprof")
+
+    def go(opts, args=("exit", "0")):
+        if os.path.exists(prof):
+            os.remove(prof)
+        env = dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                   CCPROF_OPTIONS=opts + ":output=" + prof)
+        t = time.monotonic()
+        try:
+            r = run([prog] + list(args), env=env, timeout=30)
+        except subprocess.TimeoutExpired:
+            return None, 30.0
+        return r, time.monotonic() - t
+
+    # The sampler sleeps between samples; exit must not wait out its interval.
+    r, secs = go("interval=5s")
+    check(r is not None and r.returncode == 0 and secs < 2.5 and os.path.exists(prof),
+          "interval=5s: the program exits at once (%.2f s), profile written" % secs)
+    for v in ("nan", "inf", "1e30", "-1ms", "5 parsecs"):
+        r, secs = go("interval=" + v)
+        check(r is not None and r.returncode == 0 and secs < 2.5 and
+              r.stderr.count("bad interval") == 1 and os.path.exists(prof),
+              "interval=%s: one warning, default kept, exits at once (%.2f s)" % (v, secs))
+    for key in ("enabled", "verbose", "crash_stack", "handle_signals"):
+        r, _ = go(key + "=maybe")
+        check(r is not None and r.returncode == 0 and r.stderr.count("bad " + key) == 1 and
+              os.path.exists(prof), "%s=maybe: one warning, default kept" % key)
+    r, _ = go("max_contexts=1e9")
+    check(r is not None and r.stderr.count("bad max_contexts") == 1 and os.path.exists(prof),
+          "max_contexts=1e9: one warning, default kept")
+    # dump_signal on a signal the runtime handles itself: SIGINT is then
+    # the dump signal alone (write, go on), not chained to itself for ever.
+    for v in ("2", "SIGINT"):
+        r, _ = go("dump_signal=" + v, ("signal", "2"))
+        check(r is not None and r.returncode == 2 and r.stderr == "" and os.path.exists(prof),
+              "dump_signal=%s: raise(SIGINT) writes the profile and goes on to exit(2) (got %s)"
+              % (v, r and r.returncode))
+    # A crash signal cannot be one: a fault re-executes after the handler.
+    for v in ("11", "6", "12x", "33"):
+        r, _ = go("dump_signal=" + v, ("exit", "0"))
+        check(r is not None and r.returncode == 0 and r.stderr.count("bad dump_signal") == 1,
+              "dump_signal=%s: refused with one warning" % v)
+    r, _ = go("dump_signal=11", ("signal", "11"))
+    check(r is not None and r.returncode == -signal.SIGSEGV and os.path.exists(prof),
+          "dump_signal=11 refused: SIGSEGV still kills, profile written")
 
 
 status_passthrough()

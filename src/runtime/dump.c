@@ -471,6 +471,10 @@ static int write_profile(int async)
 	char path[4096 + 64];
 	int rc = -1;
 
+	/* Not a process of ours: a child made without fork()'s handlers
+	 * (init.c) would write its parent's file. */
+	if (getpid() != rt_pid)
+		return -1;
 	memset(&p, 0, sizeof p);
 	if (async && (m.base = rt_map(ASYNC_RESERVE)) != NULL)
 		m.cap = ASYNC_RESERVE;

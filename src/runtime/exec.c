@@ -26,15 +26,20 @@
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execvp_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
-/* libc's own functions, as dlsym gives them. */
-static void *real_execve, *real_execvpe, *real_execvp;
+/* libc's own functions, as dlsym gives them (fexecve and execveat call
+ * the system call themselves, not execve). */
+static void *real_execve, *real_execvpe, *real_execvp, *real_fexecve, *real_execveat;
 
 void rt_exec_init(void)
 {
 	real_execve = dlsym(RTLD_NEXT, "execve");
 	real_execvpe = dlsym(RTLD_NEXT, "execvpe");
 	real_execvp = dlsym(RTLD_NEXT, "execvp");
+	real_fexecve = dlsym(RTLD_NEXT, "fexecve");
+	real_execveat = dlsym(RTLD_NEXT, "execveat");
 }
 
 static void before_exec(void)
@@ -79,6 +84,17 @@ API int execvpe(const char *file, char *const argv[], char *const envp[])
 API int execvp(const char *file, char *const argv[])
 {
 	return ready(&real_execvp) ? ((execvp_fn)real_execvp)(file, argv) : -1;
+}
+
+API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	return ready(&real_fexecve) ? ((fexecve_fn)real_fexecve)(fd, argv, envp) : -1;
+}
+
+API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	return ready(&real_execveat) ? ((execveat_fn)real_execveat)(dirfd, path, argv, envp, flags)
+				     : -1;
 }
 
 /*

@@ -24,9 +24,16 @@ pid_t rt_pid;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* A process that recorded nothing writes nothing (threads.c). */
+/* A process that recorded nothing writes nothing (threads.c).  A child
+ * made without fork()'s handlers (_Fork, a raw clone, a vfork child that
+ * calls exit) has our memory but not our sampler, which it would wait for
+ * for ever, nor its own output path: it writes nothing (dump.c). */
 static void at_exit(void)
 {
+	static int done;
+
+	if (getpid() != rt_pid || __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return;
 	rt_sampler_stop();
 	if (rt_anything_recorded())
 		rt_dump();
@@ -71,7 +78,7 @@ static void init_once(void)
 	rt_dump_init();
 	rt_clock_calibrate();
 	rt_sampler_start();
-	atexit(at_exit);
+	at_quick_exit(at_exit); /* exit() and main's return: ccprof_destructor */
 	if (rt_config.handle_signals)
 		rt_signals_install();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
@@ -87,4 +94,19 @@ __attribute__((constructor)) static void ccprof_constructor(int argc, char **arg
 	(void)envp;
 	rt_dump_set_args(argc, argv);
 	rt_init();
+}
+
+/*
+ * The write at exit, as late as it can be: the program's own destructor
+ * functions (.fini_array) call instrumented code after its atexit
+ * handlers, and their calls count too (DESIGN.md section 2).  An atexit
+ * handler of ours would run before them when libccprof.a is linked into
+ * the program (registered by its start-up, after the dynamic linker's
+ * handler that runs every .fini_array); a destructor runs after the
+ * program's, preloaded (our .fini_array comes after the executable's) or
+ * linked in (the lowest priority runs last).
+ */
+__attribute__((destructor(101))) static void ccprof_destructor(void)
+{
+	at_exit();
 }

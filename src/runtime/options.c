@@ -19,13 +19,15 @@
 
 #include "runtime.h"
 
+#define RT_MAX_INTERVAL_NS 3600e9 /* an hour */
+
 static uint64_t parse_interval(const char *v)
 {
 	char *end;
 	double x = strtod(v, &end);
 	double unit = 1e6; /* milliseconds by default */
 
-	if (end == v || x <= 0)
+	if (end == v || !(x > 0)) /* NaN too */
 		return 0;
 	if (strcmp(end, "us") == 0)
 		unit = 1e3;
@@ -36,6 +38,8 @@ static uint64_t parse_interval(const char *v)
 	else if (*end && strcmp(end, "ms") != 0)
 		return 0;
 	x *= unit;
+	if (!(x <= RT_MAX_INTERVAL_NS)) /* infinity, or more than fits a uint64_t */
+		return 0;
 	if (x < 10000) /* 10 us: below that the sampler is the workload */
 		x = 10000;
 	return (uint64_t)x;
@@ -46,17 +50,37 @@ static int parse_signal(const char *v)
 	static const struct { const char *name; int sig; } names[] = {
 		{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
 		{ "QUIT", SIGQUIT }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH },
+		{ "INT", SIGINT }, { "TERM", SIGTERM }, { "ALRM", SIGALRM },
 	};
 	size_t i;
-	int n;
+	char *end;
+	long n;
 
 	if (strncmp(v, "SIG", 3) == 0)
 		v += 3;
 	for (i = 0; i < sizeof names / sizeof *names; i++)
 		if (strcmp(v, names[i].name) == 0)
 			return names[i].sig;
-	n = atoi(v);
-	return n > 0 && n < 65 && n != SIGKILL && n != SIGSTOP ? n : 0;
+	n = strtol(v, &end, 10);
+	if (end == v || *end)
+		return 0;
+	/* Not one that cannot be caught, nor glibc's own (32, 33), nor a crash
+	 * signal: a fault re-executes after the handler returns, so "write the
+	 * profile and go on" would loop for ever (signals.c handles those). */
+	if (n <= 0 || n > 64 || n == SIGKILL || n == SIGSTOP || (n >= 32 && n < SIGRTMIN) ||
+	    n == SIGSEGV || n == SIGBUS || n == SIGFPE || n == SIGILL || n == SIGABRT)
+		return 0;
+	return (int)n;
+}
+
+/* A switch: exactly 0 or 1, or a warning and no change (docs/options.md:
+ * enabled=maybe must not turn the profiler off in silence). */
+static void set_bool(int *out, const char *key, const char *val, int invert)
+{
+	if (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)
+		*out = (val[0] == '1') != invert;
+	else
+		rt_warn("CCPROF_OPTIONS: bad %s '%s' (0 or 1)", key, val);
 }
 
 static void set(struct rt_config *cfg, const char *key, const char *val)
@@ -76,30 +100,32 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 		if (ns)
 			cfg->interval_ns = ns;
 		else
-			rt_warn("CCPROF_OPTIONS: bad interval '%s' (e.g. 1ms, 500us)", val);
+			rt_warn("CCPROF_OPTIONS: bad interval '%s' (e.g. 1ms, 500us; at most 3600s)", val);
 	} else if (strcmp(key, "output") == 0) {
 		if (strlen(val) < sizeof cfg->output)
 			strcpy(cfg->output, val);
 		else
 			rt_warn("CCPROF_OPTIONS: output path too long");
 	} else if (strcmp(key, "verbose") == 0) {
-		cfg->verbose = atoi(val);
+		set_bool(&cfg->verbose, key, val, 0);
 	} else if (strcmp(key, "crash_stack") == 0) {
-		cfg->crash_stack = atoi(val) != 0;
+		set_bool(&cfg->crash_stack, key, val, 0);
 	} else if (strcmp(key, "handle_signals") == 0) {
-		cfg->handle_signals = atoi(val) != 0;
+		set_bool(&cfg->handle_signals, key, val, 0);
 	} else if (strcmp(key, "dump_signal") == 0) {
 		if ((cfg->dump_signal = parse_signal(val)) == 0)
-			rt_warn("CCPROF_OPTIONS: bad dump_signal '%s' (e.g. SIGUSR2)", val);
+			rt_warn("CCPROF_OPTIONS: bad dump_signal '%s' (e.g. SIGUSR2; not a crash signal)",
+				val);
 	} else if (strcmp(key, "max_contexts") == 0) {
-		long long n = atoll(val);
+		char *end;
+		unsigned long long n = strtoull(val, &end, 10);
 
-		if (n >= 16)
+		if (end != val && *end == '\0' && val[0] != '-' && n >= 16)
 			cfg->max_contexts = (uint64_t)n;
 		else
-			rt_warn("CCPROF_OPTIONS: max_contexts must be at least 16");
+			rt_warn("CCPROF_OPTIONS: bad max_contexts '%s' (a number, at least 16)", val);
 	} else if (strcmp(key, "enabled") == 0) {
-		cfg->disabled = atoi(val) == 0;
+		set_bool(&cfg->disabled, key, val, 1);
 	} else {
 		rt_warn("CCPROF_OPTIONS: unknown option '%s'", key);
 	}

@@ -8,14 +8,37 @@
  * signals, and avoids the kernel tick's overruns of per-thread timers
  * (DESIGN.md §5).  The hooks read no clock at all.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "runtime.h"
 
 static pthread_t sampler;
 static int running;
-static int stop_requested;
+static int stop_requested; /* under wake_lock */
 static uint64_t samples;
+/* The helper waits on `wake` between samples, so that a stop does not wait
+ * out the rest of an interval (at exit, before exec): with interval=10s,
+ * a sleep would hold up every exit of the program by up to ten seconds. */
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake;
+
+static void wake_init(void)
+{
+	pthread_condattr_t a;
+
+	pthread_mutex_init(&wake_lock, NULL);
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&wake, &a);
+	pthread_condattr_destroy(&a);
+}
 
 static void sample_all(void)
 {
@@ -38,21 +61,106 @@ static void advance(struct timespec *ts, uint64_t ns)
 	ts->tv_nsec = (long)(sum % 1000000000u);
 }
 
+static int before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/*
+ * Note [Last thread]: glibc ends the process with exit(0) when its last
+ * thread ends, and the helper is a thread too.  After main calls
+ * pthread_exit and the program's other threads end, the process would
+ * live on with the helper alone, for ever, and no signal could end it
+ * (the helper blocks them all).  So every ALONE_CHECK_NS the helper looks
+ * whether the thread group's leader (main, or the thread that forked) is
+ * a zombie and no other task but the helper is left.  Then it returns,
+ * and glibc calls exit(0) in it, as it would have in the program's last
+ * thread: the atexit handlers run and the profile is written.  Where
+ * /proc is missing it never knows, and the process stays as before.
+ */
+#define ALONE_CHECK_NS 100000000u /* 100 ms */
+
+static pid_t helper_tid;
+
+/* The state letter of one of our tasks, or 0 if unknown. */
+static char task_state(long tid)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold anything */
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static int alone(void)
+{
+	char buf[4096];
+	long n, i;
+	int fd, others = 0;
+
+	if (task_state(getpid()) != 'Z') /* the leader runs: the usual case, one read */
+		return 0;
+	if ((fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	while (!others && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (i = 0; i < n && !others;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + i);
+			long tid = strtol(d->d_name, NULL, 10);
+
+			if (tid > 0 && tid != getpid() && tid != helper_tid) {
+				char st = task_state(tid);
+
+				others = st != 'Z' && st != 'X';
+			}
+			i += d->d_reclen;
+		}
+	}
+	close(fd);
+	return n == 0 && !others;
+}
+
 static void *sampler_main(void *arg)
 {
-	struct timespec next;
+	struct timespec next, check, now;
 
 	(void)arg;
+	helper_tid = (pid_t)syscall(SYS_gettid);
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
-		advance(&next, rt_config.interval_ns);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
-		sample_all();
-		{ /* after a long stall, do not try to catch up */
-			struct timespec now;
+	check = next;
+	advance(&check, ALONE_CHECK_NS);
+	advance(&next, rt_config.interval_ns);
+	for (;;) {
+		int stop;
 
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > next.tv_sec + 1)
+		pthread_mutex_lock(&wake_lock);
+		while (!stop_requested &&
+		       pthread_cond_timedwait(&wake, &wake_lock, before(&check, &next) ? &check : &next) == 0)
+			;
+		stop = stop_requested;
+		pthread_mutex_unlock(&wake_lock);
+		if (stop)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!before(&now, &check)) {
+			if (alone())
+				return NULL; /* Note [Last thread]: glibc calls exit(0) */
+			check = now;
+			advance(&check, ALONE_CHECK_NS);
+		}
+		if (!before(&now, &next)) {
+			sample_all();
+			advance(&next, rt_config.interval_ns);
+			if (now.tv_sec > next.tv_sec + 1) /* after a long stall, do not catch up */
 				next = now;
 		}
 	}
@@ -61,14 +169,16 @@ static void *sampler_main(void *arg)
 
 void rt_sampler_start(void)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	sigset_t all, old;
 
 	if (running || rt_config.clock == CCP_CLOCK_CYCLES)
 		return;
+	pthread_once(&once, wake_init);
 	/* The helper must never take a signal meant for the program. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	__atomic_store_n(&stop_requested, 0, __ATOMIC_RELEASE);
+	stop_requested = 0;
 	running = pthread_create(&sampler, NULL, sampler_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!running)
@@ -80,15 +190,26 @@ void rt_sampler_stop(void)
 {
 	if (!running)
 		return;
-	__atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
+	if (pthread_equal(pthread_self(), sampler)) { /* Note [Last thread] */
+		running = 0;
+		sample_all();
+		return;
+	}
+	pthread_mutex_lock(&wake_lock);
+	stop_requested = 1;
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&wake_lock);
 	pthread_join(sampler, NULL);
 	running = 0;
 	sample_all();
 }
 
-/* After fork the helper does not exist in the child. */
+/* After fork the helper does not exist in the child (it may have held
+ * wake_lock: it is made anew). */
 void rt_sampler_after_fork(void)
 {
+	if (running)
+		wake_init();
 	running = 0;
 	samples = 0;
 }

@@ -220,8 +220,12 @@ void rt_signals_install(void)
 
 	for (i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
 		install(fatal_signals[i], on_fatal);
+	/* dump_signal=SIGINT replaces that signal's default action: on_term is
+	 * not installed under on_dump, which would chain to it, and on_term to
+	 * itself, for ever.  (Crash signals are refused by options.c.) */
 	for (i = 0; i < sizeof term_signals / sizeof *term_signals; i++)
-		install(term_signals[i], on_term);
+		if (term_signals[i] != rt_config.dump_signal)
+			install(term_signals[i], on_term);
 	if (rt_config.dump_signal)
 		install(rt_config.dump_signal, on_dump);
 }
