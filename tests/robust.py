@@ -340,6 +340,21 @@ def exceptions():
                   "%s: C++ names demangled (%s)" % (name, [n for n in names if "get" in n]))
 
 
+def uninstrumented_signals():
+    """A process that ran no instrumented function (a shell) and dies by a
+    signal under ccprof record: no profile, no line of the runtime's, the
+    same death."""
+    for sig in (signal.SIGSEGV, signal.SIGTERM):
+        prof = os.path.join(OUT, "sh_%d.ccprof" % sig)
+        r = run([CCPROF, "record", "-o", prof, "--", "sh", "-c", "kill -%d $$" % sig])
+        name = signal.Signals(sig).name
+        check(r.returncode == -sig, "uninstrumented sh, %s: record dies by it too (got %d)"
+              % (name, r.returncode))
+        check(not os.path.exists(prof), "uninstrumented sh, %s: no profile written" % name)
+        check(name not in r.stderr, "uninstrumented sh, %s: no crash report from the runtime (%r)"
+              % (name, r.stderr.strip()))
+
+
 def signals_():
     src = "tests/progs/signals.c"
     for how, sig in (("segv", signal.SIGSEGV), ("fpe", signal.SIGFPE), ("abort", signal.SIGABRT),
@@ -471,6 +486,7 @@ reexec()
 jumps()
 exceptions()
 signals_()
+uninstrumented_signals()
 deep()
 explode()
 dlopen()

@@ -485,8 +485,16 @@ static int write_profile(int async)
 		goto out;
 	}
 	fill_meta(&p);
-	if (gather_threads(&p, &m, async) != 0 ||
-	    gather_ccs(&p, &m, async ? NULL : &tabs, &loaded) != 0 ||
+	if (gather_threads(&p, &m, async) != 0) {
+		rt_warn("out of memory; no profile written");
+		goto out;
+	}
+	/* A crash or a signal in a process that ran no instrumented function
+	 * (a shell that ccprof record started) writes nothing, as its exit
+	 * would (init.c). */
+	if (async && p.stats.calls == 0)
+		goto out;
+	if (gather_ccs(&p, &m, async ? NULL : &tabs, &loaded) != 0 ||
 	    (count_lost_time(&p), ccp_format_encode_with(&p, &alloc, &buf, &len)) != 0) {
 		rt_warn("out of memory; no profile written");
 		goto out;

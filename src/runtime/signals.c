@@ -99,6 +99,10 @@ static void print_stack(int sig)
 	const struct rt_ctx *c;
 	uint32_t i;
 
+	/* No thread ever ran an instrumented function: a process ccprof
+	 * record passed through (a shell), whose crash is none of ours. */
+	if (t == NULL && rt_registry_empty())
+		return;
 	put("ccprof: ");
 	put(signal_name(sig));
 	if (t == NULL) {

@@ -66,11 +66,18 @@ struct rt_thread *rt_registry_first(void)
 	return registry;
 }
 
+/* Whether no thread has started: readable without the lock (from a
+ * signal handler). */
+int rt_registry_empty(void)
+{
+	return RT_LOAD(&registry) == NULL;
+}
+
 void rt_registry_add(struct rt_thread *t)
 {
 	rt_registry_lock();
 	t->next = registry;
-	registry = t;
+	RT_STORE(&registry, t);
 	t->live_prev = NULL;
 	t->live_next = live;
 	if (live)
