@@ -340,6 +340,20 @@ def exceptions():
                   "%s: C++ names demangled (%s)" % (name, [n for n in names if "get" in n]))
 
 
+def userns():
+    """unshare(CLONE_NEWUSER) works profiled where it works bare: the
+    sampler thread steps aside (namespaces.c)."""
+    p, prof = same_behaviour("userns", "tests/progs/userns.c")
+    if p is None:
+        return
+    if "unshare: ok" not in p.stdout:
+        print("# userns (%s): unshare(CLONE_NEWUSER) fails here bare too (%s): only the sameness checked"
+              % (CLOCK, p.stdout.splitlines()[0]))
+        return
+    check(counts(p.stdout).get("f") == 2 and functions(report(prof)).get("f", {}).get("calls") == 2,
+          "userns (%s): f's 2 calls, before and after unshare, in the profile" % CLOCK)
+
+
 def uninstrumented_signals():
     """A process that ran no instrumented function (a shell) and dies by a
     signal under ccprof record: no profile, no line of the runtime's, the
@@ -487,6 +501,7 @@ jumps()
 exceptions()
 signals_()
 uninstrumented_signals()
+userns()
 deep()
 explode()
 dlopen()

@@ -262,6 +262,7 @@ RT_HIDDEN int rt_dump_async(void);
 
 /* exec.c */
 RT_HIDDEN void rt_exec_init(void);
+RT_HIDDEN void rt_namespaces_init(void);
 
 /* signals.c */
 RT_HIDDEN void rt_signals_install(void);

@@ -167,7 +167,11 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
-void rt_sampler_start(void)
+/* Start and stop come from the program's threads (exit, exec, unshare):
+ * one at a time, so that two of them never join the same helper. */
+static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void start_locked(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	sigset_t all, old;
@@ -185,8 +189,15 @@ void rt_sampler_start(void)
 		rt_warn("cannot start the sampling thread; no time will be recorded");
 }
 
+void rt_sampler_start(void)
+{
+	pthread_mutex_lock(&control_lock);
+	start_locked();
+	pthread_mutex_unlock(&control_lock);
+}
+
 /* Stop the helper and take a last sample, so the tail of the run counts. */
-void rt_sampler_stop(void)
+static void stop_locked(void)
 {
 	if (!running)
 		return;
@@ -204,10 +215,18 @@ void rt_sampler_stop(void)
 	sample_all();
 }
 
+void rt_sampler_stop(void)
+{
+	pthread_mutex_lock(&control_lock);
+	stop_locked();
+	pthread_mutex_unlock(&control_lock);
+}
+
 /* After fork the helper does not exist in the child (it may have held
- * wake_lock: it is made anew). */
+ * wake_lock, and another thread control_lock: both are made anew). */
 void rt_sampler_after_fork(void)
 {
+	pthread_mutex_init(&control_lock, NULL);
 	if (running)
 		wake_init();
 	running = 0;

@@ -1,0 +1,87 @@
+/*
+ * namespaces.c - unshare and setns, with the sampler thread out of the way.
+ *
+ * The kernel lets only a single-threaded process enter a new user
+ * namespace (unshare(CLONE_NEWUSER), or setns into one) or another mount
+ * namespace, and refuses the others with EINVAL.  The sampler thread of
+ * the cpu and wall clocks would make every program multi-threaded, so a
+ * program that works bare would fail profiled.  These two calls are
+ * interposed like the exec family (exec.c): the sampler is stopped, the
+ * real call made, and the sampler started again; a thread of the
+ * program's own still makes the call fail, as it would bare.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#define API __attribute__((visibility("default"), no_instrument_function))
+
+typedef int (*unshare_fn)(int);
+typedef int (*setns_fn)(int, int);
+
+/* libc's own functions, looked up at start-up (a vfork child must not
+ * call dlsym: it shares our memory). */
+static void *real_unshare, *real_setns;
+
+void rt_namespaces_init(void)
+{
+	real_unshare = dlsym(RTLD_NEXT, "unshare");
+	real_setns = dlsym(RTLD_NEXT, "setns");
+}
+
+/* The sampler stops for calls made by the process it samples (not a
+ * vfork child's, whose pid is not ours). */
+static int pause_sampler(void)
+{
+	if (getpid() != rt_pid)
+		return 0;
+	rt_sampler_stop();
+	return 1;
+}
+
+static void resume_sampler(int paused)
+{
+	int saved = errno;
+
+	if (paused)
+		rt_sampler_start();
+	errno = saved;
+}
+
+/* The real function is known: looked up late if a constructor that ran
+ * before ours calls it; ENOSYS if libc has none. */
+static int ready(void *const *real)
+{
+	if (*real == NULL)
+		rt_namespaces_init();
+	if (*real == NULL)
+		errno = ENOSYS;
+	return *real != NULL;
+}
+
+API int unshare(int flags)
+{
+	int paused, rc;
+
+	if (!ready(&real_unshare))
+		return -1;
+	paused = pause_sampler();
+	rc = ((unshare_fn)real_unshare)(flags);
+	resume_sampler(paused);
+	return rc;
+}
+
+API int setns(int fd, int nstype)
+{
+	int paused, rc;
+
+	if (!ready(&real_setns))
+		return -1;
+	paused = pause_sampler();
+	rc = ((setns_fn)real_setns)(fd, nstype);
+	resume_sampler(paused);
+	return rc;
+}
