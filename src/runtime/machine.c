@@ -13,7 +13,10 @@
  * and the call is counted as lost.  Memory comes from mmap, never malloc,
  * so a slow path inside malloc cannot deadlock.
  */
+#include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "runtime.h"
 
@@ -493,6 +496,44 @@ static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uint
 			return NULL;
 	}
 	return n;
+}
+
+_Static_assert(offsetof(struct rt_thread, tcache) == RT_TCACHE_ALIGN,
+	       "the thread cache starts the thread state's second page");
+
+/*
+ * A thread has ended: give back what only finds transitions, and keep
+ * what is written at exit (contexts, counters).  The hash tables are
+ * freed and the thread cache's pages returned to the kernel, which makes
+ * them read as zeros, an empty cache: 27 KB resident per ended thread
+ * become 12.  Instrumented code that still runs on the thread (another
+ * key's destructor) finds every transition anew, and a history it enters
+ * again gets a second context, which the writer's reader merges
+ * (docs/fuzzing.md, repeated histories).  Under busy: a signal handler
+ * meanwhile takes no slow path.
+ */
+void rt_release_lookups(struct rt_thread *t)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)t->tcache, hi = lo + sizeof t->tcache;
+
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t->transitions_tab)
+		table_free(t, t->transitions_tab);
+	if (t->contexts_tab)
+		table_free(t, t->contexts_tab);
+	t->transitions_tab = t->contexts_tab = NULL;
+	t->tcache_gen++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (page > 0) {
+		lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+		hi &= ~((uintptr_t)page - 1);
+		if (lo < hi)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
 }
 
 struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)

@@ -95,6 +95,7 @@ struct rt_tcache {
 	struct rt_ctx *to; /* to->fn is the function entered */
 };
 #define RT_TCACHE_BITS 9
+#define RT_TCACHE_ALIGN 4096
 #define RT_TCACHE_SLOT(c, fn) \
 	((size_t)((((uintptr_t)(fn) >> 2) ^ ((uintptr_t)(c) >> 5)) & ((1u << RT_TCACHE_BITS) - 1)))
 
@@ -129,7 +130,6 @@ struct rt_thread {
 	uint64_t lost_calls;
 	uint64_t memory_bytes;
 	int over_budget; /* Note [Context budget] in machine.c */
-	struct rt_tcache tcache[1u << RT_TCACHE_BITS];
 	unsigned char *arena_next, *arena_end;
 	struct rt_table *transitions_tab;
 	struct rt_table *contexts_tab;
@@ -143,6 +143,11 @@ struct rt_thread {
 	char name[32];
 	struct rt_thread *next; /* registry list */
 	struct rt_thread *live_next, *live_prev; /* running threads */
+
+	/* Last, on pages of its own, which an ended thread gives back
+	 * (rt_release_lookups in machine.c): everything above fits in the
+	 * first page. */
+	struct rt_tcache tcache[1u << RT_TCACHE_BITS] __attribute__((aligned(RT_TCACHE_ALIGN)));
 };
 
 /* Runtime-wide settings, fixed after start-up (options.c, init.c). */
@@ -185,6 +190,7 @@ RT_HIDDEN struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn);
 extern struct rt_ctx rt_no_context RT_HIDDEN; /* what an empty cache slot holds */
 RT_HIDDEN void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n);
 RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
+RT_HIDDEN void rt_release_lookups(struct rt_thread *t);
 
 /* hooks.c: shared by the manual API. */
 RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs);

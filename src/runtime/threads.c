@@ -124,6 +124,7 @@ static void thread_exit(void *arg)
 	struct rt_thread *t = arg;
 
 	trim_shadow(t);
+	rt_release_lookups(t);
 	rt_registry_lock();
 	if (t->alive) {
 		if (rt_config.clock != CCP_CLOCK_CYCLES)
