@@ -467,6 +467,29 @@ def dlopen():
               "dlopen: a closed library's functions keep names and counts")
 
 
+def dlswap():
+    """A plugin closed and another loaded at the same addresses: each keeps
+    its own calls and module (dlclose.c)."""
+    libs = []
+    for work in ("alpha", "beta"):
+        so = os.path.join(OUT, "lib%s.so" % work)
+        run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", "-DWORK=%s_work" % work,
+             os.path.join(TOP, "tests/progs/swaplib.c"), "-o", so])
+        libs.append(so)
+    p, prof = same_behaviour("dlswap", "tests/progs/dlswap.c", libs, extra=["-ldl"])
+    if p is None or not check(os.path.exists(prof), "dlswap (%s): profile written" % CLOCK):
+        return
+    if "same address yes" not in p.stdout:
+        print("# dlswap (%s): the loader put the second plugin elsewhere; the check is weaker" % CLOCK)
+    fs = {f["name"]: f for f in report(prof)["functions"]}
+    n = counts(p.stdout)
+    for f in ("alpha_work", "beta_work"):
+        got = fs.get(f, {})
+        check(got.get("calls") == n[f] and got.get("module", "").endswith("lib%s.so" % f[:-5]),
+              "dlswap (%s): %s called %d times, in its own library (got %s in %s)"
+              % (CLOCK, f, n[f], got.get("calls"), got.get("module")))
+
+
 def setuid():
     if os.getuid() != 0:
         print("# not root: setuid case skipped")
@@ -523,6 +546,7 @@ many_threads()
 deep()
 explode()
 dlopen()
+dlswap()
 setuid()
 symlink()
 # clock=cycles takes its own paths through the hooks: the programs that
@@ -535,6 +559,7 @@ adapt_stepped()
 nullfn()
 cancel()
 jumps()
+dlswap()
 exceptions()
 deep()
 finish()

@@ -91,7 +91,7 @@ static uint32_t lookup(uintptr_t key)
 	if (tab.index_cap == 0)
 		return UINT32_MAX;
 	for (s = key_slot(key, tab.index_cap); tab.index[s]; s = (s + 1) & (tab.index_cap - 1))
-		if (tab.info[tab.index[s] - 1].key == key)
+		if (tab.info[tab.index[s] - 1].key == key && !tab.info[tab.index[s] - 1].retired)
 			return tab.index[s] - 1;
 	return UINT32_MAX;
 }
@@ -110,6 +110,7 @@ static uint32_t add(uintptr_t key, uint32_t kind, const char *name)
 	i->kind = kind;
 	i->name = name;
 	i->module = kind == CCP_CC_FUNCTION ? rt_module_of(key) : -1;
+	i->retired = 0;
 	for (s = key_slot(key, tab.index_cap); tab.index[s]; s = (s + 1) & (tab.index_cap - 1))
 		;
 	tab.index[s] = tab.count + 1;
@@ -128,6 +129,18 @@ uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name)
 		id = add(key, kind, name);
 	rt_cc_unlock();
 	return id;
+}
+
+/* The functions of an unloaded module keep their numbers (contexts hold
+ * them) but give up their addresses: a function loaded there later gets a
+ * number of its own.  Under the cc lock. */
+void rt_cc_retire_module(int32_t module)
+{
+	uint32_t i;
+
+	for (i = 0; i < tab.count; i++)
+		if (tab.info[i].kind == CCP_CC_FUNCTION && tab.info[i].module == module)
+			tab.info[i].retired = 1;
 }
 
 uint32_t rt_cc_count(void)

@@ -48,7 +48,7 @@ static inline __attribute__((always_inline)) void push(struct rt_thread *t, stru
  * key and then, in a second load, a target could pair the key with the
  * handler's target and charge the call to the handler's callee.  So the
  * inline cache holds targets only, read in one load each and tested by
- * their own immutable fn; the thread cache's two words are read between
+ * their own fn (immutable but for Note [Unloaded functions] in machine.c); the thread cache's two words are read between
  * two loads of tcache_gen, which every write of it bumps first, and a
  * change means a miss (the slow path then looks the transition up under
  * `busy`).  Likewise a handler entering the same context between the load

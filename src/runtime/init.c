@@ -67,6 +67,7 @@ static void init_once(void)
 {
 	rt_exec_init(); /* exec must work even where we do nothing else */
 	rt_namespaces_init();
+	rt_dlclose_init();
 	if (getauxval(AT_SECURE)) { /* setuid/setgid: do nothing at all */
 		rt_config.disabled = 1;
 		return;

@@ -141,8 +141,11 @@ static struct rt_ctx *transition_lookup(struct rt_table *tab, struct rt_ctx *fro
 
 	if (tab == NULL)
 		return NULL;
+	/* A slot whose target no longer runs fn is a transition into an
+	 * unloaded library's function (rt_retire_contexts): passed over. */
 	for (i = slot_hash(&probe) & (tab->cap - 1); tab->slots[i].ctx; i = (i + 1) & (tab->cap - 1))
-		if (tab->slots[i].key == fn && tab->slots[i].from == from)
+		if (tab->slots[i].key == fn && tab->slots[i].from == from &&
+		    RT_LOAD(&tab->slots[i].ctx->fn) == fn)
 			return tab->slots[i].ctx;
 	return NULL;
 }
@@ -496,6 +499,31 @@ static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uint
 			return NULL;
 	}
 	return n;
+}
+
+/*
+ * Note [Unloaded functions]: contexts, caches and tables know a function
+ * by its address, and after dlclose another library may be loaded at the
+ * same addresses.  So when a library is unloaded (dlclose.c), every
+ * thread's contexts of its functions (fn in [lo, hi)) get fn =
+ * &rt_no_context, a data address no call has: the hooks' caches and the
+ * transition table then miss on them, and a call to a new function there
+ * makes a new context, under the new cost-centre number cctable.c gives
+ * it.  The old contexts keep their histories and counts for the profile.
+ * This is the one write of another thread's fn; a call racing with it
+ * would be a call into a library being unloaded.
+ */
+void rt_retire_contexts(uintptr_t lo, uintptr_t hi)
+{
+	struct rt_thread *t;
+	struct rt_ctx *c;
+
+	rt_registry_lock();
+	for (t = rt_registry_first(); t; t = t->next)
+		for (c = RT_ACQUIRE(&t->all); c; c = c->all_next)
+			if (c->fn >= lo && c->fn < hi)
+				RT_STORE(&c->fn, (uintptr_t)&rt_no_context);
+	rt_registry_unlock();
 }
 
 _Static_assert(offsetof(struct rt_thread, tcache) == RT_TCACHE_ALIGN,

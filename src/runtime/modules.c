@@ -87,7 +87,8 @@ static int32_t record(struct dl_phdr_info *info)
 		}
 	}
 	for (i = 0; i < (int)nmodules; i++) /* seen before, still loaded there */
-		if (modules[i].base == info->dlpi_addr && modules[i].lo == lo && modules[i].hi == hi)
+		if (!modules[i].retired && modules[i].base == info->dlpi_addr &&
+		    modules[i].lo == lo && modules[i].hi == hi)
 			return i;
 	if (nmodules == MAX_MODULES)
 		return -1;
@@ -126,6 +127,21 @@ int32_t rt_module_of(uintptr_t addr)
 
 	dl_iterate_phdr(visit, &s);
 	return s.found;
+}
+
+/* The module loaded at base has been unloaded (dlclose.c): it keeps its
+ * entry, for the names of its functions, but no longer claims its range.
+ * Its index, or -1 if none of its functions was ever entered. */
+int32_t rt_module_retire(uintptr_t base)
+{
+	uint32_t i;
+
+	for (i = 0; i < nmodules; i++)
+		if (!modules[i].retired && modules[i].base == base) {
+			modules[i].retired = 1;
+			return (int32_t)i;
+		}
+	return -1;
 }
 
 uint32_t rt_module_count(void)

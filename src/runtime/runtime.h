@@ -207,6 +207,7 @@ struct rt_cc_info {
 	uint32_t kind;
 	const char *name;  /* manual regions */
 	int32_t module;    /* functions: index in the module table, or -1 */
+	int retired;       /* its module was unloaded: the key may be reused */
 };
 RT_HIDDEN uint32_t rt_cc_count(void);
 RT_HIDDEN const struct rt_cc_info *rt_cc_get(uint32_t id);
@@ -217,8 +218,13 @@ struct rt_module {
 	char build_id[41];
 	uintptr_t base;
 	uintptr_t lo, hi; /* mapped address range */
+	int retired;      /* unloaded: its range may hold another module now */
 };
 RT_HIDDEN int32_t rt_module_of(uintptr_t addr); /* under the cc lock */
+RT_HIDDEN int32_t rt_module_retire(uintptr_t base); /* under the cc lock */
+RT_HIDDEN void rt_cc_retire_module(int32_t module); /* under the cc lock */
+RT_HIDDEN void rt_retire_contexts(uintptr_t lo, uintptr_t hi);
+RT_HIDDEN void rt_dlclose_init(void);
 RT_HIDDEN uint32_t rt_module_count(void);
 RT_HIDDEN const struct rt_module *rt_module_get(uint32_t i);
 
