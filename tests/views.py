@@ -354,6 +354,18 @@ def diff(spivey_prof):
     r = run([CCPROF, "diff", a, b])
     check(r.returncode == 0 and "largest change first" in r.stdout and "fib" in r.stdout,
           "diff: text form")
+    # A function in one run only: --focus on it shows its contexts as gone
+    # (or new), with a warning for the empty side; in neither, an error.
+    r = run([CCPROF, "diff", "--json", "--focus", "fib", a, spivey_prof])
+    j = json.loads(r.stdout) if r.returncode == 0 else {"functions": []}
+    only = {x["name"]: x["only_in"] for x in j["functions"]}
+    check(r.returncode == 0 and only.get("fib") == "a" and "P" not in only and
+          "that side is empty" in r.stderr,
+          "diff --focus on a function of A only: its rows, only in A (%s)" % r.stderr.strip()[-120:])
+    r = run([CCPROF, "diff", "--focus", "no_such_fn", a, spivey_prof])
+    check(r.returncode == 1 and r.stdout == "" and
+          r.stderr.strip().endswith("matches no function in either profile"),
+          "diff --focus matching in neither: one error line, exit 1 (%s)" % r.stderr.strip())
 
 
 def merge():

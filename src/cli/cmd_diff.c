@@ -108,17 +108,38 @@ struct side {
 	struct cli_profile cp;
 	struct model vm;
 	struct model_view v;
+	int focus_missed; /* --focus matched nothing here: the view is empty */
 };
 
 static int load_side(const struct diff_args *a, int i, struct side *s)
 {
 	if (cli_load(a->path[i], 0, &s->cp) != 0)
 		return -1;
-	if (view_opts_model(a->path[i], &s->cp.model, &a->view, MODEL_FLAT | MODEL_TREE, &s->vm,
-			    &s->v) != 0) {
+	if (view_opts_model_may_miss(a->path[i], &s->cp.model, &a->view, MODEL_FLAT | MODEL_TREE,
+				     &s->vm, &s->v, &s->focus_missed) != 0) {
 		cli_unload(&s->cp);
 		return -1;
 	}
+	return 0;
+}
+
+/* A function focused on may exist in one run only (added or removed):
+ * then the other side is empty, and everything shows as new or gone.
+ * In neither run it is an error, as for report. */
+static int check_focus(const struct diff_args *a, const struct side s[2])
+{
+	const char *pattern = s[0].v.unmatched_focus ? s[0].v.unmatched_focus : s[1].v.unmatched_focus;
+	if (s[0].focus_missed && s[1].focus_missed) {
+		fprintf(stderr, "ccprof diff: --focus '%s' matches no function in either profile\n",
+			pattern);
+		return -1;
+	}
+	for (int i = 0; i < 2; i++)
+		if (s[i].focus_missed)
+			fprintf(stderr,
+				"ccprof: %s: warning: --focus '%s' matches no function: that side "
+				"is empty\n",
+				a->path[i], s[i].v.unmatched_focus);
 	return 0;
 }
 
@@ -135,6 +156,11 @@ static int diff_show(const struct diff_args *a)
 	if (load_side(a, 0, &s[0]) != 0)
 		return CLI_EXIT_FAIL;
 	if (load_side(a, 1, &s[1]) != 0) {
+		free_side(&s[0]);
+		return CLI_EXIT_FAIL;
+	}
+	if (check_focus(a, s) != 0) {
+		free_side(&s[1]);
 		free_side(&s[0]);
 		return CLI_EXIT_FAIL;
 	}

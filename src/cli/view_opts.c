@@ -82,13 +82,22 @@ static void warn_unmatched(const char *path, const char *opt, const char *patter
 int view_opts_model(const char *path, const struct model *base, const struct model_view_opts *o,
 		    unsigned passes, struct model *vm, struct model_view *v)
 {
+	return view_opts_model_may_miss(path, base, o, passes, vm, v, NULL);
+}
+
+int view_opts_model_may_miss(const char *path, const struct model *base,
+			     const struct model_view_opts *o, unsigned passes, struct model *vm,
+			     struct model_view *v, int *focus_missed)
+{
 	char err[256] = "";
 	if (model_view_resolve(v, base, o, err, sizeof err) != 0) {
 		fprintf(stderr, "ccprof: %s: %s\n", path, err);
 		model_view_free(v);
 		return CLI_EXIT_FAIL;
 	}
-	if (v->unmatched_focus) {
+	if (focus_missed)
+		*focus_missed = v->unmatched_focus != NULL;
+	if (v->unmatched_focus && !focus_missed) {
 		fprintf(stderr, "ccprof: %s: --focus '%s' matches no function\n", path,
 			v->unmatched_focus);
 		model_view_free(v);
