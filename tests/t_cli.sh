@@ -201,6 +201,16 @@ out_lacks "report: cpu clock: no compensation line" "subtracted"
 # clock=cycles: the estimate subtracted (14 calls), and a warning where it
 # exceeds the time left (0.365 s).
 check "generate a cycles profile" "$D/gen" "$D/cyc.ccprof" 0 1000000000
+# "-" is standard input, a pipe too.
+"$CCPROF" report "$D/s.ccprof" > "$D/file.out"
+"$CCPROF" report - < "$D/s.ccprof" > "$D/stdin.out" 2> "$D/err"
+check_eq "report -: the same report as of the file" "$(cmp -s "$D/file.out" "$D/stdin.out"; echo $?)" 0
+no_stderr "report -"
+run 0 "info - from a pipe" sh -c 'cat "$1" | "$2" info -' sh "$D/s.ccprof" "$CCPROF"
+out_has "info -: the file size read from the pipe" "file size          $(wc -c < "$D/s.ccprof" | tr -d ' ')"
+run 1 "report - with nothing on standard input" "$CCPROF" report - < /dev/null
+one_error_line "report - with nothing on standard input"
+err_has "report -: named '-' in the error" "ccprof: -: "
 run 0 "report: cycles" "$CCPROF" report "$D/cyc.ccprof"
 out_has "report: cycles: compensation shown" "subtracted   0.014000 secs, the profiler's estimated own cost"
 out_lacks "report: cycles: no warning when it is small" "uncertain"

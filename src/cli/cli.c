@@ -72,11 +72,18 @@ int cli_parse_count(const char *s, unsigned *out)
 	return 0;
 }
 
+/* "-" is standard input, as for most tools that read a file. */
+const char *cli_input_path(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "/dev/stdin" : path;
+}
+
 int cli_load(const char *path, unsigned passes, struct cli_profile *cp)
 {
 	char err[256] = "";
 	memset(cp, 0, sizeof *cp);
-	if (ccp_format_read_file(path, &cp->prof, err, sizeof err) != 0) {
+	size_t bytes = 0;
+	if (ccp_format_read_file_sized(cli_input_path(path), &cp->prof, &bytes, err, sizeof err) != 0) {
 		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "cannot read profile");
 		return CLI_EXIT_FAIL;
 	}
@@ -86,9 +93,7 @@ int cli_load(const char *path, unsigned passes, struct cli_profile *cp)
 		ccp_profile_free(&cp->prof);
 		return CLI_EXIT_FAIL;
 	}
-	struct stat st;
-	if (stat(path, &st) == 0)
-		cp->file_size = (uint64_t)st.st_size;
+	cp->file_size = bytes;
 	return 0;
 }
 

@@ -61,6 +61,8 @@ struct cli_profile {
 
 /* Read path and model it with the passes given (enum model_pass); on
  * failure prints "ccprof: PATH: REASON" and returns 1 (nothing to free). */
+/* The file to open for a FILE argument: "-" is standard input. */
+const char *cli_input_path(const char *path);
 int cli_load(const char *path, unsigned passes, struct cli_profile *cp);
 void cli_unload(struct cli_profile *cp);
 

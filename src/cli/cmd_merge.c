@@ -107,7 +107,7 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 	int status = CLI_EXIT_FAIL;
 	char err[512] = "";
 	for (; loaded < n; loaded++) {
-		if (ccp_format_read_file(files[loaded], &in[loaded], err, sizeof err) != 0) {
+		if (ccp_format_read_file(cli_input_path(files[loaded]), &in[loaded], err, sizeof err) != 0) {
 			fprintf(stderr, "ccprof: %s: %s\n", files[loaded],
 				err[0] ? err : "cannot read profile");
 			goto out;

@@ -111,6 +111,12 @@ static int read_all(int fd, unsigned char **out, size_t *outlen, char *err, size
 
 int ccp_format_read_file(const char *path, struct ccp_profile *p, char *err, size_t errlen)
 {
+	return ccp_format_read_file_sized(path, p, NULL, err, errlen);
+}
+
+int ccp_format_read_file_sized(const char *path, struct ccp_profile *p, size_t *bytes, char *err,
+			       size_t errlen)
+{
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	memset(p, 0, sizeof *p);
@@ -129,5 +135,7 @@ int ccp_format_read_file(const char *path, struct ccp_profile *p, char *err, siz
 		return -1;
 	rc = ccp_format_decode(buf, len, p, err, errlen);
 	free(buf);
+	if (bytes)
+		*bytes = len;
 	return rc;
 }

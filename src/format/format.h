@@ -54,6 +54,9 @@ int ccp_format_decode_flags(const unsigned char *buf, size_t len, struct ccp_pro
 
 /* Read a file and decode it; err gets the reason (without the file name). */
 int ccp_format_read_file(const char *path, struct ccp_profile *p, char *err, size_t errlen);
+/* The same, and *bytes = the file's length (also of a pipe). */
+int ccp_format_read_file_sized(const char *path, struct ccp_profile *p, size_t *bytes, char *err,
+			       size_t errlen);
 
 void ccp_profile_free(struct ccp_profile *p);
 
