@@ -332,6 +332,16 @@ check_eq "record: LD_PRELOAD" "$(sed -n 2p "$D/out")" \
 check_eq "record: uninstrumented program" "$(cat "$D/err")" \
 	"ccprof: no profile written (is sh built with -finstrument-functions?)"
 
+# A static executable: LD_PRELOAD cannot reach it, and record says so.
+if ${CC:-cc} -O1 -finstrument-functions -static "$PROGS/fib.c" -o "$D/fib-static" 2> "$D/static.log"; then
+	(cd "$D/rec" && "$CCPROF" record -o "$D/rec/static.ccprof" -- "$D/fib-static" 10) > "$D/out" 2> "$D/err"
+	check_eq "record a static executable: exit status" "$?" 0
+	check_eq "record a static executable: says why no profile" "$(cat "$D/err")" \
+		"ccprof: no profile written: $D/fib-static is statically linked, so the runtime cannot be preloaded (link libccprof.a into it)"
+else
+	echo "# no static libc here: record of a static executable not checked"
+fi
+
 "$CCPROF" record -- sh -c 'kill -TERM $$' > /dev/null 2>&1
 check_eq "record: dies by the program's signal" "$?" 143
 "$CCPROF" record -- sh -c 'kill -INT $PPID; exit 5' > /dev/null 2>&1

@@ -16,6 +16,7 @@
  * size.  Comparing before/after is immune to file system timestamp
  * granularity, which comparing against the start time is not.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -376,6 +377,70 @@ static int record_paths(const struct record_opts *o, char **libp, char **outp)
 	return 0;
 }
 
+/* The file execvp runs for command: as given if it has a '/', else the
+ * first executable of that name on PATH.  NULL if none (freed by caller). */
+static char *find_program(const char *command)
+{
+	if (strchr(command, '/'))
+		return xstrdup(command);
+	const char *path = getenv("PATH");
+	if (path == NULL || *path == '\0')
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char *f = xmalloc(n + strlen(command) + 3);
+		snprintf(f, n + strlen(command) + 3, "%.*s/%s", (int)n, n ? p : ".", command);
+		if (access(f, X_OK) == 0)
+			return f;
+		free(f);
+		if (end == NULL)
+			return NULL;
+		p = end;
+	}
+}
+
+/* Whether file is an ELF executable without a program interpreter: a
+ * static (or static-pie) executable, which LD_PRELOAD cannot reach. */
+static int statically_linked(const char *file)
+{
+	FILE *f = fopen(file, "rb");
+	if (f == NULL)
+		return 0;
+	Elf64_Ehdr eh;
+	int is_static = 0;
+	if (fread(&eh, sizeof eh, 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
+		is_static = 1;
+		for (unsigned i = 0; i < eh.e_phnum && is_static; i++) {
+			Elf64_Phdr ph;
+			if (fseek(f, (long)(eh.e_phoff + (Elf64_Off)i * sizeof ph), SEEK_SET) != 0 ||
+			    fread(&ph, sizeof ph, 1, f) != 1)
+				is_static = 0; /* unreadable: no claim */
+			else if (ph.p_type == PT_INTERP)
+				is_static = 0;
+		}
+	}
+	fclose(f);
+	return is_static;
+}
+
+/* Why no profile came: the usual cause, or one we can see. */
+static void say_why_none(const char *command)
+{
+	char *file = find_program(command);
+	if (file && statically_linked(file))
+		fprintf(stderr, "ccprof: no profile written: %s is statically linked, so the "
+				"runtime cannot be preloaded (link libccprof.a into it)\n",
+			command);
+	else
+		fprintf(stderr, "ccprof: no profile written (is %s built with "
+				"-finstrument-functions?)\n",
+			command);
+	free(file);
+}
+
 /* After the run: say where the profile went (Note [Which profile]). */
 static void record_outcome(const struct record_opts *o, const char *out, pid_t pid,
 			   const struct stat *before, int existed)
@@ -386,9 +451,7 @@ static void record_outcome(const struct record_opts *o, const char *out, pid_t p
 	if (profile_written(real, before, existed))
 		fprintf(stderr, "ccprof: profile written to %s\n", real);
 	else
-		fprintf(stderr, "ccprof: no profile written (is %s built with "
-				"-finstrument-functions?)\n",
-			o->command[0]);
+		say_why_none(o->command[0]);
 	free(real);
 }
 
