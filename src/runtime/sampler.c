@@ -223,12 +223,15 @@ void rt_sampler_stop(void)
 }
 
 /* After fork the helper does not exist in the child (it may have held
- * wake_lock, and another thread control_lock: both are made anew). */
+ * wake_lock, and another thread control_lock: both are made anew).
+ * wake_lock too when `running` is 0: a thread of the parent may have
+ * been in start_locked, its helper already waiting, `running` not yet
+ * set; the child's own helper would then wait for wake_lock for ever,
+ * and so would the child's exit. */
 void rt_sampler_after_fork(void)
 {
 	pthread_mutex_init(&control_lock, NULL);
-	if (running)
-		wake_init();
+	wake_init();
 	running = 0;
 	samples = 0;
 }
