@@ -96,11 +96,36 @@ static uint32_t lookup(uintptr_t key)
 	return UINT32_MAX;
 }
 
-static uint32_t add(uintptr_t key, uint32_t kind, const char *name)
+/* A function of a module unloaded and loaded again at the same place
+ * (modules.c) takes its old number back: its contexts, found again by
+ * their histories, are the ones it had (Note [Unloaded functions] in
+ * machine.c). */
+static uint32_t revive(uintptr_t key, int32_t module)
 {
-	struct rt_cc_info *i;
 	size_t s;
 
+	if (module < 0 || tab.index_cap == 0)
+		return UINT32_MAX;
+	for (s = key_slot(key, tab.index_cap); tab.index[s]; s = (s + 1) & (tab.index_cap - 1)) {
+		struct rt_cc_info *i = &tab.info[tab.index[s] - 1];
+
+		if (i->key == key && i->retired && i->kind == CCP_CC_FUNCTION && i->module == module) {
+			i->retired = 0;
+			return tab.index[s] - 1;
+		}
+	}
+	return UINT32_MAX;
+}
+
+static uint32_t add(uintptr_t key, uint32_t kind, const char *name)
+{
+	int32_t module = kind == CCP_CC_FUNCTION ? rt_module_of(key) : -1;
+	struct rt_cc_info *i;
+	uint32_t id;
+	size_t s;
+
+	if (kind == CCP_CC_FUNCTION && (id = revive(key, module)) != UINT32_MAX)
+		return id;
 	if (2 * (tab.count + 1) > tab.index_cap && grow_index())
 		return UINT32_MAX;
 	if (tab.count == tab.cap && grow_info())
@@ -109,7 +134,7 @@ static uint32_t add(uintptr_t key, uint32_t kind, const char *name)
 	i->key = key;
 	i->kind = kind;
 	i->name = name;
-	i->module = kind == CCP_CC_FUNCTION ? rt_module_of(key) : -1;
+	i->module = module;
 	i->retired = 0;
 	for (s = key_slot(key, tab.index_cap); tab.index[s]; s = (s + 1) & (tab.index_cap - 1))
 		;

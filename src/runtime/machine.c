@@ -449,6 +449,17 @@ static void cache_put(struct rt_ctx *c, struct rt_ctx *n)
  */
 #define OVERFLOW_KEY ((uintptr_t)1) /* no function lives at address 1 */
 
+/* A context found by its history runs fn: the history ends with fn's cost
+ * centre.  Its fn differs only if it was retired (Note [Unloaded
+ * functions]) and its library has been loaded again at the same place:
+ * its owner, this thread, gives it back. */
+static struct rt_ctx *runs(struct rt_ctx *n, uintptr_t fn)
+{
+	if (n && RT_LOAD(&n->fn) != fn)
+		RT_STORE(&n->fn, fn);
+	return n;
+}
+
 static struct rt_ctx *overflow_context(struct rt_thread *t, uint32_t cc, uintptr_t fn)
 {
 	uint32_t ovf = rt_cc_intern(OVERFLOW_KEY, CCP_CC_OVERFLOW, "<overflow>");
@@ -467,7 +478,7 @@ static struct rt_ctx *overflow_context(struct rt_thread *t, uint32_t cc, uintptr
 		if (n == NULL || table_insert(t, &t->contexts_tab, (struct rt_slot){ hash, NULL, n }))
 			return NULL;
 	}
-	return n;
+	return runs(n, fn);
 }
 
 static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
@@ -498,7 +509,7 @@ static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uint
 		if (n == NULL || table_insert(t, &t->contexts_tab, (struct rt_slot){ hash, NULL, n }))
 			return NULL;
 	}
-	return n;
+	return runs(n, fn);
 }
 
 /*
@@ -510,8 +521,13 @@ static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uint
  * transition table then miss on them, and a call to a new function there
  * makes a new context, under the new cost-centre number cctable.c gives
  * it.  The old contexts keep their histories and counts for the profile.
- * This is the one write of another thread's fn; a call racing with it
- * would be a call into a library being unloaded.
+ * The same library loaded again at the same place is the same module, its
+ * functions get their old numbers back, and a thread that enters one
+ * finds its old context by the history and restores its fn (runs(),
+ * above): a plugin opened and closed in a loop keeps one set of cost
+ * centres and contexts, as before dlclose was interposed.  Retiring is
+ * the one write of another thread's fn; a call racing with it would be a
+ * call into a library being unloaded.
  */
 void rt_retire_contexts(uintptr_t lo, uintptr_t hi)
 {
@@ -521,7 +537,7 @@ void rt_retire_contexts(uintptr_t lo, uintptr_t hi)
 	rt_registry_lock();
 	for (t = rt_registry_first(); t; t = t->next)
 		for (c = RT_ACQUIRE(&t->all); c; c = c->all_next)
-			if (c->fn >= lo && c->fn < hi)
+			if (RT_LOAD(&c->fn) >= lo && RT_LOAD(&c->fn) < hi) /* owners write it too: runs() */
 				RT_STORE(&c->fn, (uintptr_t)&rt_no_context);
 	rt_registry_unlock();
 }

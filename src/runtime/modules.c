@@ -68,6 +68,21 @@ static char *copy_path(const char *name)
 	return s;
 }
 
+/* Whether an unloaded module is the file now loaded: same path, same
+ * build-id (or neither has one). */
+static int same_file(const struct rt_module *m, const struct dl_phdr_info *info)
+{
+	char id[41] = "";
+	int i;
+
+	if (m->path == NULL || info->dlpi_name == NULL || strcmp(m->path, info->dlpi_name) != 0)
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_NOTE && id[0] == '\0')
+			hex_build_id(&info->dlpi_phdr[i], info->dlpi_addr, id);
+	return strcmp(id, m->build_id) == 0;
+}
+
 static int32_t record(struct dl_phdr_info *info)
 {
 	struct rt_module *m;
@@ -86,10 +101,20 @@ static int32_t record(struct dl_phdr_info *info)
 				hi = a + ph->p_memsz;
 		}
 	}
-	for (i = 0; i < (int)nmodules; i++) /* seen before, still loaded there */
-		if (!modules[i].retired && modules[i].base == info->dlpi_addr &&
-		    modules[i].lo == lo && modules[i].hi == hi)
+	for (i = 0; i < (int)nmodules; i++) { /* seen before, still loaded there */
+		if (modules[i].base != info->dlpi_addr || modules[i].lo != lo || modules[i].hi != hi)
+			continue;
+		if (!modules[i].retired)
 			return i;
+		if (same_file(&modules[i], info)) {
+			/* Loaded again where it was (dlopen after dlclose): the
+			 * same module, so that its functions get their own
+			 * cost-centre numbers back (cctable.c), not one more set
+			 * per dlopen, and the table does not fill up. */
+			modules[i].retired = 0;
+			return i;
+		}
+	}
 	if (nmodules == MAX_MODULES)
 		return -1;
 	m = &modules[nmodules];

@@ -73,7 +73,8 @@ static int before(const struct timespec *a, const struct timespec *b)
  * live on with the helper alone, for ever, and no signal could end it
  * (the helper blocks them all).  So every ALONE_CHECK_NS the helper looks
  * whether the thread group's leader (main, or the thread that forked) is
- * a zombie and no other task but the helper is left.  Then it returns,
+ * a zombie and no other task but the helper is left (in /proc, unless the
+ * registry shows the leader still running).  Then it returns,
  * and glibc calls exit(0) in it, as it would have in the program's last
  * thread: the atexit handlers run and the profile is written.  Where
  * /proc is missing it never knows, and the process stays as before.
@@ -102,13 +103,28 @@ static char task_state(long tid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
+/* Whether the leader is a thread of the registry that has not ended: the
+ * usual case, known without opening a file (each open of ours takes the
+ * lowest free descriptor for a moment, which a program that closes 0 and
+ * opens /dev/null expects to get). */
+static int leader_runs(void)
+{
+	struct rt_thread *t;
+
+	rt_registry_lock();
+	for (t = rt_live_first(); t && t->tid != (uint64_t)getpid(); t = t->live_next)
+		;
+	rt_registry_unlock();
+	return t != NULL;
+}
+
 static int alone(void)
 {
 	char buf[4096];
 	long n, i;
 	int fd, others = 0;
 
-	if (task_state(getpid()) != 'Z') /* the leader runs: the usual case, one read */
+	if (leader_runs() || task_state(getpid()) != 'Z') /* the leader runs */
 		return 0;
 	if ((fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return 0;
@@ -223,12 +239,15 @@ void rt_sampler_stop(void)
 }
 
 /* After fork the helper does not exist in the child (it may have held
- * wake_lock, and another thread control_lock: both are made anew). */
+ * wake_lock, and another thread control_lock: both are made anew).
+ * wake_lock too when `running` is 0: a thread of the parent may have
+ * been in start_locked, its helper already waiting, `running` not yet
+ * set; the child's own helper would then wait for wake_lock for ever,
+ * and so would the child's exit. */
 void rt_sampler_after_fork(void)
 {
 	pthread_mutex_init(&control_lock, NULL);
-	if (running)
-		wake_init();
+	wake_init();
 	running = 0;
 	samples = 0;
 }
