@@ -1,6 +1,7 @@
 """libccprof as users meet it: record and exit status, direct and static
 linking, pkg-config, names from executables and shared libraries, manual
 regions, ccprof_dump, CCPROF_OPTIONS."""
+import glob
 import json
 import os
 import shutil
@@ -184,6 +185,14 @@ def bad_options():
         r, _ = go(key + "=maybe")
         check(r is not None and r.returncode == 0 and r.stderr.count("bad " + key) == 1 and
               os.path.exists(prof), "%s=maybe: one warning, default kept" % key)
+    # Too long to parse whole: ignored as a whole, with one warning, not
+    # cut in the middle of a path (which would write somewhere else).
+    env = dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+               CCPROF_OPTIONS="verbose=0:" * 500 + "output=" + prof + "-cut-here")
+    r = run([prog, "exit", "0"], env=env, cwd=d, timeout=30)
+    check(r.returncode == 0 and r.stderr.count("CCPROF_OPTIONS: longer than") == 1 and
+          not glob.glob(prof + "-*") and os.path.exists(os.path.join(d, "status_opt.ccprof")),
+          "CCPROF_OPTIONS of 5,000 bytes: one warning, all ignored, the default output")
     r, _ = go("max_contexts=1e9")
     check(r is not None and r.stderr.count("bad max_contexts") == 1 and os.path.exists(prof),
           "max_contexts=1e9: one warning, default kept")

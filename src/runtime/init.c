@@ -34,7 +34,7 @@ static void at_exit(void)
 
 	if (getpid() != rt_pid || __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
 		return;
-	rt_sampler_stop();
+	rt_sampler_finish();
 	if (rt_anything_recorded())
 		rt_dump();
 }

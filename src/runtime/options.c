@@ -138,12 +138,15 @@ void rt_options_parse(const char *s, struct rt_config *cfg)
 
 	if (s == NULL || *s == '\0')
 		return;
+	if (strlen(s) >= sizeof buf) { /* a cut output= path would write elsewhere */
+		rt_warn("CCPROF_OPTIONS: longer than %zu bytes; ignored", sizeof buf - 1);
+		return;
+	}
 	if (strlen(s) >= sizeof cfg->options)
 		rt_warn("CCPROF_OPTIONS: too long; kept its first %zu bytes in the profile",
 			sizeof cfg->options - 1);
 	strncpy(cfg->options, s, sizeof cfg->options - 1);
-	strncpy(buf, s, sizeof buf - 1);
-	buf[sizeof buf - 1] = '\0';
+	strcpy(buf, s);
 	for (p = strtok_r(buf, ":,", &save); p; p = strtok_r(NULL, ":,", &save)) {
 		char *eq = strchr(p, '=');
 

@@ -258,6 +258,7 @@ RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 /* sampler.c */
 RT_HIDDEN void rt_sampler_start(void);
 RT_HIDDEN void rt_sampler_stop(void);
+RT_HIDDEN void rt_sampler_finish(void); /* at exit: no restart after it */
 RT_HIDDEN uint64_t rt_sampler_samples(void);
 RT_HIDDEN void rt_sampler_after_fork(void);
 

@@ -184,15 +184,39 @@ static void *sampler_main(void *arg)
 }
 
 /* Start and stop come from the program's threads (exit, exec, unshare):
- * one at a time, so that two of them never join the same helper. */
+ * one at a time, so that two of them never join the same helper.  A
+ * signal handler that calls exit() on the thread holding the lock (in an
+ * exec, say) must not wait for it for ever: it finds itself the holder
+ * and leaves the helper alone, which exit then ends.  After the final
+ * stop at exit, nothing starts the helper again (a failed exec or an
+ * unshare on another thread meanwhile). */
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
+static long control_holder; /* its kernel thread id, or 0 */
+static int finished;
+
+static int control_acquire(void)
+{
+	long self = (long)syscall(SYS_gettid);
+
+	if (RT_LOAD(&control_holder) == self)
+		return 0;
+	pthread_mutex_lock(&control_lock);
+	RT_STORE(&control_holder, self);
+	return 1;
+}
+
+static void control_release(void)
+{
+	RT_STORE(&control_holder, 0);
+	pthread_mutex_unlock(&control_lock);
+}
 
 static void start_locked(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	sigset_t all, old;
 
-	if (running || rt_config.clock == CCP_CLOCK_CYCLES)
+	if (running || finished || rt_config.clock == CCP_CLOCK_CYCLES)
 		return;
 	pthread_once(&once, wake_init);
 	/* The helper must never take a signal meant for the program. */
@@ -207,9 +231,10 @@ static void start_locked(void)
 
 void rt_sampler_start(void)
 {
-	pthread_mutex_lock(&control_lock);
+	if (!control_acquire())
+		return;
 	start_locked();
-	pthread_mutex_unlock(&control_lock);
+	control_release();
 }
 
 /* Stop the helper and take a last sample, so the tail of the run counts. */
@@ -233,9 +258,20 @@ static void stop_locked(void)
 
 void rt_sampler_stop(void)
 {
-	pthread_mutex_lock(&control_lock);
+	if (!control_acquire())
+		return;
 	stop_locked();
-	pthread_mutex_unlock(&control_lock);
+	control_release();
+}
+
+/* At exit: stop for good. */
+void rt_sampler_finish(void)
+{
+	if (!control_acquire())
+		return;
+	finished = 1;
+	stop_locked();
+	control_release();
 }
 
 /* After fork the helper does not exist in the child (it may have held
@@ -247,6 +283,8 @@ void rt_sampler_stop(void)
 void rt_sampler_after_fork(void)
 {
 	pthread_mutex_init(&control_lock, NULL);
+	control_holder = 0;
+	finished = 0;
 	wake_init();
 	running = 0;
 	samples = 0;
