@@ -28,11 +28,11 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
  * made without fork()'s handlers (_Fork, a raw clone, a vfork child that
  * calls exit) has our memory but not our sampler, which it would wait for
  * for ever, nor its own output path: it writes nothing (dump.c). */
+static int exit_done; /* the write at exit happened, or is happening */
+
 static void at_exit(void)
 {
-	static int done;
-
-	if (getpid() != rt_pid || __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+	if (getpid() != rt_pid || __atomic_exchange_n(&exit_done, 1, __ATOMIC_ACQ_REL))
 		return;
 	rt_sampler_finish();
 	if (rt_anything_recorded())
@@ -55,6 +55,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
 	rt_pid = getpid();
+	exit_done = 0; /* forked while another thread was writing at exit */
 	rt_cc_after_fork();
 	rt_registry_after_fork(rt_self);
 	rt_sampler_after_fork();
