@@ -552,7 +552,7 @@ _Static_assert(offsetof(struct rt_thread, tcache) == RT_TCACHE_ALIGN,
  * them read as zeros, an empty cache: 27 KB resident per ended thread
  * become 12.  Instrumented code that still runs on the thread (another
  * key's destructor) finds every transition anew, and a history it enters
- * again gets a second context, which the writer's reader merges
+ * again gets a second context, which ccprof merges when it reads the file
  * (docs/fuzzing.md, repeated histories).  Under busy: a signal handler
  * meanwhile takes no slow path.
  */
