@@ -495,12 +495,16 @@ def dlopen():
 
 def dlswap():
     """A plugin closed and another loaded at the same addresses: each keeps
-    its own calls and module (dlclose.c)."""
+    its own calls and module, and so does the dependency each plugin
+    brings and takes away with it (dlclose.c)."""
     libs = []
-    for work in ("alpha", "beta"):
-        so = os.path.join(OUT, "lib%s.so" % work)
-        run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", "-DWORK=%s_work" % work,
-             os.path.join(TOP, "tests/progs/swaplib.c"), "-o", so])
+    for name in ("alpha", "beta"):
+        dep = os.path.join(OUT, "lib%s_dep.so" % name)
+        so = os.path.join(OUT, "lib%s.so" % name)
+        flags = [CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", "-DDEP=%s_dep" % name]
+        run(flags + [os.path.join(TOP, "tests/progs/swapdep.c"), "-o", dep])
+        run(flags + ["-DWORK=%s_work" % name, os.path.join(TOP, "tests/progs/swaplib.c"), "-o", so,
+                     dep, "-Wl,-rpath," + OUT])
         libs.append(so)
     p, prof = same_behaviour("dlswap", "tests/progs/dlswap.c", libs, extra=["-ldl"])
     if p is None or not check(os.path.exists(prof), "dlswap (%s): profile written" % CLOCK):
@@ -510,9 +514,10 @@ def dlswap():
     rows = report(prof)["functions"]
     fs = {f["name"]: f for f in rows}
     n = counts(p.stdout)
-    for f in ("alpha_work", "beta_work"):
+    for f, lib in (("alpha_work", "libalpha.so"), ("beta_work", "libbeta.so"),
+                   ("alpha_dep", "libalpha_dep.so"), ("beta_dep", "libbeta_dep.so")):
         got = fs.get(f, {})
-        check(got.get("calls") == n[f] and got.get("module", "").endswith("lib%s.so" % f[:-5]),
+        check(got.get("calls") == n[f] and got.get("module", "").endswith("/" + lib),
               "dlswap (%s): %s called %d times, in its own library (got %s in %s)"
               % (CLOCK, f, n[f], got.get("calls"), got.get("module")))
     # Loaded again where it was: the same cost centres, not a second set

@@ -1,19 +1,19 @@
 /*
  * dlclose.c - forget the addresses of a library that is unloaded.
  *
- * dlclose is interposed like the exec family (exec.c).  When the library
- * is really gone (not merely one reference fewer), its module stops
- * claiming its address range (modules.c), its functions' cost-centre
- * numbers their addresses (cctable.c), and every thread's contexts of
- * them their fn (Note [Unloaded functions] in machine.c): a library
- * loaded at the same addresses afterwards gets cost centres of its own
- * instead of being charged to the old one's.  The old functions keep
- * their names and counts.
+ * dlclose is interposed like the exec family (exec.c).  When a library
+ * is really gone (not merely one reference fewer), and so is any
+ * dependency that went with it, its module stops claiming its address
+ * range (modules.c), its functions' cost-centre numbers their addresses
+ * (cctable.c), and every thread's contexts of them their fn (Note
+ * [Unloaded functions] in machine.c): a library loaded at the same
+ * addresses afterwards gets cost centres of its own instead of being
+ * charged to the old one's.  The old functions keep their names and
+ * counts.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -29,20 +29,33 @@ void rt_dlclose_init(void)
 	real_dlclose = dlsym(RTLD_NEXT, "dlclose");
 }
 
-struct loaded {
-	uintptr_t base;
-	const char *name;
-	int found;
+/* The base addresses of the loaded objects, up to a bound (a program
+ * with more objects loses the check for the rest). */
+#define MAX_OBJECTS 512
+
+struct objects {
+	uintptr_t base[MAX_OBJECTS];
+	unsigned n;
 };
 
-static int still_there(struct dl_phdr_info *info, size_t size, void *arg)
+static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	struct loaded *l = arg;
+	struct objects *o = arg;
 
 	(void)size;
-	if (info->dlpi_addr == l->base && strcmp(info->dlpi_name, l->name) == 0)
-		l->found = 1;
-	return l->found;
+	if (o->n < MAX_OBJECTS)
+		o->base[o->n++] = info->dlpi_addr;
+	return 0;
+}
+
+static int loaded_at(const struct objects *o, uintptr_t base)
+{
+	unsigned i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->base[i] == base)
+			return 1;
+	return 0;
 }
 
 static void forget(uintptr_t base)
@@ -61,17 +74,16 @@ static void forget(uintptr_t base)
 	rt_retire_contexts(m->lo, m->hi);
 }
 
+/* The objects loaded before and gone after are the ones unloaded: the
+ * library closed, unless other references keep it, and any dependency
+ * it alone kept.  The handle itself is not looked into (it may be bad;
+ * the real dlclose says so). */
 API int dlclose(void *handle)
 {
-	struct link_map *lm = NULL;
-	struct loaded l = { 0, NULL, 0 };
-	char name[4096];
-	void *h = handle;
+	struct objects before = { { 0 }, 0 }, after = { { 0 }, 0 };
+	int ours = getpid() == rt_pid; /* not a vfork child, in our memory */
 	int rc, saved;
-
-	/* glibc declares handle non-null, but a program may pass NULL and get
-	 * an error back: hide it from the compiler's assumption. */
-	__asm__("" : "+r"(h));
+	unsigned i;
 
 	if (real_dlclose == NULL)
 		rt_dlclose_init();
@@ -79,18 +91,15 @@ API int dlclose(void *handle)
 		errno = ENOSYS;
 		return -1;
 	}
-	/* Not in a vfork child (our memory), nor for a handle dlinfo refuses. */
-	if (getpid() == rt_pid && h != NULL && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm &&
-	    lm->l_name && strlen(lm->l_name) < sizeof name) {
-		l.base = lm->l_addr;
-		l.name = strcpy(name, lm->l_name);
-	}
+	if (ours)
+		dl_iterate_phdr(collect, &before);
 	rc = ((dlclose_fn)real_dlclose)(handle);
 	saved = errno;
-	if (rc == 0 && l.name && l.name[0]) {
-		dl_iterate_phdr(still_there, &l);
-		if (!l.found)
-			forget(l.base);
+	if (rc == 0 && ours) {
+		dl_iterate_phdr(collect, &after);
+		for (i = 0; i < before.n; i++)
+			if (!loaded_at(&after, before.base[i]))
+				forget(before.base[i]);
 	}
 	errno = saved;
 	return rc;

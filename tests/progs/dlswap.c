@@ -3,6 +3,8 @@
  * each plugin's functions must keep their own calls (dlclose.c).  Then
  * the first plugin once more, where it was: its functions are the ones
  * of its first load, not new ones.
+ * Each plugin's dependency goes and comes with it, and must keep its own
+ * calls too.
  * Usage: dlswap ALPHA.so BETA.so.  Prints whether the addresses
  * coincided and the calls the profile must show. */
 #include <dlfcn.h>
@@ -36,7 +38,8 @@ int main(int argc, char **argv)
 	a2 = run(argv[1], 2, &sum);
 	if (a == NULL || b == NULL || a2 == NULL)
 		return 1;
-	printf("same address %s\nagain %s\nsum %d\ncalls alpha_work 5\ncalls beta_work 5\n",
+	printf("same address %s\nagain %s\nsum %d\ncalls alpha_work 5\ncalls beta_work 5\n"
+	       "calls alpha_dep 5\ncalls beta_dep 5\n",
 	       a == b ? "yes" : "no", a2 == a ? "yes" : "no", sum);
 	return 0;
 }
