@@ -465,6 +465,11 @@ def deep():
     if rep:
         ctx = [c for c in rep["contexts"] if c["history"]]
         check(len(ctx) == 3, "deep: a million-deep recursion is 3 contexts: [main], [run], [run] [down] (got %d)" % len(ctx))
+        # run's frame and every down: the deepest the thread's stack went,
+        # although no transition was new down there.
+        depth = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["max_depth"]
+        want = counts(p.stdout)["down"] + 1
+        check(depth == want, "deep: max depth %d = 1 + calls(down) (got %d)" % (want, depth))
 
 
 def explode():

@@ -201,6 +201,15 @@ out_lacks "report: cpu clock: no compensation line" "subtracted"
 # clock=cycles: the estimate subtracted (14 calls), and a warning where it
 # exceeds the time left (0.365 s).
 check "generate a cycles profile" "$D/gen" "$D/cyc.ccprof" 0 1000000000
+run 0 "report: cycles" "$CCPROF" report "$D/cyc.ccprof"
+out_has "report: cycles: compensation shown" "subtracted   0.014000 secs, the profiler's estimated own cost"
+out_lacks "report: cycles: no warning when it is small" "uncertain"
+check "generate a cycles profile with a large estimate" "$D/gen" "$D/cyc2.ccprof" 0 100000000000
+run 0 "report: cycles, large compensation" "$CCPROF" report "$D/cyc2.ccprof"
+out_has "report: cycles: compensation larger than the time: warned" "subtracted   1.400000 secs, the profiler's estimated own cost: more than the time charged"
+# What the runtime subtracted does not depend on the view.
+run 0 "report --deselect P: cycles" "$CCPROF" report --deselect P "$D/cyc.ccprof"
+out_has "report --deselect P: cycles: the same compensation" "subtracted   0.014000 secs"
 # "-" is standard input, a pipe too.
 "$CCPROF" report "$D/s.ccprof" > "$D/file.out"
 "$CCPROF" report - < "$D/s.ccprof" > "$D/stdin.out" 2> "$D/err"
@@ -211,12 +220,6 @@ out_has "info -: the file size read from the pipe" "file size          $(wc -c <
 run 1 "report - with nothing on standard input" "$CCPROF" report - < /dev/null
 one_error_line "report - with nothing on standard input"
 err_has "report -: named '-' in the error" "ccprof: -: "
-run 0 "report: cycles" "$CCPROF" report "$D/cyc.ccprof"
-out_has "report: cycles: compensation shown" "subtracted   0.014000 secs, the profiler's estimated own cost"
-out_lacks "report: cycles: no warning when it is small" "uncertain"
-check "generate a cycles profile with a large estimate" "$D/gen" "$D/cyc2.ccprof" 0 100000000000
-run 0 "report: cycles, large compensation" "$CCPROF" report "$D/cyc2.ccprof"
-out_has "report: cycles: compensation larger than the time: warned" "subtracted   1.400000 secs, the profiler's estimated own cost: more than the time charged"
 run 0 "report --graph --contexts" "$CCPROF" report --graph --contexts "$D/s.ccprof"
 out_has "graph: P's line" "[2]      95.9     0.070     0.280        3+2  P [2]"
 out_has "graph: spontaneous" "<spontaneous>"

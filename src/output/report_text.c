@@ -43,18 +43,21 @@ static void text_clock(const struct text *t)
 
 /*
  * clock=cycles: what the runtime subtracted as its own cost (its estimate
- * per call times the calls; Note [Cycles clock] in src/runtime/clock.c).
- * Where that is more than the time left, a few per cent of error in the
- * estimate is tens of per cent in every time shown, so say so.
+ * per call times every call it saw, whatever the view shows; Note [Cycles
+ * clock] in src/runtime/clock.c).  A file without that count: the calls
+ * in the view.  Where that is more than the time left, a few per cent of
+ * error in the estimate is tens of per cent in every time shown, so say
+ * so.
  */
 static void text_compensation(const struct text *t)
 {
 	const struct ccp_profile *p = t->m->prof;
+	uint64_t calls = p->stats.calls ? p->stats.calls : t->m->total_calls;
 	double sub;
 
 	if (p->clock != CCP_CLOCK_CYCLES || p->overhead_milliticks == 0)
 		return;
-	sub = (double)p->overhead_milliticks / 1000.0 * (double)t->m->total_calls;
+	sub = (double)p->overhead_milliticks / 1000.0 * (double)calls;
 	if (!(sub < 1.8e19))
 		return;
 	ob_puts(t->o, "    subtracted   ");

@@ -210,25 +210,6 @@ static void enc_free(void *ctx, void *p, size_t n)
 
 /* ---- Gathering --------------------------------------------------------- */
 
-/* The shadow stack is reserved large but touched only as deep as the
- * thread went: count the pages really in memory. */
-static uint64_t shadow_in_use(const struct rt_thread *t)
-{
-	unsigned char vec[4096];
-	size_t page = 4096, npages = t->shadow_bytes / page, i, done;
-	uint64_t resident = 0;
-
-	for (done = 0; done < npages; done += sizeof vec) {
-		size_t n = npages - done < sizeof vec ? npages - done : sizeof vec;
-
-		if (mincore((char *)t->base + done * page, n * page, vec) != 0)
-			return t->shadow_bytes;
-		for (i = 0; i < n; i++)
-			resident += vec[i] & 1;
-	}
-	return resident * page;
-}
-
 static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 			  struct ccp_stats *st, struct wmem *m)
 {
@@ -256,11 +237,17 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 	st->contexts += n;
 	st->transitions += t->transitions;
 	st->lost_calls += t->lost_calls;
-	st->memory_bytes += t->memory_bytes + shadow_in_use(t);
+	st->memory_bytes += t->memory_bytes + rt_shadow_in_use(t);
 	if (t->deepest_history > st->deepest_history)
 		st->deepest_history = t->deepest_history;
-	if (t->max_depth > st->max_depth)
-		st->max_depth = t->max_depth;
+	{
+		uint64_t deepest = rt_shadow_high_water(t);
+
+		if (deepest < t->max_depth)
+			deepest = t->max_depth;
+		if (deepest > st->max_depth)
+			st->max_depth = deepest;
+	}
 }
 
 /* In a signal handler the lock may be held by the code we interrupted:

@@ -233,7 +233,9 @@ RT_HIDDEN void rt_registry_lock(void);
 RT_HIDDEN int rt_registry_trylock(void); /* 1 if acquired */
 RT_HIDDEN void rt_registry_unlock(void);
 RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
-RT_HIDDEN int rt_registry_empty(void); /* without the lock (signal handlers) */
+RT_HIDDEN int rt_registry_empty(void);
+RT_HIDDEN uint64_t rt_shadow_high_water(const struct rt_thread *t);
+RT_HIDDEN uint64_t rt_shadow_in_use(const struct rt_thread *t); /* without the lock (signal handlers) */
 RT_HIDDEN struct rt_thread *rt_live_first(void);     /* under the lock */
 RT_HIDDEN void rt_registry_add(struct rt_thread *t);
 RT_HIDDEN void rt_registry_after_fork(struct rt_thread *survivor);

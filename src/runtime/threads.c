@@ -19,6 +19,7 @@
  * as deep as the thread goes) and doubles when full, up to 64 Mi. */
 #define SHADOW_FIRST (1u << 16)
 #define SHADOW_MAX (1u << 26)
+#define SHADOW_PAGE 4096u /* what mincore and madvise count in here */
 
 __thread struct rt_thread *rt_self __attribute__((tls_model("initial-exec")));
 static __thread int starting __attribute__((tls_model("initial-exec")));
@@ -106,6 +107,62 @@ static void read_name(struct rt_thread *t)
 		t->name[n - 1] = '\0';
 }
 
+/* Which of the shadow stack's pages are resident (touched; mincore, a
+ * system call per 4,096 pages): how many, and the last.  -1 if mincore
+ * fails.  From a signal handler too. */
+static int shadow_pages(const struct rt_thread *t, uint64_t *resident, size_t *last)
+{
+	size_t npages = t->shadow_bytes / SHADOW_PAGE, done, i;
+	unsigned char vec[4096];
+
+	*resident = 0;
+	*last = 0;
+	for (done = 0; done < npages; done += sizeof vec) {
+		size_t n = npages - done < sizeof vec ? npages - done : sizeof vec;
+
+		if (mincore((char *)t->base + done * SHADOW_PAGE, n * SHADOW_PAGE, vec) != 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (vec[i] & 1) {
+				(*resident)++;
+				*last = done + i;
+			}
+	}
+	return 0;
+}
+
+/* The shadow stack's memory in use: it is reserved large but touched
+ * only as deep as the thread went, so its resident pages. */
+uint64_t rt_shadow_in_use(const struct rt_thread *t)
+{
+	uint64_t resident;
+	size_t last;
+
+	return shadow_pages(t, &resident, &last) == 0 ? resident * SHADOW_PAGE : t->shadow_bytes;
+}
+
+/*
+ * The deepest the shadow stack has been: the hooks do not track it (the
+ * fast path would pay), but a pop leaves its entry behind, so the highest
+ * entry ever written is the deepest frame.  Its page is the last one
+ * resident (untouched pages are not, and trim_shadow gives back only
+ * pages above the one in use, after taking this).
+ */
+uint64_t rt_shadow_high_water(const struct rt_thread *t)
+{
+	const size_t per_page = SHADOW_PAGE / sizeof(struct rt_shadow);
+	const struct rt_shadow *s;
+	uint64_t resident;
+	size_t last;
+
+	if (shadow_pages(t, &resident, &last) != 0)
+		return t->max_depth;
+	for (s = t->base + (last + 1) * per_page; s-- > t->base + last * per_page;)
+		if (s->ctx != NULL)
+			return (uint64_t)(s - t->base); /* entry 0 is the sentinel */
+	return t->max_depth;
+}
+
 /* Give back the shadow stack's pages above the one in use: a thread that
  * went deep once does not keep that memory after it ends. */
 static void trim_shadow(struct rt_thread *t)
@@ -123,6 +180,12 @@ static void thread_exit(void *arg)
 {
 	struct rt_thread *t = arg;
 
+	{
+		uint64_t deepest = rt_shadow_high_water(t);
+
+		if (deepest > t->max_depth)
+			t->max_depth = deepest;
+	}
 	trim_shadow(t);
 	rt_release_lookups(t);
 	rt_registry_lock();
