@@ -470,6 +470,12 @@ def deep():
         depth = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["max_depth"]
         want = counts(p.stdout)["down"] + 1
         check(depth == want, "deep: max depth %d = 1 + calls(down) (got %d)" % (want, depth))
+    # The same on a thread still running when the profile is written:
+    # main, and fib(20) down to fib(1).
+    r, fprof = record(build("fib_depth", "tests/progs/fib.c"), ["20"],
+                      profile=os.path.join(OUT, "fib_depth.ccprof"))
+    depth = json.loads(run([CCPROF, "info", "--json", fprof]).stdout)["max_depth"]
+    check(depth == 21, "deep: fib(20) on the main thread has max depth 21 (got %d)" % depth)
 
 
 def explode():
