@@ -531,6 +531,10 @@ def dlswap():
         check(got.get("calls") == n[f] and got.get("module", "").endswith("/" + lib),
               "dlswap (%s): %s called %d times, in its own library (got %s in %s)"
               % (CLOCK, f, n[f], got.get("calls"), got.get("module")))
+    # One name in two plugins: the text report names the module.
+    text = run([CCPROF, "report", prof]).stdout
+    check("plugin_entry [libalpha.so]" in text and "plugin_entry [libbeta.so]" in text,
+          "dlswap (%s): the text report tells the two plugin_entry apart by module" % CLOCK)
     # Loaded again where it was: the same cost centres, not a second set
     # (one more per dlopen filled the module table of a plugin loop).
     if "again yes" in p.stdout:
@@ -539,6 +543,25 @@ def dlswap():
               % (CLOCK, [f["name"] for f in rows].count("alpha_work")))
     else:
         print("# dlswap (%s): the loader put the first plugin elsewhere the second time" % CLOCK)
+
+
+def twins():
+    """Two static functions of one name in one program: the text report
+    qualifies each with module and offset, the other names stay plain."""
+    exe = build("twins", "tests/progs/twins.c", os.path.join(TOP, "tests/progs/twins2.c"))
+    r, prof = record(exe, profile=os.path.join(OUT, "twins.ccprof"))
+    n = counts(r.stdout)
+    rows = {}
+    for line in run([CCPROF, "report", prof]).stdout.splitlines():
+        w = line.split()
+        if len(w) == 6 and w[0] == "step" and w[1].startswith("[twins+0x"):
+            rows[w[1]] = int(w[4])
+        if len(w) == 5 and w[0] == "main":
+            rows["main"] = int(w[3])
+    steps = sorted(v for k, v in rows.items() if k != "main")
+    check(steps == sorted([n["step_here"], n["step_there"]]) and rows.get("main") == 1,
+          "twins: two rows 'step [twins+0x...]' with %d and %d calls, main plain (%s)"
+          % (n["step_here"], n["step_there"], rows))
 
 
 def setuid():
@@ -599,6 +622,7 @@ deep()
 explode()
 dlopen()
 dlswap()
+twins()
 setuid()
 symlink()
 # clock=cycles takes its own paths through the hooks: the programs that

@@ -48,8 +48,81 @@ static size_t name_entry(char *out, const struct escape_table *t, enum names_for
 	return used;
 }
 
+/* For qsort of function numbers by name. */
+static const struct model *sort_model;
+
+static int by_name(const void *a, const void *b)
+{
+	const struct model_fn *fa = &sort_model->fns[*(const uint32_t *)a];
+	const struct model_fn *fb = &sort_model->fns[*(const uint32_t *)b];
+	int c = strcmp(fa->name, fb->name);
+	return c ? c : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* A function's module, as the name's qualifier: its base name, with the
+ * offset when another of the same name lives in a module of that name. */
+static char *qualified(const struct model *m, uint32_t cc, int by_offset)
+{
+	const char *mod = model_basename(model_module_path(m, cc));
+	const char *name = m->fns[cc].name;
+	size_t n = strlen(name) + strlen(mod) + 40;
+	char *q = xmalloc(n);
+	if (by_offset)
+		snprintf(q, n, "%s [%s+0x%llx]", name, mod[0] ? mod : "?",
+			 (unsigned long long)m->prof->ccs[cc].offset);
+	else
+		snprintf(q, n, "%s [%s]", name, mod[0] ? mod : "?");
+	return q;
+}
+
+/* Whether two functions of a group of one name share a module base name. */
+static int modules_collide(const struct model *m, const uint32_t *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (!strcmp(model_basename(model_module_path(m, g[i])),
+				    model_basename(model_module_path(m, g[j]))))
+				return 1;
+	return 0;
+}
+
+/*
+ * Note [Names that collide]: two functions shown in one report may have
+ * one name (a static function in two files, the same entry point in two
+ * plugins).  The text report then adds the module to each, and the offset
+ * where the modules' names collide too: "plugin_entry [libalpha.so]".
+ * Only the display changes; patterns, diff and the other formats see the
+ * plain name (JSON gives the module beside it).  NULL where nothing
+ * collides; else one string or NULL per function, for names_free_display.
+ */
+static char **display_names(const struct model *m)
+{
+	uint32_t n = 0;
+	uint32_t *idx = xnmalloc(m->nfns ? m->nfns : 1, sizeof *idx);
+	char **display = NULL;
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		if (m->fns[cc].seen && m->prof->ccs[cc].kind == CCP_CC_FUNCTION)
+			idx[n++] = cc;
+	sort_model = m;
+	qsort(idx, n, sizeof *idx, by_name);
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(m->fns[idx[i]].name, m->fns[idx[j]].name); j++)
+			;
+		if (j - i < 2)
+			continue;
+		if (!display)
+			display = xcalloc(m->nfns, sizeof *display);
+		int by_offset = modules_collide(m, idx + i, j - i);
+		for (uint32_t k = i; k < j; k++)
+			display[idx[k]] = qualified(m, idx[k], by_offset);
+	}
+	free(idx);
+	return display;
+}
+
 static void names_build(struct names *nm, const struct model *m, const struct escape_table *t,
-			enum names_form form, const char *open, const char *close, size_t max)
+			enum names_form form, const char *open, const char *close, size_t max,
+			char **display)
 {
 	size_t cap = 1024, used = 0;
 	size_t extra = form == NAMES_OBJECT ? strlen(open) + strlen(close) + 32 : 2;
@@ -58,7 +131,7 @@ static void names_build(struct names *nm, const struct model *m, const struct es
 	nm->off = xnmalloc((size_t)m->nfns + 1, sizeof *nm->off);
 	nm->width = xnmalloc(m->nfns ? m->nfns : 1, sizeof *nm->width);
 	for (uint32_t cc = 0; cc < m->nfns; cc++) {
-		const char *s = m->fns[cc].name;
+		const char *s = display && display[cc] ? display[cc] : m->fns[cc].name;
 		size_t len = strlen(s);
 		const char *suffix = "";
 		if (max && len > max) { /* cut at a character boundary */
@@ -81,19 +154,28 @@ static void names_build(struct names *nm, const struct model *m, const struct es
 
 void names_init(struct names *nm, const struct model *m, const struct escape_table *t, int quoted)
 {
-	names_build(nm, m, t, quoted ? NAMES_QUOTED : NAMES_BARE, "", "", 0);
+	names_build(nm, m, t, quoted ? NAMES_QUOTED : NAMES_BARE, "", "", 0, NULL);
+}
+
+void names_init_text(struct names *nm, const struct model *m)
+{
+	char **display = display_names(m);
+	names_build(nm, m, &escape_text, NAMES_BARE, "", "", 0, display);
+	for (uint32_t cc = 0; display && cc < m->nfns; cc++)
+		free(display[cc]);
+	free(display);
 }
 
 void names_init_max(struct names *nm, const struct model *m, const struct escape_table *t,
 		    size_t max)
 {
-	names_build(nm, m, t, NAMES_BARE, "", "", max);
+	names_build(nm, m, t, NAMES_BARE, "", "", max, NULL);
 }
 
 void names_init_json(struct names *nm, const struct model *m, const char *open,
 		     const char *close)
 {
-	names_build(nm, m, &escape_json, NAMES_OBJECT, open, close, 0);
+	names_build(nm, m, &escape_json, NAMES_OBJECT, open, close, 0, NULL);
 }
 
 void names_free(struct names *nm)

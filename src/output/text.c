@@ -17,7 +17,7 @@ void text_begin(struct text *t, FILE *f, const struct model *m)
 		/* sampling clocks resolve milliseconds at best; cycles finer */
 		.prec = m->prof->clock == CCP_CLOCK_CYCLES ? 6 : 3,
 	};
-	names_init(&t->names, m, &escape_text, 0);
+	names_init_text(&t->names, m);
 }
 
 int text_end(struct text *t)
