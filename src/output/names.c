@@ -53,10 +53,9 @@ static const struct model *sort_model;
 
 static int by_name(const void *a, const void *b)
 {
-	const struct model_fn *fa = &sort_model->fns[*(const uint32_t *)a];
-	const struct model_fn *fb = &sort_model->fns[*(const uint32_t *)b];
-	int c = strcmp(fa->name, fb->name);
-	return c ? c : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(sort_model->fns[x].name, sort_model->fns[y].name);
+	return c ? c : (x > y) - (x < y);
 }
 
 /* A function's module, as the name's qualifier: its base name, with the
