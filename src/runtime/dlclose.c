@@ -18,8 +18,6 @@
 
 #include "runtime.h"
 
-#define API __attribute__((visibility("default"), no_instrument_function))
-
 typedef int (*dlclose_fn)(void *);
 
 static void *real_dlclose;
@@ -78,19 +76,15 @@ static void forget(uintptr_t base)
  * library closed, unless other references keep it, and any dependency
  * it alone kept.  The handle itself is not looked into (it may be bad;
  * the real dlclose says so). */
-API int dlclose(void *handle)
+RT_API int dlclose(void *handle)
 {
 	struct objects before = { { 0 }, 0 }, after = { { 0 }, 0 };
 	int ours = getpid() == rt_pid; /* not a vfork child, in our memory */
 	int rc, saved;
 	unsigned i;
 
-	if (real_dlclose == NULL)
-		rt_dlclose_init();
-	if (real_dlclose == NULL) {
-		errno = ENOSYS;
+	if (!rt_real_ready(&real_dlclose, rt_dlclose_init))
 		return -1;
-	}
 	if (ours)
 		dl_iterate_phdr(collect, &before);
 	rc = ((dlclose_fn)real_dlclose)(handle);

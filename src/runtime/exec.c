@@ -22,8 +22,6 @@
 
 #include "runtime.h"
 
-#define API __attribute__((visibility("default"), no_instrument_function))
-
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execvp_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
@@ -51,47 +49,43 @@ static void before_exec(void)
 	rt_sampler_start(); /* in case the exec fails */
 }
 
-/* Ready to call the real function: looked up (late if an exec comes from
- * a constructor that ran before ours), and the profile written.  0 and
- * ENOSYS if libc has no such function. */
+/* Ready to call the real function (rt_real_ready), and the profile
+ * written. */
 static int ready(void *const *real)
 {
-	if (*real == NULL)
-		rt_exec_init();
-	if (*real == NULL) {
-		errno = ENOSYS;
+	if (!rt_real_ready(real, rt_exec_init))
 		return 0;
-	}
 	before_exec();
 	return 1;
 }
 
-API int execve(const char *path, char *const argv[], char *const envp[])
+RT_API int execve(const char *path, char *const argv[], char *const envp[])
 {
 	return ready(&real_execve) ? ((execve_fn)real_execve)(path, argv, envp) : -1;
 }
 
-API int execv(const char *path, char *const argv[])
+RT_API int execv(const char *path, char *const argv[])
 {
 	return execve(path, argv, environ);
 }
 
-API int execvpe(const char *file, char *const argv[], char *const envp[])
+RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	return ready(&real_execvpe) ? ((execve_fn)real_execvpe)(file, argv, envp) : -1;
 }
 
-API int execvp(const char *file, char *const argv[])
+RT_API int execvp(const char *file, char *const argv[])
 {
 	return ready(&real_execvp) ? ((execvp_fn)real_execvp)(file, argv) : -1;
 }
 
-API int fexecve(int fd, char *const argv[], char *const envp[])
+RT_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	return ready(&real_fexecve) ? ((fexecve_fn)real_fexecve)(fd, argv, envp) : -1;
 }
 
-API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+RT_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		    int flags)
 {
 	return ready(&real_execveat) ? ((execveat_fn)real_execveat)(dirfd, path, argv, envp, flags)
 				     : -1;
@@ -148,7 +142,7 @@ static int release(struct arglist *a, int rc)
 	return rc;
 }
 
-API int execl(const char *path, const char *arg, ...)
+RT_API int execl(const char *path, const char *arg, ...)
 {
 	struct arglist a;
 	va_list ap;
@@ -162,7 +156,7 @@ API int execl(const char *path, const char *arg, ...)
 	return release(&a, execve(path, a.argv, environ));
 }
 
-API int execlp(const char *file, const char *arg, ...)
+RT_API int execlp(const char *file, const char *arg, ...)
 {
 	struct arglist a;
 	va_list ap;
@@ -176,7 +170,7 @@ API int execlp(const char *file, const char *arg, ...)
 	return release(&a, execvp(file, a.argv));
 }
 
-API int execle(const char *path, const char *arg, ...)
+RT_API int execle(const char *path, const char *arg, ...)
 {
 	struct arglist a;
 	char *const *envp;

@@ -14,8 +14,6 @@
 extern const int rt_manual_anchor RT_HIDDEN;
 __attribute__((used)) static const int *const pull_manual = &rt_manual_anchor;
 
-#define HOOK __attribute__((visibility("default"), no_instrument_function))
-
 /* The instrumented function's stack pointer when it called the hook: the
  * same for its enter and exit calls, lower for anything it calls. */
 #define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
@@ -202,7 +200,7 @@ static __attribute__((noinline)) void enter_cycles(struct rt_thread *t, uintptr_
  * call before anything has changed, so it needs no saved registers and no
  * frame of its own.
  */
-HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
+RT_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
 	struct rt_thread *t = rt_self;
 	uintptr_t sp = CALLER_SP(), fn = (uintptr_t)this_fn, cs = (uintptr_t)call_site;
@@ -271,7 +269,7 @@ static __attribute__((noinline)) void exit_cycles(struct rt_thread *t, uintptr_t
 		rt_probe_overhead(t, now);
 }
 
-HOOK void __cyg_profile_func_exit(void *this_fn, void *call_site)
+RT_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
 	struct rt_thread *t = rt_self;
 	uintptr_t fn = (uintptr_t)this_fn, cs = (uintptr_t)call_site;

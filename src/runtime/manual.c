@@ -14,8 +14,6 @@
 #include "ccprof.h"
 #include "runtime.h"
 
-#define API __attribute__((visibility("default"), no_instrument_function))
-
 struct ccprof_cc {
 	struct ccprof_cc *next;
 	char name[];
@@ -40,7 +38,7 @@ void rt_manual_after_fork(void)
  * it calls. */
 #define REGION_SP() (((uintptr_t)__builtin_frame_address(0) + sizeof(void *)) | RT_REGION_SP)
 
-API ccprof_cc_t ccprof__cc(const char *name)
+RT_API ccprof_cc_t ccprof__cc(const char *name)
 {
 	struct ccprof_cc *r;
 	size_t n;
@@ -69,7 +67,7 @@ API ccprof_cc_t ccprof__cc(const char *name)
 	return r;
 }
 
-API void ccprof__enter(ccprof_cc_t cc)
+RT_API void ccprof__enter(ccprof_cc_t cc)
 {
 	struct rt_thread *t = rt_self;
 
@@ -88,7 +86,7 @@ API void ccprof__enter(ccprof_cc_t cc)
 
 /* Pop back to the context that was current before `cc` was entered: the
  * newest shadow entry whose following context runs `cc`. */
-API void ccprof__leave(ccprof_cc_t cc)
+RT_API void ccprof__leave(ccprof_cc_t cc)
 {
 	struct rt_thread *t = rt_self;
 	struct rt_ctx *after;
@@ -112,7 +110,7 @@ API void ccprof__leave(ccprof_cc_t cc)
 	}
 }
 
-API int ccprof__dump(void)
+RT_API int ccprof__dump(void)
 {
 	rt_init();
 	if (rt_config.disabled) {

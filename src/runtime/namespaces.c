@@ -17,8 +17,6 @@
 
 #include "runtime.h"
 
-#define API __attribute__((visibility("default"), no_instrument_function))
-
 typedef int (*unshare_fn)(int);
 typedef int (*setns_fn)(int, int);
 
@@ -51,22 +49,11 @@ static void resume_sampler(int paused)
 	errno = saved;
 }
 
-/* The real function is known: looked up late if a constructor that ran
- * before ours calls it; ENOSYS if libc has none. */
-static int ready(void *const *real)
-{
-	if (*real == NULL)
-		rt_namespaces_init();
-	if (*real == NULL)
-		errno = ENOSYS;
-	return *real != NULL;
-}
-
-API int unshare(int flags)
+RT_API int unshare(int flags)
 {
 	int paused, rc;
 
-	if (!ready(&real_unshare))
+	if (!rt_real_ready(&real_unshare, rt_namespaces_init))
 		return -1;
 	paused = pause_sampler();
 	rc = ((unshare_fn)real_unshare)(flags);
@@ -74,11 +61,11 @@ API int unshare(int flags)
 	return rc;
 }
 
-API int setns(int fd, int nstype)
+RT_API int setns(int fd, int nstype)
 {
 	int paused, rc;
 
-	if (!ready(&real_setns))
+	if (!rt_real_ready(&real_setns, rt_namespaces_init))
 		return -1;
 	paused = pause_sampler();
 	rc = ((setns_fn)real_setns)(fd, nstype);

@@ -40,6 +40,9 @@
 #include "format/profile.h"
 
 #define RT_HIDDEN __attribute__((visibility("hidden")))
+/* What the program calls: the hooks, the manual API and the interposed
+ * libc functions.  Never instrumented, like the rest of the runtime. */
+#define RT_API __attribute__((visibility("default"), no_instrument_function))
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -285,6 +288,7 @@ RT_HIDDEN void rt_signals_install(void);
 /* sys.c: memory straight from the kernel (the slow path may run inside
  * malloc or a signal handler, so it never calls malloc). */
 RT_HIDDEN void *rt_map(size_t n);
+RT_HIDDEN int rt_real_ready(void *const *real, void (*lookup)(void));
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -3,6 +3,7 @@
  * slow paths may run inside malloc or a signal handler, so they take memory
  * from mmap and print with write(2).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -16,6 +17,18 @@ void *rt_map(size_t n)
 		       -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Interposed functions (exec.c, namespaces.c, dlclose.c) call libc's own,
+ * which `lookup` finds with dlsym, at start-up or late if a constructor
+ * that ran before ours calls one.  0 with errno ENOSYS if libc has none. */
+int rt_real_ready(void *const *real, void (*lookup)(void))
+{
+	if (*real == NULL)
+		lookup();
+	if (*real == NULL)
+		errno = ENOSYS;
+	return *real != NULL;
 }
 
 void rt_unmap(void *p, size_t n)

@@ -167,7 +167,7 @@ uint64_t rt_shadow_high_water(const struct rt_thread *t)
  * went deep once does not keep that memory after it ends. */
 static void trim_shadow(struct rt_thread *t)
 {
-	uintptr_t keep = ((uintptr_t)(t->top + 1) + 4095) & ~(uintptr_t)4095;
+	uintptr_t keep = ((uintptr_t)(t->top + 1) + SHADOW_PAGE - 1) & ~(uintptr_t)(SHADOW_PAGE - 1);
 	uintptr_t end = (uintptr_t)t->base + t->shadow_bytes;
 
 	if (keep < end)
