@@ -19,7 +19,14 @@ BASE := -std=c11 -D_GNU_SOURCE -DCCPROF_VERSION=\"$(VERSION)\" $(WARN) \
 # The runtime: never instrumented, hidden by default, PIC for the .so.
 RT_FLAGS := $(BASE) $(CFLAGS) -fPIC -fvisibility=hidden \
         -fno-stack-protector -pthread
-TOOL_FLAGS := $(BASE) $(CFLAGS) -pthread
+# Source lines from DWARF (src/model/sources.c) need libdw from elfutils
+# (Debian: libdw-dev), found with pkg-config; make LIBDW=no builds without.
+LIBDW ?= $(shell pkg-config --exists libdw 2>/dev/null && echo yes)
+ifeq ($(LIBDW),yes)
+DW_FLAGS := -DCCPROF_HAVE_LIBDW $(shell pkg-config --cflags libdw)
+DW_LIBS  := $(shell pkg-config --libs libdw)
+endif
+TOOL_FLAGS := $(BASE) $(CFLAGS) $(DW_FLAGS) -pthread
 
 FORMAT_SRC  := $(wildcard src/format/*.c)
 COMMON_SRC  := $(wildcard src/common/*.c)
@@ -63,7 +70,7 @@ $(BUILD)/lib/libccprof-tool.a: $(LIBTOOL_OBJ)
 
 $(BUILD)/bin/ccprof: $(TOOL_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -pthread -o $@ $(TOOL_OBJ) -lm -ldl
+	$(CC) $(CFLAGS) -pthread -o $@ $(TOOL_OBJ) $(DW_LIBS) -lm -ldl
 
 $(BUILD)/lib/pkgconfig/ccprof.pc: ccprof.pc.in Makefile
 	@mkdir -p $(dir $@)

@@ -450,11 +450,19 @@ def callgrind(prof, rep, what):
               "callgrind %s: annotate's totals %d ticks, %d calls = ccprof's %d, %d"
               % (what, t, c, rep["total_ticks"], rep["total_calls"]))
     # As the docs say to run it: default options (--auto=yes), in the
-    # directory of the program, whose name must not be taken for a source.
-    r = run(["callgrind_annotate", "--inclusive=yes", path], cwd=os.path.dirname(rep["program"]))
-    check(r.returncode == 0 and r.stderr == "" and "Auto-annotated source" not in r.stdout,
-          "callgrind %s: callgrind_annotate with --auto=yes next to the program: no source "
-          "annotated, empty stderr%s" % (what, "" if not r.stderr else " (%s)" % r.stderr.strip()[:200]))
+    # directory of the program, whose name must not be taken for a source:
+    # only the program's source files (from its debug information,
+    # model/sources.c) are annotated, each one a real file.
+    r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+            cwd=os.path.dirname(rep["program"]))
+    annotated = re.findall(r"^-- Auto-annotated source: (.*)$", r.stdout, re.M)
+    sources = {f["file"] for f in rep["functions"] if f["file"]}
+    check(r.returncode == 0 and r.stderr == "" and set(annotated) == sources and
+          all(os.path.isfile(a) for a in annotated),
+          "callgrind %s: callgrind_annotate with --auto=yes next to the program annotates "
+          "the %d source file(s) of the profile (%s), empty stderr%s"
+          % (what, len(sources), ", ".join(sorted(os.path.basename(a) for a in annotated)),
+             "" if not r.stderr else " (%s)" % r.stderr.strip()[:200]))
     r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", path],
             cwd=os.path.dirname(prof))
     table = annotate_table(r.stdout)

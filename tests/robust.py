@@ -6,6 +6,7 @@ checks the profile against the counts the program printed."""
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -551,17 +552,24 @@ def twins():
     exe = build("twins", "tests/progs/twins.c", os.path.join(TOP, "tests/progs/twins2.c"))
     r, prof = record(exe, profile=os.path.join(OUT, "twins.ccprof"))
     n = counts(r.stdout)
-    rows = {}
+    rows, srcs = {}, {}
     for line in run([CCPROF, "report", prof]).stdout.splitlines():
         w = line.split()
-        if len(w) == 6 and w[0] == "step" and w[1].startswith("[twins+0x"):
+        # Rows of the top table end in the SRC column, file:line.
+        if len(w) == 7 and w[0] == "step" and w[1].startswith("[twins+0x") and \
+                re.match(r"twins2?\.c:\d+$", w[6]):
             rows[w[1]] = int(w[4])
-        if len(w) == 5 and w[0] == "main":
+            srcs[w[6].split(":")[0]] = int(w[4])
+        if len(w) == 6 and w[0] == "main" and re.match(r"twins\.c:\d+$", w[5]):
             rows["main"] = int(w[3])
     steps = sorted(v for k, v in rows.items() if k != "main")
     check(steps == sorted([n["step_here"], n["step_there"]]) and rows.get("main") == 1,
           "twins: two rows 'step [twins+0x...]' with %d and %d calls, main plain (%s)"
           % (n["step_here"], n["step_there"], rows))
+    # The SRC column tells them apart too: the debug information's files.
+    check(srcs == {"twins.c": n["step_here"], "twins2.c": n["step_there"]},
+          "twins: SRC column gives twins.c for the %d calls, twins2.c for the %d (%s)"
+          % (n["step_here"], n["step_there"], srcs))
 
 
 def setuid():

@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/view_opts.h"
+#include "model/sources.h"
 #include "model/xalloc.h"
 #include "output/export.h"
 
@@ -147,6 +148,7 @@ static int convert(const struct export_format *fmt, const char *path, const char
 	struct cli_profile cp;
 	if (cli_load(path, 0, &cp) != 0)
 		return CLI_EXIT_FAIL;
+	sources_resolve(&cp.prof);
 	struct model vm;
 	struct model_view v;
 	if (view_opts_model(path, &cp.model, vo, fmt->passes, &vm, &v) != 0) {

@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "format/format.h"
 #include "model/combine.h"
+#include "model/sources.h"
 #include "model/xalloc.h"
 
 static int merge_run(int argc, char **argv);
@@ -112,6 +113,7 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 				err[0] ? err : "cannot read profile");
 			goto out;
 		}
+		sources_resolve(&in[loaded]);
 		ptrs[loaded] = &in[loaded];
 	}
 	warn_programs(in, files, n);

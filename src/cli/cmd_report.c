@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/view_opts.h"
+#include "model/sources.h"
 #include "model/view.h"
 #include "output/report.h"
 
@@ -179,6 +180,7 @@ static int report_show(struct report_args *a)
 	struct model_view v;
 	if (cli_load(a->path, 0, &cp) != 0)
 		return CLI_EXIT_FAIL;
+	sources_resolve(&cp.prof);
 	if (view_opts_model(a->path, &cp.model, &a->view, report_passes(a), &vm, &v) != 0) {
 		cli_unload(&cp);
 		return CLI_EXIT_FAIL;

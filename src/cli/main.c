@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/sources.h"
 
 static const struct cli_command *const commands[] = {
 	&cli_record,
@@ -89,7 +90,9 @@ int main(int argc, char **argv)
 		return cli_finish_output(0);
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-		puts("ccprof " CCPROF_VERSION);
+		const char *dw = sources_library();
+		printf("ccprof %s\nsource lines: %s\n", CCPROF_VERSION,
+		       dw ? dw : "none (built without libdw)");
 		return cli_finish_output(0);
 	}
 	if (strcmp(cmd, "help") == 0)

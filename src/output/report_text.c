@@ -112,6 +112,24 @@ static void text_header(const struct text *t)
 
 /* ---- flat: top cost centres by self time -------------------------------- */
 
+static int source_known(const struct model *m, uint32_t cc)
+{
+	const struct ccp_cc *c = &m->prof->ccs[cc];
+	return c->file && c->file[0];
+}
+
+/* "  file.c:42": the base name only, as the column is for finding the
+ * function; JSON and the exports give the whole path. */
+static void put_source(struct ob *o, const struct ccp_cc *c)
+{
+	ob_spaces(o, 2);
+	escape_puts(o, &escape_text, model_basename(c->file));
+	if (c->line) {
+		ob_putc(o, ':');
+		ob_u64(o, c->line, 0);
+	}
+}
+
 void text_flat(const struct text *t, unsigned top)
 {
 	const struct model *m = t->m;
@@ -132,11 +150,15 @@ void text_flat(const struct text *t, unsigned top)
 	int cw = text_max(text_udigits(max_calls), 5);
 	int iw = text_secs_width(t, max_inh, "inherited(s)");
 
+	int src = 0;
+	for (uint32_t i = 0; i < n && !src; i++)
+		src = source_known(m, m->by_self[i]);
+
 	ob_printf(o, "Top cost centres by self time (%" PRIu32 " of %" PRIu32 ")\n\n", n,
 		  m->nlisted);
 	text_label(t, "COST CENTRE", 0, nw);
-	ob_printf(o, "%6s  %*s  %*s  %*s\n", "%time", sw, "self(s)", cw, "calls", iw,
-		  "inherited(s)");
+	ob_printf(o, "%6s  %*s  %*s  %*s%s\n", "%time", sw, "self(s)", cw, "calls", iw,
+		  "inherited(s)", src ? "  SRC" : "");
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t cc = m->by_self[i];
 		const struct model_fn *fn = &m->fns[cc];
@@ -146,6 +168,8 @@ void text_flat(const struct text *t, unsigned top)
 		ob_u64(o, fn->calls, cw);
 		ob_spaces(o, 2);
 		text_secs(t, fn->inherited, iw);
+		if (source_known(m, cc))
+			put_source(o, &m->prof->ccs[cc]);
 		ob_putc(o, '\n');
 	}
 	ob_putc(o, '\n');

@@ -1,0 +1,282 @@
+/*
+ * sources.c - file and line of each profiled function, from DWARF (libdw).
+ *
+ * Note [Source lines]: a function cost centre is module + offset (the
+ * address less the module's load bias, so the ELF virtual address).  For
+ * each module that has functions without a file, we open the module file
+ * the profile names, check that it is the same build (its GNU build-id
+ * equals the one the runtime read from the loaded image: a rebuilt binary
+ * would give plausible but wrong lines, so a module without a build-id is
+ * skipped too), and ask libdw for the subprogram DIE at the function's
+ * entry: its DW_AT_decl_file and DW_AT_decl_line, following
+ * DW_AT_specification and DW_AT_abstract_origin, are where the function
+ * is defined, as GHC's src_loc and KCacheGrind's fl= expect.  Without a
+ * DIE (no .debug_info, only a line table) the line of the entry address
+ * is the next best.  Relative names are made absolute with the compile
+ * directory, so that KCacheGrind can open the file.
+ *
+ * libdwfl finds separate debug files (build-id paths under
+ * /usr/lib/debug, .gnu_debuglink) as gdb does.  A module file that is
+ * missing, not a regular file, another build or without debug
+ * information leaves its functions as they were: file "" and line 0.
+ */
+#include "model/sources.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/arena.h"
+#include "model/xalloc.h"
+
+#ifdef CCPROF_HAVE_LIBDW
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+
+const char *sources_library(void)
+{
+	static char name[32];
+	if (!name[0])
+		snprintf(name, sizeof name, "libdw %s", dwfl_version(NULL));
+	return name;
+}
+
+static char *debuginfo_path; /* NULL: libdwfl's default search path */
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* An fd for path if it is a regular file: a FIFO or a device named by a
+ * hostile profile must not block or be read (O_NONBLOCK for the open). */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Does the module's build-id equal want (lowercase hex)? */
+static int same_build(Dwfl_Module *mod, const char *want)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n <= 0 || strlen(want) != (size_t)n * 2)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		char hex[3];
+		snprintf(hex, sizeof hex, "%02x", bits[i]);
+		if (want[2 * i] != hex[0] || want[2 * i + 1] != hex[1])
+			return 0;
+	}
+	return 1;
+}
+
+/* The module file at path, opened for DWARF lookups at its link-time
+ * addresses, if it is the build whose id is build_id; else NULL. */
+static Dwfl *open_module(const char *path, const char *build_id, Dwfl_Module **mod,
+			 Dwarf_Addr *bias)
+{
+	if (!path[0] || !build_id[0])
+		return NULL;
+	int fd = open_regular(path);
+	if (fd < 0)
+		return NULL;
+	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	if (dwfl == NULL) {
+		close(fd);
+		return NULL;
+	}
+	/* Placed at its p_vaddr: module addresses are ELF addresses.  On
+	 * success libdwfl owns fd. */
+	*mod = dwfl_report_elf(dwfl, path, path, fd, 0, true);
+	if (*mod == NULL)
+		close(fd);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (*mod == NULL || dwfl_module_getelf(*mod, bias) == NULL ||
+	    !same_build(*mod, build_id)) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
+}
+
+/* file, or comp_dir/file when file is relative, in the profile's arena. */
+static const char *absolute(struct ccp_arena *a, Dwarf_Die *cu, const char *file)
+{
+	Dwarf_Attribute attr;
+	const char *dir = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
+	if (file[0] == '/' || dir == NULL || !dir[0])
+		return ccp_arena_strdup(a, file);
+	size_t nd = strlen(dir), nf = strlen(file);
+	char *s = ccp_arena_alloc(a, nd + 1 + nf + 1);
+	if (s == NULL)
+		return NULL;
+	memcpy(s, dir, nd);
+	s[nd] = '/';
+	memcpy(s + nd + 1, file, nf + 1);
+	return s;
+}
+
+/* The compile unit whose code includes addr.  libdwfl looks in
+ * .debug_aranges, which clang does not write and libdw 0.188 does not
+ * make up, so failing that, ask each unit. */
+static Dwarf_Die *unit_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+	if (cu != NULL)
+		return cu;
+	while ((cu = dwfl_module_nextcu(mod, cu, bias)) != NULL)
+		if (dwarf_haspc(cu, addr - *bias) == 1)
+			return cu;
+	return NULL;
+}
+
+/* The file of die's DW_AT_decl_file, following DW_AT_abstract_origin and
+ * DW_AT_specification to the DIE that has it.  Not dwarf_decl_file: in
+ * libdw 0.188 it takes index 0 for "no file", but DWARF 5 numbers files
+ * from 0 and clang declares every function of the unit's own source file
+ * with index 0. */
+static const char *decl_file(Dwarf_Die *die)
+{
+	Dwarf_Die origin, cu;
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	for (int hops = 0; !dwarf_hasattr(die, DW_AT_decl_file); hops++) {
+		Dwarf_Attribute *ref = dwarf_attr(die, DW_AT_abstract_origin, &attr);
+		if (ref == NULL)
+			ref = dwarf_attr(die, DW_AT_specification, &attr);
+		if (ref == NULL || hops == 8 || dwarf_formref_die(ref, &origin) == NULL)
+			return NULL;
+		die = &origin;
+	}
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_decl_file, &attr), &idx) != 0 ||
+	    dwarf_diecu(die, &cu, NULL, NULL) == NULL ||
+	    dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 || idx >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* Where the function at addr is defined: its subprogram's declaration,
+ * else the line of its first instruction.  0 if neither is known. */
+static int locate(struct ccp_arena *a, Dwfl_Module *mod, Dwarf_Addr addr, const char **file,
+		  uint32_t *line)
+{
+	Dwarf_Addr cu_bias = 0;
+	Dwarf_Die *cu = unit_at(mod, addr, &cu_bias);
+	const char *f = NULL;
+	int l = 0;
+
+	if (cu != NULL) {
+		Dwarf_Die *scopes = NULL;
+		int n = dwarf_getscopes(cu, addr - cu_bias, &scopes);
+		/* Innermost first: the entry may lie in an inlined callee's
+		 * scope, so take the outermost subprogram seen first. */
+		for (int i = 0; i < n; i++) {
+			if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+				continue;
+			f = decl_file(&scopes[i]);
+			if (f == NULL || dwarf_decl_line(&scopes[i], &l) != 0)
+				f = NULL, l = 0;
+			break;
+		}
+		free(scopes);
+	}
+	if ((f == NULL || l <= 0) && cu != NULL) {
+		Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - cu_bias);
+		f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+		if (f == NULL || dwarf_lineno(dl, &l) != 0)
+			f = NULL, l = 0;
+	}
+	if (f == NULL || !f[0] || l <= 0)
+		return 0;
+	*file = absolute(a, cu, f);
+	*line = (uint32_t)l;
+	return *file != NULL;
+}
+
+static int wants_source(const struct ccp_profile *p, const struct ccp_cc *c)
+{
+	return c->kind == CCP_CC_FUNCTION && (c->file == NULL || !c->file[0]) && c->module >= 0 &&
+	       (uint32_t)c->module < p->nmodules;
+}
+
+/* The functions ccs[0..n) of module mi, all wanting a source. */
+static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_t *ccs, uint32_t n)
+{
+	const struct ccp_module *m = &p->modules[mi];
+	Dwfl_Module *mod = NULL;
+	Dwarf_Addr bias = 0;
+	unsigned filled = 0;
+	Dwfl *dwfl = open_module(m->path ? m->path : "", m->build_id ? m->build_id : "", &mod,
+				 &bias);
+	if (dwfl == NULL)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ccp_cc *c = &p->ccs[ccs[i]];
+		filled += (unsigned)locate(p->arena, mod, c->offset + bias, &c->file, &c->line);
+	}
+	dwfl_end(dwfl);
+	return filled;
+}
+
+unsigned sources_resolve(struct ccp_profile *p)
+{
+	unsigned filled = 0;
+	if (p->arena == NULL || p->nmodules == 0)
+		return 0;
+	/* The cost centres wanting a source, grouped by module (a counting
+	 * sort), so that each module file is opened once. */
+	uint32_t *start = xcalloc((size_t)p->nmodules + 1, sizeof *start);
+	uint32_t *next = xcalloc(p->nmodules, sizeof *next);
+	uint32_t *order = xcalloc((size_t)p->nccs + 1, sizeof *order);
+	for (uint32_t i = 0; i < p->nccs; i++)
+		if (wants_source(p, &p->ccs[i]))
+			start[p->ccs[i].module + 1]++;
+	for (uint32_t mi = 0; mi < p->nmodules; mi++)
+		start[mi + 1] += start[mi];
+	for (uint32_t i = 0; i < p->nccs; i++)
+		if (wants_source(p, &p->ccs[i])) {
+			uint32_t mi = (uint32_t)p->ccs[i].module;
+			order[start[mi] + next[mi]++] = i;
+		}
+	for (uint32_t mi = 0; mi < p->nmodules; mi++)
+		if (start[mi + 1] > start[mi])
+			filled += resolve_module(p, mi, order + start[mi], start[mi + 1] - start[mi]);
+	free(next);
+	free(start);
+	free(order);
+	return filled;
+}
+
+#else /* !CCPROF_HAVE_LIBDW */
+
+const char *sources_library(void)
+{
+	return NULL;
+}
+
+unsigned sources_resolve(struct ccp_profile *p)
+{
+	(void)p;
+	return 0;
+}
+
+#endif
