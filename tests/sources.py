@@ -76,6 +76,9 @@ def c_programs():
     exe = build("src_spivey", "tests/progs/spivey.c")
     _, prof = record(exe, ["4"])
     defined_where_said(report(prof), {src("spivey.c")}, "gcc -O1 -g spivey")
+    info = run([CCPROF, "info", prof]).stdout
+    check(re.search(r"^source lines\s+5 of 5 functions$", info, re.M),
+          "info: 'source lines 5 of 5 functions' for spivey's P, Q, R, S, main")
     # The text report's SRC column: base name and line.
     text = run([CCPROF, "report", prof]).stdout
     check(re.search(r"^COST CENTRE .*inherited\(s\)  SRC$", text, re.M) and
@@ -167,6 +170,9 @@ def without_debug_info():
     no_sources(report(prof), "no -g")
     text = run([CCPROF, "report", prof]).stdout
     check("SRC" not in text, "text report without debug information: no SRC column")
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+    check(info["source_lines"] == 0, "info --json: source_lines 0 without -g (%s)"
+          % info.get("source_lines"))
 
 
 def stale_binary():

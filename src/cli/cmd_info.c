@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "model/sources.h"
 #include "output/report.h"
 
 static int info_run(int argc, char **argv);
@@ -55,6 +56,7 @@ static int info_run(int argc, char **argv)
 	struct cli_profile cp;
 	if (cli_load(path, MODEL_FLAT, &cp) != 0)
 		return CLI_EXIT_FAIL;
+	sources_resolve(&cp.prof);
 	struct info_input in = {.m = &cp.model, .path = path, .file_size = cp.file_size};
 	write(stdout, &in);
 	cli_unload(&cp);

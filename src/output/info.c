@@ -79,6 +79,23 @@ static void text_clock(struct ob *f, const struct ccp_profile *p)
 	ob_printf(f, "%-18s %.1f ns per call\n", "overhead estimate", overhead_ns(p));
 }
 
+/* Of the functions that ran (listed, not regions), how many have a
+ * source line: none at all says the binaries are gone, rebuilt or built
+ * without -g (model/sources.c). */
+static uint32_t with_source(const struct model *m, uint32_t *functions)
+{
+	uint32_t with = 0;
+	*functions = 0;
+	for (uint32_t i = 0; i < m->nlisted; i++) {
+		const struct ccp_cc *c = &m->prof->ccs[m->by_self[i]];
+		if (c->kind != CCP_CC_FUNCTION)
+			continue;
+		(*functions)++;
+		with += c->file && c->file[0];
+	}
+	return with;
+}
+
 static void text_counts(struct ob *f, const struct info_input *in)
 {
 	const struct model *m = in->m;
@@ -92,6 +109,8 @@ static void text_counts(struct ob *f, const struct info_input *in)
 		p->nccs);
 	text_u64(f, "threads", p->nthreads);
 	text_u64(f, "modules", p->nmodules);
+	uint32_t fns, src = with_source(m, &fns);
+	ob_printf(f, "%-18s %" PRIu32 " of %" PRIu32 " functions\n", "source lines", src, fns);
 	text_u64(f, "deepest history", s->deepest_history);
 	text_u64(f, "max depth", s->max_depth);
 	ob_printf(f, "%-18s %" PRIu64 " bytes (%.1f MiB)\n", "profiling memory", s->memory_bytes,
@@ -153,6 +172,8 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "cost_centres", p->nccs);
 	json_kuint(&j, "threads", p->nthreads);
 	json_kuint(&j, "modules", p->nmodules);
+	uint32_t fns;
+	json_kuint(&j, "source_lines", with_source(m, &fns));
 	json_newline(&j);
 	json_kuint(&j, "deepest_history", s->deepest_history);
 	json_kuint(&j, "max_depth", s->max_depth);
