@@ -7,7 +7,19 @@ import re
 import shutil
 import subprocess
 
-from ccp import CC, CCPROF, OUT, TOP, build, check, finish, record, report, run
+from ccp import CC, CCPROF, LIB, OUT, TOP, build, check, finish, record, report, run
+
+
+def preloaded(exe, args, name):
+    """Run exe with the runtime preloaded, not under `ccprof record`: the
+    profile is as the runtime writes it, without source lines, so the tool
+    has to find them (record adds them at once: record_keeps_sources)."""
+    prof = os.path.join(OUT, name + ".ccprof")
+    r = run([exe] + list(args), env=dict(os.environ,
+                                         LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                                         CCPROF_OPTIONS="output=" + prof))
+    check(r.returncode == 0 and os.path.exists(prof), "%s: ran with libccprof.so preloaded" % name)
+    return prof
 
 
 def ident(name):
@@ -183,7 +195,7 @@ def stale_binary():
     exe = os.path.join(OUT, "src_stale")
     r = run([CC, "-g", "-O1", "-finstrument-functions", copy, "-o", exe])
     check(r.returncode == 0, "stale: first build")
-    _, prof = record(exe, ["3"])
+    prof = preloaded(exe, ["3"], "src_stale")
     defined_where_said(report(prof), {os.path.realpath(copy)}, "stale: before the rebuild")
     with open(copy, encoding="utf-8") as f:
         text = f.read()
@@ -220,7 +232,7 @@ def separate_debug_file():
     r3 = run(["objcopy", "--add-gnu-debuglink=" + dbg, exe], cwd=OUT)
     check(r1.returncode == r2.returncode == r3.returncode == 0,
           "debuglink: split the debug information off with objcopy")
-    _, prof = record(exe, ["3"])
+    prof = preloaded(exe, ["3"], "src_debuglink")
     defined_where_said(report(prof), {src("spivey.c")}, "debuglink: stripped binary + .debug")
     os.unlink(dbg)
     no_sources(report(prof), "debuglink: .debug file removed")
@@ -228,14 +240,44 @@ def separate_debug_file():
 
 def merged_profiles_keep_sources():
     exe = build("src_merge", "tests/progs/spivey.c")
-    _, a = record(exe, ["3"], profile=os.path.join(OUT, "src_merge_a.ccprof"))
-    _, b = record(exe, ["4"], profile=os.path.join(OUT, "src_merge_b.ccprof"))
+    a = preloaded(exe, ["3"], "src_merge_a")
+    b = preloaded(exe, ["4"], "src_merge_b")
     m = os.path.join(OUT, "src_merge_sum.ccprof")
     r = run([CCPROF, "merge", "-o", m, a, b])
     check(r.returncode == 0, "merge of two runs")
     os.unlink(exe)
     defined_where_said(report(m), {src("spivey.c")},
                        "merge: the merged profile keeps the sources after the binary is gone")
+
+
+def record_keeps_sources():
+    """`ccprof record` writes the lines into the profile right after the
+    run, while the binary is surely the one that ran: they survive a
+    rebuild."""
+    copy = os.path.join(OUT, "src_kept.c")
+    shutil.copy(src("spivey.c"), copy)
+    exe = os.path.join(OUT, "src_kept")
+    r = run([CC, "-g", "-O1", "-finstrument-functions", copy, "-o", exe])
+    check(r.returncode == 0, "record: build")
+    r, prof = record(exe, ["3"])
+    check(r.returncode == 0 and r.stderr.strip().endswith("profile written to " + prof),
+          "record: exit 0, 'profile written to' as before (%s)" % r.stderr.strip()[-200:])
+    before = report(prof)
+    defined_where_said(before, {os.path.realpath(copy)}, "record: lines as written")
+    with open(copy, encoding="utf-8") as f:
+        text = f.read()
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write("/* moved down a line */\n" + text)
+    run([CC, "-g", "-O1", "-finstrument-functions", copy, "-o", exe])
+    after = report(prof)
+    same = [(f["name"], f["line"]) for f in functions_of(after)] == \
+        [(f["name"], f["line"]) for f in functions_of(before)]
+    check(same, "record: the recorded lines stay after the program is rebuilt (the run's "
+          "build, not the new one's)")
+    os.unlink(exe)
+    check([(f["name"], f["line"]) for f in functions_of(report(prof))] ==
+          [(f["name"], f["line"]) for f in functions_of(before)],
+          "record: and after the binary is gone")
 
 
 def main():
@@ -254,6 +296,7 @@ def main():
     stale_binary()
     separate_debug_file()
     merged_profiles_keep_sources()
+    record_keeps_sources()
     finish()
 
 

@@ -4,13 +4,16 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format/format.h"
+#include "model/xalloc.h"
 
 void cli_help(FILE *f, const struct cli_command *c)
 {
@@ -113,4 +116,41 @@ int cli_finish_output(int status)
 		return CLI_EXIT_FAIL;
 	}
 	return status;
+}
+
+int cli_write_profile(const struct ccp_profile *p, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		int rc = ccp_format_write_fd(p, fd);
+		int e = errno;
+		if (close(fd) != 0 && rc == 0)
+			return -1;
+		errno = e;
+		return rc;
+	}
+	size_t len = strlen(path);
+	char *tmp = xmalloc(len + 16);
+	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	mode_t mask = umask(0); /* mkstemp made it 0600: give it a new file's mode */
+	umask(mask);
+	int rc = fchmod(fd, 0666 & ~mask) == 0 ? ccp_format_write_fd(p, fd) : -1;
+	if (close(fd) != 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -1;
+	int e = errno;
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	errno = e;
+	return rc;
 }

@@ -1,20 +1,13 @@
 /*
  * cmd_merge.c - `ccprof merge -o OUT A B ...`: add profiles of several
  * runs into one (model/combine.h), so that `report OUT` shows the sum.
- *
- * The result is written like the runtime writes a profile: to a
- * temporary file in OUT's directory, renamed over OUT when complete, so a
- * reader never sees half a file; a target that exists and is not a
- * regular file (/dev/null, a FIFO) is written directly.
+ * The result is written as cli_write_profile says.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "format/format.h"
@@ -46,44 +39,6 @@ static const struct option merge_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
-
-/* Write p to path; 0, or -1 with errno. */
-static int write_profile(const struct ccp_profile *p, const char *path)
-{
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		int rc = ccp_format_write_fd(p, fd);
-		int e = errno;
-		if (close(fd) != 0 && rc == 0)
-			return -1;
-		errno = e;
-		return rc;
-	}
-	size_t len = strlen(path);
-	char *tmp = xmalloc(len + 16);
-	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		free(tmp);
-		return -1;
-	}
-	mode_t mask = umask(0); /* mkstemp made it 0600: give it a new file's mode */
-	umask(mask);
-	int rc = fchmod(fd, 0666 & ~mask) == 0 ? ccp_format_write_fd(p, fd) : -1;
-	if (close(fd) != 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	int e = errno;
-	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
-	errno = e;
-	return rc;
-}
 
 /* Runs of different programs add up all the same (their functions stay
  * apart: different modules), but it is more likely a mistake. */
@@ -123,7 +78,7 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 		xalloc_die(0, __func__);
 	if (combine_profiles(&sum, arena, ptrs, (const char *const *)files, n, err, sizeof err) != 0)
 		fprintf(stderr, "ccprof merge: cannot merge: %s\n", err);
-	else if (write_profile(&sum, out_path) != 0)
+	else if (cli_write_profile(&sum, out_path) != 0)
 		fprintf(stderr, "ccprof: %s: %s\n", out_path, strerror(errno));
 	else
 		status = 0;

@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "format/format.h"
+#include "model/sources.h"
 #include "model/xalloc.h"
 
 static int record_run(int argc, char **argv);
@@ -441,6 +443,30 @@ static void say_why_none(const char *command)
 	free(file);
 }
 
+/*
+ * Note [Lines at record time]: right after the run the binaries are there
+ * and are the build that ran, which may not hold when the profile is read
+ * later or elsewhere.  So record adds the source lines (model/sources.c)
+ * to the profile now, and it keeps them.  The file is replaced as merge
+ * writes one (atomically, in its real directory, not over a symlink).  A
+ * profile it cannot read or rewrite is left as the runtime wrote it.
+ */
+static void add_sources(const char *path)
+{
+	struct ccp_profile p;
+	char err[256];
+	char *real = realpath(path, NULL);
+	if (real == NULL)
+		return;
+	if (ccp_format_read_file(real, &p, err, sizeof err) == 0) {
+		if (sources_resolve(&p) > 0 && cli_write_profile(&p, real) != 0)
+			fprintf(stderr, "ccprof: %s: cannot add source lines: %s\n", path,
+				strerror(errno));
+		ccp_profile_free(&p);
+	}
+	free(real);
+}
+
 /* After the run: say where the profile went (Note [Which profile]). */
 static void record_outcome(const struct record_opts *o, const char *out, pid_t pid,
 			   const struct stat *before, int existed)
@@ -448,9 +474,10 @@ static void record_outcome(const struct record_opts *o, const char *out, pid_t p
 	char *real = expand_pid(out, pid);
 	if (strcmp(real, out) != 0)
 		existed = 0; /* a name with this run's pid in it */
-	if (profile_written(real, before, existed))
+	if (profile_written(real, before, existed)) {
+		add_sources(real);
 		fprintf(stderr, "ccprof: profile written to %s\n", real);
-	else
+	} else
 		say_why_none(o->command[0]);
 	free(real);
 }
