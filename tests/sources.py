@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 
 from ccp import CC, CCPROF, OUT, TOP, build, check, finish, record, report, run
@@ -220,6 +221,83 @@ def separate_debug_file():
     no_sources(report(prof), "debuglink: .debug file removed")
 
 
+def report_within(prof, what, timeout=20):
+    """report --json on prof, which must finish: None if it hangs."""
+    try:
+        r = run([CCPROF, "report", "--json", prof], timeout=timeout)
+    except subprocess.TimeoutExpired:
+        check(False, "%s: report finishes within %d s" % (what, timeout))
+        return None
+    check(r.returncode == 0 and r.stderr == "", "%s: report exits 0, quiet (%r)"
+          % (what, r.stderr[:200]))
+    return json.loads(r.stdout) if r.returncode == 0 else None
+
+
+def debug_files_never_block():
+    """The debug files a binary names (.gnu_debuglink, dwz's
+    .gnu_debugaltlink) are opened only if regular files: a FIFO of that
+    name must not block the report (Note [Debug files] in sources.c)."""
+    if not (shutil.which("objcopy") and shutil.which("strip")):
+        print("# SKIP objcopy not installed")
+        return
+    exe = build("src_linkfifo", "tests/progs/spivey.c")
+    _, prof = record(exe, ["3"])
+    dbg = exe + ".debug"
+    r1 = run(["objcopy", "--only-keep-debug", exe, dbg])
+    r2 = run(["strip", "--strip-debug", exe])
+    r3 = run(["objcopy", "--add-gnu-debuglink=" + dbg, exe], cwd=OUT)
+    check(r1.returncode == r2.returncode == r3.returncode == 0, "debuglink fifo: stripped binary")
+    os.unlink(dbg)
+    os.mkfifo(dbg)
+    try:
+        rep = report_within(prof, "a FIFO named by .gnu_debuglink")
+        if rep:
+            no_sources(rep, "a FIFO named by .gnu_debuglink")
+    finally:
+        os.unlink(dbg)
+    # A dwz file that is a FIFO: the section names it and its build-id.
+    exe = build("src_altfifo", "tests/progs/spivey.c")
+    _, prof = record(exe, ["3"])
+    alt = os.path.join(OUT, "src_altfifo.dwz")
+    section = os.path.join(OUT, "src_altfifo.section")
+    with open(section, "wb") as f:
+        f.write(os.path.basename(alt).encode() + b"\0" + bytes(range(1, 21)))
+    r = run(["objcopy", "--add-section", ".gnu_debugaltlink=" + section, exe])
+    check(r.returncode == 0, "altlink fifo: objcopy adds .gnu_debugaltlink")
+    if os.path.exists(alt):
+        os.unlink(alt)
+    os.mkfifo(alt)
+    try:
+        report_within(prof, "a FIFO named by .gnu_debugaltlink")
+    finally:
+        os.unlink(alt)
+
+
+def no_network():
+    """Binaries without debug information: not looked up on the debuginfod
+    servers of DEBUGINFOD_URLS (a report reads local files only)."""
+    exe = os.path.join(OUT, "src_nonet")
+    r = run([CC, "-O1", "-finstrument-functions", src("spivey.c"), "-o", exe])
+    check(r.returncode == 0, "no network: spivey.c builds without -g")
+    _, prof = record(exe, ["3"])
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.5)
+    url = "http://127.0.0.1:%d" % server.getsockname()[1]
+    env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_TIMEOUT="2",
+               DEBUGINFOD_CACHE_PATH=os.path.join(OUT, "src_debuginfod_cache"))
+    r = run([CCPROF, "report", prof], env=env, timeout=30)
+    try:
+        server.accept()[0].close()
+        asked = True
+    except socket.timeout:
+        asked = False
+    server.close()
+    check(r.returncode == 0 and not asked,
+          "no network: report does not ask the debuginfod server at DEBUGINFOD_URLS")
+
+
 def merged_profiles_keep_sources():
     exe = build("src_merge", "tests/progs/spivey.c")
     _, a = record(exe, ["3"], profile=os.path.join(OUT, "src_merge_a.ccprof"))
@@ -247,6 +325,8 @@ def main():
     without_debug_info()
     stale_binary()
     separate_debug_file()
+    debug_files_never_block()
+    no_network()
     merged_profiles_keep_sources()
     finish()
 

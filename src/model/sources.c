@@ -15,14 +15,15 @@
  * is the next best.  Relative names are made absolute with the compile
  * directory, so that KCacheGrind can open the file.
  *
- * libdwfl finds separate debug files (build-id paths under
- * /usr/lib/debug, .gnu_debuglink) as gdb does.  A module file that is
- * missing, not a regular file, another build or without debug
- * information leaves its functions as they were: file "" and line 0.
+ * Separate debug files are found as gdb finds them (Note [Debug files]).
+ * A module file that is missing, not a regular file, another build or
+ * without debug information leaves its functions as they were: file ""
+ * and line 0.
  */
 #include "model/sources.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,7 +35,10 @@
 #ifdef CCPROF_HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <libgen.h>
+#include <libelf.h>
 #include <stdlib.h>
 
 const char *sources_library(void)
@@ -44,15 +48,6 @@ const char *sources_library(void)
 		snprintf(name, sizeof name, "libdw %s", dwfl_version(NULL));
 	return name;
 }
-
-static char *debuginfo_path; /* NULL: libdwfl's default search path */
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
 
 /* An fd for path if it is a regular file: a FIFO or a device named by a
  * hostile profile must not block or be read (O_NONBLOCK for the open). */
@@ -67,6 +62,113 @@ static int open_regular(const char *path)
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * Note [Debug files]: the DWARF may be in another file, which the module
+ * names: .gnu_debuglink (objcopy --add-gnu-debuglink) and
+ * .gnu_debugaltlink (dwz).  libdwfl's standard search opens each
+ * candidate with a plain open(2), so a FIFO of that name beside the
+ * binary would block the report for ever, and it ends by asking the
+ * debuginfod servers of DEBUGINFOD_URLS over the network.  So we search
+ * ourselves: first the build-id path under /usr/lib/debug (libdwfl's
+ * dwfl_build_id_find_debuginfo: system directories, never the network),
+ * then for a debuglink NAME, as gdb does, DIR/NAME, DIR/.debug/NAME and
+ * /usr/lib/debug/DIR/NAME, DIR being the binary's directory (and that of
+ * the file a symlink names), taking only a regular file with the
+ * module's build-id.  A dwz file is found by its build-id path only.
+ */
+
+/* Does the ELF file open on fd carry the build-id bits[0..n)? */
+static int has_build_id(int fd, const unsigned char *bits, int n)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id = NULL;
+	int same = elf != NULL && dwelf_elf_gnu_build_id(elf, &id) == n &&
+		   memcmp(id, bits, (size_t)n) == 0;
+	elf_end(elf);
+	return same;
+}
+
+/* The debuglink file name in the directory of file, per Note [Debug
+ * files]; its path goes into *found (malloc'd, as libdwfl wants). */
+static int debuglink_in(const char *file, const char *name, const unsigned char *bits, int n,
+			char **found)
+{
+	static const char *const where[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
+	char dir[PATH_MAX], path[PATH_MAX];
+	if (snprintf(dir, sizeof dir, "%s", file) >= (int)sizeof dir)
+		return -1;
+	const char *d = dirname(dir);
+	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+		if (snprintf(path, sizeof path, where[i], strcmp(d, "/") ? d : "", name) >= (int)sizeof path)
+			continue;
+		int fd = open_regular(path);
+		if (fd < 0)
+			continue;
+		if (has_build_id(fd, bits, n)) {
+			*found = strdup(path);
+			return fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file, const char *link, GElf_Word crc, char **found)
+{
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file, link, crc, found);
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (fd >= 0 || file == NULL || link == NULL || n <= 0)
+		return fd;
+	fd = debuglink_in(file, link, bits, n, found);
+	char *real = fd < 0 ? realpath(file, NULL) : NULL;
+	if (real != NULL)
+		fd = debuglink_in(real, link, bits, n, found);
+	free(real);
+	return fd;
+}
+
+static char *debuginfo_path; /* NULL: /usr/lib/debug, for the build-id paths */
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* Can libdw open path (name, or dir/name if relative) without blocking:
+ * absent, or a regular file?  For the files libdw opens itself. */
+static int safe_to_open(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (name[0] != '/' && snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+		return 0;
+	return stat(name[0] == '/' ? name : path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+/* libdw itself looks for the dwz file when a DIE refers to it and libdwfl
+ * did not find it: the build-id path, then the .gnu_debugaltlink name
+ * relative to the directory of the debug file, with a plain open(2)
+ * (Note [Debug files]).  Is that name safe to open? */
+static int altlink_safe(Dwfl_Module *mod, Dwarf *dw)
+{
+	const char *name, *main_file, *debug_file;
+	const void *id;
+	if (dwelf_dwarf_gnu_debugaltlink(dw, &name, &id) <= 0)
+		return 1;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &main_file, &debug_file);
+	char *real = realpath(debug_file ? debug_file : main_file, NULL);
+	if (real == NULL)
+		return 0;
+	int safe = safe_to_open(dirname(real), name);
+	free(real);
+	return safe;
 }
 
 /* Does the module's build-id equal want (lowercase hex)? */
@@ -107,8 +209,11 @@ static Dwfl *open_module(const char *path, const char *build_id, Dwfl_Module **m
 	if (*mod == NULL)
 		close(fd);
 	dwfl_report_end(dwfl, NULL, NULL);
-	if (*mod == NULL || dwfl_module_getelf(*mod, bias) == NULL ||
-	    !same_build(*mod, build_id)) {
+	Dwarf_Addr dw_bias;
+	Dwarf *dw = NULL;
+	if (*mod != NULL && dwfl_module_getelf(*mod, bias) != NULL && same_build(*mod, build_id))
+		dw = dwfl_module_getdwarf(*mod, &dw_bias);
+	if (dw == NULL || !altlink_safe(*mod, dw)) {
 		dwfl_end(dwfl);
 		return NULL;
 	}
