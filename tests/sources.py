@@ -7,6 +7,7 @@ import re
 import shutil
 import socket
 import subprocess
+import time
 
 from ccp import CC, CCPROF, OUT, TOP, build, check, finish, record, report, run
 
@@ -143,6 +144,61 @@ def pprof_lists_source(prof, rep, name):
 
 def functions_of_name(rep, name):
     return next(f for f in rep["functions"] if f["name"] == name)
+
+
+def namespaces():
+    """Functions of namespaces (clang defines them under DW_TAG_namespace,
+    which libdw's dwarf_getscopes never enters), class members, templates,
+    and functions of a header, whose file is the header: g++ and clang++,
+    -O0 and -O2."""
+    sources = {src("spaces.cpp"), src("spaces.h")}
+    for cxx, flags in (("g++", ["-O0", "-finstrument-functions"]),
+                       ("g++", ["-O2", "-finstrument-functions"]),
+                       ("clang++", ["-O0", "-finstrument-functions"]),
+                       ("clang++", ["-O2", "-finstrument-functions-after-inlining"])):
+        if not shutil.which(cxx):
+            print("# SKIP %s not installed" % cxx)
+            continue
+        what = "%s %s spaces.cpp" % (cxx, flags[0])
+        exe = os.path.join(OUT, "src_spaces_%s%s" % (cxx.strip("+"), flags[0]))
+        r = run([cxx, "-g"] + flags + [src("spaces.cpp"), "-o", exe])
+        check(r.returncode == 0, what + " builds")
+        _, prof = record(exe)
+        rep = report(prof)
+        defined_where_said(rep, sources, what)
+        names = {f["name"]: f for f in functions_of(rep)}
+        where = {n: os.path.basename(f["file"]) for n, f in names.items()
+                 if n.startswith(("geo::Pair", "header_static"))}
+        check(where and set(where.values()) == {"spaces.h"},
+              "%s: the header's functions are in spaces.h (%s)" % (what, where))
+
+
+def many_functions():
+    """10,000 functions in one file: each looked up without walking the
+    unit again (Note [One walk per unit]), the whole report in well under
+    a second (it took 4 s)."""
+    cc = "clang" if shutil.which("clang") else CC
+    path = os.path.join(OUT, "src_many.c")
+    n = 10000
+    with open(path, "w") as f:
+        f.write("volatile int sink;\n")
+        for i in range(n):
+            f.write("void f%d(void)\n{\n\tsink += %d;\n}\n" % (i, i))
+        f.write("int main(void)\n{\n%s\treturn 0;\n}\n"
+                % "".join("\tf%d();\n" % i for i in range(n)))
+    exe = os.path.join(OUT, "src_many")
+    r = run([cc, "-g", "-O0", "-finstrument-functions", path, "-o", exe])
+    check(r.returncode == 0, "many functions: %d functions in one file build" % n)
+    _, prof = record(exe)
+    t0 = time.time()
+    rep = report(prof)
+    took = time.time() - t0
+    fns = functions_of(rep)
+    lines = {f["name"]: f["line"] for f in fns if f["file"] == os.path.realpath(path)}
+    check(len(fns) == n + 1 and all(lines.get("f%d" % i) == 2 + 4 * i for i in range(n)),
+          "many functions: each of %d has its file and line" % n)
+    check(took < 1.0, "many functions: report with %d source lines in %.2f s (< 1 s)"
+          % (n, took))
 
 
 def shared_library():
@@ -321,6 +377,8 @@ def main():
         no_sources(report(prof), "built without libdw")
         finish()
     c_programs()
+    namespaces()
+    many_functions()
     shared_library()
     without_debug_info()
     stale_binary()
