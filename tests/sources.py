@@ -201,6 +201,39 @@ def many_functions():
           % (n, took))
 
 
+def split_dwarf():
+    """-gsplit-dwarf: the functions are in the .dwo files the skeleton
+    units name, which libdw opens itself; one that is not a regular file
+    is not opened, so that a FIFO cannot block the report, and without it
+    the line tables in the binary give the first instruction's line."""
+    sources = {src("spaces.cpp"), src("spaces.h")}
+    for cxx in ("g++", "clang++"):
+        if not shutil.which(cxx):
+            print("# SKIP %s not installed" % cxx)
+            continue
+        for dwarf in ("-gdwarf-4", "-gdwarf-5"):
+            what = "%s -gsplit-dwarf %s" % (cxx, dwarf)
+            d = os.path.join(OUT, "src_split_%s%s" % (cxx.strip("+"), dwarf))
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            exe = os.path.join(d, "spaces")
+            r = run([cxx, "-g", dwarf, "-gsplit-dwarf", "-O1", "-finstrument-functions",
+                     src("spaces.cpp"), "-o", exe], cwd=d)
+            dwo = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".dwo")]
+            check(r.returncode == 0 and len(dwo) == 1, what + " builds, with one .dwo")
+            if len(dwo) != 1:
+                continue
+            _, prof = record(exe)
+            defined_where_said(report(prof), sources, what)
+            os.unlink(dwo[0])
+            os.mkfifo(dwo[0])
+            rep = report_within(prof, what + ", the .dwo a FIFO")
+            if rep:
+                defined_where_said(rep, sources, what + ", the .dwo a FIFO: line tables",
+                                   brace_ok=True)
+            os.unlink(dwo[0])
+
+
 def shared_library():
     so = os.path.join(OUT, "libsrcshlib.so")
     r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", src("shlib.c"),
@@ -379,6 +412,7 @@ def main():
     c_programs()
     namespaces()
     many_functions()
+    split_dwarf()
     shared_library()
     without_debug_info()
     stale_binary()

@@ -101,7 +101,8 @@ static int debuglink_in(const char *file, const char *name, const unsigned char 
 		return -1;
 	const char *d = dirname(dir);
 	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
-		if (snprintf(path, sizeof path, where[i], strcmp(d, "/") ? d : "", name) >= (int)sizeof path)
+		int len = snprintf(path, sizeof path, where[i], strcmp(d, "/") ? d : "", name);
+		if (len < 0 || len >= (int)sizeof path)
 			continue;
 		int fd = open_regular(path);
 		if (fd < 0)
@@ -152,23 +153,55 @@ static int safe_to_open(const char *dir, const char *name)
 	return stat(name[0] == '/' ? name : path, &st) != 0 || S_ISREG(st.st_mode);
 }
 
+/* The directory of the file the module's DWARF was read from, as libdw
+ * sees it (the real path, from the open file): where it looks for the
+ * files it opens itself.  malloc'd; NULL if unknown. */
+static char *dwarf_dir(Dwfl_Module *mod)
+{
+	const char *main_file = NULL, *debug_file = NULL;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &main_file, &debug_file);
+	char *real = debug_file || main_file ? realpath(debug_file ? debug_file : main_file, NULL)
+					     : NULL;
+	char *slash = real ? strrchr(real, '/') : NULL;
+	if (slash != NULL)
+		slash[slash == real] = '\0';
+	return real;
+}
+
 /* libdw itself looks for the dwz file when a DIE refers to it and libdwfl
  * did not find it: the build-id path, then the .gnu_debugaltlink name
- * relative to the directory of the debug file, with a plain open(2)
- * (Note [Debug files]).  Is that name safe to open? */
-static int altlink_safe(Dwfl_Module *mod, Dwarf *dw)
+ * relative to dir, with a plain open(2) (Note [Debug files]).  Is that
+ * name safe to open? */
+static int altlink_safe(Dwarf *dw, const char *dir)
 {
-	const char *name, *main_file, *debug_file;
+	const char *name;
 	const void *id;
 	if (dwelf_dwarf_gnu_debugaltlink(dw, &name, &id) <= 0)
 		return 1;
-	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &main_file, &debug_file);
-	char *real = realpath(debug_file ? debug_file : main_file, NULL);
-	if (real == NULL)
+	return dir != NULL && safe_to_open(dir, name);
+}
+
+/* libdw reads a split unit (-gsplit-dwarf) from the .dwo file its
+ * skeleton names, DW_AT_dwo_name, in dir and then in the compile
+ * directory, with a plain open(2).  Are both safe to open? */
+static int dwo_safe(Dwarf_Die *skeleton, const char *dir)
+{
+	Dwarf_Attribute attr;
+	const char *name = dwarf_formstring(dwarf_attr(skeleton, DW_AT_dwo_name, &attr));
+	if (name == NULL)
+		name = dwarf_formstring(dwarf_attr(skeleton, DW_AT_GNU_dwo_name, &attr));
+	const char *comp = dwarf_formstring(dwarf_attr(skeleton, DW_AT_comp_dir, &attr));
+	char in_dir[PATH_MAX];
+	if (name == NULL)
+		return 1;
+	if (dir == NULL || !safe_to_open(dir, name))
 		return 0;
-	int safe = safe_to_open(dirname(real), name);
-	free(real);
-	return safe;
+	if (comp == NULL)
+		return 1;
+	if (comp[0] == '/')
+		return safe_to_open(comp, name);
+	int len = snprintf(in_dir, sizeof in_dir, "%s/%s", dir, comp);
+	return len >= 0 && len < (int)sizeof in_dir && safe_to_open(in_dir, name);
 }
 
 /* Does the module's build-id equal want (lowercase hex)? */
@@ -188,36 +221,53 @@ static int same_build(Dwfl_Module *mod, const char *want)
 	return 1;
 }
 
-/* The module file at path, opened for DWARF lookups at its link-time
- * addresses, if it is the build whose id is build_id; else NULL. */
-static Dwfl *open_module(const char *path, const char *build_id, Dwfl_Module **mod,
-			 Dwarf_Addr *bias)
+/* A module file open for DWARF lookups at its link-time addresses. */
+struct dwarf_module {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias; /* of its ELF file */
+	Dwarf *dw;
+	Dwarf_Addr dw_bias; /* of the file of its DWARF */
+	char *dir;          /* dwarf_dir */
+};
+
+static void close_module(struct dwarf_module *m)
 {
+	dwfl_end(m->dwfl);
+	free(m->dir);
+}
+
+/* Open the module file at path if it is the build whose id is build_id
+ * and has DWARF that libdw can read without blocking. */
+static int open_module(const char *path, const char *build_id, struct dwarf_module *m)
+{
+	*m = (struct dwarf_module){0};
 	if (!path[0] || !build_id[0])
-		return NULL;
+		return 0;
 	int fd = open_regular(path);
 	if (fd < 0)
-		return NULL;
-	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
-	if (dwfl == NULL) {
+		return 0;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (m->dwfl == NULL) {
 		close(fd);
-		return NULL;
+		return 0;
 	}
 	/* Placed at its p_vaddr: module addresses are ELF addresses.  On
 	 * success libdwfl owns fd. */
-	*mod = dwfl_report_elf(dwfl, path, path, fd, 0, true);
-	if (*mod == NULL)
+	m->mod = dwfl_report_elf(m->dwfl, path, path, fd, 0, true);
+	if (m->mod == NULL)
 		close(fd);
-	dwfl_report_end(dwfl, NULL, NULL);
-	Dwarf_Addr dw_bias;
-	Dwarf *dw = NULL;
-	if (*mod != NULL && dwfl_module_getelf(*mod, bias) != NULL && same_build(*mod, build_id))
-		dw = dwfl_module_getdwarf(*mod, &dw_bias);
-	if (dw == NULL || !altlink_safe(*mod, dw)) {
-		dwfl_end(dwfl);
-		return NULL;
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (m->mod != NULL && dwfl_module_getelf(m->mod, &m->bias) != NULL &&
+	    same_build(m->mod, build_id))
+		m->dw = dwfl_module_getdwarf(m->mod, &m->dw_bias);
+	if (m->dw != NULL)
+		m->dir = dwarf_dir(m->mod);
+	if (m->dw == NULL || !altlink_safe(m->dw, m->dir)) {
+		close_module(m);
+		return 0;
 	}
-	return dwfl;
+	return 1;
 }
 
 /* file, or comp_dir/file when file is relative, in the profile's arena. */
@@ -379,18 +429,30 @@ static void walk(struct wants *w, Dwarf_Die *parent, Dwarf_Die *unit, unsigned d
 	} while (dwarf_siblingof(&die, &die) == 0);
 }
 
-/* Find the subprogram and unit of each of w (Note [One walk per unit]).
- * A skeleton unit (-gsplit-dwarf) gives its line table only. */
-static void scan_units(Dwarf *dw, struct wants *w)
+/* Find the subprogram and unit of each of w (Note [One walk per unit]);
+ * a skeleton unit's functions are in its split unit, if libdw can open
+ * its .dwo file (dwo_safe). */
+static void scan_units(struct dwarf_module *m, struct wants *w)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Half version;
 	uint8_t type;
-	Dwarf_Die unit;
-	while (dwarf_get_units(dw, cu, &cu, &version, &type, &unit, NULL) == 0)
-		if ((type == DW_UT_compile || type == DW_UT_skeleton) &&
-		    claim(w, &unit, &unit, 0) > 0 && type == DW_UT_compile)
+	Dwarf_Die unit, split;
+	while (dwarf_get_units(m->dw, cu, &cu, &version, &type, &unit, NULL) == 0) {
+		if (type != DW_UT_compile && type != DW_UT_skeleton)
+			continue;
+		if (claim(w, &unit, &unit, 0) == 0)
+			continue;
+		if (type == DW_UT_compile) {
 			walk(w, &unit, &unit, 0);
+			continue;
+		}
+		/* Not found, libdw zeroes split. */
+		if (dwo_safe(&unit, m->dir) &&
+		    dwarf_cu_info(cu, NULL, NULL, NULL, &split, NULL, NULL, NULL) == 0 &&
+		    split.addr != NULL)
+			walk(w, &split, &unit, 0);
+	}
 }
 
 /* Where x's function is defined: its subprogram's declaration, else the
@@ -427,30 +489,24 @@ static int wants_source(const struct ccp_profile *p, const struct ccp_cc *c)
 /* The functions ccs[0..n) of module mi, all wanting a source. */
 static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_t *ccs, uint32_t n)
 {
-	const struct ccp_module *m = &p->modules[mi];
-	Dwfl_Module *mod = NULL;
-	Dwarf_Addr bias = 0, dw_bias = 0;
+	const struct ccp_module *pm = &p->modules[mi];
+	struct dwarf_module m;
 	unsigned filled = 0;
-	Dwfl *dwfl = open_module(m->path ? m->path : "", m->build_id ? m->build_id : "", &mod,
-				 &bias);
-	Dwarf *dw = dwfl ? dwfl_module_getdwarf(mod, &dw_bias) : NULL;
-	if (dw == NULL) {
-		dwfl_end(dwfl);
+	if (!open_module(pm->path ? pm->path : "", pm->build_id ? pm->build_id : "", &m))
 		return 0;
-	}
 	struct wants w = {xcalloc(n, sizeof *w.v), n};
 	for (uint32_t i = 0; i < n; i++) {
-		w.v[i].addr = p->ccs[ccs[i]].offset + bias - dw_bias;
+		w.v[i].addr = p->ccs[ccs[i]].offset + m.bias - m.dw_bias;
 		w.v[i].cc = ccs[i];
 	}
 	qsort(w.v, n, sizeof *w.v, want_order);
-	scan_units(dw, &w);
+	scan_units(&m, &w);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ccp_cc *c = &p->ccs[w.v[i].cc];
 		filled += (unsigned)locate(p->arena, &w.v[i], &c->file, &c->line);
 	}
 	free(w.v);
-	dwfl_end(dwfl);
+	close_module(&m);
 	return filled;
 }
 
