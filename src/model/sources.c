@@ -327,25 +327,30 @@ static const char *decl_file(Dwarf_Die *die)
  * which clang does not write, else dwarf_haspc on each unit): 20,000
  * functions in 2,000 files took 2 s.
  *
- * Among the subprograms whose ranges hold an address, the one whose code
- * starts there is the function (a profiled address is a function's
- * entry; another range holding it is a function discarded by the linker,
- * placed at 0, or an enclosing one); failing that, the innermost, the
- * latest start.
+ * A profiled address is a function's entry, so its subprogram is the
+ * first whose code starts there (one of its ranges, for a function split
+ * into hot and cold parts); other ranges that hold it belong to
+ * functions the linker discarded (placed at 0) or to enclosing ones.  An
+ * address that no subprogram starts at gets the line of its instruction,
+ * from the line table of the first unit that holds it.  The work stays
+ * near linear whatever the file: a range costs a binary search and a
+ * unit's ranges mark each address once (free_from), so that ranges that
+ * overlap, as in a crafted file where every DIE covers every address,
+ * cannot make it quadratic.
  */
 struct want {
 	Dwarf_Addr addr; /* the function's entry, as a DWARF address */
 	uint32_t cc;
-	int found;       /* die is a subprogram whose code holds addr */
-	Dwarf_Addr lo;   /* where the range of die that holds addr starts */
+	int found;       /* die is the subprogram that starts at addr */
 	Dwarf_Die die;
-	int has_unit;    /* unit is a unit whose ranges hold addr */
+	int has_unit;    /* unit is the unit of die, else the first that holds addr */
 	Dwarf_Die unit;  /* for its line table and compile directory */
 };
 
 struct wants {
 	struct want *v; /* sorted by addr */
 	size_t n;
+	size_t *next;   /* next[i]: a later want, on the way to the next without a unit */
 };
 
 static int want_order(const void *x, const void *y)
@@ -368,29 +373,51 @@ static size_t first_at(const struct wants *w, Dwarf_Addr addr)
 	return lo;
 }
 
-/* The wanted addresses in die's ranges get unit, and die too when it is a
- * subprogram and better than what they have (Note [One walk per unit]).
- * Returns how many there are. */
-static size_t claim(struct wants *w, Dwarf_Die *die, Dwarf_Die *unit, int subprogram)
+/* The first of w->v from i on without a unit, or w->n (path halving). */
+static size_t free_from(struct wants *w, size_t i)
+{
+	while (w->next[i] != i) {
+		w->next[i] = w->next[w->next[i]];
+		i = w->next[i];
+	}
+	return i;
+}
+
+/* The wanted addresses in unit's ranges that have no unit get this one.
+ * Does it hold any wanted address? */
+static int claim_unit(struct wants *w, Dwarf_Die *unit)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
-	size_t n = 0;
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		for (size_t i = first_at(w, lo); i < w->n && w->v[i].addr < hi; i++, n++) {
-			struct want *x = &w->v[i];
-			if (subprogram && !(x->found && x->lo >= lo)) {
-				x->found = 1;
-				x->lo = lo;
-				x->die = *die;
-			} else if (subprogram || x->has_unit) {
-				continue;
-			}
-			x->has_unit = 1;
-			x->unit = *unit;
+	int holds = 0;
+	while ((off = dwarf_ranges(unit, off, &base, &lo, &hi)) > 0) {
+		size_t i = first_at(w, lo);
+		holds |= i < w->n && w->v[i].addr < hi;
+		for (i = free_from(w, i); i < w->n && w->v[i].addr < hi; i = free_from(w, i)) {
+			w->v[i].has_unit = 1;
+			w->v[i].unit = *unit;
+			w->next[i] = i + 1;
 		}
 	}
-	return n;
+	return holds;
+}
+
+/* die is the subprogram of the wanted addresses its ranges start at,
+ * unless they have one (Note [One walk per unit]).  Only the first of
+ * equal addresses is marked (resolve_module copies it to the others). */
+static void claim_entry(struct wants *w, Dwarf_Die *die, Dwarf_Die *unit)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		size_t i = first_at(w, lo);
+		if (i < w->n && w->v[i].addr == lo && lo < hi && !w->v[i].found) {
+			w->v[i].found = 1;
+			w->v[i].die = *die;
+			w->v[i].has_unit = 1;
+			w->v[i].unit = *unit;
+		}
+	}
 }
 
 /* DIEs under which a subprogram may be defined: namespaces (clang puts
@@ -423,7 +450,7 @@ static void walk(struct wants *w, Dwarf_Die *parent, Dwarf_Die *unit, unsigned d
 	do {
 		int tag = dwarf_tag(&die);
 		if (tag == DW_TAG_subprogram)
-			claim(w, &die, unit, 1);
+			claim_entry(w, &die, unit);
 		if (holds_functions(tag))
 			walk(w, &die, unit, depth + 1);
 	} while (dwarf_siblingof(&die, &die) == 0);
@@ -441,7 +468,7 @@ static void scan_units(struct dwarf_module *m, struct wants *w)
 	while (dwarf_get_units(m->dw, cu, &cu, &version, &type, &unit, NULL) == 0) {
 		if (type != DW_UT_compile && type != DW_UT_skeleton)
 			continue;
-		if (claim(w, &unit, &unit, 0) == 0)
+		if (!claim_unit(w, &unit))
 			continue;
 		if (type == DW_UT_compile) {
 			walk(w, &unit, &unit, 0);
@@ -494,17 +521,26 @@ static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_
 	unsigned filled = 0;
 	if (!open_module(pm->path ? pm->path : "", pm->build_id ? pm->build_id : "", &m))
 		return 0;
-	struct wants w = {xcalloc(n, sizeof *w.v), n};
+	struct wants w = {xcalloc(n, sizeof *w.v), n, xnmalloc((size_t)n + 1, sizeof *w.next)};
 	for (uint32_t i = 0; i < n; i++) {
 		w.v[i].addr = p->ccs[ccs[i]].offset + m.bias - m.dw_bias;
 		w.v[i].cc = ccs[i];
 	}
+	for (uint32_t i = 0; i <= n; i++)
+		w.next[i] = i;
 	qsort(w.v, n, sizeof *w.v, want_order);
 	scan_units(&m, &w);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ccp_cc *c = &p->ccs[w.v[i].cc];
+		if (i > 0 && w.v[i].addr == w.v[i - 1].addr && w.v[i - 1].found) {
+			w.v[i].found = 1;
+			w.v[i].die = w.v[i - 1].die;
+			w.v[i].has_unit = 1;
+			w.v[i].unit = w.v[i - 1].unit;
+		}
 		filled += (unsigned)locate(p->arena, &w.v[i], &c->file, &c->line);
 	}
+	free(w.next);
 	free(w.v);
 	close_module(&m);
 	return filled;
