@@ -560,6 +560,14 @@ def overlapping_dwarf():
     p = write("overlap.ccprof", profile(strings=strs, modules=mods, ccs=section(4, ccs),
                                         threads=[thread(*contexts)]))
     expect_fail("overlapping DWARF, 20,000 functions", p, allow_success=True, measure=True)
+    # The same file as 2,000 modules, a function in each: read once, not
+    # walked 2,000 times.
+    n = 2000
+    mods = section(3, vs(n, *[3, 4, 0x400000] * n))
+    ccs = vs(1 + n, 0, 2, 0, 0, 0, 0) + b"".join(vs(0, 0, 1 + i, 0x1000, 0, 0) for i in range(n))
+    p = write("overlap.modules.ccprof", profile(strings=strs, modules=mods, ccs=section(4, ccs),
+                                                threads=[thread(*contexts[:n + 1])]))
+    expect_fail("overlapping DWARF as %d modules" % n, p, allow_success=True, measure=True)
 
 
 def main():

@@ -513,7 +513,7 @@ static int wants_source(const struct ccp_profile *p, const struct ccp_cc *c)
 	       (uint32_t)c->module < p->nmodules;
 }
 
-/* The functions ccs[0..n) of module mi, all wanting a source. */
+/* The functions ccs[0..n) of the file of module mi, all wanting a source. */
 static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_t *ccs, uint32_t n)
 {
 	const struct ccp_module *pm = &p->modules[mi];
@@ -546,29 +546,68 @@ static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_
 	return filled;
 }
 
+struct named {
+	const char *path, *build_id;
+	uint32_t mi;
+};
+
+static int same_name(const struct named *a, const struct named *b)
+{
+	return strcmp(a->path, b->path) == 0 && strcmp(a->build_id, b->build_id) == 0;
+}
+
+static int named_order(const void *x, const void *y)
+{
+	const struct named *a = x, *b = y;
+	int c = strcmp(a->path, b->path);
+	if (c == 0)
+		c = strcmp(a->build_id, b->build_id);
+	return c ? c : (a->mi > b->mi) - (a->mi < b->mi);
+}
+
+/* same[mi]: the first module with the path and build-id of mi, so that a
+ * file listed again (a library loaded again at another address, or a
+ * made-up profile that names one file a million times) is read once. */
+static uint32_t *same_files(const struct ccp_profile *p)
+{
+	struct named *v = xnmalloc(p->nmodules, sizeof *v);
+	uint32_t *same = xnmalloc(p->nmodules, sizeof *same);
+	for (uint32_t i = 0; i < p->nmodules; i++) {
+		const struct ccp_module *m = &p->modules[i];
+		v[i] = (struct named){m->path ? m->path : "", m->build_id ? m->build_id : "", i};
+	}
+	qsort(v, p->nmodules, sizeof *v, named_order);
+	for (uint32_t i = 0; i < p->nmodules; i++)
+		same[v[i].mi] = i > 0 && same_name(&v[i - 1], &v[i]) ? same[v[i - 1].mi] : v[i].mi;
+	free(v);
+	return same;
+}
+
 unsigned sources_resolve(struct ccp_profile *p)
 {
 	unsigned filled = 0;
 	if (p->arena == NULL || p->nmodules == 0)
 		return 0;
-	/* The cost centres wanting a source, grouped by module (a counting
-	 * sort), so that each module file is opened once. */
+	/* The cost centres wanting a source, grouped by module file (a
+	 * counting sort), so that each file is opened once. */
+	uint32_t *same = same_files(p);
 	uint32_t *start = xcalloc((size_t)p->nmodules + 1, sizeof *start);
 	uint32_t *next = xcalloc(p->nmodules, sizeof *next);
 	uint32_t *order = xcalloc((size_t)p->nccs + 1, sizeof *order);
 	for (uint32_t i = 0; i < p->nccs; i++)
 		if (wants_source(p, &p->ccs[i]))
-			start[p->ccs[i].module + 1]++;
+			start[same[p->ccs[i].module] + 1]++;
 	for (uint32_t mi = 0; mi < p->nmodules; mi++)
 		start[mi + 1] += start[mi];
 	for (uint32_t i = 0; i < p->nccs; i++)
 		if (wants_source(p, &p->ccs[i])) {
-			uint32_t mi = (uint32_t)p->ccs[i].module;
+			uint32_t mi = same[p->ccs[i].module];
 			order[start[mi] + next[mi]++] = i;
 		}
 	for (uint32_t mi = 0; mi < p->nmodules; mi++)
 		if (start[mi + 1] > start[mi])
 			filled += resolve_module(p, mi, order + start[mi], start[mi + 1] - start[mi]);
+	free(same);
 	free(next);
 	free(start);
 	free(order);
