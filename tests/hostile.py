@@ -522,6 +522,54 @@ def module_paths():
         expect_fail("module path is %s" % what, p, allow_success=True)
 
 
+def overlapping_dwarf():
+    """A module whose DWARF is crafted so that every one of 200,000
+    subprograms covers every address 20 times over (one shared range
+    list), and a profile that wants 20,000 functions from it: the source
+    lines are looked up in near linear time (model/sources.c, Note [One
+    walk per unit]), not 8*10^10 steps."""
+    version = run([CCPROF, "--version"]).stdout
+    if "source lines: libdw" not in version:
+        print("# SKIP built without libdw: no DWARF is read")
+        return
+    asm = ["\t.text\n\t.globl main\nmain:\n\txorl %eax, %eax\n\tret\n",
+           '\t.section .note.GNU-stack,"",@progbits\n',
+           # 1: compile unit (low_pc addr, ranges sec_offset); 2: subprogram (ranges).
+           '\t.section .debug_abbrev,"",@progbits\n',
+           "\t.byte 1, 0x11, 1, 0x11, 0x01, 0x55, 0x17, 0, 0\n",
+           "\t.byte 2, 0x2e, 0, 0x55, 0x17, 0, 0, 0\n",
+           '\t.section .debug_ranges,"",@progbits\n.Lranges:\n']
+    asm += ["\t.quad %d, 0xffffffffffff\n" % (k + 1) for k in range(20)]
+    asm += ["\t.quad 0, 0\n", '\t.section .debug_info,"",@progbits\n',
+            "\t.long .Lend - .Lstart\n.Lstart:\n\t.value 4\n\t.long 0\n\t.byte 8\n",
+            "\t.byte 1\n\t.quad 0\n\t.long .Lranges\n",
+            "\t.rept 200000\n\t.byte 2\n\t.long .Lranges\n\t.endr\n\t.byte 0\n.Lend:\n"]
+    src = write("overlap.s", "".join(asm).encode())
+    exe = os.path.join(HOST, "overlap")
+    r = subprocess.run([CC, src, "-o", exe, "-Wl,--build-id"], capture_output=True, text=True)
+    if not check(r.returncode == 0, "overlapping DWARF: the crafted module builds"):
+        print("# %s" % r.stderr[:300])
+        return
+    notes = subprocess.run(["readelf", "-n", exe], capture_output=True, text=True).stdout
+    build_id = notes.split("Build ID: ")[1].split()[0].encode() if "Build ID: " in notes else b""
+    n = 20000
+    strs = strings_sec(b"", b"./t", b"main", exe.encode(), build_id)
+    mods = section(3, vs(1, 3, 4, 0x400000))
+    ccs = vs(1 + n, 0, 2, 0, 0, 0, 0) + b"".join(vs(0, 0, 1, 0x1000 + i, 0, 0) for i in range(n))
+    contexts = [(0, [1], 1, 0, 1)] + [(1, [(i + 1) << 1 | 1], 1, 0, 1) for i in range(n)]
+    p = write("overlap.ccprof", profile(strings=strs, modules=mods, ccs=section(4, ccs),
+                                        threads=[thread(*contexts)]))
+    expect_fail("overlapping DWARF, 20,000 functions", p, allow_success=True, measure=True)
+    # The same file as 2,000 modules, a function in each: read once, not
+    # walked 2,000 times.
+    n = 2000
+    mods = section(3, vs(n, *[3, 4, 0x400000] * n))
+    ccs = vs(1 + n, 0, 2, 0, 0, 0, 0) + b"".join(vs(0, 0, 1 + i, 0x1000, 0, 0) for i in range(n))
+    p = write("overlap.modules.ccprof", profile(strings=strs, modules=mods, ccs=section(4, ccs),
+                                                threads=[thread(*contexts[:n + 1])]))
+    expect_fail("overlapping DWARF as %d modules" % n, p, allow_success=True, measure=True)
+
+
 def main():
     shutil.rmtree(HOST, ignore_errors=True)
     os.makedirs(HOST)
@@ -542,6 +590,7 @@ def main():
     garbage()
     special_files()
     module_paths()
+    overlapping_dwarf()
     if os.environ.get("HOSTILE_TIMING"):
         print("# hostile corpus: %.1f s" % (time.time() - t0))
     finish()

@@ -5,7 +5,9 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
+import time
 
 from ccp import CC, CCPROF, LIB, OUT, TOP, build, check, finish, record, report, run
 
@@ -159,6 +161,94 @@ def functions_of_name(rep, name):
     return next(f for f in rep["functions"] if f["name"] == name)
 
 
+def namespaces():
+    """Functions of namespaces (clang defines them under DW_TAG_namespace,
+    which libdw's dwarf_getscopes never enters), class members, templates,
+    and functions of a header, whose file is the header: g++ and clang++,
+    -O0 and -O2."""
+    sources = {src("spaces.cpp"), src("spaces.h")}
+    for cxx, flags in (("g++", ["-O0", "-finstrument-functions"]),
+                       ("g++", ["-O2", "-finstrument-functions"]),
+                       ("clang++", ["-O0", "-finstrument-functions"]),
+                       ("clang++", ["-O2", "-finstrument-functions-after-inlining"])):
+        if not shutil.which(cxx):
+            print("# SKIP %s not installed" % cxx)
+            continue
+        what = "%s %s spaces.cpp" % (cxx, flags[0])
+        exe = os.path.join(OUT, "src_spaces_%s%s" % (cxx.strip("+"), flags[0]))
+        r = run([cxx, "-g"] + flags + [src("spaces.cpp"), "-o", exe])
+        check(r.returncode == 0, what + " builds")
+        _, prof = record(exe)
+        rep = report(prof)
+        defined_where_said(rep, sources, what)
+        names = {f["name"]: f for f in functions_of(rep)}
+        where = {n: os.path.basename(f["file"]) for n, f in names.items()
+                 if n.startswith(("geo::Pair", "header_static"))}
+        check(where and set(where.values()) == {"spaces.h"},
+              "%s: the header's functions are in spaces.h (%s)" % (what, where))
+
+
+def many_functions():
+    """10,000 functions in one file: each looked up without walking the
+    unit again (Note [One walk per unit]), the whole report in well under
+    a second (it took 4 s)."""
+    cc = "clang" if shutil.which("clang") else CC
+    path = os.path.join(OUT, "src_many.c")
+    n = 10000
+    with open(path, "w") as f:
+        f.write("volatile int sink;\n")
+        for i in range(n):
+            f.write("void f%d(void)\n{\n\tsink += %d;\n}\n" % (i, i))
+        f.write("int main(void)\n{\n%s\treturn 0;\n}\n"
+                % "".join("\tf%d();\n" % i for i in range(n)))
+    exe = os.path.join(OUT, "src_many")
+    r = run([cc, "-g", "-O0", "-finstrument-functions", path, "-o", exe])
+    check(r.returncode == 0, "many functions: %d functions in one file build" % n)
+    _, prof = record(exe)
+    t0 = time.time()
+    rep = report(prof)
+    took = time.time() - t0
+    fns = functions_of(rep)
+    lines = {f["name"]: f["line"] for f in fns if f["file"] == os.path.realpath(path)}
+    check(len(fns) == n + 1 and all(lines.get("f%d" % i) == 2 + 4 * i for i in range(n)),
+          "many functions: each of %d has its file and line" % n)
+    check(took < 1.0, "many functions: report with %d source lines in %.2f s (< 1 s)"
+          % (n, took))
+
+
+def split_dwarf():
+    """-gsplit-dwarf: the functions are in the .dwo files the skeleton
+    units name, which libdw opens itself; one that is not a regular file
+    is not opened, so that a FIFO cannot block the report, and without it
+    the line tables in the binary give the first instruction's line."""
+    sources = {src("spaces.cpp"), src("spaces.h")}
+    for cxx in ("g++", "clang++"):
+        if not shutil.which(cxx):
+            print("# SKIP %s not installed" % cxx)
+            continue
+        for dwarf in ("-gdwarf-4", "-gdwarf-5"):
+            what = "%s -gsplit-dwarf %s" % (cxx, dwarf)
+            d = os.path.join(OUT, "src_split_%s%s" % (cxx.strip("+"), dwarf))
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            exe = os.path.join(d, "spaces")
+            r = run([cxx, "-g", dwarf, "-gsplit-dwarf", "-O1", "-finstrument-functions",
+                     src("spaces.cpp"), "-o", exe], cwd=d)
+            dwo = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".dwo")]
+            check(r.returncode == 0 and len(dwo) == 1, what + " builds, with one .dwo")
+            if len(dwo) != 1:
+                continue
+            _, prof = record(exe)
+            defined_where_said(report(prof), sources, what)
+            os.unlink(dwo[0])
+            os.mkfifo(dwo[0])
+            rep = report_within(prof, what + ", the .dwo a FIFO")
+            if rep:
+                defined_where_said(rep, sources, what + ", the .dwo a FIFO: line tables",
+                                   brace_ok=True)
+            os.unlink(dwo[0])
+
+
 def shared_library():
     so = os.path.join(OUT, "libsrcshlib.so")
     r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", src("shlib.c"),
@@ -238,6 +328,83 @@ def separate_debug_file():
     no_sources(report(prof), "debuglink: .debug file removed")
 
 
+def report_within(prof, what, timeout=20):
+    """report --json on prof, which must finish: None if it hangs."""
+    try:
+        r = run([CCPROF, "report", "--json", prof], timeout=timeout)
+    except subprocess.TimeoutExpired:
+        check(False, "%s: report finishes within %d s" % (what, timeout))
+        return None
+    check(r.returncode == 0 and r.stderr == "", "%s: report exits 0, quiet (%r)"
+          % (what, r.stderr[:200]))
+    return json.loads(r.stdout) if r.returncode == 0 else None
+
+
+def debug_files_never_block():
+    """The debug files a binary names (.gnu_debuglink, dwz's
+    .gnu_debugaltlink) are opened only if regular files: a FIFO of that
+    name must not block the report (Note [Debug files] in sources.c)."""
+    if not (shutil.which("objcopy") and shutil.which("strip")):
+        print("# SKIP objcopy not installed")
+        return
+    exe = build("src_linkfifo", "tests/progs/spivey.c")
+    _, prof = record(exe, ["3"])
+    dbg = exe + ".debug"
+    r1 = run(["objcopy", "--only-keep-debug", exe, dbg])
+    r2 = run(["strip", "--strip-debug", exe])
+    r3 = run(["objcopy", "--add-gnu-debuglink=" + dbg, exe], cwd=OUT)
+    check(r1.returncode == r2.returncode == r3.returncode == 0, "debuglink fifo: stripped binary")
+    os.unlink(dbg)
+    os.mkfifo(dbg)
+    try:
+        rep = report_within(prof, "a FIFO named by .gnu_debuglink")
+        if rep:
+            no_sources(rep, "a FIFO named by .gnu_debuglink")
+    finally:
+        os.unlink(dbg)
+    # A dwz file that is a FIFO: the section names it and its build-id.
+    exe = build("src_altfifo", "tests/progs/spivey.c")
+    _, prof = record(exe, ["3"])
+    alt = os.path.join(OUT, "src_altfifo.dwz")
+    section = os.path.join(OUT, "src_altfifo.section")
+    with open(section, "wb") as f:
+        f.write(os.path.basename(alt).encode() + b"\0" + bytes(range(1, 21)))
+    r = run(["objcopy", "--add-section", ".gnu_debugaltlink=" + section, exe])
+    check(r.returncode == 0, "altlink fifo: objcopy adds .gnu_debugaltlink")
+    if os.path.exists(alt):
+        os.unlink(alt)
+    os.mkfifo(alt)
+    try:
+        report_within(prof, "a FIFO named by .gnu_debugaltlink")
+    finally:
+        os.unlink(alt)
+
+
+def no_network():
+    """Binaries without debug information: not looked up on the debuginfod
+    servers of DEBUGINFOD_URLS (a report reads local files only)."""
+    exe = os.path.join(OUT, "src_nonet")
+    r = run([CC, "-O1", "-finstrument-functions", src("spivey.c"), "-o", exe])
+    check(r.returncode == 0, "no network: spivey.c builds without -g")
+    _, prof = record(exe, ["3"])
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.5)
+    url = "http://127.0.0.1:%d" % server.getsockname()[1]
+    env = dict(os.environ, DEBUGINFOD_URLS=url, DEBUGINFOD_TIMEOUT="2",
+               DEBUGINFOD_CACHE_PATH=os.path.join(OUT, "src_debuginfod_cache"))
+    r = run([CCPROF, "report", prof], env=env, timeout=30)
+    try:
+        server.accept()[0].close()
+        asked = True
+    except socket.timeout:
+        asked = False
+    server.close()
+    check(r.returncode == 0 and not asked,
+          "no network: report does not ask the debuginfod server at DEBUGINFOD_URLS")
+
+
 def merged_profiles_keep_sources():
     exe = build("src_merge", "tests/progs/spivey.c")
     a = preloaded(exe, ["3"], "src_merge_a")
@@ -291,10 +458,15 @@ def main():
         no_sources(report(prof), "built without libdw")
         finish()
     c_programs()
+    namespaces()
+    many_functions()
+    split_dwarf()
     shared_library()
     without_debug_info()
     stale_binary()
     separate_debug_file()
+    debug_files_never_block()
+    no_network()
     merged_profiles_keep_sources()
     record_keeps_sources()
     finish()

@@ -7,22 +7,23 @@
  * the profile names, check that it is the same build (its GNU build-id
  * equals the one the runtime read from the loaded image: a rebuilt binary
  * would give plausible but wrong lines, so a module without a build-id is
- * skipped too), and ask libdw for the subprogram DIE at the function's
- * entry: its DW_AT_decl_file and DW_AT_decl_line, following
+ * skipped too), and find the subprogram DIE at the function's entry
+ * (Note [One walk per unit]): its DW_AT_decl_file and DW_AT_decl_line, following
  * DW_AT_specification and DW_AT_abstract_origin, are where the function
  * is defined, as GHC's src_loc and KCacheGrind's fl= expect.  Without a
  * DIE (no .debug_info, only a line table) the line of the entry address
  * is the next best.  Relative names are made absolute with the compile
  * directory, so that KCacheGrind can open the file.
  *
- * libdwfl finds separate debug files (build-id paths under
- * /usr/lib/debug, .gnu_debuglink) as gdb does.  A module file that is
- * missing, not a regular file, another build or without debug
- * information leaves its functions as they were: file "" and line 0.
+ * Separate debug files are found as gdb finds them (Note [Debug files]).
+ * A module file that is missing, not a regular file, another build or
+ * without debug information leaves its functions as they were: file ""
+ * and line 0.
  */
 #include "model/sources.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,7 +35,10 @@
 #ifdef CCPROF_HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <libgen.h>
+#include <libelf.h>
 #include <stdlib.h>
 
 const char *sources_library(void)
@@ -44,15 +48,6 @@ const char *sources_library(void)
 		snprintf(name, sizeof name, "libdw %s", dwfl_version(NULL));
 	return name;
 }
-
-static char *debuginfo_path; /* NULL: libdwfl's default search path */
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
 
 /* An fd for path if it is a regular file: a FIFO or a device named by a
  * hostile profile must not block or be read (O_NONBLOCK for the open). */
@@ -67,6 +62,146 @@ static int open_regular(const char *path)
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * Note [Debug files]: the DWARF may be in another file, which the module
+ * names: .gnu_debuglink (objcopy --add-gnu-debuglink) and
+ * .gnu_debugaltlink (dwz).  libdwfl's standard search opens each
+ * candidate with a plain open(2), so a FIFO of that name beside the
+ * binary would block the report for ever, and it ends by asking the
+ * debuginfod servers of DEBUGINFOD_URLS over the network.  So we search
+ * ourselves: first the build-id path under /usr/lib/debug (libdwfl's
+ * dwfl_build_id_find_debuginfo: system directories, never the network),
+ * then for a debuglink NAME, as gdb does, DIR/NAME, DIR/.debug/NAME and
+ * /usr/lib/debug/DIR/NAME, DIR being the binary's directory (and that of
+ * the file a symlink names), taking only a regular file with the
+ * module's build-id.  A dwz file is found by its build-id path only.
+ */
+
+/* Does the ELF file open on fd carry the build-id bits[0..n)? */
+static int has_build_id(int fd, const unsigned char *bits, int n)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id = NULL;
+	int same = elf != NULL && dwelf_elf_gnu_build_id(elf, &id) == n &&
+		   memcmp(id, bits, (size_t)n) == 0;
+	elf_end(elf);
+	return same;
+}
+
+/* The debuglink file name in the directory of file, per Note [Debug
+ * files]; its path goes into *found (malloc'd, as libdwfl wants). */
+static int debuglink_in(const char *file, const char *name, const unsigned char *bits, int n,
+			char **found)
+{
+	static const char *const where[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
+	char dir[PATH_MAX], path[PATH_MAX];
+	if (snprintf(dir, sizeof dir, "%s", file) >= (int)sizeof dir)
+		return -1;
+	const char *d = dirname(dir);
+	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+		int len = snprintf(path, sizeof path, where[i], strcmp(d, "/") ? d : "", name);
+		if (len < 0 || len >= (int)sizeof path)
+			continue;
+		int fd = open_regular(path);
+		if (fd < 0)
+			continue;
+		if (has_build_id(fd, bits, n)) {
+			*found = strdup(path);
+			return fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file, const char *link, GElf_Word crc, char **found)
+{
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file, link, crc, found);
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (fd >= 0 || file == NULL || link == NULL || n <= 0)
+		return fd;
+	fd = debuglink_in(file, link, bits, n, found);
+	char *real = fd < 0 ? realpath(file, NULL) : NULL;
+	if (real != NULL)
+		fd = debuglink_in(real, link, bits, n, found);
+	free(real);
+	return fd;
+}
+
+static char *debuginfo_path; /* NULL: /usr/lib/debug, for the build-id paths */
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* Can libdw open path (name, or dir/name if relative) without blocking:
+ * absent, or a regular file?  For the files libdw opens itself. */
+static int safe_to_open(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (name[0] != '/' && snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+		return 0;
+	return stat(name[0] == '/' ? name : path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+/* The directory of the file the module's DWARF was read from, as libdw
+ * sees it (the real path, from the open file): where it looks for the
+ * files it opens itself.  malloc'd; NULL if unknown. */
+static char *dwarf_dir(Dwfl_Module *mod)
+{
+	const char *main_file = NULL, *debug_file = NULL;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &main_file, &debug_file);
+	char *real = debug_file || main_file ? realpath(debug_file ? debug_file : main_file, NULL)
+					     : NULL;
+	char *slash = real ? strrchr(real, '/') : NULL;
+	if (slash != NULL)
+		slash[slash == real] = '\0';
+	return real;
+}
+
+/* libdw itself looks for the dwz file when a DIE refers to it and libdwfl
+ * did not find it: the build-id path, then the .gnu_debugaltlink name
+ * relative to dir, with a plain open(2) (Note [Debug files]).  Is that
+ * name safe to open? */
+static int altlink_safe(Dwarf *dw, const char *dir)
+{
+	const char *name;
+	const void *id;
+	if (dwelf_dwarf_gnu_debugaltlink(dw, &name, &id) <= 0)
+		return 1;
+	return dir != NULL && safe_to_open(dir, name);
+}
+
+/* libdw reads a split unit (-gsplit-dwarf) from the .dwo file its
+ * skeleton names, DW_AT_dwo_name, in dir and then in the compile
+ * directory, with a plain open(2).  Are both safe to open? */
+static int dwo_safe(Dwarf_Die *skeleton, const char *dir)
+{
+	Dwarf_Attribute attr;
+	const char *name = dwarf_formstring(dwarf_attr(skeleton, DW_AT_dwo_name, &attr));
+	if (name == NULL)
+		name = dwarf_formstring(dwarf_attr(skeleton, DW_AT_GNU_dwo_name, &attr));
+	const char *comp = dwarf_formstring(dwarf_attr(skeleton, DW_AT_comp_dir, &attr));
+	char in_dir[PATH_MAX];
+	if (name == NULL)
+		return 1;
+	if (dir == NULL || !safe_to_open(dir, name))
+		return 0;
+	if (comp == NULL)
+		return 1;
+	if (comp[0] == '/')
+		return safe_to_open(comp, name);
+	int len = snprintf(in_dir, sizeof in_dir, "%s/%s", dir, comp);
+	return len >= 0 && len < (int)sizeof in_dir && safe_to_open(in_dir, name);
 }
 
 /* Does the module's build-id equal want (lowercase hex)? */
@@ -86,33 +221,53 @@ static int same_build(Dwfl_Module *mod, const char *want)
 	return 1;
 }
 
-/* The module file at path, opened for DWARF lookups at its link-time
- * addresses, if it is the build whose id is build_id; else NULL. */
-static Dwfl *open_module(const char *path, const char *build_id, Dwfl_Module **mod,
-			 Dwarf_Addr *bias)
+/* A module file open for DWARF lookups at its link-time addresses. */
+struct dwarf_module {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias; /* of its ELF file */
+	Dwarf *dw;
+	Dwarf_Addr dw_bias; /* of the file of its DWARF */
+	char *dir;          /* dwarf_dir */
+};
+
+static void close_module(struct dwarf_module *m)
 {
+	dwfl_end(m->dwfl);
+	free(m->dir);
+}
+
+/* Open the module file at path if it is the build whose id is build_id
+ * and has DWARF that libdw can read without blocking. */
+static int open_module(const char *path, const char *build_id, struct dwarf_module *m)
+{
+	*m = (struct dwarf_module){0};
 	if (!path[0] || !build_id[0])
-		return NULL;
+		return 0;
 	int fd = open_regular(path);
 	if (fd < 0)
-		return NULL;
-	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
-	if (dwfl == NULL) {
+		return 0;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (m->dwfl == NULL) {
 		close(fd);
-		return NULL;
+		return 0;
 	}
 	/* Placed at its p_vaddr: module addresses are ELF addresses.  On
 	 * success libdwfl owns fd. */
-	*mod = dwfl_report_elf(dwfl, path, path, fd, 0, true);
-	if (*mod == NULL)
+	m->mod = dwfl_report_elf(m->dwfl, path, path, fd, 0, true);
+	if (m->mod == NULL)
 		close(fd);
-	dwfl_report_end(dwfl, NULL, NULL);
-	if (*mod == NULL || dwfl_module_getelf(*mod, bias) == NULL ||
-	    !same_build(*mod, build_id)) {
-		dwfl_end(dwfl);
-		return NULL;
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (m->mod != NULL && dwfl_module_getelf(m->mod, &m->bias) != NULL &&
+	    same_build(m->mod, build_id))
+		m->dw = dwfl_module_getdwarf(m->mod, &m->dw_bias);
+	if (m->dw != NULL)
+		m->dir = dwarf_dir(m->mod);
+	if (m->dw == NULL || !altlink_safe(m->dw, m->dir)) {
+		close_module(m);
+		return 0;
 	}
-	return dwfl;
+	return 1;
 }
 
 /* file, or comp_dir/file when file is relative, in the profile's arena. */
@@ -130,20 +285,6 @@ static const char *absolute(struct ccp_arena *a, Dwarf_Die *cu, const char *file
 	s[nd] = '/';
 	memcpy(s + nd + 1, file, nf + 1);
 	return s;
-}
-
-/* The compile unit whose code includes addr.  libdwfl looks in
- * .debug_aranges, which clang does not write and libdw 0.188 does not
- * make up, so failing that, ask each unit. */
-static Dwarf_Die *unit_at(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
-{
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
-	if (cu != NULL)
-		return cu;
-	while ((cu = dwfl_module_nextcu(mod, cu, bias)) != NULL)
-		if (dwarf_haspc(cu, addr - *bias) == 1)
-			return cu;
-	return NULL;
 }
 
 /* The file of die's DW_AT_decl_file, following DW_AT_abstract_origin and
@@ -174,40 +315,194 @@ static const char *decl_file(Dwarf_Die *die)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
-/* Where the function at addr is defined: its subprogram's declaration,
- * else the line of its first instruction.  0 if neither is known. */
-static int locate(struct ccp_arena *a, Dwfl_Module *mod, Dwarf_Addr addr, const char **file,
-		  uint32_t *line)
+/*
+ * Note [One walk per unit]: the subprogram DIE of each wanted function is
+ * found in one walk of the DIE tree of each unit whose address ranges
+ * hold at least one wanted entry address, the wanted addresses sorted so
+ * that a range finds its functions by binary search.  Not with
+ * dwarf_getscopes: it prunes every DIE without addresses, so it never
+ * looks inside a DW_TAG_namespace, where clang defines the functions of
+ * a namespace (all of std::); and it walks the unit from its start for
+ * each address.  Nor unit by unit for each address (.debug_aranges,
+ * which clang does not write, else dwarf_haspc on each unit): 20,000
+ * functions in 2,000 files took 2 s.
+ *
+ * A profiled address is a function's entry, so its subprogram is the
+ * first whose code starts there (one of its ranges, for a function split
+ * into hot and cold parts); other ranges that hold it belong to
+ * functions the linker discarded (placed at 0) or to enclosing ones.  An
+ * address that no subprogram starts at gets the line of its instruction,
+ * from the line table of the first unit that holds it.  The work stays
+ * near linear whatever the file: a range costs a binary search and a
+ * unit's ranges mark each address once (free_from), so that ranges that
+ * overlap, as in a crafted file where every DIE covers every address,
+ * cannot make it quadratic.
+ */
+struct want {
+	Dwarf_Addr addr; /* the function's entry, as a DWARF address */
+	uint32_t cc;
+	int found;       /* die is the subprogram that starts at addr */
+	Dwarf_Die die;
+	int has_unit;    /* unit is the unit of die, else the first that holds addr */
+	Dwarf_Die unit;  /* for its line table and compile directory */
+};
+
+struct wants {
+	struct want *v; /* sorted by addr */
+	size_t n;
+	size_t *next;   /* next[i]: a later want, on the way to the next without a unit */
+};
+
+static int want_order(const void *x, const void *y)
 {
-	Dwarf_Addr cu_bias = 0;
-	Dwarf_Die *cu = unit_at(mod, addr, &cu_bias);
+	const struct want *a = x, *b = y;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The first of w->v at or above addr. */
+static size_t first_at(const struct wants *w, Dwarf_Addr addr)
+{
+	size_t lo = 0, hi = w->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first of w->v from i on without a unit, or w->n (path halving). */
+static size_t free_from(struct wants *w, size_t i)
+{
+	while (w->next[i] != i) {
+		w->next[i] = w->next[w->next[i]];
+		i = w->next[i];
+	}
+	return i;
+}
+
+/* The wanted addresses in unit's ranges that have no unit get this one.
+ * Does it hold any wanted address? */
+static int claim_unit(struct wants *w, Dwarf_Die *unit)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int holds = 0;
+	while ((off = dwarf_ranges(unit, off, &base, &lo, &hi)) > 0) {
+		size_t i = first_at(w, lo);
+		holds |= i < w->n && w->v[i].addr < hi;
+		for (i = free_from(w, i); i < w->n && w->v[i].addr < hi; i = free_from(w, i)) {
+			w->v[i].has_unit = 1;
+			w->v[i].unit = *unit;
+			w->next[i] = i + 1;
+		}
+	}
+	return holds;
+}
+
+/* die is the subprogram of the wanted addresses its ranges start at,
+ * unless they have one (Note [One walk per unit]).  Only the first of
+ * equal addresses is marked (resolve_module copies it to the others). */
+static void claim_entry(struct wants *w, Dwarf_Die *die, Dwarf_Die *unit)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		size_t i = first_at(w, lo);
+		if (i < w->n && w->v[i].addr == lo && lo < hi && !w->v[i].found) {
+			w->v[i].found = 1;
+			w->v[i].die = *die;
+			w->v[i].has_unit = 1;
+			w->v[i].unit = *unit;
+		}
+	}
+}
+
+/* DIEs under which a subprogram may be defined: namespaces (clang puts
+ * the definitions there), types (local classes), functions and blocks
+ * (GNU C nested functions). */
+static int holds_functions(int tag)
+{
+	switch (tag) {
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_subprogram:
+	case DW_TAG_lexical_block:
+		return 1;
+	}
+	return 0;
+}
+
+/* Deeper than real nesting, shallow enough that a crafted file cannot
+ * exhaust the stack. */
+#define MAX_NESTING 256
+
+static void walk(struct wants *w, Dwarf_Die *parent, Dwarf_Die *unit, unsigned depth)
+{
+	Dwarf_Die die;
+	if (depth > MAX_NESTING || dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&die);
+		if (tag == DW_TAG_subprogram)
+			claim_entry(w, &die, unit);
+		if (holds_functions(tag))
+			walk(w, &die, unit, depth + 1);
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+/* Find the subprogram and unit of each of w (Note [One walk per unit]);
+ * a skeleton unit's functions are in its split unit, if libdw can open
+ * its .dwo file (dwo_safe). */
+static void scan_units(struct dwarf_module *m, struct wants *w)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Half version;
+	uint8_t type;
+	Dwarf_Die unit, split;
+	while (dwarf_get_units(m->dw, cu, &cu, &version, &type, &unit, NULL) == 0) {
+		if (type != DW_UT_compile && type != DW_UT_skeleton)
+			continue;
+		if (!claim_unit(w, &unit))
+			continue;
+		if (type == DW_UT_compile) {
+			walk(w, &unit, &unit, 0);
+			continue;
+		}
+		/* Not found, libdw zeroes split. */
+		if (dwo_safe(&unit, m->dir) &&
+		    dwarf_cu_info(cu, NULL, NULL, NULL, &split, NULL, NULL, NULL) == 0 &&
+		    split.addr != NULL)
+			walk(w, &split, &unit, 0);
+	}
+}
+
+/* Where x's function is defined: its subprogram's declaration, else the
+ * line of its first instruction.  0 if neither is known. */
+static int locate(struct ccp_arena *a, struct want *x, const char **file, uint32_t *line)
+{
 	const char *f = NULL;
 	int l = 0;
 
-	if (cu != NULL) {
-		Dwarf_Die *scopes = NULL;
-		int n = dwarf_getscopes(cu, addr - cu_bias, &scopes);
-		/* Innermost first: the entry may lie in an inlined callee's
-		 * scope, so take the outermost subprogram seen first. */
-		for (int i = 0; i < n; i++) {
-			if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
-				continue;
-			f = decl_file(&scopes[i]);
-			if (f == NULL || dwarf_decl_line(&scopes[i], &l) != 0)
-				f = NULL, l = 0;
-			break;
-		}
-		free(scopes);
+	if (x->found) {
+		f = decl_file(&x->die);
+		if (f == NULL || dwarf_decl_line(&x->die, &l) != 0)
+			f = NULL, l = 0;
 	}
-	if ((f == NULL || l <= 0) && cu != NULL) {
-		Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - cu_bias);
+	if ((f == NULL || l <= 0) && x->has_unit) {
+		Dwarf_Line *dl = dwarf_getsrc_die(&x->unit, x->addr);
 		f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
 		if (f == NULL || dwarf_lineno(dl, &l) != 0)
 			f = NULL, l = 0;
 	}
 	if (f == NULL || !f[0] || l <= 0)
 		return 0;
-	*file = absolute(a, cu, f);
+	*file = absolute(a, x->has_unit ? &x->unit : NULL, f);
 	*line = (uint32_t)l;
 	return *file != NULL;
 }
@@ -218,23 +513,74 @@ static int wants_source(const struct ccp_profile *p, const struct ccp_cc *c)
 	       (uint32_t)c->module < p->nmodules;
 }
 
-/* The functions ccs[0..n) of module mi, all wanting a source. */
+/* The functions ccs[0..n) of the file of module mi, all wanting a source. */
 static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_t *ccs, uint32_t n)
 {
-	const struct ccp_module *m = &p->modules[mi];
-	Dwfl_Module *mod = NULL;
-	Dwarf_Addr bias = 0;
+	const struct ccp_module *pm = &p->modules[mi];
+	struct dwarf_module m;
 	unsigned filled = 0;
-	Dwfl *dwfl = open_module(m->path ? m->path : "", m->build_id ? m->build_id : "", &mod,
-				 &bias);
-	if (dwfl == NULL)
+	if (!open_module(pm->path ? pm->path : "", pm->build_id ? pm->build_id : "", &m))
 		return 0;
+	struct wants w = {xcalloc(n, sizeof *w.v), n, xnmalloc((size_t)n + 1, sizeof *w.next)};
 	for (uint32_t i = 0; i < n; i++) {
-		struct ccp_cc *c = &p->ccs[ccs[i]];
-		filled += (unsigned)locate(p->arena, mod, c->offset + bias, &c->file, &c->line);
+		w.v[i].addr = p->ccs[ccs[i]].offset + m.bias - m.dw_bias;
+		w.v[i].cc = ccs[i];
 	}
-	dwfl_end(dwfl);
+	for (uint32_t i = 0; i <= n; i++)
+		w.next[i] = i;
+	qsort(w.v, n, sizeof *w.v, want_order);
+	scan_units(&m, &w);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ccp_cc *c = &p->ccs[w.v[i].cc];
+		if (i > 0 && w.v[i].addr == w.v[i - 1].addr && w.v[i - 1].found) {
+			w.v[i].found = 1;
+			w.v[i].die = w.v[i - 1].die;
+			w.v[i].has_unit = 1;
+			w.v[i].unit = w.v[i - 1].unit;
+		}
+		filled += (unsigned)locate(p->arena, &w.v[i], &c->file, &c->line);
+	}
+	free(w.next);
+	free(w.v);
+	close_module(&m);
 	return filled;
+}
+
+struct named {
+	const char *path, *build_id;
+	uint32_t mi;
+};
+
+static int same_name(const struct named *a, const struct named *b)
+{
+	return strcmp(a->path, b->path) == 0 && strcmp(a->build_id, b->build_id) == 0;
+}
+
+static int named_order(const void *x, const void *y)
+{
+	const struct named *a = x, *b = y;
+	int c = strcmp(a->path, b->path);
+	if (c == 0)
+		c = strcmp(a->build_id, b->build_id);
+	return c ? c : (a->mi > b->mi) - (a->mi < b->mi);
+}
+
+/* same[mi]: the first module with the path and build-id of mi, so that a
+ * file listed again (a library loaded again at another address, or a
+ * made-up profile that names one file a million times) is read once. */
+static uint32_t *same_files(const struct ccp_profile *p)
+{
+	struct named *v = xnmalloc(p->nmodules, sizeof *v);
+	uint32_t *same = xnmalloc(p->nmodules, sizeof *same);
+	for (uint32_t i = 0; i < p->nmodules; i++) {
+		const struct ccp_module *m = &p->modules[i];
+		v[i] = (struct named){m->path ? m->path : "", m->build_id ? m->build_id : "", i};
+	}
+	qsort(v, p->nmodules, sizeof *v, named_order);
+	for (uint32_t i = 0; i < p->nmodules; i++)
+		same[v[i].mi] = i > 0 && same_name(&v[i - 1], &v[i]) ? same[v[i - 1].mi] : v[i].mi;
+	free(v);
+	return same;
 }
 
 unsigned sources_resolve(struct ccp_profile *p)
@@ -242,24 +588,26 @@ unsigned sources_resolve(struct ccp_profile *p)
 	unsigned filled = 0;
 	if (p->arena == NULL || p->nmodules == 0)
 		return 0;
-	/* The cost centres wanting a source, grouped by module (a counting
-	 * sort), so that each module file is opened once. */
+	/* The cost centres wanting a source, grouped by module file (a
+	 * counting sort), so that each file is opened once. */
+	uint32_t *same = same_files(p);
 	uint32_t *start = xcalloc((size_t)p->nmodules + 1, sizeof *start);
 	uint32_t *next = xcalloc(p->nmodules, sizeof *next);
 	uint32_t *order = xcalloc((size_t)p->nccs + 1, sizeof *order);
 	for (uint32_t i = 0; i < p->nccs; i++)
 		if (wants_source(p, &p->ccs[i]))
-			start[p->ccs[i].module + 1]++;
+			start[same[p->ccs[i].module] + 1]++;
 	for (uint32_t mi = 0; mi < p->nmodules; mi++)
 		start[mi + 1] += start[mi];
 	for (uint32_t i = 0; i < p->nccs; i++)
 		if (wants_source(p, &p->ccs[i])) {
-			uint32_t mi = (uint32_t)p->ccs[i].module;
+			uint32_t mi = same[p->ccs[i].module];
 			order[start[mi] + next[mi]++] = i;
 		}
 	for (uint32_t mi = 0; mi < p->nmodules; mi++)
 		if (start[mi + 1] > start[mi])
 			filled += resolve_module(p, mi, order + start[mi], start[mi + 1] - start[mi]);
+	free(same);
 	free(next);
 	free(start);
 	free(order);
