@@ -7,7 +7,6 @@ import re
 import shutil
 import socket
 import subprocess
-import time
 
 from ccp import CC, CCPROF, LIB, OUT, TOP, build, check, finish, record, report, run
 
@@ -190,8 +189,8 @@ def namespaces():
 
 def many_functions():
     """10,000 functions in one file: each looked up without walking the
-    unit again (Note [One walk per unit]), the whole report in well under
-    a second (it took 4 s)."""
+    unit again (Note [One walk per unit]).  Not timed (make check times
+    nothing); the walk per address took 4 s here, one walk 0.09 s."""
     cc = "clang" if shutil.which("clang") else CC
     path = os.path.join(OUT, "src_many.c")
     n = 10000
@@ -204,16 +203,12 @@ def many_functions():
     exe = os.path.join(OUT, "src_many")
     r = run([cc, "-g", "-O0", "-finstrument-functions", path, "-o", exe])
     check(r.returncode == 0, "many functions: %d functions in one file build" % n)
-    _, prof = record(exe)
-    t0 = time.time()
+    prof = preloaded(exe, [], "src_many")
     rep = report(prof)
-    took = time.time() - t0
     fns = functions_of(rep)
     lines = {f["name"]: f["line"] for f in fns if f["file"] == os.path.realpath(path)}
     check(len(fns) == n + 1 and all(lines.get("f%d" % i) == 2 + 4 * i for i in range(n)),
           "many functions: each of %d has its file and line" % n)
-    check(took < 1.0, "many functions: report with %d source lines in %.2f s (< 1 s)"
-          % (n, took))
 
 
 def split_dwarf():
@@ -238,7 +233,7 @@ def split_dwarf():
             check(r.returncode == 0 and len(dwo) == 1, what + " builds, with one .dwo")
             if len(dwo) != 1:
                 continue
-            _, prof = record(exe)
+            prof = preloaded(exe, [], "src_split_%s%s" % (cxx.strip("+"), dwarf))
             defined_where_said(report(prof), sources, what)
             os.unlink(dwo[0])
             os.mkfifo(dwo[0])
@@ -343,12 +338,12 @@ def report_within(prof, what, timeout=20):
 def debug_files_never_block():
     """The debug files a binary names (.gnu_debuglink, dwz's
     .gnu_debugaltlink) are opened only if regular files: a FIFO of that
-    name must not block the report (Note [Debug files] in sources.c)."""
+    name must not block the report (Note [Debug files] in dwarfmod.c)."""
     if not (shutil.which("objcopy") and shutil.which("strip")):
         print("# SKIP objcopy not installed")
         return
     exe = build("src_linkfifo", "tests/progs/spivey.c")
-    _, prof = record(exe, ["3"])
+    prof = preloaded(exe, ["3"], "src_linkfifo")
     dbg = exe + ".debug"
     r1 = run(["objcopy", "--only-keep-debug", exe, dbg])
     r2 = run(["strip", "--strip-debug", exe])
@@ -364,7 +359,7 @@ def debug_files_never_block():
         os.unlink(dbg)
     # A dwz file that is a FIFO: the section names it and its build-id.
     exe = build("src_altfifo", "tests/progs/spivey.c")
-    _, prof = record(exe, ["3"])
+    prof = preloaded(exe, ["3"], "src_altfifo")
     alt = os.path.join(OUT, "src_altfifo.dwz")
     section = os.path.join(OUT, "src_altfifo.section")
     with open(section, "wb") as f:
@@ -386,7 +381,7 @@ def no_network():
     exe = os.path.join(OUT, "src_nonet")
     r = run([CC, "-O1", "-finstrument-functions", src("spivey.c"), "-o", exe])
     check(r.returncode == 0, "no network: spivey.c builds without -g")
-    _, prof = record(exe, ["3"])
+    prof = preloaded(exe, ["3"], "src_nonet")
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)

@@ -15,19 +15,16 @@
  * is the next best.  Relative names are made absolute with the compile
  * directory, so that KCacheGrind can open the file.
  *
- * Separate debug files are found as gdb finds them (Note [Debug files]).
+ * Module files and their separate debug files are opened by dwarfmod.c
+ * (Note [Debug files] there).
  * A module file that is missing, not a regular file, another build or
  * without debug information leaves its functions as they were: file ""
  * and line 0.
  */
 #include "model/sources.h"
 
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "format/arena.h"
 #include "model/xalloc.h"
@@ -35,11 +32,10 @@
 #ifdef CCPROF_HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
-#include <libgen.h>
-#include <libelf.h>
 #include <stdlib.h>
+
+#include "model/dwarfmod.h"
 
 const char *sources_library(void)
 {
@@ -47,227 +43,6 @@ const char *sources_library(void)
 	if (!name[0])
 		snprintf(name, sizeof name, "libdw %s", dwfl_version(NULL));
 	return name;
-}
-
-/* An fd for path if it is a regular file: a FIFO or a device named by a
- * hostile profile must not block or be read (O_NONBLOCK for the open). */
-static int open_regular(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * Note [Debug files]: the DWARF may be in another file, which the module
- * names: .gnu_debuglink (objcopy --add-gnu-debuglink) and
- * .gnu_debugaltlink (dwz).  libdwfl's standard search opens each
- * candidate with a plain open(2), so a FIFO of that name beside the
- * binary would block the report for ever, and it ends by asking the
- * debuginfod servers of DEBUGINFOD_URLS over the network.  So we search
- * ourselves: first the build-id path under /usr/lib/debug (libdwfl's
- * dwfl_build_id_find_debuginfo: system directories, never the network),
- * then for a debuglink NAME, as gdb does, DIR/NAME, DIR/.debug/NAME and
- * /usr/lib/debug/DIR/NAME, DIR being the binary's directory (and that of
- * the file a symlink names), taking only a regular file with the
- * module's build-id.  A dwz file is found by its build-id path only.
- */
-
-/* Does the ELF file open on fd carry the build-id bits[0..n)? */
-static int has_build_id(int fd, const unsigned char *bits, int n)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	const void *id = NULL;
-	int same = elf != NULL && dwelf_elf_gnu_build_id(elf, &id) == n &&
-		   memcmp(id, bits, (size_t)n) == 0;
-	elf_end(elf);
-	return same;
-}
-
-/* The debuglink file name in the directory of file, per Note [Debug
- * files]; its path goes into *found (malloc'd, as libdwfl wants). */
-static int debuglink_in(const char *file, const char *name, const unsigned char *bits, int n,
-			char **found)
-{
-	static const char *const where[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
-	char dir[PATH_MAX], path[PATH_MAX];
-	if (snprintf(dir, sizeof dir, "%s", file) >= (int)sizeof dir)
-		return -1;
-	const char *d = dirname(dir);
-	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
-		int len = snprintf(path, sizeof path, where[i], strcmp(d, "/") ? d : "", name);
-		if (len < 0 || len >= (int)sizeof path)
-			continue;
-		int fd = open_regular(path);
-		if (fd < 0)
-			continue;
-		if (has_build_id(fd, bits, n)) {
-			*found = strdup(path);
-			return fd;
-		}
-		close(fd);
-	}
-	return -1;
-}
-
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			  const char *file, const char *link, GElf_Word crc, char **found)
-{
-	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file, link, crc, found);
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	int n = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (fd >= 0 || file == NULL || link == NULL || n <= 0)
-		return fd;
-	fd = debuglink_in(file, link, bits, n, found);
-	char *real = fd < 0 ? realpath(file, NULL) : NULL;
-	if (real != NULL)
-		fd = debuglink_in(real, link, bits, n, found);
-	free(real);
-	return fd;
-}
-
-static char *debuginfo_path; /* NULL: /usr/lib/debug, for the build-id paths */
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
-
-/* Can libdw open path (name, or dir/name if relative) without blocking:
- * absent, or a regular file?  For the files libdw opens itself. */
-static int safe_to_open(const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	if (name[0] != '/' && snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
-		return 0;
-	return stat(name[0] == '/' ? name : path, &st) != 0 || S_ISREG(st.st_mode);
-}
-
-/* The directory of the file the module's DWARF was read from, as libdw
- * sees it (the real path, from the open file): where it looks for the
- * files it opens itself.  malloc'd; NULL if unknown. */
-static char *dwarf_dir(Dwfl_Module *mod)
-{
-	const char *main_file = NULL, *debug_file = NULL;
-	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &main_file, &debug_file);
-	char *real = debug_file || main_file ? realpath(debug_file ? debug_file : main_file, NULL)
-					     : NULL;
-	char *slash = real ? strrchr(real, '/') : NULL;
-	if (slash != NULL)
-		slash[slash == real] = '\0';
-	return real;
-}
-
-/* libdw itself looks for the dwz file when a DIE refers to it and libdwfl
- * did not find it: the build-id path, then the .gnu_debugaltlink name
- * relative to dir, with a plain open(2) (Note [Debug files]).  Is that
- * name safe to open? */
-static int altlink_safe(Dwarf *dw, const char *dir)
-{
-	const char *name;
-	const void *id;
-	if (dwelf_dwarf_gnu_debugaltlink(dw, &name, &id) <= 0)
-		return 1;
-	return dir != NULL && safe_to_open(dir, name);
-}
-
-/* libdw reads a split unit (-gsplit-dwarf) from the .dwo file its
- * skeleton names, DW_AT_dwo_name, in dir and then in the compile
- * directory, with a plain open(2).  Are both safe to open? */
-static int dwo_safe(Dwarf_Die *skeleton, const char *dir)
-{
-	Dwarf_Attribute attr;
-	const char *name = dwarf_formstring(dwarf_attr(skeleton, DW_AT_dwo_name, &attr));
-	if (name == NULL)
-		name = dwarf_formstring(dwarf_attr(skeleton, DW_AT_GNU_dwo_name, &attr));
-	const char *comp = dwarf_formstring(dwarf_attr(skeleton, DW_AT_comp_dir, &attr));
-	char in_dir[PATH_MAX];
-	if (name == NULL)
-		return 1;
-	if (dir == NULL || !safe_to_open(dir, name))
-		return 0;
-	if (comp == NULL)
-		return 1;
-	if (comp[0] == '/')
-		return safe_to_open(comp, name);
-	int len = snprintf(in_dir, sizeof in_dir, "%s/%s", dir, comp);
-	return len >= 0 && len < (int)sizeof in_dir && safe_to_open(in_dir, name);
-}
-
-/* Does the module's build-id equal want (lowercase hex)? */
-static int same_build(Dwfl_Module *mod, const char *want)
-{
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	int n = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (n <= 0 || strlen(want) != (size_t)n * 2)
-		return 0;
-	for (int i = 0; i < n; i++) {
-		char hex[3];
-		snprintf(hex, sizeof hex, "%02x", bits[i]);
-		if (want[2 * i] != hex[0] || want[2 * i + 1] != hex[1])
-			return 0;
-	}
-	return 1;
-}
-
-/* A module file open for DWARF lookups at its link-time addresses. */
-struct dwarf_module {
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	Dwarf_Addr bias; /* of its ELF file */
-	Dwarf *dw;
-	Dwarf_Addr dw_bias; /* of the file of its DWARF */
-	char *dir;          /* dwarf_dir */
-};
-
-static void close_module(struct dwarf_module *m)
-{
-	dwfl_end(m->dwfl);
-	free(m->dir);
-}
-
-/* Open the module file at path if it is the build whose id is build_id
- * and has DWARF that libdw can read without blocking. */
-static int open_module(const char *path, const char *build_id, struct dwarf_module *m)
-{
-	*m = (struct dwarf_module){0};
-	if (!path[0] || !build_id[0])
-		return 0;
-	int fd = open_regular(path);
-	if (fd < 0)
-		return 0;
-	m->dwfl = dwfl_begin(&offline_callbacks);
-	if (m->dwfl == NULL) {
-		close(fd);
-		return 0;
-	}
-	/* Placed at its p_vaddr: module addresses are ELF addresses.  On
-	 * success libdwfl owns fd. */
-	m->mod = dwfl_report_elf(m->dwfl, path, path, fd, 0, true);
-	if (m->mod == NULL)
-		close(fd);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (m->mod != NULL && dwfl_module_getelf(m->mod, &m->bias) != NULL &&
-	    same_build(m->mod, build_id))
-		m->dw = dwfl_module_getdwarf(m->mod, &m->dw_bias);
-	if (m->dw != NULL)
-		m->dir = dwarf_dir(m->mod);
-	if (m->dw == NULL || !altlink_safe(m->dw, m->dir)) {
-		close_module(m);
-		return 0;
-	}
-	return 1;
 }
 
 /* file, or comp_dir/file when file is relative, in the profile's arena. */
@@ -458,7 +233,7 @@ static void walk(struct wants *w, Dwarf_Die *parent, Dwarf_Die *unit, unsigned d
 
 /* Find the subprogram and unit of each of w (Note [One walk per unit]);
  * a skeleton unit's functions are in its split unit, if libdw can open
- * its .dwo file (dwo_safe). */
+ * its .dwo file (dwarfmod_dwo_safe in dwarfmod.c). */
 static void scan_units(struct dwarf_module *m, struct wants *w)
 {
 	Dwarf_CU *cu = NULL;
@@ -475,7 +250,7 @@ static void scan_units(struct dwarf_module *m, struct wants *w)
 			continue;
 		}
 		/* Not found, libdw zeroes split. */
-		if (dwo_safe(&unit, m->dir) &&
+		if (dwarfmod_dwo_safe(&unit, m->dir) &&
 		    dwarf_cu_info(cu, NULL, NULL, NULL, &split, NULL, NULL, NULL) == 0 &&
 		    split.addr != NULL)
 			walk(w, &split, &unit, 0);
@@ -519,7 +294,7 @@ static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_
 	const struct ccp_module *pm = &p->modules[mi];
 	struct dwarf_module m;
 	unsigned filled = 0;
-	if (!open_module(pm->path ? pm->path : "", pm->build_id ? pm->build_id : "", &m))
+	if (!dwarfmod_open(pm->path ? pm->path : "", pm->build_id ? pm->build_id : "", &m))
 		return 0;
 	struct wants w = {xcalloc(n, sizeof *w.v), n, xnmalloc((size_t)n + 1, sizeof *w.next)};
 	for (uint32_t i = 0; i < n; i++) {
@@ -542,7 +317,7 @@ static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_
 	}
 	free(w.next);
 	free(w.v);
-	close_module(&m);
+	dwarfmod_close(&m);
 	return filled;
 }
 
