@@ -442,6 +442,46 @@ def record_keeps_sources():
           "record: and after the binary is gone")
 
 
+def record_rewrite_alters_nothing_else():
+    """record's rewrite (Note [Lines at record time]) adds file and line,
+    nothing else: info --json and report --json are as for the file the
+    runtime wrote (threads, STATS, options, hostname, times), for a run
+    with several threads and for one written by the crash handler, and the
+    file keeps the runtime's mode whatever the umask.  The runtime's file
+    is put in place by `cp` under record (cp records no call, so record
+    takes the file it finds as the run's profile and rewrites it)."""
+    threads = build("src_rewrite_threads", "tests/progs/threads.c")
+    crash = build("src_rewrite_crash", "tests/progs/signals.c")
+    runs = [("threads", threads, [], 0), ("crash", crash, ["segv"], -11)]
+    for what, exe, args, status in runs:
+        raw = os.path.join(OUT, "src_rewrite_%s.raw.ccprof" % what)
+        r = run([exe] + args, env=dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                                        CCPROF_OPTIONS="output=" + raw))
+        check(r.returncode == status and os.path.exists(raw),
+              "rewrite, %s: the runtime wrote the profile (status %d)" % (what, r.returncode))
+        os.chmod(raw, 0o644)
+        out = os.path.join(OUT, "src_rewrite_%s.ccprof" % what)
+        if os.path.exists(out):
+            os.unlink(out)
+        r = subprocess.run([CCPROF, "record", "-o", out, "--", "cp", raw, out],
+                           capture_output=True, text=True, preexec_fn=lambda: os.umask(0o002))
+        check(r.returncode == 0 and "profile written to" in r.stderr,
+              "rewrite, %s: record took the copy as its run's profile (%s)"
+              % (what, r.stderr.strip()[-200:]))
+        mode = os.stat(out).st_mode & 0o777
+        check(mode == 0o644, "rewrite, %s: the profile keeps mode 0644 under umask 002 (%o)"
+              % (what, mode))
+        infos = [json.loads(run([CCPROF, "info", "--json", f]).stdout) for f in (raw, out)]
+        for i in infos:
+            del i["file"], i["file_size"]
+        check(infos[0] == infos[1], "rewrite, %s: info --json is the same but for the file name"
+              % what)
+        check(report(raw) == report(out), "rewrite, %s: report --json is the same" % what)
+    os.unlink(threads)
+    rep = report(os.path.join(OUT, "src_rewrite_threads.ccprof"))
+    defined_where_said(rep, {src("threads.c")}, "rewrite: the lines are in the file")
+
+
 def main():
     version = run([CCPROF, "--version"]).stdout
     if "source lines: libdw " not in version:
@@ -464,6 +504,7 @@ def main():
     no_network()
     merged_profiles_keep_sources()
     record_keeps_sources()
+    record_rewrite_alters_nothing_else()
     finish()
 
 

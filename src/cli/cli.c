@@ -118,20 +118,24 @@ int cli_finish_output(int status)
 	return status;
 }
 
-int cli_write_profile(const struct ccp_profile *p, const char *path)
+/* Into a target that is not a regular file (/dev/null, a FIFO), as is. */
+static int write_in_place(const struct ccp_profile *p, const char *path)
 {
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		int rc = ccp_format_write_fd(p, fd);
-		int e = errno;
-		if (close(fd) != 0 && rc == 0)
-			return -1;
-		errno = e;
-		return rc;
-	}
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = ccp_format_write_fd(p, fd);
+	int e = errno;
+	if (close(fd) != 0 && rc == 0)
+		return -1;
+	errno = e;
+	return rc;
+}
+
+/* A temporary file in path's directory, with the given mode (mkstemp
+ * makes it 0600), renamed over path when complete. */
+static int replace_file(const struct ccp_profile *p, const char *path, mode_t mode)
+{
 	size_t len = strlen(path);
 	char *tmp = xmalloc(len + 16);
 	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
@@ -140,9 +144,7 @@ int cli_write_profile(const struct ccp_profile *p, const char *path)
 		free(tmp);
 		return -1;
 	}
-	mode_t mask = umask(0); /* mkstemp made it 0600: give it a new file's mode */
-	umask(mask);
-	int rc = fchmod(fd, 0666 & ~mask) == 0 ? ccp_format_write_fd(p, fd) : -1;
+	int rc = fchmod(fd, mode) == 0 ? ccp_format_write_fd(p, fd) : -1;
 	if (close(fd) != 0)
 		rc = -1;
 	if (rc == 0 && rename(tmp, path) != 0)
@@ -153,4 +155,17 @@ int cli_write_profile(const struct ccp_profile *p, const char *path)
 	free(tmp);
 	errno = e;
 	return rc;
+}
+
+int cli_write_profile(const struct ccp_profile *p, const char *path)
+{
+	struct stat st;
+	int exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
+		return write_in_place(p, path);
+	/* A file replaced keeps its mode (record's rewrite leaves the
+	 * runtime's 0644 as it was); a new one gets a new file's. */
+	mode_t mask = umask(0);
+	umask(mask);
+	return replace_file(p, path, exists ? st.st_mode & 0777 : 0666 & ~mask);
 }
