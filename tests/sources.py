@@ -482,6 +482,42 @@ def record_rewrite_alters_nothing_else():
     defined_where_said(rep, {src("threads.c")}, "rewrite: the lines are in the file")
 
 
+def record_keeps_sources_of_every_process():
+    """The run's other profiles get the lines too: a forked child's
+    OUTPUT.<pid> (or its own pid in place of %p) and the image before an
+    exec's OUTPUT.pre-exec.N (docs/options.md), so that they also survive
+    the binary; a profile of an earlier run beside them is left alone."""
+    runs = (("forker", "forker.c", "src_forker.ccprof", r"^src_forker\.ccprof\.\d+$",
+             "src_forker.ccprof.1"),
+            ("forker, %p", "forker.c", "src_forker.%p.ccprof", r"^src_forker\.\d+\.ccprof$",
+             "src_forker.1.ccprof"),
+            ("reexec", "reexec.c", "src_reexec.ccprof", r"^src_reexec\.ccprof\.pre-exec\.\d$",
+             "src_reexec.ccprof.pre-exec.9"))
+    for what, prog, name, pattern, earlier_name in runs:
+        exe = build("src_" + prog[:-2], "tests/progs/" + prog)
+        d = os.path.join(OUT, "src_processes")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        earlier = os.path.join(d, earlier_name)
+        shutil.copy(preloaded(exe, [], "src_processes_earlier"), earlier)
+        old = open(earlier, "rb").read()
+        r, _ = record(exe, profile=os.path.join(d, name))
+        written = re.search(r"profile written to (\S+)", r.stderr)
+        main_prof = written.group(1) if written else ""
+        others = [os.path.join(d, f) for f in os.listdir(d) if re.match(pattern, f)]
+        others = [f for f in others if f not in (earlier, main_prof)]
+        if not check(r.returncode == 0 and main_prof and len(others) == 1,
+                     "record, %s: one more profile beside %s (%s)"
+                     % (what, name, sorted(os.listdir(d)))):
+            continue
+        os.unlink(exe)
+        for f in (main_prof, others[0]):
+            defined_where_said(report(f), {src(prog)}, "record, %s: %s has its lines with the "
+                               "binary gone" % (what, os.path.basename(f)))
+        check(open(earlier, "rb").read() == old,
+              "record, %s: an earlier run's profile of that name is not rewritten" % what)
+
+
 def main():
     version = run([CCPROF, "--version"]).stdout
     if "source lines: libdw " not in version:
@@ -505,6 +541,7 @@ def main():
     merged_profiles_keep_sources()
     record_keeps_sources()
     record_rewrite_alters_nothing_else()
+    record_keeps_sources_of_every_process()
     finish()
 
 
