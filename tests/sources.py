@@ -480,6 +480,32 @@ def record_rewrite_alters_nothing_else():
     os.unlink(threads)
     rep = report(os.path.join(OUT, "src_rewrite_threads.ccprof"))
     defined_where_said(rep, {src("threads.c")}, "rewrite: the lines are in the file")
+    rewrite_keeps_owner(raw)
+
+
+def rewrite_keeps_owner(raw):
+    """A program run by root that writes its profile as another user (a
+    server that drops its privileges): record's rewrite leaves the file
+    that user's.  Only as root, with runuser."""
+    if os.geteuid() != 0 or not shutil.which("runuser"):
+        print("# SKIP not root (or no runuser): the owner of a rewritten profile")
+        return
+    d = os.path.join(OUT, "src_owner")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    os.chmod(d, 0o777)
+    mine = os.path.join(d, "raw.ccprof")
+    shutil.copy(raw, mine)
+    os.chmod(mine, 0o644)
+    if run(["runuser", "-u", "nobody", "--", "test", "-r", mine]).returncode != 0:
+        print("# SKIP nobody cannot reach %s: the owner of a rewritten profile" % d)
+        return
+    out = os.path.join(d, "owned.ccprof")
+    r = run([CCPROF, "record", "-o", out, "--", "runuser", "-u", "nobody", "--", "cp", mine, out])
+    st = os.stat(out) if os.path.exists(out) else None
+    check(r.returncode == 0 and st and st.st_uid != 0 and "profile written to" in r.stderr,
+          "rewrite: a profile written as nobody under root's record keeps its owner (uid %s, %s)"
+          % (st and st.st_uid, r.stderr.strip()[-200:]))
 
 
 def record_keeps_sources_of_every_process():

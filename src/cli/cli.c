@@ -132,9 +132,26 @@ static int write_in_place(const struct ccp_profile *p, const char *path)
 	return rc;
 }
 
-/* A temporary file in path's directory, with the given mode (mkstemp
- * makes it 0600), renamed over path when complete. */
-static int replace_file(const struct ccp_profile *p, const char *path, mode_t mode)
+/* Give the temporary file fd the permissions and owner of the file it
+ * replaces, old (record's rewrite of a profile that a program run by
+ * root wrote as the user it changed to stays that user's), or a new
+ * file's mode (mkstemp makes it 0600). */
+static int take_over(int fd, const struct stat *old)
+{
+	if (old == NULL) {
+		mode_t mask = umask(0);
+		umask(mask);
+		return fchmod(fd, 0666 & ~mask);
+	}
+	if (fchown(fd, old->st_uid, old->st_gid) != 0 && fchown(fd, (uid_t)-1, old->st_gid) != 0) {
+		/* Not ours to give: the file stays ours, as any file we write. */
+	}
+	return fchmod(fd, old->st_mode & 0777);
+}
+
+/* A temporary file in path's directory, renamed over path when complete;
+ * old is the file it replaces, or NULL. */
+static int replace_file(const struct ccp_profile *p, const char *path, const struct stat *old)
 {
 	size_t len = strlen(path);
 	char *tmp = xmalloc(len + 16);
@@ -144,7 +161,7 @@ static int replace_file(const struct ccp_profile *p, const char *path, mode_t mo
 		free(tmp);
 		return -1;
 	}
-	int rc = fchmod(fd, mode) == 0 ? ccp_format_write_fd(p, fd) : -1;
+	int rc = take_over(fd, old) == 0 ? ccp_format_write_fd(p, fd) : -1;
 	if (close(fd) != 0)
 		rc = -1;
 	if (rc == 0 && rename(tmp, path) != 0)
@@ -163,9 +180,5 @@ int cli_write_profile(const struct ccp_profile *p, const char *path)
 	int exists = stat(path, &st) == 0;
 	if (exists && !S_ISREG(st.st_mode))
 		return write_in_place(p, path);
-	/* A file replaced keeps its mode (record's rewrite leaves the
-	 * runtime's 0644 as it was); a new one gets a new file's. */
-	mode_t mask = umask(0);
-	umask(mask);
-	return replace_file(p, path, exists ? st.st_mode & 0777 : 0666 & ~mask);
+	return replace_file(p, path, exists ? &st : NULL);
 }
