@@ -553,7 +553,7 @@ static char **other_profiles(const char *out, const char *written)
 		size_t len = strlen(dir) + strlen(e->d_name) + 2;
 		char *path = xmalloc(len);
 		struct stat st;
-		snprintf(path, len, "%s/%s", dir, e->d_name);
+		snprintf(path, len, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
 		if (strcmp(path, written) != 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 			found = xrealloc(found, n + 2, sizeof *found);
 			found[n++] = path;
