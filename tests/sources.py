@@ -92,6 +92,10 @@ def c_programs():
     info = run([CCPROF, "info", prof]).stdout
     check(re.search(r"^source lines\s+5 of 5 functions$", info, re.M),
           "info: 'source lines 5 of 5 functions' for spivey's P, Q, R, S, main")
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+    check(info.get("source_lines") == 5 and info.get("instrumented_functions") == 5,
+          "info --json: the same 5 of 5, source_lines and instrumented_functions (%s, %s)"
+          % (info.get("source_lines"), info.get("instrumented_functions")))
     # The text report's SRC column: base name and line.
     text = run([CCPROF, "report", prof]).stdout
     check(re.search(r"^COST CENTRE .*inherited\(s\)  SRC$", text, re.M) and
