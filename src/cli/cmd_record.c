@@ -468,12 +468,12 @@ static void say_why_none(const char *command)
  * to the profile now, and it keeps them; and to the other profiles the
  * run wrote beside it (Note [The run's other profiles]).  A file is
  * replaced as merge writes one (atomically, in its real directory, not
- * over a symlink, keeping its permissions), and only if it is still the
- * file that was read: a process of the run that is still going (a daemon
- * it started) may write a profile of that name meanwhile, which must not
- * be replaced by the older one.  A profile it cannot read or rewrite is
- * left as the runtime wrote it, and so is one that started before the
- * run (since_ns).
+ * over a symlink, keeping its permissions and owner), and only if it is
+ * still the file that was read: a process of the run that is still going
+ * (a daemon it started) may write a profile of that name meanwhile,
+ * which must not be replaced by the older one.  A profile it cannot read
+ * or rewrite is left as the runtime wrote it, and so is one that started
+ * before the run (since_ns).
  */
 static void add_sources(const char *path, uint64_t since_ns)
 {
