@@ -7,6 +7,7 @@ import re
 import shutil
 import socket
 import subprocess
+import zlib
 
 from ccp import CC, CCPROF, LIB, OUT, TOP, build, check, finish, record, report, run
 
@@ -472,6 +473,8 @@ def record_rewrite_alters_nothing_else():
         check(r.returncode == 0 and "profile written to" in r.stderr,
               "rewrite, %s: record took the copy as its run's profile (%s)"
               % (what, r.stderr.strip()[-200:]))
+        check(open(out, "rb").read() != open(raw, "rb").read(),
+              "rewrite, %s: record rewrote the profile with its lines" % what)
         mode = os.stat(out).st_mode & 0o777
         check(mode == 0o644, "rewrite, %s: the profile keeps mode 0644 under umask 002 (%o)"
               % (what, mode))
@@ -485,6 +488,28 @@ def record_rewrite_alters_nothing_else():
     rep = report(os.path.join(OUT, "src_rewrite_threads.ccprof"))
     defined_where_said(rep, {src("threads.c")}, "rewrite: the lines are in the file")
     rewrite_keeps_owner(raw)
+
+
+def rewrite_keeps_what_it_cannot_read():
+    """A profile with a section this ccprof does not know (a newer
+    runtime's, CCPROF_LIBRARY; docs/format.md: readers skip it) is not
+    rewritten: the rewrite would drop the section."""
+    exe = build("src_newer", "tests/progs/spivey.c")
+    raw = preloaded(exe, ["3"], "src_newer.raw")
+    data = open(raw, "rb").read()
+    unknown = b"\x07\x05newer"
+    body = data[:-6] + unknown  # before END: 00 04 and the CRC
+    newer = os.path.join(OUT, "src_newer.runtime.ccprof")
+    with open(newer, "wb") as f:
+        f.write(body + b"\x00\x04" + zlib.crc32(body).to_bytes(4, "little"))
+    check(run([CCPROF, "info", newer]).returncode == 0,
+          "newer runtime: ccprof reads a profile with an unknown section")
+    out = os.path.join(OUT, "src_newer.ccprof")
+    if os.path.exists(out):
+        os.unlink(out)
+    r = run([CCPROF, "record", "-o", out, "--", "cp", newer, out])
+    check(r.returncode == 0 and unknown in open(out, "rb").read(),
+          "newer runtime: record leaves a profile with an unknown section as it is")
 
 
 def rewrite_keeps_owner(raw):
@@ -571,6 +596,7 @@ def main():
     merged_profiles_keep_sources()
     record_keeps_sources()
     record_rewrite_alters_nothing_else()
+    rewrite_keeps_what_it_cannot_read()
     record_keeps_sources_of_every_process()
     finish()
 

@@ -473,18 +473,36 @@ static void say_why_none(const char *command)
  * (a daemon it started) may write a profile of that name meanwhile,
  * which must not be replaced by the older one.  A profile it cannot read
  * or rewrite is left as the runtime wrote it, and so is one that started
- * before the run (since_ns).
+ * before the run (since_ns), and one that holds more than this ccprof
+ * reads (whole_file).
  */
+
+/* Whether p, as read from a file of size bytes, is the whole of it.  The
+ * encoding is canonical (docs/format.md), so a profile the runtime wrote
+ * encodes to as many bytes again, unless it holds what this ccprof skips
+ * when it reads (sections or STATS keys of a newer runtime, preloaded
+ * with CCPROF_LIBRARY), which a rewrite would drop. */
+static int whole_file(const struct ccp_profile *p, size_t size)
+{
+	unsigned char *buf;
+	size_t len;
+	if (ccp_format_encode(p, &buf, &len) != 0)
+		return 0;
+	free(buf);
+	return len == size;
+}
+
 static void add_sources(const char *path, uint64_t since_ns)
 {
 	struct ccp_profile p;
 	struct stat was, now;
+	size_t size;
 	char err[256];
 	char *real = realpath(path, NULL);
 	if (real != NULL && stat(real, &was) == 0 &&
-	    ccp_format_read_file(real, &p, err, sizeof err) == 0) {
-		if (p.start_ns >= since_ns && sources_resolve(&p) > 0 && stat(real, &now) == 0 &&
-		    same_file(&was, &now) && cli_write_profile(&p, real) != 0)
+	    ccp_format_read_file_sized(real, &p, &size, err, sizeof err) == 0) {
+		if (p.start_ns >= since_ns && whole_file(&p, size) && sources_resolve(&p) > 0 &&
+		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
 			fprintf(stderr, "ccprof: %s: cannot add source lines: %s\n", path,
 				strerror(errno));
 		ccp_profile_free(&p);
