@@ -7,6 +7,7 @@ import re
 import shutil
 import socket
 import subprocess
+import zlib
 
 from ccp import CC, CCPROF, LIB, OUT, TOP, build, check, finish, record, report, run
 
@@ -92,6 +93,10 @@ def c_programs():
     info = run([CCPROF, "info", prof]).stdout
     check(re.search(r"^source lines\s+5 of 5 functions$", info, re.M),
           "info: 'source lines 5 of 5 functions' for spivey's P, Q, R, S, main")
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+    check(info.get("source_lines") == 5 and info.get("instrumented_functions") == 5,
+          "info --json: the same 5 of 5, source_lines and instrumented_functions (%s, %s)"
+          % (info.get("source_lines"), info.get("instrumented_functions")))
     # The text report's SRC column: base name and line.
     text = run([CCPROF, "report", prof]).stdout
     check(re.search(r"^COST CENTRE .*inherited\(s\)  SRC$", text, re.M) and
@@ -442,6 +447,132 @@ def record_keeps_sources():
           "record: and after the binary is gone")
 
 
+def record_rewrite_alters_nothing_else():
+    """record's rewrite (Note [Lines at record time]) adds file and line,
+    nothing else: info --json and report --json are as for the file the
+    runtime wrote (threads, STATS, options, hostname, times), for a run
+    with several threads and for one written by the crash handler, and the
+    file keeps the runtime's mode whatever the umask.  The runtime's file
+    is put in place by `cp` under record (cp records no call, so record
+    takes the file it finds as the run's profile and rewrites it)."""
+    threads = build("src_rewrite_threads", "tests/progs/threads.c")
+    crash = build("src_rewrite_crash", "tests/progs/signals.c")
+    runs = [("threads", threads, [], 0), ("crash", crash, ["segv"], -11)]
+    for what, exe, args, status in runs:
+        raw = os.path.join(OUT, "src_rewrite_%s.raw.ccprof" % what)
+        r = run([exe] + args, env=dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                                        CCPROF_OPTIONS="output=" + raw))
+        check(r.returncode == status and os.path.exists(raw),
+              "rewrite, %s: the runtime wrote the profile (status %d)" % (what, r.returncode))
+        os.chmod(raw, 0o644)
+        out = os.path.join(OUT, "src_rewrite_%s.ccprof" % what)
+        if os.path.exists(out):
+            os.unlink(out)
+        r = subprocess.run([CCPROF, "record", "-o", out, "--", "cp", raw, out],
+                           capture_output=True, text=True, preexec_fn=lambda: os.umask(0o002))
+        check(r.returncode == 0 and "profile written to" in r.stderr,
+              "rewrite, %s: record took the copy as its run's profile (%s)"
+              % (what, r.stderr.strip()[-200:]))
+        check(open(out, "rb").read() != open(raw, "rb").read(),
+              "rewrite, %s: record rewrote the profile with its lines" % what)
+        mode = os.stat(out).st_mode & 0o777
+        check(mode == 0o644, "rewrite, %s: the profile keeps mode 0644 under umask 002 (%o)"
+              % (what, mode))
+        infos = [json.loads(run([CCPROF, "info", "--json", f]).stdout) for f in (raw, out)]
+        for i in infos:
+            del i["file"], i["file_size"]
+        check(infos[0] == infos[1], "rewrite, %s: info --json is the same but for the file name"
+              % what)
+        check(report(raw) == report(out), "rewrite, %s: report --json is the same" % what)
+    os.unlink(threads)
+    rep = report(os.path.join(OUT, "src_rewrite_threads.ccprof"))
+    defined_where_said(rep, {src("threads.c")}, "rewrite: the lines are in the file")
+    rewrite_keeps_owner(raw)
+
+
+def rewrite_keeps_what_it_cannot_read():
+    """A profile with a section this ccprof does not know (a newer
+    runtime's, CCPROF_LIBRARY; docs/format.md: readers skip it) is not
+    rewritten: the rewrite would drop the section."""
+    exe = build("src_newer", "tests/progs/spivey.c")
+    raw = preloaded(exe, ["3"], "src_newer.raw")
+    data = open(raw, "rb").read()
+    unknown = b"\x07\x05newer"
+    body = data[:-6] + unknown  # before END: 00 04 and the CRC
+    newer = os.path.join(OUT, "src_newer.runtime.ccprof")
+    with open(newer, "wb") as f:
+        f.write(body + b"\x00\x04" + zlib.crc32(body).to_bytes(4, "little"))
+    check(run([CCPROF, "info", newer]).returncode == 0,
+          "newer runtime: ccprof reads a profile with an unknown section")
+    out = os.path.join(OUT, "src_newer.ccprof")
+    if os.path.exists(out):
+        os.unlink(out)
+    r = run([CCPROF, "record", "-o", out, "--", "cp", newer, out])
+    check(r.returncode == 0 and unknown in open(out, "rb").read(),
+          "newer runtime: record leaves a profile with an unknown section as it is")
+
+
+def rewrite_keeps_owner(raw):
+    """A program run by root that writes its profile as another user (a
+    server that drops its privileges): record's rewrite leaves the file
+    that user's.  Only as root, with runuser."""
+    if os.geteuid() != 0 or not shutil.which("runuser"):
+        print("# SKIP not root (or no runuser): the owner of a rewritten profile")
+        return
+    d = os.path.join(OUT, "src_owner")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    os.chmod(d, 0o777)
+    mine = os.path.join(d, "raw.ccprof")
+    shutil.copy(raw, mine)
+    os.chmod(mine, 0o644)
+    if run(["runuser", "-u", "nobody", "--", "test", "-r", mine]).returncode != 0:
+        print("# SKIP nobody cannot reach %s: the owner of a rewritten profile" % d)
+        return
+    out = os.path.join(d, "owned.ccprof")
+    r = run([CCPROF, "record", "-o", out, "--", "runuser", "-u", "nobody", "--", "cp", mine, out])
+    st = os.stat(out) if os.path.exists(out) else None
+    check(r.returncode == 0 and st and st.st_uid != 0 and "profile written to" in r.stderr,
+          "rewrite: a profile written as nobody under root's record keeps its owner (uid %s, %s)"
+          % (st and st.st_uid, r.stderr.strip()[-200:]))
+
+
+def record_keeps_sources_of_every_process():
+    """The run's other profiles get the lines too: a forked child's
+    OUTPUT.<pid> (or its own pid in place of %p) and the image before an
+    exec's OUTPUT.pre-exec.N (docs/options.md), so that they also survive
+    the binary; a profile of an earlier run beside them is left alone."""
+    runs = (("forker", "forker.c", "src_forker.ccprof", r"^src_forker\.ccprof\.\d+$",
+             "src_forker.ccprof.1"),
+            ("forker, %p", "forker.c", "src_forker.%p.ccprof", r"^src_forker\.\d+\.ccprof$",
+             "src_forker.1.ccprof"),
+            ("reexec", "reexec.c", "src_reexec.ccprof", r"^src_reexec\.ccprof\.pre-exec\.\d$",
+             "src_reexec.ccprof.pre-exec.9"))
+    for what, prog, name, pattern, earlier_name in runs:
+        exe = build("src_" + prog[:-2], "tests/progs/" + prog)
+        d = os.path.join(OUT, "src_processes")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        earlier = os.path.join(d, earlier_name)
+        shutil.copy(preloaded(exe, [], "src_processes_earlier"), earlier)
+        old = open(earlier, "rb").read()
+        r, _ = record(exe, profile=os.path.join(d, name))
+        written = re.search(r"profile written to (\S+)", r.stderr)
+        main_prof = written.group(1) if written else ""
+        others = [os.path.join(d, f) for f in os.listdir(d) if re.match(pattern, f)]
+        others = [f for f in others if f not in (earlier, main_prof)]
+        if not check(r.returncode == 0 and main_prof and len(others) == 1,
+                     "record, %s: one more profile beside %s (%s)"
+                     % (what, name, sorted(os.listdir(d)))):
+            continue
+        os.unlink(exe)
+        for f in (main_prof, others[0]):
+            defined_where_said(report(f), {src(prog)}, "record, %s: %s has its lines with the "
+                               "binary gone" % (what, os.path.basename(f)))
+        check(open(earlier, "rb").read() == old,
+              "record, %s: an earlier run's profile of that name is not rewritten" % what)
+
+
 def main():
     version = run([CCPROF, "--version"]).stdout
     if "source lines: libdw " not in version:
@@ -464,6 +595,9 @@ def main():
     no_network()
     merged_profiles_keep_sources()
     record_keeps_sources()
+    record_rewrite_alters_nothing_else()
+    rewrite_keeps_what_it_cannot_read()
+    record_keeps_sources_of_every_process()
     finish()
 
 

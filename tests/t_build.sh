@@ -17,6 +17,18 @@ for cc in gcc clang; do
 	fi
 	n=$(grep -c 'warning:' "$log")
 	check_eq "make CC=$cc: no warnings under -Wall -Wextra" "$n" 0
+	# Without libdw (make LIBDW=no), sources.c and dwarfmod.c take their
+	# other branch: the tool still builds cleanly and says it reads no lines.
+	nodw="$OUT/build-$cc-nolibdw"
+	log="$OUT/build-$cc-nolibdw.log"
+	if make -B CC=$cc LIBDW=no BUILD="$nodw" "$nodw/bin/ccprof" > "$log" 2>&1; then
+		ok "make CC=$cc LIBDW=no builds the tool"
+	else
+		notok "make CC=$cc LIBDW=no builds the tool (see $log)"
+	fi
+	check_eq "make CC=$cc LIBDW=no: no warnings" "$(grep -c 'warning:' "$log")" 0
+	check_eq "make CC=$cc LIBDW=no: --version says no source lines" \
+		"$("$nodw/bin/ccprof" --version 2>&1 | sed -n 2p)" "source lines: none (built without libdw)"
 done
 
 prefix="$OUT/prefix"

@@ -45,10 +45,18 @@ out_has "--help lists report" "report"
 out_has "--help lists record" "record"
 no_stderr "--help"
 run 0 "--version" "$CCPROF" --version
-case $(cat "$D/out") in
-"ccprof "[0-9]*.[0-9]*) ok "--version prints 'ccprof VERSION'" ;;
-*) notok "--version prints 'ccprof VERSION' (got '$(cat "$D/out")')" ;;
+# The first line alone is what scripts take (bench/bench.py's first_line);
+# the second says whether source lines are read (tests/sources.py).
+case $(head -n 1 "$D/out") in
+"ccprof "[0-9]*.[0-9]*.[0-9]*) ok "--version: first line 'ccprof VERSION'" ;;
+*) notok "--version: first line 'ccprof VERSION' (got '$(head -n 1 "$D/out")')" ;;
 esac
+case $(sed -n 2p "$D/out") in
+"source lines: libdw "[0-9]*.[0-9]* | "source lines: none (built without libdw)") \
+	ok "--version: second line says what reads source lines" ;;
+*) notok "--version: second line says what reads source lines (got '$(sed -n 2p "$D/out")')" ;;
+esac
+check_eq "--version: two lines" "$(wc -l < "$D/out" | tr -d ' ')" 2
 for cmd in report info record; do
 	run 0 "$cmd --help" "$CCPROF" $cmd --help
 	out_has "$cmd --help shows usage" "usage: ccprof $cmd"

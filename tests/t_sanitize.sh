@@ -38,3 +38,24 @@ for f in "$OUT/text.ccprof.bad" "$OUT/trunc.ccprof.bad" "$OUT/missing.ccprof"; d
 		notok "sanitizers: bad input $(basename "$f"): exit $st, $lines lines"
 	fi
 done
+# Source lines (model/sources.c) as record, merge and convert use them:
+# record rewrites the profiles of a run that forks and execs itself.
+san_dir="$OUT/san_sources"
+rm -rf "$san_dir" && mkdir -p "$san_dir"
+build_prog san_forker "$PROGS/forker.c"
+build_prog san_reexec "$PROGS/reexec.c"
+bad=0
+for step in "record -o $san_dir/f.ccprof -- $OUT/san_forker" \
+	"record -o $san_dir/r.%p.ccprof -- $OUT/san_reexec" \
+	"merge -o $san_dir/m.ccprof $san_dir/f.ccprof $san_dir/f.ccprof" \
+	"convert --to callgrind $san_dir/m.ccprof" "convert --to pprof -o /dev/null $san_dir/m.ccprof" \
+	"convert --to ghc-json $san_dir/m.ccprof"; do
+	CCPROF_LIBRARY="$LIBDIR/libccprof.so" timeout 60 $tool $step > /dev/null 2> "$OUT/san.err"
+	if grep -q -E 'Sanitizer|runtime error' "$OUT/san.err"; then
+		notok "sanitizers: ccprof $step"
+		sed 's/^/# /' "$OUT/san.err" | head -20
+		bad=$((bad + 1))
+	fi
+done
+check_eq "sanitizers: record (a fork, an exec), merge, convert with source lines, no finding" \
+	"$bad" 0

@@ -388,6 +388,11 @@ def merge():
     check(ok and abs(m["total_time_s"] - sum(p["total_time_s"] for p in ps)) <= 3 * EPS,
           "merge: the report of the merged file is the sum of the parts")
     check(len(m["contexts"]) == len(ps[0]["contexts"]), "merge: contexts added by history")
+    os.chmod(out, 0o600)
+    r = run([CCPROF, "merge", "-o", out] + parts)
+    mode = os.stat(out).st_mode & 0o777
+    check(r.returncode == 0 and mode == 0o600,
+          "merge: a file merged over keeps its permissions (0600, got %o)" % mode)
     r, cyc = record(prog, ["18"], clock="cycles", profile=os.path.join(OUT, "views_cyc.ccprof"))
     r = run([CCPROF, "merge", "-o", os.path.join(OUT, "views_bad.ccprof"), parts[0], cyc])
     check(r.returncode == 1 and "clock is cycles" in r.stderr and

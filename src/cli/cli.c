@@ -118,20 +118,41 @@ int cli_finish_output(int status)
 	return status;
 }
 
-int cli_write_profile(const struct ccp_profile *p, const char *path)
+/* Into a target that is not a regular file (/dev/null, a FIFO), as is. */
+static int write_in_place(const struct ccp_profile *p, const char *path)
 {
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		int rc = ccp_format_write_fd(p, fd);
-		int e = errno;
-		if (close(fd) != 0 && rc == 0)
-			return -1;
-		errno = e;
-		return rc;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = ccp_format_write_fd(p, fd);
+	int e = errno;
+	if (close(fd) != 0 && rc == 0)
+		return -1;
+	errno = e;
+	return rc;
+}
+
+/* Give the temporary file fd the permissions and owner of the file it
+ * replaces, old (record's rewrite of a profile that a program run by
+ * root wrote as the user it changed to stays that user's), or a new
+ * file's mode (mkstemp makes it 0600). */
+static int take_over(int fd, const struct stat *old)
+{
+	if (old == NULL) {
+		mode_t mask = umask(0);
+		umask(mask);
+		return fchmod(fd, 0666 & ~mask);
 	}
+	if (fchown(fd, old->st_uid, old->st_gid) != 0 && fchown(fd, (uid_t)-1, old->st_gid) != 0) {
+		/* Not ours to give: the file stays ours, as any file we write. */
+	}
+	return fchmod(fd, old->st_mode & 0777);
+}
+
+/* A temporary file in path's directory, renamed over path when complete;
+ * old is the file it replaces, or NULL. */
+static int replace_file(const struct ccp_profile *p, const char *path, const struct stat *old)
+{
 	size_t len = strlen(path);
 	char *tmp = xmalloc(len + 16);
 	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
@@ -140,9 +161,7 @@ int cli_write_profile(const struct ccp_profile *p, const char *path)
 		free(tmp);
 		return -1;
 	}
-	mode_t mask = umask(0); /* mkstemp made it 0600: give it a new file's mode */
-	umask(mask);
-	int rc = fchmod(fd, 0666 & ~mask) == 0 ? ccp_format_write_fd(p, fd) : -1;
+	int rc = take_over(fd, old) == 0 ? ccp_format_write_fd(p, fd) : -1;
 	if (close(fd) != 0)
 		rc = -1;
 	if (rc == 0 && rename(tmp, path) != 0)
@@ -153,4 +172,13 @@ int cli_write_profile(const struct ccp_profile *p, const char *path)
 	free(tmp);
 	errno = e;
 	return rc;
+}
+
+int cli_write_profile(const struct ccp_profile *p, const char *path)
+{
+	struct stat st;
+	int exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
+		return write_in_place(p, path);
+	return replace_file(p, path, exists ? &st : NULL);
 }

@@ -68,7 +68,8 @@ void cli_unload(struct cli_profile *cp);
 
 /* Write p to path as the runtime writes a profile: to a temporary file in
  * path's directory, renamed over path when complete, so a reader never
- * sees half a file; a target that exists and is not a regular file
+ * sees half a file; a file replaced keeps its permissions (and its owner,
+ * where we may give it); a target that exists and is not a regular file
  * (/dev/null, a FIFO) is written directly.  0, or -1 with errno. */
 int cli_write_profile(const struct ccp_profile *p, const char *path);
 

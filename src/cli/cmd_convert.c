@@ -29,7 +29,9 @@ const struct cli_command cli_convert = {
 	.usage = "ccprof convert --to FORMAT [-o OUT] [--threads] [--inverted] "
 		 "[--node-threshold PCT] [VIEW OPTIONS] FILE",
 	.help = "Write the profile in FILE in another tool's format, to OUT or standard\n"
-		"output.  docs/exports.md describes each format and how to open it.\n\n"
+		"output, with each function's source file and line wherever the format has\n"
+		"a place for them (as in `ccprof report`).  docs/exports.md describes each\n"
+		"format and how to open it.\n\n"
 		"Formats:\n"
 		"  ghc-json    GHC's +RTS -pj JSON profile (speedscope, profiteur)\n"
 		"  callgrind   callgrind profile (callgrind_annotate, KCachegrind); name it\n"

@@ -18,8 +18,9 @@ const struct cli_command cli_info = {
 		"start, end, duration), the clock (ticks per second, sampling interval or\n"
 		"cycle frequency, samples, the runtime's overhead estimate per call), and\n"
 		"the profiler's own counters (calls, contexts, transitions, functions,\n"
-		"threads, deepest history, maximum stack depth, profiling memory, lost\n"
-		"calls and time), plus the file's size.\n\n"
+		"threads, modules, how many functions have source lines, deepest history,\n"
+		"maximum stack depth, profiling memory, lost calls and time), plus the\n"
+		"file's size.\n\n"
 		"Options:\n"
 		"  -j, --json  print the same as JSON\n"
 		"  -h, --help  show this help\n",

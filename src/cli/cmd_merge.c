@@ -27,7 +27,9 @@ const struct cli_command cli_merge = {
 		"manual regions by name; thread i of each file is added to thread i of OUT.\n"
 		"The files must have the same clock, sampling interval and clock rate (for\n"
 		"the cycles clock, rates within 0.5% are accepted and rescaled to the\n"
-		"first file's).  Other header fields come from the first file.\n\n"
+		"first file's).  Other header fields come from the first file.  The source\n"
+		"lines found in the inputs' binaries are written into OUT, which keeps them\n"
+		"when the binaries are gone.\n\n"
 		"Options:\n"
 		"  -o, --output OUT  the profile to write (required)\n"
 		"  -h, --help        show this help\n",

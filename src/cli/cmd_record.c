@@ -16,6 +16,7 @@
  * size.  Comparing before/after is immune to file system timestamp
  * granularity, which comparing against the start time is not.
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -47,7 +49,10 @@ const struct cli_command cli_record = {
 		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
 		"are appended to CCPROF_OPTIONS, so they override the user's.  The exit\n"
 		"status is PROGRAM's; if it was killed by a signal, ccprof ends by the\n"
-		"same signal.\n\n"
+		"same signal.  Right after the run, record adds each function's source\n"
+		"file and line (from the debug information, -g) to the profile, and to\n"
+		"those of forked children and of images before an exec, while the\n"
+		"binaries are the build that ran.\n\n"
 		"Options:\n"
 		"  -o, --output FILE  the profile (default: PROGRAM's base name + .ccprof,\n"
 		"                     in the current directory)\n"
@@ -221,9 +226,17 @@ static void set_options(const struct record_opts *o, const char *output)
 
 struct run_result {
 	pid_t pid;
+	uint64_t start_ns; /* CLOCK_REALTIME before the fork */
 	int exec_errno; /* exec failed with this, or 0 */
 	int status;     /* from waitpid */
 };
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /*
  * fork + execvp.  SIGINT and SIGQUIT are ignored here while the program
@@ -246,6 +259,7 @@ static int run_program(char **command, struct run_result *r)
 	sigaction(SIGQUIT, &ign, &old_quit);
 
 	fflush(NULL);
+	r->start_ns = realtime_ns();
 	pid_t pid = r->pid = fork();
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
@@ -294,6 +308,13 @@ static char *expand_pid(const char *path, pid_t pid)
 	return out;
 }
 
+/* The same file, unchanged (by size and mtime: not by reading it). */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 /* Note [Which profile]. */
 static int profile_written(const char *path, const struct stat *before, int existed)
 {
@@ -302,10 +323,7 @@ static int profile_written(const char *path, const struct stat *before, int exis
 		return 0; /* the runtime writes a regular file (or nothing) */
 	if (!existed || !S_ISREG(before->st_mode))
 		return 1;
-	return after.st_ino != before->st_ino || after.st_dev != before->st_dev ||
-	       after.st_size != before->st_size ||
-	       after.st_mtim.tv_sec != before->st_mtim.tv_sec ||
-	       after.st_mtim.tv_nsec != before->st_mtim.tv_nsec;
+	return !same_file(before, &after);
 }
 
 /* End the way the program ended: its exit code, or its signal. */
@@ -447,19 +465,44 @@ static void say_why_none(const char *command)
  * Note [Lines at record time]: right after the run the binaries are there
  * and are the build that ran, which may not hold when the profile is read
  * later or elsewhere.  So record adds the source lines (model/sources.c)
- * to the profile now, and it keeps them.  The file is replaced as merge
- * writes one (atomically, in its real directory, not over a symlink).  A
- * profile it cannot read or rewrite is left as the runtime wrote it.
+ * to the profile now, and it keeps them; and to the other profiles the
+ * run wrote beside it (Note [The run's other profiles]).  A file is
+ * replaced as merge writes one (atomically, in its real directory, not
+ * over a symlink, keeping its permissions and owner), and only if it is
+ * still the file that was read: a process of the run that is still going
+ * (a daemon it started) may write a profile of that name meanwhile,
+ * which must not be replaced by the older one.  A profile it cannot read
+ * or rewrite is left as the runtime wrote it, and so is one that started
+ * before the run (since_ns), and one that holds more than this ccprof
+ * reads (whole_file).
  */
-static void add_sources(const char *path)
+
+/* Whether p, as read from a file of size bytes, is the whole of it.  The
+ * encoding is canonical (docs/format.md), so a profile the runtime wrote
+ * encodes to as many bytes again, unless it holds what this ccprof skips
+ * when it reads (sections or STATS keys of a newer runtime, preloaded
+ * with CCPROF_LIBRARY), which a rewrite would drop. */
+static int whole_file(const struct ccp_profile *p, size_t size)
+{
+	unsigned char *buf;
+	size_t len;
+	if (ccp_format_encode(p, &buf, &len) != 0)
+		return 0;
+	free(buf);
+	return len == size;
+}
+
+static void add_sources(const char *path, uint64_t since_ns)
 {
 	struct ccp_profile p;
+	struct stat was, now;
+	size_t size;
 	char err[256];
 	char *real = realpath(path, NULL);
-	if (real == NULL)
-		return;
-	if (ccp_format_read_file(real, &p, err, sizeof err) == 0) {
-		if (sources_resolve(&p) > 0 && cli_write_profile(&p, real) != 0)
+	if (real != NULL && stat(real, &was) == 0 &&
+	    ccp_format_read_file_sized(real, &p, &size, err, sizeof err) == 0) {
+		if (p.start_ns >= since_ns && whole_file(&p, size) && sources_resolve(&p) > 0 &&
+		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
 			fprintf(stderr, "ccprof: %s: cannot add source lines: %s\n", path,
 				strerror(errno));
 		ccp_profile_free(&p);
@@ -467,17 +510,109 @@ static void add_sources(const char *path)
 	free(real);
 }
 
-/* After the run: say where the profile went (Note [Which profile]). */
-static void record_outcome(const struct record_opts *o, const char *out, pid_t pid,
-			   const struct stat *before, int existed)
+/*
+ * Note [The run's other profiles]: besides the profile record names
+ * (Note [Which profile]) the runtime writes, in the same directory, one
+ * for each forked child, OUT.<pid> (or with its own pid where OUT has
+ * %p), and moves the profile of an image before an exec to
+ * OUT.pre-exec.N when the next image writes OUT (docs/options.md).  These
+ * are the names that match OUT with any number for %p, then optionally
+ * ".<number>", then optionally ".pre-exec.<number>"; the runtime's
+ * temporary files (OUT.tmp<pid>.<n>) do not.  Of them, those that
+ * started after the fork are this run's.  A %p in OUT's directory part
+ * leaves only the one record names.
+ */
+
+/* s past prefix and a number, or NULL. */
+static const char *past_number(const char *s, const char *prefix)
 {
-	char *real = expand_pid(out, pid);
+	size_t n = strlen(prefix);
+	if (strncmp(s, prefix, n) != 0 || s[n] < '0' || s[n] > '9')
+		return NULL;
+	for (s += n; *s >= '0' && *s <= '9'; s++)
+		;
+	return s;
+}
+
+/* Whether name is one the runtime may give a profile of output template
+ * tmpl (Note [The run's other profiles]). */
+static int run_profile_name(const char *name, const char *tmpl)
+{
+	const char *s = name, *t = tmpl, *next;
+	while (s != NULL && *t) {
+		if (t[0] == '%' && t[1] == 'p') {
+			s = past_number(s, "");
+			t += 2;
+		} else {
+			s = *s == *t++ ? s + 1 : NULL;
+		}
+	}
+	if (s != NULL && (next = past_number(s, ".")) != NULL)
+		s = next;
+	if (s != NULL && (next = past_number(s, ".pre-exec.")) != NULL)
+		s = next;
+	return s != NULL && *s == '\0';
+}
+
+/* The regular files in out's directory whose names match out's base
+ * name, but for written; NULL-terminated, malloc'd. */
+static char **other_profiles(const char *out, const char *written)
+{
+	const char *slash = strrchr(out, '/'); /* out is absolute */
+	char *dir = xstrdup(out);
+	dir[slash > out ? slash - out : 1] = '\0';
+	DIR *d = strstr(dir, "%p") ? NULL : opendir(dir);
+	char **found = xnmalloc(1, sizeof *found);
+	size_t n = 0;
+	struct dirent *e;
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (!run_profile_name(e->d_name, slash + 1))
+			continue;
+		size_t len = strlen(dir) + strlen(e->d_name) + 2;
+		char *path = xmalloc(len);
+		struct stat st;
+		snprintf(path, len, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
+		if (strcmp(path, written) != 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			found = xrealloc(found, n + 2, sizeof *found);
+			found[n++] = path;
+		} else {
+			free(path);
+		}
+	}
+	found[n] = NULL;
+	if (d != NULL)
+		closedir(d);
+	free(dir);
+	return found;
+}
+
+/* Note [The run's other profiles], after the directory is read: each
+ * rename adds a name to it, which readdir may or may not return. */
+static void add_sources_beside(const char *out, const char *written, uint64_t since_ns)
+{
+	char **others = other_profiles(out, written);
+	for (char **o = others; *o != NULL; o++) {
+		add_sources(*o, since_ns);
+		free(*o);
+	}
+	free(others);
+}
+
+/* After the run: say where the profile went (Note [Which profile]), with
+ * source lines added (Note [Lines at record time]). */
+static void record_outcome(const struct record_opts *o, const char *out,
+			   const struct run_result *r, const struct stat *before, int existed)
+{
+	char *real = expand_pid(out, r->pid);
 	if (strcmp(real, out) != 0)
 		existed = 0; /* a name with this run's pid in it */
-	if (profile_written(real, before, existed)) {
-		add_sources(real);
+	int written = profile_written(real, before, existed);
+	if (written)
+		add_sources(real, 0); /* this run's, by Note [Which profile] */
+	add_sources_beside(out, real, r->start_ns);
+	if (written)
 		fprintf(stderr, "ccprof: profile written to %s\n", real);
-	} else
+	else
 		say_why_none(o->command[0]);
 	free(real);
 }
@@ -504,7 +639,7 @@ static int record_run(int argc, char **argv)
 		fprintf(stderr, "ccprof: %s: %s\n", o.command[0], strerror(r.exec_errno));
 		rc = r.exec_errno == ENOENT ? 127 : 126;
 	} else {
-		record_outcome(&o, out, r.pid, &before, existed);
+		record_outcome(&o, out, &r, &before, existed);
 		rc = pass_status(r.status);
 	}
 	free(lib);

@@ -186,7 +186,6 @@ static int same_build(Dwfl_Module *mod, const char *want)
 	return 1;
 }
 
-
 void dwarfmod_close(struct dwarf_module *m)
 {
 	dwfl_end(m->dwfl);

@@ -23,19 +23,17 @@
  */
 #include "model/sources.h"
 
-#include <stdio.h>
-#include <string.h>
-
-#include "format/arena.h"
-#include "model/xalloc.h"
-
 #ifdef CCPROF_HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "format/arena.h"
 #include "model/dwarfmod.h"
+#include "model/xalloc.h"
 
 const char *sources_library(void)
 {
@@ -179,7 +177,7 @@ static int claim_unit(struct wants *w, Dwarf_Die *unit)
 
 /* die is the subprogram of the wanted addresses its ranges start at,
  * unless they have one (Note [One walk per unit]).  Only the first of
- * equal addresses is marked (resolve_module copies it to the others). */
+ * equal addresses is marked (share_equal copies it to the others). */
 static void claim_entry(struct wants *w, Dwarf_Die *die, Dwarf_Die *unit)
 {
 	Dwarf_Addr base, lo, hi;
@@ -249,7 +247,7 @@ static void scan_units(struct dwarf_module *m, struct wants *w)
 			walk(w, &unit, &unit, 0);
 			continue;
 		}
-		/* Not found, libdw zeroes split. */
+		/* When libdw cannot open the .dwo, it gives a zeroed split. */
 		if (dwarfmod_dwo_safe(&unit, m->dir) &&
 		    dwarf_cu_info(cu, NULL, NULL, NULL, &split, NULL, NULL, NULL) == 0 &&
 		    split.addr != NULL)
@@ -288,6 +286,42 @@ static int wants_source(const struct ccp_profile *p, const struct ccp_cc *c)
 	       (uint32_t)c->module < p->nmodules;
 }
 
+/* The entry addresses of the functions ccs[0..n) of p in module file m,
+ * sorted (Note [One walk per unit]); freed with free_wants. */
+static struct wants make_wants(const struct ccp_profile *p, const struct dwarf_module *m,
+			       const uint32_t *ccs, uint32_t n)
+{
+	struct wants w = {xcalloc(n, sizeof *w.v), n, xnmalloc((size_t)n + 1, sizeof *w.next)};
+	for (uint32_t i = 0; i < n; i++) {
+		w.v[i].addr = p->ccs[ccs[i]].offset + m->bias - m->dw_bias;
+		w.v[i].cc = ccs[i];
+	}
+	for (uint32_t i = 0; i <= n; i++)
+		w.next[i] = i;
+	qsort(w.v, n, sizeof *w.v, want_order);
+	return w;
+}
+
+static void free_wants(struct wants *w)
+{
+	free(w->next);
+	free(w->v);
+}
+
+/* claim_entry marks only the first of equal addresses (cost centres of
+ * one function: its module listed twice, as after a dlclose and a
+ * dlopen); the others get its subprogram. */
+static void share_equal(struct wants *w)
+{
+	for (size_t i = 1; i < w->n; i++)
+		if (w->v[i].addr == w->v[i - 1].addr && w->v[i - 1].found) {
+			w->v[i].found = 1;
+			w->v[i].die = w->v[i - 1].die;
+			w->v[i].has_unit = 1;
+			w->v[i].unit = w->v[i - 1].unit;
+		}
+}
+
 /* The functions ccs[0..n) of the file of module mi, all wanting a source. */
 static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_t *ccs, uint32_t n)
 {
@@ -296,27 +330,14 @@ static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_
 	unsigned filled = 0;
 	if (!dwarfmod_open(pm->path ? pm->path : "", pm->build_id ? pm->build_id : "", &m))
 		return 0;
-	struct wants w = {xcalloc(n, sizeof *w.v), n, xnmalloc((size_t)n + 1, sizeof *w.next)};
-	for (uint32_t i = 0; i < n; i++) {
-		w.v[i].addr = p->ccs[ccs[i]].offset + m.bias - m.dw_bias;
-		w.v[i].cc = ccs[i];
-	}
-	for (uint32_t i = 0; i <= n; i++)
-		w.next[i] = i;
-	qsort(w.v, n, sizeof *w.v, want_order);
+	struct wants w = make_wants(p, &m, ccs, n);
 	scan_units(&m, &w);
+	share_equal(&w);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ccp_cc *c = &p->ccs[w.v[i].cc];
-		if (i > 0 && w.v[i].addr == w.v[i - 1].addr && w.v[i - 1].found) {
-			w.v[i].found = 1;
-			w.v[i].die = w.v[i - 1].die;
-			w.v[i].has_unit = 1;
-			w.v[i].unit = w.v[i - 1].unit;
-		}
 		filled += (unsigned)locate(p->arena, &w.v[i], &c->file, &c->line);
 	}
-	free(w.next);
-	free(w.v);
+	free_wants(&w);
 	dwarfmod_close(&m);
 	return filled;
 }

@@ -172,8 +172,9 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "cost_centres", p->nccs);
 	json_kuint(&j, "threads", p->nthreads);
 	json_kuint(&j, "modules", p->nmodules);
-	uint32_t fns;
-	json_kuint(&j, "source_lines", with_source(m, &fns));
+	uint32_t fns, src = with_source(m, &fns);
+	json_kuint(&j, "source_lines", src);
+	json_kuint(&j, "instrumented_functions", fns);
 	json_newline(&j);
 	json_kuint(&j, "deepest_history", s->deepest_history);
 	json_kuint(&j, "max_depth", s->max_depth);

@@ -118,6 +118,16 @@ static int source_known(const struct model *m, uint32_t cc)
 	return c->file && c->file[0];
 }
 
+/* Whether any of the top n rows has a source: if none has (no -g, or the
+ * binaries gone), the SRC column is left out rather than empty. */
+static int any_source(const struct model *m, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (source_known(m, m->by_self[i]))
+			return 1;
+	return 0;
+}
+
 /* "  file.c:42": the base name only, as the column is for finding the
  * function; JSON and the exports give the whole path. */
 static void put_source(struct ob *o, const struct ccp_cc *c)
@@ -150,15 +160,11 @@ void text_flat(const struct text *t, unsigned top)
 	int cw = text_max(text_udigits(max_calls), 5);
 	int iw = text_secs_width(t, max_inh, "inherited(s)");
 
-	int src = 0;
-	for (uint32_t i = 0; i < n && !src; i++)
-		src = source_known(m, m->by_self[i]);
-
 	ob_printf(o, "Top cost centres by self time (%" PRIu32 " of %" PRIu32 ")\n\n", n,
 		  m->nlisted);
 	text_label(t, "COST CENTRE", 0, nw);
 	ob_printf(o, "%6s  %*s  %*s  %*s%s\n", "%time", sw, "self(s)", cw, "calls", iw,
-		  "inherited(s)", src ? "  SRC" : "");
+		  "inherited(s)", any_source(m, n) ? "  SRC" : "");
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t cc = m->by_self[i];
 		const struct model_fn *fn = &m->fns[cc];
