@@ -250,6 +250,27 @@ def fork():
               "fork: the child's profile starts fresh: 5 child_work, no parent_work")
 
 
+def fork_exec():
+    """A forked child that execs: its image writes where the child would,
+    OUT.<pid>, not over the parent's OUT, and the child's own part moves
+    aside to OUT.<pid>.pre-exec.1 (Note [Exec in a forked child]); through
+    execl, execvp and execve with an environment of its own."""
+    for how in ("execl", "execvp", "execve"):
+        p, prof = same_behaviour("forkexec_" + how, "tests/progs/forkexec.c", args=[how])
+        if p is None:
+            continue
+        calls = lambda path: {f["name"]: f["calls"] for f in report(path)["functions"]
+                              if f["calls"]}
+        kids = sorted(f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit())
+        pre = [k + ".pre-exec.1" for k in kids]
+        got = [calls(prof)] + [calls(f) for f in kids + pre if os.path.exists(f)]
+        want = [{"main": 1, "parent_work": 5}, {"main": 1, "image_work": 4},
+                {"exec_image": 1, "child_work": 1}]
+        check(len(kids) == 1 and got == want,
+              "fork + %s: parent 5 parent_work in OUT, image 4 image_work in OUT.<pid>, the "
+              "child's part in OUT.<pid>.pre-exec.1 (%s)" % (how, got))
+
+
 def last_thread():
     """main calls pthread_exit; the process ends with the program's last
     thread, not with the runtime's sampler (Note [Last thread])."""
@@ -620,6 +641,7 @@ quiet_helper()
 exits()
 exec_()
 reexec()
+fork_exec()
 jumps()
 exceptions()
 signals_()

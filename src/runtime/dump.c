@@ -26,6 +26,7 @@ static char **args;
 static int nargs;
 static uint64_t start_ns;
 static int forked_child;
+static int recorded_at_fork; /* the process forked from had run instrumented code */
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Copy argv now: programs may rewrite theirs (setproctitle). */
@@ -56,6 +57,14 @@ void rt_dump_init(void)
 
 /* A thread of the parent may have been writing when it forked: its lock
  * is not ours to wait for (the write's memory was its own). */
+/* In the parent, before fork()'s locks: the child learns whether it was
+ * forked from a process that will write a profile (Note [Exec in a forked
+ * child] in exec.c). */
+void rt_dump_before_fork(void)
+{
+	recorded_at_fork = rt_anything_recorded();
+}
+
 void rt_dump_after_fork(void)
 {
 	pthread_mutex_init(&dump_lock, NULL);
@@ -72,6 +81,15 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* The output= template, or the default name. */
+static void output_template(char *tmpl, size_t size)
+{
+	if (rt_config.output[0])
+		snprintf(tmpl, size, "%s", rt_config.output);
+	else
+		snprintf(tmpl, size, "%s.ccprof", base_name(exe_path[0] ? exe_path : "a.out"));
+}
+
 /* Expand %p; a forked child without %p gets ".<pid>" so that nothing is
  * overwritten; relative paths are taken from the starting directory. */
 static int output_path(char *out, size_t size)
@@ -81,10 +99,7 @@ static int output_path(char *out, size_t size)
 	size_t n = 0;
 	int has_pid = 0;
 
-	if (rt_config.output[0])
-		snprintf(tmpl, sizeof tmpl, "%s", rt_config.output);
-	else
-		snprintf(tmpl, sizeof tmpl, "%s.ccprof", base_name(exe_path[0] ? exe_path : "a.out"));
+	output_template(tmpl, sizeof tmpl);
 	if (tmpl[0] != '/')
 		n = (size_t)snprintf(out, size, "%s/", start_dir);
 	for (s = tmpl; *s && n + 24 < size; s++) {
@@ -101,6 +116,30 @@ static int output_path(char *out, size_t size)
 		return -1;
 	if (forked_child && !has_pid)
 		snprintf(out + n, size - n, ".%d", (int)getpid());
+	return 0;
+}
+
+/*
+ * The output= a forked child passes to the image it execs, so that the
+ * image writes where the child would: the absolute template with ".%p"
+ * (exec keeps the pid).  -1 when the image needs none: not a forked child
+ * of a process that writes a profile, a template with %p already, or a
+ * path that would not survive CCPROF_OPTIONS' separators.
+ */
+int rt_dump_exec_output(char *out, size_t size)
+{
+	char tmpl[4096 + 64];
+	int n;
+
+	if (!forked_child || !recorded_at_fork)
+		return -1;
+	output_template(tmpl, sizeof tmpl);
+	if (strstr(tmpl, "%p"))
+		return -1;
+	n = tmpl[0] == '/' ? snprintf(out, size, "%s.%%p", tmpl)
+			   : snprintf(out, size, "%s/%s.%%p", start_dir, tmpl);
+	if (n < 0 || (size_t)n >= size || strpbrk(out, ":,"))
+		return -1;
 	return 0;
 }
 

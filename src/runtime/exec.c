@@ -7,7 +7,8 @@
  * the exec fails the program goes on and the profile is written again at
  * exit.  The next image, if it is profiled too, keeps the same pid and
  * output path; dump.c moves this profile aside (PATH.pre-exec.N) before
- * writing its own.
+ * writing its own.  A forked child tells its image that path (Note [Exec
+ * in a forked child]).
  *
  * A vfork child shares its parent's memory, so it must not write or
  * allocate anything: it is recognised by a pid that is not ours (vfork
@@ -17,25 +18,25 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "runtime.h"
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execvp_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
 /* libc's own functions, as dlsym gives them (fexecve and execveat call
  * the system call themselves, not execve). */
-static void *real_execve, *real_execvpe, *real_execvp, *real_fexecve, *real_execveat;
+static void *real_execve, *real_execvpe, *real_fexecve, *real_execveat;
 
 void rt_exec_init(void)
 {
 	real_execve = dlsym(RTLD_NEXT, "execve");
 	real_execvpe = dlsym(RTLD_NEXT, "execvpe");
-	real_execvp = dlsym(RTLD_NEXT, "execvp");
 	real_fexecve = dlsym(RTLD_NEXT, "fexecve");
 	real_execveat = dlsym(RTLD_NEXT, "execveat");
 }
@@ -59,9 +60,84 @@ static int ready(void *const *real)
 	return 1;
 }
 
+/*
+ * Note [Exec in a forked child]: a forked child writes OUT.<pid> (dump.c),
+ * so as not to replace the profile OUT of the process it was forked from.
+ * The image it execs starts afresh from CCPROF_OPTIONS and would write
+ * OUT, replacing that profile or being replaced by it at the parent's
+ * exit.  So the child passes its image output=OUT.%p, the name the child
+ * had (exec keeps the pid); the child's own profile of before the exec
+ * then moves aside to OUT.<pid>.pre-exec.1, as at any exec.  A child of a
+ * process that ran no instrumented code (a shell, make: record preloads
+ * them too) passes nothing: its image's profile is the run's OUT, as
+ * `ccprof record sh -c ...` expects.  CCPROF_OPTIONS becomes the old
+ * value with output= appended (the last value wins), unless that would
+ * be longer than the runtime reads.  posix_spawn and system() make their
+ * children without fork() and are not covered.
+ */
+#define OPTIONS_VAR "CCPROF_OPTIONS="
+#define OPTIONS_VAR_LEN (sizeof OPTIONS_VAR - 1)
+
+struct exec_env {
+	char **envp;   /* the environment for the image, or NULL: unchanged */
+	size_t mapped; /* bytes mapped for it (no malloc, as in gather below) */
+};
+
+static int is_options(const char *entry)
+{
+	return strncmp(entry, OPTIONS_VAR, OPTIONS_VAR_LEN) == 0;
+}
+
+/* envp with output= for a forked child's image, or envp itself. */
+static char *const *image_env(char *const envp[], struct exec_env *e)
+{
+	char out[RT_OPTIONS_MAX], *value;
+	const char *old = NULL;
+	size_t n, k = 0, len;
+
+	e->envp = NULL;
+	if (getpid() != rt_pid || rt_dump_exec_output(out, sizeof out) != 0)
+		return envp;
+	for (n = 0; envp && envp[n]; n++)
+		if (old == NULL && is_options(envp[n]))
+			old = envp[n] + OPTIONS_VAR_LEN; /* the one getenv finds */
+	old = old ? old : "";
+	len = strlen(old) + sizeof ":output=" + strlen(out); /* with the NUL */
+	if (len > RT_OPTIONS_MAX)
+		return envp;
+	e->mapped = (n + 2) * sizeof(char *) + OPTIONS_VAR_LEN + len;
+	e->envp = rt_map(e->mapped);
+	if (e->envp == NULL)
+		return envp;
+	value = (char *)(e->envp + n + 2);
+	snprintf(value, OPTIONS_VAR_LEN + len, "%s%s%soutput=%s", OPTIONS_VAR, old,
+		 old[0] ? ":" : "", out);
+	e->envp[k++] = value;
+	for (size_t i = 0; i < n; i++)
+		if (!is_options(envp[i]))
+			e->envp[k++] = envp[i];
+	e->envp[k] = NULL;
+	return e->envp;
+}
+
+/* After a failed exec: the edited environment is given back. */
+static int env_done(struct exec_env *e, int rc)
+{
+	int err = errno;
+
+	if (e->envp != NULL)
+		rt_unmap(e->envp, e->mapped);
+	errno = err;
+	return rc;
+}
+
 RT_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	return ready(&real_execve) ? ((execve_fn)real_execve)(path, argv, envp) : -1;
+	struct exec_env e;
+
+	if (!ready(&real_execve))
+		return -1;
+	return env_done(&e, ((execve_fn)real_execve)(path, argv, image_env(envp, &e)));
 }
 
 RT_API int execv(const char *path, char *const argv[])
@@ -71,24 +147,37 @@ RT_API int execv(const char *path, char *const argv[])
 
 RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	return ready(&real_execvpe) ? ((execve_fn)real_execvpe)(file, argv, envp) : -1;
+	struct exec_env e;
+
+	if (!ready(&real_execvpe))
+		return -1;
+	return env_done(&e, ((execve_fn)real_execvpe)(file, argv, image_env(envp, &e)));
 }
 
+/* execvpe with the process's environment, as glibc's execvp is. */
 RT_API int execvp(const char *file, char *const argv[])
 {
-	return ready(&real_execvp) ? ((execvp_fn)real_execvp)(file, argv) : -1;
+	return execvpe(file, argv, environ);
 }
 
 RT_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	return ready(&real_fexecve) ? ((fexecve_fn)real_fexecve)(fd, argv, envp) : -1;
+	struct exec_env e;
+
+	if (!ready(&real_fexecve))
+		return -1;
+	return env_done(&e, ((fexecve_fn)real_fexecve)(fd, argv, image_env(envp, &e)));
 }
 
 RT_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		    int flags)
 {
-	return ready(&real_execveat) ? ((execveat_fn)real_execveat)(dirfd, path, argv, envp, flags)
-				     : -1;
+	struct exec_env e;
+
+	if (!ready(&real_execveat))
+		return -1;
+	return env_done(&e, ((execveat_fn)real_execveat)(dirfd, path, argv, image_env(envp, &e),
+							 flags));
 }
 
 /*

@@ -41,6 +41,7 @@ static void at_exit(void)
 
 static void before_fork(void)
 {
+	rt_dump_before_fork(); /* takes the registry lock itself */
 	rt_registry_lock();
 	rt_cc_lock();
 }

@@ -133,7 +133,7 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 
 void rt_options_parse(const char *s, struct rt_config *cfg)
 {
-	char buf[4096 + 64];
+	char buf[RT_OPTIONS_MAX];
 	char *p, *save = NULL;
 
 	if (s == NULL || *s == '\0')

@@ -172,6 +172,9 @@ struct rt_config {
 };
 
 extern struct rt_config rt_config RT_HIDDEN;
+/* Room for the longest CCPROF_OPTIONS read, with its NUL: a longer one is
+ * ignored whole (a cut output= path would write elsewhere). */
+#define RT_OPTIONS_MAX (4096 + 64)
 extern int rt_cycles RT_HIDDEN; /* clock == cycles: the hooks read the TSC */
 extern pid_t rt_pid RT_HIDDEN;  /* our pid: changes at fork, not at vfork */
 extern __thread struct rt_thread *rt_self
@@ -273,7 +276,11 @@ RT_HIDDEN void rt_options_parse(const char *s, struct rt_config *cfg);
 /* dump.c */
 RT_HIDDEN int rt_dump(void); /* the normal write: at exit, before exec, ccprof_dump */
 RT_HIDDEN void rt_dump_set_args(int argc, char **argv);
+RT_HIDDEN void rt_dump_before_fork(void);
 RT_HIDDEN void rt_dump_after_fork(void);
+/* output= for the image a forked child execs (Note [Exec in a forked
+ * child] in exec.c); 0, or -1 if it needs none. */
+RT_HIDDEN int rt_dump_exec_output(char *out, size_t size);
 RT_HIDDEN void rt_dump_init(void);
 RT_HIDDEN void rt_manual_after_fork(void);
 RT_HIDDEN int rt_dump_async(void);

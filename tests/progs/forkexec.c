@@ -1,0 +1,62 @@
+/* A parent that forks a child which execs a program (itself again): the
+ * image must not write over the parent's profile, nor the parent over
+ * the image's (Note [Exec in a forked child] in src/runtime/exec.c).
+ * argv[1] picks the exec: execl (list form, environ), execvp (through
+ * PATH), execve (an environment of its own, without CCPROF_OPTIONS).
+ * Calls: parent_work 3 before the fork and 2 after, child_work once in
+ * the child before its exec, image_work 4 in the image. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+__attribute__((noinline)) void parent_work(void) { }
+__attribute__((noinline)) void child_work(void) { }
+__attribute__((noinline)) void image_work(void) { }
+
+static void exec_image(const char *how, const char *self)
+{
+	char *argv[] = {(char *)self, "image", NULL};
+
+	if (strcmp(how, "execvp") == 0) {
+		execvp(self, argv);
+	} else if (strcmp(how, "execve") == 0) {
+		char preload[4200];
+		char *env[] = {preload, NULL};
+
+		snprintf(preload, sizeof preload, "LD_PRELOAD=%s",
+			 getenv("LD_PRELOAD") ? getenv("LD_PRELOAD") : "");
+		execve("/proc/self/exe", argv, env);
+	} else {
+		execl("/proc/self/exe", self, "image", (char *)NULL);
+	}
+	perror("exec");
+	_exit(127);
+}
+
+int main(int argc, char **argv)
+{
+	int status;
+	pid_t pid;
+
+	if (argc > 1 && strcmp(argv[1], "image") == 0) {
+		for (int i = 0; i < 4; i++)
+			image_work();
+		printf("image done\n");
+		return 0;
+	}
+	for (int i = 0; i < 3; i++)
+		parent_work();
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		child_work();
+		exec_image(argc > 1 ? argv[1] : "execl", argv[0]);
+	}
+	waitpid(pid, &status, 0);
+	for (int i = 0; i < 2; i++)
+		parent_work();
+	printf("parent done, child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 0;
+}
