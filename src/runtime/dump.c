@@ -120,19 +120,16 @@ static int output_path(char *out, size_t size)
 }
 
 /*
- * The output= a forked child passes to the image it execs, so that the
- * image writes where the child would: the absolute template with ".%p"
- * (exec keeps the pid).  -1 when the image needs none: not a forked child
- * of a process that writes a profile, a template with %p already, or a
- * path that would not survive CCPROF_OPTIONS' separators.
+ * The output= for the image of a child process, so that it writes where
+ * a forked child would: the absolute template with ".%p", %p being the
+ * child's pid, which its exec keeps.  -1 when the template has %p
+ * already, or the path would not survive CCPROF_OPTIONS' separators.
  */
-int rt_dump_exec_output(char *out, size_t size)
+static int child_output(char *out, size_t size)
 {
 	char tmpl[4096 + 64];
 	int n;
 
-	if (!forked_child || !recorded_at_fork)
-		return -1;
 	output_template(tmpl, sizeof tmpl);
 	if (strstr(tmpl, "%p"))
 		return -1;
@@ -141,6 +138,24 @@ int rt_dump_exec_output(char *out, size_t size)
 	if (n < 0 || (size_t)n >= size || strpbrk(out, ":,"))
 		return -1;
 	return 0;
+}
+
+/* For the image a forked child execs: only a child of a process that
+ * writes a profile needs one. */
+int rt_dump_exec_output(char *out, size_t size)
+{
+	if (!forked_child || !recorded_at_fork)
+		return -1;
+	return child_output(out, size);
+}
+
+/* For the image of a child posix_spawn makes, if this process writes a
+ * profile. */
+int rt_dump_spawn_output(char *out, size_t size)
+{
+	if (!rt_anything_recorded())
+		return -1;
+	return child_output(out, size);
 }
 
 static int write_all(int fd, const unsigned char *buf, size_t len)

@@ -17,6 +17,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,10 +29,13 @@
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
 
 /* libc's own functions, as dlsym gives them (fexecve and execveat call
  * the system call themselves, not execve). */
 static void *real_execve, *real_execvpe, *real_fexecve, *real_execveat;
+static void *real_posix_spawn, *real_posix_spawnp;
 
 void rt_exec_init(void)
 {
@@ -39,6 +43,8 @@ void rt_exec_init(void)
 	real_execvpe = dlsym(RTLD_NEXT, "execvpe");
 	real_fexecve = dlsym(RTLD_NEXT, "fexecve");
 	real_execveat = dlsym(RTLD_NEXT, "execveat");
+	real_posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
+	real_posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
 }
 
 static void before_exec(void)
@@ -72,8 +78,10 @@ static int ready(void *const *real)
  * them too) passes nothing: its image's profile is the run's OUT, as
  * `ccprof record sh -c ...` expects.  CCPROF_OPTIONS becomes the old
  * value with output= appended (the last value wins), unless that would
- * be longer than the runtime reads.  posix_spawn and system() make their
- * children without fork() and are not covered.
+ * be longer than the runtime reads.  posix_spawn makes its child without
+ * fork()'s handlers, so it is interposed too, and the parent passes the
+ * child's image output=OUT.%p itself.  system() and popen() call glibc's
+ * spawn from inside libc, out of our reach.
  */
 #define OPTIONS_VAR "CCPROF_OPTIONS="
 #define OPTIONS_VAR_LEN (sizeof OPTIONS_VAR - 1)
@@ -88,15 +96,17 @@ static int is_options(const char *entry)
 	return strncmp(entry, OPTIONS_VAR, OPTIONS_VAR_LEN) == 0;
 }
 
-/* envp with output= for a forked child's image, or envp itself. */
-static char *const *image_env(char *const envp[], struct exec_env *e)
+/* envp with output= for the image of a forked child (spawn = 0) or of a
+ * child posix_spawn makes (spawn = 1), or envp itself. */
+static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 {
 	char out[RT_OPTIONS_MAX], *value;
 	const char *old = NULL;
 	size_t n, k = 0, len;
 
 	e->envp = NULL;
-	if (getpid() != rt_pid || rt_dump_exec_output(out, sizeof out) != 0)
+	if (getpid() != rt_pid ||
+	    (spawn ? rt_dump_spawn_output : rt_dump_exec_output)(out, sizeof out) != 0)
 		return envp;
 	for (n = 0; envp && envp[n]; n++)
 		if (old == NULL && is_options(envp[n]))
@@ -137,7 +147,7 @@ RT_API int execve(const char *path, char *const argv[], char *const envp[])
 
 	if (!ready(&real_execve))
 		return -1;
-	return env_done(&e, ((execve_fn)real_execve)(path, argv, image_env(envp, &e)));
+	return env_done(&e, ((execve_fn)real_execve)(path, argv, image_env(envp, &e, 0)));
 }
 
 RT_API int execv(const char *path, char *const argv[])
@@ -151,7 +161,7 @@ RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 
 	if (!ready(&real_execvpe))
 		return -1;
-	return env_done(&e, ((execve_fn)real_execvpe)(file, argv, image_env(envp, &e)));
+	return env_done(&e, ((execve_fn)real_execvpe)(file, argv, image_env(envp, &e, 0)));
 }
 
 /* execvpe with the process's environment, as glibc's execvp is. */
@@ -166,7 +176,7 @@ RT_API int fexecve(int fd, char *const argv[], char *const envp[])
 
 	if (!ready(&real_fexecve))
 		return -1;
-	return env_done(&e, ((fexecve_fn)real_fexecve)(fd, argv, image_env(envp, &e)));
+	return env_done(&e, ((fexecve_fn)real_fexecve)(fd, argv, image_env(envp, &e, 0)));
 }
 
 RT_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
@@ -176,8 +186,34 @@ RT_API int execveat(int dirfd, const char *path, char *const argv[], char *const
 
 	if (!ready(&real_execveat))
 		return -1;
-	return env_done(&e, ((execveat_fn)real_execveat)(dirfd, path, argv, image_env(envp, &e),
+	return env_done(&e, ((execveat_fn)real_execveat)(dirfd, path, argv, image_env(envp, &e, 0),
 							 flags));
+}
+
+/* The parent stays: nothing to write first (Note [Exec in a forked
+ * child]).  These return an error number, not -1. */
+static int spawn(void *const *real, pid_t *pid, const char *file,
+		 const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+		 char *const argv[], char *const envp[])
+{
+	struct exec_env e;
+
+	if (!rt_real_ready(real, rt_exec_init))
+		return ENOSYS;
+	return env_done(&e, ((spawn_fn)*real)(pid, file, actions, attr, argv,
+					      image_env(envp, &e, 1)));
+}
+
+RT_API int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn(&real_posix_spawn, pid, path, actions, attr, argv, envp);
+}
+
+RT_API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn(&real_posix_spawnp, pid, file, actions, attr, argv, envp);
 }
 
 /*

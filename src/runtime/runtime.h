@@ -278,9 +278,11 @@ RT_HIDDEN int rt_dump(void); /* the normal write: at exit, before exec, ccprof_d
 RT_HIDDEN void rt_dump_set_args(int argc, char **argv);
 RT_HIDDEN void rt_dump_before_fork(void);
 RT_HIDDEN void rt_dump_after_fork(void);
-/* output= for the image a forked child execs (Note [Exec in a forked
- * child] in exec.c); 0, or -1 if it needs none. */
+/* output= for the image a forked child execs, or a child posix_spawn
+ * makes (Note [Exec in a forked child] in exec.c); 0, or -1 if it needs
+ * none. */
 RT_HIDDEN int rt_dump_exec_output(char *out, size_t size);
+RT_HIDDEN int rt_dump_spawn_output(char *out, size_t size);
 RT_HIDDEN void rt_dump_init(void);
 RT_HIDDEN void rt_manual_after_fork(void);
 RT_HIDDEN int rt_dump_async(void);

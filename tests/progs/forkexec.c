@@ -2,9 +2,11 @@
  * image must not write over the parent's profile, nor the parent over
  * the image's (Note [Exec in a forked child] in src/runtime/exec.c).
  * argv[1] picks the exec: execl (list form, environ), execvp (through
- * PATH), execve (an environment of its own, without CCPROF_OPTIONS).
+ * PATH), execve (an environment of its own, without CCPROF_OPTIONS), or
+ * spawn: posix_spawn, no fork.
  * Calls: parent_work 3 before the fork and 2 after, child_work once in
- * the child before its exec, image_work 4 in the image. */
+ * the child before its exec (not with spawn), image_work 4 in the image. */
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +51,18 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++)
 		parent_work();
 	fflush(stdout);
-	pid = fork();
+	if (argc > 1 && strcmp(argv[1], "spawn") == 0) {
+		extern char **environ;
+		char *args[] = {argv[0], "image", NULL};
+		int rc = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ);
+
+		if (rc != 0) {
+			fprintf(stderr, "posix_spawn: %s\n", strerror(rc));
+			return 1;
+		}
+	} else {
+		pid = fork();
+	}
 	if (pid == 0) {
 		child_work();
 		exec_image(argc > 1 ? argv[1] : "execl", argv[0]);
