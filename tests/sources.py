@@ -582,6 +582,8 @@ def main():
         exe = build("src_nolibdw", "tests/progs/spivey.c")
         _, prof = record(exe, ["3"])
         no_sources(report(prof), "built without libdw")
+        info = run([CCPROF, "info", prof]).stdout
+        check("built without libdw" in info, "info says this ccprof was built without libdw")
         finish()
     c_programs()
     namespaces()

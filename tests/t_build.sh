@@ -29,6 +29,13 @@ for cc in gcc clang; do
 	check_eq "make CC=$cc LIBDW=no: no warnings" "$(grep -c 'warning:' "$log")" 0
 	check_eq "make CC=$cc LIBDW=no: --version says no source lines" \
 		"$("$nodw/bin/ccprof" --version 2>&1 | sed -n 2p)" "source lines: none (built without libdw)"
+	# info's "0 of M" must not blame the binaries (output/info.c).
+	$cc -g -O1 -finstrument-functions examples/trap.c -o "$OUT/nolibdw-trap" &&
+		LD_PRELOAD="$TOP/$BUILD/lib/libccprof.so" \
+			CCPROF_OPTIONS="output=$OUT/nolibdw-$cc.ccprof" "$OUT/nolibdw-trap" 3 > /dev/null
+	check_eq "make CC=$cc LIBDW=no: info says why no function has a source line" \
+		"$("$nodw/bin/ccprof" info "$OUT/nolibdw-$cc.ccprof" 2>&1 | grep '^source lines')" \
+		"source lines       0 of 4 functions (this ccprof reads no debug information: built without libdw)"
 done
 
 prefix="$OUT/prefix"

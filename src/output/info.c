@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <time.h>
 
+#include "model/sources.h"
 #include "output/escape.h"
 #include "output/json.h"
 #include "output/text.h"
@@ -110,7 +111,12 @@ static void text_counts(struct ob *f, const struct info_input *in)
 	text_u64(f, "threads", p->nthreads);
 	text_u64(f, "modules", p->nmodules);
 	uint32_t fns, src = with_source(m, &fns);
-	ob_printf(f, "%-18s %" PRIu32 " of %" PRIu32 " functions\n", "source lines", src, fns);
+	if (sources_library() != NULL)
+		ob_printf(f, "%-18s %" PRIu32 " of %" PRIu32 " functions\n", "source lines", src,
+			  fns);
+	else /* else "0 of M" would blame the binaries */
+		ob_printf(f, "%-18s %" PRIu32 " of %" PRIu32 " functions (this ccprof reads no "
+			  "debug information: built without libdw)\n", "source lines", src, fns);
 	text_u64(f, "deepest history", s->deepest_history);
 	text_u64(f, "max depth", s->max_depth);
 	ob_printf(f, "%-18s %" PRIu64 " bytes (%.1f MiB)\n", "profiling memory", s->memory_bytes,
