@@ -272,6 +272,18 @@ def fork_exec():
               "%s: parent 5 parent_work in OUT, image 4 image_work in OUT.<pid>%s (%s)"
               % ("posix_spawn" if how == "spawn" else "fork + " + how,
                  "" if how == "spawn" else ", the child's part in OUT.<pid>.pre-exec.1", got))
+    # A shell ran no instrumented code: the program it forks and execs
+    # keeps the run's name, as `ccprof record sh -c` expects.
+    exe = os.path.join(OUT, "forkexec_execl")
+    d = os.path.join(OUT, "run_forkexec_sh")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    prof = os.path.join(d, "sh.ccprof")
+    r, _ = record("sh", ["-c", exe + " image; true"], profile=prof)
+    files = sorted(os.listdir(d))
+    check(r.returncode == 0 and files == ["sh.ccprof"] and
+          functions(report(prof)).get("image_work", {}).get("calls") == 4,
+          "record sh -c 'prog; true': the program the shell forks writes OUT itself (%s)" % files)
 
 
 def last_thread():
