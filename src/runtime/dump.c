@@ -55,8 +55,6 @@ void rt_dump_init(void)
 	start_ns = rt_now_ns(CLOCK_REALTIME);
 }
 
-/* A thread of the parent may have been writing when it forked: its lock
- * is not ours to wait for (the write's memory was its own). */
 /* In the parent, before fork()'s locks: the child learns whether it was
  * forked from a process that will write a profile (Note [Exec in a forked
  * child] in exec.c). */
@@ -65,6 +63,8 @@ void rt_dump_before_fork(void)
 	recorded_at_fork = rt_anything_recorded();
 }
 
+/* A thread of the parent may have been writing when it forked: its lock
+ * is not ours to wait for (the write's memory was its own). */
 void rt_dump_after_fork(void)
 {
 	pthread_mutex_init(&dump_lock, NULL);

@@ -130,7 +130,8 @@ static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 	return e->envp;
 }
 
-/* After a failed exec: the edited environment is given back. */
+/* After an exec that failed, or a spawn: the edited environment is given
+ * back (a spawn returns once its child has exec'd). */
 static int env_done(struct exec_env *e, int rc)
 {
 	int err = errno;
