@@ -1,6 +1,8 @@
 """Helpers for the script tests: run ccprof, read its JSON, print TAP lines."""
+import collections
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -73,6 +75,27 @@ def functions(rep):
 
 def arcs(rep):
     return {(a["caller"], a["callee"]): a for a in rep["arcs"]}
+
+
+def callgrind_calls(path):
+    """A callgrind output file's caller -> callee call counts, with the
+    recursion levels callgrind names f'2, f'3... folded into f."""
+    names, fn, cfn = {}, None, None
+    calls = collections.Counter()
+    for line in open(path):
+        m = re.match(r"(c?fn)=\((\d+)\)(?: (.*))?", line)
+        if m:
+            if m.group(3):
+                names[m.group(2)] = re.sub(r"'\d+$", "", m.group(3).strip())
+            if m.group(1) == "fn":
+                fn = names[m.group(2)]
+            else:
+                cfn = names[m.group(2)]
+            continue
+        m = re.match(r"calls=(\d+)", line)
+        if m and fn and cfn:
+            calls[(fn, cfn)] += int(m.group(1))
+    return calls
 
 
 def finish():

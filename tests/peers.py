@@ -47,21 +47,7 @@ def callgrind():
     r = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, bare], cwd=d)
     if not check(r.returncode == 0, "callgrind runs the bare program"):
         return
-    # fn=(id) name / cfn=(id) name / calls=N: caller->callee counts.
-    names, fn, cfn, cg = {}, None, None, {}
-    for line in open(out):
-        m = re.match(r"(c?fn)=\((\d+)\)(?: (.*))?", line)
-        if m:
-            if m.group(3):  # callgrind names recursion levels f'2, f'3...
-                names[m.group(2)] = re.sub(r"'\d+$", "", m.group(3).strip())
-            if m.group(1) == "fn":
-                fn = names[m.group(2)]
-            else:
-                cfn = names[m.group(2)]
-            continue
-        m = re.match(r"calls=(\d+)", line)
-        if m and fn and cfn:
-            cg[(fn, cfn)] = cg.get((fn, cfn), 0) + int(m.group(1))
+    cg = callgrind_calls(out)
     prog = build("calls_peer", "tests/progs/calls.c")
     _, prof = record(prog)
     a = arcs(report(prof))

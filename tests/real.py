@@ -1,0 +1,248 @@
+"""Real third-party code: libiberty's C++ demangler (cp-demangle.c from
+Debian's binutils-source), whose parser and printer are deeply mutually
+recursive.  ccprof's counts must equal callgrind's for every function and
+every arc, and gprof's for every function, with the views built on them
+(cycles, callers) made of arcs that really ran.
+
+Builds: clang -O2 -finstrument-functions-after-inlining and gcc -O0
+-finstrument-functions hook exactly the calls the machine code makes, so
+they are compared call for call; gcc -O2 -finstrument-functions also hooks
+inlined copies, so only the program's own count and output are checked."""
+import collections
+import glob
+import os
+import re
+import shutil
+from ccp import *
+
+D = os.path.join(OUT, "real")
+ROUNDS = "5"
+DEMANGLER = os.path.join(TOP, "tests/progs/demangler.c")
+
+
+def unpack():
+    """The demangler's sources out of the binutils-source tarball."""
+    tarballs = sorted(glob.glob("/usr/src/binutils/binutils-*.tar.*"))
+    if not check(tarballs != [], "binutils-source's tarball is in /usr/src/binutils"):
+        return None
+    r = run(["tar", "-xf", tarballs[-1], "-C", D, "--wildcards",
+             "*/libiberty/cp-demangle.[ch]", "*/libiberty/safe-ctype.c",
+             "*/libiberty/testsuite/demangle-expected", "*/include/*.h"])
+    src = glob.glob(os.path.join(D, "binutils-*"))
+    if not check(r.returncode == 0 and len(src) == 1, "cp-demangle.c unpacked from " + tarballs[-1]):
+        return None
+    return src[0]
+
+
+def build(src, name, cc, *flags):
+    """The demangler built by cc with flags, or None (with a failed check)
+    if it does not build."""
+    exe = os.path.join(D, name)
+    lib = os.path.join(src, "libiberty")
+    r = run([cc, "-gdwarf-4", "-DHAVE_STRING_H", "-DHAVE_STDLIB_H", "-DHAVE_LIMITS_H",
+             "-I" + os.path.join(src, "include")] + list(flags) +
+            [os.path.join(lib, "cp-demangle.c"), os.path.join(lib, "safe-ctype.c"),
+             DEMANGLER, "-o", exe])
+    if not check(r.returncode == 0, "%s builds (%s %s)" % (name, cc, " ".join(flags))):
+        print("# " + r.stderr.replace("\n", "\n# "))
+        return None
+    return exe
+
+
+def own_count(stderr):
+    m = re.search(r"names (\d+) demangled (\d+)", stderr)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def callgrind_arcs(exe, args):
+    """callgrind's caller -> callee call counts for a run of exe."""
+    out = os.path.join(D, os.path.basename(exe) + ".callgrind")
+    r = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, exe] + args, cwd=D)
+    if not check(r.returncode == 0, "callgrind runs %s" % os.path.basename(exe)):
+        print("# " + r.stderr[-2000:].replace("\n", "\n# "))
+        return None, r.stdout
+    arcs_cg = callgrind_calls(out)
+    return arcs_cg, r.stdout
+
+
+def compare_counts(tag, rep, arcs_cg):
+    """Every function's calls and every arc between instrumented functions
+    must be callgrind's.  (A callback from uninstrumented code, such as a
+    qsort comparator, would be charged to the nearest instrumented caller
+    by design; the demangler has none, so nothing is excused.)"""
+    fns = functions(rep)
+    calls_cg = collections.Counter()
+    for (caller, callee), n in arcs_cg.items():
+        calls_cg[callee] += n
+    bad = [f for f in fns if fns[f]["calls"] != calls_cg[f]]
+    check(bad == [], "%s: calls of all %d functions equal callgrind's%s"
+          % (tag, len(fns), "" if not bad else ", not " + ", ".join(
+              "%s %d vs %d" % (f, fns[f]["calls"], calls_cg[f]) for f in bad[:5])))
+    ours = {k: a["calls"] for k, a in arcs(rep).items()}
+    theirs = {k: n for k, n in arcs_cg.items() if k[0] in fns and k[1] in fns}
+    bad = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+    check(bad == [] and len(ours) >= 100, "%s: all %d arcs equal callgrind's%s"
+          % (tag, len(ours), "" if not bad else ", not " + ", ".join(
+              "%s->%s %s vs %s" % (k[0], k[1], ours.get(k), theirs.get(k)) for k in bad[:5])))
+
+
+def reach_sets(arcs_cg):
+    """For each function, the functions its calls led to, at any depth."""
+    succ = collections.defaultdict(set)
+    for (a, b), n in arcs_cg.items():
+        if n > 0:
+            succ[a].add(b)
+    reach = {}
+    for f in list(succ):
+        seen, todo = set(), [f]
+        while todo:
+            for g in succ[todo.pop()]:
+                if g not in seen:
+                    seen.add(g)
+                    todo.append(g)
+        reach[f] = seen
+    return reach
+
+
+def check_cycles(tag, rep, arcs_cg):
+    """Each cycle that ran is a closed walk of arcs callgrind saw (gaps
+    aside), and its members lie in one strongly connected component of
+    callgrind's call graph."""
+    cycles = rep["cycles"]
+    reach = reach_sets(arcs_cg)
+    walks, parts = [], []
+    for c in cycles:
+        names = c["functions"]
+        pairs = list(zip(names, names[1:] + names[:1]))
+        if any(a != "…" and b != "…" and arcs_cg.get((a, b), 0) == 0 for a, b in pairs):
+            walks.append(names)
+        members = [f for f in names if f != "…"]
+        if any(g not in reach.get(f, ()) for f in members for g in members):
+            parts.append(names)
+    check(len(cycles) >= 10 and walks == [], "%s: all %d cycles walk arcs callgrind saw%s"
+          % (tag, len(cycles), "" if not walks else ", not " + " / ".join(map(" ".join, walks[:3]))))
+    check(parts == [], "%s: each cycle's members reach each other in callgrind's call graph%s"
+          % (tag, "" if not parts else ", not " + " / ".join(map(" ".join, parts[:3]))))
+
+
+def callers_edges(node, out):
+    for child in node.get("children", []):
+        if node["name"] != "…" and child["name"] != "…":
+            out.append((child["name"], node["name"]))
+        callers_edges(child, out)
+    return out
+
+
+def check_callers(tag, prof, arcs_cg, fn):
+    """callers(F): every step from a function to its caller is an arc."""
+    rep = report(prof, "--callers", fn)
+    edges = [e for root in rep["callers"] for e in callers_edges(root, [])]
+    bad = sorted({e for e in edges if arcs_cg.get(e, 0) == 0})
+    check(len(edges) >= 10 and bad == [], "%s: callers(%s) has %d steps, all arcs callgrind saw%s"
+          % (tag, fn, len(edges), "" if not bad else ", not %s" % bad[:3]))
+
+
+def check_source_lines(tag, rep, src):
+    """Each cp-demangle.c function's line names it (GNU style puts the
+    name at the start of the line after the return type)."""
+    if "source lines: libdw " not in run([CCPROF, "--version"]).stdout:
+        print("# SKIP ccprof built without libdw: no source lines to check")
+        return
+    path = os.path.join(src, "libiberty", "cp-demangle.c")
+    text = open(path).read().split("\n")
+    mine = [f for f in rep["functions"] if f["file"] == path]
+    bad = [f["name"] for f in mine if not (0 < f["line"] <= len(text) and f["name"] in text[f["line"] - 1])]
+    check(len(mine) >= 40 and bad == [], "%s: %d functions of cp-demangle.c have their definition's line%s"
+          % (tag, len(mine), "" if not bad else ", not " + ", ".join(bad[:5])))
+
+
+def gprof_flat_calls(exe, args):
+    """gprof's flat-profile call counts (recursive calls to itself not
+    included, as gprof counts them)."""
+    r = run([exe] + args, cwd=D)
+    g = run(["gprof", "-b", "-p", "-z", exe, os.path.join(D, "gmon.out")]).stdout
+    calls = {}
+    for line in g.split("\n"):
+        m = re.match(r"\s*[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)\s+[\d.]+\s+[\d.]+\s+(\S+)$", line)
+        if m:
+            calls[m.group(2)] = int(m.group(1))
+    return r, calls
+
+
+def exact_build(src, tag, cc, flags, names_file, bare_out, lines_only=False):
+    exe = build(src, "demangler-" + tag, cc, *flags)
+    if exe is None:
+        return None
+    args = [names_file, ROUNDS]
+    r, prof = record(exe, args)
+    check(r.returncode == 0 and r.stdout == bare_out,
+          "%s: the profiled run prints what the bare one does (%d lines)" % (tag, bare_out.count("\n")))
+    n, _ = own_count(r.stderr)
+    rep = report(prof, "--cycles")
+    check(n is not None and functions(rep)["cplus_demangle_v3"]["calls"] == n,
+          "%s: cplus_demangle_v3 called %s times, as the program counted" % (tag, n))
+    if lines_only:
+        return exe, prof, rep
+    arcs_cg, cg_out = callgrind_arcs(exe, args)
+    if arcs_cg is None:
+        return exe, prof, rep
+    check(cg_out == bare_out, "%s: under callgrind too" % tag)
+    compare_counts(tag, rep, arcs_cg)
+    check_cycles(tag, rep, arcs_cg)
+    check_callers(tag, prof, arcs_cg, "d_name")
+    check_source_lines(tag, rep, src)
+    r2, prof2 = record(exe, args, clock="cycles", profile=prof + ".cycles")
+    same = {f: x["calls"] for f, x in functions(report(prof2)).items()} == \
+        {f: x["calls"] for f, x in functions(rep).items()}
+    check(r2.returncode == 0 and same, "%s: clock=cycles counts the same calls" % tag)
+    return exe, prof, rep
+
+
+def gprof_agrees(src, rep, names_file):
+    """gcc -O0 -pg calls mcount exactly where -finstrument-functions calls
+    the enter hook; gprof's flat counts leave out a function's calls to
+    itself, which are ccprof's arc F->F."""
+    if shutil.which("gprof") is None:
+        print("# gprof not installed: skipped")
+        return
+    exe = build(src, "demangler-pg", "gcc", "-O0", "-pg")
+    if exe is None:
+        return
+    _, g = gprof_flat_calls(exe, [names_file, ROUNDS])
+    a = arcs(rep)
+    ours = {f: x["calls"] - a.get((f, f), {"calls": 0})["calls"] for f, x in functions(rep).items()}
+    bad = [f for f in g if ours.get(f) != g[f]]
+    check(len(g) >= 100 and bad == [], "gprof agrees on the calls of all %d functions it counted%s"
+          % (len(g), "" if not bad else ", not " + ", ".join("%s %s vs %d" % (f, ours.get(f), g[f]) for f in bad[:5])))
+
+
+def main():
+    os.makedirs(D, exist_ok=True)
+    src = unpack()
+    if src is None:
+        return
+    names_file = os.path.join(src, "libiberty", "testsuite", "demangle-expected")
+    bare = build(src, "demangler-bare", "gcc", "-O2")
+    if bare is None:
+        return
+    b = run([bare, names_file, ROUNDS])
+    n, m = own_count(b.stderr)
+    check(b.returncode == 0 and n is not None and n > 1000 and m > n // 2,
+          "the bare demangler demangles %s of %s names" % (m, n))
+    if shutil.which("valgrind") is None:
+        check(False, "valgrind is installed (the truth these counts are checked against)")
+        return
+    if shutil.which("clang"):
+        exact_build(src, "clang-O2", "clang", ["-O2", "-finstrument-functions-after-inlining"],
+                    names_file, b.stdout)
+    else:
+        print("# clang not installed: its build skipped")
+    built = exact_build(src, "gcc-O0", "gcc", ["-O0", "-finstrument-functions"], names_file, b.stdout)
+    if built is not None:
+        gprof_agrees(src, built[2], names_file)
+    exact_build(src, "gcc-O2", "gcc", ["-O2", "-finstrument-functions"], names_file, b.stdout,
+                lines_only=True)
+
+
+main()
+finish()
