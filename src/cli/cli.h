@@ -59,10 +59,13 @@ struct cli_profile {
 	uint64_t file_size;
 };
 
-/* Read path and model it with the passes given (enum model_pass); on
- * failure prints "ccprof: PATH: REASON" and returns 1 (nothing to free). */
 /* The file to open for a FILE argument: "-" is standard input. */
 const char *cli_input_path(const char *path);
+
+/* Read path and model it with the passes given (enum model_pass); on
+ * failure prints "ccprof: PATH: REASON" and returns 1 (nothing to free).
+ * Source lines are not looked up: a command that shows them calls
+ * sources_resolve (diff shows none, and merge resolves before merging). */
 int cli_load(const char *path, unsigned passes, struct cli_profile *cp);
 void cli_unload(struct cli_profile *cp);
 
