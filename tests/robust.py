@@ -255,8 +255,9 @@ def fork_exec():
     OUT.<pid>, not over the parent's OUT, and the child's own part moves
     aside to OUT.<pid>.pre-exec.1 (Note [Exec in a forked child]); through
     execl, execvp and execve with an environment of its own.  A child of
-    posix_spawn (no fork) likewise writes OUT.<pid>."""
-    for how in ("execl", "execvp", "execve", "spawn"):
+    posix_spawn (no fork) likewise writes OUT.<pid>, and so does the image
+    of a vfork child (which itself writes nothing)."""
+    for how in ("execl", "execvp", "execve", "spawn", "vfork"):
         p, prof = same_behaviour("forkexec_" + how, "tests/progs/forkexec.c", args=[how])
         if p is None:
             continue
@@ -266,12 +267,13 @@ def fork_exec():
         pre = [k + ".pre-exec.1" for k in kids]
         got = [calls(prof)] + [calls(f) for f in kids + pre if os.path.exists(f)]
         want = [{"main": 1, "parent_work": 5}, {"main": 1, "image_work": 4}]
-        if how != "spawn":
+        forked = how not in ("spawn", "vfork")
+        if forked:
             want.append({"exec_image": 1, "child_work": 1})
         check(len(kids) == 1 and got == want,
               "%s: parent 5 parent_work in OUT, image 4 image_work in OUT.<pid>%s (%s)"
-              % ("posix_spawn" if how == "spawn" else "fork + " + how,
-                 "" if how == "spawn" else ", the child's part in OUT.<pid>.pre-exec.1", got))
+              % ({"spawn": "posix_spawn", "vfork": "vfork + execl"}.get(how, "fork + " + how),
+                 ", the child's part in OUT.<pid>.pre-exec.1" if forked else "", got))
     # A shell ran no instrumented code: the program it forks and execs
     # keeps the run's name, as `ccprof record sh -c` expects.
     exe = os.path.join(OUT, "forkexec_execl")

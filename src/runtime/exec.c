@@ -80,15 +80,25 @@ static int ready(void *const *real)
  * value with output= appended (the last value wins), unless that would
  * be longer than the runtime reads.  posix_spawn makes its child without
  * fork()'s handlers, so it is interposed too, and the parent passes the
- * child's image output=OUT.%p itself.  system() and popen() call glibc's
- * spawn from inside libc, out of our reach.
+ * child's image output=OUT.%p itself.  A vfork child does the same as
+ * posix_spawn's parent (it is the parent's memory that ran the code, and
+ * the parent stays), but in its parent's memory, where an exec that
+ * succeeds would leave a mapping behind: it builds the environment on its
+ * own stack, if it fits there.  system() and popen() call glibc's spawn
+ * from inside libc, out of our reach.
  */
 #define OPTIONS_VAR "CCPROF_OPTIONS="
 #define OPTIONS_VAR_LEN (sizeof OPTIONS_VAR - 1)
 
+/* Room for the image's environment in a vfork child: 4 KB of its stack
+ * (its parent's, below the vfork), for an environment of a few hundred
+ * entries. */
+#define VFORK_ENV_WORDS 512
+
 struct exec_env {
 	char **envp;   /* the environment for the image, or NULL: unchanged */
-	size_t mapped; /* bytes mapped for it (no malloc, as in gather below) */
+	size_t mapped; /* bytes mapped for it (no malloc, as in gather below), or 0 */
+	char *stack[VFORK_ENV_WORDS];
 };
 
 static int is_options(const char *entry)
@@ -96,17 +106,32 @@ static int is_options(const char *entry)
 	return strncmp(entry, OPTIONS_VAR, OPTIONS_VAR_LEN) == 0;
 }
 
-/* envp with output= for the image of a forked child (spawn = 0) or of a
- * child posix_spawn makes (spawn = 1), or envp itself. */
+/* Where the image's environment of `bytes` goes: mapped, or in a vfork
+ * child (a pid not ours: vfork runs no atfork handler) on its stack. */
+static char **env_room(struct exec_env *e, size_t bytes, int vforked)
+{
+	char **room;
+
+	if (vforked)
+		return bytes <= sizeof e->stack ? e->stack : NULL;
+	room = rt_map(bytes);
+	e->mapped = room != NULL ? bytes : 0;
+	return room;
+}
+
+/* envp with output= for the image of a forked child (spawn = 0), or of a
+ * child posix_spawn or vfork makes (spawn = 1, or a vfork child), or envp
+ * itself. */
 static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 {
 	char out[RT_OPTIONS_MAX], *value;
 	const char *old = NULL;
 	size_t n, k = 0, len;
+	int vforked = getpid() != rt_pid;
 
 	e->envp = NULL;
-	if (getpid() != rt_pid ||
-	    (spawn ? rt_dump_spawn_output : rt_dump_exec_output)(out, sizeof out) != 0)
+	e->mapped = 0;
+	if ((spawn || vforked ? rt_dump_spawn_output : rt_dump_exec_output)(out, sizeof out) != 0)
 		return envp;
 	for (n = 0; envp && envp[n]; n++)
 		if (old == NULL && is_options(envp[n]))
@@ -115,8 +140,7 @@ static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 	len = strlen(old) + sizeof ":output=" + strlen(out); /* with the NUL */
 	if (len > RT_OPTIONS_MAX)
 		return envp;
-	e->mapped = (n + 2) * sizeof(char *) + OPTIONS_VAR_LEN + len;
-	e->envp = rt_map(e->mapped);
+	e->envp = env_room(e, (n + 2) * sizeof(char *) + OPTIONS_VAR_LEN + len, vforked);
 	if (e->envp == NULL)
 		return envp;
 	value = (char *)(e->envp + n + 2);
@@ -136,7 +160,7 @@ static int env_done(struct exec_env *e, int rc)
 {
 	int err = errno;
 
-	if (e->envp != NULL)
+	if (e->mapped != 0)
 		rt_unmap(e->envp, e->mapped);
 	errno = err;
 	return rc;

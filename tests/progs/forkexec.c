@@ -2,10 +2,12 @@
  * image must not write over the parent's profile, nor the parent over
  * the image's (Note [Exec in a forked child] in src/runtime/exec.c).
  * argv[1] picks the exec: execl (list form, environ), execvp (through
- * PATH), execve (an environment of its own, without CCPROF_OPTIONS), or
- * spawn: posix_spawn, no fork.
+ * PATH), execve (an environment of its own, without CCPROF_OPTIONS),
+ * spawn: posix_spawn, no fork, or vfork: a vfork child that calls execl
+ * and nothing instrumented (it runs in the parent's memory).
  * Calls: parent_work 3 before the fork and 2 after, child_work once in
- * the child before its exec (not with spawn), image_work 4 in the image. */
+ * the child before its exec (not with spawn or vfork), image_work 4 in
+ * the image. */
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +61,12 @@ int main(int argc, char **argv)
 		if (rc != 0) {
 			fprintf(stderr, "posix_spawn: %s\n", strerror(rc));
 			return 1;
+		}
+	} else if (argc > 1 && strcmp(argv[1], "vfork") == 0) {
+		pid = vfork();
+		if (pid == 0) {
+			execl("/proc/self/exe", argv[0], "image", (char *)NULL);
+			_exit(127);
 		}
 	} else {
 		pid = fork();
