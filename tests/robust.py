@@ -386,6 +386,19 @@ def jumps():
               "longjmp: main entered descend 50 times (got %s)" % a.get(("main", "descend"), {}).get("calls"))
 
 
+def coroutines():
+    """swapcontext between two stacks: calls do not nest on one stack any
+    more, yet every count stays exact and nothing is lost, whether the
+    coroutine's stack lies below the driver's or above it."""
+    for where in ("below", "above"):
+        name = "coroutines_" + where
+        p, prof = same_behaviour(name, "tests/progs/coroutines.c", args=[where])
+        if exact_calls(name, p, prof):
+            info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+            check(info.get("lost_calls") == 0 and info.get("calls") == 5003,
+                  "%s: 5,003 calls, none lost (%s, %s)" % (name, info.get("calls"), info.get("lost_calls")))
+
+
 def exceptions():
     for cxx in ("g++", "clang++"):
         if shutil.which(cxx) is None:
@@ -660,6 +673,7 @@ exec_()
 reexec()
 fork_exec()
 jumps()
+coroutines()
 exceptions()
 signals_()
 uninstrumented_signals()
@@ -682,6 +696,7 @@ adapt_stepped()
 nullfn()
 cancel()
 jumps()
+coroutines()
 dlswap()
 exceptions()
 deep()
