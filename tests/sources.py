@@ -102,6 +102,11 @@ def c_programs():
     check(re.search(r"^COST CENTRE .*inherited\(s\)  SRC$", text, re.M) and
           re.search(r"^main .* spivey\.c:\d+$", text, re.M),
           "text report: a SRC column with spivey.c:LINE")
+    # Compressed debug sections (SHF_COMPRESSED, zlib; this gcc offers no
+    # zstd), read by libelf.
+    exe = build("src_spivey_gz", "tests/progs/spivey.c", "-gz=zlib")
+    _, prof = record(exe, ["4"])
+    defined_where_said(report(prof), {src("spivey.c")}, "gcc -O1 -g -gz=zlib spivey")
     # ring.c burns time in each function (clock=cycles: every one gets
     # some), so pprof keeps them all.
     exe = build("src_ring", "tests/progs/ring.c")
