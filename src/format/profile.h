@@ -54,6 +54,13 @@ struct ccp_cc {
 	uint32_t line;    /* source line if known, else 0 */
 };
 
+/* Whether the cost centre's source file is known (file may be NULL in a
+ * profile built by hand, "" when read). */
+static inline int ccp_cc_has_source(const struct ccp_cc *c)
+{
+	return c->file != NULL && c->file[0] != '\0';
+}
+
 struct ccp_context {
 	uint32_t len;
 	uint32_t *hist;     /* len entries, CCP_ENTRY(cc, mark) */

@@ -177,7 +177,7 @@ static void cc_complete(struct combine *c, struct ccp_cc *to, const struct ccp_c
 {
 	if ((!to->name || !to->name[0]) && from->name && from->name[0])
 		to->name = arena_str(c->arena, from->name);
-	if ((!to->file || !to->file[0]) && from->file && from->file[0]) {
+	if (!ccp_cc_has_source(to) && ccp_cc_has_source(from)) {
 		to->file = arena_str(c->arena, from->file);
 		to->line = from->line;
 	}

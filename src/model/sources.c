@@ -282,7 +282,7 @@ static int locate(struct ccp_arena *a, struct want *x, const char **file, uint32
 
 static int wants_source(const struct ccp_profile *p, const struct ccp_cc *c)
 {
-	return c->kind == CCP_CC_FUNCTION && (c->file == NULL || !c->file[0]) && c->module >= 0 &&
+	return c->kind == CCP_CC_FUNCTION && !ccp_cc_has_source(c) && c->module >= 0 &&
 	       (uint32_t)c->module < p->nmodules;
 }
 

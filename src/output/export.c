@@ -157,7 +157,7 @@ const char *export_object(const struct model *m, uint32_t cc)
 const char *export_file(const struct model *m, uint32_t cc)
 {
 	const struct ccp_cc *c = &m->prof->ccs[cc];
-	if (c->file && c->file[0])
+	if (ccp_cc_has_source(c))
 		return c->file;
 	return export_object(m, cc);
 }

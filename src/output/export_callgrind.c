@@ -71,7 +71,7 @@ struct cg {
  */
 static const char *cg_file(const struct model *m, uint32_t cc)
 {
-	if (cc != MODEL_NONE && m->prof->ccs[cc].file && m->prof->ccs[cc].file[0])
+	if (cc != MODEL_NONE && ccp_cc_has_source(&m->prof->ccs[cc]))
 		return m->prof->ccs[cc].file;
 	return "???";
 }

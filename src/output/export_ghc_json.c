@@ -83,7 +83,7 @@ static void ghc_header(struct ghc *g, uint64_t tick_us, uint64_t total_ticks)
 static void ghc_module(struct ob *o, const struct model *m, uint32_t cc)
 {
 	const struct ccp_cc *c = &m->prof->ccs[cc];
-	if (c->file && c->file[0]) {
+	if (ccp_cc_has_source(c)) {
 		const char *base = model_basename(c->file);
 		const char *dot = strrchr(base, '.');
 		size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
@@ -101,7 +101,7 @@ static void ghc_src_loc(struct ob *o, const struct model *m, uint32_t cc)
 {
 	const struct ccp_cc *c = &m->prof->ccs[cc];
 	ob_putc(o, '"');
-	if (c->file && c->file[0]) {
+	if (ccp_cc_has_source(c)) {
 		escape_puts(o, &escape_json, c->file);
 		if (c->line) {
 			ob_putc(o, ':');

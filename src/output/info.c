@@ -92,7 +92,7 @@ static uint32_t with_source(const struct model *m, uint32_t *functions)
 		if (c->kind != CCP_CC_FUNCTION)
 			continue;
 		(*functions)++;
-		with += c->file && c->file[0];
+		with += ccp_cc_has_source(c);
 	}
 	return with;
 }

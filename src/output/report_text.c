@@ -114,8 +114,7 @@ static void text_header(const struct text *t)
 
 static int source_known(const struct model *m, uint32_t cc)
 {
-	const struct ccp_cc *c = &m->prof->ccs[cc];
-	return c->file && c->file[0];
+	return ccp_cc_has_source(&m->prof->ccs[cc]);
 }
 
 /* Whether any of the top n rows has a source: if none has (no -g, or the
