@@ -293,6 +293,17 @@ def threads():
     w7 = [t for t in j["threads"] if t["name"] == "worker-7"][0]
     f7 = {f["name"]: f for f in w7["functions"]}
     check(f7["leaf"]["calls"] == 8000 and w7["tid"] > 0, "threads: worker-7 called leaf 8000 times")
+    # Each thread's flat profile has its own root_calls (they were 0: the
+    # per-thread models had no arcs, where root entries are kept).
+    check(f7["worker"]["root_calls"] == 1 and f7["leaf"]["root_calls"] == 0,
+          "threads: worker-7's start routine has root_calls 1 (%s)" % f7["worker"]["root_calls"])
+    roots = {}
+    for t in j["threads"]:
+        for f in t["functions"]:
+            roots[f["name"]] = roots.get(f["name"], 0) + f["root_calls"]
+    whole = {f["name"]: f["root_calls"] for f in j["functions"]}
+    check(roots == whole, "threads: per-thread root_calls add up to the whole (%s vs %s)"
+          % (roots, whole))
     status, out, err = text(prof, "--threads")
     check(status == 0 and "worker-3" in out and "tid " in out, "threads: text names each thread")
 
