@@ -329,6 +329,27 @@ def modules():
           % sorted(exe))
 
 
+# ---- patterns ------------------------------------------------------------------
+
+def patterns():
+    # C++ operator names hold a bare < or >: they open no template list, so
+    # the comma after them still splits the list (it did not: GNU gold's
+    # gold::operator< swallowed the rest of the list).
+    prog = build("views_names", "tests/progs/names.cpp", "-lstdc++")
+    r, prof = record(prog)
+    want = {"operator<(Vec const&, Vec const&)", "leaf_work()"}
+    j = rep(prof, "--callers", "operator<*,leaf_work")
+    got = {c["name"] for c in j.get("callers", [])}
+    check(got == want, "patterns: 'operator<*,leaf_work' names two functions (%s)" % sorted(got))
+    j = rep(prof, "--deselect", "operator<(Vec const&, Vec const&),leaf_work")
+    got = set(j["view"]["deselected"]) if "view" in j else set()
+    check(got == want, "patterns: a full operator< name then another (%s)" % sorted(got))
+    j = rep(prof, "--deselect", "leaf_work,operator<*,operator+*")
+    got = set(j["view"]["deselected"]) if "view" in j else set()
+    check(got == want | {"operator+(Vec const&, Vec const&)"},
+          "patterns: operator< between two others (%s)" % sorted(got))
+
+
 # ---- diff and merge ------------------------------------------------------------
 
 def diff(spivey_prof):
@@ -418,6 +439,7 @@ ring()
 prune()
 threads()
 modules()
+patterns()
 if sp:
     diff(sp)
 merge()
