@@ -4,6 +4,7 @@
  */
 #include "model/view.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,8 @@ static size_t operator_chars(const char *list, size_t i)
 	size_t n = 0;
 	if (i < 8 || strncmp(list + i - 8, "operator", 8) != 0)
 		return 0;
+	if (i > 8 && (isalnum((unsigned char)list[i - 9]) || list[i - 9] == '_'))
+		return 0; /* the end of a longer name: my_operator<int, int> */
 	while (list[i + n] && strchr("<>=-*", list[i + n]))
 		n++;
 	return n;

@@ -386,6 +386,9 @@ static void patterns(void)
 	      "an operator's < or > opens or closes no template list");
 	CHECK(model_name_matches("bool operator< <int>(int, int),b", "b"),
 	      "an operator< with template arguments");
+	CHECK(model_name_matches("my_operator<int, long>::f,b", "my_operator<int, long>::f()") &&
+		      !model_name_matches("my_operator<int, long>::f,b", "long>::f()"),
+	      "a name ending in operator still opens a template list");
 	CHECK(!model_name_matches("", "x") && !model_name_matches(",", "x"), "empty patterns match nothing");
 }
 
