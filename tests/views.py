@@ -293,6 +293,17 @@ def threads():
     w7 = [t for t in j["threads"] if t["name"] == "worker-7"][0]
     f7 = {f["name"]: f for f in w7["functions"]}
     check(f7["leaf"]["calls"] == 8000 and w7["tid"] > 0, "threads: worker-7 called leaf 8000 times")
+    # Each thread's flat profile has its own root_calls (they were 0: the
+    # per-thread models had no arcs, where root entries are kept).
+    check(f7["worker"]["root_calls"] == 1 and f7["leaf"]["root_calls"] == 0,
+          "threads: worker-7's start routine has root_calls 1 (%s)" % f7["worker"]["root_calls"])
+    roots = {}
+    for t in j["threads"]:
+        for f in t["functions"]:
+            roots[f["name"]] = roots.get(f["name"], 0) + f["root_calls"]
+    whole = {f["name"]: f["root_calls"] for f in j["functions"]}
+    check(roots == whole, "threads: per-thread root_calls add up to the whole (%s vs %s)"
+          % (roots, whole))
     status, out, err = text(prof, "--threads")
     check(status == 0 and "worker-3" in out and "tid " in out, "threads: text names each thread")
 
@@ -316,6 +327,27 @@ def modules():
     exe = fns(rep(prof, "--module", "*/views_uselib"))
     check(set(exe) == {"main", "local_static"}, "--module by path glob: the executable's (%s)"
           % sorted(exe))
+
+
+# ---- patterns ------------------------------------------------------------------
+
+def patterns():
+    # C++ operator names hold a bare < or >: they open no template list, so
+    # the comma after them still splits the list (it did not: GNU gold's
+    # gold::operator< swallowed the rest of the list).
+    prog = build("views_names", "tests/progs/names.cpp", "-lstdc++")
+    r, prof = record(prog)
+    want = {"operator<(Vec const&, Vec const&)", "leaf_work()"}
+    j = rep(prof, "--callers", "operator<*,leaf_work")
+    got = {c["name"] for c in j.get("callers", [])}
+    check(got == want, "patterns: 'operator<*,leaf_work' names two functions (%s)" % sorted(got))
+    j = rep(prof, "--deselect", "operator<(Vec const&, Vec const&),leaf_work")
+    got = set(j["view"]["deselected"]) if "view" in j else set()
+    check(got == want, "patterns: a full operator< name then another (%s)" % sorted(got))
+    j = rep(prof, "--deselect", "leaf_work,operator<*,operator+*")
+    got = set(j["view"]["deselected"]) if "view" in j else set()
+    check(got == want | {"operator+(Vec const&, Vec const&)"},
+          "patterns: operator< between two others (%s)" % sorted(got))
 
 
 # ---- diff and merge ------------------------------------------------------------
@@ -407,6 +439,7 @@ ring()
 prune()
 threads()
 modules()
+patterns()
 if sp:
     diff(sp)
 merge()

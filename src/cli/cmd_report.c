@@ -155,6 +155,14 @@ static int find_targets(struct model *m, const char *path, const char *opt,
 	return 0;
 }
 
+/* Each thread's model needs its flat profile; the JSON one also its arcs,
+ * where a function's entries as the thread's first function (root_calls)
+ * are kept (arcs from MODEL_NONE). */
+static unsigned thread_passes(const struct report_args *a)
+{
+	return a->json ? MODEL_FLAT | MODEL_ARCS : MODEL_FLAT;
+}
+
 static int report_views(struct model *m, const struct report_args *a)
 {
 	uint32_t *fns, n;
@@ -171,7 +179,7 @@ static int report_views(struct model *m, const struct report_args *a)
 	if (a->hot)
 		model_hot(m);
 	if (a->threads)
-		model_threads(m, MODEL_FLAT);
+		model_threads(m, thread_passes(a));
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "model/view.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,17 +96,45 @@ static size_t without_params(const char *name)
 	return len;
 }
 
+/*
+ * Note [Operator names in patterns]: the < and > of an operator's name
+ * (operator<, operator<<=, operator->, operator<=> ...) open and close
+ * no template list.  Counted as brackets, the < of `gold::operator<*`
+ * left the list one level deep, so every later comma was taken as part
+ * of that pattern and `operator<*,f` matched neither.  The demangler
+ * writes the operator's characters right after `operator` (and a space
+ * before any template arguments: `operator< <int>`), so the run of
+ * operator characters there is skipped.
+ */
+static size_t operator_chars(const char *list, size_t i)
+{
+	size_t n = 0;
+	if (i < 8 || strncmp(list + i - 8, "operator", 8) != 0)
+		return 0;
+	if (i > 8 && (isalnum((unsigned char)list[i - 9]) || list[i - 9] == '_'))
+		return 0; /* the end of a longer name: my_operator<int, int> */
+	while (list[i + n] && strchr("<>=-*", list[i + n]))
+		n++;
+	return n;
+}
+
 /* Length of the next pattern of a comma list: commas inside () <> []
  * belong to the pattern (C++ parameter and template lists). */
 static size_t next_pattern(const char *list)
 {
 	int depth = 0;
 	size_t i = 0;
-	for (; list[i] && !(list[i] == ',' && depth == 0); i++) {
+	while (list[i] && !(list[i] == ',' && depth == 0)) {
+		size_t op = operator_chars(list, i);
+		if (op) {
+			i += op;
+			continue;
+		}
 		if (strchr("(<[", list[i]))
 			depth++;
 		else if (strchr(")>]", list[i]) && depth > 0)
 			depth--;
+		i++;
 	}
 	return i;
 }

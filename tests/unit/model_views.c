@@ -381,6 +381,14 @@ static void patterns(void)
 	CHECK(model_name_matches("std::map<int, int>::find*", "std::map<int, int>::find(int const&)"),
 	      "C++: commas inside <> do not split");
 	CHECK(model_name_matches("operator[]", "operator[]"), "[ is not a glob character");
+	CHECK(model_name_matches("operator<*,b", "b") && model_name_matches("a::operator<<*,b", "b") &&
+		      model_name_matches("operator->*,b", "b") && model_name_matches("operator<=>*,b", "b"),
+	      "an operator's < or > opens or closes no template list");
+	CHECK(model_name_matches("bool operator< <int>(int, int),b", "b"),
+	      "an operator< with template arguments");
+	CHECK(model_name_matches("my_operator<int, long>::f,b", "my_operator<int, long>::f()") &&
+		      !model_name_matches("my_operator<int, long>::f,b", "long>::f()"),
+	      "a name ending in operator still opens a template list");
 	CHECK(!model_name_matches("", "x") && !model_name_matches(",", "x"), "empty patterns match nothing");
 }
 
