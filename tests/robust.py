@@ -142,6 +142,35 @@ def optimised():
             check(got == want, "inlined: %s %s gives the -O0 contexts (%s)" % (cc, opt, got))
 
 
+def split():
+    """gcc's partial inlining (ipa-split, on at -O2): a function's head
+    inlined into its caller, the rest a clone whose exit hook passes the
+    clone's own return address (Note [Split functions] in hooks.c).  The
+    exit must still end the call: the caller's later calls are its own, at
+    every optimisation level and with the exit hook called or jumped to."""
+    src = os.path.join(TOP, "tests/progs/split.c")
+    want = None
+    for cc, flags in (("gcc", ["-O0"]), ("gcc", ["-O2"]), ("gcc", ["-O2", "-fno-optimize-sibling-calls"]),
+                      ("gcc", ["-O3"]), ("clang", ["-O2"])):
+        if shutil.which(cc) is None:
+            continue
+        tag = "%s %s" % (cc, " ".join(flags))
+        exe = os.path.join(OUT, "split_%s%s" % (cc, "".join(flags)))
+        run([cc] + flags + ["-finstrument-functions", src, "-o", exe])
+        if cc == "gcc" and flags[0] == "-O2":
+            nm = run(["nm", exe]).stdout
+            check("join.part." in nm, "split: %s splits join into a head and join.part.N" % tag)
+        r, prof = record(exe, clock=CLOCK, profile=exe + "@%s.ccprof" % CLOCK)
+        got = sorted((history_str(c), c["entries"], c["recursive"]) for c in report(prof)["contexts"]
+                     if c["history"])
+        if want is None:
+            want = got
+            check(("[main] [run] [after]", 2000, 0) in got and r.returncode == 0,
+                  "split: -O0 baseline has [main] [run] [after] x2000 (clock=%s)" % CLOCK)
+        else:
+            check(got == want, "split: %s, clock=%s: the -O0 contexts (%s)" % (tag, CLOCK, got))
+
+
 def storm():
     exe = build("storm", "tests/progs/storm.c")
     r, prof = record(exe, clock=CLOCK, profile=os.path.join(OUT, "storm@%s.ccprof" % CLOCK))
@@ -660,6 +689,7 @@ def symlink():
 threads()
 threads_tsan()
 optimised()
+split()
 storm()
 stepped()
 adapt_stepped()
@@ -696,6 +726,7 @@ adapt_stepped()
 nullfn()
 cancel()
 jumps()
+split()
 coroutines()
 dlswap()
 exceptions()

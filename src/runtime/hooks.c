@@ -231,7 +231,52 @@ static inline __attribute__((always_inline)) int exit_fast(struct rt_thread *t, 
 	return 1;
 }
 
-/* Pop to the entry of this (fn, call site): the general path. */
+/* The newest entry of this (fn, call site), or NULL.  The exit hook's sp
+ * is not the entry's: a sibling call after the epilogue (gcc/clang -O2)
+ * sees the function's CFA, alloca a lower sp.  Entries above it are
+ * frames gone without a return; an entry above sp that does not match is
+ * a live outer frame: this exit is not its. */
+static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
+				       uintptr_t cs)
+{
+	struct rt_shadow *s;
+
+	for (s = t->top; s > t->base + 1; s--) {
+		if (s[-1].fn == fn && s[-1].cs == cs)
+			return s - 1;
+		if (s[-1].sp > sp && !(s[-1].sp & RT_REGION_SP))
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Note [Split functions]: gcc's partial inlining (-fpartial-inlining, on
+ * at -O2) cuts a function F into a head, inlined into F's callers, and a
+ * clone F.part.N with the rest of the body, exit hook included.  The
+ * head's enter hook passes the caller frame's return address, as inlined
+ * hooks do; the clone's exit hook passes the clone's own return address,
+ * an address inside the caller.  So no entry has the exit's (F, call
+ * site).  Left unmatched, F's entry stayed on the shadow stack until the
+ * caller returned, and everything the caller called after F was charged
+ * to F: Lua's luaV_concat, split so, became the caller of most of what
+ * luaV_execute called (tests/progs/split.c).  The clone runs in a frame
+ * just below the one F's entry recorded (or in it, when the exit hook is
+ * reached by a sibling call), so entries below the exit's stack pointer
+ * are frames gone without a return, and if the first entry at or above
+ * it is F's, that entry is this call's.  An exit whose function is not
+ * that entry's stays unmatched, as before.
+ */
+static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	struct rt_shadow *s = t->top;
+
+	while (s > t->base + 1 && (s[-1].sp < sp || (s[-1].sp & RT_REGION_SP)))
+		s--;
+	return s > t->base + 1 && s[-1].fn == fn ? s - 1 : NULL;
+}
+
+/* Pop to the entry of this call: the general path. */
 static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_t fn,
 						   uintptr_t sp, uintptr_t cs)
 {
@@ -241,20 +286,11 @@ static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_
 		t->overflow--;
 		return;
 	}
-	/* The newest entry of this (fn, call site).  The exit hook's sp is
-	 * not the entry's: a sibling call after the epilogue (gcc/clang -O2)
-	 * sees the function's CFA, alloca a lower sp.  Entries above it are
-	 * frames gone without a return; an entry above sp that does not
-	 * match is a live outer frame: this exit is unmatched. */
-	for (s = t->top; s > t->base + 1; s--) {
-		if (s[-1].fn == fn && s[-1].cs == cs)
-			break;
-		if (s[-1].sp > sp && !(s[-1].sp & RT_REGION_SP))
-			return; /* unmatched */
-	}
-	if (s == t->base + 1)
-		return; /* unmatched */
-	rt_pop_to(t, s - 1);
+	s = entry_of_call(t, fn, sp, cs);
+	if (s == NULL)
+		s = entry_of_split(t, fn, sp);
+	if (s != NULL)
+		rt_pop_to(t, s);
 }
 
 static __attribute__((noinline)) void exit_cycles(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
