@@ -15,9 +15,10 @@
  * instrumented function at its call of the hook.  An exit pops the newest
  * entry with its (fn, call site): the exit hook's stack pointer is not
  * reliable (at -O2 it is reached by a sibling call after the epilogue;
- * alloca lowers it).  Failing that, the innermost live entry if it is
- * fn's: a split function's exit (Note [Split functions] in hooks.c).  Entries above that one are frames left without a
- * return (longjmp, exceptions, cancellation).  An enter discards entries
+ * alloca lowers it).  Entries above that one are frames left without a
+ * return (longjmp, exceptions, cancellation).  Failing that, the
+ * innermost live entry if it is fn's: a split function's exit (Note
+ * [Split functions] in hooks.c).  An enter discards entries
  * strictly below its stack pointer, and those at the same stack pointer
  * unless they come from the same call site with another fn: gcc hooks
  * inlined functions too, and their hooks run in the caller's frame with
