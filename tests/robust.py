@@ -295,6 +295,14 @@ def fork():
               "fork: the child's profile starts fresh: 5 child_work, no parent_work")
 
 
+def small_stack():
+    """posix_spawn from a thread with a PTHREAD_STACK_MIN stack: the
+    interposer's stack use must leave the program running as without."""
+    p, prof = same_behaviour("smallstack", "tests/progs/smallstack.c")
+    if p is not None:
+        exact_calls("smallstack", p, prof)
+
+
 def fork_exec():
     """A forked child that execs: its image writes where the child would,
     OUT.<pid>, not over the parent's OUT, and the child's own part moves
@@ -719,6 +727,7 @@ exits()
 exec_()
 reexec()
 fork_exec()
+small_stack()
 jumps()
 coroutines()
 exceptions()
