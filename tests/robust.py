@@ -142,6 +142,22 @@ def optimised():
             check(got == want, "inlined: %s %s gives the -O0 contexts (%s)" % (cc, opt, got))
 
 
+def selfinline():
+    """A recursive function inlined into itself (gcc -O2, -O3): its real
+    recursive call's exit matches no entry, since the call's own inlined
+    copy replaced it, and must not end the outer call as if it were a
+    split function's exit (Note [Split functions] in hooks.c).  The
+    hooks are called by hand in gcc's order (tests/progs/selfinline.c)."""
+    p, prof = same_behaviour("selfinline", "tests/progs/selfinline.c")
+    if p is None:
+        return
+    rep = report(prof)
+    fg = arcs(rep).get(("f", "g"), {}).get("calls")
+    alone = sum(c["entries"] for c in rep["contexts"] if [e["name"] for e in c["history"]] == ["g"])
+    check(fg == 100 and alone == 0, "selfinline (%s): the inlined copy's g() after the real call "
+          "of f is f's: 100 calls f->g (got %s), none from the root (got %d)" % (CLOCK, fg, alone))
+
+
 def split():
     """gcc's partial inlining (ipa-split, on at -O2): a function's head
     inlined into its caller, the rest a clone whose exit hook passes the
@@ -277,6 +293,14 @@ def fork():
         check(fs.get("child_work", {}).get("calls") == 5 and
               fs.get("parent_work", {}).get("calls", 0) == 0,
               "fork: the child's profile starts fresh: 5 child_work, no parent_work")
+
+
+def small_stack():
+    """posix_spawn from a thread with a PTHREAD_STACK_MIN stack: the
+    interposer's stack use must leave the program running as without."""
+    p, prof = same_behaviour("smallstack", "tests/progs/smallstack.c")
+    if p is not None:
+        exact_calls("smallstack", p, prof)
 
 
 def fork_exec():
@@ -690,6 +714,7 @@ threads()
 threads_tsan()
 optimised()
 split()
+selfinline()
 storm()
 stepped()
 adapt_stepped()
@@ -702,6 +727,7 @@ exits()
 exec_()
 reexec()
 fork_exec()
+small_stack()
 jumps()
 coroutines()
 exceptions()
@@ -727,6 +753,7 @@ nullfn()
 cancel()
 jumps()
 split()
+selfinline()
 coroutines()
 dlswap()
 exceptions()

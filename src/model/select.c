@@ -102,20 +102,29 @@ static size_t without_params(const char *name)
  * no template list.  Counted as brackets, the < of `gold::operator<*`
  * left the list one level deep, so every later comma was taken as part
  * of that pattern and `operator<*,f` matched neither.  The demangler
- * writes the operator's characters right after `operator` (and a space
- * before any template arguments: `operator< <int>`), so the run of
- * operator characters there is skipped.
+ * writes the operator right after `operator`, then its template
+ * arguments if any, with a space between only when the operator ends in
+ * < (`operator< <int>`, but `operator*<int, long>`, `operator<=<int>`),
+ * so exactly the operator is skipped, its longest spelling, and a < that
+ * follows it opens a list.  The comma operator is a name too
+ * (`A::operator,(A const&)`): a comma right after `operator` is one when
+ * what follows could not start a pattern of its own (`(`, `<`, `*`, a
+ * comma or the end), so `operator,f` is still two C names.
  */
 static size_t operator_chars(const char *list, size_t i)
 {
-	size_t n = 0;
+	static const char *const ops[] = {"<=>", "<<=", ">>=", "->*", "<<", ">>", "<=", ">=",
+					  "==", "->", "-=", "*=", "<", ">", "=", "-", "*"};
 	if (i < 8 || strncmp(list + i - 8, "operator", 8) != 0)
 		return 0;
 	if (i > 8 && (isalnum((unsigned char)list[i - 9]) || list[i - 9] == '_'))
 		return 0; /* the end of a longer name: my_operator<int, int> */
-	while (list[i + n] && strchr("<>=-*", list[i + n]))
-		n++;
-	return n;
+	if (list[i] == ',')
+		return strchr("(<*,", list[i + 1]) ? 1 : 0; /* also at the end: the NUL */
+	for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+		if (strncmp(list + i, ops[k], strlen(ops[k])) == 0)
+			return strlen(ops[k]);
+	return 0;
 }
 
 /* Length of the next pattern of a comma list: commas inside () <> []
@@ -124,12 +133,14 @@ static size_t next_pattern(const char *list)
 {
 	int depth = 0;
 	size_t i = 0;
-	while (list[i] && !(list[i] == ',' && depth == 0)) {
+	while (list[i]) {
 		size_t op = operator_chars(list, i);
 		if (op) {
 			i += op;
 			continue;
 		}
+		if (list[i] == ',' && depth == 0)
+			break;
 		if (strchr("(<[", list[i]))
 			depth++;
 		else if (strchr(")>]", list[i]) && depth > 0)

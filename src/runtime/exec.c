@@ -15,6 +15,7 @@
  * runs no atfork handler, so rt_pid still holds the parent's).  For the
  * same reason the real functions are looked up once, at start-up.
  */
+#include <alloca.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <spawn.h>
@@ -93,12 +94,18 @@ static int ready(void *const *real)
 /* Room for the image's environment in a vfork child: 4 KB of its stack
  * (its parent's, below the vfork), for an environment of a few hundred
  * entries. */
-#define VFORK_ENV_WORDS 512
+#define VFORK_ENV_BYTES 4096
+
+/* The room, in the frame of the interposed function, which lasts until
+ * the real call returns; taken only in a vfork child (a pid not ours:
+ * vfork runs no atfork handler), as a thread's stack may have no 4 KB to
+ * spare otherwise (PTHREAD_STACK_MIN, tests/progs/smallstack.c). */
+#define VFORK_ROOM() (getpid() != rt_pid ? alloca(VFORK_ENV_BYTES) : NULL)
 
 struct exec_env {
+	char **room;   /* VFORK_ROOM() */
 	char **envp;   /* the environment for the image, or NULL: unchanged */
 	size_t mapped; /* bytes mapped for it (no malloc, as in gather below), or 0 */
-	char *stack[VFORK_ENV_WORDS];
 };
 
 static int is_options(const char *entry)
@@ -107,13 +114,13 @@ static int is_options(const char *entry)
 }
 
 /* Where the image's environment of `bytes` goes: mapped, or in a vfork
- * child (a pid not ours: vfork runs no atfork handler) on its stack. */
-static char **env_room(struct exec_env *e, size_t bytes, int vforked)
+ * child on its stack. */
+static char **env_room(struct exec_env *e, size_t bytes)
 {
 	char **room;
 
-	if (vforked)
-		return bytes <= sizeof e->stack ? e->stack : NULL;
+	if (e->room != NULL)
+		return bytes <= VFORK_ENV_BYTES ? e->room : NULL;
 	room = rt_map(bytes);
 	e->mapped = room != NULL ? bytes : 0;
 	return room;
@@ -127,7 +134,7 @@ static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 	char out[RT_OPTIONS_MAX], *value;
 	const char *old = NULL;
 	size_t n, k = 0, len;
-	int vforked = getpid() != rt_pid;
+	int vforked = e->room != NULL;
 
 	e->envp = NULL;
 	e->mapped = 0;
@@ -140,7 +147,7 @@ static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 	len = strlen(old) + sizeof ":output=" + strlen(out); /* with the NUL */
 	if (len > RT_OPTIONS_MAX)
 		return envp;
-	e->envp = env_room(e, (n + 2) * sizeof(char *) + OPTIONS_VAR_LEN + len, vforked);
+	e->envp = env_room(e, (n + 2) * sizeof(char *) + OPTIONS_VAR_LEN + len);
 	if (e->envp == NULL)
 		return envp;
 	value = (char *)(e->envp + n + 2);
@@ -168,7 +175,7 @@ static int env_done(struct exec_env *e, int rc)
 
 RT_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	struct exec_env e;
+	struct exec_env e = {.room = VFORK_ROOM()};
 
 	if (!ready(&real_execve))
 		return -1;
@@ -182,7 +189,7 @@ RT_API int execv(const char *path, char *const argv[])
 
 RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	struct exec_env e;
+	struct exec_env e = {.room = VFORK_ROOM()};
 
 	if (!ready(&real_execvpe))
 		return -1;
@@ -197,7 +204,7 @@ RT_API int execvp(const char *file, char *const argv[])
 
 RT_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	struct exec_env e;
+	struct exec_env e = {.room = VFORK_ROOM()};
 
 	if (!ready(&real_fexecve))
 		return -1;
@@ -207,7 +214,7 @@ RT_API int fexecve(int fd, char *const argv[], char *const envp[])
 RT_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		    int flags)
 {
-	struct exec_env e;
+	struct exec_env e = {.room = VFORK_ROOM()};
 
 	if (!ready(&real_execveat))
 		return -1;
@@ -221,7 +228,7 @@ static int spawn(void *const *real, pid_t *pid, const char *file,
 		 const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
 		 char *const argv[], char *const envp[])
 {
-	struct exec_env e;
+	struct exec_env e = {.room = VFORK_ROOM()};
 
 	if (!rt_real_ready(real, rt_exec_init))
 		return ENOSYS;

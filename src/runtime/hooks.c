@@ -265,12 +265,22 @@ static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintpt
  * reached by a sibling call), so entries below the exit's stack pointer
  * are frames gone without a return, and if the first entry at or above
  * it is F's, that entry is this call's.  An exit whose function is not
- * that entry's stays unmatched, as before.
+ * that entry's stays unmatched, as before.  So does an exit whose (F,
+ * call site) an entry had that an enter dropped (rt_discard_gone): a
+ * clone has no enter hook, so that exit is a real call's, whose entry
+ * went missing, and the F entry above it is its caller's.  That is what
+ * a recursive function inlined into itself does (gcc -O2, -O3): the real
+ * recursive call's entry is replaced by its own inlined copy's, and its
+ * exit would end the outer copy's call (tests/progs/selfinline.c).
  */
-static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintptr_t sp)
+static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
+					 uintptr_t cs)
 {
 	struct rt_shadow *s = t->top;
+	uintptr_t key = rt_dropped_key(fn, cs);
 
+	if (t->dropped[RT_DROPPED_SLOT(key)] == key)
+		return NULL;
 	while (s > t->base + 1 && (s[-1].sp < sp || (s[-1].sp & RT_REGION_SP)))
 		s--;
 	return s > t->base + 1 && s[-1].fn == fn ? s - 1 : NULL;
@@ -288,7 +298,7 @@ static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_
 	}
 	s = entry_of_call(t, fn, sp, cs);
 	if (s == NULL)
-		s = entry_of_split(t, fn, sp);
+		s = entry_of_split(t, fn, sp, cs);
 	if (s != NULL)
 		rt_pop_to(t, s);
 }

@@ -622,10 +622,14 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
  * that is gone.  Popping it returns to the context it saved.  A stack
  * pointer outside this thread's stack is a handler on an alternate signal
  * stack: nothing is gone then.  Region entries are closed by key instead.
+ * The (fn, call site) of each entry dropped is remembered: an exit of it
+ * that still comes is a real call's, not a split function's (Note [Split
+ * functions] in hooks.c).
  */
 void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn)
 {
 	struct rt_shadow *s = t->top;
+	uintptr_t key;
 
 	if (sp < t->stack_lo || sp >= t->stack_hi)
 		return;
@@ -633,8 +637,11 @@ void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t 
 	 * frame (same call site, other fn) keeps it; a different call site,
 	 * or the same function again from the same site, means it is gone. */
 	while (s > t->base + 1 && !(s[-1].sp & RT_REGION_SP) &&
-	       (s[-1].sp < sp || (s[-1].sp == sp && (s[-1].cs != cs || s[-1].fn == fn))))
+	       (s[-1].sp < sp || (s[-1].sp == sp && (s[-1].cs != cs || s[-1].fn == fn)))) {
 		s--;
+		key = rt_dropped_key(s->fn, s->cs);
+		t->dropped[RT_DROPPED_SLOT(key)] = key;
+	}
 	if (s != t->top)
 		rt_pop_to(t, s);
 }

@@ -15,9 +15,10 @@
  * instrumented function at its call of the hook.  An exit pops the newest
  * entry with its (fn, call site): the exit hook's stack pointer is not
  * reliable (at -O2 it is reached by a sibling call after the epilogue;
- * alloca lowers it).  Failing that, the innermost live entry if it is
- * fn's: a split function's exit (Note [Split functions] in hooks.c).  Entries above that one are frames left without a
- * return (longjmp, exceptions, cancellation).  An enter discards entries
+ * alloca lowers it).  Entries above that one are frames left without a
+ * return (longjmp, exceptions, cancellation).  Failing that, the
+ * innermost live entry if it is fn's: a split function's exit (Note
+ * [Split functions] in hooks.c).  An enter discards entries
  * strictly below its stack pointer, and those at the same stack pointer
  * unless they come from the same call site with another fn: gcc hooks
  * inlined functions too, and their hooks run in the caller's frame with
@@ -53,6 +54,19 @@
 #define RT_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 
 #define RT_REGION_SP 1u /* Note [Shadow stack] */
+#define RT_DROPPED_BITS 4 /* struct rt_thread's dropped[] has 16 slots */
+
+/* dropped[]'s word for (fn, cs), its slot in the top bits: never 0, the
+ * empty slot; one word, so that a signal handler's store never leaves
+ * half a pair. */
+static inline uintptr_t rt_dropped_key(uintptr_t fn, uintptr_t cs)
+{
+	const uintptr_t k = (uintptr_t)0x9e3779b97f4a7c15u;
+
+	return ((fn * k) ^ cs) * k | 1;
+}
+
+#define RT_DROPPED_SLOT(key) ((key) >> (sizeof(uintptr_t) * 8 - RT_DROPPED_BITS))
 
 struct rt_ctx {
 	uintptr_t fn; /* key of the running CC: A1 compares against it */
@@ -137,6 +151,9 @@ struct rt_thread {
 	unsigned char *arena_next, *arena_end;
 	struct rt_table *transitions_tab;
 	struct rt_table *contexts_tab;
+	/* (fn, call site) of entries rt_discard_gone dropped, hashed into
+	 * one word each, direct-mapped: Note [Split functions] in hooks.c. */
+	uintptr_t dropped[1u << RT_DROPPED_BITS];
 
 	/* Sampler (under the registry lock). */
 	clockid_t cpu_clock;

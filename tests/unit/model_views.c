@@ -386,6 +386,14 @@ static void patterns(void)
 	      "an operator's < or > opens or closes no template list");
 	CHECK(model_name_matches("bool operator< <int>(int, int),b", "b"),
 	      "an operator< with template arguments");
+	CHECK(model_name_matches("A::operator*<int, long>", "A::operator*<int, long>(int)") &&
+		      model_name_matches("A::operator<=<int, long>", "A::operator<=<int, long>(int)") &&
+		      model_name_matches("A::operator-><int, long>", "A::operator-><int, long>()"),
+	      "an operator's template list after its own < or > still holds its commas");
+	CHECK(model_name_matches("A::operator,(A const&),b", "A::operator,(A const&)") &&
+		      model_name_matches("A::operator,", "A::operator,(A const&)") &&
+		      model_name_matches("x,A::operator,,b", "b") && model_name_matches("operator,f", "f"),
+	      "operator, is a name, not the end of a pattern");
 	CHECK(model_name_matches("my_operator<int, long>::f,b", "my_operator<int, long>::f()") &&
 		      !model_name_matches("my_operator<int, long>::f,b", "long>::f()"),
 	      "a name ending in operator still opens a template list");
