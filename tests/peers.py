@@ -21,13 +21,20 @@ def gprof():
               re.finditer(r"^\s+[\d.]+\s+[\d.]+\s+(\d+)/1000\s+(\w+) \[\d+\]$", g, re.M)}
     g_share = re.search(r"^\[\d+\]\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+\d+\s+g \[", g, re.M)
     prog = build("trap_peer", "examples/trap.c")
-    _, prof = record(prog, ["100"])
-    rep = report(prof)
-    a = arcs(rep)
+    # Sampled time: on a busy machine a late sample can land in g with
+    # several milliseconds of f's work (tests/core.py's trap retries too).
+    # A wrong attribution would fail every time.
+    for attempt in range(3):
+        _, prof = record(prog, ["100"])
+        rep = report(prof)
+        a = arcs(rep)
+        work = functions(rep)["work"]["inherited_s"]
+        g_in = a[("g", "work")]["self_in_s"] + a[("g", "work")]["child_in_s"]
+        if 100 * g_in / work < 2:
+            break
+        print("# trap: ccprof gave g %.2f %%, run again (machine busy?)" % (100 * g_in / work))
     check(arcs_g.get("f") == a[("f", "work")]["calls"] and arcs_g.get("g") == a[("g", "work")]["calls"],
           "gprof and ccprof agree on arc calls f->work, g->work (%s)" % arcs_g)
-    work = functions(rep)["work"]["inherited_s"]
-    g_in = a[("g", "work")]["self_in_s"] + a[("g", "work")]["child_in_s"]
     if check(g_share is not None, "gprof's call graph parsed"):
         share = float(g_share.group(1))
         check(share > 70 and 100 * g_in / work < 2,
