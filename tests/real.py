@@ -240,9 +240,10 @@ def program_only(rep):
 
 
 def context_counts(rep):
+    """Each context's calls, keyed by its history as DESIGN.md writes it."""
     counts = collections.Counter()
     for c in rep["contexts"]:
-        counts[tuple((e["name"], e["marked"]) for e in c["history"])] += c["entries"] + c["recursive"]
+        counts[history_str(c)] += c["entries"] + c["recursive"]
     return counts
 
 
