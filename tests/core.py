@@ -1,5 +1,6 @@
 """Core semantics through real programs (DESIGN.md §2-§4)."""
 import json
+import re
 import os
 from ccp import *
 
@@ -142,6 +143,23 @@ def trap(clock):
         info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
         ns = info["overhead_ns_per_call"]
         check(1 < ns < 2000, "trap/cycles: overhead estimate %.1f ns per call recorded" % ns)
+        # What was subtracted is recorded, not estimate x calls: it lies
+        # within the run with what was charged, and near estimate x calls
+        # here, where every interval is long enough to pay (the estimate
+        # moves during a run, so only within a factor of 3).
+        sub, est = info["subtracted_s"], ns * info["calls"] / 1e9
+        check(info["subtracted_ticks"] > 0, "trap/cycles: subtracted ticks recorded")
+        check(sub + rep["total_time_s"] <= info["duration_s"] * 1.02,
+              "trap/cycles: subtracted %.6f s + charged %.3f s within the run's %.3f s"
+              % (sub, rep["total_time_s"], info["duration_s"]))
+        check(est / 3 <= sub <= est * 3,
+              "trap/cycles: subtracted %.6f s near estimate x calls %.6f s" % (sub, est))
+        text = run([CCPROF, "report", prof]).stdout
+        check(re.search(r"subtracted +[0-9.]+ secs, the profiler's own cost", text) is not None,
+              "trap/cycles: the report's header says what was subtracted")
+    else:
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+        check(info["subtracted_ticks"] == 0, "trap/%s: nothing subtracted" % clock)
 
 
 spivey()

@@ -386,6 +386,35 @@ def extreme_values():
     expect_fail("a stack tree 20000 deep", write("extreme.deep", deep), allow_success=True)
 
 
+def subtracted_key():
+    """STATS key 11, clock=cycles' subtracted ticks: shown when the file has
+    it, estimated (overhead x calls) in a file from before it existed, and a
+    merge with such a file does not pretend to know."""
+    # clock 1 (cycles), 1000 ticks/s, an estimate of 5 ticks per call.
+    meta = section(2, vs(1, 0, 1, 0, 0, 1, 0, 1000, 5000, 0, 0))
+    calls = vs(1, 2) + b"".join(vs(k, 0) for k in range(2, 11))
+    old = write("subtracted.old", profile(meta=meta, stats=section(6, vs(10) + calls)))
+    new = write("subtracted.new", profile(meta=meta, stats=section(6, vs(11) + calls + vs(11, 3))))
+    huge = write("subtracted.huge",
+                 profile(meta=meta, stats=section(6, vs(11) + calls + vs(11, (1 << 64) - 1))))
+    rep = lambda path: run([CCPROF, "report", path]).stdout
+    inf = lambda path: json.loads(run([CCPROF, "info", "--json", path]).stdout)
+    check("subtracted   0.010000 secs (estimated)" in rep(old) and inf(old)["subtracted_ticks"] == 0,
+          "a file without STATS key 11: the report estimates 2 calls x 5 ticks")
+    check("subtracted   0.003000 secs, the profiler's own cost" in rep(new)
+          and inf(new)["subtracted_ticks"] == 3,
+          "STATS key 11: the report and info show the 3 ticks recorded")
+    expect_fail("subtracted ticks 2^64 - 1", huge, allow_success=True)
+    both = os.path.join(HOST, "subtracted.merged")
+    ok = subprocess.run([CCPROF, "merge", "-o", both, new, new], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL).returncode == 0
+    check(ok and inf(both)["subtracted_ticks"] == 6, "merge adds subtracted ticks")
+    ok = subprocess.run([CCPROF, "merge", "-o", both, new, old], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL).returncode == 0
+    check(ok and inf(both)["subtracted_ticks"] == 0 and "(estimated)" in rep(both),
+          "merge with a file without key 11: subtracted unknown, estimated")
+
+
 def repeated_histories():
     """A history listed twice in one thread: the runtime never writes that,
     a made-up file can.  Like the same two contexts in two threads, it is
@@ -585,6 +614,7 @@ def main():
     huge_counts()
     quadratic_histories()
     extreme_values()
+    subtracted_key()
     repeated_histories()
     hash_flood()
     garbage()

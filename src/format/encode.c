@@ -404,10 +404,17 @@ static void put_stats(struct wbuf *w, const struct ccp_stats *st)
 {
 	struct ccp_stats copy = *st; /* ccp_stats_slot wants a mutable struct */
 	size_t at = section_begin(w, CCP_SEC_STATS);
-	put_varint(w, CCP_STAT_KEYS);
+	/* Key 11 only when it says something, so that the files of the
+	 * sampling clocks stay as they were. */
+	int extra = st->subtracted != 0;
+	put_varint(w, CCP_STAT_KEYS + (uint64_t)extra);
 	for (uint64_t key = 1; key <= CCP_STAT_KEYS; key++) {
 		put_varint(w, key);
 		put_varint(w, *ccp_stats_slot(&copy, key));
+	}
+	if (extra) {
+		put_varint(w, CCP_STAT_SUBTRACTED);
+		put_varint(w, st->subtracted);
 	}
 	section_end(w, at);
 }

@@ -88,6 +88,8 @@ struct ccp_stats {
 	uint64_t lost_calls;      /* calls not recorded (budget, re-entry) */
 	uint64_t lost_time;       /* ticks charged to overflow contexts */
 	uint64_t dispatchers;     /* contexts whose inline cache is bypassed or on retrial */
+	uint64_t subtracted;      /* clock=cycles: ticks taken off as the monitor's own
+				   * cost; 0 in files from before it was recorded */
 };
 
 struct ccp_profile {

@@ -30,7 +30,7 @@ size_t ccp_varint_put(unsigned char *out, uint64_t v)
 
 uint64_t *ccp_stats_slot(struct ccp_stats *s, uint64_t key)
 {
-	/* Keys are fixed forever; a new counter gets key 11, never a reused one. */
+	/* Keys are fixed forever; a new counter gets key 12, never a reused one. */
 	switch (key) {
 	case 1: return &s->calls;
 	case 2: return &s->contexts;
@@ -42,6 +42,7 @@ uint64_t *ccp_stats_slot(struct ccp_stats *s, uint64_t key)
 	case 8: return &s->lost_calls;
 	case 9: return &s->lost_time;
 	case 10: return &s->dispatchers;
+	case CCP_STAT_SUBTRACTED: return &s->subtracted;
 	default: return NULL;
 	}
 }

@@ -313,6 +313,14 @@ static void add_sat(uint64_t *a, uint64_t b)
 		*a = UINT64_MAX;
 }
 
+/* Whether a clock=cycles file says what its runtime subtracted (files from
+ * before key 11 do not, and the report then estimates it). */
+static int subtracted_known(const struct ccp_profile *p)
+{
+	return p->clock != CCP_CLOCK_CYCLES || p->stats.subtracted != 0 ||
+	       p->overhead_milliticks == 0 || p->stats.calls == 0;
+}
+
 static void add_stats(struct ccp_profile *out, const struct ccp_profile *p, uint64_t tps)
 {
 	struct ccp_stats *s = &out->stats;
@@ -327,6 +335,7 @@ static void add_stats(struct ccp_profile *out, const struct ccp_profile *p, uint
 	add_sat(&s->lost_calls, x->lost_calls);
 	add_sat(&s->lost_time, rescale(x->lost_time, tps, p->ticks_per_sec));
 	add_sat(&s->dispatchers, x->dispatchers);
+	add_sat(&s->subtracted, rescale(x->subtracted, tps, p->ticks_per_sec));
 	if (p->start_ns && (!out->start_ns || p->start_ns < out->start_ns))
 		out->start_ns = p->start_ns;
 	out->end_ns = max_u64(out->end_ns, p->end_ns);
@@ -383,13 +392,18 @@ int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
 	if (n == 0 || check_compatible(in, names, n, err, errlen) != 0)
 		return -1;
 	struct combine c = {.arena = arena};
+	int unknown_subtracted = 0;
 	htab_init(&c.modkeys.tab, 16);
 	htab_init(&c.cckeys.tab, in[0]->nccs);
 	copy_header(&c, out, in[0]);
 	for (uint32_t f = 0; f < n && !c.too_big; f++) {
 		add_file(&c, in[f], f, out->ticks_per_sec);
 		add_stats(out, in[f], out->ticks_per_sec);
+		/* One file that does not know makes the sum unknown (0), not low. */
+		unknown_subtracted |= !subtracted_known(in[f]);
 	}
+	if (unknown_subtracted)
+		out->stats.subtracted = 0;
 	if (c.too_big)
 		snprintf(err, errlen, "%s: calls or time would add up past 2^64",
 			 names[c.too_big - 1]);

@@ -24,6 +24,11 @@ static double overhead_ns(const struct ccp_profile *p)
 	return (double)p->overhead_milliticks / 1000.0 / (double)p->ticks_per_sec * 1e9;
 }
 
+static double ticks_s(const struct ccp_profile *p, uint64_t ticks)
+{
+	return p->ticks_per_sec ? (double)ticks / (double)p->ticks_per_sec : 0;
+}
+
 static double duration_s(const struct ccp_profile *p)
 {
 	return p->end_ns > p->start_ns ? (double)(p->end_ns - p->start_ns) / 1e9 : 0;
@@ -78,6 +83,11 @@ static void text_clock(struct ob *f, const struct ccp_profile *p)
 		ob_printf(f, "%-18s %g ms\n", "sampling interval", (double)p->interval_ns / 1e6);
 	text_u64(f, "samples", p->stats.samples);
 	ob_printf(f, "%-18s %.1f ns per call\n", "overhead estimate", overhead_ns(p));
+	if (p->clock == CCP_CLOCK_CYCLES)
+		ob_printf(f, "%-18s %.3f s%s\n", "subtracted", ticks_s(p, p->stats.subtracted),
+			  p->stats.subtracted || !p->overhead_milliticks || !p->stats.calls
+				  ? ""
+				  : " (not recorded: an older runtime's file)");
 }
 
 /* Of the functions that ran (listed, not regions), how many have a
@@ -169,6 +179,8 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "samples", s->samples);
 	json_kuint(&j, "overhead_milliticks", p->overhead_milliticks);
 	json_kdouble(&j, "overhead_ns_per_call", overhead_ns(p));
+	json_kuint(&j, "subtracted_ticks", s->subtracted);
+	json_kseconds(&j, "subtracted_s", s->subtracted, p->ticks_per_sec);
 	json_newline(&j);
 	json_kuint(&j, "calls", s->calls);
 	json_kuint(&j, "contexts", s->contexts);

@@ -42,27 +42,29 @@ static void text_clock(const struct text *t)
 }
 
 /*
- * clock=cycles: what the runtime subtracted as its own cost (its estimate
- * per call times every call it saw, whatever the view shows; Note [Cycles
- * clock] in src/runtime/clock.c).  A file without that count: the calls
- * in the view.  Where that is more than the time left, a few per cent of
- * error in the estimate is tens of per cent in every time shown, so say
- * so.
+ * clock=cycles: what the runtime subtracted as its own cost (Note [Cycles
+ * clock] in src/runtime/clock.c), as it recorded it, or, in a file from
+ * before it did, its estimate per call times every call it saw, whatever
+ * the view shows.  Where that is more than the time left, a few per cent
+ * of error in the estimate is tens of per cent in every time shown, so
+ * say so.
  */
 static void text_compensation(const struct text *t)
 {
 	const struct ccp_profile *p = t->m->prof;
 	uint64_t calls = p->stats.calls ? p->stats.calls : t->m->total_calls;
-	double sub;
+	double sub = (double)p->stats.subtracted;
 
 	if (p->clock != CCP_CLOCK_CYCLES || p->overhead_milliticks == 0)
 		return;
-	sub = (double)p->overhead_milliticks / 1000.0 * (double)calls;
+	if (sub == 0)
+		sub = (double)p->overhead_milliticks / 1000.0 * (double)calls;
 	if (!(sub < 1.8e19))
 		return;
 	ob_puts(t->o, "    subtracted   ");
 	text_secs(t, (uint64_t)sub, 0);
-	ob_puts(t->o, " secs, the profiler's estimated own cost");
+	ob_puts(t->o, p->stats.subtracted ? " secs, the profiler's own cost as it estimated it"
+					  : " secs (estimated), the profiler's own cost");
 	if (sub > (double)t->m->total_time)
 		ob_puts(t->o, ": more than the time charged,\n"
 			      "                 so these times are uncertain (clock=cpu is not)");

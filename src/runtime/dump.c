@@ -269,6 +269,7 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 {
 	const struct rt_ctx *head = RT_ACQUIRE(&t->all), *c;
 	uint32_t n = head ? head->id + 1 : 0;
+	uint64_t charged = 0;
 
 	out->tid = t->tid;
 	out->name = t->name;
@@ -286,9 +287,12 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		o->recursive = RT_LOAD(&c->recursive);
 		o->time = RT_LOAD(&c->time);
 		st->calls += o->entries + o->recursive;
+		charged += o->time;
 		st->dispatchers += RT_LOAD(&c->slots) != RT_SLOTS_USED;
 	}
 	st->contexts += n;
+	if (rt_cycles)
+		st->subtracted += rt_subtracted_ticks(t, charged);
 	st->transitions += t->transitions;
 	st->lost_calls += t->lost_calls;
 	st->memory_bytes += t->memory_bytes + rt_shadow_in_use(t);

@@ -126,7 +126,7 @@ struct rt_thread {
 	uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c */
 	uint64_t tcache_gen; /* bumped by every write of tcache: Note [Cache reads] */
 	/* Cycles clock (Note [Cycles clock] in clock.c). */
-	uint64_t last_tick;   /* tick of the previous hook */
+	uint64_t last_tick;   /* tick of the previous hook (others read it: dump.c) */
 	int64_t carry;        /* RT_FX units: overhead owed (< 0), or a fraction */
 	uint64_t overhead_fx; /* this thread's overhead per hook, RT_FX units */
 	uint32_t probe_left;  /* hooks until the next probe */
@@ -134,6 +134,7 @@ struct rt_thread {
 	uint64_t probe_sum, probe_n; /* the current batch of probes */
 	uint64_t probe_avg_fx;       /* recent probes' mean, RT_FX units */
 	uint64_t probe_total, probes; /* all probes kept */
+	uint64_t first_tick;          /* last_tick at start (or fork): the span's start */
 
 	/* Slow path (owner only). */
 	struct rt_shadow *base;
@@ -370,7 +371,19 @@ static inline void rt_charge_ticks(struct rt_thread *t, uint64_t now)
 		bal &= (1 << RT_FX) - 1;
 	}
 	t->carry = bal;
-	t->last_tick = now;
+	RT_STORE(&t->last_tick, now); /* a plain mov, as before */
+}
+
+/* What a thread's hooks took off as the monitor's cost, given what they
+ * charged (the sum of its contexts' times): its span from the first hook
+ * to the last, less that.  It is the estimate per hook times the hooks
+ * only while the intervals could pay it: a debt still owed at the end was
+ * never taken.  The profile writer reads it for other threads too. */
+static inline uint64_t rt_subtracted_ticks(const struct rt_thread *t, uint64_t charged)
+{
+	uint64_t span = RT_LOAD(&t->last_tick) - t->first_tick;
+
+	return span > charged ? span - charged : 0;
 }
 
 static inline uint64_t rt_tick(void)

@@ -276,6 +276,7 @@ struct rt_thread *rt_thread_start(void)
 		t->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
 	t->last_sample = rt_now_ns(rt_config.clock == CCP_CLOCK_CPU ? t->cpu_clock : CLOCK_MONOTONIC);
 	t->last_tick = rt_cycles ? rt_tick() : 0;
+	t->first_tick = t->last_tick;
 	t->alive = 1;
 	pthread_once(&key_once, make_key);
 	pthread_setspecific(exit_key, t);
@@ -305,6 +306,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 		c->time = 0;
 	}
 	survivor->lost_calls = 0;
+	survivor->first_tick = survivor->last_tick; /* its times start from zero too */
 	survivor->tid = (uint64_t)syscall(SYS_gettid);
 	survivor->last_sample = rt_now_ns(rt_config.clock == CCP_CLOCK_CPU ? survivor->cpu_clock
 									  : CLOCK_MONOTONIC);

@@ -439,10 +439,30 @@ static void rejects(void)
 	totals_past_2_64();
 }
 
+/* STATS key 11 is written only when not 0: a clock=cycles file has it,
+ * the others keep the ten keys they always had (the tiny example). */
+static void subtracted_key(struct ccp_profile *p)
+{
+	unsigned char *b1 = NULL, *b2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	uint64_t saved = p->stats.subtracted;
+	p->stats.subtracted = 0;
+	int rc = ccp_format_encode(p, &b1, &n1);
+	p->stats.subtracted = 300; /* varint: 2 bytes, after the key's 1 */
+	rc |= ccp_format_encode(p, &b2, &n2);
+	CHECK(rc == 0 && n2 == n1 + 3, "STATS key 11 takes 3 bytes when set (%zu -> %zu)", n1,
+	      n2);
+	roundtrip(p, "sample with subtracted");
+	p->stats.subtracted = saved;
+	free(b1);
+	free(b2);
+}
+
 int main(void)
 {
 	struct ccp_profile p = sample();
 	roundtrip(&p, "sample");
+	subtracted_key(&p);
 	tiny_example();
 	empty_profile();
 	determinism();

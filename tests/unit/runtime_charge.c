@@ -21,6 +21,13 @@ static void start(double overhead)
 	t.cur = &a;
 	t.overhead_fx = FX(overhead);
 	t.last_tick = 1000;
+	t.first_tick = t.last_tick;
+}
+
+/* What the thread took off: its span less what it charged. */
+static uint64_t subtracted(void)
+{
+	return rt_subtracted_ticks(&t, a.time + b.time);
 }
 
 /* The clock moves by `d` ticks, then a hook charges; `next` runs after. */
@@ -41,12 +48,14 @@ int main(void)
 	CHECK_EQ_U(b.time, 0, "a short interval charges nothing");
 	hook(50, &b);
 	CHECK_EQ_U(a.time, 100 + 50 - 10 - 6, "the debt is paid by the next interval");
+	CHECK_EQ_U(subtracted(), 3 * 10, "subtracted: the estimate for each of 3 hooks");
 
 	/* A fractional estimate: 1000 intervals of 20 ticks at 2.5 each. */
 	start(2.5);
 	for (i = 0; i < 1000; i++)
 		hook(20, i % 2 ? &a : &b);
 	CHECK_EQ_U(a.time + b.time, 1000 * 20 - 2500, "fractions of a tick are carried, not lost");
+	CHECK_EQ_U(subtracted(), 2500, "subtracted: 1000 hooks at 2.5");
 
 	/* No overhead: every tick is charged, whatever the intervals. */
 	start(0);
@@ -60,11 +69,13 @@ int main(void)
 		hook(20, &a);
 	CHECK_EQ_U(a.time, 0, "a run shorter than its estimated overhead charges nothing");
 	CHECK(t.carry == -(int64_t)FX(100), "and owes the difference (%lld)", (long long)t.carry);
+	CHECK_EQ_U(subtracted(), 10 * 20, "subtracted: the span, not the 300 still owed in part");
 
 	/* The clock is never read here: a tick counter far from zero works. */
 	start(1);
-	t.last_tick = UINT64_C(1) << 62;
+	t.last_tick = t.first_tick = UINT64_C(1) << 62;
 	hook(1001, &a);
 	CHECK_EQ_U(a.time, 1000, "large tick values");
+	CHECK_EQ_U(subtracted(), 1, "subtracted at large tick values");
 	return check_failures != 0;
 }
