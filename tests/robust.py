@@ -327,6 +327,14 @@ def fork_exec():
               "%s: parent 5 parent_work in OUT, image 4 image_work in OUT.<pid>%s (%s)"
               % ({"spawn": "posix_spawn", "vfork": "vfork + execl"}.get(how, "fork + " + how),
                  ", the child's part in OUT.<pid>.pre-exec.1" if forked else "", got))
+    # vfork children execl with 101 arguments, past the interposer's small
+    # array: the larger one must not be a mapping left in the parent (the
+    # program prints whether its address space grew; same stdout as bare).
+    p, prof = same_behaviour("forkexec_vforkmany", "tests/progs/forkexec.c", args=["vforkmany"])
+    if p is not None:
+        check("0 failed, address space grew: no" in p.stdout,
+              "vfork + execl with 101 arguments, 100 times: all ran, nothing left mapped (%r)"
+              % p.stdout.strip())
     # A shell ran no instrumented code: the program it forks and execs
     # keeps the run's name, as `ccprof record sh -c` expects.
     exe = os.path.join(OUT, "forkexec_execl")

@@ -250,10 +250,15 @@ RT_API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 
 /*
  * The list forms: count the arguments, gather them into an array that
- * fits (on the stack when small, from mmap otherwise: no malloc, which a
- * vfork child must not call), and call the vector form.
+ * fits, and call the vector form.  The array is on the stack when small;
+ * a larger one is mapped (no malloc, which a vfork child must not call),
+ * except in a vfork child, whose mappings would stay in the parent once
+ * the exec succeeds: there it goes on the stack, as glibc's own execl
+ * puts it (ARGS_ROOM, taken in the caller's frame).
  */
 #define SMALL_ARGS 64
+#define ARGS_ROOM(n) \
+	((n) > SMALL_ARGS && getpid() != rt_pid ? alloca(((n) + 1) * sizeof(char *)) : NULL)
 
 struct arglist {
 	char **argv;
@@ -261,18 +266,26 @@ struct arglist {
 	size_t mapped;
 };
 
-static int gather(struct arglist *a, const char *arg0, va_list *ap)
+/* How many arguments, arg0 included, up to the terminating NULL. */
+static size_t count_args(const char *arg0, va_list *ap)
 {
 	va_list count;
-	size_t n = 1, i;
+	size_t n = 1;
 
 	va_copy(count, *ap);
 	while (arg0 && va_arg(count, char *) != NULL)
 		n++;
 	va_end(count);
+	return n;
+}
+
+static int gather(struct arglist *a, size_t n, char **room, const char *arg0, va_list *ap)
+{
+	size_t i;
+
 	a->mapped = 0;
-	a->argv = a->small;
-	if (n > SMALL_ARGS) {
+	a->argv = n > SMALL_ARGS ? room : a->small;
+	if (a->argv == NULL) {
 		a->mapped = (n + 1) * sizeof(char *);
 		a->argv = rt_map(a->mapped);
 		if (a->argv == NULL) {
@@ -303,10 +316,14 @@ RT_API int execl(const char *path, const char *arg, ...)
 {
 	struct arglist a;
 	va_list ap;
+	size_t n;
+	char **room;
 	int rc;
 
 	va_start(ap, arg);
-	rc = gather(&a, arg, &ap);
+	n = count_args(arg, &ap);
+	room = ARGS_ROOM(n);
+	rc = gather(&a, n, room, arg, &ap);
 	va_end(ap);
 	if (rc != 0)
 		return -1;
@@ -317,10 +334,14 @@ RT_API int execlp(const char *file, const char *arg, ...)
 {
 	struct arglist a;
 	va_list ap;
+	size_t n;
+	char **room;
 	int rc;
 
 	va_start(ap, arg);
-	rc = gather(&a, arg, &ap);
+	n = count_args(arg, &ap);
+	room = ARGS_ROOM(n);
+	rc = gather(&a, n, room, arg, &ap);
 	va_end(ap);
 	if (rc != 0)
 		return -1;
@@ -332,10 +353,14 @@ RT_API int execle(const char *path, const char *arg, ...)
 	struct arglist a;
 	char *const *envp;
 	va_list ap;
+	size_t n;
+	char **room;
 	int rc;
 
 	va_start(ap, arg);
-	rc = gather(&a, arg, &ap);
+	n = count_args(arg, &ap);
+	room = ARGS_ROOM(n);
+	rc = gather(&a, n, room, arg, &ap);
 	envp = va_arg(ap, char *const *);
 	va_end(ap);
 	if (rc != 0)
