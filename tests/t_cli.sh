@@ -102,6 +102,13 @@ one_error_line "record without a program"
 # warned about by the runtime while the program runs on at 1 ms.
 run 2 "record --interval=1e300" "$CCPROF" record --interval=1e300 true
 one_error_line "record --interval=1e300"
+# The runtime's limit is an hour (src/runtime/options.c): past it, it
+# warned and sampled every 1 ms, while record had accepted up to a year.
+run 2 "record --interval=3600001" "$CCPROF" record --interval=3600001 true
+one_error_line "record --interval=3600001"
+err_has "record --interval=3600001: says why" "--interval needs milliseconds"
+run 0 "record --interval=3600000 (an hour)" "$CCPROF" record --interval=3600000 true
+err_has "record --interval=3600000: runs the program" "no profile written"
 
 # ---- a generated profile ---------------------------------------------------
 
