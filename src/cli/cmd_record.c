@@ -55,7 +55,7 @@ const struct cli_command cli_record = {
 		"binaries are the build that ran.\n\n"
 		"Options:\n"
 		"  -o, --output FILE  the profile (default: PROGRAM's base name + .ccprof,\n"
-		"                     in the current directory)\n"
+		"                     in the current directory); %p becomes the pid\n"
 		"  --clock=CLOCK      cpu: sampled CPU time of each thread (default);\n"
 		"                     wall: sampled wall-clock time (counts blocking);\n"
 		"                     cycles: time-stamp counter read at every call\n"
