@@ -102,6 +102,13 @@ one_error_line "record without a program"
 # warned about by the runtime while the program runs on at 1 ms.
 run 2 "record --interval=1e300" "$CCPROF" record --interval=1e300 true
 one_error_line "record --interval=1e300"
+# The runtime's limit is an hour (src/runtime/options.c): past it, it
+# warned and sampled every 1 ms, while record had accepted up to a year.
+run 2 "record --interval=3600001" "$CCPROF" record --interval=3600001 true
+one_error_line "record --interval=3600001"
+err_has "record --interval=3600001: says why" "--interval needs milliseconds"
+run 0 "record --interval=3600000 (an hour)" "$CCPROF" record --interval=3600000 true
+err_has "record --interval=3600000: runs the program" "no profile written"
 
 # ---- a generated profile ---------------------------------------------------
 
@@ -206,6 +213,15 @@ out_has "report: flat row" "R             30.1    0.110      2"
 out_has "report: tree row" "     S            4    21.9  0.080    21.9  0.080"
 out_has "report: says compressed stacks" "compressed stack"
 out_lacks "report: cpu clock: no compensation line" "subtracted"
+# --callers or --around that matches nothing: exit 1; "in this view" only
+# when a selection or focus left functions out (it was said always).
+run 1 "report --callers nosuch" "$CCPROF" report --callers nosuch "$D/s.ccprof"
+one_error_line "report --callers nosuch"
+err_has "report --callers nosuch: says so" "--callers 'nosuch' matches no function"
+if grep -q "in this view" "$D/err"; then notok "report --callers nosuch: no view, so not 'in this view'"
+else ok "report --callers nosuch: no view, so not 'in this view'"; fi
+run 1 "report --deselect Q --around Q" "$CCPROF" report --deselect Q --around Q "$D/s.ccprof"
+err_has "report --deselect Q --around Q: says 'in this view'" "--around 'Q' matches no function in this view"
 # clock=cycles: the estimate subtracted (14 calls), and a warning where it
 # exceeds the time left (0.365 s).
 check "generate a cycles profile" "$D/gen" "$D/cyc.ccprof" 0 1000000000

@@ -32,7 +32,7 @@ const struct cli_command cli_diff = {
 		"  -n, --normalize  scale B's times so its total equals A's: compare shares\n"
 		"                   of the run instead of seconds (calls are not scaled)\n"
 		"  -t, --top N      rows per table (default: all)\n"
-		"  -j, --json       print as JSON (see docs/json.md)\n"
+		"  -j, --json       print as JSON (see docs/json.md), every row\n"
 		"  -h, --help       show this help\n\n" VIEW_OPTIONS_HELP,
 	.run = diff_run,
 };

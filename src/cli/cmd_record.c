@@ -55,11 +55,13 @@ const struct cli_command cli_record = {
 		"binaries are the build that ran.\n\n"
 		"Options:\n"
 		"  -o, --output FILE  the profile (default: PROGRAM's base name + .ccprof,\n"
-		"                     in the current directory)\n"
+		"                     in the current directory); %p becomes the pid\n"
 		"  --clock=CLOCK      cpu: sampled CPU time of each thread (default);\n"
 		"                     wall: sampled wall-clock time (counts blocking);\n"
 		"                     cycles: time-stamp counter read at every call\n"
-		"  --interval=MS      sampling interval in milliseconds (default 1)\n"
+		"  --interval=MS      sampling interval of cpu and wall, in milliseconds\n"
+		"                     (default 1; fractions allowed, below 0.01 taken as\n"
+		"                     0.01; at most 3600000, an hour)\n"
 		"  -h, --help         show this help\n\n"
 		"Environment:\n"
 		"  CCPROF_LIBRARY     the runtime to preload (default:\n"
@@ -91,9 +93,10 @@ static int record_fail(const char *msg, const char *arg)
 	return CLI_EXIT_FAIL;
 }
 
-/* Milliseconds the runtime takes: in nanoseconds, the interval must fit
- * its 64-bit count (a year is plenty). */
-#define INTERVAL_MAX_MS (365.0 * 24 * 3600 * 1000)
+/* Milliseconds the runtime takes: at most an hour (RT_MAX_INTERVAL_NS in
+ * src/runtime/options.c).  A longer one it would refuse with a warning
+ * while the program runs on at the default 1 ms. */
+#define INTERVAL_MAX_MS (3600.0 * 1000)
 
 static int valid_interval(const char *s)
 {
@@ -122,7 +125,8 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		case OPT_INTERVAL:
 			if (!valid_interval(optarg))
 				return cli_usage_error(&cli_record,
-						       "--interval needs milliseconds, not '%s'",
+						       "--interval needs milliseconds, above 0 and "
+						       "at most 3600000 (an hour), not '%s'",
 						       optarg);
 			o->interval = optarg;
 			break;

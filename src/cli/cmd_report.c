@@ -140,8 +140,11 @@ static int find_targets(struct model *m, const char *path, const char *opt,
 	for (uint32_t i = 0; i < pats->n; i++) {
 		uint32_t *found, k = model_find_fns(m, pats->v[i], &found);
 		if (k == 0) {
+			/* "in this view" only where a selection or focus left
+			 * functions out (the model always has a view). */
+			int narrowed = m->view && (m->view->selected || m->view->focus);
 			fprintf(stderr, "ccprof: %s: --%s '%s' matches no function%s\n", path, opt,
-				pats->v[i], m->view ? " in this view" : "");
+				pats->v[i], narrowed ? " in this view" : "");
 			return -1;
 		}
 		uint32_t *all = model_calloc(m, *n + k, sizeof *all);

@@ -22,7 +22,7 @@
  *           switch (c) { ...the command's own options... }
  *   }
  *   ...
- *   view_opts_model(&cmd, &cp.model, &vo, passes, &vm, &v) builds the
+ *   view_opts_model(path, &cp.model, &vo, passes, &vm, &v) builds the
  *   view's model (warnings and errors printed), then write vm.
  *
  * The option values are VIEW_OPT_FIRST and up: commands keep theirs
