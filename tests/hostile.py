@@ -415,6 +415,24 @@ def subtracted_key():
           "merge with a file without key 11: subtracted unknown, estimated")
 
 
+def hook_cost_bounded():
+    """report --hook-cost on 50,000 functions that are all candidates (an
+    estimate of 10^6 ticks per call) and 900 that do work: the checks of
+    names and files against the latter stay bounded (Note [Bounded
+    suggestions] in src/model/hookcost.c)."""
+    n = 50000
+    strs = strings_sec(b"", b"./t", b"main", *[b"f%d" % i for i in range(n)])
+    ccs = section(4, vs(n + 1, 0, 2, 0, 0, 0, 0) + b"".join(vs(0, 3 + i, 0, 0, 0, 0)
+                                                               for i in range(n)))
+    meta = section(2, vs(1, 0, 1, 0, 0, 0, 0, 1000, 10 ** 9, 0, 0))
+    ctxs = [(0, [1], 1, 0, 0)] + [(1, [2 * (i + 1) + 1], 1 + i % 7, 0, 1 if i < 900 else 0)
+                                  for i in range(n)]
+    path = write("hookcost.many", profile(strings=strs, ccs=ccs, meta=meta,
+                                          threads=[thread(*ctxs)]))
+    expect_fail("50,000 candidates for report --hook-cost", path, allow_success=True,
+                cmds=(("report", "--hook-cost"), ("report", "--json", "--hook-cost")))
+
+
 def repeated_histories():
     """A history listed twice in one thread: the runtime never writes that,
     a made-up file can.  Like the same two contexts in two threads, it is
@@ -615,6 +633,7 @@ def main():
     quadratic_histories()
     extreme_values()
     subtracted_key()
+    hook_cost_bounded()
     repeated_histories()
     hash_flood()
     garbage()

@@ -15,7 +15,7 @@ n=0
 bad=0
 # The suite's own profiles (the hostile corpus is t_hostile's business).
 for f in $(find "$OUT" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort | head -80); do
-	for args in "report" "report --graph" "report --contexts" "report --json" "info" "info --json"; do
+	for args in "report" "report --graph --hook-cost" "report --contexts" "report --json --hook-cost" "info" "info --json"; do
 		n=$((n + 1))
 		timeout 60 $tool $args "$f" > /dev/null 2> "$OUT/san.err"
 		if grep -q -E 'Sanitizer|runtime error' "$OUT/san.err"; then

@@ -432,6 +432,63 @@ def merge():
           "merge: different clocks refused with a message, nothing written (%s)" % r.stderr.strip())
 
 
+def hook_cost_build(name, *flags):
+    """hookcost.c with gcc, whose exclusion options the view suggests
+    (clang has none), whatever CC the suite runs with."""
+    out = os.path.join(OUT, name)
+    r = run(["gcc", "-g", "-O1", "-finstrument-functions", "-I" + os.path.join(TOP, "tests/progs"),
+             os.path.join(TOP, "tests/progs/hookcost.c"), "-o", out] + list(flags))
+    check(r.returncode == 0, "%s: builds with gcc %s (%s)" % (name, " ".join(flags), r.stderr[-300:]))
+    return out if r.returncode == 0 else None
+
+
+def hook_cost():
+    """report --hook-cost: the functions whose hooks cost more than their own
+    work, and gcc options that leave exactly those out.  clock=cycles, whose
+    self times are the functions' own (the hooks' cost taken off): add_one,
+    scale and clamp01 do a few ns per call against tens for the hooks,
+    rescale 50,000 iterations."""
+    prog = hook_cost_build("hookcost")
+    if not prog:
+        return
+    r, prof = record(prog, clock="cycles")
+    want = {w[1]: int(w[2]) for w in (l.split() for l in r.stdout.splitlines()) if w[0] == "calls"}
+    h = rep(prof, "--hook-cost")["hook_cost"]
+    rows = {f["name"]: f for f in h["functions"]}
+    check(all(rows[n]["calls"] == c for n, c in want.items()),
+          "hook-cost: calls are the program's own (%s)" % want)
+    check([f["calls"] for f in h["functions"]] == sorted((f["calls"] for f in h["functions"]),
+                                                         reverse=True),
+          "hook-cost: functions by calls, most first")
+    marked = sorted(n for n, f in rows.items() if f["hooks_outweigh"])
+    check(marked == ["add_one", "clamp01", "scale"],
+          "hook-cost: the three helpers marked, not rescale, work or main (%s)" % marked)
+    files = h["exclude_file_list"]
+    check(h["exclude_function_list"] == ["add_one"] and len(files) == 1
+          and files[0].endswith("/tests/progs/hookcost.h")
+          and h["unnamed"] == ["scale"],
+          "hook-cost: add_one by name, hookcost.h by file; scale, part of rescale's name, "
+          "by neither (%s, %s, %s)" % (h["exclude_function_list"], files, h["unnamed"]))
+    text = run([CCPROF, "report", "--hook-cost", prof]).stdout
+    check("-finstrument-functions-exclude-function-list=add_one\n" in text
+          and "-finstrument-functions-exclude-file-list=" + files[0] in text,
+          "hook-cost: the text report prints both options")
+    # Rebuilt with them: add_one and clamp01 are gone, their calls no
+    # longer counted, the others' calls the same.
+    prog2 = hook_cost_build("hookcost_excluded",
+                            "-finstrument-functions-exclude-function-list=add_one",
+                            "-finstrument-functions-exclude-file-list=" + files[0])
+    if not prog2:
+        return
+    r2, prof2 = record(prog2)
+    f2 = fns(rep(prof2))
+    check("add_one" not in f2 and "clamp01" not in f2 and f2["scale"]["calls"] == want["scale"]
+          and f2["rescale"]["calls"] == want["rescale"] and f2["work"]["calls"] == 1,
+          "hook-cost: built with the options, add_one and clamp01 have no hooks, the rest "
+          "the same calls (%s)" % sorted(f2))
+    check(r2.stdout == r.stdout, "hook-cost: the program's output is unchanged")
+
+
 mj()
 mjstack()
 sp = spivey()
@@ -443,4 +500,5 @@ patterns()
 if sp:
     diff(sp)
 merge()
+hook_cost()
 finish()

@@ -21,7 +21,7 @@ const struct cli_command cli_report = {
 	.name = "report",
 	.summary = "print a profile: top cost centres, stack tree, call graph, views",
 	.usage = "ccprof report [--top N] [--graph] [--contexts] [--callers F] [--around F] "
-		 "[--cycles] [--hot] [--threads] [VIEW OPTIONS] [--json] FILE",
+		 "[--cycles] [--hot] [--threads] [--hook-cost] [VIEW OPTIONS] [--json] FILE",
 	.help = "Print the profile in FILE (written by the ccprof runtime) in the style of\n"
 		"GHC's .prof report: a header, the top cost centres by self time, and the\n"
 		"stack tree (contexts grouped by compressed stack, with individual and\n"
@@ -39,6 +39,9 @@ const struct cli_command cli_report = {
 		"  --cycles           add the cycles of recursion that ran\n"
 		"  --hot              add the most expensive context and the expensive arm\n"
 		"  --threads          add each thread's totals and top cost centres\n"
+		"  --hook-cost        add what the hooks cost per function, and the gcc\n"
+		"                     options that would leave out those costing more than\n"
+		"                     the function's own work\n"
 		"  -j, --json         print as JSON instead (see docs/json.md): everything\n"
 		"                     --graph and --contexts add is always there, the other\n"
 		"                     sections when asked for\n"
@@ -52,6 +55,7 @@ enum {
 	OPT_CYCLES,
 	OPT_HOT,
 	OPT_THREADS,
+	OPT_HOOK_COST,
 };
 
 static const struct option report_options[] = {
@@ -64,6 +68,7 @@ static const struct option report_options[] = {
 	{"cycles", no_argument, NULL, OPT_CYCLES},
 	{"hot", no_argument, NULL, OPT_HOT},
 	{"threads", no_argument, NULL, OPT_THREADS},
+	{"hook-cost", no_argument, NULL, OPT_HOOK_COST},
 	{"json", no_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -74,7 +79,7 @@ struct report_args {
 	struct report_opts o;
 	struct model_view_opts view;
 	struct model_patterns callers, around;
-	int cycles, hot, threads, json;
+	int cycles, hot, threads, hook_cost, json;
 	const char *path;
 };
 
@@ -108,6 +113,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		case OPT_CYCLES: a->cycles = 1; break;
 		case OPT_HOT: a->hot = 1; break;
 		case OPT_THREADS: a->threads = 1; break;
+		case OPT_HOOK_COST: a->hook_cost = 1; break;
 		case 'h':
 			cli_help(stdout, &cli_report);
 			return -1;
@@ -183,6 +189,8 @@ static int report_views(struct model *m, const struct report_args *a)
 		model_hot(m);
 	if (a->threads)
 		model_threads(m, thread_passes(a));
+	if (a->hook_cost)
+		model_hook_cost(m);
 	return 0;
 }
 

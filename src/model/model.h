@@ -157,6 +157,23 @@ struct model_cycle {
 	uint64_t time;     /* Σ T while it is in progress */
 };
 
+/* What the hooks cost and which could go (model_hook_cost, hookcost.c). */
+struct model_hook_cost {
+	double per_call;       /* ticks per hooked call, the runtime's estimate; 0: unknown */
+	uint64_t calls;        /* Σ calls over the rows */
+	double run;            /* ticks of the run (clock=cycles: with what it subtracted) */
+	uint32_t nrows;
+	uint32_t *rows;        /* functions called, most calls first */
+	uint8_t *candidate;    /* per CC: its hooks outweigh its work (Note [Hooks
+				* that outweigh] in hookcost.c) */
+	uint32_t nfiles;
+	const char **files;    /* to leave out by file (all theirs candidates) */
+	uint32_t nnames;
+	const char **names;    /* to leave out by name (C functions) */
+	uint32_t nclashing;
+	uint32_t *clashing;    /* candidates neither list can name alone */
+};
+
 struct model_view;
 
 struct model {
@@ -218,6 +235,8 @@ struct model {
 	int hot_done;
 	uint32_t narm;
 	uint32_t *arm;
+	/* model_hook_cost */
+	struct model_hook_cost *hook_cost;
 	/* model_threads: one view model per thread of the profile */
 	uint32_t nthread_models;
 	struct model *thread_models;
@@ -275,6 +294,10 @@ void model_around(struct model *m, const uint32_t *fns, uint32_t n);
 void model_cycles(struct model *m);
 void model_hot(struct model *m);
 void model_threads(struct model *m, unsigned passes);
+/*   model_hook_cost what the hooks cost per function, and the gcc
+ *                  exclusions that would drop those costing more than
+ *                  the function's own work; needs MODEL_FLAT */
+void model_hook_cost(struct model *m);
 
 /* Cost centres whose name matches a pattern list (view.h), into a new
  * array in the arena; returns how many. */

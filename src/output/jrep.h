@@ -49,6 +49,7 @@ void jr_hot(struct jrep *r);
 void jr_callers(struct jrep *r);
 void jr_around(struct jrep *r);
 void jr_cycles(struct jrep *r);
+void jr_hook_cost(struct jrep *r);
 void jr_threads(struct jrep *r);
 /* A tree of model_nodes with its pruning, as nested objects. */
 void jr_node_tree(struct jrep *r, const struct model_node *nodes, const struct model_pruned *pr,

@@ -279,6 +279,7 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 	jr_around(r);
 	jr_cycles(r);
 	jr_threads(r);
+	jr_hook_cost(r);
 	json_end_object(&r->j);
 	ob_putc(out, '\n');
 	int ret = ob_close(out);

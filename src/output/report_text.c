@@ -467,6 +467,8 @@ int report_text(FILE *f, const struct model *m, const struct report_opts *opts)
 		text_cycles(&t);
 	if (m->nthread_models)
 		text_threads(&t, opts->top);
+	if (m->hook_cost)
+		text_hook_cost(&t, opts->top);
 	if (opts->contexts && m->ctx_by_time)
 		text_contexts(&t);
 	return text_end(&t);

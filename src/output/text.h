@@ -85,6 +85,7 @@ void text_history(const struct text *t, const uint32_t *hist, uint32_t len);
 void text_hot(const struct text *t);
 void text_callers(const struct text *t);
 void text_cycles(const struct text *t);
+void text_hook_cost(const struct text *t, unsigned top);
 void text_threads(const struct text *t, unsigned top);
 /* The flat table of t->m (report_text.c); the threads section calls it
  * with t->m set to each thread's model. */

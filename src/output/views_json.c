@@ -1,6 +1,6 @@
 /*
  * views_json.c - the JSON members of the views after the run (docs/json.md):
- * "view", "hot", "callers", "around", "cycles", "threads".  Each is
+ * "view", "hot", "callers", "around", "cycles", "threads", "hook_cost".  Each is
  * written only when its pass ran, so a plain report is unchanged.
  */
 #include <string.h>
@@ -192,4 +192,45 @@ void jr_threads(struct jrep *r)
 		json_end_object(j);
 	}
 	json_end_array(j);
+}
+
+void jr_hook_cost(struct jrep *r)
+{
+	const struct model *m = r->m;
+	const struct model_hook_cost *h = m->hook_cost;
+	struct json *j = &r->j;
+	const struct ccp_profile *p = m->prof;
+	double tick_s = p->ticks_per_sec ? 1.0 / (double)p->ticks_per_sec : 0;
+	if (!h)
+		return;
+	json_newline(j);
+	json_key(j, "hook_cost");
+	json_begin_object(j);
+	json_kdouble(j, "ns_per_call", h->per_call * tick_s * 1e9);
+	json_kuint(j, "calls", h->calls);
+	json_kdouble(j, "hooks_s", h->per_call * (double)h->calls * tick_s);
+	json_key(j, "functions");
+	json_begin_array(j);
+	for (uint32_t i = 0; i < h->nrows; i++) {
+		uint32_t cc = h->rows[i];
+		const struct model_fn *f = &m->fns[cc];
+		json_newline(j);
+		jr_named_object(r, cc);
+		json_kuint(j, "calls", f->calls);
+		json_kdouble(j, "hooks_s", h->per_call * (double)f->calls * tick_s);
+		json_kdouble(j, "self_per_call_ns", (double)f->self / (double)f->calls * tick_s * 1e9);
+		json_key(j, "hooks_outweigh");
+		json_bool(j, h->candidate[cc]);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_newline(j);
+	json_kstrings(j, "exclude_file_list", h->files, h->nfiles);
+	json_kstrings(j, "exclude_function_list", h->names, h->nnames);
+	json_key(j, "unnamed");
+	json_begin_array(j);
+	for (uint32_t i = 0; i < h->nclashing; i++)
+		jr_name_value(r, h->clashing[i]);
+	json_end_array(j);
+	json_end_object(j);
 }

@@ -1,7 +1,7 @@
 /*
  * views_text.c - the text sections of the views after the run: what the
- * view is (header lines), the hot path, callers trees, cycles and the
- * per-thread breakdown.  Each reads what its model pass produced.
+ * view is (header lines), the hot path, callers trees, cycles, the
+ * per-thread breakdown and the hooks' cost.  Each reads what its model pass produced.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -232,4 +232,77 @@ void text_threads(const struct text *t, unsigned top)
 		else
 			ob_putc(o, '\n');
 	}
+}
+
+/* ---- hook cost ---------------------------------------------------------- */
+
+static void hook_cost_flags(const struct text *t, const struct model_hook_cost *h)
+{
+	struct ob *o = t->o;
+	if (h->nfiles + h->nnames == 0) {
+		ob_puts(o, "No function to build without hooks by name or file.\n");
+		return;
+	}
+	ob_puts(o, "To build the marked functions without hooks (gcc; their time then counts\n"
+		   "as their callers', as --deselect shows it now):\n");
+	if (h->nfiles) {
+		ob_puts(o, "  -finstrument-functions-exclude-file-list=");
+		for (uint32_t i = 0; i < h->nfiles; i++) {
+			ob_puts(o, i ? "," : "");
+			text_shell_word(o, h->files[i]);
+		}
+		ob_putc(o, '\n');
+	}
+	if (h->nnames) {
+		ob_puts(o, "  -finstrument-functions-exclude-function-list=");
+		for (uint32_t i = 0; i < h->nnames; i++)
+			ob_printf(o, "%s%s", i ? "," : "", h->names[i]);
+		ob_putc(o, '\n');
+	}
+}
+
+void text_hook_cost(const struct text *t, unsigned top)
+{
+	const struct model *m = t->m;
+	const struct model_hook_cost *h = m->hook_cost;
+	struct ob *o = t->o;
+	double tick_ns = t->tps ? 1e9 / (double)t->tps : 0, run = h->run;
+	double all = h->per_call * (double)h->calls;
+	ob_puts(o, "Hook cost: what the instrumentation costs, by function.\n");
+	if (h->per_call <= 0 || !t->tps) {
+		ob_puts(o, "(unknown: the profile records no estimate of the cost per call)\n\n");
+		return;
+	}
+	ob_printf(o, "The runtime's estimate is %.1f ns per hooked call: %" PRIu64 " calls, ",
+		  h->per_call * tick_ns, h->calls);
+	ob_printf(o, "%.3f secs, %.1f %% of the run.\n", all / (double)t->tps,
+		  run > 0 ? 100 * all / run : 0);
+	ob_puts(o, "* marks a function whose own time per call is below twice that (its hooks\n"
+		   "cost at least half as much as its work), if they take 0.1 % of the run.\n\n");
+	int cw = text_max(text_udigits(h->nrows ? t->m->fns[h->rows[0]].calls : 0), 5);
+	ob_printf(o, "%*s  %9s  %6s  %12s  function\n", cw, "calls", "hooks(s)", "%run",
+		  "self/call");
+	uint32_t shown = top && top < h->nrows ? top : h->nrows;
+	for (uint32_t i = 0; i < shown; i++) {
+		uint32_t cc = h->rows[i];
+		const struct model_fn *f = &m->fns[cc];
+		double hooks = h->per_call * (double)f->calls;
+		ob_u64(o, f->calls, cw);
+		ob_printf(o, "  %9.3f  %6.1f  %9.1f ns %c ", hooks / (double)t->tps,
+			  run > 0 ? 100 * hooks / run : 0,
+			  (double)f->self / (double)f->calls * tick_ns, h->candidate[cc] ? '*' : ' ');
+		names_put(o, &t->names, cc);
+		ob_putc(o, '\n');
+	}
+	if (shown < h->nrows)
+		ob_printf(o, "(%" PRIu32 " more; --top 0 shows all)\n", h->nrows - shown);
+	ob_putc(o, '\n');
+	hook_cost_flags(t, h);
+	if (h->nclashing)
+		ob_printf(o, "%" PRIu32 " marked function(s) named by neither list: a C++ name, or "
+			     "one\nthat is part of a function's name that does more work; mark "
+			     "those\n__attribute__((no_instrument_function)) instead.\n",
+			  h->nclashing);
+	ob_puts(o, "clang has no such options: mark functions, or build with\n"
+		   "-finstrument-functions-after-inlining, which hooks no inlined copy.\n\n");
 }

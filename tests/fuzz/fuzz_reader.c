@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static FILE *devnull;
 
 static void model_then(const struct ccp_profile *p, unsigned passes,
-		       void (*view)(const struct model *m))
+		       void (*view)(struct model *m))
 {
 	struct model m;
 	char err[256];
@@ -52,34 +52,35 @@ static void model_then(const struct ccp_profile *p, unsigned passes,
 	model_free(&m);
 }
 
-static void view_info(const struct model *m)
+static void view_info(struct model *m)
 {
 	struct info_input in = {.m = m, .path = "fuzz.ccprof", .file_size = 12345};
 	info_text(devnull, &in);
 	info_json(devnull, &in);
 }
 
-static void view_default(const struct model *m)
+static void view_default(struct model *m)
 {
 	struct report_opts o = {.top = 20};
 	report_text(devnull, m, &o);
 }
 
-static void view_graph(const struct model *m)
+static void view_graph(struct model *m)
 {
 	struct report_opts o = {.top = 20, .graph = 1};
 	report_text(devnull, m, &o);
 }
 
-static void view_contexts(const struct model *m)
+static void view_contexts(struct model *m)
 {
 	struct report_opts o = {.top = 0, .contexts = 1};
 	report_text(devnull, m, &o);
 }
 
-static void view_all(const struct model *m)
+static void view_all(struct model *m)
 {
 	struct report_opts o = {.top = 1, .graph = 1, .contexts = 1};
+	model_hook_cost(m); /* the text and JSON sections of report --hook-cost */
 	report_text(devnull, m, &o);
 	struct report_opts j = {.top = 20};
 	report_json(devnull, m, &j);

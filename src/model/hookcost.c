@@ -1,0 +1,225 @@
+/*
+ * hookcost.c - what the instrumentation costs, by function, and which
+ * hooks could go (report --hook-cost).
+ *
+ * Every hooked call costs about the runtime's calibrated estimate per call
+ * (the profile's overhead_milliticks), whatever the function does.  A
+ * function whose own time per call is below that does less work than its
+ * hooks: on gcc, whose -finstrument-functions hooks inlined copies too,
+ * such helpers can make most of a profiled run's time (docs/performance.md,
+ * "tiny").  Built without hooks, its time counts as its callers' (as
+ * --deselect shows it now), so the profile loses little and the run gets
+ * faster.
+ *
+ * gcc can leave functions out by name or by the file that defines them,
+ * both matched as substrings (-finstrument-functions-exclude-function-list,
+ * -exclude-file-list).  A name or path is suggested only if it matches no
+ * function in the profile that does work worth seeing (does_work): a
+ * substring hides every function it is part of.  Names are suggested for
+ * C functions (gcc matches C++ functions by a printable name ccprof does
+ * not have), files for any candidate whose file holds no such function;
+ * a candidate a file covers is not named again.
+ */
+#include "model/model.h"
+
+#include <stdlib.h>
+
+#include "model/xalloc.h"
+
+static int is_function(const struct model *m, uint32_t cc)
+{
+	return m->prof->ccs[cc].kind == CCP_CC_FUNCTION && m->fns[cc].seen;
+}
+
+struct row_key {
+	uint64_t calls;
+	uint32_t cc;
+};
+
+/* Most calls first, then by cost centre number: a stable order. */
+static int cmp_row_key(const void *pa, const void *pb)
+{
+	const struct row_key *a = pa, *b = pb;
+	if (a->calls != b->calls)
+		return a->calls < b->calls ? 1 : -1;
+	return a->cc < b->cc ? -1 : a->cc > b->cc;
+}
+
+/* The functions that were called, most calls first. */
+static void sort_rows(struct model *m, struct model_hook_cost *h)
+{
+	struct row_key *keys = xcalloc(m->nfns ? m->nfns : 1, sizeof *keys);
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		if (is_function(m, cc) && m->fns[cc].calls) {
+			keys[h->nrows++] = (struct row_key){m->fns[cc].calls, cc};
+			h->calls += m->fns[cc].calls;
+		}
+	qsort(keys, h->nrows, sizeof *keys, cmp_row_key);
+	h->rows = model_calloc(m, h->nrows ? h->nrows : 1, sizeof *h->rows);
+	for (uint32_t i = 0; i < h->nrows; i++)
+		h->rows[i] = keys[i].cc;
+	free(keys);
+}
+
+/*
+ * Note [Hooks that outweigh]: a function's self time per call is its work
+ * plus, under the sampling clocks, about half of its own hooks' cost and
+ * half of its callees' (a sample in a hook goes to whichever context is
+ * current); under clock=cycles, its work give or take the error of the
+ * estimate the hooks subtracted, which is of the order of the estimate
+ * itself on tiny functions.  Neither tells a 1 ns function from a 5 ns
+ * one.  So the line is drawn at twice the estimate: below it, the hooks
+ * cost at least half as much as the function's own work (about two
+ * thirds, with sampling).  And a function counts only if its hooks take
+ * HOOK_COST_MIN of the run: main, called once, does nothing itself but
+ * costs nothing to hook either.
+ */
+#define HOOK_COST_MIN 0.001
+#define WORK_PER_HOOK 2.0
+
+static double self_per_call(const struct model *m, uint32_t cc)
+{
+	const struct model_fn *f = &m->fns[cc];
+	return f->calls ? (double)f->self / (double)f->calls : 0;
+}
+
+static int hooks_outweigh(const struct model *m, uint32_t cc, const struct model_hook_cost *h)
+{
+	return h->per_call > 0 && m->fns[cc].calls > 0 &&
+	       self_per_call(m, cc) < WORK_PER_HOOK * h->per_call &&
+	       h->per_call * (double)m->fns[cc].calls >= HOOK_COST_MIN * h->run;
+}
+
+/* Does cc do work worth seeing apart: more per call than the line above,
+ * and HOOK_COST_MIN of the run in all?  Leaving out a function that does
+ * not loses nothing a profile reader would look for. */
+static int does_work(const struct model *m, uint32_t cc, const struct model_hook_cost *h)
+{
+	return m->fns[cc].calls > 0 && self_per_call(m, cc) >= WORK_PER_HOOK * h->per_call &&
+	       (double)m->fns[cc].self >= HOOK_COST_MIN * h->run;
+}
+
+/* The name gcc would match for a C function: the symbol up to a clone's
+ * suffix (foo.part.0, foo.constprop.1 are foo's), or NULL when the name is
+ * not a C identifier or is a mangled C++ name (_Z...). */
+static const char *c_name(struct model *m, uint32_t cc)
+{
+	const char *s = m->prof->ccs[cc].name;
+	size_t n = 0;
+	if (!s || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_') ||
+	    strncmp(s, "_Z", 2) == 0)
+		return NULL;
+	while ((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= 'a' && s[n] <= 'z') ||
+	       (s[n] >= '0' && s[n] <= '9') || s[n] == '_')
+		n++;
+	if (s[n] != '\0' && s[n] != '.')
+		return NULL;
+	char *out = model_calloc(m, n + 1, 1);
+	memcpy(out, s, n);
+	return out;
+}
+
+/*
+ * Note [Bounded suggestions]: a substring must be checked against every
+ * function that does work, for every candidate.  Both lists are short on
+ * a real profile and bounded on any: a function that does work has
+ * HOOK_COST_MIN of the run in self time, so there are at most
+ * 1 / HOOK_COST_MIN of them, and candidates come from the first
+ * HOOK_ROWS_MAX rows only (a hostile file may list a million functions
+ * with an estimate that makes each a candidate).
+ */
+#define HOOK_ROWS_MAX 1000
+
+struct work_list {
+	uint32_t n;
+	uint32_t *cc; /* the functions that do work */
+};
+
+static void work_list(struct model *m, const struct model_hook_cost *h, struct work_list *w)
+{
+	w->cc = model_calloc(m, m->nfns ? m->nfns : 1, sizeof *w->cc);
+	w->n = 0;
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		if (is_function(m, cc) && does_work(m, cc, h))
+			w->cc[w->n++] = cc;
+}
+
+/* Would the substring `key` of a name (or file) hide a function that does
+ * work? */
+static int hides_other(const struct model *m, const struct work_list *w, const char *key,
+		       int files)
+{
+	for (uint32_t i = 0; i < w->n; i++) {
+		const struct ccp_cc *c = &m->prof->ccs[w->cc[i]];
+		const char *s = files ? c->file : c->name;
+		if (s && strstr(s, key))
+			return 1;
+	}
+	return 0;
+}
+
+/* Files with candidates and no function that does work; covered[i] is
+ * set for the candidate rows they hold. */
+static void suggest_files(struct model *m, struct model_hook_cost *h, const struct work_list *w,
+			  uint32_t nrows, uint8_t *covered)
+{
+	const struct ccp_cc *ccs = m->prof->ccs;
+	h->files = model_calloc(m, nrows ? nrows : 1, sizeof *h->files);
+	for (uint32_t i = 0; i < nrows; i++) {
+		const struct ccp_cc *c = &ccs[h->rows[i]];
+		/* gcc splits the list at commas: such a path cannot be given */
+		if (!h->candidate[h->rows[i]] || covered[i] || !ccp_cc_has_source(c) ||
+		    strchr(c->file, ',') || hides_other(m, w, c->file, 1))
+			continue;
+		for (uint32_t k = i; k < nrows; k++)
+			if (h->candidate[h->rows[k]] && ccs[h->rows[k]].file &&
+			    strcmp(ccs[h->rows[k]].file, c->file) == 0)
+				covered[k] = 1;
+		h->files[h->nfiles++] = c->file;
+	}
+}
+
+/* Names of the candidates no suggested file covers; the others go to
+ * h->clashing. */
+static void suggest_names(struct model *m, struct model_hook_cost *h, const struct work_list *w,
+			  uint32_t nrows, const uint8_t *covered)
+{
+	h->names = model_calloc(m, nrows ? nrows : 1, sizeof *h->names);
+	h->clashing = model_calloc(m, nrows ? nrows : 1, sizeof *h->clashing);
+	for (uint32_t i = 0; i < nrows; i++) {
+		uint32_t cc = h->rows[i];
+		if (!h->candidate[cc] || covered[i])
+			continue;
+		const char *name = c_name(m, cc);
+		int dup = 0;
+		for (uint32_t k = 0; name && k < h->nnames; k++)
+			dup |= strcmp(h->names[k], name) == 0;
+		if (dup) /* a clone of a function already named */
+			continue;
+		if (name && !hides_other(m, w, name, 0))
+			h->names[h->nnames++] = name;
+		else
+			h->clashing[h->nclashing++] = cc;
+	}
+}
+
+void model_hook_cost(struct model *m)
+{
+	struct model_hook_cost *h = model_calloc(m, 1, sizeof *h);
+	m->hook_cost = h;
+	h->per_call = (double)m->prof->overhead_milliticks / 1000.0;
+	h->run = (double)m->total_time;
+	if (m->prof->clock == CCP_CLOCK_CYCLES) /* their cost is off the total already */
+		h->run += (double)m->prof->stats.subtracted;
+	sort_rows(m, h);
+	h->candidate = model_calloc(m, m->nfns ? m->nfns : 1, 1);
+	uint32_t nrows = h->nrows < HOOK_ROWS_MAX ? h->nrows : HOOK_ROWS_MAX;
+	for (uint32_t i = 0; i < nrows; i++)
+		h->candidate[h->rows[i]] = (uint8_t)hooks_outweigh(m, h->rows[i], h);
+	struct work_list w;
+	work_list(m, h, &w);
+	uint8_t *covered = xcalloc(nrows ? nrows : 1, 1);
+	suggest_files(m, h, &w, nrows, covered);
+	suggest_names(m, h, &w, nrows, covered);
+	free(covered);
+}
