@@ -85,6 +85,22 @@ run 2 "report --graph=1" "$CCPROF" report --graph=1 f
 one_error_line "report --graph=1"
 run 2 "two files" "$CCPROF" report a b
 one_error_line "two files"
+# A bad short option in a cluster is named, not the option before it
+# (once "unknown option '--graph'", and "'--top' takes no value").
+run 2 "report --graph -xg" "$CCPROF" report --graph -xg f
+err_has "report --graph -xg: names -x" "unknown option '-x'"
+run 2 "report --top=3 -xg" "$CCPROF" report --top=3 -xg f
+err_has "report --top=3 -xg: names -x" "unknown option '-x'"
+run 2 "info --json -xj" "$CCPROF" info --json -xj f
+err_has "info --json -xj: names -x" "unknown option '-x'"
+run 2 "report --t (--top or --threads)" "$CCPROF" report --t 3 f
+one_error_line "report --t"
+err_has "report --t: ambiguous, not unknown" "option '--t' is ambiguous"
+# A count is digits: no blanks, no sign behind them.
+for v in " 5" " -0" "+5" "5 "; do
+	run 2 "report --top '$v'" "$CCPROF" report --top "$v" f
+	one_error_line "report --top '$v'"
+done
 run 0 "help help" "$CCPROF" help help
 out_has "help help shows the main usage" "usage: ccprof [--help]"
 run 0 "help --help" "$CCPROF" help --help

@@ -193,7 +193,7 @@ static int convert_run(int argc, char **argv)
 
 	model_view_opts_init(&vo);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:o:h", convert_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":t:o:h", convert_options)) != -1) {
 		if ((r = view_opts_parse(&vo, c, optarg, err, sizeof err)) != 0) {
 			if (r < 0)
 				goto usage_msg;

@@ -58,7 +58,7 @@ static int diff_parse(int argc, char **argv, struct diff_args *a)
 	char err[256];
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":nt:jh", diff_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":nt:jh", diff_options)) != -1) {
 		int r = view_opts_parse(&a->view, c, optarg, err, sizeof err);
 		if (r < 0)
 			return cli_usage_error(&cli_diff, "%s", err);

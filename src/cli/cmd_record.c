@@ -109,7 +109,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	int c;
 	opterr = 0;
 	/* '+': options end at PROGRAM, whose own options are its business. */
-	while ((c = getopt_long(argc, argv, "+:o:h", record_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+:o:h", record_options)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case OPT_CLOCK:

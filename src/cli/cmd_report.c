@@ -83,7 +83,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 	char err[256];
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:gcjh", report_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":t:gcjh", report_options)) != -1) {
 		int r = view_opts_parse(&a->view, c, optarg, err, sizeof err);
 		if (r < 0)
 			return cli_usage_error(&cli_report, "%s", err);

@@ -13,7 +13,7 @@
  *   };
  *   struct model_view_opts vo;
  *   model_view_opts_init(&vo);
- *   while ((c = getopt_long(argc, argv, ":j...", opts, NULL)) != -1) {
+ *   while ((c = cli_getopt(argc, argv, ":j...", opts)) != -1) {
  *           int r = view_opts_parse(&vo, c, optarg, err, sizeof err);
  *           if (r < 0)
  *                   return cli_usage_error(&cmd, "%s", err);
