@@ -118,6 +118,9 @@ one_error_line "record without a program"
 # warned about by the runtime while the program runs on at 1 ms.
 run 2 "record --interval=1e300" "$CCPROF" record --interval=1e300 true
 one_error_line "record --interval=1e300"
+# The runtime's limit is an hour: above it, it warned and sampled every 1 ms.
+run 2 "record --interval=3600001" "$CCPROF" record --interval=3600001 true
+one_error_line "record --interval=3600001"
 
 # ---- a generated profile ---------------------------------------------------
 
@@ -393,6 +396,26 @@ if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
 	run 1 "record -o in a missing directory" "$CCPROF" record -o "$D/rec/none/x.ccprof" "$OUT/fib" 5
 	check_eq "record -o in a missing directory: message" "$(cat "$D/err")" \
 		"ccprof: cannot write $D/rec/none/x.ccprof: No such file or directory"
+	# A name the runtime cannot create (its temporary file, NAME.tmpPID.N,
+	# is longer still): said before the run too, not by the runtime after it.
+	long=$(printf '%0300d' 0)
+	run 1 "record -o NAME-TOO-LONG" "$CCPROF" record -o "$D/rec/$long" "$OUT/fib" 5
+	one_error_line "record -o NAME-TOO-LONG"
+	err_has "record -o NAME-TOO-LONG: says why" "File name too long"
+	check_eq "record -o NAME-TOO-LONG: the program did not run" "$(cat "$D/out")" ""
+	# CCPROF_OPTIONS too long for the runtime with record's settings: it
+	# would ignore them all and write fib.ccprof here, unnoticed.
+	rm -f "$D/rec/fib.ccprof"
+	opts=$(printf 'verbose=0:%.0s' $(seq 420))
+	run 1 "record with a long CCPROF_OPTIONS" sh -c "cd '$D/rec' && CCPROF_OPTIONS='$opts' '$CCPROF' record -o x.ccprof '$OUT/fib' 5"
+	one_error_line "record with a long CCPROF_OPTIONS"
+	check_eq "record with a long CCPROF_OPTIONS: the program did not run" "$(cat "$D/out")" ""
+	check_eq "record with a long CCPROF_OPTIONS: no profile at the default" \
+		"$(ls "$D/rec/fib.ccprof" 2> /dev/null)" ""
+	# Into a device: no guess that the program was not instrumented.
+	run 0 "record -o /dev/null" "$CCPROF" record -o /dev/null "$OUT/fib" 5
+	check_eq "record -o /dev/null: message" "$(cat "$D/err")" \
+		"ccprof: /dev/null is not a regular file: record cannot tell whether the profile was written"
 else
 	notok "fib builds (see $D/build.log)"
 fi

@@ -19,7 +19,7 @@
 
 #include "runtime.h"
 
-#define RT_MAX_INTERVAL_NS 3600e9 /* an hour */
+#define RT_MAX_INTERVAL_NS 3600e9 /* an hour; also INTERVAL_MAX_MS in cmd_record.c */
 
 static uint64_t parse_interval(const char *v)
 {
