@@ -264,6 +264,18 @@ run 2 "convert --focus ''" "$CCPROF" convert --to folded --focus '' "$D/s.ccprof
 err_has "convert --focus '': says why" "ccprof convert: --focus needs a pattern, not ''"
 run 2 "diff --select ''" "$CCPROF" diff --select '' "$D/s.ccprof" "$D/s.ccprof"
 one_error_line "diff --select ''"
+# Each pattern of a list must match, in a list as alone: --callers P,nosuch
+# once showed P's tree and said nothing of nosuch.
+run 1 "report --callers 'P,nosuch'" "$CCPROF" report --callers 'P,nosuch' "$D/s.ccprof"
+one_error_line "report --callers 'P,nosuch'"
+err_has "report --callers 'P,nosuch': names the pattern" "--callers 'nosuch' matches no function"
+run 1 "report --around 'nosuch,P'" "$CCPROF" report --around 'nosuch,P' "$D/s.ccprof"
+err_has "report --around 'nosuch,P': names the pattern" "--around 'nosuch' matches no function"
+# diff: a side where one pattern of the list matches is not empty (w0 is
+# in l.ccprof only, P in both).
+run 0 "diff --focus 'w0,P'" "$CCPROF" diff --focus 'w0,P' "$D/l.ccprof" "$D/s.ccprof"
+no_stderr "diff --focus 'w0,P': no side said to be empty"
+out_has "diff --focus 'w0,P': P on both sides" "P"
 run 0 "report --select 'P,,Q'" "$CCPROF" report --select 'P,,Q' "$D/s.ccprof"
 no_stderr "report --select 'P,,Q': empty items between patterns are fine"
 
@@ -385,6 +397,11 @@ if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
 	out_has "record fib: program output passes through" "calls fib 1973"
 	run 0 "report of a recorded profile" "$CCPROF" report "$D/rec/fib.ccprof"
 	out_has "recorded report shows fib" " fib "
+	# A focus list whose patterns match on different sides (P in A only, fib
+	# in B only) once failed as "matches no function in either profile".
+	run 0 "diff --focus 'P,fib'" "$CCPROF" diff --focus 'P,fib' "$D/s.ccprof" "$D/rec/fib.ccprof"
+	check_eq "diff --focus 'P,fib': only the programs' warning" "$(cat "$D/err")" \
+		"ccprof diff: warning: $D/s.ccprof and $D/rec/fib.ccprof are profiles of different programs (gen, fib)"
 	run 0 "record -o relative" sh -c "cd '$D/rec' && '$CCPROF' record -o sub.ccprof '$OUT/fib' 5"
 	err_has "record -o: absolute path in the message" "profile written to $D/rec/sub.ccprof"
 	# A profile that cannot be written: said before the run, exit 1, the

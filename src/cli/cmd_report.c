@@ -131,19 +131,24 @@ static unsigned report_passes(const struct report_args *a)
 	return p;
 }
 
-/* The functions a --callers or --around list names, in the view. */
+/* The functions a --callers or --around list names, in the view.  Each
+ * pattern must match, in a list as alone (--callers f,typo once showed
+ * f's tree and said nothing of typo). */
 static int find_targets(struct model *m, const char *path, const char *opt,
 			const struct model_patterns *pats, uint32_t **out, uint32_t *n)
 {
+	const struct model *const view[1] = {m};
 	*n = 0;
 	*out = NULL;
 	for (uint32_t i = 0; i < pats->n; i++) {
-		uint32_t *found, k = model_find_fns(m, pats->v[i], &found);
-		if (k == 0) {
+		char *miss = model_unmatched_pattern(view, 1, pats->v[i]);
+		if (miss) {
 			fprintf(stderr, "ccprof: %s: --%s '%s' matches no function%s\n", path, opt,
-				pats->v[i], m->view ? " in this view" : "");
+				miss, m->view ? " in this view" : "");
+			free(miss);
 			return -1;
 		}
+		uint32_t *found, k = model_find_fns(m, pats->v[i], &found);
 		uint32_t *all = model_calloc(m, *n + k, sizeof *all);
 		for (uint32_t j = 0; j < *n; j++)
 			all[j] = (*out)[j];
