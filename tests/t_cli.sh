@@ -262,6 +262,11 @@ done
 err_has "report --around=,: says why" "ccprof report: --around needs a pattern, not ','"
 run 2 "convert --focus ''" "$CCPROF" convert --to folded --focus '' "$D/s.ccprof"
 err_has "convert --focus '': says why" "ccprof convert: --focus needs a pattern, not ''"
+# -o the input itself: the profile was replaced by its export.
+cp "$D/s.ccprof" "$D/conv.ccprof"
+run 2 "convert -o INPUT INPUT" "$CCPROF" convert --to folded -o "$D/conv.ccprof" "$D/conv.ccprof"
+one_error_line "convert -o INPUT INPUT"
+check "convert -o INPUT INPUT: the profile is left as it was" cmp -s "$D/s.ccprof" "$D/conv.ccprof"
 run 2 "diff --select ''" "$CCPROF" diff --select '' "$D/s.ccprof" "$D/s.ccprof"
 one_error_line "diff --select ''"
 # Each pattern of a list must match, in a list as alone: --callers P,nosuch
