@@ -438,6 +438,10 @@ if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
 	run 0 "record -o /dev/null" "$CCPROF" record -o /dev/null "$OUT/fib" 5
 	check_eq "record -o /dev/null: message" "$(cat "$D/err")" \
 		"ccprof: /dev/null is not a regular file: record cannot tell whether the profile was written"
+	# The runtime turned off by the user: that is why, not the build.
+	run 0 "record with enabled=0" env CCPROF_OPTIONS=enabled=0 "$CCPROF" record -o "$D/rec/off.ccprof" "$OUT/fib" 5
+	check_eq "record with enabled=0: message" "$(cat "$D/err")" \
+		"ccprof: no profile written (CCPROF_OPTIONS has enabled=0)"
 else
 	notok "fib builds (see $D/build.log)"
 fi

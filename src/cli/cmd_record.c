@@ -491,11 +491,28 @@ static int statically_linked(const char *file)
 	return is_static;
 }
 
+/* Whether CCPROF_OPTIONS turns the runtime off: its last enabled=0 or
+ * enabled=1 (src/runtime/options.c: later keys win, a bad value changes
+ * nothing). */
+static int options_disable(const char *opts)
+{
+	int off = 0;
+	while (opts && *opts) {
+		size_t n = strcspn(opts, ":,");
+		if (n == 9 && strncmp(opts, "enabled=", 8) == 0 && (opts[8] == '0' || opts[8] == '1'))
+			off = opts[8] == '0';
+		opts += n + (opts[n] != '\0');
+	}
+	return off;
+}
+
 /* Why no profile came: the usual cause, or one we can see. */
 static void say_why_none(const char *command)
 {
 	char *file = find_program(command);
-	if (file && statically_linked(file))
+	if (options_disable(getenv("CCPROF_OPTIONS")))
+		fprintf(stderr, "ccprof: no profile written (CCPROF_OPTIONS has enabled=0)\n");
+	else if (file && statically_linked(file))
 		fprintf(stderr, "ccprof: no profile written: %s is statically linked, so the "
 				"runtime cannot be preloaded (link libccprof.a into it)\n",
 			command);
