@@ -193,9 +193,11 @@ def bad_options():
     check(r.returncode == 0 and r.stderr.count("CCPROF_OPTIONS: longer than") == 1 and
           not glob.glob(prof + "-*") and os.path.exists(os.path.join(d, "status_opt.ccprof")),
           "CCPROF_OPTIONS of 5,000 bytes: one warning, all ignored, the default output")
-    r, _ = go("max_contexts=1e9")
-    check(r is not None and r.stderr.count("bad max_contexts") == 1 and os.path.exists(prof),
-          "max_contexts=1e9: one warning, default kept")
+    # Digits only, and no more than fit: " -1" and 10^20 were taken as 2^64 - 1.
+    for v in ("1e9", " -1", "+16", "99999999999999999999"):
+        r, _ = go("max_contexts=" + v)
+        check(r is not None and r.stderr.count("bad max_contexts") == 1 and os.path.exists(prof),
+              "max_contexts=%r: one warning, default kept" % v)
     # dump_signal on a signal the runtime handles itself: SIGINT is then
     # the dump signal alone (write, go on), not chained to itself for ever.
     for v in ("2", "SIGINT"):
@@ -204,10 +206,17 @@ def bad_options():
               "dump_signal=%s: raise(SIGINT) writes the profile and goes on to exit(2) (got %s)"
               % (v, r and r.returncode))
     # A crash signal cannot be one: a fault re-executes after the handler.
-    for v in ("11", "6", "12x", "33"):
+    for v in ("11", "6", "12x", "33", " 12", "+12"):
         r, _ = go("dump_signal=" + v, ("exit", "0"))
         check(r is not None and r.returncode == 0 and r.stderr.count("bad dump_signal") == 1,
               "dump_signal=%s: refused with one warning" % v)
+    # A bad value keeps the earlier setting, as for every key (it was reset
+    # to none, and SIGUSR2 then killed the program).
+    r, _ = go("dump_signal=USR2:dump_signal=bogus", ("signal", "12"))
+    check(r is not None and r.returncode == 12 and r.stderr.count("bad dump_signal") == 1 and
+          os.path.exists(prof),
+          "dump_signal=USR2 then a bad one: SIGUSR2 still writes and goes on (got %s)"
+          % (r and r.returncode))
     r, _ = go("dump_signal=11", ("signal", "11"))
     check(r is not None and r.returncode == -signal.SIGSEGV and os.path.exists(prof),
           "dump_signal=11 refused: SIGSEGV still kills, profile written")

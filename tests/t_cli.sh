@@ -85,6 +85,22 @@ run 2 "report --graph=1" "$CCPROF" report --graph=1 f
 one_error_line "report --graph=1"
 run 2 "two files" "$CCPROF" report a b
 one_error_line "two files"
+# A bad short option in a cluster is named, not the option before it
+# (once "unknown option '--graph'", and "'--top' takes no value").
+run 2 "report --graph -xg" "$CCPROF" report --graph -xg f
+err_has "report --graph -xg: names -x" "unknown option '-x'"
+run 2 "report --top=3 -xg" "$CCPROF" report --top=3 -xg f
+err_has "report --top=3 -xg: names -x" "unknown option '-x'"
+run 2 "info --json -xj" "$CCPROF" info --json -xj f
+err_has "info --json -xj: names -x" "unknown option '-x'"
+run 2 "report --t (--top or --threads)" "$CCPROF" report --t 3 f
+one_error_line "report --t"
+err_has "report --t: ambiguous, not unknown" "option '--t' is ambiguous"
+# A count is digits: no blanks, no sign behind them.
+for v in " 5" " -0" "+5" "5 "; do
+	run 2 "report --top '$v'" "$CCPROF" report --top "$v" f
+	one_error_line "report --top '$v'"
+done
 run 0 "help help" "$CCPROF" help help
 out_has "help help shows the main usage" "usage: ccprof [--help]"
 run 0 "help --help" "$CCPROF" help --help
@@ -226,11 +242,11 @@ err_has "report --deselect Q --around Q: says 'in this view'" "--around 'Q' matc
 # exceeds the time left (0.365 s).
 check "generate a cycles profile" "$D/gen" "$D/cyc.ccprof" 0 1000000000
 run 0 "report: cycles" "$CCPROF" report "$D/cyc.ccprof"
-out_has "report: cycles: compensation shown" "subtracted   0.014000 secs, the profiler's estimated own cost"
+out_has "report: cycles: compensation shown" "subtracted   0.014000 secs, the profiler's estimated own cost (per call x calls)"
 out_lacks "report: cycles: no warning when it is small" "uncertain"
 check "generate a cycles profile with a large estimate" "$D/gen" "$D/cyc2.ccprof" 0 100000000000
 run 0 "report: cycles, large compensation" "$CCPROF" report "$D/cyc2.ccprof"
-out_has "report: cycles: compensation larger than the time: warned" "subtracted   1.400000 secs, the profiler's estimated own cost: more than the time charged"
+out_has "report: cycles: compensation larger than the time: warned" "subtracted   1.400000 secs, the profiler's estimated own cost (per call x calls): more than the time charged"
 # What the runtime subtracted does not depend on the view.
 run 0 "report --deselect P: cycles" "$CCPROF" report --deselect P "$D/cyc.ccprof"
 out_has "report --deselect P: cycles: the same compensation" "subtracted   0.014000 secs"
@@ -259,8 +275,25 @@ done
 err_has "report --around=,: says why" "ccprof report: --around needs a pattern, not ','"
 run 2 "convert --focus ''" "$CCPROF" convert --to folded --focus '' "$D/s.ccprof"
 err_has "convert --focus '': says why" "ccprof convert: --focus needs a pattern, not ''"
+# -o the input itself: the profile was replaced by its export.
+cp "$D/s.ccprof" "$D/conv.ccprof"
+run 2 "convert -o INPUT INPUT" "$CCPROF" convert --to folded -o "$D/conv.ccprof" "$D/conv.ccprof"
+one_error_line "convert -o INPUT INPUT"
+check "convert -o INPUT INPUT: the profile is left as it was" cmp -s "$D/s.ccprof" "$D/conv.ccprof"
 run 2 "diff --select ''" "$CCPROF" diff --select '' "$D/s.ccprof" "$D/s.ccprof"
 one_error_line "diff --select ''"
+# Each pattern of a list must match, in a list as alone: --callers P,nosuch
+# once showed P's tree and said nothing of nosuch.
+run 1 "report --callers 'P,nosuch'" "$CCPROF" report --callers 'P,nosuch' "$D/s.ccprof"
+one_error_line "report --callers 'P,nosuch'"
+err_has "report --callers 'P,nosuch': names the pattern" "--callers 'nosuch' matches no function"
+run 1 "report --around 'nosuch,P'" "$CCPROF" report --around 'nosuch,P' "$D/s.ccprof"
+err_has "report --around 'nosuch,P': names the pattern" "--around 'nosuch' matches no function"
+# diff: a side where one pattern of the list matches is not empty (w0 is
+# in l.ccprof only, P in both).
+run 0 "diff --focus 'w0,P'" "$CCPROF" diff --focus 'w0,P' "$D/l.ccprof" "$D/s.ccprof"
+no_stderr "diff --focus 'w0,P': no side said to be empty"
+out_has "diff --focus 'w0,P': P on both sides" "P"
 run 0 "report --select 'P,,Q'" "$CCPROF" report --select 'P,,Q' "$D/s.ccprof"
 no_stderr "report --select 'P,,Q': empty items between patterns are fine"
 
@@ -382,6 +415,11 @@ if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
 	out_has "record fib: program output passes through" "calls fib 1973"
 	run 0 "report of a recorded profile" "$CCPROF" report "$D/rec/fib.ccprof"
 	out_has "recorded report shows fib" " fib "
+	# A focus list whose patterns match on different sides (P in A only, fib
+	# in B only) once failed as "matches no function in either profile".
+	run 0 "diff --focus 'P,fib'" "$CCPROF" diff --focus 'P,fib' "$D/s.ccprof" "$D/rec/fib.ccprof"
+	check_eq "diff --focus 'P,fib': only the programs' warning" "$(cat "$D/err")" \
+		"ccprof diff: warning: $D/s.ccprof and $D/rec/fib.ccprof are profiles of different programs (gen, fib)"
 	run 0 "record -o relative" sh -c "cd '$D/rec' && '$CCPROF' record -o sub.ccprof '$OUT/fib' 5"
 	err_has "record -o: absolute path in the message" "profile written to $D/rec/sub.ccprof"
 	# A profile that cannot be written: said before the run, exit 1, the
@@ -393,6 +431,30 @@ if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
 	run 1 "record -o in a missing directory" "$CCPROF" record -o "$D/rec/none/x.ccprof" "$OUT/fib" 5
 	check_eq "record -o in a missing directory: message" "$(cat "$D/err")" \
 		"ccprof: cannot write $D/rec/none/x.ccprof: No such file or directory"
+	# A name the runtime cannot create (its temporary file, NAME.tmpPID.N,
+	# is longer still): said before the run too, not by the runtime after it.
+	long=$(printf '%0300d' 0)
+	run 1 "record -o NAME-TOO-LONG" "$CCPROF" record -o "$D/rec/$long" "$OUT/fib" 5
+	one_error_line "record -o NAME-TOO-LONG"
+	err_has "record -o NAME-TOO-LONG: says why" "File name too long"
+	check_eq "record -o NAME-TOO-LONG: the program did not run" "$(cat "$D/out")" ""
+	# CCPROF_OPTIONS too long for the runtime with record's settings: it
+	# would ignore them all and write fib.ccprof here, unnoticed.
+	rm -f "$D/rec/fib.ccprof"
+	opts=$(printf 'verbose=0:%.0s' $(seq 420))
+	run 1 "record with a long CCPROF_OPTIONS" sh -c "cd '$D/rec' && CCPROF_OPTIONS='$opts' '$CCPROF' record -o x.ccprof '$OUT/fib' 5"
+	one_error_line "record with a long CCPROF_OPTIONS"
+	check_eq "record with a long CCPROF_OPTIONS: the program did not run" "$(cat "$D/out")" ""
+	check_eq "record with a long CCPROF_OPTIONS: no profile at the default" \
+		"$(ls "$D/rec/fib.ccprof" 2> /dev/null)" ""
+	# Into a device: no guess that the program was not instrumented.
+	run 0 "record -o /dev/null" "$CCPROF" record -o /dev/null "$OUT/fib" 5
+	check_eq "record -o /dev/null: message" "$(cat "$D/err")" \
+		"ccprof: /dev/null is not a regular file: record cannot tell whether the profile was written"
+	# The runtime turned off by the user: that is why, not the build.
+	run 0 "record with enabled=0" env CCPROF_OPTIONS=enabled=0 "$CCPROF" record -o "$D/rec/off.ccprof" "$OUT/fib" 5
+	check_eq "record with enabled=0: message" "$(cat "$D/err")" \
+		"ccprof: no profile written (CCPROF_OPTIONS has enabled=0)"
 else
 	notok "fib builds (see $D/build.log)"
 fi

@@ -32,22 +32,55 @@ int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 	return CLI_EXIT_USAGE;
 }
 
+/* What cli_bad_option needs to know of the last cli_getopt call. */
+static int getopt_start;                  /* optind before it */
+static const struct option *getopt_longs; /* its table */
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+	getopt_start = optind;
+	getopt_longs = longopts;
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
+/* How many long options start with the len bytes of name; 1 if one is
+ * exactly that name (getopt_long takes an exact name over longer ones). */
+static int long_matches(const char *name, size_t len)
+{
+	int n = 0;
+	for (const struct option *o = getopt_longs; o && o->name; o++) {
+		if (strncmp(o->name, name, len) != 0)
+			continue;
+		if (o->name[len] == '\0')
+			return 1;
+		n++;
+	}
+	return n;
+}
+
 int cli_bad_option(const struct cli_command *c, int ret, char **argv)
 {
-	/* getopt has stepped over the offending argument.  A long option is
-	 * named by that text; a short one by optopt (it may sit in a cluster
-	 * like -gx).  optopt is 0 for an unknown long option. */
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	/* getopt has stepped over the offending argument, unless the error is
+	 * a short option inside a cluster (-xg), whose argument stays at
+	 * optind until its last letter: then argv[optind - 1] is the option
+	 * before, maybe a long one (--graph -xg once said "unknown option
+	 * '--graph'").  A long option is named by its text; a short one by
+	 * optopt.  optopt is 0 for an unknown or ambiguous long option. */
+	int in_cluster = optind == getopt_start && argv[optind] != NULL;
+	const char *arg = in_cluster ? argv[optind] : optind > 0 ? argv[optind - 1] : "";
 	int is_long = strncmp(arg, "--", 2) == 0;
+	size_t len = is_long ? strcspn(arg, "=") : 0;
 	char what[64];
 	if (is_long)
-		snprintf(what, sizeof what, "%.*s", (int)strcspn(arg, "="), arg);
+		snprintf(what, sizeof what, "%.*s", (int)len, arg);
 	else
 		snprintf(what, sizeof what, "-%c", optopt ? optopt : '?');
 	if (ret == ':')
 		return cli_usage_error(c, "option '%s' needs a value", what);
 	if (is_long && optopt && strchr(arg, '='))
 		return cli_usage_error(c, "option '%s' takes no value", what);
+	if (is_long && !optopt && long_matches(arg + 2, len - 2) > 1)
+		return cli_usage_error(c, "option '%s' is ambiguous", what);
 	return cli_usage_error(c, "unknown option '%s'", what);
 }
 
@@ -64,7 +97,8 @@ int cli_one_profile(const struct cli_command *c, int argc, char **argv, const ch
 int cli_parse_count(const char *s, unsigned *out)
 {
 	char *end;
-	if (!*s || *s == '-' || *s == '+')
+	/* Digits only: strtoul also takes a sign, after blanks (" -0"). */
+	if (*s < '0' || *s > '9')
 		return -1;
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);

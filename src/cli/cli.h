@@ -10,6 +10,7 @@
 #ifndef CCPROF_CLI_H
 #define CCPROF_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,7 +42,11 @@ void cli_help(FILE *f, const struct cli_command *c);
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* The usage error for what getopt_long returned as '?' or ':' (with a
+/* getopt_long, remembering what cli_bad_option needs to name the option
+ * at fault (every subcommand parses its options with it). */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+
+/* The usage error for what cli_getopt returned as '?' or ':' (with a
  * leading ':' in the option string and opterr = 0); returns 2. */
 int cli_bad_option(const struct cli_command *c, int ret, char **argv);
 

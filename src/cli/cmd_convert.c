@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/view_opts.h"
@@ -115,6 +116,15 @@ static int check_accepts(const struct export_format *fmt, unsigned given, char *
 	return 0;
 }
 
+/* Whether out_path names the file the profile is read from: writing it
+ * would replace the profile with its export (-o p.ccprof p.ccprof). */
+static int is_input(const char *out_path, const char *path)
+{
+	struct stat in, out;
+	return out_path && stat(cli_input_path(path), &in) == 0 && S_ISREG(in.st_mode) &&
+	       stat(out_path, &out) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+}
+
 /* Write to out_path (or stdout when NULL); returns the exit status. */
 static int write_output(const struct export_format *fmt, const char *out_path,
 			const struct export_input *in, const struct export_opts *o)
@@ -193,7 +203,7 @@ static int convert_run(int argc, char **argv)
 
 	model_view_opts_init(&vo);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:o:h", convert_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":t:o:h", convert_options)) != -1) {
 		if ((r = view_opts_parse(&vo, c, optarg, err, sizeof err)) != 0) {
 			if (r < 0)
 				goto usage_msg;
@@ -237,6 +247,9 @@ static int convert_run(int argc, char **argv)
 			 argv[optind + 1]);
 	else if (out_path && !*out_path)
 		snprintf(err, sizeof err, "-o needs a file name");
+	else if (is_input(out_path, argv[optind]))
+		snprintf(err, sizeof err, "-o %.200s would overwrite the profile it converts",
+			 out_path);
 	else if (check_accepts(fmt, given, err, sizeof err) == 0) {
 		r = convert(fmt, argv[optind], out_path, &vo, &o);
 		model_view_opts_free(&vo);

@@ -10,6 +10,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -58,7 +59,7 @@ static int diff_parse(int argc, char **argv, struct diff_args *a)
 	char err[256];
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":nt:jh", diff_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":nt:jh", diff_options)) != -1) {
 		int r = view_opts_parse(&a->view, c, optarg, err, sizeof err);
 		if (r < 0)
 			return cli_usage_error(&cli_diff, "%s", err);
@@ -125,14 +126,21 @@ static int load_side(const struct diff_args *a, int i, struct side *s)
 
 /* A function focused on may exist in one run only (added or removed):
  * then the other side is empty, and everything shows as new or gone.
- * In neither run it is an error, as for report. */
+ * A pattern that matches in neither run is an error, as for report; each
+ * pattern of a list is checked (--focus f,g with f in A only and g in B
+ * only once failed as matching in neither). */
 static int check_focus(const struct diff_args *a, const struct side s[2])
 {
-	const char *pattern = s[0].v.unmatched_focus ? s[0].v.unmatched_focus : s[1].v.unmatched_focus;
-	if (s[0].focus_missed && s[1].focus_missed) {
-		fprintf(stderr, "ccprof diff: --focus '%s' matches no function in either profile\n",
-			pattern);
-		return -1;
+	const struct model *const base[2] = {&s[0].cp.model, &s[1].cp.model};
+	for (uint32_t i = 0; i < a->view.focus.n; i++) {
+		char *miss = model_unmatched_pattern(base, 2, a->view.focus.v[i]);
+		if (miss) {
+			fprintf(stderr,
+				"ccprof diff: --focus '%s' matches no function in either profile\n",
+				miss);
+			free(miss);
+			return -1;
+		}
 	}
 	for (int i = 0; i < 2; i++)
 		if (s[i].focus_missed)

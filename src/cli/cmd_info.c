@@ -40,7 +40,7 @@ static int info_run(int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", info_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":jh", info_options)) != -1) {
 		switch (c) {
 		case 'j': write = info_json; break;
 		case 'h':

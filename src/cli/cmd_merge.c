@@ -98,7 +98,7 @@ static int merge_run(int argc, char **argv)
 	const char *out = NULL;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", merge_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":o:h", merge_options)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'h':

@@ -94,8 +94,8 @@ static int record_fail(const char *msg, const char *arg)
 }
 
 /* Milliseconds the runtime takes: at most an hour (RT_MAX_INTERVAL_NS in
- * src/runtime/options.c).  A longer one it would refuse with a warning
- * while the program runs on at the default 1 ms. */
+ * src/runtime/options.c).  It warns about a longer one and samples every
+ * 1 ms, so that is refused here, before the run. */
 #define INTERVAL_MAX_MS (3600.0 * 1000)
 
 static int valid_interval(const char *s)
@@ -112,7 +112,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	int c;
 	opterr = 0;
 	/* '+': options end at PROGRAM, whose own options are its business. */
-	while ((c = getopt_long(argc, argv, "+:o:h", record_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+:o:h", record_options)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case OPT_CLOCK:
@@ -215,7 +215,14 @@ static void env_join(const char *name, const char *ours, int first)
 	free(v);
 }
 
-static void set_options(const struct record_opts *o, const char *output)
+/* The longest CCPROF_OPTIONS the runtime reads (RT_OPTIONS_MAX - 1 in
+ * src/runtime/runtime.h); it ignores a longer one whole, output= too, and
+ * writes <program>.ccprof where record does not look. */
+#define RUNTIME_OPTIONS_MAX 4159
+
+/* Our settings appended to CCPROF_OPTIONS; 1 after a message if the
+ * runtime would ignore the result. */
+static int set_options(const struct record_opts *o, const char *output)
 {
 	size_t len = strlen(output) + 128;
 	char *opts = xmalloc(len);
@@ -224,8 +231,19 @@ static void set_options(const struct record_opts *o, const char *output)
 		n += snprintf(opts + n, len - (size_t)n, ":clock=%s", o->clock);
 	if (o->interval)
 		snprintf(opts + n, len - (size_t)n, ":interval=%sms", o->interval);
-	env_join("CCPROF_OPTIONS", opts, 0);
+	const char *old = getenv("CCPROF_OPTIONS");
+	size_t total = (old && old[0] ? strlen(old) + 1 : 0) + strlen(opts);
+	int rc = 0;
+	if (total > RUNTIME_OPTIONS_MAX) {
+		fprintf(stderr, "ccprof: CCPROF_OPTIONS with record's settings would be %zu bytes; "
+				"the runtime reads at most %d\n",
+			total, RUNTIME_OPTIONS_MAX);
+		rc = CLI_EXIT_FAIL;
+	} else {
+		env_join("CCPROF_OPTIONS", opts, 0);
+	}
 	free(opts);
+	return rc;
 }
 
 struct run_result {
@@ -350,25 +368,49 @@ static int pass_status(int status)
 	return 128 + sig; /* the signal did not end us (e.g. SIGSTOP-like) */
 }
 
+/* Whether the runtime can make its temporary file beside path (put_file
+ * in src/runtime/dump.c: PATH.tmp<pid>.<n>, renamed to PATH): made and
+ * removed here.  access() on the directory is not enough: it says yes to
+ * root in /proc, and knows nothing of a name too long.  0, or -1 with
+ * errno. */
+static int can_create_beside(const char *path)
+{
+	size_t len = strlen(path) + 32;
+	char *tmp = xmalloc(len);
+	snprintf(tmp, len, "%s.tmp%d.0", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int e = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(tmp);
+	errno = e;
+	return fd >= 0 || e == EEXIST ? 0 : -1;
+}
+
 /* Fail before the run, not after it, when the profile cannot be written
- * where asked: the path is a directory, or its directory is missing or
- * not writable (a %p in the directory part is left to the runtime). */
+ * where asked: the path is a directory, or the runtime could not create
+ * it (the directory is missing or not writable, the name too long), or
+ * it is a device or FIFO we may not write.  A %p in the directory part is
+ * left to the runtime; in the file name it becomes our pid here. */
 static int output_writable(const char *out)
 {
+	const char *slash = strrchr(out, '/'), *pid = strstr(out, "%p"); /* out is absolute */
+	char *path = expand_pid(out, getpid());
 	struct stat st;
-	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+	int exists = stat(path, &st) == 0, rc = 0;
+	if (exists && S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "ccprof: %s: %s\n", out, strerror(EISDIR));
-		return CLI_EXIT_FAIL;
-	}
-	const char *slash = strrchr(out, '/');
-	char *dir = xstrdup(out);
-	dir[slash > out ? slash - out : 1] = '\0';
-	int rc = 0;
-	if (!strstr(dir, "%p") && access(dir, W_OK | X_OK) != 0) {
+		rc = CLI_EXIT_FAIL;
+	} else if (pid && pid < slash) {
+		/* the directory is named after the pid: the runtime's to make */
+	} else if (exists && !S_ISREG(st.st_mode) ? access(path, W_OK) != 0
+						  : can_create_beside(path) != 0) {
 		fprintf(stderr, "ccprof: cannot write %s: %s\n", out, strerror(errno));
 		rc = CLI_EXIT_FAIL;
 	}
-	free(dir);
+	free(path);
 	return rc;
 }
 
@@ -450,11 +492,28 @@ static int statically_linked(const char *file)
 	return is_static;
 }
 
+/* Whether CCPROF_OPTIONS turns the runtime off: its last enabled=0 or
+ * enabled=1 (src/runtime/options.c: later keys win, a bad value changes
+ * nothing). */
+static int options_disable(const char *opts)
+{
+	int off = 0;
+	while (opts && *opts) {
+		size_t n = strcspn(opts, ":,");
+		if (n == 9 && strncmp(opts, "enabled=", 8) == 0 && (opts[8] == '0' || opts[8] == '1'))
+			off = opts[8] == '0';
+		opts += n + (opts[n] != '\0');
+	}
+	return off;
+}
+
 /* Why no profile came: the usual cause, or one we can see. */
 static void say_why_none(const char *command)
 {
 	char *file = find_program(command);
-	if (file && statically_linked(file))
+	if (options_disable(getenv("CCPROF_OPTIONS")))
+		fprintf(stderr, "ccprof: no profile written (CCPROF_OPTIONS has enabled=0)\n");
+	else if (file && statically_linked(file))
 		fprintf(stderr, "ccprof: no profile written: %s is statically linked, so the "
 				"runtime cannot be preloaded (link libccprof.a into it)\n",
 			command);
@@ -614,8 +673,15 @@ static void record_outcome(const struct record_opts *o, const char *out,
 	if (written)
 		add_sources(real, 0); /* this run's, by Note [Which profile] */
 	add_sources_beside(out, real, r->start_ns);
+	struct stat st;
 	if (written)
 		fprintf(stderr, "ccprof: profile written to %s\n", real);
+	else if (stat(real, &st) == 0 && !S_ISREG(st.st_mode))
+		/* /dev/null, a FIFO: no file to look at, and the runtime says
+		 * so itself if its write failed (/dev/full), so no guess why. */
+		fprintf(stderr, "ccprof: %s is not a regular file: record cannot tell whether "
+				"the profile was written\n",
+			real);
 	else
 		say_why_none(o->command[0]);
 	free(real);
@@ -633,10 +699,13 @@ static int record_run(int argc, char **argv)
 
 	struct stat before;
 	int existed = stat(out, &before) == 0;
-	env_join("LD_PRELOAD", lib, 1);
-	set_options(&o, out);
-
 	struct run_result r;
+	if (set_options(&o, out) != 0) {
+		free(lib);
+		free(out);
+		return CLI_EXIT_FAIL;
+	}
+	env_join("LD_PRELOAD", lib, 1);
 	if (run_program(o.command, &r) != 0) {
 		rc = record_fail("cannot start the program: ", strerror(errno));
 	} else if (r.exec_errno) {

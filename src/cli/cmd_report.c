@@ -88,7 +88,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 	char err[256];
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:gcjh", report_options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":t:gcjh", report_options)) != -1) {
 		int r = view_opts_parse(&a->view, c, optarg, err, sizeof err);
 		if (r < 0)
 			return cli_usage_error(&cli_report, "%s", err);
@@ -137,22 +137,27 @@ static unsigned report_passes(const struct report_args *a)
 	return p;
 }
 
-/* The functions a --callers or --around list names, in the view. */
+/* The functions a --callers or --around list names, in the view.  Each
+ * pattern must match, in a list as alone (--callers f,typo once showed
+ * f's tree and said nothing of typo). */
 static int find_targets(struct model *m, const char *path, const char *opt,
 			const struct model_patterns *pats, uint32_t **out, uint32_t *n)
 {
+	const struct model *const view[1] = {m};
 	*n = 0;
 	*out = NULL;
 	for (uint32_t i = 0; i < pats->n; i++) {
-		uint32_t *found, k = model_find_fns(m, pats->v[i], &found);
-		if (k == 0) {
+		char *miss = model_unmatched_pattern(view, 1, pats->v[i]);
+		if (miss) {
 			/* "in this view" only where a selection or focus left
 			 * functions out (the model always has a view). */
 			int narrowed = m->view && (m->view->selected || m->view->focus);
 			fprintf(stderr, "ccprof: %s: --%s '%s' matches no function%s\n", path, opt,
-				pats->v[i], narrowed ? " in this view" : "");
+				miss, narrowed ? " in this view" : "");
+			free(miss);
 			return -1;
 		}
+		uint32_t *found, k = model_find_fns(m, pats->v[i], &found);
 		uint32_t *all = model_calloc(m, *n + k, sizeof *all);
 		for (uint32_t j = 0; j < *n; j++)
 			all[j] = (*out)[j];

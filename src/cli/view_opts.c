@@ -85,6 +85,15 @@ int view_opts_model(const char *path, const struct model *base, const struct mod
 	return view_opts_model_may_miss(path, base, o, passes, vm, v, NULL);
 }
 
+/* A focus asked for that holds no function: the view is empty. */
+static int focus_empty(const struct model_view *v)
+{
+	for (uint32_t cc = 0; v->focus && cc < v->nfns; cc++)
+		if (v->focus[cc])
+			return 0;
+	return v->focus != NULL;
+}
+
 int view_opts_model_may_miss(const char *path, const struct model *base,
 			     const struct model_view_opts *o, unsigned passes, struct model *vm,
 			     struct model_view *v, int *focus_missed)
@@ -96,7 +105,7 @@ int view_opts_model_may_miss(const char *path, const struct model *base,
 		return CLI_EXIT_FAIL;
 	}
 	if (focus_missed)
-		*focus_missed = v->unmatched_focus != NULL;
+		*focus_missed = focus_empty(v);
 	if (v->unmatched_focus && !focus_missed) {
 		fprintf(stderr, "ccprof: %s: --focus '%s' matches no function\n", path,
 			v->unmatched_focus);

@@ -13,7 +13,7 @@
  *   };
  *   struct model_view_opts vo;
  *   model_view_opts_init(&vo);
- *   while ((c = getopt_long(argc, argv, ":j...", opts, NULL)) != -1) {
+ *   while ((c = cli_getopt(argc, argv, ":j...", opts)) != -1) {
  *           int r = view_opts_parse(&vo, c, optarg, err, sizeof err);
  *           if (r < 0)
  *                   return cli_usage_error(&cmd, "%s", err);
@@ -95,8 +95,10 @@ int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err
  */
 int view_opts_model(const char *path, const struct model *base, const struct model_view_opts *o,
 		    unsigned passes, struct model *vm, struct model_view *v);
-/* The same, but a --focus that matches nothing only sets *focus_missed
- * (the view is then empty): one side of a diff may lack the function. */
+/* The same, but a --focus that matches nothing sets *focus_missed (the
+ * view is then empty), and one that matches in part is no error: one
+ * side of a diff may lack a function (the caller checks each pattern
+ * matches on some side). */
 int view_opts_model_may_miss(const char *path, const struct model *base,
 			     const struct model_view_opts *o, unsigned passes, struct model *vm,
 			     struct model_view *v, int *focus_missed);

@@ -170,6 +170,36 @@ int model_name_matches(const char *list, const char *name)
 	return 0;
 }
 
+static char *copy_pattern(const char *p, size_t len)
+{
+	char *s = xmalloc(len + 1);
+	memcpy(s, p, len);
+	s[len] = '\0';
+	return s;
+}
+
+static int matches_any(const struct model *m, const char *p, size_t len)
+{
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		if (m->fns[cc].seen && one_matches(p, len, m->fns[cc].name))
+			return 1;
+	return 0;
+}
+
+char *model_unmatched_pattern(const struct model *const *ms, uint32_t n, const char *list)
+{
+	for (const char *p = list; *p;) {
+		size_t len = next_pattern(p);
+		uint32_t i = 0;
+		while (len && i < n && !matches_any(ms[i], p, len))
+			i++;
+		if (len && i == n)
+			return copy_pattern(p, len);
+		p += len + (p[len] == ',');
+	}
+	return NULL;
+}
+
 uint32_t model_find_fns(struct model *m, const char *patterns, uint32_t **out)
 {
 	uint32_t n = 0;
@@ -203,14 +233,6 @@ static int match_module(const struct model *m, uint32_t cc, const char *p, size_
 	const char *path = prof->modules[c->module].path ? prof->modules[c->module].path : "";
 	const char *base = model_basename(path);
 	return glob_match(p, len, path, strlen(path)) || glob_match(p, len, base, strlen(base));
-}
-
-static char *copy_pattern(const char *p, size_t len)
-{
-	char *s = xmalloc(len + 1);
-	memcpy(s, p, len);
-	s[len] = '\0';
-	return s;
 }
 
 static void apply_patterns(const struct model *m, const struct model_patterns *pats, matcher *match,

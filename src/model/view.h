@@ -155,6 +155,11 @@ static inline int model_view_selected(const struct model_view *v, uint32_t cc)
  * matches "ns::f(int)"); commas inside () <> [] do not split. */
 int model_name_matches(const char *list, const char *name);
 
+/* The first pattern of list that matches no function that ran in any of
+ * the n models (malloc'd), or NULL if each matches in one of them: a
+ * list that names several functions must not drop a typo in silence. */
+char *model_unmatched_pattern(const struct model *const *ms, uint32_t n, const char *list);
+
 /* Pruning (prune.c): mark the hidden nodes of a tree whose root
  * inherits `total` ticks.  m->tree_pruned for the stack tree. */
 void model_prune(struct model *m, const struct model_prune_opts *o);

@@ -63,8 +63,9 @@ static void text_compensation(const struct text *t)
 		return;
 	ob_puts(t->o, "    subtracted   ");
 	text_secs(t, (uint64_t)sub, 0);
-	ob_puts(t->o, p->stats.subtracted ? " secs, the profiler's own cost as it estimated it"
-					  : " secs (estimated), the profiler's own cost");
+	ob_puts(t->o, " secs, the profiler's estimated own cost");
+	if (!p->stats.subtracted)
+		ob_puts(t->o, " (per call x calls)");
 	if (sub > (double)t->m->total_time)
 		ob_puts(t->o, ": more than the time charged,\n"
 			      "                 so these times are uncertain (clock=cpu is not)");

@@ -13,13 +13,14 @@
  *   dump_signal=SIG         write the profile when SIG arrives (SIGUSR2, 12)
  *   max_contexts=N          per thread; past it, overflow contexts
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime.h"
 
-#define RT_MAX_INTERVAL_NS 3600e9 /* an hour */
+#define RT_MAX_INTERVAL_NS 3600e9 /* an hour; also INTERVAL_MAX_MS in cmd_record.c */
 
 static uint64_t parse_interval(const char *v)
 {
@@ -61,8 +62,10 @@ static int parse_signal(const char *v)
 	for (i = 0; i < sizeof names / sizeof *names; i++)
 		if (strcmp(v, names[i].name) == 0)
 			return names[i].sig;
+	if (*v < '0' || *v > '9') /* strtol also takes blanks and a sign */
+		return 0;
 	n = strtol(v, &end, 10);
-	if (end == v || *end)
+	if (*end)
 		return 0;
 	/* Not one that cannot be caught, nor glibc's own (32, 33), nor a crash
 	 * signal: a fault re-executes after the handler returns, so "write the
@@ -113,14 +116,23 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 	} else if (strcmp(key, "handle_signals") == 0) {
 		set_bool(&cfg->handle_signals, key, val, 0);
 	} else if (strcmp(key, "dump_signal") == 0) {
-		if ((cfg->dump_signal = parse_signal(val)) == 0)
+		int sig = parse_signal(val);
+
+		if (sig) /* a bad one keeps an earlier setting, as for every key */
+			cfg->dump_signal = sig;
+		else
 			rt_warn("CCPROF_OPTIONS: bad dump_signal '%s' (e.g. SIGUSR2; not a crash signal)",
 				val);
 	} else if (strcmp(key, "max_contexts") == 0) {
-		char *end;
-		unsigned long long n = strtoull(val, &end, 10);
+		char *end = NULL;
+		unsigned long long n = 0;
 
-		if (end != val && *end == '\0' && val[0] != '-' && n >= 16)
+		/* Digits only (strtoull takes " -1" as 2^64 - 1), and no more
+		 * than fit: out of range, strtoull gives its maximum. */
+		errno = 0;
+		if (val[0] >= '0' && val[0] <= '9')
+			n = strtoull(val, &end, 10);
+		if (n >= 16 && *end == '\0' && errno == 0)
 			cfg->max_contexts = (uint64_t)n;
 		else
 			rt_warn("CCPROF_OPTIONS: bad max_contexts '%s' (a number, at least 16)", val);

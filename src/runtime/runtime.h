@@ -192,7 +192,8 @@ struct rt_config {
 
 extern struct rt_config rt_config RT_HIDDEN;
 /* Room for the longest CCPROF_OPTIONS read, with its NUL: a longer one is
- * ignored whole (a cut output= path would write elsewhere). */
+ * ignored whole (a cut output= path would write elsewhere).  `ccprof
+ * record` refuses to run past it (RUNTIME_OPTIONS_MAX in cmd_record.c). */
 #define RT_OPTIONS_MAX (4096 + 64)
 extern int rt_cycles RT_HIDDEN; /* clock == cycles: the hooks read the TSC */
 extern pid_t rt_pid RT_HIDDEN;  /* our pid: changes at fork, not at vfork */
