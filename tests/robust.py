@@ -572,6 +572,29 @@ def signals_():
         check(a.get(("spin", "spin"), {}).get("calls") == 50, "nested handler: spin recursion intact")
 
 
+def signals_unwritten():
+    """Deaths the runtime writes no profile for (docs/options.md,
+    "Signals"): a program that catches SIGINT, cleans up, restores the
+    default action and raises it again (xz does), and a signal
+    the runtime leaves alone (SIGPIPE, as in `ccprof record prog | head`).
+    The program dies as before, and record names the signal instead of
+    asking whether the program was built with -finstrument-functions."""
+    src = "tests/progs/signals.c"
+    for how, sig in (("reraise", signal.SIGINT), ("pipe", signal.SIGPIPE)):
+        name = signal.Signals(sig).name
+        p, _ = same_behaviour("sig_" + how, src, [how])
+        if p is None:
+            continue
+        check(p.returncode == -sig, "signal %s: the process still dies by %s" % (how, name))
+        prof = os.path.join(OUT, "sig_%s_record.ccprof" % how)
+        r, prof = record(os.path.join(OUT, "sig_" + how), [how], profile=prof)
+        said = [l for l in r.stderr.splitlines() if l.startswith("ccprof:")]
+        check(r.returncode == -sig and not os.path.exists(prof),
+              "signal %s under record: dies by %s, no profile (got %d)" % (how, name, r.returncode))
+        check(len(said) == 1 and "died by " + name in said[0] and "-finstrument-functions" not in said[0],
+              "signal %s under record: says the program died by %s (%r)" % (how, name, said))
+
+
 def deep():
     p, prof = same_behaviour("deep", "tests/progs/deep.c")
     rep = exact_calls("deep", p, prof)
@@ -740,6 +763,7 @@ jumps()
 coroutines()
 exceptions()
 signals_()
+signals_unwritten()
 uninstrumented_signals()
 userns()
 many_threads()

@@ -507,20 +507,90 @@ static int options_disable(const char *opts)
 	return off;
 }
 
-/* Why no profile came: the usual cause, or one we can see. */
-static void say_why_none(const char *command)
+/* Whether the ELF file names the enter hook in a symbol table (.dynsym
+ * or .symtab): code built with -finstrument-functions calls it.  Reads
+ * only the string tables of the symbol tables, each at most 256 MiB. */
+static int names_hook(const char *file)
+{
+	static const char hook[] = "\0__cyg_profile_func_enter";
+	FILE *f = fopen(file, "rb");
+	Elf64_Ehdr eh;
+	int found = 0;
+	if (f == NULL)
+		return 0;
+	if (fread(&eh, sizeof eh, 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_shentsize == sizeof(Elf64_Shdr)) {
+		for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
+			Elf64_Shdr sh, str;
+			char *buf;
+			if (fseek(f, (long)(eh.e_shoff + (Elf64_Off)i * sizeof sh), SEEK_SET) != 0 ||
+			    fread(&sh, sizeof sh, 1, f) != 1)
+				break;
+			if ((sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+			    sh.sh_link >= eh.e_shnum ||
+			    fseek(f, (long)(eh.e_shoff + (Elf64_Off)sh.sh_link * sizeof str), SEEK_SET) != 0 ||
+			    fread(&str, sizeof str, 1, f) != 1 || str.sh_type != SHT_STRTAB ||
+			    str.sh_size < sizeof hook || str.sh_size > (256u << 20) ||
+			    fseek(f, (long)str.sh_offset, SEEK_SET) != 0)
+				continue;
+			buf = xmalloc(str.sh_size);
+			if (fread(buf, str.sh_size, 1, f) == 1)
+				found = memmem(buf, str.sh_size, hook, sizeof hook) != NULL; /* with its NUL */
+			free(buf);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* "SIGPIPE", or "signal N". */
+static void signal_text(int sig, char *buf, size_t len)
+{
+	const char *abbrev = NULL;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+	abbrev = sigabbrev_np(sig);
+#endif
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %d", sig);
+}
+
+/* Why no profile came: the usual cause, or one we can see.  An
+ * instrumented program that died by a signal had hooks that ran: the
+ * signal ended it where the runtime could not write (docs/options.md,
+ * "Signals"), and asking about -finstrument-functions would mislead. */
+static void say_why_none(const char *command, int status)
 {
 	char *file = find_program(command);
-	if (options_disable(getenv("CCPROF_OPTIONS")))
+	char sig[32];
+	if (options_disable(getenv("CCPROF_OPTIONS"))) {
 		fprintf(stderr, "ccprof: no profile written (CCPROF_OPTIONS has enabled=0)\n");
-	else if (file && statically_linked(file))
+	} else if (file && statically_linked(file)) {
 		fprintf(stderr, "ccprof: no profile written: %s is statically linked, so the "
 				"runtime cannot be preloaded (link libccprof.a into it)\n",
 			command);
-	else
+	} else if (WIFSIGNALED(status) && file && names_hook(file)) {
+		int s = WTERMSIG(status);
+		signal_text(s, sig, sizeof sig);
+		if (s == SIGKILL)
+			fprintf(stderr, "ccprof: no profile written: %s was killed by SIGKILL\n", command);
+		else if (s == SIGINT || s == SIGTERM || s == SIGSEGV || s == SIGBUS || s == SIGFPE ||
+			 s == SIGILL || s == SIGABRT)
+			fprintf(stderr, "ccprof: no profile written: %s died by %s without the runtime's "
+					"handler (a handler of the program's own replaces it: docs/options.md, "
+					"\"Signals\")\n",
+				command, sig);
+		else
+			fprintf(stderr, "ccprof: no profile written: %s died by %s; the runtime writes "
+					"one at exit, on SIGINT, SIGTERM and crashes (docs/options.md, "
+					"\"Signals\")\n",
+				command, sig);
+	} else {
 		fprintf(stderr, "ccprof: no profile written (is %s built with "
 				"-finstrument-functions?)\n",
 			command);
+	}
 	free(file);
 }
 
@@ -683,7 +753,7 @@ static void record_outcome(const struct record_opts *o, const char *out,
 				"the profile was written\n",
 			real);
 	else
-		say_why_none(o->command[0]);
+		say_why_none(o->command[0], r->status);
 	free(real);
 }
 

@@ -4,6 +4,12 @@
  *   term | int                raise the signal (default action) from work()
  *   handled                   a SIGINT handler of the program's own that
  *                             calls instrumented code, then exit(3)
+ *   reraise                   xz's way: a SIGINT handler of the
+ *                             program's own notes the signal; the program
+ *                             cleans up, restores the default action and
+ *                             raises it again, to die by it
+ *   pipe                      raise SIGPIPE (default action), as a write to
+ *                             a closed pipe does
  *   usr2                      raise SIGUSR2 (dump_signal), then go on
  *   nested                    a SIGALRM handler calling instrumented code
  *                             while the program is deep in recursion
@@ -22,6 +28,7 @@
 static volatile int zero;
 static volatile unsigned long sink;
 static volatile sig_atomic_t ticks;
+static volatile sig_atomic_t caught;
 
 NOINLINE void crash_here(const char *how)
 {
@@ -45,6 +52,22 @@ NOINLINE void on_int(int sig)
 	in_handler();
 	printf("handled SIGINT\n");
 	exit(3);
+}
+
+NOINLINE void note(int sig)
+{
+	caught = sig;
+}
+
+NOINLINE void clean_up(void)
+{
+	struct sigaction dfl;
+
+	printf("cleaning up after %d\n", (int)caught);
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigaction(caught, &dfl, NULL);
+	raise(caught);
 }
 
 NOINLINE void on_alarm(int sig)
@@ -85,6 +108,16 @@ int main(int argc, char **argv)
 	else if (strcmp(how, "handled") == 0) {
 		signal(SIGINT, on_int);
 		work(SIGINT);
+	} else if (strcmp(how, "reraise") == 0) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = note;
+		sigaction(SIGINT, &sa, NULL);
+		work(SIGINT);
+		clean_up();
+	} else if (strcmp(how, "pipe") == 0) {
+		work(SIGPIPE);
 	} else if (strcmp(how, "usr2") == 0) {
 		work(SIGUSR2);
 	} else if (strcmp(how, "nested") == 0) {
