@@ -22,6 +22,7 @@
  */
 #include "model/model.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "model/xalloc.h"
@@ -73,30 +74,45 @@ static void sort_rows(struct model *m, struct model_hook_cost *h)
  * thirds, with sampling).  And a function counts only if its hooks take
  * HOOK_COST_MIN of the run: main, called once, does nothing itself but
  * costs nothing to hook either.
+ *
+ * Sampled self times rest on few samples: a function with none may still
+ * do real work (on a 30 ms objdump run, bfd_sprintf_vma had no sample and
+ * takes 5-8 % of a longer run).  So with the sampling clocks both tests
+ * take self time at its upper bound, k + 2 sqrt(k) + 3 samples for k
+ * seen (about 95 %, Poisson): a function is marked only when even that
+ * is below the line, and counts as possibly doing work, which no
+ * suggested substring may hide, when that reaches the line.
  */
 #define HOOK_COST_MIN 0.001
 #define WORK_PER_HOOK 2.0
 
-static double self_per_call(const struct model *m, uint32_t cc)
+/* Self time of cc at its upper bound (ticks; the time itself for
+ * clock=cycles). */
+static double self_bound(const struct model *m, uint32_t cc, const struct model_hook_cost *h)
 {
-	const struct model_fn *f = &m->fns[cc];
-	return f->calls ? (double)f->self / (double)f->calls : 0;
+	double self = (double)m->fns[cc].self;
+	if (h->sample_ticks <= 0)
+		return self;
+	double k = self / h->sample_ticks;
+	return (k + 2 * sqrt(k) + 3) * h->sample_ticks;
 }
 
 static int hooks_outweigh(const struct model *m, uint32_t cc, const struct model_hook_cost *h)
 {
-	return h->per_call > 0 && m->fns[cc].calls > 0 &&
-	       self_per_call(m, cc) < WORK_PER_HOOK * h->per_call &&
-	       h->per_call * (double)m->fns[cc].calls >= HOOK_COST_MIN * h->run;
+	double calls = (double)m->fns[cc].calls;
+	return h->per_call > 0 && calls > 0 &&
+	       self_bound(m, cc, h) / calls < WORK_PER_HOOK * h->per_call &&
+	       h->per_call * calls >= HOOK_COST_MIN * h->run;
 }
 
-/* Does cc do work worth seeing apart: more per call than the line above,
+/* May cc do work worth seeing apart: more per call than the line above,
  * and HOOK_COST_MIN of the run in all?  Leaving out a function that does
  * not loses nothing a profile reader would look for. */
 static int does_work(const struct model *m, uint32_t cc, const struct model_hook_cost *h)
 {
-	return m->fns[cc].calls > 0 && self_per_call(m, cc) >= WORK_PER_HOOK * h->per_call &&
-	       (double)m->fns[cc].self >= HOOK_COST_MIN * h->run;
+	double calls = (double)m->fns[cc].calls, self = self_bound(m, cc, h);
+	return calls > 0 && self / calls >= WORK_PER_HOOK * h->per_call &&
+	       self >= HOOK_COST_MIN * h->run;
 }
 
 /* The name gcc would match for a C function: the symbol up to a clone's
@@ -126,9 +142,13 @@ static const char *c_name(struct model *m, uint32_t cc)
  * HOOK_COST_MIN of the run in self time, so there are at most
  * 1 / HOOK_COST_MIN of them, and candidates come from the first
  * HOOK_ROWS_MAX rows only (a hostile file may list a million functions
- * with an estimate that makes each a candidate).
+ * with an estimate that makes each a candidate).  Self times at their
+ * upper bound (Note [Hooks that outweigh]) lift the first bound: a short
+ * run may leave thousands of functions unsampled that may all do work.
+ * Past HOOK_WORK_MAX of those, nothing is suggested.
  */
 #define HOOK_ROWS_MAX 1000
+#define HOOK_WORK_MAX 20000
 
 struct work_list {
 	uint32_t n;
@@ -149,6 +169,8 @@ static void work_list(struct model *m, const struct model_hook_cost *h, struct w
 static int hides_other(const struct model *m, const struct work_list *w, const char *key,
 		       int files)
 {
+	if (w->n > HOOK_WORK_MAX) /* too many to check: assume it would */
+		return 1;
 	for (uint32_t i = 0; i < w->n; i++) {
 		const struct ccp_cc *c = &m->prof->ccs[w->cc[i]];
 		const char *s = files ? c->file : c->name;
@@ -211,6 +233,8 @@ void model_hook_cost(struct model *m)
 	h->run = (double)m->total_time;
 	if (m->prof->clock == CCP_CLOCK_CYCLES) /* their cost is off the total already */
 		h->run += (double)m->prof->stats.subtracted;
+	else
+		h->sample_ticks = (double)m->prof->interval_ns * (double)m->prof->ticks_per_sec / 1e9;
 	sort_rows(m, h);
 	h->candidate = model_calloc(m, m->nfns ? m->nfns : 1, 1);
 	uint32_t nrows = h->nrows < HOOK_ROWS_MAX ? h->nrows : HOOK_ROWS_MAX;

@@ -162,6 +162,7 @@ struct model_hook_cost {
 	double per_call;       /* ticks per hooked call, the runtime's estimate; 0: unknown */
 	uint64_t calls;        /* Σ calls over the rows */
 	double run;            /* ticks of the run (clock=cycles: with what it subtracted) */
+	double sample_ticks;   /* the sampling interval in ticks; 0 for clock=cycles */
 	uint32_t nrows;
 	uint32_t *rows;        /* functions called, most calls first */
 	uint8_t *candidate;    /* per CC: its hooks outweigh its work (Note [Hooks

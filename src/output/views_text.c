@@ -278,7 +278,14 @@ void text_hook_cost(const struct text *t, unsigned top)
 	ob_printf(o, "%.3f secs, %.1f %% of the run.\n", all / (double)t->tps,
 		  run > 0 ? 100 * all / run : 0);
 	ob_puts(o, "* marks a function whose own time per call is below twice that (its hooks\n"
-		   "cost at least half as much as its work), if they take 0.1 % of the run.\n\n");
+		   "cost at least half as much as its work), if they take 0.1 % of the run.\n");
+	if (m->prof->clock == CCP_CLOCK_CYCLES)
+		ob_puts(o, "clock=cycles: the estimate includes reading the counter at every hook;\n"
+			   "take build advice from a clock=cpu profile, which marks fewer.\n");
+	else
+		ob_puts(o, "Self times are taken at their upper bound from the samples: a longer run\n"
+			   "or a finer --interval marks more.\n");
+	ob_putc(o, '\n');
 	int cw = text_max(text_udigits(h->nrows ? t->m->fns[h->rows[0]].calls : 0), 5);
 	ob_printf(o, "%*s  %9s  %6s  %12s  function\n", cw, "calls", "hooks(s)", "%run",
 		  "self/call");
