@@ -4,8 +4,8 @@
  *
  * Every hooked call costs about the runtime's calibrated estimate per call
  * (the profile's overhead_milliticks), whatever the function does.  A
- * function whose own time per call is below that does less work than its
- * hooks: on gcc, whose -finstrument-functions hooks inlined copies too,
+ * function whose own time per call is near that or below does little
+ * more work than its hooks (Note [Hooks that outweigh]): on gcc, whose -finstrument-functions hooks inlined copies too,
  * such helpers can make most of a profiled run's time (docs/performance.md,
  * "tiny").  Built without hooks, its time counts as its callers' (as
  * --deselect shows it now), so the profile loses little and the run gets
@@ -115,6 +115,13 @@ static int does_work(const struct model *m, uint32_t cc, const struct model_hook
 	       self >= HOOK_COST_MIN * h->run;
 }
 
+/* A character of a C identifier (ASCII, whatever the locale). */
+static int ident_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
 /* The name gcc would match for a C function: the symbol up to a clone's
  * suffix (foo.part.0, foo.constprop.1 are foo's), or NULL when the name is
  * not a C identifier or is a mangled C++ name (_Z...). */
@@ -122,13 +129,11 @@ static const char *c_name(struct model *m, uint32_t cc)
 {
 	const char *s = m->prof->ccs[cc].name;
 	size_t n = 0;
-	if (!s || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_') ||
-	    strncmp(s, "_Z", 2) == 0)
+	if (!s || (*s >= '0' && *s <= '9') || strncmp(s, "_Z", 2) == 0)
 		return NULL;
-	while ((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= 'a' && s[n] <= 'z') ||
-	       (s[n] >= '0' && s[n] <= '9') || s[n] == '_')
+	while (ident_char(s[n]))
 		n++;
-	if (s[n] != '\0' && s[n] != '.')
+	if (n == 0 || (s[n] != '\0' && s[n] != '.'))
 		return NULL;
 	char *out = model_calloc(m, n + 1, 1);
 	memcpy(out, s, n);

@@ -24,11 +24,6 @@ static double overhead_ns(const struct ccp_profile *p)
 	return (double)p->overhead_milliticks / 1000.0 / (double)p->ticks_per_sec * 1e9;
 }
 
-static double ticks_s(const struct ccp_profile *p, uint64_t ticks)
-{
-	return p->ticks_per_sec ? (double)ticks / (double)p->ticks_per_sec : 0;
-}
-
 static double duration_s(const struct ccp_profile *p)
 {
 	return p->end_ns > p->start_ns ? (double)(p->end_ns - p->start_ns) / 1e9 : 0;
@@ -73,8 +68,9 @@ static void text_run(struct ob *f, const struct ccp_profile *p)
 	text_string(f, "options", p->options);
 }
 
-static void text_clock(struct ob *f, const struct ccp_profile *p)
+static void text_clock(struct ob *f, const struct model *m)
 {
+	const struct ccp_profile *p = m->prof;
 	ob_printf(f, "%-18s %s\n", "clock", report_clock_name(p->clock));
 	text_u64(f, "ticks/sec", p->ticks_per_sec);
 	if (p->clock == CCP_CLOCK_CYCLES)
@@ -84,7 +80,7 @@ static void text_clock(struct ob *f, const struct ccp_profile *p)
 	text_u64(f, "samples", p->stats.samples);
 	ob_printf(f, "%-18s %.1f ns per call\n", "overhead estimate", overhead_ns(p));
 	if (p->clock == CCP_CLOCK_CYCLES)
-		ob_printf(f, "%-18s %.3f s%s\n", "subtracted", ticks_s(p, p->stats.subtracted),
+		ob_printf(f, "%-18s %.3f s%s\n", "subtracted", model_seconds(m, p->stats.subtracted),
 			  p->stats.subtracted || !p->overhead_milliticks || !p->stats.calls
 				  ? ""
 				  : " (not recorded: an older runtime's file)");
@@ -144,7 +140,7 @@ int info_text(FILE *out, const struct info_input *in)
 	text_string(f, "file", in->path);
 	text_u64(f, "file size", in->file_size);
 	text_run(f, p);
-	text_clock(f, p);
+	text_clock(f, in->m);
 	text_counts(f, in);
 	return ob_close(f);
 }
