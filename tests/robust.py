@@ -572,27 +572,122 @@ def signals_():
         check(a.get(("spin", "spin"), {}).get("calls") == 50, "nested handler: spin recursion intact")
 
 
-def signals_unwritten():
-    """Deaths the runtime writes no profile for (docs/options.md,
-    "Signals"): a program that catches SIGINT, cleans up, restores the
-    default action and raises it again (xz does), and a signal
-    the runtime leaves alone (SIGPIPE, as in `ccprof record prog | head`).
-    The program dies as before, and record names the signal instead of
-    asking whether the program was built with -finstrument-functions."""
+def static_exec():
+    """A statically linked program with libccprof.a in it: dlsym finds no
+    libc after the runtime there, so the exec family is made of its system
+    calls (runtime/execsys.c); every exec used to fail with ENOSYS. Each
+    call gives what it gives bare, errors included, and the parent's
+    profile is written. posix_spawnp needs glibc's spawn linked in, which
+    `pkg-config --static` asks for; without it the runtime says so."""
+    d = os.path.join(OUT, "staticexec")
+    shutil.rmtree(d, ignore_errors=True)
+    for sub in ("bare", "inst", "nou", "bin", "run"):
+        os.makedirs(os.path.join(d, sub))
+    src = os.path.join(TOP, "tests/progs/staticexec.c")
+    lib = os.path.join(LIB, "libccprof.a")
+    spawn_u = ["-Wl,-u,__posix_spawn", "-Wl,-u,__posix_spawnp"]
+    builds = (("bare", []), ("inst", ["-finstrument-functions", lib] + spawn_u),
+              ("nou", ["-finstrument-functions", lib]))
+    for sub, flags in builds:
+        r = run([CC, "-O1", "-static", src, "-o", os.path.join(d, sub, "staticexec"), "-pthread"] + flags)
+        if r.returncode != 0:
+            print("# static exec: cannot link statically here (%s): skipped" % r.stderr.strip()[-200:])
+            return
+    script = os.path.join(d, "bin", "staticexec-script")
+    with open(script, "w") as f:
+        f.write('echo "script ran $1 $2"\n')
+    os.chmod(script, 0o755)
+    with open(os.path.join(d, "bin", "staticexec-denied"), "w") as f:
+        f.write("exit 0\n")
+
+    def go(sub, how):
+        prof = os.path.join(d, "run", "%s-%s.ccprof" % (sub, how))
+        e = dict(os.environ, LD_PRELOAD="", CCPROF_OPTIONS="output=" + prof,
+                 PATH=os.path.join(d, sub) + ":" + os.path.join(d, "bin") + ":" + os.environ["PATH"])
+        return run([os.path.join(d, sub, "staticexec"), how], env=e, cwd=os.path.join(d, "run")), prof
+
+    for how in ("execv", "execvp", "script", "fexecve", "missing", "denied", "spawnp"):
+        b, _ = go("bare", how)
+        p, prof = go("inst", how)
+        check(p.returncode == b.returncode and p.stdout == b.stdout and "failed" not in b.stdout
+              if how not in ("missing", "denied") else p.stdout == b.stdout,
+              "static exec %s: as bare (%r, bare %r)" % (how, p.stdout, b.stdout))
+        if check(os.path.exists(prof), "static exec %s: the parent's profile written" % how):
+            check(functions(report(prof)).get("parent_work", {}).get("calls") == 1,
+                  "static exec %s: parent_work counted once" % how)
+    p, _ = go("nou", "spawnp")
+    check("posix_spawnp failed: ENOSYS" in p.stdout and "-Wl,-u,__posix_spawn" in p.stderr,
+          "static exec without glibc's spawn linked in: ENOSYS, and the runtime names the flags (%r)"
+          % p.stderr.strip())
+
+
+def signals_kept():
+    """Deaths that write a profile since the runtime keeps the program's
+    view of its signal actions (Note [The program's dispositions]): a
+    program that catches SIGINT, cleans up, restores the default action
+    and raises it again (xz does); a crash reporter that restores the
+    default action in its SIGSEGV handler; the other signals that end a
+    program by default (SIGPIPE, as in `ccprof record prog | head`). What
+    sigaction and signal tell the program is what it gets without ccprof
+    ("view" prints it: same_behaviour compares), and it still dies by the
+    same signal, under record too."""
     src = "tests/progs/signals.c"
-    for how, sig in (("reraise", signal.SIGINT), ("pipe", signal.SIGPIPE)):
+    for how, sig in (("reraise", signal.SIGINT), ("view", signal.SIGTERM),
+                     ("segvreraise", signal.SIGSEGV), ("pipe", signal.SIGPIPE),
+                     ("hup", signal.SIGHUP), ("alrm", signal.SIGALRM), ("quit", signal.SIGQUIT),
+                     ("usr1", signal.SIGUSR1), ("vtalrm", signal.SIGVTALRM),
+                     ("xcpu", signal.SIGXCPU), ("xfsz", signal.SIGXFSZ)):
         name = signal.Signals(sig).name
-        p, _ = same_behaviour("sig_" + how, src, [how])
+        p, prof = same_behaviour("sig_" + how, src, [how])
         if p is None:
             continue
         check(p.returncode == -sig, "signal %s: the process still dies by %s" % (how, name))
+        if check(os.path.exists(prof), "signal %s: profile written" % how):
+            fs = functions(report(prof))
+            last = "crash_here" if how == "segvreraise" else "work"
+            check(fs.get(last, {}).get("calls") == 1, "signal %s: %s() recorded" % (how, last))
+    # A static program (libccprof.a): sigaction is glibc's __sigaction, and
+    # signal is built as glibc builds it, with no libc to find by dlsym.
+    exe = os.path.join(OUT, "sig_static")
+    r = run([CC, "-O1", "-static", "-finstrument-functions", os.path.join(TOP, src), "-o", exe,
+             os.path.join(LIB, "libccprof.a"), "-pthread"])
+    if r.returncode != 0:
+        print("# signals, static: cannot link statically here: skipped")
+    for how, sig in (("view", signal.SIGTERM), ("reraise", signal.SIGINT), ("handled", None)):
+        if r.returncode != 0:
+            break
+        prof = os.path.join(OUT, "sig_static_%s.ccprof" % how)
+        p = run([exe, how], env=dict(os.environ, LD_PRELOAD="", CCPROF_OPTIONS="output=" + prof))
+        b = run([os.path.join(OUT, "sig_%s_bare" % how if how != "handled" else "sig_handled_bare"), how])
+        check(p.stdout == b.stdout and p.returncode == b.returncode and os.path.exists(prof),
+              "signal %s, static: as bare, profile written (%d, bare %d)" % (how, p.returncode, b.returncode))
+    for how, sig in (("reraise", signal.SIGINT), ("pipe", signal.SIGPIPE)):
+        name = signal.Signals(sig).name
         prof = os.path.join(OUT, "sig_%s_record.ccprof" % how)
         r, prof = record(os.path.join(OUT, "sig_" + how), [how], profile=prof)
-        said = [l for l in r.stderr.splitlines() if l.startswith("ccprof:")]
-        check(r.returncode == -sig and not os.path.exists(prof),
-              "signal %s under record: dies by %s, no profile (got %d)" % (how, name, r.returncode))
-        check(len(said) == 1 and "died by " + name in said[0] and "-finstrument-functions" not in said[0],
-              "signal %s under record: says the program died by %s (%r)" % (how, name, said))
+        check(r.returncode == -sig and os.path.exists(prof) and "profile written" in r.stderr,
+              "signal %s under record: dies by %s, profile written (got %d, %r)"
+              % (how, name, r.returncode, r.stderr[-200:]))
+
+
+def signals_unwritten():
+    """A death by a signal the runtime leaves alone (a real-time signal)
+    writes no profile: the program dies as before, and record names the
+    signal instead of asking whether the program was built with
+    -finstrument-functions."""
+    p, _ = same_behaviour("sig_rt", "tests/progs/signals.c", ["rt"])
+    if p is None:
+        return
+    sig = signal.SIGRTMIN + 2
+    check(p.returncode == -sig, "signal rt: the process still dies by SIGRTMIN+2")
+    prof = os.path.join(OUT, "sig_rt_record.ccprof")
+    r, prof = record(os.path.join(OUT, "sig_rt"), ["rt"], profile=prof)
+    said = [l for l in r.stderr.splitlines() if l.startswith("ccprof:")]
+    check(r.returncode == -sig and not os.path.exists(prof),
+          "signal rt under record: dies by it, no profile (got %d)" % r.returncode)
+    check(len(said) == 1 and "died by signal %d" % sig in said[0]
+          and "-finstrument-functions" not in said[0],
+          "signal rt under record: says the program died by signal %d (%r)" % (sig, said))
 
 
 def deep():
@@ -762,7 +857,9 @@ small_stack()
 jumps()
 coroutines()
 exceptions()
+static_exec()
 signals_()
+signals_kept()
 signals_unwritten()
 uninstrumented_signals()
 userns()

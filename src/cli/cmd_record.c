@@ -556,6 +556,19 @@ static void signal_text(int sig, char *buf, size_t len)
 		snprintf(buf, len, "signal %d", sig);
 }
 
+/* The signals the runtime writes a profile on (runtime/signals.c). */
+static int runtime_handles(int sig)
+{
+	static const int handled[] = { SIGSEGV, SIGBUS,    SIGFPE,  SIGILL,  SIGABRT,
+				       SIGSYS,  SIGHUP,    SIGINT,  SIGQUIT, SIGPIPE,
+				       SIGALRM, SIGTERM,   SIGUSR1, SIGUSR2, SIGVTALRM,
+				       SIGXCPU, SIGXFSZ };
+	for (size_t i = 0; i < sizeof handled / sizeof *handled; i++)
+		if (handled[i] == sig)
+			return 1;
+	return 0;
+}
+
 /* Why no profile came: the usual cause, or one we can see.  An
  * instrumented program that died by a signal had hooks that ran: the
  * signal ended it where the runtime could not write (docs/options.md,
@@ -575,16 +588,15 @@ static void say_why_none(const char *command, int status)
 		signal_text(s, sig, sizeof sig);
 		if (s == SIGKILL)
 			fprintf(stderr, "ccprof: no profile written: %s was killed by SIGKILL\n", command);
-		else if (s == SIGINT || s == SIGTERM || s == SIGSEGV || s == SIGBUS || s == SIGFPE ||
-			 s == SIGILL || s == SIGABRT)
+		else if (runtime_handles(s))
 			fprintf(stderr, "ccprof: no profile written: %s died by %s without the runtime's "
 					"handler (a handler of the program's own replaces it: docs/options.md, "
 					"\"Signals\")\n",
 				command, sig);
 		else
 			fprintf(stderr, "ccprof: no profile written: %s died by %s; the runtime writes "
-					"one at exit, on SIGINT, SIGTERM and crashes (docs/options.md, "
-					"\"Signals\")\n",
+					"one at exit, on crashes and on the usual signals that end a program "
+					"(docs/options.md, \"Signals\")\n",
 				command, sig);
 	} else {
 		fprintf(stderr, "ccprof: no profile written (is %s built with "

@@ -38,14 +38,31 @@ typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t 
 static void *real_execve, *real_execvpe, *real_fexecve, *real_execveat;
 static void *real_posix_spawn, *real_posix_spawnp;
 
+/* glibc's own names for its spawn functions, which only libc.a has: in
+ * a static program they are there if something linked them in (system,
+ * popen, or -Wl,-u,__posix_spawn as `pkg-config --static` gives). */
+extern int __posix_spawn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			 const posix_spawnattr_t *, char *const[], char *const[]) __attribute__((weak));
+extern int __posix_spawnp(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			  const posix_spawnattr_t *, char *const[], char *const[])
+	__attribute__((weak));
+
+/* dlsym's answer, or where it has none (a static program: execsys.c)
+ * the fallback. */
+static void *next_or(const char *name, void *fallback)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+	return f ? f : fallback;
+}
+
 void rt_exec_init(void)
 {
-	real_execve = dlsym(RTLD_NEXT, "execve");
-	real_execvpe = dlsym(RTLD_NEXT, "execvpe");
-	real_fexecve = dlsym(RTLD_NEXT, "fexecve");
-	real_execveat = dlsym(RTLD_NEXT, "execveat");
-	real_posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
-	real_posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
+	real_execve = next_or("execve", (void *)rt_sys_execve);
+	real_execvpe = next_or("execvpe", (void *)rt_sys_execvpe);
+	real_fexecve = next_or("fexecve", (void *)rt_sys_fexecve);
+	real_execveat = next_or("execveat", (void *)rt_sys_execveat);
+	real_posix_spawn = next_or("posix_spawn", (void *)__posix_spawn);
+	real_posix_spawnp = next_or("posix_spawnp", (void *)__posix_spawnp);
 }
 
 static void before_exec(void)
@@ -230,8 +247,12 @@ static int spawn(void *const *real, pid_t *pid, const char *file,
 {
 	struct exec_env e = {.room = VFORK_ROOM()};
 
-	if (!rt_real_ready(real, rt_exec_init))
+	if (!rt_real_ready(real, rt_exec_init)) {
+		if (getpid() == rt_pid)
+			rt_warn("posix_spawn is not linked into this static program: link it "
+				"with -Wl,-u,__posix_spawn,-u,__posix_spawnp (pkg-config --static)");
 		return ENOSYS;
+	}
 	return env_done(&e, ((spawn_fn)*real)(pid, file, actions, attr, argv,
 					      image_env(envp, &e, 1)));
 }

@@ -68,6 +68,7 @@ static void after_fork_child(void)
 static void init_once(void)
 {
 	rt_exec_init(); /* exec must work even where we do nothing else */
+	rt_signals_init(); /* and signal */
 	rt_namespaces_init();
 	rt_dlclose_init();
 	if (getauxval(AT_SECURE)) { /* setuid/setgid: do nothing at all */

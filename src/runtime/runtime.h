@@ -311,7 +311,15 @@ RT_HIDDEN int rt_dump_async(void);
 RT_HIDDEN void rt_exec_init(void);
 RT_HIDDEN void rt_namespaces_init(void);
 
+/* execsys.c: the exec family of a static program (exec.c) */
+RT_HIDDEN int rt_sys_execve(const char *path, char *const argv[], char *const envp[]);
+RT_HIDDEN int rt_sys_execveat(int dirfd, const char *path, char *const argv[],
+			      char *const envp[], int flags);
+RT_HIDDEN int rt_sys_fexecve(int fd, char *const argv[], char *const envp[]);
+RT_HIDDEN int rt_sys_execvpe(const char *file, char *const argv[], char *const envp[]);
+
 /* signals.c */
+RT_HIDDEN void rt_signals_init(void);
 RT_HIDDEN void rt_signals_install(void);
 
 /* sys.c: memory straight from the kernel (the slow path may run inside

@@ -2,21 +2,30 @@
  * signals.c - the profile survives signals, and the program's signal
  * semantics do not change.
  *
- * - SIGINT, SIGTERM whose action is the default: write the profile, then
- *   restore the default action and re-raise, so the process still dies by
- *   that signal.  A signal the program ignores stays ignored (we install
- *   nothing); a handler the program installs later replaces ours and its
- *   own semantics apply (if it exits, the profile is written at exit).  A
- *   handler already present when we start is chained: ours runs first.
- * - SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: print the crashing thread's
- *   cost-centre stack (GHC's -xc; crash_stack=0 turns it off), write what
- *   was collected, and die by the same signal.
+ * - Signals whose default action ends the process (term_signals: SIGHUP,
+ *   SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2,
+ *   SIGVTALRM, SIGXCPU, SIGXFSZ), while their action is the default:
+ *   write the profile, then restore the default action and re-raise, so
+ *   the process still dies by that signal.  A handler already present
+ *   when we start is chained: ours runs first.
+ * - SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS: print the crashing
+ *   thread's cost-centre stack (GHC's -xc; crash_stack=0 turns it off),
+ *   write what was collected, and die by the same signal.
  * - dump_signal=SIG: write the profile on demand and carry on.
+ *
+ * The program keeps its own view of these signals (Note [The program's
+ * dispositions]): sigaction and the signal functions are interposed, so a
+ * program that asks for the default action gets ours behind it, and sees
+ * the default action when it asks what is installed.  A signal the
+ * program ignores stays ignored, and a handler it installs replaces ours
+ * (if it exits, the profile is written at exit).
  *
  * Everything here runs in signal context: only async-signal-safe calls,
  * the profile written by rt_dump_async (dump.c) from preallocated memory.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,11 +33,31 @@
 #include "common/elfsym.h"
 #include "runtime.h"
 
-static struct sigaction previous[65];
+#define SIGNALS 65 /* 1..64 */
+
+typedef void (*rt_handler)(int, siginfo_t *, void *);
+
+/* The interposed functions may run before a sanitizer's runtime is ready
+ * (ThreadSanitizer installs its own handlers through sigaction from its
+ * start-up): a build of the runtime with -fsanitize=thread must put no
+ * call of the sanitizer's on their way to libc. */
+#define RT_UNSANITIZED __attribute__((no_sanitize("thread")))
+
+/* glibc's sigaction under the name it exports for this (GLIBC_2.2.5),
+ * in libc.so and libc.a alike: the program's calls reach ours, the
+ * runtime's must not. */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* While ours[sig] is installed, previous[sig] is the action the program
+ * believes is there: what was there when we started, or the default
+ * action the program asked for since. */
+static struct sigaction previous[SIGNALS];
+static rt_handler ours[SIGNALS];
 static int dumping;
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-static const int term_signals[] = { SIGINT, SIGTERM };
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS };
+static const int term_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM,
+				    SIGUSR1, SIGUSR2, SIGVTALRM, SIGXCPU, SIGXFSZ };
 
 /* ---- Output without stdio ------------------------------------------------ */
 
@@ -60,8 +89,7 @@ static const char *signal_name(int sig)
 	case SIGFPE: return "SIGFPE";
 	case SIGILL: return "SIGILL";
 	case SIGABRT: return "SIGABRT";
-	case SIGINT: return "SIGINT";
-	case SIGTERM: return "SIGTERM";
+	case SIGSYS: return "SIGSYS";
 	default: return "signal";
 	}
 }
@@ -147,7 +175,7 @@ static void die_by(int sig)
 
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
-	sigaction(sig, &dfl, NULL);
+	__sigaction(sig, &dfl, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
@@ -202,20 +230,40 @@ static void on_dump(int sig, siginfo_t *info, void *uctx)
 	errno = saved;
 }
 
-static void install(int sig, void (*fn)(int, siginfo_t *, void *))
+/* libc's signal, whose flags for a handler we keep (SA_RESTART but after
+ * siginterrupt), looked up at start-up as exec.c's are; NULL in a static
+ * program, where the action is built as glibc builds it. */
+static sighandler_t (*real_signal)(int, sighandler_t);
+
+void rt_signals_init(void)
+{
+	*(void **)&real_signal = dlsym(RTLD_NEXT, "signal");
+}
+
+RT_UNSANITIZED static int install_ours(int sig)
 {
 	struct sigaction sa;
 
-	if (sig <= 0 || sig >= (int)(sizeof previous / sizeof *previous))
-		return;
-	if (sigaction(sig, NULL, &previous[sig]) != 0 ||
-	    (!(previous[sig].sa_flags & SA_SIGINFO) && previous[sig].sa_handler == SIG_IGN))
-		return; /* ignored stays ignored */
 	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = fn;
+	sa.sa_sigaction = ours[sig];
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	return __sigaction(sig, &sa, NULL);
+}
+
+RT_UNSANITIZED static int is_default(const struct sigaction *sa)
+{
+	return sa->sa_handler == SIG_DFL; /* SIG_DFL is 0 in either member */
+}
+
+static void install(int sig, rt_handler fn)
+{
+	if (sig <= 0 || sig >= SIGNALS || __sigaction(sig, NULL, &previous[sig]) != 0)
+		return;
+	ours[sig] = fn; /* whenever the program asks for the default */
+	if (!(previous[sig].sa_flags & SA_SIGINFO) && previous[sig].sa_handler == SIG_IGN)
+		return; /* ignored stays ignored */
+	install_ours(sig);
 }
 
 void rt_signals_install(void)
@@ -232,4 +280,174 @@ void rt_signals_install(void)
 			install(term_signals[i], on_term);
 	if (rt_config.dump_signal)
 		install(rt_config.dump_signal, on_dump);
+}
+
+/*
+ * Note [The program's dispositions]: a program that cleans up on SIGINT
+ * or SIGTERM often does it outside its handler and then dies by the
+ * signal the usual way: it restores the default action and raises the
+ * signal again (xz).  Had the default action gone to the kernel, that
+ * death would write no profile.  So while ours[sig] is set, a request for
+ * the default action installs ours instead, and previous[sig] records
+ * the request; a handler or SIG_IGN goes to the kernel as asked.  And
+ * whatever is installed, the program is told of its own action: a
+ * program that saves the old action to restore it later (old =
+ * signal(SIGINT, SIG_IGN); ... signal(SIGINT, old)) must get SIG_DFL,
+ * not our handler, which it would reinstall without SA_SIGINFO.
+ * Not for a vfork child (its pid is not ours): it shares our memory but
+ * not our signal actions, so it gets libc's calls unchanged.  Signals
+ * are blocked and a lock held while the kernel's action and previous[]
+ * are read and changed together: sigaction may be called from a handler
+ * and from several threads.  Out of reach: glibc's sigset (which calls
+ * the kernel's action directly), raw system calls, and a handler
+ * installed with SA_RESETHAND (sysv_signal's way), which the kernel
+ * itself resets to the default action when it runs.
+ */
+RT_UNSANITIZED static int managed(int sig)
+{
+	return sig > 0 && sig < SIGNALS && ours[sig] && getpid() == rt_pid;
+}
+
+static int disposition_lock;
+
+RT_UNSANITIZED static void lock_dispositions(sigset_t *saved)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, saved);
+	while (__atomic_exchange_n(&disposition_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+RT_UNSANITIZED static void unlock_dispositions(const sigset_t *saved)
+{
+	__atomic_store_n(&disposition_lock, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+/* The program's view of sig's action; *held: whether ours is installed. */
+RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *held)
+{
+	struct sigaction now;
+
+	if (__sigaction(sig, NULL, &now) != 0)
+		return -1;
+	*held = (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == ours[sig];
+	*view = *held ? previous[sig] : now;
+	return 0;
+}
+
+/* sigaction for a managed signal, under the lock. */
+RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction view;
+	int held;
+
+	if (current_view(sig, &view, &held) != 0)
+		return -1;
+	if (act && is_default(act)) {
+		previous[sig] = *act;
+		if (!held && install_ours(sig) != 0)
+			return -1;
+	} else if (act && __sigaction(sig, act, NULL) != 0) {
+		return -1;
+	}
+	if (old)
+		*old = view;
+	return 0;
+}
+
+RT_UNSANITIZED RT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	sigset_t saved;
+	int r, e;
+
+	if (!managed(sig))
+		return __sigaction(sig, act, old);
+	lock_dispositions(&saved);
+	r = change_disposition(sig, act, old);
+	e = errno;
+	unlock_dispositions(&saved);
+	errno = e;
+	return r;
+}
+
+RT_UNSANITIZED static sighandler_t set_handler(int sig, sighandler_t handler)
+{
+	struct sigaction sa;
+
+	if (handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	if (real_signal)
+		return real_signal(sig, handler);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	sa.sa_flags = SA_RESTART;
+	if (__sigaction(sig, &sa, &sa) != 0)
+		return SIG_ERR;
+	return sa.sa_handler;
+}
+
+RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, view;
+	sigset_t saved;
+	sighandler_t r;
+	int held, e;
+
+	if (!managed(sig))
+		return set_handler(sig, handler);
+	if (handler == SIG_DFL) {
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = SIG_DFL;
+		return sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
+	}
+	lock_dispositions(&saved);
+	r = current_view(sig, &view, &held) != 0 ? SIG_ERR : set_handler(sig, handler);
+	if (r != SIG_ERR && held)
+		r = view.sa_handler;
+	e = errno;
+	unlock_dispositions(&saved);
+	errno = e;
+	return r;
+}
+
+RT_API sighandler_t bsd_signal(int sig, sighandler_t handler);
+
+RT_UNSANITIZED RT_API sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	return signal(sig, handler);
+}
+
+/* glibc's System V signal, what signal is in a strict ISO C program
+ * (-std=c11 without _DEFAULT_SOURCE): the handler reset to the default
+ * action when it runs, the signal not blocked in it, no SA_RESTART. */
+RT_UNSANITIZED static sighandler_t sysv(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	if (handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	return sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
+}
+
+RT_UNSANITIZED RT_API sighandler_t __sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv(sig, handler);
+}
+
+RT_UNSANITIZED RT_API sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv(sig, handler);
 }

@@ -8,18 +8,28 @@
  *                             program's own notes the signal; the program
  *                             cleans up, restores the default action and
  *                             raises it again, to die by it
- *   pipe                      raise SIGPIPE (default action), as a write to
- *                             a closed pipe does
+ *   pipe | hup | alrm | quit | usr1 | vtalrm | xcpu | xfsz | rt
+ *                             raise that signal (default action; rt is
+ *                             SIGRTMIN+2, which the runtime leaves alone);
+ *                             pipe as a write to a closed pipe does
+ *   view                      what sigaction and signal tell the program
+ *                             of its own actions, through save, ignore,
+ *                             restore and sysv_signal; then SIGTERM
+ *   segvreraise               a crash reporter's way: the program's own
+ *                             SIGSEGV handler restores the default action
+ *                             and returns, so the fault recurs and kills
  *   usr2                      raise SIGUSR2 (dump_signal), then go on
  *   nested                    a SIGALRM handler calling instrumented code
  *                             while the program is deep in recursion
  * The program prints what it did, so the runs with and without ccprof can
  * be compared line by line.
  */
+#define _GNU_SOURCE /* sysv_signal */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -70,6 +80,55 @@ NOINLINE void clean_up(void)
 	raise(caught);
 }
 
+NOINLINE void work(int sig)
+{
+	printf("raising %d\n", sig);
+	fflush(stdout);
+	raise(sig);
+	printf("survived %d\n", sig);
+}
+
+static const char *action(int sig)
+{
+	struct sigaction sa;
+
+	if (sigaction(sig, NULL, &sa) != 0)
+		return "error";
+	if (sa.sa_handler == SIG_DFL)
+		return "default";
+	if (sa.sa_handler == SIG_IGN)
+		return "ignore";
+	return sa.sa_handler == note ? "note" : "someone else's handler";
+}
+
+/* Every answer must be the one the program would get without ccprof. */
+NOINLINE void view(void)
+{
+	void (*old)(int);
+
+	printf("SIGINT: %s, SIGPIPE: %s\n", action(SIGINT), action(SIGPIPE));
+	old = signal(SIGTERM, SIG_IGN); /* save, ignore for a while, restore */
+	printf("signal(SIGTERM) was %s\n", old == SIG_DFL ? "default" : "something else");
+	raise(SIGTERM);
+	printf("SIGTERM ignored: %s\n", action(SIGTERM));
+	signal(SIGTERM, old);
+	printf("SIGTERM restored: %s\n", action(SIGTERM));
+	old = sysv_signal(SIGHUP, note);
+	printf("sysv_signal(SIGHUP) was %s, now %s\n", old == SIG_DFL ? "default" : "something else",
+	       action(SIGHUP));
+	old = sysv_signal(SIGHUP, SIG_DFL);
+	printf("sysv_signal(SIGHUP) was %s, now %s\n", old == note ? "note" : "something else",
+	       action(SIGHUP));
+	printf("signal(SIGALRM, SIG_ERR): %s\n", signal(SIGALRM, SIG_ERR) == SIG_ERR ? "error" : "taken");
+	work(SIGTERM);
+}
+
+NOINLINE void on_segv(int sig)
+{
+	printf("caught %d, dying by it\n", sig);
+	signal(sig, SIG_DFL);
+}
+
 NOINLINE void on_alarm(int sig)
 {
 	(void)sig;
@@ -87,19 +146,31 @@ NOINLINE void spin(int depth)
 		sink++;
 }
 
-NOINLINE void work(int sig)
+static const struct {
+	const char *how;
+	int sig;
+} raised[] = {
+	{ "pipe", SIGPIPE }, { "hup", SIGHUP },       { "alrm", SIGALRM }, { "quit", SIGQUIT },
+	{ "usr1", SIGUSR1 }, { "vtalrm", SIGVTALRM }, { "xcpu", SIGXCPU }, { "xfsz", SIGXFSZ },
+};
+
+static int raised_signal(const char *how)
 {
-	printf("raising %d\n", sig);
-	fflush(stdout);
-	raise(sig);
-	printf("survived %d\n", sig);
+	size_t i;
+
+	for (i = 0; i < sizeof raised / sizeof *raised; i++)
+		if (strcmp(how, raised[i].how) == 0)
+			return raised[i].sig;
+	return strcmp(how, "rt") == 0 ? SIGRTMIN + 2 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "segv";
+	struct rlimit no_core = { 0, 0 };
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	setrlimit(RLIMIT_CORE, &no_core); /* SIGQUIT, SIGXCPU... dump core */
 	printf("start %s\n", how);
 	if (strcmp(how, "term") == 0)
 		work(SIGTERM);
@@ -116,8 +187,13 @@ int main(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		work(SIGINT);
 		clean_up();
-	} else if (strcmp(how, "pipe") == 0) {
-		work(SIGPIPE);
+	} else if (raised_signal(how)) {
+		work(raised_signal(how));
+	} else if (strcmp(how, "view") == 0) {
+		view();
+	} else if (strcmp(how, "segvreraise") == 0) {
+		signal(SIGSEGV, on_segv);
+		level2("segv");
 	} else if (strcmp(how, "usr2") == 0) {
 		work(SIGUSR2);
 	} else if (strcmp(how, "nested") == 0) {
