@@ -19,13 +19,16 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/elfsym.h"
 #include "runtime.h"
 
 static struct sigaction previous[65];
-static int dumping;
+static long writer;  /* thread id of the write from a handler, 0 before it */
+static int written;  /* that write has ended */
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 static const int term_signals[] = { SIGINT, SIGTERM };
@@ -154,10 +157,32 @@ static void die_by(int sig)
 	raise(sig);
 }
 
+/*
+ * Write the profile once.  A thread that gets a signal while another
+ * thread writes waits for that write before it goes on to die:
+ * otherwise two terminating signals close together, the second taken
+ * by another thread (`ccprof record` passes on a SIGTERM that the
+ * program's process group got too), end the process in the middle of
+ * the write, and no profile is left.  (Within one thread a second
+ * SIGTERM already waits: the handler of the first blocks it.)  The
+ * writing thread itself, on another signal in the middle of its write (a
+ * crash in it), does not wait for itself; nor does a child forked during
+ * the write, which has no such thread (tgkill with signal 0 says so).
+ */
 static void write_once(void)
 {
-	if (!__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQ_REL))
+	long self = (long)syscall(SYS_gettid), first = 0;
+	struct timespec ms = { 0, 1000000 };
+
+	if (__atomic_compare_exchange_n(&writer, &first, self, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
 		rt_dump_async();
+		__atomic_store_n(&written, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (first != self && !__atomic_load_n(&written, __ATOMIC_ACQUIRE) &&
+	       syscall(SYS_tgkill, (long)getpid(), first, 0L) == 0)
+		nanosleep(&ms, NULL);
 }
 
 static void on_fatal(int sig, siginfo_t *info, void *uctx)

@@ -13,9 +13,14 @@
  *   usr2                      raise SIGUSR2 (dump_signal), then go on
  *   nested                    a SIGALRM handler calling instrumented code
  *                             while the program is deep in recursion
+ *   wait                      print "waiting PID" from wait_here(), then
+ *                             wait for a signal to end the process
+ *   threads                   the same with two more threads waiting in
+ *                             idle(), to take a second signal
  * The program prints what it did, so the runs with and without ccprof can
  * be compared line by line.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +92,23 @@ NOINLINE void spin(int depth)
 		sink++;
 }
 
+NOINLINE void wait_here(void)
+{
+	printf("waiting %ld\n", (long)getpid());
+	for (;;)
+		pause();
+}
+
+static pthread_barrier_t started;
+
+NOINLINE void *idle(void *arg)
+{
+	pthread_barrier_wait(&started);
+	for (;;)
+		pause();
+	return arg;
+}
+
 NOINLINE void work(int sig)
 {
 	printf("raising %d\n", sig);
@@ -118,6 +140,16 @@ int main(int argc, char **argv)
 		clean_up();
 	} else if (strcmp(how, "pipe") == 0) {
 		work(SIGPIPE);
+	} else if (strcmp(how, "wait") == 0) {
+		wait_here();
+	} else if (strcmp(how, "threads") == 0) {
+		pthread_t t;
+
+		pthread_barrier_init(&started, NULL, 3);
+		for (int i = 0; i < 2; i++)
+			pthread_create(&t, NULL, idle, NULL);
+		pthread_barrier_wait(&started);
+		wait_here();
 	} else if (strcmp(how, "usr2") == 0) {
 		work(SIGUSR2);
 	} else if (strcmp(how, "nested") == 0) {
