@@ -7,6 +7,7 @@ import glob
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -690,6 +691,165 @@ def signals_unwritten():
           "signal rt under record: says the program died by signal %d (%r)" % (sig, said))
 
 
+def line_from(f, prefix, timeout):
+    """The first line of the pipe f that starts with prefix, or None after
+    timeout seconds or at its end."""
+    deadline, buf, fd = time.time() + timeout, b"", f.fileno()
+    while time.time() < deadline:
+        if not select.select([fd], [], [], max(0, deadline - time.time()))[0]:
+            break
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        buf += chunk
+        for line in buf.decode(errors="replace").splitlines():
+            if line.startswith(prefix):
+                return line
+    return None
+
+
+def blocked_or_ignored(pid, sigs):
+    """Those of sigs that process pid blocks or ignores (/proc status)."""
+    masks = 0
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith(("SigBlk:", "SigIgn:")):
+            masks |= int(line.split()[1], 16)
+    return [s.name for s in sigs if masks & (1 << (s - 1))]
+
+
+def default_signals():
+    """In record: the default actions and no mask, as from a terminal,
+    whatever this suite inherited (nohup, a background job)."""
+    for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
+def record_passes_signals():
+    """SIGTERM or SIGHUP sent to record while the program runs: record
+    passes it on, waits for the program, says what became of the profile
+    and then ends as the program did (Note [Signals while the program
+    runs] in cmd_record.c): by the signal, or with exit 0 when the
+    program's own handler exits cleanly; sent to the whole group, record
+    still reports."""
+    exe = build("sig_wait", "tests/progs/signals.c")
+    run_sigs = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)
+    for sig, group, mode in ((signal.SIGTERM, False, "wait"), (signal.SIGHUP, False, "wait"),
+                             (signal.SIGTERM, True, "wait"), (signal.SIGTERM, False, "waitexit")):
+        what = "%s to record's %s (%s)" % (sig.name, "process group" if group else "pid alone", mode)
+        prof = os.path.join(OUT, "sig_%s_%s%s.ccprof" % (mode, sig.name, "_group" if group else ""))
+        if os.path.exists(prof):
+            os.unlink(prof)
+        # A session of its own: the group can be signalled, and cleaned up.
+        p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", exe, mode],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True, preexec_fn=default_signals)
+        line = line_from(p.stdout, "waiting ", 20)
+        child = int(line.split()[1]) if line else None
+        if check(child is not None, "%s: the program started (%s)" % (what, line)):
+            check(blocked_or_ignored(child, run_sigs) == [],
+                  "%s: the program runs with record's signals neither blocked nor ignored (%s)"
+                  % (what, blocked_or_ignored(child, run_sigs)))
+            if group:
+                os.killpg(p.pid, sig)
+            else:
+                os.kill(p.pid, sig)
+        try:
+            status = p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            status = None
+        alive = child is not None and os.path.exists("/proc/%d" % child)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # what is left of this run
+        except ProcessLookupError:
+            pass
+        _, err = p.communicate()
+        said = [l for l in err.decode(errors="replace").splitlines() if l.startswith("ccprof:")]
+        if child is None:
+            continue
+        want = 0 if mode == "waitexit" else -sig
+        check(status == want, "%s: record ends as the program did, %d (status %s)" % (what, want, status))
+        check(not alive, "%s: the program got it too, ended, and record reaped it" % what)
+        check(said == ["ccprof: profile written to " + prof],
+              "%s: record says where the profile went (%s)" % (what, said))
+        fs = functions(report(prof)) if os.path.exists(prof) else {}
+        check(fs.get("wait_here", {}).get("calls") == 1,
+              "%s: the runtime wrote the profile, wait_here in it" % what)
+
+
+def fifo_contents(path, proc, timeout):
+    """What is written into the FIFO path until its writer closes it (or
+    proc ends without opening it), within timeout seconds."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # lets a blocked writer's open through
+    data, deadline = b"", time.time() + timeout
+    try:
+        while time.time() < deadline:
+            if not select.select([fd], [], [], 0.1)[0]:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if chunk:
+                data += chunk
+            elif data or proc.poll() is not None:
+                break  # the writer closed it, or there was none
+            else:
+                time.sleep(0.01)  # no writer yet: its open is on the way
+    finally:
+        os.close(fd)
+    return data
+
+
+def second_signal_mid_write():
+    """A second terminating signal that arrives while the first one's
+    handler writes the profile waits for that write (write_once in
+    src/runtime/signals.c): record passing on a SIGTERM that the
+    program's group got too makes two of them common. Taken by another
+    thread, it waits for the writer; taken by the writing thread itself (a
+    SIGINT during the SIGTERM handler's write), it is blocked until the
+    write ends. The profile goes to a FIFO that nobody reads until the
+    second signal is in, so the first write is still going on then."""
+    exe = build("sig_threads", "tests/progs/signals.c")
+    for mode, second in (("threads", signal.SIGTERM), ("wait", signal.SIGINT)):
+        what = "second signal (%s, %s)" % (mode, signal.Signals(second).name)
+        fifo = os.path.join(OUT, "sig_mid_write.fifo")
+        if os.path.exists(fifo):
+            os.unlink(fifo)
+        os.mkfifo(fifo)
+        env = dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + fifo)
+        p = subprocess.Popen([exe, mode], stdout=subprocess.PIPE, env=env,
+                             start_new_session=True, preexec_fn=default_signals)
+        started = line_from(p.stdout, "waiting ", 20)
+        if not check(started is not None, "%s: the program started" % what):
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            continue
+        os.kill(p.pid, signal.SIGTERM)
+        time.sleep(0.3)  # its handler now waits in open() for a reader
+        os.kill(p.pid, second)
+        time.sleep(0.3)
+        check(p.poll() is None, "%s: the process outlives the second signal while the "
+              "first one's write goes on (status %s)" % (what, p.poll()))
+        data = fifo_contents(fifo, p, 20)
+        try:
+            status = p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            status = p.wait()
+        p.stdout.close()
+        check(status in (-signal.SIGTERM, -second),
+              "%s: then dies by one of them (status %s)" % (what, status))
+        prof = os.path.join(OUT, "sig_mid_write_%s.ccprof" % mode)
+        open(prof, "wb").write(data)
+        r = run([CCPROF, "report", "--json", prof])
+        fs = functions(json.loads(r.stdout)) if r.returncode == 0 else {}
+        idle = 2 if mode == "threads" else None
+        check(fs.get("wait_here", {}).get("calls") == 1 and fs.get("idle", {}).get("calls") == idle,
+              "%s: the whole profile was written, wait_here%s in it (%d bytes)"
+              % (what, " and both idle threads" if idle else "", len(data)))
+
+
 def deep():
     p, prof = same_behaviour("deep", "tests/progs/deep.c")
     rep = exact_calls("deep", p, prof)
@@ -861,6 +1021,8 @@ static_exec()
 signals_()
 signals_kept()
 signals_unwritten()
+record_passes_signals()
+second_signal_mid_write()
 uninstrumented_signals()
 userns()
 many_threads()

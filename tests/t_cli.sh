@@ -406,6 +406,10 @@ fi
 check_eq "record: dies by the program's signal" "$?" 143
 "$CCPROF" record -- sh -c 'kill -INT $PPID; exit 5' > /dev/null 2>&1
 check_eq "record: ignores SIGINT while the program runs" "$?" 5
+# record passes SIGTERM and SIGHUP on (robust.py), but not one it was
+# started ignoring, as under nohup: that stays ignored.
+(trap '' HUP; exec "$CCPROF" record -- sh -c 'kill -HUP $PPID; exit 5') > /dev/null 2>&1
+check_eq "record: a SIGHUP ignored at start stays ignored" "$?" 5
 
 if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
 	(cd "$D/rec" && "$CCPROF" record -- "$OUT/fib" 15) > "$D/out" 2> "$D/err"

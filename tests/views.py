@@ -308,6 +308,72 @@ def threads():
     check(status == 0 and "worker-3" in out and "tid " in out, "threads: text names each thread")
 
 
+def function_symbols(path):
+    """(file, name) -> value of each function in path's .symtab, by
+    readelf: file is the FILE symbol a local one follows, None for a
+    global one."""
+    out, table, file = {}, None, None
+    for line in run(["readelf", "-sW", path]).stdout.splitlines():
+        if line.startswith("Symbol table"):
+            table = line.split("'")[1]
+            continue
+        w = line.split()
+        if table != ".symtab" or len(w) < 8 or not w[0].endswith(":"):
+            continue
+        if w[3] == "FILE":
+            file = os.path.basename(w[7])
+        elif w[3] == "FUNC" and w[6] != "UND":
+            out[(file if w[4] == "LOCAL" else None, w[7])] = int(w[1], 16)
+    return out
+
+
+def offsets():
+    """functions[].offset is a function's value in its module's symbol
+    table (the runtime's address less the load bias): the two static
+    `step` of twins.c and twins2.c, built without -g, have no file or
+    line to tell them apart, and offsets say which is which.  Regions
+    have none (null)."""
+    exe = os.path.join(OUT, "views_twins")
+    r = run([CC, "-O1", "-finstrument-functions", os.path.join(TOP, "tests/progs/twins.c"),
+             os.path.join(TOP, "tests/progs/twins2.c"), "-o", exe])
+    if not check(r.returncode == 0, "offsets: twins builds without -g (%s)" % r.stderr[-300:]):
+        return
+    syms = function_symbols(exe)
+    r, prof = record(exe)
+    n = {w[1]: int(w[2]) for w in (l.split() for l in r.stdout.splitlines()) if w[0] == "calls"}
+    j = rep(prof)
+    steps = [f for f in j["functions"] if f["name"] == "step"]
+    got = {f["calls"]: f.get("offset") for f in steps}
+    want = {n["step_here"]: syms.get(("twins.c", "step")),
+            n["step_there"]: syms.get(("twins2.c", "step"))}
+    check(len(steps) == 2 and all(f["file"] == "" and f["line"] == 0 for f in steps),
+          "offsets: two functions named step, no source lines (%s)" % steps)
+    check(got == want and None not in want.values() and len(set(want.values())) == 2,
+          "offsets: twins.c's step (%d calls) and twins2.c's (%d) at their own symbol "
+          "values (%s, want %s)" % (n["step_here"], n["step_there"], got, want))
+    main = fns(j).get("main", {})
+    check(main.get("offset") is not None and main.get("offset") == syms.get((None, "main")),
+          "offsets: main at its symbol value (%s, want %s)"
+          % (main.get("offset"), syms.get((None, "main"))))
+    # --threads lists each thread's functions the same way.
+    whole = {f["id"]: f.get("offset") for f in j["functions"]}
+    per = {f["id"]: f.get("offset") for t in rep(prof, "--threads")["threads"]
+           for f in t["functions"]}
+    check(per == whole and None not in per.values(),
+          "offsets: --threads gives each function its offset (%s)" % per)
+    prog = build("views_regions", "tests/progs/regions.c", os.path.join(LIB, "libccprof.a"))
+    prof = os.path.join(OUT, "views_regions.ccprof")
+    run([prog], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+    rows = rep(prof)["functions"]
+    regions = {f["name"]: f.get("offset", "missing") for f in rows if f["module"] == ""}
+    syms = function_symbols(prog)
+    funcs = {f["name"]: f.get("offset") for f in rows if f["module"]}
+    check(regions == {"main loop": None, "step/body": None, "nest-region": None},
+          "offsets: regions have a null offset (%s)" % regions)
+    check(funcs == {f: syms.get((None, f)) for f in ("main", "step", "nest")},
+          "offsets: the regions program's functions at their symbol values (%s)" % funcs)
+
+
 def modules():
     so = os.path.join(OUT, "libshlib.so")
     r = run([CC, "-O0", "-g", "-shared", "-fPIC", "-finstrument-functions",
@@ -316,7 +382,8 @@ def modules():
         return
     prog = build("views_uselib", "tests/progs/uselib.c", "-L" + OUT, "-lshlib", "-Wl,-rpath," + OUT)
     r, prof = record(prog)
-    full = set(fns(rep(prof)))
+    full_fns = fns(rep(prof))
+    full = set(full_fns)
     check(full == {"main", "local_static", "lib_entry", "helper"}, "modules: 4 functions (%s)" % full)
     ex = fns(rep(prof, "--only-exported"))
     check(set(ex) == {"main", "lib_entry"} and ex["lib_entry"]["calls"] == 10,
@@ -327,6 +394,13 @@ def modules():
     exe = fns(rep(prof, "--module", "*/views_uselib"))
     check(set(exe) == {"main", "local_static"}, "--module by path glob: the executable's (%s)"
           % sorted(exe))
+    # A library's load bias is its own: offsets are still its symbols' values.
+    syms = function_symbols(so)
+    got = {f: full_fns[f].get("offset") for f in ("lib_entry", "helper")}
+    want = {"lib_entry": syms.get((None, "lib_entry")), "helper": syms.get(("shlib.c", "helper"))}
+    check(got == want and None not in want.values(),
+          "modules: the library's offsets are its symbol values in libshlib.so (%s, want %s)"
+          % (got, want))
 
 
 # ---- patterns ------------------------------------------------------------------
@@ -496,6 +570,7 @@ ring()
 prune()
 threads()
 modules()
+offsets()
 patterns()
 if sp:
     diff(sp)

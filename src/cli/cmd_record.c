@@ -6,7 +6,8 @@
  * where the profile went, or that none was written (the usual cause: the
  * program was not built with -finstrument-functions, so no hook ran), and
  * ends with the program's exit status, or by the same signal, so it can
- * stand in for the program in scripts.
+ * stand in for the program in scripts, also when record got the SIGTERM
+ * or SIGHUP and passed it on (Note [Signals while the program runs]).
  *
  * Note [Which profile]: record always passes output=<absolute path> (the
  * default is the runtime's own, <cwd>/<basename of PROGRAM>.ccprof), so it
@@ -49,10 +50,11 @@ const struct cli_command cli_record = {
 		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
 		"are appended to CCPROF_OPTIONS, so they override the user's.  The exit\n"
 		"status is PROGRAM's; if it was killed by a signal, ccprof ends by the\n"
-		"same signal.  Right after the run, record adds each function's source\n"
-		"file and line (from the debug information, -g) to the profile, and to\n"
-		"those of forked children and of images before an exec, while the\n"
-		"binaries are the build that ran.\n\n"
+		"same signal.  A SIGTERM or SIGHUP sent to ccprof is passed on to\n"
+		"PROGRAM, and ccprof then ends as PROGRAM does.  Right after the\n"
+		"run, record adds each function's source file and line (from the debug\n"
+		"information, -g) to the profile, and to those of forked children and\n"
+		"of images before an exec, while the binaries are the build that ran.\n\n"
 		"Options:\n"
 		"  -o, --output FILE  the profile (default: PROGRAM's base name + .ccprof,\n"
 		"                     in the current directory); %p becomes the pid\n"
@@ -251,6 +253,7 @@ struct run_result {
 	uint64_t start_ns; /* CLOCK_REALTIME before the fork */
 	int exec_errno; /* exec failed with this, or 0 */
 	int status;     /* from waitpid */
+	int passed;     /* SIGTERM or SIGHUP record passed on to the program, or 0 */
 };
 
 static uint64_t realtime_ns(void)
@@ -261,53 +264,151 @@ static uint64_t realtime_ns(void)
 }
 
 /*
- * fork + execvp.  SIGINT and SIGQUIT are ignored here while the program
- * runs (a ^C is for the program; it decides whether to die), and restored
- * in the child before exec.  A close-on-exec pipe carries exec's errno
- * back, so "not found" is reported by the parent, once.
+ * Note [Signals while the program runs]: SIGINT and SIGQUIT come from the
+ * terminal, to the whole foreground process group, so the program gets
+ * them too and decides whether to die: record ignores them, as system()
+ * does.  SIGTERM and SIGHUP are often sent to record alone (kill PID, a
+ * supervisor, a closed terminal's hang-up to the session leader), and
+ * record dying by them would leave the program running and unreported.
+ * So record catches them, passes each on to the program, goes on waiting
+ * for it, reports as usual and ends as the program did: the program
+ * decides what a SIGTERM means (a clean exit, perhaps), and record stands
+ * in for it.  Only if the program never ran (exec failed) does record die
+ * by the signal itself.  Sent to the whole group, the program gets the signal twice,
+ * which the default action takes as once, and so does the runtime's
+ * handler: it writes once, and a second signal, even one another thread
+ * takes, waits for that write (write_once in src/runtime/signals.c).  A
+ * signal ignored when record starts (nohup) stays ignored, by record and
+ * the program.
+ *
+ * They are blocked across the fork, so that none is handled before the
+ * parent knows the program's pid, nor by record's handler in the child,
+ * which puts back the dispositions and the mask before exec.  Until it
+ * has been reaped the program's pid cannot name another process, so the
+ * wait leaves it a zombie while the handler may still use its pid.
+ */
+static const int run_signals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+#define NRUN_SIGNALS (sizeof run_signals / sizeof *run_signals)
+
+static int passed_on(int sig)
+{
+	return sig == SIGTERM || sig == SIGHUP;
+}
+
+struct run_signals_saved {
+	struct sigaction old[NRUN_SIGNALS];
+	sigset_t mask;
+};
+
+static volatile sig_atomic_t pass_to;      /* the program's pid while it runs, else 0 */
+static volatile sig_atomic_t passed_signal; /* the first SIGTERM or SIGHUP, or 0 */
+
+static void pass_on(int sig)
+{
+	int saved = errno;
+	if (!passed_signal)
+		passed_signal = sig;
+	if (pass_to > 0)
+		kill((pid_t)pass_to, sig);
+	errno = saved;
+}
+
+/* Block SIGTERM and SIGHUP, then set the run's dispositions; what they
+ * were goes to s. */
+static void take_signals(struct run_signals_saved *s)
+{
+	struct sigaction ign, pass;
+	sigset_t block;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &s->mask);
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	memset(&pass, 0, sizeof pass);
+	pass.sa_handler = pass_on;
+	pass.sa_mask = block; /* one handler at a time: the first signal is kept */
+	pass.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < NRUN_SIGNALS; i++) {
+		int sig = run_signals[i];
+		sigaction(sig, NULL, &s->old[i]);
+		if (!passed_on(sig))
+			sigaction(sig, &ign, NULL);
+		else if ((s->old[i].sa_flags & SA_SIGINFO) || s->old[i].sa_handler != SIG_IGN)
+			sigaction(sig, &pass, NULL);
+	}
+	passed_signal = 0;
+}
+
+static void restore_signals(const struct run_signals_saved *s)
+{
+	for (size_t i = 0; i < NRUN_SIGNALS; i++)
+		sigaction(run_signals[i], &s->old[i], NULL);
+}
+
+/* The child: record's signals put back, then the program. */
+static void exec_program(char **command, int err_fd, const struct run_signals_saved *s)
+{
+	restore_signals(s);
+	sigprocmask(SIG_SETMASK, &s->mask, NULL);
+	execvp(command[0], command);
+	int e = errno;
+	ssize_t unused = write(err_fd, &e, sizeof e);
+	(void)unused;
+	_exit(127);
+}
+
+/* The program's status, once it has ended (Note [Signals while the
+ * program runs]: waited for, then no longer signalled, then reaped). */
+static void wait_program(pid_t pid, int *status)
+{
+	siginfo_t info;
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+	pass_to = 0;
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * fork + execvp, with record's signals as Note [Signals while the program
+ * runs] says.  A close-on-exec pipe carries exec's errno back, so "not
+ * found" is reported by the parent, once.
  */
 static int run_program(char **command, struct run_result *r)
 {
-	struct sigaction ign, old_int, old_quit;
+	struct run_signals_saved saved;
 	int pfd[2];
 
 	memset(r, 0, sizeof *r);
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return -1;
-	memset(&ign, 0, sizeof ign);
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-
+	take_signals(&saved);
 	fflush(NULL);
 	r->start_ns = realtime_ns();
 	pid_t pid = r->pid = fork();
 	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
 		close(pfd[0]);
-		execvp(command[0], command);
-		int e = errno;
-		ssize_t unused = write(pfd[1], &e, sizeof e);
-		(void)unused;
-		_exit(127);
+		exec_program(command, pfd[1], &saved);
 	}
 	int fork_errno = errno;
 	close(pfd[1]);
 	if (pid > 0) {
+		pass_to = pid;
+		sigprocmask(SIG_SETMASK, &saved.mask, NULL);
 		ssize_t n;
 		do
 			n = read(pfd[0], &r->exec_errno, sizeof r->exec_errno);
 		while (n < 0 && errno == EINTR);
 		if (n != (ssize_t)sizeof r->exec_errno)
 			r->exec_errno = 0;
-		while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
-			;
+		wait_program(pid, &r->status);
 	}
 	close(pfd[0]);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	restore_signals(&saved);
+	sigprocmask(SIG_SETMASK, &saved.mask, NULL);
+	r->passed = passed_signal;
 	errno = fork_errno;
 	return pid > 0 ? 0 : -1;
 }
@@ -348,14 +449,9 @@ static int profile_written(const char *path, const struct stat *before, int exis
 	return !same_file(before, &after);
 }
 
-/* End the way the program ended: its exit code, or its signal. */
-static int pass_status(int status)
+/* End by sig's default action. */
+static int die_by(int sig)
 {
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (!WIFSIGNALED(status))
-		return CLI_EXIT_FAIL;
-	int sig = WTERMSIG(status);
 	struct rlimit no_core = {0, 0};
 	sigset_t set;
 	fflush(NULL);
@@ -366,6 +462,18 @@ static int pass_status(int status)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	kill(getpid(), sig);
 	return 128 + sig; /* the signal did not end us (e.g. SIGSTOP-like) */
+}
+
+/* End the way the program ended: its exit code, or its signal, also
+ * when the signal came through record (Note [Signals while the program
+ * runs]). */
+static int pass_status(const struct run_result *r)
+{
+	if (WIFEXITED(r->status))
+		return WEXITSTATUS(r->status);
+	if (!WIFSIGNALED(r->status))
+		return CLI_EXIT_FAIL;
+	return die_by(WTERMSIG(r->status));
 }
 
 /* Whether the runtime can make its temporary file beside path (put_file
@@ -792,10 +900,10 @@ static int record_run(int argc, char **argv)
 		rc = record_fail("cannot start the program: ", strerror(errno));
 	} else if (r.exec_errno) {
 		fprintf(stderr, "ccprof: %s: %s\n", o.command[0], strerror(r.exec_errno));
-		rc = r.exec_errno == ENOENT ? 127 : 126;
+		rc = r.passed ? die_by(r.passed) : r.exec_errno == ENOENT ? 127 : 126;
 	} else {
 		record_outcome(&o, out, &r, &before, existed);
-		rc = pass_status(r.status);
+		rc = pass_status(&r);
 	}
 	free(lib);
 	free(out);

@@ -85,6 +85,19 @@ static void jr_header(struct jrep *r)
 	json_kuint(j, "ncontexts", m->nctx);
 }
 
+/* "offset": a function's offset in its module, as its 0x<offset>@<module>
+ * name gives it, so two functions of one name in one module (statics of
+ * two files, no debug information) are told apart by more than their ids.
+ * Regions and the overflow centre have no address: null. */
+static void jr_offset(struct json *j, const struct ccp_cc *c)
+{
+	json_key(j, "offset");
+	if (c->kind == CCP_CC_FUNCTION)
+		json_uint(j, c->offset);
+	else
+		json_null(j);
+}
+
 void jr_functions(struct jrep *r)
 {
 	struct json *j = &r->j;
@@ -102,6 +115,7 @@ void jr_functions(struct jrep *r)
 		json_kuint(j, "id", cc);
 		jr_name(r, "name", cc);
 		json_kstring(j, "module", model_module_path(m, cc));
+		jr_offset(j, c);
 		json_kstring(j, "file", c->file ? c->file : "");
 		json_kuint(j, "line", c->line);
 		json_kuint(j, "calls", fn->calls);

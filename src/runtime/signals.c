@@ -28,6 +28,8 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/elfsym.h"
@@ -53,7 +55,8 @@ extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *o
  * action the program asked for since. */
 static struct sigaction previous[SIGNALS];
 static rt_handler ours[SIGNALS];
-static int dumping;
+static long writer;  /* thread id of the write from a handler, 0 before it */
+static int written;  /* that write has ended */
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS };
 static const int term_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM,
@@ -182,10 +185,50 @@ static void die_by(int sig)
 	raise(sig);
 }
 
+/*
+ * Write the profile once.  A thread that gets a signal while another
+ * thread writes waits for that write before it goes on to die:
+ * otherwise two terminating signals close together, the second taken
+ * by another thread (`ccprof record` passes on a SIGTERM that the
+ * program's process group got too), end the process in the middle of
+ * the write, and no profile is left.  Within the writing thread the
+ * terminating signals are blocked for the write (a SIGINT in the middle
+ * of the SIGTERM handler's write would end it as well), and unblocked
+ * after it, not left to the handler's return: a program's SIGSEGV
+ * handler we chain to may never return.  The writing thread itself, on
+ * a crash in the middle of its write, does not wait for itself; nor does
+ * a child forked during the write, which has no such thread (tgkill with
+ * signal 0 says so).
+ */
+static void write_held(void)
+{
+	sigset_t held, saved;
+	size_t i;
+
+	sigemptyset(&held);
+	for (i = 0; i < sizeof term_signals / sizeof *term_signals; i++)
+		sigaddset(&held, term_signals[i]);
+	if (rt_config.dump_signal)
+		sigaddset(&held, rt_config.dump_signal);
+	pthread_sigmask(SIG_BLOCK, &held, &saved);
+	rt_dump_async();
+	__atomic_store_n(&written, 1, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
 static void write_once(void)
 {
-	if (!__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQ_REL))
-		rt_dump_async();
+	long self = (long)syscall(SYS_gettid), first = 0;
+	struct timespec ms = { 0, 1000000 };
+
+	if (__atomic_compare_exchange_n(&writer, &first, self, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		write_held();
+		return;
+	}
+	while (first != self && !__atomic_load_n(&written, __ATOMIC_ACQUIRE) &&
+	       syscall(SYS_tgkill, (long)getpid(), first, 0L) == 0)
+		nanosleep(&ms, NULL);
 }
 
 static void on_fatal(int sig, siginfo_t *info, void *uctx)

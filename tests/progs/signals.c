@@ -21,10 +21,17 @@
  *   usr2                      raise SIGUSR2 (dump_signal), then go on
  *   nested                    a SIGALRM handler calling instrumented code
  *                             while the program is deep in recursion
+ *   wait                      print "waiting PID" from wait_here(), then
+ *                             wait for a signal to end the process
+ *   threads                   the same with two more threads waiting in
+ *                             idle(), to take a second signal
+ *   waitexit                  the same, but a SIGTERM handler of its own
+ *                             ends the wait, and the program exits 0
  * The program prints what it did, so the runs with and without ccprof can
  * be compared line by line.
  */
 #define _GNU_SOURCE /* sysv_signal */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +153,26 @@ NOINLINE void spin(int depth)
 		sink++;
 }
 
+NOINLINE void wait_here(void)
+{
+	printf("waiting %ld\n", (long)getpid());
+	while (!caught)
+		pause();
+	printf("clean exit after %d\n", (int)caught);
+	exit(0);
+}
+
+static pthread_barrier_t started;
+
+NOINLINE void *idle(void *arg)
+{
+	pthread_barrier_wait(&started);
+	for (;;)
+		pause();
+	return arg;
+}
+
+
 static const struct {
 	const char *how;
 	int sig;
@@ -194,6 +221,19 @@ int main(int argc, char **argv)
 	} else if (strcmp(how, "segvreraise") == 0) {
 		signal(SIGSEGV, on_segv);
 		level2("segv");
+	} else if (strcmp(how, "wait") == 0) {
+		wait_here();
+	} else if (strcmp(how, "waitexit") == 0) {
+		signal(SIGTERM, note);
+		wait_here();
+	} else if (strcmp(how, "threads") == 0) {
+		pthread_t t;
+
+		pthread_barrier_init(&started, NULL, 3);
+		for (int i = 0; i < 2; i++)
+			pthread_create(&t, NULL, idle, NULL);
+		pthread_barrier_wait(&started);
+		wait_here();
 	} else if (strcmp(how, "usr2") == 0) {
 		work(SIGUSR2);
 	} else if (strcmp(how, "nested") == 0) {
