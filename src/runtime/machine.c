@@ -111,6 +111,8 @@ static int table_insert(struct rt_thread *t, struct rt_table **tabp, struct rt_s
 
 		if (bigger == NULL)
 			return -1;
+		if (tab == NULL && !t->alive)
+			rt_thread_used_after_end(t);
 		for (i = 0; tab && i < tab->cap; i++) {
 			struct rt_slot *o = &tab->slots[i];
 			size_t j = slot_hash(o) & (bigger->cap - 1);
@@ -551,7 +553,8 @@ _Static_assert(offsetof(struct rt_thread, tcache) == RT_TCACHE_ALIGN,
  * freed and the thread cache's pages returned to the kernel, which makes
  * them read as zeros, an empty cache: 27 KB resident per ended thread
  * become 12.  Instrumented code that still runs on the thread (another
- * key's destructor) finds every transition anew, and a history it enters
+ * key's destructor) finds every transition anew, in tables that are
+ * given back again (rt_thread_used_after_end), and a history it enters
  * again gets a second context, which ccprof merges when it reads the file
  * (docs/fuzzing.md, repeated histories).  Under busy: a signal handler
  * meanwhile takes no slow path.

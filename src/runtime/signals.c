@@ -43,7 +43,11 @@ typedef void (*rt_handler)(int, siginfo_t *, void *);
  * (ThreadSanitizer installs its own handlers through sigaction from its
  * start-up): a build of the runtime with -fsanitize=thread must put no
  * call of the sanitizer's on their way to libc. */
-#define RT_UNSANITIZED __attribute__((no_sanitize("thread")))
+#if defined(__has_attribute) && __has_attribute(disable_sanitizer_instrumentation)
+#define RT_UNSANITIZED __attribute__((disable_sanitizer_instrumentation)) /* clang */
+#else
+#define RT_UNSANITIZED __attribute__((no_sanitize("thread"))) /* gcc: all of it */
+#endif
 
 /* glibc's sigaction under the name it exports for this (GLIBC_2.2.5),
  * in libc.so and libc.a alike: the program's calls reach ours, the

@@ -200,6 +200,16 @@ static void thread_exit(void *arg)
 	rt_registry_unlock();
 }
 
+/* Instrumented code ran on the thread after its end (another key's
+ * destructor, called after ours) and rebuilt the lookups thread_exit
+ * gave back: set the key again, so that glibc calls thread_exit once
+ * more, in its next round of destructors, and they go back again.
+ * 12 KB per such thread were kept for good before (manythreads late). */
+void rt_thread_used_after_end(struct rt_thread *t)
+{
+	pthread_setspecific(exit_key, t);
+}
+
 static void make_key(void)
 {
 	pthread_key_create(&exit_key, thread_exit);
