@@ -58,6 +58,41 @@ check "...and runs, writing its profile" sh -c "cd '$OUT' && CCPROF_OPTIONS=outp
 check "installed record finds the installed runtime" \
 	sh -c "cd '$OUT' && '$prefix/bin/ccprof' record -o rec.ccprof ./installed && test -s rec.ccprof"
 
+# A fully static program links the runtime with pkg-config --static,
+# which adds what its posix_spawn needs (runtime/exec.c); its exec family
+# works too (runtime/execsys.c).
+sflags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --cflags --libs ccprof)
+cat > "$OUT/installed_static.c" <<'C'
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+extern char **environ;
+int run(char **argv)
+{
+	int status;
+	pid_t pid;
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		return 10;
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return 11;
+	if ((pid = fork()) == 0) {
+		execvp(argv[0], argv);
+		_exit(12);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 13;
+}
+int main(void) { char *argv[] = {"true", 0}; return run(argv); }
+C
+if $CC -static -finstrument-functions "$OUT/installed_static.c" -o "$OUT/installed_static" $sflags \
+	> "$OUT/static.log" 2>&1; then
+	check "a static program with pkg-config --static: posix_spawnp and execvp work, profile written" \
+		sh -c "cd '$OUT' && rm -f static.ccprof && CCPROF_OPTIONS=output=static.ccprof ./installed_static && '$prefix/bin/ccprof' info static.ccprof"
+else
+	echo "# no static C library here: the static program is not checked"
+fi
+
 # The installed man pages render without a warning, and ccprof(1) has a
 # section for every command `ccprof --help` lists (convert once had none).
 for m in man1/ccprof.1 man3/ccprof.3; do
