@@ -671,6 +671,32 @@ def signals_kept():
               % (how, name, r.returncode, r.stderr[-200:]))
 
 
+def signals_own_writes():
+    """What the runtime itself writes (the crash stack, verbose's line, on
+    stderr) to a pipe nobody reads puts no SIGPIPE into the program: a
+    crash still ends it by SIGSEGV, and an exit with status 0, each with
+    its profile, as in `prog 2>&1 | head -1` once head has gone."""
+    src = "tests/progs/signals.c"
+    for how, env, want in (("segvpipe", None, -signal.SIGSEGV),
+                           ("endpipe", {"CCPROF_OPTIONS": "verbose=1"}, 0)):
+        p, prof = same_behaviour("sig_" + how, src, [how], env=env, timeout=30)
+        if p is None:
+            continue
+        check(p.returncode == want, "signal %s: ends as bare (%d), not by SIGPIPE (got %d)"
+              % (how, want, p.returncode))
+        check(os.path.exists(prof), "signal %s: profile written" % how)
+
+
+def sigaction_across_fork():
+    """fork while another thread is in sigaction: the child's own
+    sigaction must not wait for ever for the lock the fork copied taken
+    (Note [The program's dispositions])."""
+    p, _ = same_behaviour("sig_forks", "tests/progs/signals.c", ["forks"], timeout=60)
+    if p is not None:
+        check("300 children ended" in p.stdout, "fork during sigaction: no child hangs (%r)"
+              % p.stdout.strip().splitlines()[-1:])
+
+
 def signals_unwritten():
     """A death by a signal the runtime leaves alone (a real-time signal)
     writes no profile: the program dies as before, and record names the
@@ -1021,6 +1047,8 @@ static_exec()
 signals_()
 signals_kept()
 signals_unwritten()
+signals_own_writes()
+sigaction_across_fork()
 record_passes_signals()
 second_signal_mid_write()
 uninstrumented_signals()

@@ -66,7 +66,7 @@ static const int term_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, S
 
 static void put(const char *s)
 {
-	if (write(2, s, strlen(s)) < 0) {
+	if (rt_write_quietly(2, s, strlen(s)) < 0) {
 		/* stderr is gone: nothing to do */
 	}
 }
@@ -337,11 +337,19 @@ void rt_signals_install(void)
  * program that saves the old action to restore it later (old =
  * signal(SIGINT, SIG_IGN); ... signal(SIGINT, old)) must get SIG_DFL,
  * not our handler, which it would reinstall without SA_SIGINFO.
+ * What it is told is what the kernel would give back: glibc adds its
+ * restorer to every action (as it did to ours), the kernel drops SIGKILL
+ * and SIGSTOP from the mask (as_kept), and signal(sig, SIG_DFL) asks for
+ * what glibc's signal builds (the signal blocked in its handler,
+ * SA_RESTART).
  * Not for a vfork child (its pid is not ours): it shares our memory but
  * not our signal actions, so it gets libc's calls unchanged.  Signals
  * are blocked and a lock held while the kernel's action and previous[]
  * are read and changed together: sigaction may be called from a handler
- * and from several threads.  Out of reach: glibc's sigset (which calls
+ * and from several threads.  The lock is held across fork (init.c's
+ * handlers), or a child forked while another thread held it would wait
+ * for it for ever in its first sigaction, all signals blocked.  Out of
+ * reach: glibc's sigset (which calls
  * the kernel's action directly), raw system calls, and a handler
  * installed with SA_RESETHAND (sysv_signal's way), which the kernel
  * itself resets to the default action when it runs.
@@ -369,6 +377,28 @@ RT_UNSANITIZED static void unlock_dispositions(const sigset_t *saved)
 	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
+static sigset_t fork_saved; /* fork's handlers run one fork at a time */
+
+void rt_signals_before_fork(void)
+{
+	lock_dispositions(&fork_saved);
+}
+
+void rt_signals_after_fork(void)
+{
+	unlock_dispositions(&fork_saved);
+}
+
+/* sa, a default action the program asked for, as sigaction gives it back
+ * once the kernel has it; kept: our action as the kernel has it. */
+RT_UNSANITIZED static void as_kept(struct sigaction *sa, const struct sigaction *kept)
+{
+	sa->sa_flags |= kept->sa_flags & ~(SA_SIGINFO | SA_RESTART | SA_ONSTACK);
+	sa->sa_restorer = kept->sa_restorer;
+	sigdelset(&sa->sa_mask, SIGKILL);
+	sigdelset(&sa->sa_mask, SIGSTOP);
+}
+
 /* The program's view of sig's action; *held: whether ours is installed. */
 RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *held)
 {
@@ -384,7 +414,7 @@ RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *hel
 /* sigaction for a managed signal, under the lock. */
 RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	struct sigaction view;
+	struct sigaction view, kept;
 	int held;
 
 	if (current_view(sig, &view, &held) != 0)
@@ -393,6 +423,8 @@ RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *ac
 		previous[sig] = *act;
 		if (!held && install_ours(sig) != 0)
 			return -1;
+		if (__sigaction(sig, NULL, &kept) == 0)
+			as_kept(&previous[sig], &kept);
 	} else if (act && __sigaction(sig, act, NULL) != 0) {
 		return -1;
 	}
@@ -445,9 +477,12 @@ RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
 
 	if (!managed(sig))
 		return set_handler(sig, handler);
-	if (handler == SIG_DFL) {
+	if (handler == SIG_DFL) { /* glibc's signal: set_handler */
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = SIG_DFL;
+		sigemptyset(&sa.sa_mask);
+		sigaddset(&sa.sa_mask, sig);
+		sa.sa_flags = SA_RESTART;
 		return sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
 	}
 	lock_dispositions(&saved);
