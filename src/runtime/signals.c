@@ -502,6 +502,12 @@ RT_UNSANITIZED RT_API sighandler_t bsd_signal(int sig, sighandler_t handler)
 	return signal(sig, handler);
 }
 
+/* glibc's third name for its signal (SVID). */
+RT_UNSANITIZED RT_API sighandler_t ssignal(int sig, sighandler_t handler)
+{
+	return signal(sig, handler);
+}
+
 /* glibc's System V signal, what signal is in a strict ISO C program
  * (-std=c11 without _DEFAULT_SOURCE): the handler reset to the default
  * action when it runs, the signal not blocked in it, no SA_RESTART. */

@@ -14,7 +14,8 @@
  *                             pipe as a write to a closed pipe does
  *   view                      what sigaction and signal tell the program
  *                             of its own actions, through save, ignore,
- *                             restore and sysv_signal; then SIGTERM
+ *                             restore, ssignal and sysv_signal; then
+ *                             SIGTERM
  *   segvreraise               a crash reporter's way: the program's own
  *                             SIGSEGV handler restores the default action
  *                             and returns, so the fault recurs and kills
@@ -157,6 +158,9 @@ NOINLINE void view(void)
 		sigaction(SIGPIPE, &dfl, NULL);
 		details("SIGPIPE default with a mask", SIGPIPE);
 	}
+	old = ssignal(SIGINT, SIG_IGN); /* signal's SVID name */
+	printf("ssignal(SIGINT) was %s\n", old == SIG_DFL ? "default" : "something else");
+	ssignal(SIGINT, old);
 	old = sysv_signal(SIGHUP, note);
 	printf("sysv_signal(SIGHUP) was %s, now %s\n", old == SIG_DFL ? "default" : "something else",
 	       action(SIGHUP));
