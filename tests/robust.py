@@ -687,13 +687,16 @@ def signals_kept():
     program by default (SIGPIPE, as in `ccprof record prog | head`). What
     sigaction and signal tell the program is what it gets without ccprof
     ("view" prints it: same_behaviour compares), and it still dies by the
-    same signal, under record too."""
+    same signal, under record too. A vfork child that dies by a signal
+    before its exec runs the handler in the parent's memory, and must not
+    leave the parent's own death later without a profile."""
     src = "tests/progs/signals.c"
     for how, sig in (("reraise", signal.SIGINT), ("view", signal.SIGTERM),
                      ("segvreraise", signal.SIGSEGV), ("pipe", signal.SIGPIPE),
                      ("hup", signal.SIGHUP), ("alrm", signal.SIGALRM), ("quit", signal.SIGQUIT),
                      ("usr1", signal.SIGUSR1), ("vtalrm", signal.SIGVTALRM),
-                     ("xcpu", signal.SIGXCPU), ("xfsz", signal.SIGXFSZ)):
+                     ("xcpu", signal.SIGXCPU), ("xfsz", signal.SIGXFSZ),
+                     ("vforkterm", signal.SIGTERM)):
         name = signal.Signals(sig).name
         p, prof = same_behaviour("sig_" + how, src, [how])
         if p is None:

@@ -221,6 +221,11 @@ static void write_once(void)
 	long self = (long)syscall(SYS_gettid), first = 0;
 	struct timespec ms = { 0, 1000000 };
 
+	/* A vfork child (a pid not ours) writes nothing (dump.c), and must
+	 * not mark the write done in the memory it shares with its parent,
+	 * whose own death would then write nothing. */
+	if (getpid() != rt_pid)
+		return;
 	if (__atomic_compare_exchange_n(&writer, &first, self, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
 		write_held();

@@ -32,6 +32,9 @@
  *                             crash (segv) or the normal end: whatever the
  *                             runtime writes there must not end the
  *                             program by SIGPIPE instead
+ *   vforkterm                 a vfork child dies by SIGTERM before its
+ *                             exec (the runtime's handler runs in it, in
+ *                             our memory); then the program raises SIGTERM
  *   forks                     a thread asks sigaction about SIGINT over
  *                             and over while the program forks; each
  *                             child asks once and exits (none may hang)
@@ -332,6 +335,17 @@ int main(int argc, char **argv)
 	} else if (strcmp(how, "endpipe") == 0) {
 		stderr_nowhere();
 		work(0);
+	} else if (strcmp(how, "vforkterm") == 0) {
+		int status;
+		pid_t pid = vfork();
+
+		if (pid == 0) {
+			kill(getpid(), SIGTERM);
+			_exit(1);
+		}
+		waitpid(pid, &status, 0);
+		printf("child ended by signal %d\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		work(SIGTERM);
 	} else if (strcmp(how, "forks") == 0) {
 		forks();
 	} else if (strcmp(how, "usr2") == 0) {
