@@ -438,7 +438,12 @@ RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *ac
 	return 0;
 }
 
-RT_UNSANITIZED RT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+/* sigaction and the signal functions as the program calls them.  They
+ * call one another directly, not by their exported names, which another
+ * interposer (a sanitizer's) may take first: the program's sysv_signal,
+ * say, is not to look like its call of sigaction. */
+RT_UNSANITIZED static int program_sigaction(int sig, const struct sigaction *act,
+					    struct sigaction *old)
 {
 	sigset_t saved;
 	int r, e;
@@ -473,7 +478,7 @@ RT_UNSANITIZED static sighandler_t set_handler(int sig, sighandler_t handler)
 	return sa.sa_handler;
 }
 
-RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
+RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 {
 	struct sigaction sa, view;
 	sigset_t saved;
@@ -488,7 +493,7 @@ RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
 		sigemptyset(&sa.sa_mask);
 		sigaddset(&sa.sa_mask, sig);
 		sa.sa_flags = SA_RESTART;
-		return sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
+		return program_sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
 	}
 	lock_dispositions(&saved);
 	r = current_view(sig, &view, &held) != 0 ? SIG_ERR : set_handler(sig, handler);
@@ -500,17 +505,27 @@ RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
 	return r;
 }
 
+RT_UNSANITIZED RT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return program_sigaction(sig, act, old);
+}
+
+RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
+{
+	return program_signal(sig, handler);
+}
+
 RT_API sighandler_t bsd_signal(int sig, sighandler_t handler);
 
 RT_UNSANITIZED RT_API sighandler_t bsd_signal(int sig, sighandler_t handler)
 {
-	return signal(sig, handler);
+	return program_signal(sig, handler);
 }
 
 /* glibc's third name for its signal (SVID). */
 RT_UNSANITIZED RT_API sighandler_t ssignal(int sig, sighandler_t handler)
 {
-	return signal(sig, handler);
+	return program_signal(sig, handler);
 }
 
 /* glibc's System V signal, what signal is in a strict ISO C program
@@ -528,7 +543,7 @@ RT_UNSANITIZED static sighandler_t sysv(int sig, sighandler_t handler)
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-	return sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
+	return program_sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
 }
 
 RT_UNSANITIZED RT_API sighandler_t __sysv_signal(int sig, sighandler_t handler)
