@@ -346,7 +346,7 @@ void rt_signals_install(void)
  * restorer to every action (as it did to ours), the kernel drops SIGKILL
  * and SIGSTOP from the mask (as_kept), and signal(sig, SIG_DFL) asks for
  * what glibc's signal builds (the signal blocked in its handler,
- * SA_RESTART).
+ * SA_RESTART, also after siginterrupt, whose setting we cannot see).
  * Not for a vfork child (its pid is not ours): it shares our memory but
  * not our signal actions, so it gets libc's calls unchanged.  Signals
  * are blocked and a lock held while the kernel's action and previous[]
