@@ -705,14 +705,18 @@ def signals_kept():
     ("view" prints it: same_behaviour compares), and it still dies by the
     same signal, under record too. A vfork child that dies by a signal
     before its exec runs the handler in the parent's memory, and must not
-    leave the parent's own death later without a profile."""
+    leave the parent's own death later without a profile. Nor may a
+    small alternate signal stack of the program's (gnulib's c-stack,
+    Rust's threads) end a SIGTERM or an abort() by SIGSEGV: only SIGSEGV's
+    handler runs there."""
     src = "tests/progs/signals.c"
     for how, sig in (("reraise", signal.SIGINT), ("view", signal.SIGTERM),
                      ("segvreraise", signal.SIGSEGV), ("pipe", signal.SIGPIPE),
                      ("hup", signal.SIGHUP), ("alrm", signal.SIGALRM), ("quit", signal.SIGQUIT),
                      ("usr1", signal.SIGUSR1), ("vtalrm", signal.SIGVTALRM),
                      ("xcpu", signal.SIGXCPU), ("xfsz", signal.SIGXFSZ),
-                     ("vforkterm", signal.SIGTERM)):
+                     ("vforkterm", signal.SIGTERM), ("altterm", signal.SIGTERM),
+                     ("altabort", signal.SIGABRT)):
         name = signal.Signals(sig).name
         p, prof = same_behaviour("sig_" + how, src, [how])
         if p is None:
@@ -720,7 +724,7 @@ def signals_kept():
         check(p.returncode == -sig, "signal %s: the process still dies by %s" % (how, name))
         if check(os.path.exists(prof), "signal %s: profile written" % how):
             fs = functions(report(prof))
-            last = "crash_here" if how == "segvreraise" else "work"
+            last = "crash_here" if how in ("segvreraise", "altabort") else "work"
             check(fs.get(last, {}).get("calls") == 1, "signal %s: %s() recorded" % (how, last))
     # A static program (libccprof.a): sigaction is glibc's __sigaction, and
     # signal is built as glibc builds it, with no libc to find by dlsym.

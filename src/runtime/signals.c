@@ -288,13 +288,18 @@ void rt_signals_init(void)
 	*(void **)&real_signal = dlsym(RTLD_NEXT, "signal");
 }
 
+/* Only SIGSEGV's handler runs on an alternate signal stack the program
+ * may have set up: a stack overflow can be reported only there.  Such a
+ * stack is often small (8 KB: gnulib's c-stack, Rust's threads), too
+ * small for the write, which would overflow it and end a SIGTERM or an
+ * abort() by SIGSEGV; the thread's own stack serves the others. */
 RT_UNSANITIZED static int install_ours(int sig)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = ours[sig];
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (sig == SIGSEGV ? SA_ONSTACK : 0);
 	sigemptyset(&sa.sa_mask);
 	return __sigaction(sig, &sa, NULL);
 }
