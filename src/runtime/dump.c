@@ -161,7 +161,7 @@ int rt_dump_spawn_output(char *out, size_t size)
 static int write_all(int fd, const unsigned char *buf, size_t len)
 {
 	while (len > 0) {
-		ssize_t w = write(fd, buf, len);
+		ssize_t w = rt_write_quietly(fd, buf, len); /* a FIFO's reader may be gone */
 
 		if (w < 0 && errno == EINTR)
 			continue;

@@ -219,10 +219,24 @@ RT_API int execvp(const char *file, char *const argv[])
 	return execvpe(file, argv, environ);
 }
 
+/* p is null, although the declaration (nonnull) says it cannot be: the
+ * compiler is not to take its word for it. */
+static int given_null(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return p == NULL;
+}
+
 RT_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	struct exec_env e = {.room = VFORK_ROOM()};
 
+	/* glibc's checks, before image_env puts an environment in place of
+	 * a null one (and execveat, in a static program, runs the file). */
+	if (fd < 0 || given_null(argv) || given_null(envp)) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (!ready(&real_fexecve))
 		return -1;
 	return env_done(&e, ((fexecve_fn)real_fexecve)(fd, argv, image_env(envp, &e, 0)));

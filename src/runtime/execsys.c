@@ -41,8 +41,9 @@ int rt_sys_fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 /* sh PATH ARG1 ...: POSIX's execvp runs a file with no interpreter line
- * as a shell script.  Returns only if that fails, with the shell's errno
- * replaced by the ENOEXEC that brought us here, as glibc does. */
+ * as a shell script.  Returns only if that fails, with the shell's errno,
+ * as glibc's does: if /bin/sh cannot be run (EACCES, ENOENT), the search
+ * goes on.  argv = { NULL } gives sh PATH. */
 static void run_as_script(const char *path, char *const argv[], char *const envp[])
 {
 	size_t n = 0, i;
@@ -50,14 +51,13 @@ static void run_as_script(const char *path, char *const argv[], char *const envp
 
 	while (argv[n] != NULL)
 		n++;
-	sh = alloca((n + 2) * sizeof *sh);
+	sh = alloca((n > 1 ? n + 2 : 3) * sizeof *sh);
 	sh[0] = (char *)SHELL;
 	sh[1] = (char *)path;
 	for (i = 1; i < n; i++)
 		sh[i + 1] = argv[i];
 	sh[n > 1 ? n + 1 : 2] = NULL;
 	rt_sys_execve(SHELL, sh, envp);
-	errno = ENOEXEC;
 }
 
 /* One try at path; 1 if the search goes on after it (glibc's list). */
@@ -101,10 +101,19 @@ int rt_sys_execvpe(const char *file, char *const argv[], char *const envp[])
 		return -1;
 	}
 	path = path ? path : DEFAULT_PATH;
-	buf = alloca(strlen(path) + 1 + flen);
+	/* Room for an entry shorter than PATH_MAX, as glibc's, whatever
+	 * PATH's length: the call may come from a thread with a small stack. */
+	buf = alloca(strnlen(path, PATH_MAX - 1) + 1 + flen);
 	for (dir = path;; dir = end + 1) {
 		end = strchrnul(dir, ':');
 		dlen = (size_t)(end - dir);
+		if (dlen >= PATH_MAX) {
+			/* glibc skips such an entry, and then takes the ':' after
+			 * it for an empty one, the current directory */
+			if (*end == '\0')
+				break;
+			dlen = 0;
+		}
 		memcpy(buf, dir, dlen);
 		if (dlen > 0) /* an empty entry is the current directory */
 			buf[dlen++] = '/';

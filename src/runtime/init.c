@@ -44,10 +44,12 @@ static void before_fork(void)
 	rt_dump_before_fork(); /* takes the registry lock itself */
 	rt_registry_lock();
 	rt_cc_lock();
+	rt_signals_before_fork();
 }
 
 static void after_fork_parent(void)
 {
+	rt_signals_after_fork();
 	rt_cc_unlock();
 	rt_registry_unlock();
 }
@@ -63,6 +65,7 @@ static void after_fork_child(void)
 	rt_dump_after_fork();
 	rt_manual_after_fork();
 	rt_sampler_start();
+	rt_signals_after_fork(); /* the signals held since before the fork come now */
 }
 
 static void init_once(void)

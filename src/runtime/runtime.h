@@ -322,6 +322,8 @@ RT_HIDDEN int rt_sys_execvpe(const char *file, char *const argv[], char *const e
 /* signals.c */
 RT_HIDDEN void rt_signals_init(void);
 RT_HIDDEN void rt_signals_install(void);
+RT_HIDDEN void rt_signals_before_fork(void);
+RT_HIDDEN void rt_signals_after_fork(void);
 
 /* sys.c: memory straight from the kernel (the slow path may run inside
  * malloc or a signal handler, so it never calls malloc). */
@@ -329,6 +331,7 @@ RT_HIDDEN void *rt_map(size_t n);
 RT_HIDDEN int rt_real_ready(void *const *real, void (*lookup)(void));
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+RT_HIDDEN ssize_t rt_write_quietly(int fd, const void *buf, size_t len);
 
 /* Pop the shadow stack down to entry s, which becomes the free slot:
  * `cur` is restored before `top` moves back, so a handler that pushes

@@ -70,7 +70,7 @@ static const int term_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, S
 
 static void put(const char *s)
 {
-	if (write(2, s, strlen(s)) < 0) {
+	if (rt_write_quietly(2, s, strlen(s)) < 0) {
 		/* stderr is gone: nothing to do */
 	}
 }
@@ -225,6 +225,11 @@ static void write_once(void)
 	long self = (long)syscall(SYS_gettid), first = 0;
 	struct timespec ms = { 0, 1000000 };
 
+	/* A vfork child (a pid not ours) writes nothing (dump.c), and must
+	 * not mark the write done in the memory it shares with its parent,
+	 * whose own death would then write nothing. */
+	if (getpid() != rt_pid)
+		return;
 	if (__atomic_compare_exchange_n(&writer, &first, self, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
 		write_held();
@@ -287,13 +292,18 @@ void rt_signals_init(void)
 	*(void **)&real_signal = dlsym(RTLD_NEXT, "signal");
 }
 
+/* Only SIGSEGV's handler runs on an alternate signal stack the program
+ * may have set up: a stack overflow can be reported only there.  Such a
+ * stack is often small (8 KB: gnulib's c-stack, Rust's threads), too
+ * small for the write, which would overflow it and end a SIGTERM or an
+ * abort() by SIGSEGV; the thread's own stack serves the others. */
 RT_UNSANITIZED static int install_ours(int sig)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = ours[sig];
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (sig == SIGSEGV ? SA_ONSTACK : 0);
 	sigemptyset(&sa.sa_mask);
 	return __sigaction(sig, &sa, NULL);
 }
@@ -341,11 +351,19 @@ void rt_signals_install(void)
  * program that saves the old action to restore it later (old =
  * signal(SIGINT, SIG_IGN); ... signal(SIGINT, old)) must get SIG_DFL,
  * not our handler, which it would reinstall without SA_SIGINFO.
+ * What it is told is what the kernel would give back: glibc adds its
+ * restorer to every action (as it did to ours), the kernel drops SIGKILL
+ * and SIGSTOP from the mask (as_kept), and signal(sig, SIG_DFL) asks for
+ * what glibc's signal builds (the signal blocked in its handler,
+ * SA_RESTART, also after siginterrupt, whose setting we cannot see).
  * Not for a vfork child (its pid is not ours): it shares our memory but
  * not our signal actions, so it gets libc's calls unchanged.  Signals
  * are blocked and a lock held while the kernel's action and previous[]
  * are read and changed together: sigaction may be called from a handler
- * and from several threads.  Out of reach: glibc's sigset (which calls
+ * and from several threads.  The lock is held across fork (init.c's
+ * handlers), or a child forked while another thread held it would wait
+ * for it for ever in its first sigaction, all signals blocked.  Out of
+ * reach: glibc's sigset (which calls
  * the kernel's action directly), raw system calls, and a handler
  * installed with SA_RESETHAND (sysv_signal's way), which the kernel
  * itself resets to the default action when it runs.
@@ -373,6 +391,28 @@ RT_UNSANITIZED static void unlock_dispositions(const sigset_t *saved)
 	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
+static sigset_t fork_saved; /* fork's handlers run one fork at a time */
+
+void rt_signals_before_fork(void)
+{
+	lock_dispositions(&fork_saved);
+}
+
+void rt_signals_after_fork(void)
+{
+	unlock_dispositions(&fork_saved);
+}
+
+/* sa, a default action the program asked for, as sigaction gives it back
+ * once the kernel has it; kept: our action as the kernel has it. */
+RT_UNSANITIZED static void as_kept(struct sigaction *sa, const struct sigaction *kept)
+{
+	sa->sa_flags |= kept->sa_flags & ~(SA_SIGINFO | SA_RESTART | SA_ONSTACK);
+	sa->sa_restorer = kept->sa_restorer;
+	sigdelset(&sa->sa_mask, SIGKILL);
+	sigdelset(&sa->sa_mask, SIGSTOP);
+}
+
 /* The program's view of sig's action; *held: whether ours is installed. */
 RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *held)
 {
@@ -388,7 +428,7 @@ RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *hel
 /* sigaction for a managed signal, under the lock. */
 RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	struct sigaction view;
+	struct sigaction view, kept;
 	int held;
 
 	if (current_view(sig, &view, &held) != 0)
@@ -397,6 +437,8 @@ RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *ac
 		previous[sig] = *act;
 		if (!held && install_ours(sig) != 0)
 			return -1;
+		if (__sigaction(sig, NULL, &kept) == 0)
+			as_kept(&previous[sig], &kept);
 	} else if (act && __sigaction(sig, act, NULL) != 0) {
 		return -1;
 	}
@@ -405,7 +447,12 @@ RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *ac
 	return 0;
 }
 
-RT_UNSANITIZED RT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+/* sigaction and the signal functions as the program calls them.  They
+ * call one another directly, not by their exported names, which another
+ * interposer (a sanitizer's) may take first: the program's sysv_signal,
+ * say, is not to look like its call of sigaction. */
+RT_UNSANITIZED static int program_sigaction(int sig, const struct sigaction *act,
+					    struct sigaction *old)
 {
 	sigset_t saved;
 	int r, e;
@@ -440,7 +487,7 @@ RT_UNSANITIZED static sighandler_t set_handler(int sig, sighandler_t handler)
 	return sa.sa_handler;
 }
 
-RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
+RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 {
 	struct sigaction sa, view;
 	sigset_t saved;
@@ -449,10 +496,13 @@ RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
 
 	if (!managed(sig))
 		return set_handler(sig, handler);
-	if (handler == SIG_DFL) {
+	if (handler == SIG_DFL) { /* glibc's signal: set_handler */
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = SIG_DFL;
-		return sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
+		sigemptyset(&sa.sa_mask);
+		sigaddset(&sa.sa_mask, sig);
+		sa.sa_flags = SA_RESTART;
+		return program_sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
 	}
 	lock_dispositions(&saved);
 	r = current_view(sig, &view, &held) != 0 ? SIG_ERR : set_handler(sig, handler);
@@ -464,11 +514,27 @@ RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
 	return r;
 }
 
+RT_UNSANITIZED RT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return program_sigaction(sig, act, old);
+}
+
+RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
+{
+	return program_signal(sig, handler);
+}
+
 RT_API sighandler_t bsd_signal(int sig, sighandler_t handler);
 
 RT_UNSANITIZED RT_API sighandler_t bsd_signal(int sig, sighandler_t handler)
 {
-	return signal(sig, handler);
+	return program_signal(sig, handler);
+}
+
+/* glibc's third name for its signal (SVID). */
+RT_UNSANITIZED RT_API sighandler_t ssignal(int sig, sighandler_t handler)
+{
+	return program_signal(sig, handler);
 }
 
 /* glibc's System V signal, what signal is in a strict ISO C program
@@ -486,7 +552,7 @@ RT_UNSANITIZED static sighandler_t sysv(int sig, sighandler_t handler)
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-	return sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
+	return program_sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
 }
 
 RT_UNSANITIZED RT_API sighandler_t __sysv_signal(int sig, sighandler_t handler)

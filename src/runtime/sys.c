@@ -4,9 +4,11 @@
  * from mmap and print with write(2).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -37,6 +39,35 @@ void rt_unmap(void *p, size_t n)
 		munmap(p, n);
 }
 
+/*
+ * write(2) that puts no SIGPIPE into the program: stderr or a profile FIFO
+ * whose reader has gone gives EPIPE, and the SIGPIPE that comes with it
+ * would end the program by SIGPIPE (its default action, or our handler)
+ * where without ccprof it ends otherwise: a crash by SIGSEGV (the crash
+ * stack goes to stderr), an exit with its status.  SIGPIPE is blocked for
+ * the write, and one that the write itself raised (it goes to this
+ * thread, and none was pending before) taken back.  Async-signal-safe.
+ */
+ssize_t rt_write_quietly(int fd, const void *buf, size_t len)
+{
+	struct timespec now = { 0, 0 };
+	sigset_t pipe_set, saved, pending;
+	int was_pending, e;
+	ssize_t n;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &saved);
+	was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	n = write(fd, buf, len);
+	e = errno;
+	if (n < 0 && e == EPIPE && !was_pending)
+		sigtimedwait(&pipe_set, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	errno = e;
+	return n;
+}
+
 void rt_warn(const char *fmt, ...)
 {
 	char buf[512];
@@ -49,7 +80,7 @@ void rt_warn(const char *fmt, ...)
 	if (n > (int)sizeof buf - 2)
 		n = (int)sizeof buf - 2;
 	buf[n++] = '\n';
-	if (write(2, buf, (size_t)n) < 0) {
+	if (rt_write_quietly(2, buf, (size_t)n) < 0) {
 		/* nothing sensible to do: stderr is gone */
 	}
 }

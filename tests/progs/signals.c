@@ -14,7 +14,8 @@
  *                             pipe as a write to a closed pipe does
  *   view                      what sigaction and signal tell the program
  *                             of its own actions, through save, ignore,
- *                             restore and sysv_signal; then SIGTERM
+ *                             restore, ssignal and sysv_signal; then
+ *                             SIGTERM
  *   segvreraise               a crash reporter's way: the program's own
  *                             SIGSEGV handler restores the default action
  *                             and returns, so the fault recurs and kills
@@ -27,6 +28,19 @@
  *                             idle(), to take a second signal
  *   waitexit                  the same, but a SIGTERM handler of its own
  *                             ends the wait, and the program exits 0
+ *   segvpipe | endpipe        stderr becomes a pipe nobody reads, then a
+ *                             crash (segv) or the normal end: whatever the
+ *                             runtime writes there must not end the
+ *                             program by SIGPIPE instead
+ *   altterm | altabort        an 8 KB alternate signal stack (as gnulib's
+ *                             c-stack and Rust give threads, for stack
+ *                             overflows), then SIGTERM, or abort()
+ *   vforkterm                 a vfork child dies by SIGTERM before its
+ *                             exec (the runtime's handler runs in it, in
+ *                             our memory); then the program raises SIGTERM
+ *   forks                     a thread asks sigaction about SIGINT over
+ *                             and over while the program forks; each
+ *                             child asks once and exits (none may hang)
  * The program prints what it did, so the runs with and without ccprof can
  * be compared line by line.
  */
@@ -38,6 +52,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -108,6 +123,22 @@ static const char *action(int sig)
 	return sa.sa_handler == note ? "note" : "someone else's handler";
 }
 
+/* The rest of what sigaction gives back: flags, mask, restorer. */
+static void details(const char *what, int sig)
+{
+	struct sigaction sa;
+	int i;
+
+	memset(&sa, 0, sizeof sa);
+	sigaction(sig, NULL, &sa);
+	printf("%s: flags %#x, restorer %s, mask", what, (unsigned)sa.sa_flags,
+	       sa.sa_restorer ? "set" : "none");
+	for (i = 1; i < 32; i++)
+		if (sigismember(&sa.sa_mask, i))
+			printf(" %d", i);
+	printf("\n");
+}
+
 /* Every answer must be the one the program would get without ccprof. */
 NOINLINE void view(void)
 {
@@ -120,12 +151,29 @@ NOINLINE void view(void)
 	printf("SIGTERM ignored: %s\n", action(SIGTERM));
 	signal(SIGTERM, old);
 	printf("SIGTERM restored: %s\n", action(SIGTERM));
+	details("SIGTERM restored", SIGTERM);
+	{
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		dfl.sa_flags = SA_RESTART;
+		sigemptyset(&dfl.sa_mask);
+		sigaddset(&dfl.sa_mask, SIGKILL); /* no mask holds it */
+		sigaddset(&dfl.sa_mask, SIGUSR1);
+		sigaction(SIGPIPE, &dfl, NULL);
+		details("SIGPIPE default with a mask", SIGPIPE);
+	}
+	old = ssignal(SIGINT, SIG_IGN); /* signal's SVID name */
+	printf("ssignal(SIGINT) was %s\n", old == SIG_DFL ? "default" : "something else");
+	ssignal(SIGINT, old);
 	old = sysv_signal(SIGHUP, note);
 	printf("sysv_signal(SIGHUP) was %s, now %s\n", old == SIG_DFL ? "default" : "something else",
 	       action(SIGHUP));
 	old = sysv_signal(SIGHUP, SIG_DFL);
 	printf("sysv_signal(SIGHUP) was %s, now %s\n", old == note ? "note" : "something else",
 	       action(SIGHUP));
+	details("SIGHUP after sysv_signal", SIGHUP);
 	printf("signal(SIGALRM, SIG_ERR): %s\n", signal(SIGALRM, SIG_ERR) == SIG_ERR ? "error" : "taken");
 	work(SIGTERM);
 }
@@ -163,6 +211,56 @@ NOINLINE void wait_here(void)
 }
 
 static pthread_barrier_t started;
+
+/* stderr to a pipe whose reader is gone. */
+static void stderr_nowhere(void)
+{
+	int fd[2];
+
+	if (pipe(fd) == 0) {
+		dup2(fd[1], 2);
+		close(fd[0]);
+		close(fd[1]);
+	}
+}
+
+NOINLINE void *ask(void *arg)
+{
+	struct sigaction sa;
+
+	for (;;)
+		sigaction(SIGINT, NULL, &sa);
+	return arg;
+}
+
+/* Each child must end at once: one that hangs (in a lock the fork
+ * copied taken) is killed after 5 s, and no more are made. */
+NOINLINE void forks(void)
+{
+	pthread_t t;
+	int i, status = 0;
+
+	pthread_create(&t, NULL, ask, NULL);
+	for (i = 0; i < 300; i++) {
+		struct sigaction sa;
+		pid_t pid = fork();
+		int waited;
+
+		if (pid == 0) {
+			sigaction(SIGINT, NULL, &sa);
+			_exit(0);
+		}
+		for (waited = 0; waited < 5000 && waitpid(pid, &status, WNOHANG) == 0; waited++)
+			usleep(1000);
+		if (waited == 5000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			printf("child %d hung\n", i);
+			return;
+		}
+	}
+	printf("%d children ended\n", i);
+}
 
 NOINLINE void *idle(void *arg)
 {
@@ -234,6 +332,34 @@ int main(int argc, char **argv)
 			pthread_create(&t, NULL, idle, NULL);
 		pthread_barrier_wait(&started);
 		wait_here();
+	} else if (strcmp(how, "segvpipe") == 0) {
+		stderr_nowhere();
+		level2("segv");
+	} else if (strcmp(how, "endpipe") == 0) {
+		stderr_nowhere();
+		work(0);
+	} else if (strcmp(how, "altterm") == 0 || strcmp(how, "altabort") == 0) {
+		static char alt[8192];
+		stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt };
+
+		sigaltstack(&ss, NULL);
+		if (strcmp(how, "altterm") == 0)
+			work(SIGTERM);
+		else
+			level2("abort");
+	} else if (strcmp(how, "vforkterm") == 0) {
+		int status;
+		pid_t pid = vfork();
+
+		if (pid == 0) {
+			kill(getpid(), SIGTERM);
+			_exit(1);
+		}
+		waitpid(pid, &status, 0);
+		printf("child ended by signal %d\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		work(SIGTERM);
+	} else if (strcmp(how, "forks") == 0) {
+		forks();
 	} else if (strcmp(how, "usr2") == 0) {
 		work(SIGUSR2);
 	} else if (strcmp(how, "nested") == 0) {

@@ -4,6 +4,7 @@
  *   execvp     this program by its name, found through PATH
  *   script     a file in PATH without an interpreter line (ENOEXEC: sh)
  *   fexecve    a descriptor of /proc/self/exe
+ *   fexecvenull  the same with a null environment (EINVAL)
  *   missing    a name in no PATH directory (ENOENT)
  *   denied     a file in PATH that may not be run (EACCES)
  *   spawnp     posix_spawnp of this program by its name
@@ -36,6 +37,8 @@ static void exec_as(const char *how, const char *name)
 		execvp("staticexec-script", argv);
 	else if (strcmp(how, "fexecve") == 0)
 		fexecve(open("/proc/self/exe", O_RDONLY | O_CLOEXEC), argv, environ);
+	else if (strcmp(how, "fexecvenull") == 0)
+		fexecve(open("/proc/self/exe", O_RDONLY | O_CLOEXEC), argv, NULL);
 	else if (strcmp(how, "missing") == 0)
 		execvp("staticexec-nowhere", argv);
 	else if (strcmp(how, "denied") == 0)
