@@ -204,9 +204,11 @@ static void die_by(int sig)
  * a child forked during the write, which has no such thread (tgkill with
  * signal 0 says so).
  */
-static void write_held(void)
+/* Block the terminating signals (and dump_signal) in this thread; what
+ * was blocked goes to saved. */
+static void hold_signals(sigset_t *saved)
 {
-	sigset_t held, saved;
+	sigset_t held;
 	size_t i;
 
 	sigemptyset(&held);
@@ -214,30 +216,34 @@ static void write_held(void)
 		sigaddset(&held, term_signals[i]);
 	if (rt_config.dump_signal)
 		sigaddset(&held, rt_config.dump_signal);
-	pthread_sigmask(SIG_BLOCK, &held, &saved);
-	rt_dump_async();
-	__atomic_store_n(&written, 1, __ATOMIC_RELEASE);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	pthread_sigmask(SIG_BLOCK, &held, saved);
 }
 
 static void write_once(void)
 {
 	long self = (long)syscall(SYS_gettid), first = 0;
 	struct timespec ms = { 0, 1000000 };
+	sigset_t saved;
 
 	/* A vfork child (a pid not ours) writes nothing (dump.c), and must
 	 * not mark the write done in the memory it shares with its parent,
 	 * whose own death would then write nothing. */
 	if (getpid() != rt_pid)
 		return;
+	/* Held before the claim: a signal between the two would find the
+	 * write claimed by this very thread, not wait, and end the process
+	 * before the write began. */
+	hold_signals(&saved);
 	if (__atomic_compare_exchange_n(&writer, &first, self, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
-		write_held();
-		return;
+		rt_dump_async();
+		__atomic_store_n(&written, 1, __ATOMIC_RELEASE);
+	} else {
+		while (first != self && !__atomic_load_n(&written, __ATOMIC_ACQUIRE) &&
+		       syscall(SYS_tgkill, (long)getpid(), first, 0L) == 0)
+			nanosleep(&ms, NULL);
 	}
-	while (first != self && !__atomic_load_n(&written, __ATOMIC_ACQUIRE) &&
-	       syscall(SYS_tgkill, (long)getpid(), first, 0L) == 0)
-		nanosleep(&ms, NULL);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 static void on_fatal(int sig, siginfo_t *info, void *uctx)
