@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/handled_signals.h"
 #include "format/format.h"
 #include "model/sources.h"
 #include "model/xalloc.h"
@@ -667,10 +668,7 @@ static void signal_text(int sig, char *buf, size_t len)
 /* The signals the runtime writes a profile on (runtime/signals.c). */
 static int runtime_handles(int sig)
 {
-	static const int handled[] = { SIGSEGV, SIGBUS,    SIGFPE,  SIGILL,  SIGABRT,
-				       SIGSYS,  SIGHUP,    SIGINT,  SIGQUIT, SIGPIPE,
-				       SIGALRM, SIGTERM,   SIGUSR1, SIGUSR2, SIGVTALRM,
-				       SIGXCPU, SIGXFSZ };
+	static const int handled[] = { CCP_CRASH_SIGNALS, CCP_TERM_SIGNALS };
 	for (size_t i = 0; i < sizeof handled / sizeof *handled; i++)
 		if (handled[i] == sig)
 			return 1;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "common/elfsym.h"
+#include "common/handled_signals.h"
 #include "runtime.h"
 
 #define SIGNALS 65 /* 1..64 */
@@ -62,9 +63,8 @@ static rt_handler ours[SIGNALS];
 static long writer;  /* thread id of the write from a handler, 0 before it */
 static int written;  /* that write has ended */
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS };
-static const int term_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM,
-				    SIGUSR1, SIGUSR2, SIGVTALRM, SIGXCPU, SIGXFSZ };
+static const int fatal_signals[] = { CCP_CRASH_SIGNALS };
+static const int term_signals[] = { CCP_TERM_SIGNALS };
 
 /* ---- Output without stdio ------------------------------------------------ */
 
