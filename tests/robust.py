@@ -296,6 +296,25 @@ def fork():
               "fork: the child's profile starts fresh: 5 child_work, no parent_work")
 
 
+def own_malloc():
+    """A program that defines malloc itself, instrumented (bash): the
+    runtime's allocations in a write run its hooks, which number new
+    functions under the lock the write held (Note [The program's malloc]
+    in dump.c): a forked child's write before its exec hung for ever."""
+    p, prof = same_behaviour("ownmalloc", "tests/progs/ownmalloc.c", timeout=30)
+    if p is None:
+        return
+    check(p.stdout == "child exec'd\ncalls work 3\n" and p.returncode == 5,
+          "own malloc: the child exec'd, the parent exited from a nested function")
+    exact_calls("own malloc", p, prof)
+    kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
+    if check(len(kids) == 1, "own malloc: the child wrote its part before the exec (%s)" % kids):
+        fs = functions(report(kids[0]))
+        check(fs.get("child_execs", {}).get("calls") == 1 and
+              fs.get("malloc", {}).get("calls", 0) >= 1,
+              "own malloc: the child's profile has child_execs and the program's malloc")
+
+
 def small_stack():
     """posix_spawn from a thread with a PTHREAD_STACK_MIN stack: the
     interposer's stack use must leave the program running as without."""
@@ -1014,6 +1033,7 @@ exits()
 exec_()
 reexec()
 fork_exec()
+own_malloc()
 small_stack()
 jumps()
 coroutines()

@@ -346,25 +346,37 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 }
 
 /* Names come from each module's symbol table, read once per module. */
-static const char *function_name(const struct rt_cc_info *cc, struct elfsym_table *tabs,
-				 char *loaded)
+static const char *function_name(const struct ccp_profile *p, const struct ccp_cc *cc,
+				 struct elfsym_table *tabs, char *loaded)
 {
-	const struct rt_module *m;
-
-	if (cc->module < 0)
+	if (cc->module < 0 || (uint32_t)cc->module >= p->nmodules)
 		return "";
-	m = rt_module_get((uint32_t)cc->module);
 	if (!loaded[cc->module]) {
-		loaded[cc->module] = elfsym_load(m->path, &tabs[cc->module]) == 0 ? 1 : 2;
+		loaded[cc->module] =
+			elfsym_load(p->modules[cc->module].path, &tabs[cc->module]) == 0 ? 1 : 2;
 	}
 	if (loaded[cc->module] == 1) {
-		const char *name = elfsym_find(&tabs[cc->module], cc->key - m->base);
+		const char *name = elfsym_find(&tabs[cc->module], cc->offset);
 
 		if (name)
 			return name;
 	}
 	return "";
 }
+
+/*
+ * Note [The program's malloc]: a normal write allocates with malloc, and
+ * a program may define malloc itself, instrumented (bash does, with its
+ * own allocator).  Each such call runs the hooks, and a hook that enters
+ * a function from a context it never entered it from numbers it
+ * (rt_cc_intern), under the cc lock: a write that allocated or read a
+ * symbol table under that lock waited for itself for ever (bash's
+ * subshells, which write before each exec, hung).  So the memory is
+ * taken before the lock and the names looked up after it.  Numbers only
+ * grow: the table is read up to the counts taken first, which cover every
+ * cost centre the gathered threads name.  The table's entries move when
+ * it grows, so they are copied under the lock; modules stay put.
+ */
 
 /* Cost centres after threads: every CC a gathered history names exists. */
 /* Names are looked up only in a normal write (tabsp != NULL); a write from
@@ -378,6 +390,10 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 
 	p->nmodules = rt_module_count();
 	p->nccs = rt_cc_count();
+	if (tabsp) { /* Note [The program's malloc] */
+		rt_cc_unlock();
+		locked = 0;
+	}
 	p->modules = wmem_alloc(m, (p->nmodules + 1) * sizeof *p->modules);
 	p->ccs = wmem_alloc(m, (p->nccs + 1) * sizeof *p->ccs);
 	if (tabsp) {
@@ -388,6 +404,10 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 		if (locked)
 			rt_cc_unlock();
 		return -1;
+	}
+	if (tabsp) {
+		rt_cc_lock();
+		locked = 1;
 	}
 	for (i = 0; i < p->nmodules; i++) {
 		const struct rt_module *mod = rt_module_get(i);
@@ -403,10 +423,10 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 		o->kind = cc->kind;
 		o->module = cc->module;
 		o->file = "";
+		o->name = "";
 		if (cc->kind == CCP_CC_MANUAL) {
 			o->name = cc->name;
 		} else {
-			o->name = tabsp ? function_name(cc, *tabsp, *loadedp) : "";
 			if (cc->module >= 0)
 				o->offset = cc->key - rt_module_get((uint32_t)cc->module)->base;
 			else
@@ -415,6 +435,10 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 	}
 	if (locked)
 		rt_cc_unlock();
+	if (tabsp)
+		for (i = 0; i < p->nccs; i++)
+			if (p->ccs[i].kind != CCP_CC_MANUAL)
+				p->ccs[i].name = function_name(p, &p->ccs[i], *tabsp, *loadedp);
 	return 0;
 }
 
