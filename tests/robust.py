@@ -315,6 +315,23 @@ def own_malloc():
               "own malloc: the child's profile has child_execs and the program's malloc")
 
 
+def file_size_limit():
+    """RLIMIT_FSIZE below the profile's size (ulimit -f 0): the write at
+    exit raised SIGXFSZ, and the program, which exits 0, died by it with
+    its stdout unflushed and PATH.tmp* left behind.  Now that profile is
+    not written (one ccprof line says so); one that fits is."""
+    p, prof = same_behaviour("fsizelimit", "tests/progs/fsizelimit.c", ["0"], timeout=30)
+    if p is not None:
+        check(p.returncode == 0 and p.stdout == "calls work 7\n",
+              "file size limit 0: exit 0 and stdout as without ccprof (%d)" % p.returncode)
+        left = glob.glob(prof + "*")
+        check(left == [], "file size limit 0: no profile, no temporary file (%s)" % left)
+        check("File too large" in p.stderr, "file size limit 0: ccprof says why it wrote nothing")
+    p, prof = same_behaviour("fsizelimit", "tests/progs/fsizelimit.c", ["1m"], timeout=30)
+    if p is not None:
+        exact_calls("file size limit 1 MB, profile fits", p, prof)
+
+
 def small_stack():
     """posix_spawn from a thread with a PTHREAD_STACK_MIN stack: the
     interposer's stack use must leave the program running as without."""
@@ -1034,6 +1051,7 @@ exec_()
 reexec()
 fork_exec()
 own_malloc()
+file_size_limit()
 small_stack()
 jumps()
 coroutines()

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,6 +174,28 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Note [File size limit]: a program may lower RLIMIT_FSIZE (`ulimit -f`
+ * in a shell), and a write past it raises SIGXFSZ, whose default action
+ * ends the process.  Our profile is no file of the program's: writing it
+ * anyway made a program that exited normally die by SIGXFSZ in its write
+ * at exit (its handler is ours while the action is the default), before
+ * stdio flushed its output, and left the temporary file behind.  So a
+ * profile that would not fit is not written: the write fails with EFBIG
+ * and says so, as any failed write does.  Only regular files have the
+ * limit.
+ */
+static int beyond_size_limit(size_t len)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_FSIZE, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+	    (rlim_t)len <= r.rlim_cur)
+		return 0;
+	errno = EFBIG;
+	return 1;
+}
+
 /* Temporary file in the same directory, then rename; a target that exists
  * and is not a regular file (/dev/null, a FIFO) is written directly.  No
  * symlink is followed. */
@@ -189,6 +212,8 @@ static int put_file(const char *path, const unsigned char *buf, size_t len)
 		i = write_all(fd, buf, len);
 		return close(fd) | i;
 	}
+	if (beyond_size_limit(len)) /* Note [File size limit] */
+		return -1;
 	for (i = 0;; i++) {
 		if (snprintf(tmp, sizeof tmp, "%s.tmp%d.%d", path, (int)getpid(), i) >= (int)sizeof tmp)
 			return -1;
