@@ -530,6 +530,24 @@ def userns():
           "userns (%s): f's 2 calls, before and after unshare, in the profile" % CLOCK)
 
 
+def pid_namespace():
+    """A process that ran no instrumented code (unshare(1)) and calls
+    unshare(CLONE_NEWPID) can start no thread after it, so the sampler
+    does not come back: that cost it no time, and it printed a line of
+    ours all the same (unshare -pf bash)."""
+    exe = build("pidns", "tests/progs/pidns.c", instrument=False)
+    bare = run([exe], timeout=30)
+    if "unshare: ok" not in bare.stdout:
+        print("# pid namespace: unshare(CLONE_NEWPID) fails here bare too (%s): not checked"
+              % bare.stdout.strip())
+        return
+    prof = os.path.join(OUT, "pidns.ccprof")
+    r = run([exe], timeout=30, env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                        CCPROF_OPTIONS="output=" + prof))
+    check(r.returncode == bare.returncode and r.stdout == bare.stdout and r.stderr == bare.stderr,
+          "pid namespace, uninstrumented: same output, no line of ours (%r)" % r.stderr)
+
+
 def many_threads():
     """2,000 short threads: every call counted, also those made after the
     runtime saw the thread end; an ended thread keeps at most 16 KB
@@ -1064,6 +1082,7 @@ record_passes_signals()
 second_signal_mid_write()
 uninstrumented_signals()
 userns()
+pid_namespace()
 many_threads()
 deep()
 explode()
