@@ -473,6 +473,25 @@ def reexec():
               "re-exec: each image's profile has its own calls")
 
 
+def exec_then_signal():
+    """The image after an exec dies by SIGTERM: its profile, written from
+    the handler, replaced the first image's at the same path (the move to
+    PATH.pre-exec.N was left out of a handler's write, since it decoded
+    the old file); now the old file's pid and start are peeked at."""
+    p, prof = same_behaviour("execdie", "tests/progs/execdie.c", timeout=60)
+    if p is None:
+        return
+    check(p.returncode == -signal.SIGTERM and "3002 arguments" in p.stdout,
+          "exec then SIGTERM: the second image ran and died by it (%d)" % p.returncode)
+    first = prof + ".pre-exec.1"
+    if check(os.path.exists(prof) and os.path.exists(first),
+             "exec then SIGTERM: the first image's profile is kept beside the second's"):
+        check(functions(report(first)).get("before", {}).get("calls") == 2 and
+              "after" not in functions(report(first)) and
+              functions(report(prof)).get("after", {}).get("calls") == 3,
+              "exec then SIGTERM: each image's profile has its own calls")
+
+
 def jumps():
     p, prof = same_behaviour("jump", "tests/progs/jump.c")
     rep = exact_calls("longjmp", p, prof)
@@ -1067,6 +1086,7 @@ quiet_helper()
 exits()
 exec_()
 reexec()
+exec_then_signal()
 fork_exec()
 own_malloc()
 file_size_limit()

@@ -520,26 +520,32 @@ static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *
 }
 
 /*
- * exec keeps the pid, so an image that writes where the image before it
- * wrote before its exec (exec.c) would replace that profile.  Move the
- * earlier one aside first, to PATH.pre-exec.N: the last image's profile
- * is at PATH, the earlier ones beside it.  Not from a signal handler (it
- * reads the old file).
+ * Note [Pre-exec profile]: exec keeps the pid, so an image that writes
+ * where the image before it wrote before its exec (exec.c) would replace
+ * that profile.  Move the earlier one aside first, to PATH.pre-exec.N:
+ * the last image's profile is at PATH, the earlier ones beside it.  Also
+ * from a signal handler: an image that dies by SIGTERM (a shell's `exec
+ * prog`, then prog killed) replaced the profile of the image before it.
+ * So the earlier file's pid and start time are peeked at without
+ * allocating (format/peek.c), and the rest is lstat and rename.
  */
 static void keep_pre_exec_profile(const char *path)
 {
-	struct ccp_profile old;
-	char err[128], aside[4096 + 128];
+	char aside[4096 + 128];
+	uint64_t pid, started;
 	struct stat st;
-	int i, ours;
+	int fd, i, ours;
 
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    ccp_format_read_file(path, &old, err, sizeof err) != 0)
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
 		return;
 	/* Same pid, started earlier: an image before an exec (a profile this
 	 * image wrote itself, with ccprof_dump, has our start time). */
-	ours = old.pid == (uint64_t)getpid() && old.start_ns < start_ns;
-	ccp_profile_free(&old);
+	ours = ccp_format_peek_pid(fd, &pid, &started) == 0 && pid == (uint64_t)getpid() &&
+	       started < start_ns;
+	close(fd);
 	if (!ours)
 		return;
 	for (i = 1; i < 1000; i++) {
@@ -593,8 +599,7 @@ static int write_profile(int async)
 		rt_warn("out of memory; no profile written");
 		goto out;
 	}
-	if (!async)
-		keep_pre_exec_profile(path);
+	keep_pre_exec_profile(path);
 	rc = put_file(path, buf, len);
 	if (rc != 0 && async) /* strerror is not async-signal-safe */
 		rt_warn("cannot write %s: errno %d", path, errno);
