@@ -312,6 +312,42 @@ def fork():
               "fork: the child's profile starts fresh: 5 child_work, no parent_work")
 
 
+def own_malloc():
+    """A program that defines malloc itself, instrumented (bash): the
+    runtime's allocations in a write run its hooks, which number new
+    functions under the lock the write held (Note [The program's malloc]
+    in dump.c): a forked child's write before its exec hung for ever."""
+    p, prof = same_behaviour("ownmalloc", "tests/progs/ownmalloc.c", timeout=30)
+    if p is None:
+        return
+    check(p.stdout == "child exec'd\ncalls work 3\n" and p.returncode == 5,
+          "own malloc: the child exec'd, the parent exited from a nested function")
+    exact_calls("own malloc", p, prof)
+    kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
+    if check(len(kids) == 1, "own malloc: the child wrote its part before the exec (%s)" % kids):
+        fs = functions(report(kids[0]))
+        check(fs.get("child_execs", {}).get("calls") == 1 and
+              fs.get("malloc", {}).get("calls", 0) >= 1,
+              "own malloc: the child's profile has child_execs and the program's malloc")
+
+
+def file_size_limit():
+    """RLIMIT_FSIZE below the profile's size (ulimit -f 0): the write at
+    exit raised SIGXFSZ, and the program, which exits 0, died by it with
+    its stdout unflushed and PATH.tmp* left behind.  Now that profile is
+    not written (one ccprof line says so); one that fits is."""
+    p, prof = same_behaviour("fsizelimit", "tests/progs/fsizelimit.c", ["0"], timeout=30)
+    if p is not None:
+        check(p.returncode == 0 and p.stdout == "calls work 7\n",
+              "file size limit 0: exit 0 and stdout as without ccprof (%d)" % p.returncode)
+        left = glob.glob(prof + "*")
+        check(left == [], "file size limit 0: no profile, no temporary file (%s)" % left)
+        check("File too large" in p.stderr, "file size limit 0: ccprof says why it wrote nothing")
+    p, prof = same_behaviour("fsizelimit", "tests/progs/fsizelimit.c", ["1m"], timeout=30)
+    if p is not None:
+        exact_calls("file size limit 1 MB, profile fits", p, prof)
+
+
 def small_stack():
     """posix_spawn from a thread with a PTHREAD_STACK_MIN stack: the
     interposer's stack use must leave the program running as without."""
@@ -453,6 +489,25 @@ def reexec():
               "re-exec: each image's profile has its own calls")
 
 
+def exec_then_signal():
+    """The image after an exec dies by SIGTERM: its profile, written from
+    the handler, replaced the first image's at the same path (the move to
+    PATH.pre-exec.N was left out of a handler's write, since it decoded
+    the old file); now the old file's pid and start are peeked at."""
+    p, prof = same_behaviour("execdie", "tests/progs/execdie.c", timeout=60)
+    if p is None:
+        return
+    check(p.returncode == -signal.SIGTERM and "3002 arguments" in p.stdout,
+          "exec then SIGTERM: the second image ran and died by it (%d)" % p.returncode)
+    first = prof + ".pre-exec.1"
+    if check(os.path.exists(prof) and os.path.exists(first),
+             "exec then SIGTERM: the first image's profile is kept beside the second's"):
+        check(functions(report(first)).get("before", {}).get("calls") == 2 and
+              "after" not in functions(report(first)) and
+              functions(report(prof)).get("after", {}).get("calls") == 3,
+              "exec then SIGTERM: each image's profile has its own calls")
+
+
 def jumps():
     p, prof = same_behaviour("jump", "tests/progs/jump.c")
     rep = exact_calls("longjmp", p, prof)
@@ -508,6 +563,24 @@ def userns():
         return
     check(counts(p.stdout).get("f") == 2 and functions(report(prof)).get("f", {}).get("calls") == 2,
           "userns (%s): f's 2 calls, before and after unshare, in the profile" % CLOCK)
+
+
+def pid_namespace():
+    """A process that ran no instrumented code (unshare(1)) and calls
+    unshare(CLONE_NEWPID) can start no thread after it, so the sampler
+    does not come back: that cost it no time, and it printed a line of
+    ours all the same (unshare -pf bash)."""
+    exe = build("pidns", "tests/progs/pidns.c", instrument=False)
+    bare = run([exe], timeout=30)
+    if "unshare: ok" not in bare.stdout:
+        print("# pid namespace: unshare(CLONE_NEWPID) fails here bare too (%s): not checked"
+              % bare.stdout.strip())
+        return
+    prof = os.path.join(OUT, "pidns.ccprof")
+    r = run([exe], timeout=30, env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                        CCPROF_OPTIONS="output=" + prof))
+    check(r.returncode == bare.returncode and r.stdout == bare.stdout and r.stderr == bare.stderr,
+          "pid namespace, uninstrumented: same output, no line of ours (%r)" % r.stderr)
 
 
 def many_threads():
@@ -1118,7 +1191,10 @@ quiet_helper()
 exits()
 exec_()
 reexec()
+exec_then_signal()
 fork_exec()
+own_malloc()
+file_size_limit()
 small_stack()
 jumps()
 coroutines()
@@ -1134,6 +1210,7 @@ record_passes_signals()
 second_signal_mid_write()
 uninstrumented_signals()
 userns()
+pid_namespace()
 many_threads()
 deep()
 explode()

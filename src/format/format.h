@@ -52,6 +52,14 @@ int ccp_format_decode(const unsigned char *buf, size_t len, struct ccp_profile *
 int ccp_format_decode_flags(const unsigned char *buf, size_t len, struct ccp_profile *p,
 			    char *err, size_t errlen, unsigned flags);
 
+/*
+ * The pid and start time (META) of the profile open on fd, read with
+ * pread into a small buffer: no allocation, async-signal-safe, so that
+ * the runtime's writer can call it from a signal handler (peek.c).  No
+ * checksum is checked.  0, or -1 if fd holds no profile or is cut short.
+ */
+int ccp_format_peek_pid(int fd, uint64_t *pid, uint64_t *start_ns);
+
 /* Read a file and decode it; err gets the reason (without the file name). */
 int ccp_format_read_file(const char *path, struct ccp_profile *p, char *err, size_t errlen);
 /* The same, and *bytes = the file's length (also of a pipe). */

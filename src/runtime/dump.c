@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,6 +174,28 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Note [File size limit]: a program may lower RLIMIT_FSIZE (`ulimit -f`
+ * in a shell), and a write past it raises SIGXFSZ, whose default action
+ * ends the process.  Our profile is no file of the program's: writing it
+ * anyway made a program that exited normally die by SIGXFSZ in its write
+ * at exit (its handler is ours while the action is the default), before
+ * stdio flushed its output, and left the temporary file behind.  So a
+ * profile that would not fit is not written: the write fails with EFBIG
+ * and says so, as any failed write does.  Only regular files have the
+ * limit.
+ */
+static int beyond_size_limit(size_t len)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_FSIZE, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+	    (rlim_t)len <= r.rlim_cur)
+		return 0;
+	errno = EFBIG;
+	return 1;
+}
+
 /* Temporary file in the same directory, then rename; a target that exists
  * and is not a regular file (/dev/null, a FIFO) is written directly.  No
  * symlink is followed. */
@@ -189,6 +212,8 @@ static int put_file(const char *path, const unsigned char *buf, size_t len)
 		i = write_all(fd, buf, len);
 		return close(fd) | i;
 	}
+	if (beyond_size_limit(len)) /* Note [File size limit] */
+		return -1;
 	for (i = 0;; i++) {
 		if (snprintf(tmp, sizeof tmp, "%s.tmp%d.%d", path, (int)getpid(), i) >= (int)sizeof tmp)
 			return -1;
@@ -346,25 +371,37 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 }
 
 /* Names come from each module's symbol table, read once per module. */
-static const char *function_name(const struct rt_cc_info *cc, struct elfsym_table *tabs,
-				 char *loaded)
+static const char *function_name(const struct ccp_profile *p, const struct ccp_cc *cc,
+				 struct elfsym_table *tabs, char *loaded)
 {
-	const struct rt_module *m;
-
-	if (cc->module < 0)
+	if (cc->module < 0 || (uint32_t)cc->module >= p->nmodules)
 		return "";
-	m = rt_module_get((uint32_t)cc->module);
 	if (!loaded[cc->module]) {
-		loaded[cc->module] = elfsym_load(m->path, &tabs[cc->module]) == 0 ? 1 : 2;
+		loaded[cc->module] =
+			elfsym_load(p->modules[cc->module].path, &tabs[cc->module]) == 0 ? 1 : 2;
 	}
 	if (loaded[cc->module] == 1) {
-		const char *name = elfsym_find(&tabs[cc->module], cc->key - m->base);
+		const char *name = elfsym_find(&tabs[cc->module], cc->offset);
 
 		if (name)
 			return name;
 	}
 	return "";
 }
+
+/*
+ * Note [The program's malloc]: a normal write allocates with malloc, and
+ * a program may define malloc itself, instrumented (bash does, with its
+ * own allocator).  Each such call runs the hooks, and a hook that enters
+ * a function from a context it never entered it from numbers it
+ * (rt_cc_intern), under the cc lock: a write that allocated or read a
+ * symbol table under that lock waited for itself for ever (bash's
+ * subshells, which write before each exec, hung).  So the memory is
+ * taken before the lock and the names looked up after it.  Numbers only
+ * grow: the table is read up to the counts taken first, which cover every
+ * cost centre the gathered threads name.  The table's entries move when
+ * it grows, so they are copied under the lock; modules stay put.
+ */
 
 /* Cost centres after threads: every CC a gathered history names exists. */
 /* Names are looked up only in a normal write (tabsp != NULL); a write from
@@ -378,6 +415,10 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 
 	p->nmodules = rt_module_count();
 	p->nccs = rt_cc_count();
+	if (tabsp) { /* Note [The program's malloc] */
+		rt_cc_unlock();
+		locked = 0;
+	}
 	p->modules = wmem_alloc(m, (p->nmodules + 1) * sizeof *p->modules);
 	p->ccs = wmem_alloc(m, (p->nccs + 1) * sizeof *p->ccs);
 	if (tabsp) {
@@ -388,6 +429,10 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 		if (locked)
 			rt_cc_unlock();
 		return -1;
+	}
+	if (tabsp) {
+		rt_cc_lock();
+		locked = 1;
 	}
 	for (i = 0; i < p->nmodules; i++) {
 		const struct rt_module *mod = rt_module_get(i);
@@ -403,10 +448,10 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 		o->kind = cc->kind;
 		o->module = cc->module;
 		o->file = "";
+		o->name = "";
 		if (cc->kind == CCP_CC_MANUAL) {
 			o->name = cc->name;
 		} else {
-			o->name = tabsp ? function_name(cc, *tabsp, *loadedp) : "";
 			if (cc->module >= 0)
 				o->offset = cc->key - rt_module_get((uint32_t)cc->module)->base;
 			else
@@ -415,6 +460,10 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 	}
 	if (locked)
 		rt_cc_unlock();
+	if (tabsp)
+		for (i = 0; i < p->nccs; i++)
+			if (p->ccs[i].kind != CCP_CC_MANUAL)
+				p->ccs[i].name = function_name(p, &p->ccs[i], *tabsp, *loadedp);
 	return 0;
 }
 
@@ -471,26 +520,32 @@ static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *
 }
 
 /*
- * exec keeps the pid, so an image that writes where the image before it
- * wrote before its exec (exec.c) would replace that profile.  Move the
- * earlier one aside first, to PATH.pre-exec.N: the last image's profile
- * is at PATH, the earlier ones beside it.  Not from a signal handler (it
- * reads the old file).
+ * Note [Pre-exec profile]: exec keeps the pid, so an image that writes
+ * where the image before it wrote before its exec (exec.c) would replace
+ * that profile.  Move the earlier one aside first, to PATH.pre-exec.N:
+ * the last image's profile is at PATH, the earlier ones beside it.  Also
+ * from a signal handler: an image that dies by SIGTERM (a shell's `exec
+ * prog`, then prog killed) replaced the profile of the image before it.
+ * So the earlier file's pid and start time are peeked at without
+ * allocating (format/peek.c), and the rest is lstat and rename.
  */
 static void keep_pre_exec_profile(const char *path)
 {
-	struct ccp_profile old;
-	char err[128], aside[4096 + 128];
+	char aside[4096 + 128];
+	uint64_t pid, started;
 	struct stat st;
-	int i, ours;
+	int fd, i, ours;
 
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    ccp_format_read_file(path, &old, err, sizeof err) != 0)
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
 		return;
 	/* Same pid, started earlier: an image before an exec (a profile this
 	 * image wrote itself, with ccprof_dump, has our start time). */
-	ours = old.pid == (uint64_t)getpid() && old.start_ns < start_ns;
-	ccp_profile_free(&old);
+	ours = ccp_format_peek_pid(fd, &pid, &started) == 0 && pid == (uint64_t)getpid() &&
+	       started < start_ns;
+	close(fd);
 	if (!ours)
 		return;
 	for (i = 1; i < 1000; i++) {
@@ -544,8 +599,7 @@ static int write_profile(int async)
 		rt_warn("out of memory; no profile written");
 		goto out;
 	}
-	if (!async)
-		keep_pre_exec_profile(path);
+	keep_pre_exec_profile(path);
 	rc = put_file(path, buf, len);
 	if (rc != 0 && async) /* strerror is not async-signal-safe */
 		rt_warn("cannot write %s: errno %d", path, errno);

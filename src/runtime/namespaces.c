@@ -8,7 +8,12 @@
  * program that works bare would fail profiled.  These two calls are
  * interposed like the exec family (exec.c): the sampler is stopped, the
  * real call made, and the sampler started again; a thread of the
- * program's own still makes the call fail, as it would bare.
+ * program's own still makes the call fail, as it would bare.  After
+ * unshare(CLONE_NEWPID) the process can start no thread at all (its
+ * children's pid namespace is no longer its own), so no sampler either:
+ * the rest of its time is lost, and the runtime says so if it recorded
+ * anything (sampler.c); its children, in the new namespace, sample as
+ * usual.
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -225,7 +225,11 @@ static void start_locked(void)
 	stop_requested = 0;
 	running = pthread_create(&sampler, NULL, sampler_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!running)
+	/* A process that ran no instrumented code has no time to lose, and
+	 * a line of ours would be all it changed: unshare(1) after its
+	 * unshare(CLONE_NEWPID), which leaves a process no thread to start
+	 * (namespaces.c). */
+	if (!running && rt_anything_recorded())
 		rt_warn("cannot start the sampling thread; no time will be recorded");
 }
 

@@ -285,6 +285,44 @@ static void determinism(void)
 	}
 }
 
+/* ccp_format_peek_pid (the runtime's, from a signal handler): pid and
+ * start of a written profile, with 3000 arguments so that META spans
+ * many of its reads; -1 for a file cut inside META and for no profile. */
+static void peek(const char *path, const struct ccp_profile *p)
+{
+	static const char *many[3000];
+	struct ccp_profile big = *p;
+	uint64_t pid = 0, start = 0;
+	int fd = open(path, O_RDONLY), rc;
+	unsigned char *b;
+	size_t n;
+
+	rc = ccp_format_peek_pid(fd, &pid, &start);
+	CHECK(rc == 0 && pid == p->pid && start == p->start_ns,
+	      "peek: pid %llu, start %llu", (unsigned long long)pid, (unsigned long long)start);
+	close(fd);
+	for (size_t i = 0; i < 3000; i++)
+		many[i] = i % 2 ? "an argument" : "another";
+	big.argc = 3000;
+	big.argv = many;
+	big.pid = 1234567;
+	fd = open(path, O_RDWR | O_TRUNC);
+	rc = fd >= 0 ? ccp_format_write_fd(&big, fd) : -1;
+	rc |= ccp_format_peek_pid(fd, &pid, &start);
+	CHECK(rc == 0 && pid == 1234567 && start == p->start_ns,
+	      "peek: pid %llu after 3000 arguments", (unsigned long long)pid);
+	if (ccp_format_encode(&big, &b, &n) == 0) {
+		rc = ftruncate(fd, (off_t)(n / 2 > 16 + 3000 ? 16 + 3000 : n / 2));
+		CHECK(rc == 0 && ccp_format_peek_pid(fd, &pid, &start) == -1,
+		      "peek: a file cut inside META is no profile");
+		free(b);
+	}
+	close(fd);
+	fd = open("/dev/null", O_RDONLY);
+	CHECK(ccp_format_peek_pid(fd, &pid, &start) == -1, "peek: /dev/null is no profile");
+	close(fd);
+}
+
 static void file_io(void)
 {
 	char path[] = "/tmp/ccprof-format-XXXXXX";
@@ -301,6 +339,7 @@ static void file_io(void)
 		compare(&p, &q, "file");
 		ccp_profile_free(&q);
 	}
+	peek(path, &p);
 	unlink(path);
 	rc = ccp_format_read_file(path, &q, err, sizeof err);
 	CHECK(rc == -1 && strcmp(err, "No such file or directory") == 0,
