@@ -494,10 +494,10 @@ def exec_then_signal():
     the handler, replaced the first image's at the same path (the move to
     PATH.pre-exec.N was left out of a handler's write, since it decoded
     the old file); now the old file's pid and start are peeked at."""
-    p, prof = same_behaviour("execdie", "tests/progs/execdie.c", timeout=60)
+    p, prof = same_behaviour("execdie", "tests/progs/reexec.c", args=["die"], timeout=60)
     if p is None:
         return
-    check(p.returncode == -signal.SIGTERM and "3002 arguments" in p.stdout,
+    check(p.returncode == -signal.SIGTERM and "3003 arguments" in p.stdout,
           "exec then SIGTERM: the second image ran and died by it (%d)" % p.returncode)
     first = prof + ".pre-exec.1"
     if check(os.path.exists(prof) and os.path.exists(first),
