@@ -235,10 +235,15 @@ static int put_file(const char *path, const unsigned char *buf, size_t len)
 
 /* ---- Memory for a write ---------------------------------------------------
  *
- * A normal write uses malloc.  A write from a signal handler (crash,
- * SIGTERM, dump_signal) may have interrupted malloc, so it takes memory
- * from one large mapping instead, reserved (not committed) when the write
- * starts and released at its end.
+ * Note [Memory for a write]: a write takes its memory from one large mapping, reserved (not
+ * committed) when the write starts and released at its end.  A write from
+ * a signal handler (crash, SIGTERM, dump_signal) must: it may have
+ * interrupted malloc.  A normal write does too, so that gathering the
+ * counts calls no malloc of the program's: an instrumented one (bash's)
+ * would count its calls for the write among the program's, as calls the
+ * program never made.  If the mapping fails (vm.overcommit_memory=2), a
+ * normal write uses malloc.  Symbol tables (elfsym) are read with malloc,
+ * after the counts were taken.
  */
 
 struct wmem {
@@ -246,7 +251,7 @@ struct wmem {
 	size_t used, cap;
 };
 
-#define ASYNC_RESERVE (sizeof(size_t) > 4 ? (size_t)1 << 32 : (size_t)1 << 28)
+#define WRITE_RESERVE (sizeof(size_t) > 4 ? (size_t)1 << 32 : (size_t)1 << 28)
 
 static void *wmem_alloc(struct wmem *m, size_t n)
 {
@@ -503,17 +508,17 @@ static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *
 {
 	uint32_t i;
 
+	for (i = 0; tabs && loaded && i < p->nmodules; i++)
+		if (loaded[i] == 1)
+			elfsym_free(&tabs[i]);
+	free(tabs);
+	free(loaded);
 	if (m->base) {
 		rt_unmap(m->base, m->cap);
 		return;
 	}
 	for (i = 0; p->threads && i < p->nthreads; i++)
 		free(p->threads[i].contexts);
-	for (i = 0; tabs && loaded && i < p->nmodules; i++)
-		if (loaded[i] == 1)
-			elfsym_free(&tabs[i]);
-	free(tabs);
-	free(loaded);
 	free(p->threads);
 	free(p->modules);
 	free(p->ccs);
@@ -576,8 +581,8 @@ static int write_profile(int async)
 	if (getpid() != rt_pid)
 		return -1;
 	memset(&p, 0, sizeof p);
-	if (async && (m.base = rt_map(ASYNC_RESERVE)) != NULL)
-		m.cap = ASYNC_RESERVE;
+	if ((m.base = rt_map(WRITE_RESERVE)) != NULL) /* Note [Memory for a write] */
+		m.cap = WRITE_RESERVE;
 	if (async && m.base == NULL)
 		return -1;
 	if (output_path(path, sizeof path) != 0) {
@@ -608,7 +613,7 @@ static int write_profile(int async)
 	else if (rt_config.verbose)
 		rt_warn("profile written to %s", path);
 out:
-	if (!async)
+	if (m.base == NULL)
 		free(buf);
 	release(&p, &m, tabs, loaded);
 	return rc;
