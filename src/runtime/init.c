@@ -44,12 +44,12 @@ static void before_fork(void)
 	rt_dump_before_fork(); /* takes the registry lock itself */
 	rt_registry_lock();
 	rt_cc_lock();
-	rt_signals_before_fork();
+	rt_dispositions_before_fork();
 }
 
 static void after_fork_parent(void)
 {
-	rt_signals_after_fork();
+	rt_dispositions_after_fork();
 	rt_cc_unlock();
 	rt_registry_unlock();
 }
@@ -65,13 +65,13 @@ static void after_fork_child(void)
 	rt_dump_after_fork();
 	rt_manual_after_fork();
 	rt_sampler_start();
-	rt_signals_after_fork(); /* the signals held since before the fork come now */
+	rt_dispositions_after_fork(); /* the signals held since before the fork come now */
 }
 
 static void init_once(void)
 {
 	rt_exec_init(); /* exec must work even where we do nothing else */
-	rt_signals_init(); /* and signal */
+	rt_dispositions_init(); /* and signal */
 	rt_namespaces_init();
 	rt_dlclose_init();
 	if (getauxval(AT_SECURE)) { /* setuid/setgid: do nothing at all */

@@ -34,6 +34,7 @@
 #define CCPROF_RUNTIME_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <time.h>
@@ -320,10 +321,19 @@ RT_HIDDEN int rt_sys_fexecve(int fd, char *const argv[], char *const envp[]);
 RT_HIDDEN int rt_sys_execvpe(const char *file, char *const argv[], char *const envp[]);
 
 /* signals.c */
-RT_HIDDEN void rt_signals_init(void);
 RT_HIDDEN void rt_signals_install(void);
-RT_HIDDEN void rt_signals_before_fork(void);
-RT_HIDDEN void rt_signals_after_fork(void);
+
+/* dispositions.c: the program's view of its signal actions */
+typedef void (*rt_handler)(int, siginfo_t *, void *);
+/* glibc's sigaction under the name it exports for this (GLIBC_2.2.5), in
+ * libc.so and libc.a alike: the program's calls reach the interposed
+ * sigaction, the runtime's must not. */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+RT_HIDDEN void rt_dispositions_init(void);
+RT_HIDDEN void rt_take_signal(int sig, rt_handler fn);
+RT_HIDDEN const struct sigaction *rt_program_action(int sig);
+RT_HIDDEN void rt_dispositions_before_fork(void);
+RT_HIDDEN void rt_dispositions_after_fork(void);
 
 /* sys.c: memory straight from the kernel (the slow path may run inside
  * malloc or a signal handler, so it never calls malloc). */

@@ -1,0 +1,309 @@
+/*
+ * dispositions.c - the program's view of its signal actions, while the
+ * runtime's handlers (signals.c) stand behind the default ones.
+ *
+ * sigaction, signal, bsd_signal, ssignal, sysv_signal and __sysv_signal
+ * are interposed (Note [The program's dispositions]): a request for the
+ * default action of a signal the runtime handles installs the runtime's
+ * handler instead, and the program is told what it asked for.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#define SIGNALS 65 /* 1..64 */
+
+/* The interposed functions may run before a sanitizer's runtime is ready
+ * (ThreadSanitizer installs its own handlers through sigaction from its
+ * start-up): a build of the runtime with -fsanitize=thread must put no
+ * call of the sanitizer's on their way to libc. */
+#if defined(__has_attribute) && __has_attribute(disable_sanitizer_instrumentation)
+#define RT_UNSANITIZED __attribute__((disable_sanitizer_instrumentation)) /* clang */
+#else
+#define RT_UNSANITIZED __attribute__((no_sanitize("thread"))) /* gcc: all of it */
+#endif
+
+/* While ours[sig] is installed, previous[sig] is the action the program
+ * believes is there: what was there when we started, or the default
+ * action the program asked for since. */
+static struct sigaction previous[SIGNALS];
+static rt_handler ours[SIGNALS];
+
+const struct sigaction *rt_program_action(int sig)
+{
+	return &previous[sig];
+}
+
+/* libc's signal, whose flags for a handler we keep (SA_RESTART but after
+ * siginterrupt), looked up at start-up as exec.c's are; NULL in a static
+ * program, where the action is built as glibc builds it. */
+static sighandler_t (*real_signal)(int, sighandler_t);
+
+void rt_dispositions_init(void)
+{
+	*(void **)&real_signal = dlsym(RTLD_NEXT, "signal");
+}
+
+/* Only SIGSEGV's handler runs on an alternate signal stack the program
+ * may have set up: a stack overflow can be reported only there.  Such a
+ * stack is often small (8 KB: gnulib's c-stack, Rust's threads), too
+ * small for the write, which would overflow it and end a SIGTERM or an
+ * abort() by SIGSEGV; the thread's own stack serves the others. */
+RT_UNSANITIZED static int install_ours(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = ours[sig];
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (sig == SIGSEGV ? SA_ONSTACK : 0);
+	sigemptyset(&sa.sa_mask);
+	return __sigaction(sig, &sa, NULL);
+}
+
+RT_UNSANITIZED static int is_default(const struct sigaction *sa)
+{
+	return sa->sa_handler == SIG_DFL; /* SIG_DFL is 0 in either member */
+}
+
+/* Ours for sig from now on, whenever the program asks for the default
+ * action; installed now unless the signal is ignored. */
+void rt_take_signal(int sig, rt_handler fn)
+{
+	if (sig <= 0 || sig >= SIGNALS || __sigaction(sig, NULL, &previous[sig]) != 0)
+		return;
+	ours[sig] = fn; /* whenever the program asks for the default */
+	if (!(previous[sig].sa_flags & SA_SIGINFO) && previous[sig].sa_handler == SIG_IGN)
+		return; /* ignored stays ignored */
+	install_ours(sig);
+}
+
+/*
+ * Note [The program's dispositions]: a program that cleans up on SIGINT
+ * or SIGTERM often does it outside its handler and then dies by the
+ * signal the usual way: it restores the default action and raises the
+ * signal again (xz).  Had the default action gone to the kernel, that
+ * death would write no profile.  So while ours[sig] is set, a request for
+ * the default action installs ours instead, and previous[sig] records
+ * the request; a handler or SIG_IGN goes to the kernel as asked.  And
+ * whatever is installed, the program is told of its own action: a
+ * program that saves the old action to restore it later (old =
+ * signal(SIGINT, SIG_IGN); ... signal(SIGINT, old)) must get SIG_DFL,
+ * not our handler, which it would reinstall without SA_SIGINFO.
+ * What it is told is what the kernel would give back: glibc adds its
+ * restorer to every action (as it did to ours), the kernel drops SIGKILL
+ * and SIGSTOP from the mask (as_kept), and signal(sig, SIG_DFL) asks for
+ * what glibc's signal builds (the signal blocked in its handler,
+ * SA_RESTART, also after siginterrupt, whose setting we cannot see).
+ * Not for a vfork child (its pid is not ours): it shares our memory but
+ * not our signal actions, so it gets libc's calls unchanged.  Signals
+ * are blocked and a lock held while the kernel's action and previous[]
+ * are read and changed together: sigaction may be called from a handler
+ * and from several threads.  The lock is held across fork (init.c's
+ * handlers), or a child forked while another thread held it would wait
+ * for it for ever in its first sigaction, all signals blocked.  Out of
+ * reach: glibc's sigset (which calls
+ * the kernel's action directly), raw system calls, and a handler
+ * installed with SA_RESETHAND (sysv_signal's way), which the kernel
+ * itself resets to the default action when it runs.
+ */
+RT_UNSANITIZED static int managed(int sig)
+{
+	return sig > 0 && sig < SIGNALS && ours[sig] && getpid() == rt_pid;
+}
+
+static int disposition_lock;
+
+RT_UNSANITIZED static void lock_dispositions(sigset_t *saved)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, saved);
+	while (__atomic_exchange_n(&disposition_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+RT_UNSANITIZED static void unlock_dispositions(const sigset_t *saved)
+{
+	__atomic_store_n(&disposition_lock, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+static sigset_t fork_saved; /* fork's handlers run one fork at a time */
+
+void rt_dispositions_before_fork(void)
+{
+	lock_dispositions(&fork_saved);
+}
+
+void rt_dispositions_after_fork(void)
+{
+	unlock_dispositions(&fork_saved);
+}
+
+/* sa, a default action the program asked for, as sigaction gives it back
+ * once the kernel has it; kept: our action as the kernel has it. */
+RT_UNSANITIZED static void as_kept(struct sigaction *sa, const struct sigaction *kept)
+{
+	sa->sa_flags |= kept->sa_flags & ~(SA_SIGINFO | SA_RESTART | SA_ONSTACK);
+	sa->sa_restorer = kept->sa_restorer;
+	sigdelset(&sa->sa_mask, SIGKILL);
+	sigdelset(&sa->sa_mask, SIGSTOP);
+}
+
+/* The program's view of sig's action; *held: whether ours is installed. */
+RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *held)
+{
+	struct sigaction now;
+
+	if (__sigaction(sig, NULL, &now) != 0)
+		return -1;
+	*held = (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == ours[sig];
+	*view = *held ? previous[sig] : now;
+	return 0;
+}
+
+/* sigaction for a managed signal, under the lock. */
+RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction view, kept;
+	int held;
+
+	if (current_view(sig, &view, &held) != 0)
+		return -1;
+	if (act && is_default(act)) {
+		previous[sig] = *act;
+		if (!held && install_ours(sig) != 0)
+			return -1;
+		if (__sigaction(sig, NULL, &kept) == 0)
+			as_kept(&previous[sig], &kept);
+	} else if (act && __sigaction(sig, act, NULL) != 0) {
+		return -1;
+	}
+	if (old)
+		*old = view;
+	return 0;
+}
+
+/* sigaction and the signal functions as the program calls them.  They
+ * call one another directly, not by their exported names, which another
+ * interposer (a sanitizer's) may take first: the program's sysv_signal,
+ * say, is not to look like its call of sigaction. */
+RT_UNSANITIZED static int program_sigaction(int sig, const struct sigaction *act,
+					    struct sigaction *old)
+{
+	sigset_t saved;
+	int r, e;
+
+	if (!managed(sig))
+		return __sigaction(sig, act, old);
+	lock_dispositions(&saved);
+	r = change_disposition(sig, act, old);
+	e = errno;
+	unlock_dispositions(&saved);
+	errno = e;
+	return r;
+}
+
+RT_UNSANITIZED static sighandler_t set_handler(int sig, sighandler_t handler)
+{
+	struct sigaction sa;
+
+	if (handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	if (real_signal)
+		return real_signal(sig, handler);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	sa.sa_flags = SA_RESTART;
+	if (__sigaction(sig, &sa, &sa) != 0)
+		return SIG_ERR;
+	return sa.sa_handler;
+}
+
+RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, view;
+	sigset_t saved;
+	sighandler_t r;
+	int held, e;
+
+	if (!managed(sig))
+		return set_handler(sig, handler);
+	if (handler == SIG_DFL) { /* glibc's signal: set_handler */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = SIG_DFL;
+		sigemptyset(&sa.sa_mask);
+		sigaddset(&sa.sa_mask, sig);
+		sa.sa_flags = SA_RESTART;
+		return program_sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
+	}
+	lock_dispositions(&saved);
+	r = current_view(sig, &view, &held) != 0 ? SIG_ERR : set_handler(sig, handler);
+	if (r != SIG_ERR && held)
+		r = view.sa_handler;
+	e = errno;
+	unlock_dispositions(&saved);
+	errno = e;
+	return r;
+}
+
+RT_UNSANITIZED RT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return program_sigaction(sig, act, old);
+}
+
+RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)
+{
+	return program_signal(sig, handler);
+}
+
+RT_API sighandler_t bsd_signal(int sig, sighandler_t handler);
+
+RT_UNSANITIZED RT_API sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	return program_signal(sig, handler);
+}
+
+/* glibc's third name for its signal (SVID). */
+RT_UNSANITIZED RT_API sighandler_t ssignal(int sig, sighandler_t handler)
+{
+	return program_signal(sig, handler);
+}
+
+/* glibc's System V signal, what signal is in a strict ISO C program
+ * (-std=c11 without _DEFAULT_SOURCE): the handler reset to the default
+ * action when it runs, the signal not blocked in it, no SA_RESTART. */
+RT_UNSANITIZED static sighandler_t sysv(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	if (handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	return program_sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
+}
+
+RT_UNSANITIZED RT_API sighandler_t __sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv(sig, handler);
+}
+
+RT_UNSANITIZED RT_API sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv(sig, handler);
+}
