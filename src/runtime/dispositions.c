@@ -76,7 +76,7 @@ void rt_take_signal(int sig, rt_handler fn)
 {
 	if (sig <= 0 || sig >= SIGNALS || __sigaction(sig, NULL, &previous[sig]) != 0)
 		return;
-	ours[sig] = fn; /* whenever the program asks for the default */
+	ours[sig] = fn;
 	if (!(previous[sig].sa_flags & SA_SIGINFO) && previous[sig].sa_handler == SIG_IGN)
 		return; /* ignored stays ignored */
 	install_ours(sig);
@@ -210,6 +210,18 @@ RT_UNSANITIZED static int program_sigaction(int sig, const struct sigaction *act
 	return r;
 }
 
+/* The action glibc's signal(sig, handler) asks for: the signal blocked
+ * in its handler, SA_RESTART (but after siginterrupt, which we cannot
+ * see). */
+RT_UNSANITIZED static void bsd_action(struct sigaction *sa, int sig, sighandler_t handler)
+{
+	memset(sa, 0, sizeof *sa);
+	sa->sa_handler = handler;
+	sigemptyset(&sa->sa_mask);
+	sigaddset(&sa->sa_mask, sig);
+	sa->sa_flags = SA_RESTART;
+}
+
 RT_UNSANITIZED static sighandler_t set_handler(int sig, sighandler_t handler)
 {
 	struct sigaction sa;
@@ -220,11 +232,7 @@ RT_UNSANITIZED static sighandler_t set_handler(int sig, sighandler_t handler)
 	}
 	if (real_signal)
 		return real_signal(sig, handler);
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, sig);
-	sa.sa_flags = SA_RESTART;
+	bsd_action(&sa, sig, handler);
 	if (__sigaction(sig, &sa, &sa) != 0)
 		return SIG_ERR;
 	return sa.sa_handler;
@@ -239,12 +247,8 @@ RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 
 	if (!managed(sig))
 		return set_handler(sig, handler);
-	if (handler == SIG_DFL) { /* glibc's signal: set_handler */
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = SIG_DFL;
-		sigemptyset(&sa.sa_mask);
-		sigaddset(&sa.sa_mask, sig);
-		sa.sa_flags = SA_RESTART;
+	if (handler == SIG_DFL) {
+		bsd_action(&sa, sig, SIG_DFL);
 		return program_sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
 	}
 	lock_dispositions(&saved);

@@ -162,21 +162,6 @@ static void die_by(int sig)
 	raise(sig);
 }
 
-/*
- * Write the profile once.  A thread that gets a signal while another
- * thread writes waits for that write before it goes on to die:
- * otherwise two terminating signals close together, the second taken
- * by another thread (`ccprof record` passes on a SIGTERM that the
- * program's process group got too), end the process in the middle of
- * the write, and no profile is left.  Within the writing thread the
- * terminating signals are blocked for the write (a SIGINT in the middle
- * of the SIGTERM handler's write would end it as well), and unblocked
- * after it, not left to the handler's return: a program's SIGSEGV
- * handler we chain to may never return.  The writing thread itself, on
- * a crash in the middle of its write, does not wait for itself; nor does
- * a child forked during the write, which has no such thread (tgkill with
- * signal 0 says so).
- */
 /* Block the terminating signals (and dump_signal) in this thread; what
  * was blocked goes to saved. */
 static void hold_signals(sigset_t *saved)
@@ -192,6 +177,21 @@ static void hold_signals(sigset_t *saved)
 	pthread_sigmask(SIG_BLOCK, &held, saved);
 }
 
+/*
+ * Write the profile once.  A thread that gets a signal while another
+ * thread writes waits for that write before it goes on to die:
+ * otherwise two terminating signals close together, the second taken
+ * by another thread (`ccprof record` passes on a SIGTERM that the
+ * program's process group got too), end the process in the middle of
+ * the write, and no profile is left.  Within the writing thread the
+ * terminating signals are blocked for the write (a SIGINT in the middle
+ * of the SIGTERM handler's write would end it as well), and unblocked
+ * after it, not left to the handler's return: a program's SIGSEGV
+ * handler we chain to may never return.  The writing thread itself, on
+ * a crash in the middle of its write, does not wait for itself; nor does
+ * a child forked during the write, which has no such thread (tgkill with
+ * signal 0 says so).
+ */
 static void write_once(void)
 {
 	long self = (long)syscall(SYS_gettid), first = 0;
