@@ -403,6 +403,7 @@ static int get_thread(struct rd *r)
 		    get_varint(r, &c->entries) != 0 || get_varint(r, &c->recursive) != 0 ||
 		    get_varint(r, &c->time) != 0)
 			return -1;
+		c->alloc_bytes = c->alloc_blocks = 0; /* ALLOC, if present, sets them */
 		if (ccp_totals_add(&r->totals, c->entries, c->recursive, c->time) != 0)
 			return fail(r, "calls or time add up past 2^64 (thread %" PRIu32
 				       " context %" PRIu32 ")", ti, ci);
@@ -429,6 +430,43 @@ static int get_stats(struct rd *r)
 		seen |= 1u << key;
 		*slot = value;
 	}
+	return 0;
+}
+
+/* ALLOC: the allocations outside contexts, then (thread, context, bytes,
+ * blocks) for each context that allocated, in strictly increasing order
+ * of (thread, context), so that the encoding is unique. */
+static int get_alloc(struct rd *r)
+{
+	struct ccp_profile *p = r->prof;
+	struct ccp_alloc_sums sums = {0, 0};
+	uint32_t n;
+	uint64_t prev_thread = 0, prev_ctx = 0;
+	if (get_varint(r, &p->alloc.outside_bytes) != 0 ||
+	    get_varint(r, &p->alloc.outside_blocks) != 0 || get_count(r, 4, UINT32_MAX, &n) != 0)
+		return -1;
+	if (ccp_alloc_sums_add(&sums, p->alloc.outside_bytes, p->alloc.outside_blocks) != 0)
+		return fail(r, "allocations add up past 2^64");
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t ti, ci, bytes, blocks;
+		if (get_varint(r, &ti) != 0 || get_varint(r, &ci) != 0 ||
+		    get_varint(r, &bytes) != 0 || get_varint(r, &blocks) != 0)
+			return -1;
+		if (ti >= p->nthreads || ci >= p->threads[ti].ncontexts)
+			return fail(r, "no context %" PRIu64 " in thread %" PRIu64 " (record %" PRIu32
+				       ")", ci, ti, i);
+		if (i > 0 && (ti < prev_thread || (ti == prev_thread && ci <= prev_ctx)))
+			return fail(r, "records out of order (record %" PRIu32 ")", i);
+		if (!bytes && !blocks)
+			return fail(r, "empty record %" PRIu32, i);
+		if (ccp_alloc_sums_add(&sums, bytes, blocks) != 0)
+			return fail(r, "allocations add up past 2^64 (record %" PRIu32 ")", i);
+		p->threads[ti].contexts[ci].alloc_bytes = bytes;
+		p->threads[ti].contexts[ci].alloc_blocks = blocks;
+		prev_thread = ti;
+		prev_ctx = ci;
+	}
+	p->alloc.measured = 1;
 	return 0;
 }
 
@@ -483,9 +521,15 @@ static int check_crc(struct rd *r, const unsigned char *b, size_t n, size_t hsiz
 	return 0;
 }
 
-/* The required sections come in tag order, THREAD any number of times. */
+/* The required sections come in tag order, THREAD any number of times;
+ * ALLOC, optional, only right after STATS. */
 static int check_order(struct rd *r, unsigned last, uint64_t tag)
 {
+	if (tag == CCP_SEC_ALLOC && last == CCP_SEC_ALLOC)
+		return fail(r, "duplicate section ALLOC");
+	if (tag == CCP_SEC_ALLOC && last != CCP_SEC_STATS)
+		return fail(r, "section ALLOC out of order (after %s)",
+			    last ? ccp_section_name(last) : "header");
 	if (tag == last + 1 || (tag == CCP_SEC_THREAD && last == CCP_SEC_THREAD) ||
 	    (tag == CCP_SEC_STATS && last == CCP_SEC_CCS))
 		return 0;
@@ -500,8 +544,8 @@ static int check_order(struct rd *r, unsigned last, uint64_t tag)
 static int end_section(struct rd *r, unsigned last, const unsigned char *b, size_t n,
 		       const unsigned char *payload, uint64_t len)
 {
-	if (last != CCP_SEC_STATS)
-		return fail(r, "missing section %s", /* THREAD is optional */
+	if (last != CCP_SEC_STATS && last != CCP_SEC_ALLOC)
+		return fail(r, "missing section %s", /* THREAD and ALLOC are optional */
 			    ccp_section_name(last >= CCP_SEC_CCS ? CCP_SEC_STATS : last + 1));
 	if (len != CCP_END_PAYLOAD)
 		return fail(r, "bad section END (length %" PRIu64 ")", len);
@@ -518,6 +562,7 @@ static int (*const parsers[CCP_SEC_FIRST_UNKNOWN])(struct rd *) = {
 	[CCP_SEC_STRINGS] = get_strings, [CCP_SEC_META] = get_meta,
 	[CCP_SEC_MODULES] = get_modules, [CCP_SEC_CCS] = get_ccs,
 	[CCP_SEC_THREAD] = get_thread,   [CCP_SEC_STATS] = get_stats,
+	[CCP_SEC_ALLOC] = get_alloc,
 };
 
 /* Sections from off to the END section, which must close the file. */

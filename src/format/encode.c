@@ -419,6 +419,47 @@ static void put_stats(struct wbuf *w, const struct ccp_stats *st)
 	section_end(w, at);
 }
 
+/*
+ * ALLOC, only for a run that counted allocations: what no context could
+ * take, then one record per context that allocated, in file order, so
+ * that a run allocating in few of its contexts costs few bytes.
+ */
+static void put_alloc(struct wbuf *w, const struct ccp_profile *p)
+{
+	struct ccp_alloc_sums sums = {0, 0};
+	uint64_t records = 0;
+	if (!p->alloc.measured)
+		return;
+	if (ccp_alloc_sums_add(&sums, p->alloc.outside_bytes, p->alloc.outside_blocks) != 0) {
+		wb_fail(w, EINVAL);
+		return;
+	}
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++) {
+			const struct ccp_context *c = &p->threads[i].contexts[j];
+			records += c->alloc_bytes || c->alloc_blocks;
+			if (ccp_alloc_sums_add(&sums, c->alloc_bytes, c->alloc_blocks) != 0) {
+				wb_fail(w, EINVAL);
+				return;
+			}
+		}
+	size_t at = section_begin(w, CCP_SEC_ALLOC);
+	put_varint(w, p->alloc.outside_bytes);
+	put_varint(w, p->alloc.outside_blocks);
+	put_varint(w, records);
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++) {
+			const struct ccp_context *c = &p->threads[i].contexts[j];
+			if (!c->alloc_bytes && !c->alloc_blocks)
+				continue;
+			put_varint(w, i);
+			put_varint(w, j);
+			put_varint(w, c->alloc_bytes);
+			put_varint(w, c->alloc_blocks);
+		}
+	section_end(w, at);
+}
+
 /* END carries the CRC-32 of every byte before its tag. */
 static void put_end(struct wbuf *w)
 {
@@ -460,6 +501,7 @@ static void put_profile(struct wbuf *w, const struct ccp_profile *p, const struc
 	for (uint32_t i = 0; i < p->nthreads; i++)
 		put_thread(w, &p->threads[i], t, &marks, &totals);
 	put_stats(w, &p->stats);
+	put_alloc(w, p);
 	put_end(w);
 	mem_free(w->a, marks.stamp, stamp_size);
 }

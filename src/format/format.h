@@ -79,4 +79,11 @@ struct ccp_totals {
 };
 int ccp_totals_add(struct ccp_totals *sum, uint64_t entries, uint64_t recursive, uint64_t time);
 
+/* The same for allocations: bytes and blocks, each added over every
+ * context and the allocations outside them, stay below 2^64. */
+struct ccp_alloc_sums {
+	uint64_t bytes, blocks;
+};
+int ccp_alloc_sums_add(struct ccp_alloc_sums *sum, uint64_t bytes, uint64_t blocks);
+
 #endif

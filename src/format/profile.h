@@ -67,6 +67,8 @@ struct ccp_context {
 	uint64_t entries;   /* E(C): transitions into this context */
 	uint64_t recursive; /* R(C): direct recursive calls (A1) */
 	uint64_t time;      /* T(C): ticks charged while here */
+	uint64_t alloc_bytes;  /* bytes allocated while here (ccp_alloc) */
+	uint64_t alloc_blocks; /* blocks allocated while here */
 };
 
 struct ccp_thread {
@@ -92,6 +94,22 @@ struct ccp_stats {
 				   * cost; 0 in files from before it was recorded */
 };
 
+/*
+ * Allocation profiling (docs/alloc.md): with the runtime that counts
+ * allocations (libccprof-alloc.so), every context also has the bytes and
+ * blocks allocated while it ran.  `measured` tells a run that allocated
+ * nothing from a run where nothing was counted (an old file, or the
+ * runtime without the counting); only then are alloc_* in the contexts
+ * meaningful.  `outside_*`: allocations made by a thread before its first
+ * instrumented call (or by a thread that never makes one), which no
+ * context can take.
+ */
+struct ccp_alloc {
+	uint32_t measured; /* 1 if the run counted allocations, else 0 */
+	uint64_t outside_bytes;
+	uint64_t outside_blocks;
+};
+
 struct ccp_profile {
 	const char *program;  /* path of the executable */
 	uint32_t argc;
@@ -113,6 +131,7 @@ struct ccp_profile {
 	uint32_t nthreads;
 	struct ccp_thread *threads;
 	struct ccp_stats stats;
+	struct ccp_alloc alloc;
 
 	void *arena; /* owner of everything above when built by the reader */
 };

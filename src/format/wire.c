@@ -12,8 +12,8 @@
 
 const char *ccp_section_name(uint64_t tag)
 {
-	static const char *const names[] = {"END",  "STRINGS", "META", "MODULES",
-					    "CCS",  "THREAD",  "STATS"};
+	static const char *const names[] = {"END", "STRINGS", "META",  "MODULES",
+					    "CCS", "THREAD",  "STATS", "ALLOC"};
 	return tag < CCP_SEC_FIRST_UNKNOWN ? names[tag] : "unknown";
 }
 
@@ -93,5 +93,16 @@ int ccp_totals_add(struct ccp_totals *sum, uint64_t entries, uint64_t recursive,
 		return -1;
 	sum->calls = calls;
 	sum->time = t;
+	return 0;
+}
+
+int ccp_alloc_sums_add(struct ccp_alloc_sums *sum, uint64_t bytes, uint64_t blocks)
+{
+	uint64_t by, bl;
+	if (__builtin_add_overflow(sum->bytes, bytes, &by) ||
+	    __builtin_add_overflow(sum->blocks, blocks, &bl))
+		return -1;
+	sum->bytes = by;
+	sum->blocks = bl;
 	return 0;
 }

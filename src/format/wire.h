@@ -32,7 +32,8 @@ enum ccp_section {
 	CCP_SEC_CCS = 4,
 	CCP_SEC_THREAD = 5,
 	CCP_SEC_STATS = 6,
-	CCP_SEC_FIRST_UNKNOWN = 7, /* this tag and above: skipped by readers */
+	CCP_SEC_ALLOC = 7, /* optional, after STATS: format.md 3.7 */
+	CCP_SEC_FIRST_UNKNOWN = 8, /* this tag and above: skipped by readers */
 };
 
 #define CCP_END_PAYLOAD 4 /* the CRC-32 */
@@ -42,7 +43,7 @@ enum ccp_section {
 /* CCP_ENTRY(cc, mark) must fit a uint32_t, so there are at most 2^31 CCs. */
 #define CCP_MAX_CCS (UINT32_C(1) << 31)
 
-/* Name of a section for messages ("STRINGS"; "unknown" above STATS). */
+/* Name of a section for messages ("STRINGS"; "unknown" above ALLOC). */
 const char *ccp_section_name(uint64_t tag);
 
 /* CRC-32 (IEEE 802.3, reflected, poly 0xEDB88320), zlib-style chaining

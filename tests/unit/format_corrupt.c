@@ -55,10 +55,10 @@ static uint32_t h5[] = {E(0, 1), E(1, 0), E(2, 1), E(1, 1), E(3, 1)};
 static unsigned char *valid_file(size_t *n)
 {
 	static struct ccp_context c1[] = {
-		{0, NULL, 1, 0, 2}, {1, h1, 1, 0, 10},  {2, h2, 3, 1, 20},
-		{3, h3, 2, 0, 300}, {4, h4, 1, 0, 40}, {5, h5, 1, 0, 1ull << 40},
+		{0, NULL, 1, 0, 2, 0, 0}, {1, h1, 1, 0, 10, 4096, 2},  {2, h2, 3, 1, 20, 0, 0},
+		{3, h3, 2, 0, 300, 0, 1}, {4, h4, 1, 0, 40, 1ull << 40, 300}, {5, h5, 1, 0, 1ull << 40, 0, 0},
 	};
-	static struct ccp_context c2[] = {{2, h2, 9, 0, 9}, {1, h1, 1, 0, 1}};
+	static struct ccp_context c2[] = {{2, h2, 9, 0, 9, 7, 7}, {1, h1, 1, 0, 1, 0, 0}};
 	static struct ccp_thread th[] = {{100, "", 6, c1}, {101, "w", 2, c2}};
 	static struct ccp_module m[] = {{"/bin/t", "abcd", 0x400000}};
 	static struct ccp_cc cc[] = {
@@ -72,7 +72,8 @@ static unsigned char *valid_file(size_t *n)
 				.clock = CCP_CLOCK_WALL, .options = "interval=1ms",
 				.hostname = "h", .nmodules = 1, .modules = m, .nccs = 4,
 				.ccs = cc, .nthreads = 2, .threads = th,
-				.stats = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}};
+				.stats = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+				.alloc = {1, 64, 1}};
 	unsigned char *b = NULL;
 	*n = 0;
 	ccp_format_encode(&p, &b, n);
@@ -210,7 +211,7 @@ static void text(struct fb *f, const char *s)
 
 /* The section payloads of a small valid file; tests break one. */
 struct parts {
-	struct fb strings, meta, modules, ccs, thread, stats;
+	struct fb strings, meta, modules, ccs, thread, stats, alloc; /* no ALLOC if empty */
 	unsigned char header[16];
 };
 
@@ -257,6 +258,8 @@ static void assemble(struct fb *f, const struct parts *p)
 	section(f, CCP_SEC_CCS, &p->ccs);
 	section(f, CCP_SEC_THREAD, &p->thread);
 	section(f, CCP_SEC_STATS, &p->stats);
+	if (p->alloc.n)
+		section(f, CCP_SEC_ALLOC, &p->alloc);
 	end(f);
 }
 
@@ -380,7 +383,7 @@ static void structure_cases(void)
 	V(&u, 1, 2, 3);
 	f.n = 0;
 	raw(&f, p.header, 16);
-	section(&f, 7, &u);
+	section(&f, 8, &u);
 	section(&f, CCP_SEC_STRINGS, &p.strings);
 	section(&f, CCP_SEC_META, &p.meta);
 	section(&f, 1000000, &u);
@@ -389,7 +392,7 @@ static void structure_cases(void)
 	section(&f, CCP_SEC_STATS, &p.stats); /* no THREAD at all is fine */
 	section(&f, UINT64_MAX, &empty);
 	end(&f);
-	expect(&f, NULL, "unknown sections 7, 10^6, 2^64-1 skipped; no threads");
+	expect(&f, NULL, "unknown sections 8, 10^6, 2^64-1 skipped; no threads");
 
 	assemble(&f, &p);
 	f.n = 16;
@@ -606,6 +609,75 @@ static void index_cases(void)
 	expect_parts(&p, "duplicate key 1 in section STATS", "STATS key twice");
 }
 
+/* ALLOC (format.md 3.7): optional, once, after STATS; records of contexts
+ * that exist, in order, not empty; sums below 2^64. */
+static void alloc_cases(void)
+{
+	struct parts p;
+	struct fb f;
+	default_parts(&p);
+	/* outside bytes blocks, records; (thread, context, bytes, blocks)... */
+	V(&p.alloc, 10, 1, 2, 0, 0, 100, 2, 0, 1, 0, 1);
+	expect_parts(&p, NULL, "ALLOC with two records");
+	p.alloc.n = 0;
+	V(&p.alloc, 0, 0, 0);
+	expect_parts(&p, NULL, "ALLOC with no record");
+	p.alloc.n = 0;
+	V(&p.alloc, 0, 0, 1, 0, 2, 1, 1);
+	expect_parts(&p, "no context 2 in thread 0", "ALLOC record past the contexts");
+	p.alloc.n = 0;
+	V(&p.alloc, 0, 0, 1, 1, 0, 1, 1);
+	expect_parts(&p, "no context 0 in thread 1", "ALLOC record of a missing thread");
+	p.alloc.n = 0;
+	V(&p.alloc, 0, 0, 2, 0, 1, 1, 1, 0, 0, 1, 1);
+	expect_parts(&p, "records out of order (record 1)", "ALLOC records out of order");
+	p.alloc.n = 0;
+	V(&p.alloc, 0, 0, 2, 0, 1, 1, 1, 0, 1, 1, 1);
+	expect_parts(&p, "records out of order (record 1)", "ALLOC record twice");
+	p.alloc.n = 0;
+	V(&p.alloc, 0, 0, 1, 0, 1, 0, 0);
+	expect_parts(&p, "empty record 0", "ALLOC record of nothing");
+	p.alloc.n = 0;
+	V(&p.alloc, UINT64_MAX, 0, 1, 0, 1, 1, 0);
+	expect_parts(&p, "allocations add up past 2^64 (record 0)", "ALLOC bytes past 2^64");
+	p.alloc.n = 0;
+	V(&p.alloc, 0, 0, 1000, 0, 1, 1, 0);
+	expect_parts(&p, "bad count 1000 in section ALLOC", "ALLOC count past its bytes");
+	p.alloc.n = 0;
+	V(&p.alloc, 0, 0, 0, 0);
+	expect_parts(&p, "bad section ALLOC (1 unexpected bytes", "ALLOC with a byte left over");
+
+	/* Where it may stand. */
+	p.alloc.n = 0;
+	V(&p.alloc, 0, 0, 0);
+	assemble(&f, &p);
+	f.n -= 6;
+	section(&f, CCP_SEC_ALLOC, &p.alloc);
+	end(&f);
+	expect(&f, "duplicate section ALLOC", "ALLOC twice");
+	f.n = 0;
+	raw(&f, p.header, 16);
+	section(&f, CCP_SEC_STRINGS, &p.strings);
+	section(&f, CCP_SEC_META, &p.meta);
+	section(&f, CCP_SEC_MODULES, &p.modules);
+	section(&f, CCP_SEC_CCS, &p.ccs);
+	section(&f, CCP_SEC_THREAD, &p.thread);
+	section(&f, CCP_SEC_ALLOC, &p.alloc);
+	section(&f, CCP_SEC_STATS, &p.stats);
+	end(&f);
+	expect(&f, "section ALLOC out of order (after THREAD)", "ALLOC before STATS");
+	f.n = 0;
+	raw(&f, p.header, 16);
+	section(&f, CCP_SEC_ALLOC, &p.alloc);
+	end(&f);
+	expect(&f, "section ALLOC out of order (after header)", "ALLOC first");
+	assemble(&f, &p);
+	f.n -= 6;
+	section(&f, CCP_SEC_THREAD, &p.thread);
+	end(&f);
+	expect(&f, "section THREAD out of order (after ALLOC)", "THREAD after ALLOC");
+}
+
 int main(void)
 {
 	uint32_t crc = ccp_crc32(0, (const unsigned char *)"123456789", 9);
@@ -631,5 +703,6 @@ int main(void)
 	count_cases();
 	amplification();
 	index_cases();
+	alloc_cases();
 	return check_failures != 0;
 }

@@ -28,7 +28,8 @@ static int str_eq(const char *a, const char *b)
 static int ctx_eq(const struct ccp_context *a, const struct ccp_context *b)
 {
 	if (a->len != b->len || a->entries != b->entries || a->recursive != b->recursive ||
-	    a->time != b->time)
+	    a->time != b->time || a->alloc_bytes != b->alloc_bytes ||
+	    a->alloc_blocks != b->alloc_blocks)
 		return 0;
 	return a->len == 0 || memcmp(a->hist, b->hist, a->len * sizeof *a->hist) == 0;
 }
@@ -76,6 +77,10 @@ static void compare(const struct ccp_profile *a, const struct ccp_profile *b, co
 	CHECK(th, "%s: threads and contexts equal (%u threads)", what, a->nthreads);
 
 	CHECK(memcmp(&a->stats, &b->stats, sizeof a->stats) == 0, "%s: stats equal", what);
+	CHECK(a->alloc.measured == b->alloc.measured &&
+	      a->alloc.outside_bytes == b->alloc.outside_bytes &&
+	      a->alloc.outside_blocks == b->alloc.outside_blocks,
+	      "%s: allocation totals equal", what);
 }
 
 /* encode -> decode -> compare -> encode -> same bytes. */
@@ -125,10 +130,10 @@ static uint32_t w1[] = {E(WORKER, 1)};
 static uint32_t w2[] = {E(WORKER, 1), E(WORK, 1)};
 static uint32_t w3[] = {E(WORKER, 1), E(WORK, 0), E(STRLEN, 0), E(WORK, 1), E(STRLEN, 1)};
 
-#define CTX(h, e, r, t) {LEN(h), h, e, r, t}
+#define CTX(h, e, r, t) {LEN(h), h, e, r, t, 0, 0}
 
 static struct ccp_context main_ctx[] = {
-	{0, NULL, 1, 0, 3}, /* the root context */
+	{0, NULL, 1, 0, 3, 0, 0}, /* the root context */
 	CTX(sp1, 1, 0, 10),
 	CTX(sp2, 1, 0, 20),
 	CTX(sp3, 5, 0, 30),
@@ -370,7 +375,7 @@ static void large(void)
 		h[0] = E(0, 1);
 		h[1] = E(1 + i / 100, 1);
 		h[2] = E(1000 + i, 1);
-		ctx[i] = (struct ccp_context){3, h, i, 0, (uint64_t)i * i};
+		ctx[i] = (struct ccp_context){3, h, i, 0, (uint64_t)i * i, 0, 0};
 	}
 	struct ccp_module m = {"big", "", 0};
 	struct ccp_thread th = {1, "main", NC, ctx};
@@ -400,8 +405,8 @@ static void totals_past_2_64(void)
 		{"time past 2^64 across threads", 0, 0, UINT64_C(1) << 63, 0, UINT64_C(1) << 63, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct ccp_context c0 = {1, h, cases[i].e0, cases[i].r0, cases[i].t0};
-		struct ccp_context c1 = {1, h, cases[i].e1, 0, cases[i].t1};
+		struct ccp_context c0 = {1, h, cases[i].e0, cases[i].r0, cases[i].t0, 0, 0};
+		struct ccp_context c1 = {1, h, cases[i].e1, 0, cases[i].t1, 0, 0};
 		struct ccp_thread t[2] = {{1, "", 1, &c0}, {2, "", 1, &c1}};
 		struct ccp_profile p = sample();
 		p.nthreads = 2;
@@ -442,7 +447,7 @@ static void rejects(void)
 		{"a NULL history with length 1", 1, NULL},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		struct ccp_context c = {bad[i].len, bad[i].hist, 1, 0, 1};
+		struct ccp_context c = {bad[i].len, bad[i].hist, 1, 0, 1, 0, 0};
 		struct ccp_thread t = {1, "", 1, &c};
 		struct ccp_profile p = sample();
 		p.nthreads = 1;
@@ -497,9 +502,48 @@ static void subtracted_key(struct ccp_profile *p)
 	free(b2);
 }
 
+/* ALLOC (format.md 3.7): written only for a run that counted
+ * allocations, one record per context that allocated. */
+static void alloc_section(struct ccp_profile *p)
+{
+	unsigned char *b0 = NULL, *b1 = NULL, *b2 = NULL;
+	size_t n0 = 0, n1 = 0, n2 = 0;
+	struct ccp_context *saved = p->threads[0].contexts, copy[LEN(main_ctx)];
+	memcpy(copy, saved, sizeof copy);
+	p->threads[0].contexts = copy;
+	int rc = ccp_format_encode(p, &b0, &n0);
+	p->alloc.measured = 1;
+	rc |= ccp_format_encode(p, &b1, &n1);
+	/* tag and length, then 0 bytes, 0 blocks and 0 records outside: 5 bytes. */
+	CHECK(rc == 0 && n1 == n0 + 5, "ALLOC of a run that allocated nothing: 5 bytes (%zu -> %zu)",
+	      n0, n1);
+	roundtrip(p, "measured, nothing allocated");
+	p->alloc.outside_bytes = 4000;
+	p->alloc.outside_blocks = 3;
+	copy[0].alloc_bytes = 16; /* the root context */
+	copy[0].alloc_blocks = 1;
+	copy[4].alloc_bytes = 0; /* malloc(0) */
+	copy[4].alloc_blocks = 5;
+	copy[8].alloc_bytes = (uint64_t)1 << 62;
+	copy[8].alloc_blocks = 1;
+	roundtrip(p, "allocations in three contexts");
+	copy[9].alloc_bytes = (uint64_t)1 << 63;
+	copy[9].alloc_blocks = 1;
+	copy[10].alloc_bytes = (uint64_t)1 << 62; /* the sum reaches 2^64 */
+	copy[10].alloc_blocks = 1;
+	errno = 0;
+	rc = ccp_format_encode(p, &b2, &n2);
+	CHECK(rc == -1 && errno == EINVAL, "encoder refuses allocations adding up past 2^64");
+	p->alloc = (struct ccp_alloc){0, 0, 0};
+	p->threads[0].contexts = saved;
+	free(b0);
+	free(b1);
+}
+
 int main(void)
 {
 	struct ccp_profile p = sample();
+	alloc_section(&p);
 	roundtrip(&p, "sample");
 	subtracted_key(&p);
 	tiny_example();
