@@ -184,6 +184,19 @@ def program_malloc():
               % rep["alloc"]["blocks"])
 
 
+def runtime_linked_in():
+    """A program with libccprof.a linked in keeps its own runtime, which
+    counts no allocation: record --alloc says so in one line."""
+    prog = build("allocs_linked", "tests/progs/allocs.c", os.path.join(LIB, "libccprof.a"))
+    bare = run([prog])
+    r, prof = record_alloc(prog)
+    check(r.returncode == 0 and r.stdout == bare.stdout and os.path.exists(prof),
+          "libccprof.a linked in: runs and writes under --alloc")
+    warn = [l for l in r.stderr.splitlines() if "--alloc: no allocation counted" in l]
+    check(len(warn) == 1, "libccprof.a linked in: one line says no allocation was counted")
+    check("alloc" not in report(prof), "libccprof.a linked in: the profile has no allocation")
+
+
 def not_measured():
     """Without --alloc the profile says nothing about allocation: no
     ALLOC section, no alloc keys, and sorting by it is refused."""
@@ -220,6 +233,7 @@ forked_child()
 own_allocator()
 cxx_new()
 program_malloc()
+runtime_linked_in()
 not_measured()
 preloaded_by_hand()
 finish()

@@ -773,15 +773,18 @@ static int whole_file(const struct ccp_profile *p, size_t size)
 	return len == size;
 }
 
-static void add_sources(const char *path, uint64_t since_ns)
+/* Returns whether the profile counted allocations (0 if unreadable). */
+static int add_sources(const char *path, uint64_t since_ns)
 {
 	struct ccp_profile p;
 	struct stat was, now;
 	size_t size;
 	char err[256];
+	int measured = 0;
 	char *real = realpath(path, NULL);
 	if (real != NULL && stat(real, &was) == 0 &&
 	    ccp_format_read_file_sized(real, &p, &size, err, sizeof err) == 0) {
+		measured = (int)p.alloc.measured;
 		if (p.start_ns >= since_ns && whole_file(&p, size) && sources_resolve(&p) > 0 &&
 		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
 			fprintf(stderr, "ccprof: %s: cannot add source lines: %s\n", path,
@@ -789,6 +792,7 @@ static void add_sources(const char *path, uint64_t since_ns)
 		ccp_profile_free(&p);
 	}
 	free(real);
+	return measured;
 }
 
 /*
@@ -887,11 +891,17 @@ static void record_outcome(const struct record_opts *o, const char *out,
 	char *real = expand_pid(out, r->pid);
 	if (strcmp(real, out) != 0)
 		existed = 0; /* a name with this run's pid in it */
-	int written = profile_written(real, before, existed);
+	int written = profile_written(real, before, existed), measured = 0;
 	if (written)
-		add_sources(real, 0); /* this run's, by Note [Which profile] */
+		measured = add_sources(real, 0); /* this run's, by Note [Which profile] */
 	add_sources_beside(out, real, r->start_ns);
 	struct stat st;
+	if (written && o->alloc && !measured)
+		/* The hooks were not the preloaded runtime's: libccprof.a is
+		 * linked into PROGRAM (docs/alloc.md). */
+		fprintf(stderr, "ccprof: --alloc: no allocation counted: %s does not use the "
+				"preloaded runtime (statically linked, or libccprof.a linked in)\n",
+			o->command[0]);
 	if (written)
 		fprintf(stderr, "ccprof: profile written to %s\n", real);
 	else if (stat(real, &st) == 0 && !S_ISREG(st.st_mode))
