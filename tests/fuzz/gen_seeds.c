@@ -245,6 +245,24 @@ static void threads(struct gen *g)
 					.lost_calls = 2, .lost_time = 0};
 }
 
+/* threads with allocation profiling (docs/alloc.md): the ALLOC section,
+ * allocations outside any context, in the root, and in a few contexts. */
+static void allocs(struct gen *g)
+{
+	threads(g);
+	g->p.alloc = (struct ccp_alloc){1, 72704, 1};
+	g->ctx[0][0].alloc_bytes = 16; /* the root: before main's first call */
+	g->ctx[0][0].alloc_blocks = 1;
+	g->ctx[0][1].alloc_bytes = 4096;
+	g->ctx[0][1].alloc_blocks = 1;
+	g->ctx[0][4].alloc_bytes = 0; /* malloc(0) */
+	g->ctx[0][4].alloc_blocks = 3;
+	g->ctx[1][3].alloc_bytes = 3000;
+	g->ctx[1][3].alloc_blocks = 3;
+	g->ctx[1][4].alloc_bytes = UINT64_C(1) << 40;
+	g->ctx[1][4].alloc_blocks = 7;
+}
+
 /* C++: mangled names the model demangles, a manual region, the overflow
  * centre, unnamed functions (shown as 0x<offset>@<module>), and strings
  * the writers must escape (quotes, backslash, control bytes, UTF-8 and a
@@ -458,6 +476,8 @@ int main(int argc, char **argv)
 	g_write(&g, argv[1], "spivey");
 	threads(&g);
 	g_write(&g, argv[1], "threads");
+	allocs(&g);
+	g_write(&g, argv[1], "allocs");
 	cxx(&g);
 	g_write(&g, argv[1], "cxx");
 	many(&g);
