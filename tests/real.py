@@ -262,6 +262,33 @@ def same_as_unoptimised(tag, o0, o2, functions_only=False):
               "counts are gcc -O0's%s" % (tag, len(a), what, "" if not bad else ", not " + "; ".join(bad[:3])))
 
 
+def memcheck_heap(exe, args):
+    """valgrind memcheck's "total heap usage": (allocs, bytes), or None."""
+    r = run(["valgrind", exe] + list(args))
+    m = re.search(r"total heap usage: ([\d,]+) allocs, [\d,]+ frees, ([\d,]+) bytes", r.stderr)
+    return (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) if m else None
+
+
+def allocations_agree(tag, exe, bare, names_file):
+    """record --alloc (docs/alloc.md): every block the demangler allocates
+    (realloc-grown output buffers, the parser's component arrays) and its
+    bytes, against memcheck's count of the bare build on the same input."""
+    args = [names_file, "1"]
+    mc = memcheck_heap(bare, args)
+    prof = os.path.join(D, tag + ".alloc.ccprof")
+    r = run([CCPROF, "record", "--alloc", "-o", prof, "--", exe] + args)
+    if not check(mc is not None and r.returncode == 0, "%s --alloc: memcheck and record ran" % tag):
+        return
+    rep = report(prof)
+    got = (rep["alloc"]["blocks"], rep["alloc"]["bytes"])
+    check(got == mc, "%s --alloc: %d blocks, %d bytes, as memcheck counts (%d, %d)"
+          % ((tag,) + got + mc))
+    d = functions(rep)["cplus_demangle_v3"]
+    check(0 < d["inherited_alloc_blocks"] < got[0],
+          "%s --alloc: cplus_demangle_v3 allocates %d of the %d blocks"
+          % (tag, d["inherited_alloc_blocks"], got[0]))
+
+
 def main():
     os.makedirs(D, exist_ok=True)
     src = unpack()
@@ -286,6 +313,7 @@ def main():
     o0 = exact_build(src, "gcc-O0", "gcc", ["-O0", "-finstrument-functions"], names_file, b.stdout)
     if o0 is not None:
         gprof_agrees(src, o0[2], names_file)
+        allocations_agree("gcc-O0", o0[0], bare, names_file)
     o2 = exact_build(src, "gcc-O2", "gcc", ["-O2", "-finstrument-functions"], names_file, b.stdout,
                      lines_only=True)
     if o0 is not None and o2 is not None:
