@@ -23,7 +23,12 @@
  * bytes (10 %): hidden; ⟨c,b,a⟩ has 1 tick but 50 bytes (52 %): kept
  * (Note [Pruning with allocations]), and hidden when the run did not
  * count allocations.
+ *
+ * merge (combine.h) of that profile, twice, with one that did not count
+ * allocations: each history's bytes add up (2 x), the outside ones too,
+ * and the result counted allocations.
  */
+#include "model/combine.h"
 #include "model_fixture.h"
 
 static void build_mj_alloc(struct fixture *f)
@@ -250,6 +255,55 @@ static void overflow(void)
 	model_free(&m);
 }
 
+/* COST(fn) in allocations, in a model of p. */
+static struct model_alloc self_alloc_of(const struct ccp_profile *p, const char *fn)
+{
+	char err[128];
+	struct model m;
+	struct model_alloc a = {0, 0};
+	if (model_build(&m, p, MODEL_FLAT, err, sizeof err) == 0)
+		a = fx_fn(&m, fn)->self_alloc;
+	model_free(&m);
+	return a;
+}
+
+static void merge(void)
+{
+	static struct fixture f, g;
+	build_mj_alloc(&f);
+	fx_init(&g, 1);
+	fx_ctx(&g, "[a] [b] [c]", 1, 0, 9); /* no allocations counted */
+	const struct ccp_profile *in[3] = {&f.p, &g.p, &f.p};
+	const char *names[3] = {"f", "g", "f"};
+	struct ccp_arena *arena = ccp_arena_new();
+	struct ccp_profile sum;
+	char err[256] = "";
+	CHECK(combine_profiles(&sum, arena, in, names, 3, err, sizeof err) == 0, "merge f g f: %s",
+	      err[0] ? err : "ok");
+	CHECK(sum.alloc.measured == 1, "merge: measured, as f is");
+	CHECK(sum.alloc.outside_bytes == 200 && sum.alloc.outside_blocks == 6,
+	      "merge: outside 2 x 100 bytes, 2 x 3 blocks");
+	struct model_alloc c = self_alloc_of(&sum, "c");
+	CHECK(c.bytes == 120 && c.blocks == 12, "merge: COST(c) 2 x 60 bytes, 2 x 6 blocks");
+	ccp_arena_free(arena);
+
+	in[1] = &g.p;
+	in[0] = in[2] = &g.p;
+	arena = ccp_arena_new();
+	CHECK(combine_profiles(&sum, arena, in, names, 3, err, sizeof err) == 0 &&
+		      sum.alloc.measured == 0,
+	      "merge g g g: not measured");
+	ccp_arena_free(arena);
+
+	f.threads[0].contexts[4].alloc_bytes = UINT64_MAX / 2 + 1; /* [a] [b] [c] */
+	in[0] = in[2] = &f.p;
+	arena = ccp_arena_new();
+	CHECK(combine_profiles(&sum, arena, in, names, 3, err, sizeof err) != 0 &&
+		      strstr(err, "f: calls, time or allocations would add up past 2^64"),
+	      "merge: bytes past 2^64 refused: %s", err);
+	ccp_arena_free(arena);
+}
+
 int main(void)
 {
 	flat_and_tree();
@@ -260,5 +314,6 @@ int main(void)
 	prune(0);
 	threads();
 	overflow();
+	merge();
 	return check_failures != 0;
 }
