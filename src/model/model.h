@@ -465,6 +465,12 @@ static inline int model_alloc_measured(const struct model *m)
 	return m->prof && m->prof->alloc.measured;
 }
 
+/* The allocations outside any context (profile.h) that m shows: the
+ * profile's, unless m is a focused view, which keeps only some contexts
+ * and none of these (view.c).  m's total allocation is total_alloc plus
+ * these. */
+struct model_alloc model_alloc_outside(const struct model *m);
+
 /* Share of the bytes allocated in m's contexts in percent (0 when none
  * were): %alloc, as model_percent is %time. */
 double model_alloc_percent(const struct model *m, uint64_t bytes);

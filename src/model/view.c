@@ -96,6 +96,13 @@ void model_src_get(const struct model *m, uint32_t k, struct model_src *s)
 				model_ctx_alloc(c)};
 }
 
+struct model_alloc model_alloc_outside(const struct model *m)
+{
+	if (!m->prof || (m->view && m->view->focus))
+		return (struct model_alloc){0, 0};
+	return (struct model_alloc){m->prof->alloc.outside_bytes, m->prof->alloc.outside_blocks};
+}
+
 /* ---- building ------------------------------------------------------------ */
 
 struct view_build {

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/view.h"
 #include "model/xalloc.h"
 #include "output/escape.h"
 #include "output/text.h"
@@ -90,14 +89,10 @@ static void text_bytes_blocks(struct ob *o, struct model_alloc a)
  */
 static void text_alloc_total(const struct text *t)
 {
-	const struct model *m = t->m;
-	const struct ccp_alloc *pa = &m->prof->alloc;
-	struct model_alloc outside = {pa->outside_bytes, pa->outside_blocks};
-	struct model_alloc total = m->total_alloc;
-	int with_outside = !(m->view && m->view->focus) && (outside.bytes || outside.blocks);
+	struct model_alloc outside = model_alloc_outside(t->m), total = t->m->total_alloc;
+	int with_outside = outside.bytes || outside.blocks;
 	struct ob *o = t->o;
-	if (with_outside)
-		model_alloc_add(&total, outside);
+	model_alloc_add(&total, outside);
 	ob_puts(o, "\n    total alloc  ");
 	text_bytes_blocks(o, total);
 	if (with_outside) {
