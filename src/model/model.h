@@ -470,6 +470,8 @@ static inline int model_alloc_measured(const struct model *m)
  * and none of these (view.c).  m's total allocation is total_alloc plus
  * these. */
 struct model_alloc model_alloc_outside(const struct model *m);
+/* m's total allocation: total_alloc and model_alloc_outside. */
+struct model_alloc model_alloc_total(const struct model *m);
 
 /* Share of the bytes allocated in m's contexts in percent (0 when none
  * were): %alloc, as model_percent is %time. */

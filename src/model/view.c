@@ -103,6 +103,13 @@ struct model_alloc model_alloc_outside(const struct model *m)
 	return (struct model_alloc){m->prof->alloc.outside_bytes, m->prof->alloc.outside_blocks};
 }
 
+struct model_alloc model_alloc_total(const struct model *m)
+{
+	struct model_alloc total = m->total_alloc;
+	model_alloc_add(&total, model_alloc_outside(m));
+	return total;
+}
+
 /* ---- building ------------------------------------------------------------ */
 
 struct view_build {

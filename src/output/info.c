@@ -13,6 +13,7 @@
 
 #include "model/sources.h"
 #include "output/escape.h"
+#include "output/jrep.h"
 #include "output/json.h"
 #include "output/text.h"
 
@@ -135,37 +136,15 @@ static void text_counts(struct ob *f, const struct info_input *in)
 
 /* With allocation data: the run's total (every context's and those
  * outside any), and the part outside. */
-static struct model_alloc alloc_total(const struct model *m)
-{
-	struct model_alloc total = m->total_alloc;
-	model_alloc_add(&total, model_alloc_outside(m));
-	return total;
-}
-
 static void text_alloc(struct ob *f, const struct model *m)
 {
-	struct model_alloc all = alloc_total(m), outside = model_alloc_outside(m);
+	struct model_alloc all = model_alloc_total(m), outside = model_alloc_outside(m);
 	if (!model_alloc_measured(m))
 		return;
 	ob_printf(f, "%-18s %" PRIu64 " bytes in %" PRIu64 " blocks\n", "allocated", all.bytes,
 		  all.blocks);
 	ob_printf(f, "%-18s %" PRIu64 " bytes in %" PRIu64 " blocks (before a thread's first "
 		     "call)\n", "outside contexts", outside.bytes, outside.blocks);
-}
-
-static void json_alloc(struct json *j, const struct model *m)
-{
-	struct model_alloc all = alloc_total(m), outside = model_alloc_outside(m);
-	if (!model_alloc_measured(m))
-		return;
-	json_newline(j);
-	json_key(j, "alloc");
-	json_begin_object(j);
-	json_kuint(j, "bytes", all.bytes);
-	json_kuint(j, "blocks", all.blocks);
-	json_kuint(j, "outside_bytes", outside.bytes);
-	json_kuint(j, "outside_blocks", outside.blocks);
-	json_end_object(j);
 }
 
 int info_text(FILE *out, const struct info_input *in)
@@ -233,7 +212,7 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "lost_ticks", s->lost_time);
 	json_kseconds(&j, "lost_time_s", s->lost_time, p->ticks_per_sec);
 	json_kuint(&j, "dispatchers", s->dispatchers);
-	json_alloc(&j, m);
+	jr_alloc_member(&j, m);
 	json_end_object(&j);
 	ob_putc(f, '\n');
 	return ob_close(f);

@@ -35,6 +35,10 @@ void jr_id_value(struct jrep *r, uint32_t cc);
 /* An object that stands for cc, opened with its "name" and "id". */
 void jr_named_object(struct jrep *r, uint32_t cc);
 
+/* "alloc": {bytes, blocks, outside_bytes, outside_blocks}, m's total
+ * allocation and the part outside any context, when m has allocation
+ * data (report_json.c; `info --json` writes it too). */
+void jr_alloc_member(struct json *j, const struct model *m);
 /* "functions": the flat profile of r->m (report_json.c). */
 void jr_functions(struct jrep *r);
 /* A context as an object: "history", "entries", "recursive", "time_s"

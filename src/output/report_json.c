@@ -59,15 +59,11 @@ void jr_named_object(struct jrep *r, uint32_t cc)
 	}
 }
 
-/* "alloc": the total allocated (in the contexts shown and outside any
- * context), and the part outside; only for a run that counted them. */
-static void jr_alloc_total(struct jrep *r)
+void jr_alloc_member(struct json *j, const struct model *m)
 {
-	struct json *j = &r->j;
-	struct model_alloc outside = model_alloc_outside(r->m), total = r->m->total_alloc;
-	if (!r->alloc)
+	struct model_alloc total = model_alloc_total(m), outside = model_alloc_outside(m);
+	if (!model_alloc_measured(m))
 		return;
-	model_alloc_add(&total, outside);
 	json_newline(j);
 	json_key(j, "alloc");
 	json_begin_object(j);
@@ -102,7 +98,7 @@ static void jr_header(struct jrep *r)
 	if (!m->nthread_models) /* else "threads" is the breakdown (views_json.c) */
 		json_kuint(j, "threads", p->nthreads);
 	json_kuint(j, "ncontexts", m->nctx);
-	jr_alloc_total(r);
+	jr_alloc_member(j, m);
 }
 
 /* "offset": a function's offset in its module, as its 0x<offset>@<module>

@@ -89,10 +89,9 @@ static void text_bytes_blocks(struct ob *o, struct model_alloc a)
  */
 static void text_alloc_total(const struct text *t)
 {
-	struct model_alloc outside = model_alloc_outside(t->m), total = t->m->total_alloc;
+	struct model_alloc outside = model_alloc_outside(t->m), total = model_alloc_total(t->m);
 	int with_outside = outside.bytes || outside.blocks;
 	struct ob *o = t->o;
-	model_alloc_add(&total, outside);
 	ob_puts(o, "\n    total alloc  ");
 	text_bytes_blocks(o, total);
 	if (with_outside) {

@@ -37,8 +37,7 @@ void jr_view(struct jrep *r)
 		jr_name_list(r, "deselected", base, v->selected, 0);
 	jr_secs(r, "profile_total_time_s", base->total_time);
 	if (r->alloc) {
-		struct model_alloc all = model_alloc_outside(base);
-		json_kuint(&r->j, "profile_alloc_bytes", all.bytes + base->total_alloc.bytes);
+		json_kuint(&r->j, "profile_alloc_bytes", model_alloc_total(base).bytes);
 	}
 	if (m->pruning) {
 		json_key(&r->j, "prune");
