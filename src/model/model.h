@@ -90,8 +90,9 @@ struct model_fn {
 
 /*
  * A context after merging threads, one per distinct history, is a struct
- * ccp_context (profile.h): its history, E, R, T and allocations.  The histories point
- * into the profile (a view's reduced ones into the view model's arena).
+ * ccp_context (profile.h): its history, E, R, T and allocations.  The
+ * histories point into the profile (a view's reduced ones into the view
+ * model's arena).
  *
  * Note [Borrowed contexts]: a model whose contexts are another's unchanged
  * points at them instead of copying them (a million contexts are 40 MB):

@@ -42,19 +42,32 @@ struct prune_limits {
 	uint64_t min_ticks;                   /* o->min_time in ticks */
 };
 
-/* Note [Pruning with allocations]: with allocation data a node is small
+/*
+ * Note [Pruning with allocations]: with allocation data a node is small
  * by --min-percent only when it is small in time and in bytes alike (as
  * GHC lists a cost centre above 1 % of either): a node that allocates
- * half the bytes in no time is what `--sort alloc` is looking for. */
+ * half the bytes in no time is what `--sort alloc` is looking for.  A
+ * cost of which the tree has none (no bytes allocated, or no time
+ * charged) has no say, so a profile that counted allocations and found
+ * none prunes as one that did not count them.
+ */
+static int small_share(const struct prune_limits *l, uint32_t k, double percent)
+{
+	const struct model_node *x = &l->nodes[k], *root = &l->nodes[0];
+	uint64_t all_bytes = l->alloc ? l->alloc[0].inherited.bytes : 0;
+	int time = under_percent(x->inherited, root->inherited, percent);
+	if (!all_bytes)
+		return time;
+	int bytes = under_percent(l->alloc[k].inherited.bytes, all_bytes, percent);
+	return root->inherited ? time && bytes : bytes;
+}
+
 static int is_small(const struct prune_limits *l, uint32_t k, uint64_t subtree_entries)
 {
 	const struct model_prune_opts *o = l->o;
-	const struct model_node *x = &l->nodes[k], *root = &l->nodes[0];
-	if (o->min_percent > 0 && under_percent(x->inherited, root->inherited, o->min_percent) &&
-	    (!l->alloc || under_percent(l->alloc[k].inherited.bytes, l->alloc[0].inherited.bytes,
-					o->min_percent)))
+	if (o->min_percent > 0 && small_share(l, k, o->min_percent))
 		return 1;
-	if (o->min_time > 0 && x->inherited < l->min_ticks)
+	if (o->min_time > 0 && l->nodes[k].inherited < l->min_ticks)
 		return 1;
 	return o->min_calls > 0 && subtree_entries < o->min_calls;
 }

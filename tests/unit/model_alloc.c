@@ -185,28 +185,33 @@ static void focus_and_callers(void)
 	view_free(&w);
 }
 
-/* The hidden line of a at 20 %: ⟨c,a⟩ (1 tick, 10 bytes). */
+/* The hidden line of a at 20 %: ⟨c,a⟩ (1 tick, 10 bytes).  measured 2:
+ * the run counted allocations and found none, which prunes as not
+ * measured (Note [Pruning with allocations]). */
 static void prune(int measured)
 {
 	static struct fixture f;
 	struct viewed w;
 	build_mj_alloc(&f);
-	f.p.alloc.measured = (uint32_t)measured;
+	f.p.alloc.measured = measured != 0;
+	for (uint32_t k = 0; measured == 2 && k < f.threads[0].ncontexts; k++)
+		f.threads[0].contexts[k].alloc_bytes = 0;
 	model_view_opts_init(&w.o);
 	w.o.prune.min_percent = 20;
 	CHECK(view_of(&w, &f, MODEL_ALL) == 0, "prune 20 %% builds");
 	const struct model_pruned *pr = &w.vm.tree_pruned;
 	const struct model_node *a = fx_node(&w.vm, "a"), *abc = fx_node(&w.vm, "a/b/c");
 	const struct model_hidden *h = &pr->rest[a - w.vm.nodes];
-	if (measured) {
+	if (measured == 1) {
 		CHECK(!pr->hidden[abc - w.vm.nodes], "prune: a/b/c (52 %% of bytes) is kept");
 		CHECK(h->count == 1 && h->time == 1, "prune: a hides a/c alone, with its tick");
 		check_alloc(&h->alloc, 10, 1, "prune: the hidden line carries a/c's bytes");
 		check_alloc(&pr->rest[fx_node(&w.vm, "a/b") - w.vm.nodes].alloc, 0, 0,
 			    "prune: a/b hides nothing");
 	} else {
-		CHECK(pr->hidden[abc - w.vm.nodes], "prune, not measured: a/b/c (1 tick) is hidden");
-		CHECK(h->count == 1, "prune, not measured: a hides a/c");
+		CHECK(pr->hidden[abc - w.vm.nodes], "prune, %s: a/b/c (1 tick) is hidden",
+		      measured ? "no bytes" : "not measured");
+		CHECK(h->count == 1, "prune, %s: a hides a/c", measured ? "no bytes" : "not measured");
 	}
 	view_free(&w);
 }
@@ -312,6 +317,7 @@ int main(void)
 	focus_and_callers();
 	prune(1);
 	prune(0);
+	prune(2);
 	threads();
 	overflow();
 	merge();
