@@ -26,7 +26,9 @@ const struct cli_command cli_diff = {
 	.usage = "ccprof diff [--normalize] [--top N] [VIEW OPTIONS] [--json] A B",
 	.help = "Show how profile B differs from profile A: for each function, the change\n"
 		"in self time, inherited time and calls, absolute (B - A) and relative to\n"
-		"A; then the same for each compressed stack (self time and entries).\n"
+		"A; then the same for each compressed stack (self time and entries).  When\n"
+		"both profiles counted allocations, also the change in bytes allocated\n"
+		"(self; stacks: individual).\n"
 		"Largest change first; functions or stacks on one side only are listed and\n"
 		"marked.  Functions are matched by name.\n\n"
 		"Options:\n"

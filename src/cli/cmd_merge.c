@@ -22,8 +22,9 @@ const struct cli_command cli_merge = {
 	.summary = "add profiles of several runs into one",
 	.usage = "ccprof merge -o OUT FILE...",
 	.help = "Add the profiles FILE... into one profile OUT: contexts with the same\n"
-		"history add their calls and times, so `ccprof report OUT` shows the sum of\n"
-		"the runs.  Functions are matched by module (path and build-id) and offset,\n"
+		"history add their calls, times and allocations, so `ccprof report OUT`\n"
+		"shows the sum of the runs (with allocations if any FILE has them).\n"
+		"Functions are matched by module (path and build-id) and offset,\n"
 		"manual regions by name; thread i of each file is added to thread i of OUT.\n"
 		"The files must have the same clock, sampling interval and clock rate (for\n"
 		"the cycles clock, rates within 0.5% are accepted and rescaled to the\n"

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "cli/view_opts.h"
@@ -20,16 +21,21 @@ static int report_run(int argc, char **argv);
 const struct cli_command cli_report = {
 	.name = "report",
 	.summary = "print a profile: top cost centres, stack tree, call graph, views",
-	.usage = "ccprof report [--top N] [--graph] [--contexts] [--callers F] [--around F] "
+	.usage = "ccprof report [--top N] [--sort time|alloc|calls] [--graph] [--contexts] "
+		 "[--callers F] [--around F] "
 		 "[--cycles] [--hot] [--threads] [--hook-cost] [VIEW OPTIONS] [--json] FILE",
 	.help = "Print the profile in FILE (written by the ccprof runtime) in the style of\n"
 		"GHC's .prof report: a header, the top cost centres by self time, and the\n"
 		"stack tree (contexts grouped by compressed stack, with individual and\n"
 		"inherited time).  The top cost centres end in SRC, the file and line that\n"
 		"define each function, from its binary's debug information (-g) when that\n"
-		"is still the build that ran.  docs/views.md shows every view.\n\n"
+		"is still the build that ran.  When the run counted allocations, GHC's\n"
+		"%alloc stands beside %time.  docs/views.md shows every view.\n\n"
 		"Options:\n"
 		"  -t, --top N        rows in the tables of top cost centres (default 20; 0: all)\n"
+		"  -s, --sort KEY     order of those tables: time (self time, the default),\n"
+		"                     alloc (self bytes allocated: a profile with allocation\n"
+		"                     data only) or calls\n"
 		"  -g, --graph        add a gprof-style call graph with exact arc times\n"
 		"  -c, --contexts     add every context with its history, most expensive first\n"
 		"  --callers PATTERNS add the inverted tree of each matching function: its\n"
@@ -61,6 +67,7 @@ enum {
 static const struct option report_options[] = {
 	VIEW_OPTIONS,
 	{"top", required_argument, NULL, 't'},
+	{"sort", required_argument, NULL, 's'},
 	{"graph", no_argument, NULL, 'g'},
 	{"contexts", no_argument, NULL, 'c'},
 	{"callers", required_argument, NULL, OPT_CALLERS},
@@ -83,12 +90,25 @@ struct report_args {
 	const char *path;
 };
 
+static int parse_sort(const char *arg, enum report_sort *out)
+{
+	static const char *const keys[] = {[REPORT_SORT_TIME] = "time",
+					   [REPORT_SORT_ALLOC] = "alloc",
+					   [REPORT_SORT_CALLS] = "calls"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (strcmp(arg, keys[i]) == 0) {
+			*out = (enum report_sort)i;
+			return 0;
+		}
+	return -1;
+}
+
 static int report_parse(int argc, char **argv, struct report_args *a)
 {
 	char err[256];
 	int c;
 	opterr = 0;
-	while ((c = cli_getopt(argc, argv, ":t:gcjh", report_options)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":t:s:gcjh", report_options)) != -1) {
 		int r = view_opts_parse(&a->view, c, optarg, err, sizeof err);
 		if (r < 0)
 			return cli_usage_error(&cli_report, "%s", err);
@@ -98,6 +118,12 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		case 't':
 			if (cli_parse_count(optarg, &a->o.top) != 0)
 				return cli_usage_error(&cli_report, "--top needs a count, not '%s'",
+						       optarg);
+			break;
+		case 's':
+			if (parse_sort(optarg, &a->o.sort) != 0)
+				return cli_usage_error(&cli_report,
+						       "--sort needs time, alloc or calls, not '%s'",
 						       optarg);
 			break;
 		case 'g': a->o.graph = 1; break;
@@ -206,6 +232,13 @@ static int report_show(struct report_args *a)
 	struct model_view v;
 	if (cli_load(a->path, 0, &cp) != 0)
 		return CLI_EXIT_FAIL;
+	if (a->o.sort == REPORT_SORT_ALLOC && !model_alloc_measured(&cp.model)) {
+		/* A usage error, known only once the file is read. */
+		fprintf(stderr, "ccprof report: --sort alloc: %s has no allocation data (the run "
+				"did not count allocations)\n", a->path);
+		cli_unload(&cp);
+		return CLI_EXIT_USAGE;
+	}
 	sources_resolve(&cp.prof);
 	if (view_opts_model(a->path, &cp.model, &a->view, report_passes(a), &vm, &v) != 0) {
 		cli_unload(&cp);

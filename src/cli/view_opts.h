@@ -73,7 +73,8 @@ enum {
 	"                       name)\n"                                                  \
 	"  --focus PATTERNS     only contexts where one of these is active; the stack\n"  \
 	"                       tree is rooted at it\n"                                   \
-	"  --min-percent X      hide tree nodes under X % of the total time\n"           \
+	"  --min-percent X      hide tree nodes under X % of the total time (and of the\n" \
+	"                       bytes allocated, when the run counted them)\n"          \
 	"  --min-calls N        hide tree nodes whose subtree has fewer than N calls\n"   \
 	"  --min-time S         hide tree nodes under S seconds\n"                        \
 	"                       (hidden nodes add up on one \"(n hidden)\" line)\n"

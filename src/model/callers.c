@@ -19,8 +19,8 @@
  * deselected entries as a rerun without them would; the same function
  * twice in a row (a→d→a with d deselected) is one step, as A1 makes it.
  *
- * Nodes: individual = time of walks that end there (at a thread root or
- * the focus), inherited = time of walks through it, entries = calls of F
+ * Nodes: individual = time (and allocations) of walks that end there (at
+ * a thread root or the focus), inherited = of walks through it, entries = calls of F
  * made in contexts whose walk ends there; `calls` adds entries up over
  * each subtree (calls of F through that chain of callers).
  */
@@ -53,6 +53,8 @@ static void callers_walk(struct model_nodes *b, const struct model_view *v,
 	if (gap) /* an elided path below the focus cut */
 		node = model_nodes_child(b, node, MODEL_GAP);
 	b->nodes[node].individual += s->time;
+	if (b->alloc)
+		model_alloc_add(&b->alloc[node].individual, s->alloc);
 	b->nodes[node].entries += calls ? s->entries + s->recursive : 0;
 }
 
@@ -72,10 +74,15 @@ static void callers_finish(struct model *m, uint32_t f, struct model_nodes *b,
 	t->nodes = model_calloc(m, b->n, sizeof *t->nodes);
 	memcpy(t->nodes, b->nodes, b->n * sizeof *b->nodes);
 	free(b->nodes);
-	model_tree_finish(m, t->nodes, t->nnodes);
+	if (b->alloc) {
+		t->node_alloc = model_calloc(m, b->n, sizeof *t->node_alloc);
+		memcpy(t->node_alloc, b->alloc, b->n * sizeof *b->alloc);
+		free(b->alloc);
+	}
+	model_tree_finish(m, t->nodes, t->node_alloc, t->nnodes);
 	callers_calls(m, t);
 	if (m->pruning)
-		model_prune_nodes(m, t->nodes, t->nnodes, &m->prune, &t->pruned);
+		model_prune_nodes(m, t->nodes, t->node_alloc, t->nnodes, &m->prune, &t->pruned);
 }
 
 /*
@@ -97,7 +104,7 @@ void model_callers(struct model *m, const uint32_t *fns, uint32_t n)
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
 		first[cc] = MODEL_NONE;
 	for (uint32_t i = n; i-- > 0;) {
-		model_nodes_init(&b[i], fns[i]);
+		model_nodes_init(&b[i], fns[i], model_alloc_measured(m));
 		next[i] = first[fns[i]];
 		first[fns[i]] = i;
 	}

@@ -46,6 +46,7 @@ struct combine {
 	uint32_t *hist;   /* one renumbered history */
 	uint32_t hist_cap;
 	struct ccp_totals totals; /* of the result: it must stay readable */
+	struct ccp_alloc_sums alloc; /* the same for its allocations */
 	uint32_t too_big;         /* the first file that took it past 2^64, + 1 */
 };
 
@@ -266,7 +267,8 @@ static void add_thread(struct combine *c, struct cthread *t, const struct ccp_th
 	for (uint32_t k = 0; k < th->ncontexts && !c->too_big; k++) {
 		const struct ccp_context *x = &th->contexts[k];
 		uint64_t time = rescale(x->time, to, from);
-		if (ccp_totals_add(&c->totals, x->entries, x->recursive, time) != 0) {
+		if (ccp_totals_add(&c->totals, x->entries, x->recursive, time) != 0 ||
+		    ccp_alloc_sums_add(&c->alloc, x->alloc_bytes, x->alloc_blocks) != 0) {
 			c->too_big = f + 1;
 			return;
 		}
@@ -281,7 +283,25 @@ static void add_thread(struct combine *c, struct cthread *t, const struct ccp_th
 		y->entries += x->entries;
 		y->recursive += x->recursive;
 		y->time += time;
+		y->alloc_bytes += x->alloc_bytes;
+		y->alloc_blocks += x->alloc_blocks;
 	}
+}
+
+/* Allocations outside any context add up as the contexts' do; the result
+ * counted allocations if any file did (a file that did not adds none). */
+static void add_outside(struct combine *c, struct ccp_profile *out, const struct ccp_profile *p,
+			uint32_t f)
+{
+	if (c->too_big)
+		return;
+	if (ccp_alloc_sums_add(&c->alloc, p->alloc.outside_bytes, p->alloc.outside_blocks) != 0) {
+		c->too_big = f + 1;
+		return;
+	}
+	out->alloc.measured |= p->alloc.measured;
+	out->alloc.outside_bytes += p->alloc.outside_bytes;
+	out->alloc.outside_blocks += p->alloc.outside_blocks;
 }
 
 static void add_file(struct combine *c, const struct ccp_profile *p, uint32_t f, uint64_t tps)
@@ -398,6 +418,7 @@ int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
 	copy_header(&c, out, in[0]);
 	for (uint32_t f = 0; f < n && !c.too_big; f++) {
 		add_file(&c, in[f], f, out->ticks_per_sec);
+		add_outside(&c, out, in[f], f);
 		add_stats(out, in[f], out->ticks_per_sec);
 		/* One file that does not know makes the sum unknown (0), not low. */
 		unknown_subtracted |= !subtracted_known(in[f]);
@@ -405,7 +426,7 @@ int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
 	if (unknown_subtracted)
 		out->stats.subtracted = 0;
 	if (c.too_big)
-		snprintf(err, errlen, "%s: calls or time would add up past 2^64",
+		snprintf(err, errlen, "%s: calls, time or allocations would add up past 2^64",
 			 names[c.too_big - 1]);
 	finish(&c, out);
 	keyed_free(&c.modkeys);

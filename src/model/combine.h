@@ -8,7 +8,10 @@
  * by path and build-id.  Thread i of every file is added to thread i of
  * the result (threads are written in start order, so the main thread is
  * thread 0 everywhere), and within a thread contexts with the same
- * history are added up: entries, recursive calls and time add exactly.
+ * history are added up: entries, recursive calls, time and allocations
+ * add exactly, and so do the allocations outside any context.  The result
+ * counted allocations (alloc.measured) if any file did: a file that did
+ * not adds no bytes.
  *
  * The files must agree on how time was measured: the same clock, the
  * same sampling interval (sampling clocks), and the same ticks_per_sec.

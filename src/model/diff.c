@@ -62,6 +62,7 @@ static void add_functions(struct rows *r, struct diff *d, const struct model *m,
 		row->self[side] += model_seconds(m, fn->self) * scale;
 		row->inherited[side] += model_seconds(m, fn->inherited) * scale;
 		row->calls[side] += fn->calls;
+		row->alloc[side] += d->alloc ? fn->self_alloc.bytes : 0;
 	}
 }
 
@@ -93,7 +94,8 @@ static void add_stacks(struct rows *r, struct diff *d, const struct model *m, in
 {
 	for (uint32_t k = 1; k < m->nnodes; k++) {
 		const struct model_node *x = &m->nodes[k];
-		if (!x->entries && !x->individual)
+		if (!x->entries && !x->individual &&
+		    !(d->alloc && model_node_alloc_at(m->node_alloc, k).individual.bytes))
 			continue;
 		char *key;
 		const char **names = stack_names(d, m, k, x->depth, &key);
@@ -105,6 +107,7 @@ static void add_stacks(struct rows *r, struct diff *d, const struct model *m, in
 		row->self[side] += model_seconds(m, x->individual) * scale;
 		row->inherited[side] += model_seconds(m, x->inherited) * scale;
 		row->calls[side] += x->entries;
+		row->alloc[side] += d->alloc ? model_node_alloc_at(m->node_alloc, k).individual.bytes : 0;
 	}
 }
 
@@ -125,6 +128,9 @@ static int cmp_row(const void *pa, const void *pb)
 	if (!c)
 		c = cmp_abs_desc((double)a->calls[1] - (double)a->calls[0],
 				 (double)b->calls[1] - (double)b->calls[0]);
+	if (!c)
+		c = cmp_abs_desc((double)a->alloc[1] - (double)a->alloc[0],
+				 (double)b->alloc[1] - (double)b->alloc[0]);
 	if (!c && a->name && b->name)
 		c = strcmp(a->name, b->name);
 	for (uint32_t i = 0; !c && a->stack && i < a->depth && i < b->depth; i++)
@@ -161,6 +167,7 @@ void diff_build(struct diff *d, const struct model *a, const struct model *b, in
 	d->total_calls[0] = a->total_calls;
 	d->total_calls[1] = b->total_calls;
 	d->scale = normalize && d->total[1] > 0 ? d->total[0] / d->total[1] : 1.0;
+	d->alloc = model_alloc_measured(a) && model_alloc_measured(b);
 
 	struct rows fr = {.n = 0}, sr = {.n = 0};
 	htab_init(&fr.tab, (size_t)a->nlisted + b->nlisted);

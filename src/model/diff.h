@@ -7,9 +7,12 @@
  * names along them.  Times are in seconds, as doubles: the two profiles
  * may have different tick rates, and with normalisation B's times are
  * scaled by total(A) / total(B), so the comparison is of shares of the
- * run.  Calls are never scaled.  Rows present on one side only are kept,
- * with zeros on the other.  Rows come largest change first: |Δ self|,
- * then |Δ inherited|, then |Δ calls|, then name.
+ * run.  Calls are never scaled, nor are bytes allocated: when both
+ * profiles counted allocations (alloc), each row also has the bytes
+ * allocated on each side (functions: self; stacks: individual).  Rows
+ * present on one side only are kept, with zeros on the other.  Rows come
+ * largest change first: |Δ self|, then |Δ inherited|, then |Δ calls|,
+ * then |Δ bytes|, then name.
  */
 #ifndef CCPROF_MODEL_DIFF_H
 #define CCPROF_MODEL_DIFF_H
@@ -28,12 +31,15 @@ struct diff_row {
 	double self[2];           /* A, B (B scaled when normalised) */
 	double inherited[2];      /* functions only */
 	uint64_t calls[2];
+	uint64_t alloc[2];        /* bytes allocated: self (stacks: individual);
+				   * 0 unless diff.alloc */
 };
 
 struct diff {
 	double total[2];          /* seconds, as recorded */
 	uint64_t total_calls[2];
 	double scale;             /* applied to B's times (1 unless normalised) */
+	int alloc;                /* both profiles counted allocations */
 	uint32_t nfns, nstacks;
 	struct diff_row *fns, *stacks;
 	struct ccp_arena *arena;

@@ -9,6 +9,9 @@
  *   self(F)      = Σ T(C)         over C with run(C) = F
  *   inherited(F) = Σ T(C)         over C with F ∈ active(C)
  *
+ * and the same sums of the contexts' allocations (Note [Allocation as a
+ * cost] in model.h).
+ *
  * "Once per context" for inherited: a valid history marks each CC at most
  * once, but a stamp per CC makes that true even for a damaged one, at the
  * cost of one word per CC.
@@ -28,14 +31,17 @@ static void flat_costs(struct model *m)
 		if (c->len == 0)
 			continue;
 		struct model_fn *run = &m->fns[CCP_ENTRY_CC(c->hist[c->len - 1])];
+		struct model_alloc alloc = model_ctx_alloc(c);
 		run->calls += c->entries + c->recursive;
 		run->self += c->time;
+		model_alloc_add(&run->self_alloc, alloc);
 		for (uint32_t i = 0; i < c->len; i++) {
 			uint32_t cc = CCP_ENTRY_CC(c->hist[i]);
 			if (!CCP_ENTRY_MARKED(c->hist[i]) || stamp[cc] == k + 1)
 				continue;
 			stamp[cc] = k + 1;
 			m->fns[cc].inherited += c->time;
+			model_alloc_add(&m->fns[cc].inherited_alloc, alloc);
 		}
 	}
 	free(stamp);
@@ -66,8 +72,21 @@ static int cmp_fn_key(const void *pa, const void *pb)
 	return c;
 }
 
+/* The report orders (model.h): which costs sort, major then minor. */
+enum flat_key { BY_SELF, BY_INHERITED, BY_CALLS, BY_SELF_ALLOC };
+
+static struct fn_key fn_key_of(const struct model_fn *f, enum flat_key by)
+{
+	switch (by) {
+	case BY_INHERITED: return (struct fn_key){f->inherited, f->self, NULL, 0};
+	case BY_CALLS: return (struct fn_key){f->calls, f->self, NULL, 0};
+	case BY_SELF_ALLOC: return (struct fn_key){f->self_alloc.bytes, f->self, NULL, 0};
+	default: return (struct fn_key){f->self, f->calls, NULL, 0};
+	}
+}
+
 /* The seen cost centres sorted by (major, minor) descending, then name. */
-static uint32_t *flat_order(struct model *m, int by_inherited)
+static uint32_t *flat_order(struct model *m, enum flat_key by)
 {
 	struct fn_key *keys = xnmalloc(m->nlisted ? m->nlisted : 1, sizeof *keys);
 	uint32_t n = 0;
@@ -75,12 +94,9 @@ static uint32_t *flat_order(struct model *m, int by_inherited)
 		const struct model_fn *f = &m->fns[cc];
 		if (!f->seen)
 			continue;
-		keys[n++] = (struct fn_key){
-			.major = by_inherited ? f->inherited : f->self,
-			.minor = by_inherited ? f->self : f->calls,
-			.name = f->name,
-			.cc = cc,
-		};
+		keys[n] = fn_key_of(f, by);
+		keys[n].name = f->name;
+		keys[n++].cc = cc;
 	}
 	qsort(keys, n, sizeof *keys, cmp_fn_key);
 	uint32_t *order = model_calloc(m, n, sizeof *order);
@@ -96,6 +112,9 @@ void model_flat(struct model *m)
 	m->nlisted = 0;
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
 		m->nlisted += m->fns[cc].seen != 0;
-	m->by_self = flat_order(m, 0);
-	m->by_inherited = flat_order(m, 1);
+	m->by_self = flat_order(m, BY_SELF);
+	m->by_inherited = flat_order(m, BY_INHERITED);
+	m->by_calls = flat_order(m, BY_CALLS);
+	if (model_alloc_measured(m))
+		m->by_self_alloc = flat_order(m, BY_SELF_ALLOC);
 }

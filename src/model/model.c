@@ -48,6 +48,7 @@ void model_free(struct model *m)
 	free(m->arcs);
 	model_arc_index_free(&m->arc_index);
 	free(m->nodes);
+	free(m->node_alloc);
 	ccp_arena_free(m->arena);
 	memset(m, 0, sizeof *m);
 	m->root_ctx = MODEL_NONE;
@@ -228,18 +229,24 @@ static uint32_t merge_one(struct model *m, struct htab *t, const struct ccp_cont
 	return k;
 }
 
-/* Add c's counters to x's, or fail as the reader does if x's calls (E +
- * R) or time would pass 2^64 (format.h: it refuses any file whose totals
- * would, so this fails only for a profile built in memory). */
-static int add_counters(struct ccp_context *x, const struct ccp_context *c)
+/* Add c's counters to x's; or, as the reader does, say what would pass
+ * 2^64 if x's calls (E + R) or time or allocations would (format.h: it
+ * refuses any file whose totals would, so this fails only for a profile
+ * built in memory). */
+static const char *add_counters(struct ccp_context *x, const struct ccp_context *c)
 {
 	struct ccp_totals sum = {.calls = x->entries + x->recursive, .time = x->time};
+	struct ccp_alloc_sums alloc = {x->alloc_bytes, x->alloc_blocks};
 	if (ccp_totals_add(&sum, c->entries, c->recursive, c->time) != 0)
-		return -1;
+		return "calls or time";
+	if (ccp_alloc_sums_add(&alloc, c->alloc_bytes, c->alloc_blocks) != 0)
+		return "allocations";
 	x->entries += c->entries;
 	x->recursive += c->recursive;
 	x->time = sum.time;
-	return 0;
+	x->alloc_bytes = alloc.bytes;
+	x->alloc_blocks = alloc.blocks;
+	return NULL;
 }
 
 /* The contexts of all threads, equal histories added up, within a thread
@@ -255,11 +262,13 @@ static int merge_threads(struct model *m, const struct ccp_profile *p, size_t to
 		const struct ccp_thread *th = &p->threads[t];
 		for (uint32_t i = 0; i < th->ncontexts && rc == 0; i++) {
 			const struct ccp_context *c = &th->contexts[i];
-			rc = add_counters(&m->own_ctx[merge_one(m, &tab, c)], c);
-			if (rc != 0)
+			const char *past = add_counters(&m->own_ctx[merge_one(m, &tab, c)], c);
+			if (past) {
 				snprintf(err, errlen,
-					 "calls or time add up past 2^64 (thread %" PRIu32
-					 " context %" PRIu32 ")", t, i);
+					 "%s add up past 2^64 (thread %" PRIu32 " context %" PRIu32 ")",
+					 past, t, i);
+				rc = -1;
+			}
 		}
 	}
 	htab_free(&tab);
@@ -282,11 +291,13 @@ void model_totals(struct model *m)
 	for (uint32_t k = 0; k < m->nctx; k++) {
 		const struct ccp_context *x = &m->ctx[k];
 		m->total_time += x->time;
+		model_alloc_add(&m->total_alloc, model_ctx_alloc(x));
 		if (x->len == 0) {
 			/* One at most: merged contexts have distinct histories. */
 			if (m->root_ctx == MODEL_NONE)
 				m->root_ctx = k;
 			m->root_time += x->time;
+			model_alloc_add(&m->root_alloc, model_ctx_alloc(x));
 		} else {
 			m->total_calls += x->entries + x->recursive;
 		}
@@ -347,4 +358,10 @@ double model_seconds(const struct model *m, uint64_t ticks)
 double model_percent(const struct model *m, uint64_t ticks)
 {
 	return m->total_time ? 100.0 * (double)ticks / (double)m->total_time : 0.0;
+}
+
+double model_alloc_percent(const struct model *m, uint64_t bytes)
+{
+	uint64_t all = m->total_alloc.bytes;
+	return all ? 100.0 * (double)bytes / (double)all : 0.0;
 }

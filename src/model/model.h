@@ -46,19 +46,53 @@
 #define MODEL_NONE UINT32_MAX /* no cost centre / no node / no context */
 #define MODEL_GAP (UINT32_MAX - 1) /* "…": a path A4/A5 elided (callers, cycles) */
 
+/*
+ * Note [Allocation as a cost]: with allocation profiling (profile.h,
+ * struct ccp_alloc) every context also has the bytes and blocks allocated
+ * while it ran, and the model adds them up exactly as it adds T(C): self
+ * over contexts running F, inherited over contexts where F is active (each
+ * once), individual and inherited per stack-tree node, moved to the
+ * nearest selected caller by a selection, cut by a focus, carried by the
+ * "(n hidden)" lines of pruning and by each thread's model.  The sums stay
+ * below 2^64: the reader refuses a file whose allocations add up past it
+ * (format.h, ccp_alloc_sums_add).  The fields are 0 when the run did not
+ * count allocations: only model_alloc_measured(m) tells 0 bytes from "not
+ * measured", and writers show allocation only then.
+ */
+struct model_alloc {
+	uint64_t bytes;  /* bytes allocated */
+	uint64_t blocks; /* blocks (malloc, calloc, realloc ... calls that allocated) */
+};
+
+static inline void model_alloc_add(struct model_alloc *sum, struct model_alloc a)
+{
+	sum->bytes += a.bytes;
+	sum->blocks += a.blocks;
+}
+
+/* A context's allocations as a model_alloc. */
+static inline struct model_alloc model_ctx_alloc(const struct ccp_context *c)
+{
+	return (struct model_alloc){c->alloc_bytes, c->alloc_blocks};
+}
+
 /* A cost centre (indexed by its CCP number). */
 struct model_fn {
 	const char *name;    /* display name, never empty (model_cc_name) */
 	uint64_t calls;      /* Σ E+R over contexts running it */
 	uint64_t self;       /* Σ T over contexts running it */
 	uint64_t inherited;  /* Σ T over contexts where it is active */
+	struct model_alloc self_alloc;      /* Σ alloc over contexts running it */
+	struct model_alloc inherited_alloc; /* Σ alloc over contexts where it is
+					     * active, each context once */
 	int seen;            /* appears in some history */
 };
 
 /*
  * A context after merging threads, one per distinct history, is a struct
- * ccp_context (profile.h): its history, E, R and T.  The histories point
- * into the profile (a view's reduced ones into the view model's arena).
+ * ccp_context (profile.h): its history, E, R, T and allocations.  The
+ * histories point into the profile (a view's reduced ones into the view
+ * model's arena).
  *
  * Note [Borrowed contexts]: a model whose contexts are another's unchanged
  * points at them instead of copying them (a million contexts are 40 MB):
@@ -115,9 +149,34 @@ struct model_node {
 	uint64_t inherited;    /* individual + Σ children's inherited */
 };
 
+/*
+ * A node's allocations (Note [Allocation as a cost]).
+ *
+ * Note [Node allocations]: they are kept beside the nodes, in an array
+ * parallel to them (node_alloc[k] for nodes[k]) that exists only when the
+ * run counted allocations, not in struct model_node: a report walks a
+ * million nodes one by one, and 32 more bytes in each made `report` of
+ * the bench's million-context profile a third slower and 36 MB bigger,
+ * whether or not the profile had any allocation data.
+ */
+struct model_node_alloc {
+	struct model_alloc individual; /* Σ alloc of contexts with this stack
+					* (callers trees: of walks ending here) */
+	struct model_alloc inherited;  /* individual + Σ children's inherited */
+};
+
+/* Node k's allocations from a tree's node_alloc, zero if that is NULL. */
+static inline struct model_node_alloc model_node_alloc_at(const struct model_node_alloc *a,
+							  uint32_t k)
+{
+	return a ? a[k] : (struct model_node_alloc){{0, 0}, {0, 0}};
+}
+
 /* Pruning of trees (stack tree, callers trees): a node is hidden when its
- * inherited time is below min_percent of the total or below min_time
- * seconds, or when the entries in its subtree are fewer than min_calls.
+ * inherited time is below min_percent of the total (and, with allocation
+ * data, its inherited bytes below min_percent of the root's too) or below
+ * min_time seconds, or when the entries in its subtree are fewer than
+ * min_calls.
  * Hidden nodes take their subtrees with them; their costs stay visible in
  * the parent as one "(n hidden)" line, so totals add up. */
 struct model_prune_opts {
@@ -132,6 +191,7 @@ struct model_hidden {
 	uint32_t count;      /* hidden children */
 	uint64_t entries;    /* Σ entries over their subtrees */
 	uint64_t time;       /* Σ inherited over them */
+	struct model_alloc alloc; /* Σ inherited_alloc over them */
 };
 
 struct model_pruned {
@@ -145,6 +205,8 @@ struct model_tree {
 	uint32_t cc;                /* the function at the root */
 	uint32_t nnodes;
 	struct model_node *nodes;
+	struct model_node_alloc *node_alloc; /* parallel to nodes; NULL unless
+					      * model_alloc_measured */
 	uint64_t *calls;            /* per node: Σ entries of its subtree */
 	struct model_pruned pruned;
 };
@@ -191,11 +253,19 @@ struct model {
 	uint64_t total_time;       /* Σ T over all contexts */
 	uint64_t root_time;        /* T of the empty history: outside any CC */
 	uint64_t total_calls;      /* Σ E+R over non-root contexts */
+	/* Note [Allocation as a cost]; the profile's outside allocations
+	 * (prof->alloc.outside_*) are in no context, so in neither. */
+	struct model_alloc total_alloc; /* Σ alloc over all contexts */
+	struct model_alloc root_alloc;  /* alloc of the empty history: in a
+					 * thread, outside any CC */
 
 	/* model_flat: seen cost centres in report orders. */
 	uint32_t nlisted;
 	uint32_t *by_self;         /* self desc, calls desc, name */
 	uint32_t *by_inherited;    /* inherited desc, self desc, name */
+	uint32_t *by_calls;        /* calls desc, self desc, name */
+	uint32_t *by_self_alloc;   /* self_alloc bytes desc, self desc, name;
+				    * NULL unless model_alloc_measured */
 
 	/* model_arcs */
 	int arcs_done;
@@ -210,6 +280,9 @@ struct model {
 	/* model_tree */
 	uint32_t nnodes;
 	struct model_node *nodes;
+	struct model_node_alloc *node_alloc; /* parallel to nodes (Note [Node
+					      * allocations]); NULL unless
+					      * model_alloc_measured */
 
 	/* model_contexts */
 	uint32_t *ctx_by_time;     /* time desc, entries desc, first seen */
@@ -305,23 +378,28 @@ void model_hook_cost(struct model *m);
 uint32_t model_find_fns(struct model *m, const char *patterns, uint32_t **out);
 
 /* For any tree of model_nodes numbered parent-first (individual and
- * entries filled in): inherited = individual + Σ children, and the
- * child links, most inherited first (tree.c). */
-void model_tree_finish(const struct model *m, struct model_node *nodes, uint32_t n);
+ * entries filled in, and the individual allocations in alloc unless it is
+ * NULL): inherited = individual + Σ children, and the child links, most
+ * inherited time first (tree.c). */
+void model_tree_finish(const struct model *m, struct model_node *nodes,
+		       struct model_node_alloc *alloc, uint32_t n);
 /* Add to out[k] the entries of node k's subtree (out zeroed: the sums). */
 void model_subtree_entries(const struct model_node *nodes, uint32_t n, uint64_t *out);
 
 /* Building such a tree (tree.c; the stack tree and callers trees): nodes
  * in a growable array, parent first, each (parent, cc) child made once.
- * model_nodes_init makes the root (nodes[0]) with root_cc; the caller
- * frees children and takes nodes.  While building, each node's children
- * are linked in no particular order (model_tree_finish orders them). */
+ * model_nodes_init makes the root (nodes[0]) with root_cc, and with
+ * with_alloc an array of their allocations beside them, zeroed; the
+ * caller frees children and takes nodes and alloc.  While building, each
+ * node's children are linked in no particular order (model_tree_finish
+ * orders them). */
 struct model_nodes {
 	struct htab children; /* parent << 32 | cc -> node, wide parents only */
 	struct model_node *nodes;
+	struct model_node_alloc *alloc; /* parallel to nodes, or NULL */
 	uint32_t n, cap;
 };
-void model_nodes_init(struct model_nodes *b, uint32_t root_cc);
+void model_nodes_init(struct model_nodes *b, uint32_t root_cc, int with_alloc);
 /* The child of parent for cc, made if new (may move b->nodes). */
 uint32_t model_nodes_child(struct model_nodes *b, uint32_t parent, uint32_t cc);
 
@@ -381,6 +459,24 @@ static inline uint32_t model_common_prefix(const uint32_t *a, uint32_t alen, con
 /* Before visiting context order[i] of a walk over all contexts in
  * order (contexts.c, Note [Prefetch]). */
 void model_ctx_prefetch(const struct model *m, const uint32_t *order, uint32_t i);
+
+/* Whether the run counted allocations (Note [Allocation as a cost]). */
+static inline int model_alloc_measured(const struct model *m)
+{
+	return m->prof && m->prof->alloc.measured;
+}
+
+/* The allocations outside any context (profile.h) that m shows: the
+ * profile's, unless m is a focused view, which keeps only some contexts
+ * and none of these (view.c).  m's total allocation is total_alloc plus
+ * these. */
+struct model_alloc model_alloc_outside(const struct model *m);
+/* m's total allocation: total_alloc and model_alloc_outside. */
+struct model_alloc model_alloc_total(const struct model *m);
+
+/* Share of the bytes allocated in m's contexts in percent (0 when none
+ * were): %alloc, as model_percent is %time. */
+double model_alloc_percent(const struct model *m, uint64_t bytes);
 
 /* Ticks to seconds; 0 when the clock rate is unknown. */
 double model_seconds(const struct model *m, uint64_t ticks);

@@ -4,7 +4,9 @@
  * DESIGN.md §3: project each context to its compressed stack (its marked
  * entries, in order), add the costs of contexts with the same projection,
  * and arrange the stacks as a prefix tree.  Individual = the node's own
- * costs, inherited = individual + Σ children's inherited, entries = Σ E+R.
+ * costs, inherited = individual + Σ children's inherited, entries = Σ E+R;
+ * time and allocations alike (these beside the nodes: Note [Node
+ * allocations] in model.h).
  * A prefix that no context projects to is still a node, with 0 entries:
  * in Spivey's example ⟨main, Q⟩ and ⟨main, Q, R⟩ are such intermediate
  * stacks on the way to ⟨main, Q, R, P⟩.
@@ -47,8 +49,12 @@ static uint32_t nodes_new(struct model_nodes *b, uint32_t parent, uint32_t cc)
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 64;
 		b->nodes = xrealloc(b->nodes, b->cap, sizeof *b->nodes);
+		if (b->alloc)
+			b->alloc = xrealloc(b->alloc, b->cap, sizeof *b->alloc);
 	}
 	uint32_t k = b->n++;
+	if (b->alloc)
+		b->alloc[k] = (struct model_node_alloc){{0, 0}, {0, 0}};
 	b->nodes[k] = (struct model_node){
 		.cc = cc,
 		.parent = parent,
@@ -59,9 +65,11 @@ static uint32_t nodes_new(struct model_nodes *b, uint32_t parent, uint32_t cc)
 	return k;
 }
 
-void model_nodes_init(struct model_nodes *b, uint32_t root_cc)
+void model_nodes_init(struct model_nodes *b, uint32_t root_cc, int with_alloc)
 {
 	*b = (struct model_nodes){.n = 0};
+	if (with_alloc) /* grows with the nodes (nodes_new) */
+		b->alloc = xnmalloc(1, sizeof *b->alloc);
 	htab_init(&b->children, 64); /* Note [Child lookup]: grows with the wide nodes */
 	nodes_new(b, MODEL_NONE, root_cc);
 }
@@ -151,6 +159,16 @@ static void tree_inherit(struct model_node *nodes, uint32_t n)
 		nodes[nodes[k].parent].inherited += nodes[k].inherited;
 }
 
+/* The same for allocations, in their own sweep (Note [Node allocations]). */
+static void tree_inherit_alloc(const struct model_node *nodes, struct model_node_alloc *alloc,
+			       uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		alloc[k].inherited = alloc[k].individual;
+	for (uint32_t k = n; k-- > 1;)
+		model_alloc_add(&alloc[nodes[k].parent].inherited, alloc[k].inherited);
+}
+
 struct node_key {
 	uint64_t inherited, entries;
 	const char *name;
@@ -237,19 +255,22 @@ static void tree_order(const struct model *m, struct model_node *nodes, uint32_t
 void model_tree(struct model *m)
 {
 	struct tree_build b = {.prev = NULL};
-	model_nodes_init(&b.nodes, MODEL_NONE);
+	model_nodes_init(&b.nodes, MODEL_NONE, model_alloc_measured(m));
 	for (uint32_t k = 0; k < m->nctx; k++) {
 		const struct ccp_context *c = &m->ctx[k];
 		uint32_t node = tree_insert(&b, c); /* may move b.nodes.nodes */
 		struct model_node *x = &b.nodes.nodes[node];
 		x->entries += c->entries + c->recursive;
 		x->individual += c->time;
+		if (b.nodes.alloc)
+			model_alloc_add(&b.nodes.alloc[node].individual, model_ctx_alloc(c));
 	}
 	htab_free(&b.nodes.children);
 	free(b.path);
 	m->nodes = b.nodes.nodes;
+	m->node_alloc = b.nodes.alloc;
 	m->nnodes = b.nodes.n;
-	model_tree_finish(m, m->nodes, m->nnodes);
+	model_tree_finish(m, m->nodes, m->node_alloc, m->nnodes);
 }
 
 void model_subtree_entries(const struct model_node *nodes, uint32_t n, uint64_t *out)
@@ -261,10 +282,13 @@ void model_subtree_entries(const struct model_node *nodes, uint32_t n, uint64_t 
 	}
 }
 
-void model_tree_finish(const struct model *m, struct model_node *nodes, uint32_t n)
+void model_tree_finish(const struct model *m, struct model_node *nodes,
+		       struct model_node_alloc *alloc, uint32_t n)
 {
 	if (n == 0)
 		return;
 	tree_inherit(nodes, n);
+	if (alloc)
+		tree_inherit_alloc(nodes, alloc, n);
 	tree_order(m, nodes, n);
 }

@@ -14,7 +14,8 @@
  *   [a] [b] [c]    ⟨c,b,a⟩      [a] [c]        50   yes
  *
  * so the view has [a] ↦ 30 and [a] [c] ↦ 60: self (COST) a = 30, c = 60;
- * inherited (INHERITED) a = 90, c = 60; one arc a→c.
+ * inherited (INHERITED) a = 90, c = 60; one arc a→c.  Allocations move
+ * with the time, context by context (Note [Allocation as a cost]).
  */
 #include "model/view.h"
 
@@ -88,13 +89,25 @@ uint32_t model_src_count(const struct model *m)
 void model_src_get(const struct model *m, uint32_t k, struct model_src *s)
 {
 	const struct model *base = m->base ? m->base : m;
-	if (m->view && m->view->thread != MODEL_NONE) {
-		const struct ccp_context *c = &m->prof->threads[m->view->thread].contexts[k];
-		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time};
-	} else {
-		const struct ccp_context *c = &base->ctx[k];
-		*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time};
-	}
+	const struct ccp_context *c = m->view && m->view->thread != MODEL_NONE
+					      ? &m->prof->threads[m->view->thread].contexts[k]
+					      : &base->ctx[k];
+	*s = (struct model_src){c->hist, c->len, c->entries, c->recursive, c->time,
+				model_ctx_alloc(c)};
+}
+
+struct model_alloc model_alloc_outside(const struct model *m)
+{
+	if (!m->prof || (m->view && m->view->focus))
+		return (struct model_alloc){0, 0};
+	return (struct model_alloc){m->prof->alloc.outside_bytes, m->prof->alloc.outside_blocks};
+}
+
+struct model_alloc model_alloc_total(const struct model *m)
+{
+	struct model_alloc total = m->total_alloc;
+	model_alloc_add(&total, model_alloc_outside(m));
+	return total;
 }
 
 /* ---- building ------------------------------------------------------------ */
@@ -143,6 +156,8 @@ static void view_add(struct model *m, struct view_build *b, const struct model_v
 	x->entries += calls ? s->entries : 0;
 	x->recursive += calls ? s->recursive : 0;
 	x->time += s->time;
+	x->alloc_bytes += s->alloc.bytes;
+	x->alloc_blocks += s->alloc.blocks;
 }
 
 /* Names, the profile and the seen flags come from the base model. */

@@ -42,8 +42,8 @@
  *   selection when something is deselected, the history becomes the
  *             compressed stack reduced to its selected CCs, all marked
  *             (Morgan & Jarvis): its last entry is the top-most selected
- *             CC, which gets the time (COST), and every entry inherits
- *             it (INHERITED); E and R are kept only when the running CC
+ *             CC, which gets the time and allocations (COST), and every
+ *             entry inherits them (INHERITED); E and R are kept only when the running CC
  *             is selected (calls of a deselected function vanish).  Arcs
  *             are then the adjacent pairs of the reduced stacks.  Thread
  *             roots are always selected.
@@ -133,6 +133,7 @@ struct model_src {
 	const uint32_t *hist;
 	uint32_t len;
 	uint64_t entries, recursive, time;
+	struct model_alloc alloc;
 };
 uint32_t model_src_count(const struct model *m);
 void model_src_get(const struct model *m, uint32_t k, struct model_src *s);
@@ -160,10 +161,11 @@ int model_name_matches(const char *list, const char *name);
  * list that names several functions must not drop a typo in silence. */
 char *model_unmatched_pattern(const struct model *const *ms, uint32_t n, const char *list);
 
-/* Pruning (prune.c): mark the hidden nodes of a tree whose root
- * inherits `total` ticks.  m->tree_pruned for the stack tree. */
+/* Pruning (prune.c): mark the hidden nodes of a tree (with its nodes'
+ * allocations, or NULL).  m->tree_pruned for the stack tree. */
 void model_prune(struct model *m, const struct model_prune_opts *o);
-void model_prune_nodes(struct model *m, const struct model_node *nodes, uint32_t n,
+void model_prune_nodes(struct model *m, const struct model_node *nodes,
+		       const struct model_node_alloc *alloc, uint32_t n,
 		       const struct model_prune_opts *o, struct model_pruned *out);
 int model_prune_any(const struct model_prune_opts *o);
 

@@ -24,16 +24,33 @@
 struct dtext {
 	struct ob *o;
 	int prec;
+	int alloc; /* both profiles counted allocations: the bytes column */
 };
 
 /* The columns of a table, each measured over its rows before printing. */
-enum { C_DSELF, C_RSELF, C_DINH, C_RINH, C_DCALLS, C_RCALLS, C_SELFA, C_SELFB, C_CALLSA,
-       C_CALLSB, NCOLS };
+enum { C_DSELF, C_RSELF, C_DINH, C_RINH, C_DCALLS, C_RCALLS, C_DALLOC, C_SELFA, C_SELFB,
+       C_CALLSA, C_CALLSB, NCOLS };
 
 static const char *const col_head[NCOLS] = {
 	"\xce\x94" "self(s)", "%", "\xce\x94" "inherited(s)", "%", "\xce\x94" "calls", "%",
-	"self A", "self B", "calls A", "calls B",
+	"\xce\x94" "bytes", "self A", "self B", "calls A", "calls B",
 };
+
+/* Inherited times are the functions' only; bytes only when both sides
+ * have them. */
+static int col_shown(const struct dtext *t, int c, int with_inherited)
+{
+	if (c == C_DINH || c == C_RINH)
+		return with_inherited;
+	return c != C_DALLOC || t->alloc;
+}
+
+/* b - a with its sign, for counts. */
+static int fmt_delta(char *buf, size_t len, uint64_t a, uint64_t b)
+{
+	return b >= a ? snprintf(buf, len, "+%" PRIu64, b - a)
+		      : snprintf(buf, len, "-%" PRIu64, a - b);
+}
 
 static int fmt_rel(char *buf, size_t len, double a, double b)
 {
@@ -52,11 +69,9 @@ static int cell(const struct dtext *t, const struct diff_row *row, int c, char *
 	case C_DINH:
 		return snprintf(buf, len, "%+.*f", t->prec, row->inherited[1] - row->inherited[0]);
 	case C_RINH: return fmt_rel(buf, len, row->inherited[0], row->inherited[1]);
-	case C_DCALLS:
-		return row->calls[1] >= row->calls[0]
-			       ? snprintf(buf, len, "+%" PRIu64, row->calls[1] - row->calls[0])
-			       : snprintf(buf, len, "-%" PRIu64, row->calls[0] - row->calls[1]);
+	case C_DCALLS: return fmt_delta(buf, len, row->calls[0], row->calls[1]);
 	case C_RCALLS: return fmt_rel(buf, len, (double)row->calls[0], (double)row->calls[1]);
+	case C_DALLOC: return fmt_delta(buf, len, row->alloc[0], row->alloc[1]);
 	case C_SELFA: return snprintf(buf, len, "%.*f", t->prec, row->self[0]);
 	case C_SELFB: return snprintf(buf, len, "%.*f", t->prec, row->self[1]);
 	case C_CALLSA: return snprintf(buf, len, "%" PRIu64, row->calls[0]);
@@ -101,7 +116,7 @@ static void text_table(const struct dtext *t, const char *title, const struct di
 				       : cell(t, &rows[i], c, buf, sizeof buf);
 	ob_printf(t->o, "%s, largest change first (%" PRIu32 " of %" PRIu32 ")\n\n", title, n, nrows);
 	for (int c = 0; c < NCOLS; c++) {
-		if (!with_inherited && (c == C_DINH || c == C_RINH))
+		if (!col_shown(t, c, with_inherited))
 			continue;
 		ob_spaces(t->o, (size_t)(w[c] - head_width(col_head[c])));
 		ob_puts(t->o, col_head[c]);
@@ -110,7 +125,7 @@ static void text_table(const struct dtext *t, const char *title, const struct di
 	ob_puts(t->o, with_inherited ? "function\n" : "stack (bottom first)\n");
 	for (uint32_t i = 0; i < n; i++) {
 		for (int c = 0; c < NCOLS; c++) {
-			if (!with_inherited && (c == C_DINH || c == C_RINH))
+			if (!col_shown(t, c, with_inherited))
 				continue;
 			int len = cell(t, &rows[i], c, buf, sizeof buf);
 			ob_spaces(t->o, (size_t)(w[c] - len));
@@ -136,7 +151,7 @@ static void text_side(const struct dtext *t, const struct diff_input *in, int si
 int diff_text(FILE *f, const struct diff_input *in)
 {
 	const struct diff *d = in->d;
-	struct dtext t = {.o = ob_open(f)};
+	struct dtext t = {.o = ob_open(f), .alloc = d->alloc};
 	int cycles = in->prof[0]->clock == CCP_CLOCK_CYCLES || in->prof[1]->clock == CCP_CLOCK_CYCLES;
 	t.prec = cycles ? 6 : 3;
 	ob_puts(t.o, "ccprof diff: B against A\n\n");
@@ -192,7 +207,8 @@ static void j_pair(struct json *j, const char *what, const double v[2])
 	json_kdouble(j, key, diff_rel(v[0], v[1])); /* NaN writes null */
 }
 
-static void j_row(struct json *j, const struct diff_row *row)
+/* A row; with alloc (both profiles counted allocations), its bytes. */
+static void j_row(struct json *j, const struct diff_row *row, int alloc)
 {
 	json_newline(j);
 	json_begin_object(j);
@@ -212,6 +228,12 @@ static void j_row(struct json *j, const struct diff_row *row)
 	json_kuint(j, "b_calls", row->calls[1]);
 	j_signed(j, "delta_calls", row->calls[0], row->calls[1]);
 	json_kdouble(j, "rel_calls", diff_rel((double)row->calls[0], (double)row->calls[1]));
+	if (alloc) {
+		json_kuint(j, "a_alloc_bytes", row->alloc[0]);
+		json_kuint(j, "b_alloc_bytes", row->alloc[1]);
+		j_signed(j, "delta_alloc_bytes", row->alloc[0], row->alloc[1]);
+		json_kdouble(j, "rel_alloc", diff_rel((double)row->alloc[0], (double)row->alloc[1]));
+	}
 	json_end_object(j);
 }
 
@@ -226,13 +248,14 @@ static void j_side(struct json *j, const struct diff_input *in, int side)
 	json_end_object(j);
 }
 
-static void j_rows(struct json *j, const char *key, const struct diff_row *rows, uint32_t n)
+static void j_rows(struct json *j, const char *key, const struct diff_row *rows, uint32_t n,
+		   int alloc)
 {
 	json_newline(j);
 	json_key(j, key);
 	json_begin_array(j);
 	for (uint32_t i = 0; i < n; i++)
-		j_row(j, &rows[i]);
+		j_row(j, &rows[i], alloc);
 	json_end_array(j);
 }
 
@@ -252,8 +275,8 @@ int diff_json(FILE *f, const struct diff_input *in)
 	json_key(&j, "normalized");
 	json_bool(&j, in->normalized);
 	json_kdouble(&j, "scale", in->d->scale);
-	j_rows(&j, "functions", in->d->fns, in->d->nfns);
-	j_rows(&j, "stacks", in->d->stacks, in->d->nstacks);
+	j_rows(&j, "functions", in->d->fns, in->d->nfns, in->d->alloc);
+	j_rows(&j, "stacks", in->d->stacks, in->d->nstacks, in->d->alloc);
 	json_end_object(&j);
 	ob_putc(o, '\n');
 	return ob_close(o);

@@ -13,6 +13,7 @@
 
 #include "model/sources.h"
 #include "output/escape.h"
+#include "output/jrep.h"
 #include "output/json.h"
 #include "output/text.h"
 
@@ -133,6 +134,19 @@ static void text_counts(struct ob *f, const struct info_input *in)
 		  "dispatchers", s->dispatchers);
 }
 
+/* With allocation data: the run's total (every context's and those
+ * outside any), and the part outside. */
+static void text_alloc(struct ob *f, const struct model *m)
+{
+	struct model_alloc all = model_alloc_total(m), outside = model_alloc_outside(m);
+	if (!model_alloc_measured(m))
+		return;
+	ob_printf(f, "%-18s %" PRIu64 " bytes in %" PRIu64 " blocks\n", "allocated", all.bytes,
+		  all.blocks);
+	ob_printf(f, "%-18s %" PRIu64 " bytes in %" PRIu64 " blocks (before a thread's first "
+		     "call)\n", "outside contexts", outside.bytes, outside.blocks);
+}
+
 int info_text(FILE *out, const struct info_input *in)
 {
 	const struct ccp_profile *p = in->m->prof;
@@ -142,6 +156,7 @@ int info_text(FILE *out, const struct info_input *in)
 	text_run(f, p);
 	text_clock(f, in->m);
 	text_counts(f, in);
+	text_alloc(f, in->m);
 	return ob_close(f);
 }
 
@@ -197,6 +212,7 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "lost_ticks", s->lost_time);
 	json_kseconds(&j, "lost_time_s", s->lost_time, p->ticks_per_sec);
 	json_kuint(&j, "dispatchers", s->dispatchers);
+	jr_alloc_member(&j, m);
 	json_end_object(&j);
 	ob_putc(f, '\n');
 	return ob_close(f);

@@ -18,6 +18,7 @@ struct jrep {
 	struct names heads; /* "name":…,"id":… members (names_init_json) */
 	struct names entry[2]; /* history entries {…,"marked":false|true} */
 	uint64_t tps;
+	int alloc; /* the profile has allocation data: the *alloc* members */
 };
 
 /* The name of cc, "<root>" for MODEL_NONE, "…" for MODEL_GAP; as a
@@ -34,13 +35,20 @@ void jr_id_value(struct jrep *r, uint32_t cc);
 /* An object that stands for cc, opened with its "name" and "id". */
 void jr_named_object(struct jrep *r, uint32_t cc);
 
+/* "alloc": {bytes, blocks, outside_bytes, outside_blocks}, m's total
+ * allocation and the part outside any context, when m has allocation
+ * data (report_json.c; `info --json` writes it too). */
+void jr_alloc_member(struct json *j, const struct model *m);
 /* "functions": the flat profile of r->m (report_json.c). */
 void jr_functions(struct jrep *r);
 /* A context as an object: "history", "entries", "recursive", "time_s"
  * (the items of "contexts", and the hot path's context). */
 void jr_context(struct jrep *r, const struct ccp_context *c);
-/* The costs of a tree node: "entries", "individual_s", "inherited_s". */
-void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited);
+/* The costs of a tree node: "entries", "individual_s", "inherited_s";
+ * with allocation data (r->alloc), then "individual_alloc_bytes" and
+ * "inherited_alloc_bytes" from a (NULL: 0). */
+void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited,
+		    const struct model_node_alloc *a);
 
 /* The views' members of the top-level object (views_json.c), each
  * present when its pass ran; "view" when the model is a view. */
@@ -51,8 +59,10 @@ void jr_around(struct jrep *r);
 void jr_cycles(struct jrep *r);
 void jr_hook_cost(struct jrep *r);
 void jr_threads(struct jrep *r);
-/* A tree of model_nodes with its pruning, as nested objects. */
-void jr_node_tree(struct jrep *r, const struct model_node *nodes, const struct model_pruned *pr,
+/* A tree of model_nodes (with their allocations, or NULL) and its
+ * pruning, as nested objects. */
+void jr_node_tree(struct jrep *r, const struct model_node *nodes,
+		  const struct model_node_alloc *alloc, const struct model_pruned *pr,
 		  const uint64_t *calls);
 
 #endif

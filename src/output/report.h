@@ -11,8 +11,14 @@
 
 #include "model/model.h"
 
+/* The order of the top cost centres tables (--sort; text only, JSON lists
+ * functions by self time): self time, self bytes allocated (only for a
+ * profile with allocation data), calls. */
+enum report_sort { REPORT_SORT_TIME = 0, REPORT_SORT_ALLOC, REPORT_SORT_CALLS };
+
 struct report_opts {
 	unsigned top;   /* rows of the flat table; 0 = all (text only) */
+	enum report_sort sort; /* the flat tables' order (text only) */
 	int graph;      /* text: add the call graph */
 	int contexts;   /* text: add the contexts listing */
 	int no_tree;    /* text: leave out the stack tree */

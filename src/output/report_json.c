@@ -59,6 +59,21 @@ void jr_named_object(struct jrep *r, uint32_t cc)
 	}
 }
 
+void jr_alloc_member(struct json *j, const struct model *m)
+{
+	struct model_alloc total = model_alloc_total(m), outside = model_alloc_outside(m);
+	if (!model_alloc_measured(m))
+		return;
+	json_newline(j);
+	json_key(j, "alloc");
+	json_begin_object(j);
+	json_kuint(j, "bytes", total.bytes);
+	json_kuint(j, "blocks", total.blocks);
+	json_kuint(j, "outside_bytes", outside.bytes);
+	json_kuint(j, "outside_blocks", outside.blocks);
+	json_end_object(j);
+}
+
 static void jr_header(struct jrep *r)
 {
 	struct json *j = &r->j;
@@ -83,6 +98,7 @@ static void jr_header(struct jrep *r)
 	if (!m->nthread_models) /* else "threads" is the breakdown (views_json.c) */
 		json_kuint(j, "threads", p->nthreads);
 	json_kuint(j, "ncontexts", m->nctx);
+	jr_alloc_member(j, m);
 }
 
 /* "offset": a function's offset in its module, as its 0x<offset>@<module>
@@ -122,6 +138,12 @@ void jr_functions(struct jrep *r)
 		json_kuint(j, "root_calls", root ? root->calls : 0);
 		jr_secs(r, "self_s", fn->self);
 		jr_secs(r, "inherited_s", fn->inherited);
+		if (r->alloc) {
+			json_kuint(j, "self_alloc_bytes", fn->self_alloc.bytes);
+			json_kuint(j, "self_alloc_blocks", fn->self_alloc.blocks);
+			json_kuint(j, "inherited_alloc_bytes", fn->inherited_alloc.bytes);
+			json_kuint(j, "inherited_alloc_blocks", fn->inherited_alloc.blocks);
+		}
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -165,6 +187,10 @@ void jr_context(struct jrep *r, const struct ccp_context *c)
 	json_kuint(j, "entries", c->entries);
 	json_kuint(j, "recursive", c->recursive);
 	jr_secs(r, "time_s", c->time);
+	if (r->alloc) {
+		json_kuint(j, "alloc_bytes", c->alloc_bytes);
+		json_kuint(j, "alloc_blocks", c->alloc_blocks);
+	}
 	json_end_object(j);
 }
 
@@ -188,15 +214,21 @@ static void jr_contexts(struct jrep *r)
 struct jr_tree {
 	struct jrep *r;
 	const struct model_node *nodes;
+	const struct model_node_alloc *alloc; /* the nodes' allocations, or NULL */
 	const struct model_pruned *pr;
 	const uint64_t *calls; /* callers trees: calls through each node */
 };
 
-void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited)
+void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited,
+		    const struct model_node_alloc *a)
 {
 	json_kuint(&r->j, "entries", entries);
 	jr_secs(r, "individual_s", individual);
 	jr_secs(r, "inherited_s", inherited);
+	if (r->alloc) {
+		json_kuint(&r->j, "individual_alloc_bytes", a ? a->individual.bytes : 0);
+		json_kuint(&r->j, "inherited_alloc_bytes", a ? a->inherited.bytes : 0);
+	}
 }
 
 static void jr_hidden_node(struct jr_tree *t, const struct model_hidden *h)
@@ -212,7 +244,8 @@ static void jr_hidden_node(struct jr_tree *t, const struct model_hidden *h)
 	json_kuint(j, "hidden", h->count);
 	if (t->calls)
 		json_kuint(j, "calls", h->entries);
-	jr_node_fields(t->r, h->entries, h->time, h->time);
+	struct model_node_alloc a = {h->alloc, h->alloc};
+	jr_node_fields(t->r, h->entries, h->time, h->time, &a);
 	json_key(j, "children");
 	json_begin_array(j);
 	json_end_array(j);
@@ -235,22 +268,24 @@ static void jr_tree_visit(void *arg, uint32_t k, int leaving)
 	jr_named_object(t->r, x->cc);
 	if (t->calls)
 		json_kuint(j, "calls", t->calls[k]);
-	jr_node_fields(t->r, x->entries, x->individual, x->inherited);
+	struct model_node_alloc a = model_node_alloc_at(t->alloc, k);
+	jr_node_fields(t->r, x->entries, x->individual, x->inherited, &a);
 	json_key(j, "children");
 	json_begin_array(j);
 }
 
-void jr_node_tree(struct jrep *r, const struct model_node *nodes, const struct model_pruned *pr,
+void jr_node_tree(struct jrep *r, const struct model_node *nodes,
+		  const struct model_node_alloc *alloc, const struct model_pruned *pr,
 		  const uint64_t *calls)
 {
-	struct jr_tree t = {r, nodes, pr, calls};
+	struct jr_tree t = {r, nodes, alloc, pr, calls};
 	model_walk(nodes, pr ? pr->hidden : NULL, jr_tree_visit, &t);
 }
 
 static void jr_tree(struct jrep *r)
 {
 	json_key(&r->j, "tree");
-	jr_node_tree(r, r->m->nodes, &r->m->tree_pruned, NULL);
+	jr_node_tree(r, r->m->nodes, r->m->node_alloc, &r->m->tree_pruned, NULL);
 }
 
 int report_json(FILE *f, const struct model *m, const struct report_opts *o)
@@ -261,6 +296,7 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 	json_init(&r->j, out);
 	r->m = m;
 	r->tps = m->prof->ticks_per_sec;
+	r->alloc = model_alloc_measured(m);
 	names_init(&r->names, m, &escape_json, 1);
 	names_init_json(&r->heads, m, "", "");
 	names_init_json(&r->entry[0], m, "{", ",\"marked\":false}");

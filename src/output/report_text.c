@@ -72,6 +72,54 @@ static void text_compensation(const struct text *t)
 	ob_putc(t->o, '\n');
 }
 
+/* "N bytes in M blocks". */
+static void text_bytes_blocks(struct ob *o, struct model_alloc a)
+{
+	ob_u64(o, a.bytes, 0);
+	ob_puts(o, a.bytes == 1 ? " byte in " : " bytes in ");
+	ob_u64(o, a.blocks, 0);
+	ob_puts(o, a.blocks == 1 ? " block" : " blocks");
+}
+
+/*
+ * With allocation data, the total allocated: in the contexts, and outside
+ * any context (a thread's allocations before its first call), which the
+ * model's sums and so %alloc leave out; so does a focus, which leaves out
+ * the contexts without the focused functions too.
+ */
+static void text_alloc_total(const struct text *t)
+{
+	struct model_alloc outside = model_alloc_outside(t->m), total = model_alloc_total(t->m);
+	int with_outside = outside.bytes || outside.blocks;
+	struct ob *o = t->o;
+	ob_puts(o, "\n    total alloc  ");
+	text_bytes_blocks(o, total);
+	if (with_outside) {
+		ob_puts(o, "\n                 (");
+		text_bytes_blocks(o, outside);
+		ob_puts(o, " before a thread's first call: in no\n"
+			   "                 context, and not in %alloc)");
+	}
+}
+
+/* The root context's time (and bytes): in a thread, in no cost centre. */
+static void text_outside(const struct text *t)
+{
+	const struct model *m = t->m;
+	struct ob *o = t->o;
+	ob_puts(o, "    outside      ");
+	text_secs(t, m->root_time, 0);
+	ob_puts(o, " secs (");
+	ob_ratio(o, m->root_time, m->total_time, 2, 1, 0);
+	if (t->alloc) {
+		ob_puts(o, "%) and ");
+		ob_u64(o, m->root_alloc.bytes, 0);
+		ob_puts(o, m->root_alloc.bytes == 1 ? " byte (" : " bytes (");
+		ob_ratio(o, m->root_alloc.bytes, m->total_alloc.bytes, 2, 1, 0);
+	}
+	ob_puts(o, "%) in no cost centre\n");
+}
+
 static void text_header(const struct text *t)
 {
 	const struct model *m = t->m;
@@ -96,6 +144,8 @@ static void text_header(const struct text *t)
 	text_secs(t, m->total_time, 0);
 	ob_puts(o, " secs  ");
 	text_clock(t);
+	if (t->alloc)
+		text_alloc_total(t);
 	ob_puts(o, "\n    total calls  ");
 	ob_u64(o, m->total_calls, 0);
 	ob_puts(o, "\n    contexts     ");
@@ -103,11 +153,7 @@ static void text_header(const struct text *t)
 	ob_puts(o, " in ");
 	ob_u64(o, p->nthreads, 0);
 	ob_puts(o, p->nthreads == 1 ? " thread\n" : " threads\n");
-	ob_puts(o, "    outside      ");
-	text_secs(t, m->root_time, 0);
-	ob_puts(o, " secs (");
-	ob_ratio(o, m->root_time, m->total_time, 2, 1, 0);
-	ob_puts(o, "%) in no cost centre\n");
+	text_outside(t);
 	text_compensation(t);
 	text_view_header(t);
 	ob_putc(o, '\n');
@@ -122,10 +168,10 @@ static int source_known(const struct model *m, uint32_t cc)
 
 /* Whether any of the top n rows has a source: if none has (no -g, or the
  * binaries gone), the SRC column is left out rather than empty. */
-static int any_source(const struct model *m, uint32_t n)
+static int any_source(const struct model *m, const uint32_t *order, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (source_known(m, m->by_self[i]))
+		if (source_known(m, order[i]))
 			return 1;
 	return 0;
 }
@@ -142,44 +188,100 @@ static void put_source(struct ob *o, const struct ccp_cc *c)
 	}
 }
 
-void text_flat(const struct text *t, unsigned top)
+/* The functions in the order --sort asks for (by_self_alloc exists only
+ * with allocation data: the command refuses --sort alloc without). */
+static const uint32_t *flat_order(const struct model *m, enum report_sort sort, const char **by)
+{
+	if (sort == REPORT_SORT_ALLOC && m->by_self_alloc) {
+		*by = "self allocation";
+		return m->by_self_alloc;
+	}
+	if (sort == REPORT_SORT_CALLS && m->by_calls) {
+		*by = "calls";
+		return m->by_calls;
+	}
+	*by = "self time";
+	return m->by_self;
+}
+
+/* The flat table's rows and columns, measured over its rows. */
+struct flat_cols {
+	const uint32_t *order;
+	const char *by;
+	uint32_t n;
+	size_t nw;
+	int sw, bw, cw, iw; /* self(s), bytes, calls, inherited(s) */
+};
+
+static void flat_measure(const struct text *t, const struct report_opts *o, struct flat_cols *c)
 {
 	const struct model *m = t->m;
-	struct ob *o = t->o;
-	uint32_t n = top && top < m->nlisted ? top : m->nlisted;
 	size_t widest = 0;
-	uint64_t max_self = 0, max_calls = 0, max_inh = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t cc = m->by_self[i];
+	uint64_t max_self = 0, max_bytes = 0, max_calls = 0, max_inh = 0;
+	c->order = flat_order(m, o->sort, &c->by);
+	c->n = o->top && o->top < m->nlisted ? o->top : m->nlisted;
+	for (uint32_t i = 0; i < c->n; i++) {
+		uint32_t cc = c->order[i];
 		const struct model_fn *fn = &m->fns[cc];
 		widest = t->names.width[cc] > widest ? t->names.width[cc] : widest;
 		max_self = fn->self > max_self ? fn->self : max_self;
+		max_bytes = fn->self_alloc.bytes > max_bytes ? fn->self_alloc.bytes : max_bytes;
 		max_calls = fn->calls > max_calls ? fn->calls : max_calls;
 		max_inh = fn->inherited > max_inh ? fn->inherited : max_inh;
 	}
-	size_t nw = text_name_col(widest, "COST CENTRE");
-	int sw = text_secs_width(t, max_self, "self(s)");
-	int cw = text_max(text_udigits(max_calls), 5);
-	int iw = text_secs_width(t, max_inh, "inherited(s)");
+	c->nw = text_name_col(widest, "COST CENTRE");
+	c->sw = text_secs_width(t, max_self, "self(s)");
+	c->bw = text_max(text_udigits(max_bytes), 5);
+	c->cw = text_max(text_udigits(max_calls), 5);
+	c->iw = text_secs_width(t, max_inh, "inherited(s)");
+}
 
-	ob_printf(o, "Top cost centres by self time (%" PRIu32 " of %" PRIu32 ")\n\n", n,
-		  m->nlisted);
-	text_label(t, "COST CENTRE", 0, nw);
-	ob_printf(o, "%6s  %*s  %*s  %*s%s\n", "%time", sw, "self(s)", cw, "calls", iw,
-		  "inherited(s)", any_source(m, n) ? "  SRC" : "");
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t cc = m->by_self[i];
-		const struct model_fn *fn = &m->fns[cc];
-		text_name(t, cc, 0, nw);
-		text_pct_secs(t, fn->self, sw);
+/* A row: with allocation data, GHC's %alloc beside %time and the bytes
+ * beside the seconds. */
+static void flat_row(const struct text *t, const struct flat_cols *c, uint32_t cc)
+{
+	const struct model_fn *fn = &t->m->fns[cc];
+	struct ob *o = t->o;
+	text_name(t, cc, 0, c->nw);
+	text_pct(t, fn->self);
+	if (t->alloc) {
 		ob_spaces(o, 2);
-		ob_u64(o, fn->calls, cw);
-		ob_spaces(o, 2);
-		text_secs(t, fn->inherited, iw);
-		if (source_known(m, cc))
-			put_source(o, &m->prof->ccs[cc]);
-		ob_putc(o, '\n');
+		text_alloc_pct(t, fn->self_alloc.bytes);
 	}
+	ob_spaces(o, 2);
+	text_secs(t, fn->self, c->sw);
+	if (t->alloc) {
+		ob_spaces(o, 2);
+		ob_u64(o, fn->self_alloc.bytes, c->bw);
+	}
+	ob_spaces(o, 2);
+	ob_u64(o, fn->calls, c->cw);
+	ob_spaces(o, 2);
+	text_secs(t, fn->inherited, c->iw);
+	if (source_known(t->m, cc))
+		put_source(o, &t->m->prof->ccs[cc]);
+	ob_putc(o, '\n');
+}
+
+void text_flat(const struct text *t, const struct report_opts *opts)
+{
+	const struct model *m = t->m;
+	struct ob *o = t->o;
+	struct flat_cols c;
+	flat_measure(t, opts, &c);
+	ob_printf(o, "Top cost centres by %s (%" PRIu32 " of %" PRIu32 ")\n\n", c.by, c.n,
+		  m->nlisted);
+	text_label(t, "COST CENTRE", 0, c.nw);
+	ob_printf(o, "%6s  ", "%time");
+	if (t->alloc)
+		ob_printf(o, "%6s  ", "%alloc");
+	ob_printf(o, "%*s  ", c.sw, "self(s)");
+	if (t->alloc)
+		ob_printf(o, "%*s  ", c.bw, "bytes");
+	ob_printf(o, "%*s  %*s%s\n", c.cw, "calls", c.iw, "inherited(s)",
+		  any_source(m, c.order, c.n) ? "  SRC" : "");
+	for (uint32_t i = 0; i < c.n; i++)
+		flat_row(t, &c, c.order[i]);
 	ob_putc(o, '\n');
 }
 
@@ -192,17 +294,30 @@ struct tree_cols {
 	int ew, sw;
 };
 
+/* "%time  secs", or with allocation data "%time  %alloc  secs". */
+static void tree_cost(const struct text *t, uint64_t ticks, uint64_t bytes, int sw)
+{
+	text_pct(t, ticks);
+	if (t->alloc) {
+		ob_spaces(t->o, 2);
+		text_alloc_pct(t, bytes);
+	}
+	ob_spaces(t->o, 2);
+	text_secs(t, ticks, sw);
+}
+
 /* A node's line after its name, or its "(n hidden)" line's (text_row). */
 static void tree_row(void *arg, uint32_t k, const struct model_hidden *h)
 {
 	const struct tree_cols *c = arg;
 	const struct text *t = c->t;
 	const struct model_node *x = &t->m->nodes[k];
+	struct model_node_alloc a = model_node_alloc_at(t->m->node_alloc, k);
 	ob_u64(t->o, h ? h->entries : x->entries, c->ew);
 	ob_spaces(t->o, 2);
-	text_pct_secs(t, h ? h->time : x->individual, c->sw);
+	tree_cost(t, h ? h->time : x->individual, h ? h->alloc.bytes : a.individual.bytes, c->sw);
 	ob_spaces(t->o, 2);
-	text_pct_secs(t, h ? h->time : x->inherited, c->sw);
+	tree_cost(t, h ? h->time : x->inherited, h ? h->alloc.bytes : a.inherited.bytes, c->sw);
 	ob_putc(t->o, '\n');
 }
 
@@ -228,11 +343,12 @@ static void text_tree(const struct text *t)
 		ob_puts(o, "Small nodes are pruned: each \"(n hidden)\" line holds the costs of n\n"
 			   "hidden children and everything below them.\n");
 	ob_putc(o, '\n');
+	const char *pcts = t->alloc ? " %time  %alloc" : " %time";
 	ob_spaces(o, c.nw + 1 + (size_t)c.ew);
-	ob_printf(o, "  %-*s  %s\n", 6 + 2 + c.sw, "individual", "inherited");
+	ob_printf(o, "  %-*s  %s\n", (int)strlen(pcts) + 2 + c.sw, "individual", "inherited");
 	text_label(t, "COST CENTRE", 0, c.nw);
-	ob_printf(o, "%*s  %6s  %*s  %6s  %*s\n", c.ew, "entries", "%time", c.sw, "secs", "%time",
-		  c.sw, "secs");
+	ob_printf(o, "%*s  %s  %*s  %s  %*s\n", c.ew, "entries", pcts, c.sw, "secs", pcts, c.sw,
+		  "secs");
 	text_tree_lines(t, m->nodes, pr, c.nw, tree_row, &c);
 	ob_putc(o, '\n');
 }
@@ -411,10 +527,11 @@ static void text_contexts(const struct text *t)
 {
 	const struct model *m = t->m;
 	struct ob *o = t->o;
-	uint64_t max_e = 0, max_r = 0;
+	uint64_t max_e = 0, max_r = 0, max_b = 0;
 	for (uint32_t k = 0; k < m->nctx; k++) {
 		max_e = m->ctx[k].entries > max_e ? m->ctx[k].entries : max_e;
 		max_r = m->ctx[k].recursive > max_r ? m->ctx[k].recursive : max_r;
+		max_b = m->ctx[k].alloc_bytes > max_b ? m->ctx[k].alloc_bytes : max_b;
 	}
 	int sw = text_secs_width(t, m->nctx ? m->ctx[m->ctx_by_time[0]].time : 0, "secs");
 	int ew = text_max(text_udigits(max_e), 7), rw = text_max(text_udigits(max_r), 9);
@@ -422,8 +539,11 @@ static void text_contexts(const struct text *t)
 	ob_puts(o, "Contexts, most expensive first.  [Marked] entries are active; an unmarked\n"
 		   "one only supplies the arc into or out of its neighbour; " TEXT_ELLIPSIS " marks a path\n"
 		   "that was elided.\n\n");
-	ob_printf(o, "%*s  %6s  %*s  %*s  %s\n", sw, "secs", "%time", ew, "entries", rw,
-		  "recursive", "history");
+	int bw = t->alloc ? text_max(text_udigits(max_b), 5) : 0;
+	ob_printf(o, "%*s  %6s  %*s  %*s  ", sw, "secs", "%time", ew, "entries", rw, "recursive");
+	if (t->alloc)
+		ob_printf(o, "%*s  ", bw, "bytes");
+	ob_puts(o, "history\n");
 	for (uint32_t i = 0; i < m->nctx; i++) {
 		const struct ccp_context *c = &m->ctx[m->ctx_by_time[i]];
 		model_ctx_prefetch(m, m->ctx_by_time, i);
@@ -433,6 +553,10 @@ static void text_contexts(const struct text *t)
 		ob_spaces(o, 2);
 		ob_u64(o, c->recursive, rw);
 		ob_spaces(o, 2);
+		if (t->alloc) {
+			ob_u64(o, c->alloc_bytes, bw);
+			ob_spaces(o, 2);
+		}
 		text_history(t, c->hist, c->len);
 		ob_putc(o, '\n');
 	}
@@ -453,7 +577,7 @@ int report_text(FILE *f, const struct model *m, const struct report_opts *opts)
 	text_begin(&t, f, m);
 	text_header(&t);
 	if (m->by_self && !opts->no_flat)
-		text_flat(&t, opts->top);
+		text_flat(&t, opts);
 	if (m->hot_done)
 		text_hot(&t);
 	if (!opts->no_tree && m->nodes)
@@ -467,7 +591,7 @@ int report_text(FILE *f, const struct model *m, const struct report_opts *opts)
 	if (m->cycles_done)
 		text_cycles(&t);
 	if (m->nthread_models)
-		text_threads(&t, opts->top);
+		text_threads(&t, opts);
 	if (m->hook_cost)
 		text_hook_cost(&t, opts->top);
 	if (opts->contexts && m->ctx_by_time)

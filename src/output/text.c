@@ -16,6 +16,7 @@ void text_begin(struct text *t, FILE *f, const struct model *m)
 		.tps = m->prof->ticks_per_sec,
 		/* sampling clocks resolve milliseconds at best; cycles finer */
 		.prec = m->prof->clock == CCP_CLOCK_CYCLES ? 6 : 3,
+		.alloc = model_alloc_measured(m),
 	};
 	names_init_text(&t->names, m);
 }
@@ -49,6 +50,11 @@ void text_secs(const struct text *t, uint64_t ticks, int width)
 void text_pct(const struct text *t, uint64_t ticks)
 {
 	ob_ratio(t->o, ticks, t->m->total_time, 2, 1, 6);
+}
+
+void text_alloc_pct(const struct text *t, uint64_t bytes)
+{
+	ob_ratio(t->o, bytes, t->m->total_alloc.bytes, 2, 1, 6);
 }
 
 void text_pct_secs(const struct text *t, uint64_t ticks, int width)

@@ -27,6 +27,7 @@ struct text {
 	struct names names;
 	uint64_t tps; /* ticks per second */
 	int prec;     /* decimals of seconds */
+	int alloc;    /* the profile has allocation data: %alloc columns */
 };
 
 /* Set up t for m on f (allocates the buffer and the names); text_end
@@ -38,6 +39,8 @@ int text_max(int a, int b);
 int text_udigits(uint64_t v);
 void text_secs(const struct text *t, uint64_t ticks, int width);
 void text_pct(const struct text *t, uint64_t ticks); /* of the total, %6.1f */
+/* bytes as a share of the model's (all its contexts'), %6.1f: "%alloc" */
+void text_alloc_pct(const struct text *t, uint64_t bytes);
 /* A cost in the columns "%time  secs" or "secs  %time" (text_pct, and
  * text_secs in width). */
 void text_pct_secs(const struct text *t, uint64_t ticks, int width);
@@ -85,11 +88,13 @@ void text_history(const struct text *t, const uint32_t *hist, uint32_t len);
 void text_hot(const struct text *t);
 void text_callers(const struct text *t);
 void text_cycles(const struct text *t);
+struct report_opts;
 void text_hook_cost(const struct text *t, unsigned top);
-void text_threads(const struct text *t, unsigned top);
-/* The flat table of t->m (report_text.c); the threads section calls it
- * with t->m set to each thread's model. */
-void text_flat(const struct text *t, unsigned top);
+void text_threads(const struct text *t, const struct report_opts *o);
+/* The flat table of t->m (report_text.c), o->top rows in o->sort's
+ * order; the threads section calls it with t->m set to each thread's
+ * model. */
+void text_flat(const struct text *t, const struct report_opts *o);
 /* The view's lines of the header (views_text.c). */
 void text_view_header(const struct text *t);
 

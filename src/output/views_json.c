@@ -36,6 +36,9 @@ void jr_view(struct jrep *r)
 	if (v->selected)
 		jr_name_list(r, "deselected", base, v->selected, 0);
 	jr_secs(r, "profile_total_time_s", base->total_time);
+	if (r->alloc) {
+		json_kuint(&r->j, "profile_alloc_bytes", model_alloc_total(base).bytes);
+	}
 	if (m->pruning) {
 		json_key(&r->j, "prune");
 		json_begin_object(&r->j);
@@ -65,8 +68,9 @@ void jr_hot(struct jrep *r)
 	json_begin_array(j);
 	for (uint32_t i = 0; i < m->narm; i++) {
 		const struct model_node *x = &m->nodes[m->arm[i]];
+		struct model_node_alloc a = model_node_alloc_at(m->node_alloc, m->arm[i]);
 		jr_named_object(r, x->cc); /* never the root: the arm starts below it */
-		jr_node_fields(r, x->entries, x->individual, x->inherited);
+		jr_node_fields(r, x->entries, x->individual, x->inherited, &a);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -83,7 +87,7 @@ void jr_callers(struct jrep *r)
 	json_begin_array(&r->j);
 	for (uint32_t i = 0; i < m->ncallers; i++) {
 		const struct model_tree *t = &m->callers[i];
-		jr_node_tree(r, t->nodes, &t->pruned, t->calls);
+		jr_node_tree(r, t->nodes, t->node_alloc, &t->pruned, t->calls);
 	}
 	json_end_array(&r->j);
 }
@@ -185,6 +189,8 @@ void jr_threads(struct jrep *r)
 		json_kstring(j, "name", th->name ? th->name : "");
 		jr_secs(r, "total_time_s", tm->total_time);
 		json_kuint(j, "total_calls", tm->total_calls);
+		if (r->alloc)
+			json_kuint(j, "total_alloc_bytes", tm->total_alloc.bytes);
 		struct jrep sub = *r; /* same writer and names, the thread's model */
 		sub.m = tm;
 		jr_functions(&sub);

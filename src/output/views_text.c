@@ -73,6 +73,15 @@ void text_view_header(const struct text *t)
 		ob_ratio(o, m->total_time, base->total_time, 2, 1, 0);
 		ob_puts(o, "%); percentages below are of the view's total\n");
 	}
+	if (t->alloc && m->total_alloc.bytes != base->total_alloc.bytes) {
+		ob_puts(o, "    of alloc     ");
+		ob_u64(o, m->total_alloc.bytes, 0);
+		ob_puts(o, " of ");
+		ob_u64(o, base->total_alloc.bytes, 0);
+		ob_puts(o, " bytes allocated in contexts (");
+		ob_ratio(o, m->total_alloc.bytes, base->total_alloc.bytes, 2, 1, 0);
+		ob_puts(o, "%)\n");
+	}
 }
 
 /* ---- hot path ----------------------------------------------------------- */
@@ -208,7 +217,7 @@ void text_cycles(const struct text *t)
 
 /* ---- threads ------------------------------------------------------------ */
 
-void text_threads(const struct text *t, unsigned top)
+void text_threads(const struct text *t, const struct report_opts *opts)
 {
 	const struct model *m = t->m;
 	const struct ccp_profile *p = m->prof;
@@ -226,9 +235,18 @@ void text_threads(const struct text *t, unsigned top)
 		text_secs(t, tm->total_time, 0);
 		ob_puts(o, " secs (");
 		ob_ratio(o, tm->total_time, m->total_time, 2, 1, 0);
-		ob_printf(o, "%%)  calls %" PRIu64 "\n", tm->total_calls);
+		ob_printf(o, "%%)  calls %" PRIu64, tm->total_calls);
+		if (t->alloc) {
+			ob_puts(o, "  alloc ");
+			ob_u64(o, tm->total_alloc.bytes, 0);
+			ob_puts(o, " bytes (");
+			ob_ratio(o, tm->total_alloc.bytes, m->total_alloc.bytes, 2, 1, 0);
+			ob_putc(o, '%');
+			ob_putc(o, ')');
+		}
+		ob_putc(o, '\n');
 		if (tm->by_self)
-			text_flat(&sub, top);
+			text_flat(&sub, opts);
 		else
 			ob_putc(o, '\n');
 	}

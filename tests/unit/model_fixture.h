@@ -20,6 +20,7 @@
 #include "check.h"
 #include "format/profile.h"
 #include "model/model.h"
+#include "model/view.h"
 
 /* Each test uses some of these. */
 #define FX_FN static __attribute__((unused))
@@ -108,6 +109,18 @@ FX_FN void fx_ctx(struct fixture *f, const char *history, uint64_t e, uint64_t r
 	c->entries = e;
 	c->recursive = r;
 	c->time = t;
+}
+
+/* Set the allocations of the last context added (fx_ctx), and mark the
+ * profile as one that counted them. */
+FX_FN void fx_ctx_alloc(struct fixture *f, uint64_t bytes, uint64_t blocks)
+{
+	struct ccp_thread *th = &f->threads[f->p.nthreads - 1];
+	if (th->ncontexts == 0)
+		fx_die("fx_ctx_alloc before fx_ctx");
+	th->contexts[th->ncontexts - 1].alloc_bytes = bytes;
+	th->contexts[th->ncontexts - 1].alloc_blocks = blocks;
+	f->p.alloc.measured = 1;
 }
 
 /* The model's record for a name. */
@@ -225,6 +238,38 @@ FX_FN void fx_check_in_equals_out(const struct model *m, const char *what)
 		ok &= a->self_in == a->self_out && a->child_in == a->child_out;
 	}
 	CHECK(ok, "%s: _in and _out times agree on every arc", what);
+}
+
+/* The base model (merge only) and a view of it. */
+struct viewed {
+	struct model base, vm;
+	struct model_view v;
+	struct model_view_opts o;
+};
+
+FX_FN int view_of(struct viewed *w, struct fixture *f, unsigned passes)
+{
+	char err[128] = "";
+	if (model_build(&w->base, &f->p, 0, err, sizeof err) != 0) {
+		printf("# model_build: %s\n", err);
+		return -1;
+	}
+	if (model_view_resolve(&w->v, &w->base, &w->o, err, sizeof err) != 0) {
+		printf("# resolve: %s\n", err);
+		return -1;
+	}
+	model_view_build(&w->vm, &w->base, &w->v, passes);
+	if (model_prune_any(&w->o.prune))
+		model_prune(&w->vm, &w->o.prune);
+	return 0;
+}
+
+FX_FN void view_free(struct viewed *w)
+{
+	model_free(&w->vm);
+	model_view_free(&w->v);
+	model_free(&w->base);
+	model_view_opts_free(&w->o);
 }
 
 /* Spivey's eight contexts (DESIGN.md §4, n = 2) with times 10..80 and a

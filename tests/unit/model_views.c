@@ -25,7 +25,6 @@
  *   focus P:  [P] 20+50, [P][Q] 30+60, [P][Q][R] 40+70, [P][S] 80: total 350
  *   Q deselected: COST main 10, P 160, R 110, S 80; one cycle P → R (3, 260)
  */
-#include "model/view.h"
 #include "model_fixture.h"
 
 static void build_mj(struct fixture *f)
@@ -35,38 +34,6 @@ static void build_mj(struct fixture *f)
 	fx_ctx(f, "[a] [b]", 1, 0, 10);
 	fx_ctx(f, "[a] [c]", 1, 0, 10);
 	fx_ctx(f, "[a] [b] [c]", 1, 0, 50);
-}
-
-/* The base model (merge only) and a view of it. */
-struct viewed {
-	struct model base, vm;
-	struct model_view v;
-	struct model_view_opts o;
-};
-
-static int view_of(struct viewed *w, struct fixture *f, unsigned passes)
-{
-	char err[128] = "";
-	if (model_build(&w->base, &f->p, 0, err, sizeof err) != 0) {
-		printf("# model_build: %s\n", err);
-		return -1;
-	}
-	if (model_view_resolve(&w->v, &w->base, &w->o, err, sizeof err) != 0) {
-		printf("# resolve: %s\n", err);
-		return -1;
-	}
-	model_view_build(&w->vm, &w->base, &w->v, passes);
-	if (model_prune_any(&w->o.prune))
-		model_prune(&w->vm, &w->o.prune);
-	return 0;
-}
-
-static void view_free(struct viewed *w)
-{
-	model_free(&w->vm);
-	model_view_free(&w->v);
-	model_free(&w->base);
-	model_view_opts_free(&w->o);
 }
 
 static void mj_all(void)
