@@ -1,6 +1,6 @@
 # ccprof - one plain Makefile.  See README.md.
 #
-#   make              build bin/ccprof, lib/libccprof.{a,so}
+#   make              build bin/ccprof, lib/libccprof.{a,so}, lib/libccprof-alloc.so
 #   make demo         build, profile examples/trap.c, print its report
 #   make check        build and run every test (ends "N passed, N failed")
 #   make bench        side-by-side overhead benchmark (never part of check)
@@ -41,7 +41,7 @@ LIBTOOL_OBJ := $(filter-out $(BUILD)/tool/cli/main.o,$(TOOL_OBJ))
 HEADERS := $(wildcard include/*.h src/*/*.h)
 
 all: $(BUILD)/bin/ccprof $(BUILD)/lib/libccprof.so $(BUILD)/lib/libccprof.a \
-     $(BUILD)/lib/pkgconfig/ccprof.pc
+     $(BUILD)/lib/libccprof-alloc.so $(BUILD)/lib/pkgconfig/ccprof.pc
 	@ln -sfn $(BUILD)/bin bin 2>/dev/null || true
 	@ln -sfn $(BUILD)/lib lib 2>/dev/null || true
 
@@ -59,6 +59,15 @@ $(BUILD)/tool/%.o: src/%.c $(HEADERS)
 $(BUILD)/lib/libccprof.so: $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared -pthread -Wl,-soname,libccprof.so -o $@ $(RT_OBJ)
+
+# The runtime that also profiles allocation: the same, plus malloc and
+# friends passed on to the next allocator (src/runtime/shim/alloc_shim.c).
+ALLOC_SHIM_OBJ := $(BUILD)/rt/runtime/shim/alloc_shim.o
+
+$(BUILD)/lib/libccprof-alloc.so: $(RT_OBJ) $(ALLOC_SHIM_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -pthread -Wl,-soname,libccprof-alloc.so -o $@ $(RT_OBJ) \
+	    $(ALLOC_SHIM_OBJ) -ldl
 
 $(BUILD)/lib/libccprof.a: $(RT_OBJ)
 	@mkdir -p $(dir $@)
@@ -121,6 +130,7 @@ install: all
 	install -m 755 $(BUILD)/bin/ccprof $(DESTDIR)$(PREFIX)/bin/ccprof
 	install -m 644 $(BUILD)/lib/libccprof.a $(DESTDIR)$(PREFIX)/lib/libccprof.a
 	install -m 755 $(BUILD)/lib/libccprof.so $(DESTDIR)$(PREFIX)/lib/libccprof.so
+	install -m 755 $(BUILD)/lib/libccprof-alloc.so $(DESTDIR)$(PREFIX)/lib/libccprof-alloc.so
 	install -m 644 include/ccprof.h $(DESTDIR)$(PREFIX)/include/ccprof.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@INCLUDEDIR@|$(PREFIX)/include|' ccprof.pc.in \

@@ -40,7 +40,7 @@ done
 
 prefix="$OUT/prefix"
 make install PREFIX="$prefix" > "$OUT/install.log" 2>&1
-for f in bin/ccprof lib/libccprof.a lib/libccprof.so include/ccprof.h lib/pkgconfig/ccprof.pc \
+for f in bin/ccprof lib/libccprof.a lib/libccprof.so lib/libccprof-alloc.so include/ccprof.h lib/pkgconfig/ccprof.pc \
 	share/man/man1/ccprof.1; do
 	check "make install puts $f in PREFIX" test -f "$prefix/$f"
 done

@@ -45,7 +45,7 @@ static int record_run(int argc, char **argv);
 const struct cli_command cli_record = {
 	.name = "record",
 	.summary = "run a program and write its profile",
-	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--] "
+	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--alloc] [--] "
 		 "PROGRAM [ARGS...]",
 	.help = "Run PROGRAM with the ccprof runtime preloaded (LD_PRELOAD) and write its\n"
 		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
@@ -65,10 +65,15 @@ const struct cli_command cli_record = {
 		"  --interval=MS      sampling interval of cpu and wall, in milliseconds\n"
 		"                     (default 1; fractions allowed, below 0.01 taken as\n"
 		"                     0.01; at most 3600000, an hour)\n"
+		"  -a, --alloc        also count the bytes and blocks each context allocates\n"
+		"                     (malloc, calloc, realloc, the aligned allocators, C++'s\n"
+		"                     new): preloads libccprof-alloc.so instead\n"
 		"  -h, --help         show this help\n\n"
 		"Environment:\n"
 		"  CCPROF_LIBRARY     the runtime to preload (default:\n"
 		"                     <ccprof's directory>/../lib/libccprof.so)\n"
+		"  CCPROF_ALLOC_LIBRARY  the runtime --alloc preloads (default:\n"
+		"                     libccprof-alloc.so beside the runtime above)\n"
 		"  CCPROF_OPTIONS     runtime settings, key=value separated by ':'\n",
 	.run = record_run,
 };
@@ -79,6 +84,7 @@ static const struct option record_options[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"clock", required_argument, NULL, OPT_CLOCK},
 	{"interval", required_argument, NULL, OPT_INTERVAL},
+	{"alloc", no_argument, NULL, 'a'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -87,6 +93,7 @@ struct record_opts {
 	const char *output;   /* as given, or NULL */
 	const char *clock;    /* validated, or NULL */
 	const char *interval; /* validated, or NULL */
+	int alloc;            /* --alloc: the runtime that counts allocations */
 	char **command;       /* PROGRAM ARGS..., NULL-terminated */
 };
 
@@ -115,9 +122,10 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	int c;
 	opterr = 0;
 	/* '+': options end at PROGRAM, whose own options are its business. */
-	while ((c = cli_getopt(argc, argv, "+:o:h", record_options)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+:o:ah", record_options)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
+		case 'a': o->alloc = 1; break;
 		case OPT_CLOCK:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cycles") && strcmp(optarg, "wall"))
 				return cli_usage_error(&cli_record,
@@ -149,7 +157,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 }
 
 /* CCPROF_LIBRARY, else <dir of this executable>/../lib/libccprof.so. */
-static char *find_library(void)
+static char *find_runtime(void)
 {
 	const char *env = getenv("CCPROF_LIBRARY");
 	if (env && env[0])
@@ -170,6 +178,28 @@ static char *find_library(void)
 		free(path);
 		return real;
 	}
+	return path;
+}
+
+/* With --alloc: CCPROF_ALLOC_LIBRARY, else libccprof-alloc.so in the
+ * directory of the default runtime, so that a CCPROF_LIBRARY naming
+ * another build's runtime finds that build's. */
+static char *find_library(const struct record_opts *o)
+{
+	const char *env = getenv("CCPROF_ALLOC_LIBRARY");
+	char *lib, *slash;
+	if (!o->alloc)
+		return find_runtime();
+	if (env && env[0])
+		return xstrdup(env);
+	if (!(lib = find_runtime()))
+		return NULL;
+	slash = strrchr(lib, '/');
+	size_t dir = slash ? (size_t)(slash - lib) + 1 : 0;
+	char *path = xmalloc(dir + sizeof "libccprof-alloc.so");
+	memcpy(path, lib, dir);
+	memcpy(path + dir, "libccprof-alloc.so", sizeof "libccprof-alloc.so");
+	free(lib);
 	return path;
 }
 
@@ -528,7 +558,7 @@ static int output_writable(const char *out)
 static int record_paths(const struct record_opts *o, char **libp, char **outp)
 {
 	int rc = 0;
-	char *lib = find_library(), *out = NULL;
+	char *lib = find_library(o), *out = NULL;
 	if (!lib || access(lib, R_OK) != 0)
 		rc = record_fail("cannot find the runtime library ",
 				 lib ? lib : "(set CCPROF_LIBRARY)");

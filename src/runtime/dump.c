@@ -316,6 +316,8 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		o->entries = RT_LOAD(&c->entries);
 		o->recursive = RT_LOAD(&c->recursive);
 		o->time = RT_LOAD(&c->time);
+		o->alloc_bytes = RT_LOAD(&c->alloc_bytes);
+		o->alloc_blocks = RT_LOAD(&c->alloc_blocks);
 		st->calls += o->entries + o->recursive;
 		charged += o->time;
 		st->dispatchers += RT_LOAD(&c->slots) != RT_SLOTS_USED;
@@ -590,6 +592,7 @@ static int write_profile(int async)
 		goto out;
 	}
 	fill_meta(&p);
+	rt_alloc_gather(&p.alloc);
 	if (gather_threads(&p, &m, async) != 0) {
 		rt_warn("out of memory; no profile written");
 		goto out;
@@ -624,7 +627,9 @@ int rt_dump(void)
 	int rc;
 
 	pthread_mutex_lock(&dump_lock);
+	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 	rc = write_profile(0);
+	rt_alloc_own_end();
 	pthread_mutex_unlock(&dump_lock);
 	return rc;
 }
@@ -633,7 +638,11 @@ int rt_dump(void)
 int rt_dump_async(void)
 {
 	int locked = pthread_mutex_trylock(&dump_lock) == 0;
-	int rc = write_profile(1);
+	int rc;
+
+	rt_alloc_own_begin();
+	rc = write_profile(1);
+	rt_alloc_own_end();
 
 	if (locked)
 		pthread_mutex_unlock(&dump_lock);

@@ -57,6 +57,7 @@ static void after_fork_parent(void)
 /* The child starts with fresh counts and writes its own profile. */
 static void after_fork_child(void)
 {
+	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 	rt_pid = getpid();
 	exit_done = 0; /* forked while another thread was writing at exit */
 	rt_cc_after_fork();
@@ -64,7 +65,9 @@ static void after_fork_child(void)
 	rt_sampler_after_fork();
 	rt_dump_after_fork();
 	rt_manual_after_fork();
+	rt_alloc_after_fork();
 	rt_sampler_start();
+	rt_alloc_own_end();
 	rt_dispositions_after_fork(); /* the signals held since before the fork come now */
 }
 
@@ -94,13 +97,17 @@ static void init_once(void)
 
 void rt_init(void)
 {
+	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 	pthread_once(&once, init_once);
+	rt_alloc_own_end();
 }
 
 __attribute__((constructor)) static void ccprof_constructor(int argc, char **argv, char **envp)
 {
 	(void)envp;
+	rt_alloc_own_begin();
 	rt_dump_set_args(argc, argv);
+	rt_alloc_own_end();
 	rt_init();
 }
 

@@ -86,6 +86,8 @@ struct rt_ctx {
 	uint32_t len; /* history length */
 	uint32_t *hist; /* CCP_ENTRY(cc, mark) */
 	struct rt_ctx *all_next; /* the thread's list of all contexts */
+	uint64_t alloc_bytes;  /* allocation profiling (alloc.c): bytes */
+	uint64_t alloc_blocks; /* and blocks allocated while current */
 };
 
 /* Lookups past a context's inline cache between two looks at its hit rate. */
@@ -307,6 +309,15 @@ RT_HIDDEN int rt_dump_exec_output(char *out, size_t size);
 RT_HIDDEN int rt_dump_spawn_output(char *out, size_t size);
 RT_HIDDEN void rt_dump_init(void);
 RT_HIDDEN void rt_manual_after_fork(void);
+
+/* alloc.c: allocation profiling (libccprof-alloc.so) */
+RT_HIDDEN void rt_alloc_measuring(void);
+RT_HIDDEN int rt_alloc_measured(void);
+RT_HIDDEN void rt_alloc_note(size_t bytes);
+RT_HIDDEN void rt_alloc_own_begin(void);
+RT_HIDDEN void rt_alloc_own_end(void);
+RT_HIDDEN void rt_alloc_gather(struct ccp_alloc *out);
+RT_HIDDEN void rt_alloc_after_fork(void);
 RT_HIDDEN int rt_dump_async(void);
 
 /* exec.c */

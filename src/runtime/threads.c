@@ -263,8 +263,7 @@ struct rt_thread *rt_thread_private(void)
 	return thread_new();
 }
 
-/* First hook on this thread. */
-struct rt_thread *rt_thread_start(void)
+static struct rt_thread *thread_start(void)
 {
 	struct rt_thread *t;
 
@@ -296,6 +295,19 @@ struct rt_thread *rt_thread_start(void)
 	return t;
 }
 
+/* First hook on this thread.  glibc's memory for finding the stack and
+ * for the key is ours, not the program's (Note [The runtime's own
+ * allocations] in alloc.c). */
+struct rt_thread *rt_thread_start(void)
+{
+	struct rt_thread *t;
+
+	rt_alloc_own_begin();
+	t = thread_start();
+	rt_alloc_own_end();
+	return t;
+}
+
 /*
  * After fork, in the child: only the forking thread survives.  Its
  * contexts stay (its shadow stack points into them) but start from zero,
@@ -314,6 +326,8 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 		c->entries = 0;
 		c->recursive = 0;
 		c->time = 0;
+		c->alloc_bytes = 0;
+		c->alloc_blocks = 0;
 	}
 	survivor->lost_calls = 0;
 	survivor->first_tick = survivor->last_tick; /* its times start from zero too */

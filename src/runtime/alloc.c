@@ -1,0 +1,85 @@
+/*
+ * alloc.c - allocation profiling: the bytes and blocks each context
+ * allocated (DESIGN.md section 1), counted for the interposed allocation
+ * functions of libccprof-alloc.so (shim/alloc_shim.c).
+ *
+ * Only that library calls rt_alloc_note, so the default runtime counts
+ * nothing and writes no ALLOC section; with it, every successful
+ * allocation the program makes adds its size and one block to the
+ * current context of the calling thread, in one instruction each, like
+ * the hooks' counters (Note [Cache reads] in hooks.c).  A thread that has
+ * not yet run instrumented code has no context: its allocations go to the
+ * process-wide `outside` counts (format.md, ALLOC).
+ *
+ * Note [The runtime's own allocations]: the runtime allocates too (the
+ * profile write's symbol tables, the copy of argv, glibc's memory for the
+ * sampling thread and for thread-specific data).  The program did not ask
+ * for those, and valgrind's counts of the bare program (tests/alloc.py)
+ * do not have them, so the runtime brackets the places that allocate
+ * with rt_alloc_own_begin/end, and the shim's counting is off inside.
+ */
+#include "runtime.h"
+
+static __thread unsigned own_depth __attribute__((tls_model("initial-exec")));
+static int measured;
+static uint64_t outside_bytes, outside_blocks;
+
+void rt_alloc_measuring(void)
+{
+	RT_STORE(&measured, 1);
+}
+
+int rt_alloc_measured(void)
+{
+	return RT_LOAD(&measured);
+}
+
+void rt_alloc_own_begin(void)
+{
+	own_depth++;
+}
+
+void rt_alloc_own_end(void)
+{
+	own_depth--;
+}
+
+static inline void count_add(uint64_t *p, uint64_t n)
+{
+#if defined(__x86_64__)
+	__asm__("addq %1, %0" : "+m"(*p) : "r"(n));
+#else
+	RT_STORE(p, *p + n);
+#endif
+}
+
+void rt_alloc_note(size_t bytes)
+{
+	struct rt_thread *t = rt_self;
+	struct rt_ctx *c;
+
+	if (own_depth || rt_config.disabled)
+		return;
+	if (t == NULL) { /* other threads may add too */
+		__atomic_fetch_add(&outside_bytes, (uint64_t)bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&outside_blocks, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	c = t->cur;
+	count_add(&c->alloc_bytes, (uint64_t)bytes);
+	rt_count(&c->alloc_blocks);
+}
+
+void rt_alloc_gather(struct ccp_alloc *out)
+{
+	out->measured = (uint32_t)rt_alloc_measured();
+	out->outside_bytes = RT_LOAD(&outside_bytes);
+	out->outside_blocks = RT_LOAD(&outside_blocks);
+}
+
+/* In a forked child: its counts start from zero, as its calls do. */
+void rt_alloc_after_fork(void)
+{
+	outside_bytes = 0;
+	outside_blocks = 0;
+}

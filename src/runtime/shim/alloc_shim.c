@@ -1,0 +1,289 @@
+/*
+ * alloc_shim.c - the allocation functions of libccprof-alloc.so, the
+ * runtime that also profiles allocation (docs/alloc.md).
+ *
+ * libccprof-alloc.so is libccprof.so plus this file: malloc, calloc,
+ * realloc, reallocarray, the aligned allocators and free, each passing the
+ * call on to the allocator that would have served it without us and
+ * counting what it returned (alloc.c).  It is a library of its own so that
+ * the default runtime leaves the program's allocator alone: preloading it
+ * instead of libccprof.so (`ccprof record --alloc`) is the only switch.
+ *
+ * "The allocator that would have served it" is the next definition after
+ * ours in the lookup order, found with dlsym(RTLD_NEXT): glibc's, or the
+ * jemalloc or tcmalloc the program links, whose other functions
+ * (malloc_usable_size, mallocx, ...) the program then keeps calling on
+ * blocks from the same allocator.  A program that defines malloc itself
+ * comes before us in that order and keeps its own, uncounted (its
+ * allocator is then its own instrumented code).
+ *
+ * Note [Bootstrap allocations]: dlsym may allocate (glibc's dlerror state)
+ * before the pointers are known.  Such calls, on the thread that is
+ * resolving them, are served from a static buffer and never freed; only
+ * free and realloc need to recognise its blocks.  Calls that come in
+ * before the runtime's constructor (other libraries' constructors, the
+ * dynamic linker) resolve the pointers on the spot.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdalign.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+struct next_allocator {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*memalign)(size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+};
+
+/* glibc's own, if dlsym finds nothing (it always should). */
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t);
+extern void *__libc_pvalloc(size_t);
+
+static struct next_allocator next;
+static int resolved;
+static __thread int resolving __attribute__((tls_model("initial-exec")));
+
+#define BOOT_SIZE (64 * 1024)
+static alignas(64) unsigned char boot[BOOT_SIZE];
+static size_t boot_used;
+
+/* A block of the bootstrap buffer: 16 bytes of size, then the block. */
+static void *boot_alloc(size_t n)
+{
+	size_t need = 16 + ((n + 15) & ~(size_t)15), at;
+
+	if (n > BOOT_SIZE)
+		return NULL;
+	at = __atomic_fetch_add(&boot_used, need, __ATOMIC_RELAXED);
+	if (at + need > BOOT_SIZE)
+		return NULL;
+	memcpy(boot + at, &n, sizeof n);
+	return boot + at + 16;
+}
+
+static int in_boot(const void *p)
+{
+	return (const unsigned char *)p >= boot && (const unsigned char *)p < boot + BOOT_SIZE;
+}
+
+static size_t boot_size(const void *p)
+{
+	size_t n;
+
+	memcpy(&n, (const unsigned char *)p - 16, sizeof n);
+	return n;
+}
+
+/* dlsym returns a data pointer; POSIX guarantees the conversion works. */
+#define NEXT(name, fallback)                                         \
+	do {                                                         \
+		void *sym_ = dlsym(RTLD_NEXT, #name);                \
+		if (sym_)                                            \
+			memcpy(&next.name, &sym_, sizeof sym_);      \
+		else                                                 \
+			next.name = fallback;                        \
+	} while (0)
+
+static void resolve(void)
+{
+	if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE) || resolving)
+		return;
+	resolving = 1;
+	NEXT(malloc, __libc_malloc);
+	NEXT(free, __libc_free);
+	NEXT(calloc, __libc_calloc);
+	NEXT(realloc, __libc_realloc);
+	NEXT(memalign, __libc_memalign);
+	NEXT(posix_memalign, NULL);
+	NEXT(aligned_alloc, __libc_memalign);
+	NEXT(valloc, __libc_valloc);
+	NEXT(pvalloc, __libc_pvalloc);
+	resolving = 0;
+	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+}
+
+/* Ready to pass calls on: 0 while this thread is resolving (bootstrap). */
+static int ready(void)
+{
+	if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
+		resolve();
+	return __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Note [Nested allocations]: an allocator's functions call one another
+ * (a replacement allocator's realloc may call malloc, its posix_memalign
+ * memalign), and those calls come back to us.  Only the outermost call is
+ * the program's: the others would count its block twice.  So each raises
+ * `nesting` while it calls on, and counts only at the outermost level.
+ */
+static __thread unsigned nesting __attribute__((tls_model("initial-exec")));
+
+#define CALL_ON(result, call)          \
+	do {                           \
+		nesting++;             \
+		(result) = (call);     \
+		nesting--;             \
+	} while (0)
+
+static void *counted(void *p, size_t bytes)
+{
+	if (p && nesting == 0)
+		rt_alloc_note(bytes);
+	return p;
+}
+
+RT_API void *malloc(size_t n)
+{
+	void *p;
+
+	if (!ready())
+		return boot_alloc(n);
+	CALL_ON(p, next.malloc(n));
+	return counted(p, n);
+}
+
+RT_API void free(void *p)
+{
+	if (p == NULL || in_boot(p))
+		return;
+	if (ready())
+		next.free(p);
+}
+
+RT_API void *calloc(size_t n, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (__builtin_mul_overflow(n, size, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!ready())
+		return boot_alloc(bytes); /* static memory is zero */
+	CALL_ON(p, next.calloc(n, size));
+	return counted(p, bytes);
+}
+
+/* A bootstrap block moves to the real allocator on its first realloc. */
+static void *realloc_boot(void *p, size_t n)
+{
+	void *q = malloc(n);
+
+	if (q)
+		memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+	return q;
+}
+
+/* realloc counts as a new block of the new size, as valgrind's memcheck
+ * counts it (a realloc that frees, to size 0, returns NULL: nothing). */
+RT_API void *realloc(void *p, size_t n)
+{
+	void *q;
+
+	if (p && in_boot(p))
+		return realloc_boot(p, n);
+	if (!ready())
+		return boot_alloc(n);
+	CALL_ON(q, next.realloc(p, n));
+	return counted(q, n);
+}
+
+/* Not passed on as itself: glibc's reallocarray calls realloc, ours,
+ * which would count the block twice. */
+RT_API void *reallocarray(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, bytes);
+}
+
+RT_API void *memalign(size_t align, size_t n)
+{
+	void *p;
+
+	if (!ready())
+		return NULL; /* not during bootstrap: nothing there asks */
+	CALL_ON(p, next.memalign(align, n));
+	return counted(p, n);
+}
+
+RT_API void *aligned_alloc(size_t align, size_t n)
+{
+	void *p;
+
+	if (!ready())
+		return NULL;
+	CALL_ON(p, next.aligned_alloc(align, n));
+	return counted(p, n);
+}
+
+RT_API int posix_memalign(void **out, size_t align, size_t n)
+{
+	int rc;
+
+	if (!ready())
+		return ENOMEM;
+	if (next.posix_memalign == NULL) {
+		void *p;
+
+		CALL_ON(p, next.memalign(align, n));
+		rc = p ? 0 : ENOMEM;
+		if (p)
+			*out = p;
+	} else {
+		CALL_ON(rc, next.posix_memalign(out, align, n));
+	}
+	if (rc == 0)
+		counted(*out, n);
+	return rc;
+}
+
+RT_API void *valloc(size_t n)
+{
+	void *p;
+
+	if (!ready())
+		return NULL;
+	CALL_ON(p, next.valloc(n));
+	return counted(p, n);
+}
+
+RT_API void *pvalloc(size_t n)
+{
+	void *p;
+
+	if (!ready())
+		return NULL;
+	CALL_ON(p, next.pvalloc(n));
+	return counted(p, n);
+}
+
+/* Early, so that the libraries' constructors after it find the pointers
+ * set; the profile says allocations were counted from here on. */
+__attribute__((constructor(101))) static void alloc_shim_init(void)
+{
+	resolve();
+	rt_alloc_measuring();
+}
