@@ -123,10 +123,11 @@ static void svg_box(struct svg *s, const struct model_node *x, const char *name,
 	ob_puts(o, "</g>\n");
 }
 
-static void svg_visit(void *arg, const struct model_node *x, const uint32_t *path, uint32_t depth,
-		      int leaving)
+static void svg_visit(void *arg, const struct model_node *x, const struct model_node_alloc *a,
+		      const uint32_t *path, uint32_t depth, int leaving)
 {
 	struct svg *s = arg;
+	(void)a;
 	if (leaving)
 		return;
 	if (depth + 1 >= s->cap) {

@@ -203,11 +203,12 @@ struct walk_log {
 	uint64_t individual;
 };
 
-static void log_visit(void *arg, const struct model_node *x, const uint32_t *path,
-		      uint32_t depth, int leaving)
+static void log_visit(void *arg, const struct model_node *x, const struct model_node_alloc *a,
+		      const uint32_t *path, uint32_t depth, int leaving)
 {
 	struct walk_log *w = arg;
 	(void)path;
+	(void)a;
 	size_t n = strlen(w->text);
 	if (!leaving)
 		w->individual += x->individual;
