@@ -1169,6 +1169,25 @@ def folded_alloc(prof, own, total, plain):
     status(["--to", "pprof", "--weight", "alloc", prof], "--weight with pprof")
 
 
+def svg_alloc(prof, own, total, plain):
+    """svg: the allocations in every tooltip; --weight alloc draws the
+    boxes as wide as their inherited bytes."""
+    _, boxes = svg_boxes(convert("svg", prof, "allocs.svg"))
+    root = [b for b in boxes if b[0].startswith("all\n")]
+    check(root and "\nallocated %d bytes (100.00%%) in %d blocks\n" % total in root[0][0],
+          "svg with allocations: the root box's tooltip has the profile's bytes and blocks")
+    _, boxes = svg_boxes(convert("svg", prof, "allocs-bytes.svg", "--weight", "alloc"))
+    width = {b[0].split("\n")[0]: b[2] for b in boxes}
+    full = width.get("all", 0)
+    bad = [(f, width.get(f), own[f][0]) for f in ("grow", "aligned", "arrays")
+           if abs(width.get(f, 0) - full * own[f][0] / total[0]) > 0.01]
+    check(full > 0 and not bad, "svg --weight alloc: boxes as wide as their bytes%s"
+          % ("" if not bad else " %r" % bad))
+    r = run([CCPROF, "convert", "--to", "svg", "--weight", "alloc", plain])
+    check(r.returncode == 2 and len(r.stderr.splitlines()) == 1,
+          "svg --weight alloc of a profile without allocation data: exit 2, one line")
+
+
 def without_alloc(plain):
     """A profile that did not count allocations has none in any format:
     the files are as before allocation profiling (the other checks of
@@ -1190,6 +1209,8 @@ def without_alloc(plain):
     check(len(types) == 2, "pprof without allocation data: two sample types")
     j = json.load(open(convert("speedscope", plain, "plain.speedscope.json"), encoding="utf-8"))
     check(len(j["profiles"]) == 1, "speedscope without allocation data: one profile")
+    text = open(convert("svg", plain, "plain.svg"), encoding="utf-8").read()
+    check("alloc" not in text, "svg without allocation data: no allocations in the tooltips")
 
 
 def allocations(plain):
@@ -1199,6 +1220,7 @@ def allocations(plain):
     pprof_alloc(prof, own, total)
     speedscope_alloc(prof, own, total)
     folded_alloc(prof, own, total, plain)
+    svg_alloc(prof, own, total, plain)
     without_alloc(plain)
 
 

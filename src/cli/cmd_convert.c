@@ -52,9 +52,9 @@ const struct cli_command cli_convert = {
 		"      --node-threshold PCT\n"
 		"                          dot: leave out functions below PCT % of the total\n"
 		"                          inherited time (default 0.5; 0 keeps all)\n"
-		"      --weight time|alloc folded: count microseconds (time, the default) or\n"
-		"                          bytes allocated (alloc: a profile recorded with\n"
-		"                          --alloc)\n"
+		"      --weight time|alloc folded, svg: stacks weighted by time (the default)\n"
+		"                          or by bytes allocated (alloc: a profile recorded\n"
+		"                          with --alloc)\n"
 		"  -h, --help              show this help\n\n"
 		VIEW_OPTIONS_HELP
 		"Pruned tree nodes become one \"(hidden)\" frame under their parent, so the\n"

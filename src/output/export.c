@@ -21,7 +21,8 @@ const struct export_format export_formats[] = {
 	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS, .binary = 1},
 	{.name = "dot", .write = export_dot, .passes = MODEL_FLAT | MODEL_ARCS | MODEL_TREE,
 	 .accepts = EXPORT_OPT_THRESHOLD, .hot = 1},
-	{.name = "svg", .write = export_svg, .passes = MODEL_TREE, .accepts = EXPORT_OPT_INVERTED},
+	{.name = "svg", .write = export_svg, .passes = MODEL_TREE,
+	 .accepts = EXPORT_OPT_INVERTED | EXPORT_OPT_WEIGHT},
 };
 const unsigned export_nformats = sizeof export_formats / sizeof export_formats[0];
 

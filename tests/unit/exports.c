@@ -5,6 +5,8 @@
  * tree walk with pruning, and every writer on Spivey's example, with and
  * without allocations.
  */
+#include <stdarg.h>
+
 #include "model_fixture.h"
 #include "model/view.h"
 #include "output/escape.h"
@@ -349,6 +351,22 @@ static void spivey_alloc(struct fixture *fx)
 	fx->p.alloc.measured = 1;
 }
 
+/* Whether the format's export of m has each of the strings, up to NULL. */
+static int renders_with(const char *format, const struct model *m, const struct export_opts *o,
+			...)
+{
+	size_t size;
+	char *s = render(export_find(format), m, o, &size);
+	int all = 1;
+	va_list ap;
+	va_start(ap, o);
+	for (const char *want; (want = va_arg(ap, const char *));)
+		all &= strstr(s, want) != NULL;
+	va_end(ap);
+	free(s);
+	return all;
+}
+
 /* Σ of the numbers after each occurrence of key in s. */
 static uint64_t sum_after(const char *s, const char *key)
 {
@@ -456,12 +474,21 @@ static void writers_alloc(void)
 	callgrind_alloc(&m, s);
 	free(s);
 
-	s = render(export_find("speedscope"), &m, &o, &size);
-	CHECK(strstr(s, "\"name\":\"fixture\",\"unit\":\"nanoseconds\"") &&
-		      strstr(s, "\"name\":\"fixture allocation (bytes)\",\"unit\":\"bytes\","
-				"\"startValue\":0,\"endValue\":4723,"),
+	CHECK(renders_with("speedscope", &m, &o, "\"name\":\"fixture\",\"unit\":\"nanoseconds\"",
+			   "\"name\":\"fixture allocation (bytes)\",\"unit\":\"bytes\","
+			   "\"startValue\":0,\"endValue\":4723,",
+			   NULL),
 	      "speedscope: the time profile, then one in bytes");
-	free(s);
+	CHECK(renders_with("svg", &m, &o, "\nallocated 4723 bytes (100.00%) in 49 blocks\n", NULL),
+	      "svg: allocations in the tooltips");
+	o.weight = EXPORT_WEIGHT_ALLOC;
+	/* ⟨main,P,Q,R⟩ holds 3400 of 4723 bytes: 3400 / 4723 × 1180 px */
+	CHECK(renders_with("svg", &m, &o, ">Flame graph of bytes allocated: ",
+			   "individually 3400 bytes (71.99%) in 34 blocks</title><rect x=\"10.00\" "
+			   "y=\"72.0\" width=\"849.46\"",
+			   NULL),
+	      "svg --weight alloc: boxes as wide as their bytes");
+	o.weight = EXPORT_WEIGHT_TIME;
 
 	/* pprof's gzip has stored blocks: the strings are there as they are */
 	s = render(export_find("pprof"), &m, &o, &size);
@@ -516,6 +543,9 @@ static void writers_no_alloc(void)
 	free(s);
 	s = render(export_find("pprof"), &m, &o, &size);
 	CHECK(!memmem(s, size, "alloc_", 6), "pprof without allocations: two sample types");
+	free(s);
+	s = render(export_find("svg"), &m, &o, &size);
+	CHECK(!strstr(s, "alloc"), "svg without allocations: none in the tooltips");
 	free(s);
 	model_free(&m);
 }
