@@ -1147,6 +1147,12 @@ def folded_alloc(prof, own, total, plain):
     check(all(re.match(r"^[^;]+ \[\d+\];", s) for s, _ in tl) and
           sum(int(n) for _, n in tl) == total[0],
           "folded --weight alloc --threads: a thread frame first, bytes add up to the total")
+    sel = [l.rsplit(" ", 1) for l in open(convert(
+        "folded", prof, "allocs-desel.folded", "--weight", "alloc", "--deselect", "small"),
+        encoding="utf-8").read().splitlines()]
+    check(sum(int(n) for _, n in sel) == total[0] and ["main;outer", "48"] in sel and
+          not any(s.endswith(";small") for s, _ in sel),
+          "folded --weight alloc --deselect small: its bytes go to its callers (outer 48)")
     t1 = convert("folded", prof, "allocs-time.folded")
     t2 = convert("folded", prof, "allocs-time2.folded", "--weight", "time")
     check(open(t1, "rb").read() == open(t2, "rb").read(),
