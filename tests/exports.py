@@ -6,6 +6,7 @@ the consumer's totals compared to `ccprof report --json`, and hostile names
 a backslash, non-ASCII, a trailing number) carried through every format.
 FORMATS.md gives each format and its validator."""
 import base64
+import collections
 import gzip
 import html
 import json
@@ -585,19 +586,25 @@ def speedscope(prof, rep, thr, thr_rep):
 
 # ---- pprof --------------------------------------------------------------------------
 
+def varint_at(buf, i):
+    """The LEB128 varint at buf[i] (protobuf's, and ccprof's own): (value, next i)."""
+    v = s = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7f) << s
+        s += 7
+        if b < 0x80:
+            return v, i
+
+
 def pb_fields(buf):
     """Decode one protobuf message: [(field, wire type, value)]."""
     out, i = [], 0
     def varint():
         nonlocal i
-        v = s = 0
-        while True:
-            b = buf[i]
-            i += 1
-            v |= (b & 0x7f) << s
-            s += 7
-            if b < 0x80:
-                return v
+        v, i = varint_at(buf, i)
+        return v
     while i < len(buf):
         key = varint()
         field, wire = key >> 3, key & 7
@@ -893,6 +900,336 @@ def views(prof, rep):
           "--focus c_regions --min-percent 20 with svg: rooted at the focus, pruned (%s)" % second)
 
 
+# ---- allocations (record --alloc) ---------------------------------------------
+
+# tests/progs/allocs.c's functions, each of which counts what it allocates
+# itself ("alloc F BYTES BLOCKS" on stderr); small is called from main and
+# from outer (48 bytes in 2 blocks there).
+ALLOC_FNS = ("small", "arrays", "grow", "aligned", "zero", "nothing", "refused", "outer",
+             "worker")
+
+
+def alloc_section(path):
+    """(bytes, blocks) added over the records of a profile's ALLOC section
+    (docs/format.md §3.7), read from the file itself: the profile's total
+    in its contexts, without the allocations outside any context."""
+    data = open(path, "rb").read()
+    i = int.from_bytes(data[10:12], "little")
+
+    def varint():
+        nonlocal i
+        v, i = varint_at(data, i)
+        return v
+    while i < len(data):
+        tag, n = varint(), varint()
+        if tag == 0:
+            return None
+        if tag == 7:
+            varint(), varint()  # outside_bytes, outside_blocks: in no context
+            total = [0, 0]
+            for _ in range(varint()):
+                varint(), varint()  # thread, context
+                total[0] += varint()
+                total[1] += varint()
+            return tuple(total)
+        i += n
+    return None
+
+
+def alloc_profile():
+    """allocs.c's two threads under record --alloc: (profile, the
+    program's own counts, the profile's total (bytes, blocks))."""
+    prog = build("allocs_exports", "tests/progs/allocs.c")
+    prof = os.path.join(D, "allocs.ccprof")
+    r = run([CCPROF, "record", "--alloc", "-o", prof, "--", prog, "threads"])
+    check(r.returncode == 0, "allocs threads runs under ccprof record --alloc")
+    own = {m.group(1): (int(m.group(2)), int(m.group(3)))
+           for m in re.finditer(r"^alloc (\S+) (\d+) (\d+)$", r.stderr, re.M)}
+    check(set(ALLOC_FNS) <= set(own), "allocs prints its own counts")
+    total = alloc_section(prof)
+    check(total is not None and total[0] > sum(b for b, _ in own.values()),
+          "the profile has an ALLOC section: %s bytes, blocks (main allocates too)" % (total,))
+    return prof, own, total or (0, 0)
+
+
+def schema_checked(path, schema, what):
+    """The JSON file at path, checked against schema."""
+    j = json.load(open(path, encoding="utf-8"))
+    errs = schema_errors(j, schema, schema)
+    check(not errs, "%s%s" % (what, "" if not errs else " %s" % errs[:3]))
+    return j
+
+
+def alloc_figures(what, leaves, total, own, blocks=True):
+    """leaves: [(function at the top of the stack, bytes, blocks)] as a
+    format gives them: they add up to the profile's total, and each
+    function's to what it counted itself (blocks only where the format
+    has them)."""
+    n = 2 if blocks else 1
+    got = tuple(sum(l[1 + k] for l in leaves) for k in range(n))
+    check(got == total[:n], "%s: allocations add up to the profile's %s (got %s)"
+          % (what, total[:n], got))
+    per = collections.defaultdict(lambda: (0, 0))
+    for leaf, b, k in leaves:
+        per[leaf] = (per[leaf][0] + b, per[leaf][1] + k)
+    bad = [(f, per[f][:n], own[f][:n]) for f in ALLOC_FNS if per[f][:n] != own[f][:n]]
+    check(not bad, "%s: every function's own allocations are its counts%s"
+          % (what, "" if not bad else " %r" % bad))
+
+
+def ghc_json_alloc(prof, own, total):
+    path = convert("ghc-json", prof, "allocs.prof")
+    j = schema_checked(path, GHC_SCHEMA, "ghc-json with allocations: FORMATS.md §1.7 schema")
+    label = {c["id"]: c["label"] for c in j["cost_centres"]}
+    leaves, stacks = [], {}
+
+    def walk(n, path):
+        path = path + [label[n["id"]]]
+        leaves.append((label[n["id"]], n["alloc"], 0))
+        stacks[";".join(path[1:])] = n["alloc"]
+        for c in n["children"]:
+            walk(c, path)
+    walk(j["profile"], [])
+    check(j["total_alloc"] == total[0] == sum(b for _, b, _ in leaves),
+          "ghc-json: total_alloc = Σ alloc = the profile's %d bytes" % total[0])
+    alloc_figures("ghc-json", leaves, total, own, blocks=False)
+    check(stacks.get("main;outer;small") == 48 and stacks.get("main;small") == own["small"][0] - 48,
+          "ghc-json: small's bytes per stack (48 under outer, the rest under main)")
+    speedscope_import(path, "allocs.prof", "Haskell GHC JSON Profile", "ghc-json with allocations")
+
+
+def annotate_rows(text, ncols):
+    """callgrind_annotate's function table with ncols events: {function: [costs]}."""
+    num = r"([\d,]+)(?: \([ \d.]+%\))?"
+    pat = re.compile(r"^\s*" + r"\s+".join([num] * ncols) + r"\s+[^:\s]*:(\S.*?)(?: \[[^\]]*\])?$")
+    rows = {}
+    for line in text.splitlines():
+        m = pat.match(line)
+        if m:
+            rows[m.group(ncols + 1)] = [int(g.replace(",", "")) for g in m.groups()[:ncols]]
+    return rows
+
+
+def callgrind_alloc(prof, own, total):
+    path = convert("callgrind", prof, "callgrind.out.allocs")
+    lines = open(path, encoding="utf-8").read().splitlines()
+    events = next(l for l in lines if l.startswith("events: "))
+    check(events.split()[2:] == ["calls", "alloc_bytes", "alloc_blocks"],
+          "callgrind: events time, calls, alloc_bytes, alloc_blocks (%s)" % events)
+    want = "%d %d" % total
+    check(lines[-1].endswith(" " + want) and
+          next(l for l in lines if l.startswith("summary: ")).endswith(" " + want),
+          "callgrind: summary and totals end in the profile's %s bytes and blocks" % want)
+    if not have("callgrind_annotate"):
+        skip("callgrind_annotate not installed (package valgrind): allocations not annotated")
+        return
+    r = run(["callgrind_annotate", "--inclusive=no", "--threshold=100", "--auto=no", path],
+            cwd=D)
+    check(r.returncode == 0 and r.stderr == "",
+          "callgrind with allocations: callgrind_annotate reads it, empty stderr%s"
+          % ("" if not r.stderr else " (%s)" % r.stderr.strip()[:200]))
+    tot = re.search(r"^\s*" + r"\s+".join([r"([\d,]+) \(100.0%\)"] * 4) + r"\s+PROGRAM TOTALS",
+                    r.stdout, re.M)
+    check(tot and tuple(int(g.replace(",", "")) for g in tot.groups()[2:]) == total,
+          "callgrind: annotate's totals are the profile's %s bytes and blocks" % (total,))
+    self_ = annotate_rows(r.stdout, 4)
+    alloc_figures("callgrind (annotate's self costs)",
+                  [(f, v[2], v[3]) for f, v in self_.items()], total, own)
+    r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", path],
+            cwd=D)
+    incl = annotate_rows(r.stdout, 4)
+    # worker is a thread's root, main the other's: main's inclusive
+    # allocations are every context's but the workers'.
+    rest = (total[0] - own["worker"][0], total[1] - own["worker"][1])
+    check(incl.get("outer", [0] * 4)[2:] == [48, 2] and incl.get("main", [0] * 4)[2:] == list(rest),
+          "callgrind: annotate's inclusive allocations: outer 48 bytes in 2 blocks (its call of "
+          "small), main %s (all but the workers') (got %s, %s)"
+          % (rest, incl.get("outer"), incl.get("main")))
+
+
+def pprof_alloc(prof, own, total):
+    path = convert("pprof", prof, "allocs.pb.gz")
+    strings, samples, locs, types = pprof_decode(gzip.decompress(open(path, "rb").read()))
+    check(types == [["cpu", "nanoseconds"], ["calls", "count"], ["alloc_objects", "count"],
+                    ["alloc_space", "bytes"]],
+          "pprof: sample types time and calls, then alloc_objects and alloc_space (%s)" % types)
+    check(all(len(s[2]) == 4 for s in samples), "pprof: every sample has 4 values")
+    alloc_figures("pprof", [(locs[s[1][0]], s[2][3], s[2][2]) for s in samples], total, own)
+    if not have("go"):
+        skip("go not installed (package golang-go): go tool pprof not run on allocations")
+        return
+    env = dict(os.environ, GOCACHE=os.path.join(CACHE, "go-build"),
+               PPROF_TMPDIR=D, HOME=os.environ.get("HOME") or D)
+
+    def gop(*args):
+        return run(["go", "tool", "pprof", "-symbolize=none"] + list(args) + [path], env=env)
+    r = gop("-raw")
+    check("cpu/nanoseconds[dflt] calls/count alloc_objects/count alloc_space/bytes" in r.stdout,
+          "pprof: go tool pprof -raw: time the default, then calls and the allocations")
+    vals = [tuple(map(int, v)) for v in
+            re.findall(r"^\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+): [\d ]+$", r.stdout, re.M)]
+    check((sum(v[3] for v in vals), sum(v[2] for v in vals)) == total,
+          "pprof: go tool pprof -raw's allocations add up to the profile's %s" % (total,))
+    r = gop("-sample_index=alloc_space", "-unit=B", "-top", "-nodefraction=0")
+    rows = dict((name, int(flat)) for flat, name in
+                re.findall(r"^\s+(\d+)B\s+[\d.]+%\s+[\d.]+%\s+\d+B\s+[\d.]+%\s+(\S+)$", r.stdout,
+                           re.M))
+    m = re.search(r"Showing nodes accounting for \S+, [\d.]+% of (\d+)B total", r.stdout)
+    check(r.returncode == 0 and m and int(m.group(1)) == total[0] and
+          all(rows.get(f, 0) == own[f][0] for f in ALLOC_FNS),
+          "pprof: go tool pprof -sample_index=alloc_space -top: total %s B and each function's "
+          "bytes are the profile's (%s)" % (m.group(1) if m else "?", rows))
+    r = gop("-sample_index=alloc_objects", "-top")
+    m = re.search(r"Showing nodes accounting for \S+, [\d.]+% of (\d+) total", r.stdout)
+    check(m and int(m.group(1)) == total[1],
+          "pprof: go tool pprof -sample_index=alloc_objects -top: %d blocks" % total[1])
+    r = gop("-top")
+    check("Type: cpu" in r.stdout, "pprof: the default sample type is still the time")
+
+
+def speedscope_bytes(text):
+    """'3.94 KB (25%)' -> 4034.56 (speedscope's KB are 1024 bytes)."""
+    m = re.match(r"([\d.,]+)\s*(B|KB|MB|GB)\b", text)
+    scale = {"B": 1, "KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3}
+    return float(m.group(1).replace(",", "")) * scale[m.group(2)] if m else None
+
+
+def speedscope_alloc(prof, own, total):
+    path = convert("speedscope", prof, "allocs.speedscope.json")
+    j = schema_checked(path, SPEEDSCOPE_SCHEMA,
+                       "speedscope with allocations: FORMATS.md §6.1 structure")
+    ps = j["profiles"]
+    check([p["unit"] for p in ps] == ["nanoseconds", "bytes"] and j["activeProfileIndex"] == 0 and
+          ps[1]["name"] == "allocs_exports allocation (bytes)",
+          "speedscope: the time profile first, then 'allocs_exports allocation (bytes)' (%s)"
+          % [p["name"] for p in ps])
+    a = ps[1]
+    frames = [f["name"] for f in j["shared"]["frames"]]
+    check(len(a["samples"]) == len(a["weights"]) and a["endValue"] == total[0],
+          "speedscope: a weight per sample, endValue the profile's %d bytes" % total[0])
+    alloc_figures("speedscope", [(frames[s[-1]], w, 0) for s, w in zip(a["samples"], a["weights"])],
+                  total, own, blocks=False)
+    tpath = convert("speedscope", prof, "allocs-threads.speedscope.json", "--threads")
+    ps = json.load(open(tpath, encoding="utf-8"))["profiles"]
+    units = [p["unit"] for p in ps]
+    n = len(ps) // 2
+    check(len(ps) == 6 and units == ["nanoseconds"] * n + ["bytes"] * n and
+          all(p["name"].endswith(" allocation (bytes)") for p in ps[n:]) and
+          sum(p["endValue"] for p in ps[n:]) == total[0] and
+          all(sum(p["weights"]) == p["endValue"] for p in ps),
+          "speedscope --threads: a time profile per thread (3), then a bytes profile per "
+          "thread adding up to the profile's bytes")
+    # speedscope opens the profile activeProfileIndex names: the bytes one
+    shown = os.path.join(D, "allocs-bytes.speedscope.json")
+    j["activeProfileIndex"] = 1
+    with open(shown, "w", encoding="utf-8") as f:
+        json.dump(j, f)
+    rows = speedscope_import(shown, "allocs-bytes.speedscope.json", "speedscope json file",
+                             "speedscope's allocation profile")
+    if rows is not None:
+        got = {r[2]: speedscope_bytes(r[1]) for r in rows}
+        bad = [(f, got.get(f), own[f][0]) for f in ("grow", "worker", "small", "arrays")
+               if got.get(f) is None or abs(got[f] - own[f][0]) > own[f][0] * 0.005 + 0.5]
+        check(not bad, "speedscope shows each function's own bytes%s" % (
+            "" if not bad else " %r" % bad))
+
+
+def folded_alloc(prof, own, total, plain):
+    path = convert("folded", prof, "allocs.folded", "--weight", "alloc")
+    lines = [l.rsplit(" ", 1) for l in open(path, encoding="utf-8").read().splitlines()]
+    check(lines and all(LINE.match(s + " " + n) for s, n in lines),
+          "folded --weight alloc: every line is 'frame;frame N'")
+    alloc_figures("folded --weight alloc", [(s.split(";")[-1], int(n), 0) for s, n in lines],
+                  total, own, blocks=False)
+    check(["main;outer;small", "48"] in lines, "folded --weight alloc: 'main;outer;small 48'")
+    tpath = convert("folded", prof, "allocs-threads.folded", "--weight", "alloc", "--threads")
+    tl = [l.rsplit(" ", 1) for l in open(tpath, encoding="utf-8").read().splitlines()]
+    check(all(re.match(r"^[^;]+ \[\d+\];", s) for s, _ in tl) and
+          sum(int(n) for _, n in tl) == total[0],
+          "folded --weight alloc --threads: a thread frame first, bytes add up to the total")
+    sel = [l.rsplit(" ", 1) for l in open(convert(
+        "folded", prof, "allocs-desel.folded", "--weight", "alloc", "--deselect", "small"),
+        encoding="utf-8").read().splitlines()]
+    check(sum(int(n) for _, n in sel) == total[0] and ["main;outer", "48"] in sel and
+          not any(s.endswith(";small") for s, _ in sel),
+          "folded --weight alloc --deselect small: its bytes go to its callers (outer 48)")
+    t1 = convert("folded", prof, "allocs-time.folded")
+    t2 = convert("folded", prof, "allocs-time2.folded", "--weight", "time")
+    check(open(t1, "rb").read() == open(t2, "rb").read(),
+          "folded: --weight time is the default")
+    speedscope_import(path, "allocs.folded", "collapsed stack format", "folded --weight alloc")
+
+    def status(args, what, want=2):
+        r = run([CCPROF, "convert"] + args)
+        lines = r.stderr.splitlines()
+        check(r.returncode == want and len(lines) == 1 and lines[0].startswith("ccprof"),
+              "%s: exit %d, one line on stderr (got %d: %r)"
+              % (what, want, r.returncode, r.stderr.strip()))
+        return r
+    out = os.path.join(D, "never-written-alloc.folded")
+    r = status(["--to", "folded", "--weight", "alloc", "-o", out, plain],
+               "--weight alloc of a profile without allocation data")
+    check("no allocation data" in r.stderr and not os.path.exists(out),
+          "--weight alloc without allocation data: says so, writes no file")
+    status(["--to", "folded", "--weight", "bytes", prof], "--weight bytes")
+    status(["--to", "pprof", "--weight", "alloc", prof], "--weight with pprof")
+
+
+def svg_alloc(prof, own, total, plain):
+    """svg: the allocations in every tooltip; --weight alloc draws the
+    boxes as wide as their inherited bytes."""
+    _, boxes = svg_boxes(convert("svg", prof, "allocs.svg"))
+    root = [b for b in boxes if b[0].startswith("all\n")]
+    check(root and "\nallocated %d bytes (100.00%%) in %d blocks\n" % total in root[0][0],
+          "svg with allocations: the root box's tooltip has the profile's bytes and blocks")
+    _, boxes = svg_boxes(convert("svg", prof, "allocs-bytes.svg", "--weight", "alloc"))
+    width = {b[0].split("\n")[0]: b[2] for b in boxes}
+    full = width.get("all", 0)
+    bad = [(f, width.get(f), own[f][0]) for f in ("grow", "aligned", "arrays")
+           if abs(width.get(f, 0) - full * own[f][0] / total[0]) > 0.01]
+    check(full > 0 and not bad, "svg --weight alloc: boxes as wide as their bytes%s"
+          % ("" if not bad else " %r" % bad))
+    r = run([CCPROF, "convert", "--to", "svg", "--weight", "alloc", plain])
+    check(r.returncode == 2 and len(r.stderr.splitlines()) == 1,
+          "svg --weight alloc of a profile without allocation data: exit 2, one line")
+
+
+def without_alloc(plain):
+    """A profile that did not count allocations has none in any format:
+    the files are as before allocation profiling (the other checks of
+    this test compare them with the consumers)."""
+    j = json.load(open(convert("ghc-json", plain, "plain.prof"), encoding="utf-8"))
+    allocs = []
+
+    def walk(n):
+        allocs.append(n["alloc"])
+        for c in n["children"]:
+            walk(c)
+    walk(j["profile"])
+    check(j["total_alloc"] == 0 and not any(allocs), "ghc-json without allocation data: all 0")
+    text = open(convert("callgrind", plain, "callgrind.out.plain"), encoding="utf-8").read()
+    check("alloc" not in text and re.search(r"^events: \w+ calls$", text, re.M),
+          "callgrind without allocation data: two events")
+    _, _, _, types = pprof_decode(gzip.decompress(open(convert("pprof", plain, "plain.pb.gz"),
+                                                       "rb").read()))
+    check(len(types) == 2, "pprof without allocation data: two sample types")
+    j = json.load(open(convert("speedscope", plain, "plain.speedscope.json"), encoding="utf-8"))
+    check(len(j["profiles"]) == 1, "speedscope without allocation data: one profile")
+    text = open(convert("svg", plain, "plain.svg"), encoding="utf-8").read()
+    check("alloc" not in text, "svg without allocation data: no allocations in the tooltips")
+
+
+def allocations(plain):
+    prof, own, total = alloc_profile()
+    ghc_json_alloc(prof, own, total)
+    callgrind_alloc(prof, own, total)
+    pprof_alloc(prof, own, total)
+    speedscope_alloc(prof, own, total)
+    folded_alloc(prof, own, total, plain)
+    svg_alloc(prof, own, total, plain)
+    without_alloc(plain)
+
+
 names, cycles, thr = profiles()
 rep = report(names)
 check(all(n in functions(rep) for n in NAMES), "names.cpp: the hostile names are cost centres")
@@ -909,4 +1246,5 @@ dot(names, rep)
 dot_long_names()
 svg(names, rep)
 views(names, rep)
+allocations(thr)
 finish()

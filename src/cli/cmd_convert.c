@@ -28,10 +28,11 @@ const struct cli_command cli_convert = {
 	.name = "convert",
 	.summary = "export a profile: pprof, callgrind, speedscope, flame graph, dot",
 	.usage = "ccprof convert --to FORMAT [-o OUT] [--threads] [--inverted] "
-		 "[--node-threshold PCT] [VIEW OPTIONS] FILE",
+		 "[--node-threshold PCT] [--weight time|alloc] [VIEW OPTIONS] FILE",
 	.help = "Write the profile in FILE in another tool's format, to OUT or standard\n"
 		"output, with each function's source file and line wherever the format has\n"
-		"a place for them (as in `ccprof report`).  docs/exports.md describes each\n"
+		"a place for them (as in `ccprof report`), and the bytes and blocks allocated\n"
+		"when the run counted them (record --alloc).  docs/exports.md describes each\n"
 		"format and how to open it.\n\n"
 		"Formats:\n"
 		"  ghc-json    GHC's +RTS -pj JSON profile (speedscope, profiteur)\n"
@@ -51,6 +52,9 @@ const struct cli_command cli_convert = {
 		"      --node-threshold PCT\n"
 		"                          dot: leave out functions below PCT % of the total\n"
 		"                          inherited time (default 0.5; 0 keeps all)\n"
+		"      --weight time|alloc folded, svg: stacks weighted by time (the default)\n"
+		"                          or by bytes allocated (alloc: a profile recorded\n"
+		"                          with --alloc)\n"
 		"  -h, --help              show this help\n\n"
 		VIEW_OPTIONS_HELP
 		"Pruned tree nodes become one \"(hidden)\" frame under their parent, so the\n"
@@ -58,7 +62,7 @@ const struct cli_command cli_convert = {
 	.run = convert_run,
 };
 
-enum { OPT_THREADS = 256, OPT_INVERTED, OPT_THRESHOLD };
+enum { OPT_THREADS = 256, OPT_INVERTED, OPT_THRESHOLD, OPT_WEIGHT };
 
 static const struct option convert_options[] = {
 	VIEW_OPTIONS,
@@ -67,6 +71,7 @@ static const struct option convert_options[] = {
 	{"threads", no_argument, NULL, OPT_THREADS},
 	{"inverted", no_argument, NULL, OPT_INVERTED},
 	{"node-threshold", required_argument, NULL, OPT_THRESHOLD},
+	{"weight", required_argument, NULL, OPT_WEIGHT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -93,6 +98,17 @@ static int parse_percent(const char *s, double *out)
 	return 0;
 }
 
+static int parse_weight(const char *s, enum export_weight *out)
+{
+	if (strcmp(s, "time") == 0)
+		*out = EXPORT_WEIGHT_TIME;
+	else if (strcmp(s, "alloc") == 0)
+		*out = EXPORT_WEIGHT_ALLOC;
+	else
+		return -1;
+	return 0;
+}
+
 /* An option the format does not take is a usage error, not ignored:
  * returns -1 with the message in err. */
 static int check_accepts(const struct export_format *fmt, unsigned given, char *err,
@@ -105,6 +121,7 @@ static int check_accepts(const struct export_format *fmt, unsigned given, char *
 		{EXPORT_OPT_THREADS, "--threads"},
 		{EXPORT_OPT_INVERTED, "--inverted"},
 		{EXPORT_OPT_THRESHOLD, "--node-threshold"},
+		{EXPORT_OPT_WEIGHT, "--weight"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		if ((given & names[i].opt) && !(fmt->accepts & names[i].opt)) {
@@ -160,6 +177,14 @@ static int convert(const struct export_format *fmt, const char *path, const char
 	struct cli_profile cp;
 	if (cli_load(path, 0, &cp) != 0)
 		return CLI_EXIT_FAIL;
+	if (o->weight == EXPORT_WEIGHT_ALLOC && !model_alloc_measured(&cp.model)) {
+		/* A usage error, known only once the file is read (as report's
+		 * --sort alloc). */
+		fprintf(stderr, "ccprof convert: --weight alloc: %s has no allocation data (the run "
+				"did not count allocations)\n", path);
+		cli_unload(&cp);
+		return CLI_EXIT_USAGE;
+	}
 	sources_resolve(&cp.prof);
 	struct model vm;
 	struct model_view v;
@@ -228,6 +253,14 @@ static int convert_run(int argc, char **argv)
 				goto usage_msg;
 			}
 			given |= EXPORT_OPT_THRESHOLD;
+			break;
+		case OPT_WEIGHT:
+			if (parse_weight(optarg, &o.weight) != 0) {
+				snprintf(err, sizeof err, "--weight needs time or alloc, not '%.100s'",
+					 optarg);
+				goto usage_msg;
+			}
+			given |= EXPORT_OPT_WEIGHT;
 			break;
 		case 'h':
 			model_view_opts_free(&vo);

@@ -14,14 +14,15 @@ const struct export_format export_formats[] = {
 	{.name = "ghc-json", .write = export_ghc_json, .passes = MODEL_TREE},
 	{.name = "callgrind", .write = export_callgrind, .passes = MODEL_FLAT | MODEL_ARC_LISTS},
 	{.name = "folded", .write = export_folded, .passes = MODEL_TREE,
-	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS},
+	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS | EXPORT_OPT_WEIGHT},
 	{.name = "speedscope", .write = export_speedscope, .passes = MODEL_TREE,
 	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS},
 	{.name = "pprof", .write = export_pprof, .passes = MODEL_TREE,
 	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS, .binary = 1},
 	{.name = "dot", .write = export_dot, .passes = MODEL_FLAT | MODEL_ARCS | MODEL_TREE,
 	 .accepts = EXPORT_OPT_THRESHOLD, .hot = 1},
-	{.name = "svg", .write = export_svg, .passes = MODEL_TREE, .accepts = EXPORT_OPT_INVERTED},
+	{.name = "svg", .write = export_svg, .passes = MODEL_TREE,
+	 .accepts = EXPORT_OPT_INVERTED | EXPORT_OPT_WEIGHT},
 };
 const unsigned export_nformats = sizeof export_formats / sizeof export_formats[0];
 
@@ -75,14 +76,15 @@ struct walk {
 	uint32_t *path, cap, depth;
 };
 
-static void walk_enter(struct walk *w, const struct model_node *x, uint32_t cc)
+static void walk_enter(struct walk *w, const struct model_node *x,
+		       const struct model_node_alloc *a, uint32_t cc)
 {
 	if (w->depth == w->cap) {
 		w->cap *= 2;
 		w->path = xrealloc(w->path, w->cap, sizeof *w->path);
 	}
 	w->path[w->depth++] = cc;
-	w->visit(w->arg, x, w->path, w->depth, 0);
+	w->visit(w->arg, x, a, w->path, w->depth, 0);
 }
 
 /* After node k's children: the stand-in for its hidden ones, then k. */
@@ -101,11 +103,13 @@ static void walk_finish(struct walk *w, uint32_t k)
 			.individual = r->time,
 			.inherited = r->time,
 		};
-		walk_enter(w, &stand_in, EXPORT_HIDDEN);
-		w->visit(w->arg, &stand_in, w->path, w->depth, 1);
+		struct model_node_alloc a = {r->alloc, r->alloc};
+		walk_enter(w, &stand_in, &a, EXPORT_HIDDEN);
+		w->visit(w->arg, &stand_in, &a, w->path, w->depth, 1);
 		w->depth--;
 	}
-	w->visit(w->arg, &m->nodes[k], w->path, w->depth, 1);
+	struct model_node_alloc a = model_node_alloc_at(m->node_alloc, k);
+	w->visit(w->arg, &m->nodes[k], &a, w->path, w->depth, 1);
 }
 
 /* model_walk's visit: the path kept along (the root, k = 0, adds none). */
@@ -113,13 +117,14 @@ static void walk_visit(void *arg, uint32_t k, int leaving)
 {
 	struct walk *w = arg;
 	const struct model_node *x = &w->m->nodes[k];
+	struct model_node_alloc a = model_node_alloc_at(w->m->node_alloc, k);
 	if (leaving) {
 		walk_finish(w, k);
 		w->depth -= k != 0;
 	} else if (k == 0) {
-		w->visit(w->arg, x, w->path, 0, 0);
+		w->visit(w->arg, x, &a, w->path, 0, 0);
 	} else {
-		walk_enter(w, x, x->cc);
+		walk_enter(w, x, &a, x->cc);
 	}
 }
 
@@ -131,6 +136,14 @@ void export_walk_tree(const struct model *m, export_visit *visit, void *arg)
 	w.path = xnmalloc(w.cap, sizeof *w.path);
 	model_walk(m->nodes, m->tree_pruned.hidden, walk_visit, &w);
 	free(w.path);
+}
+
+uint64_t export_node_weight(struct export_scale *s, int alloc, const struct model_node *x,
+			    const struct model_node_alloc *a)
+{
+	if (alloc)
+		return a->individual.bytes;
+	return x->individual ? export_scale(s, x->individual) : 0;
 }
 
 const char *export_path_name(const struct model *m, uint32_t cc)

@@ -18,6 +18,14 @@
  * Times: the model keeps ticks; each format gets the integer unit it
  * needs through export_scale, which rounds so that the parts add up to
  * exactly the rounded total (a consumer's total equals ccprof's).
+ *
+ * Allocations (Note [Allocation as a cost] in model.h): when the run
+ * counted them (model_alloc_measured), each format that has a place for
+ * them gets the bytes and blocks of each stack, function or arc, exact
+ * integers that add up to the model's total_alloc; without allocation
+ * data the output is what it was before allocation profiling, byte for
+ * byte.  Folded stacks and the svg flame graph have one number per
+ * stack, so they take allocation instead of time on request (--weight).
  */
 #ifndef CCPROF_OUTPUT_EXPORT_H
 #define CCPROF_OUTPUT_EXPORT_H
@@ -32,12 +40,20 @@ enum export_opt {
 	EXPORT_OPT_THREADS = 1u << 0,   /* --threads */
 	EXPORT_OPT_INVERTED = 1u << 1,  /* --inverted */
 	EXPORT_OPT_THRESHOLD = 1u << 2, /* --node-threshold */
+	EXPORT_OPT_WEIGHT = 1u << 3,    /* --weight */
+};
+
+/* What a one-number-per-stack format counts (--weight). */
+enum export_weight {
+	EXPORT_WEIGHT_TIME,  /* the default */
+	EXPORT_WEIGHT_ALLOC, /* bytes allocated: only with allocation data */
 };
 
 struct export_opts {
 	int threads;           /* one profile (or label) per thread */
 	int inverted;          /* svg: icicle, the root at the top */
 	double node_threshold; /* dot: drop functions below this % inherited */
+	enum export_weight weight; /* folded, svg */
 };
 
 #define EXPORT_NODE_THRESHOLD_DEFAULT 0.5
@@ -108,24 +124,34 @@ void export_scale_ns(struct export_scale *s, const struct model *m);
 
 /*
  * Depth-first walk of the stack tree without recursion (model_walk, with
- * the path kept along): visit(arg, x, path, depth, leaving) is called on
- * entering each node (leaving = 0) and again after its subtree (leaving =
- * 1), children in the model's order.  path[0 .. depth) are the cost
- * centres from the top of the stack down to the node; the root (the empty
- * stack) has depth 0.
+ * the path kept along): visit(arg, x, a, path, depth, leaving) is called
+ * on entering each node (leaving = 0) and again after its subtree
+ * (leaving = 1), children in the model's order.  a is the node's
+ * allocations (model_node_alloc_at: zero without allocation data), never
+ * NULL.  path[0 .. depth) are the cost centres from the top of the stack
+ * down to the node; the root (the empty stack) has depth 0.
  *
  * Pruning (--min-percent etc., view.h): hidden nodes are skipped with
  * their subtrees, and a parent that lost some gets one more child after
  * the others, a stand-in whose path entry is EXPORT_HIDDEN, with the
- * hidden subtrees' time as its individual time and their entries, so the
- * totals still add up.  Writers name it EXPORT_HIDDEN_NAME.
+ * hidden subtrees' time and allocations as its individual ones and their
+ * entries, so the totals still add up.  Writers name it
+ * EXPORT_HIDDEN_NAME.
  */
 #define EXPORT_HIDDEN (MODEL_NONE - 1)
 #define EXPORT_HIDDEN_NAME "(hidden)"
 
-typedef void export_visit(void *arg, const struct model_node *x, const uint32_t *path,
-			  uint32_t depth, int leaving);
+typedef void export_visit(void *arg, const struct model_node *x,
+			  const struct model_node_alloc *a, const uint32_t *path, uint32_t depth,
+			  int leaving);
 void export_walk_tree(const struct model *m, export_visit *visit, void *arg);
+
+/* A node's weight in the formats with one number per stack (folded,
+ * speedscope's samples): its bytes allocated when alloc, else its
+ * individual time through the scale s (0 for a stack without time, s
+ * untouched). */
+uint64_t export_node_weight(struct export_scale *s, int alloc, const struct model_node *x,
+			    const struct model_node_alloc *a);
 
 /* The display name of a path entry: a cost centre's, or the stand-in's. */
 const char *export_path_name(const struct model *m, uint32_t cc);

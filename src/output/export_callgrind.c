@@ -22,6 +22,13 @@
  * time outside every cost centre as its self cost, so the totals are
  * ccprof's total.  A recursive arc F→F carries its calls and no cost.
  *
+ * With allocation data (Note [Allocation as a cost] in model.h), two
+ * more events after those, alloc_bytes and alloc_blocks: self costs are
+ * self_alloc(F), <root>'s the allocations of the empty stack, and a
+ * call's inclusive cost is charged by the same rule as its time, so the
+ * calls into F add up to inherited_alloc(F) and the totals to the
+ * model's total_alloc.  Without it the file is as before, two events.
+ *
  * Positions are source lines where known, else 0; the call site is
  * unknown, so a call's cost line is at the caller's line.  Name
  * compression: each object, file and function is defined once, on first
@@ -53,7 +60,8 @@ struct cg {
 	uint32_t *file_of;      /* cc -> file id; [nfns] the root's */
 	uint32_t *object_of;    /* cc -> object id; [nfns] the root's */
 	unsigned char *fn_done; /* function names defined already */
-	uint64_t *arc_calls;    /* inclusive calls per arc */
+	struct cg_arc *arc_in;  /* inclusive calls and allocations per arc */
+	int alloc;              /* the allocation events too */
 };
 
 /* ---- files and objects --------------------------------------------------- */
@@ -136,18 +144,26 @@ static void cg_fn_ref(struct cg *g, uint32_t cc)
 	ob_putc(g->o, '\n');
 }
 
-/* ---- inclusive calls per arc ---------------------------------------------- */
+/* ---- inclusive calls and allocations per arc ------------------------------- */
 
-/* The arc-time rule of DESIGN.md §3 with E+R for T: each marked entry
- * charges its incoming arc (from MODEL_NONE for the first entry). */
-static void cg_arc_calls(struct cg *g)
+/* What the model's arcs do not have: an arc's inclusive calls and
+ * allocations, by the arc-time rule of its time. */
+struct cg_arc {
+	uint64_t calls;
+	struct model_alloc alloc;
+};
+
+/* The arc-time rule of DESIGN.md §3 with E+R, or the allocations, for T:
+ * each marked entry charges its incoming arc (from MODEL_NONE for the
+ * first entry), so each function once per context. */
+static void cg_arc_costs(struct cg *g)
 {
 	const struct model *m = g->m;
-	g->arc_calls = xcalloc(m->narcs ? m->narcs : 1, sizeof *g->arc_calls);
+	g->arc_in = xcalloc(m->narcs ? m->narcs : 1, sizeof *g->arc_in);
 	for (uint32_t k = 0; k < m->nctx; k++) {
 		const struct ccp_context *c = &m->ctx[k];
-		uint64_t calls = c->entries + c->recursive;
-		if (!calls)
+		struct cg_arc cost = {c->entries + c->recursive, model_ctx_alloc(c)};
+		if (!cost.calls && !cost.alloc.bytes && !cost.alloc.blocks)
 			continue;
 		for (uint32_t i = 0; i < c->len; i++) {
 			if (!CCP_ENTRY_MARKED(c->hist[i]))
@@ -155,8 +171,11 @@ static void cg_arc_calls(struct cg *g)
 			uint32_t caller = i ? CCP_ENTRY_CC(c->hist[i - 1]) : MODEL_NONE;
 			const struct model_arc *a =
 				model_find_arc(m, caller, CCP_ENTRY_CC(c->hist[i]));
-			if (a)
-				g->arc_calls[a - m->arcs] += calls;
+			if (!a)
+				continue;
+			struct cg_arc *in = &g->arc_in[a - m->arcs];
+			in->calls += cost.calls;
+			model_alloc_add(&in->alloc, cost.alloc);
 		}
 	}
 }
@@ -172,6 +191,32 @@ static const char *cg_event(const struct ccp_profile *p)
 		return "ticks : time (clock ticks, see ccprof info)";
 	return p->clock == CCP_CLOCK_WALL ? "wall_ns : wall-clock time (ns)"
 					  : "cpu_ns : CPU time (ns)";
+}
+
+/* The costs of a line, one per event: time, calls and (with allocation
+ * data) bytes and blocks. */
+static void cg_costs(struct cg *g, uint64_t time, uint64_t calls, struct model_alloc a)
+{
+	struct ob *o = g->o;
+	ob_u64(o, time, 0);
+	ob_putc(o, ' ');
+	ob_u64(o, calls, 0);
+	if (g->alloc) {
+		ob_putc(o, ' ');
+		ob_u64(o, a.bytes, 0);
+		ob_putc(o, ' ');
+		ob_u64(o, a.blocks, 0);
+	}
+}
+
+/* A cost line at a position (a source line, or 0). */
+static void cg_cost_line(struct cg *g, uint32_t line, uint64_t time, uint64_t calls,
+			 struct model_alloc a)
+{
+	ob_u64(g->o, line, 0);
+	ob_putc(g->o, ' ');
+	cg_costs(g, time, calls, a);
+	ob_putc(g->o, '\n');
 }
 
 static void cg_header(struct cg *g)
@@ -191,12 +236,14 @@ static void cg_header(struct cg *g)
 	}
 	ob_puts(o, "\npart: 1\npositions: line\nevent: ");
 	ob_puts(o, event);
-	ob_puts(o, "\nevent: calls : calls (entries)\nevents: ");
+	ob_puts(o, "\nevent: calls : calls (entries)\n");
+	if (g->alloc)
+		ob_puts(o, "event: alloc_bytes : bytes allocated\n"
+			   "event: alloc_blocks : blocks allocated\n");
+	ob_puts(o, "events: ");
 	ob_write(o, event, strcspn(event, " "));
-	ob_puts(o, " calls\nsummary: ");
-	ob_u64(o, g->m->total_time, 0);
-	ob_putc(o, ' ');
-	ob_u64(o, g->m->total_calls, 0);
+	ob_puts(o, g->alloc ? " calls alloc_bytes alloc_blocks\nsummary: " : " calls\nsummary: ");
+	cg_costs(g, g->m->total_time, g->m->total_calls, g->m->total_alloc);
 	ob_puts(o, "\n\n");
 }
 
@@ -237,12 +284,7 @@ static void cg_call(struct cg *g, const struct cg_pos *pos, uint32_t k, uint32_t
 	ob_u64(o, m->prof->ccs[callee].line, 0);
 	ob_putc(o, '\n');
 	/* the very next line: the inclusive cost */
-	ob_u64(o, line, 0);
-	ob_putc(o, ' ');
-	ob_u64(o, a->self_in + a->child_in, 0);
-	ob_putc(o, ' ');
-	ob_u64(o, g->arc_calls[k], 0);
-	ob_putc(o, '\n');
+	cg_cost_line(g, line, a->self_in + a->child_in, g->arc_in[k].calls, g->arc_in[k].alloc);
 }
 
 static void cg_function(struct cg *g, uint32_t cc, struct cg_pos *pos)
@@ -255,12 +297,7 @@ static void cg_function(struct cg *g, uint32_t cc, struct cg_pos *pos)
 	cg_move(g, pos, cc);
 	ob_puts(o, "fn=");
 	cg_fn_ref(g, cc);
-	ob_u64(o, line, 0);
-	ob_putc(o, ' ');
-	ob_u64(o, fn->self, 0);
-	ob_putc(o, ' ');
-	ob_u64(o, fn->calls, 0);
-	ob_putc(o, '\n');
+	cg_cost_line(g, line, fn->self, fn->calls, fn->self_alloc);
 	for (uint32_t i = m->out_start[cc]; i < m->out_start[cc + 1]; i++)
 		cg_call(g, pos, m->out[i], line);
 	ob_putc(o, '\n');
@@ -274,9 +311,7 @@ static void cg_root(struct cg *g, struct cg_pos *pos)
 	cg_move(g, pos, m->nfns);
 	ob_puts(o, "fn=");
 	cg_fn_ref(g, MODEL_NONE);
-	ob_puts(o, "0 ");
-	ob_u64(o, m->root_time, 0);
-	ob_puts(o, " 0\n");
+	cg_cost_line(g, 0, m->root_time, 0, m->root_alloc);
 	for (uint32_t k = 0; k < m->narcs; k++)
 		if (m->arcs[k].caller == MODEL_NONE)
 			cg_call(g, pos, k, 0);
@@ -291,9 +326,10 @@ int export_callgrind(FILE *f, const struct export_input *in, const struct export
 	struct ob *o = ob_open(f);
 	g->o = o;
 	g->m = m;
+	g->alloc = model_alloc_measured(m);
 	names_init(&g->names, m, &escape_line, 0);
 	cg_files(g);
-	cg_arc_calls(g);
+	cg_arc_costs(g);
 
 	cg_header(g);
 	struct cg_pos pos = {0, 0};
@@ -301,9 +337,7 @@ int export_callgrind(FILE *f, const struct export_input *in, const struct export
 		cg_function(g, m->by_self[i], &pos);
 	cg_root(g, &pos);
 	ob_puts(o, "totals: ");
-	ob_u64(o, m->total_time, 0);
-	ob_putc(o, ' ');
-	ob_u64(o, m->total_calls, 0);
+	cg_costs(g, m->total_time, m->total_calls, m->total_alloc);
 	ob_putc(o, '\n');
 	int ret = ob_close(o);
 
@@ -315,7 +349,7 @@ int export_callgrind(FILE *f, const struct export_input *in, const struct export
 	free(g->files.done);
 	free(g->objects.done);
 	free(g->fn_done);
-	free(g->arc_calls);
+	free(g->arc_in);
 	free(g);
 	return ret;
 }

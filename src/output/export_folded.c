@@ -11,6 +11,10 @@
  * "<root>".  With --threads each line starts with a frame for its thread,
  * "name [tid]", from the thread's own stack tree.
  *
+ * --weight alloc: the count is the bytes the stack allocated (its
+ * individual allocation, exact), stacks that allocated nothing left out;
+ * cmd_convert.c refuses it for a profile without allocation data.
+ *
  * Names: ';' would split a frame, so it is written as U+FF1B (escape.h);
  * a name ending in " <digits>" would read as a second count to
  * flamegraph.pl, so that space becomes U+00A0.
@@ -32,6 +36,7 @@ struct folded {
 	char **name;           /* escaped frame per cost centre */
 	const char *thread;    /* escaped thread frame, or NULL */
 	struct export_scale us;
+	int alloc;             /* counts are bytes (--weight alloc) */
 };
 
 /* s escaped for a frame, in a new string. */
@@ -51,14 +56,14 @@ static char *frame_of(const char *s)
 	return e;
 }
 
-static void folded_line(void *arg, const struct model_node *x, const uint32_t *path,
-			uint32_t depth, int leaving)
+static void folded_line(void *arg, const struct model_node *x, const struct model_node_alloc *a,
+			const uint32_t *path, uint32_t depth, int leaving)
 {
 	struct folded *fo = arg;
-	if (leaving || !x->individual)
+	if (leaving)
 		return;
-	uint64_t us = export_scale(&fo->us, x->individual);
-	if (!us)
+	uint64_t count = export_node_weight(&fo->us, fo->alloc, x, a);
+	if (!count)
 		return;
 	struct ob *o = fo->o;
 	if (fo->thread) {
@@ -73,7 +78,7 @@ static void folded_line(void *arg, const struct model_node *x, const uint32_t *p
 		ob_puts(o, path[i] == EXPORT_HIDDEN ? EXPORT_HIDDEN_NAME : fo->name[path[i]]);
 	}
 	ob_putc(o, ' ');
-	ob_u64(o, us, 0);
+	ob_u64(o, count, 0);
 	ob_putc(o, '\n');
 }
 
@@ -88,7 +93,7 @@ static char **folded_names(const struct model *m)
 
 int export_folded(FILE *f, const struct export_input *in, const struct export_opts *opts)
 {
-	struct folded fo = {.m = in->m};
+	struct folded fo = {.m = in->m, .alloc = opts->weight == EXPORT_WEIGHT_ALLOC};
 	struct ob *o = ob_open(f);
 	fo.o = o;
 	fo.name = folded_names(in->m);

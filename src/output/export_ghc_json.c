@@ -8,12 +8,17 @@
  *   profile        the stack tree: MAIN is the empty stack (time outside
  *                  every cost centre), one node per compressed stack
  *   entries        Σ E+R; ticks = its individual time in ticks of
- *                  tick_interval µs; alloc = 0 (not measured yet)
+ *                  tick_interval µs; alloc = the bytes its contexts
+ *                  allocated (individual, as GHC's), 0 when the run did
+ *                  not count allocations
  *   tick_interval  1000 µs: a tick is a millisecond (see GHC_TICK_US)
+ *   total_alloc    Σ alloc: the bytes allocated in every context (the
+ *                  model's total_alloc; allocations before a thread's
+ *                  first cost centre are in no stack, so not here)
  *
  * Ticks are rounded by export_scale, so total_ticks is exactly Σ ticks
  * and ccprof's total time rounded to ticks (FORMATS.md §1.3 asks for the
- * equality).  total_time is ccprof's total in seconds, %11.2f.  Every
+ * equality, and total_alloc = Σ alloc, which holds exactly).  total_time is ccprof's total in seconds, %11.2f.  Every
  * string is escaped, including program and module (GHC forgets those).
  */
 #include "output/export.h"
@@ -76,7 +81,10 @@ static void ghc_header(struct ghc *g, uint64_t tick_us, uint64_t total_ticks)
 	ob_u64(o, total_ticks, 0);
 	ob_puts(o, ",\n\"tick_interval\": ");
 	ob_u64(o, tick_us, 0);
-	ob_puts(o, ",\n\"total_alloc\":0,\n");
+	/* GHC prints no space after this colon (FORMATS.md §1.1) */
+	ob_puts(o, ",\n\"total_alloc\":");
+	ob_u64(o, g->m->total_alloc.bytes, 0);
+	ob_puts(o, ",\n");
 }
 
 /* "demo" for demo.c; an object file keeps its name (libm.so.6). */
@@ -150,8 +158,8 @@ static void ghc_cost_centres(struct ghc *g)
 	ob_puts(o, "]\n,\n");
 }
 
-static void ghc_node(void *arg, const struct model_node *x, const uint32_t *path, uint32_t depth,
-		     int leaving)
+static void ghc_node(void *arg, const struct model_node *x, const struct model_node_alloc *a,
+		     const uint32_t *path, uint32_t depth, int leaving)
 {
 	struct ghc *g = arg;
 	struct ob *o = g->o;
@@ -171,7 +179,9 @@ static void ghc_node(void *arg, const struct model_node *x, const uint32_t *path
 	ob_u64(o, id, 0);
 	ob_puts(o, ", \"entries\": ");
 	ob_u64(o, x->entries, 0);
-	ob_puts(o, ", \"alloc\": 0, \"ticks\": ");
+	ob_puts(o, ", \"alloc\": ");
+	ob_u64(o, a->individual.bytes, 0);
+	ob_puts(o, ", \"ticks\": ");
 	ob_u64(o, export_scale(&g->ticks, x->individual), 0);
 	ob_puts(o, ", \"children\": [");
 	if (x->first_child != MODEL_NONE)

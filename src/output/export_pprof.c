@@ -3,12 +3,17 @@
  * https://github.com/google/pprof/blob/main/proto/profile.proto).
  *
  * Mapping (docs/exports.md):
- *   sample_type   [cpu|wall|time nanoseconds, calls count]; the time one
- *                 is the default
- *   sample        one per compressed stack with time or entries:
- *                 location_id leaf first, values [individual time in ns,
- *                 entries Σ E+R]; with --threads, per thread from its own
- *                 stack tree, labelled thread = "name [tid]"
+ *   sample_type   [cpu|wall|time nanoseconds, calls count], and with
+ *                 allocation data alloc_objects count, alloc_space bytes
+ *                 (the names Go's heap profiles give allocations, so
+ *                 pprof's -sample_index=alloc_space and its alloc
+ *                 options work); the time one is the default
+ *   sample        one per compressed stack with time, entries or
+ *                 allocations: location_id leaf first, values
+ *                 [individual time in ns, entries Σ E+R] and then
+ *                 [blocks, bytes] it allocated itself; with --threads,
+ *                 per thread from its own stack tree, labelled
+ *                 thread = "name [tid]"
  *   function      one per cost centre (id = ccprof id + 1), file = source
  *                 file when known, else the object file
  *   location      one per function, same id, one line (no addresses: a
@@ -53,6 +58,7 @@ struct pp {
 	uint32_t root_id;     /* function/location id of "<root>"; +1 "(hidden)" */
 	int64_t label_key;    /* "thread", or -1 */
 	int64_t label_str;
+	int alloc;            /* the alloc_objects and alloc_space values too */
 };
 
 static void pp_value_type(struct pp *p, uint32_t field, const char *type, const char *unit)
@@ -64,14 +70,16 @@ static void pp_value_type(struct pp *p, uint32_t field, const char *type, const 
 }
 
 /* Location ids: cost centre + 1, the root nfns + 1 (ids are non-zero). */
-static void pp_sample(void *arg, const struct model_node *x, const uint32_t *path, uint32_t depth,
-		      int leaving)
+static void pp_sample(void *arg, const struct model_node *x, const struct model_node_alloc *a,
+		      const uint32_t *path, uint32_t depth, int leaving)
 {
 	struct pp *p = arg;
-	if (leaving || (!x->individual && !x->entries))
+	/* zero without allocation data: then a stack needs time or entries */
+	int allocated = a->individual.bytes || a->individual.blocks;
+	if (leaving || (!x->individual && !x->entries && !allocated))
 		return;
 	uint64_t ns = export_scale(&p->ns, x->individual);
-	if (!ns && !x->entries)
+	if (!ns && !x->entries && !allocated)
 		return;
 	struct pbuf *b = &p->b;
 	size_t mk = pb_begin(b, PROFILE_SAMPLE);
@@ -84,6 +92,10 @@ static void pp_sample(void *arg, const struct model_node *x, const uint32_t *pat
 	size_t vals = pb_begin(b, SAMPLE_VALUE);
 	pb_varint(b, ns);
 	pb_varint(b, x->entries);
+	if (p->alloc) {
+		pb_varint(b, a->individual.blocks);
+		pb_varint(b, a->individual.bytes);
+	}
 	pb_end(b, vals);
 	if (p->label_key >= 0) {
 		size_t lab = pb_begin(b, SAMPLE_LABEL);
@@ -161,6 +173,11 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 
 	pp_value_type(p, PROFILE_SAMPLE_TYPE, time_type, "nanoseconds");
 	pp_value_type(p, PROFILE_SAMPLE_TYPE, "calls", "count");
+	p->alloc = model_alloc_measured(m);
+	if (p->alloc) {
+		pp_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
+		pp_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
+	}
 	if (!opts->threads)
 		export_walk_tree(m, pp_sample, p);
 	for (uint32_t t = 0; t < nlabels; t++) {

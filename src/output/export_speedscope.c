@@ -8,6 +8,12 @@
  * is the profile's endValue).  With --threads, one profile per thread from
  * its own stack tree, each summing to that thread's time.
  *
+ * With allocation data, a second sampled profile ("<program> allocation
+ * (bytes)", or one per thread after the threads' time profiles): each
+ * stack that allocated is a sample weighted by its bytes (unit "bytes"),
+ * endValue the bytes of every context.  The time profile stays first,
+ * the one speedscope opens (activeProfileIndex 0).
+ *
  * Frames are shared: one per cost centre in some history, then "<root>"
  * for time outside every cost centre.  A frame's file is the source file
  * when known, else the object file; line only when known.
@@ -15,6 +21,7 @@
 #include "output/export.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/xalloc.h"
 #include "output/json.h"
@@ -28,6 +35,7 @@ struct ss {
 	uint32_t root_frame;   /* "<root>"; "(hidden)" is the next one */
 	struct export_scale ns;
 	int samples;            /* writing samples (else weights) */
+	int alloc;              /* weights are bytes allocated (else ns) */
 };
 
 static void ss_frames(struct ss *s)
@@ -68,19 +76,19 @@ static void ss_frames(struct ss *s)
 	json_end_object(j);
 }
 
-/* One sample (or its weight) per stack with time. */
-static void ss_sample(void *arg, const struct model_node *x, const uint32_t *path, uint32_t depth,
-		      int leaving)
+/* One sample (or its weight) per stack with a weight. */
+static void ss_sample(void *arg, const struct model_node *x, const struct model_node_alloc *a,
+		      const uint32_t *path, uint32_t depth, int leaving)
 {
 	struct ss *s = arg;
-	if (leaving || !x->individual)
+	if (leaving)
 		return;
-	uint64_t ns = export_scale(&s->ns, x->individual);
-	if (!ns)
+	uint64_t w = export_node_weight(&s->ns, s->alloc, x, a);
+	if (!w)
 		return;
 	struct json *j = &s->j;
 	if (!s->samples) {
-		json_uint(j, ns);
+		json_uint(j, w);
 		return;
 	}
 	json_newline(j);
@@ -104,6 +112,7 @@ static void ss_list(struct ss *s, const char *key, int samples)
 	json_end_array(&s->j);
 }
 
+/* A profile of m's stacks, weighted by time or (s->alloc) by bytes. */
 static void ss_profile(struct ss *s, const struct model *m, const char *name)
 {
 	struct json *j = &s->j;
@@ -112,16 +121,46 @@ static void ss_profile(struct ss *s, const struct model *m, const char *name)
 	json_begin_object(j);
 	json_kstring(j, "type", "sampled");
 	json_kstring(j, "name", name);
-	json_kstring(j, "unit", "nanoseconds");
+	json_kstring(j, "unit", s->alloc ? "bytes" : "nanoseconds");
 	json_kuint(j, "startValue", 0);
-	json_kuint(j, "endValue", export_scale_one(m->total_time, 1000000000u,
-						   m->prof->ticks_per_sec));
+	json_kuint(j, "endValue", s->alloc ? m->total_alloc.bytes
+					   : export_scale_one(m->total_time, 1000000000u,
+							      m->prof->ticks_per_sec));
 	/* Two walks over the same tree give the samples and their weights in
 	 * the same order. */
 	ss_list(s, "samples", 1);
 	json_newline(j);
 	ss_list(s, "weights", 0);
 	json_end_object(j);
+}
+
+/* A profile named base, " allocation (bytes)" added for bytes. */
+static void ss_named_profile(struct ss *s, const struct model *m, const char *base)
+{
+	static const char suffix[] = " allocation (bytes)";
+	size_t n = strlen(base);
+	char *name = xmalloc(n + sizeof suffix);
+	memcpy(name, base, n);
+	memcpy(name + n, suffix, sizeof suffix);
+	if (!s->alloc)
+		name[n] = '\0';
+	ss_profile(s, m, name);
+	free(name);
+}
+
+/* The profile of the whole run, or one per thread (--threads). */
+static void ss_profiles(struct ss *s, const struct export_input *in,
+			const struct export_opts *opts)
+{
+	if (!opts->threads) {
+		ss_named_profile(s, in->m, export_program(in->m));
+		return;
+	}
+	for (uint32_t t = 0; t < in->nthreads; t++) {
+		char label[128];
+		export_thread_label(&in->threads[t], label, sizeof label);
+		ss_named_profile(s, in->threads[t].m, label);
+	}
 }
 
 int export_speedscope(FILE *f, const struct export_input *in, const struct export_opts *opts)
@@ -144,15 +183,10 @@ int export_speedscope(FILE *f, const struct export_input *in, const struct expor
 	json_newline(j);
 	json_key(j, "profiles");
 	json_begin_array(j);
-	if (!opts->threads) {
-		ss_profile(s, m, export_program(m));
-	} else {
-		for (uint32_t t = 0; t < in->nthreads; t++) {
-			const struct export_thread *th = &in->threads[t];
-			char label[128];
-			export_thread_label(th, label, sizeof label);
-			ss_profile(s, th->m, label);
-		}
+	ss_profiles(s, in, opts);
+	if (model_alloc_measured(m)) {
+		s->alloc = 1;
+		ss_profiles(s, in, opts);
 	}
 	json_end_array(j);
 	json_end_object(j);

@@ -12,6 +12,11 @@
  * entries.  Labels are cut to the box (by characters, never inside one)
  * and every name goes through escape_xml.
  *
+ * Allocations: with allocation data the tooltips add the bytes and
+ * blocks, inherited and individual; --weight alloc makes the widths the
+ * inherited bytes instead of the inherited time (a flame graph of
+ * allocation).  Without allocation data the file is as before.
+ *
  * Colours are flamegraph.pl's "hot" palette, chosen by a hash of the
  * name, so a function has the same colour everywhere.
  */
@@ -37,16 +42,25 @@
 struct svg {
 	struct ob *o;
 	const struct model *m;
-	double scale;        /* px per tick */
+	double scale;        /* px per unit of weight: tick, or byte */
 	uint32_t depth_max;  /* deepest drawn box */
 	int inverted;
-	uint64_t *cum;       /* per depth: ticks to the left of the next box */
+	int alloc;           /* widths are bytes (--weight alloc) */
+	int measured;        /* allocation data: in the tooltips */
+	uint64_t *cum;       /* per depth: weight to the left of the next box */
 	uint32_t cap;
 };
 
-static double box_width(const struct svg *s, uint64_t ticks)
+static double box_width(const struct svg *s, uint64_t weight)
 {
-	return (double)ticks * s->scale;
+	return (double)weight * s->scale;
+}
+
+/* What a box's width stands for: inherited time, or inherited bytes. */
+static uint64_t box_weight(const struct svg *s, const struct model_node *x,
+			   const struct model_node_alloc *a)
+{
+	return s->alloc ? a->inherited.bytes : x->inherited;
 }
 
 static uint32_t name_hash(const char *name)
@@ -93,11 +107,35 @@ static void svg_time(struct svg *s, uint64_t ticks)
 	ob_puts(s->o, "%)");
 }
 
-static void svg_box(struct svg *s, const struct model_node *x, const char *name, double px,
-		    uint32_t depth)
+/* "B bytes (P%)": bytes and their share of the bytes of all contexts. */
+static void svg_bytes(struct svg *s, uint64_t bytes)
+{
+	ob_u64(s->o, bytes, 0);
+	ob_puts(s->o, " bytes (");
+	ob_ratio(s->o, bytes, s->m->total_alloc.bytes, 2, 2, 0);
+	ob_puts(s->o, "%)");
+}
+
+/* The tooltip's allocation lines. */
+static void svg_alloc(struct svg *s, const struct model_node_alloc *a)
 {
 	struct ob *o = s->o;
-	double w = box_width(s, x->inherited);
+	ob_puts(o, "\nallocated ");
+	svg_bytes(s, a->inherited.bytes);
+	ob_puts(o, " in ");
+	ob_u64(o, a->inherited.blocks, 0);
+	ob_puts(o, " blocks\nindividually ");
+	svg_bytes(s, a->individual.bytes);
+	ob_puts(o, " in ");
+	ob_u64(o, a->individual.blocks, 0);
+	ob_puts(o, " blocks");
+}
+
+static void svg_box(struct svg *s, const struct model_node *x, const struct model_node_alloc *a,
+		    const char *name, double px, uint32_t depth)
+{
+	struct ob *o = s->o;
+	double w = box_width(s, box_weight(s, x, a));
 	uint32_t row = s->inverted ? depth : s->depth_max - depth;
 	double y = SVG_HEADER + (double)row * FRAME_H;
 	uint32_t h = name_hash(name);
@@ -112,6 +150,8 @@ static void svg_box(struct svg *s, const struct model_node *x, const char *name,
 	svg_time(s, x->individual);
 	ob_puts(o, "\nentries ");
 	ob_u64(o, x->entries, 0);
+	if (s->measured)
+		svg_alloc(s, a);
 	ob_printf(o, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 		     "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
 		  px, y, w, FRAME_H - 1, r, g, b);
@@ -123,8 +163,8 @@ static void svg_box(struct svg *s, const struct model_node *x, const char *name,
 	ob_puts(o, "</g>\n");
 }
 
-static void svg_visit(void *arg, const struct model_node *x, const uint32_t *path, uint32_t depth,
-		      int leaving)
+static void svg_visit(void *arg, const struct model_node *x, const struct model_node_alloc *a,
+		      const uint32_t *path, uint32_t depth, int leaving)
 {
 	struct svg *s = arg;
 	if (leaving)
@@ -133,13 +173,14 @@ static void svg_visit(void *arg, const struct model_node *x, const uint32_t *pat
 		s->cap = 2 * (depth + 1);
 		s->cum = xrealloc(s->cum, s->cap, sizeof *s->cum);
 	}
+	uint64_t weight = box_weight(s, x, a);
 	uint64_t left = depth ? s->cum[depth] : 0;
-	s->cum[depth] = left + x->inherited; /* the next sibling starts here */
-	s->cum[depth + 1] = left;            /* the first child starts here */
-	if (box_width(s, x->inherited) < MIN_W && depth > 0)
+	s->cum[depth] = left + weight; /* the next sibling starts here */
+	s->cum[depth + 1] = left;      /* the first child starts here */
+	if (box_width(s, weight) < MIN_W && depth > 0)
 		return;
 	const char *name = depth ? export_path_name(s->m, path[depth - 1]) : "all";
-	svg_box(s, x, name, SVG_PAD + box_width(s, left), depth);
+	svg_box(s, x, a, name, SVG_PAD + box_width(s, left), depth);
 }
 
 /* The deepest box drawn: pruned nodes are not, their stand-ins are. */
@@ -152,10 +193,13 @@ static uint32_t svg_depth(const struct svg *s)
 		const struct model_node *x = &m->nodes[k];
 		if (hidden && hidden[k])
 			continue;
-		if (x->depth > d && box_width(s, x->inherited) >= MIN_W)
+		struct model_node_alloc a = model_node_alloc_at(m->node_alloc, k);
+		if (x->depth > d && box_width(s, box_weight(s, x, &a)) >= MIN_W)
 			d = x->depth;
-		if (hidden && m->tree_pruned.rest[k].count && x->depth + 1 > d &&
-		    box_width(s, m->tree_pruned.rest[k].time) >= MIN_W)
+		if (!hidden || !m->tree_pruned.rest[k].count)
+			continue;
+		const struct model_hidden *r = &m->tree_pruned.rest[k];
+		if (x->depth + 1 > d && box_width(s, s->alloc ? r->alloc.bytes : r->time) >= MIN_W)
 			d = x->depth + 1;
 	}
 	return d;
@@ -169,7 +213,10 @@ int export_svg(FILE *f, const struct export_input *in, const struct export_opts 
 	s->o = o;
 	s->m = m;
 	s->inverted = opts->inverted;
-	s->scale = m->total_time ? (SVG_WIDTH - 2.0 * SVG_PAD) / (double)m->total_time : 0;
+	s->alloc = opts->weight == EXPORT_WEIGHT_ALLOC;
+	s->measured = model_alloc_measured(m);
+	uint64_t total = s->alloc ? m->total_alloc.bytes : m->total_time;
+	s->scale = total ? (SVG_WIDTH - 2.0 * SVG_PAD) / (double)total : 0;
 	s->depth_max = svg_depth(s);
 	unsigned height = SVG_HEADER + (s->depth_max + 1) * FRAME_H + SVG_FOOTER;
 
@@ -182,8 +229,9 @@ int export_svg(FILE *f, const struct export_input *in, const struct export_opts 
 		     ".h{font-size:17px;text-anchor:middle}.i{fill:#444}</style>\n",
 		  FONT_SIZE);
 	ob_printf(o, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
-		     "<text class=\"h\" x=\"%d\" y=\"24\">%s: ",
-		  SVG_WIDTH / 2, opts->inverted ? "Icicle graph" : "Flame graph");
+		     "<text class=\"h\" x=\"%d\" y=\"24\">%s%s: ",
+		  SVG_WIDTH / 2, opts->inverted ? "Icicle graph" : "Flame graph",
+		  s->alloc ? " of bytes allocated" : "");
 	escape_puts(o, &escape_xml, export_program(m));
 	ob_printf(o, "</text>\n<text class=\"i\" x=\"%d\" y=\"44\">total ", SVG_PAD);
 	ob_decimal(o, m->total_time, m->prof->ticks_per_sec);
@@ -191,7 +239,13 @@ int export_svg(FILE *f, const struct export_input *in, const struct export_opts 
 	ob_puts(o, report_clock_name(m->prof->clock));
 	ob_puts(o, "), ");
 	ob_u64(o, m->total_calls, 0);
-	ob_puts(o, " calls. Stacks are compressed (a function appears once per stack, at its "
+	ob_puts(o, " calls");
+	if (s->measured) {
+		ob_puts(o, ", ");
+		ob_u64(o, m->total_alloc.bytes, 0);
+		ob_puts(o, s->alloc ? " bytes allocated (the widths)" : " bytes allocated");
+	}
+	ob_puts(o, ". Stacks are compressed (a function appears once per stack, at its "
 		   "most recent entry); hover for exact figures.</text>\n");
 	export_walk_tree(m, svg_visit, s);
 	ob_puts(o, "</svg>\n");

@@ -2,8 +2,11 @@
  * exports.c - the pieces of `ccprof convert` on hand-built data: the
  * protobuf encoder against FORMATS.md §7.3's golden bytes, gzip's CRC and
  * framing, the rounding that keeps totals exact, the export escapers, the
- * tree walk with pruning, and every writer on Spivey's example.
+ * tree walk with pruning, and every writer on Spivey's example, with and
+ * without allocations.
  */
+#include <stdarg.h>
+
 #include "model_fixture.h"
 #include "model/view.h"
 #include "output/escape.h"
@@ -203,16 +206,40 @@ struct walk_log {
 	uint64_t individual;
 };
 
-static void log_visit(void *arg, const struct model_node *x, const uint32_t *path,
-		      uint32_t depth, int leaving)
+static void log_visit(void *arg, const struct model_node *x, const struct model_node_alloc *a,
+		      const uint32_t *path, uint32_t depth, int leaving)
 {
 	struct walk_log *w = arg;
 	(void)path;
+	(void)a;
 	size_t n = strlen(w->text);
 	if (!leaving)
 		w->individual += x->individual;
 	snprintf(w->text + n, sizeof w->text - n, "%s%u%s ", leaving ? "/" : "",
 		 (unsigned)depth, x->cc == EXPORT_HIDDEN ? "h" : "");
+}
+
+/* A view of m pruned below min_percent (--min-percent), in vm. */
+struct pruned {
+	struct model_view_opts o;
+	struct model_view v;
+};
+
+static void prune(struct pruned *p, const struct model *m, double min_percent, struct model *vm)
+{
+	char err[128];
+	model_view_opts_init(&p->o);
+	p->o.prune.min_percent = min_percent;
+	CHECK(model_view_resolve(&p->v, m, &p->o, err, sizeof err) == 0, "view resolves");
+	model_view_build(vm, m, &p->v, MODEL_TREE);
+	model_prune(vm, &p->o.prune);
+}
+
+static void prune_free(struct pruned *p, struct model *vm)
+{
+	model_free(vm);
+	model_view_free(&p->v);
+	model_view_opts_free(&p->o);
 }
 
 static void walking(void)
@@ -237,21 +264,13 @@ static void walking(void)
 	CHECK_EQ_U(w.individual, m.total_time, "walk: individual times add up to the total");
 
 	/* Prune below 20 % of 300: the stand-ins carry what is hidden. */
-	struct model_view_opts o;
-	struct model_view v;
-	char err[128];
-	model_view_opts_init(&o);
-	o.prune.min_percent = 20;
-	CHECK(model_view_resolve(&v, &m, &o, err, sizeof err) == 0, "view resolves");
-	model_view_build(&vm, &m, &v, MODEL_TREE);
-	model_prune(&vm, &o.prune);
+	struct pruned pr;
+	prune(&pr, &m, 20, &vm);
 	struct walk_log p = {"", 0};
 	export_walk_tree(&vm, log_visit, &p);
 	CHECK(strstr(p.text, "h ") != NULL, "walk: pruned tree has a stand-in (%s)", p.text);
 	CHECK_EQ_U(p.individual, vm.total_time, "walk: with stand-ins the total is kept");
-	model_free(&vm);
-	model_view_free(&v);
-	model_view_opts_free(&o);
+	prune_free(&pr, &vm);
 	model_free(&m);
 }
 
@@ -312,6 +331,225 @@ static void writers(void)
 	model_free(&m);
 }
 
+/* ---- allocations on Spivey's example -------------------------------------- */
+
+/* Bytes and blocks of spivey()'s contexts, in its order: 4723 bytes in 49
+ * blocks, 7 of them at the root (outside every cost centre). */
+static const struct model_alloc spivey_allocs[] = {
+	{7, 1}, {100, 1}, {200, 2}, {0, 0}, {400, 4}, {1000, 10}, {0, 0}, {3000, 30}, {16, 1},
+};
+#define SPIVEY_BYTES 4723
+#define SPIVEY_BLOCKS 49
+
+static void spivey_alloc(struct fixture *fx)
+{
+	spivey(fx);
+	for (uint32_t i = 0; i < sizeof spivey_allocs / sizeof spivey_allocs[0]; i++) {
+		fx->ctx[0][i].alloc_bytes = spivey_allocs[i].bytes;
+		fx->ctx[0][i].alloc_blocks = spivey_allocs[i].blocks;
+	}
+	fx->p.alloc.measured = 1;
+}
+
+/* Whether the format's export of m has each of the strings, up to NULL. */
+static int renders_with(const char *format, const struct model *m, const struct export_opts *o,
+			...)
+{
+	size_t size;
+	char *s = render(export_find(format), m, o, &size);
+	int all = 1;
+	va_list ap;
+	va_start(ap, o);
+	for (const char *want; (want = va_arg(ap, const char *));)
+		all &= strstr(s, want) != NULL;
+	va_end(ap);
+	free(s);
+	return all;
+}
+
+/* Σ of the numbers after each occurrence of key in s. */
+static uint64_t sum_after(const char *s, const char *key)
+{
+	uint64_t sum = 0;
+	for (const char *p = strstr(s, key); p; p = strstr(p + 1, key))
+		sum += strtoull(p + strlen(key), NULL, 10);
+	return sum;
+}
+
+/* A callgrind file's allocations per function id: self (the cost lines
+ * under fn=) and inclusive (the cost lines after calls=, into cfn=),
+ * the events being time, calls, bytes, blocks. */
+struct cg_alloc {
+	char name[32];
+	struct model_alloc self, in;
+};
+
+static void cg_parse(const char *text, struct cg_alloc *fns, uint32_t nfns)
+{
+	uint32_t fn = 0, cfn = 0;
+	int after_calls = 0;
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+		unsigned id;
+		unsigned long long line, t, c, bytes, blocks;
+		int n = 0;
+		if ((sscanf(l, "fn=(%u)%n", &id, &n) == 1 || sscanf(l, "cfn=(%u)%n", &id, &n) == 1) &&
+		    id < nfns) {
+			if (l[n] == ' ') /* the name, the first time */
+				snprintf(fns[id].name, sizeof fns[id].name, "%.*s",
+					 (int)strcspn(l + n + 1, "\n"), l + n + 1);
+			*(l[0] == 'f' ? &fn : &cfn) = id;
+		} else if (sscanf(l, "%llu %llu %llu %llu %llu", &line, &t, &c, &bytes, &blocks) == 5) {
+			struct model_alloc a = {bytes, blocks};
+			model_alloc_add(after_calls ? &fns[cfn].in : &fns[fn].self, a);
+		}
+		after_calls = strncmp(l, "calls=", 6) == 0;
+		if (!strchr(l, '\n'))
+			break;
+	}
+}
+
+static const struct cg_alloc *cg_find(const struct cg_alloc *fns, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(fns[i].name, name) == 0)
+			return &fns[i];
+	return NULL;
+}
+
+/* callgrind's alloc_bytes and alloc_blocks: each function's self
+ * allocations, and the calls into it adding up to its inherited ones,
+ * under Spivey's mutual recursion too. */
+static void callgrind_alloc(const struct model *m, const char *s)
+{
+	CHECK(strstr(s, "\nevents: ticks calls alloc_bytes alloc_blocks\nsummary: 300 11 4723 49\n") &&
+		      strstr(s, "\ntotals: 300 11 4723 49\n"),
+	      "callgrind: two allocation events after time and calls, in summary and totals");
+	struct cg_alloc fns[16];
+	memset(fns, 0, sizeof fns);
+	cg_parse(s, fns, 16);
+	static const char *names[] = {"main", "P", "Q", "R", "S"};
+	int self_ok = 1, in_ok = 1;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const struct cg_alloc *c = cg_find(fns, 16, names[i]);
+		const struct model_fn *f = fx_fn(m, names[i]);
+		self_ok &= c && c->self.bytes == f->self_alloc.bytes &&
+			   c->self.blocks == f->self_alloc.blocks;
+		in_ok &= c && c->in.bytes == f->inherited_alloc.bytes &&
+			 c->in.blocks == f->inherited_alloc.blocks;
+	}
+	CHECK(self_ok, "callgrind: each function's self allocations are the model's");
+	CHECK(in_ok, "callgrind: the calls into each function add up to its inherited allocations "
+		     "(mutual recursion counted once)");
+	const struct cg_alloc *root = cg_find(fns, 16, EXPORT_ROOT_NAME);
+	CHECK(root && root->self.bytes == 7 && root->self.blocks == 1,
+	      "callgrind: <root> holds the root context's allocations");
+}
+
+static void writers_alloc(void)
+{
+	static struct fixture fx;
+	struct model m;
+	spivey_alloc(&fx);
+	if (fx_build(&m, &fx) != 0)
+		return;
+	struct export_opts o = {.node_threshold = 0.5, .weight = EXPORT_WEIGHT_ALLOC};
+	size_t size;
+	char *s;
+
+	s = render(export_find("folded"), &m, &o, &size);
+	CHECK(strstr(s, "<root> 7\n") && strstr(s, "main;P;Q;R 3400\n") &&
+		      strstr(s, "main;Q;R;P 1000\n") && strstr(s, "main;Q;R;P;S 16\n") &&
+		      !strstr(s, "main;P;Q "),
+	      "folded --weight alloc: bytes per stack, stacks without any left out");
+	CHECK_EQ_U(sum_after(s, " "), SPIVEY_BYTES, "folded --weight alloc: the bytes add up");
+	free(s);
+
+	o.weight = EXPORT_WEIGHT_TIME;
+	s = render(export_find("ghc-json"), &m, &o, &size);
+	CHECK(strstr(s, "\"total_alloc\":4723,\n") != NULL, "ghc-json: total_alloc in bytes");
+	CHECK_EQ_U(sum_after(s, "\"alloc\": "), SPIVEY_BYTES, "ghc-json: Σ alloc = total_alloc");
+	free(s);
+
+	s = render(export_find("callgrind"), &m, &o, &size);
+	callgrind_alloc(&m, s);
+	free(s);
+
+	CHECK(renders_with("speedscope", &m, &o, "\"name\":\"fixture\",\"unit\":\"nanoseconds\"",
+			   "\"name\":\"fixture allocation (bytes)\",\"unit\":\"bytes\","
+			   "\"startValue\":0,\"endValue\":4723,",
+			   NULL),
+	      "speedscope: the time profile, then one in bytes");
+	CHECK(renders_with("svg", &m, &o, "\nallocated 4723 bytes (100.00%) in 49 blocks\n", NULL),
+	      "svg: allocations in the tooltips");
+	o.weight = EXPORT_WEIGHT_ALLOC;
+	/* ⟨main,P,Q,R⟩ holds 3400 of 4723 bytes: 3400 / 4723 × 1180 px */
+	CHECK(renders_with("svg", &m, &o, ">Flame graph of bytes allocated: ",
+			   "individually 3400 bytes (71.99%) in 34 blocks</title><rect x=\"10.00\" "
+			   "y=\"72.0\" width=\"849.46\"",
+			   NULL),
+	      "svg --weight alloc: boxes as wide as their bytes");
+	o.weight = EXPORT_WEIGHT_TIME;
+
+	/* pprof's gzip has stored blocks: the strings are there as they are */
+	s = render(export_find("pprof"), &m, &o, &size);
+	CHECK(memmem(s, size, "alloc_space", 11) && memmem(s, size, "alloc_objects", 13),
+	      "pprof: alloc_objects and alloc_space sample types");
+	free(s);
+	model_free(&m);
+}
+
+/* Pruned stacks' bytes go to their "(hidden)" stand-in. */
+static void pruned_alloc(void)
+{
+	static struct fixture fx;
+	struct model m, vm;
+	spivey_alloc(&fx);
+	if (fx_build(&m, &fx) != 0)
+		return;
+	struct pruned pr;
+	prune(&pr, &m, 20, &vm);
+	struct export_opts o = {.weight = EXPORT_WEIGHT_ALLOC};
+	size_t size;
+	char *s = render(export_find("folded"), &vm, &o, &size);
+	CHECK(strstr(s, "main;Q;R;P;(hidden) 16\n") != NULL,
+	      "folded --weight alloc, pruned: S's 16 bytes under (hidden)");
+	CHECK_EQ_U(sum_after(s, " "), SPIVEY_BYTES, "folded --weight alloc, pruned: total kept");
+	free(s);
+	prune_free(&pr, &vm);
+	model_free(&m);
+}
+
+/* Without allocation data nothing of them shows (and the files are as
+ * before allocation profiling). */
+static void writers_no_alloc(void)
+{
+	static struct fixture fx;
+	struct model m;
+	spivey(&fx);
+	if (fx_build(&m, &fx) != 0)
+		return;
+	struct export_opts o = {.node_threshold = 0.5};
+	size_t size;
+	char *s = render(export_find("ghc-json"), &m, &o, &size);
+	CHECK(strstr(s, "\"total_alloc\":0,\n") && sum_after(s, "\"alloc\": ") == 0,
+	      "ghc-json without allocations: total_alloc and every alloc 0");
+	free(s);
+	s = render(export_find("callgrind"), &m, &o, &size);
+	CHECK(!strstr(s, "alloc") && strstr(s, "\nevents: ticks calls\n"),
+	      "callgrind without allocations: two events");
+	free(s);
+	s = render(export_find("speedscope"), &m, &o, &size);
+	CHECK(!strstr(s, "bytes"), "speedscope without allocations: the time profile only");
+	free(s);
+	s = render(export_find("pprof"), &m, &o, &size);
+	CHECK(!memmem(s, size, "alloc_", 6), "pprof without allocations: two sample types");
+	free(s);
+	s = render(export_find("svg"), &m, &o, &size);
+	CHECK(!strstr(s, "alloc"), "svg without allocations: none in the tooltips");
+	free(s);
+	model_free(&m);
+}
+
 /* Names no folded line can hold as they are (FORMATS.md §5.3). */
 static void folded_names(void)
 {
@@ -340,6 +578,9 @@ int main(void)
 	escapers();
 	walking();
 	writers();
+	writers_alloc();
+	pruned_alloc();
+	writers_no_alloc();
 	folded_names();
 	return check_failures != 0;
 }
