@@ -79,7 +79,10 @@ static void view_contexts(struct model *m)
 
 static void view_all(struct model *m)
 {
-	struct report_opts o = {.top = 1, .graph = 1, .contexts = 1};
+	/* Sorted by allocation when the run counted it (--sort alloc; the
+	 * command refuses it otherwise). */
+	struct report_opts o = {.top = 1, .graph = 1, .contexts = 1,
+				.sort = model_alloc_measured(m) ? REPORT_SORT_ALLOC : REPORT_SORT_CALLS};
 	model_hook_cost(m); /* the text and JSON sections of report --hook-cost */
 	report_text(devnull, m, &o);
 	struct report_opts j = {.top = 20};
@@ -103,6 +106,12 @@ static void exports(const struct ccp_profile *p)
 			if (f->hot)
 				model_hot(&m);
 			f->write(devnull, &in, &o);
+			/* --weight alloc, where a format takes it and the run
+			 * counted allocations (the command refuses it otherwise). */
+			if ((f->accepts & EXPORT_OPT_WEIGHT) && model_alloc_measured(&m)) {
+				o.weight = EXPORT_WEIGHT_ALLOC;
+				f->write(devnull, &in, &o);
+			}
 		}
 		model_free(&m);
 	}

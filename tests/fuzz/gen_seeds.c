@@ -415,10 +415,10 @@ static int flood(uint32_t n, const char *path)
 		w[1] = CCP_ENTRY(x / NCCS % NCCS, 0);
 		w[2] = CCP_ENTRY(x / NCCS / NCCS, 1);
 		if ((flood_hash(w, 3) & (cap - 1)) < CLUSTER)
-			c[k++] = (struct ccp_context){3, w, 1, 0, 1};
+			c[k++] = (struct ccp_context){3, w, 1, 0, 1, 0, 0};
 	}
 	static uint32_t main_hist[] = {CCP_ENTRY(0, 1)};
-	struct ccp_context first = {1, main_hist, 1, 0, 1};
+	struct ccp_context first = {1, main_hist, 1, 0, 1, 0, 0};
 	struct ccp_thread th[] = {{1, "", 1, &first}, {2, "flood", k, c}};
 	struct ccp_profile p = {.program = "./flood", .options = "", .hostname = "",
 				.clock = CCP_CLOCK_CPU, .ticks_per_sec = 1000, .nccs = NCCS,
@@ -453,8 +453,8 @@ static void wide(struct gen *g)
 	g_cc(g, "main");
 	g_cc(g, longname);
 	for (uint32_t t = 0; t < 12; t++) {
-		ctxs[t][0] = (struct ccp_context){1, h1, 1, 0, 10 * t};
-		ctxs[t][1] = (struct ccp_context){2, h2, t, t % 3, 1000 + t};
+		ctxs[t][0] = (struct ccp_context){1, h1, 1, 0, 10 * t, 0, 0};
+		ctxs[t][1] = (struct ccp_context){2, h2, t, t % 3, 1000 + t, 0, 0};
 		ths[t] = (struct ccp_thread){100 + t, thread_names[t], 2, ctxs[t]};
 	}
 	g->p.threads = ths;
