@@ -128,18 +128,26 @@ def forked_child():
           "fork: the parent keeps its own")
 
 
+def with_allocator(name, prog):
+    """tests/progs/<name>alloc.c built as the library lib<name>.so, and
+    tests/progs/<prog>.c linked with it; None if the library does not
+    build."""
+    lib = os.path.join(OUT, "lib%s.so" % name)
+    r = run([CC, "-O1", "-fPIC", "-shared", os.path.join(TOP, "tests/progs/%salloc.c" % name),
+             "-o", lib])
+    if not check(r.returncode == 0, "build the allocator library %s" % os.path.basename(lib)):
+        return None
+    return build(prog, "tests/progs/%s.c" % prog, "-L" + OUT, "-l" + name, "-Wl,-rpath," + OUT)
+
+
 def own_allocator():
     """A program linked with an allocator library of its own (as with
     jemalloc) keeps getting its blocks from it: the runtime passes calls on
     to the next definition, not to glibc, and counts an allocator's calls
     to itself once (its realloc calling malloc)."""
-    lib = os.path.join(OUT, "libbump.so")
-    r = run([CC, "-O1", "-fPIC", "-shared", os.path.join(TOP, "tests/progs/bumpalloc.c"),
-             "-o", lib])
-    if not check(r.returncode == 0, "build the allocator library"):
+    prog = with_allocator("bump", "usebump")
+    if prog is None:
         return
-    prog = build("usebump", "tests/progs/usebump.c", "-L" + OUT, "-lbump",
-                 "-Wl,-rpath," + OUT)
     bare = run([prog])
     r, prof = record_alloc(prog)
     check(bare.stdout == "owned 1 1 1 1\n" and r.stdout == bare.stdout and r.returncode == 0,
@@ -232,6 +240,31 @@ def preloaded_by_hand():
               "LD_PRELOAD=libccprof-alloc.so: calls and allocations both counted")
 
 
+def left_by_longjmp():
+    """A signal handler that leaves malloc by siglongjmp (here, from an
+    allocator library's malloc) does not stop the thread's counting for
+    good: Note [Nested allocations]."""
+    prog = with_allocator("trap", "leftalloc")
+    if prog is None:
+        return
+    r, prof = record_alloc(prog)
+    check(r.returncode == 0 and r.stdout == "done\n", "left by longjmp: the program runs as before")
+    rep = report(prof)
+    fns = functions(rep)
+    check(self_alloc(fns, "interrupted") == (0, 0),
+          "left by longjmp: the malloc that never returned counts nothing")
+    # main's malloc right after the jump counts where the hooks still are
+    # (the handler's context, until the next call), as time does.
+    b, k = totals(rep)
+    buf = b - 600  # and stdout's buffer: st_blksize of the pipe
+    check(k == 7 and buf >= 1024 and buf & (buf - 1) == 0,
+          "left by longjmp: main's malloc after the jump, after's 5 and stdout's buffer "
+          "are counted (%d bytes, %d blocks)" % (b, k))
+    check(self_alloc(fns, "after") == (500, 5),
+          "left by longjmp: and after's, one call deeper: 500 bytes in 5 blocks (%s)"
+          % (self_alloc(fns, "after"),))
+
+
 exact_counts()
 against_memcheck()
 forked_child()
@@ -241,4 +274,5 @@ program_malloc()
 runtime_linked_in()
 not_measured()
 preloaded_by_hand()
+left_by_longjmp()
 finish()

@@ -132,14 +132,41 @@ static int ready(void)
  * memalign), and those calls come back to us.  Only the outermost call is
  * the program's: the others would count its block twice.  So each raises
  * `nesting` while it calls on, and counts only at the outermost level.
+ *
+ * A call may never return: a signal handler that ran inside it (a signal
+ * arriving in malloc) can leave by siglongjmp.  `nesting` would then stay
+ * raised, and the thread count nothing more for the rest of the run.  So
+ * the outermost call also notes where its frame is: a nested call runs
+ * deeper on the same stack, and a call that runs no deeper than that
+ * cannot be inside it, so the outermost call was left and nesting starts
+ * again from it.  (Calls made deeper than the one left, before one that
+ * is not, still go uncounted; a handler's own calls on the same stack, as
+ * before, count only when they are outermost.)  Each call puts back the
+ * level it found rather than counting down, so that a handler on another
+ * stack (sigaltstack), taken for outermost, leaves no level behind: the
+ * call it interrupted still ends at its own (its allocator's calls to
+ * itself after the handler, if any, would count once more).
  */
 static __thread unsigned nesting __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t outer_frame __attribute__((tls_model("initial-exec")));
 
-#define CALL_ON(result, call)          \
-	do {                           \
-		nesting++;             \
-		(result) = (call);     \
-		nesting--;             \
+/* The level a call at `here` enters at (0: outermost), raised for the
+ * calls it makes. */
+static unsigned nest_enter(const void *here)
+{
+	if (nesting && (uintptr_t)here >= outer_frame)
+		nesting = 0; /* the outermost call was left by a longjmp */
+	if (nesting == 0)
+		outer_frame = (uintptr_t)here;
+	return nesting++;
+}
+
+#define CALL_ON(result, call)                              \
+	do {                                               \
+		char here_;                                \
+		unsigned level_ = nest_enter(&here_);      \
+		(result) = (call);                         \
+		nesting = level_;                          \
 	} while (0)
 
 static void *counted(void *p, size_t bytes)

@@ -1,0 +1,54 @@
+/*
+ * leftalloc.c - a signal handler leaves malloc by siglongjmp, for
+ * tests/alloc.py (with the allocator library trapalloc.c, whose malloc
+ * raises the signal).  The program goes on allocating, and those
+ * allocations must be counted: main's 100 bytes after the jump, then
+ * after's 5 blocks of 100 from one call deeper.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+extern void (*trap_hook)(void);
+
+static void *volatile sink;
+static sigjmp_buf back;
+
+static void on_int(int sig)
+{
+	(void)sig;
+	siglongjmp(back, 1);
+}
+
+static void trip(void)
+{
+	raise(SIGINT);
+}
+
+/* Its malloc never returns: the handler jumps back to main. */
+__attribute__((noinline)) void interrupted(void)
+{
+	trap_hook = trip;
+	sink = malloc(10);
+}
+
+__attribute__((noinline)) void after(void)
+{
+	for (int i = 0; i < 5; i++) {
+		sink = malloc(100);
+		free(sink);
+	}
+}
+
+int main(void)
+{
+	signal(SIGINT, on_int);
+	if (!sigsetjmp(back, 1))
+		interrupted();
+	sink = malloc(100);
+	free(sink);
+	after();
+	printf("done\n");
+	return 0;
+}
