@@ -897,10 +897,11 @@ static void record_outcome(const struct record_opts *o, const char *out,
 	add_sources_beside(out, real, r->start_ns);
 	struct stat st;
 	if (written && o->alloc && !measured)
-		/* The hooks were not the preloaded runtime's: libccprof.a is
-		 * linked into PROGRAM (docs/alloc.md). */
-		fprintf(stderr, "ccprof: --alloc: no allocation counted: %s does not use the "
-				"preloaded runtime (statically linked, or libccprof.a linked in)\n",
+		/* The runtime that wrote it did not count: libccprof.a is
+		 * linked into PROGRAM, or CCPROF_ALLOC_LIBRARY names a runtime
+		 * without the counting (docs/alloc.md). */
+		fprintf(stderr, "ccprof: --alloc: no allocation counted: the runtime that ran %s "
+				"was not libccprof-alloc.so (libccprof.a linked in?)\n",
 			o->command[0]);
 	if (written)
 		fprintf(stderr, "ccprof: profile written to %s\n", real);

@@ -46,14 +46,17 @@ struct next_allocator {
 	void *(*pvalloc)(size_t);
 };
 
-/* glibc's own, if dlsym finds nothing (it always should). */
-extern void *__libc_malloc(size_t);
-extern void __libc_free(void *);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-extern void *__libc_valloc(size_t);
-extern void *__libc_pvalloc(size_t);
+/* glibc's own, if dlsym finds nothing (it always should).  Weak, so that
+ * a libc without one of them still loads us (the pointer is then NULL,
+ * and only that function, if ever called, would fail). */
+#define WEAK __attribute__((weak))
+extern void *__libc_malloc(size_t) WEAK;
+extern void __libc_free(void *) WEAK;
+extern void *__libc_calloc(size_t, size_t) WEAK;
+extern void *__libc_realloc(void *, size_t) WEAK;
+extern void *__libc_memalign(size_t, size_t) WEAK;
+extern void *__libc_valloc(size_t) WEAK;
+extern void *__libc_pvalloc(size_t) WEAK;
 
 static struct next_allocator next;
 static int resolved;
