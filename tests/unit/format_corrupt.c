@@ -72,7 +72,7 @@ static unsigned char *valid_file(size_t *n)
 				.clock = CCP_CLOCK_WALL, .options = "interval=1ms",
 				.hostname = "h", .nmodules = 1, .modules = m, .nccs = 4,
 				.ccs = cc, .nthreads = 2, .threads = th,
-				.stats = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+				.stats = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0},
 				.alloc = {1, 64, 1}};
 	unsigned char *b = NULL;
 	*n = 0;
@@ -263,6 +263,23 @@ static void assemble(struct fb *f, const struct parts *p)
 	end(f);
 }
 
+/* A file of the known sections p holds, in the order of the tags in
+ * `order` (a string of digits, "" for none), each written as p has it. */
+static void assemble_order(struct fb *f, const struct parts *p, const char *order)
+{
+	const struct fb *by_tag[] = {
+		[CCP_SEC_STRINGS] = &p->strings, [CCP_SEC_META] = &p->meta,
+		[CCP_SEC_MODULES] = &p->modules, [CCP_SEC_CCS] = &p->ccs,
+		[CCP_SEC_THREAD] = &p->thread,   [CCP_SEC_STATS] = &p->stats,
+		[CCP_SEC_ALLOC] = &p->alloc,
+	};
+	f->n = 0;
+	raw(f, p->header, 16);
+	for (const char *t = order; *t; t++)
+		section(f, (uint64_t)(*t - '0'), by_tag[*t - '0']);
+	end(f);
+}
+
 /* Decode f (CRC on) and expect failure whose message contains want, or
  * success when want is NULL. */
 static void expect(const struct fb *f, const char *want, const char *what)
@@ -349,35 +366,13 @@ static void structure_cases(void)
 
 	struct fb empty = {.n = 0}, u = {.n = 0};
 	/* Sections missing, repeated, out of order; unknown ones skipped. */
-	f.n = 0;
-	raw(&f, p.header, 16);
-	section(&f, CCP_SEC_STRINGS, &p.strings);
-	section(&f, CCP_SEC_MODULES, &p.modules);
-	end(&f);
+	assemble_order(&f, &p, "13");
 	expect(&f, "missing section META", "no META");
-	f.n = 0;
-	raw(&f, p.header, 16);
-	section(&f, CCP_SEC_STRINGS, &p.strings);
-	section(&f, CCP_SEC_STRINGS, &p.strings);
-	end(&f);
+	assemble_order(&f, &p, "11");
 	expect(&f, "duplicate section STRINGS", "STRINGS twice");
-	f.n = 0;
-	raw(&f, p.header, 16);
-	section(&f, CCP_SEC_STRINGS, &p.strings);
-	section(&f, CCP_SEC_META, &p.meta);
-	section(&f, CCP_SEC_MODULES, &p.modules);
-	section(&f, CCP_SEC_CCS, &p.ccs);
-	section(&f, CCP_SEC_STATS, &p.stats);
-	section(&f, CCP_SEC_THREAD, &p.thread);
-	end(&f);
+	assemble_order(&f, &p, "123465");
 	expect(&f, "section THREAD out of order (after STATS)", "THREAD after STATS");
-	f.n = 0;
-	raw(&f, p.header, 16);
-	section(&f, CCP_SEC_STRINGS, &p.strings);
-	section(&f, CCP_SEC_META, &p.meta);
-	section(&f, CCP_SEC_MODULES, &p.modules);
-	section(&f, CCP_SEC_CCS, &p.ccs);
-	end(&f);
+	assemble_order(&f, &p, "1234");
 	expect(&f, "missing section STATS", "END before STATS");
 
 	V(&u, 1, 2, 3);
@@ -650,31 +645,17 @@ static void alloc_cases(void)
 	/* Where it may stand. */
 	p.alloc.n = 0;
 	V(&p.alloc, 0, 0, 0);
-	assemble(&f, &p);
-	f.n -= 6;
-	section(&f, CCP_SEC_ALLOC, &p.alloc);
-	end(&f);
+	assemble_order(&f, &p, "12345677");
 	expect(&f, "duplicate section ALLOC", "ALLOC twice");
-	f.n = 0;
-	raw(&f, p.header, 16);
-	section(&f, CCP_SEC_STRINGS, &p.strings);
-	section(&f, CCP_SEC_META, &p.meta);
-	section(&f, CCP_SEC_MODULES, &p.modules);
-	section(&f, CCP_SEC_CCS, &p.ccs);
-	section(&f, CCP_SEC_THREAD, &p.thread);
-	section(&f, CCP_SEC_ALLOC, &p.alloc);
-	section(&f, CCP_SEC_STATS, &p.stats);
-	end(&f);
+	assemble_order(&f, &p, "1234576");
 	expect(&f, "section ALLOC out of order (after THREAD)", "ALLOC before STATS");
-	f.n = 0;
-	raw(&f, p.header, 16);
-	section(&f, CCP_SEC_ALLOC, &p.alloc);
-	end(&f);
+	assemble_order(&f, &p, "7");
 	expect(&f, "section ALLOC out of order (after header)", "ALLOC first");
-	assemble(&f, &p);
-	f.n -= 6;
-	section(&f, CCP_SEC_THREAD, &p.thread);
-	end(&f);
+	assemble_order(&f, &p, "1234565");
+	expect(&f, "section THREAD out of order (after STATS)", "THREAD after STATS with ALLOC");
+	assemble_order(&f, &p, "1234567");
+	expect(&f, NULL, "ALLOC right after STATS");
+	assemble_order(&f, &p, "12345675");
 	expect(&f, "section THREAD out of order (after ALLOC)", "THREAD after ALLOC");
 }
 
