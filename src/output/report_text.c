@@ -131,7 +131,8 @@ static void text_header(const struct text *t)
 	if (p->end_ns && localtime_r(&when, &tm))
 		strftime(date, sizeof date, "  (%a %b %d %H:%M %Y)", &tm);
 
-	ob_puts(o, "ccprof time profile");
+	/* GHC's "Time and Allocation Profiling Report" when there are both. */
+	ob_puts(o, t->alloc ? "ccprof time and allocation profile" : "ccprof time profile");
 	ob_puts(o, date);
 	ob_puts(o, "\n\n    program      ");
 	escape_puts(o, &escape_text, p->program ? p->program : "");
