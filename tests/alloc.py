@@ -61,6 +61,17 @@ def exact_counts():
     c = ctx.get("[main] [outer] [small]")
     check(c is not None and (c["alloc_bytes"], c["alloc_blocks"]) == (48, 2),
           "context [main] [outer] [small]: 48 bytes in 2 blocks")
+    # The inverted tree: small's own bytes by the way they came (text).
+    r = run([CCPROF, "report", "--callers", "small", prof])
+    rows = {}
+    for line in r.stdout.splitlines():
+        m_ = re.match(r"^(\s*)(\S+)\s+(\d+)\s+[\d.]+\s+([\d.]+)\s+[\d.]+$", line)
+        if m_:
+            rows[(len(m_.group(1)), m_.group(2))] = float(m_.group(4))
+    pct = lambda b: round(100.0 * b / totals(rep)[0], 1)
+    check(rows.get((0, "small")) == pct(168) and rows.get((1, "main")) == pct(120) and
+          rows.get((1, "outer")) == pct(48) and "%alloc" in r.stdout,
+          "--callers small: %%alloc of its 168 bytes, 120 from main and 48 via outer (%s)" % rows)
     # The two threads start at worker: everything else is under main.
     m, w = fns["main"], fns["worker"]
     inside = totals(rep)[0] - rep["alloc"]["outside_bytes"]

@@ -295,18 +295,6 @@ struct tree_cols {
 	int ew, sw;
 };
 
-/* "%time  secs", or with allocation data "%time  %alloc  secs". */
-static void tree_cost(const struct text *t, uint64_t ticks, uint64_t bytes, int sw)
-{
-	text_pct(t, ticks);
-	if (t->alloc) {
-		ob_spaces(t->o, 2);
-		text_alloc_pct(t, bytes);
-	}
-	ob_spaces(t->o, 2);
-	text_secs(t, ticks, sw);
-}
-
 /* A node's line after its name, or its "(n hidden)" line's (text_row). */
 static void tree_row(void *arg, uint32_t k, const struct model_hidden *h)
 {
@@ -316,9 +304,9 @@ static void tree_row(void *arg, uint32_t k, const struct model_hidden *h)
 	struct model_node_alloc a = model_node_alloc_at(t->m->node_alloc, k);
 	ob_u64(t->o, h ? h->entries : x->entries, c->ew);
 	ob_spaces(t->o, 2);
-	tree_cost(t, h ? h->time : x->individual, h ? h->alloc.bytes : a.individual.bytes, c->sw);
+	text_pct_alloc_secs(t, h ? h->time : x->individual, h ? h->alloc.bytes : a.individual.bytes, c->sw);
 	ob_spaces(t->o, 2);
-	tree_cost(t, h ? h->time : x->inherited, h ? h->alloc.bytes : a.inherited.bytes, c->sw);
+	text_pct_alloc_secs(t, h ? h->time : x->inherited, h ? h->alloc.bytes : a.inherited.bytes, c->sw);
 	ob_putc(t->o, '\n');
 }
 

@@ -64,6 +64,17 @@ void text_pct_secs(const struct text *t, uint64_t ticks, int width)
 	text_secs(t, ticks, width);
 }
 
+void text_pct_alloc_secs(const struct text *t, uint64_t ticks, uint64_t bytes, int width)
+{
+	text_pct(t, ticks);
+	if (t->alloc) {
+		ob_spaces(t->o, 2);
+		text_alloc_pct(t, bytes);
+	}
+	ob_spaces(t->o, 2);
+	text_secs(t, ticks, width);
+}
+
 void text_secs_pct(const struct text *t, uint64_t ticks, int width)
 {
 	text_secs(t, ticks, width);

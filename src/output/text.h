@@ -44,6 +44,9 @@ void text_alloc_pct(const struct text *t, uint64_t bytes);
 /* A cost in the columns "%time  secs" or "secs  %time" (text_pct, and
  * text_secs in width). */
 void text_pct_secs(const struct text *t, uint64_t ticks, int width);
+/* "%time  secs", or with allocation data "%time  %alloc  secs" (a tree's
+ * columns, as GHC's). */
+void text_pct_alloc_secs(const struct text *t, uint64_t ticks, uint64_t bytes, int width);
 void text_secs_pct(const struct text *t, uint64_t ticks, int width);
 int text_secs_width(const struct text *t, uint64_t max_ticks, const char *heading);
 

@@ -137,9 +137,11 @@ struct callers_cols {
 static void callers_row(void *arg, uint32_t k, const struct model_hidden *h)
 {
 	const struct callers_cols *c = arg;
+	struct model_node_alloc a = model_node_alloc_at(c->tree->node_alloc, k);
 	ob_u64(c->t->o, h ? h->entries : c->tree->calls[k], c->cw);
 	ob_spaces(c->t->o, 2);
-	text_pct_secs(c->t, h ? h->time : c->tree->nodes[k].inherited, c->sw);
+	text_pct_alloc_secs(c->t, h ? h->time : c->tree->nodes[k].inherited,
+			    h ? h->alloc.bytes : a.inherited.bytes, c->sw);
 	ob_putc(c->t->o, '\n');
 }
 
@@ -155,7 +157,10 @@ static void callers_tree(const struct text *t, const struct model_tree *tree)
 		.sw = text_secs_width(t, tree->nodes[0].inherited, "secs"),
 	};
 	text_label(t, "CALLED FROM", 0, c.nw);
-	ob_printf(t->o, "%*s  %6s  %*s\n", c.cw, "calls", "%time", c.sw, "secs");
+	ob_printf(t->o, "%*s  %6s  ", c.cw, "calls", "%time");
+	if (t->alloc)
+		ob_printf(t->o, "%6s  ", "%alloc");
+	ob_printf(t->o, "%*s\n", c.sw, "secs");
 	text_tree_lines(t, tree->nodes, pr, c.nw, callers_row, &c);
 	ob_putc(t->o, '\n');
 }
@@ -166,7 +171,9 @@ void text_callers(const struct text *t)
 	ob_puts(t->o, "Callers: each function's calls and self time, traced back through who\n"
 		      "called it, their callers, and so on, along the real call chains of the\n"
 		      "histories (" TEXT_ELLIPSIS " marks a path the profiler elided).  A line shows the\n"
-		      "calls and self time of the function at the top that came that way.\n\n");
+		      "calls and self time of the function at the top that came that way");
+	ob_puts(t->o, t->alloc ? ",\nand the share of all bytes allocated that it allocated itself.\n\n"
+			       : ".\n\n");
 	for (uint32_t i = 0; i < m->ncallers; i++)
 		callers_tree(t, &m->callers[i]);
 }
