@@ -72,6 +72,21 @@ def exact_counts():
     check(rows.get((0, "small")) == pct(168) and rows.get((1, "main")) == pct(120) and
           rows.get((1, "outer")) == pct(48) and "%alloc" in r.stdout,
           "--callers small: %%alloc of its 168 bytes, 120 from main and 48 via outer (%s)" % rows)
+    # Arcs (the rule of arc times, DESIGN.md §3, with bytes for T): what
+    # small allocated under outer is self bytes of outer -> small and
+    # child bytes of main -> outer, seen from either end.
+    a = arcs(rep)
+    mo, os_, ms = a[("main", "outer")], a[("outer", "small")], a[("main", "small")]
+    check((mo["self_in_alloc_bytes"], mo["child_in_alloc_bytes"], mo["self_out_alloc_bytes"],
+           mo["child_out_alloc_bytes"]) == (0, 48, 0, 48),
+          "arc main -> outer: 48 child bytes, in and out")
+    check((os_["self_in_alloc_bytes"], os_["child_in_alloc_bytes"]) == (48, 0) and
+          (ms["self_in_alloc_bytes"], ms["child_in_alloc_bytes"]) == (120, 0),
+          "arcs into small: 48 self bytes from outer, 120 from main")
+    r = run([CCPROF, "report", "--around", "outer", prof])
+    line = [l for l in r.stdout.splitlines() if re.match(r"^\[\d+\] .* outer \[\d+\]$", l)]
+    check("children(B)" in r.stdout and len(line) == 1 and line[0].split()[4:6] == ["0", "48"],
+          "--around outer: its own line has 0 self bytes and 48 children bytes (%s)" % line)
     # The two threads start at worker: everything else is under main.
     m, w = fns["main"], fns["worker"]
     inside = totals(rep)[0] - rep["alloc"]["outside_bytes"]

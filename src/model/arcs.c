@@ -44,6 +44,7 @@ struct arc_build {
 	uint32_t *pair;
 	uint32_t pair_cap;
 	uint32_t root_cc, root_arc; /* the last spontaneous arc looked up */
+	int alloc;                  /* fill m->arc_alloc too */
 };
 
 /* The index of the arc caller -> callee, created if new. */
@@ -55,9 +56,13 @@ static uint32_t arc_get(struct model *m, struct arc_build *b, uint32_t caller, u
 	if (m->narcs == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 64;
 		m->arcs = xrealloc(m->arcs, b->cap, sizeof *m->arcs);
+		if (b->alloc)
+			m->arc_alloc = xrealloc(m->arc_alloc, b->cap, sizeof *m->arc_alloc);
 	}
 	k = m->narcs++;
 	m->arcs[k] = (struct model_arc){.caller = caller, .callee = callee};
+	if (b->alloc)
+		m->arc_alloc[k] = (struct model_arc_alloc){0};
 	model_arc_index_add(&m->arc_index, m->arcs, k);
 	return k;
 }
@@ -82,11 +87,22 @@ static void arcs_find(struct model *m, struct arc_build *b, const struct ccp_con
 	b->prev_len = c->len;
 }
 
+/* A context's allocations on arc k, by the rule of its time (above). */
+static void arc_alloc_add(struct model *m, uint32_t k, int out, int self,
+			  const struct ccp_context *c)
+{
+	struct model_arc_alloc *x = &m->arc_alloc[k];
+	struct model_alloc *slot = out ? (self ? &x->self_out : &x->child_out)
+				       : (self ? &x->self_in : &x->child_in);
+	model_alloc_add(slot, model_ctx_alloc(c));
+}
+
 static void arcs_of_context(struct model *m, struct arc_build *b, const struct ccp_context *c)
 {
 	const uint32_t *s = c->hist;
 	uint32_t n = c->len;
 	uint32_t run = CCP_ENTRY_CC(s[n - 1]);
+	int alloc = b->alloc && (c->alloc_bytes || c->alloc_blocks);
 
 	arcs_find(m, b, c);
 	if (CCP_ENTRY_MARKED(s[0])) {
@@ -97,6 +113,8 @@ static void arcs_of_context(struct model *m, struct arc_build *b, const struct c
 		}
 		struct model_arc *a = &m->arcs[b->root_arc];
 		*(first == run ? &a->self_in : &a->child_in) += c->time;
+		if (alloc)
+			arc_alloc_add(m, b->root_arc, 0, first == run, c);
 		if (n == 1)
 			a->calls += c->entries;
 	}
@@ -105,10 +123,16 @@ static void arcs_of_context(struct model *m, struct arc_build *b, const struct c
 			continue;
 		struct model_arc *a = &m->arcs[b->pair[i]];
 		int self = CCP_ENTRY_CC(s[i + 1]) == run;
-		if (CCP_ENTRY_MARKED(s[i]))
+		if (CCP_ENTRY_MARKED(s[i])) {
 			*(self ? &a->self_out : &a->child_out) += c->time;
-		if (CCP_ENTRY_MARKED(s[i + 1]))
+			if (alloc)
+				arc_alloc_add(m, b->pair[i], 1, self, c);
+		}
+		if (CCP_ENTRY_MARKED(s[i + 1])) {
 			*(self ? &a->self_in : &a->child_in) += c->time;
+			if (alloc)
+				arc_alloc_add(m, b->pair[i], 0, self, c);
+		}
 		if (i + 2 == n)
 			a->calls += c->entries;
 	}
@@ -221,7 +245,8 @@ static void arcs_prefetch(const struct model *m, uint32_t k)
 
 void model_arcs(struct model *m)
 {
-	struct arc_build b = {.cap = 0, .prev = NULL, .root_cc = MODEL_NONE};
+	struct arc_build b = {.cap = 0, .prev = NULL, .root_cc = MODEL_NONE,
+			      .alloc = model_alloc_measured(m)};
 	model_arc_index_init(&m->arc_index);
 	for (uint32_t k = 0; k < m->nctx; k++) {
 		arcs_prefetch(m, k);

@@ -46,6 +46,7 @@ void model_free(struct model *m)
 	free(m->thread_models);
 	free(m->own_ctx);
 	free(m->arcs);
+	free(m->arc_alloc);
 	model_arc_index_free(&m->arc_index);
 	free(m->nodes);
 	free(m->node_alloc);

@@ -115,6 +115,15 @@ struct model_arc {
 	uint64_t self_out, child_out; /* charged from the caller's item */
 };
 
+/* An arc's allocations, by the rule of its times (DESIGN.md §3 with a
+ * context's allocations for T(C)).  Kept beside the arcs, in
+ * model.arc_alloc, and only when the run counted allocations, for the
+ * reason of Note [Node allocations]. */
+struct model_arc_alloc {
+	struct model_alloc self_in, child_in;   /* charged from the callee's item */
+	struct model_alloc self_out, child_out; /* charged from the caller's item */
+};
+
 /* (caller, callee) -> arc, for arcs[0..n) (arcindex.c): slots of the
  * arc's number + 1 (0: empty) and the top half of its key's hash, whose
  * top bits are its home slot. */
@@ -271,6 +280,8 @@ struct model {
 	int arcs_done;
 	uint32_t narcs;
 	struct model_arc *arcs;
+	struct model_arc_alloc *arc_alloc; /* parallel to arcs; NULL unless
+					    * model_alloc_measured */
 	struct model_arc_index arc_index; /* (caller, callee) -> arc (arcindex.c) */
 	/* model_arc_lists.  Arcs into f: arcs[in[in_start[f] .. in_start[f+1])],
 	 * out of f likewise with out/out_start; both by time, descending. */

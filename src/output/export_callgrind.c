@@ -60,7 +60,7 @@ struct cg {
 	uint32_t *file_of;      /* cc -> file id; [nfns] the root's */
 	uint32_t *object_of;    /* cc -> object id; [nfns] the root's */
 	unsigned char *fn_done; /* function names defined already */
-	struct cg_arc *arc_in;  /* inclusive calls and allocations per arc */
+	uint64_t *arc_calls;    /* inclusive calls per arc */
 	int alloc;              /* the allocation events too */
 };
 
@@ -144,26 +144,20 @@ static void cg_fn_ref(struct cg *g, uint32_t cc)
 	ob_putc(g->o, '\n');
 }
 
-/* ---- inclusive calls and allocations per arc ------------------------------- */
+/* ---- inclusive calls per arc ---------------------------------------------- */
 
-/* What the model's arcs do not have: an arc's inclusive calls and
- * allocations, by the arc-time rule of its time. */
-struct cg_arc {
-	uint64_t calls;
-	struct model_alloc alloc;
-};
-
-/* The arc-time rule of DESIGN.md §3 with E+R, or the allocations, for T:
- * each marked entry charges its incoming arc (from MODEL_NONE for the
- * first entry), so each function once per context. */
-static void cg_arc_costs(struct cg *g)
+/* The arc-time rule of DESIGN.md §3 with E+R for T: each marked entry
+ * charges its incoming arc (from MODEL_NONE for the first entry).  An
+ * arc's inclusive allocations are the model's by the same rule
+ * (model.arc_alloc: self_in + child_in, as for its time). */
+static void cg_arc_calls(struct cg *g)
 {
 	const struct model *m = g->m;
-	g->arc_in = xcalloc(m->narcs ? m->narcs : 1, sizeof *g->arc_in);
+	g->arc_calls = xcalloc(m->narcs ? m->narcs : 1, sizeof *g->arc_calls);
 	for (uint32_t k = 0; k < m->nctx; k++) {
 		const struct ccp_context *c = &m->ctx[k];
-		struct cg_arc cost = {c->entries + c->recursive, model_ctx_alloc(c)};
-		if (!cost.calls && !cost.alloc.bytes && !cost.alloc.blocks)
+		uint64_t calls = c->entries + c->recursive;
+		if (!calls)
 			continue;
 		for (uint32_t i = 0; i < c->len; i++) {
 			if (!CCP_ENTRY_MARKED(c->hist[i]))
@@ -171,11 +165,8 @@ static void cg_arc_costs(struct cg *g)
 			uint32_t caller = i ? CCP_ENTRY_CC(c->hist[i - 1]) : MODEL_NONE;
 			const struct model_arc *a =
 				model_find_arc(m, caller, CCP_ENTRY_CC(c->hist[i]));
-			if (!a)
-				continue;
-			struct cg_arc *in = &g->arc_in[a - m->arcs];
-			in->calls += cost.calls;
-			model_alloc_add(&in->alloc, cost.alloc);
+			if (a)
+				g->arc_calls[a - m->arcs] += calls;
 		}
 	}
 }
@@ -284,7 +275,12 @@ static void cg_call(struct cg *g, const struct cg_pos *pos, uint32_t k, uint32_t
 	ob_u64(o, m->prof->ccs[callee].line, 0);
 	ob_putc(o, '\n');
 	/* the very next line: the inclusive cost */
-	cg_cost_line(g, line, a->self_in + a->child_in, g->arc_in[k].calls, g->arc_in[k].alloc);
+	struct model_alloc in = {0, 0};
+	if (m->arc_alloc) {
+		in = m->arc_alloc[k].self_in;
+		model_alloc_add(&in, m->arc_alloc[k].child_in);
+	}
+	cg_cost_line(g, line, a->self_in + a->child_in, g->arc_calls[k], in);
 }
 
 static void cg_function(struct cg *g, uint32_t cc, struct cg_pos *pos)
@@ -329,7 +325,7 @@ int export_callgrind(FILE *f, const struct export_input *in, const struct export
 	g->alloc = model_alloc_measured(m);
 	names_init(&g->names, m, &escape_line, 0);
 	cg_files(g);
-	cg_arc_costs(g);
+	cg_arc_calls(g);
 
 	cg_header(g);
 	struct cg_pos pos = {0, 0};
@@ -349,7 +345,7 @@ int export_callgrind(FILE *f, const struct export_input *in, const struct export
 	free(g->files.done);
 	free(g->objects.done);
 	free(g->fn_done);
-	free(g->arc_in);
+	free(g->arc_calls);
 	free(g);
 	return ret;
 }

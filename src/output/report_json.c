@@ -170,6 +170,13 @@ static void jr_arcs(struct jrep *r)
 		jr_secs(r, "child_in_s", a->child_in);
 		jr_secs(r, "self_out_s", a->self_out);
 		jr_secs(r, "child_out_s", a->child_out);
+		if (r->alloc) {
+			const struct model_arc_alloc *x = &m->arc_alloc[k];
+			json_kuint(j, "self_in_alloc_bytes", x->self_in.bytes);
+			json_kuint(j, "child_in_alloc_bytes", x->child_in.bytes);
+			json_kuint(j, "self_out_alloc_bytes", x->self_out.bytes);
+			json_kuint(j, "child_out_alloc_bytes", x->child_out.bytes);
+		}
 		json_end_object(j);
 	}
 	json_end_array(j);

@@ -349,7 +349,25 @@ struct graph {
 	uint32_t *index; /* cc -> [index] in the graph, 1-based */
 	uint64_t *rec;   /* cc -> its direct recursive calls (the arc cc→cc) */
 	int sw, cw;
+	int bw; /* the byte columns' width; 0 without allocation data */
 };
+
+/* A cost as "self  children", and with allocation data their bytes. */
+static void graph_costs(const struct graph *g, uint64_t self, uint64_t child,
+			uint64_t self_bytes, uint64_t child_bytes)
+{
+	const struct text *t = g->t;
+	text_secs(t, self, g->sw);
+	ob_spaces(t->o, 2);
+	text_secs(t, child, g->sw);
+	ob_spaces(t->o, 2);
+	if (g->bw) {
+		ob_u64(t->o, self_bytes, g->bw);
+		ob_spaces(t->o, 2);
+		ob_u64(t->o, child_bytes, g->bw);
+		ob_spaces(t->o, 2);
+	}
+}
 
 static void graph_calls(const struct graph *g, const char *calls)
 {
@@ -369,16 +387,15 @@ static void graph_ref(const struct graph *g, uint32_t cc)
 	ob_puts(g->t->o, "]\n");
 }
 
-/* A caller or callee line: times of the arc as seen from this side. */
+/* A caller or callee line: times (and bytes) of the arc as seen from this
+ * side. */
 static void graph_arc_line(const struct graph *g, uint64_t self, uint64_t child,
-			   uint64_t calls, uint64_t total, uint32_t other)
+			   struct model_alloc self_a, struct model_alloc child_a, uint64_t calls,
+			   uint64_t total, uint32_t other)
 {
 	const struct text *t = g->t;
 	ob_spaces(t->o, 6 + 1 + 6 + 2);
-	text_secs(t, self, g->sw);
-	ob_spaces(t->o, 2);
-	text_secs(t, child, g->sw);
-	ob_spaces(t->o, 2);
+	graph_costs(g, self, child, self_a.bytes, child_a.bytes);
 	size_t n = (size_t)text_udigits(calls) + 1 + (size_t)text_udigits(total); /* "calls/total" */
 	if ((size_t)g->cw > n)
 		ob_spaces(t->o, (size_t)g->cw - n);
@@ -390,6 +407,12 @@ static void graph_arc_line(const struct graph *g, uint64_t self, uint64_t child,
 		ob_puts(t->o, "<spontaneous>\n");
 	else
 		graph_ref(g, other);
+}
+
+/* Arc k's allocations, zero without allocation data. */
+static struct model_arc_alloc arc_alloc_at(const struct model *m, uint32_t k)
+{
+	return m->arc_alloc ? m->arc_alloc[k] : (struct model_arc_alloc){{0, 0}, {0, 0}, {0, 0}, {0, 0}};
 }
 
 /* Ask for the arc of a list a few entries ahead: the arcs of one
@@ -415,10 +438,11 @@ static void graph_block(const struct graph *g, uint32_t cc)
 
 	for (uint32_t i = m->in_start[cc]; i < m->in_start[cc + 1]; i++) {
 		const struct model_arc *a = &m->arcs[m->in[i]];
+		struct model_arc_alloc x = arc_alloc_at(m, m->in[i]);
 		prefetch_arc(m, m->in, i, m->in_start[cc + 1]);
 		if (a->caller != cc)
-			graph_arc_line(g, a->self_in, a->child_in, a->calls, fn->calls - rec,
-				       a->caller);
+			graph_arc_line(g, a->self_in, a->child_in, x.self_in, x.child_in, a->calls,
+				       fn->calls - rec, a->caller);
 	}
 
 	char idx[32], calls[64];
@@ -430,20 +454,20 @@ static void graph_block(const struct graph *g, uint32_t cc)
 	ob_printf(t->o, "%-6s ", idx);
 	text_pct(t, fn->inherited);
 	ob_spaces(t->o, 2);
-	text_secs(t, fn->self, g->sw);
-	ob_spaces(t->o, 2);
-	text_secs(t, fn->inherited - fn->self, g->sw);
-	ob_spaces(t->o, 2);
+	graph_costs(g, fn->self, fn->inherited - fn->self, fn->self_alloc.bytes,
+		    fn->inherited_alloc.bytes - fn->self_alloc.bytes);
 	graph_calls(g, calls);
 	ob_spaces(t->o, 2);
 	graph_ref(g, cc);
 
 	for (uint32_t i = m->out_start[cc]; i < m->out_start[cc + 1]; i++) {
 		const struct model_arc *a = &m->arcs[m->out[i]];
+		struct model_arc_alloc x = arc_alloc_at(m, m->out[i]);
 		prefetch_arc(m, m->out, i, m->out_start[cc + 1]);
 		if (a->callee != cc)
-			graph_arc_line(g, a->self_out, a->child_out, a->calls,
-				       m->fns[a->callee].calls - g->rec[a->callee], a->callee);
+			graph_arc_line(g, a->self_out, a->child_out, x.self_out, x.child_out,
+				       a->calls, m->fns[a->callee].calls - g->rec[a->callee],
+				       a->callee);
 	}
 	ob_puts(t->o, "-----------------------------------------------\n");
 }
@@ -469,6 +493,8 @@ static void graph_init(struct graph *g, const struct text *t)
 	}
 	g->sw = text_secs_width(t, m->total_time, "children");
 	g->cw = text_max(2 * text_udigits(max_calls) + 1, 9);
+	if (t->alloc)
+		g->bw = text_max(text_udigits(m->total_alloc.bytes), (int)strlen("children(B)"));
 }
 
 /* A section of blocks: the notes, the heading, the block of each of
@@ -479,8 +505,12 @@ static void graph_section(const struct text *t, const char *notes, const uint32_
 	struct graph g;
 	graph_init(&g, t);
 	ob_puts(t->o, notes);
-	ob_printf(t->o, "%-6s %6s  %*s  %*s  %*s  %s\n", "index", "%time", g.sw, "self", g.sw,
-		  "children", g.cw, "calls", "name");
+	if (g.bw)
+		ob_puts(t->o, "self(B) and children(B): the bytes allocated, charged by the same rule.\n\n");
+	ob_printf(t->o, "%-6s %6s  %*s  %*s  ", "index", "%time", g.sw, "self", g.sw, "children");
+	if (g.bw)
+		ob_printf(t->o, "%*s  %*s  ", g.bw, "self(B)", g.bw, "children(B)");
+	ob_printf(t->o, "%*s  %s\n", g.cw, "calls", "name");
 	for (uint32_t i = 0; i < n; i++)
 		graph_block(&g, ccs[i]);
 	ob_putc(t->o, '\n');

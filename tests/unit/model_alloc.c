@@ -309,9 +309,45 @@ static void merge(void)
 	ccp_arena_free(arena);
 }
 
+/* Arcs: with every context's bytes equal to its time, each arc's bytes
+ * (in, out, self, child) equal its times: the same rule (DESIGN.md §3),
+ * here on Spivey's mutual recursion, where _in and _out differ. */
+static void arcs_like_times(void)
+{
+	static const char *const spivey[] = {
+		"[main]", "[main] [P]", "[main] [P] [Q]", "[main] [P] [Q] [R]",
+		"[main] P [Q] [R] [P]", "[main] P Q [R] [P] [Q]", "[main] P R [P] [Q] [R]",
+		"[main] P [Q] [R] [P] [S]",
+	};
+	static struct fixture f;
+	struct model m;
+	fx_init(&f, 1);
+	for (uint32_t i = 0; i < sizeof spivey / sizeof spivey[0]; i++) {
+		fx_ctx(&f, spivey[i], 2, i % 2, 10 * (i + 1));
+		fx_ctx_alloc(&f, 10 * (i + 1), i + 1);
+	}
+	CHECK(fx_build(&m, &f) == 0 && m.arc_alloc != NULL, "Spivey with allocations: arcs");
+	int same = 1, differ = 0;
+	for (uint32_t k = 0; k < m.narcs; k++) {
+		const struct model_arc *a = &m.arcs[k];
+		const struct model_arc_alloc *x = &m.arc_alloc[k];
+		same &= x->self_in.bytes == a->self_in && x->child_in.bytes == a->child_in &&
+			x->self_out.bytes == a->self_out && x->child_out.bytes == a->child_out;
+		differ |= a->self_in + a->child_in != a->self_out + a->child_out;
+	}
+	CHECK(same && differ, "every arc's bytes are its times (%u arcs, some with _in != _out)",
+	      m.narcs);
+	model_free(&m);
+	fx_init(&f, 1);
+	fx_ctx(&f, "[main] [P]", 1, 0, 5);
+	CHECK(fx_build(&m, &f) == 0 && m.arc_alloc == NULL, "no allocation data: no arc_alloc");
+	model_free(&m);
+}
+
 int main(void)
 {
 	flat_and_tree();
+	arcs_like_times();
 	not_measured();
 	deselect_b();
 	focus_and_callers();
