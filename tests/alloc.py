@@ -209,6 +209,20 @@ def cxx_new():
         check(got == (b, k), "C++ %s: allocated %s, the program says %s" % (name, got, (b, k)))
 
 
+def info_totals():
+    """ccprof info: the total allocated and the part outside contexts, in
+    words that agree in number ("1 block")."""
+    prog = build("allocs", "tests/progs/allocs.c")
+    r, prof = record_alloc(prog, ["plain"])
+    rep = report(prof)
+    out = run([CCPROF, "info", prof]).stdout
+    want = "%d bytes in %d blocks" % (rep["alloc"]["bytes"], rep["alloc"]["blocks"])
+    check(re.search(r"^allocated +" + want + "$", out, re.M) is not None,
+          "info: allocated %s" % want)
+    check(re.search(r"^outside contexts +\d+ bytes? in \d+ blocks? \(before", out, re.M) and
+          not re.search(r"\b1 (blocks|bytes)\b", out), "info: the outside part, singular for 1")
+
+
 def program_malloc():
     """A program that defines malloc itself keeps it (it comes first in the
     lookup order): nothing of ours runs in it, and nothing is counted."""
@@ -296,6 +310,7 @@ against_memcheck()
 forked_child()
 own_allocator()
 cxx_new()
+info_totals()
 program_malloc()
 runtime_linked_in()
 not_measured()

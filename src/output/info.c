@@ -141,10 +141,11 @@ static void text_alloc(struct ob *f, const struct model *m)
 	struct model_alloc all = model_alloc_total(m), outside = model_alloc_outside(m);
 	if (!model_alloc_measured(m))
 		return;
-	ob_printf(f, "%-18s %" PRIu64 " bytes in %" PRIu64 " blocks\n", "allocated", all.bytes,
-		  all.blocks);
-	ob_printf(f, "%-18s %" PRIu64 " bytes in %" PRIu64 " blocks (before a thread's first "
-		     "call)\n", "outside contexts", outside.bytes, outside.blocks);
+	ob_printf(f, "%-18s ", "allocated");
+	text_bytes_blocks(f, all);
+	ob_printf(f, "\n%-18s ", "outside contexts");
+	text_bytes_blocks(f, outside);
+	ob_puts(f, " (before a thread's first call)\n");
 }
 
 int info_text(FILE *out, const struct info_input *in)

@@ -72,15 +72,6 @@ static void text_compensation(const struct text *t)
 	ob_putc(t->o, '\n');
 }
 
-/* "N bytes in M blocks". */
-static void text_bytes_blocks(struct ob *o, struct model_alloc a)
-{
-	ob_u64(o, a.bytes, 0);
-	ob_puts(o, a.bytes == 1 ? " byte in " : " bytes in ");
-	ob_u64(o, a.blocks, 0);
-	ob_puts(o, a.blocks == 1 ? " block" : " blocks");
-}
-
 /*
  * With allocation data, the total allocated: in the contexts, and outside
  * any context (a thread's allocations before its first call), which the

@@ -64,6 +64,14 @@ void text_pct_secs(const struct text *t, uint64_t ticks, int width)
 	text_secs(t, ticks, width);
 }
 
+void text_bytes_blocks(struct ob *o, struct model_alloc a)
+{
+	ob_u64(o, a.bytes, 0);
+	ob_puts(o, a.bytes == 1 ? " byte in " : " bytes in ");
+	ob_u64(o, a.blocks, 0);
+	ob_puts(o, a.blocks == 1 ? " block" : " blocks");
+}
+
 void text_pct_alloc_secs(const struct text *t, uint64_t ticks, uint64_t bytes, int width)
 {
 	text_pct(t, ticks);

@@ -44,6 +44,8 @@ void text_alloc_pct(const struct text *t, uint64_t bytes);
 /* A cost in the columns "%time  secs" or "secs  %time" (text_pct, and
  * text_secs in width). */
 void text_pct_secs(const struct text *t, uint64_t ticks, int width);
+/* "N bytes in M blocks" (singular for 1). */
+void text_bytes_blocks(struct ob *o, struct model_alloc a);
 /* "%time  secs", or with allocation data "%time  %alloc  secs" (a tree's
  * columns, as GHC's). */
 void text_pct_alloc_secs(const struct text *t, uint64_t ticks, uint64_t bytes, int width);
