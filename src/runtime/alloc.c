@@ -44,15 +44,6 @@ void rt_alloc_own_end(void)
 	own_depth--;
 }
 
-static inline void count_add(uint64_t *p, uint64_t n)
-{
-#if defined(__x86_64__)
-	__asm__("addq %1, %0" : "+m"(*p) : "r"(n));
-#else
-	RT_STORE(p, *p + n);
-#endif
-}
-
 void rt_alloc_note(size_t bytes)
 {
 	struct rt_thread *t = rt_self;
@@ -66,7 +57,7 @@ void rt_alloc_note(size_t bytes)
 		return;
 	}
 	c = t->cur;
-	count_add(&c->alloc_bytes, (uint64_t)bytes);
+	rt_count_add(&c->alloc_bytes, (uint64_t)bytes);
 	rt_count(&c->alloc_blocks);
 }
 

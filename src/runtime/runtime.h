@@ -379,6 +379,16 @@ static inline __attribute__((always_inline)) void rt_count(uint64_t *p)
 #endif
 }
 
+/* The same for a sum, such as the bytes a context allocated (alloc.c). */
+static inline __attribute__((always_inline)) void rt_count_add(uint64_t *p, uint64_t n)
+{
+#if defined(__x86_64__)
+	__asm__("addq %1, %0" : "+m"(*p) : "r"(n));
+#else
+	RT_STORE(p, *p + n); /* as rt_count's */
+#endif
+}
+
 /* The same for a window counter (Note [Adaptive inline cache]): in place,
  * so that the hook needs no register for it. */
 static inline __attribute__((always_inline)) void rt_count32(uint32_t *p)
