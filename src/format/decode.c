@@ -404,6 +404,7 @@ static int get_thread(struct rd *r)
 		    get_varint(r, &c->time) != 0)
 			return -1;
 		c->alloc_bytes = c->alloc_blocks = 0; /* ALLOC, if present, sets them */
+		c->live_bytes = c->live_blocks = 0;   /* and HEAP these */
 		if (ccp_totals_add(&r->totals, c->entries, c->recursive, c->time) != 0)
 			return fail(r, "calls or time add up past 2^64 (thread %" PRIu32
 				       " context %" PRIu32 ")", ti, ci);
@@ -470,6 +471,121 @@ static int get_alloc(struct rd *r)
 	return 0;
 }
 
+/* A (thread, context) of a record: it exists, and comes after the
+ * previous record's (strictly increasing, so the encoding is unique). */
+static struct ccp_context *record_context(struct rd *r, uint32_t i, const uint64_t prev[2],
+					  uint64_t ti, uint64_t ci)
+{
+	struct ccp_profile *p = r->prof;
+	if (ti >= p->nthreads || ci >= p->threads[ti].ncontexts) {
+		fail(r, "no context %" PRIu64 " in thread %" PRIu64 " (record %" PRIu32 ")", ci, ti,
+		     i);
+		return NULL;
+	}
+	if (i > 0 && (ti < prev[0] || (ti == prev[0] && ci <= prev[1]))) {
+		fail(r, "records out of order (record %" PRIu32 ")", i);
+		return NULL;
+	}
+	return &p->threads[ti].contexts[ci];
+}
+
+/* HEAP's first part: the live heap when the profile was written. */
+static int get_heap_live(struct rd *r, uint64_t *total)
+{
+	struct ccp_profile *p = r->prof;
+	struct ccp_heap *h = &p->heap;
+	uint64_t prev[2] = {0, 0};
+	uint32_t n;
+	if (get_varint(r, &h->interval_ns) != 0 || get_varint(r, &h->peak_bytes) != 0 ||
+	    get_varint(r, &h->outside_live_bytes) != 0 ||
+	    get_varint(r, &h->outside_live_blocks) != 0 || get_count(r, 4, UINT32_MAX, &n) != 0)
+		return -1;
+	if (h->interval_ns == 0)
+		return fail(r, "heap sample interval 0");
+	if (h->outside_live_bytes > p->alloc.outside_bytes ||
+	    h->outside_live_blocks > p->alloc.outside_blocks)
+		return fail(r, "more live outside contexts than allocated there");
+	*total = h->outside_live_bytes;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t ti, ci, bytes, blocks;
+		struct ccp_context *c;
+		if (get_varint(r, &ti) != 0 || get_varint(r, &ci) != 0 ||
+		    get_varint(r, &bytes) != 0 || get_varint(r, &blocks) != 0)
+			return -1;
+		if ((c = record_context(r, i, prev, ti, ci)) == NULL)
+			return -1;
+		if (!bytes && !blocks)
+			return fail(r, "empty record %" PRIu32, i);
+		if (bytes > c->alloc_bytes || blocks > c->alloc_blocks)
+			return fail(r, "more live than allocated (record %" PRIu32 ")", i);
+		c->live_bytes = bytes;
+		c->live_blocks = blocks;
+		*total += bytes; /* below 2^64: ALLOC's sums are */
+		prev[0] = ti;
+		prev[1] = ci;
+	}
+	if (*total > h->peak_bytes)
+		return fail(r, "live heap above its peak");
+	return 0;
+}
+
+/* One heap sample: its time as a step from the one before. */
+static int get_heap_sample(struct rd *r, struct ccp_heap_sample *s, uint64_t prev_time)
+{
+	struct ccp_profile *p = r->prof;
+	uint64_t step, prev[2] = {0, 0}, total;
+	if (get_varint(r, &step) != 0 || get_varint(r, &s->outside_bytes) != 0 ||
+	    get_count(r, 3, UINT32_MAX, &s->nrecords) != 0)
+		return -1;
+	if (step > UINT64_MAX - prev_time)
+		return fail(r, "heap sample time past 2^64 ns");
+	s->time_ns = prev_time + step;
+	if (s->outside_bytes > p->alloc.outside_bytes)
+		return fail(r, "more live outside contexts than allocated there");
+	if (!(s->records = alloc_array(r, s->nrecords ? s->nrecords : 1, sizeof *s->records)))
+		return -1;
+	total = s->outside_bytes;
+	for (uint32_t i = 0; i < s->nrecords; i++) {
+		uint64_t ti, ci, bytes;
+		struct ccp_context *c;
+		if (get_varint(r, &ti) != 0 || get_varint(r, &ci) != 0 || get_varint(r, &bytes) != 0)
+			return -1;
+		if ((c = record_context(r, i, prev, ti, ci)) == NULL)
+			return -1;
+		if (bytes == 0)
+			return fail(r, "empty record %" PRIu32, i);
+		if (bytes > c->alloc_bytes)
+			return fail(r, "more live than allocated (record %" PRIu32 ")", i);
+		s->records[i] = (struct ccp_heap_record){(uint32_t)ti, (uint32_t)ci, bytes};
+		total += bytes;
+		prev[0] = ti;
+		prev[1] = ci;
+	}
+	if (total > p->heap.peak_bytes)
+		return fail(r, "heap sample above the peak");
+	return 0;
+}
+
+/* HEAP (format.md 3.8): the live heap at the write, then the samples. */
+static int get_heap(struct rd *r)
+{
+	struct ccp_heap *h = &r->prof->heap;
+	uint64_t total;
+	uint32_t n;
+	if (get_heap_live(r, &total) != 0 || get_count(r, 3, UINT32_MAX, &n) != 0)
+		return -1;
+	if (!(h->samples = alloc_array(r, n ? n : 1, sizeof *h->samples)))
+		return -1;
+	for (uint32_t k = 0; k < n; k++) {
+		snprintf(r->where, sizeof r->where, "section HEAP (sample %" PRIu32 ")", k);
+		if (get_heap_sample(r, &h->samples[k], k ? h->samples[k - 1].time_ns : 0) != 0)
+			return -1;
+		h->nsamples = k + 1;
+	}
+	h->measured = 1;
+	return 0;
+}
+
 /* ---- file structure ----------------------------------------------------------- */
 
 static uint32_t le32(const unsigned char *b)
@@ -522,11 +638,18 @@ static int check_crc(struct rd *r, const unsigned char *b, size_t n, size_t hsiz
 }
 
 /* The required sections come in tag order, THREAD any number of times;
- * ALLOC, optional, only right after STATS. */
+ * ALLOC, optional, only right after STATS, and HEAP only right after ALLOC. */
 static int check_order(struct rd *r, unsigned last, uint64_t tag)
 {
 	if (tag == CCP_SEC_ALLOC && last == CCP_SEC_ALLOC)
 		return fail(r, "duplicate section ALLOC");
+	if (tag == CCP_SEC_HEAP && last == CCP_SEC_HEAP)
+		return fail(r, "duplicate section HEAP");
+	if (tag == CCP_SEC_HEAP && last != CCP_SEC_ALLOC)
+		return fail(r, "section HEAP out of order (after %s)",
+			    last ? ccp_section_name(last) : "header");
+	if (tag == CCP_SEC_HEAP)
+		return 0;
 	if (tag == CCP_SEC_ALLOC && last != CCP_SEC_STATS)
 		return fail(r, "section ALLOC out of order (after %s)",
 			    last ? ccp_section_name(last) : "header");
@@ -544,7 +667,7 @@ static int check_order(struct rd *r, unsigned last, uint64_t tag)
 static int end_section(struct rd *r, unsigned last, const unsigned char *b, size_t n,
 		       const unsigned char *payload, uint64_t len)
 {
-	if (last != CCP_SEC_STATS && last != CCP_SEC_ALLOC)
+	if (last != CCP_SEC_STATS && last != CCP_SEC_ALLOC && last != CCP_SEC_HEAP)
 		return fail(r, "missing section %s", /* THREAD and ALLOC are optional */
 			    ccp_section_name(last >= CCP_SEC_CCS ? CCP_SEC_STATS : last + 1));
 	if (len != CCP_END_PAYLOAD)
@@ -562,7 +685,7 @@ static int (*const parsers[CCP_SEC_FIRST_UNKNOWN])(struct rd *) = {
 	[CCP_SEC_STRINGS] = get_strings, [CCP_SEC_META] = get_meta,
 	[CCP_SEC_MODULES] = get_modules, [CCP_SEC_CCS] = get_ccs,
 	[CCP_SEC_THREAD] = get_thread,   [CCP_SEC_STATS] = get_stats,
-	[CCP_SEC_ALLOC] = get_alloc,
+	[CCP_SEC_ALLOC] = get_alloc,     [CCP_SEC_HEAP] = get_heap,
 };
 
 /* Sections from off to the END section, which must close the file. */

@@ -460,6 +460,101 @@ static void put_alloc(struct wbuf *w, const struct ccp_profile *p)
 	section_end(w, at);
 }
 
+/* Whether the heap part is one a reader accepts (format.md 3.8): live
+ * counts within what each context allocated, the peak at least every
+ * total, samples in order. */
+static int heap_valid(const struct ccp_profile *p)
+{
+	const struct ccp_heap *h = &p->heap;
+	uint64_t final = h->outside_live_bytes, prev = 0;
+
+	if (!p->alloc.measured || h->interval_ns == 0 ||
+	    h->outside_live_bytes > p->alloc.outside_bytes ||
+	    h->outside_live_blocks > p->alloc.outside_blocks)
+		return 0;
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++) {
+			const struct ccp_context *c = &p->threads[i].contexts[j];
+			if (c->live_bytes > c->alloc_bytes || c->live_blocks > c->alloc_blocks)
+				return 0;
+			final += c->live_bytes;
+		}
+	if (final > h->peak_bytes)
+		return 0;
+	for (uint32_t k = 0; k < h->nsamples; k++) {
+		const struct ccp_heap_sample *s = &h->samples[k];
+		uint64_t total = s->outside_bytes;
+		if (s->time_ns < prev || s->outside_bytes > p->alloc.outside_bytes)
+			return 0;
+		for (uint32_t r = 0; r < s->nrecords; r++) {
+			const struct ccp_heap_record *x = &s->records[r];
+			const struct ccp_heap_record *y = r ? &s->records[r - 1] : NULL;
+			if (x->thread >= p->nthreads || x->context >= p->threads[x->thread].ncontexts ||
+			    x->bytes == 0 ||
+			    x->bytes > p->threads[x->thread].contexts[x->context].alloc_bytes ||
+			    (y && (x->thread < y->thread ||
+				   (x->thread == y->thread && x->context <= y->context))))
+				return 0;
+			total += x->bytes;
+		}
+		if (total > h->peak_bytes)
+			return 0;
+		prev = s->time_ns;
+	}
+	return 1;
+}
+
+/*
+ * HEAP, only for a run that followed the heap (heap=1): the live heap at
+ * the write per context, as ALLOC's records, then the samples, each time
+ * as the step from the one before.
+ */
+static void put_heap(struct wbuf *w, const struct ccp_profile *p)
+{
+	const struct ccp_heap *h = &p->heap;
+	uint64_t records = 0, prev = 0;
+	if (!h->measured)
+		return;
+	if (!heap_valid(p)) {
+		wb_fail(w, EINVAL);
+		return;
+	}
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++)
+			records += p->threads[i].contexts[j].live_bytes ||
+				   p->threads[i].contexts[j].live_blocks;
+	size_t at = section_begin(w, CCP_SEC_HEAP);
+	put_varint(w, h->interval_ns);
+	put_varint(w, h->peak_bytes);
+	put_varint(w, h->outside_live_bytes);
+	put_varint(w, h->outside_live_blocks);
+	put_varint(w, records);
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++) {
+			const struct ccp_context *c = &p->threads[i].contexts[j];
+			if (!c->live_bytes && !c->live_blocks)
+				continue;
+			put_varint(w, i);
+			put_varint(w, j);
+			put_varint(w, c->live_bytes);
+			put_varint(w, c->live_blocks);
+		}
+	put_varint(w, h->nsamples);
+	for (uint32_t k = 0; k < h->nsamples; k++) {
+		const struct ccp_heap_sample *s = &h->samples[k];
+		put_varint(w, s->time_ns - prev);
+		put_varint(w, s->outside_bytes);
+		put_varint(w, s->nrecords);
+		for (uint32_t r = 0; r < s->nrecords; r++) {
+			put_varint(w, s->records[r].thread);
+			put_varint(w, s->records[r].context);
+			put_varint(w, s->records[r].bytes);
+		}
+		prev = s->time_ns;
+	}
+	section_end(w, at);
+}
+
 /* END carries the CRC-32 of every byte before its tag. */
 static void put_end(struct wbuf *w)
 {
@@ -502,6 +597,7 @@ static void put_profile(struct wbuf *w, const struct ccp_profile *p, const struc
 		put_thread(w, &p->threads[i], t, &marks, &totals);
 	put_stats(w, &p->stats);
 	put_alloc(w, p);
+	put_heap(w, p);
 	put_end(w);
 	mem_free(w->a, marks.stamp, stamp_size);
 }

@@ -69,6 +69,8 @@ struct ccp_context {
 	uint64_t time;      /* T(C): ticks charged while here */
 	uint64_t alloc_bytes;  /* bytes allocated while here (ccp_alloc) */
 	uint64_t alloc_blocks; /* blocks allocated while here */
+	uint64_t live_bytes;   /* of those, not freed when the profile was written (ccp_heap) */
+	uint64_t live_blocks;
 };
 
 struct ccp_thread {
@@ -110,6 +112,38 @@ struct ccp_alloc {
 	uint64_t outside_blocks;
 };
 
+/*
+ * Heap profiling (docs/heap.md): with heap=1, the allocation runtime also
+ * follows every block to its free, so it knows each context's live heap,
+ * the bytes it allocated that are not yet freed.  The contexts' live_*
+ * are the state when the profile was written (what a leak checker calls
+ * "in use at exit"); `samples` are the live bytes of every context that
+ * had any, taken every `interval_ns` of wall-clock time, oldest first;
+ * `peak_bytes` is the largest total the process's live heap ever reached
+ * (exact, not sampled).  A heap profile always has allocation data, and
+ * a context's live bytes never exceed what it allocated.
+ */
+struct ccp_heap_record {
+	uint32_t thread, context;
+	uint64_t bytes;
+};
+
+struct ccp_heap_sample {
+	uint64_t time_ns;       /* since the runtime started */
+	uint64_t outside_bytes; /* live bytes no context holds */
+	uint32_t nrecords;      /* in (thread, context) order, bytes > 0 */
+	struct ccp_heap_record *records;
+};
+
+struct ccp_heap {
+	uint32_t measured;     /* 1 if the run followed the heap, else 0 */
+	uint64_t interval_ns;  /* between samples */
+	uint64_t peak_bytes;   /* at least every sample's and the final total */
+	uint64_t outside_live_bytes, outside_live_blocks; /* at the write */
+	uint32_t nsamples;
+	struct ccp_heap_sample *samples;
+};
+
 struct ccp_profile {
 	const char *program;  /* path of the executable */
 	uint32_t argc;
@@ -132,6 +166,7 @@ struct ccp_profile {
 	struct ccp_thread *threads;
 	struct ccp_stats stats;
 	struct ccp_alloc alloc;
+	struct ccp_heap heap;
 
 	void *arena; /* owner of everything above when built by the reader */
 };

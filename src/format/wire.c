@@ -13,7 +13,7 @@
 const char *ccp_section_name(uint64_t tag)
 {
 	static const char *const names[] = {"END", "STRINGS", "META",  "MODULES",
-					    "CCS", "THREAD",  "STATS", "ALLOC"};
+					    "CCS", "THREAD",  "STATS", "ALLOC", "HEAP"};
 	return tag < CCP_SEC_FIRST_UNKNOWN ? names[tag] : "unknown";
 }
 

@@ -33,7 +33,8 @@ enum ccp_section {
 	CCP_SEC_THREAD = 5,
 	CCP_SEC_STATS = 6,
 	CCP_SEC_ALLOC = 7, /* optional, after STATS: format.md 3.7 */
-	CCP_SEC_FIRST_UNKNOWN = 8, /* this tag and above: skipped by readers */
+	CCP_SEC_HEAP = 8,  /* optional, after ALLOC: format.md 3.8 */
+	CCP_SEC_FIRST_UNKNOWN = 9, /* this tag and above: skipped by readers */
 };
 
 #define CCP_END_PAYLOAD 4 /* the CRC-32 */

@@ -27,6 +27,7 @@ static uint64_t outside_bytes, outside_blocks;
 void rt_alloc_measuring(void)
 {
 	RT_STORE(&measured, 1);
+	rt_heap_configure(); /* heap=1 needs us */
 }
 
 int rt_alloc_measured(void)
@@ -44,21 +45,26 @@ void rt_alloc_own_end(void)
 	own_depth--;
 }
 
-void rt_alloc_note(size_t bytes)
+/* Block p of `bytes` was allocated.  The live counts (heap.c) come after
+ * the allocated ones, so that a reader never sees more live than
+ * allocated. */
+void rt_alloc_note(void *p, size_t bytes)
 {
 	struct rt_thread *t = rt_self;
-	struct rt_ctx *c;
+	struct rt_ctx *c = NULL;
 
 	if (own_depth || rt_config.disabled)
 		return;
 	if (t == NULL) { /* other threads may add too */
 		__atomic_fetch_add(&outside_bytes, (uint64_t)bytes, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&outside_blocks, 1, __ATOMIC_RELAXED);
-		return;
+	} else {
+		c = t->cur;
+		rt_count_add(&c->alloc_bytes, (uint64_t)bytes);
+		rt_count(&c->alloc_blocks);
 	}
-	c = t->cur;
-	rt_count_add(&c->alloc_bytes, (uint64_t)bytes);
-	rt_count(&c->alloc_blocks);
+	if (RT_LOAD(&rt_heap_active))
+		rt_heap_alloc(p, c, bytes);
 }
 
 void rt_alloc_gather(struct ccp_alloc *out)

@@ -286,6 +286,11 @@ static void *enc_realloc(void *ctx, void *p, size_t old, size_t n)
 	return q;
 }
 
+static void *heap_mem(void *ctx, size_t n)
+{
+	return wmem_alloc(ctx, n);
+}
+
 static void enc_free(void *ctx, void *p, size_t n)
 {
 	(void)n;
@@ -316,6 +321,8 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		o->entries = RT_LOAD(&c->entries);
 		o->recursive = RT_LOAD(&c->recursive);
 		o->time = RT_LOAD(&c->time);
+		o->live_bytes = RT_LOAD(&c->live_bytes); /* before: never more than allocated */
+		o->live_blocks = RT_LOAD(&c->live_blocks);
 		o->alloc_bytes = RT_LOAD(&c->alloc_bytes);
 		o->alloc_blocks = RT_LOAD(&c->alloc_blocks);
 		st->calls += o->entries + o->recursive;
@@ -524,6 +531,9 @@ static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *
 	free(p->threads);
 	free(p->modules);
 	free(p->ccs);
+	for (i = 0; p->heap.samples && i < p->heap.nsamples; i++)
+		free(p->heap.samples[i].records);
+	free(p->heap.samples);
 }
 
 /*
@@ -593,7 +603,9 @@ static int write_profile(int async)
 	}
 	fill_meta(&p);
 	rt_alloc_gather(&p.alloc);
-	if (gather_threads(&p, &m, async) != 0) {
+	if (!async)
+		rt_heap_final_sample();
+	if (gather_threads(&p, &m, async) != 0 || rt_heap_gather(&p, heap_mem, &m) != 0) {
 		rt_warn("out of memory; no profile written");
 		goto out;
 	}

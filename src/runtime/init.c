@@ -18,6 +18,7 @@ struct rt_config rt_config = {
 	.crash_stack = 1,
 	.handle_signals = 1,
 	.max_contexts = 1000000,
+	.heap_interval_ns = 10000000,
 };
 int rt_cycles;
 pid_t rt_pid;
@@ -43,6 +44,7 @@ static void before_fork(void)
 {
 	rt_dump_before_fork(); /* takes the registry lock itself */
 	rt_registry_lock();
+	rt_heap_before_fork();
 	rt_cc_lock();
 	rt_dispositions_before_fork();
 }
@@ -51,6 +53,7 @@ static void after_fork_parent(void)
 {
 	rt_dispositions_after_fork();
 	rt_cc_unlock();
+	rt_heap_after_fork_parent();
 	rt_registry_unlock();
 }
 
@@ -62,6 +65,7 @@ static void after_fork_child(void)
 	exit_done = 0; /* forked while another thread was writing at exit */
 	rt_cc_after_fork();
 	rt_registry_after_fork(rt_self);
+	rt_heap_after_fork_child(rt_self);
 	rt_sampler_after_fork();
 	rt_dump_after_fork();
 	rt_manual_after_fork();
@@ -86,6 +90,10 @@ static void init_once(void)
 		return;
 	rt_cycles = rt_config.clock == CCP_CLOCK_CYCLES;
 	rt_pid = getpid();
+	rt_heap_configure(); /* before the sampler, which takes its samples */
+	if (rt_config.heap && !rt_alloc_measured())
+		rt_warn("CCPROF_OPTIONS: heap=1 needs the allocation runtime, libccprof-alloc.so "
+			"(ccprof record --heap); no heap profile");
 	rt_dump_init();
 	rt_clock_calibrate();
 	rt_sampler_start();

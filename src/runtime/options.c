@@ -12,6 +12,8 @@
  *   handle_signals=0|1      0: install no signal handler at all
  *   dump_signal=SIG         write the profile when SIG arrives (SIGUSR2, 12)
  *   max_contexts=N          per thread; past it, overflow contexts
+ *   heap=0|1                follow every block to its free (allocation runtime only)
+ *   heap_interval=N[ms|..]  between heap samples (default 10ms)
  */
 #include <errno.h>
 #include <signal.h>
@@ -136,6 +138,16 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 			cfg->max_contexts = (uint64_t)n;
 		else
 			rt_warn("CCPROF_OPTIONS: bad max_contexts '%s' (a number, at least 16)", val);
+	} else if (strcmp(key, "heap") == 0) {
+		set_bool(&cfg->heap, key, val, 0);
+	} else if (strcmp(key, "heap_interval") == 0) {
+		uint64_t ns = parse_interval(val);
+
+		if (ns)
+			cfg->heap_interval_ns = ns;
+		else
+			rt_warn("CCPROF_OPTIONS: bad heap_interval '%s' (e.g. 10ms, 1s; at most 3600s)",
+				val);
 	} else if (strcmp(key, "enabled") == 0) {
 		set_bool(&cfg->disabled, key, val, 1);
 	} else {

@@ -88,6 +88,8 @@ struct rt_ctx {
 	struct rt_ctx *all_next; /* the thread's list of all contexts */
 	uint64_t alloc_bytes;  /* allocation profiling (alloc.c): bytes */
 	uint64_t alloc_blocks; /* and blocks allocated while current */
+	uint64_t live_bytes;   /* heap.c: of those, not yet freed; any thread */
+	uint64_t live_blocks;  /* frees them, so changed by atomic adds */
 };
 
 /* Lookups past a context's inline cache between two looks at its hit rate. */
@@ -165,6 +167,7 @@ struct rt_thread {
 	int alive;
 
 	uint64_t tid;
+	uint32_t seq; /* start order: the thread's index in the profile */
 	char name[32];
 	struct rt_thread *next; /* registry list */
 	struct rt_thread *live_next, *live_prev; /* running threads */
@@ -191,6 +194,8 @@ struct rt_config {
 	int handle_signals;      /* install the handlers of signals.c */
 	int dump_signal;         /* write the profile on this signal (0: none) */
 	uint64_t max_contexts;   /* per thread; past it, overflow contexts */
+	int heap;                /* heap=1: follow blocks to their free (heap.c) */
+	uint64_t heap_interval_ns; /* between heap samples */
 };
 
 extern struct rt_config rt_config RT_HIDDEN;
@@ -313,12 +318,29 @@ RT_HIDDEN void rt_manual_after_fork(void);
 /* alloc.c: allocation profiling (libccprof-alloc.so) */
 RT_HIDDEN void rt_alloc_measuring(void);
 RT_HIDDEN int rt_alloc_measured(void);
-RT_HIDDEN void rt_alloc_note(size_t bytes);
+RT_HIDDEN void rt_alloc_note(void *p, size_t bytes);
 RT_HIDDEN void rt_alloc_own_begin(void);
 RT_HIDDEN void rt_alloc_own_end(void);
 RT_HIDDEN void rt_alloc_gather(struct ccp_alloc *out);
 RT_HIDDEN void rt_alloc_after_fork(void);
 RT_HIDDEN int rt_dump_async(void);
+
+/* heap.c: live-heap profiling (heap=1, with alloc.c) */
+struct rt_heap_block {
+	struct rt_ctx *ctx;
+	uint64_t size;
+};
+extern int rt_heap_active RT_HIDDEN; /* read with RT_LOAD */
+RT_HIDDEN void rt_heap_configure(void);
+RT_HIDDEN void rt_heap_alloc(void *p, struct rt_ctx *c, size_t bytes);
+RT_HIDDEN int rt_heap_take(void *p, struct rt_heap_block *out);
+RT_HIDDEN void rt_heap_put_back(void *p, const struct rt_heap_block *b);
+RT_HIDDEN void rt_heap_sample(uint64_t now); /* under the registry lock */
+RT_HIDDEN void rt_heap_final_sample(void);
+RT_HIDDEN int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m);
+RT_HIDDEN void rt_heap_before_fork(void);
+RT_HIDDEN void rt_heap_after_fork_parent(void);
+RT_HIDDEN void rt_heap_after_fork_child(struct rt_thread *survivor);
 
 /* exec.c */
 RT_HIDDEN void rt_exec_init(void);

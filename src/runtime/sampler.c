@@ -6,7 +6,8 @@
  * moment.  This puts no signal into the program (no EINTR in its system
  * calls, nothing to conflict with its own SIGPROF), works while it blocks
  * signals, and avoids the kernel tick's overruns of per-thread timers
- * (DESIGN.md §5).  The hooks read no clock at all.
+ * (DESIGN.md §5).  The hooks read no clock at all.  With heap=1 it also
+ * takes the heap samples (heap.c), under any clock.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -46,10 +47,13 @@ static void sample_all(void)
 	uint64_t wall = rt_now_ns(CLOCK_MONOTONIC);
 
 	rt_registry_lock();
-	for (t = rt_live_first(); t; t = t->live_next) {
-		rt_charge_sample(t, rt_config.clock == CCP_CLOCK_CPU ? rt_now_ns(t->cpu_clock) : wall);
+	if (!rt_cycles) {
+		for (t = rt_live_first(); t; t = t->live_next)
+			rt_charge_sample(t, rt_config.clock == CCP_CLOCK_CPU ? rt_now_ns(t->cpu_clock)
+									: wall);
+		samples++;
 	}
-	samples++;
+	rt_heap_sample(wall);
 	rt_registry_unlock();
 }
 
@@ -216,7 +220,8 @@ static void start_locked(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	sigset_t all, old;
 
-	if (running || finished || rt_config.clock == CCP_CLOCK_CYCLES)
+	/* clock=cycles needs no helper but for heap samples. */
+	if (running || finished || (rt_cycles && !RT_LOAD(&rt_heap_active)))
 		return;
 	pthread_once(&once, wake_init);
 	/* The helper must never take a signal meant for the program. */

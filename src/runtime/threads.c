@@ -27,6 +27,7 @@ static __thread int starting __attribute__((tls_model("initial-exec")));
 static struct rt_thread *registry; /* every thread, for the writer */
 static struct rt_thread *live;     /* threads still running, for the sampler */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t started; /* threads registered: the next one's seq */
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -77,6 +78,7 @@ int rt_registry_empty(void)
 void rt_registry_add(struct rt_thread *t)
 {
 	rt_registry_lock();
+	t->seq = started++;
 	t->next = registry;
 	RT_STORE(&registry, t);
 	t->live_prev = NULL;
@@ -320,8 +322,10 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	pthread_mutex_init(&registry_lock, NULL);
 	registry = NULL;
 	live = NULL;
+	started = 0;
 	if (survivor == NULL)
 		return;
+	survivor->seq = started++;
 	for (c = survivor->all; c; c = c->all_next) {
 		c->entries = 0;
 		c->recursive = 0;

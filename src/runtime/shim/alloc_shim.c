@@ -175,7 +175,7 @@ static unsigned nest_enter(const void *here)
 static void *counted(void *p, size_t bytes)
 {
 	if (p && nesting == 0)
-		rt_alloc_note(bytes);
+		rt_alloc_note(p, bytes);
 	return p;
 }
 
@@ -189,12 +189,24 @@ RT_API void *malloc(size_t n)
 	return counted(p, n);
 }
 
+/* With heap=1, the block leaves the heap table (heap.c) before it is
+ * freed: after, another thread could be given its address.  Only the
+ * outermost call's: the others are the allocator's own. */
+static int heap_take(void *p, struct rt_heap_block *b)
+{
+	return nesting == 0 && RT_LOAD(&rt_heap_active) && rt_heap_take(p, b);
+}
+
 RT_API void free(void *p)
 {
+	struct rt_heap_block b;
+
 	if (p == NULL || in_boot(p))
 		return;
-	if (ready())
+	if (ready()) {
+		heap_take(p, &b);
 		next.free(p);
+	}
 }
 
 RT_API void *calloc(size_t n, size_t size)
@@ -223,16 +235,22 @@ static void *realloc_boot(void *p, size_t n)
 }
 
 /* realloc counts as a new block of the new size, as valgrind's memcheck
- * counts it (a realloc that frees, to size 0, returns NULL: nothing). */
+ * counts it (a realloc that frees, to size 0, returns NULL: nothing).
+ * The old block leaves the heap table first, as in free. */
 RT_API void *realloc(void *p, size_t n)
 {
+	struct rt_heap_block old;
+	int taken;
 	void *q;
 
 	if (p && in_boot(p))
 		return realloc_boot(p, n);
 	if (!ready())
 		return boot_alloc(n);
+	taken = p && heap_take(p, &old);
 	CALL_ON(q, next.realloc(p, n));
+	if (q == NULL && n != 0 && taken) /* failed: p is still the program's */
+		rt_heap_put_back(p, &old);
 	return counted(q, n);
 }
 

@@ -1,0 +1,481 @@
+/*
+ * heap.c - live-heap profiling (heap=1, libccprof-alloc.so only): which
+ * contexts hold the memory that is still allocated, over time, at the
+ * peak and when the profile is written (docs/heap.md).
+ *
+ * Allocation profiling (alloc.c) counts what each context allocated; to
+ * know what it still holds, every block must be followed to its free.
+ * The block table maps each live block's address to the context that
+ * allocated it and its size: the allocation path adds the block and adds
+ * its size to that context's live bytes, free takes it out again and
+ * subtracts.  The free may come from any thread, so the live counters
+ * are changed with atomic adds, unlike the single-writer counters of the
+ * hooks.  The table is striped, each stripe an open-addressing table
+ * under a spin lock of its own, so that threads freeing different blocks
+ * rarely meet; its memory comes from mmap, never malloc, as the
+ * allocation path runs inside malloc.
+ *
+ * Note [Heap table re-entry]: a signal handler may interrupt the thread
+ * inside a stripe's lock and allocate or free; taking the lock again
+ * would wait for ever.  A thread already inside the table leaves such a
+ * handler's blocks out: an allocation goes untracked (its free then finds
+ * nothing), a free leaves its entry behind (that address's next
+ * allocation replaces it).  Allocating in a handler is undefined anyway.
+ *
+ * Samples: the sampler thread (sampler.c) calls rt_heap_sample under the
+ * registry lock every interval, and each sample is the live bytes of
+ * every context that has any, read without stopping the program (so a
+ * sample may mix moments a few instructions apart).  Their number is
+ * bounded: when the buffers are full, every other sample is dropped and
+ * the interval doubles, so a long run keeps an even coverage of its
+ * whole length.  The peak is exact: the allocation path keeps the total
+ * and its maximum.
+ */
+#include <string.h>
+#include <sched.h>
+
+#include "runtime.h"
+
+int rt_heap_active;
+
+/* ---- The block table ------------------------------------------------------ */
+
+struct heap_slot {
+	uintptr_t key; /* block address; 0: empty */
+	struct rt_ctx *ctx; /* NULL: allocated outside any context */
+	uint64_t size;
+};
+
+#define STRIPE_BITS 6
+#define STRIPES (1u << STRIPE_BITS)
+#define STRIPE_FIRST_SLOTS 1024u
+
+struct stripe {
+	int lock;
+	size_t mask; /* slots - 1, or 0 before the first block */
+	size_t used;
+	struct heap_slot *slots;
+} __attribute__((aligned(64)));
+
+static struct stripe stripes[STRIPES];
+static __thread int in_table __attribute__((tls_model("initial-exec")));
+
+/* Live bytes and blocks no context holds, the process's total, its peak. */
+static uint64_t outside_live_bytes, outside_live_blocks;
+static uint64_t live_total, peak_total;
+
+static uint64_t hash_of(uintptr_t p)
+{
+	return (uint64_t)(p >> 4) * 0x9e3779b97f4a7c15u;
+}
+
+static struct stripe *stripe_of(uint64_t h)
+{
+	return &stripes[h >> (64 - STRIPE_BITS)];
+}
+
+static void spin_lock(int *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(l, __ATOMIC_RELAXED))
+			sched_yield();
+}
+
+static void spin_unlock(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static size_t slot_of(const struct stripe *s, uint64_t h)
+{
+	return (size_t)h & s->mask;
+}
+
+/* Double the stripe (or make its first slots); -1 without memory. */
+static int stripe_grow(struct stripe *s)
+{
+	size_t n = s->mask ? 2 * (s->mask + 1) : STRIPE_FIRST_SLOTS;
+	struct heap_slot *old = s->slots, *fresh = rt_map(n * sizeof *fresh);
+	size_t old_n = s->mask ? s->mask + 1 : 0;
+
+	if (fresh == NULL)
+		return -1;
+	s->slots = fresh;
+	s->mask = n - 1;
+	for (size_t i = 0; i < old_n; i++) {
+		size_t j;
+
+		if (old[i].key == 0)
+			continue;
+		for (j = slot_of(s, hash_of(old[i].key)); fresh[j].key; j = (j + 1) & s->mask)
+			;
+		fresh[j] = old[i];
+	}
+	if (old)
+		rt_unmap(old, old_n * sizeof *old);
+	return 0;
+}
+
+/* Where p is, or the empty slot where it would go. */
+static size_t stripe_find(const struct stripe *s, uintptr_t p, uint64_t h)
+{
+	size_t i = slot_of(s, h);
+
+	while (s->slots[i].key && s->slots[i].key != p)
+		i = (i + 1) & s->mask;
+	return i;
+}
+
+/* Empty slot i, moving later entries of its run back so that every
+ * entry stays reachable from its home slot (no tombstones). */
+static void stripe_delete(struct stripe *s, size_t i)
+{
+	size_t j = i;
+
+	for (;;) {
+		j = (j + 1) & s->mask;
+		if (s->slots[j].key == 0)
+			break;
+		size_t home = slot_of(s, hash_of(s->slots[j].key));
+		/* j's entry may move to i if i lies cyclically in [home, j). */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			s->slots[i] = s->slots[j];
+			i = j;
+		}
+	}
+	s->slots[i].key = 0;
+	s->used--;
+}
+
+/* ---- Live counts ---------------------------------------------------------- */
+
+static void live_add(struct rt_ctx *c, uint64_t bytes)
+{
+	uint64_t total;
+
+	if (c) {
+		__atomic_fetch_add(&c->live_bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&c->live_blocks, 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_add(&outside_live_bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&outside_live_blocks, 1, __ATOMIC_RELAXED);
+	}
+	total = __atomic_add_fetch(&live_total, bytes, __ATOMIC_RELAXED);
+	for (uint64_t peak = RT_LOAD(&peak_total); total > peak;)
+		if (__atomic_compare_exchange_n(&peak_total, &peak, total, 1, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			break;
+}
+
+static void live_sub(struct rt_ctx *c, uint64_t bytes)
+{
+	if (c) {
+		__atomic_fetch_sub(&c->live_bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&c->live_blocks, 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_sub(&outside_live_bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&outside_live_blocks, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_fetch_sub(&live_total, bytes, __ATOMIC_RELAXED);
+}
+
+/* A new block p of `bytes`, allocated in context c (NULL: outside). */
+void rt_heap_alloc(void *p, struct rt_ctx *c, size_t bytes)
+{
+	uint64_t h = hash_of((uintptr_t)p);
+	struct stripe *s = stripe_of(h);
+	size_t i;
+
+	if (in_table) /* Note [Heap table re-entry] */
+		return;
+	in_table = 1;
+	spin_lock(&s->lock);
+	if ((s->used + 1) * 4 > (s->mask + 1) * 3 && stripe_grow(s) != 0) {
+		spin_unlock(&s->lock);
+		in_table = 0;
+		return; /* untracked: its free will find nothing */
+	}
+	i = stripe_find(s, (uintptr_t)p, h);
+	if (s->slots[i].key) /* a stale entry: its free was not seen */
+		live_sub(s->slots[i].ctx, s->slots[i].size);
+	else
+		s->used++;
+	s->slots[i] = (struct heap_slot){ (uintptr_t)p, c, bytes };
+	live_add(c, bytes);
+	spin_unlock(&s->lock);
+	in_table = 0;
+}
+
+/* Block p is being freed (or moved by realloc): take it out, and say
+ * whose it was, so that a realloc that fails can put it back. */
+int rt_heap_take(void *p, struct rt_heap_block *out)
+{
+	uint64_t h = hash_of((uintptr_t)p);
+	struct stripe *s = stripe_of(h);
+	int found = 0;
+
+	if (in_table || p == NULL)
+		return 0;
+	in_table = 1;
+	spin_lock(&s->lock);
+	if (s->mask) {
+		size_t i = stripe_find(s, (uintptr_t)p, h);
+
+		if (s->slots[i].key) {
+			out->ctx = s->slots[i].ctx;
+			out->size = s->slots[i].size;
+			live_sub(out->ctx, out->size);
+			stripe_delete(s, i);
+			found = 1;
+		}
+	}
+	spin_unlock(&s->lock);
+	in_table = 0;
+	return found;
+}
+
+/* Undo rt_heap_take: the realloc failed and p is still the program's. */
+void rt_heap_put_back(void *p, const struct rt_heap_block *b)
+{
+	rt_heap_alloc(p, b->ctx, (size_t)b->size);
+}
+
+/* ---- Samples -------------------------------------------------------------- */
+
+/* One sample's place in the record buffer. */
+struct sample_head {
+	uint64_t time_ns;
+	uint64_t outside_bytes;
+	uint32_t first, n;
+};
+
+struct sample_rec {
+	uint32_t thread, context;
+	uint64_t bytes;
+};
+
+#define MAX_SAMPLES (1u << 13)
+#define MAX_RECORDS (1u << 20) /* 16 MB */
+
+static pthread_mutex_t samples_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sample_head *heads;     /* MAX_SAMPLES, mapped on first use */
+static struct sample_rec *recs;       /* rec_cap */
+static uint32_t nheads, nrecs, rec_cap;
+static uint64_t interval_ns, next_due, t0;
+
+void rt_heap_configure(void)
+{
+	int on = rt_config.heap && rt_alloc_measured() && !rt_config.disabled;
+
+	if (on && !rt_heap_active) {
+		interval_ns = rt_config.heap_interval_ns;
+		t0 = rt_now_ns(CLOCK_MONOTONIC);
+		next_due = t0;
+	}
+	RT_STORE(&rt_heap_active, on);
+}
+
+/* Keep every other sample (the last one always), and sample half as often. */
+static void thin_out(void)
+{
+	uint32_t keep = 0, r = 0;
+
+	for (uint32_t i = 0; i < nheads; i++) {
+		if (i % 2 != 0 && i != nheads - 1)
+			continue;
+		memmove(&recs[r], &recs[heads[i].first], heads[i].n * sizeof *recs);
+		heads[keep] = heads[i];
+		heads[keep].first = r;
+		r += heads[i].n;
+		keep++;
+	}
+	nheads = keep;
+	nrecs = r;
+	interval_ns *= 2;
+}
+
+/* Room for n more records; 0 if none can be had. */
+static int reserve(uint32_t n)
+{
+	while (nrecs + (uint64_t)n > rec_cap) {
+		uint32_t cap = rec_cap ? 2 * rec_cap : 4096;
+		struct sample_rec *r;
+
+		if (rec_cap >= MAX_RECORDS || n > MAX_RECORDS)
+			return 0;
+		if ((r = rt_map((size_t)cap * sizeof *r)) == NULL)
+			return 0;
+		if (recs) {
+			memcpy(r, recs, (size_t)nrecs * sizeof *r);
+			rt_unmap(recs, (size_t)rec_cap * sizeof *recs);
+		}
+		recs = r;
+		rec_cap = cap;
+	}
+	return 1;
+}
+
+static uint32_t live_contexts(void)
+{
+	uint32_t n = 0;
+
+	for (const struct rt_thread *t = rt_registry_first(); t; t = t->next)
+		for (const struct rt_ctx *c = RT_ACQUIRE(&t->all); c; c = c->all_next)
+			n += RT_LOAD(&c->live_bytes) != 0;
+	return n;
+}
+
+/* Reverse recs[from, to). */
+static void reverse(uint32_t from, uint32_t to)
+{
+	while (to > from + 1) {
+		struct sample_rec x = recs[from];
+
+		recs[from++] = recs[--to];
+		recs[to] = x;
+	}
+}
+
+/* Append one sample (under samples_lock and the registry lock).  The
+ * registry and each thread's context list are newest first, so the
+ * walk meets (thread, context) in decreasing order: reversed, the
+ * records are in the order the file wants. */
+static void take_sample(uint64_t now)
+{
+	uint32_t n = live_contexts(), first;
+
+	if (heads == NULL && (heads = rt_map(MAX_SAMPLES * sizeof *heads)) == NULL)
+		return;
+	if (nheads == MAX_SAMPLES || !reserve(n)) {
+		thin_out();
+		if (!reserve(n))
+			return;
+	}
+	first = nrecs;
+	for (const struct rt_thread *t = rt_registry_first(); t; t = t->next)
+		for (const struct rt_ctx *c = RT_ACQUIRE(&t->all); c && nrecs - first < n;
+		     c = c->all_next) {
+			uint64_t b = RT_LOAD(&c->live_bytes);
+
+			if (b)
+				recs[nrecs++] = (struct sample_rec){ t->seq, c->id, b };
+		}
+	reverse(first, nrecs);
+	heads[nheads] = (struct sample_head){ now - t0, RT_LOAD(&outside_live_bytes), first,
+					      nrecs - first };
+	RT_PUBLISH(&nheads, nheads + 1);
+}
+
+/* From the sampler, under the registry lock: a sample if one is due. */
+void rt_heap_sample(uint64_t now)
+{
+	if (!RT_LOAD(&rt_heap_active) || now < next_due)
+		return;
+	pthread_mutex_lock(&samples_lock);
+	take_sample(now);
+	next_due = now + interval_ns;
+	pthread_mutex_unlock(&samples_lock);
+}
+
+/* The last sample, as the profile is written (not from a signal
+ * handler: the locks may be held by what it interrupted). */
+void rt_heap_final_sample(void)
+{
+	if (!RT_LOAD(&rt_heap_active))
+		return;
+	pthread_mutex_lock(&samples_lock);
+	rt_registry_lock();
+	take_sample(rt_now_ns(CLOCK_MONOTONIC));
+	rt_registry_unlock();
+	pthread_mutex_unlock(&samples_lock);
+}
+
+/* ---- The write ------------------------------------------------------------ */
+
+/* Fill the profile's heap part; `alloc` is the write's memory. The
+ * samples are read as published (a handler's write may have interrupted
+ * the sampler). */
+int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m)
+{
+	struct ccp_heap *h = &p->heap;
+	uint32_t n = RT_ACQUIRE(&nheads);
+	uint64_t final = RT_LOAD(&outside_live_bytes);
+
+	if (!RT_LOAD(&rt_heap_active))
+		return 0;
+	h->measured = 1;
+	h->interval_ns = interval_ns;
+	h->outside_live_bytes = RT_LOAD(&outside_live_bytes);
+	h->outside_live_blocks = RT_LOAD(&outside_live_blocks);
+	h->peak_bytes = RT_LOAD(&peak_total);
+	h->samples = alloc(m, (n ? n : 1) * sizeof *h->samples);
+	if (h->samples == NULL)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ccp_heap_sample *s = &h->samples[h->nsamples];
+		uint64_t total = heads[i].outside_bytes;
+
+		s->time_ns = heads[i].time_ns;
+		s->outside_bytes = heads[i].outside_bytes;
+		s->records = alloc(m, (heads[i].n ? heads[i].n : 1) * sizeof *s->records);
+		if (s->records == NULL)
+			return -1;
+		for (uint32_t j = 0; j < heads[i].n; j++) {
+			const struct sample_rec *r = &recs[heads[i].first + j];
+
+			if (r->thread >= p->nthreads || r->context >= p->threads[r->thread].ncontexts)
+				continue; /* cannot be; the reader would refuse the file */
+			s->records[s->nrecords++] = (struct ccp_heap_record){ r->thread, r->context,
+									     r->bytes };
+			total += r->bytes;
+		}
+		if (total > h->peak_bytes) /* read while the program ran */
+			h->peak_bytes = total;
+		h->nsamples++;
+	}
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++)
+			final += p->threads[i].contexts[j].live_bytes;
+	if (final > h->peak_bytes)
+		h->peak_bytes = final;
+	return 0;
+}
+
+/* ---- Fork ----------------------------------------------------------------- */
+
+void rt_heap_before_fork(void)
+{
+	pthread_mutex_lock(&samples_lock);
+	for (unsigned i = 0; i < STRIPES; i++)
+		spin_lock(&stripes[i].lock);
+}
+
+void rt_heap_after_fork_parent(void)
+{
+	for (unsigned i = 0; i < STRIPES; i++)
+		spin_unlock(&stripes[i].lock);
+	pthread_mutex_unlock(&samples_lock);
+}
+
+/* The child starts from nothing, as its other counts do: the blocks it
+ * inherited are no context's of its own, and their frees find nothing. */
+void rt_heap_after_fork_child(struct rt_thread *survivor)
+{
+	for (unsigned i = 0; i < STRIPES; i++) {
+		struct stripe *s = &stripes[i];
+
+		if (s->slots)
+			memset(s->slots, 0, (s->mask + 1) * sizeof *s->slots);
+		s->used = 0;
+		s->lock = 0;
+	}
+	if (survivor)
+		for (struct rt_ctx *c = survivor->all; c; c = c->all_next)
+			c->live_bytes = c->live_blocks = 0;
+	outside_live_bytes = outside_live_blocks = 0;
+	live_total = peak_total = 0;
+	nheads = nrecs = 0;
+	interval_ns = rt_config.heap_interval_ns;
+	t0 = next_due = rt_now_ns(CLOCK_MONOTONIC);
+	pthread_mutex_init(&samples_lock, NULL);
+}
