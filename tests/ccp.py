@@ -57,17 +57,24 @@ def record(prog, args=(), clock=None, profile=None, env=None):
     return run(cmd, env=e), profile
 
 
-def make_profile(name, spec):
-    """A profile written by tests/mkprof.c from spec (its format is at the
-    top of that file); the generator is built on first use."""
-    gen = os.path.join(OUT, "mkprof")
-    if not os.path.exists(gen):
+def format_tool(name):
+    """tests/NAME.c built against the format library (libccprof-tool.a),
+    on first use: a test's own reader or writer of profiles."""
+    exe = os.path.join(OUT, name)
+    if not os.path.exists(exe):
         r = run([CC, "-std=c11", "-D_GNU_SOURCE", "-g", "-O1", "-I" + os.path.join(TOP, "src"),
-                 os.path.join(TOP, "tests/mkprof.c"), os.path.join(LIB, "libccprof-tool.a"),
-                 "-lm", "-ldl", "-pthread", "-o", gen])
+                 os.path.join(TOP, "tests", name + ".c"), os.path.join(LIB, "libccprof-tool.a"),
+                 "-lm", "-ldl", "-pthread", "-o", exe])
         if r.returncode != 0:
             sys.stderr.write(r.stderr)
-            raise SystemExit("cannot build tests/mkprof.c")
+            raise SystemExit("cannot build tests/%s.c" % name)
+    return exe
+
+
+def make_profile(name, spec):
+    """A profile written by tests/mkprof.c from spec (its format is at the
+    top of that file)."""
+    gen = format_tool("mkprof")
     out = os.path.join(OUT, name + ".ccprof")
     r = run([gen, out], input=spec)
     if r.returncode != 0:

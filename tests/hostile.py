@@ -292,6 +292,18 @@ def huge_counts():
         "ALLOC record of context 2^40": profile(stats=STATS + section(7, vs(0, 0, 1, 0, 1 << 40, 1, 1))),
         "ALLOC bytes past 2^64": profile(stats=STATS + section(7, vs((1 << 64) - 1, 0, 1, 0, 0, 1, 0))),
         "ALLOC before STATS": with_crc(header() + STRS + META + MODULES + CCS + section(7, vs(0, 0, 0)) + STATS),
+        "HEAP records count 2^60": profile(stats=STATS + section(7, vs(0, 0, 0)) +
+                                           section(8, vs(1, 0, 0, 0, 1 << 60, 0, 0, 1, 1))),
+        "HEAP samples count 2^60": profile(stats=STATS + section(7, vs(0, 0, 0)) +
+                                           section(8, vs(1, 0, 0, 0, 0, 1 << 60, 0, 0, 0))),
+        "HEAP sample records 2^60": profile(stats=STATS + section(7, vs(0, 0, 0)) +
+                                            section(8, vs(1, 0, 0, 0, 0, 1, 0, 0, 1 << 60, 0))),
+        "HEAP sample steps past 2^64": profile(stats=STATS + section(7, vs(0, 0, 0)) +
+                                               section(8, vs(1, 0, 0, 0, 0, 2, (1 << 64) - 1,
+                                                             0, 0, 1, 0, 0))),
+        "HEAP live past allocated": profile(stats=STATS + section(7, vs(0, 0, 1, 0, 0, 5, 1)) +
+                                            section(8, vs(1, 6, 0, 0, 1, 0, 0, 6, 1, 0))),
+        "HEAP without ALLOC": profile(stats=STATS + section(8, vs(1, 0, 0, 0, 0, 0))),
         "section length 2^60": with_crc(header() + varint(1) + varint(1 << 60) + b"\x01\x00"),
         "section length 2^64-1": with_crc(header() + varint(1) + varint((1 << 64) - 1) + b"\x01\x00"),
         "unknown section length 2^62": with_crc(header() + varint(9) + varint(1 << 62)),
