@@ -102,11 +102,13 @@ def arcs(rep):
     return {(a["caller"], a["callee"]): a for a in rep["arcs"]}
 
 
-def callgrind_calls(path):
-    """A callgrind output file's caller -> callee call counts, with the
-    recursion levels callgrind names f'2, f'3... folded into f."""
+def callgrind_call_lines(path):
+    """A callgrind output file's call lines, in order: [caller, callee,
+    calls, costs], with the recursion levels callgrind names f'2, f'3...
+    folded into f; costs are the numbers of the cost line after the call
+    ([] if none), its position left out."""
     names, fn, cfn = {}, None, None
-    calls = collections.Counter()
+    out, last = [], None
     for line in open(path):
         m = re.match(r"(c?fn)=\((\d+)\)(?: (.*))?", line)
         if m:
@@ -119,7 +121,19 @@ def callgrind_calls(path):
             continue
         m = re.match(r"calls=(\d+)", line)
         if m and fn and cfn:
-            calls[(fn, cfn)] += int(m.group(1))
+            last = [fn, cfn, int(m.group(1)), []]
+            out.append(last)
+        elif last and re.match(r"[\d+*-]", line):
+            last[3] = [int(v) for v in line.split()[1:] if v.isdigit()]
+            last = None
+    return out
+
+
+def callgrind_calls(path):
+    """A callgrind output file's caller -> callee call counts."""
+    calls = collections.Counter()
+    for fn, cfn, n, _ in callgrind_call_lines(path):
+        calls[(fn, cfn)] += n
     return calls
 
 

@@ -504,6 +504,148 @@ def callgrind(prof, rep, what):
             names_in(speedscope_names(rows), "callgrind in speedscope")
 
 
+# A thread root entered again, under a selection (profiles by tests/mkprof.c,
+# so every number is known; times in ms, with bytes chosen apart from them).
+# main → b → c → main → c, and a worker thread w → b → c → w:
+#
+#   context                  T  bytes   b deselected (view.c, Note [The
+#   [main]                  10      1   thread root of a reduced stack])
+#   [main] [b]              20      2   [main]
+#   [main] [b] [c]          30      4   [main] [c]
+#   main [b] [c] [main]     40      8   main [c] [main]    not [c] [main]
+#   main [b] c [main] [c]   50     16   [main] [c]
+#   [w]                      0      0   [w]
+#   [w] [b] [c]              3     32   [w] [c]
+#   w [b] [c] [w]            6     64   w [c] [w]          not [c] [w]
+#
+# Reduced to [c] [main], the stack started at c as if c were a thread root:
+# a call <root> → c with calls=0 carried 40 ms and 8 bytes, which
+# callgrind_annotate adds to <root>'s own cost, so c's inclusive cost there
+# lacked them (and dot drew no edge for them).
+REENTERED = """program ./reentered
+clock cpu 1000
+alloc 0 0
+thread 42 reentered
+ctx 0 0 5 128 1 :
+ctx 1 0 10 1 1 : [main]
+ctx 1 0 20 2 1 : [main] [b]
+ctx 1 0 30 4 1 : [main] [b] [c]
+ctx 1 0 40 8 1 : main [b] [c] [main]
+ctx 1 0 50 16 1 : main [b] c [main] [c]
+thread 43 worker
+ctx 1 0 0 0 0 : [w]
+ctx 1 0 3 32 1 : [w] [b] [c]
+ctx 1 0 6 64 1 : w [b] [c] [w]
+"""
+ROOTS = ("main", "w")
+
+# Mutual recursion under a selection (docs/exports.md, callgrind): main →
+# y → f → y reduces, with z deselected, to ⟨main, f, y⟩, whose arc main → f
+# has f's time and no call.
+ELIDED = """program ./elided
+clock cpu 1000
+alloc 0 0
+thread 42 elided
+ctx 1 0 10 1 1 : [main]
+ctx 1 0 20 2 1 : [main] [y]
+ctx 1 0 30 4 1 : [main] [y] [f]
+ctx 1 0 40 8 1 : [main] y [f] [y]
+ctx 1 0 7 16 1 : [main] [z]
+"""
+
+
+def into(lines, name, col, counted=lambda calls: True):
+    return sum(c[col] for _, callee, calls, c in lines if callee == name and counted(calls))
+
+
+def callgrind_views():
+    """Under a selection the calls into every function add up to its
+    inherited time and bytes, in the file and in callgrind_annotate, also
+    when a thread's root was entered again; dot's edges (with a thread
+    root's own share) and pprof's stacks give the same.  With mutual
+    recursion an arc of the reduced stacks may have time and no call: the
+    file has it, callgrind_annotate leaves it out (docs/exports.md)."""
+    prof = make_profile("reentered", REENTERED)
+    for opts in (["--deselect", "b"], ["--deselect", "main,b"]):
+        what = " ".join(opts)
+        rep = report(prof, *opts)
+        fs = functions(rep)
+        ms = {n: round(f["inherited_s"] * 1000) for n, f in fs.items()}
+        nbytes = {n: f["inherited_alloc_bytes"] for n, f in fs.items()}
+        check(ms == {"main": 150, "c": 129, "w": 9} and nbytes["c"] == 124,
+              "%s: ccprof's inherited ms %s (c 30+40+50+3+6, not b's 20)" % (what, ms))
+        path = convert("callgrind", prof, "callgrind.out.reentered", *opts)
+        lines = callgrind_call_lines(path)
+        zero = [l for l in lines if l[2] == 0 and any(l[3])]
+        check(not zero, "callgrind %s: no call with calls=0 carries a cost (%s)" % (what, zero))
+        got = {n: (into(lines, n, 0), into(lines, n, 2)) for n in fs}
+        check(got == {n: (ms[n], nbytes[n]) for n in fs},
+              "callgrind %s: the calls into each function add up to its inherited ms and "
+              "bytes (%s)" % (what, got))
+        check(into(lines, "c", 0) == 129 and not [l for l in lines if l[:2] == ["<root>", "c"]],
+              "callgrind %s: c is called by main and w, not by <root>" % what)
+        if have("callgrind_annotate"):
+            r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no",
+                     path], cwd=D)
+            incl = annotate_rows(r.stdout, 4)
+            got = {n: (incl.get(n, [0] * 4)[0], incl.get(n, [0] * 4)[2]) for n in fs}
+            check(r.returncode == 0 and r.stderr == "" and
+                  got == {n: (ms[n], nbytes[n]) for n in fs},
+                  "callgrind %s: annotate's inclusive ms and bytes = ccprof's inherited (%s)"
+                  % (what, got))
+        else:
+            skip("callgrind_annotate not installed (package valgrind): inclusive not annotated")
+        # dot: the edges into a function, and a thread root's own share (the
+        # time of contexts that start with it, marked), add up likewise
+        text = open(convert("dot", prof, "reentered.dot", "--node-threshold", "0", *opts),
+                    encoding="utf-8").read()
+        ids = {f["id"]: n for n, f in fs.items()}
+        edges = collections.Counter()
+        for a, b, t in re.findall(r'^  f(\d+) -> f(\d+) \[label="[\d.]+%\\n([\d.]+) s\\n',
+                                  text, re.M):
+            edges[ids[int(b)]] += round(float(t) * 1000)
+        own = collections.Counter()
+        for c in rep["contexts"]:
+            if c["history"] and c["history"][0]["marked"]:
+                own[c["history"][0]["name"]] += round(c["time_s"] * 1000)
+        check(not (set(own) - set(ROOTS)) and
+              all(edges[n] + own[n] == ms[n] for n in fs),
+              "dot %s: edges into each function (and a thread root's own share %s) add up "
+              "to its inherited time (%s)" % (what, dict(own), dict(edges)))
+        # pprof: the samples whose stack holds a function add up to its
+        # inherited time and bytes
+        _, samples, locs, _ = pprof_decode(gzip.decompress(open(
+            convert("pprof", prof, "reentered.pb.gz", *opts), "rb").read()))
+        got = {n: (sum(s[2][0] for s in samples if n in {locs[l] for l in s[1]}) // 10 ** 6,
+                   sum(s[2][3] for s in samples if n in {locs[l] for l in s[1]})) for n in fs}
+        check(got == {n: (ms[n], nbytes[n]) for n in fs},
+              "pprof %s: the stacks through each function add up to its inherited ms and "
+              "bytes (%s)" % (what, got))
+
+    prof = make_profile("elided", ELIDED)
+    rep = report(prof, "--deselect", "z")
+    fs = functions(rep)
+    silent = {k: round((a["self_in_s"] + a["child_in_s"]) * 1000)
+              for k, a in arcs(rep).items() if a["calls"] == 0}
+    check(silent == {("main", "f"): 40},
+          "--deselect z: ccprof's arc main->f has f's 40 ms and no call (%s)" % silent)
+    path = convert("callgrind", prof, "callgrind.out.elided", "--deselect", "z")
+    lines = callgrind_call_lines(path)
+    ms = {n: round(f["inherited_s"] * 1000) for n, f in fs.items()}
+    check({n: into(lines, n, 0) for n in fs} == ms,
+          "callgrind --deselect z: the calls into each function, calls=0 included, add up to "
+          "its inherited time (%s)" % ms)
+    if have("callgrind_annotate"):
+        r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", path],
+                cwd=D)
+        incl = annotate_rows(r.stdout, 4)
+        got = {n: incl.get(n, [0])[0] for n in fs}
+        want = {n: into(lines, n, 0, lambda calls: calls > 0) for n in fs}
+        check(got == want and got["f"] == ms["f"] - 40,
+              "callgrind --deselect z: annotate's inclusive time leaves out exactly the "
+              "calls=0 line (f %d of %d ms)" % (got["f"], ms["f"]))
+
+
 # ---- folded -----------------------------------------------------------------------
 
 LINE = re.compile(r"^[^;\n]+(;[^;\n]+)* [0-9]+$")
@@ -1239,6 +1381,7 @@ ghc_json(names, rep)
 callgrind(names, rep, "names")
 callgrind(cycles, report(cycles), "spivey")
 callgrind(thr, thr_rep, "threads")
+callgrind_views()
 folded(names, rep, thr, thr_rep)
 speedscope(names, rep, thr, thr_rep)
 pprof(names, rep, thr, thr_rep)
