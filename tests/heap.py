@@ -142,6 +142,26 @@ def other_threads():
     check(live_under(ctxs, "consume") == (0, 0), "consume, which only frees, holds nothing")
 
 
+def stressed():
+    """Four threads allocate and free each other's blocks at random, all
+    at once: each thread's stress_alloc holds exactly what the program
+    says it still owns, and the peak is at least the final total."""
+    _, r, prof = record_heap("stress")
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and d is not None, "stress: record ran"):
+        return
+    summary, ctxs, _ = d
+    owned = sorted((int(b), int(n)) for b, n in
+                   re.findall(r"^owned stress_alloc (\d+) (\d+)$", r.stderr, re.M))
+    got = sorted((sum(c["live"][0] for c in ctxs if c["thread"] == t and "stress_alloc" in c["names"]),
+                  sum(c["live"][1] for c in ctxs if c["thread"] == t and "stress_alloc" in c["names"]))
+                 for t in {c["thread"] for c in ctxs if "stress_alloc" in c["names"]})
+    check(len(owned) == 4 and got == owned,
+          "stress: each thread's live heap is what it still owns %s (profile %s)" % (owned, got))
+    final = sum(c["live"][0] for c in ctxs) + summary["outside_bytes"]
+    check(summary["peak"] >= final, "stress: peak %d >= live at the end %d" % (summary["peak"], final))
+
+
 def forked_child():
     """A child starts from an empty heap: its frees of inherited blocks
     count nothing, its own blocks are its own; the parent's profile is
@@ -236,6 +256,7 @@ def not_followed():
 exact_live()
 against_valgrind()
 other_threads()
+stressed()
 forked_child()
 samples_over_time()
 samples_over_time("cycles")

@@ -12,6 +12,9 @@
  *   heapuse fork     also a child that frees an inherited block and
  *                    allocates its own (it prints its own lines, "child ")
  *   heapuse steps    five steps of 100,000 bytes, 30 ms apart
+ *   heapuse stress   also four threads that allocate into shared slots
+ *                    and free each other's blocks at random; each prints
+ *                    what it still owns ("owned BYTES BLOCKS")
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -188,6 +191,66 @@ static void forked(void)
 		_exit(7);
 }
 
+#define STRESSERS 4
+#define SLOTS 1024
+
+static struct {
+	void *p;
+	size_t n;
+	int owner;
+} slot[SLOTS];
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static long owned_bytes[STRESSERS], owned_blocks[STRESSERS];
+
+__attribute__((noinline)) void *stress_alloc(size_t n)
+{
+	return malloc(n);
+}
+
+/* Each round puts a new block in a random slot and frees the one it
+ * replaces, whoever allocated it; the free is outside the lock, so frees
+ * and allocations of all threads meet in the runtime's block table. */
+static void *stresser(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	unsigned seed = (unsigned)me * 7919u + 1;
+
+	for (int i = 0; i < 20000; i++) {
+		size_t n = 1 + (size_t)(rand_r(&seed) % 512);
+		int k = rand_r(&seed) % SLOTS;
+		void *p = stress_alloc(n), *old;
+
+		pthread_mutex_lock(&slot_lock);
+		old = slot[k].p;
+		if (old) {
+			owned_bytes[slot[k].owner] -= (long)slot[k].n;
+			owned_blocks[slot[k].owner]--;
+		}
+		slot[k].p = p;
+		slot[k].n = n;
+		slot[k].owner = me;
+		owned_bytes[me] += (long)n;
+		owned_blocks[me]++;
+		pthread_mutex_unlock(&slot_lock);
+		free(old);
+	}
+	return NULL;
+}
+
+static void stress(void)
+{
+	pthread_t t[STRESSERS];
+
+	for (int i = 0; i < STRESSERS; i++)
+		if (pthread_create(&t[i], NULL, stresser, (void *)(intptr_t)i) != 0)
+			_exit(8);
+	for (int i = 0; i < STRESSERS; i++)
+		if (pthread_join(t[i], NULL) != 0)
+			_exit(9);
+	for (int i = 0; i < STRESSERS; i++)
+		say("owned", "stress_alloc", owned_bytes[i], owned_blocks[i]);
+}
+
 static void pause_ms(long ms)
 {
 	struct timespec ts = { 0, ms * 1000000 };
@@ -230,6 +293,8 @@ int main(int argc, char **argv)
 		forked();
 	if (strcmp(mode, "steps") == 0)
 		steps();
+	if (strcmp(mode, "stress") == 0)
+		stress();
 	say("live", "hold", 4000, 4);
 	say("live", "release", 0, 0);
 	say("live", "leak", 999, 3);
