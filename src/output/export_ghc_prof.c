@@ -14,7 +14,7 @@
  *                  stack id: one per stack, not per cost centre)
  *   entries        Σ E+R of the stack's contexts
  *   ticks          individual time in ticks of the sampling interval
- *                  (GHC_TICK_US), rounded by export_scale so that they
+ *                  (ghcp_tick_us), rounded by export_scale so that they
  *                  add up to the header's total ticks
  *   bytes          the bytes the stack allocated itself, 0 without
  *                  allocation data (the header's total alloc then 0 too)
@@ -113,34 +113,36 @@ static uint32_t utf8_chars(const char *s, size_t n)
 	return w;
 }
 
-static void pool_add(struct ghcp *g, const char *s, size_t n)
+/* Room for n more bytes at the end of the pool. */
+static char *pool_reserve(struct ghcp *g, size_t n)
 {
 	if (g->pool_cap - g->pool_len < n) {
 		g->pool_cap = (g->pool_cap + n) * 2;
 		g->pool = xrealloc(g->pool, g->pool_cap, 1);
 	}
-	memcpy(g->pool + g->pool_len, s, n);
-	g->pool_len += n;
+	return g->pool + g->pool_len;
 }
 
-/* s[0..n) escaped into the pool, cut to GHCP_TEXT_MAX bytes. */
+/* s[0..n) escaped onto the pool, cut to GHCP_TEXT_MAX bytes (before a
+ * character that would cross the limit) and "…" added. */
 static struct cell cell_make(struct ghcp *g, const char *s, size_t n)
 {
 	struct cell c = {.off = g->pool_len};
 	int cut = n > GHCP_TEXT_MAX;
-	if (cut) /* back to the start of a character */
-		for (n = GHCP_TEXT_MAX; n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80; n--)
-			;
-	char *buf = xmalloc(ESCAPE_MAX(n) + sizeof GHCP_CUT);
-	size_t k = escape_mem(buf, &escape_line, s, n);
 	if (cut) {
-		memcpy(buf + k, GHCP_CUT, sizeof GHCP_CUT - 1);
+		n = GHCP_TEXT_MAX;
+		for (int back = 0; back < 3 && n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80; back++)
+			n--;
+	}
+	char *out = pool_reserve(g, ESCAPE_MAX(n) + sizeof GHCP_CUT);
+	size_t k = escape_mem(out, &escape_line, s, n);
+	if (cut) {
+		memcpy(out + k, GHCP_CUT, sizeof GHCP_CUT - 1);
 		k += sizeof GHCP_CUT - 1;
 	}
-	pool_add(g, buf, k);
+	g->pool_len += k;
 	c.len = (uint32_t)k;
-	c.width = utf8_chars(buf, k);
-	free(buf);
+	c.width = utf8_chars(out, k);
 	return c;
 }
 
@@ -156,7 +158,8 @@ static struct cell cell_src(struct ghcp *g, const struct export_ghc_where *w)
 	if (w->line) {
 		char num[16];
 		int n = snprintf(num, sizeof num, ":%u", (unsigned)w->line);
-		pool_add(g, num, (size_t)n);
+		memcpy(pool_reserve(g, (size_t)n), num, (size_t)n);
+		g->pool_len += (size_t)n;
 		c.len += (uint32_t)n;
 		c.width += (uint32_t)n;
 	}
