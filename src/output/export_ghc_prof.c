@@ -317,8 +317,8 @@ static void ghcp_header(struct ghcp *g, uint64_t tick_us)
 	ob_puts(o, " bytes  (excludes profiling overheads)\n\n");
 }
 
-/* The numbers every table ends in: %time, %alloc, ticks, bytes
- * (sep: what goes before each percentage). */
+/* A %time and %alloc pair, shares of the header's totals, each after
+ * sep, in width columns (the flat table's %6.1f, the tree's %5.1f). */
 static void put_pct(struct ghcp *g, const char *sep, uint64_t time, uint64_t bytes, int width)
 {
 	ob_puts(g->o, sep);
@@ -327,6 +327,7 @@ static void put_pct(struct ghcp *g, const char *sep, uint64_t time, uint64_t byt
 	ob_ratio(g->o, bytes, g->m->total_alloc.bytes, 2, 1, width);
 }
 
+/* The -P columns, which end every row. */
 static void put_ticks_bytes(struct ob *o, uint64_t ticks, uint64_t bytes)
 {
 	ob_spaces(o, 2);
