@@ -43,6 +43,9 @@ struct heap_base {
 	struct model model;           /* model_merge of prof */
 };
 
+/* What a command that needs heap data says of a profile without. */
+#define HEAP_MISSING "no heap data: the run did not follow the heap (record with `ccprof record --heap`)"
+
 /* Whether the run followed the heap (heap=1). */
 static inline int heap_measured(const struct ccp_profile *p)
 {
