@@ -25,6 +25,7 @@
  */
 #include "model/heap.h"
 #include "model_fixture.h"
+#include "output/escape.h"
 
 static void build_mj_heap(struct fixture *f)
 {
@@ -208,8 +209,24 @@ static void samples(void)
 	CHECK_EQ_U(heap_largest_sample(&none), HEAP_AT_END, "no samples: no largest");
 }
 
+/* The .hp export's escapes (export_hp.c): a band name has no
+ * whitespace, a string doubles its quotes. */
+static void hp_escapes(void)
+{
+	static const char name[] = "operator new(a b)\t\n\x01\xff", job[] = "say \"hi\"\n";
+	char out[ESCAPE_MAX(sizeof name)];
+	size_t n = escape_mem(out, &escape_hp_name, name, sizeof name - 1);
+	CHECK(n == 21 && memcmp(out, "operator_new(a_b)___?", 21) == 0,
+	      "hp band name: whitespace and control characters '_', bad UTF-8 '?' (%.*s)", (int)n,
+	      out);
+	n = escape_mem(out, &escape_hp_string, job, sizeof job - 1);
+	CHECK(n == 11 && memcmp(out, "say \"\"hi\"\"?", 11) == 0,
+	      "hp string: quotes doubled, a newline '?' (%.*s)", (int)n, out);
+}
+
 int main(void)
 {
+	hp_escapes();
 	at_end();
 	views();
 	pruned();
