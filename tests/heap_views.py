@@ -466,6 +466,25 @@ def hp_all(prof, both):
           "hp --min-percent 20: a/c's bytes in a '(hidden)' band under a (%s)" % bands)
 
 
+def no_samples():
+    """A heap profile without samples (a run shorter than its first
+    interval would have the runtime's last one; a made-up file may have
+    none): the live heap at the end still shows, hp has its one empty
+    sample, JSON an empty series."""
+    text = re.sub(r"^(sample|rec) .*\n", "", spec([MAIN]), flags=re.M)
+    p = make_profile("heap_nosamples", text)
+    out = ok_out("report", "--heap", p)
+    check("    samples      0, every 10 ms\n" in out and "Largest sample" not in out and
+          stack_rows(out, "Live at end by stack")["main \u2192 a \u2192 b \u2192 c"] ==
+          ["30", "54.5", "3"], "no samples: report --heap has the live heap at the end only")
+    parsed = hp_parse(ok_out("convert", "--to", "hp", p))
+    check(not isinstance(parsed, str) and parsed[1] == [(0.0, {})],
+          "no samples: hp has one empty sample at 0.0, as hp2ps needs one")
+    h = report(p)["heap"]
+    check(h["samples"] == [] and h["largest_sample"] is None and h["live_bytes"] == 71,
+          "no samples: JSON's series is empty, largest_sample null")
+
+
 # ---- pprof -------------------------------------------------------------------------
 
 def pprof_raw(path):
@@ -568,6 +587,7 @@ json_report(both, [MAIN, WORKER])
 without_heap(prof, twin, plain)
 bad_usage(prof, twin)
 hp_all(prof, both)
+no_samples()
 pprof(prof, twin)
 merge_diff(prof, twin)
 real_run()
