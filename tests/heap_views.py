@@ -542,10 +542,32 @@ def merge_diff(prof, twin):
           "merge: the result reads, has the allocations of all three and no heap")
     r = ccprof("merge", "-o", os.path.join(OUT, "heap_merged2.ccprof"), twin, twin)
     check(r.returncode == 0 and r.stderr == "", "merge without heap data: no note")
-    a = json.loads(ok_out("diff", "--json", prof, prof))
+    a = json.loads(ok_out("diff", "--json", prof, twin))
     b = json.loads(ok_out("diff", "--json", twin, twin))
     a["a"]["file"] = a["b"]["file"] = b["a"]["file"] = b["b"]["file"] = ""
-    check(a == b, "diff: heap data does not change it")
+    check(a == b, "diff with one side without heap data: as without heap data")
+
+
+def diff_live(prof, both):
+    """diff of two heap profiles: Δlive per function (self) and per stack
+    (individual), by the definitions on each side."""
+    d = json.loads(ok_out("diff", "--json", prof, both))
+    ca = Costs(live_items([MAIN]), roots_of([MAIN]))
+    cb = Costs(live_items([MAIN, WORKER]), roots_of([MAIN, WORKER]))
+    got = {r["name"]: (r["a_live_bytes"], r["b_live_bytes"], r["delta_live_bytes"])
+           for r in d["functions"]}
+    want = {n: (ca.self[n][0], cb.self[n][0], cb.self[n][0] - ca.self[n][0]) for n in got}
+    check(got == want and got["t"] == (0, 600, 600),
+          "diff --json: each function's live bytes on both sides (%s)" % got)
+    got = {tuple(r["stack"]): (r["a_live_bytes"], r["b_live_bytes"]) for r in d["stacks"]}
+    want = {st: (ca.stacks[st][0], cb.stacks[st][0]) for st in got}
+    check(got == want, "diff --json: each stack's live bytes on both sides")
+    check(abs(d["functions"][0]["rel_live"] - 4 / 30) < 1e-12,
+          "diff --json: rel_live (c: 30 -> 34)")
+    out = ok_out("diff", prof, both)
+    t = next(l.split() for l in out.splitlines() if l.endswith("  t  (only in B)"))
+    check("\u0394live" in out and t[6:8] == ["+1000", "+600"],
+          "diff text: a \u0394live column (t: +600)")
 
 
 # ---- a real run --------------------------------------------------------------------
@@ -590,5 +612,6 @@ hp_all(prof, both)
 no_samples()
 pprof(prof, twin)
 merge_diff(prof, twin)
+diff_live(prof, both)
 real_run()
 finish()
