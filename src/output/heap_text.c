@@ -290,8 +290,9 @@ static void largest_sample(const struct text *t, const struct heap_report *h, un
 	struct text sub = *t;
 	char title[96], note[160] = "";
 	sub.m = h->sample;
+	uint64_t us = s->time_ns / 1000u + (s->time_ns % 1000u >= 500); /* as ob_ratio rounds */
 	snprintf(title, sizeof title, "Largest sample by stack, at %" PRIu64 ".%06" PRIu64 " s",
-		 s->time_ns / 1000000000u, s->time_ns % 1000000000u / 1000u);
+		 us / 1000000u, us % 1000000u);
 	if (outside.bytes)
 		snprintf(note, sizeof note, "(and %" PRIu64 " bytes allocated in no context, not in "
 			 "%%live)\n", outside.bytes);
