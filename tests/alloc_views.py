@@ -20,6 +20,10 @@ time, and times chosen apart from the bytes.
 
 The same contexts without the "alloc" line (the run did not count
 allocations) must report exactly as a profile with no bytes at all.
+
+Spivey's mutual recursion with bytes (SPIVEY below) gives the cycle and
+the butterfly of --cycles and --around; the expected figures of --hot,
+--cycles and --around are summed here from the contexts of the specs.
 """
 import json
 import re
@@ -42,6 +46,38 @@ THREADS = MEASURED + """thread 43 worker
 ctx 1 0 3 4 1 : [a] [b] [c]
 ctx 1 0 0 1000 10 : [t]
 """
+
+
+# Spivey's mutual recursion (DESIGN.md §4, n = 2) with bytes: powers of
+# two, so that every sum names the contexts it adds.  One cycle, P → Q → R,
+# in progress in the last four contexts.
+SPIVEY = """program ./spivey 2
+clock cpu 1000
+thread 42 spivey
+ctx 0 0 5 256 1 :
+ctx 1 0 10 1 1 : [main]
+ctx 1 2 20 2 1 : [main] [P]
+ctx 1 0 30 4 1 : [main] [P] [Q]
+ctx 1 0 40 8 1 : [main] [P] [Q] [R]
+ctx 2 0 50 16 2 : [main] P [Q] [R] [P]
+ctx 1 0 60 32 1 : [main] P Q [R] [P] [Q]
+ctx 1 0 70 64 2 : [main] P R [P] [Q] [R]
+ctx 1 3 80 128 1 : [main] P [Q] [R] [P] [S]
+"""
+
+
+def spec_contexts(spec):
+    """The contexts of a mkprof spec: (E, R, T, bytes, blocks, history as
+    [(name, marked)]), for sums made apart from ccprof."""
+    out = []
+    for m in re.finditer(r"^ctx (\d+) (\d+) (\d+)(?: (\d+) (\d+))? :(.*)$", spec, re.M):
+        hist = [(w.strip("[]"), w.startswith("[")) for w in m.group(6).split()]
+        out.append(tuple(int(g or 0) for g in m.groups()[:5]) + (hist,))
+    return out
+
+
+def pct(part, whole):
+    return "%.1f" % (100.0 * part / whole) if whole else "0.0"
 
 
 def text(prof, *opts):
@@ -249,6 +285,110 @@ def merge_diff_info(prof, plain):
           "info --json: alloc")
 
 
+def hot(prof):
+    """--hot: the most expensive context's bytes and %alloc, and a %alloc
+    column in the expensive arm (the stack tree's inherited bytes)."""
+    ctxs = spec_contexts(MJ)
+    total = sum(c[3] for c in ctxs)
+    top = max(ctxs, key=lambda c: c[2])  # the first of the most time: [main] [a]
+    out = text(prof, "--hot")
+    line = next((l for l in out.splitlines() if l.startswith("most expensive context")), "")
+    want = "  %d bytes %6s%%  [main] [a]" % (top[3], pct(top[3], total))
+    check(line.endswith(want), "--hot text: the context's bytes and %%alloc (%r)" % line)
+    arm = out[out.index("\nexpensive arm "):]
+    check(row(arm, "expensive") == ["expensive", "arm", "%time", "%alloc", "secs"],
+          "--hot text: the arm has a %alloc column")
+
+    def stack_bytes(*path):  # Σ bytes of the contexts whose stack starts so
+        return sum(c[3] for c in ctxs
+                   if tuple(n for n, marked in c[5] if marked)[:len(path)] == path)
+    got = [row(arm, n) for n in ("main", "a", "b")]
+    want = [[n, pct(sum(c[2] for c in ctxs if n in [x for x, _ in c[5]]), sum(c[2] for c in ctxs)),
+             pct(stack_bytes(*("main", "a", "b")[:i + 1]), total)]
+            for i, n in enumerate(("main", "a", "b"))]
+    check([g[:3] for g in got if g] == want,
+          "--hot text: the arm's %%alloc are its nodes' inherited bytes (%s)" % got)
+    h = report(prof, "--hot")["hot"]
+    check(h["context"]["alloc_bytes"] == top[3] and
+          [n["inherited_alloc_bytes"] for n in h["arm"]] ==
+          [stack_bytes("main"), stack_bytes("main", "a"), stack_bytes("main", "a", "b")],
+          "--hot json: the context's and the arm's bytes")
+
+
+def cycles(prof):
+    """--cycles: the bytes allocated while the cycle was in progress (every
+    member marked, one also unmarked), as %alloc in text and alloc_bytes
+    and alloc_blocks in JSON."""
+    ctxs = spec_contexts(SPIVEY)
+    members = {"P", "Q", "R"}
+    going = [c for c in ctxs
+             if members <= {n for n, m in c[5] if m} and any(n in members for n, m in c[5] if not m)]
+    nbytes, blocks = sum(c[3] for c in going), sum(c[4] for c in going)
+    total = sum(c[3] for c in ctxs)
+    r = report(prof, "--cycles")["cycles"]
+    check(len(r) == 1 and (r[0].get("alloc_bytes"), r[0].get("alloc_blocks")) == (nbytes, blocks) == (240, 6),
+          "--cycles json: alloc_bytes and alloc_blocks while in progress (%s)" % r)
+    out = text(prof, "--cycles")
+    cyc = out[out.index("Cycles of recursion"):]
+    check(row(cyc, "secs") == ["secs", "%time", "%alloc", "entries", "cycle"] and
+          row(cyc, "0.260") == ["0.260", pct(260, 365), pct(nbytes, total), "4", "P", "\u2192",
+                                "Q", "\u2192", "R", "\u2192", "P"],
+          "--cycles text: a %%alloc column, %s %% of %d bytes (%s)"
+          % (pct(nbytes, total), total, row(cyc, "0.260")))
+
+
+def around(prof):
+    """--around Q in JSON: Q's self and inherited bytes and blocks, and each
+    caller's and callee's bytes by the rule of the arc times (DESIGN.md §3
+    with a context's bytes for T), summed here from the contexts."""
+    ctxs = spec_contexts(SPIVEY)
+    arc = {}  # (caller, callee, side) -> [self, child] bytes
+    for _, _, _, nbytes, _, h in ctxs:
+        run_ = h[-1][0] if h else None
+        for i, (b, marked) in enumerate(h):
+            if not marked:
+                continue
+            if i + 1 < len(h):
+                arc.setdefault((b, h[i + 1][0], "out"), [0, 0])[h[i + 1][0] != run_] += nbytes
+            if i > 0:
+                arc.setdefault((h[i - 1][0], b, "in"), [0, 0])[b != run_] += nbytes
+    a = report(prof, "--around", "Q")["around"][0]
+    own = [c for c in ctxs if c[5] and c[5][-1][0] == "Q"]
+    active = [c for c in ctxs if ("Q", True) in c[5]]
+    want = (sum(c[3] for c in own), sum(c[4] for c in own),
+            sum(c[3] for c in active), sum(c[4] for c in active))
+    got = (a.get("self_alloc_bytes"), a.get("self_alloc_blocks"),
+           a.get("inherited_alloc_bytes"), a.get("inherited_alloc_blocks"))
+    check(got == want, "--around Q json: Q's self and inherited bytes and blocks %s" % (got,))
+    sides = {(x["name"], "Q", "in"): [x.get("self_alloc_bytes"), x.get("child_alloc_bytes")]
+             for x in a["callers"]}
+    sides.update({("Q", x["name"], "out"): [x.get("self_alloc_bytes"), x.get("child_alloc_bytes")]
+                  for x in a["callees"]})
+    want = {k: v for k, v in arc.items()
+            if (k[1] == "Q" and k[2] == "in" or k[0] == "Q" and k[2] == "out") and k[0] != k[1]}
+    check(sides == want, "--around Q json: self_alloc_bytes and child_alloc_bytes of each "
+          "caller (in) and callee (out) (%s)" % sides)
+
+
+def unchanged(plain, unmeasured_prof):
+    """Without allocation data --hot, --cycles and --around print as
+    before: no column, key or word of allocation, the same for a profile
+    whose contexts carry bytes the run did not measure, and the headings
+    of before."""
+    for opts in (("--hot", "--cycles", "--around", "Q"),
+                 ("--json", "--hot", "--cycles", "--around", "Q")):
+        a = run([CCPROF, "report"] + list(opts) + [plain]).stdout
+        b = run([CCPROF, "report"] + list(opts) + [unmeasured_prof]).stdout
+        check(a == b and "alloc" not in a and "bytes" not in a,
+              "no allocation data: report %s shows none" % " ".join(opts))
+    out = run([CCPROF, "report", "--hot", "--cycles", plain]).stdout
+    check("\nexpensive arm  %time   secs\nmain            98.6  0.360\n" in out and
+          "\n secs   %time  entries  cycle\n0.260    71.2        4  P" in out and
+          "how often the cycle closed.\n\n" in out and
+          "most expensive context  0.080 secs   21.9%  [main] P" in out,
+          "no allocation data: --hot and --cycles lines as before")
+
+
 prof = make_profile("alloc_mj", MEASURED)
 plain = make_profile("alloc_plain", PLAIN)
 flat_and_tree(prof)
@@ -259,4 +399,11 @@ prune(prof, plain)
 focus_and_callers(prof)
 threads(make_profile("alloc_threads", THREADS))
 merge_diff_info(prof, plain)
+hot(prof)
+spivey = make_profile("alloc_spivey", "alloc 1000 5\n" + SPIVEY)
+cycles(spivey)
+around(spivey)
+unchanged(make_profile("alloc_spivey_plain",
+                       re.sub(r"^(ctx \d+ \d+ \d+) \d+ \d+", r"\1", SPIVEY, flags=re.M)),
+          make_profile("alloc_spivey_unmeasured", SPIVEY))
 finish()

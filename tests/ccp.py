@@ -57,17 +57,24 @@ def record(prog, args=(), clock=None, profile=None, env=None):
     return run(cmd, env=e), profile
 
 
-def make_profile(name, spec):
-    """A profile written by tests/mkprof.c from spec (its format is at the
-    top of that file); the generator is built on first use."""
-    gen = os.path.join(OUT, "mkprof")
-    if not os.path.exists(gen):
+def format_tool(name):
+    """tests/NAME.c built against the format library (libccprof-tool.a),
+    on first use: a test's own reader or writer of profiles."""
+    exe = os.path.join(OUT, name)
+    if not os.path.exists(exe):
         r = run([CC, "-std=c11", "-D_GNU_SOURCE", "-g", "-O1", "-I" + os.path.join(TOP, "src"),
-                 os.path.join(TOP, "tests/mkprof.c"), os.path.join(LIB, "libccprof-tool.a"),
-                 "-lm", "-ldl", "-pthread", "-o", gen])
+                 os.path.join(TOP, "tests", name + ".c"), os.path.join(LIB, "libccprof-tool.a"),
+                 "-lm", "-ldl", "-pthread", "-o", exe])
         if r.returncode != 0:
             sys.stderr.write(r.stderr)
-            raise SystemExit("cannot build tests/mkprof.c")
+            raise SystemExit("cannot build tests/%s.c" % name)
+    return exe
+
+
+def make_profile(name, spec):
+    """A profile written by tests/mkprof.c from spec (its format is at the
+    top of that file)."""
+    gen = format_tool("mkprof")
     out = os.path.join(OUT, name + ".ccprof")
     r = run([gen, out], input=spec)
     if r.returncode != 0:
@@ -95,11 +102,13 @@ def arcs(rep):
     return {(a["caller"], a["callee"]): a for a in rep["arcs"]}
 
 
-def callgrind_calls(path):
-    """A callgrind output file's caller -> callee call counts, with the
-    recursion levels callgrind names f'2, f'3... folded into f."""
+def callgrind_call_lines(path):
+    """A callgrind output file's call lines, in order: [caller, callee,
+    calls, costs], with the recursion levels callgrind names f'2, f'3...
+    folded into f; costs are the numbers of the cost line after the call
+    ([] if none), its position left out."""
     names, fn, cfn = {}, None, None
-    calls = collections.Counter()
+    out, last = [], None
     for line in open(path):
         m = re.match(r"(c?fn)=\((\d+)\)(?: (.*))?", line)
         if m:
@@ -112,7 +121,19 @@ def callgrind_calls(path):
             continue
         m = re.match(r"calls=(\d+)", line)
         if m and fn and cfn:
-            calls[(fn, cfn)] += int(m.group(1))
+            last = [fn, cfn, int(m.group(1)), []]
+            out.append(last)
+        elif last and re.match(r"[\d+*-]", line):
+            last[3] = [int(v) for v in line.split()[1:] if v.isdigit()]
+            last = None
+    return out
+
+
+def callgrind_calls(path):
+    """A callgrind output file's caller -> callee call counts."""
+    calls = collections.Counter()
+    for fn, cfn, n, _ in callgrind_call_lines(path):
+        calls[(fn, cfn)] += n
     return calls
 
 

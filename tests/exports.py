@@ -399,6 +399,355 @@ def ghc_json(prof, rep):
                   "ghc-json in speedscope: main's total %s = ccprof's %.6f s" % (main[0][0], want))
 
 
+# ---- ghc-prof -------------------------------------------------------------------
+
+# FORMATS.md §2.4's profile: its numbers as contexts, its files as sources,
+# its date (in UTC, as the test converts it).
+GHC_PROF_DEMO = """program ./demo --size 10
+clock cpu 1000000000
+time 1795254000000000000 1795255200000000000
+alloc 0 0
+thread 1 demo
+ctx 1 0 5000000 512 1 : [main]
+ctx 2 0 10000000 1024 2 : [main] [parse]
+ctx 4 0 20000000 2048 4 : [main] [parse] [lex]
+ctx 1 0 0 512 1 : [main] [eval]
+source main demo.c 10
+source parse demo.c 20
+source lex demo.c 40
+source eval eval.c 5
+"""
+
+# Header and flat table: FORMATS.md §2.4 verbatim.  The tree is §2.4's
+# laid out by §2.3's rules with GHC's MAIN, the empty stack, as its root
+# (ghc-json's root too), which widens SRC for "<built-in>" and numbers
+# main 2.
+GHC_PROF_GOLDEN = (
+    "\tSat Nov 21 10:00 2026 Time and Allocation Profiling Report  (Final)\n"
+    "\n"
+    "\t   demo --size 10\n"
+    "\n"
+    "\ttotal time  =        0.04 secs   (35 ticks @ 1000 us, 1 processor)\n"
+    "\ttotal alloc =       4,096 bytes  (excludes profiling overheads)\n"
+    "\n"
+    "COST CENTRE MODULE SRC        %time %alloc  ticks     bytes\n"
+    "\n"
+    "lex         demo   demo.c:40   57.1   50.0     20      2048\n"
+    "parse       demo   demo.c:20   28.6   25.0     10      1024\n"
+    "main        demo   demo.c:10   14.3   12.5      5       512\n"
+    "eval        eval   eval.c:5     0.0   12.5      0       512\n"
+    "\n"
+    "\n"
+    "                                                 individual      inherited\n"
+    "COST CENTRE MODULE SRC        no.     entries  %time %alloc   %time %alloc  ticks     bytes\n"
+    "\n"
+    "MAIN        MAIN   <built-in>   1           0    0.0    0.0   100.0  100.0      0         0\n"
+    " main       demo   demo.c:10    2           1   14.3   12.5   100.0  100.0      5       512\n"
+    "  parse     demo   demo.c:20    3           2   28.6   25.0    85.7   75.0     10      1024\n"
+    "   lex      demo   demo.c:40    4           4   57.1   50.0    57.1   50.0     20      2048\n"
+    "  eval      eval   eval.c:5     5           1    0.0   12.5     0.0   12.5      0       512\n")
+
+# The same run without allocation data: 0 bytes, %alloc 0.0, and eval
+# (no ticks, no bytes) no longer over 1 % of either, so not listed.
+GHC_PROF_PLAIN_GOLDEN = (
+    "\tSat Nov 21 10:00 2026 Time and Allocation Profiling Report  (Final)\n"
+    "\n"
+    "\t   demo --size 10\n"
+    "\n"
+    "\ttotal time  =        0.04 secs   (35 ticks @ 1000 us, 1 processor)\n"
+    "\ttotal alloc =           0 bytes  (excludes profiling overheads)\n"
+    "\n"
+    "COST CENTRE MODULE SRC        %time %alloc  ticks     bytes\n"
+    "\n"
+    "lex         demo   demo.c:40   57.1    0.0     20         0\n"
+    "parse       demo   demo.c:20   28.6    0.0     10         0\n"
+    "main        demo   demo.c:10   14.3    0.0      5         0\n"
+    "\n"
+    "\n"
+    "                                                 individual      inherited\n"
+    "COST CENTRE MODULE SRC        no.     entries  %time %alloc   %time %alloc  ticks     bytes\n"
+    "\n"
+    "MAIN        MAIN   <built-in>   1           0    0.0    0.0   100.0    0.0      0         0\n"
+    " main       demo   demo.c:10    2           1   14.3    0.0   100.0    0.0      5         0\n"
+    "  parse     demo   demo.c:20    3           2   28.6    0.0    85.7    0.0     10         0\n"
+    "   lex      demo   demo.c:40    4           4   57.1    0.0    57.1    0.0     20         0\n"
+    "  eval      eval   eval.c:5     5           1    0.0    0.0     0.0    0.0      0         0\n")
+
+# Hostile names, arguments and paths (mkprof's \xHH): a newline, TAB, CR,
+# ESC, DEL, invalid UTF-8, spaces and a 2-byte character; no date; the
+# cycles clock (1000 µs ticks); a stack with nothing (left out) and one
+# with nothing of its own above one with time (kept).
+GHC_PROF_HOSTILE = r"""program ./ev\x0ail a\x09b \x1b[31m\x7f
+clock cycles 2000000000
+thread 1 t
+ctx 0 0 2000000 :
+ctx 1 0 2000000 : [main]
+ctx 3 0 4000000 : [main] [new\x0aline]
+ctx 1 2 6000000 : [main] [tab\x09cr\x0desc\x1b[2Jdel\x7f]
+ctx 1 0 2000000 : [main] [bad\xff\xc3utf8]
+ctx 1 0 4000000 : [main] [operator<<\x20(std::ostream&,\x20int)\x20é]
+ctx 0 0 0 : [main] [new\x0aline] [zero]
+ctx 1 0 2000000 : [main] [mid] [leaf]
+source main /src/ev\x0a.c 7
+"""
+
+GHC_PROF_HOSTILE_GOLDEN = (
+    "\t Time and Allocation Profiling Report  (Final)\n"
+    "\n"
+    "\t   ev?il a?b ?[31m?\n"
+    "\n"
+    "\ttotal time  =        0.01 secs   (11 ticks @ 1000 us, 1 processor)\n"
+    "\ttotal alloc =           0 bytes  (excludes profiling overheads)\n"
+    "\n"
+    "COST CENTRE                       MODULE SRC           %time %alloc  ticks     bytes\n"
+    "\n"
+    "tab?cr?esc?[2Jdel?                ev?il  <unknown>      27.3    0.0      3         0\n"
+    "new?line                          ev?il  <unknown>      18.2    0.0      2         0\n"
+    "operator<< (std::ostream&, int) \u00e9 ev?il  <unknown>      18.2    0.0      2         0\n"
+    "main                              ev?    /src/ev?.c:7    9.1    0.0      1         0\n"
+    "bad\ufffd\ufffdutf8                         ev?il  <unknown>       9.1    0.0      1         0\n"
+    "leaf                              ev?il  <unknown>       9.1    0.0      1         0\n"
+    "MAIN                              MAIN   <built-in>      9.1    0.0      1         0\n"
+    "\n"
+    "\n"
+    "                                                                           individual      inherited\n"
+    "COST CENTRE                         MODULE SRC          no.     entries  %time %alloc   %time %alloc  ticks     bytes\n"
+    "\n"
+    "MAIN                                MAIN   <built-in>     1           0    9.1    0.0   100.0    0.0      1         0\n"
+    " main                               ev?    /src/ev?.c:7   2           1    9.1    0.0    90.9    0.0      1         0\n"
+    "  tab?cr?esc?[2Jdel?                ev?il  <unknown>      3           3   27.3    0.0    27.3    0.0      3         0\n"
+    "  new?line                          ev?il  <unknown>      4           3   18.2    0.0    18.2    0.0      2         0\n"
+    "  operator<< (std::ostream&, int) \u00e9 ev?il  <unknown>      5           1   18.2    0.0    18.2    0.0      2         0\n"
+    "  bad\ufffd\ufffdutf8                         ev?il  <unknown>      6           1    9.1    0.0     9.1    0.0      1         0\n"
+    "  mid                               ev?il  <unknown>      7           0    0.0    0.0     9.1    0.0      0         0\n"
+    "   leaf                             ev?il  <unknown>      8           1    9.1    0.0     9.1    0.0      1         0\n")
+
+
+def ghc_prof_convert(prof, name, *opts):
+    """convert --to ghc-prof in UTC (the header's date is local time);
+    returns the file's bytes."""
+    out = os.path.join(D, name)
+    r = run([CCPROF, "convert", "--to", "ghc-prof", "-o", out] + list(opts) + [prof],
+            env=dict(os.environ, TZ="UTC"))
+    check(r.returncode == 0 and r.stderr == "",
+          "ghc-prof %s %s: exit 0, nothing on stderr%s" % (
+              name, " ".join(opts), "" if not r.stderr else " (" + r.stderr.strip() + ")"))
+    return open(out, "rb").read()
+
+
+def same_bytes(got, want, what):
+    """got (bytes) is want (text) byte for byte; else the first line that
+    differs, TABs and line ends shown (cat -A's attention)."""
+    want = want.encode("utf-8")
+    if check(got == want, what):
+        return
+    g, w = got.split(b"\n"), want.split(b"\n")
+    for i in range(max(len(g), len(w))):
+        a = g[i] if i < len(g) else None
+        b = w[i] if i < len(w) else None
+        if a != b:
+            print("# line %d: got  %r\n# line %d: want %r" % (i + 1, a, i + 1, b))
+            break
+
+
+def ghc_prof_tables(text):
+    """A ghc-prof file's parts: (header lines, flat heading, flat rows, tree
+    heading, tree rows), or None if it is not laid out in them.  A row is
+    its line; ghc_prof_cells cuts it at its heading's columns."""
+    lines = text.split("\n")
+    if lines[-1] != "" or len(lines) < 15 or not lines[7].startswith("COST CENTRE "):
+        return None
+    end = lines.index("", 9)
+    flat = lines[9:end]
+    if lines[end:end + 2] != ["", ""] or not lines[end + 2].lstrip().startswith("individual"):
+        return None
+    tree_head = lines[end + 3]
+    if lines[end + 4] != "":
+        return None
+    return lines[:7], lines[7], flat, tree_head, lines[end + 5:-1]
+
+
+def ghc_prof_cells(heading, row):
+    """(label with its indent, module, src, [numbers]) of a row, cut where
+    its heading's columns start: names may hold spaces."""
+    mod = heading.index("MODULE")
+    src = heading.index("SRC", mod)
+    if "no." in heading:
+        nums = heading.index("no.", src)
+        src_end = nums - 1
+    else:
+        nums = src_end = heading.index("  %time", src)
+    return (row[:mod - 1].rstrip(" "), row[mod:src - 1].rstrip(" "),
+            row[src:src_end].rstrip(" "), row[nums:].split())
+
+
+def ghc_prof_aligned(heading, rows):
+    """Every row as long as its heading (in characters) and a space before
+    each of the heading's text columns: nothing in a name moved one."""
+    mod = heading.index("MODULE")
+    src = heading.index("SRC", mod)
+    return all(len(r) == len(heading) and r[mod - 1] == " " and r[src - 1] == " " and
+               r[mod] != " " and r[src] != " " for r in rows)
+
+
+def ghc_prof_goldens():
+    """FORMATS.md §2's rules, byte for byte, on profiles made by mkprof."""
+    demo = make_profile("ghc_prof_demo", GHC_PROF_DEMO)
+    same_bytes(ghc_prof_convert(demo, "demo.prof"), GHC_PROF_GOLDEN,
+               "ghc-prof: FORMATS.md §2.4's profile, byte for byte (header and flat "
+               "table verbatim, the tree under MAIN)")
+    plain = make_profile("ghc_prof_plain", re.sub(
+        r"^(ctx \d+ \d+ \d+) \d+ \d+", r"\1", GHC_PROF_DEMO.replace("alloc 0 0\n", ""),
+        flags=re.M))
+    same_bytes(ghc_prof_convert(plain, "plain.prof"), GHC_PROF_PLAIN_GOLDEN,
+               "ghc-prof without allocation data: total alloc 0, %alloc 0.0, byte for byte")
+    hostile = make_profile("ghc_prof_hostile", GHC_PROF_HOSTILE)
+    same_bytes(ghc_prof_convert(hostile, "hostile.prof"), GHC_PROF_HOSTILE_GOLDEN,
+               "ghc-prof: control characters in names, paths and arguments become '?', "
+               "invalid UTF-8 U+FFFD, widths in characters, all-zero stacks left out; "
+               "byte for byte")
+
+
+def ghc_prof_extremes():
+    """A 3000-byte name is cut to 1000 and '…'; a stack 260 deep is
+    indented 200 at most; the tables still line up."""
+    deep = " ".join("[d%d]" % i for i in range(260))
+    spec = ("program ./x\nclock cpu 1000000000\nthread 1 t\n"
+            "ctx 1 0 1000000 : [main] [%s]\nctx 1 0 1000000 : [main] [%s]\n"
+            "ctx 1 0 1000000 : [main] %s\n" % ("L" * 3000, "\u00e9" * 1500, deep))
+    text = ghc_prof_convert(make_profile("ghc_prof_extremes", spec), "extremes.prof")
+    t = ghc_prof_tables(text.decode("utf-8"))
+    if not check(t is not None, "ghc-prof extremes: header, flat table and tree"):
+        return
+    _, fh, flat, th, tree = t
+    labels = [ghc_prof_cells(th, r)[0] for r in tree]
+    check("  " + "L" * 1000 + "\u2026" in labels and "  " + "\u00e9" * 500 + "\u2026" in labels,
+          "ghc-prof: names over 1000 bytes cut at a character boundary, ending in '\u2026'")
+    indents = [len(l) - len(l.lstrip(" ")) for l in labels]
+    check(max(indents) == 200 and indents.count(200) == 62 and len(tree) == 264,
+          "ghc-prof: 264 rows, the 62 at depth 200 and deeper indented as 200")
+    check(ghc_prof_aligned(fh, flat) and ghc_prof_aligned(th, tree),
+          "ghc-prof extremes: every row lines up with its heading")
+    check(all(ord(c) >= 32 for c in text.decode("utf-8").replace("\n", "").replace("\t", "")),
+          "ghc-prof extremes: no control character but the header's TABs and line ends")
+
+
+def ghc_prof_tick_us(rep):
+    """ghc-prof's tick: the sampling interval, 1000 µs for the cycles clock."""
+    ns = rep["interval_ns"]
+    return ns // 1000 if rep["clock"] != "cycles" and ns >= 1000 and ns % 1000 == 0 else 1000
+
+
+def ghc_prof_header_ok(head, rep, bytes_total, what):
+    """The header's command line and totals: `ccprof report`'s."""
+    tps, total = rep["ticks_per_sec"], rep["total_ticks"]
+    us = ghc_prof_tick_us(rep)
+    cents = (total * 200 + tps) // (2 * tps)  # %.2f of the seconds, half up
+    want = ["\t   " + " ".join([os.path.basename(rep["program"])] + rep["argv"][1:]),
+            "\ttotal time  = %11s secs   (%d ticks @ %d us, 1 processor)"
+            % ("%d.%02d" % divmod(cents, 100), scaled(total, 10 ** 6, tps * us), us),
+            "\ttotal alloc = %11s bytes  (excludes profiling overheads)" % "{:,}".format(bytes_total)]
+    got = [head[2], head[4], head[5]]
+    check(head[0].endswith(" Time and Allocation Profiling Report  (Final)") and got == want and
+          head[1] == head[3] == head[6] == "",
+          "ghc-prof %s: the header's command line, total time (%d us ticks) and alloc are "
+          "report's%s" % (what, us, "" if got == want else " (%r, want %r)" % (got, want)))
+
+
+def ghc_prof_real(prof, rep, what, counts=None, alloc=None):
+    """A recorded program's ghc-prof: its totals are `ccprof report`'s, the
+    rows line up, the ticks, bytes and entries add up to the header's
+    totals and ccprof's calls, each function's entries to what the
+    program counted (counts) and its bytes to what it allocated (alloc:
+    its counts and the profile's total), the percentages add up, MAIN
+    inherits 100.0, and the flat table lists what GHC's rule lists."""
+    text = ghc_prof_convert(prof, what + ".prof").decode("utf-8")
+    t = ghc_prof_tables(text)
+    if not check(t is not None, "ghc-prof %s: header, flat table and stack tree" % what):
+        return None
+    head, fh, flat, th, tree = t
+    check(ghc_prof_aligned(fh, flat) and ghc_prof_aligned(th, tree),
+          "ghc-prof %s: every row lines up with its heading" % what)
+    bytes_total = alloc[1][0] if alloc else 0
+    ghc_prof_header_ok(head, rep, bytes_total, what)
+    rows = [ghc_prof_cells(th, r) for r in tree]
+    nums = [[int(n[0]), int(n[1])] + [float(x) for x in n[2:6]] + [int(n[6]), int(n[7])]
+            for _, _, _, n in rows]
+    ticks = scaled(rep["total_ticks"], 10 ** 6, rep["ticks_per_sec"] * ghc_prof_tick_us(rep))
+    check([n[0] for n in nums] == list(range(1, len(rows) + 1)),
+          "ghc-prof %s: stacks numbered 1 .. %d" % (what, len(rows)))
+    check(sum(n[6] for n in nums) == ticks and sum(n[7] for n in nums) == bytes_total,
+          "ghc-prof %s: the tree's ticks and bytes add up to the header's %d and %d"
+          % (what, ticks, bytes_total))
+    check(sum(n[1] for n in nums) == rep["total_calls"],
+          "ghc-prof %s: entries add up to ccprof's %d calls" % (what, rep["total_calls"]))
+    check(rows[0][:3] == ("MAIN", "MAIN", "<built-in>") and nums[0][4] == 100.0 and
+          (not bytes_total or nums[0][5] == 100.0),
+          "ghc-prof %s: MAIN is the root, inherited %%time 100.0 (%s)" % (what, tree[0].split()[-6:-2]))
+    pct = sum(n[2] for n in nums)
+    check(abs(pct - 100) <= 0.05 * len(nums) + 1e-6,
+          "ghc-prof %s: individual %%time adds up to 100 (%.1f over %d rows)" % (what, pct, len(nums)))
+    per = collections.defaultdict(lambda: [0, 0, 0])  # entries, ticks, bytes
+    for (label, _, _, _), n in zip(rows, nums):
+        f = per[label.strip(" ")]
+        f[0], f[1], f[2] = f[0] + n[1], f[1] + n[6], f[2] + n[7]
+    if counts:
+        bad = {f: (per[f][0], n) for f, n in counts.items() if per[f][0] != n}
+        check(not bad, "ghc-prof %s: each function's entries are the calls the program "
+              "counted%s" % (what, "" if not bad else " %r" % bad))
+    if alloc:
+        bad = {f: (per[f][2], alloc[0][f][0]) for f in ALLOC_FNS if per[f][2] != alloc[0][f][0]}
+        check(not bad, "ghc-prof %s: each function's bytes are what it counted%s"
+              % (what, "" if not bad else " %r" % bad))
+    ghc_prof_flat_ok(fh, flat, per, rep, ticks, bytes_total, what)
+    return rows
+
+
+def ghc_prof_flat_ok(fh, flat, per, rep, ticks, bytes_total, what):
+    cells = [ghc_prof_cells(fh, r) for r in flat]
+    listed = [c[0] for c in cells]
+    want = {f for f, v in per.items() if v[1] > ticks // 100 or v[2] > bytes_total // 100}
+    order = [int(c[3][2]) for c in cells]
+    check(set(listed) == want and len(listed) == len(want) and order == sorted(order, reverse=True),
+          "ghc-prof %s: the flat table lists the %d functions over 1%% of ticks or bytes, "
+          "largest ticks first" % (what, len(want)))
+    check(all(int(c[3][2]) == per[c[0]][1] and int(c[3][3]) == per[c[0]][2] for c in cells),
+          "ghc-prof %s: flat ticks and bytes are each function's stacks' added up" % what)
+    fs = functions(rep)
+    total = rep["total_time_s"]
+    bad = []
+    for label, _, _, n in cells:
+        own = rep["root_time_s"] if label == "MAIN" else fs[label]["self_s"]
+        if total and abs(float(n[0]) - 100 * own / total) > 0.0501:
+            bad.append((label, n[0], 100 * own / total))
+    check(not bad, "ghc-prof %s: flat %%time is report's self time share%s"
+          % (what, "" if not bad else " %r" % bad[:3]))
+
+
+def ghc_prof(names, rep, thr, thr_rep):
+    ghc_prof_goldens()
+    ghc_prof_extremes()
+    rows = ghc_prof_real(names, rep, "names")
+    if rows:
+        names_in({r[0].strip(" ") for r in rows}, "ghc-prof")
+    prog = build("calls_ghcprof", "tests/progs/calls.c")
+    r, calls = record(prog, clock="cycles", profile=os.path.join(D, "calls.ccprof"))
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^calls (\S+) (\d+)$", r.stdout, re.M)}
+    check(r.returncode == 0 and len(counts) == 11, "calls.c runs under the cycles clock, "
+          "counting its calls")
+    ghc_prof_real(calls, report(calls), "calls", counts=counts)
+    ghc_prof_real(thr, thr_rep, "threads", counts={"leaf": 36000, "mid": 8, "worker": 8})
+    text = ghc_prof_convert(names, "names-pruned.prof", "--min-percent", "10").decode("utf-8")
+    t = ghc_prof_tables(text)
+    if check(t is not None, "ghc-prof --min-percent 10: laid out"):
+        rows = [ghc_prof_cells(t[3], r) for r in t[4]]
+        ticks = scaled(rep["total_ticks"], 10 ** 6, rep["ticks_per_sec"] * ghc_prof_tick_us(rep))
+        check(any(r[0].strip() == "(hidden)" and r[1:3] == ("MAIN", "<pruned>") for r in rows) and
+              sum(int(r[3][6]) for r in rows) == ticks,
+              "ghc-prof --min-percent 10: a '(hidden)' row (MAIN, <pruned>), the ticks still "
+              "add up to %d" % ticks)
+
+
 # ---- callgrind ------------------------------------------------------------------
 
 def annotate_table(text):
@@ -502,6 +851,148 @@ def callgrind(prof, rep, what):
         rows = speedscope_import(path, os.path.basename(path), "Callgrind profile", "callgrind")
         if rows is not None:
             names_in(speedscope_names(rows), "callgrind in speedscope")
+
+
+# A thread root entered again, under a selection (profiles by tests/mkprof.c,
+# so every number is known; times in ms, with bytes chosen apart from them).
+# main → b → c → main → c, and a worker thread w → b → c → w:
+#
+#   context                  T  bytes   b deselected (view.c, Note [The
+#   [main]                  10      1   thread root of a reduced stack])
+#   [main] [b]              20      2   [main]
+#   [main] [b] [c]          30      4   [main] [c]
+#   main [b] [c] [main]     40      8   main [c] [main]    not [c] [main]
+#   main [b] c [main] [c]   50     16   [main] [c]
+#   [w]                      0      0   [w]
+#   [w] [b] [c]              3     32   [w] [c]
+#   w [b] [c] [w]            6     64   w [c] [w]          not [c] [w]
+#
+# Reduced to [c] [main], the stack started at c as if c were a thread root:
+# a call <root> → c with calls=0 carried 40 ms and 8 bytes, which
+# callgrind_annotate adds to <root>'s own cost, so c's inclusive cost there
+# lacked them (and dot drew no edge for them).
+REENTERED = """program ./reentered
+clock cpu 1000
+alloc 0 0
+thread 42 reentered
+ctx 0 0 5 128 1 :
+ctx 1 0 10 1 1 : [main]
+ctx 1 0 20 2 1 : [main] [b]
+ctx 1 0 30 4 1 : [main] [b] [c]
+ctx 1 0 40 8 1 : main [b] [c] [main]
+ctx 1 0 50 16 1 : main [b] c [main] [c]
+thread 43 worker
+ctx 1 0 0 0 0 : [w]
+ctx 1 0 3 32 1 : [w] [b] [c]
+ctx 1 0 6 64 1 : w [b] [c] [w]
+"""
+ROOTS = ("main", "w")
+
+# Mutual recursion under a selection (docs/exports.md, callgrind): main →
+# y → f → y reduces, with z deselected, to ⟨main, f, y⟩, whose arc main → f
+# has f's time and no call.
+ELIDED = """program ./elided
+clock cpu 1000
+alloc 0 0
+thread 42 elided
+ctx 1 0 10 1 1 : [main]
+ctx 1 0 20 2 1 : [main] [y]
+ctx 1 0 30 4 1 : [main] [y] [f]
+ctx 1 0 40 8 1 : [main] y [f] [y]
+ctx 1 0 7 16 1 : [main] [z]
+"""
+
+
+def into(lines, name, col, counted=lambda calls: True):
+    return sum(c[col] for _, callee, calls, c in lines if callee == name and counted(calls))
+
+
+def callgrind_views():
+    """Under a selection the calls into every function add up to its
+    inherited time and bytes, in the file and in callgrind_annotate, also
+    when a thread's root was entered again; dot's edges (with a thread
+    root's own share) and pprof's stacks give the same.  With mutual
+    recursion an arc of the reduced stacks may have time and no call: the
+    file has it, callgrind_annotate leaves it out (docs/exports.md)."""
+    prof = make_profile("reentered", REENTERED)
+    for opts in (["--deselect", "b"], ["--deselect", "main,b"]):
+        what = " ".join(opts)
+        rep = report(prof, *opts)
+        fs = functions(rep)
+        ms = {n: round(f["inherited_s"] * 1000) for n, f in fs.items()}
+        nbytes = {n: f["inherited_alloc_bytes"] for n, f in fs.items()}
+        check(ms == {"main": 150, "c": 129, "w": 9} and nbytes["c"] == 124,
+              "%s: ccprof's inherited ms %s (c 30+40+50+3+6, not b's 20)" % (what, ms))
+        path = convert("callgrind", prof, "callgrind.out.reentered", *opts)
+        lines = callgrind_call_lines(path)
+        zero = [l for l in lines if l[2] == 0 and any(l[3])]
+        check(not zero, "callgrind %s: no call with calls=0 carries a cost (%s)" % (what, zero))
+        got = {n: (into(lines, n, 0), into(lines, n, 2)) for n in fs}
+        check(got == {n: (ms[n], nbytes[n]) for n in fs},
+              "callgrind %s: the calls into each function add up to its inherited ms and "
+              "bytes (%s)" % (what, got))
+        check(into(lines, "c", 0) == 129 and not [l for l in lines if l[:2] == ["<root>", "c"]],
+              "callgrind %s: c is called by main and w, not by <root>" % what)
+        if have("callgrind_annotate"):
+            r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no",
+                     path], cwd=D)
+            incl = annotate_rows(r.stdout, 4)
+            got = {n: (incl.get(n, [0] * 4)[0], incl.get(n, [0] * 4)[2]) for n in fs}
+            check(r.returncode == 0 and r.stderr == "" and
+                  got == {n: (ms[n], nbytes[n]) for n in fs},
+                  "callgrind %s: annotate's inclusive ms and bytes = ccprof's inherited (%s)"
+                  % (what, got))
+        else:
+            skip("callgrind_annotate not installed (package valgrind): inclusive not annotated")
+        # dot: the edges into a function, and a thread root's own share (the
+        # time of contexts that start with it, marked), add up likewise
+        text = open(convert("dot", prof, "reentered.dot", "--node-threshold", "0", *opts),
+                    encoding="utf-8").read()
+        ids = {f["id"]: n for n, f in fs.items()}
+        edges = collections.Counter()
+        for a, b, t in re.findall(r'^  f(\d+) -> f(\d+) \[label="[\d.]+%\\n([\d.]+) s\\n',
+                                  text, re.M):
+            edges[ids[int(b)]] += round(float(t) * 1000)
+        own = collections.Counter()
+        for c in rep["contexts"]:
+            if c["history"] and c["history"][0]["marked"]:
+                own[c["history"][0]["name"]] += round(c["time_s"] * 1000)
+        check(not (set(own) - set(ROOTS)) and
+              all(edges[n] + own[n] == ms[n] for n in fs),
+              "dot %s: edges into each function (and a thread root's own share %s) add up "
+              "to its inherited time (%s)" % (what, dict(own), dict(edges)))
+        # pprof: the samples whose stack holds a function add up to its
+        # inherited time and bytes
+        _, samples, locs, _ = pprof_decode(gzip.decompress(open(
+            convert("pprof", prof, "reentered.pb.gz", *opts), "rb").read()))
+        got = {n: (sum(s[2][0] for s in samples if n in {locs[l] for l in s[1]}) // 10 ** 6,
+                   sum(s[2][3] for s in samples if n in {locs[l] for l in s[1]})) for n in fs}
+        check(got == {n: (ms[n], nbytes[n]) for n in fs},
+              "pprof %s: the stacks through each function add up to its inherited ms and "
+              "bytes (%s)" % (what, got))
+
+    prof = make_profile("elided", ELIDED)
+    rep = report(prof, "--deselect", "z")
+    fs = functions(rep)
+    silent = {k: round((a["self_in_s"] + a["child_in_s"]) * 1000)
+              for k, a in arcs(rep).items() if a["calls"] == 0}
+    check(silent == {("main", "f"): 40},
+          "--deselect z: ccprof's arc main->f has f's 40 ms and no call (%s)" % silent)
+    path = convert("callgrind", prof, "callgrind.out.elided", "--deselect", "z")
+    lines = callgrind_call_lines(path)
+    ms = {n: round(f["inherited_s"] * 1000) for n, f in fs.items()}
+    check({n: into(lines, n, 0) for n in fs} == ms,
+          "callgrind --deselect z: the calls into each function, calls=0 included, add up to "
+          "its inherited time (%s)" % ms)
+    if have("callgrind_annotate"):
+        r = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", path],
+                cwd=D)
+        incl = annotate_rows(r.stdout, 4)
+        got = {n: incl.get(n, [0])[0] for n in fs}
+        want = {n: into(lines, n, 0, lambda calls: calls > 0) for n in fs}
+        check(got == want and got["f"] == ms["f"] - 40,
+              "callgrind --deselect z: annotate's inclusive time leaves out exactly the "
+              "calls=0 line (f %d of %d ms)" % (got["f"], ms["f"]))
 
 
 # ---- folded -----------------------------------------------------------------------
@@ -1222,6 +1713,7 @@ def without_alloc(plain):
 def allocations(plain):
     prof, own, total = alloc_profile()
     ghc_json_alloc(prof, own, total)
+    ghc_prof_real(prof, report(prof), "allocs", alloc=(own, total))
     callgrind_alloc(prof, own, total)
     pprof_alloc(prof, own, total)
     speedscope_alloc(prof, own, total)
@@ -1236,9 +1728,11 @@ check(all(n in functions(rep) for n in NAMES), "names.cpp: the hostile names are
 thr_rep = report(thr)
 cli(names)
 ghc_json(names, rep)
+ghc_prof(names, rep, thr, thr_rep)
 callgrind(names, rep, "names")
 callgrind(cycles, report(cycles), "spivey")
 callgrind(thr, thr_rep, "threads")
+callgrind_views()
 folded(names, rep, thr, thr_rep)
 speedscope(names, rep, thr, thr_rep)
 pprof(names, rep, thr, thr_rep)

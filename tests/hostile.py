@@ -292,6 +292,18 @@ def huge_counts():
         "ALLOC record of context 2^40": profile(stats=STATS + section(7, vs(0, 0, 1, 0, 1 << 40, 1, 1))),
         "ALLOC bytes past 2^64": profile(stats=STATS + section(7, vs((1 << 64) - 1, 0, 1, 0, 0, 1, 0))),
         "ALLOC before STATS": with_crc(header() + STRS + META + MODULES + CCS + section(7, vs(0, 0, 0)) + STATS),
+        "HEAP records count 2^60": profile(stats=STATS + section(7, vs(0, 0, 0)) +
+                                           section(8, vs(1, 0, 0, 0, 1 << 60, 0, 0, 1, 1))),
+        "HEAP samples count 2^60": profile(stats=STATS + section(7, vs(0, 0, 0)) +
+                                           section(8, vs(1, 0, 0, 0, 0, 1 << 60, 0, 0, 0))),
+        "HEAP sample records 2^60": profile(stats=STATS + section(7, vs(0, 0, 0)) +
+                                            section(8, vs(1, 0, 0, 0, 0, 1, 0, 0, 1 << 60, 0))),
+        "HEAP sample steps past 2^64": profile(stats=STATS + section(7, vs(0, 0, 0)) +
+                                               section(8, vs(1, 0, 0, 0, 0, 2, (1 << 64) - 1,
+                                                             0, 0, 1, 0, 0))),
+        "HEAP live past allocated": profile(stats=STATS + section(7, vs(0, 0, 1, 0, 0, 5, 1)) +
+                                            section(8, vs(1, 6, 0, 0, 1, 0, 0, 6, 1, 0))),
+        "HEAP without ALLOC": profile(stats=STATS + section(8, vs(1, 0, 0, 0, 0, 0))),
         "section length 2^60": with_crc(header() + varint(1) + varint(1 << 60) + b"\x01\x00"),
         "section length 2^64-1": with_crc(header() + varint(1) + varint((1 << 64) - 1) + b"\x01\x00"),
         "unknown section length 2^62": with_crc(header() + varint(9) + varint(1 << 62)),
@@ -621,6 +633,33 @@ def overlapping_dwarf():
     expect_fail("overlapping DWARF as %d modules" % n, p, allow_success=True, measure=True)
 
 
+def wide_text_export():
+    """convert --to ghc-prof pads every row to its widest label (indent +
+    name): a stack 20000 cost centres deep and a 1 MB name must not make
+    the output quadratic (docs/exports.md: names are cut at 1000 bytes,
+    indentation stops at 200 levels)."""
+    n = 20000
+    names = [b"f%d" % i for i in range(n)] + [b"L" * (1 << 20)]
+    ccs = section(4, vs(n + 1, *[v for i in range(n + 1) for v in (0, 2 + i, 0, 0, 0, 0)]))
+    deep = (0, [(i << 1) | 1 for i in range(n)], 1, 0, 1)  # [f0] [f1] ... [f19999]
+    named = (0, [1, (n << 1) | 1], 1, 0, 1)               # [f0] [LLL...]
+    path = write("export.deep_and_long", profile(strings=strings_sec(b"", b"./t", *names),
+                                                 ccs=ccs, threads=[thread(deep, named)]))
+    try:
+        r = subprocess.run([CCPROF, "convert", "--to", "ghc-prof", path],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        check(False, "ghc-prof of a stack 20000 deep and a 1 MB name: still running after "
+              "%d s" % TIMEOUT)
+        return
+    lines = r.stdout.split(b"\n")
+    # 7 of header, 2 + 2 flat rows + 2, 3 + the tree's n + 2 rows, "" after the last
+    check(r.returncode == 0 and r.stderr == b"" and len(lines) == n + 19 and
+          max(len(l) for l in lines) < 1400,
+          "ghc-prof of a stack 20000 deep and a 1 MB name: status %d, %d lines, none over "
+          "1400 bytes (%d MB in all)" % (r.returncode, len(lines), len(r.stdout) >> 20))
+
+
 def main():
     shutil.rmtree(HOST, ignore_errors=True)
     os.makedirs(HOST)
@@ -644,6 +683,7 @@ def main():
     special_files()
     module_paths()
     overlapping_dwarf()
+    wide_text_export()
     if os.environ.get("HOSTILE_TIMING"):
         print("# hostile corpus: %.1f s" % (time.time() - t0))
     finish()

@@ -25,8 +25,13 @@
  *   rec THREAD CONTEXT BYTES a context's live bytes in the sample above
  *                            (THREAD and CONTEXT count from 0 in the order
  *                            of the thread and ctx lines)
+ *   source NAME FILE LINE    cost centre NAME's source file and line
+ *   time START END           when the run started and ended (ns since
+ *                            the epoch)
  *
  * Cost centres are functions named in order of first use, with no module.
+ * In a name, a file or an argument, \xHH is the byte HH (a space, a
+ * control character, invalid UTF-8) and \\ a backslash.
  * Exits 1 with a message on a bad line or if the writer refuses.
  */
 #include <fcntl.h>
@@ -57,8 +62,31 @@ static _Noreturn void bad(const struct spec *s, const char *what)
 	exit(1);
 }
 
-static uint32_t cc_of(struct spec *s, const char *name)
+/* name with its \xHH and \\ escapes undone, in place. */
+static char *unescape(struct spec *s, char *name)
 {
+	char *o = name;
+	for (const char *p = name; *p; p++) {
+		unsigned byte;
+		if (p[0] == '\\' && p[1] == '\\') {
+			*o++ = *++p;
+		} else if (p[0] == '\\' && p[1] == 'x' && p[2] && p[3] &&
+			   sscanf(p + 2, "%2x", &byte) == 1) {
+			*o++ = (char)byte;
+			p += 3;
+		} else if (p[0] == '\\') {
+			bad(s, "a name's \\ starts \\xHH or \\\\");
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return name;
+}
+
+static uint32_t cc_of(struct spec *s, char *name)
+{
+	unescape(s, name);
 	for (uint32_t i = 0; i < s->p.nccs; i++)
 		if (strcmp(s->ccs[i].name, name) == 0)
 			return i;
@@ -121,11 +149,22 @@ static void program(struct spec *s, char *args)
 {
 	for (char *save = NULL, *tok = strtok_r(args, " \t\n", &save); tok && s->p.argc < MAX_ITEMS;
 	     tok = strtok_r(NULL, " \t\n", &save))
-		s->argv[s->p.argc++] = strdup(tok);
+		s->argv[s->p.argc++] = strdup(unescape(s, tok));
 	if (!s->p.argc)
 		bad(s, "program PATH ARG...");
 	s->p.program = s->argv[0];
 	s->p.argv = s->argv;
+}
+
+static void source(struct spec *s, char *args)
+{
+	char name[4096], file[4096];
+	uint32_t line;
+	if (sscanf(args, "%4095s %4095s %" SCNu32, name, file, &line) != 3)
+		bad(s, "source NAME FILE LINE");
+	struct ccp_cc *c = &s->ccs[cc_of(s, name)];
+	c->file = strdup(unescape(s, file));
+	c->line = line;
 }
 
 static void clock_line(struct spec *s, char *args)
@@ -190,6 +229,11 @@ static void directive(struct spec *s, char *line)
 			   &s->p.alloc.outside_blocks) != 2)
 			bad(s, "alloc BYTES BLOCKS");
 		s->p.alloc.measured = 1;
+	} else if (strcmp(word, "source") == 0) {
+		source(s, args);
+	} else if (strcmp(word, "time") == 0) {
+		if (sscanf(args, "%" SCNu64 " %" SCNu64, &s->p.start_ns, &s->p.end_ns) != 2)
+			bad(s, "time START END");
 	} else if (strcmp(word, "thread") == 0)
 		thread(s, args);
 	else if (strcmp(word, "ctx") == 0)

@@ -502,7 +502,7 @@ def rewrite_keeps_what_it_cannot_read():
     exe = build("src_newer", "tests/progs/spivey.c")
     raw = preloaded(exe, ["3"], "src_newer.raw")
     data = open(raw, "rb").read()
-    unknown = b"\x08\x05newer"  # tag 8: ALLOC (7) is known
+    unknown = b"\x09\x05newer"  # tag 9: ALLOC (7) and HEAP (8) are known
     body = data[:-6] + unknown  # before END: 00 04 and the CRC
     newer = os.path.join(OUT, "src_newer.runtime.ccprof")
     with open(newer, "wb") as f:

@@ -11,6 +11,13 @@ fi
 ok "the tool builds with -fsanitize=address,undefined"
 tool="$san/asan/bin/ccprof"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+# finding WHAT: true when the last run left a sanitizer's report in
+# $OUT/san.err, which is then shown under "not ok - sanitizers: WHAT".
+finding() {
+	grep -q -E 'Sanitizer|runtime error' "$OUT/san.err" || return 1
+	notok "sanitizers: $1"
+	sed 's/^/# /' "$OUT/san.err" | head -20
+}
 n=0
 bad=0
 # The suite's own profiles (the hostile corpus is t_hostile's business).
@@ -18,11 +25,7 @@ for f in $(find "$OUT" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort 
 	for args in "report" "report --graph --hook-cost" "report --contexts" "report --json --hook-cost" "info" "info --json"; do
 		n=$((n + 1))
 		timeout 60 $tool $args "$f" > /dev/null 2> "$OUT/san.err"
-		if grep -q -E 'Sanitizer|runtime error' "$OUT/san.err"; then
-			notok "sanitizers: ccprof $args $f"
-			sed 's/^/# /' "$OUT/san.err" | head -20
-			bad=$((bad + 1))
-		fi
+		finding "ccprof $args $f" && bad=$((bad + 1))
 	done
 done
 check_eq "sanitizers: $n runs of report/info over real profiles, no finding" "$bad" 0
@@ -49,13 +52,22 @@ for step in "record -o $san_dir/f.ccprof -- $OUT/san_forker" \
 	"record -o $san_dir/r.%p.ccprof -- $OUT/san_reexec" \
 	"merge -o $san_dir/m.ccprof $san_dir/f.ccprof $san_dir/f.ccprof" \
 	"convert --to callgrind $san_dir/m.ccprof" "convert --to pprof -o /dev/null $san_dir/m.ccprof" \
-	"convert --to ghc-json $san_dir/m.ccprof"; do
+	"convert --to ghc-json $san_dir/m.ccprof" "convert --to ghc-prof $san_dir/m.ccprof"; do
 	CCPROF_LIBRARY="$LIBDIR/libccprof.so" timeout 60 $tool $step > /dev/null 2> "$OUT/san.err"
-	if grep -q -E 'Sanitizer|runtime error' "$OUT/san.err"; then
-		notok "sanitizers: ccprof $step"
-		sed 's/^/# /' "$OUT/san.err" | head -20
-		bad=$((bad + 1))
-	fi
+	finding "ccprof $step" && bad=$((bad + 1))
 done
 check_eq "sanitizers: record (a fork, an exec), merge, convert with source lines, no finding" \
+	"$bad" 0
+# ghc-prof's measuring, cutting and escaping over the profiles
+# tests/exports.py made for it (control characters, invalid UTF-8, a
+# 3000-byte name, a stack 260 deep), when that test has run.
+n=0
+bad=0
+for f in "$OUT"/ghc_prof_*.ccprof; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	timeout 60 $tool convert --to ghc-prof "$f" > /dev/null 2> "$OUT/san.err"
+	finding "ccprof convert --to ghc-prof $f" && bad=$((bad + 1))
+done
+check_eq "sanitizers: convert --to ghc-prof over $n profiles of tests/exports.py, no finding" \
 	"$bad" 0

@@ -27,7 +27,7 @@ static int convert_run(int argc, char **argv);
 
 const struct cli_command cli_convert = {
 	.name = "convert",
-	.summary = "export a profile: pprof, callgrind, speedscope, flame graph, dot",
+	.summary = "export a profile: pprof, callgrind, speedscope, GHC, flame graph, dot",
 	.usage = "ccprof convert --to FORMAT [-o OUT] [--threads] [--inverted] "
 		 "[--node-threshold PCT] [--weight time|alloc] [VIEW OPTIONS] FILE",
 	.help = "Write the profile in FILE in another tool's format, to OUT or standard\n"
@@ -37,6 +37,7 @@ const struct cli_command cli_convert = {
 		"format and how to open it.\n\n"
 		"Formats:\n"
 		"  ghc-json    GHC's +RTS -pj JSON profile (speedscope, profiteur)\n"
+		"  ghc-prof    GHC's +RTS -P text profile: flat table and stack tree\n"
 		"  callgrind   callgrind profile (callgrind_annotate, KCachegrind); name it\n"
 		"              callgrind.out.NAME\n"
 		"  folded      folded stacks in microseconds, or bytes with --weight alloc\n"

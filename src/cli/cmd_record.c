@@ -45,7 +45,7 @@ static int record_run(int argc, char **argv);
 const struct cli_command cli_record = {
 	.name = "record",
 	.summary = "run a program and write its profile",
-	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--alloc] [--] "
+	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--alloc] [--heap] [--] "
 		 "PROGRAM [ARGS...]",
 	.help = "Run PROGRAM with the ccprof runtime preloaded (LD_PRELOAD) and write its\n"
 		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
@@ -68,6 +68,10 @@ const struct cli_command cli_record = {
 		"  -a, --alloc        also count the bytes and blocks each context allocates\n"
 		"                     (malloc, calloc, realloc, the aligned allocators, C++'s\n"
 		"                     new): preloads libccprof-alloc.so instead\n"
+		"  --heap             --alloc, and also follow every block to its free: the\n"
+		"                     live heap per context at the end, its exact peak and\n"
+		"                     samples over time (ccprof report --heap)\n"
+		"  --heap-interval=MS  between heap samples (default 10; implies --heap)\n"
 		"  -h, --help         show this help\n\n"
 		"Environment:\n"
 		"  CCPROF_LIBRARY     the runtime to preload (default:\n"
@@ -78,13 +82,15 @@ const struct cli_command cli_record = {
 	.run = record_run,
 };
 
-enum { OPT_CLOCK = 256, OPT_INTERVAL };
+enum { OPT_CLOCK = 256, OPT_INTERVAL, OPT_HEAP, OPT_HEAP_INTERVAL };
 
 static const struct option record_options[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"clock", required_argument, NULL, OPT_CLOCK},
 	{"interval", required_argument, NULL, OPT_INTERVAL},
 	{"alloc", no_argument, NULL, 'a'},
+	{"heap", no_argument, NULL, OPT_HEAP},
+	{"heap-interval", required_argument, NULL, OPT_HEAP_INTERVAL},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -94,6 +100,8 @@ struct record_opts {
 	const char *clock;    /* validated, or NULL */
 	const char *interval; /* validated, or NULL */
 	int alloc;            /* --alloc: the runtime that counts allocations */
+	int heap;             /* --heap: and follows blocks to their free */
+	const char *heap_interval; /* validated, or NULL */
 	char **command;       /* PROGRAM ARGS..., NULL-terminated */
 };
 
@@ -126,6 +134,16 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'a': o->alloc = 1; break;
+		case OPT_HEAP: o->alloc = o->heap = 1; break;
+		case OPT_HEAP_INTERVAL:
+			if (!valid_interval(optarg))
+				return cli_usage_error(&cli_record,
+						       "--heap-interval needs milliseconds, above 0 "
+						       "and at most 3600000 (an hour), not '%s'",
+						       optarg);
+			o->alloc = o->heap = 1;
+			o->heap_interval = optarg;
+			break;
 		case OPT_CLOCK:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cycles") && strcmp(optarg, "wall"))
 				return cli_usage_error(&cli_record,
@@ -257,13 +275,18 @@ static void env_join(const char *name, const char *ours, int first)
  * runtime would ignore the result. */
 static int set_options(const struct record_opts *o, const char *output)
 {
-	size_t len = strlen(output) + 128;
+	size_t len = strlen(output) + (o->interval ? strlen(o->interval) : 0) +
+		     (o->heap_interval ? strlen(o->heap_interval) : 0) + 128;
 	char *opts = xmalloc(len);
 	int n = snprintf(opts, len, "output=%s", output);
 	if (o->clock)
 		n += snprintf(opts + n, len - (size_t)n, ":clock=%s", o->clock);
 	if (o->interval)
-		snprintf(opts + n, len - (size_t)n, ":interval=%sms", o->interval);
+		n += snprintf(opts + n, len - (size_t)n, ":interval=%sms", o->interval);
+	if (o->heap)
+		n += snprintf(opts + n, len - (size_t)n, ":heap=1");
+	if (o->heap_interval)
+		snprintf(opts + n, len - (size_t)n, ":heap_interval=%sms", o->heap_interval);
 	const char *old = getenv("CCPROF_OPTIONS");
 	size_t total = (old && old[0] ? strlen(old) + 1 : 0) + strlen(opts);
 	int rc = 0;
@@ -763,6 +786,8 @@ static void say_why_none(const char *command, int status)
  * encodes to as many bytes again, unless it holds what this ccprof skips
  * when it reads (sections or STATS keys of a newer runtime, preloaded
  * with CCPROF_LIBRARY), which a rewrite would drop. */
+enum { MEASURED_ALLOC = 1, MEASURED_HEAP = 2 };
+
 static int whole_file(const struct ccp_profile *p, size_t size)
 {
 	unsigned char *buf;
@@ -773,7 +798,7 @@ static int whole_file(const struct ccp_profile *p, size_t size)
 	return len == size;
 }
 
-/* Returns whether the profile counted allocations (0 if unreadable). */
+/* Returns what the profile measured, MEASURED_* (0 if unreadable). */
 static int add_sources(const char *path, uint64_t since_ns)
 {
 	struct ccp_profile p;
@@ -784,7 +809,7 @@ static int add_sources(const char *path, uint64_t since_ns)
 	char *real = realpath(path, NULL);
 	if (real != NULL && stat(real, &was) == 0 &&
 	    ccp_format_read_file_sized(real, &p, &size, err, sizeof err) == 0) {
-		measured = (int)p.alloc.measured;
+		measured = (p.alloc.measured ? MEASURED_ALLOC : 0) | (p.heap.measured ? MEASURED_HEAP : 0);
 		if (p.start_ns >= since_ns && whole_file(&p, size) && sources_resolve(&p) > 0 &&
 		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
 			fprintf(stderr, "ccprof: %s: cannot add source lines: %s\n", path,
@@ -896,12 +921,16 @@ static void record_outcome(const struct record_opts *o, const char *out,
 		measured = add_sources(real, 0); /* this run's, by Note [Which profile] */
 	add_sources_beside(out, real, r->start_ns);
 	struct stat st;
-	if (written && o->alloc && !measured)
+	if (written && o->alloc && !(measured & MEASURED_ALLOC))
 		/* The runtime that wrote it did not count: libccprof.a is
 		 * linked into PROGRAM, or CCPROF_ALLOC_LIBRARY names a runtime
 		 * without the counting (docs/alloc.md). */
 		fprintf(stderr, "ccprof: --alloc: no allocation counted: the runtime that ran %s "
 				"was not libccprof-alloc.so (libccprof.a linked in?)\n",
+			o->command[0]);
+	else if (written && o->heap && !(measured & MEASURED_HEAP))
+		fprintf(stderr, "ccprof: --heap: no heap followed: the runtime that ran %s "
+				"does not know heap=1 (CCPROF_ALLOC_LIBRARY from an older ccprof?)\n",
 			o->command[0]);
 	if (written)
 		fprintf(stderr, "ccprof: profile written to %s\n", real);

@@ -19,7 +19,8 @@
  *
  *   entries = Σ E over the contexts that close it;
  *   time    = Σ T over contexts where every member is active and some
- *             member also appears unmarked (the recursion is in progress).
+ *             member also appears unmarked (the recursion is in progress);
+ *   alloc   = Σ alloc over the same contexts (Note [Allocation as a cost]).
  *
  * Only closing contexts define cycles: an earlier marked entry with an
  * unmarked copy is a partial view of one.  Under a view, the contexts are
@@ -40,6 +41,7 @@ struct cyc {
 	uint32_t *key;   /* least rotation */
 	uint32_t *items; /* as shown */
 	uint64_t entries, time;
+	struct model_alloc alloc;
 };
 
 struct cycles_build {
@@ -192,9 +194,10 @@ static void members_index(const struct model *m, const struct cycles_build *b,
 }
 
 /*
- * Time of each cycle.  A cycle is in progress only in a context where one
- * of its members appears unmarked, so each context tries just the cycles
- * of its unmarked CCs (most contexts have none), each once (stamp).
+ * Time and allocations of each cycle.  A cycle is in progress only in a
+ * context where one of its members appears unmarked, so each context
+ * tries just the cycles of its unmarked CCs (most contexts have none),
+ * each once (stamp).
  */
 static void cycles_time(struct model *m, struct cycles_build *b)
 {
@@ -222,8 +225,10 @@ static void cycles_time(struct model *m, struct cycles_build *b)
 				if (stamp[c] == k + 1)
 					continue;
 				stamp[c] = k + 1;
-				if (in_progress(&b->c[c], mark))
+				if (in_progress(&b->c[c], mark)) {
 					b->c[c].time += s.time;
+					model_alloc_add(&b->c[c].alloc, s.alloc);
+				}
 			}
 		}
 		for (uint32_t i = 0; i < s.len; i++)
@@ -259,7 +264,7 @@ void model_cycles(struct model *m)
 	m->cycles = model_calloc(m, b.n ? b.n : 1, sizeof *m->cycles);
 	for (uint32_t i = 0; i < b.n; i++)
 		m->cycles[i] = (struct model_cycle){b.c[i].len, b.c[i].items, b.c[i].entries,
-						    b.c[i].time};
+						    b.c[i].time, b.c[i].alloc};
 	m->ncycles = b.n;
 	m->cycles_done = 1;
 	free(b.c);

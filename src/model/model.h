@@ -226,6 +226,8 @@ struct model_cycle {
 	uint32_t *items;   /* CCs in call order, MODEL_GAP for "…" */
 	uint64_t entries;  /* Σ E over the contexts that close it */
 	uint64_t time;     /* Σ T while it is in progress */
+	struct model_alloc alloc; /* Σ alloc while it is in progress (Note
+				   * [Allocation as a cost]) */
 };
 
 /* What the hooks cost and which could go (model_hook_cost, hookcost.c). */

@@ -16,6 +16,23 @@
  * so the view has [a] ↦ 30 and [a] [c] ↦ 60: self (COST) a = 30, c = 60;
  * inherited (INHERITED) a = 90, c = 60; one arc a→c.  Allocations move
  * with the time, context by context (Note [Allocation as a cost]).
+ *
+ * Note [The thread root of a reduced stack]: a history starts with its
+ * thread's root (DESIGN.md §2), which every selection keeps; its reduced
+ * stack starts there too, unless the root was entered again.  Then its
+ * first entry is unmarked, and main → b → c → main, `main [b] [c] [main]`,
+ * would reduce to [c] [main] with b deselected: a stack that starts at c
+ * as if c were a thread root.  The arc pass would give c a spontaneous
+ * arc with this time and no calls, and the exports that read a called
+ * function's inclusive cost as the sum of the costs on the calls into it
+ * would lose that time (callgrind_annotate skips a call line with
+ * calls=0; dot draws no spontaneous arc).  So the view keeps the root in
+ * front, unmarked, as a rerun without b would have it: `main [c] [main]`.
+ * An unmarked entry is not active: COST, INHERITED, entries and the stack
+ * tree stay those of the reduced stack [c] [main]; only c's incoming arc
+ * changes, from "spontaneous" to main → c, which the rerun shows too.
+ * (With a focus the stack starts at a focused entry, marked, and nothing
+ * is added.)
  */
 #include "model/view.h"
 
@@ -53,10 +70,21 @@ uint32_t model_view_history(const struct model_view *v, const uint32_t *h, uint3
 			memcpy(out, h + start, (n - start) * sizeof *h);
 		return n - start;
 	}
+	/* Note [The thread root of a reduced stack]: room for it in out[0]
+	 * when h[0] is unmarked (then it is not among the reduced entries). */
+	uint32_t root = start == 0 && n > 0 && !CCP_ENTRY_MARKED(h[0]) ? CCP_ENTRY_CC(h[0])
+									: MODEL_NONE;
+	len = root != MODEL_NONE;
 	for (uint32_t i = start; i < n; i++) {
 		uint32_t cc = CCP_ENTRY_CC(h[i]);
 		if (CCP_ENTRY_MARKED(h[i]) && v->selected[cc])
 			out[len++] = CCP_ENTRY(cc, 1);
+	}
+	if (root != MODEL_NONE) {
+		if (len > 1 && CCP_ENTRY_CC(out[1]) != root)
+			out[0] = CCP_ENTRY(root, 0);
+		else if (--len)
+			memmove(out, out + 1, len * sizeof *out);
 	}
 	*calls = n == 0 || v->selected[CCP_ENTRY_CC(h[n - 1])];
 	return len;

@@ -46,7 +46,10 @@
  *             entry inherits them (INHERITED); E and R are kept only when the running CC
  *             is selected (calls of a deselected function vanish).  Arcs
  *             are then the adjacent pairs of the reduced stacks.  Thread
- *             roots are always selected.
+ *             roots are always selected; a root entered again (unmarked
+ *             first entry) stays in front, unmarked, so that the stack
+ *             still starts at it (Note [The thread root of a reduced
+ *             stack] in view.c).
  *   thread    (model_view.thread) only that thread's contexts, for the
  *             per-thread breakdown.
  *

@@ -6,12 +6,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model/view.h"
 #include "model/xalloc.h"
 
 const struct export_format export_formats[] = {
 	{.name = "ghc-json", .write = export_ghc_json, .passes = MODEL_TREE},
+	{.name = "ghc-prof", .write = export_ghc_prof, .passes = MODEL_TREE},
 	{.name = "callgrind", .write = export_callgrind, .passes = MODEL_FLAT | MODEL_ARC_LISTS},
 	{.name = "folded", .write = export_folded, .passes = MODEL_TREE,
 	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS | EXPORT_OPT_WEIGHT},
@@ -174,6 +176,36 @@ const char *export_file(const struct model *m, uint32_t cc)
 	if (ccp_cc_has_source(c))
 		return c->file;
 	return export_object(m, cc);
+}
+
+void export_ghc_where(const struct model *m, uint32_t cc, struct export_ghc_where *w)
+{
+	const struct ccp_cc *c = &m->prof->ccs[cc];
+	const char *obj = model_basename(model_module_path(m, cc));
+	*w = (struct export_ghc_where){.module = *obj ? obj : export_program(m), .src = obj};
+	w->module_len = strlen(w->module);
+	if (ccp_cc_has_source(c)) {
+		const char *base = model_basename(c->file);
+		const char *dot = strrchr(base, '.');
+		w->module = base;
+		w->module_len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+		w->src = c->file;
+		w->line = c->line;
+	} else if (c->kind == CCP_CC_MANUAL) {
+		w->src = "<region>";
+	} else if (!*obj) {
+		w->src = "<unknown>";
+	}
+}
+
+void export_ghc_date(const struct model *m, char *buf, size_t size)
+{
+	const struct ccp_profile *p = m->prof;
+	time_t t = (time_t)(p->end_ns / 1000000000u);
+	struct tm tm;
+	buf[0] = '\0';
+	if (p->end_ns && localtime_r(&t, &tm))
+		strftime(buf, size, "%a %b %d %H:%M %Y", &tm);
 }
 
 void export_thread_label(const struct export_thread *th, char *buf, size_t size)

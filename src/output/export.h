@@ -7,6 +7,8 @@
  * figures map onto it, and how to open the result.
  *
  *   ghc-json    GHC's `+RTS -pj` profile: the stack tree          (speedscope)
+ *   ghc-prof    GHC's `+RTS -P` text profile: flat table and stack tree
+ *                                          (a pager; GHC profile readers)
  *   callgrind   self cost per function, exact inclusive cost per arc
  *                                          (callgrind_annotate, KCachegrind)
  *   folded      `a;b;c N` per compressed stack    (flamegraph.pl, inferno)
@@ -93,6 +95,7 @@ extern const unsigned export_nformats;
 const struct export_format *export_find(const char *name);
 
 export_writer export_ghc_json;   /* export_ghc_json.c */
+export_writer export_ghc_prof;   /* export_ghc_prof.c */
 export_writer export_callgrind;  /* export_callgrind.c */
 export_writer export_folded;     /* export_folded.c */
 export_writer export_speedscope; /* export_speedscope.c */
@@ -186,6 +189,34 @@ void export_strtab_free(struct export_strtab *t);
 
 /* "name [tid]" for a thread (name "thread" when it has none). */
 void export_thread_label(const struct export_thread *th, char *buf, size_t size);
+
+/* ---- what GHC's two profiles share (ghc-json, ghc-prof) ------------------- */
+
+/*
+ * The stack tree's root, the empty stack, is GHC's MAIN cost centre, and
+ * the stand-in for pruned stacks (EXPORT_HIDDEN) one in module MAIN too.
+ */
+#define EXPORT_GHC_MAIN "MAIN"
+#define EXPORT_GHC_MAIN_SRC "<built-in>"
+#define EXPORT_GHC_HIDDEN_SRC "<pruned>"
+
+/* Where a cost centre is, as GHC's MODULE and SRC (unescaped). */
+struct export_ghc_where {
+	const char *module; /* module[0 .. module_len) */
+	size_t module_len;
+	const char *src;    /* followed by ":line" when line != 0 */
+	uint32_t line;
+};
+
+/* module: the source file's base name without its extension ("demo" for
+ * demo.c), else the object file's base name (libm.so.6), else the
+ * program's; src: the source file and line when known, else "<region>"
+ * for a region, the object file's base name, or "<unknown>". */
+void export_ghc_where(const struct model *m, uint32_t cc, struct export_ghc_where *w);
+
+/* The time the profile was written, as GHC dates its profiles ("Sat Nov
+ * 21 10:00 2026", local time); "" when the profile does not say. */
+void export_ghc_date(const struct model *m, char *buf, size_t size);
 
 /* Name shown for time outside every cost centre (the root context). */
 #define EXPORT_ROOT_NAME "<root>"

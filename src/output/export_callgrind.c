@@ -21,6 +21,11 @@
  * calls each thread root (the model's spontaneous arcs) and holds the
  * time outside every cost centre as its self cost, so the totals are
  * ccprof's total.  A recursive arc F→F carries its calls and no cost.
+ * An arc with time and no call (a view's: under a selection with mutual
+ * recursion, reduced stacks put side by side functions of which neither
+ * called the other) is written as it is, calls=0 with its cost: the calls
+ * into F in the file still add up to inherited(F), but callgrind_annotate
+ * counts the cost as the caller's own (docs/exports.md).
  *
  * With allocation data (Note [Allocation as a cost] in model.h), two
  * more events after those, alloc_bytes and alloc_blocks: self costs are

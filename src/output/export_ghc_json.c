@@ -24,8 +24,6 @@
 #include "output/export.h"
 
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "model/xalloc.h"
 #include "output/escape.h"
@@ -69,11 +67,8 @@ static void ghc_header(struct ghc *g, uint64_t tick_us, uint64_t total_ticks)
 		ghc_string(o, p->argv[i]);
 	}
 	ob_puts(o, "],\n\"rts_arguments\": [],\n\"end_time\": ");
-	char date[64] = "";
-	time_t t = (time_t)(p->end_ns / 1000000000u);
-	struct tm tm;
-	if (p->end_ns && localtime_r(&t, &tm))
-		strftime(date, sizeof date, "%a %b %d %H:%M %Y", &tm);
+	char date[64];
+	export_ghc_date(g->m, date, sizeof date);
 	ghc_string(o, date);
 	ob_puts(o, ",\n\"initial_capabilities\": 1,\n\"total_time\": ");
 	ob_ratio(o, g->m->total_time, p->ticks_per_sec, 0, 2, 11);
@@ -87,44 +82,32 @@ static void ghc_header(struct ghc *g, uint64_t tick_us, uint64_t total_ticks)
 	ob_puts(o, ",\n");
 }
 
-/* "demo" for demo.c; an object file keeps its name (libm.so.6). */
-static void ghc_module(struct ob *o, const struct model *m, uint32_t cc)
+/* MODULE and SRC as export_ghc_where finds them. */
+static void ghc_where(struct ob *o, const struct model *m, uint32_t cc)
 {
-	const struct ccp_cc *c = &m->prof->ccs[cc];
-	if (ccp_cc_has_source(c)) {
-		const char *base = model_basename(c->file);
-		const char *dot = strrchr(base, '.');
-		size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-		ob_putc(o, '"');
-		escape_write(o, &escape_json, base, n);
-		ob_putc(o, '"');
-		return;
+	struct export_ghc_where w;
+	export_ghc_where(m, cc, &w);
+	ob_puts(o, ", \"module\": \"");
+	escape_write(o, &escape_json, w.module, w.module_len);
+	ob_puts(o, "\", \"src_loc\": \"");
+	escape_puts(o, &escape_json, w.src);
+	if (w.line) {
+		ob_putc(o, ':');
+		ob_u64(o, w.line, 0);
 	}
-	const char *mod = model_basename(model_module_path(m, cc));
-	ghc_string(o, *mod ? mod : export_program(m));
+	ob_putc(o, '"');
 }
 
-/* file:line when known; else the object file; a region says so. */
-static void ghc_src_loc(struct ob *o, const struct model *m, uint32_t cc)
+/* MAIN, or the stand-in for pruned stacks: module MAIN, no source. */
+static void ghc_pseudo_cc(struct ob *o, uint32_t id, const char *label, const char *src)
 {
-	const struct ccp_cc *c = &m->prof->ccs[cc];
-	ob_putc(o, '"');
-	if (ccp_cc_has_source(c)) {
-		escape_puts(o, &escape_json, c->file);
-		if (c->line) {
-			ob_putc(o, ':');
-			ob_u64(o, c->line, 0);
-		}
-	} else if (c->kind == CCP_CC_MANUAL) {
-		ob_puts(o, "\\u003cregion\\u003e");
-	} else {
-		const char *mod = model_basename(model_module_path(m, cc));
-		if (*mod)
-			escape_puts(o, &escape_json, mod);
-		else
-			ob_puts(o, "\\u003cunknown\\u003e");
-	}
-	ob_putc(o, '"');
+	ob_puts(o, "{\"id\": ");
+	ob_u64(o, id, 0);
+	ob_puts(o, ", \"label\": ");
+	ghc_string(o, label);
+	ob_puts(o, ", \"module\": \"" EXPORT_GHC_MAIN "\", \"src_loc\": ");
+	ghc_string(o, src);
+	ob_puts(o, ", \"is_caf\": false}");
 }
 
 static void ghc_cost_centres(struct ghc *g)
@@ -132,10 +115,7 @@ static void ghc_cost_centres(struct ghc *g)
 	struct ob *o = g->o;
 	const struct model *m = g->m;
 	ob_puts(o, "\"cost_centres\": [\n");
-	ob_puts(o, "{\"id\": ");
-	ob_u64(o, g->main_id, 0);
-	ob_puts(o, ", \"label\": \"MAIN\", \"module\": \"MAIN\", "
-		   "\"src_loc\": \"\\u003cbuilt-in\\u003e\", \"is_caf\": false}");
+	ghc_pseudo_cc(o, g->main_id, EXPORT_GHC_MAIN, EXPORT_GHC_MAIN_SRC);
 	for (uint32_t cc = 0; cc < m->nfns; cc++) {
 		if (!m->fns[cc].seen)
 			continue;
@@ -143,17 +123,12 @@ static void ghc_cost_centres(struct ghc *g)
 		ob_u64(o, cc, 0);
 		ob_puts(o, ", \"label\": ");
 		names_put(o, &g->names, cc);
-		ob_puts(o, ", \"module\": ");
-		ghc_module(o, m, cc);
-		ob_puts(o, ", \"src_loc\": ");
-		ghc_src_loc(o, m, cc);
+		ghc_where(o, m, cc);
 		ob_puts(o, ", \"is_caf\": false}");
 	}
 	if (m->tree_pruned.hidden) {
-		ob_puts(o, ",\n{\"id\": ");
-		ob_u64(o, g->main_id + 1, 0);
-		ob_puts(o, ", \"label\": \"" EXPORT_HIDDEN_NAME "\", \"module\": \"MAIN\", "
-			   "\"src_loc\": \"\\u003cpruned\\u003e\", \"is_caf\": false}");
+		ob_puts(o, ",\n");
+		ghc_pseudo_cc(o, g->main_id + 1, EXPORT_HIDDEN_NAME, EXPORT_GHC_HIDDEN_SRC);
 	}
 	ob_puts(o, "]\n,\n");
 }

@@ -43,6 +43,12 @@ void jr_named_object(struct jrep *r, uint32_t cc);
 void jr_alloc_member(struct json *j, const struct model *m);
 /* "functions": the flat profile of r->m (report_json.c). */
 void jr_functions(struct jrep *r);
+/* A function's costs as in "functions": "self_s", "inherited_s" and,
+ * with allocation data, its self and inherited bytes and blocks. */
+void jr_fn_costs(struct jrep *r, const struct model_fn *fn);
+/* With allocation data, "alloc_bytes" and "alloc_blocks" of a (a
+ * context's, a cycle's); nothing without. */
+void jr_alloc_fields(struct jrep *r, struct model_alloc a);
 /* A context as an object: "history", "entries", "recursive", "time_s"
  * (the items of "contexts", and the hot path's context). */
 void jr_context(struct jrep *r, const struct ccp_context *c);

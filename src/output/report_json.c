@@ -136,18 +136,32 @@ void jr_functions(struct jrep *r)
 		json_kuint(j, "line", c->line);
 		json_kuint(j, "calls", fn->calls);
 		json_kuint(j, "root_calls", root ? root->calls : 0);
-		jr_secs(r, "self_s", fn->self);
-		jr_secs(r, "inherited_s", fn->inherited);
-		if (r->alloc) {
-			json_kuint(j, "self_alloc_bytes", fn->self_alloc.bytes);
-			json_kuint(j, "self_alloc_blocks", fn->self_alloc.blocks);
-			json_kuint(j, "inherited_alloc_bytes", fn->inherited_alloc.bytes);
-			json_kuint(j, "inherited_alloc_blocks", fn->inherited_alloc.blocks);
-		}
+		jr_fn_costs(r, fn);
 		jr_heap_fn(r, cc);
 		json_end_object(j);
 	}
 	json_end_array(j);
+}
+
+void jr_fn_costs(struct jrep *r, const struct model_fn *fn)
+{
+	struct json *j = &r->j;
+	jr_secs(r, "self_s", fn->self);
+	jr_secs(r, "inherited_s", fn->inherited);
+	if (r->alloc) {
+		json_kuint(j, "self_alloc_bytes", fn->self_alloc.bytes);
+		json_kuint(j, "self_alloc_blocks", fn->self_alloc.blocks);
+		json_kuint(j, "inherited_alloc_bytes", fn->inherited_alloc.bytes);
+		json_kuint(j, "inherited_alloc_blocks", fn->inherited_alloc.blocks);
+	}
+}
+
+void jr_alloc_fields(struct jrep *r, struct model_alloc a)
+{
+	if (r->alloc) {
+		json_kuint(&r->j, "alloc_bytes", a.bytes);
+		json_kuint(&r->j, "alloc_blocks", a.blocks);
+	}
 }
 
 static void jr_arcs(struct jrep *r)
@@ -195,10 +209,7 @@ void jr_context(struct jrep *r, const struct ccp_context *c)
 	json_kuint(j, "entries", c->entries);
 	json_kuint(j, "recursive", c->recursive);
 	jr_secs(r, "time_s", c->time);
-	if (r->alloc) {
-		json_kuint(j, "alloc_bytes", c->alloc_bytes);
-		json_kuint(j, "alloc_blocks", c->alloc_blocks);
-	}
+	jr_alloc_fields(r, model_ctx_alloc(c));
 	jr_heap_ctx(r, c);
 	json_end_object(j);
 }

@@ -57,13 +57,6 @@ void text_alloc_pct(const struct text *t, uint64_t bytes)
 	ob_ratio(t->o, bytes, t->m->total_alloc.bytes, 2, 1, 6);
 }
 
-void text_pct_secs(const struct text *t, uint64_t ticks, int width)
-{
-	text_pct(t, ticks);
-	ob_spaces(t->o, 2);
-	text_secs(t, ticks, width);
-}
-
 void text_bytes_blocks(struct ob *o, struct model_alloc a)
 {
 	ob_u64(o, a.bytes, 0);
@@ -81,6 +74,14 @@ void text_pct_alloc_secs(const struct text *t, uint64_t ticks, uint64_t bytes, i
 	}
 	ob_spaces(t->o, 2);
 	text_secs(t, ticks, width);
+}
+
+void text_pct_alloc_heads(const struct text *t, int width)
+{
+	ob_printf(t->o, "%6s  ", "%time");
+	if (t->alloc)
+		ob_printf(t->o, "%6s  ", "%alloc");
+	ob_printf(t->o, "%*s\n", width, "secs");
 }
 
 void text_secs_pct(const struct text *t, uint64_t ticks, int width)

@@ -41,14 +41,14 @@ void text_secs(const struct text *t, uint64_t ticks, int width);
 void text_pct(const struct text *t, uint64_t ticks); /* of the total, %6.1f */
 /* bytes as a share of the model's (all its contexts'), %6.1f: "%alloc" */
 void text_alloc_pct(const struct text *t, uint64_t bytes);
-/* A cost in the columns "%time  secs" or "secs  %time" (text_pct, and
- * text_secs in width). */
-void text_pct_secs(const struct text *t, uint64_t ticks, int width);
 /* "N bytes in M blocks" (singular for 1). */
 void text_bytes_blocks(struct ob *o, struct model_alloc a);
 /* "%time  secs", or with allocation data "%time  %alloc  secs" (a tree's
  * columns, as GHC's). */
 void text_pct_alloc_secs(const struct text *t, uint64_t ticks, uint64_t bytes, int width);
+/* Their headings, "%time  secs" or "%time  %alloc  secs", and a newline. */
+void text_pct_alloc_heads(const struct text *t, int width);
+/* A cost in the columns "secs  %time" (text_secs in width, text_pct). */
 void text_secs_pct(const struct text *t, uint64_t ticks, int width);
 int text_secs_width(const struct text *t, uint64_t max_ticks, const char *heading);
 

@@ -92,6 +92,8 @@ void jr_callers(struct jrep *r)
 	json_end_array(&r->j);
 }
 
+/* One side of a function's block: each arc with the times (and bytes)
+ * charged from that side, _in for its callers, _out for its callees. */
 static void jr_arc_side(struct jrep *r, const char *key, const uint32_t *list, uint32_t lo,
 			uint32_t hi, uint32_t self_cc, int incoming)
 {
@@ -108,6 +110,12 @@ static void jr_arc_side(struct jrep *r, const char *key, const uint32_t *list, u
 		json_kuint(j, "calls", a->calls);
 		jr_secs(r, "self_s", incoming ? a->self_in : a->self_out);
 		jr_secs(r, "child_s", incoming ? a->child_in : a->child_out);
+		if (r->alloc) {
+			const struct model_arc_alloc *x = &m->arc_alloc[list[i]];
+			json_kuint(j, "self_alloc_bytes", (incoming ? x->self_in : x->self_out).bytes);
+			json_kuint(j, "child_alloc_bytes",
+				   (incoming ? x->child_in : x->child_out).bytes);
+		}
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -132,8 +140,7 @@ void jr_around(struct jrep *r)
 		json_kuint(j, "id", cc);
 		json_kuint(j, "calls", fn->calls);
 		json_kuint(j, "recursive_calls", rec ? rec->calls : 0);
-		jr_secs(r, "self_s", fn->self);
-		jr_secs(r, "inherited_s", fn->inherited);
+		jr_fn_costs(r, fn);
 		jr_arc_side(r, "callers", m->in, m->in_start[cc], m->in_start[cc + 1], cc, 1);
 		jr_arc_side(r, "callees", m->out, m->out_start[cc], m->out_start[cc + 1], cc, 0);
 		json_end_object(j);
@@ -166,6 +173,7 @@ void jr_cycles(struct jrep *r)
 		json_end_array(j);
 		jr_secs(r, "time_s", c->time);
 		json_kuint(j, "entries", c->entries);
+		jr_alloc_fields(r, c->alloc);
 		json_end_object(j);
 	}
 	json_end_array(j);

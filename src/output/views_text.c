@@ -100,6 +100,12 @@ void text_hot(const struct text *t)
 		ob_puts(o, " secs ");
 		text_pct(t, c->time);
 		ob_puts(o, "%  ");
+		if (t->alloc) { /* and what it allocated: bytes and %alloc */
+			ob_u64(o, c->alloc_bytes, 0);
+			ob_puts(o, c->alloc_bytes == 1 ? " byte " : " bytes ");
+			text_alloc_pct(t, c->alloc_bytes);
+			ob_puts(o, "%  ");
+		}
 		text_history(t, c->hist, c->len);
 		ob_putc(o, '\n');
 	}
@@ -112,11 +118,12 @@ void text_hot(const struct text *t)
 	int sw = text_secs_width(t, m->total_time, "secs");
 	ob_putc(o, '\n');
 	text_label(t, "expensive arm", 0, nw);
-	ob_printf(o, "%6s  %*s\n", "%time", sw, "secs");
+	text_pct_alloc_heads(t, sw);
 	for (uint32_t i = 0; i < m->narm; i++) {
 		const struct model_node *x = &m->nodes[m->arm[i]];
 		text_name(t, x->cc, text_indent(i), nw);
-		text_pct_secs(t, x->inherited, sw);
+		text_pct_alloc_secs(t, x->inherited,
+				    model_node_alloc_at(m->node_alloc, m->arm[i]).inherited.bytes, sw);
 		ob_putc(o, '\n');
 	}
 	if (m->narm == 0)
@@ -157,10 +164,8 @@ static void callers_tree(const struct text *t, const struct model_tree *tree)
 		.sw = text_secs_width(t, tree->nodes[0].inherited, "secs"),
 	};
 	text_label(t, "CALLED FROM", 0, c.nw);
-	ob_printf(t->o, "%*s  %6s  ", c.cw, "calls", "%time");
-	if (t->alloc)
-		ob_printf(t->o, "%6s  ", "%alloc");
-	ob_printf(t->o, "%*s\n", c.sw, "secs");
+	ob_printf(t->o, "%*s  ", c.cw, "calls");
+	text_pct_alloc_heads(t, c.sw);
 	text_tree_lines(t, tree->nodes, pr, c.nw, callers_row, &c);
 	ob_putc(t->o, '\n');
 }
@@ -204,16 +209,25 @@ void text_cycles(const struct text *t)
 	int ew = text_max(text_udigits(max_e), 7);
 	ob_puts(o, "Cycles of recursion that ran (Spivey): each once, in call order from\n"
 		   "where it was entered, " TEXT_ELLIPSIS " where a path was elided.  Time: while the\n"
-		   "recursion was in progress; entries: how often the cycle closed.\n\n");
+		   "recursion was in progress; entries: how often the cycle closed");
+	ob_puts(o, t->alloc ? ";\n%alloc: the share of all bytes that was allocated while it was in progress.\n\n"
+			    : ".\n\n");
 	if (m->ncycles == 0) {
 		ob_puts(o, "(none)\n\n");
 		return;
 	}
-	ob_printf(o, "%*s  %6s  %*s  %s\n", sw, "secs", "%time", ew, "entries", "cycle");
+	ob_printf(o, "%*s  %6s  ", sw, "secs", "%time");
+	if (t->alloc)
+		ob_printf(o, "%6s  ", "%alloc");
+	ob_printf(o, "%*s  %s\n", ew, "entries", "cycle");
 	for (uint32_t i = 0; i < m->ncycles; i++) {
 		const struct model_cycle *c = &m->cycles[i];
 		text_secs_pct(t, c->time, sw);
 		ob_spaces(o, 2);
+		if (t->alloc) {
+			text_alloc_pct(t, c->alloc.bytes);
+			ob_spaces(o, 2);
+		}
 		ob_u64(o, c->entries, ew);
 		ob_spaces(o, 2);
 		cycle_items(t, c);

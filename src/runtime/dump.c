@@ -602,13 +602,14 @@ static int write_profile(int async)
 		goto out;
 	}
 	fill_meta(&p);
-	rt_alloc_gather(&p.alloc);
 	if (!async)
 		rt_heap_final_sample();
-	if (gather_threads(&p, &m, async) != 0 || rt_heap_gather(&p, heap_mem, &m) != 0) {
+	/* Live counts before allocated ones: never more live than allocated. */
+	if (gather_threads(&p, &m, async) != 0 || rt_heap_gather(&p, heap_mem, &m, async) != 0) {
 		rt_warn("out of memory; no profile written");
 		goto out;
 	}
+	rt_alloc_gather(&p.alloc);
 	/* A crash or a signal in a process that ran no instrumented function
 	 * (a shell that ccprof record started) writes nothing, as its exit
 	 * would (init.c). */

@@ -254,7 +254,7 @@ struct sample_rec {
 	uint64_t bytes;
 };
 
-#define MAX_SAMPLES (1u << 13)
+#define MAX_SAMPLES (1u << 12)
 #define MAX_RECORDS (1u << 20) /* 16 MB */
 
 static pthread_mutex_t samples_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -378,36 +378,56 @@ void rt_heap_sample(uint64_t now)
 }
 
 /* The last sample, as the profile is written (not from a signal
- * handler: the locks may be held by what it interrupted). */
+ * handler: the locks may be held by what it interrupted).  The registry
+ * lock first, as the sampler takes them. */
 void rt_heap_final_sample(void)
 {
 	if (!RT_LOAD(&rt_heap_active))
 		return;
-	pthread_mutex_lock(&samples_lock);
 	rt_registry_lock();
+	pthread_mutex_lock(&samples_lock);
 	take_sample(rt_now_ns(CLOCK_MONOTONIC));
-	rt_registry_unlock();
 	pthread_mutex_unlock(&samples_lock);
+	rt_registry_unlock();
 }
 
 /* ---- The write ------------------------------------------------------------ */
 
-/* Fill the profile's heap part; `alloc` is the write's memory. The
- * samples are read as published (a handler's write may have interrupted
- * the sampler). */
-int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m)
+static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
+			 void *(*alloc)(void *, size_t), void *m, uint32_t n);
+
+/* Fill the profile's heap part; `alloc` is the write's memory.  Called
+ * before the allocation counts are read (rt_alloc_gather), so that no
+ * live count read here can exceed them.  A write from a signal handler
+ * that finds the samples locked (the sampler may be thinning them out)
+ * writes none rather than wait or read them half moved. */
+int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async)
 {
 	struct ccp_heap *h = &p->heap;
-	uint32_t n = RT_ACQUIRE(&nheads);
-	uint64_t final = RT_LOAD(&outside_live_bytes);
+	int locked;
+	int rc;
 
 	if (!RT_LOAD(&rt_heap_active))
 		return 0;
+	locked = async ? pthread_mutex_trylock(&samples_lock) == 0
+		       : pthread_mutex_lock(&samples_lock) == 0;
+	rc = gather_locked(p, h, alloc, m, locked ? nheads : 0);
+	if (locked)
+		pthread_mutex_unlock(&samples_lock);
+	return rc;
+}
+
+static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
+			 void *(*alloc)(void *, size_t), void *m, uint32_t n)
+{
+	uint64_t final;
+
 	h->measured = 1;
 	h->interval_ns = interval_ns;
 	h->outside_live_bytes = RT_LOAD(&outside_live_bytes);
 	h->outside_live_blocks = RT_LOAD(&outside_live_blocks);
 	h->peak_bytes = RT_LOAD(&peak_total);
+	final = h->outside_live_bytes;
 	h->samples = alloc(m, (n ? n : 1) * sizeof *h->samples);
 	if (h->samples == NULL)
 		return -1;

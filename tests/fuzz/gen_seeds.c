@@ -263,6 +263,25 @@ static void allocs(struct gen *g)
 	g->ctx[1][4].alloc_blocks = 7;
 }
 
+/* allocs with the live heap (docs/heap.md): the HEAP section, live
+ * blocks at the end in two threads and outside, and three samples, two
+ * at the same time. */
+static void heap(struct gen *g)
+{
+	static struct ccp_heap_record r0[] = {{0, 1, 4096}, {1, 3, 1000}};
+	static struct ccp_heap_record r1[] = {{0, 1, 2048}, {1, 4, UINT64_C(1) << 39}};
+	static struct ccp_heap_sample s[] = {
+		{1000000, 72704, 2, r0}, {1000000, 72704, 0, NULL}, {25000000, 0, 2, r1}};
+
+	allocs(g);
+	g->ctx[0][1].live_bytes = 2048;
+	g->ctx[0][1].live_blocks = 1;
+	g->ctx[0][4].live_blocks = 2; /* malloc(0) blocks not freed */
+	g->ctx[1][3].live_bytes = 999;
+	g->ctx[1][3].live_blocks = 2;
+	g->p.heap = (struct ccp_heap){1, 10000000, (UINT64_C(1) << 39) + 80000, 72704, 1, 3, s};
+}
+
 /* C++: mangled names the model demangles, a manual region, the overflow
  * centre, unnamed functions (shown as 0x<offset>@<module>), and strings
  * the writers must escape (quotes, backslash, control bytes, UTF-8 and a
@@ -415,10 +434,10 @@ static int flood(uint32_t n, const char *path)
 		w[1] = CCP_ENTRY(x / NCCS % NCCS, 0);
 		w[2] = CCP_ENTRY(x / NCCS / NCCS, 1);
 		if ((flood_hash(w, 3) & (cap - 1)) < CLUSTER)
-			c[k++] = (struct ccp_context){3, w, 1, 0, 1, 0, 0};
+			c[k++] = (struct ccp_context){3, w, 1, 0, 1, 0, 0, 0, 0};
 	}
 	static uint32_t main_hist[] = {CCP_ENTRY(0, 1)};
-	struct ccp_context first = {1, main_hist, 1, 0, 1, 0, 0};
+	struct ccp_context first = {1, main_hist, 1, 0, 1, 0, 0, 0, 0};
 	struct ccp_thread th[] = {{1, "", 1, &first}, {2, "flood", k, c}};
 	struct ccp_profile p = {.program = "./flood", .options = "", .hostname = "",
 				.clock = CCP_CLOCK_CPU, .ticks_per_sec = 1000, .nccs = NCCS,
@@ -453,8 +472,8 @@ static void wide(struct gen *g)
 	g_cc(g, "main");
 	g_cc(g, longname);
 	for (uint32_t t = 0; t < 12; t++) {
-		ctxs[t][0] = (struct ccp_context){1, h1, 1, 0, 10 * t, 0, 0};
-		ctxs[t][1] = (struct ccp_context){2, h2, t, t % 3, 1000 + t, 0, 0};
+		ctxs[t][0] = (struct ccp_context){1, h1, 1, 0, 10 * t, 0, 0, 0, 0};
+		ctxs[t][1] = (struct ccp_context){2, h2, t, t % 3, 1000 + t, 0, 0, 0, 0};
 		ths[t] = (struct ccp_thread){100 + t, thread_names[t], 2, ctxs[t]};
 	}
 	g->p.threads = ths;
@@ -478,6 +497,8 @@ int main(int argc, char **argv)
 	g_write(&g, argv[1], "threads");
 	allocs(&g);
 	g_write(&g, argv[1], "allocs");
+	heap(&g);
+	g_write(&g, argv[1], "heap");
 	cxx(&g);
 	g_write(&g, argv[1], "cxx");
 	many(&g);

@@ -331,6 +331,79 @@ static void writers(void)
 	model_free(&m);
 }
 
+/*
+ * ghc-prof on Spivey's example (FORMATS.md §2): the whole file.  Its
+ * mutual recursion is three stacks of compressed stacks (DESIGN.md §3);
+ * ⟨main,Q⟩, ⟨main,Q,R⟩ and ⟨main,R,P⟩ were never entered but lead to
+ * stacks that were, so they stay; MAIN holds the root context's 5 ms.
+ */
+static const char ghc_prof_spivey[] =
+	"\t Time and Allocation Profiling Report  (Final)\n"
+	"\n"
+	"\t   fixture a?b\n"
+	"\n"
+	"\ttotal time  =        0.30 secs   (300 ticks @ 1000 us, 1 processor)\n"
+	"\ttotal alloc =           0 bytes  (excludes profiling overheads)\n"
+	"\n"
+	"COST CENTRE MODULE  SRC         %time %alloc  ticks     bytes\n"
+	"\n"
+	"R           fixture <unknown>    36.7    0.0    110         0\n"
+	"Q           fixture <unknown>    30.0    0.0     90         0\n"
+	"P           fixture <unknown>    23.3    0.0     70         0\n"
+	"S           fixture <unknown>     5.0    0.0     15         0\n"
+	"main        fixture <unknown>     3.3    0.0     10         0\n"
+	"MAIN        MAIN    <built-in>    1.7    0.0      5         0\n"
+	"\n"
+	"\n"
+	"                                                  individual      inherited\n"
+	"COST CENTRE MODULE  SRC        no.     entries  %time %alloc   %time %alloc  ticks     bytes\n"
+	"\n"
+	"MAIN        MAIN    <built-in>   1           0    1.7    0.0   100.0    0.0      5         0\n"
+	" main       fixture <unknown>    2           1    3.3    0.0    98.3    0.0     10         0\n"
+	"  P         fixture <unknown>    3           3    6.7    0.0    53.3    0.0     20         0\n"
+	"   Q        fixture <unknown>    4           1   10.0    0.0    46.7    0.0     30         0\n"
+	"    R       fixture <unknown>    5           2   36.7    0.0    36.7    0.0    110         0\n"
+	"  Q         fixture <unknown>    6           0    0.0    0.0    21.7    0.0      0         0\n"
+	"   R        fixture <unknown>    7           0    0.0    0.0    21.7    0.0      0         0\n"
+	"    P       fixture <unknown>    8           2   16.7    0.0    21.7    0.0     50         0\n"
+	"     S      fixture <unknown>    9           1    5.0    0.0     5.0    0.0     15         0\n"
+	"  R         fixture <unknown>   10           0    0.0    0.0    20.0    0.0      0         0\n"
+	"   P        fixture <unknown>   11           0    0.0    0.0    20.0    0.0      0         0\n"
+	"    Q       fixture <unknown>   12           1   20.0    0.0    20.0    0.0     60         0\n";
+
+static void ghc_prof(void)
+{
+	static struct fixture fx;
+	struct model m, vm;
+	spivey(&fx);
+	static const char *argv[] = {"./spivey", "a\nb"};
+	fx.p.argv = argv;
+	fx.p.argc = 2;
+	if (fx_build(&m, &fx) != 0)
+		return;
+	struct export_opts o = {0};
+	size_t size;
+	char *s = render(export_find("ghc-prof"), &m, &o, &size);
+	int same = strcmp(s, ghc_prof_spivey) == 0;
+	CHECK(same, "ghc-prof: Spivey's example, byte for byte");
+	for (char *line = same ? NULL : strtok(s, "\n"); line; line = strtok(NULL, "\n"))
+		printf("# %s\n", line); /* what it wrote instead */
+	free(s);
+
+	/* Pruned below 20 %: S's stack becomes "(hidden)", in the flat
+	 * table too, and the ticks still add up. */
+	struct pruned pr;
+	prune(&pr, &m, 20, &vm);
+	s = render(export_find("ghc-prof"), &vm, &o, &size);
+	CHECK(strstr(s, "\n(hidden)    MAIN    <pruned>      5.0    0.0     15         0\n") &&
+		      strstr(s, "\n     (hidden) MAIN    <pruned>     9           1    5.0    0.0  "
+				"   5.0    0.0     15         0\n"),
+	      "ghc-prof, pruned: a (hidden) row in module MAIN, SRC <pruned>, with S's time");
+	free(s);
+	prune_free(&pr, &vm);
+	model_free(&m);
+}
+
 /* ---- allocations on Spivey's example -------------------------------------- */
 
 /* Bytes and blocks of spivey()'s contexts, in its order: 4723 bytes in 49
@@ -470,6 +543,17 @@ static void writers_alloc(void)
 	CHECK_EQ_U(sum_after(s, "\"alloc\": "), SPIVEY_BYTES, "ghc-json: Σ alloc = total_alloc");
 	free(s);
 
+	s = render(export_find("ghc-prof"), &m, &o, &size);
+	CHECK(strstr(s, "\ttotal alloc =       4,723 bytes  (excludes profiling overheads)\n") &&
+		      strstr(s, "\nR           fixture <unknown>    36.7   72.0    110      3400\n") &&
+		      strstr(s, "\nMAIN        MAIN    <built-in>   1           0    1.7    0.1  "
+				" 100.0  100.0      5         7\n") &&
+		      strstr(s, "\n    P       fixture <unknown>    8           2   16.7   21.2  "
+				"  21.7   21.5     50      1000\n"),
+	      "ghc-prof: total alloc with commas, %%alloc and bytes in both tables, MAIN "
+	      "inheriting 100.0 of both");
+	free(s);
+
 	s = render(export_find("callgrind"), &m, &o, &size);
 	callgrind_alloc(&m, s);
 	free(s);
@@ -582,5 +666,6 @@ int main(void)
 	pruned_alloc();
 	writers_no_alloc();
 	folded_names();
+	ghc_prof();
 	return check_failures != 0;
 }

@@ -55,10 +55,10 @@ static uint32_t h5[] = {E(0, 1), E(1, 0), E(2, 1), E(1, 1), E(3, 1)};
 static unsigned char *valid_file(size_t *n)
 {
 	static struct ccp_context c1[] = {
-		{0, NULL, 1, 0, 2, 0, 0}, {1, h1, 1, 0, 10, 4096, 2},  {2, h2, 3, 1, 20, 0, 0},
-		{3, h3, 2, 0, 300, 0, 1}, {4, h4, 1, 0, 40, 1ull << 40, 300}, {5, h5, 1, 0, 1ull << 40, 0, 0},
+		{0, NULL, 1, 0, 2, 0, 0, 0, 0}, {1, h1, 1, 0, 10, 4096, 2, 0, 0},  {2, h2, 3, 1, 20, 0, 0, 0, 0},
+		{3, h3, 2, 0, 300, 0, 1, 0, 0}, {4, h4, 1, 0, 40, 1ull << 40, 300, 0, 0}, {5, h5, 1, 0, 1ull << 40, 0, 0, 0, 0},
 	};
-	static struct ccp_context c2[] = {{2, h2, 9, 0, 9, 7, 7}, {1, h1, 1, 0, 1, 0, 0}};
+	static struct ccp_context c2[] = {{2, h2, 9, 0, 9, 7, 7, 0, 0}, {1, h1, 1, 0, 1, 0, 0, 0, 0}};
 	static struct ccp_thread th[] = {{100, "", 6, c1}, {101, "w", 2, c2}};
 	static struct ccp_module m[] = {{"/bin/t", "abcd", 0x400000}};
 	static struct ccp_cc cc[] = {
@@ -211,7 +211,7 @@ static void text(struct fb *f, const char *s)
 
 /* The section payloads of a small valid file; tests break one. */
 struct parts {
-	struct fb strings, meta, modules, ccs, thread, stats, alloc; /* no ALLOC if empty */
+	struct fb strings, meta, modules, ccs, thread, stats, alloc, heap; /* none if empty */
 	unsigned char header[16];
 };
 
@@ -260,6 +260,8 @@ static void assemble(struct fb *f, const struct parts *p)
 	section(f, CCP_SEC_STATS, &p->stats);
 	if (p->alloc.n)
 		section(f, CCP_SEC_ALLOC, &p->alloc);
+	if (p->heap.n)
+		section(f, CCP_SEC_HEAP, &p->heap);
 	end(f);
 }
 
@@ -271,7 +273,7 @@ static void assemble_order(struct fb *f, const struct parts *p, const char *orde
 		[CCP_SEC_STRINGS] = &p->strings, [CCP_SEC_META] = &p->meta,
 		[CCP_SEC_MODULES] = &p->modules, [CCP_SEC_CCS] = &p->ccs,
 		[CCP_SEC_THREAD] = &p->thread,   [CCP_SEC_STATS] = &p->stats,
-		[CCP_SEC_ALLOC] = &p->alloc,
+		[CCP_SEC_ALLOC] = &p->alloc,     [CCP_SEC_HEAP] = &p->heap,
 	};
 	f->n = 0;
 	raw(f, p->header, 16);
@@ -378,7 +380,7 @@ static void structure_cases(void)
 	V(&u, 1, 2, 3);
 	f.n = 0;
 	raw(&f, p.header, 16);
-	section(&f, 8, &u);
+	section(&f, CCP_SEC_FIRST_UNKNOWN, &u);
 	section(&f, CCP_SEC_STRINGS, &p.strings);
 	section(&f, CCP_SEC_META, &p.meta);
 	section(&f, 1000000, &u);
@@ -387,7 +389,7 @@ static void structure_cases(void)
 	section(&f, CCP_SEC_STATS, &p.stats); /* no THREAD at all is fine */
 	section(&f, UINT64_MAX, &empty);
 	end(&f);
-	expect(&f, NULL, "unknown sections 8, 10^6, 2^64-1 skipped; no threads");
+	expect(&f, NULL, "unknown sections 9, 10^6, 2^64-1 skipped; no threads");
 
 	assemble(&f, &p);
 	f.n = 16;
@@ -604,6 +606,83 @@ static void index_cases(void)
 	expect_parts(&p, "duplicate key 1 in section STATS", "STATS key twice");
 }
 
+/* HEAP (format.md 3.8): optional, once, right after ALLOC; live counts
+ * within what each context allocated, samples in time order, no total
+ * above the peak. */
+static void heap_case(size_t n, const uint64_t *v, const char *want, const char *what)
+{
+	struct parts p;
+	default_parts(&p);
+	/* outside 10 bytes in 1 block; context 0: 100 bytes in 2, context 1: 0 in 1 */
+	V(&p.alloc, 10, 1, 2, 0, 0, 100, 2, 0, 1, 0, 1);
+	vs(&p.heap, v, n);
+	expect_parts(&p, want, what);
+}
+
+#define HEAP_CASE(want, what, ...) \
+	heap_case(sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t), \
+		  (const uint64_t[]){__VA_ARGS__}, (want), (what))
+
+static void heap_cases(void)
+{
+	struct parts p;
+	struct fb f;
+	/* interval peak outside-bytes outside-blocks; n (thread ctx bytes blocks)...;
+	 * nsamples (step outside n (thread ctx bytes)...)... */
+	HEAP_CASE(NULL, "HEAP with live heap and two samples", 1000, 60, 10, 1, 1, 0, 0, 50, 2, 2, 0, 0,
+		  1, 0, 0, 50, 5, 10, 0);
+	HEAP_CASE(NULL, "HEAP with nothing live and no sample", 1000, 0, 0, 0, 0, 0);
+	HEAP_CASE("heap sample interval 0", "HEAP interval 0", 0, 0, 0, 0, 0, 0);
+	HEAP_CASE("more live outside contexts than allocated there", "HEAP outside live bytes",
+		  1000, 11, 11, 1, 0, 0);
+	HEAP_CASE("more live outside contexts than allocated there", "HEAP outside live blocks",
+		  1000, 0, 0, 2, 0, 0);
+	HEAP_CASE("more live than allocated (record 0)", "HEAP live bytes above allocated", 1000,
+		  101, 0, 0, 1, 0, 0, 101, 1, 0);
+	HEAP_CASE("more live than allocated (record 0)", "HEAP live blocks above allocated", 1000,
+		  0, 0, 0, 1, 0, 1, 0, 2, 0);
+	HEAP_CASE("live heap above its peak", "HEAP final total above the peak", 1000, 59, 10, 1,
+		  1, 0, 0, 50, 2, 0);
+	HEAP_CASE("no context 2 in thread 0", "HEAP record past the contexts", 1000, 0, 0, 0, 1, 0,
+		  2, 1, 1, 0);
+	HEAP_CASE("records out of order (record 1)", "HEAP records out of order", 1000, 100, 0, 0,
+		  2, 0, 1, 0, 1, 0, 0, 1, 1, 0);
+	HEAP_CASE("empty record 0", "HEAP record of nothing", 1000, 0, 0, 0, 1, 0, 0, 0, 0, 0);
+	HEAP_CASE("heap sample above the peak", "HEAP sample above the peak", 1000, 60, 0, 0, 0, 1,
+		  0, 10, 1, 0, 0, 51);
+	HEAP_CASE("more live than allocated (record 0)", "HEAP sample above allocated", 1000,
+		  200, 0, 0, 0, 1, 0, 0, 1, 0, 1, 1);
+	HEAP_CASE("empty record 0", "HEAP sample record of nothing", 1000, 0, 0, 0, 0, 1, 0, 0, 1,
+		  0, 0, 0);
+	HEAP_CASE("records out of order (record 1)", "HEAP sample records twice", 1000, 100, 0, 0,
+		  0, 1, 0, 0, 2, 0, 0, 1, 0, 0, 1);
+	HEAP_CASE("no context 0 in thread 1", "HEAP sample record of a missing thread", 1000, 100,
+		  0, 0, 0, 1, 0, 0, 1, 1, 0, 1);
+	HEAP_CASE("more live outside contexts than allocated there", "HEAP sample outside bytes",
+		  1000, 100, 0, 0, 0, 1, 0, 11, 0);
+	HEAP_CASE("heap sample time past 2^64 ns", "HEAP sample times past 2^64", 1000, 0, 0, 0, 0,
+		  2, UINT64_MAX, 0, 0, 1, 0, 0);
+	HEAP_CASE("bad count 1000 in section HEAP", "HEAP sample count past its bytes", 1000, 0, 0,
+		  0, 0, 1000);
+	HEAP_CASE("bad section HEAP (1 unexpected bytes", "HEAP with a byte left over", 1000, 0, 0,
+		  0, 0, 0, 0);
+
+	/* Where it may stand: only right after ALLOC. */
+	default_parts(&p);
+	V(&p.alloc, 0, 0, 0);
+	V(&p.heap, 1000, 0, 0, 0, 0, 0);
+	assemble_order(&f, &p, "12345678");
+	expect(&f, NULL, "HEAP right after ALLOC");
+	assemble_order(&f, &p, "1234568");
+	expect(&f, "section HEAP out of order (after STATS)", "HEAP without ALLOC");
+	assemble_order(&f, &p, "123456788");
+	expect(&f, "duplicate section HEAP", "HEAP twice");
+	assemble_order(&f, &p, "12345687");
+	expect(&f, "section HEAP out of order (after STATS)", "HEAP before ALLOC");
+	assemble_order(&f, &p, "123456787");
+	expect(&f, "section ALLOC out of order (after HEAP)", "ALLOC after HEAP");
+}
+
 /* ALLOC (format.md 3.7): optional, once, after STATS; records of contexts
  * that exist, in order, not empty; sums below 2^64. */
 static void alloc_cases(void)
@@ -685,5 +764,6 @@ int main(void)
 	amplification();
 	index_cases();
 	alloc_cases();
+	heap_cases();
 	return check_failures != 0;
 }

@@ -29,7 +29,8 @@ static int ctx_eq(const struct ccp_context *a, const struct ccp_context *b)
 {
 	if (a->len != b->len || a->entries != b->entries || a->recursive != b->recursive ||
 	    a->time != b->time || a->alloc_bytes != b->alloc_bytes ||
-	    a->alloc_blocks != b->alloc_blocks)
+	    a->alloc_blocks != b->alloc_blocks || a->live_bytes != b->live_bytes ||
+	    a->live_blocks != b->live_blocks)
 		return 0;
 	return a->len == 0 || memcmp(a->hist, b->hist, a->len * sizeof *a->hist) == 0;
 }
@@ -41,6 +42,23 @@ static int thread_eq(const struct ccp_thread *a, const struct ccp_thread *b)
 	for (uint32_t i = 0; i < a->ncontexts; i++)
 		if (!ctx_eq(&a->contexts[i], &b->contexts[i]))
 			return 0;
+	return 1;
+}
+
+static int heap_eq(const struct ccp_heap *a, const struct ccp_heap *b)
+{
+	if (a->measured != b->measured || a->interval_ns != b->interval_ns ||
+	    a->peak_bytes != b->peak_bytes || a->outside_live_bytes != b->outside_live_bytes ||
+	    a->outside_live_blocks != b->outside_live_blocks || a->nsamples != b->nsamples)
+		return 0;
+	for (uint32_t k = 0; k < a->nsamples; k++) {
+		const struct ccp_heap_sample *x = &a->samples[k], *y = &b->samples[k];
+		if (x->time_ns != y->time_ns || x->outside_bytes != y->outside_bytes ||
+		    x->nrecords != y->nrecords ||
+		    (x->nrecords &&
+		     memcmp(x->records, y->records, x->nrecords * sizeof *x->records) != 0))
+			return 0;
+	}
 	return 1;
 }
 
@@ -81,6 +99,8 @@ static void compare(const struct ccp_profile *a, const struct ccp_profile *b, co
 	      a->alloc.outside_bytes == b->alloc.outside_bytes &&
 	      a->alloc.outside_blocks == b->alloc.outside_blocks,
 	      "%s: allocation totals equal", what);
+	CHECK(heap_eq(&a->heap, &b->heap), "%s: heap parts equal (%u samples)", what,
+	      a->heap.nsamples);
 }
 
 /* encode -> decode -> compare -> encode -> same bytes. */
@@ -130,10 +150,10 @@ static uint32_t w1[] = {E(WORKER, 1)};
 static uint32_t w2[] = {E(WORKER, 1), E(WORK, 1)};
 static uint32_t w3[] = {E(WORKER, 1), E(WORK, 0), E(STRLEN, 0), E(WORK, 1), E(STRLEN, 1)};
 
-#define CTX(h, e, r, t) {LEN(h), h, e, r, t, 0, 0}
+#define CTX(h, e, r, t) {LEN(h), h, e, r, t, 0, 0, 0, 0}
 
 static struct ccp_context main_ctx[] = {
-	{0, NULL, 1, 0, 3, 0, 0}, /* the root context */
+	{0, NULL, 1, 0, 3, 0, 0, 0, 0}, /* the root context */
 	CTX(sp1, 1, 0, 10),
 	CTX(sp2, 1, 0, 20),
 	CTX(sp3, 5, 0, 30),
@@ -375,7 +395,7 @@ static void large(void)
 		h[0] = E(0, 1);
 		h[1] = E(1 + i / 100, 1);
 		h[2] = E(1000 + i, 1);
-		ctx[i] = (struct ccp_context){3, h, i, 0, (uint64_t)i * i, 0, 0};
+		ctx[i] = (struct ccp_context){3, h, i, 0, (uint64_t)i * i, 0, 0, 0, 0};
 	}
 	struct ccp_module m = {"big", "", 0};
 	struct ccp_thread th = {1, "main", NC, ctx};
@@ -405,8 +425,8 @@ static void totals_past_2_64(void)
 		{"time past 2^64 across threads", 0, 0, UINT64_C(1) << 63, 0, UINT64_C(1) << 63, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct ccp_context c0 = {1, h, cases[i].e0, cases[i].r0, cases[i].t0, 0, 0};
-		struct ccp_context c1 = {1, h, cases[i].e1, 0, cases[i].t1, 0, 0};
+		struct ccp_context c0 = {1, h, cases[i].e0, cases[i].r0, cases[i].t0, 0, 0, 0, 0};
+		struct ccp_context c1 = {1, h, cases[i].e1, 0, cases[i].t1, 0, 0, 0, 0};
 		struct ccp_thread t[2] = {{1, "", 1, &c0}, {2, "", 1, &c1}};
 		struct ccp_profile p = sample();
 		p.nthreads = 2;
@@ -447,7 +467,7 @@ static void rejects(void)
 		{"a NULL history with length 1", 1, NULL},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		struct ccp_context c = {bad[i].len, bad[i].hist, 1, 0, 1, 0, 0};
+		struct ccp_context c = {bad[i].len, bad[i].hist, 1, 0, 1, 0, 0, 0, 0};
 		struct ccp_thread t = {1, "", 1, &c};
 		struct ccp_profile p = sample();
 		p.nthreads = 1;
@@ -540,10 +560,68 @@ static void alloc_section(struct ccp_profile *p)
 	free(b1);
 }
 
+/* HEAP (format.md 3.8): the live heap at the write and the samples,
+ * only with ALLOC; the encoder refuses what a reader would. */
+static void heap_section(struct ccp_profile *p)
+{
+	unsigned char *b = NULL;
+	size_t n = 0;
+	struct ccp_context *saved = p->threads[0].contexts, copy[LEN(main_ctx)];
+	struct ccp_heap_record r0[] = {{0, 1, 300}, {0, 8, 1000}}, r1[] = {{0, 8, 1500}};
+	struct ccp_heap_sample s[] = {{0, 0, 0, NULL}, {5000000, 40, 2, r0}, {5000000, 0, 1, r1}};
+	memcpy(copy, saved, sizeof copy);
+	p->threads[0].contexts = copy;
+	p->alloc = (struct ccp_alloc){1, 4000, 3};
+	copy[1].alloc_bytes = 300;
+	copy[1].alloc_blocks = 2;
+	copy[8].alloc_bytes = 2000;
+	copy[8].alloc_blocks = 4;
+	p->heap = (struct ccp_heap){1, 10000000, 1540, 40, 1, 0, NULL};
+	roundtrip(p, "heap without samples");
+	copy[8].live_bytes = 1500;
+	copy[8].live_blocks = 3;
+	copy[1].live_blocks = 1; /* malloc(0) */
+	p->heap.nsamples = 3;
+	p->heap.samples = s;
+	roundtrip(p, "heap with three samples, two at one time");
+
+	struct {
+		const char *what;
+		uint64_t *field, bad;
+	} refused[] = {
+		{"live above allocated", &copy[8].live_bytes, 2001},
+		{"live blocks above allocated", &copy[8].live_blocks, 5},
+		{"final total above the peak", &copy[8].live_bytes, 1501},
+		{"a sample above the peak", &r0[1].bytes, 1201},
+		{"a sample above what its context allocated", &r1[0].bytes, 2001},
+		{"an empty sample record", &r0[0].bytes, 0},
+		{"samples out of time order", &s[2].time_ns, 1},
+		{"outside live above outside allocated", &p->heap.outside_live_bytes, 4001},
+		{"interval 0", &p->heap.interval_ns, 0},
+	};
+	for (size_t i = 0; i < LEN(refused); i++) {
+		uint64_t was = *refused[i].field;
+		*refused[i].field = refused[i].bad;
+		errno = 0;
+		int rc = ccp_format_encode(p, &b, &n);
+		CHECK(rc == -1 && errno == EINVAL, "encoder refuses %s", refused[i].what);
+		*refused[i].field = was;
+	}
+	p->heap.measured = 1;
+	p->alloc.measured = 0;
+	errno = 0;
+	CHECK(ccp_format_encode(p, &b, &n) == -1 && errno == EINVAL,
+	      "encoder refuses a heap part without allocation data");
+	p->alloc = (struct ccp_alloc){0, 0, 0};
+	p->heap = (struct ccp_heap){0};
+	p->threads[0].contexts = saved;
+}
+
 int main(void)
 {
 	struct ccp_profile p = sample();
 	alloc_section(&p);
+	heap_section(&p);
 	roundtrip(&p, "sample");
 	subtracted_key(&p);
 	tiny_example();

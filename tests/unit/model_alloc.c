@@ -337,6 +337,11 @@ static void arcs_like_times(void)
 	}
 	CHECK(same && differ, "every arc's bytes are its times (%u arcs, some with _in != _out)",
 	      m.narcs);
+	/* the cycle P → Q → R is in progress in the last four contexts */
+	model_cycles(&m);
+	CHECK(m.ncycles == 1 && m.cycles[0].time == 260 && m.cycles[0].alloc.bytes == 260 &&
+		      m.cycles[0].alloc.blocks == 5 + 6 + 7 + 8,
+	      "the cycle's bytes are its time (260), its blocks those of C4..C7 (26)");
 	model_free(&m);
 	fx_init(&f, 1);
 	fx_ctx(&f, "[main] [P]", 1, 0, 5);

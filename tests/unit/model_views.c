@@ -103,6 +103,62 @@ static void mj_select_only_a(void)
 	view_free(&w);
 }
 
+/*
+ * A thread root entered again (Note [The thread root of a reduced stack]
+ * in view.c): main → b → c → main → c, b deselected.
+ *
+ *   base context             T   view context          a rerun without b
+ *   [main]                  10   [main]                [main]
+ *   [main] [b]              20   [main]                (main's time)
+ *   [main] [b] [c]          30   [main] [c]            [main] [c]
+ *   main [b] [c] [main]     40   main [c] [main]       main [c] [main]
+ *   main [b] c [main] [c]   50   [main] [c]            main c [main] [c]
+ *
+ * c's callers: main only, 2 calls, 80 self + 40 child; no spontaneous
+ * arc into c (a reduced [c] [main] would start at c as if c were a thread
+ * root, with 40 and no call).  COST main 70, c 80; INHERITED main 150,
+ * c 120.
+ */
+static void reentered_root(void)
+{
+	static struct fixture f;
+	struct viewed w;
+	fx_init(&f, 1);
+	fx_ctx(&f, "[main]", 1, 0, 10);
+	fx_ctx(&f, "[main] [b]", 1, 0, 20);
+	fx_ctx(&f, "[main] [b] [c]", 1, 0, 30);
+	fx_ctx(&f, "main [b] [c] [main]", 1, 0, 40);
+	fx_ctx(&f, "main [b] c [main] [c]", 1, 0, 50);
+	model_view_opts_init(&w.o);
+	model_patterns_add(&w.o.deselect, "main,b"); /* main, a root, stays */
+	CHECK(view_of(&w, &f, MODEL_ALL) == 0, "root entered again, b deselected: builds");
+	CHECK(fx_fn(&w.vm, "main")->self == 70 && fx_fn(&w.vm, "c")->self == 80 &&
+		      fx_fn(&w.vm, "main")->inherited == 150 && fx_fn(&w.vm, "c")->inherited == 120,
+	      "root entered again: COST main 70, c 80; INHERITED main 150, c 120");
+	int found = 0;
+	for (uint32_t k = 0; k < w.vm.nctx; k++) {
+		const struct ccp_context *c = &w.vm.ctx[k];
+		found |= c->len == 3 && c->time == 40 && !CCP_ENTRY_MARKED(c->hist[0]) &&
+			 CCP_ENTRY_CC(c->hist[0]) == fx_id(&w.vm, "main") &&
+			 CCP_ENTRY_MARKED(c->hist[1]) && CCP_ENTRY_MARKED(c->hist[2]);
+	}
+	CHECK(found && w.vm.nctx == 3, "root entered again: the view has main [c] [main]");
+	const struct model_arc *mc = fx_arc(&w.vm, "main", "c");
+	CHECK(mc && mc->calls == 2 && mc->self_in == 80 && mc->child_in == 40,
+	      "root entered again: arc main->c, 2 calls, 80 self + 40 child");
+	CHECK(fx_arc(&w.vm, "", "c") == NULL, "root entered again: no spontaneous arc into c");
+	int silent = 1;
+	for (uint32_t k = 0; k < w.vm.narcs; k++) {
+		const struct model_arc *a = &w.vm.arcs[k];
+		silent &= a->calls > 0 || a->self_in + a->child_in == 0;
+	}
+	CHECK(silent, "root entered again: every arc with time has calls");
+	CHECK(fx_node(&w.vm, "c/main") && fx_node(&w.vm, "c/main")->individual == 40,
+	      "root entered again: the stack tree is the reduced stacks' (c/main 40)");
+	fx_check_identities(&w.vm, "root entered again");
+	view_free(&w);
+}
+
 static void spivey_cycles(void)
 {
 	static struct fixture f;
@@ -372,6 +428,7 @@ int main(void)
 	mj_all();
 	mj_deselect_b();
 	mj_select_only_a();
+	reentered_root();
 	spivey_cycles();
 	spivey_callers();
 	spivey_focus();

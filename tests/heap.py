@@ -1,0 +1,265 @@
+"""Heap profiling (docs/heap.md): `ccprof record --heap`, heap=1 in
+libccprof-alloc.so, against the live heap tests/progs/heapuse.c keeps
+account of itself, valgrind memcheck's "in use at exit" and massif's peak
+of the same program unprofiled.  The profile is read by tests/heapdump.c,
+through the format library alone, so these checks do not depend on the
+tool's views."""
+import os
+import re
+import shutil
+from ccp import *
+
+SRC = "tests/progs/heapuse.c"
+
+
+def heapdump(profile):
+    """(summary, contexts, samples) of a profile's heap part, or None."""
+    r = run([format_tool("heapdump"), profile])
+    if r.returncode != 0:
+        return None
+    summary, ctxs, samples = {}, [], []
+    for line in r.stdout.splitlines():
+        head, _, hist = line.partition(" : ")
+        f = head.split()
+        names = re.findall(r"\[?([^\s\]]+)\]?", hist)
+        if f[0] == "heap":
+            summary = dict(zip(("interval", "peak", "outside_bytes", "outside_blocks",
+                                "samples"), map(int, f[1:])))
+        elif f[0] == "ctx":
+            ctxs.append({"thread": int(f[1]), "alloc": (int(f[2]), int(f[3])),
+                         "live": (int(f[4]), int(f[5])), "names": names})
+        elif f[0] == "sample":
+            samples.append({"time": int(f[1]), "outside": int(f[2]), "total": int(f[3]),
+                            "recs": []})
+        elif f[0] == "rec":
+            samples[-1]["recs"].append((int(f[1]), int(f[2]), names))
+    return summary, ctxs, samples
+
+
+def own(stderr, what="live", prefix=""):
+    """The program's own "live F BYTES BLOCKS" (or "peak") lines."""
+    pat = r"^%s%s (\S+) (\d+) (\d+)$" % (re.escape(prefix), what)
+    return {m.group(1): (int(m.group(2)), int(m.group(3)))
+            for m in re.finditer(pat, stderr, re.M)}
+
+
+def live_under(ctxs, name):
+    """Live bytes and blocks of the contexts whose history has `name`:
+    its inherited live heap."""
+    b = sum(c["live"][0] for c in ctxs if name in c["names"])
+    n = sum(c["live"][1] for c in ctxs if name in c["names"])
+    return b, n
+
+
+def record_heap(mode, profile=None, extra=(), env=None):
+    prog = build("heapuse", SRC)
+    profile = profile or os.path.join(OUT, "heapuse_%s.ccprof" % mode)
+    e = dict(os.environ)
+    e.update(env or {})
+    r = run([CCPROF, "record", "--heap", "-o", profile] + list(extra) + ["--", prog, mode], env=e)
+    return prog, r, profile
+
+
+def exact_live():
+    """Each function's live heap at the end, and the peak, are what the
+    program counted itself: held and partly freed, leaked, reallocated
+    (each realloc a new block, the old one gone), a failed realloc (the
+    block stays, its owner's), churn that frees everything, the aligned
+    allocators, a one-megabyte spike."""
+    prog, r, prof = record_heap("plain")
+    bare = run([prog, "plain"])
+    check(r.returncode == bare.returncode == 0 and own(r.stderr) == own(bare.stderr),
+          "--heap: same exit status and own lines as the bare run")
+    d = heapdump(prof)
+    if not check(d is not None, "--heap: the profile has a heap part"):
+        return
+    summary, ctxs, _ = d
+    want = own(bare.stderr)
+    for name in ("hold", "release", "leak", "resize", "refuse", "churn", "aligned", "spike"):
+        check(live_under(ctxs, name) == want[name],
+              "%s: live at the end %s == the program's own %s"
+              % (name, live_under(ctxs, name), want[name]))
+    peak = own(bare.stderr, "peak")["main"][0]
+    check(summary["peak"] == peak, "peak %d == the program's own %d" % (summary["peak"], peak))
+    check(summary["interval"] == 10000000, "default heap interval 10 ms")
+    for c in ctxs:
+        if not check(c["live"][0] <= c["alloc"][0] and c["live"][1] <= c["alloc"][1],
+                     "live within allocated in %s" % " ".join(c["names"])):
+            break
+    # The allocation counts are those of --alloc alone: following the
+    # heap changes nothing else.
+    ra = run([CCPROF, "record", "--alloc", "-o", os.path.join(OUT, "heapuse_alloc.ccprof"),
+              "--", prog, "plain"])
+    rep = report(os.path.join(OUT, "heapuse_alloc.ccprof"))
+    total = sum(c["alloc"][0] for c in ctxs), sum(c["alloc"][1] for c in ctxs)
+    check(ra.returncode == 0 and (rep["alloc"]["bytes"], rep["alloc"]["blocks"]) == total,
+          "allocated %s, as --alloc alone counts" % (total,))
+
+
+def against_valgrind():
+    """The live heap at the end equals memcheck's "in use at exit", and
+    the peak massif's, for the same program built without
+    instrumentation."""
+    if shutil.which("valgrind") is None:
+        print("# valgrind not installed: skipped")
+        return
+    bare = build("heapuse_bare", SRC, instrument=False)
+    _, r, prof = record_heap("plain", os.path.join(OUT, "heapuse_vg.ccprof"))
+    d = heapdump(prof)
+    mc = run(["valgrind", bare, "plain"])
+    m = re.search(r"in use at exit: ([\d,]+) bytes in ([\d,]+) blocks", mc.stderr)
+    if not check(d is not None and m is not None, "memcheck and record ran"):
+        return
+    summary, ctxs, _ = d
+    live = (sum(c["live"][0] for c in ctxs) + summary["outside_bytes"],
+            sum(c["live"][1] for c in ctxs) + summary["outside_blocks"])
+    want = (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", "")))
+    check(live == want, "live at the end %s == memcheck's in use at exit %s" % (live, want))
+    out = os.path.join(OUT, "heapuse.massif")
+    ms = run(["valgrind", "--tool=massif", "--heap-admin=0", "--peak-inaccuracy=0",
+              "--massif-out-file=" + out, bare, "plain"])
+    peaks = []
+    if ms.returncode == 0 and os.path.exists(out):
+        text = open(out).read()
+        peaks = [int(x) for x in re.findall(r"mem_heap_B=(\d+)", text)]
+    check(peaks and summary["peak"] == max(peaks),
+          "peak %d == massif's largest snapshot %s" % (summary["peak"], max(peaks) if peaks else None))
+
+
+def other_threads():
+    """Blocks a worker allocated and main freed leave the worker's
+    context: its live heap is what main did not free."""
+    prog, r, prof = record_heap("threads")
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and d is not None, "threads: record ran"):
+        return
+    _, ctxs, _ = d
+    want = own(r.stderr)["produce"]
+    got = live_under(ctxs, "produce")
+    check(got == want, "produce: %s live after main freed five, the program's own %s" % (got, want))
+    check(all(c["thread"] == 1 for c in ctxs if "produce" in c["names"]),
+          "produce's live heap is the worker thread's")
+    check(live_under(ctxs, "consume") == (0, 0), "consume, which only frees, holds nothing")
+
+
+def stressed():
+    """Four threads allocate and free each other's blocks at random, all
+    at once: each thread's stress_alloc holds exactly what the program
+    says it still owns, and the peak is at least the final total."""
+    _, r, prof = record_heap("stress")
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and d is not None, "stress: record ran"):
+        return
+    summary, ctxs, _ = d
+    owned = sorted((int(b), int(n)) for b, n in
+                   re.findall(r"^owned stress_alloc (\d+) (\d+)$", r.stderr, re.M))
+    got = sorted((sum(c["live"][0] for c in ctxs if c["thread"] == t and "stress_alloc" in c["names"]),
+                  sum(c["live"][1] for c in ctxs if c["thread"] == t and "stress_alloc" in c["names"]))
+                 for t in {c["thread"] for c in ctxs if "stress_alloc" in c["names"]})
+    check(len(owned) == 4 and got == owned,
+          "stress: each thread's live heap is what it still owns %s (profile %s)" % (owned, got))
+    final = sum(c["live"][0] for c in ctxs) + summary["outside_bytes"]
+    check(summary["peak"] >= final, "stress: peak %d >= live at the end %d" % (summary["peak"], final))
+
+
+def forked_child():
+    """A child starts from an empty heap: its frees of inherited blocks
+    count nothing, its own blocks are its own; the parent's profile is
+    untouched by them."""
+    prog = build("heapuse", SRC)
+    for f in os.listdir(OUT):
+        if f.startswith("heapuse_fork_"):
+            os.unlink(os.path.join(OUT, f))
+    r = run([CCPROF, "record", "--heap", "-o", os.path.join(OUT, "heapuse_fork_%p.ccprof"),
+             "--", prog, "fork"])
+    files = [os.path.join(OUT, f) for f in os.listdir(OUT) if f.startswith("heapuse_fork_")]
+    if not check(r.returncode == 0 and len(files) == 2, "fork: two profiles (%d)" % len(files)):
+        return
+    dumps = [heapdump(f) for f in files]
+    child = [d for d in dumps if d and any("child_work" in c["names"] for c in d[1])]
+    parent = [d for d in dumps if d and not any("child_work" in c["names"] for c in d[1])]
+    if not check(len(child) == 1 and len(parent) == 1, "fork: one child profile"):
+        return
+    csum, cctx, _ = child[0]
+    want = own(r.stderr, prefix="child ")["child_work"]
+    check(live_under(cctx, "child_work") == want and live_under(cctx, "main") == want,
+          "fork: the child holds only its own %s" % (want,))
+    check(csum["peak"] == want[0], "fork: the child's peak is its own (%d)" % csum["peak"])
+    check(live_under(parent[0][1], "hold") == (4000, 4),
+          "fork: the parent's hold keeps its 4 blocks (the child freed one of its copies)")
+
+
+def samples_over_time(clock=None):
+    """Samples see each step: after step k (30 ms each), a sample with
+    k * 100,000 bytes live in step, times in order, none above the peak."""
+    extra = ["--clock=" + clock] if clock else []
+    tag = clock or "cpu"
+    _, r, prof = record_heap("steps", os.path.join(OUT, "heapuse_steps_%s.ccprof" % tag), extra)
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and d is not None, "%s steps: record ran" % tag):
+        return
+    summary, _, samples = d
+    seen = set()
+    for s in samples:
+        for _, b, names in s["recs"]:
+            if "step" in names:
+                seen.add(b)
+    check(all(k * 100000 in seen for k in range(1, 6)),
+          "%s steps: a sample after each step (%s)" % (tag, sorted(seen)))
+    times = [s["time"] for s in samples]
+    check(times == sorted(times) and len(times) == summary["samples"],
+          "%s steps: %d samples in time order" % (tag, len(times)))
+    check(all(s["total"] <= summary["peak"] for s in samples), "%s steps: no sample above the peak" % tag)
+    check(samples and samples[-1]["total"] == 505535 and samples[-1]["time"] >= 150000000,
+          "%s steps: the last sample is the end (%s)"
+          % (tag, (samples[-1]["time"], samples[-1]["total"]) if samples else None))
+
+
+def thinned():
+    """Sampled far more often than the buffers hold, the run keeps at
+    most 4096 samples, evenly over its whole length, at a longer
+    interval."""
+    _, r, prof = record_heap("steps", os.path.join(OUT, "heapuse_thin.ccprof"),
+                             ["--interval=0.01", "--heap-interval=0.01"])
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and d is not None, "thinned: record ran"):
+        return
+    summary, _, samples = d
+    check(len(samples) <= 4096 and summary["interval"] > 10000,
+          "thinned: %d samples, interval %d ns (asked 10000)" % (len(samples), summary["interval"]))
+    check(samples[0]["time"] < 30000000 and samples[-1]["time"] >= 150000000,
+          "thinned: from %.3f s to %.3f s" % (samples[0]["time"] / 1e9, samples[-1]["time"] / 1e9))
+
+
+def not_followed():
+    """No heap part without heap=1, nor from the runtime that does not see
+    allocations (which says so)."""
+    prog = build("heapuse", SRC)
+    prof = os.path.join(OUT, "heapuse_noheap.ccprof")
+    r = run([CCPROF, "record", "--alloc", "-o", prof, "--", prog])
+    check(r.returncode == 0 and heapdump(prof) is None, "--alloc alone: no heap part")
+    e = dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+             CCPROF_OPTIONS="heap=1:output=" + prof)
+    r = run([prog], env=e)
+    check(r.returncode == 0 and heapdump(prof) is None and
+          "heap=1 needs the allocation runtime" in r.stderr,
+          "heap=1 with libccprof.so: one warning, no heap part")
+    r = run([CCPROF, "record", "--heap-interval=0", "--", prog])
+    check(r.returncode == 2 and r.stderr.count("\n") == 1 and "--heap-interval" in r.stderr,
+          "record --heap-interval=0: one usage error, status 2")
+    e = dict(os.environ, CCPROF_OPTIONS="heap_interval=soon")
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog], env=e)
+    check(r.returncode == 0 and "bad heap_interval 'soon'" in r.stderr,
+          "CCPROF_OPTIONS heap_interval=soon: warned, the run goes on")
+
+
+exact_live()
+against_valgrind()
+other_threads()
+stressed()
+forked_child()
+samples_over_time()
+samples_over_time("cycles")
+thinned()
+not_followed()
+finish()
