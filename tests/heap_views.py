@@ -464,6 +464,13 @@ def hp_all(prof, both):
     bands = parsed[1][2][1] if not isinstance(parsed, str) else {}
     check(any(re.match(r"^\(\d+\)\(hidden\)/a/main$", b) and v == 10 for b, v in bands.items()),
           "hp --min-percent 20: a/c's bytes in a '(hidden)' band under a (%s)" % bands)
+    # names with whitespace (mkprof's \xHH): no whitespace in a band's name
+    weird = make_profile("heap_weird", spec([MAIN]).replace("[b]", "[operator\\x20new\\x09x]"))
+    parsed = hp_parse(ok_out("convert", "--to", "hp", weird))
+    check(not isinstance(parsed, str) and
+          any("operator_new_x/a/main" in b for _, bs in parsed[1] for b in bs),
+          "hp: a space or TAB in a name becomes '_' (%s)" % (
+              parsed if isinstance(parsed, str) else sorted(parsed[1][-1][1])))
 
 
 def no_samples():
