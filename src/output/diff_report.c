@@ -198,31 +198,39 @@ static void j_secs(struct json *j, const char *key, double v)
 	json_raw(j, buf, (size_t)n);
 }
 
-static void j_pair(struct json *j, const char *what, const double v[2])
+/* The keys of one compared value: "a_WHAT_UNIT", "b_WHAT_UNIT",
+ * "delta_WHAT_UNIT" and "rel_WHAT". */
+struct pair_keys {
+	char a[48], b[48], delta[48], rel[48];
+};
+
+static void pair_keys(struct pair_keys *k, const char *what, const char *unit)
 {
-	char key[48];
-	snprintf(key, sizeof key, "a_%s_s", what);
-	j_secs(j, key, v[0]);
-	snprintf(key, sizeof key, "b_%s_s", what);
-	j_secs(j, key, v[1]);
-	snprintf(key, sizeof key, "delta_%s_s", what);
-	j_secs(j, key, v[1] - v[0]);
-	snprintf(key, sizeof key, "rel_%s", what);
-	json_kdouble(j, key, diff_rel(v[0], v[1])); /* NaN writes null */
+	snprintf(k->a, sizeof k->a, "a_%s_%s", what, unit);
+	snprintf(k->b, sizeof k->b, "b_%s_%s", what, unit);
+	snprintf(k->delta, sizeof k->delta, "delta_%s_%s", what, unit);
+	snprintf(k->rel, sizeof k->rel, "rel_%s", what);
 }
 
-/* Bytes on each side, their change and its ratio: "a_WHAT_bytes" ... */
+static void j_pair(struct json *j, const char *what, const double v[2])
+{
+	struct pair_keys k;
+	pair_keys(&k, what, "s");
+	j_secs(j, k.a, v[0]);
+	j_secs(j, k.b, v[1]);
+	j_secs(j, k.delta, v[1] - v[0]);
+	json_kdouble(j, k.rel, diff_rel(v[0], v[1])); /* NaN writes null */
+}
+
+/* Bytes on each side, their change and its ratio. */
 static void j_bytes(struct json *j, const char *what, const uint64_t v[2])
 {
-	char key[48];
-	snprintf(key, sizeof key, "a_%s_bytes", what);
-	json_kuint(j, key, v[0]);
-	snprintf(key, sizeof key, "b_%s_bytes", what);
-	json_kuint(j, key, v[1]);
-	snprintf(key, sizeof key, "delta_%s_bytes", what);
-	j_signed(j, key, v[0], v[1]);
-	snprintf(key, sizeof key, "rel_%s", what);
-	json_kdouble(j, key, diff_rel((double)v[0], (double)v[1]));
+	struct pair_keys k;
+	pair_keys(&k, what, "bytes");
+	json_kuint(j, k.a, v[0]);
+	json_kuint(j, k.b, v[1]);
+	j_signed(j, k.delta, v[0], v[1]);
+	json_kdouble(j, k.rel, diff_rel((double)v[0], (double)v[1]));
 }
 
 /* A row; its bytes allocated when both profiles counted them, and live

@@ -75,135 +75,135 @@ static struct model_alloc node_live(const struct model *m, const char *path, int
 			 : m->node_alloc[x - m->nodes].individual;
 }
 
-/* The live heap of w's view at sample (HEAP_AT_END: at the end). */
-static int heap_of(struct heap_base *b, struct model *m, const struct viewed *w, uint32_t sample)
+/* A view of the fixture and the live heap under it, at one moment. */
+struct heaped {
+	struct viewed w; /* set w.o's options after heaped_init */
+	struct heap_base b;
+	struct model m;
+};
+
+static void heaped_init(struct heaped *h)
+{
+	model_view_opts_init(&h->w.o);
+}
+
+/* The view of w.o, and the live heap at sample (HEAP_AT_END: at the end)
+ * under it. */
+static int heaped_build(struct heaped *h, struct fixture *f, uint32_t sample)
 {
 	char err[128] = "";
-	if (heap_base_build(b, w->vm.prof, sample, err, sizeof err) != 0) {
+	if (view_of(&h->w, f, MODEL_ALL) != 0)
+		return -1;
+	if (heap_base_build(&h->b, h->w.vm.prof, sample, err, sizeof err) != 0) {
 		printf("# heap_base_build: %s\n", err);
 		return -1;
 	}
-	heap_view_build(m, b, &w->vm, MODEL_ALL);
+	heap_view_build(&h->m, &h->b, &h->w.vm, MODEL_ALL);
 	return 0;
+}
+
+static void heaped_free(struct heaped *h)
+{
+	model_free(&h->m);
+	heap_base_free(&h->b);
+	view_free(&h->w);
 }
 
 static void at_end(void)
 {
 	static struct fixture f;
-	struct viewed w;
-	struct heap_base b;
-	struct model m;
+	struct heaped h;
+	const struct model *m = &h.m, *vm = &h.w.vm;
 	build_mj_heap(&f);
-	model_view_opts_init(&w.o);
-	CHECK(view_of(&w, &f, MODEL_ALL) == 0 && heap_of(&b, &m, &w, HEAP_AT_END) == 0,
-	      "the live heap at the end builds");
-	check_alloc(fx_fn(&m, "a")->self_alloc, 8, 1, "COST(a) live");
-	check_alloc(fx_fn(&m, "b")->self_alloc, 10, 1, "COST(b) live");
-	check_alloc(fx_fn(&m, "c")->self_alloc, 30, 3, "COST(c) live");
-	check_alloc(fx_fn(&m, "a")->inherited_alloc, 48, 5, "INHERITED(a) live");
-	check_alloc(fx_fn(&m, "b")->inherited_alloc, 40, 4, "INHERITED(b) live");
-	check_alloc(m.total_alloc, 55, 6, "live in contexts");
-	check_alloc(m.root_alloc, 7, 1, "live in the root context");
-	check_alloc(model_alloc_outside(&m), 16, 1, "live in no context");
-	check_alloc(model_alloc_total(&m), 71, 7, "live in all");
+	heaped_init(&h);
+	CHECK(heaped_build(&h, &f, HEAP_AT_END) == 0, "the live heap at the end builds");
+	check_alloc(fx_fn(m, "a")->self_alloc, 8, 1, "COST(a) live");
+	check_alloc(fx_fn(m, "b")->self_alloc, 10, 1, "COST(b) live");
+	check_alloc(fx_fn(m, "c")->self_alloc, 30, 3, "COST(c) live");
+	check_alloc(fx_fn(m, "a")->inherited_alloc, 48, 5, "INHERITED(a) live");
+	check_alloc(fx_fn(m, "b")->inherited_alloc, 40, 4, "INHERITED(b) live");
+	check_alloc(m->total_alloc, 55, 6, "live in contexts");
+	check_alloc(m->root_alloc, 7, 1, "live in the root context");
+	check_alloc(model_alloc_outside(m), 16, 1, "live in no context");
+	check_alloc(model_alloc_total(m), 71, 7, "live in all");
 	check_alloc(heap_live_in_contexts(&f.p), 55, 6, "heap_live_in_contexts");
-	check_alloc(node_live(&m, "a/b/c", 0), 30, 3, "tree a/b/c live");
-	check_alloc(node_live(&m, "a/c", 0), 0, 0, "tree a/c: freed");
-	CHECK_EQ_U(fx_fn(&m, "a")->self, 40, "time is still time: self(a)");
-	check_alloc(fx_fn(&w.vm, "a")->self_alloc, 20, 2, "the original keeps its allocations");
-	int same = m.nctx == w.vm.nctx && m.nnodes == w.vm.nnodes;
-	for (uint32_t k = 0; same && k < m.nctx; k++)
-		same = m.ctx[k].len == w.vm.ctx[k].len && m.ctx[k].time == w.vm.ctx[k].time;
-	for (uint32_t k = 0; same && k < m.nnodes; k++)
-		same = m.nodes[k].cc == w.vm.nodes[k].cc && m.nodes[k].parent == w.vm.nodes[k].parent;
+	check_alloc(node_live(m, "a/b/c", 0), 30, 3, "tree a/b/c live");
+	check_alloc(node_live(m, "a/c", 0), 0, 0, "tree a/c: freed");
+	CHECK_EQ_U(fx_fn(m, "a")->self, 40, "time is still time: self(a)");
+	check_alloc(fx_fn(vm, "a")->self_alloc, 20, 2, "the original keeps its allocations");
+	int same = m->nctx == vm->nctx && m->nnodes == vm->nnodes;
+	for (uint32_t k = 0; same && k < m->nctx; k++)
+		same = m->ctx[k].len == vm->ctx[k].len && m->ctx[k].time == vm->ctx[k].time;
+	for (uint32_t k = 0; same && k < m->nnodes; k++)
+		same = m->nodes[k].cc == vm->nodes[k].cc && m->nodes[k].parent == vm->nodes[k].parent;
 	CHECK(same, "contexts and nodes numbered as the original view's");
-	model_free(&m);
-	heap_base_free(&b);
-	view_free(&w);
+	heaped_free(&h);
 }
 
 static void views(void)
 {
 	static struct fixture f;
-	struct viewed w;
-	struct heap_base b;
-	struct model m;
+	struct heaped h;
 	build_mj_heap(&f);
-	model_view_opts_init(&w.o);
-	model_patterns_add(&w.o.deselect, "b");
-	CHECK(view_of(&w, &f, MODEL_ALL) == 0 && heap_of(&b, &m, &w, HEAP_AT_END) == 0,
-	      "b deselected builds");
-	check_alloc(fx_fn(&m, "a")->self_alloc, 18, 2, "b deselected: COST(a) live");
-	check_alloc(fx_fn(&m, "c")->self_alloc, 30, 3, "b deselected: COST(c) live");
-	check_alloc(node_live(&m, "a/c", 0), 30, 3, "b deselected: tree a/c live");
-	model_free(&m);
-	heap_base_free(&b);
-	view_free(&w);
+	heaped_init(&h);
+	model_patterns_add(&h.w.o.deselect, "b");
+	CHECK(heaped_build(&h, &f, HEAP_AT_END) == 0, "b deselected builds");
+	check_alloc(fx_fn(&h.m, "a")->self_alloc, 18, 2, "b deselected: COST(a) live");
+	check_alloc(fx_fn(&h.m, "c")->self_alloc, 30, 3, "b deselected: COST(c) live");
+	check_alloc(node_live(&h.m, "a/c", 0), 30, 3, "b deselected: tree a/c live");
+	heaped_free(&h);
 
-	model_view_opts_init(&w.o);
-	model_patterns_add(&w.o.focus, "c");
-	CHECK(view_of(&w, &f, MODEL_ALL) == 0 && heap_of(&b, &m, &w, HEAP_AT_END) == 0,
-	      "focus c builds");
-	check_alloc(model_alloc_total(&m), 30, 3, "focus c: 30 live, none outside");
-	CHECK_EQ_U(heap_sample_in_view(&w.vm, &f.p.heap.samples[0]), 60,
+	heaped_init(&h);
+	model_patterns_add(&h.w.o.focus, "c");
+	CHECK(heaped_build(&h, &f, HEAP_AT_END) == 0, "focus c builds");
+	check_alloc(model_alloc_total(&h.m), 30, 3, "focus c: 30 live, none outside");
+	CHECK_EQ_U(heap_sample_in_view(&h.w.vm, &f.p.heap.samples[0]), 60,
 		   "focus c: sample 0 has 60 bytes in the view");
-	model_free(&m);
-	heap_base_free(&b);
-	view_free(&w);
+	heaped_free(&h);
 }
 
 static void pruned(void)
 {
 	static struct fixture f;
-	struct viewed w;
-	struct heap_base b;
-	struct model m;
+	struct heaped h;
 	build_mj_heap(&f);
-	model_view_opts_init(&w.o);
-	w.o.prune.min_percent = 20;
-	CHECK(view_of(&w, &f, MODEL_ALL) == 0 && heap_of(&b, &m, &w, HEAP_AT_END) == 0,
-	      "pruned at 20 %% builds");
-	uint32_t k = (uint32_t)(fx_node(&w.vm, "a/c") - w.vm.nodes);
-	uint32_t a = (uint32_t)(fx_node(&w.vm, "a") - w.vm.nodes);
-	CHECK(m.tree_pruned.hidden && m.tree_pruned.hidden[k] && w.vm.tree_pruned.hidden[k],
-	      "a/c hidden in both");
-	CHECK(m.tree_pruned.rest[a].count == 1 && m.tree_pruned.rest[a].alloc.bytes == 0 &&
-		      w.vm.tree_pruned.rest[a].alloc.bytes == 10 &&
-		      m.tree_pruned.rest[a].time == w.vm.tree_pruned.rest[a].time,
+	heaped_init(&h);
+	h.w.o.prune.min_percent = 20;
+	CHECK(heaped_build(&h, &f, HEAP_AT_END) == 0, "pruned at 20 %% builds");
+	const struct model_pruned *live = &h.m.tree_pruned, *vm = &h.w.vm.tree_pruned;
+	uint32_t k = (uint32_t)(fx_node(&h.w.vm, "a/c") - h.w.vm.nodes);
+	uint32_t a = (uint32_t)(fx_node(&h.w.vm, "a") - h.w.vm.nodes);
+	CHECK(live->hidden && live->hidden[k] && vm->hidden[k], "a/c hidden in both");
+	CHECK(live->rest[a].count == 1 && live->rest[a].alloc.bytes == 0 &&
+		      vm->rest[a].alloc.bytes == 10 && live->rest[a].time == vm->rest[a].time,
 	      "a's hidden line: the same node, its time, 0 live of 10 allocated");
-	model_free(&m);
-	heap_base_free(&b);
-	view_free(&w);
+	heaped_free(&h);
 }
 
 static void samples(void)
 {
 	static struct fixture f;
-	struct viewed w;
-	struct heap_base b;
-	struct model m;
+	struct heaped h;
 	build_mj_heap(&f);
 	CHECK_EQ_U(heap_sample_total(&f.p.heap.samples[0]), 120, "sample 0's total");
 	CHECK_EQ_U(heap_largest_sample(&f.p.heap), 0, "sample 0 is the largest");
-	model_view_opts_init(&w.o);
-	CHECK(view_of(&w, &f, MODEL_ALL) == 0 && heap_of(&b, &m, &w, 0) == 0, "sample 0 builds");
-	check_alloc(fx_fn(&m, "a")->self_alloc, 20, 0, "sample 0: COST(a), no blocks");
-	check_alloc(fx_fn(&m, "c")->self_alloc, 60, 0, "sample 0: COST(c)");
-	check_alloc(fx_fn(&m, "a")->inherited_alloc, 80, 0, "sample 0: INHERITED(a)");
-	check_alloc(model_alloc_outside(&m), 40, 0, "sample 0: outside");
-	check_alloc(m.root_alloc, 0, 0, "sample 0: the root context holds none");
-	CHECK_EQ_U(heap_sample_in_view(&w.vm, &f.p.heap.samples[0]), 120,
+	heaped_init(&h);
+	CHECK(heaped_build(&h, &f, 0) == 0, "sample 0 builds");
+	check_alloc(fx_fn(&h.m, "a")->self_alloc, 20, 0, "sample 0: COST(a), no blocks");
+	check_alloc(fx_fn(&h.m, "c")->self_alloc, 60, 0, "sample 0: COST(c)");
+	check_alloc(fx_fn(&h.m, "a")->inherited_alloc, 80, 0, "sample 0: INHERITED(a)");
+	check_alloc(model_alloc_outside(&h.m), 40, 0, "sample 0: outside");
+	check_alloc(h.m.root_alloc, 0, 0, "sample 0: the root context holds none");
+	CHECK_EQ_U(heap_sample_in_view(&h.w.vm, &f.p.heap.samples[0]), 120,
 		   "sample 0 in the whole view: all of it");
-	model_free(&m);
-	heap_base_free(&b);
-	view_free(&w);
+	heaped_free(&h);
 
-	model_view_opts_init(&w.o);
-	model_patterns_add(&w.o.focus, "b");
-	CHECK(view_of(&w, &f, MODEL_ALL) == 0, "focus b builds");
-	CHECK_EQ_U(heap_sample_in_view(&w.vm, &f.p.heap.samples[0]), 50,
+	heaped_init(&h);
+	model_patterns_add(&h.w.o.focus, "b");
+	CHECK(heaped_build(&h, &f, 0) == 0, "focus b builds");
+	CHECK_EQ_U(heap_sample_in_view(&h.w.vm, &f.p.heap.samples[0]), 50,
 		   "focus b: 50 bytes of sample 0, none outside");
-	view_free(&w);
+	heaped_free(&h);
 
 	struct ccp_heap none = {.measured = 1};
 	CHECK_EQ_U(heap_largest_sample(&none), HEAP_AT_END, "no samples: no largest");
