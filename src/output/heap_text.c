@@ -163,6 +163,10 @@ static void fn_table(const struct text *t, unsigned top)
 	int bw = text_max(text_udigits(max_bytes), 5), kw = text_max(text_udigits(max_blocks), 6);
 	ob_printf(t->o, "Live at end by function, most self bytes first (%" PRIu32 " of %" PRIu32
 			" holding any)\n\n", n, all);
+	if (all == 0) { /* no table of headings alone */
+		free(keys);
+		return;
+	}
 	ob_spaces(t->o, nw + 1);
 	ob_printf(t->o, "  %-*s  %s\n", 6 + 2 + bw + 2 + kw, "self", "inherited");
 	text_label(t, "COST CENTRE", 0, nw);
@@ -240,6 +244,10 @@ static void stack_table(const struct text *t, unsigned top, int with_blocks, con
 	}
 	int bw = text_max(text_udigits(max_bytes), 5), kw = text_max(text_udigits(max_blocks), 6);
 	ob_printf(t->o, "%s (%" PRIu32 " of %" PRIu32 " holding any)\n%s\n", title, n, all, note);
+	if (all == 0) {
+		free(keys);
+		return;
+	}
 	ob_printf(t->o, "%*s  %6s  ", bw, "bytes", "%live");
 	if (with_blocks)
 		ob_printf(t->o, "%*s  ", kw, "blocks");
