@@ -12,10 +12,19 @@
  *   alloc BYTES BLOCKS       the run counted allocations; these were made
  *                            outside any context
  *   thread TID [NAME]        the contexts below are this thread's
- *   ctx E R T [BYTES BLOCKS] : HISTORY
+ *   ctx E R T [BYTES BLOCKS [LIVE_BYTES LIVE_BLOCKS]] : HISTORY
  *                            a context, its history drawn as DESIGN.md
  *                            does: "[main] P [Q]" (marked in brackets);
- *                            nothing after ':' is the root context
+ *                            nothing after ':' is the root context; LIVE:
+ *                            what it held when the profile was written
+ *   heap INTERVAL_NS PEAK OUTSIDE_BYTES OUTSIDE_BLOCKS
+ *                            the run followed the heap (needs alloc);
+ *                            OUTSIDE: live at the write in no context
+ *   sample TIME_NS OUTSIDE_BYTES
+ *                            a heap sample, its records on the lines after:
+ *   rec THREAD CONTEXT BYTES a context's live bytes in the sample above
+ *                            (THREAD and CONTEXT count from 0 in the order
+ *                            of the thread and ctx lines)
  *   source NAME FILE LINE    cost centre NAME's source file and line
  *   time START END           when the run started and ended (ns since
  *                            the epoch)
@@ -42,7 +51,9 @@ struct spec {
 	struct ccp_thread threads[MAX_ITEMS];
 	struct ccp_context ctx[MAX_ITEMS];
 	const char *argv[MAX_ITEMS];
-	uint32_t nctx, line;
+	struct ccp_heap_sample samples[MAX_ITEMS];
+	struct ccp_heap_record recs[MAX_ITEMS];
+	uint32_t nctx, nrecs, line;
 };
 
 static _Noreturn void bad(const struct spec *s, const char *what)
@@ -109,10 +120,13 @@ static void context(struct spec *s, char *args)
 		bad(s, "ctx needs a thread before it and ':' before the history");
 	*colon = '\0';
 	struct ccp_context *c = &s->ctx[s->nctx];
-	int n = sscanf(args, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
-		       &c->entries, &c->recursive, &c->time, &c->alloc_bytes, &c->alloc_blocks);
-	if (n != 3 && n != 5)
-		bad(s, "ctx E R T [BYTES BLOCKS] : HISTORY");
+	int n = sscanf(args,
+		       "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		       " %" SCNu64,
+		       &c->entries, &c->recursive, &c->time, &c->alloc_bytes, &c->alloc_blocks,
+		       &c->live_bytes, &c->live_blocks);
+	if (n != 3 && n != 5 && n != 7)
+		bad(s, "ctx E R T [BYTES BLOCKS [LIVE_BYTES LIVE_BLOCKS]] : HISTORY");
 	if (++s->nctx == MAX_ITEMS)
 		bad(s, "too many contexts");
 	history(s, c, colon + 1);
@@ -166,6 +180,39 @@ static void clock_line(struct spec *s, char *args)
 	s->p.interval_ns = s->p.clock == CCP_CLOCK_CYCLES ? 0 : 1000000;
 }
 
+static void heap_line(struct spec *s, char *args)
+{
+	struct ccp_heap *h = &s->p.heap;
+	if (sscanf(args, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &h->interval_ns,
+		   &h->peak_bytes, &h->outside_live_bytes, &h->outside_live_blocks) != 4)
+		bad(s, "heap INTERVAL_NS PEAK OUTSIDE_BYTES OUTSIDE_BLOCKS");
+	h->measured = 1;
+	h->samples = s->samples;
+}
+
+static void sample_line(struct spec *s, char *args)
+{
+	struct ccp_heap *h = &s->p.heap;
+	if (!h->measured || h->nsamples == MAX_ITEMS)
+		bad(s, "sample needs a heap line before it (and at most 4096)");
+	struct ccp_heap_sample *x = &s->samples[h->nsamples++];
+	if (sscanf(args, "%" SCNu64 " %" SCNu64, &x->time_ns, &x->outside_bytes) != 2)
+		bad(s, "sample TIME_NS OUTSIDE_BYTES");
+	x->records = &s->recs[s->nrecs];
+}
+
+static void rec_line(struct spec *s, char *args)
+{
+	struct ccp_heap *h = &s->p.heap;
+	if (!h->nsamples || s->nrecs == MAX_ITEMS)
+		bad(s, "rec needs a sample before it (and at most 4096)");
+	struct ccp_heap_record *r = &s->recs[s->nrecs++];
+	if (sscanf(args, "%" SCNu32 " %" SCNu32 " %" SCNu64, &r->thread, &r->context,
+		   &r->bytes) != 3)
+		bad(s, "rec THREAD CONTEXT BYTES");
+	h->samples[h->nsamples - 1].nrecords++;
+}
+
 static void directive(struct spec *s, char *line)
 {
 	char word[16];
@@ -191,6 +238,12 @@ static void directive(struct spec *s, char *line)
 		thread(s, args);
 	else if (strcmp(word, "ctx") == 0)
 		context(s, args);
+	else if (strcmp(word, "heap") == 0)
+		heap_line(s, args);
+	else if (strcmp(word, "sample") == 0)
+		sample_line(s, args);
+	else if (strcmp(word, "rec") == 0)
+		rec_line(s, args);
 	else
 		bad(s, "unknown directive");
 }

@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/view_opts.h"
+#include "model/heap.h"
 #include "model/sources.h"
 #include "model/xalloc.h"
 #include "output/export.h"
@@ -44,7 +45,8 @@ const struct cli_command cli_convert = {
 		"  speedscope  speedscope's JSON format (name it NAME.speedscope.json)\n"
 		"  pprof       gzip-compressed profile.proto (go tool pprof); binary\n"
 		"  dot         Graphviz call graph (dot -Tsvg -o graph.svg)\n"
-		"  svg         flame graph drawn by ccprof (open in a browser)\n\n"
+		"  svg         flame graph drawn by ccprof (open in a browser)\n"
+		"  hp          GHC's heap profile, the live heap over time (hp2ps; record --heap)\n\n"
 		"Options:\n"
 		"  -t, --to FORMAT         the format (required)\n"
 		"  -o, --output OUT        write to OUT instead of standard output\n"
@@ -186,6 +188,11 @@ static int convert(const struct export_format *fmt, const char *path, const char
 				"did not count allocations)\n", path);
 		cli_unload(&cp);
 		return CLI_EXIT_USAGE;
+	}
+	if (fmt->heap && !heap_measured(&cp.prof)) {
+		fprintf(stderr, "ccprof: %s: %s\n", path, HEAP_MISSING);
+		cli_unload(&cp);
+		return CLI_EXIT_FAIL;
 	}
 	sources_resolve(&cp.prof);
 	struct model vm;

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/view_opts.h"
 #include "model/diff.h"
+#include "model/heap.h"
 #include "output/report.h"
 
 static int diff_run(int argc, char **argv);
@@ -28,7 +29,8 @@ const struct cli_command cli_diff = {
 		"in self time, inherited time and calls, absolute (B - A) and relative to\n"
 		"A; then the same for each compressed stack (self time and entries).  When\n"
 		"both profiles counted allocations, also the change in bytes allocated\n"
-		"(self; stacks: individual).\n"
+		"(self; stacks: individual), and when both followed the heap, in bytes\n"
+		"live at the end (the same way).\n"
 		"Largest change first; functions or stacks on one side only are listed and\n"
 		"marked.  Functions are matched by name.\n\n"
 		"Options:\n"
@@ -112,6 +114,9 @@ struct side {
 	struct model vm;
 	struct model_view v;
 	int focus_missed; /* --focus matched nothing here: the view is empty */
+	int heap;             /* live and its base were built (model/heap.h) */
+	struct heap_base hb;
+	struct model live;    /* the live heap at the end under vm's view */
 };
 
 static int load_side(const struct diff_args *a, int i, struct side *s)
@@ -153,8 +158,30 @@ static int check_focus(const struct diff_args *a, const struct side s[2])
 	return 0;
 }
 
+/* The live heap at the end of both sides, when both followed the heap:
+ * diff compares it as it compares allocations. */
+static void load_heap(struct side s[2])
+{
+	char err[256];
+	if (!heap_measured(&s[0].cp.prof) || !heap_measured(&s[1].cp.prof))
+		return;
+	for (int i = 0; i < 2; i++) {
+		/* it cannot fail: vm was built from the same histories */
+		if (heap_base_build(&s[i].hb, &s[i].cp.prof, HEAP_AT_END, err, sizeof err) != 0) {
+			heap_base_free(&s[i].hb);
+			return;
+		}
+		heap_view_build(&s[i].live, &s[i].hb, &s[i].vm, MODEL_FLAT | MODEL_TREE);
+		s[i].heap = 1;
+	}
+}
+
 static void free_side(struct side *s)
 {
+	if (s->heap) {
+		model_free(&s->live);
+		heap_base_free(&s->hb);
+	}
 	model_free(&s->vm);
 	model_view_free(&s->v);
 	cli_unload(&s->cp);
@@ -163,6 +190,7 @@ static void free_side(struct side *s)
 static int diff_show(const struct diff_args *a)
 {
 	struct side s[2];
+	memset(s, 0, sizeof s); /* heap: 0 until load_heap */
 	if (load_side(a, 0, &s[0]) != 0)
 		return CLI_EXIT_FAIL;
 	if (load_side(a, 1, &s[1]) != 0) {
@@ -175,8 +203,10 @@ static int diff_show(const struct diff_args *a)
 		return CLI_EXIT_FAIL;
 	}
 	diff_warn(a, &s[0].cp.prof, &s[1].cp.prof);
+	load_heap(s);
 	struct diff d;
-	diff_build(&d, &s[0].vm, &s[1].vm, a->normalize);
+	diff_build_live(&d, &s[0].vm, &s[1].vm, s[0].heap && s[1].heap ? &s[0].live : NULL,
+			s[1].heap ? &s[1].live : NULL, a->normalize);
 	struct diff_input in = {
 		.d = &d,
 		.path = {a->path[0], a->path[1]},

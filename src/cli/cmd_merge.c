@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "format/format.h"
 #include "model/combine.h"
+#include "model/heap.h"
 #include "model/sources.h"
 #include "model/xalloc.h"
 
@@ -23,7 +24,8 @@ const struct cli_command cli_merge = {
 	.usage = "ccprof merge -o OUT FILE...",
 	.help = "Add the profiles FILE... into one profile OUT: contexts with the same\n"
 		"history add their calls, times and allocations, so `ccprof report OUT`\n"
-		"shows the sum of the runs (with allocations if any FILE has them).\n"
+		"shows the sum of the runs (with allocations if any FILE has them; heap\n"
+		"data, which does not add up, is left out, with a note).\n"
 		"Functions are matched by module (path and build-id) and offset,\n"
 		"manual regions by name; thread i of each file is added to thread i of OUT.\n"
 		"The files must have the same clock, sampling interval and clock rate (for\n"
@@ -58,6 +60,21 @@ static void warn_programs(const struct ccp_profile *in, char **files, uint32_t n
 	}
 }
 
+/* Heap data does not add up: the samples are each run's own timeline,
+ * and the peak of a sum is not the sum of the peaks (nor any number the
+ * runs recorded).  So the result has none (combine.c writes no HEAP),
+ * which is worth a line: a report --heap of it will refuse. */
+static void note_heap(const struct ccp_profile *in, char **files, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (heap_measured(&in[i])) {
+			fprintf(stderr, "ccprof merge: note: heap data (%s has some) is left out: "
+					"runs' live heaps do not add up; allocations are merged\n",
+				files[i]);
+			return;
+		}
+}
+
 static int merge_files(const char *out_path, char **files, uint32_t n)
 {
 	struct ccp_profile *in = xcalloc(n, sizeof *in);
@@ -75,6 +92,7 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 		ptrs[loaded] = &in[loaded];
 	}
 	warn_programs(in, files, n);
+	note_heap(in, files, n);
 	struct ccp_arena *arena = ccp_arena_new();
 	struct ccp_profile sum;
 	if (!arena)

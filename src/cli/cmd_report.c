@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report_heap.h"
 #include "cli/view_opts.h"
+#include "model/heap.h"
 #include "model/sources.h"
 #include "model/view.h"
 #include "output/report.h"
@@ -23,7 +25,7 @@ const struct cli_command cli_report = {
 	.summary = "print a profile: top cost centres, stack tree, call graph, views",
 	.usage = "ccprof report [--top N] [--sort time|alloc|calls] [--graph] [--contexts] "
 		 "[--callers F] [--around F] "
-		 "[--cycles] [--hot] [--threads] [--hook-cost] [VIEW OPTIONS] [--json] FILE",
+		 "[--cycles] [--hot] [--threads] [--hook-cost] [--heap] [VIEW OPTIONS] [--json] FILE",
 	.help = "Print the profile in FILE (written by the ccprof runtime) in the style of\n"
 		"GHC's .prof report: a header, the top cost centres by self time, and the\n"
 		"stack tree (contexts grouped by compressed stack, with individual and\n"
@@ -48,6 +50,10 @@ const struct cli_command cli_report = {
 		"  --hook-cost        add what the hooks cost per function, and the gcc\n"
 		"                     options that would leave out those costing more than\n"
 		"                     the function's own work\n"
+		"  --heap             the live heap of a heap profile (record --heap) instead:\n"
+		"                     the peak, what was live at the end by function and by\n"
+		"                     stack, and the largest sample by stack (with --threads,\n"
+		"                     each thread's); JSON has it whenever the profile does\n"
 		"  -j, --json         print as JSON instead (see docs/json.md): everything\n"
 		"                     --graph and --contexts add is always there, the other\n"
 		"                     sections when asked for\n"
@@ -62,6 +68,7 @@ enum {
 	OPT_HOT,
 	OPT_THREADS,
 	OPT_HOOK_COST,
+	OPT_HEAP,
 };
 
 static const struct option report_options[] = {
@@ -76,6 +83,7 @@ static const struct option report_options[] = {
 	{"hot", no_argument, NULL, OPT_HOT},
 	{"threads", no_argument, NULL, OPT_THREADS},
 	{"hook-cost", no_argument, NULL, OPT_HOOK_COST},
+	{"heap", no_argument, NULL, OPT_HEAP},
 	{"json", no_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -86,7 +94,7 @@ struct report_args {
 	struct report_opts o;
 	struct model_view_opts view;
 	struct model_patterns callers, around;
-	int cycles, hot, threads, hook_cost, json;
+	int cycles, hot, threads, hook_cost, json, heap;
 	const char *path;
 };
 
@@ -140,6 +148,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		case OPT_HOT: a->hot = 1; break;
 		case OPT_THREADS: a->threads = 1; break;
 		case OPT_HOOK_COST: a->hook_cost = 1; break;
+		case OPT_HEAP: a->heap = 1; break;
 		case 'h':
 			cli_help(stdout, &cli_report);
 			return -1;
@@ -147,6 +156,10 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 			return cli_bad_option(&cli_report, c, argv);
 		}
 	}
+	if (a->heap && (a->o.graph || a->o.contexts || a->callers.n || a->around.n || a->cycles ||
+			a->hot || a->hook_cost || a->o.sort != REPORT_SORT_TIME))
+		return cli_usage_error(&cli_report, "--heap shows the live heap alone: of the "
+				       "sections, only --threads goes with it");
 	return cli_one_profile(&cli_report, argc, argv, &a->path);
 }
 
@@ -239,6 +252,11 @@ static int report_show(struct report_args *a)
 		cli_unload(&cp);
 		return CLI_EXIT_USAGE;
 	}
+	if (a->heap && !heap_measured(&cp.prof)) {
+		fprintf(stderr, "ccprof: %s: --heap: %s\n", a->path, HEAP_MISSING);
+		cli_unload(&cp);
+		return CLI_EXIT_FAIL;
+	}
 	sources_resolve(&cp.prof);
 	if (view_opts_model(a->path, &cp.model, &a->view, report_passes(a), &vm, &v) != 0) {
 		cli_unload(&cp);
@@ -248,7 +266,8 @@ static int report_show(struct report_args *a)
 	if (report_views(&vm, a) != 0)
 		status = CLI_EXIT_FAIL;
 	else
-		(a->json ? report_json : report_text)(stdout, &vm, &a->o);
+		status = report_heap_write(stdout, a->path, &vm, &a->o,
+					   &(struct report_heap_args){a->json, a->heap, a->threads});
 	model_free(&vm);
 	model_view_free(&v);
 	cli_unload(&cp);

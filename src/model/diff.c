@@ -51,9 +51,19 @@ static void row_seen(struct diff_row *row, int side)
 		row->only = DIFF_BOTH;
 }
 
-static void add_functions(struct rows *r, struct diff *d, const struct model *m, int side,
-			  double scale)
+/* One side: its model, the scale of its times, and its live heap under
+ * the same view (numbered alike: heap.h), or NULL. */
+struct side {
+	const struct model *m, *live;
+	int index;
+	double scale;
+};
+
+static void add_functions(struct rows *r, struct diff *d, const struct side *s)
 {
+	const struct model *m = s->m;
+	int side = s->index;
+	double scale = s->scale;
 	for (uint32_t i = 0; i < m->nlisted; i++) {
 		const struct model_fn *fn = &m->fns[m->by_self[i]];
 		struct diff_row *row = row_get(r, d->arena, fn->name, side);
@@ -63,6 +73,7 @@ static void add_functions(struct rows *r, struct diff *d, const struct model *m,
 		row->inherited[side] += model_seconds(m, fn->inherited) * scale;
 		row->calls[side] += fn->calls;
 		row->alloc[side] += d->alloc ? fn->self_alloc.bytes : 0;
+		row->live[side] += d->live ? s->live->fns[m->by_self[i]].self_alloc.bytes : 0;
 	}
 }
 
@@ -89,9 +100,11 @@ static const char **stack_names(struct diff *d, const struct model *m, uint32_t 
 }
 
 /* Stacks that some context has: entered, or with time of their own. */
-static void add_stacks(struct rows *r, struct diff *d, const struct model *m, int side,
-		       double scale)
+static void add_stacks(struct rows *r, struct diff *d, const struct side *s)
 {
+	const struct model *m = s->m;
+	int side = s->index;
+	double scale = s->scale;
 	for (uint32_t k = 1; k < m->nnodes; k++) {
 		const struct model_node *x = &m->nodes[k];
 		if (!x->entries && !x->individual &&
@@ -108,6 +121,8 @@ static void add_stacks(struct rows *r, struct diff *d, const struct model *m, in
 		row->inherited[side] += model_seconds(m, x->inherited) * scale;
 		row->calls[side] += x->entries;
 		row->alloc[side] += d->alloc ? model_node_alloc_at(m->node_alloc, k).individual.bytes : 0;
+		if (d->live)
+			row->live[side] += model_node_alloc_at(s->live->node_alloc, k).individual.bytes;
 	}
 }
 
@@ -131,6 +146,9 @@ static int cmp_row(const void *pa, const void *pb)
 	if (!c)
 		c = cmp_abs_desc((double)a->alloc[1] - (double)a->alloc[0],
 				 (double)b->alloc[1] - (double)b->alloc[0]);
+	if (!c)
+		c = cmp_abs_desc((double)a->live[1] - (double)a->live[0],
+				 (double)b->live[1] - (double)b->live[0]);
 	if (!c && a->name && b->name)
 		c = strcmp(a->name, b->name);
 	for (uint32_t i = 0; !c && a->stack && i < a->depth && i < b->depth; i++)
@@ -159,6 +177,12 @@ static struct diff_row *rows_finish(struct diff *d, struct rows *r, uint32_t *n)
 
 void diff_build(struct diff *d, const struct model *a, const struct model *b, int normalize)
 {
+	diff_build_live(d, a, b, NULL, NULL, normalize);
+}
+
+void diff_build_live(struct diff *d, const struct model *a, const struct model *b,
+		     const struct model *live_a, const struct model *live_b, int normalize)
+{
 	memset(d, 0, sizeof *d);
 	if (!(d->arena = ccp_arena_new()))
 		xalloc_die(0, __func__);
@@ -168,14 +192,16 @@ void diff_build(struct diff *d, const struct model *a, const struct model *b, in
 	d->total_calls[1] = b->total_calls;
 	d->scale = normalize && d->total[1] > 0 ? d->total[0] / d->total[1] : 1.0;
 	d->alloc = model_alloc_measured(a) && model_alloc_measured(b);
+	d->live = live_a && live_b;
 
+	struct side sa = {a, live_a, 0, 1.0}, sb = {b, live_b, 1, d->scale};
 	struct rows fr = {.n = 0}, sr = {.n = 0};
 	htab_init(&fr.tab, (size_t)a->nlisted + b->nlisted);
 	htab_init(&sr.tab, (size_t)a->nnodes + b->nnodes);
-	add_functions(&fr, d, a, 0, 1.0);
-	add_functions(&fr, d, b, 1, d->scale);
-	add_stacks(&sr, d, a, 0, 1.0);
-	add_stacks(&sr, d, b, 1, d->scale);
+	add_functions(&fr, d, &sa);
+	add_functions(&fr, d, &sb);
+	add_stacks(&sr, d, &sa);
+	add_stacks(&sr, d, &sb);
 	d->fns = rows_finish(d, &fr, &d->nfns);
 	d->stacks = rows_finish(d, &sr, &d->nstacks);
 }

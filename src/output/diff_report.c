@@ -25,23 +25,26 @@ struct dtext {
 	struct ob *o;
 	int prec;
 	int alloc; /* both profiles counted allocations: the bytes column */
+	int live;  /* both followed the heap: the live bytes column */
 };
 
 /* The columns of a table, each measured over its rows before printing. */
-enum { C_DSELF, C_RSELF, C_DINH, C_RINH, C_DCALLS, C_RCALLS, C_DALLOC, C_SELFA, C_SELFB,
-       C_CALLSA, C_CALLSB, NCOLS };
+enum { C_DSELF, C_RSELF, C_DINH, C_RINH, C_DCALLS, C_RCALLS, C_DALLOC, C_DLIVE, C_SELFA,
+       C_SELFB, C_CALLSA, C_CALLSB, NCOLS };
 
 static const char *const col_head[NCOLS] = {
 	"\xce\x94" "self(s)", "%", "\xce\x94" "inherited(s)", "%", "\xce\x94" "calls", "%",
-	"\xce\x94" "bytes", "self A", "self B", "calls A", "calls B",
+	"\xce\x94" "bytes", "\xce\x94" "live", "self A", "self B", "calls A", "calls B",
 };
 
-/* Inherited times are the functions' only; bytes only when both sides
- * have them. */
+/* Inherited times are the functions' only; bytes (allocated, live)
+ * only when both sides have them. */
 static int col_shown(const struct dtext *t, int c, int with_inherited)
 {
 	if (c == C_DINH || c == C_RINH)
 		return with_inherited;
+	if (c == C_DLIVE)
+		return t->live;
 	return c != C_DALLOC || t->alloc;
 }
 
@@ -72,6 +75,7 @@ static int cell(const struct dtext *t, const struct diff_row *row, int c, char *
 	case C_DCALLS: return fmt_delta(buf, len, row->calls[0], row->calls[1]);
 	case C_RCALLS: return fmt_rel(buf, len, (double)row->calls[0], (double)row->calls[1]);
 	case C_DALLOC: return fmt_delta(buf, len, row->alloc[0], row->alloc[1]);
+	case C_DLIVE: return fmt_delta(buf, len, row->live[0], row->live[1]);
 	case C_SELFA: return snprintf(buf, len, "%.*f", t->prec, row->self[0]);
 	case C_SELFB: return snprintf(buf, len, "%.*f", t->prec, row->self[1]);
 	case C_CALLSA: return snprintf(buf, len, "%" PRIu64, row->calls[0]);
@@ -151,7 +155,7 @@ static void text_side(const struct dtext *t, const struct diff_input *in, int si
 int diff_text(FILE *f, const struct diff_input *in)
 {
 	const struct diff *d = in->d;
-	struct dtext t = {.o = ob_open(f), .alloc = d->alloc};
+	struct dtext t = {.o = ob_open(f), .alloc = d->alloc, .live = d->live};
 	int cycles = in->prof[0]->clock == CCP_CLOCK_CYCLES || in->prof[1]->clock == CCP_CLOCK_CYCLES;
 	t.prec = cycles ? 6 : 3;
 	ob_puts(t.o, "ccprof diff: B against A\n\n");
@@ -194,21 +198,44 @@ static void j_secs(struct json *j, const char *key, double v)
 	json_raw(j, buf, (size_t)n);
 }
 
-static void j_pair(struct json *j, const char *what, const double v[2])
+/* The keys of one compared value: "a_WHAT_UNIT", "b_WHAT_UNIT",
+ * "delta_WHAT_UNIT" and "rel_WHAT". */
+struct pair_keys {
+	char a[48], b[48], delta[48], rel[48];
+};
+
+static void pair_keys(struct pair_keys *k, const char *what, const char *unit)
 {
-	char key[48];
-	snprintf(key, sizeof key, "a_%s_s", what);
-	j_secs(j, key, v[0]);
-	snprintf(key, sizeof key, "b_%s_s", what);
-	j_secs(j, key, v[1]);
-	snprintf(key, sizeof key, "delta_%s_s", what);
-	j_secs(j, key, v[1] - v[0]);
-	snprintf(key, sizeof key, "rel_%s", what);
-	json_kdouble(j, key, diff_rel(v[0], v[1])); /* NaN writes null */
+	snprintf(k->a, sizeof k->a, "a_%s_%s", what, unit);
+	snprintf(k->b, sizeof k->b, "b_%s_%s", what, unit);
+	snprintf(k->delta, sizeof k->delta, "delta_%s_%s", what, unit);
+	snprintf(k->rel, sizeof k->rel, "rel_%s", what);
 }
 
-/* A row; with alloc (both profiles counted allocations), its bytes. */
-static void j_row(struct json *j, const struct diff_row *row, int alloc)
+static void j_pair(struct json *j, const char *what, const double v[2])
+{
+	struct pair_keys k;
+	pair_keys(&k, what, "s");
+	j_secs(j, k.a, v[0]);
+	j_secs(j, k.b, v[1]);
+	j_secs(j, k.delta, v[1] - v[0]);
+	json_kdouble(j, k.rel, diff_rel(v[0], v[1])); /* NaN writes null */
+}
+
+/* Bytes on each side, their change and its ratio. */
+static void j_bytes(struct json *j, const char *what, const uint64_t v[2])
+{
+	struct pair_keys k;
+	pair_keys(&k, what, "bytes");
+	json_kuint(j, k.a, v[0]);
+	json_kuint(j, k.b, v[1]);
+	j_signed(j, k.delta, v[0], v[1]);
+	json_kdouble(j, k.rel, diff_rel((double)v[0], (double)v[1]));
+}
+
+/* A row; its bytes allocated when both profiles counted them, and live
+ * at the end when both followed the heap. */
+static void j_row(struct json *j, const struct diff_row *row, const struct diff *d)
 {
 	json_newline(j);
 	json_begin_object(j);
@@ -228,12 +255,10 @@ static void j_row(struct json *j, const struct diff_row *row, int alloc)
 	json_kuint(j, "b_calls", row->calls[1]);
 	j_signed(j, "delta_calls", row->calls[0], row->calls[1]);
 	json_kdouble(j, "rel_calls", diff_rel((double)row->calls[0], (double)row->calls[1]));
-	if (alloc) {
-		json_kuint(j, "a_alloc_bytes", row->alloc[0]);
-		json_kuint(j, "b_alloc_bytes", row->alloc[1]);
-		j_signed(j, "delta_alloc_bytes", row->alloc[0], row->alloc[1]);
-		json_kdouble(j, "rel_alloc", diff_rel((double)row->alloc[0], (double)row->alloc[1]));
-	}
+	if (d->alloc)
+		j_bytes(j, "alloc", row->alloc);
+	if (d->live)
+		j_bytes(j, "live", row->live);
 	json_end_object(j);
 }
 
@@ -249,13 +274,13 @@ static void j_side(struct json *j, const struct diff_input *in, int side)
 }
 
 static void j_rows(struct json *j, const char *key, const struct diff_row *rows, uint32_t n,
-		   int alloc)
+		   const struct diff *d)
 {
 	json_newline(j);
 	json_key(j, key);
 	json_begin_array(j);
 	for (uint32_t i = 0; i < n; i++)
-		j_row(j, &rows[i], alloc);
+		j_row(j, &rows[i], d);
 	json_end_array(j);
 }
 
@@ -275,8 +300,8 @@ int diff_json(FILE *f, const struct diff_input *in)
 	json_key(&j, "normalized");
 	json_bool(&j, in->normalized);
 	json_kdouble(&j, "scale", in->d->scale);
-	j_rows(&j, "functions", in->d->fns, in->d->nfns, in->d->alloc);
-	j_rows(&j, "stacks", in->d->stacks, in->d->nstacks, in->d->alloc);
+	j_rows(&j, "functions", in->d->fns, in->d->nfns, in->d);
+	j_rows(&j, "stacks", in->d->stacks, in->d->nstacks, in->d);
 	json_end_object(&j);
 	ob_putc(o, '\n');
 	return ob_close(o);

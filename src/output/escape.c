@@ -111,6 +111,28 @@ const struct escape_table escape_line = {
 	.bad_utf8 = REPLACEMENT,
 };
 
+/* GHC's .hp heap profile (FORMATS.md §3), read by hp2ps byte by byte
+ * in the C locale: a band name ends at whitespace, so a space becomes '_'
+ * (and "operator new(unsigned long)" stays one name); a string (JOB,
+ * DATE) ends at a lone '"', so that is doubled, as GHC writes it, and
+ * control characters become '?' there.  Any control character is '_' in
+ * a name, and invalid UTF-8 '?' in both. */
+const struct escape_table escape_hp_name = {
+	.ascii = {
+		CTRL_TO("_"),
+		[' '] = "_",
+	},
+	.bad_utf8 = "?",
+};
+
+const struct escape_table escape_hp_string = {
+	.ascii = {
+		CTRL_TO("?"),
+		['"'] = "\"\"",
+	},
+	.bad_utf8 = "?",
+};
+
 /* Valid UTF-8 and nothing else changed (protobuf strings). */
 const struct escape_table escape_utf8 = {
 	.ascii = {0},

@@ -21,6 +21,9 @@
  *   escape_folded  a folded-stacks frame: ';' becomes U+FF1B
  *   escape_line    the rest of a text line (callgrind): control chars '?'
  *   escape_utf8    only the UTF-8 repair (protobuf strings)
+ * and for GHC's .hp, which hp2ps reads as bytes, '?':
+ *   escape_hp_name    a band name: whitespace becomes '_'
+ *   escape_hp_string  inside a "string": '"' doubled
  */
 #ifndef CCPROF_OUTPUT_ESCAPE_H
 #define CCPROF_OUTPUT_ESCAPE_H
@@ -38,6 +41,8 @@ extern const struct escape_table escape_dot;
 extern const struct escape_table escape_folded;
 extern const struct escape_table escape_line;
 extern const struct escape_table escape_utf8;
+extern const struct escape_table escape_hp_name;
+extern const struct escape_table escape_hp_string;
 
 /* The most bytes escape_mem writes for len input bytes ("\u003c" is six). */
 #define ESCAPE_MAX(len) ((len) * 6)

@@ -25,6 +25,7 @@ const struct export_format export_formats[] = {
 	 .accepts = EXPORT_OPT_THRESHOLD, .hot = 1},
 	{.name = "svg", .write = export_svg, .passes = MODEL_TREE,
 	 .accepts = EXPORT_OPT_INVERTED | EXPORT_OPT_WEIGHT},
+	{.name = "hp", .write = export_hp, .passes = MODEL_TREE, .heap = 1},
 };
 const unsigned export_nformats = sizeof export_formats / sizeof export_formats[0];
 

@@ -16,6 +16,7 @@
  *   pprof       gzip-compressed profile.proto           (go tool pprof)
  *   dot         Graphviz call graph with the expensive arm highlighted
  *   svg         a flame graph (or icicle) drawn by ccprof itself
+ *   hp          GHC's heap profile: the live heap over time by stack (hp2ps)
  *
  * Times: the model keeps ticks; each format gets the integer unit it
  * needs through export_scale, which rounds so that the parts add up to
@@ -84,6 +85,7 @@ struct export_format {
 	unsigned accepts;       /* enum export_opt */
 	int binary;
 	int hot;                /* reads model_hot's expensive arm */
+	int heap;               /* needs heap data (model/heap.h) */
 };
 
 extern const struct export_format export_formats[];
@@ -100,6 +102,7 @@ export_writer export_speedscope; /* export_speedscope.c */
 export_writer export_pprof;      /* export_pprof.c */
 export_writer export_dot;        /* export_dot.c */
 export_writer export_svg;        /* export_svg.c */
+export_writer export_hp;         /* export_hp.c */
 
 /* ---- helpers the writers share (export.c) ------------------------------- */
 

@@ -7,11 +7,15 @@
  *                 allocation data alloc_objects count, alloc_space bytes
  *                 (the names Go's heap profiles give allocations, so
  *                 pprof's -sample_index=alloc_space and its alloc
- *                 options work); the time one is the default
+ *                 options work), and with heap data inuse_objects count,
+ *                 inuse_space bytes (pprof's names for a heap profile's
+ *                 live data: the live heap at the end, model/heap.h); the
+ *                 time one is the default
  *   sample        one per compressed stack with time, entries or
  *                 allocations: location_id leaf first, values
  *                 [individual time in ns, entries Σ E+R] and then
- *                 [blocks, bytes] it allocated itself; with --threads,
+ *                 [blocks, bytes] it allocated itself, and [blocks,
+ *                 bytes] of those still live at the end; with --threads,
  *                 per thread from its own stack tree, labelled
  *                 thread = "name [tid]"
  *   function      one per cost centre (id = ccprof id + 1), file = source
@@ -30,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/heap.h"
 #include "model/xalloc.h"
 #include "output/escape.h"
 #include "output/gzip.h"
@@ -59,7 +64,20 @@ struct pp {
 	int64_t label_key;    /* "thread", or -1 */
 	int64_t label_str;
 	int alloc;            /* the alloc_objects and alloc_space values too */
+	const struct model *heap; /* the live heap under m's view, whose nodes
+				   * are m's (heap.h): inuse_* values; or NULL */
 };
+
+/* The live heap of node x of p->m (or of the stand-in for the hidden
+ * children of its parent). */
+static struct model_alloc pp_live(const struct pp *p, const struct model_node *x)
+{
+	const struct model *h = p->heap;
+	if (x->cc == EXPORT_HIDDEN)
+		return h->tree_pruned.rest ? h->tree_pruned.rest[x->parent].alloc
+					   : (struct model_alloc){0, 0};
+	return model_node_alloc_at(h->node_alloc, (uint32_t)(x - p->m->nodes)).individual;
+}
 
 static void pp_value_type(struct pp *p, uint32_t field, const char *type, const char *unit)
 {
@@ -95,6 +113,11 @@ static void pp_sample(void *arg, const struct model_node *x, const struct model_
 	if (p->alloc) {
 		pb_varint(b, a->individual.blocks);
 		pb_varint(b, a->individual.bytes);
+	}
+	if (p->heap) { /* live within allocated: a stack with any has a sample */
+		struct model_alloc live = pp_live(p, x);
+		pb_varint(b, live.blocks);
+		pb_varint(b, live.bytes);
 	}
 	pb_end(b, vals);
 	if (p->label_key >= 0) {
@@ -150,6 +173,22 @@ static const char *pp_time_type(uint32_t clock)
 	return clock == CCP_CLOCK_CPU ? "cpu" : clock == CCP_CLOCK_WALL ? "wall" : "time";
 }
 
+/* The samples of model m (the merged one, or a thread's), with its live
+ * heap from the copy b when there is one. */
+static void pp_samples(struct pp *p, const struct model *m, const struct heap_base *b)
+{
+	struct model live;
+	p->m = m;
+	p->heap = NULL;
+	if (b) {
+		heap_view_build(&live, b, m, MODEL_TREE);
+		p->heap = &live;
+	}
+	export_walk_tree(m, pp_sample, p);
+	if (b)
+		model_free(&live);
+}
+
 int export_pprof(FILE *f, const struct export_input *in, const struct export_opts *opts)
 {
 	const struct model *m = in->m;
@@ -178,15 +217,25 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
 	}
+	struct heap_base base, *live = NULL;
+	char err[256];
+	/* heap_base_build cannot fail: m was built from the same histories */
+	if (heap_measured(prof) && heap_base_build(&base, prof, HEAP_AT_END, err, sizeof err) == 0) {
+		live = &base;
+		pp_value_type(p, PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
+		pp_value_type(p, PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
+	}
 	if (!opts->threads)
-		export_walk_tree(m, pp_sample, p);
+		pp_samples(p, m, live);
 	for (uint32_t t = 0; t < nlabels; t++) {
 		export_thread_label(&in->threads[t], labels[t], sizeof labels[t]);
 		p->label_key = export_strtab_add(&p->str, "thread");
 		p->label_str = export_strtab_add(&p->str, labels[t]);
-		p->m = in->threads[t].m;
-		export_walk_tree(p->m, pp_sample, p);
+		pp_samples(p, in->threads[t].m, live);
 	}
+	p->m = m;
+	if (heap_measured(prof))
+		heap_base_free(&base);
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
 		if (m->fns[cc].seen)
 			pp_function(p, (uint64_t)cc + 1, m->fns[cc].name, export_file(m, cc),

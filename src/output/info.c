@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <time.h>
 
+#include "model/heap.h"
 #include "model/sources.h"
 #include "output/escape.h"
 #include "output/jrep.h"
@@ -148,6 +149,27 @@ static void text_alloc(struct ob *f, const struct model *m)
 	ob_puts(f, " (before a thread's first call)\n");
 }
 
+/* With heap data (heap=1): the peak, the live heap at the write (all of
+ * it, and the part outside any context) and the samples. */
+static void text_heap(struct ob *f, const struct ccp_profile *p)
+{
+	const struct ccp_heap *h = &p->heap;
+	struct model_alloc live = heap_live_in_contexts(p);
+	struct model_alloc outside = {h->outside_live_bytes, h->outside_live_blocks};
+	if (!heap_measured(p))
+		return;
+	model_alloc_add(&live, outside);
+	ob_printf(f, "%-18s %" PRIu64 " bytes (the most the live heap held)\n", "heap peak",
+		  h->peak_bytes);
+	ob_printf(f, "%-18s ", "live at end");
+	text_bytes_blocks(f, live);
+	ob_printf(f, "\n%-18s ", "live outside");
+	text_bytes_blocks(f, outside);
+	ob_puts(f, " (allocated in no context)\n");
+	ob_printf(f, "%-18s %" PRIu32 ", every %g ms\n", "heap samples", h->nsamples,
+		  (double)h->interval_ns / 1e6);
+}
+
 int info_text(FILE *out, const struct info_input *in)
 {
 	const struct ccp_profile *p = in->m->prof;
@@ -158,7 +180,28 @@ int info_text(FILE *out, const struct info_input *in)
 	text_clock(f, in->m);
 	text_counts(f, in);
 	text_alloc(f, in->m);
+	text_heap(f, p);
 	return ob_close(f);
+}
+
+/* "heap": the same as text_heap, with heap data only. */
+static void json_heap(struct json *j, const struct ccp_profile *p)
+{
+	const struct ccp_heap *h = &p->heap;
+	struct model_alloc live = heap_live_in_contexts(p);
+	if (!heap_measured(p))
+		return;
+	json_newline(j);
+	json_key(j, "heap");
+	json_begin_object(j);
+	json_kuint(j, "peak_bytes", h->peak_bytes);
+	json_kuint(j, "live_bytes", live.bytes + h->outside_live_bytes);
+	json_kuint(j, "live_blocks", live.blocks + h->outside_live_blocks);
+	json_kuint(j, "outside_live_bytes", h->outside_live_bytes);
+	json_kuint(j, "outside_live_blocks", h->outside_live_blocks);
+	json_kuint(j, "interval_ns", h->interval_ns);
+	json_kuint(j, "samples", h->nsamples);
+	json_end_object(j);
 }
 
 int info_json(FILE *out, const struct info_input *in)
@@ -214,6 +257,7 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kseconds(&j, "lost_time_s", s->lost_time, p->ticks_per_sec);
 	json_kuint(&j, "dispatchers", s->dispatchers);
 	jr_alloc_member(&j, m);
+	json_heap(&j, p);
 	json_end_object(&j);
 	ob_putc(f, '\n');
 	return ob_close(f);

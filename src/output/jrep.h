@@ -19,6 +19,8 @@ struct jrep {
 	struct names entry[2]; /* history entries {…,"marked":false|true} */
 	uint64_t tps;
 	int alloc; /* the profile has allocation data: the *alloc* members */
+	const struct model *heap; /* the live heap at the end under the same view
+				   * (model/heap.h): the *live* members; or NULL */
 };
 
 /* The name of cc, "<root>" for MODEL_NONE, "…" for MODEL_GAP; as a
@@ -70,5 +72,14 @@ void jr_threads(struct jrep *r);
 void jr_node_tree(struct jrep *r, const struct model_node *nodes,
 		  const struct model_node_alloc *alloc, const struct model_pruned *pr,
 		  const uint64_t *calls);
+
+/* The live heap's members (heap_json.c), each written only with r->heap:
+ * of function cc, of context c (one of r->m's), of tree node k and of
+ * its "(n hidden)" line; and the top-level "heap" object. */
+void jr_heap_fn(struct jrep *r, uint32_t cc);
+void jr_heap_ctx(struct jrep *r, const struct ccp_context *c);
+void jr_heap_node(struct jrep *r, uint32_t k);
+void jr_heap_hidden(struct jrep *r, uint32_t k);
+void jr_heap(struct jrep *r);
 
 #endif

@@ -23,6 +23,8 @@ struct report_opts {
 	int contexts;   /* text: add the contexts listing */
 	int no_tree;    /* text: leave out the stack tree */
 	int no_flat;    /* text: leave out the flat table */
+	const struct model *heap; /* JSON: the live heap at the end under the same
+				   * view (model/heap.h), or NULL */
 };
 
 /* Write the report; returns 0, or -1 if the stream had an error. */

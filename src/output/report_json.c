@@ -137,6 +137,7 @@ void jr_functions(struct jrep *r)
 		json_kuint(j, "calls", fn->calls);
 		json_kuint(j, "root_calls", root ? root->calls : 0);
 		jr_fn_costs(r, fn);
+		jr_heap_fn(r, cc);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -209,6 +210,7 @@ void jr_context(struct jrep *r, const struct ccp_context *c)
 	json_kuint(j, "recursive", c->recursive);
 	jr_secs(r, "time_s", c->time);
 	jr_alloc_fields(r, model_ctx_alloc(c));
+	jr_heap_ctx(r, c);
 	json_end_object(j);
 }
 
@@ -235,6 +237,7 @@ struct jr_tree {
 	const struct model_node_alloc *alloc; /* the nodes' allocations, or NULL */
 	const struct model_pruned *pr;
 	const uint64_t *calls; /* callers trees: calls through each node */
+	int heap; /* the stack tree: its nodes' live heap too (jr_heap_node) */
 };
 
 void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited,
@@ -249,8 +252,9 @@ void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint6
 	}
 }
 
-static void jr_hidden_node(struct jr_tree *t, const struct model_hidden *h)
+static void jr_hidden_node(struct jr_tree *t, uint32_t k)
 {
+	const struct model_hidden *h = &t->pr->rest[k];
 	struct json *j = &t->r->j;
 	char name[48];
 	snprintf(name, sizeof name, "(%lu hidden)", (unsigned long)h->count);
@@ -264,6 +268,8 @@ static void jr_hidden_node(struct jr_tree *t, const struct model_hidden *h)
 		json_kuint(j, "calls", h->entries);
 	struct model_node_alloc a = {h->alloc, h->alloc};
 	jr_node_fields(t->r, h->entries, h->time, h->time, &a);
+	if (t->heap)
+		jr_heap_hidden(t->r, k);
 	json_key(j, "children");
 	json_begin_array(j);
 	json_end_array(j);
@@ -277,7 +283,7 @@ static void jr_tree_visit(void *arg, uint32_t k, int leaving)
 	const struct model_node *x = &t->nodes[k];
 	if (leaving) {
 		if (t->pr && t->pr->rest && t->pr->rest[k].count)
-			jr_hidden_node(t, &t->pr->rest[k]);
+			jr_hidden_node(t, k);
 		json_end_array(j);
 		json_end_object(j);
 		return;
@@ -288,6 +294,8 @@ static void jr_tree_visit(void *arg, uint32_t k, int leaving)
 		json_kuint(j, "calls", t->calls[k]);
 	struct model_node_alloc a = model_node_alloc_at(t->alloc, k);
 	jr_node_fields(t->r, x->entries, x->individual, x->inherited, &a);
+	if (t->heap)
+		jr_heap_node(t->r, k);
 	json_key(j, "children");
 	json_begin_array(j);
 }
@@ -296,25 +304,29 @@ void jr_node_tree(struct jrep *r, const struct model_node *nodes,
 		  const struct model_node_alloc *alloc, const struct model_pruned *pr,
 		  const uint64_t *calls)
 {
-	struct jr_tree t = {r, nodes, alloc, pr, calls};
+	struct jr_tree t = {r, nodes, alloc, pr, calls, 0};
 	model_walk(nodes, pr ? pr->hidden : NULL, jr_tree_visit, &t);
 }
 
 static void jr_tree(struct jrep *r)
 {
+	const struct model *m = r->m;
+	struct jr_tree t = {r, m->nodes, m->node_alloc, &m->tree_pruned, NULL, r->heap != NULL};
 	json_key(&r->j, "tree");
-	jr_node_tree(r, r->m->nodes, r->m->node_alloc, &r->m->tree_pruned, NULL);
+	model_walk(m->nodes, m->tree_pruned.hidden, jr_tree_visit, &t);
 }
 
 int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 {
-	(void)o; /* JSON is always complete: consumers select for themselves */
+	/* JSON is always complete: consumers select for themselves; o->heap
+	 * adds the live heap */
 	struct ob *out = ob_open(f);
 	struct jrep *r = xmalloc(sizeof *r);
 	json_init(&r->j, out);
 	r->m = m;
 	r->tps = m->prof->ticks_per_sec;
 	r->alloc = model_alloc_measured(m);
+	r->heap = o->heap;
 	names_init(&r->names, m, &escape_json, 1);
 	names_init_json(&r->heads, m, "", "");
 	names_init_json(&r->entry[0], m, "{", ",\"marked\":false}");
@@ -348,6 +360,7 @@ int report_json(FILE *f, const struct model *m, const struct report_opts *o)
 	jr_cycles(r);
 	jr_threads(r);
 	jr_hook_cost(r);
+	jr_heap(r);
 	json_end_object(&r->j);
 	ob_putc(out, '\n');
 	int ret = ob_close(out);

@@ -1,0 +1,77 @@
+/*
+ * report_heap.c - the heap models of a report (report_heap.h): the live
+ * heap at the end and at the largest sample, each under the report's
+ * view (heap.h, Note [The live heap as a cost]), handed to the writers.
+ */
+#include "cli/report_heap.h"
+
+#include "cli/cli.h"
+#include "model/heap.h"
+#include "model/view.h"
+#include "output/heap_report.h"
+
+/* The live heap at `sample` under vm's view, into b and m; 0, or 1
+ * after saying why not (it cannot be: vm was built from the same
+ * histories). */
+static int heap_view(const char *path, const struct model *vm, uint32_t sample, unsigned passes,
+		     struct heap_base *b, struct model *m)
+{
+	char err[256] = "";
+	if (heap_base_build(b, vm->prof, sample, err, sizeof err) != 0) {
+		fprintf(stderr, "ccprof: %s: %s\n", path, err);
+		heap_base_free(b);
+		return CLI_EXIT_FAIL;
+	}
+	heap_view_build(m, b, vm, passes);
+	return 0;
+}
+
+/* report --heap: the heap report, from the live heap at the end (with
+ * each thread's, for --threads) and at the largest sample. */
+static int write_text(FILE *out, const char *path, const struct model *vm,
+		      const struct report_opts *o, const struct report_heap_args *a,
+		      struct model *live)
+{
+	struct heap_report h = {.m = vm, .live = live};
+	struct heap_base big;
+	struct model sample;
+	h.sample_index = heap_largest_sample(&vm->prof->heap);
+	if (a->threads)
+		model_threads(live, MODEL_FLAT);
+	if (h.sample_index != HEAP_AT_END) {
+		if (heap_view(path, vm, h.sample_index, MODEL_TREE, &big, &sample) != 0)
+			return CLI_EXIT_FAIL;
+		h.sample = &sample;
+	}
+	heap_text(out, &h, o);
+	if (h.sample) {
+		model_free(&sample);
+		heap_base_free(&big);
+	}
+	return 0;
+}
+
+int report_heap_write(FILE *out, const char *path, const struct model *vm,
+		      const struct report_opts *o, const struct report_heap_args *a)
+{
+	struct report_opts with = *o;
+	struct heap_base end;
+	struct model live;
+	int status;
+	if (!heap_measured(vm->prof) || (!a->json && !a->text)) {
+		(a->json ? report_json : report_text)(out, vm, o);
+		return 0;
+	}
+	if (heap_view(path, vm, HEAP_AT_END, MODEL_FLAT | MODEL_TREE, &end, &live) != 0)
+		return CLI_EXIT_FAIL;
+	if (a->json) {
+		with.heap = &live;
+		report_json(out, vm, &with);
+		status = 0;
+	} else {
+		status = write_text(out, path, vm, o, a, &live);
+	}
+	model_free(&live);
+	heap_base_free(&end);
+	return status;
+}
