@@ -13,7 +13,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "model/view.h"
 #include "model/xalloc.h"
@@ -77,20 +76,7 @@ static void header(const struct text *t, const struct heap_report *h)
 {
 	const struct ccp_profile *p = h->m->prof;
 	struct ob *o = t->o;
-	char date[64];
-	time_t when = (time_t)(p->end_ns / 1000000000u);
-	struct tm tm;
-	ob_puts(o, "ccprof heap profile");
-	if (p->end_ns && localtime_r(&when, &tm) &&
-	    strftime(date, sizeof date, "  (%a %b %d %H:%M %Y)", &tm))
-		ob_puts(o, date);
-	ob_puts(o, "\n\n    program      ");
-	escape_puts(o, &escape_text, p->program ? p->program : "");
-	ob_puts(o, "\n    command     ");
-	for (uint32_t i = 0; i < p->argc; i++) {
-		ob_putc(o, ' ');
-		text_shell_word(o, p->argv[i] ? p->argv[i] : "");
-	}
+	text_title(o, p, "ccprof heap profile");
 	ob_printf(o, "\n    peak         %" PRIu64 " bytes, the most the live heap held\n",
 		  p->heap.peak_bytes);
 	header_live(t, h->live);

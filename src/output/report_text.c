@@ -10,7 +10,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "model/xalloc.h"
 #include "output/escape.h"
@@ -116,22 +115,9 @@ static void text_header(const struct text *t)
 	const struct model *m = t->m;
 	const struct ccp_profile *p = m->prof;
 	struct ob *o = t->o;
-	char date[64] = "";
-	time_t when = (time_t)(p->end_ns / 1000000000u);
-	struct tm tm;
-	if (p->end_ns && localtime_r(&when, &tm))
-		strftime(date, sizeof date, "  (%a %b %d %H:%M %Y)", &tm);
 
 	/* GHC's "Time and Allocation Profiling Report" when there are both. */
-	ob_puts(o, t->alloc ? "ccprof time and allocation profile" : "ccprof time profile");
-	ob_puts(o, date);
-	ob_puts(o, "\n\n    program      ");
-	escape_puts(o, &escape_text, p->program ? p->program : "");
-	ob_puts(o, "\n    command     ");
-	for (uint32_t i = 0; i < p->argc; i++) {
-		ob_putc(o, ' ');
-		text_shell_word(o, p->argv[i] ? p->argv[i] : "");
-	}
+	text_title(o, p, t->alloc ? "ccprof time and allocation profile" : "ccprof time profile");
 	ob_puts(o, "\n    total time   ");
 	text_secs(t, m->total_time, 0);
 	ob_puts(o, " secs  ");

@@ -4,6 +4,7 @@
 #include "output/text.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "model/view.h"
 #include "output/escape.h"
@@ -228,6 +229,24 @@ void text_history(const struct text *t, const uint32_t *hist, uint32_t len)
 		names_put(o, &t->names, CCP_ENTRY_CC(hist[i]));
 		if (marked)
 			ob_putc(o, ']');
+	}
+}
+
+void text_title(struct ob *o, const struct ccp_profile *p, const char *title)
+{
+	char date[64];
+	time_t when = (time_t)(p->end_ns / 1000000000u);
+	struct tm tm;
+	ob_puts(o, title);
+	if (p->end_ns && localtime_r(&when, &tm) &&
+	    strftime(date, sizeof date, "  (%a %b %d %H:%M %Y)", &tm))
+		ob_puts(o, date);
+	ob_puts(o, "\n\n    program      ");
+	escape_puts(o, &escape_text, p->program ? p->program : "");
+	ob_puts(o, "\n    command     ");
+	for (uint32_t i = 0; i < p->argc; i++) {
+		ob_putc(o, ' ');
+		text_shell_word(o, p->argv[i] ? p->argv[i] : "");
 	}
 }
 

@@ -63,6 +63,10 @@ size_t text_name_col(size_t widest, const char *heading);
 /* An argument as a shell would need it quoted (escape_text inside). */
 void text_shell_word(struct ob *o, const char *s);
 
+/* A report's first lines: its title and the date the profile was
+ * written, then the program and its command line (no newline after). */
+void text_title(struct ob *o, const struct ccp_profile *p, const char *title);
+
 /* The indent of a tree row at depth (capped at TEXT_INDENT_MAX). */
 size_t text_indent(uint32_t depth);
 
