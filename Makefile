@@ -110,7 +110,8 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_SRC     := $(FORMAT_SRC) $(COMMON_SRC) $(wildcard src/model/*.c src/output/*.c)
+FUZZ_SRC     := $(FORMAT_SRC) $(COMMON_SRC) $(wildcard src/model/*.c src/output/*.c) \
+                src/cli/report_heap.c
 
 fuzz:
 	@mkdir -p $(FUZZ_DIR)/seeds $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts

@@ -14,6 +14,7 @@
  *        ccprof report --graph              + MODEL_ARCS
  *        ccprof report --contexts --top 0   + MODEL_CONTEXTS
  *        ccprof report --graph --contexts --top 1, and --json    MODEL_ALL
+ *        ccprof report --heap --threads, and --json of a heap profile
  *   3. re-encode the profile, decode that (with the CRC this time) and
  *      re-encode again: docs/format.md §6 promises the writer accepts
  *      whatever the reader accepts and that the second encoding is
@@ -34,6 +35,7 @@
 
 #include "format/format.h"
 #include "model/model.h"
+#include "cli/report_heap.h"
 #include "output/export.h"
 #include "output/report.h"
 
@@ -87,6 +89,11 @@ static void view_all(struct model *m)
 	report_text(devnull, m, &o);
 	struct report_opts j = {.top = 20};
 	report_json(devnull, m, &j);
+	/* report --heap --threads and report --json of a heap profile (each
+	 * the plain report without heap data). */
+	struct report_heap_args text = {.text = 1, .threads = 1}, json = {.json = 1};
+	report_heap_write(devnull, "fuzz.ccprof", m, &j, &text);
+	report_heap_write(devnull, "fuzz.ccprof", m, &j, &json);
 }
 
 /* `ccprof convert --to F` for every format, merged threads (the export
