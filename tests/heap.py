@@ -231,6 +231,24 @@ def thinned():
           "thinned: from %.3f s to %.3f s" % (samples[0]["time"] / 1e9, samples[-1]["time"] / 1e9))
 
 
+def dumped_mid_run():
+    """ccprof_dump while the sampler samples at 10 us and a worker keeps
+    allocating: every write succeeds (a sample taken after the write read
+    the allocated counts, or out of time order, made the reader refuse
+    the file, and the runtime wrote none), and the last profile's samples
+    are in order."""
+    prog = build("heapdumps", "tests/progs/heapdumps.c")
+    prof = os.path.join(OUT, "heapdumps.ccprof")
+    r = run([CCPROF, "record", "--heap", "--interval=0.01", "--heap-interval=0.01", "-o", prof,
+             "--", prog, "300"])
+    d = heapdump(prof)
+    check(r.returncode == 0 and "dumps failed 0" in r.stderr and "no profile written" not in r.stderr,
+          "mid-run dumps: all 300 written (%s)" % re.findall(r"dumps failed \d+", r.stderr))
+    if check(d is not None, "mid-run dumps: the last profile has a heap part"):
+        times = [s["time"] for s in d[2]]
+        check(times == sorted(times), "mid-run dumps: %d samples in time order" % len(times))
+
+
 def not_followed():
     """No heap part without heap=1, nor from the runtime that does not see
     allocations (which says so)."""
@@ -261,5 +279,6 @@ forked_child()
 samples_over_time()
 samples_over_time("cycles")
 thinned()
+dumped_mid_run()
 not_followed()
 finish()

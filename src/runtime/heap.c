@@ -246,6 +246,7 @@ void rt_heap_put_back(void *p, const struct rt_heap_block *b)
 struct sample_head {
 	uint64_t time_ns;
 	uint64_t outside_bytes;
+	uint64_t serial; /* samples taken before it */
 	uint32_t first, n;
 };
 
@@ -262,6 +263,7 @@ static struct sample_head *heads;     /* MAX_SAMPLES, mapped on first use */
 static struct sample_rec *recs;       /* rec_cap */
 static uint32_t nheads, nrecs, rec_cap;
 static uint64_t interval_ns, next_due, t0;
+static uint64_t taken; /* samples ever taken: Note [Samples a write takes] */
 
 void rt_heap_configure(void)
 {
@@ -339,9 +341,15 @@ static void reverse(uint32_t from, uint32_t to)
 /* Append one sample (under samples_lock and the registry lock).  The
  * registry and each thread's context list are newest first, so the
  * walk meets (thread, context) in decreasing order: reversed, the
- * records are in the order the file wants. */
-static void take_sample(uint64_t now)
+ * records are in the order the file wants.  Its time is read here,
+ * under the lock, not by the caller before it: the sampler reads the
+ * clock before it waits for the registry lock, and a writer's final
+ * sample taken meanwhile came later than that, so the sampler's sample
+ * went after it with an earlier time, out of order, and the reader
+ * refused every profile written after it, the one at exit too. */
+static void take_sample(void)
 {
+	uint64_t now = rt_now_ns(CLOCK_MONOTONIC);
 	uint32_t n = live_contexts(), first;
 
 	if (heads == NULL && (heads = rt_map(MAX_SAMPLES * sizeof *heads)) == NULL)
@@ -361,9 +369,10 @@ static void take_sample(uint64_t now)
 				recs[nrecs++] = (struct sample_rec){ t->seq, c->id, b };
 		}
 	reverse(first, nrecs);
-	heads[nheads] = (struct sample_head){ now - t0, RT_LOAD(&outside_live_bytes), first,
+	heads[nheads] = (struct sample_head){ now - t0, RT_LOAD(&outside_live_bytes), taken, first,
 					      nrecs - first };
 	RT_PUBLISH(&nheads, nheads + 1);
+	RT_PUBLISH(&taken, taken + 1); /* after its reads: Note [Samples a write takes] */
 }
 
 /* From the sampler, under the registry lock: a sample if one is due. */
@@ -372,7 +381,7 @@ void rt_heap_sample(uint64_t now)
 	if (!RT_LOAD(&rt_heap_active) || now < next_due)
 		return;
 	pthread_mutex_lock(&samples_lock);
-	take_sample(now);
+	take_sample();
 	next_due = now + interval_ns;
 	pthread_mutex_unlock(&samples_lock);
 }
@@ -386,9 +395,27 @@ void rt_heap_final_sample(void)
 		return;
 	rt_registry_lock();
 	pthread_mutex_lock(&samples_lock);
-	take_sample(rt_now_ns(CLOCK_MONOTONIC));
+	take_sample();
 	pthread_mutex_unlock(&samples_lock);
 	rt_registry_unlock();
+}
+
+/*
+ * Note [Samples a write takes]: a write reads the contexts' counts
+ * (gather_thread in dump.c), then the samples.  The sampler runs on
+ * meanwhile (ccprof_dump and dump_signal write mid-run; only exit and
+ * exec stop it): it waits for the registry lock while the counts are
+ * read and takes its sample just after.  Such a sample may hold more
+ * live bytes than the allocated bytes the write read a moment before,
+ * a file the reader refuses, and the writer wrote nothing ("out of
+ * memory").  So a write marks the samples taken before it reads the
+ * counts (rt_heap_mark), and keeps those only.  A sample's reads come
+ * before `taken` counts it (release), and the write's reads of the
+ * counts after it reads `taken` (acquire).
+ */
+uint64_t rt_heap_mark(void)
+{
+	return RT_ACQUIRE(&taken);
 }
 
 /* ---- The write ------------------------------------------------------------ */
@@ -401,9 +428,11 @@ static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
  * live count read here can exceed them.  A write from a signal handler
  * that finds the samples locked (the sampler may be thinning them out)
  * writes none rather than wait or read them half moved. */
-int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async)
+int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async,
+		   uint64_t mark)
 {
 	struct ccp_heap *h = &p->heap;
+	uint32_t n;
 	int locked;
 	int rc;
 
@@ -411,7 +440,10 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 		return 0;
 	locked = async ? pthread_mutex_trylock(&samples_lock) == 0
 		       : pthread_mutex_lock(&samples_lock) == 0;
-	rc = gather_locked(p, h, alloc, m, locked ? nheads : 0);
+	n = 0;
+	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
+		n++;
+	rc = gather_locked(p, h, alloc, m, n);
 	if (locked)
 		pthread_mutex_unlock(&samples_lock);
 	return rc;
