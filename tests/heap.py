@@ -249,6 +249,27 @@ def dumped_mid_run():
         check(times == sorted(times), "mid-run dumps: %d samples in time order" % len(times))
 
 
+def library_first(clock):
+    """An instrumented library's constructor runs the hooks before the
+    preloaded runtime's constructors (Note [Start-up order]): no warning
+    that heap=1 needs the allocation runtime, which is running, and the
+    samples over time, under clock=cycles too."""
+    so = os.path.join(OUT, "libheapctor.so")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", "-DHEAPCTOR_LIB",
+             os.path.join(TOP, "tests/progs/heapctor.c"), "-o", so])
+    if not check(r.returncode == 0, "heapctor: the library builds"):
+        return
+    prog = build("heapctor", "tests/progs/heapctor.c", "-L" + OUT, "-lheapctor",
+                 "-Wl,-rpath," + OUT)
+    prof = os.path.join(OUT, "heapctor_%s.ccprof" % clock)
+    r = run([CCPROF, "record", "--heap", "--clock=" + clock, "-o", prof, "--", prog])
+    d = heapdump(prof)
+    check(r.returncode == 0 and "needs the allocation runtime" not in r.stderr,
+          "library first, %s: no warning (%s)" % (clock, r.stderr.strip()))
+    check(d is not None and d[0]["samples"] >= 10,
+          "library first, %s: samples over the run (%s)" % (clock, d and d[0]["samples"]))
+
+
 def not_followed():
     """No heap part without heap=1, nor from the runtime that does not see
     allocations (which says so)."""
@@ -280,5 +301,7 @@ samples_over_time()
 samples_over_time("cycles")
 thinned()
 dumped_mid_run()
+library_first("cpu")
+library_first("cycles")
 not_followed()
 finish()

@@ -328,6 +328,10 @@ RT_API void *pvalloc(size_t n)
 	return counted(p, n);
 }
 
+/* Whether this is the allocation runtime, from the start (Note [Start-up
+ * order] in alloc.c). */
+const int rt_alloc_shim_linked RT_HIDDEN = 1;
+
 /* Early, so that the libraries' constructors after it find the pointers
  * set; the profile says allocations were counted from here on. */
 __attribute__((constructor(101))) static void alloc_shim_init(void)
