@@ -270,6 +270,34 @@ def library_first(clock):
           "library first, %s: samples over the run (%s)" % (clock, d and d[0]["samples"]))
 
 
+def fork_under_stdio_locks():
+    """fork while one thread allocates holding stdout's lock and another
+    holds glibc's list of streams, waiting for stdout: the program ends
+    as it does unprofiled (the fork handlers held the table's locks while
+    fork waited for the list: a hang)."""
+    prog = build("heapfork", "tests/progs/heapfork.c")
+    prof = os.path.join(OUT, "heapfork.ccprof")
+    bare = run([prog])
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog])
+    check(bare.returncode == 0 and r.returncode == 0 and r.stdout == bare.stdout == "done\n",
+          "fork under stdio locks: ends as unprofiled (status %d, %r)" % (r.returncode, r.stdout))
+    # A library's fork handlers that allocate, registered before the
+    # runtime's: its prepare handler runs after ours.
+    so = os.path.join(OUT, "libheapfork.so")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-pthread", "-DHEAPFORK_LIB",
+             os.path.join(TOP, "tests/progs/heapfork.c"), "-o", so])
+    if not check(r.returncode == 0, "heapfork: the library builds"):
+        return
+    prog = build("heapfork_lib", "tests/progs/heapfork.c", "-DHEAPFORK_WITH_LIB", "-L" + OUT,
+                 "-lheapfork", "-Wl,-rpath," + OUT)
+    bare = run([prog])
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog])
+    want = "done (with handlers)\n"
+    check(bare.returncode == 0 and r.returncode == 0 and r.stdout == bare.stdout == want,
+          "fork handlers that allocate: ends as unprofiled (status %d, %r)"
+          % (r.returncode, r.stdout))
+
+
 def not_followed():
     """No heap part without heap=1, nor from the runtime that does not see
     allocations (which says so)."""
@@ -303,5 +331,6 @@ thinned()
 dumped_mid_run()
 library_first("cpu")
 library_first("cycles")
+fork_under_stdio_locks()
 not_followed()
 finish()

@@ -101,7 +101,7 @@ static int stripe_grow(struct stripe *s)
 	if (fresh == NULL)
 		return -1;
 	s->slots = fresh;
-	s->mask = n - 1;
+	RT_PUBLISH(&s->mask, n - 1); /* after slots: Note [Heap table and fork] */
 	for (size_t i = 0; i < old_n; i++) {
 		size_t j;
 
@@ -495,17 +495,34 @@ static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
 
 /* ---- Fork ----------------------------------------------------------------- */
 
+/*
+ * Note [Heap table and fork]: the fork handlers do not hold the stripes'
+ * locks across the fork.  glibc's fork takes its own locks (the list of
+ * stdio streams, NSS, malloc's) after the handlers have run, and a thread
+ * may allocate while it holds one of them, or waits for one held by a
+ * thread that allocates (a thread in getline or printf holds its stream
+ * and allocates; fflush(NULL) holds the list and waits for the stream):
+ * with the stripes held, the allocation waited for the fork, and the
+ * fork for the list, for ever (tests/progs/heapfork.c); so did a fork
+ * handler of the program's that allocates, registered before ours (its
+ * prepare handler runs after ours, its parent one before).  glibc takes
+ * malloc's own locks last for that reason; ours would have to come after
+ * those, where no handler runs.  The child needs none of the table, only
+ * an empty one: it clears every stripe, whatever the threads that are
+ * gone were doing in it.  Only stripe_grow changes the shape of a stripe,
+ * and it sets the bigger slots before the mask that says their number, so
+ * the child clears either the old slots with the old mask, or the new
+ * (still empty, before any entry moved) with the old mask, or the new with
+ * the new: never more than is there.  An old table that grow had not yet
+ * unmapped stays mapped in the child, unused.
+ */
 void rt_heap_before_fork(void)
 {
 	pthread_mutex_lock(&samples_lock);
-	for (unsigned i = 0; i < STRIPES; i++)
-		spin_lock(&stripes[i].lock);
 }
 
 void rt_heap_after_fork_parent(void)
 {
-	for (unsigned i = 0; i < STRIPES; i++)
-		spin_unlock(&stripes[i].lock);
 	pthread_mutex_unlock(&samples_lock);
 }
 
@@ -515,9 +532,10 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 {
 	for (unsigned i = 0; i < STRIPES; i++) {
 		struct stripe *s = &stripes[i];
+		size_t mask = RT_ACQUIRE(&s->mask); /* Note [Heap table and fork] */
 
 		if (s->slots)
-			memset(s->slots, 0, (s->mask + 1) * sizeof *s->slots);
+			memset(s->slots, 0, (mask + 1) * sizeof *s->slots);
 		s->used = 0;
 		s->lock = 0;
 	}
