@@ -298,6 +298,32 @@ def fork_under_stdio_locks():
           % (r.returncode, r.stdout))
 
 
+def left_by_longjmp():
+    """A signal handler leaves malloc by siglongjmp; the program's next
+    calls are a free and a realloc: each takes its block out of the table
+    (the allocator call left behind is not one they are inside), so held
+    keeps nothing, and the reallocated block is live."""
+    lib = os.path.join(OUT, "libtrap.so")
+    r = run([CC, "-O1", "-fPIC", "-shared", os.path.join(TOP, "tests/progs/trapalloc.c"),
+             "-o", lib])
+    if not check(r.returncode == 0, "heapleft: the allocator library builds"):
+        return
+    prog = build("heapleft", "tests/progs/heapleft.c", "-L" + OUT, "-ltrap", "-Wl,-rpath," + OUT)
+    prof = os.path.join(OUT, "heapleft.ccprof")
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog])
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and r.stdout == "done\n" and d is not None,
+                 "left by longjmp: record ran"):
+        return
+    check(live_under(d[1], "held") == (0, 0),
+          "left by longjmp: held keeps nothing (%s)" % (live_under(d[1], "held"),))
+    # The realloc counts where the hooks still are (the handler's context,
+    # until the next call), with stdout's buffer.
+    live = sum(c["live"][0] for c in d[1])
+    check(live >= 100000 and sum(c["live"][1] for c in d[1]) == 2,
+          "left by longjmp: the reallocated block and stdout's buffer are live (%d)" % live)
+
+
 def not_followed():
     """No heap part without heap=1, nor from the runtime that does not see
     allocations (which says so)."""
@@ -332,5 +358,6 @@ dumped_mid_run()
 library_first("cpu")
 library_first("cycles")
 fork_under_stdio_locks()
+left_by_longjmp()
 not_followed()
 finish()
