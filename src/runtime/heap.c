@@ -514,15 +514,26 @@ static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
  * the child clears either the old slots with the old mask, or the new
  * (still empty, before any entry moved) with the old mask, or the new with
  * the new: never more than is there.  An old table that grow had not yet
- * unmapped stays mapped in the child, unused.
+ * unmapped stays mapped in the child, unused.  Until it is cleared, the
+ * child must not enter the table (a stripe may be locked by a thread
+ * that is gone), and glibc, or a fork handler registered before ours,
+ * may allocate before our child handler runs: so the forking thread
+ * stays out of the table from our prepare handler to the end of fork,
+ * as a signal handler inside the table does (Note [Heap table
+ * re-entry]); what it allocates meanwhile is not followed.
  */
+static __thread int in_table_at_fork __attribute__((tls_model("initial-exec")));
+
 void rt_heap_before_fork(void)
 {
 	pthread_mutex_lock(&samples_lock);
+	in_table_at_fork = in_table;
+	in_table = 1;
 }
 
 void rt_heap_after_fork_parent(void)
 {
+	in_table = in_table_at_fork;
 	pthread_mutex_unlock(&samples_lock);
 }
 
@@ -548,4 +559,5 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 	interval_ns = rt_config.heap_interval_ns;
 	t0 = next_due = rt_now_ns(CLOCK_MONOTONIC);
 	pthread_mutex_init(&samples_lock, NULL);
+	in_table = in_table_at_fork; /* Note [Heap table and fork] */
 }
