@@ -150,9 +150,9 @@ static int ready(void)
  * it: the realloc counted nothing, nor did the calls after it, and with
  * heap=1 the free left its block live.  free and realloc ask the same
  * before they take a block out of the heap table (heap_take).  (Calls
- * made deeper than the one left, before one that
- * is not, still go uncounted; a handler's own calls on the same stack, as
- * before, count only when they are outermost.)  Each call puts back the
+ * made deeper than the one left, before one that is not, still go
+ * uncounted; a handler's own calls on the same stack, as before, count
+ * only when they are outermost.)  Each call puts back the
  * level it found rather than counting down, so that a handler on another
  * stack (sigaltstack), taken for outermost, leaves no level behind: the
  * call it interrupted still ends at its own (its allocator's calls to
