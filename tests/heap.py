@@ -231,6 +231,99 @@ def thinned():
           "thinned: from %.3f s to %.3f s" % (samples[0]["time"] / 1e9, samples[-1]["time"] / 1e9))
 
 
+def dumped_mid_run():
+    """ccprof_dump while the sampler samples at 10 us and a worker keeps
+    allocating: every write succeeds (a sample taken after the write read
+    the allocated counts, or out of time order, made the reader refuse
+    the file, and the runtime wrote none), and the last profile's samples
+    are in order."""
+    prog = build("heapdumps", "tests/progs/heapdumps.c")
+    prof = os.path.join(OUT, "heapdumps.ccprof")
+    r = run([CCPROF, "record", "--heap", "--interval=0.01", "--heap-interval=0.01", "-o", prof,
+             "--", prog, "300"])
+    d = heapdump(prof)
+    check(r.returncode == 0 and "dumps failed 0" in r.stderr and "no profile written" not in r.stderr,
+          "mid-run dumps: all 300 written (%s)" % re.findall(r"dumps failed \d+", r.stderr))
+    if check(d is not None, "mid-run dumps: the last profile has a heap part"):
+        times = [s["time"] for s in d[2]]
+        check(times == sorted(times), "mid-run dumps: %d samples in time order" % len(times))
+
+
+def library_first(clock):
+    """An instrumented library's constructor runs the hooks before the
+    preloaded runtime's constructors (Note [Start-up order]): no warning
+    that heap=1 needs the allocation runtime, which is running, and the
+    samples over time, under clock=cycles too."""
+    so = os.path.join(OUT, "libheapctor.so")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", "-DHEAPCTOR_LIB",
+             os.path.join(TOP, "tests/progs/heapctor.c"), "-o", so])
+    if not check(r.returncode == 0, "heapctor: the library builds"):
+        return
+    prog = build("heapctor", "tests/progs/heapctor.c", "-L" + OUT, "-lheapctor",
+                 "-Wl,-rpath," + OUT)
+    prof = os.path.join(OUT, "heapctor_%s.ccprof" % clock)
+    r = run([CCPROF, "record", "--heap", "--clock=" + clock, "-o", prof, "--", prog])
+    d = heapdump(prof)
+    check(r.returncode == 0 and "needs the allocation runtime" not in r.stderr,
+          "library first, %s: no warning (%s)" % (clock, r.stderr.strip()))
+    check(d is not None and d[0]["samples"] >= 10,
+          "library first, %s: samples over the run (%s)" % (clock, d and d[0]["samples"]))
+
+
+def fork_under_stdio_locks():
+    """fork while one thread allocates holding stdout's lock and another
+    holds glibc's list of streams, waiting for stdout: the program ends
+    as it does unprofiled (the fork handlers held the table's locks while
+    fork waited for the list: a hang)."""
+    prog = build("heapfork", "tests/progs/heapfork.c")
+    prof = os.path.join(OUT, "heapfork.ccprof")
+    bare = run([prog])
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog])
+    check(bare.returncode == 0 and r.returncode == 0 and r.stdout == bare.stdout == "done\n",
+          "fork under stdio locks: ends as unprofiled (status %d, %r)" % (r.returncode, r.stdout))
+    # A library's fork handlers that allocate, registered before the
+    # runtime's: its prepare handler runs after ours.
+    so = os.path.join(OUT, "libheapfork.so")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-pthread", "-DHEAPFORK_LIB",
+             os.path.join(TOP, "tests/progs/heapfork.c"), "-o", so])
+    if not check(r.returncode == 0, "heapfork: the library builds"):
+        return
+    prog = build("heapfork_lib", "tests/progs/heapfork.c", "-DHEAPFORK_WITH_LIB", "-L" + OUT,
+                 "-lheapfork", "-Wl,-rpath," + OUT)
+    bare = run([prog])
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog])
+    want = "done (with handlers)\n"
+    check(bare.returncode == 0 and r.returncode == 0 and r.stdout == bare.stdout == want,
+          "fork handlers that allocate: ends as unprofiled (status %d, %r)"
+          % (r.returncode, r.stdout))
+
+
+def left_by_longjmp():
+    """A signal handler leaves malloc by siglongjmp; the program's next
+    calls are a free and a realloc: each takes its block out of the table
+    (the allocator call left behind is not one they are inside), so held
+    keeps nothing, and the reallocated block is live."""
+    lib = os.path.join(OUT, "libtrap.so")
+    r = run([CC, "-O1", "-fPIC", "-shared", os.path.join(TOP, "tests/progs/trapalloc.c"),
+             "-o", lib])
+    if not check(r.returncode == 0, "heapleft: the allocator library builds"):
+        return
+    prog = build("heapleft", "tests/progs/heapleft.c", "-L" + OUT, "-ltrap", "-Wl,-rpath," + OUT)
+    prof = os.path.join(OUT, "heapleft.ccprof")
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog])
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and r.stdout == "done\n" and d is not None,
+                 "left by longjmp: record ran"):
+        return
+    check(live_under(d[1], "held") == (0, 0),
+          "left by longjmp: held keeps nothing (%s)" % (live_under(d[1], "held"),))
+    # The realloc counts where the hooks still are (the handler's context,
+    # until the next call), with stdout's buffer.
+    live = sum(c["live"][0] for c in d[1])
+    check(live >= 100000 and sum(c["live"][1] for c in d[1]) == 2,
+          "left by longjmp: the reallocated block and stdout's buffer are live (%d)" % live)
+
+
 def not_followed():
     """No heap part without heap=1, nor from the runtime that does not see
     allocations (which says so)."""
@@ -261,5 +354,10 @@ forked_child()
 samples_over_time()
 samples_over_time("cycles")
 thinned()
+dumped_mid_run()
+library_first("cpu")
+library_first("cycles")
+fork_under_stdio_locks()
+left_by_longjmp()
 not_followed()
 finish()

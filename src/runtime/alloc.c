@@ -30,9 +30,23 @@ void rt_alloc_measuring(void)
 	rt_heap_configure(); /* heap=1 needs us */
 }
 
+/*
+ * Note [Start-up order]: the dynamic linker runs the constructors of the
+ * program's libraries before those of a preloaded one, so an
+ * instrumented library's constructor runs the hooks, and rt_init, before
+ * alloc_shim_init says that allocations are counted.  Asked then,
+ * "measured" was 0: the start-up warned that heap=1 needs the
+ * allocation runtime when it was the one running, and under
+ * clock=cycles started no sampler for the heap samples (the profile
+ * had the final one alone).  The shim's own symbol answers from the
+ * start: with it linked in, every allocation comes through it, resolved
+ * on the spot if need be.
+ */
+extern const int rt_alloc_shim_linked __attribute__((weak)) RT_HIDDEN;
+
 int rt_alloc_measured(void)
 {
-	return RT_LOAD(&measured);
+	return RT_LOAD(&measured) || &rt_alloc_shim_linked != NULL;
 }
 
 void rt_alloc_own_begin(void)

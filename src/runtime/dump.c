@@ -586,6 +586,7 @@ static int write_profile(int async)
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	char path[4096 + 64];
+	uint64_t heap_mark;
 	int rc = -1;
 
 	/* Not a process of ours: a child made without fork()'s handlers
@@ -604,8 +605,10 @@ static int write_profile(int async)
 	fill_meta(&p);
 	if (!async)
 		rt_heap_final_sample();
+	heap_mark = rt_heap_mark(); /* Note [Samples a write takes] in heap.c */
 	/* Live counts before allocated ones: never more live than allocated. */
-	if (gather_threads(&p, &m, async) != 0 || rt_heap_gather(&p, heap_mem, &m, async) != 0) {
+	if (gather_threads(&p, &m, async) != 0 ||
+	    rt_heap_gather(&p, heap_mem, &m, async, heap_mark) != 0) {
 		rt_warn("out of memory; no profile written");
 		goto out;
 	}

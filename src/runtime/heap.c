@@ -101,7 +101,7 @@ static int stripe_grow(struct stripe *s)
 	if (fresh == NULL)
 		return -1;
 	s->slots = fresh;
-	s->mask = n - 1;
+	RT_PUBLISH(&s->mask, n - 1); /* after slots: Note [Heap table and fork] */
 	for (size_t i = 0; i < old_n; i++) {
 		size_t j;
 
@@ -246,6 +246,7 @@ void rt_heap_put_back(void *p, const struct rt_heap_block *b)
 struct sample_head {
 	uint64_t time_ns;
 	uint64_t outside_bytes;
+	uint64_t serial; /* samples taken before it */
 	uint32_t first, n;
 };
 
@@ -262,6 +263,7 @@ static struct sample_head *heads;     /* MAX_SAMPLES, mapped on first use */
 static struct sample_rec *recs;       /* rec_cap */
 static uint32_t nheads, nrecs, rec_cap;
 static uint64_t interval_ns, next_due, t0;
+static uint64_t taken; /* samples ever taken: Note [Samples a write takes] */
 
 void rt_heap_configure(void)
 {
@@ -339,9 +341,15 @@ static void reverse(uint32_t from, uint32_t to)
 /* Append one sample (under samples_lock and the registry lock).  The
  * registry and each thread's context list are newest first, so the
  * walk meets (thread, context) in decreasing order: reversed, the
- * records are in the order the file wants. */
-static void take_sample(uint64_t now)
+ * records are in the order the file wants.  Its time is read here,
+ * under the lock, not by the caller before it: the sampler reads the
+ * clock before it waits for the registry lock, and a writer's final
+ * sample taken meanwhile came later than that, so the sampler's sample
+ * went after it with an earlier time, out of order, and the reader
+ * refused every profile written after it, the one at exit too. */
+static void take_sample(void)
 {
+	uint64_t now = rt_now_ns(CLOCK_MONOTONIC);
 	uint32_t n = live_contexts(), first;
 
 	if (heads == NULL && (heads = rt_map(MAX_SAMPLES * sizeof *heads)) == NULL)
@@ -361,9 +369,10 @@ static void take_sample(uint64_t now)
 				recs[nrecs++] = (struct sample_rec){ t->seq, c->id, b };
 		}
 	reverse(first, nrecs);
-	heads[nheads] = (struct sample_head){ now - t0, RT_LOAD(&outside_live_bytes), first,
+	heads[nheads] = (struct sample_head){ now - t0, RT_LOAD(&outside_live_bytes), taken, first,
 					      nrecs - first };
 	RT_PUBLISH(&nheads, nheads + 1);
+	RT_PUBLISH(&taken, taken + 1); /* after its reads: Note [Samples a write takes] */
 }
 
 /* From the sampler, under the registry lock: a sample if one is due. */
@@ -372,7 +381,7 @@ void rt_heap_sample(uint64_t now)
 	if (!RT_LOAD(&rt_heap_active) || now < next_due)
 		return;
 	pthread_mutex_lock(&samples_lock);
-	take_sample(now);
+	take_sample();
 	next_due = now + interval_ns;
 	pthread_mutex_unlock(&samples_lock);
 }
@@ -386,9 +395,27 @@ void rt_heap_final_sample(void)
 		return;
 	rt_registry_lock();
 	pthread_mutex_lock(&samples_lock);
-	take_sample(rt_now_ns(CLOCK_MONOTONIC));
+	take_sample();
 	pthread_mutex_unlock(&samples_lock);
 	rt_registry_unlock();
+}
+
+/*
+ * Note [Samples a write takes]: a write reads the contexts' counts
+ * (gather_thread in dump.c), then the samples.  The sampler runs on
+ * meanwhile (ccprof_dump and dump_signal write mid-run; only exit and
+ * exec stop it): it waits for the registry lock while the counts are
+ * read and takes its sample just after.  Such a sample may hold more
+ * live bytes than the allocated bytes the write read a moment before,
+ * a file the reader refuses, and the writer wrote nothing ("out of
+ * memory").  So a write marks the samples taken before it reads the
+ * counts (rt_heap_mark), and keeps those only.  A sample's reads come
+ * before `taken` counts it (release), and the write's reads of the
+ * counts after it reads `taken` (acquire).
+ */
+uint64_t rt_heap_mark(void)
+{
+	return RT_ACQUIRE(&taken);
 }
 
 /* ---- The write ------------------------------------------------------------ */
@@ -401,9 +428,11 @@ static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
  * live count read here can exceed them.  A write from a signal handler
  * that finds the samples locked (the sampler may be thinning them out)
  * writes none rather than wait or read them half moved. */
-int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async)
+int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async,
+		   uint64_t mark)
 {
 	struct ccp_heap *h = &p->heap;
+	uint32_t n;
 	int locked;
 	int rc;
 
@@ -411,7 +440,10 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 		return 0;
 	locked = async ? pthread_mutex_trylock(&samples_lock) == 0
 		       : pthread_mutex_lock(&samples_lock) == 0;
-	rc = gather_locked(p, h, alloc, m, locked ? nheads : 0);
+	n = 0;
+	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
+		n++;
+	rc = gather_locked(p, h, alloc, m, n);
 	if (locked)
 		pthread_mutex_unlock(&samples_lock);
 	return rc;
@@ -463,17 +495,45 @@ static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
 
 /* ---- Fork ----------------------------------------------------------------- */
 
+/*
+ * Note [Heap table and fork]: the fork handlers do not hold the stripes'
+ * locks across the fork.  glibc's fork takes its own locks (the list of
+ * stdio streams, NSS, malloc's) after the handlers have run, and a thread
+ * may allocate while it holds one of them, or waits for one held by a
+ * thread that allocates (a thread in getline or printf holds its stream
+ * and allocates; fflush(NULL) holds the list and waits for the stream):
+ * with the stripes held, the allocation waited for the fork, and the
+ * fork for the list, for ever (tests/progs/heapfork.c); so did a fork
+ * handler of the program's that allocates, registered before ours (its
+ * prepare handler runs after ours, its parent one before).  glibc takes
+ * malloc's own locks last for that reason; ours would have to come after
+ * those, where no handler runs.  The child needs none of the table, only
+ * an empty one: it clears every stripe, whatever the threads that are
+ * gone were doing in it.  Only stripe_grow changes the shape of a stripe,
+ * and it sets the bigger slots before the mask that says their number, so
+ * the child clears either the old slots with the old mask, or the new
+ * (still empty, before any entry moved) with the old mask, or the new with
+ * the new: never more than is there.  An old table that grow had not yet
+ * unmapped stays mapped in the child, unused.  Until it is cleared, the
+ * child must not enter the table (a stripe may be locked by a thread
+ * that is gone), and glibc, or a fork handler registered before ours,
+ * may allocate before our child handler runs: so the forking thread
+ * stays out of the table from our prepare handler to the end of fork,
+ * as a signal handler inside the table does (Note [Heap table
+ * re-entry]); what it allocates meanwhile is not followed.
+ */
+static __thread int in_table_at_fork __attribute__((tls_model("initial-exec")));
+
 void rt_heap_before_fork(void)
 {
 	pthread_mutex_lock(&samples_lock);
-	for (unsigned i = 0; i < STRIPES; i++)
-		spin_lock(&stripes[i].lock);
+	in_table_at_fork = in_table;
+	in_table = 1;
 }
 
 void rt_heap_after_fork_parent(void)
 {
-	for (unsigned i = 0; i < STRIPES; i++)
-		spin_unlock(&stripes[i].lock);
+	in_table = in_table_at_fork;
 	pthread_mutex_unlock(&samples_lock);
 }
 
@@ -483,9 +543,10 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 {
 	for (unsigned i = 0; i < STRIPES; i++) {
 		struct stripe *s = &stripes[i];
+		size_t mask = RT_ACQUIRE(&s->mask); /* Note [Heap table and fork] */
 
 		if (s->slots)
-			memset(s->slots, 0, (s->mask + 1) * sizeof *s->slots);
+			memset(s->slots, 0, (mask + 1) * sizeof *s->slots);
 		s->used = 0;
 		s->lock = 0;
 	}
@@ -498,4 +559,5 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 	interval_ns = rt_config.heap_interval_ns;
 	t0 = next_due = rt_now_ns(CLOCK_MONOTONIC);
 	pthread_mutex_init(&samples_lock, NULL);
+	in_table = in_table_at_fork; /* Note [Heap table and fork] */
 }

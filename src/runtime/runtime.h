@@ -337,8 +337,9 @@ RT_HIDDEN int rt_heap_take(void *p, struct rt_heap_block *out);
 RT_HIDDEN void rt_heap_put_back(void *p, const struct rt_heap_block *b);
 RT_HIDDEN void rt_heap_sample(uint64_t now); /* under the registry lock */
 RT_HIDDEN void rt_heap_final_sample(void);
+RT_HIDDEN uint64_t rt_heap_mark(void);
 RT_HIDDEN int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m,
-			    int async);
+			    int async, uint64_t mark);
 RT_HIDDEN void rt_heap_before_fork(void);
 RT_HIDDEN void rt_heap_after_fork_parent(void);
 RT_HIDDEN void rt_heap_after_fork_child(struct rt_thread *survivor);

@@ -142,9 +142,17 @@ static int ready(void)
  * the outermost call also notes where its frame is: a nested call runs
  * deeper on the same stack, and a call that runs no deeper than that
  * cannot be inside it, so the outermost call was left and nesting starts
- * again from it.  (Calls made deeper than the one left, before one that
- * is not, still go uncounted; a handler's own calls on the same stack, as
- * before, count only when they are outermost.)  Each call puts back the
+ * again from it.  Where a call is is its frame address (its caller's
+ * stack pointer), not the address of a local of ours: locals lie deeper
+ * in a function with more of them (realloc than malloc), and a realloc
+ * or free of the program's right after the jump, from a frame above the
+ * one that called the malloc left behind, was taken for a call inside
+ * it: the realloc counted nothing, nor did the calls after it, and with
+ * heap=1 the free left its block live.  free and realloc ask the same
+ * before they take a block out of the heap table (heap_take).  (Calls
+ * made deeper than the one left, before one that is not, still go
+ * uncounted; a handler's own calls on the same stack, as before, count
+ * only when they are outermost.)  Each call puts back the
  * level it found rather than counting down, so that a handler on another
  * stack (sigaltstack), taken for outermost, leaves no level behind: the
  * call it interrupted still ends at its own (its allocator's calls to
@@ -153,21 +161,30 @@ static int ready(void)
 static __thread unsigned nesting __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t outer_frame __attribute__((tls_model("initial-exec")));
 
+/* Where the calling function of ours is: its frame address. */
+#define HERE() ((uintptr_t)__builtin_frame_address(0))
+
+/* Whether a call at `here` is the program's own: no call of ours under
+ * way, or the one under way was left by a longjmp. */
+static int outermost(uintptr_t here)
+{
+	return nesting == 0 || here >= outer_frame;
+}
+
 /* The level a call at `here` enters at (0: outermost), raised for the
  * calls it makes. */
-static unsigned nest_enter(const void *here)
+static unsigned nest_enter(uintptr_t here)
 {
-	if (nesting && (uintptr_t)here >= outer_frame)
+	if (nesting && outermost(here))
 		nesting = 0; /* the outermost call was left by a longjmp */
 	if (nesting == 0)
-		outer_frame = (uintptr_t)here;
+		outer_frame = here;
 	return nesting++;
 }
 
 #define CALL_ON(result, call)                              \
 	do {                                               \
-		char here_;                                \
-		unsigned level_ = nest_enter(&here_);      \
+		unsigned level_ = nest_enter(HERE());      \
 		(result) = (call);                         \
 		nesting = level_;                          \
 	} while (0)
@@ -191,10 +208,10 @@ RT_API void *malloc(size_t n)
 
 /* With heap=1, the block leaves the heap table (heap.c) before it is
  * freed: after, another thread could be given its address.  Only the
- * outermost call's: the others are the allocator's own. */
-static int heap_take(void *p, struct rt_heap_block *b)
+ * outermost call's, at `here`: the others are the allocator's own. */
+static int heap_take(void *p, struct rt_heap_block *b, uintptr_t here)
 {
-	return nesting == 0 && RT_LOAD(&rt_heap_active) && rt_heap_take(p, b);
+	return outermost(here) && RT_LOAD(&rt_heap_active) && rt_heap_take(p, b);
 }
 
 RT_API void free(void *p)
@@ -204,7 +221,7 @@ RT_API void free(void *p)
 	if (p == NULL || in_boot(p))
 		return;
 	if (ready()) {
-		heap_take(p, &b);
+		heap_take(p, &b, HERE());
 		next.free(p);
 	}
 }
@@ -247,7 +264,7 @@ RT_API void *realloc(void *p, size_t n)
 		return realloc_boot(p, n);
 	if (!ready())
 		return boot_alloc(n);
-	taken = p && heap_take(p, &old);
+	taken = p && heap_take(p, &old, HERE());
 	CALL_ON(q, next.realloc(p, n));
 	if (q == NULL && n != 0 && taken) /* failed: p is still the program's */
 		rt_heap_put_back(p, &old);
@@ -327,6 +344,10 @@ RT_API void *pvalloc(size_t n)
 	CALL_ON(p, next.pvalloc(n));
 	return counted(p, n);
 }
+
+/* Whether this is the allocation runtime, from the start (Note [Start-up
+ * order] in alloc.c). */
+const int rt_alloc_shim_linked RT_HIDDEN = 1;
 
 /* Early, so that the libraries' constructors after it find the pointers
  * set; the profile says allocations were counted from here on. */
