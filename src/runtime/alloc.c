@@ -77,8 +77,13 @@ void rt_alloc_note(void *p, size_t bytes)
 		rt_count_add(&c->alloc_bytes, (uint64_t)bytes);
 		rt_count(&c->alloc_blocks);
 	}
-	if (RT_LOAD(&rt_heap_active))
+	if (RT_LOAD(&rt_heap_active)) {
+		/* The allocated counts are seen before the live ones, on any
+		 * processor (x86 keeps store order anyway): the writer reads
+		 * live first, then allocated (dump.c). */
+		__atomic_thread_fence(__ATOMIC_RELEASE);
 		rt_heap_alloc(p, c, bytes);
+	}
 }
 
 void rt_alloc_gather(struct ccp_alloc *out)

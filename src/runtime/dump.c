@@ -323,6 +323,7 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		o->time = RT_LOAD(&c->time);
 		o->live_bytes = RT_LOAD(&c->live_bytes); /* before: never more than allocated */
 		o->live_blocks = RT_LOAD(&c->live_blocks);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* pairs with rt_alloc_note's */
 		o->alloc_bytes = RT_LOAD(&c->alloc_bytes);
 		o->alloc_blocks = RT_LOAD(&c->alloc_blocks);
 		st->calls += o->entries + o->recursive;
@@ -359,11 +360,16 @@ static int lock_registry(int async)
 
 static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 {
-	struct rt_thread *t;
+	struct rt_thread *t, *head;
 	uint32_t i = 0;
 	int locked = lock_registry(async);
 
-	for (t = rt_registry_first(); t; t = t->next)
+	/* Without the lock (a signal handler's write), a thread may register
+	 * meanwhile: both walks start from the same head, so they count the
+	 * same threads (a new one goes before it, and the list from it on
+	 * never changes). */
+	head = rt_registry_first();
+	for (t = head; t; t = t->next)
 		i++;
 	p->threads = wmem_alloc(m, (i ? i : 1) * sizeof *p->threads);
 	if (p->threads == NULL) {
@@ -373,7 +379,7 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 	}
 	/* The registry is newest first; write threads in start order. */
 	p->nthreads = i;
-	for (t = rt_registry_first(); t; t = t->next) {
+	for (t = head; t; t = t->next) {
 		if (t->alive && !async)
 			rt_thread_refresh_name(t);
 		gather_thread(t, &p->threads[--i], &p->stats, m);

@@ -31,8 +31,9 @@
  * whole length.  The peak is exact: the allocation path keeps the total
  * and its maximum.
  */
-#include <string.h>
+#include <errno.h>
 #include <sched.h>
+#include <string.h>
 
 #include "runtime.h"
 
@@ -116,6 +117,16 @@ static int stripe_grow(struct stripe *s)
 	return 0;
 }
 
+/* The program's allocation succeeded: a failed mmap of ours must not
+ * leave its errno behind. */
+static int stripe_grow_keeping_errno(struct stripe *s)
+{
+	int saved = errno, rc = stripe_grow(s);
+
+	errno = saved;
+	return rc;
+}
+
 /* Where p is, or the empty slot where it would go. */
 static size_t stripe_find(const struct stripe *s, uintptr_t p, uint64_t h)
 {
@@ -190,7 +201,7 @@ void rt_heap_alloc(void *p, struct rt_ctx *c, size_t bytes)
 		return;
 	in_table = 1;
 	spin_lock(&s->lock);
-	if ((s->used + 1) * 4 > (s->mask + 1) * 3 && stripe_grow(s) != 0) {
+	if ((s->used + 1) * 4 > (s->mask + 1) * 3 && stripe_grow_keeping_errno(s) != 0) {
 		spin_unlock(&s->lock);
 		in_table = 0;
 		return; /* untracked: its free will find nothing */

@@ -65,7 +65,7 @@ static void unlink_live(struct rt_thread *t)
 
 struct rt_thread *rt_registry_first(void)
 {
-	return registry;
+	return RT_ACQUIRE(&registry); /* a signal handler's write reads without the lock */
 }
 
 /* Whether no thread has started: readable without the lock (from a
