@@ -289,6 +289,35 @@ def allocations_agree(tag, exe, bare, names_file):
           % (tag, d["inherited_alloc_blocks"], got[0]))
 
 
+def heap_agrees(tag, exe, bare, names_file):
+    """record --heap (docs/heap.md): what the demangler still holds at the
+    end, against memcheck's "in use at exit" of the bare build (glibc's
+    own clean-up at exit, which only valgrind runs, turned off: the
+    profile is written before it would run), and the peak against
+    massif's largest snapshot."""
+    args = [names_file, "1"]
+    prof = os.path.join(D, tag + ".heap.ccprof")
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", exe] + args)
+    mc = run(["valgrind", "--run-libc-freeres=no", bare] + args)
+    m = re.search(r"in use at exit: ([\d,]+) bytes in ([\d,]+) blocks", mc.stderr)
+    info = run([CCPROF, "info", "--json", prof])
+    if not check(r.returncode == 0 and m and info.returncode == 0,
+                 "%s --heap: memcheck and record ran" % tag):
+        return
+    h = json.loads(info.stdout)["heap"]
+    got = (h["live_bytes"] + h["outside_live_bytes"], h["live_blocks"] + h["outside_live_blocks"])
+    want = tuple(int(x.replace(",", "")) for x in m.groups())
+    check(got == want, "%s --heap: %d bytes in %d blocks live at the end, memcheck's in use at "
+          "exit %d in %d" % ((tag,) + got + want))
+    out = os.path.join(D, tag + ".massif")
+    run(["valgrind", "--tool=massif", "--heap-admin=0", "--peak-inaccuracy=0",
+         "--massif-out-file=" + out, bare] + args)
+    peaks = [int(x) for x in re.findall(r"mem_heap_B=(\d+)", open(out).read())] \
+        if os.path.exists(out) else []
+    check(peaks and h["peak_bytes"] == max(peaks), "%s --heap: peak %d bytes, massif's %s"
+          % (tag, h["peak_bytes"], max(peaks) if peaks else None))
+
+
 def main():
     os.makedirs(D, exist_ok=True)
     src = unpack()
@@ -314,6 +343,7 @@ def main():
     if o0 is not None:
         gprof_agrees(src, o0[2], names_file)
         allocations_agree("gcc-O0", o0[0], bare, names_file)
+        heap_agrees("gcc-O0", o0[0], bare, names_file)
     o2 = exact_build(src, "gcc-O2", "gcc", ["-O2", "-finstrument-functions"], names_file, b.stdout,
                      lines_only=True)
     if o0 is not None and o2 is not None:
