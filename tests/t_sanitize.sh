@@ -58,6 +58,24 @@ for step in "record -o $san_dir/f.ccprof -- $OUT/san_forker" \
 done
 check_eq "sanitizers: record (a fork, an exec), merge, convert with source lines, no finding" \
 	"$bad" 0
+# The heap views (report --heap, its JSON, hp, pprof's inuse, diff, merge)
+# over the suite's heap profiles (tests/heap.py, tests/heap_views.py).
+n=0
+bad=0
+prev=""
+for f in $(find "$OUT" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort); do
+	"$CCPROF" info --json "$f" 2> /dev/null | grep -q '"peak_bytes"' || continue
+	[ $n -lt 120 ] || break
+	for args in "report --heap --threads" "report --json" "convert --to hp" \
+		"convert --to pprof -o /dev/null" ${prev:+"diff $prev"} ${prev:+"merge -o $OUT/san_heap_m.ccprof $prev"}; do
+		n=$((n + 1))
+		timeout 60 $tool $args "$f" > /dev/null 2> "$OUT/san.err"
+		finding "ccprof $args $f" && bad=$((bad + 1))
+	done
+	prev="$f"
+done
+check_eq "sanitizers: $n runs of the heap views over heap profiles, no finding" "$bad" 0
+[ $n -gt 0 ] || notok "sanitizers: no heap profile found to run the heap views over"
 # ghc-prof's measuring, cutting and escaping over the profiles
 # tests/exports.py made for it (control characters, invalid UTF-8, a
 # 3000-byte name, a stack 260 deep), when that test has run.
