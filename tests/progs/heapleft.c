@@ -6,33 +6,9 @@
  * other allocation: both leave held's live heap (Note [Nested
  * allocations] in alloc_shim.c), and the reallocated one is live.
  */
-#include <setjmp.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 
-extern void (*trap_hook)(void);
-
-static void *volatile sink;
-static sigjmp_buf back;
-
-static void on_int(int sig)
-{
-	(void)sig;
-	siglongjmp(back, 1);
-}
-
-static void trip(void)
-{
-	raise(SIGINT);
-}
-
-/* Its malloc never returns: the handler jumps back to main. */
-__attribute__((noinline)) void interrupted(void)
-{
-	trap_hook = trip;
-	sink = malloc(10);
-}
+#include "trapjump.h"
 
 __attribute__((noinline)) void *held(size_t n)
 {

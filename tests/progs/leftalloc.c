@@ -5,33 +5,9 @@
  * allocations must be counted: main's 100 bytes after the jump, then
  * after's 5 blocks of 100 from one call deeper.
  */
-#include <setjmp.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 
-extern void (*trap_hook)(void);
-
-static void *volatile sink;
-static sigjmp_buf back;
-
-static void on_int(int sig)
-{
-	(void)sig;
-	siglongjmp(back, 1);
-}
-
-static void trip(void)
-{
-	raise(SIGINT);
-}
-
-/* Its malloc never returns: the handler jumps back to main. */
-__attribute__((noinline)) void interrupted(void)
-{
-	trap_hook = trip;
-	sink = malloc(10);
-}
+#include "trapjump.h"
 
 __attribute__((noinline)) void after(void)
 {
