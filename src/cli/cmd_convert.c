@@ -27,7 +27,7 @@ static int convert_run(int argc, char **argv);
 
 const struct cli_command cli_convert = {
 	.name = "convert",
-	.summary = "export a profile: pprof, callgrind, speedscope, GHC, flame graph, dot",
+	.summary = "export a profile: pprof, callgrind, speedscope, GHC, flame graph, dot, heap",
 	.usage = "ccprof convert --to FORMAT [-o OUT] [--threads] [--inverted] "
 		 "[--node-threshold PCT] [--weight time|alloc] [VIEW OPTIONS] FILE",
 	.help = "Write the profile in FILE in another tool's format, to OUT or standard\n"
@@ -46,7 +46,9 @@ const struct cli_command cli_convert = {
 		"  pprof       gzip-compressed profile.proto (go tool pprof); binary\n"
 		"  dot         Graphviz call graph (dot -Tsvg -o graph.svg)\n"
 		"  svg         flame graph drawn by ccprof (open in a browser)\n"
-		"  hp          GHC's heap profile, the live heap over time (hp2ps; record --heap)\n\n"
+		"  hp          GHC's heap profile, the live heap over time (hp2ps; record --heap)\n"
+		"  heap-svg    the live heap over time by stack, an SVG chart drawn by ccprof\n"
+		"              (open in a browser; record --heap)\n\n"
 		"Options:\n"
 		"  -t, --to FORMAT         the format (required)\n"
 		"  -o, --output OUT        write to OUT instead of standard output\n"
