@@ -27,7 +27,7 @@ static int convert_run(int argc, char **argv);
 
 const struct cli_command cli_convert = {
 	.name = "convert",
-	.summary = "export a profile: pprof, callgrind, speedscope, GHC, flame graph, dot, heap",
+	.summary = "export a profile: pprof, callgrind, speedscope, GHC, flame graph, dot",
 	.usage = "ccprof convert --to FORMAT [-o OUT] [--threads] [--inverted] "
 		 "[--node-threshold PCT] [--weight time|alloc] [VIEW OPTIONS] FILE",
 	.help = "Write the profile in FILE in another tool's format, to OUT or standard\n"
