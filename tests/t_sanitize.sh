@@ -58,7 +58,7 @@ for step in "record -o $san_dir/f.ccprof -- $OUT/san_forker" \
 done
 check_eq "sanitizers: record (a fork, an exec), merge, convert with source lines, no finding" \
 	"$bad" 0
-# The heap views (report --heap, its JSON, hp, pprof's inuse, diff, merge)
+# The heap views (report --heap, its JSON, hp, heap-svg, pprof's inuse, diff, merge)
 # over the suite's heap profiles (tests/heap.py, tests/heap_views.py).
 n=0
 bad=0
@@ -66,7 +66,7 @@ prev=""
 for f in $(find "$OUT" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort); do
 	"$CCPROF" info --json "$f" 2> /dev/null | grep -q '"peak_bytes"' || continue
 	[ $n -lt 120 ] || break
-	for args in "report --heap --threads" "report --json" "convert --to hp" \
+	for args in "report --heap --threads" "report --json" "convert --to hp" "convert --to heap-svg" \
 		"convert --to pprof -o /dev/null" ${prev:+"diff $prev"} ${prev:+"merge -o $OUT/san_heap_m.ccprof $prev"}; do
 		n=$((n + 1))
 		timeout 60 $tool $args "$f" > /dev/null 2> "$OUT/san.err"

@@ -10,6 +10,7 @@
 
 #include "model/view.h"
 #include "model/xalloc.h"
+#include "output/escape.h"
 
 const struct export_format export_formats[] = {
 	{.name = "ghc-json", .write = export_ghc_json, .passes = MODEL_TREE},
@@ -26,6 +27,7 @@ const struct export_format export_formats[] = {
 	{.name = "svg", .write = export_svg, .passes = MODEL_TREE,
 	 .accepts = EXPORT_OPT_INVERTED | EXPORT_OPT_WEIGHT},
 	{.name = "hp", .write = export_hp, .passes = MODEL_TREE, .heap = 1},
+	{.name = "heap-svg", .write = export_heap_svg, .passes = MODEL_TREE, .heap = 1},
 };
 const unsigned export_nformats = sizeof export_formats / sizeof export_formats[0];
 
@@ -176,6 +178,38 @@ const char *export_file(const struct model *m, uint32_t cc)
 	if (ccp_cc_has_source(c))
 		return c->file;
 	return export_object(m, cc);
+}
+
+uint32_t export_name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+/* Bytes of the first `chars` characters of s[0..len) (a byte that is
+ * not UTF-8 counts as one). */
+static size_t utf8_prefix(const char *s, size_t len, size_t chars)
+{
+	size_t i = 0;
+	for (; i < len && chars > 0; chars--) {
+		size_t n = escape_utf8_len((const unsigned char *)s + i, len - i);
+		i += n ? n : 1;
+	}
+	return i;
+}
+
+void export_xml_cut(struct ob *o, const char *s, size_t max_chars)
+{
+	size_t len = strlen(s);
+	if (utf8_prefix(s, len, max_chars) >= len) {
+		escape_write(o, &escape_xml, s, len);
+		return;
+	}
+	/* Cut: room for ".." too. */
+	escape_write(o, &escape_xml, s, utf8_prefix(s, len, max_chars > 2 ? max_chars - 2 : 0));
+	ob_puts(o, "..");
 }
 
 void export_ghc_where(const struct model *m, uint32_t cc, struct export_ghc_where *w)

@@ -17,6 +17,7 @@
  *   dot         Graphviz call graph with the expensive arm highlighted
  *   svg         a flame graph (or icicle) drawn by ccprof itself
  *   hp          GHC's heap profile: the live heap over time by stack (hp2ps)
+ *   heap-svg    the live heap over time by stack, an area chart drawn by ccprof
  *
  * Times: the model keeps ticks; each format gets the integer unit it
  * needs through export_scale, which rounds so that the parts add up to
@@ -37,6 +38,7 @@
 #include <stdio.h>
 
 #include "model/model.h"
+#include "output/ob.h"
 
 /* Options a format may accept (export_format.accepts). */
 enum export_opt {
@@ -103,6 +105,7 @@ export_writer export_pprof;      /* export_pprof.c */
 export_writer export_dot;        /* export_dot.c */
 export_writer export_svg;        /* export_svg.c */
 export_writer export_hp;         /* export_hp.c */
+export_writer export_heap_svg;   /* export_heap_svg.c */
 
 /* ---- helpers the writers share (export.c) ------------------------------- */
 
@@ -172,6 +175,14 @@ const char *export_object(const struct model *m, uint32_t cc);
 /* Where a cost centre is, for formats that want one file name: its
  * source file when known, else export_object. */
 const char *export_file(const struct model *m, uint32_t cc);
+
+/* FNV-1a of a name: the SVG writers' colour, the same for a name in
+ * every file. */
+uint32_t export_name_hash(const char *name);
+
+/* s as SVG text (escape_xml), cut to at most max_chars characters
+ * (never inside one) ending in ".." when it does not fit. */
+void export_xml_cut(struct ob *o, const char *s, size_t max_chars);
 
 /* Distinct strings numbered in order of first use (pprof's string table,
  * callgrind's file ids).  The strings are not copied: the caller keeps

@@ -22,9 +22,7 @@
  *                 none of them, as it keeps no outside allocation)
  *
  * Threads are merged: one stack's bytes in every thread make one band,
- * as the stack tree adds them up.  Each record of a sample goes to the
- * stack-tree node of its context under the view (selection, focus), found
- * through the view's history and the tree's children, once per context.
+ * as the stack tree adds them up (heap_bands.h, shared with heap-svg).
  */
 #include "output/export.h"
 
@@ -33,115 +31,27 @@
 #include <time.h>
 
 #include "model/heap.h"
-#include "model/view.h"
-#include "model/xalloc.h"
 #include "output/escape.h"
+#include "output/heap_bands.h"
 #include "output/names.h"
-
-#define HP_UNSET UINT32_MAX          /* band not looked up yet */
-#define HP_DROPPED (UINT32_MAX - 1)  /* the view drops the context */
 
 struct hp {
 	struct ob *o;
-	const struct model *m;
-	struct names names;  /* escape_hp_name */
-	struct htab children; /* parent << 32 | cc -> node of m's tree */
-	uint32_t *band;      /* per profile context, threads one after another */
-	uint32_t *first;     /* per thread: its first context's place in band */
-	uint32_t *buf, buf_cap; /* one view history */
-	uint64_t *bytes;     /* per band: the sample being written */
-	uint32_t *touched, ntouched; /* bands with bytes in it */
+	struct names names;     /* escape_hp_name */
+	struct heap_bands bands;
 };
 
 static void hp_init(struct hp *h, FILE *f, const struct model *m)
 {
-	const struct ccp_profile *p = m->prof;
-	uint32_t n = 0;
-	*h = (struct hp){.o = ob_open(f), .m = m};
+	h->o = ob_open(f);
 	names_init(&h->names, m, &escape_hp_name, 0);
-	htab_init(&h->children, m->nnodes);
-	for (uint32_t k = 1; k < m->nnodes; k++)
-		htab_put_u64(&h->children, (uint64_t)m->nodes[k].parent << 32 | m->nodes[k].cc, k);
-	h->first = xnmalloc(p->nthreads + 1, sizeof *h->first);
-	for (uint32_t t = 0; t < p->nthreads; t++) {
-		h->first[t] = n;
-		n += p->threads[t].ncontexts;
-	}
-	h->band = xnmalloc(n ? n : 1, sizeof *h->band);
-	for (uint32_t i = 0; i < n; i++)
-		h->band[i] = HP_UNSET;
-	/* bands: the nodes, then a hidden stand-in under each */
-	h->bytes = xcalloc(2 * (size_t)m->nnodes + 1, sizeof *h->bytes);
-	h->touched = xnmalloc(2 * (size_t)m->nnodes + 1, sizeof *h->touched);
+	heap_bands_init(&h->bands, m);
 }
 
 static void hp_free(struct hp *h)
 {
 	names_free(&h->names);
-	htab_free(&h->children);
-	free(h->first);
-	free(h->band);
-	free(h->buf);
-	free(h->bytes);
-	free(h->touched);
-}
-
-/* The band of the node of a view history h[0..n): its marked entries
- * from the root (view histories are all marked under a selection); a
- * hidden node's is the stand-in under its nearest shown ancestor. */
-static uint32_t node_band(const struct hp *h, const uint32_t *hist, uint32_t n)
-{
-	const struct model *m = h->m;
-	const uint8_t *hidden = m->tree_pruned.hidden;
-	uint32_t node = 0;
-	for (uint32_t i = 0; i < n && node != HTAB_NONE; i++)
-		if (CCP_ENTRY_MARKED(hist[i]))
-			node = htab_get_u64(&h->children,
-					    (uint64_t)node << 32 | CCP_ENTRY_CC(hist[i]));
-	if (node == HTAB_NONE) /* cannot be: the tree has every view stack */
-		return HP_DROPPED;
-	if (!hidden || !hidden[node])
-		return node;
-	while (hidden[m->nodes[node].parent])
-		node = m->nodes[node].parent;
-	return m->nnodes + m->nodes[node].parent;
-}
-
-/* The band of a record's context, looked up once. */
-static uint32_t record_band(struct hp *h, const struct ccp_heap_record *r)
-{
-	uint32_t *band = &h->band[h->first[r->thread] + r->context];
-	const struct ccp_context *c = &h->m->prof->threads[r->thread].contexts[r->context];
-	int calls;
-	if (*band != HP_UNSET)
-		return *band;
-	if (c->len > h->buf_cap) {
-		h->buf_cap = 2 * c->len;
-		h->buf = xrealloc(h->buf, h->buf_cap, sizeof *h->buf);
-	}
-	uint32_t n = model_view_history(h->m->view, c->hist, c->len, h->buf, &calls);
-	*band = n == MODEL_NONE ? HP_DROPPED : node_band(h, h->buf, n);
-	return *band;
-}
-
-/* "(k)inner/.../bottom": the stack of node k (of the parent's stand-in
- * when k is past the nodes), innermost first. */
-static void band_name(const struct hp *h, uint32_t band)
-{
-	const struct model *m = h->m;
-	uint32_t k = band < m->nnodes ? band : band - m->nnodes;
-	ob_putc(h->o, '(');
-	ob_u64(h->o, band, 0);
-	ob_putc(h->o, ')');
-	if (band >= m->nnodes)
-		ob_puts(h->o, k ? EXPORT_HIDDEN_NAME "/" : EXPORT_HIDDEN_NAME);
-	else if (k == 0)
-		ob_puts(h->o, EXPORT_ROOT_NAME);
-	for (; k != 0; k = m->nodes[k].parent) {
-		names_put(h->o, &h->names, m->nodes[k].cc);
-		if (m->nodes[k].parent != 0)
-			ob_putc(h->o, '/');
-	}
+	heap_bands_free(&h->bands);
 }
 
 /* Seconds as %f writes them (six decimals), whatever the locale. */
@@ -152,36 +62,20 @@ static void hp_time(struct ob *o, const char *key, uint64_t ns)
 	ob_putc(o, '\n');
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* One sample: its records added up by band, the bands in node order. */
 static void hp_sample(struct hp *h, const struct ccp_heap_sample *s)
 {
-	int focused = h->m->view && h->m->view->focus;
+	struct heap_bands *b = &h->bands;
 	hp_time(h->o, "BEGIN_SAMPLE ", s->time_ns);
-	h->ntouched = 0;
-	for (uint32_t r = 0; r < s->nrecords; r++) {
-		uint32_t b = record_band(h, &s->records[r]);
-		if (b == HP_DROPPED)
-			continue;
-		if (!h->bytes[b])
-			h->touched[h->ntouched++] = b;
-		h->bytes[b] += s->records[r].bytes; /* records' bytes are > 0 */
-	}
-	qsort(h->touched, h->ntouched, sizeof *h->touched, cmp_u32);
-	for (uint32_t i = 0; i < h->ntouched; i++) {
-		uint32_t b = h->touched[i];
-		band_name(h, b);
+	heap_bands_sample(b, s);
+	for (uint32_t i = 0; i < b->ntouched; i++) {
+		heap_bands_name(h->o, b, &h->names, b->touched[i]);
 		ob_putc(h->o, '\t');
-		ob_u64(h->o, h->bytes[b], 0);
+		ob_u64(h->o, b->bytes[b->touched[i]], 0);
 		ob_putc(h->o, '\n');
-		h->bytes[b] = 0;
 	}
-	if (s->outside_bytes && !focused)
+	heap_bands_clear(b);
+	if (s->outside_bytes && heap_bands_outside(b))
 		ob_printf(h->o, "(outside)\t%llu\n", (unsigned long long)s->outside_bytes);
 	hp_time(h->o, "END_SAMPLE ", s->time_ns);
 }
@@ -189,7 +83,7 @@ static void hp_sample(struct hp *h, const struct ccp_heap_sample *s)
 /* JOB, DATE and the units, as GHC writes them. */
 static void hp_header(struct hp *h)
 {
-	const struct ccp_profile *p = h->m->prof;
+	const struct ccp_profile *p = h->bands.m->prof;
 	char date[64] = "";
 	time_t t = (time_t)(p->start_ns / 1000000000u);
 	struct tm tm;

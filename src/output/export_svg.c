@@ -63,39 +63,11 @@ static uint64_t box_weight(const struct svg *s, const struct model_node *x,
 	return s->alloc ? a->inherited.bytes : x->inherited;
 }
 
-static uint32_t name_hash(const char *name)
-{
-	uint32_t h = 2166136261u;
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	return h;
-}
-
-/* Bytes of the first `chars` characters of name[0..len) (a byte that
- * is not UTF-8 counts as one). */
-static size_t utf8_prefix(const char *name, size_t len, size_t chars)
-{
-	size_t i = 0;
-	for (; i < len && chars > 0; chars--) {
-		size_t n = escape_utf8_len((const unsigned char *)name + i, len - i);
-		i += n ? n : 1;
-	}
-	return i;
-}
-
 /* The label: as many characters as fit in w px, ".." when cut. */
 static void svg_label(struct ob *o, const char *name, double w)
 {
-	if (w < 3 * CHAR_W)
-		return;
-	size_t fit = (size_t)((w - 6) / CHAR_W), len = strlen(name);
-	if (utf8_prefix(name, len, fit) >= len) {
-		escape_write(o, &escape_xml, name, len);
-		return;
-	}
-	/* Cut: room for ".." too. */
-	escape_write(o, &escape_xml, name, utf8_prefix(name, len, fit > 2 ? fit - 2 : 0));
-	ob_puts(o, "..");
+	if (w >= 3 * CHAR_W)
+		export_xml_cut(o, name, (size_t)((w - 6) / CHAR_W));
 }
 
 /* "S s (P%)": exact seconds and the share of the total. */
@@ -138,7 +110,7 @@ static void svg_box(struct svg *s, const struct model_node *x, const struct mode
 	double w = box_width(s, box_weight(s, x, a));
 	uint32_t row = s->inverted ? depth : s->depth_max - depth;
 	double y = SVG_HEADER + (double)row * FRAME_H;
-	uint32_t h = name_hash(name);
+	uint32_t h = export_name_hash(name);
 	unsigned r = 205 + (h & 0xff) * 50 / 255, g = ((h >> 8) & 0xff) * 230 / 255,
 		 b = ((h >> 16) & 0xff) * 55 / 255;
 
