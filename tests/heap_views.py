@@ -232,8 +232,11 @@ def views(prof):
     text_report(prof, [MAIN], ("--deselect", "b"), deselect={"b"})
     text_report(prof, [MAIN], ("--select", "main,c"), deselect={"a", "b"})
     out, _ = text_report(prof, [MAIN], ("--focus", "b"), focus={"b"})
-    check("    of live      40 of 55 bytes live at end in contexts (72.7%)\n" in out,
-          "report --heap --focus b: the view's share of the live heap")
+    check("    samples      3, every 10 ms; the largest at 0.011500 s: 60 bytes\n"
+          "    focus        b\n"
+          "    of live      40 of 55 bytes live at end in contexts (72.7%); percentages below "
+          "are of the view's total\n\n" in out and "of profile" not in out,
+          "report --heap --focus b: the view's share of the live heap, not of the time")
     text_report(prof, [MAIN], ("--focus", "c", "--deselect", "b"), focus={"c"}, deselect={"b"})
 
 
@@ -309,6 +312,178 @@ def json_views(prof):
           "json --min-percent 20: a/c is hidden, its line has 10 bytes allocated, 0 live")
 
 
+# ---- the live heap in the JSON views (arcs, around, hot, callers, threads) -------------
+
+def alloc_items(threads):
+    return [(c[6], c[2], c[3]) for ctxs in threads for c in ctxs]
+
+
+def arc_costs(items, roots, **view):
+    """Each arc's (self, child) bytes by the rule of the arc times
+    (DESIGN.md §3; every entry of a view's stack here is marked): a stack
+    running r charges its pair (x, y) self when y is r, else child, on
+    both sides, and its first entry's spontaneous arc (None, first)."""
+    arcs = collections.defaultdict(lambda: [0, 0])
+    for hist, b, _ in items:
+        st = view_stack(hist, roots, **view)
+        if not st:
+            continue
+        for x, y in [(None, st[0])] + list(zip(st, st[1:])):
+            arcs[(x, y)][0 if y == st[-1] else 1] += b
+    return arcs
+
+
+def json_live_arcs(j, threads, what, **view):
+    roots = roots_of(threads)
+    for kind, items in (("alloc", alloc_items(threads)), ("live", live_items(threads))):
+        want = arc_costs(items, roots, **view)
+        keys = ["%s_%s_%s_bytes" % (s, d, kind) for d in ("in", "out") for s in ("self", "child")]
+        got = {(a["caller"], a["callee"]): tuple(a.get(k) for k in keys) for a in j["arcs"]}
+        exp = {k: tuple(want[k]) * 2 for k in got}
+        held = {k for k, v in want.items() if k[0] and v != [0, 0]}
+        check(got == exp and held <= set(got),
+              "%s: every arc's %s bytes by the rule of its times (%s)" % (what, kind, got))
+    out = collections.Counter()
+    for a in j["arcs"]:
+        out[a["caller"]] += sum(a.get(k) or 0 for k in ("self_out_live_bytes",
+                                                        "child_out_live_bytes"))
+    check(all(out[f["name"]] == f["inherited_live_bytes"] - f["self_live_bytes"]
+              for f in j["functions"]),
+          "%s: each function's arcs out carry its inherited less its self live bytes" % what)
+
+
+def json_live_around(j, threads, what, **view):
+    roots = roots_of(threads)
+    c = Costs(live_items(threads), roots, **view)
+    arcs = arc_costs(live_items(threads), roots, **view)
+    ok, names = True, set()
+    for f in j["around"]:
+        n = f["name"]
+        names.add(n)
+        ok &= [f.get(k) for k in ("self_live_bytes", "self_live_blocks", "inherited_live_bytes",
+                              "inherited_live_blocks")] == c.self[n] + c.inh[n]
+        for side, key in (("callers", lambda x: (x, n)), ("callees", lambda x: (n, x))):
+            for x in f[side]:
+                arc = key(None if x["id"] is None else x["name"])
+                ok &= [x.get("self_live_bytes"), x.get("child_live_bytes")] == arcs.get(arc, [0, 0])
+    check(ok and {n for n, v in c.inh.items() if v != [0, 0]} <= names and len(names) >= 2,
+          "%s: around: each function's live bytes and blocks, and each caller's and "
+          "callee's arc live bytes from that side" % what)
+
+
+def json_live_hot(j, threads, what, **view):
+    c = Costs(live_items(threads), roots_of(threads), **view)
+    path, got, want = (), [], []
+    for x in j["hot"]["arm"]:
+        path += (x["name"],)
+        got.append((x.get("individual_live_bytes"), x.get("inherited_live_bytes")))
+        want.append((c.stacks[path][0] if path in c.stacks else 0,
+                     sum(v[0] for s, v in c.stacks.items() if s[:len(path)] == path)))
+    check(got == want and got, "%s: hot arm's individual and inherited live bytes (%s)" %
+          (what, got))
+
+
+def callers_costs(items, roots, f, **view):
+    """F's callers tree from the view's stacks running f: each node (the
+    path of callers from f, the same function twice in a row one step) with
+    the bytes of walks ending there and of walks through it."""
+    ind, inh = collections.Counter(), collections.Counter()
+    for hist, b, _ in items:
+        st = view_stack(hist, roots, **view)
+        if not st or st[-1] != f:
+            continue
+        walk, last = (), f
+        for n in reversed(st[:-1]):
+            if n != last:
+                walk += (n,)
+            last = n
+        ind[walk] += b
+        for k in range(len(walk) + 1):
+            inh[walk[:k]] += b
+    return ind, inh
+
+
+def json_live_callers(j, threads, what, pruned=False, **view):
+    roots = roots_of(threads)
+    ok, seen = True, 0
+    for t in j["callers"]:
+        ind, inh = callers_costs(live_items(threads), roots, t["name"], **view)
+        tree = dict(nodes(t))
+        for p, x in tree.items():
+            ok &= x.get("inherited_live_bytes") == (x.get("individual_live_bytes") or 0) + \
+                sum(y.get("inherited_live_bytes") or 0 for y in x["children"])
+            if x["name"].endswith("hidden)"):
+                seen += x.get("individual_live_bytes") or 0
+                ok &= x.get("individual_live_bytes") == x.get("inherited_live_bytes")
+                continue
+            got = (x.get("individual_live_bytes"), x.get("inherited_live_bytes"))
+            ok &= got == (ind[p], inh[p])
+        if not pruned:
+            ok &= {p for p, v in inh.items() if v} <= set(tree)
+    check(ok and len(j["callers"]) >= (1 if pruned else 2) and (seen > 0) == pruned,
+          "%s: callers trees' individual and inherited live bytes%s" %
+          (what, ", the hidden lines' too" if pruned else ""))
+
+
+def json_live_threads(j, threads, what, **view):
+    roots = roots_of(threads)
+    ok = len(j["threads"]) == len(threads)
+    for t, ctxs in zip(j["threads"], threads):
+        c = Costs(live_items([ctxs]), roots, **view)
+        ok &= t.get("total_live_bytes") == c.total[0]
+        for f in t["functions"]:
+            n = f["name"]
+            ok &= [f.get(k) for k in ("self_live_bytes", "self_live_blocks",
+                                      "inherited_live_bytes", "inherited_live_blocks")] == \
+                c.self[n] + c.inh[n]
+    check(ok, "%s: each thread's live bytes, and its functions' own" % what)
+
+
+LIVE_VIEWS = [((), {}), (("--deselect", "b"), {"deselect": {"b"}}),
+              (("--select", "main,c"), {"deselect": {"a", "b"}}),
+              (("--focus", "b"), {"focus": {"b"}}),
+              (("--focus", "a", "--deselect", "b"), {"focus": {"a"}, "deselect": {"b"}})]
+LIVE_SECTIONS = ("--threads", "--hot", "--around", "*", "--callers", "*")
+
+
+def json_live_views(prof, both):
+    """The live members of the arcs and of the view sections, against the
+    definitions, in every view."""
+    for opts, view in LIVE_VIEWS:
+        for p, threads in ((prof, [MAIN]), (both, [MAIN, WORKER])):
+            j = report(p, *(LIVE_SECTIONS + opts))
+            what = "json %s%s" % (" ".join(opts), " (two threads)" if len(threads) > 1 else "")
+            json_live_arcs(j, threads, what, **view)
+            json_live_around(j, threads, what, **view)
+            json_live_hot(j, threads, what, **view)
+            json_live_callers(j, threads, what, **view)
+            json_live_threads(j, threads, what, **view)
+    # c/b/a/main holds 30 live bytes in one call: hidden by --min-calls 2
+    j = report(both, "--callers", "c", "--min-calls", "2")
+    json_live_callers(j, [MAIN, WORKER], "json --callers c --min-calls 2", pruned=True)
+
+
+def strip_live(x):
+    """x without its live members (and the heap object)."""
+    if isinstance(x, list):
+        return [strip_live(y) for y in x]
+    if isinstance(x, dict):
+        return {k: strip_live(v) for k, v in x.items() if "live" not in k and k != "heap"}
+    return x
+
+
+def json_live_without_heap(prof, twin):
+    """The view sections of a profile without heap data have no live
+    members, and a heap profile's are the twin's and the live ones."""
+    for opts, _ in LIVE_VIEWS:
+        args = LIVE_SECTIONS + opts
+        a, b = ccprof("report", "--json", *args, prof), ccprof("report", "--json", *args, twin)
+        check(strip_live(json.loads(a.stdout)) == json.loads(b.stdout) and
+              "live" not in b.stdout and "heap" not in b.stdout,
+              "json %s: without heap data no live members; with, the twin's and them" %
+              " ".join(args))
+
+
 def without_heap(prof, twin, plain):
     """A heap profile's time report is that of its contexts without heap
     data, and a profile without heap data has no heap anything."""
@@ -317,7 +492,7 @@ def without_heap(prof, twin, plain):
         b = ok_out("report", *opts, twin)
         check(a == b, "report %s: a heap profile's time report is its twin's" % " ".join(opts))
     j = report(prof)
-    for x in [j] + j["functions"] + j["contexts"] + [n for _, n in nodes(j["tree"])]:
+    for x in [j] + j["functions"] + j["arcs"] + j["contexts"] + [n for _, n in nodes(j["tree"])]:
         for k in [k for k in x if "live" in k]:
             del x[k]
     del j["heap"]
@@ -614,6 +789,8 @@ if __name__ == "__main__":  # tests/heap_svg.py imports the tables and definitio
     threads_view(both)
     json_views(prof)
     json_report(both, [MAIN, WORKER])
+    json_live_views(prof, both)
+    json_live_without_heap(prof, twin)
     without_heap(prof, twin, plain)
     bad_usage(prof, twin)
     hp_all(prof, both)

@@ -267,7 +267,7 @@ static int report_show(struct report_args *a)
 		status = CLI_EXIT_FAIL;
 	else
 		status = report_heap_write(stdout, a->path, &vm, &a->o,
-					   &(struct report_heap_args){a->json, a->heap, a->threads});
+					   &(struct report_heap_args){a->json, a->heap});
 	model_free(&vm);
 	model_view_free(&v);
 	cli_unload(&cp);

@@ -27,17 +27,15 @@ static int heap_view(const char *path, const struct model *vm, uint32_t sample, 
 }
 
 /* report --heap: the heap report, from the live heap at the end (with
- * each thread's, for --threads) and at the largest sample. */
+ * each thread's, for --threads: heap_views_like) and at the largest
+ * sample. */
 static int write_text(FILE *out, const char *path, const struct model *vm,
-		      const struct report_opts *o, const struct report_heap_args *a,
-		      struct model *live)
+		      const struct report_opts *o, struct model *live)
 {
 	struct heap_report h = {.m = vm, .live = live};
 	struct heap_base big;
 	struct model sample;
 	h.sample_index = heap_largest_sample(&vm->prof->heap);
-	if (a->threads)
-		model_threads(live, MODEL_FLAT);
 	if (h.sample_index != HEAP_AT_END) {
 		if (heap_view(path, vm, h.sample_index, MODEL_TREE, &big, &sample) != 0)
 			return CLI_EXIT_FAIL;
@@ -51,6 +49,14 @@ static int write_text(FILE *out, const char *path, const struct model *vm,
 	return 0;
 }
 
+/* The passes of the live heap at the end: its functions and its tree,
+ * and for JSON its arcs when vm has them (the arcs' live bytes). */
+static unsigned end_passes(const struct model *vm, const struct report_heap_args *a)
+{
+	unsigned passes = MODEL_FLAT | MODEL_TREE;
+	return a->json && vm->arcs_done ? passes | MODEL_ARCS : passes;
+}
+
 int report_heap_write(FILE *out, const char *path, const struct model *vm,
 		      const struct report_opts *o, const struct report_heap_args *a)
 {
@@ -62,14 +68,15 @@ int report_heap_write(FILE *out, const char *path, const struct model *vm,
 		(a->json ? report_json : report_text)(out, vm, o);
 		return 0;
 	}
-	if (heap_view(path, vm, HEAP_AT_END, MODEL_FLAT | MODEL_TREE, &end, &live) != 0)
+	if (heap_view(path, vm, HEAP_AT_END, end_passes(vm, a), &end, &live) != 0)
 		return CLI_EXIT_FAIL;
+	heap_views_like(&live, vm);
 	if (a->json) {
 		with.heap = &live;
 		report_json(out, vm, &with);
 		status = 0;
 	} else {
-		status = write_text(out, path, vm, o, a, &live);
+		status = write_text(out, path, vm, o, &live);
 	}
 	model_free(&live);
 	heap_base_free(&end);

@@ -15,7 +15,6 @@
 struct report_heap_args {
 	int json;    /* --json: the heap members, when the profile has heap data */
 	int text;    /* --heap in text: the heap report instead of the time one */
-	int threads; /* --threads: each thread's live heap too */
 };
 
 /* Write the report of vm (a view's model of the profile at path) to out:

@@ -72,34 +72,43 @@ void heap_base_free(struct heap_base *b)
 }
 
 /*
- * like's pruning on m, whose nodes are like's (heap.h): the same nodes
- * hidden, and each "(n hidden)" line with the costs of m's hidden
- * children, as model_prune_nodes adds them up.
+ * A tree of m whose nodes are numbered as a tree of like (heap.h), pruned
+ * as like's is (lp): the same nodes hidden, and each "(n hidden)" line
+ * with the costs of m's hidden children, as model_prune_nodes adds them
+ * up.  Pruning m by its own bytes would hide other nodes than the report
+ * shows (Note [Pruning with allocations] in prune.c).
  */
+static void prune_nodes_like(struct model *m, const struct model_node *nodes,
+			     const struct model_node_alloc *alloc, uint32_t n,
+			     const struct model_pruned *lp, struct model_pruned *out)
+{
+	out->hidden = model_calloc(m, n ? n : 1, sizeof *out->hidden);
+	out->rest = model_calloc(m, n ? n : 1, sizeof *out->rest);
+	memcpy(out->hidden, lp->hidden, n * sizeof *lp->hidden);
+	uint64_t *sub = xcalloc(n ? n : 1, sizeof *sub);
+	model_subtree_entries(nodes, n, sub);
+	for (uint32_t k = 1; k < n; k++) {
+		uint32_t p = nodes[k].parent;
+		if (!lp->hidden[k] || lp->hidden[p])
+			continue;
+		struct model_hidden *h = &out->rest[p];
+		h->count++;
+		h->entries += sub[k];
+		h->time += nodes[k].inherited;
+		model_alloc_add(&h->alloc, model_node_alloc_at(alloc, k).inherited);
+	}
+	free(sub);
+}
+
+/* like's pruning of the stack tree on m. */
 static void prune_like(struct model *m, const struct model *like)
 {
 	const struct model_pruned *lp = &like->tree_pruned;
-	uint32_t n = m->nnodes;
-	if (!like->pruning || !lp->hidden || !m->nodes || n != like->nnodes)
+	if (!like->pruning || !lp->hidden || !m->nodes || m->nnodes != like->nnodes)
 		return;
 	m->pruning = 1;
 	m->prune = like->prune;
-	m->tree_pruned.hidden = model_calloc(m, n, sizeof *m->tree_pruned.hidden);
-	m->tree_pruned.rest = model_calloc(m, n, sizeof *m->tree_pruned.rest);
-	memcpy(m->tree_pruned.hidden, lp->hidden, n * sizeof *lp->hidden);
-	uint64_t *sub = xcalloc(n, sizeof *sub);
-	model_subtree_entries(m->nodes, n, sub);
-	for (uint32_t k = 1; k < n; k++) {
-		uint32_t p = m->nodes[k].parent;
-		if (!lp->hidden[k] || lp->hidden[p])
-			continue;
-		struct model_hidden *h = &m->tree_pruned.rest[p];
-		h->count++;
-		h->entries += sub[k];
-		h->time += m->nodes[k].inherited;
-		model_alloc_add(&h->alloc, model_node_alloc_at(m->node_alloc, k).inherited);
-	}
-	free(sub);
+	prune_nodes_like(m, m->nodes, m->node_alloc, m->nnodes, lp, &m->tree_pruned);
 }
 
 void heap_view_build(struct model *m, const struct heap_base *b, const struct model *like,
@@ -107,6 +116,50 @@ void heap_view_build(struct model *m, const struct heap_base *b, const struct mo
 {
 	model_view_build(m, &b->model, like->view, passes);
 	prune_like(m, like);
+}
+
+/* like's callers trees of m's contexts, pruned as like's are.  Their
+ * nodes are numbered alike: model_callers makes them in context order
+ * from the histories, as the stack tree's. */
+static void callers_like(struct model *m, const struct model *like)
+{
+	uint32_t n = like->ncallers;
+	uint32_t *fns = xnmalloc(n, sizeof *fns);
+	int pruning = m->pruning;
+	for (uint32_t i = 0; i < n; i++)
+		fns[i] = like->callers[i].cc;
+	m->pruning = 0; /* not by m's own bytes: prune_nodes_like */
+	model_callers(m, fns, n);
+	m->pruning = pruning;
+	free(fns);
+	for (uint32_t i = 0; i < n; i++) {
+		struct model_tree *t = &m->callers[i];
+		const struct model_pruned *lp = &like->callers[i].pruned;
+		if (lp->hidden && t->nnodes == like->callers[i].nnodes)
+			prune_nodes_like(m, t->nodes, t->node_alloc, t->nnodes, lp, &t->pruned);
+	}
+}
+
+void heap_views_like(struct model *m, const struct model *like)
+{
+	if (like->ncallers)
+		callers_like(m, like);
+	if (like->nthread_models)
+		model_threads(m, MODEL_FLAT);
+}
+
+const struct model_arc_alloc *heap_arc_alloc(const struct model *live, const struct model *m,
+					     uint32_t k)
+{
+	const struct model_arc *a = &m->arcs[k];
+	if (!live || !live->arc_alloc)
+		return NULL;
+	if (k < live->narcs && live->arcs[k].caller == a->caller &&
+	    live->arcs[k].callee == a->callee)
+		return &live->arc_alloc[k];
+	/* not expected (heap.h), but a wrong arc's bytes would be silent */
+	k = model_arc_index_find(&live->arc_index, live->arcs, a->caller, a->callee);
+	return k == MODEL_NONE ? NULL : &live->arc_alloc[k];
 }
 
 struct model_alloc heap_live_in_contexts(const struct ccp_profile *p)

@@ -22,8 +22,13 @@
  * same stack-tree nodes, numbered alike, as the view it copies
  * (histories decide both, costs neither: model.c, view.c, tree.c), so a
  * writer can read the heap model's ctx[k] and node_alloc[k] beside the
- * original's ctx[k] and nodes[k].  The pruning is the original's too
- * (the same nodes hidden), with the hidden lines' bytes the live ones.
+ * original's ctx[k] and nodes[k].  The arcs are numbered alike too
+ * (arcs.c makes each at the first context, in context order, whose
+ * history has its pair, or whose R makes its recursive arc: histories
+ * and R, which the copy keeps), and so are the callers trees' nodes
+ * (callers.c, in context order from the histories).  The pruning is the
+ * original's too (the same nodes hidden), with the hidden lines' bytes
+ * the live ones.
  */
 #ifndef CCPROF_MODEL_HEAP_H
 #define CCPROF_MODEL_HEAP_H
@@ -67,6 +72,19 @@ void heap_base_free(struct heap_base *b);
  * given and like's pruning; free m with model_free before b. */
 void heap_view_build(struct model *m, const struct heap_base *b, const struct model *like,
 		     unsigned passes);
+
+/* Into m (heap_view_build's, of like's view) what like's view passes made
+ * that the heap members read: the callers trees of the same functions,
+ * pruned as like's are, and one model per thread (MODEL_FLAT) when like
+ * has them. */
+void heap_views_like(struct model *m, const struct model *like);
+
+/* The live heap on arc k of m (a view's model with MODEL_ARCS) from live
+ * (heap_view_build's of m's view, with MODEL_ARCS): the same arc, found
+ * by number (heap.h: numbered alike) or else by its caller and callee;
+ * NULL when live has no arcs or not that one. */
+const struct model_arc_alloc *heap_arc_alloc(const struct model *live, const struct model *m,
+					     uint32_t k);
 
 /* The live heap in p's contexts at the write, every thread's (the
  * outside part is p->heap.outside_live_*). */

@@ -1,9 +1,10 @@
 /*
  * heap_json.c - the live heap in `report --json` (docs/json.md, "Heap"):
  * its members beside the allocations' wherever both exist, read from the
- * heap model of the same view (model/heap.h: contexts and nodes numbered
- * alike), and the top-level "heap" object with the peak, the totals and
- * the samples.  A profile without heap data has none of them.
+ * heap model of the same view (model/heap.h: contexts, nodes, arcs and
+ * callers trees numbered alike), and the top-level "heap" object with the
+ * peak, the totals and the samples.  A profile without heap data has none
+ * of them.
  */
 #include "model/heap.h"
 #include "model/view.h"
@@ -32,24 +33,71 @@ void jr_heap_ctx(struct jrep *r, const struct ccp_context *c)
 	json_kuint(&r->j, "live_blocks", x->alloc_blocks);
 }
 
-void jr_heap_node(struct jrep *r, uint32_t k)
+void jr_heap_node(struct jrep *r, const struct model_node_alloc *live, uint32_t k)
 {
 	struct model_node_alloc a;
 	if (!r->heap)
 		return;
-	a = model_node_alloc_at(r->heap->node_alloc, k);
+	a = model_node_alloc_at(live, k);
 	json_kuint(&r->j, "individual_live_bytes", a.individual.bytes);
 	json_kuint(&r->j, "inherited_live_bytes", a.inherited.bytes);
 }
 
-void jr_heap_hidden(struct jrep *r, uint32_t k)
+void jr_heap_hidden(struct jrep *r, const struct model_pruned *live, uint32_t k)
 {
 	uint64_t bytes;
 	if (!r->heap)
 		return;
-	bytes = r->heap->tree_pruned.rest ? r->heap->tree_pruned.rest[k].alloc.bytes : 0;
+	bytes = live && live->rest ? live->rest[k].alloc.bytes : 0;
 	json_kuint(&r->j, "individual_live_bytes", bytes);
 	json_kuint(&r->j, "inherited_live_bytes", bytes);
+}
+
+const struct model_tree *jr_heap_callers(const struct jrep *r, uint32_t i)
+{
+	const struct model *live = r->heap;
+	if (!live || live->ncallers != r->m->ncallers)
+		return NULL;
+	return live->callers[i].nnodes == r->m->callers[i].nnodes ? &live->callers[i] : NULL;
+}
+
+/* Arc k's live bytes from the heap model (a zero arc when it has none). */
+static struct model_arc_alloc arc_live(const struct jrep *r, uint32_t k)
+{
+	const struct model_arc_alloc *x = heap_arc_alloc(r->heap, r->m, k);
+	return x ? *x : (struct model_arc_alloc){{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+}
+
+void jr_heap_arc(struct jrep *r, uint32_t k)
+{
+	struct model_arc_alloc x;
+	if (!r->heap)
+		return;
+	x = arc_live(r, k);
+	json_kuint(&r->j, "self_in_live_bytes", x.self_in.bytes);
+	json_kuint(&r->j, "child_in_live_bytes", x.child_in.bytes);
+	json_kuint(&r->j, "self_out_live_bytes", x.self_out.bytes);
+	json_kuint(&r->j, "child_out_live_bytes", x.child_out.bytes);
+}
+
+void jr_heap_arc_side(struct jrep *r, uint32_t k, int incoming)
+{
+	struct model_arc_alloc x;
+	if (!r->heap)
+		return;
+	x = arc_live(r, k);
+	json_kuint(&r->j, "self_live_bytes", (incoming ? x.self_in : x.self_out).bytes);
+	json_kuint(&r->j, "child_live_bytes", (incoming ? x.child_in : x.child_out).bytes);
+}
+
+const struct model *jr_heap_thread(struct jrep *r, uint32_t i)
+{
+	const struct model *live = r->heap, *tm;
+	if (!live || i >= live->nthread_models)
+		return NULL;
+	tm = &live->thread_models[i];
+	json_kuint(&r->j, "total_live_bytes", tm->total_alloc.bytes);
+	return tm;
 }
 
 /* Each sample: its time, its bytes outside any context, and its bytes

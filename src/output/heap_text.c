@@ -54,13 +54,14 @@ static void header_samples(const struct text *t, const struct heap_report *h)
 	ob_putc(t->o, '\n');
 }
 
-/* A view's share of the live heap in contexts, when it has less. */
+/* The view's focus and selection, and its share of the live heap in
+ * contexts when it has less: the time report's view lines with the live
+ * heap for the time (its time and bytes allocated are not this report's
+ * subject). */
 static void header_view(const struct text *t, const struct model *live)
 {
 	const struct model *base = live->base;
-	struct text view = *t;
-	view.alloc = 0; /* its "of alloc" line would name these bytes allocated */
-	text_view_header(&view);
+	text_view_sets(t);
 	if (!base || live->total_alloc.bytes == base->total_alloc.bytes)
 		return;
 	ob_puts(t->o, "    of live      ");
@@ -69,7 +70,7 @@ static void header_view(const struct text *t, const struct model *live)
 	ob_u64(t->o, base->total_alloc.bytes, 0);
 	ob_puts(t->o, " bytes live at end in contexts (");
 	ob_ratio(t->o, live->total_alloc.bytes, base->total_alloc.bytes, 2, 1, 0);
-	ob_puts(t->o, "%)\n");
+	ob_puts(t->o, "%); percentages below are of the view's total\n");
 }
 
 static void header(const struct text *t, const struct heap_report *h)

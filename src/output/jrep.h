@@ -67,19 +67,32 @@ void jr_around(struct jrep *r);
 void jr_cycles(struct jrep *r);
 void jr_hook_cost(struct jrep *r);
 void jr_threads(struct jrep *r);
-/* A tree of model_nodes (with their allocations, or NULL) and its
- * pruning, as nested objects. */
+/* A tree of model_nodes (with their allocations, or NULL), its pruning
+ * and its calls per node, as nested objects; live is the heap model's
+ * tree numbered alike (jr_heap_callers), or NULL. */
 void jr_node_tree(struct jrep *r, const struct model_node *nodes,
 		  const struct model_node_alloc *alloc, const struct model_pruned *pr,
-		  const uint64_t *calls);
+		  const uint64_t *calls, const struct model_tree *live);
 
-/* The live heap's members (heap_json.c), each written only with r->heap:
- * of function cc, of context c (one of r->m's), of tree node k and of
- * its "(n hidden)" line; and the top-level "heap" object. */
+/* The live heap's members (heap_json.c), each written only with r->heap
+ * (Note [The live heap as a cost] in model/heap.h: contexts, nodes, arcs
+ * and callers trees numbered alike in both models): of function cc, of
+ * context c (one of r->m's), of node k of a tree whose live heap is live
+ * (the heap model's node_alloc, NULL: 0) and of its "(n hidden)" line
+ * (the heap model's pruning of that tree), of arc k of r->m (all four
+ * sides, or from one side for "around"); and the top-level "heap"
+ * object. */
 void jr_heap_fn(struct jrep *r, uint32_t cc);
 void jr_heap_ctx(struct jrep *r, const struct ccp_context *c);
-void jr_heap_node(struct jrep *r, uint32_t k);
-void jr_heap_hidden(struct jrep *r, uint32_t k);
+void jr_heap_node(struct jrep *r, const struct model_node_alloc *live, uint32_t k);
+void jr_heap_hidden(struct jrep *r, const struct model_pruned *live, uint32_t k);
+void jr_heap_arc(struct jrep *r, uint32_t k);
+void jr_heap_arc_side(struct jrep *r, uint32_t k, int incoming);
 void jr_heap(struct jrep *r);
+/* The heap model's callers tree i, numbered as r->m's, or NULL. */
+const struct model_tree *jr_heap_callers(const struct jrep *r, uint32_t i);
+/* Thread i's "total_live_bytes", and the heap model of that thread (for
+ * its functions' members); nothing and NULL without r->heap. */
+const struct model *jr_heap_thread(struct jrep *r, uint32_t i);
 
 #endif

@@ -192,6 +192,7 @@ static void jr_arcs(struct jrep *r)
 			json_kuint(j, "self_out_alloc_bytes", x->self_out.bytes);
 			json_kuint(j, "child_out_alloc_bytes", x->child_out.bytes);
 		}
+		jr_heap_arc(r, k);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -237,7 +238,9 @@ struct jr_tree {
 	const struct model_node_alloc *alloc; /* the nodes' allocations, or NULL */
 	const struct model_pruned *pr;
 	const uint64_t *calls; /* callers trees: calls through each node */
-	int heap; /* the stack tree: its nodes' live heap too (jr_heap_node) */
+	/* The same tree in the heap model (jr_heap_node), when r->heap: */
+	const struct model_node_alloc *live;  /* its nodes' live heap */
+	const struct model_pruned *live_pr;   /* its "(n hidden)" lines' */
 };
 
 void jr_node_fields(struct jrep *r, uint64_t entries, uint64_t individual, uint64_t inherited,
@@ -268,8 +271,7 @@ static void jr_hidden_node(struct jr_tree *t, uint32_t k)
 		json_kuint(j, "calls", h->entries);
 	struct model_node_alloc a = {h->alloc, h->alloc};
 	jr_node_fields(t->r, h->entries, h->time, h->time, &a);
-	if (t->heap)
-		jr_heap_hidden(t->r, k);
+	jr_heap_hidden(t->r, t->live_pr, k);
 	json_key(j, "children");
 	json_begin_array(j);
 	json_end_array(j);
@@ -294,24 +296,26 @@ static void jr_tree_visit(void *arg, uint32_t k, int leaving)
 		json_kuint(j, "calls", t->calls[k]);
 	struct model_node_alloc a = model_node_alloc_at(t->alloc, k);
 	jr_node_fields(t->r, x->entries, x->individual, x->inherited, &a);
-	if (t->heap)
-		jr_heap_node(t->r, k);
+	jr_heap_node(t->r, t->live, k);
 	json_key(j, "children");
 	json_begin_array(j);
 }
 
 void jr_node_tree(struct jrep *r, const struct model_node *nodes,
 		  const struct model_node_alloc *alloc, const struct model_pruned *pr,
-		  const uint64_t *calls)
+		  const uint64_t *calls, const struct model_tree *live)
 {
-	struct jr_tree t = {r, nodes, alloc, pr, calls, 0};
+	struct jr_tree t = {r, nodes, alloc, pr, calls, live ? live->node_alloc : NULL,
+			    live ? &live->pruned : NULL};
 	model_walk(nodes, pr ? pr->hidden : NULL, jr_tree_visit, &t);
 }
 
 static void jr_tree(struct jrep *r)
 {
 	const struct model *m = r->m;
-	struct jr_tree t = {r, m->nodes, m->node_alloc, &m->tree_pruned, NULL, r->heap != NULL};
+	const struct model *live = r->heap;
+	struct jr_tree t = {r, m->nodes, m->node_alloc, &m->tree_pruned, NULL,
+			    live ? live->node_alloc : NULL, live ? &live->tree_pruned : NULL};
 	json_key(&r->j, "tree");
 	model_walk(m->nodes, m->tree_pruned.hidden, jr_tree_visit, &t);
 }

@@ -104,7 +104,10 @@ void text_threads(const struct text *t, const struct report_opts *o);
  * order; the threads section calls it with t->m set to each thread's
  * model. */
 void text_flat(const struct text *t, const struct report_opts *o);
-/* The view's lines of the header (views_text.c). */
+/* The view's lines of the header (views_text.c): what it focuses on and
+ * deselects (text_view_sets), then its share of the profile's time and,
+ * with allocation data, of its bytes allocated. */
 void text_view_header(const struct text *t);
+void text_view_sets(const struct text *t);
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * views_json.c - the JSON members of the views after the run (docs/json.md):
  * "view", "hot", "callers", "around", "cycles", "threads", "hook_cost".  Each is
- * written only when its pass ran, so a plain report is unchanged.
+ * written only when its pass ran, so a plain report is unchanged; with
+ * the live heap (jrep.h, r->heap) each has its live members beside its
+ * allocations' (heap_json.c).
  */
 #include <string.h>
 
@@ -71,6 +73,7 @@ void jr_hot(struct jrep *r)
 		struct model_node_alloc a = model_node_alloc_at(m->node_alloc, m->arm[i]);
 		jr_named_object(r, x->cc); /* never the root: the arm starts below it */
 		jr_node_fields(r, x->entries, x->individual, x->inherited, &a);
+		jr_heap_node(r, r->heap ? r->heap->node_alloc : NULL, m->arm[i]);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -87,7 +90,7 @@ void jr_callers(struct jrep *r)
 	json_begin_array(&r->j);
 	for (uint32_t i = 0; i < m->ncallers; i++) {
 		const struct model_tree *t = &m->callers[i];
-		jr_node_tree(r, t->nodes, t->node_alloc, &t->pruned, t->calls);
+		jr_node_tree(r, t->nodes, t->node_alloc, &t->pruned, t->calls, jr_heap_callers(r, i));
 	}
 	json_end_array(&r->j);
 }
@@ -116,6 +119,7 @@ static void jr_arc_side(struct jrep *r, const char *key, const uint32_t *list, u
 			json_kuint(j, "child_alloc_bytes",
 				   (incoming ? x->child_in : x->child_out).bytes);
 		}
+		jr_heap_arc_side(r, list[i], incoming);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -141,6 +145,7 @@ void jr_around(struct jrep *r)
 		json_kuint(j, "calls", fn->calls);
 		json_kuint(j, "recursive_calls", rec ? rec->calls : 0);
 		jr_fn_costs(r, fn);
+		jr_heap_fn(r, cc);
 		jr_arc_side(r, "callers", m->in, m->in_start[cc], m->in_start[cc + 1], cc, 1);
 		jr_arc_side(r, "callees", m->out, m->out_start[cc], m->out_start[cc + 1], cc, 0);
 		json_end_object(j);
@@ -199,8 +204,9 @@ void jr_threads(struct jrep *r)
 		json_kuint(j, "total_calls", tm->total_calls);
 		if (r->alloc)
 			json_kuint(j, "total_alloc_bytes", tm->total_alloc.bytes);
-		struct jrep sub = *r; /* same writer and names, the thread's model */
+		struct jrep sub = *r; /* same writer and names, the thread's models */
 		sub.m = tm;
+		sub.heap = jr_heap_thread(&sub, i);
 		jr_functions(&sub);
 		r->j = sub.j; /* the writer's separator state moves on */
 		json_end_object(j);

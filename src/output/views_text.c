@@ -43,7 +43,7 @@ static uint32_t count_set(const struct model *base, const uint8_t *set)
 	return n;
 }
 
-void text_view_header(const struct text *t)
+void text_view_sets(const struct text *t)
 {
 	const struct model *m = t->m, *base = m->base;
 	const struct model_view *v = m->view;
@@ -64,6 +64,15 @@ void text_view_header(const struct text *t)
 		name_list(t, base, v->selected, 0);
 		ob_puts(o, "\n                 (their costs go to the nearest selected caller)\n");
 	}
+}
+
+void text_view_header(const struct text *t)
+{
+	const struct model *m = t->m, *base = m->base;
+	struct ob *o = t->o;
+	if (!m->view || !base)
+		return;
+	text_view_sets(t);
 	if (m->total_time != base->total_time) {
 		ob_puts(o, "    of profile   ");
 		text_secs(t, m->total_time, 0);

@@ -89,9 +89,11 @@ static void view_all(struct model *m)
 	report_text(devnull, m, &o);
 	struct report_opts j = {.top = 20};
 	report_json(devnull, m, &j);
-	/* report --heap --threads and report --json of a heap profile (each
-	 * the plain report without heap data). */
-	struct report_heap_args text = {.text = 1, .threads = 1}, json = {.json = 1};
+	/* report --heap --threads and report --json --threads of a heap
+	 * profile (each the plain report without heap data): the heap models
+	 * make each thread's as m has them (heap_views_like). */
+	model_threads(m, MODEL_FLAT | MODEL_ARCS);
+	struct report_heap_args text = {.text = 1}, json = {.json = 1};
 	report_heap_write(devnull, "fuzz.ccprof", m, &j, &text);
 	report_heap_write(devnull, "fuzz.ccprof", m, &j, &json);
 }
