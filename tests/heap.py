@@ -73,7 +73,7 @@ def exact_live():
     d = heapdump(prof)
     if not check(d is not None, "--heap: the profile has a heap part"):
         return
-    summary, ctxs, _ = d
+    summary, ctxs, samples = d
     want = own(bare.stderr)
     for name in ("hold", "release", "leak", "resize", "refuse", "churn", "aligned", "spike"):
         check(live_under(ctxs, name) == want[name],
@@ -81,6 +81,18 @@ def exact_live():
               % (name, live_under(ctxs, name), want[name]))
     peak = own(bare.stderr, "peak")["main"][0]
     check(summary["peak"] == peak, "peak %d == the program's own %d" % (summary["peak"], peak))
+    # The peak lasted one malloc/free pair, between two samples: the free
+    # took its picture (Note [The peak's picture] in heap.c).
+    largest = max(samples, key=lambda s: s["total"]) if samples else None
+    held = {}
+    for _, b, names in (largest["recs"] if largest else []):
+        for name in set(names):
+            held[name] = held.get(name, 0) + b
+    check(largest is not None and largest["total"] == peak and
+          [held.get(f, 0) for f in ("spike", "hold", "leak", "resize", "aligned")] ==
+          [1 << 20, 4000, 999, 200, 336],
+          "the largest sample is the peak's picture: %s bytes, spike's megabyte in it (%s)"
+          % (largest and largest["total"], held))
     check(summary["interval"] == 10000000, "default heap interval 10 ms")
     for c in ctxs:
         if not check(c["live"][0] <= c["alloc"][0] and c["live"][1] <= c["alloc"][1],
@@ -124,6 +136,23 @@ def against_valgrind():
         peaks = [int(x) for x in re.findall(r"mem_heap_B=(\d+)", text)]
     check(peaks and summary["peak"] == max(peaks),
           "peak %d == massif's largest snapshot %s" % (summary["peak"], max(peaks) if peaks else None))
+
+
+def saw_tooth():
+    """2,000 peaks in a row, each 64 bytes above the last (from 1.1 MB to
+    1.23 MB): pictures only of peaks 1 % above the last pictured, so about
+    ln(1.116) / ln(1.01) = 11 of them, and the largest within 1 % of the
+    exact peak."""
+    _, r, prof = record_heap("saw")
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and d is not None, "saw: record ran"):
+        return
+    summary, _, samples = d
+    largest = max(s["total"] for s in samples)
+    check(summary["peak"] == 5535 + 1100000 + 2000 * 64,
+          "saw: the exact peak %d (the program's live heap and its last block)" % summary["peak"])
+    check(summary["peak"] / 1.01 <= largest <= summary["peak"] and 8 < len(samples) < 40,
+          "saw: %d samples, the largest %d within 1 %% of the peak" % (len(samples), largest))
 
 
 def other_threads():
@@ -348,6 +377,7 @@ def not_followed():
 
 exact_live()
 against_valgrind()
+saw_tooth()
 other_threads()
 stressed()
 forked_child()

@@ -217,6 +217,8 @@ void rt_heap_alloc(void *p, struct rt_ctx *c, size_t bytes)
 	in_table = 0;
 }
 
+static void peak_picture(void);
+
 /* Block p is being freed (or moved by realloc): take it out, and say
  * whose it was, so that a realloc that fails can put it back. */
 int rt_heap_take(void *p, struct rt_heap_block *out)
@@ -235,6 +237,7 @@ int rt_heap_take(void *p, struct rt_heap_block *out)
 		if (s->slots[i].key) {
 			out->ctx = s->slots[i].ctx;
 			out->size = s->slots[i].size;
+			peak_picture(); /* before the heap goes down from a peak */
 			live_sub(out->ctx, out->size);
 			stripe_delete(s, i);
 			found = 1;
@@ -259,6 +262,7 @@ struct sample_head {
 	uint64_t outside_bytes;
 	uint64_t serial; /* samples taken before it */
 	uint32_t first, n;
+	int peak;        /* the newest picture of a peak: thinning keeps it */
 };
 
 struct sample_rec {
@@ -275,6 +279,7 @@ static struct sample_rec *recs;       /* rec_cap */
 static uint32_t nheads, nrecs, rec_cap;
 static uint64_t interval_ns, next_due, t0;
 static uint64_t taken; /* samples ever taken: Note [Samples a write takes] */
+static uint64_t picture_above; /* Note [The peak's picture] */
 
 void rt_heap_configure(void)
 {
@@ -288,13 +293,14 @@ void rt_heap_configure(void)
 	RT_STORE(&rt_heap_active, on);
 }
 
-/* Keep every other sample (the last one always), and sample half as often. */
+/* Keep every other sample (the last one and the peak's picture always),
+ * and sample half as often. */
 static void thin_out(void)
 {
 	uint32_t keep = 0, r = 0;
 
 	for (uint32_t i = 0; i < nheads; i++) {
-		if (i % 2 != 0 && i != nheads - 1)
+		if (i % 2 != 0 && i != nheads - 1 && !heads[i].peak)
 			continue;
 		memmove(&recs[r], &recs[heads[i].first], heads[i].n * sizeof *recs);
 		heads[keep] = heads[i];
@@ -358,17 +364,17 @@ static void reverse(uint32_t from, uint32_t to)
  * sample taken meanwhile came later than that, so the sampler's sample
  * went after it with an earlier time, out of order, and the reader
  * refused every profile written after it, the one at exit too. */
-static void take_sample(void)
+static int take_sample(void)
 {
 	uint64_t now = rt_now_ns(CLOCK_MONOTONIC);
 	uint32_t n = live_contexts(), first;
 
 	if (heads == NULL && (heads = rt_map(MAX_SAMPLES * sizeof *heads)) == NULL)
-		return;
+		return 0;
 	if (nheads == MAX_SAMPLES || !reserve(n)) {
 		thin_out();
 		if (!reserve(n))
-			return;
+			return 0;
 	}
 	first = nrecs;
 	for (const struct rt_thread *t = rt_registry_first(); t; t = t->next)
@@ -381,9 +387,45 @@ static void take_sample(void)
 		}
 	reverse(first, nrecs);
 	heads[nheads] = (struct sample_head){ now - t0, RT_LOAD(&outside_live_bytes), taken, first,
-					      nrecs - first };
+					      nrecs - first, 0 };
 	RT_PUBLISH(&nheads, nheads + 1);
 	RT_PUBLISH(&taken, taken + 1); /* after its reads: Note [Samples a write takes] */
+	return 1;
+}
+
+/*
+ * Note [The peak's picture]: the samples come every interval, and a peak
+ * that lasts less (a buffer of a moment) falls between two of them: the
+ * views would know the peak's size but not who held it.  So, as
+ * valgrind's massif does, a free that is about to take the heap down from
+ * its peak takes a sample first, from the freeing thread, inside the
+ * block table (the block is still counted): the heap as it was at the
+ * peak.  Only a peak 1 % above the last one pictured (massif's default
+ * --peak-inaccuracy) is taken again, which bounds the pictures of a heap
+ * growing in a saw-tooth to about 70 per doubling; the newest is kept
+ * through thinning.  The locks are only tried (the thread may hold the
+ * registry lock, or a signal handler interrupt a sample), and a picture
+ * that cannot be had now is tried again at the next free.  With other
+ * threads allocating meanwhile, the picture is of a moment near the peak.
+ */
+static void peak_picture(void)
+{
+	uint64_t total = RT_LOAD(&live_total);
+
+	if (total != RT_LOAD(&peak_total) || total <= RT_LOAD(&picture_above))
+		return;
+	if (!rt_registry_trylock())
+		return;
+	if (pthread_mutex_trylock(&samples_lock) == 0) {
+		if (take_sample()) {
+			for (uint32_t i = 0; i + 1 < nheads; i++)
+				heads[i].peak = 0;
+			heads[nheads - 1].peak = 1;
+			RT_STORE(&picture_above, total + total / 100);
+		}
+		pthread_mutex_unlock(&samples_lock);
+	}
+	rt_registry_unlock();
 }
 
 /* From the sampler, under the registry lock: a sample if one is due. */
@@ -566,6 +608,7 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 			c->live_bytes = c->live_blocks = 0;
 	outside_live_bytes = outside_live_blocks = 0;
 	live_total = peak_total = 0;
+	picture_above = 0;
 	nheads = nrecs = 0;
 	interval_ns = rt_config.heap_interval_ns;
 	t0 = next_due = rt_now_ns(CLOCK_MONOTONIC);

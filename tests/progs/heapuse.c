@@ -12,6 +12,9 @@
  *   heapuse fork     also a child that frees an inherited block and
  *                    allocates its own (it prints its own lines, "child ")
  *   heapuse steps    five steps of 100,000 bytes, 30 ms apart
+ *   heapuse saw      also 2,000 blocks from 1,100,064 bytes, each 64
+ *                    bytes bigger than the last and freed at once: a
+ *                    new peak every time, above spike's
  *   heapuse stress   also four threads that allocate into shared slots
  *                    and free each other's blocks at random; each prints
  *                    what it still owns ("owned BYTES BLOCKS")
@@ -251,6 +254,13 @@ static void stress(void)
 		say("owned", "stress_alloc", owned_bytes[i], owned_blocks[i]);
 }
 
+/* A saw-tooth: each block is a new peak, freed at once. */
+__attribute__((noinline)) void saw(void)
+{
+	for (size_t i = 1; i <= 2000; i++)
+		give_back(take(1100000 + i * 64), 1100000 + i * 64);
+}
+
 static void pause_ms(long ms)
 {
 	struct timespec ts = { 0, ms * 1000000 };
@@ -295,6 +305,8 @@ int main(int argc, char **argv)
 		steps();
 	if (strcmp(mode, "stress") == 0)
 		stress();
+	if (strcmp(mode, "saw") == 0)
+		saw();
 	say("live", "hold", 4000, 4);
 	say("live", "release", 0, 0);
 	say("live", "leak", 999, 3);
