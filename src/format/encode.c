@@ -419,6 +419,45 @@ static void put_stats(struct wbuf *w, const struct ccp_stats *st)
 	section_end(w, at);
 }
 
+/* A context's pair of counts that ALLOC or HEAP records. */
+struct pair {
+	uint64_t bytes, blocks;
+};
+
+static struct pair alloc_pair(const struct ccp_context *c)
+{
+	return (struct pair){c->alloc_bytes, c->alloc_blocks};
+}
+
+static struct pair live_pair(const struct ccp_context *c)
+{
+	return (struct pair){c->live_bytes, c->live_blocks};
+}
+
+/* (thread, context, bytes, blocks) for each context whose pair is not
+ * 0, 0, in file order, after their count. */
+static void put_pair_records(struct wbuf *w, const struct ccp_profile *p,
+			     struct pair (*pair_of)(const struct ccp_context *))
+{
+	uint64_t records = 0;
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++) {
+			struct pair x = pair_of(&p->threads[i].contexts[j]);
+			records += x.bytes || x.blocks;
+		}
+	put_varint(w, records);
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++) {
+			struct pair x = pair_of(&p->threads[i].contexts[j]);
+			if (!x.bytes && !x.blocks)
+				continue;
+			put_varint(w, i);
+			put_varint(w, j);
+			put_varint(w, x.bytes);
+			put_varint(w, x.blocks);
+		}
+}
+
 /*
  * ALLOC, only for a run that counted allocations: what no context could
  * take, then one record per context that allocated, in file order, so
@@ -427,7 +466,6 @@ static void put_stats(struct wbuf *w, const struct ccp_stats *st)
 static void put_alloc(struct wbuf *w, const struct ccp_profile *p)
 {
 	struct ccp_alloc_sums sums = {0, 0};
-	uint64_t records = 0;
 	if (!p->alloc.measured)
 		return;
 	if (ccp_alloc_sums_add(&sums, p->alloc.outside_bytes, p->alloc.outside_blocks) != 0) {
@@ -437,7 +475,6 @@ static void put_alloc(struct wbuf *w, const struct ccp_profile *p)
 	for (uint32_t i = 0; i < p->nthreads; i++)
 		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++) {
 			const struct ccp_context *c = &p->threads[i].contexts[j];
-			records += c->alloc_bytes || c->alloc_blocks;
 			if (ccp_alloc_sums_add(&sums, c->alloc_bytes, c->alloc_blocks) != 0) {
 				wb_fail(w, EINVAL);
 				return;
@@ -446,17 +483,7 @@ static void put_alloc(struct wbuf *w, const struct ccp_profile *p)
 	size_t at = section_begin(w, CCP_SEC_ALLOC);
 	put_varint(w, p->alloc.outside_bytes);
 	put_varint(w, p->alloc.outside_blocks);
-	put_varint(w, records);
-	for (uint32_t i = 0; i < p->nthreads; i++)
-		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++) {
-			const struct ccp_context *c = &p->threads[i].contexts[j];
-			if (!c->alloc_bytes && !c->alloc_blocks)
-				continue;
-			put_varint(w, i);
-			put_varint(w, j);
-			put_varint(w, c->alloc_bytes);
-			put_varint(w, c->alloc_blocks);
-		}
+	put_pair_records(w, p, alloc_pair);
 	section_end(w, at);
 }
 
@@ -512,33 +539,19 @@ static int heap_valid(const struct ccp_profile *p)
 static void put_heap(struct wbuf *w, const struct ccp_profile *p)
 {
 	const struct ccp_heap *h = &p->heap;
-	uint64_t records = 0, prev = 0;
+	uint64_t prev = 0;
 	if (!h->measured)
 		return;
 	if (!heap_valid(p)) {
 		wb_fail(w, EINVAL);
 		return;
 	}
-	for (uint32_t i = 0; i < p->nthreads; i++)
-		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++)
-			records += p->threads[i].contexts[j].live_bytes ||
-				   p->threads[i].contexts[j].live_blocks;
 	size_t at = section_begin(w, CCP_SEC_HEAP);
 	put_varint(w, h->interval_ns);
 	put_varint(w, h->peak_bytes);
 	put_varint(w, h->outside_live_bytes);
 	put_varint(w, h->outside_live_blocks);
-	put_varint(w, records);
-	for (uint32_t i = 0; i < p->nthreads; i++)
-		for (uint32_t j = 0; j < p->threads[i].ncontexts; j++) {
-			const struct ccp_context *c = &p->threads[i].contexts[j];
-			if (!c->live_bytes && !c->live_blocks)
-				continue;
-			put_varint(w, i);
-			put_varint(w, j);
-			put_varint(w, c->live_bytes);
-			put_varint(w, c->live_blocks);
-		}
+	put_pair_records(w, p, live_pair);
 	put_varint(w, h->nsamples);
 	for (uint32_t k = 0; k < h->nsamples; k++) {
 		const struct ccp_heap_sample *s = &h->samples[k];
