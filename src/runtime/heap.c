@@ -262,7 +262,6 @@ struct sample_head {
 	uint64_t outside_bytes;
 	uint64_t serial; /* samples taken before it */
 	uint32_t first, n;
-	int peak;        /* the newest picture of a peak: thinning keeps it */
 };
 
 struct sample_rec {
@@ -280,6 +279,7 @@ static uint32_t nheads, nrecs, rec_cap;
 static uint64_t interval_ns, next_due, t0;
 static uint64_t taken; /* samples ever taken: Note [Samples a write takes] */
 static uint64_t picture_above; /* Note [The peak's picture] */
+static uint64_t picture_serial = UINT64_MAX; /* the newest picture's: thinning keeps it */
 
 void rt_heap_configure(void)
 {
@@ -300,7 +300,7 @@ static void thin_out(void)
 	uint32_t keep = 0, r = 0;
 
 	for (uint32_t i = 0; i < nheads; i++) {
-		if (i % 2 != 0 && i != nheads - 1 && !heads[i].peak)
+		if (i % 2 != 0 && i != nheads - 1 && heads[i].serial != picture_serial)
 			continue;
 		memmove(&recs[r], &recs[heads[i].first], heads[i].n * sizeof *recs);
 		heads[keep] = heads[i];
@@ -387,7 +387,7 @@ static int take_sample(void)
 		}
 	reverse(first, nrecs);
 	heads[nheads] = (struct sample_head){ now - t0, RT_LOAD(&outside_live_bytes), taken, first,
-					      nrecs - first, 0 };
+					      nrecs - first };
 	RT_PUBLISH(&nheads, nheads + 1);
 	RT_PUBLISH(&taken, taken + 1); /* after its reads: Note [Samples a write takes] */
 	return 1;
@@ -418,9 +418,7 @@ static void peak_picture(void)
 		return;
 	if (pthread_mutex_trylock(&samples_lock) == 0) {
 		if (take_sample()) {
-			for (uint32_t i = 0; i + 1 < nheads; i++)
-				heads[i].peak = 0;
-			heads[nheads - 1].peak = 1;
+			picture_serial = heads[nheads - 1].serial;
 			RT_STORE(&picture_above, total + total / 100);
 		}
 		pthread_mutex_unlock(&samples_lock);
@@ -473,38 +471,11 @@ uint64_t rt_heap_mark(void)
 
 /* ---- The write ------------------------------------------------------------ */
 
-static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
-			 void *(*alloc)(void *, size_t), void *m, uint32_t n);
-
-/* Fill the profile's heap part; `alloc` is the write's memory.  Called
- * before the allocation counts are read (rt_alloc_gather), so that no
- * live count read here can exceed them.  A write from a signal handler
- * that finds the samples locked (the sampler may be thinning them out)
- * writes none rather than wait or read them half moved. */
-int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async,
-		   uint64_t mark)
+/* The heap part from the first n samples (under samples_lock, or n = 0). */
+static int gather_locked(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m,
+			 uint32_t n)
 {
 	struct ccp_heap *h = &p->heap;
-	uint32_t n;
-	int locked;
-	int rc;
-
-	if (!RT_LOAD(&rt_heap_active))
-		return 0;
-	locked = async ? pthread_mutex_trylock(&samples_lock) == 0
-		       : pthread_mutex_lock(&samples_lock) == 0;
-	n = 0;
-	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
-		n++;
-	rc = gather_locked(p, h, alloc, m, n);
-	if (locked)
-		pthread_mutex_unlock(&samples_lock);
-	return rc;
-}
-
-static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
-			 void *(*alloc)(void *, size_t), void *m, uint32_t n)
-{
 	uint64_t final;
 
 	h->measured = 1;
@@ -544,6 +515,31 @@ static int gather_locked(struct ccp_profile *p, struct ccp_heap *h,
 	if (final > h->peak_bytes)
 		h->peak_bytes = final;
 	return 0;
+}
+
+/* Fill the profile's heap part; `alloc` is the write's memory.  Called
+ * before the allocation counts are read (rt_alloc_gather), so that no
+ * live count read here can exceed them.  A write from a signal handler
+ * that finds the samples locked (the sampler may be thinning them out)
+ * writes none rather than wait or read them half moved. */
+int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async,
+		   uint64_t mark)
+{
+	uint32_t n;
+	int locked;
+	int rc;
+
+	if (!RT_LOAD(&rt_heap_active))
+		return 0;
+	locked = async ? pthread_mutex_trylock(&samples_lock) == 0
+		       : pthread_mutex_lock(&samples_lock) == 0;
+	n = 0;
+	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
+		n++;
+	rc = gather_locked(p, alloc, m, n);
+	if (locked)
+		pthread_mutex_unlock(&samples_lock);
+	return rc;
 }
 
 /* ---- Fork ----------------------------------------------------------------- */
@@ -609,6 +605,7 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 	outside_live_bytes = outside_live_blocks = 0;
 	live_total = peak_total = 0;
 	picture_above = 0;
+	picture_serial = UINT64_MAX;
 	nheads = nrecs = 0;
 	interval_ns = rt_config.heap_interval_ns;
 	t0 = next_due = rt_now_ns(CLOCK_MONOTONIC);
