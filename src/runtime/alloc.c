@@ -21,14 +21,7 @@
 #include "runtime.h"
 
 static __thread unsigned own_depth __attribute__((tls_model("initial-exec")));
-static int measured;
 static uint64_t outside_bytes, outside_blocks;
-
-void rt_alloc_measuring(void)
-{
-	RT_STORE(&measured, 1);
-	rt_heap_configure(); /* heap=1 needs us */
-}
 
 /*
  * Note [Start-up order]: the dynamic linker runs the constructors of the
@@ -40,13 +33,14 @@ void rt_alloc_measuring(void)
  * clock=cycles started no sampler for the heap samples (the profile
  * had the final one alone).  The shim's own symbol answers from the
  * start: with it linked in, every allocation comes through it, resolved
- * on the spot if need be.
+ * on the spot if need be.  So rt_init alone, whenever it runs, decides
+ * about heap=1 (rt_heap_configure).
  */
 extern const int rt_alloc_shim_linked __attribute__((weak)) RT_HIDDEN;
 
 int rt_alloc_measured(void)
 {
-	return RT_LOAD(&measured) || &rt_alloc_shim_linked != NULL;
+	return &rt_alloc_shim_linked != NULL;
 }
 
 void rt_alloc_own_begin(void)

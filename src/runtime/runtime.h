@@ -316,7 +316,6 @@ RT_HIDDEN void rt_dump_init(void);
 RT_HIDDEN void rt_manual_after_fork(void);
 
 /* alloc.c: allocation profiling (libccprof-alloc.so) */
-RT_HIDDEN void rt_alloc_measuring(void);
 RT_HIDDEN int rt_alloc_measured(void);
 RT_HIDDEN void rt_alloc_note(void *p, size_t bytes);
 RT_HIDDEN void rt_alloc_own_begin(void);

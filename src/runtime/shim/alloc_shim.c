@@ -350,9 +350,8 @@ RT_API void *pvalloc(size_t n)
 const int rt_alloc_shim_linked RT_HIDDEN = 1;
 
 /* Early, so that the libraries' constructors after it find the pointers
- * set; the profile says allocations were counted from here on. */
+ * set. */
 __attribute__((constructor(101))) static void alloc_shim_init(void)
 {
 	resolve();
-	rt_alloc_measuring();
 }
