@@ -27,14 +27,13 @@ static uint64_t outside_bytes, outside_blocks;
  * Note [Start-up order]: the dynamic linker runs the constructors of the
  * program's libraries before those of a preloaded one, so an
  * instrumented library's constructor runs the hooks, and rt_init, before
- * alloc_shim_init says that allocations are counted.  Asked then,
- * "measured" was 0: the start-up warned that heap=1 needs the
- * allocation runtime when it was the one running, and under
- * clock=cycles started no sampler for the heap samples (the profile
- * had the final one alone).  The shim's own symbol answers from the
- * start: with it linked in, every allocation comes through it, resolved
- * on the spot if need be.  So rt_init alone, whenever it runs, decides
- * about heap=1 (rt_heap_configure).
+ * the shim's constructor.  A flag that constructor set was still 0 then:
+ * the start-up warned that heap=1 needs the allocation runtime when it
+ * was the one running, and under clock=cycles started no sampler for the
+ * heap samples (the profile had the final one alone).  The shim's own
+ * symbol answers from the start: with it linked in, every allocation
+ * comes through it, resolved on the spot if need be.  So rt_init alone,
+ * whenever it runs, decides about heap=1 (rt_heap_configure).
  */
 extern const int rt_alloc_shim_linked __attribute__((weak)) RT_HIDDEN;
 
