@@ -1,0 +1,932 @@
+/*
+ * ui.js - the page of `ccprof convert --to html` (docs: the HTML report).
+ * It reads the profile's DATA, asks model.js (ccprofModel) for the view
+ * the view bar describes, and draws the tabs with the DOM only.  Security:
+ * no HTML parsing anywhere; every profile string reaches the page through
+ * textContent or a title, every attribute set here is a constant or a
+ * number.  State (view options, tab, current function, weight, sort,
+ * filter, tree depth, flame zoom) lives in location.hash.
+ */
+(function () {
+	'use strict';
+
+	const M = ccprofModel; // eslint-disable-line no-undef
+	const SVGNS = 'http://www.w3.org/2000/svg';
+	const GAP = '\u2026';
+	const ROOT = '<root>';
+	const MAX_ROWS = 1000; // rows of a table drawn before "show more"
+
+	const data = JSON.parse(document.getElementById('ccprof-data').textContent);
+	const P = M.load(data);
+	const fns = P.fns;
+	const hasAlloc = !!P.hasAlloc;
+	const prec = data.clock === 'cycles' ? 6 : 3;
+
+	/* ---- numbers, as `ccprof report` prints them (ob_ratio) ---- */
+
+	/* num / den × 10^shift with prec decimals, rounded half up, exactly. */
+	function ratio(num, den, shift, decimals) {
+		let q = 0n;
+		if (den) {
+			const d = BigInt(den);
+			q = (BigInt(num) * 10n ** BigInt(shift + decimals) + d / 2n) / d;
+		}
+		let s = q.toString();
+		if (decimals === 0)
+			return s;
+		while (s.length <= decimals)
+			s = '0' + s;
+		return s.slice(0, s.length - decimals) + '.' + s.slice(s.length - decimals);
+	}
+	function secs(ticks) {
+		return ratio(ticks, data.ticks_per_sec, 0, prec);
+	}
+	function pct(part, whole) {
+		return ratio(part, whole, 2, 1);
+	}
+	function plural(n, one, many) {
+		return n + ' ' + (n === 1 ? one : many);
+	}
+
+	/* ---- DOM helpers: text only ---- */
+
+	function el(tag, cls, text) {
+		const e = document.createElement(tag);
+		if (cls)
+			e.className = cls;
+		if (text !== undefined && text !== null)
+			e.textContent = String(text);
+		return e;
+	}
+	function add(parent, ...kids) {
+		for (const k of kids)
+			if (k !== null && k !== undefined)
+				parent.appendChild(typeof k === 'string' ? document.createTextNode(k) : k);
+		return parent;
+	}
+	function clear(e) {
+		while (e.firstChild)
+			e.removeChild(e.firstChild);
+		return e;
+	}
+	function svg(tag) {
+		return document.createElementNS(SVGNS, tag);
+	}
+	function button(label, cls, onclick, title) {
+		const b = el('button', cls, label);
+		b.type = 'button';
+		if (title)
+			b.title = title;
+		b.addEventListener('click', onclick);
+		return b;
+	}
+
+	/* A member of a model object under the first of its possible names. */
+	function pick(o, ...keys) {
+		for (const k of keys)
+			if (o && o[k] !== undefined)
+				return o[k];
+		return 0;
+	}
+
+	function fnName(id) {
+		if (id === null || id === undefined)
+			return GAP;
+		return fns[id] ? fns[id].name : '?' + id;
+	}
+	function basename(path) {
+		const i = path.lastIndexOf('/');
+		return i < 0 ? path : path.slice(i + 1);
+	}
+	function srcOf(id) {
+		const f = fns[id];
+		if (!f || !f.file)
+			return '';
+		return basename(f.file) + (f.line ? ':' + f.line : '');
+	}
+
+	/* ---- state in location.hash ---- */
+
+	const TABS = [
+		['functions', 'Functions'], ['graph', 'Call graph'], ['tree', 'Stack tree'],
+		['callers', 'Callers'], ['flame', 'Flame graph'], ['cycles', 'Cycles']];
+	const VIEW_KEYS = ['select', 'deselect', 'focus', 'module'];
+
+	function joinList(a) {
+		return (a || []).filter((s) => s !== '').join(',');
+	}
+	function defaults() {
+		const dv = data.view || {};
+		return {
+			select: joinList(dv.select), deselect: joinList(dv.deselect),
+			focus: joinList(dv.focus), module: joinList(dv.module),
+			exported: !!dv.only_exported,
+			tab: 'functions', fn: null, weight: 'time', sort: '', dir: '',
+			filter: '', depth: 4, zoom: ''};
+	}
+	function readHash() {
+		const st = defaults();
+		const h = new URLSearchParams(location.hash.replace(/^#/, ''));
+		for (const k of VIEW_KEYS)
+			if (h.has(k))
+				st[k] = h.get(k);
+		if (h.has('exported'))
+			st.exported = h.get('exported') === '1';
+		if (TABS.some((t) => t[0] === h.get('tab')))
+			st.tab = h.get('tab');
+		const fn = parseInt(h.get('fn'), 10);
+		if (fn >= 0 && fn < fns.length)
+			st.fn = fn;
+		if (h.get('w') === 'bytes' && hasAlloc)
+			st.weight = 'bytes';
+		st.sort = h.get('sort') || '';
+		st.dir = h.get('dir') === 'asc' ? 'asc' : h.get('dir') === 'desc' ? 'desc' : '';
+		st.filter = h.get('q') || '';
+		const depth = parseInt(h.get('depth'), 10);
+		if (depth >= 0)
+			st.depth = Math.min(depth, 1000);
+		st.zoom = /^[0-9.]*$/.test(h.get('zoom') || '') ? h.get('zoom') || '' : '';
+		return st;
+	}
+	function hashOf(st) {
+		const h = new URLSearchParams();
+		for (const k of VIEW_KEYS)
+			h.set(k, st[k]);
+		h.set('exported', st.exported ? '1' : '0');
+		h.set('tab', st.tab);
+		if (st.fn !== null)
+			h.set('fn', String(st.fn));
+		if (st.weight !== 'time')
+			h.set('w', st.weight);
+		if (st.sort)
+			h.set('sort', st.sort);
+		if (st.dir)
+			h.set('dir', st.dir);
+		if (st.filter)
+			h.set('q', st.filter);
+		h.set('depth', String(st.depth));
+		if (st.zoom)
+			h.set('zoom', st.zoom);
+		return '#' + h.toString();
+	}
+
+	let state = readHash();
+
+	/* Change the state: a new history entry, drawn by the hashchange. */
+	function go(changes) {
+		const next = Object.assign({}, state, changes);
+		const h = hashOf(next);
+		if (h === location.hash) {
+			state = next;
+			render();
+		} else {
+			location.hash = h;
+		}
+	}
+	window.addEventListener('hashchange', () => {
+		state = readHash();
+		render();
+	});
+
+	/* ---- the view, recomputed only when its options change ---- */
+
+	function splitOpt(s) {
+		return s.trim() === '' ? [] : [s.trim()];
+	}
+	function viewOpts(st) {
+		return {select: splitOpt(st.select), deselect: splitOpt(st.deselect),
+			module: splitOpt(st.module), onlyExported: st.exported,
+			focus: splitOpt(st.focus)};
+	}
+	let cache = {key: null};
+	function currentView() {
+		const opts = viewOpts(state);
+		const key = JSON.stringify(opts);
+		if (cache.key === key)
+			return cache;
+		cache = {key: key, error: null, v: null};
+		try {
+			cache.v = M.view(P, opts);
+		} catch (e) {
+			cache.error = e && e.message ? String(e.message) : String(e);
+			opts.focus = [];
+			try {
+				cache.v = M.view(P, opts);
+			} catch (e2) {
+				cache.v = null;
+				cache.error += '; ' + (e2 && e2.message ? e2.message : String(e2));
+			}
+		}
+		if (cache.v)
+			indexView(cache);
+		return cache;
+	}
+
+	/* What the tabs share: functions by id, direct recursion by id. */
+	function indexView(c) {
+		const v = c.v;
+		c.fnById = new Map();
+		for (const f of v.functions())
+			c.fnById.set(f.id, f);
+		c.rec = new Map();
+		for (const a of v.arcs())
+			if (a.caller === a.callee && a.caller !== null)
+				c.rec.set(a.caller, a.calls);
+	}
+
+	function shellQuote(s) {
+		return /^[A-Za-z0-9_.,:\/=+-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+	}
+	function commandLine(st) {
+		const parts = ['ccprof', 'report'];
+		for (const k of ['select', 'deselect', 'module', 'focus'])
+			if (st[k].trim() !== '')
+				parts.push('--' + k, shellQuote(st[k].trim()));
+		if (st.exported)
+			parts.push('--only-exported');
+		parts.push('FILE');
+		return parts.join(' ');
+	}
+
+	/* The pattern that names one function (its full name). */
+	function appendPattern(list, name) {
+		return list.trim() === '' ? name : list.trim() + ',' + name;
+	}
+
+	/* ---- the page's frame ---- */
+
+	const app = document.getElementById('app');
+	const parts = {};
+
+	function buildFrame() {
+		clear(app);
+		const header = el('header', 'head');
+		parts.header = header;
+		const bar = el('form', 'viewbar');
+		bar.addEventListener('submit', (e) => {
+			e.preventDefault();
+			go({select: parts.inputs.select.value, deselect: parts.inputs.deselect.value,
+			    focus: parts.inputs.focus.value, module: parts.inputs.module.value,
+			    exported: parts.inputs.exported.checked, zoom: ''});
+		});
+		parts.inputs = {};
+		const fields = el('div', 'fields');
+		for (const [k, label, hint] of [
+			['select', 'Select', 'show costs in terms of these functions only'],
+			['deselect', 'Deselect', 'charge these functions\u2019 costs to their callers'],
+			['focus', 'Focus', 'only the stacks through these functions'],
+			['module', 'Module', 'select the functions of these modules']]) {
+			const lab = el('label', 'field');
+			const inp = el('input');
+			inp.type = 'text';
+			inp.name = k;
+			inp.spellcheck = false;
+			inp.placeholder = 'patterns, comma-separated';
+			lab.title = hint;
+			add(lab, el('span', 'flabel', label), inp);
+			parts.inputs[k] = inp;
+			fields.appendChild(lab);
+		}
+		const ex = el('label', 'field check');
+		const cb = el('input');
+		cb.type = 'checkbox';
+		cb.name = 'exported';
+		parts.inputs.exported = cb;
+		add(ex, cb, el('span', null, 'only exported'));
+		fields.appendChild(ex);
+		const apply = el('button', 'primary', 'Apply');
+		apply.type = 'submit';
+		const reset = button('Reset', null, () => {
+			const d = defaults();
+			go({select: d.select, deselect: d.deselect, focus: d.focus, module: d.module,
+			    exported: d.exported, zoom: ''});
+		}, 'back to the view the report was written with');
+		const clearAll = button('All', null, () => go({select: '', deselect: '', focus: '',
+			module: '', exported: false, zoom: ''}), 'every function selected, no focus');
+		add(fields, apply, reset, clearAll);
+		parts.messages = el('div', 'messages');
+		parts.cmd = el('code', 'cmd');
+		parts.cmd.title = 'the same view from the command line';
+		const cmdline = add(el('div', 'cmdline'), el('span', 'flabel', 'Command'), parts.cmd);
+		add(bar, fields, parts.messages, cmdline);
+
+		const nav = el('nav', 'tabs');
+		parts.tabs = {};
+		for (const [k, label] of TABS) {
+			const b = button(label, 'tab', () => go({tab: k}));
+			b.setAttribute('role', 'tab');
+			parts.tabs[k] = b;
+			nav.appendChild(b);
+		}
+		const weight = el('span', 'weight');
+		if (hasAlloc) {
+			add(weight, el('span', 'flabel', 'Weight'));
+			parts.weight = {};
+			for (const [k, label] of [['time', 'time'], ['bytes', 'bytes allocated']]) {
+				const b = button(label, 'seg', () => go({weight: k}));
+				parts.weight[k] = b;
+				weight.appendChild(b);
+			}
+		}
+		nav.appendChild(weight);
+		parts.current = el('div', 'current');
+		parts.main = el('main', 'content');
+		add(app, header, bar, nav, parts.current, parts.main);
+	}
+
+	function renderHeader(c) {
+		const h = clear(parts.header);
+		const title = el('h1', null);
+		add(title, el('span', 'brand', 'ccprof'), ' ', el('span', 'prog', data.program || '?'));
+		h.appendChild(title);
+		const dl = el('dl', 'facts');
+		const fact = (k, v) => add(dl, el('dt', null, k), el('dd', null, v));
+		fact('command', (data.argv || []).join(' '));
+		const clock = data.clock === 'cycles'
+			? 'cycles clock @ ' + ratio(data.ticks_per_sec, 1e9, 0, 3) + ' GHz'
+			: data.samples + ' samples @ ' + (data.interval_ns / 1e6) + ' ms, ' + data.clock + ' clock';
+		fact('total time', secs(P.totalTicks) + ' secs (' + clock + ')');
+		if (c.v) {
+			const v = c.v;
+			if (v.totalTicks !== P.totalTicks)
+				fact('view time', secs(v.totalTicks) + ' of ' + secs(P.totalTicks) + ' secs (' +
+				     pct(v.totalTicks, P.totalTicks) + '%); percentages are of the view\u2019s total');
+			fact('total calls', String(v.totalCalls));
+			fact('contexts', v.contexts.length + ' of ' + data.contexts.length + ' in ' +
+			     plural(data.threads, 'thread', 'threads'));
+			fact('outside', secs(v.rootTicks) + ' secs (' + pct(v.rootTicks, v.totalTicks) +
+			     '%) in no cost centre');
+			if (hasAlloc)
+				fact('allocated', plural(v.totalBytes, 'byte', 'bytes') + ' in ' +
+				     plural(v.totalBlocks, 'block', 'blocks'));
+		}
+	}
+
+	function renderBar(c) {
+		for (const k of VIEW_KEYS)
+			if (document.activeElement !== parts.inputs[k])
+				parts.inputs[k].value = state[k];
+		parts.inputs.exported.checked = state.exported;
+		const msg = clear(parts.messages);
+		if (c.error)
+			add(msg, el('div', 'error', c.error + ' (the view is shown without the focus)'));
+		if (c.v)
+			for (const w of c.v.warnings || [])
+				add(msg, el('div', 'warning', w));
+		parts.cmd.textContent = commandLine(state);
+	}
+
+	/* ---- clickable names and the current function ---- */
+
+	function nameLink(id, text) {
+		if (id === null || id === undefined || !fns[id])
+			return el('span', 'fn gap', text !== undefined ? text : GAP);
+		const b = button(text !== undefined ? text : fns[id].name, 'fn', () => go({fn: id}));
+		b.title = fns[id].name + (srcOf(id) ? '  ' + srcOf(id) : '');
+		if (id === state.fn)
+			b.classList.add('cur');
+		return b;
+	}
+
+	/* The current function: the one chosen, else the most self weight. */
+	function currentFn(c) {
+		if (state.fn !== null && c.fnById.has(state.fn))
+			return state.fn;
+		let best = null;
+		for (const f of c.v.functions())
+			if (best === null || weightOf(f, 'self') > weightOf(best, 'self'))
+				best = f;
+		return best ? best.id : null;
+	}
+	function weightOf(f, kind) {
+		if (state.weight === 'bytes')
+			return kind === 'self' ? f.selfBytes || 0 : f.inhBytes || 0;
+		return kind === 'self' ? f.selfTicks : f.inhTicks;
+	}
+
+	function renderCurrent(c) {
+		const box = clear(parts.current);
+		if (!c.v)
+			return;
+		const id = currentFn(c);
+		if (id === null)
+			return;
+		const name = fns[id].name;
+		const f = c.fnById.get(id);
+		add(box, el('span', 'flabel', 'Function'), el('strong', 'curname', name));
+		if (srcOf(id))
+			add(box, el('span', 'src', srcOf(id)));
+		if (f)
+			add(box, el('span', 'num', f.calls + ' calls, self ' + secs(f.selfTicks) +
+				     ' s, inherited ' + secs(f.inhTicks) + ' s'));
+		add(box,
+		    button('focus', 'act', () => go({focus: appendPattern('', name), fn: id, zoom: ''}),
+			   'show only the stacks through this function'),
+		    button('deselect', 'act', () => go({deselect: appendPattern(state.deselect, name), zoom: ''}),
+			   'charge this function\u2019s costs to its callers'),
+		    button('select only', 'act', () => go({select: appendPattern('', name), deselect: '',
+							    fn: id, zoom: ''}),
+			   'show costs in terms of this function (and the thread roots) only'),
+		    button('call graph', 'act', () => go({tab: 'graph', fn: id})),
+		    button('callers', 'act', () => go({tab: 'callers', fn: id})));
+	}
+
+	/* ---- tables ---- */
+
+	function table(cls, heads) {
+		const t = el('table', cls);
+		const thead = el('thead');
+		const tr = el('tr');
+		for (const h of heads)
+			tr.appendChild(typeof h === 'string' ? el('th', null, h) : h);
+		thead.appendChild(tr);
+		t.appendChild(thead);
+		const body = el('tbody');
+		t.appendChild(body);
+		return {table: t, body: body};
+	}
+	function td(text, cls) {
+		return el('td', cls === undefined ? 'num' : cls, text);
+	}
+	function note(text) {
+		return el('p', 'note', text);
+	}
+
+	/* -- Functions -- */
+
+	const FN_COLS = [
+		// key, heading, value (for sorting), cell text, alloc only
+		['name', 'function', (f) => fns[f.id].name, null, false],
+		['calls', 'calls', (f) => f.calls, (f) => String(f.calls), false],
+		['self', 'self s', (f) => f.selfTicks, (f) => secs(f.selfTicks), false],
+		['selfp', '%', (f) => f.selfTicks, null, false],
+		['inh', 'inherited s', (f) => f.inhTicks, (f) => secs(f.inhTicks), false],
+		['inhp', '%', (f) => f.inhTicks, null, false],
+		['sbytes', 'self bytes', (f) => f.selfBytes || 0, (f) => String(f.selfBytes || 0), true],
+		['sbytesp', '%alloc', (f) => f.selfBytes || 0, null, true],
+		['ibytes', 'inherited bytes', (f) => f.inhBytes || 0, (f) => String(f.inhBytes || 0), true],
+		['blocks', 'blocks', (f) => f.selfBlocks || 0, (f) => String(f.selfBlocks || 0), true],
+		['src', 'file:line', (f) => srcOf(f.id), null, false]];
+
+	function renderFunctions(c, main) {
+		const v = c.v;
+		const cols = FN_COLS.filter((col) => hasAlloc || !col[4]);
+		const defaultSort = state.weight === 'bytes' ? 'sbytes' : '';
+		const sortKey = cols.some((col) => col[0] === state.sort) ? state.sort : defaultSort;
+		const textual = sortKey === 'name' || sortKey === 'src';
+		const dir = state.dir || (textual ? 'asc' : 'desc');
+
+		const tools = el('div', 'tools');
+		const filter = el('input', 'filter');
+		filter.type = 'search';
+		filter.placeholder = 'filter by name';
+		filter.value = state.filter;
+		filter.addEventListener('change', () => go({filter: filter.value}));
+		add(tools, filter);
+		main.appendChild(tools);
+
+		const heads = cols.map((col) => {
+			const th = el('th', col[0] === 'name' || col[0] === 'src' ? 'txt' : null);
+			const b = button(col[1], 'sort', () => {
+				const same = col[0] === sortKey;
+				const ndir = same ? (dir === 'desc' ? 'asc' : 'desc')
+					: (col[0] === 'name' || col[0] === 'src' ? 'asc' : 'desc');
+				go({sort: col[0], dir: ndir});
+			}, 'sort by ' + col[1]);
+			th.appendChild(b);
+			if (col[0] === sortKey) {
+				th.classList.add('sorted');
+				b.appendChild(el('span', 'arrow', dir === 'desc' ? ' \u25be' : ' \u25b4'));
+			}
+			return th;
+		});
+		const t = table('grid fns', heads);
+		let rows = v.functions().slice();
+		if (state.filter) {
+			const q = state.filter.toLowerCase();
+			rows = rows.filter((f) => fns[f.id].name.toLowerCase().includes(q));
+		}
+		if (sortKey) {
+			const col = cols.find((x) => x[0] === sortKey);
+			const key = col[2];
+			const sgn = dir === 'desc' ? -1 : 1;
+			rows = rows.map((f, i) => [f, i]);
+			rows.sort((a, b) => {
+				const x = key(a[0]), y = key(b[0]);
+				const d = x < y ? -1 : x > y ? 1 : 0;
+				return d ? sgn * d : a[1] - b[1];
+			});
+			rows = rows.map((r) => r[0]);
+		} else if (dir === 'asc') {
+			rows.reverse();
+		}
+		const shown = Math.min(rows.length, MAX_ROWS);
+		for (let i = 0; i < shown; i++) {
+			const f = rows[i];
+			const tr = el('tr');
+			tr.dataset.id = String(f.id);
+			for (const col of cols) {
+				const k = col[0];
+				if (k === 'name')
+					tr.appendChild(add(el('td', 'name'), nameLink(f.id)));
+				else if (k === 'selfp')
+					tr.appendChild(td(pct(f.selfTicks, v.totalTicks), 'num pc'));
+				else if (k === 'inhp')
+					tr.appendChild(td(pct(f.inhTicks, v.totalTicks), 'num pc'));
+				else if (k === 'sbytesp')
+					tr.appendChild(td(pct(f.selfBytes || 0, v.totalBytes), 'num pc'));
+				else if (k === 'src')
+					tr.appendChild(td(srcOf(f.id), 'src'));
+				else
+					tr.appendChild(td(col[3](f)));
+			}
+			if (f.id === state.fn)
+				tr.classList.add('cur');
+			t.body.appendChild(tr);
+		}
+		main.appendChild(t.table);
+		main.appendChild(note(rows.length + ' of ' + v.functions().length + ' functions' +
+			(shown < rows.length ? ', the first ' + shown + ' shown (use the filter)' : '') +
+			'; percentages of the view\u2019s total ' + (hasAlloc ? 'time (%alloc: bytes)' : 'time') + '.'));
+	}
+
+	/* -- Call graph -- */
+
+	function renderGraph(c, main) {
+		const v = c.v;
+		const id = currentFn(c);
+		main.appendChild(note('The block of the current function, gprof-style, with exact arc ' +
+			'times measured per calling context (not shared out by call counts). Callers above ' +
+			'show the self and child time of each incoming arc, callees below those of each ' +
+			'outgoing arc; calls are arc/total. Click a name to move to its block.'));
+		if (id === null)
+			return;
+		const f = c.fnById.get(id);
+		const rec = (x) => c.rec.get(x) || 0;
+		const alloc = hasAlloc;
+		const heads = ['', '%time', 'self s', 'children s'];
+		if (alloc)
+			heads.push('self B', 'children B');
+		heads.push('calls', el('th', 'txt', 'name'));
+		const t = table('grid graph', heads);
+		const line = (cls, pc, self, child, sb, cb, calls, nameCell) => {
+			const tr = el('tr', cls);
+			add(tr, td(cls === 'self' ? '[' + id + ']' : '', 'idx'), td(pc, 'num pc'),
+			    td(self), td(child));
+			if (alloc)
+				add(tr, td(sb), td(cb));
+			add(tr, td(calls), add(el('td', 'name'), nameCell));
+			t.body.appendChild(tr);
+		};
+		const bytes = (a, ...keys) => String(pick(a, ...keys));
+		if (f.rootCalls)
+			line('caller', '', '', '', '', '', f.rootCalls + '/' + (f.calls - rec(id)),
+			     el('span', 'spont', '<spontaneous>'));
+		for (const a of v.arcsInto(id)) {
+			if (a.caller === id)
+				continue;
+			line('caller', '', secs(a.selfIn), secs(a.childIn),
+			     bytes(a, 'selfInBytes', 'selfInAllocBytes'), bytes(a, 'childInBytes', 'childInAllocBytes'),
+			     a.calls + '/' + (f.calls - rec(id)), nameLink(a.caller));
+		}
+		line('self', pct(f.inhTicks, v.totalTicks), secs(f.selfTicks), secs(f.inhTicks - f.selfTicks),
+		     String(f.selfBytes || 0), String((f.inhBytes || 0) - (f.selfBytes || 0)),
+		     rec(id) ? (f.calls - rec(id)) + '+' + rec(id) : String(f.calls),
+		     add(el('strong', null), nameLink(id)));
+		for (const a of v.arcsOutOf(id)) {
+			if (a.callee === id)
+				continue;
+			const g = c.fnById.get(a.callee);
+			line('callee', '', secs(a.selfOut), secs(a.childOut),
+			     bytes(a, 'selfOutBytes', 'selfOutAllocBytes'), bytes(a, 'childOutBytes', 'childOutAllocBytes'),
+			     a.calls + '/' + ((g ? g.calls : 0) - rec(a.callee)), nameLink(a.callee));
+		}
+		main.appendChild(t.table);
+	}
+
+	/* -- trees (stack tree, callers) -- */
+
+	function nodeWeight(n, kind) {
+		if (state.weight === 'bytes')
+			return kind === 'indiv' ? pick(n, 'indivBytes', 'individualBytes')
+				: pick(n, 'inhBytes', 'inheritedBytes');
+		return kind === 'indiv' ? pick(n, 'indivTicks', 'individualTicks')
+			: pick(n, 'inhTicks', 'inheritedTicks');
+	}
+	function sortedKids(n) {
+		const kids = n.children || [];
+		if (state.weight !== 'bytes')
+			return kids;
+		return kids.map((k, i) => [k, i])
+			.sort((a, b) => nodeWeight(b[0], 'inh') - nodeWeight(a[0], 'inh') || a[1] - b[1])
+			.map((x) => x[0]);
+	}
+
+	/*
+	 * A collapsible tree as table rows: cells(node) gives the cells after
+	 * the name.  A node's children are built when it is first opened;
+	 * nodes down to state.depth start open.
+	 */
+	function treeTable(heads, root, rootName, cells) {
+		const t = table('grid tree', heads);
+		const addRow = (n, depth, after) => {
+			const tr = el('tr');
+			const name = el('td', 'name');
+			name.style.paddingLeft = (0.3 + depth * 1.1) + 'em';
+			const kids = sortedKids(n);
+			const tog = el('span', 'tog', kids.length ? '\u25b8' : '');
+			name.appendChild(tog);
+			name.appendChild(n === root ? el('span', 'root', rootName) : nameLink(n.id));
+			tr.appendChild(name);
+			for (const cell of cells(n))
+				tr.appendChild(cell);
+			after.parentNode.insertBefore(tr, after.nextSibling);
+			let open = false, built = [];
+			const close = () => {
+				for (const r of built)
+					r.close();
+				for (const r of built)
+					r.tr.remove();
+				built = [];
+			};
+			const openUp = (d) => {
+				let last = tr;
+				for (const k of kids) {
+					const r = addRow(k, depth + 1, last);
+					built.push(r);
+					last = r.lastRow();
+					if (d > 1)
+						r.openUp(d - 1);
+					last = r.lastRow();
+				}
+			};
+			const self = {
+				tr: tr,
+				close: close,
+				lastRow: () => built.length ? built[built.length - 1].lastRow() : tr,
+				openUp: (d) => {
+					if (!kids.length || open)
+						return;
+					open = true;
+					tog.textContent = '\u25be';
+					openUp(d);
+				},
+			};
+			if (kids.length) {
+				tog.classList.add('on');
+				tog.title = 'open or close';
+				tog.addEventListener('click', () => {
+					if (open) {
+						open = false;
+						tog.textContent = '\u25b8';
+						close();
+					} else {
+						self.openUp(1);
+					}
+				});
+			}
+			return self;
+		};
+		const anchor = el('tr', 'anchor');
+		t.body.appendChild(anchor);
+		const r = addRow(root, 0, anchor);
+		anchor.remove();
+		if (state.depth > 0)
+			r.openUp(state.depth);
+		return t.table;
+	}
+
+	function depthControl(main) {
+		const box = el('div', 'tools');
+		add(box, el('span', 'flabel', 'Open to depth'));
+		for (const d of [1, 2, 4, 8, 1000])
+			add(box, button(d === 1000 ? 'all' : String(d), 'seg' + (state.depth === d ? ' on' : ''),
+					() => go({depth: d})));
+		main.appendChild(box);
+	}
+
+	function renderTree(c, main) {
+		const v = c.v;
+		main.appendChild(note('Stack tree: contexts grouped by compressed stack (the active ' +
+			'functions of a context, each once, at its most recent activation), as in Morgan & ' +
+			'Jarvis. A node\u2019s position says what was active, not who called whom: see the ' +
+			'Call graph or Callers tabs for callers. Entries of an intermediate stack that was ' +
+			'never entered are 0.'));
+		depthControl(main);
+		const bytes = state.weight === 'bytes';
+		const total = bytes ? v.totalBytes : v.totalTicks;
+		const heads = ['function', 'entries', 'indiv %', bytes ? 'indiv B' : 'indiv s', 'inh %',
+			bytes ? 'inh B' : 'inh s'];
+		heads[0] = el('th', 'txt', 'function');
+		const show = (w) => bytes ? String(w) : secs(w);
+		main.appendChild(treeTable(heads, v.tree(), ROOT, (n) => [
+			td(String(n.entries)),
+			td(pct(nodeWeight(n, 'indiv'), total), 'num pc'), td(show(nodeWeight(n, 'indiv'))),
+			td(pct(nodeWeight(n, 'inh'), total), 'num pc'), td(show(nodeWeight(n, 'inh')))]));
+	}
+
+	function renderCallers(c, main) {
+		const v = c.v;
+		const id = currentFn(c);
+		main.appendChild(note('Callers: the current function\u2019s calls and self ' +
+			(state.weight === 'bytes' ? 'bytes' : 'time') + ', traced back through who called ' +
+			'it, their callers, and so on, along the real call chains of the histories (' + GAP +
+			' marks a path the profiler elided). A line shows the calls and self cost of the ' +
+			'function at the top that came that way.'));
+		if (id === null)
+			return;
+		depthControl(main);
+		const bytes = state.weight === 'bytes';
+		const total = bytes ? v.totalBytes : v.totalTicks;
+		const tree = v.callers(id);
+		const root = Array.isArray(tree) ? tree[0] : tree;
+		if (!root)
+			return;
+		const heads = [el('th', 'txt', 'called from'), 'calls', '%', bytes ? 'bytes' : 'secs'];
+		const t = treeTable(heads, root, fns[id].name, (n) => [
+			td(String(pick(n, 'calls'))),
+			td(pct(nodeWeight(n, 'inh'), total), 'num pc'),
+			td(bytes ? String(nodeWeight(n, 'inh')) : secs(nodeWeight(n, 'inh')))]);
+		main.appendChild(t);
+	}
+
+	/* -- Flame graph (an icicle: the root on top) -- */
+
+	const FRAME_H = 18;
+
+	function hue(name) {
+		let h = 0;
+		for (let i = 0; i < name.length; i++)
+			h = (h * 31 + name.charCodeAt(i)) >>> 0;
+		return h;
+	}
+
+	function renderFlame(c, main) {
+		const v = c.v;
+		const bytes = state.weight === 'bytes';
+		const total = bytes ? v.totalBytes : v.totalTicks;
+		main.appendChild(note('Flame graph of the stack tree (compressed stacks, root on top), ' +
+			'widths by ' + (bytes ? 'bytes allocated' : 'inherited time') + '. Click a frame to ' +
+			'zoom in, a frame above it to zoom out; hover for name and cost.'));
+		const root = v.tree();
+		// The zoom: child indices from the root, as "0.2.1".
+		const path = state.zoom === '' ? [] : state.zoom.split('.').map((s) => parseInt(s, 10));
+		const chain = [root];
+		for (const i of path) {
+			const kids = sortedKids(chain[chain.length - 1]);
+			if (!(i >= 0 && i < kids.length))
+				break;
+			chain.push(kids[i]);
+		}
+		const focus = chain[chain.length - 1];
+		const width = Math.max(320, (main.clientWidth || 960) - 2);
+		const scale = nodeWeight(focus, 'inh') ? width / nodeWeight(focus, 'inh') : 0;
+
+		const frames = [];
+		let maxDepth = 0;
+		const label = (n) => n === root ? ROOT : fnName(n.id);
+		const tip = (n) => {
+			const w = nodeWeight(n, 'inh');
+			return label(n) + '\n' + (bytes ? w + ' bytes' : secs(w) + ' s') + ' (' +
+				pct(w, total) + '%), ' + n.entries + ' entries';
+		};
+		chain.forEach((n, d) => frames.push({n: n, x: 0, w: width, d: d,
+			zoom: path.slice(0, d).join('.'), above: d < chain.length - 1}));
+		const walk = (n, x, d, zpath) => {
+			let cx = x;
+			sortedKids(n).forEach((k, i) => {
+				const w = nodeWeight(k, 'inh') * scale;
+				if (w >= 0.5) {
+					const zp = zpath === '' ? String(i) : zpath + '.' + i;
+					frames.push({n: k, x: cx, w: w, d: d, zoom: zp});
+					maxDepth = Math.max(maxDepth, d);
+					if (d < 400)
+						walk(k, cx, d + 1, zp);
+				}
+				cx += w;
+			});
+		};
+		if (scale)
+			walk(focus, 0, chain.length, path.slice(0, chain.length - 1).join('.'));
+		maxDepth = Math.max(maxDepth, chain.length - 1);
+
+		const s = svg('svg');
+		s.setAttribute('class', 'flame');
+		s.setAttribute('width', width);
+		s.setAttribute('height', (maxDepth + 1) * FRAME_H);
+		s.setAttribute('viewBox', '0 0 ' + width + ' ' + (maxDepth + 1) * FRAME_H);
+		for (const fr of frames) {
+			const g = svg('g');
+			g.setAttribute('class', fr.above ? 'frame above' : 'frame');
+			const title = svg('title');
+			title.textContent = tip(fr.n);
+			const r = svg('rect');
+			r.setAttribute('x', fr.x.toFixed(2));
+			r.setAttribute('y', fr.d * FRAME_H);
+			r.setAttribute('width', Math.max(fr.w - 0.5, 0.5).toFixed(2));
+			r.setAttribute('height', FRAME_H - 1);
+			const name = label(fr.n);
+			r.setAttribute('fill', fr.n === root ? 'hsl(220,10%,70%)'
+				: 'hsl(' + (hue(name) % 50 + 5) + ',' + (60 + hue(name) % 25) + '%,' +
+				  (62 + (hue(name) >> 8) % 14) + '%)');
+			add(g, title, r);
+			const chars = Math.floor((fr.w - 6) / 7);
+			if (chars >= 3) {
+				const t = svg('text');
+				t.setAttribute('x', (fr.x + 3).toFixed(2));
+				t.setAttribute('y', fr.d * FRAME_H + FRAME_H - 5);
+				t.textContent = name.length > chars ? name.slice(0, chars - 1) + GAP : name;
+				g.appendChild(t);
+			}
+			g.addEventListener('click', (e) => {
+				if (e.detail > 1)
+					return;
+				go({zoom: fr.zoom});
+			});
+			g.addEventListener('dblclick', () => {
+				if (fr.n.id !== null && fr.n.id !== undefined)
+					go({fn: fr.n.id});
+			});
+			s.appendChild(g);
+		}
+		const tools = el('div', 'tools');
+		add(tools, button('reset zoom', 'seg', () => go({zoom: ''})));
+		if (focus !== root && focus.id !== null && focus.id !== undefined)
+			add(tools, el('span', 'flabel', 'zoomed on'), nameLink(focus.id));
+		add(tools, el('span', 'hint', 'double-click a frame: make it the current function'));
+		main.appendChild(tools);
+		main.appendChild(add(el('div', 'flamebox'), s));
+	}
+
+	/* -- Cycles -- */
+
+	function renderCycles(c, main) {
+		const v = c.v;
+		main.appendChild(note('Cycles of recursion that ran (Spivey): each once, in call order ' +
+			'from where it was entered, ' + GAP + ' where a path was elided. Time: while the ' +
+			'recursion was in progress; entries: how often the cycle closed.'));
+		const cycles = v.cycles();
+		if (!cycles.length) {
+			main.appendChild(note('No cycles of recursion in this view.'));
+			return;
+		}
+		const heads = ['secs', '%time', 'entries'];
+		if (hasAlloc)
+			heads.push('bytes');
+		heads.push(el('th', 'txt', 'cycle'));
+		const t = table('grid cycles', heads);
+		for (const cy of cycles) {
+			const tr = el('tr');
+			const ticks = pick(cy, 'ticks', 'timeTicks', 'time');
+			add(tr, td(secs(ticks)), td(pct(ticks, v.totalTicks), 'num pc'),
+			    td(String(pick(cy, 'entries'))));
+			if (hasAlloc)
+				tr.appendChild(td(String(pick(cy, 'allocBytes', 'bytes'))));
+			const cell = el('td', 'name cyc');
+			const ids = cy.ids || [];
+			ids.forEach((x, i) => {
+				if (i)
+					cell.appendChild(document.createTextNode(' \u2192 '));
+				cell.appendChild(nameLink(x));
+			});
+			if (ids.length) {
+				cell.appendChild(document.createTextNode(' \u2192 '));
+				cell.appendChild(nameLink(ids[0]));
+			}
+			tr.appendChild(cell);
+			t.body.appendChild(tr);
+		}
+		main.appendChild(t.table);
+	}
+
+	/* ---- drawing ---- */
+
+	const RENDER = {functions: renderFunctions, graph: renderGraph, tree: renderTree,
+			callers: renderCallers, flame: renderFlame, cycles: renderCycles};
+
+	function render() {
+		const c = currentView();
+		document.documentElement.dataset.weight = state.weight;
+		renderHeader(c);
+		renderBar(c);
+		for (const [k] of TABS) {
+			parts.tabs[k].classList.toggle('on', k === state.tab);
+			parts.tabs[k].setAttribute('aria-selected', k === state.tab ? 'true' : 'false');
+		}
+		if (parts.weight)
+			for (const k in parts.weight)
+				parts.weight[k].classList.toggle('on', k === state.weight);
+		const main = clear(parts.main);
+		main.dataset.tab = state.tab;
+		if (!c.v) {
+			clear(parts.current);
+			return;
+		}
+		renderCurrent(c);
+		RENDER[state.tab](c, main);
+	}
+
+	buildFrame();
+	render();
+	document.documentElement.dataset.ready = '1';
+})();
