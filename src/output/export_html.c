@@ -16,7 +16,7 @@
  * Nothing in a profile can become markup: the data is JSON escaped for a
  * <script> element (escape_json writes < > & U+2028 U+2029 as \u
  * escapes), the title goes through escape_xml, and the scripts put
- * profile strings only into text nodes (tests/html.py and
+ * profile strings only into text nodes (tests/html_page.py and
  * tests/html_ui.py check both).  A Content-Security-Policy forbids any
  * network access and any script but the page's own.
  */
