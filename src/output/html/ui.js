@@ -340,6 +340,7 @@
 		add(title, el('span', 'brand', 'ccprof'), ' ', el('span', 'prog', data.program || '?'));
 		h.appendChild(title);
 		const dl = el('dl', 'facts');
+		h.appendChild(dl);
 		const fact = (k, v) => add(dl, el('dt', null, k), el('dd', null, v));
 		fact('command', (data.argv || []).join(' '));
 		const clock = data.clock === 'cycles'
@@ -552,6 +553,41 @@
 
 	/* -- Call graph -- */
 
+	/*
+	 * The arc from no caller into a thread root (gprof's <spontaneous>),
+	 * if the model's arcsInto leaves it out: DESIGN.md §3's incoming rule with
+	 * the first entry of each history as B and no A.  With a selection
+	 * every entry of the reduced histories counts as marked.
+	 */
+	function spontaneous(c, id) {
+		const s = {self: 0, child: 0, selfBytes: 0, childBytes: 0};
+		const allMarked = (c.v.deselected || []).length > 0;
+		for (const x of c.v.contexts) {
+			const h = x.hist;
+			if (!h.length || h[0].id !== id || !(h[0].marked || allMarked))
+				continue;
+			if (h.length === 1) {
+				s.self += x.ticks;
+				s.selfBytes += x.bytes || 0;
+			} else {
+				s.child += x.ticks;
+				s.childBytes += x.bytes || 0;
+			}
+		}
+		return s;
+	}
+
+	/* gprof's [n]: a function's rank by inherited time. */
+	function graphIndex(c, id) {
+		if (!c.rank) {
+			c.rank = new Map();
+			c.v.functions().map((f, i) => [f, i])
+				.sort((a, b) => b[0].inhTicks - a[0].inhTicks || a[1] - b[1])
+				.forEach((x, i) => c.rank.set(x[0].id, i + 1));
+		}
+		return c.rank.get(id);
+	}
+
 	function renderGraph(c, main) {
 		const v = c.v;
 		const id = currentFn(c);
@@ -571,7 +607,7 @@
 		const t = table('grid graph', heads);
 		const line = (cls, pc, self, child, sb, cb, calls, nameCell) => {
 			const tr = el('tr', cls);
-			add(tr, td(cls === 'self' ? '[' + id + ']' : '', 'idx'), td(pc, 'num pc'),
+			add(tr, td(cls === 'self' ? '[' + graphIndex(c, id) + ']' : '', 'idx'), td(pc, 'num pc'),
 			    td(self), td(child));
 			if (alloc)
 				add(tr, td(sb), td(cb));
@@ -579,15 +615,20 @@
 			t.body.appendChild(tr);
 		};
 		const bytes = (a, ...keys) => String(pick(a, ...keys));
-		if (f.rootCalls)
-			line('caller', '', '', '', '', '', f.rootCalls + '/' + (f.calls - rec(id)),
+		const into = v.arcsInto(id);
+		if (f.rootCalls && !into.some((a) => a.caller === null)) {
+			const sp = spontaneous(c, id);
+			line('caller', '', secs(sp.self), secs(sp.child), String(sp.selfBytes),
+			     String(sp.childBytes), f.rootCalls + '/' + (f.calls - rec(id)),
 			     el('span', 'spont', '<spontaneous>'));
-		for (const a of v.arcsInto(id)) {
+		}
+		for (const a of into) {
 			if (a.caller === id)
 				continue;
 			line('caller', '', secs(a.selfIn), secs(a.childIn),
 			     bytes(a, 'selfInBytes', 'selfInAllocBytes'), bytes(a, 'childInBytes', 'childInAllocBytes'),
-			     a.calls + '/' + (f.calls - rec(id)), nameLink(a.caller));
+			     a.calls + '/' + (f.calls - rec(id)),
+			     a.caller === null ? el('span', 'spont', '<spontaneous>') : nameLink(a.caller));
 		}
 		line('self', pct(f.inhTicks, v.totalTicks), secs(f.selfTicks), secs(f.inhTicks - f.selfTicks),
 		     String(f.selfBytes || 0), String((f.inhBytes || 0) - (f.selfBytes || 0)),
@@ -631,12 +672,14 @@
 		const t = table('grid tree', heads);
 		const addRow = (n, depth, after) => {
 			const tr = el('tr');
+			tr.dataset.depth = String(depth);
 			const name = el('td', 'name');
 			name.style.paddingLeft = (0.3 + depth * 1.1) + 'em';
 			const kids = sortedKids(n);
 			const tog = el('span', 'tog', kids.length ? '\u25b8' : '');
 			name.appendChild(tog);
-			name.appendChild(n === root ? el('span', 'root', rootName) : nameLink(n.id));
+			name.appendChild(n === root && (n.id === null || n.id === undefined)
+				? el('span', 'root', rootName) : nameLink(n.id));
 			tr.appendChild(name);
 			for (const cell of cells(n))
 				tr.appendChild(cell);
@@ -705,6 +748,28 @@
 		main.appendChild(box);
 	}
 
+	/*
+	 * A node's cost cells as the text report has them: %time, %alloc when
+	 * the run counted allocations, then the seconds, or the bytes when
+	 * weighing by bytes.
+	 */
+	function costHeads(prefix) {
+		const h = [prefix + '%time'];
+		if (hasAlloc)
+			h.push(prefix + '%alloc');
+		h.push(prefix + (state.weight === 'bytes' ? 'bytes' : 'secs'));
+		return h;
+	}
+	function costCells(v, n, kind) {
+		const ticks = pick(n, kind === 'indiv' ? 'indivTicks' : 'inhTicks');
+		const b = pick(n, kind === 'indiv' ? 'indivBytes' : 'inhBytes');
+		const out = [td(pct(ticks, v.totalTicks), 'num pc')];
+		if (hasAlloc)
+			out.push(td(pct(b, v.totalBytes), 'num pc'));
+		out.push(td(state.weight === 'bytes' ? String(b) : secs(ticks)));
+		return out;
+	}
+
 	function renderTree(c, main) {
 		const v = c.v;
 		main.appendChild(note('Stack tree: contexts grouped by compressed stack (the active ' +
@@ -713,16 +778,10 @@
 			'Call graph or Callers tabs for callers. Entries of an intermediate stack that was ' +
 			'never entered are 0.'));
 		depthControl(main);
-		const bytes = state.weight === 'bytes';
-		const total = bytes ? v.totalBytes : v.totalTicks;
-		const heads = ['function', 'entries', 'indiv %', bytes ? 'indiv B' : 'indiv s', 'inh %',
-			bytes ? 'inh B' : 'inh s'];
-		heads[0] = el('th', 'txt', 'function');
-		const show = (w) => bytes ? String(w) : secs(w);
-		main.appendChild(treeTable(heads, v.tree(), ROOT, (n) => [
-			td(String(n.entries)),
-			td(pct(nodeWeight(n, 'indiv'), total), 'num pc'), td(show(nodeWeight(n, 'indiv'))),
-			td(pct(nodeWeight(n, 'inh'), total), 'num pc'), td(show(nodeWeight(n, 'inh')))]));
+		const heads = [el('th', 'txt', 'function'), 'entries'].concat(costHeads('individual '),
+			costHeads('inherited '));
+		main.appendChild(treeTable(heads, v.tree(), ROOT, (n) =>
+			[td(String(n.entries))].concat(costCells(v, n, 'indiv'), costCells(v, n, 'inh'))));
 	}
 
 	function renderCallers(c, main) {
@@ -736,18 +795,13 @@
 		if (id === null)
 			return;
 		depthControl(main);
-		const bytes = state.weight === 'bytes';
-		const total = bytes ? v.totalBytes : v.totalTicks;
 		const tree = v.callers(id);
 		const root = Array.isArray(tree) ? tree[0] : tree;
 		if (!root)
 			return;
-		const heads = [el('th', 'txt', 'called from'), 'calls', '%', bytes ? 'bytes' : 'secs'];
-		const t = treeTable(heads, root, fns[id].name, (n) => [
-			td(String(pick(n, 'calls'))),
-			td(pct(nodeWeight(n, 'inh'), total), 'num pc'),
-			td(bytes ? String(nodeWeight(n, 'inh')) : secs(nodeWeight(n, 'inh')))]);
-		main.appendChild(t);
+		const heads = [el('th', 'txt', 'called from'), 'calls'].concat(costHeads(''));
+		main.appendChild(treeTable(heads, root, fns[id].name, (n) =>
+			[td(String(pick(n, 'calls')))].concat(costCells(v, n, 'inh'))));
 	}
 
 	/* -- Flame graph (an icicle: the root on top) -- */
@@ -870,18 +924,18 @@
 			main.appendChild(note('No cycles of recursion in this view.'));
 			return;
 		}
-		const heads = ['secs', '%time', 'entries'];
+		const heads = ['secs', '%time'];
 		if (hasAlloc)
-			heads.push('bytes');
-		heads.push(el('th', 'txt', 'cycle'));
+			heads.push('%alloc');
+		heads.push('entries', el('th', 'txt', 'cycle'));
 		const t = table('grid cycles', heads);
 		for (const cy of cycles) {
 			const tr = el('tr');
 			const ticks = pick(cy, 'ticks', 'timeTicks', 'time');
-			add(tr, td(secs(ticks)), td(pct(ticks, v.totalTicks), 'num pc'),
-			    td(String(pick(cy, 'entries'))));
+			add(tr, td(secs(ticks)), td(pct(ticks, v.totalTicks), 'num pc'));
 			if (hasAlloc)
-				tr.appendChild(td(String(pick(cy, 'allocBytes', 'bytes'))));
+				tr.appendChild(td(pct(pick(cy, 'bytes', 'allocBytes'), v.totalBytes), 'num pc'));
+			tr.appendChild(td(String(pick(cy, 'entries'))));
 			const cell = el('td', 'name cyc');
 			const ids = cy.ids || [];
 			ids.forEach((x, i) => {

@@ -1,0 +1,637 @@
+"""ccprof convert --to html: the page in a browser.
+
+Each page is rendered by headless Chromium (--dump-dom) at several hashes
+(every tab, views with a deselection, a selection and a focus, a current
+function, the bytes weight) and what it shows is compared with `ccprof
+report` for the same view options: the flat table, the stack tree, the
+callers tree, the call-graph block and the cycles, row by row and number
+by number as the text report prints them (its seconds and percentages
+are the page's formats), names and calls also against `report --json`.
+Hostile function names show as text and add no element; the console has
+no uncaught error; ui.js and model.js use none of the APIs that parse
+HTML or code.  Without chromium-headless-shell the browser checks are
+skipped ("# SKIP"); the static checks still run."""
+import html
+import html.parser
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from ccp import CCPROF, OUT, TOP, build, check, finish, make_profile, record, report, run
+
+D = os.path.join(OUT, "html_ui")
+os.makedirs(D, exist_ok=True)
+ASSETS = os.path.join(TOP, "src", "output", "html")
+BROWSER = "chromium-headless-shell"
+TOGGLES = "\u25b8\u25be"
+
+# The page's scripts must never turn a string into HTML or code.
+FORBIDDEN = [
+    ("innerHTML", r"\binnerHTML\b"), ("outerHTML", r"\bouterHTML\b"),
+    ("insertAdjacentHTML", r"\binsertAdjacentHTML\b"), ("document.write", r"\bdocument\s*\.\s*write"),
+    ("eval", r"\beval\s*\("), ("Function(", r"\bFunction\s*\("), ("javascript:", r"javascript:"),
+    ("setTimeout(string)", r"\bset(?:Timeout|Interval)\s*\(\s*['\"`]"),
+    ("createContextualFragment", r"createContextualFragment"), ("srcdoc", r"\bsrcdoc\b"),
+]
+
+
+def skip(what):
+    print("# SKIP " + what)
+
+
+# ---- the DOM, as Chromium dumps it ----------------------------------------
+
+class Node:
+    def __init__(self, tag, attrs, parent):
+        self.tag, self.attrs, self.parent, self.kids = tag, dict(attrs), parent, []
+
+    def classes(self):
+        return (self.attrs.get("class") or "").split()
+
+    def text(self):
+        return "".join(k if isinstance(k, str) else k.text() for k in self.kids)
+
+    def walk(self):
+        yield self
+        for k in self.kids:
+            if isinstance(k, Node):
+                yield from k.walk()
+
+    def find_all(self, tag=None, cls=None):
+        return [n for n in self.walk() if (tag is None or n.tag == tag) and
+                (cls is None or cls in n.classes())]
+
+    def find(self, tag=None, cls=None):
+        found = self.find_all(tag, cls)
+        return found[0] if found else None
+
+
+VOID = {"meta", "br", "input", "img", "link", "hr", "col", "area", "base", "wbr", "source"}
+
+
+class Dom(html.parser.HTMLParser):
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", {}, None)
+        self.cur = self.root
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        n = Node(tag, attrs, self.cur)
+        self.cur.kids.append(n)
+        if tag not in VOID:
+            self.cur = n
+
+    def handle_startendtag(self, tag, attrs):
+        self.cur.kids.append(Node(tag, attrs, self.cur))
+
+    def handle_endtag(self, tag):
+        n = self.cur
+        while n is not self.root and n.tag != tag:
+            n = n.parent
+        if n is not self.root:
+            self.cur = n.parent
+
+    def handle_data(self, data):
+        self.cur.kids.append(data)
+
+
+def cells(tr):
+    return [re.sub(r"[ \t\n\r\f]+", " ", td.text()).strip(" ").lstrip(TOGGLES).strip(" ")
+            for td in tr.kids if isinstance(td, Node) and td.tag == "td"]
+
+
+def table_rows(dom, cls):
+    t = dom.root.find("table", cls)
+    if t is None:
+        return None
+    body = t.find("tbody")
+    return [tr for tr in body.kids if isinstance(tr, Node) and tr.tag == "tr"]
+
+
+# ---- rendering -------------------------------------------------------------
+
+def have_browser():
+    return shutil.which(BROWSER) is not None
+
+
+def render(page, hash_, what):
+    """(Dom, console errors) of page at #hash_, or (None, [reason])."""
+    with tempfile.TemporaryDirectory(dir=D) as tmp:
+        try:
+            r = subprocess.run(
+                [BROWSER, "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+                 "--virtual-time-budget=10000", "--window-size=1200,900",
+                 "--user-data-dir=" + os.path.join(tmp, "profile"), "--dump-dom",
+                 "file://%s#%s" % (page, hash_)],
+                capture_output=True, text=True, timeout=90)
+        except subprocess.TimeoutExpired:
+            return None, ["timed out"]
+    errors = [line for line in r.stderr.splitlines()
+              if "CONSOLE" in line or "Uncaught" in line or "SyntaxError" in line]
+    return Dom(r.stdout), errors
+
+
+def page_ok(dom, errors, what):
+    """The page drew (ui.js ran to its end) and logged no error."""
+    ready = dom is not None and dom.root.find("html") is not None and \
+        dom.root.find("html").attrs.get("data-ready") == "1"
+    check(ready and not errors, "%s: the page draws, no error in the console%s" % (
+        what, "" if not errors else " (%s)" % errors[0][:200]))
+    return ready
+
+
+def convert(prof, name, *opts):
+    out = os.path.join(D, name + ".html")
+    r = run([CCPROF, "convert", "--to", "html", "-o", out] + list(opts) + [prof])
+    check(r.returncode == 0, "%s: convert --to html %s%s" % (
+        name, " ".join(opts), "" if r.returncode == 0 else " (%s)" % r.stderr.strip()))
+    return out
+
+
+def text_report(prof, *opts):
+    r = run([CCPROF, "report", "--top", "0"] + list(opts) + [prof])
+    if r.returncode != 0:
+        raise SystemExit("report failed: " + r.stderr)
+    return r.stdout
+
+
+def view_hash(view, **more):
+    """The page's hash for view options {select, deselect, focus, module}."""
+    parts = ["%s=%s" % (k, view.get(k, "")) for k in ("select", "deselect", "focus", "module")]
+    parts.append("exported=%s" % ("1" if view.get("exported") else "0"))
+    parts += ["%s=%s" % kv for kv in more.items()]
+    return "&".join(parts)
+
+
+def cli_opts(view):
+    opts = []
+    for k in ("select", "deselect", "focus", "module"):
+        if view.get(k):
+            opts += ["--" + k, view[k]]
+    if view.get("exported"):
+        opts.append("--only-exported")
+    return opts
+
+
+# ---- the text report's sections -------------------------------------------
+
+def section_lines(text, heading_re, stop_blank=True):
+    """The lines after the first line matching heading_re, to a blank one."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(heading_re, line):
+            out = []
+            for l in lines[i + 1:]:
+                if stop_blank and not l.strip():
+                    break
+                out.append(l)
+            return out
+    return []
+
+
+def text_flat(text):
+    """[(name, {column: value})] of the flat table, by its headings."""
+    lines = text.splitlines()
+    at = next((i for i, l in enumerate(lines) if re.match(r"COST CENTRE +%time", l)), None)
+    if at is None:
+        return []
+    heads = lines[at].split()[2:]
+    nums = [h for h in heads if h != "SRC"]
+    rows = []
+    for l in lines[at + 1:]:
+        if not l.strip():
+            break
+        t = l.split()
+        src = ""
+        if "SRC" in heads and not re.match(r"^[\d.]+$", t[-1]):
+            src = t.pop()
+        vals = dict(zip(nums, t[-len(nums):]))
+        vals["SRC"] = src
+        rows.append((" ".join(t[:-len(nums)]), vals))
+    return rows
+
+
+def text_tree(text, heading):
+    """[(depth, name, numbers...)] of an indented tree section."""
+    rows = []
+    for l in section_lines(text, heading):
+        depth = len(l) - len(l.lstrip(" "))
+        t = l.split()
+        k = next(i for i in range(len(t)) if re.match(r"^[\d.]+$", t[i]) and
+                 all(re.match(r"^[\d.]+$", x) for x in t[i:]))
+        rows.append((depth, " ".join(t[:k])) + tuple(t[k:]))
+    return rows
+
+
+def text_around(text):
+    """The --around block: [(kind, idx, %time, numbers..., calls, name)]."""
+    rows = []
+    for l in section_lines(text, r"index +%time +self"):
+        if l.startswith("---"):
+            break
+        t = l.split()
+        k = 1 if t[0].startswith("[") else 0
+        while k + 1 < len(t) and re.match(r"^[\d.]+([/+]\d+)?$", t[k + 1]):
+            k += 1
+        name = re.sub(r" \[\d+\]$", "", " ".join(t[k + 1:]))
+        if t[0].startswith("["):
+            rows.append(("self", t[0], t[1]) + tuple(t[2:k + 1]) + (name,))
+        else:
+            rows.append(("arc", "", "") + tuple(t[:k + 1]) + (name,))
+    return rows
+
+
+def text_cycles(text):
+    lines = text.splitlines()
+    at = next((i for i, l in enumerate(lines) if re.match(r" *secs +%time .*cycle$", l)), None)
+    if at is None:
+        return []
+    n = len(lines[at].split())
+    rows = []
+    for l in lines[at + 1:]:
+        if not l.strip():
+            break
+        rows.append(tuple(l.split(None, n - 1)))
+    return rows
+
+
+# ---- what the page shows ---------------------------------------------------
+
+FLAT_COLUMNS = {"calls": 1, "self(s)": 2, "%time": 3, "inherited(s)": 4, "bytes": 6, "%alloc": 7}
+
+
+def dom_flat(dom):
+    """[(name, {column of the text report: value})] of the functions table."""
+    out = []
+    for tr in table_rows(dom, "fns") or []:
+        c = cells(tr)
+        vals = {k: c[i] for k, i in FLAT_COLUMNS.items() if i < len(c) - 1}
+        vals["SRC"] = c[-1]
+        out.append((c[0], vals))
+    return out
+
+
+def flat_as_text(mine, theirs):
+    """The page's rows cut to the columns the text report has."""
+    keys = set(theirs[0][1]) if theirs else set()
+    return [(n, {k: v for k, v in vals.items() if k in keys}) for n, vals in mine]
+
+
+def dom_tree(dom, cls="tree"):
+    out = []
+    for tr in table_rows(dom, cls) or []:
+        out.append((int(tr.attrs.get("data-depth", "-1")),) + tuple(cells(tr)))
+    return out
+
+
+def dom_graph(dom):
+    out = []
+    for tr in table_rows(dom, "graph") or []:
+        c = cells(tr)
+        if "self" in tr.classes():
+            out.append(("self",) + tuple(c))
+        else:
+            out.append(("arc", "", "") + tuple(c[2:]))
+    return out
+
+
+def dom_cycles(dom):
+    return [tuple(c) for c in map(cells, table_rows(dom, "cycles") or [])]
+
+
+def diff_rows(mine, theirs):
+    for i, (a, b) in enumerate(zip(mine, theirs)):
+        if a != b:
+            return " (row %d: page %r, report %r)" % (i, a, b)
+    if len(mine) != len(theirs):
+        return " (%d rows, report %d)" % (len(mine), len(theirs))
+    return ""
+
+
+def same(mine, theirs, what):
+    d = diff_rows(mine, theirs)
+    return check(not d and mine, what + d)
+
+
+# ---- the checks ------------------------------------------------------------
+
+def static_checks():
+    """No API that parses HTML or code, in the page's scripts (and the
+    check itself finds one when there is one)."""
+    def found(text):
+        return [name for name, rx in FORBIDDEN if re.search(rx, text)]
+    for f in ("ui.js", "model.js"):
+        path = os.path.join(ASSETS, f)
+        if not os.path.exists(path):
+            check(False, "%s exists" % f)
+            continue
+        with open(path, encoding="utf-8") as fh:
+            bad = found(fh.read())
+        check(not bad, "%s: none of innerHTML, outerHTML, insertAdjacentHTML, document.write, "
+              "eval, Function(, javascript:, setTimeout(string)%s" % (f, " (has %s)" % bad if bad else ""))
+    check(found("a.innerHTML = x; eval(s); new Function('x'); location = 'javascript:1'") ==
+          ["innerHTML", "eval", "Function(", "javascript:"], "the static check finds what it forbids")
+    with open(os.path.join(ASSETS, "ui.js"), encoding="utf-8") as fh:
+        ui = fh.read()
+    # setAttribute's names are constants; a profile string never goes in one
+    names = set(re.findall(r"setAttribute\(\s*([^,]+),", ui))
+    check(names and all(re.match(r"^'[a-zA-Z-]+'$", n) for n in names),
+          "ui.js: every setAttribute names a constant attribute (%s)" % sorted(names))
+
+
+def compare_view(prof, page, name, view, fn_name, rep_json, simple=True):
+    """The page at a view (all tabs) against `ccprof report` of that view."""
+    opts = cli_opts(view)
+    what = "%s %s" % (name, " ".join(opts) or "(whole profile)")
+    rep = report(prof, *opts)
+    ids = {f["name"]: f["id"] for f in rep["functions"]}
+    fid = ids.get(fn_name)
+    text = text_report(prof, "--around", fn_name, "--callers", fn_name, "--cycles", *opts)
+
+    dom, errors = render(page, view_hash(view, tab="functions"), what)
+    if not page_ok(dom, errors, what + ", functions"):
+        return
+    flat = dom_flat(dom)
+    check([r[0] for r in flat] == [f["name"] for f in rep["functions"]] and
+          [int(r[1]["calls"]) for r in flat] == [f["calls"] for f in rep["functions"]],
+          "%s: the functions are report --json's, in its order, with its calls" % what)
+    if simple:
+        theirs = text_flat(text)
+        same(flat_as_text(flat, theirs), theirs, "%s: every row of the flat table as report "
+             "prints it (%%time, %%alloc, self, bytes, calls, inherited, file:line)" % what)
+    cmd = dom.root.find("code", "cmd")
+    want = "ccprof report " + " ".join(
+        o if o.startswith("--") else ("'%s'" % o if re.search(r"[^\w.,:/=+-]", o) else o)
+        for o in opts) + (" " if opts else "") + "FILE"
+    check(cmd is not None and cmd.text() == want, "%s: the command line is shown (%r)" % (
+        what, cmd.text() if cmd else None))
+
+    dom, errors = render(page, view_hash(view, tab="tree", depth="1000"), what)
+    if page_ok(dom, errors, what + ", stack tree") and simple:
+        same(dom_tree(dom), text_tree(text, r"COST CENTRE entries"),
+             "%s: the stack tree, every node opened, as report prints it" % what)
+
+    if fid is None:
+        return
+    dom, errors = render(page, view_hash(view, tab="graph", fn=fid), what)
+    if page_ok(dom, errors, what + ", call graph of " + fn_name) and simple:
+        same(dom_graph(dom), text_around(text),
+             "%s: the call-graph block of %s as report --around prints it" % (what, fn_name))
+    dom, errors = render(page, view_hash(view, tab="callers", fn=fid, depth="1000"), what)
+    if page_ok(dom, errors, what + ", callers of " + fn_name) and simple:
+        mine = [r[:2] + r[2:] for r in dom_tree(dom)]
+        same(mine, text_tree(text, r"CALLED FROM"),
+             "%s: the callers tree of %s as report --callers prints it" % (what, fn_name))
+    dom, errors = render(page, view_hash(view, tab="cycles"), what)
+    if page_ok(dom, errors, what + ", cycles"):
+        theirs = text_cycles(text)
+        mine = dom_cycles(dom)
+        if theirs or mine:
+            same(mine, theirs, "%s: the cycles as report --cycles prints them" % what)
+
+
+def flame(prof, page, name):
+    """The flame graph: a frame per node wide enough, its tooltip the
+    name and time; zoomed, the zoomed node spans the width."""
+    rep = report(prof)
+    dom, errors = render(page, "tab=flame", name)
+    if not page_ok(dom, errors, name + ", flame graph"):
+        return
+    frames = dom.root.find_all("g", "frame")
+    titles = [g.find("title").text() for g in frames if g.find("title")]
+    tree = rep["tree"]
+    check(titles and titles[0].startswith("<root>\n%.6f" % tree["inherited_s"]) or
+          titles and titles[0].startswith("<root>\n"), "%s: the root frame's tooltip" % name)
+    names = set()
+
+    def walk(n):
+        for c in n["children"]:
+            if c["inherited_s"] >= tree["inherited_s"] / 1000:
+                names.add(c["name"])
+            walk(c)
+    walk(tree)
+    shown = {t.split("\n")[0] for t in titles}
+    check(names <= shown, "%s: every node wider than a pixel has its frame (%r missing)"
+          % (name, sorted(names - shown)))
+    dom, errors = render(page, "tab=flame&zoom=0", name)
+    if page_ok(dom, errors, name + ", flame graph zoomed"):
+        rects = [g.find("rect") for g in dom.root.find_all("g", "frame")]
+        widths = {r.attrs.get("width") for r in rects[:2]}
+        check(len(rects) >= 2 and len(widths) == 1,
+              "%s: zoomed on the root's first child, it spans the root's width" % name)
+
+
+def lazy_tree(page, name, nchildren):
+    dom, errors = render(page, "tab=tree&depth=1", name)
+    if page_ok(dom, errors, name + ", stack tree at depth 1"):
+        rows = dom_tree(dom)
+        check(len(rows) == 1 + nchildren and all(r[0] <= 1 for r in rows),
+              "%s: at depth 1 only the root and its %d children are built (%d rows)"
+              % (name, nchildren, len(rows)))
+
+
+def messages(prof, page, name):
+    """A pattern that matches nothing: the CLI's warning, in the bar; a
+    focus that matches nothing: the CLI's error."""
+    r = run([CCPROF, "report", "--deselect", "nosuchfn", prof])
+    dom, errors = render(page, view_hash({"deselect": "nosuchfn"}), name)
+    if page_ok(dom, errors, name + ", a deselection matching nothing"):
+        warns = [n.text() for n in dom.root.find_all("div", "warning")]
+        check(len(warns) == 1 and warns[0] in r.stderr,
+              "%s: the warning shown is the CLI's (%r)" % (name, warns))
+    r = run([CCPROF, "report", "--focus", "nosuchfn", prof])
+    dom, errors = render(page, view_hash({"focus": "nosuchfn"}), name)
+    if page_ok(dom, errors, name + ", a focus matching nothing"):
+        errs = [n.text() for n in dom.root.find_all("div", "error")]
+        line = r.stderr.strip().split(": ", 2)[-1]
+        check(r.returncode != 0 and len(errs) == 1 and errs[0].startswith(line),
+              "%s: the focus error shown is the CLI's (%r, %r)" % (name, errs, line))
+
+
+def broken_page_is_seen(page):
+    """The console check can fail: a page whose data is not JSON."""
+    bad = os.path.join(D, "broken.html")
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write(text.replace('"format":"ccprof-html"', '"format":ccprof-html', 1))
+    dom, errors = render(bad, "", "broken")
+    check(errors and any("Uncaught" in e for e in errors),
+          "a page that throws is seen: its uncaught error is in the console (%d lines)" % len(errors))
+
+
+def mj():
+    prog = build("html_ui_mj", "tests/progs/mj.c")
+    r, prof = record(prog, ["100"], clock="cycles", profile=os.path.join(D, "mj.ccprof"))
+    if not check(r.returncode == 0, "mj: recorded"):
+        return
+    page = convert(prof, "mj")
+    rep = report(prof)
+    compare_view(prof, page, "mj", {}, "c", rep)
+    compare_view(prof, page, "mj", {"deselect": "b"}, "c", rep)
+    compare_view(prof, page, "mj", {"focus": "b"}, "c", rep)
+    compare_view(prof, page, "mj", {"select": "a,c"}, "a", rep)
+    flame(prof, page, "mj")
+    lazy_tree(page, "mj", len(rep["tree"]["children"]))
+    messages(prof, page, "mj")
+    broken_page_is_seen(page)
+    # a view given to convert is the one the page opens with
+    page2 = convert(prof, "mj_deselected", "--deselect", "b")
+    dom, errors = render(page2, "", "mj --deselect b")
+    if page_ok(dom, errors, "mj converted with --deselect b"):
+        rep2 = report(prof, "--deselect", "b")
+        inp = [n for n in dom.root.find_all("input") if n.attrs.get("name") == "deselect"]
+        check([r[0] for r in dom_flat(dom)] == [f["name"] for f in rep2["functions"]],
+              "mj converted with --deselect b: the page opens with that view")
+
+
+def spivey():
+    prog = build("html_ui_spivey", "tests/progs/spivey.c")
+    r, prof = record(prog, ["40"], clock="cycles", profile=os.path.join(D, "spivey.ccprof"))
+    if not check(r.returncode == 0, "spivey: recorded"):
+        return
+    page = convert(prof, "spivey")
+    rep = report(prof)
+    compare_view(prof, page, "spivey", {}, "P", rep)
+    compare_view(prof, page, "spivey", {"deselect": "R"}, "P", rep)
+    compare_view(prof, page, "spivey", {"focus": "Q", "deselect": "R"}, "Q", rep)
+
+
+def exact():
+    """A made profile with round times (cpu clock, nanosecond ticks) and
+    allocations: every column, the bytes weight."""
+    spec = ["program ./exact", "clock cpu 1000000000", "alloc 0 0", "thread 1",
+            "ctx 0 0 1000000 0 0 :",
+            "ctx 1 0 20000000 100 1 : [main]",
+            "ctx 3 0 10000000 300 3 : [main] [a]",
+            "ctx 2 1 50000000 5000 7 : [main] [a] [b]",
+            "ctx 4 0 7000000 0 0 : [main] [b]",
+            "ctx 2 0 3000000 64 2 : [main] a [b] [a]"]
+    prof = make_profile("html_ui_exact", "\n".join(spec) + "\n")
+    page = convert(prof, "exact")
+    rep = report(prof)
+    compare_view(prof, page, "exact", {}, "b", rep)
+    compare_view(prof, page, "exact", {"deselect": "a"}, "b", rep)
+    compare_view(prof, page, "exact", {"focus": "a"}, "b", rep)
+    dom, errors = render(page, "tab=functions", "exact")
+    if page_ok(dom, errors, "exact, allocation columns"):
+        got = {}
+        for tr in table_rows(dom, "fns"):
+            c = cells(tr)
+            got[c[0]] = (int(c[6]), int(c[8]), int(c[9]))
+        want = {f["name"]: (f["self_alloc_bytes"], f["inherited_alloc_bytes"], f["self_alloc_blocks"])
+                for f in rep["functions"]}
+        check(got == want, "exact: self bytes, inherited bytes and blocks are report --json's "
+              "(%r, %r)" % (got, want))
+    dom, errors = render(page, "tab=tree&w=bytes&depth=1000", "exact")
+    if page_ok(dom, errors, "exact, the bytes weight"):
+        rows = dom_tree(dom)
+        flat = {}
+
+        def walk(n, d):
+            flat.setdefault(d, []).append(n)
+            for c in n["children"]:
+                walk(c, d + 1)
+        walk(rep["tree"], 0)
+        root = rows[0] if rows else None
+        check(root is not None and root[-1] == str(rep["tree"]["inherited_alloc_bytes"]) and
+              rows[1][-1] == str(max(c["inherited_alloc_bytes"] for c in rep["tree"]["children"])),
+              "exact: weighed by bytes, the tree shows inherited bytes, most first (%r)" % (rows[:2],))
+
+
+HOSTILE = [
+    "</script><script>alert(1)</script>",
+    "<img src=x onerror=alert(2)>",
+    "\" onmouseover=\"alert(3)",
+    "'; alert(4); '",
+    "a\u2028b\u2029c",
+    "&amp; &lt;",
+    "<!--",
+    "javascript:alert(5)",
+    "</style><b>bold</b>",
+]
+
+
+def hostile():
+    """Names that are HTML, script or quotes show as text in every tab
+    and in the tooltips; no element of theirs appears."""
+    spec = ["program ./<img/src=x/onerror=alert(9)>", "clock cpu 1000000000", "thread 1",
+            "ctx 0 0 1000 :", "ctx 1 0 5000 : [main]"]
+    for i, name in enumerate(HOSTILE):
+        enc = "".join("\\x%02x" % b if b > 126 or b < 33 or b == 0x5c else chr(b)
+                      for b in name.encode("utf-8"))
+        spec.append("ctx %d 0 %d : [main] [%s]" % (i + 1, 1000000 * (i + 1), enc))
+        if i:
+            prev = "".join("\\x%02x" % b if b > 126 or b < 33 or b == 0x5c else chr(b)
+                           for b in HOSTILE[i - 1].encode("utf-8"))
+            spec.append("ctx 1 0 %d : [main] %s [%s] [%s]" % (300000 * i, "", prev, enc))
+    prof = make_profile("html_ui_hostile", "\n".join(spec) + "\n")
+    page = convert(prof, "hostile")
+    rep = report(prof)
+    ids = {f["name"]: f["id"] for f in rep["functions"]}
+    for tab in ("functions", "graph", "tree", "callers", "flame", "cycles"):
+        for fn in ("", str(ids.get(HOSTILE[0], "")), str(ids.get(HOSTILE[4], ""))):
+            if tab not in ("graph", "callers") and fn:
+                continue
+            h = "tab=%s&depth=1000%s" % (tab, "&fn=" + fn if fn else "")
+            dom, errors = render(page, h, "hostile")
+            what = "hostile, #" + h
+            if not page_ok(dom, errors, what):
+                continue
+            app = dom.root.find("div")
+            tags = {n.tag for n in dom.root.find_all() if n.tag in ("img", "b", "iframe", "object")}
+            scripts = len(dom.root.find_all("script"))
+            handlers = [k for n in dom.root.find_all() for k in n.attrs if k.startswith("on")]
+            check(not tags and scripts == 3 and not handlers,
+                  "%s: no element or handler from a name (tags %r, %d scripts, handlers %r)"
+                  % (what, sorted(tags), scripts, handlers))
+            body = dom.root.find("div", None)
+            text = "".join(n.text() for n in dom.root.find_all("main"))
+            titles = " ".join(n.attrs.get("title", "") for n in dom.root.find_all()) + \
+                " ".join(t.text() for t in dom.root.find_all("title"))
+            if tab == "functions":
+                shown = [r[0] for r in dom_flat(dom)]
+                check(shown == [f["name"] for f in rep["functions"]],
+                      "%s: every name as text, in report --json's order" % what)
+            elif tab in ("graph", "callers") and fn:
+                want = rep["functions"][[f["id"] for f in rep["functions"]].index(int(fn))]["name"]
+                check(want in text and want in titles,
+                      "%s: the current function's name as text and as its tooltip" % what)
+            elif tab == "flame":
+                missing = [n for n in HOSTILE if n in ids and n not in titles]
+                check(not missing, "%s: every name in a frame's tooltip (missing %r)" % (what, missing))
+            elif tab == "tree":
+                missing = [n for n in HOSTILE if n in ids and n not in text]
+                check(not missing, "%s: every name in the tree as text (missing %r)" % (what, missing))
+    dom, errors = render(page, "tab=functions", "hostile")
+    if page_ok(dom, errors, "hostile, header"):
+        h1 = dom.root.find("h1")
+        check(h1 is not None and "./<img/src=x/onerror=alert(9)>" in h1.text(),
+              "hostile: the program's name is text in the header")
+    # a hostile view option: in the inputs and the command line as text
+    dom, errors = render(page, view_hash({"deselect": "<b>x</b>'\"", "select": "*"}), "hostile")
+    if page_ok(dom, errors, "hostile, a hostile pattern in the hash"):
+        cmd = dom.root.find("code", "cmd")
+        check(cmd is not None and "--deselect '<b>x</b>'\\''\"'" in cmd.text() and
+              not dom.root.find_all("b"),
+              "hostile: a pattern with <b> and quotes is shell-quoted text (%r)"
+              % (cmd.text() if cmd else None))
+
+
+def main():
+    static_checks()
+    if not have_browser():
+        skip("%s not installed: the page is not rendered" % BROWSER)
+        finish()
+    exact()
+    mj()
+    spivey()
+    hostile()
+    finish()
+
+
+main()
