@@ -341,7 +341,7 @@
 		h.appendChild(title);
 		const dl = el('dl', 'facts');
 		h.appendChild(dl);
-		const fact = (k, v) => add(dl, el('dt', null, k), el('dd', null, v));
+		const fact = (k, v) => add(dl, add(el('div', 'fact'), el('dt', null, k), el('dd', null, v)));
 		fact('command', (data.argv || []).join(' '));
 		const clock = data.clock === 'cycles'
 			? 'cycles clock @ ' + ratio(data.ticks_per_sec, 1e9, 0, 3) + ' GHz'
@@ -460,9 +460,9 @@
 		['name', 'function', (f) => fns[f.id].name, null, false],
 		['calls', 'calls', (f) => f.calls, (f) => String(f.calls), false],
 		['self', 'self s', (f) => f.selfTicks, (f) => secs(f.selfTicks), false],
-		['selfp', '%', (f) => f.selfTicks, null, false],
+		['selfp', 'self %', (f) => f.selfTicks, null, false],
 		['inh', 'inherited s', (f) => f.inhTicks, (f) => secs(f.inhTicks), false],
-		['inhp', '%', (f) => f.inhTicks, null, false],
+		['inhp', 'inh. %', (f) => f.inhTicks, null, false],
 		['sbytes', 'self bytes', (f) => f.selfBytes || 0, (f) => String(f.selfBytes || 0), true],
 		['sbytesp', '%alloc', (f) => f.selfBytes || 0, null, true],
 		['ibytes', 'inherited bytes', (f) => f.inhBytes || 0, (f) => String(f.inhBytes || 0), true],
@@ -929,7 +929,7 @@
 			heads.push('%alloc');
 		heads.push('entries', el('th', 'txt', 'cycle'));
 		const t = table('grid cycles', heads);
-		for (const cy of cycles) {
+		for (const cy of cycles.slice(0, MAX_ROWS)) {
 			const tr = el('tr');
 			const ticks = pick(cy, 'ticks', 'timeTicks', 'time');
 			add(tr, td(secs(ticks)), td(pct(ticks, v.totalTicks), 'num pc'));
@@ -951,6 +951,8 @@
 			t.body.appendChild(tr);
 		}
 		main.appendChild(t.table);
+		if (cycles.length > MAX_ROWS)
+			main.appendChild(note('The first ' + MAX_ROWS + ' of ' + cycles.length + ' cycles.'));
 	}
 
 	/* ---- drawing ---- */
@@ -979,6 +981,19 @@
 		renderCurrent(c);
 		RENDER[state.tab](c, main);
 	}
+
+	/* The flame graph fits the window: drawn again when its width changes. */
+	let lastWidth = window.innerWidth, pending = false;
+	window.addEventListener('resize', () => {
+		if (state.tab !== 'flame' || pending || window.innerWidth === lastWidth)
+			return;
+		pending = true;
+		window.requestAnimationFrame(() => {
+			pending = false;
+			lastWidth = window.innerWidth;
+			render();
+		});
+	});
 
 	buildFrame();
 	render();
