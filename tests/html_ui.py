@@ -18,8 +18,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 
-from ccp import CCPROF, OUT, TOP, build, check, finish, make_profile, record, report, run
+from ccp import CC, CCPROF, OUT, TOP, build, check, finish, make_profile, record, report, run
 
 D = os.path.join(OUT, "html_ui")
 os.makedirs(D, exist_ok=True)
@@ -622,6 +623,46 @@ def hostile():
               % (cmd.text() if cmd else None))
 
 
+def large():
+    """A profile of some 27,000 contexts: every tab draws within the
+    budget, the whole tree is opened only as far as 5,000 rows."""
+    src = os.path.join(D, "large.c")
+    n = 80
+    lines = ["#include <stdlib.h>", "static volatile unsigned long sink;"]
+    lines += ["__attribute__((noinline)) void f%d(int d);" % i for i in range(n)]
+    for i in range(n):
+        calls = " ".join("f%d(d - 1);" % ((i * 7 + k * 13 + 1) % n) for k in range(3))
+        lines.append("__attribute__((noinline)) void f%d(int d) { for (int j = 0; j < 200; j++) "
+                     "sink += j; if (d > 0) { %s } }" % (i, calls))
+    lines.append("int main(int c, char **v) { f0(c > 1 ? atoi(v[1]) : 9); return 0; }")
+    with open(src, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    exe = os.path.join(D, "large")
+    r = run([CC, "-O1", "-g", "-finstrument-functions", src, "-o", exe])
+    if not check(r.returncode == 0, "large: built"):
+        return
+    r, prof = record(exe, ["9"], clock="cycles", profile=os.path.join(D, "large.ccprof"))
+    if not check(r.returncode == 0, "large: recorded"):
+        return
+    rep = report(prof)
+    check(len(rep["contexts"]) > 20000, "large: more than 20,000 contexts (%d)" % len(rep["contexts"]))
+    page = convert(prof, "large")
+    for h in ("tab=functions", "tab=tree&depth=1000", "tab=flame", "tab=graph&fn=3",
+              "tab=callers&fn=3&depth=1000", "tab=functions&deselect=f1,f2&focus=f3"):
+        t0 = time.monotonic()
+        dom, errors = render(page, h, "large")
+        took = time.monotonic() - t0
+        if not page_ok(dom, errors, "large, #" + h):
+            continue
+        check(took < 30, "large, #%s: drawn in %.1f s" % (h, took))
+        if h.startswith("tab=tree"):
+            rows = dom_tree(dom)
+            notes = [p.text() for p in dom.root.find_all("p", "note")]
+            check(len(rows) <= 5000 and any("5000 rows" in t for t in notes),
+                  "large: the whole tree asked for, %d rows are built and the page says so"
+                  % len(rows))
+
+
 def main():
     static_checks()
     if not have_browser():
@@ -631,6 +672,7 @@ def main():
     mj()
     spivey()
     hostile()
+    large()
     finish()
 
 

@@ -14,7 +14,8 @@
 	const SVGNS = 'http://www.w3.org/2000/svg';
 	const GAP = '\u2026';
 	const ROOT = '<root>';
-	const MAX_ROWS = 1000; // rows of a table drawn before "show more"
+	const MAX_ROWS = 1000; // rows of a flat table drawn
+	const OPEN_ROWS = 5000; // rows of a tree opened by the depth asked
 
 	const data = JSON.parse(document.getElementById('ccprof-data').textContent);
 	const P = M.load(data);
@@ -670,13 +671,14 @@
 	 */
 	function treeTable(heads, root, rootName, cells) {
 		const t = table('grid tree', heads);
+		let rows = 1, cut = false;
 		const addRow = (n, depth, after) => {
 			const tr = el('tr');
 			tr.dataset.depth = String(depth);
 			const name = el('td', 'name');
 			name.style.paddingLeft = (0.3 + depth * 1.1) + 'em';
 			const kids = sortedKids(n);
-			const tog = el('span', 'tog', kids.length ? '\u25b8' : '');
+			const tog = el(kids.length ? 'button' : 'span', 'tog', kids.length ? '\u25b8' : '');
 			name.appendChild(tog);
 			name.appendChild(n === root && (n.id === null || n.id === undefined)
 				? el('span', 'root', rootName) : nameLink(n.id));
@@ -692,14 +694,15 @@
 					r.tr.remove();
 				built = [];
 			};
-			const openUp = (d) => {
+			const openUp = (d, auto) => {
 				let last = tr;
+				rows += kids.length;
 				for (const k of kids) {
 					const r = addRow(k, depth + 1, last);
 					built.push(r);
 					last = r.lastRow();
 					if (d > 1)
-						r.openUp(d - 1);
+						r.openUp(d - 1, auto);
 					last = r.lastRow();
 				}
 			};
@@ -707,15 +710,20 @@
 				tr: tr,
 				close: close,
 				lastRow: () => built.length ? built[built.length - 1].lastRow() : tr,
-				openUp: (d) => {
+				openUp: (d, auto) => {
 					if (!kids.length || open)
 						return;
+					if (auto && rows + kids.length > OPEN_ROWS) {
+						cut = true;
+						return;
+					}
 					open = true;
 					tog.textContent = '\u25be';
-					openUp(d);
+					openUp(d, auto);
 				},
 			};
 			if (kids.length) {
+				tog.type = 'button';
 				tog.classList.add('on');
 				tog.title = 'open or close';
 				tog.addEventListener('click', () => {
@@ -735,8 +743,11 @@
 		const r = addRow(root, 0, anchor);
 		anchor.remove();
 		if (state.depth > 0)
-			r.openUp(state.depth);
-		return t.table;
+			r.openUp(state.depth, true);
+		if (!cut)
+			return t.table;
+		return add(el('div'), t.table, note('Opened as far as ' + OPEN_ROWS + ' rows allow; ' +
+			'open the rest node by node.'));
 	}
 
 	function depthControl(main) {
