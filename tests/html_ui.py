@@ -344,7 +344,7 @@ def static_checks():
           "ui.js: every setAttribute names a constant attribute (%s)" % sorted(names))
 
 
-def compare_view(prof, page, name, view, fn_name, rep_json, simple=True):
+def compare_view(prof, page, name, view, fn_name):
     """The page at a view (all tabs) against `ccprof report` of that view."""
     opts = cli_opts(view)
     what = "%s %s" % (name, " ".join(opts) or "(whole profile)")
@@ -360,10 +360,9 @@ def compare_view(prof, page, name, view, fn_name, rep_json, simple=True):
     check([r[0] for r in flat] == [f["name"] for f in rep["functions"]] and
           [int(r[1]["calls"]) for r in flat] == [f["calls"] for f in rep["functions"]],
           "%s: the functions are report --json's, in its order, with its calls" % what)
-    if simple:
-        theirs = text_flat(text)
-        same(flat_as_text(flat, theirs), theirs, "%s: every row of the flat table as report "
-             "prints it (%%time, %%alloc, self, bytes, calls, inherited, file:line)" % what)
+    theirs = text_flat(text)
+    same(flat_as_text(flat, theirs), theirs, "%s: every row of the flat table as report "
+         "prints it (%%time, %%alloc, self, bytes, calls, inherited, file:line)" % what)
     cmd = dom.root.find("code", "cmd")
     want = "ccprof report " + " ".join(
         o if o.startswith("--") else ("'%s'" % o if re.search(r"[^\w.,:/=+-]", o) else o)
@@ -372,20 +371,24 @@ def compare_view(prof, page, name, view, fn_name, rep_json, simple=True):
         what, cmd.text() if cmd else None))
 
     dom, errors = render(page, view_hash(view, tab="tree", depth="1000"), what)
-    if page_ok(dom, errors, what + ", stack tree") and simple:
+    if page_ok(dom, errors, what + ", stack tree"):
         same(dom_tree(dom), text_tree(text, r"COST CENTRE entries"),
              "%s: the stack tree, every node opened, as report prints it" % what)
 
     if fid is None:
         return
     dom, errors = render(page, view_hash(view, tab="graph", fn=fid), what)
-    if page_ok(dom, errors, what + ", call graph of " + fn_name) and simple:
+    if page_ok(dom, errors, what + ", call graph of " + fn_name):
         same(dom_graph(dom), text_around(text),
              "%s: the call-graph block of %s as report --around prints it" % (what, fn_name))
+        cur = dom.root.find("div", "current")
+        acts = [b.text() for b in cur.find_all("button", "act")] if cur else []
+        check(cur is not None and cur.find("strong", "curname").text() == fn_name and
+              {"focus", "deselect", "select only"} <= set(acts),
+              "%s: %s is the current function, with focus, deselect and select only" % (what, fn_name))
     dom, errors = render(page, view_hash(view, tab="callers", fn=fid, depth="1000"), what)
-    if page_ok(dom, errors, what + ", callers of " + fn_name) and simple:
-        mine = [r[:2] + r[2:] for r in dom_tree(dom)]
-        same(mine, text_tree(text, r"CALLED FROM"),
+    if page_ok(dom, errors, what + ", callers of " + fn_name):
+        same(dom_tree(dom), text_tree(text, r"CALLED FROM"),
              "%s: the callers tree of %s as report --callers prints it" % (what, fn_name))
     dom, errors = render(page, view_hash(view, tab="cycles"), what)
     if page_ok(dom, errors, what + ", cycles"):
@@ -405,8 +408,9 @@ def flame(prof, page, name):
     frames = dom.root.find_all("g", "frame")
     titles = [g.find("title").text() for g in frames if g.find("title")]
     tree = rep["tree"]
-    check(titles and titles[0].startswith("<root>\n%.6f" % tree["inherited_s"]) or
-          titles and titles[0].startswith("<root>\n"), "%s: the root frame's tooltip" % name)
+    total = re.search(r"total time +([\d.]+) secs", text_report(prof)).group(1)
+    check(titles and titles[0].startswith("<root>\n%s s (100.0%%)" % total),
+          "%s: the root frame's tooltip: name, time, share (%r)" % (name, titles[:1]))
     names = set()
 
     def walk(n):
@@ -465,17 +469,25 @@ def broken_page_is_seen(page):
           "a page that throws is seen: its uncaught error is in the console (%d lines)" % len(errors))
 
 
+def recorded(name, args):
+    """tests/progs/NAME.c recorded (clock=cycles: every context gets its
+    time) and converted: (profile, page, report --json) or None."""
+    prog = build("html_ui_" + name, "tests/progs/%s.c" % name)
+    r, prof = record(prog, args, clock="cycles", profile=os.path.join(D, name + ".ccprof"))
+    if not check(r.returncode == 0, "%s: recorded" % name):
+        return None
+    return prof, convert(prof, name), report(prof)
+
+
 def mj():
-    prog = build("html_ui_mj", "tests/progs/mj.c")
-    r, prof = record(prog, ["100"], clock="cycles", profile=os.path.join(D, "mj.ccprof"))
-    if not check(r.returncode == 0, "mj: recorded"):
+    got = recorded("mj", ["100"])
+    if not got:
         return
-    page = convert(prof, "mj")
-    rep = report(prof)
-    compare_view(prof, page, "mj", {}, "c", rep)
-    compare_view(prof, page, "mj", {"deselect": "b"}, "c", rep)
-    compare_view(prof, page, "mj", {"focus": "b"}, "c", rep)
-    compare_view(prof, page, "mj", {"select": "a,c"}, "a", rep)
+    prof, page, rep = got
+    compare_view(prof, page, "mj", {}, "c")
+    compare_view(prof, page, "mj", {"deselect": "b"}, "c")
+    compare_view(prof, page, "mj", {"focus": "b"}, "c")
+    compare_view(prof, page, "mj", {"select": "a,c"}, "a")
     flame(prof, page, "mj")
     lazy_tree(page, "mj", len(rep["tree"]["children"]))
     messages(prof, page, "mj")
@@ -485,21 +497,20 @@ def mj():
     dom, errors = render(page2, "", "mj --deselect b")
     if page_ok(dom, errors, "mj converted with --deselect b"):
         rep2 = report(prof, "--deselect", "b")
-        inp = [n for n in dom.root.find_all("input") if n.attrs.get("name") == "deselect"]
-        check([r[0] for r in dom_flat(dom)] == [f["name"] for f in rep2["functions"]],
+        cmd = dom.root.find("code", "cmd")
+        check([r[0] for r in dom_flat(dom)] == [f["name"] for f in rep2["functions"]] and
+              cmd is not None and cmd.text() == "ccprof report --deselect b FILE",
               "mj converted with --deselect b: the page opens with that view")
 
 
 def spivey():
-    prog = build("html_ui_spivey", "tests/progs/spivey.c")
-    r, prof = record(prog, ["40"], clock="cycles", profile=os.path.join(D, "spivey.ccprof"))
-    if not check(r.returncode == 0, "spivey: recorded"):
+    got = recorded("spivey", ["40"])
+    if not got:
         return
-    page = convert(prof, "spivey")
-    rep = report(prof)
-    compare_view(prof, page, "spivey", {}, "P", rep)
-    compare_view(prof, page, "spivey", {"deselect": "R"}, "P", rep)
-    compare_view(prof, page, "spivey", {"focus": "Q", "deselect": "R"}, "Q", rep)
+    prof, page, _ = got
+    compare_view(prof, page, "spivey", {}, "P")
+    compare_view(prof, page, "spivey", {"deselect": "R"}, "P")
+    compare_view(prof, page, "spivey", {"focus": "Q", "deselect": "R"}, "Q")
 
 
 def exact():
@@ -515,9 +526,9 @@ def exact():
     prof = make_profile("html_ui_exact", "\n".join(spec) + "\n")
     page = convert(prof, "exact")
     rep = report(prof)
-    compare_view(prof, page, "exact", {}, "b", rep)
-    compare_view(prof, page, "exact", {"deselect": "a"}, "b", rep)
-    compare_view(prof, page, "exact", {"focus": "a"}, "b", rep)
+    compare_view(prof, page, "exact", {}, "b")
+    compare_view(prof, page, "exact", {"deselect": "a"}, "b")
+    compare_view(prof, page, "exact", {"focus": "a"}, "b")
     dom, errors = render(page, "tab=functions", "exact")
     if page_ok(dom, errors, "exact, allocation columns"):
         got = {}
@@ -583,14 +594,12 @@ def hostile():
             what = "hostile, #" + h
             if not page_ok(dom, errors, what):
                 continue
-            app = dom.root.find("div")
             tags = {n.tag for n in dom.root.find_all() if n.tag in ("img", "b", "iframe", "object")}
             scripts = len(dom.root.find_all("script"))
             handlers = [k for n in dom.root.find_all() for k in n.attrs if k.startswith("on")]
             check(not tags and scripts == 3 and not handlers,
                   "%s: no element or handler from a name (tags %r, %d scripts, handlers %r)"
                   % (what, sorted(tags), scripts, handlers))
-            body = dom.root.find("div", None)
             text = "".join(n.text() for n in dom.root.find_all("main"))
             titles = " ".join(n.attrs.get("title", "") for n in dom.root.find_all()) + \
                 " ".join(t.text() for t in dom.root.find_all("title"))
