@@ -848,6 +848,8 @@
 		const scale = nodeWeight(focus, 'inh') ? width / nodeWeight(focus, 'inh') : 0;
 
 		const frames = [];
+		const cur = currentFn(c);
+		const info = el('div', 'flameinfo', '\u00a0');
 		let maxDepth = 0;
 		const label = (n) => n === root ? ROOT : fnName(n.id);
 		const tip = (n) => {
@@ -882,7 +884,8 @@
 		s.setAttribute('viewBox', '0 0 ' + width + ' ' + (maxDepth + 1) * FRAME_H);
 		for (const fr of frames) {
 			const g = svg('g');
-			g.setAttribute('class', fr.above ? 'frame above' : 'frame');
+			g.setAttribute('class', 'frame' + (fr.above ? ' above' : '') +
+				(fr.n.id === cur && fr.n !== root ? ' cur' : ''));
 			const title = svg('title');
 			title.textContent = tip(fr.n);
 			const r = svg('rect');
@@ -908,6 +911,9 @@
 					return;
 				go({zoom: fr.zoom});
 			});
+			g.addEventListener('mouseenter', () => {
+				info.textContent = tip(fr.n).replace('\n', '  ');
+			});
 			g.addEventListener('dblclick', () => {
 				if (fr.n.id !== null && fr.n.id !== undefined)
 					go({fn: fr.n.id});
@@ -920,6 +926,7 @@
 			add(tools, el('span', 'flabel', 'zoomed on'), nameLink(focus.id));
 		add(tools, el('span', 'hint', 'double-click a frame: make it the current function'));
 		main.appendChild(tools);
+		main.appendChild(info);
 		main.appendChild(add(el('div', 'flamebox'), s));
 	}
 
