@@ -458,7 +458,8 @@ def messages(prof, page, name):
 
 
 def broken_page_is_seen(page):
-    """The console check can fail: a page whose data is not JSON."""
+    """The console check can fail: a page whose data is not JSON.  Data
+    of another version is refused in words."""
     bad = os.path.join(D, "broken.html")
     with open(page, encoding="utf-8") as f:
         text = f.read()
@@ -467,6 +468,12 @@ def broken_page_is_seen(page):
     dom, errors = render(bad, "", "broken")
     check(errors and any("Uncaught" in e for e in errors),
           "a page that throws is seen: its uncaught error is in the console (%d lines)" % len(errors))
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write(text.replace('"format":"ccprof-html","version":1', '"format":"ccprof-html","version":2', 1))
+    dom, errors = render(bad, "", "version 2")
+    app = dom.root.find("div") if dom else None
+    check(app is not None and "not version 1" in app.text() and not errors and
+          not dom.root.find_all("table"), "data of another version: the page says so and draws nothing")
 
 
 def recorded(name, args):

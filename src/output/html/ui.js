@@ -18,6 +18,12 @@
 	const OPEN_ROWS = 5000; // rows of a tree opened by the depth asked
 
 	const data = JSON.parse(document.getElementById('ccprof-data').textContent);
+	const app = document.getElementById('app');
+	if (data.format !== 'ccprof-html' || data.version !== 1) {
+		app.textContent = 'This page\u2019s data is not version 1 of ccprof\u2019s HTML report: ' +
+			'write the page again with this version of ccprof.';
+		return;
+	}
 	const P = M.load(data);
 	const fns = P.fns;
 	const hasAlloc = !!P.hasAlloc;
@@ -256,7 +262,6 @@
 
 	/* ---- the page's frame ---- */
 
-	const app = document.getElementById('app');
 	const parts = {};
 
 	function buildFrame() {
