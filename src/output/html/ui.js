@@ -242,7 +242,7 @@
 	}
 
 	function shellQuote(s) {
-		return /^[A-Za-z0-9_.,:\/=+-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+		return "'" + s.replace(/'/g, "'\\''") + "'";
 	}
 	function commandLine(st) {
 		const parts = ['ccprof', 'report'];
@@ -313,7 +313,21 @@
 		parts.messages = el('div', 'messages');
 		parts.cmd = el('code', 'cmd');
 		parts.cmd.title = 'the same view from the command line';
-		const cmdline = add(el('div', 'cmdline'), el('span', 'flabel', 'Command'), parts.cmd);
+		const copy = button('copy', 'act', () => {
+			const text = parts.cmd.textContent;
+			const select = () => {
+				const r = document.createRange();
+				r.selectNodeContents(parts.cmd);
+				const sel = window.getSelection();
+				sel.removeAllRanges();
+				sel.addRange(r);
+			};
+			if (navigator.clipboard && navigator.clipboard.writeText)
+				navigator.clipboard.writeText(text).catch(select);
+			else
+				select();
+		}, 'copy the command line');
+		const cmdline = add(el('div', 'cmdline'), el('span', 'flabel', 'Command'), parts.cmd, copy);
 		add(bar, fields, parts.messages, cmdline);
 
 		const nav = el('nav', 'tabs');
