@@ -452,8 +452,17 @@ def messages(prof, page, name):
     if page_ok(dom, errors, name + ", a focus matching nothing"):
         errs = [n.text() for n in dom.root.find_all("div", "error")]
         line = r.stderr.strip().split(": ", 2)[-1]
-        check(r.returncode != 0 and len(errs) == 1 and errs[0].startswith(line),
-              "%s: the focus error shown is the CLI's (%r, %r)" % (name, errs, line))
+        check(r.returncode != 0 and len(errs) == 1 and errs[0].startswith(line) and
+              "without the focus" in errs[0] and table_rows(dom, "fns"),
+              "%s: the focus error shown is the CLI's, the view without it drawn (%r, %r)"
+              % (name, errs, line))
+    dom, errors = render(page, view_hash({"deselect": ","}), name)
+    if page_ok(dom, errors, name + ", a deselection with no pattern"):
+        errs = [n.text() for n in dom.root.find_all("div", "error")]
+        check(len(errs) == 1 and errs[0].startswith("--deselect needs a pattern") and
+              "the whole profile" in errs[0] and table_rows(dom, "fns"),
+              "%s: a deselection with no pattern is the CLI's error, the whole profile drawn (%r)"
+              % (name, errs))
 
 
 def broken_page_is_seen(page):

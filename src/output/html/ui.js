@@ -212,16 +212,20 @@
 		if (cache.key === key)
 			return cache;
 		cache = {key: key, error: null, v: null};
-		try {
-			cache.v = M.view(P, opts);
-		} catch (e) {
-			cache.error = e && e.message ? String(e.message) : String(e);
-			opts.focus = [];
+		// What the CLI refuses is said; the page then shows the view
+		// without the focus, or else the whole profile.
+		const tries = [[opts, ''],
+			[Object.assign({}, opts, {focus: []}), ' (shown: the view without the focus)'],
+			[{}, ' (shown: the whole profile)']];
+		for (const [o, shown] of tries) {
 			try {
-				cache.v = M.view(P, opts);
-			} catch (e2) {
-				cache.v = null;
-				cache.error += '; ' + (e2 && e2.message ? e2.message : String(e2));
+				cache.v = M.view(P, o);
+				if (cache.error)
+					cache.error += shown;
+				break;
+			} catch (e) {
+				if (!cache.error)
+					cache.error = e && e.message ? String(e.message) : String(e);
 			}
 		}
 		if (cache.v)
@@ -390,7 +394,7 @@
 		parts.inputs.exported.checked = state.exported;
 		const msg = clear(parts.messages);
 		if (c.error)
-			add(msg, el('div', 'error', c.error + ' (the view is shown without the focus)'));
+			add(msg, el('div', 'error', c.error));
 		if (c.v)
 			for (const w of c.v.warnings || [])
 				add(msg, el('div', 'warning', w));
