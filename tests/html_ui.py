@@ -429,6 +429,26 @@ def flame(prof, page, name):
               "%s: zoomed on the root's first child, it spans the root's width" % name)
 
 
+def table_tools(page, name, rep):
+    """The functions table filtered by name and sorted by a column (ties
+    in report's order), from the hash."""
+    names = [f["name"] for f in rep["functions"]]
+    dom, errors = render(page, "tab=functions&q=A", name)
+    if page_ok(dom, errors, name + ", functions filtered"):
+        check([r[0] for r in dom_flat(dom)] == [n for n in names if "a" in n.lower()],
+              "%s: the filter keeps the names holding it, any case, in order" % name)
+    for key, field, down in (("calls", "calls", False), ("inh", "inherited_s", True),
+                             ("name", "name", False)):
+        dom, errors = render(page, "tab=functions&sort=%s&dir=%s" % (key, "desc" if down else "asc"),
+                             name)
+        if page_ok(dom, errors, "%s, functions sorted by %s" % (name, key)):
+            value = [f[field] for f in rep["functions"]]
+            # sorted() is stable: ties keep report's order, as in the page
+            order = sorted(range(len(names)), key=lambda i: -value[i] if down else value[i])
+            check([r[0] for r in dom_flat(dom)] == [names[i] for i in order],
+                  "%s: sorted by %s, %s" % (name, key, "descending" if down else "ascending"))
+
+
 def lazy_tree(page, name, nchildren):
     dom, errors = render(page, "tab=tree&depth=1", name)
     if page_ok(dom, errors, name + ", stack tree at depth 1"):
@@ -503,6 +523,7 @@ def mj():
     compare_view(prof, page, "mj", {"deselect": "b"}, "c")
     compare_view(prof, page, "mj", {"focus": "b"}, "c")
     compare_view(prof, page, "mj", {"select": "a,c"}, "a")
+    table_tools(page, "mj", rep)
     flame(prof, page, "mj")
     lazy_tree(page, "mj", len(rep["tree"]["children"]))
     messages(prof, page, "mj")

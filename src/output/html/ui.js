@@ -479,43 +479,33 @@
 
 	/* -- Functions -- */
 
+	/* The columns: key, heading, value to sort by, cell, only with allocations. */
 	const FN_COLS = [
-		// key, heading, value (for sorting), cell text, alloc only
-		['name', 'function', (f) => fns[f.id].name, null, false],
-		['calls', 'calls', (f) => f.calls, (f) => String(f.calls), false],
-		['self', 'self s', (f) => f.selfTicks, (f) => secs(f.selfTicks), false],
-		['selfp', 'self %', (f) => f.selfTicks, null, false],
-		['inh', 'inherited s', (f) => f.inhTicks, (f) => secs(f.inhTicks), false],
-		['inhp', 'inh. %', (f) => f.inhTicks, null, false],
-		['sbytes', 'self bytes', (f) => f.selfBytes || 0, (f) => String(f.selfBytes || 0), true],
-		['sbytesp', '%alloc', (f) => f.selfBytes || 0, null, true],
-		['ibytes', 'inherited bytes', (f) => f.inhBytes || 0, (f) => String(f.inhBytes || 0), true],
-		['blocks', 'blocks', (f) => f.selfBlocks || 0, (f) => String(f.selfBlocks || 0), true],
-		['src', 'file:line', (f) => srcOf(f.id), null, false]];
+		['name', 'function', (f) => fns[f.id].name, (f) => add(el('td', 'name'), nameLink(f.id)), false],
+		['calls', 'calls', (f) => f.calls, (f) => td(String(f.calls)), false],
+		['self', 'self s', (f) => f.selfTicks, (f) => td(secs(f.selfTicks)), false],
+		['selfp', 'self %', (f) => f.selfTicks, (f, v) => td(pct(f.selfTicks, v.totalTicks), 'num pc'), false],
+		['inh', 'inherited s', (f) => f.inhTicks, (f) => td(secs(f.inhTicks)), false],
+		['inhp', 'inh. %', (f) => f.inhTicks, (f, v) => td(pct(f.inhTicks, v.totalTicks), 'num pc'), false],
+		['sbytes', 'self bytes', (f) => f.selfBytes, (f) => td(String(f.selfBytes)), true],
+		['sbytesp', '%alloc', (f) => f.selfBytes, (f, v) => td(pct(f.selfBytes, v.totalBytes), 'num pc'), true],
+		['ibytes', 'inherited bytes', (f) => f.inhBytes, (f) => td(String(f.inhBytes)), true],
+		['blocks', 'blocks', (f) => f.selfBlocks, (f) => td(String(f.selfBlocks)), true],
+		['src', 'file:line', (f) => srcOf(f.id), (f) => td(srcOf(f.id), 'src'), false]];
 
 	function renderFunctions(c, main) {
 		const v = c.v;
 		const cols = FN_COLS.filter((col) => hasAlloc || !col[4]);
 		const defaultSort = state.weight === 'bytes' ? 'sbytes' : '';
 		const sortKey = cols.some((col) => col[0] === state.sort) ? state.sort : defaultSort;
-		const textual = sortKey === 'name' || sortKey === 'src';
-		const dir = state.dir || (textual ? 'asc' : 'desc');
-
-		const tools = el('div', 'tools');
-		const filter = el('input', 'filter');
-		filter.type = 'search';
-		filter.placeholder = 'filter by name';
-		filter.value = state.filter;
-		filter.addEventListener('change', () => go({filter: filter.value}));
-		add(tools, filter);
-		main.appendChild(tools);
+		const textual = (k) => k === 'name' || k === 'src';
+		const dir = state.dir || (textual(sortKey) ? 'asc' : 'desc');
 
 		const heads = cols.map((col) => {
-			const th = el('th', col[0] === 'name' || col[0] === 'src' ? 'txt' : null);
+			const th = el('th', textual(col[0]) ? 'txt' : null);
 			const b = button(col[1], 'sort', () => {
-				const same = col[0] === sortKey;
-				const ndir = same ? (dir === 'desc' ? 'asc' : 'desc')
-					: (col[0] === 'name' || col[0] === 'src' ? 'asc' : 'desc');
+				const ndir = col[0] === sortKey ? (dir === 'desc' ? 'asc' : 'desc')
+					: (textual(col[0]) ? 'asc' : 'desc');
 				go({sort: col[0], dir: ndir});
 			}, 'sort by ' + col[1]);
 			th.appendChild(b);
@@ -526,53 +516,51 @@
 			return th;
 		});
 		const t = table('grid fns', heads);
-		let rows = v.functions().slice();
-		if (state.filter) {
-			const q = state.filter.toLowerCase();
-			rows = rows.filter((f) => fns[f.id].name.toLowerCase().includes(q));
-		}
+		// The model's order (self time), or sorted by a column, ties in that order.
+		let all = v.functions().slice();
 		if (sortKey) {
-			const col = cols.find((x) => x[0] === sortKey);
-			const key = col[2];
+			const key = cols.find((x) => x[0] === sortKey)[2];
 			const sgn = dir === 'desc' ? -1 : 1;
-			rows = rows.map((f, i) => [f, i]);
-			rows.sort((a, b) => {
-				const x = key(a[0]), y = key(b[0]);
-				const d = x < y ? -1 : x > y ? 1 : 0;
-				return d ? sgn * d : a[1] - b[1];
-			});
-			rows = rows.map((r) => r[0]);
+			all = all.map((f, i) => [f, i, key(f)]);
+			all.sort((a, b) => (a[2] < b[2] ? -sgn : a[2] > b[2] ? sgn : a[1] - b[1]));
+			all = all.map((r) => r[0]);
 		} else if (dir === 'asc') {
-			rows.reverse();
+			all.reverse();
 		}
-		const shown = Math.min(rows.length, MAX_ROWS);
-		for (let i = 0; i < shown; i++) {
-			const f = rows[i];
-			const tr = el('tr');
-			tr.dataset.id = String(f.id);
-			for (const col of cols) {
-				const k = col[0];
-				if (k === 'name')
-					tr.appendChild(add(el('td', 'name'), nameLink(f.id)));
-				else if (k === 'selfp')
-					tr.appendChild(td(pct(f.selfTicks, v.totalTicks), 'num pc'));
-				else if (k === 'inhp')
-					tr.appendChild(td(pct(f.inhTicks, v.totalTicks), 'num pc'));
-				else if (k === 'sbytesp')
-					tr.appendChild(td(pct(f.selfBytes || 0, v.totalBytes), 'num pc'));
-				else if (k === 'src')
-					tr.appendChild(td(srcOf(f.id), 'src'));
-				else
-					tr.appendChild(td(col[3](f)));
+		const count = note('');
+		const fill = () => {
+			clear(t.body);
+			const q = state.filter.toLowerCase();
+			const rows = q ? all.filter((f) => fns[f.id].name.toLowerCase().includes(q)) : all;
+			const shown = Math.min(rows.length, MAX_ROWS);
+			for (let i = 0; i < shown; i++) {
+				const f = rows[i];
+				const tr = el('tr', f.id === state.fn ? 'cur' : null);
+				tr.dataset.id = String(f.id);
+				for (const col of cols)
+					tr.appendChild(col[3](f, v));
+				t.body.appendChild(tr);
 			}
-			if (f.id === state.fn)
-				tr.classList.add('cur');
-			t.body.appendChild(tr);
-		}
+			count.textContent = rows.length + ' of ' + all.length + ' functions' +
+				(shown < rows.length ? ', the first ' + shown + ' shown (use the filter)' : '') +
+				'; percentages of the view\u2019s total ' +
+				(hasAlloc ? 'time (%alloc: of its bytes)' : 'time') + '.';
+		};
+
+		// The filter works as one types; the hash follows without a redraw.
+		const filter = el('input', 'filter');
+		filter.type = 'search';
+		filter.placeholder = 'filter by name';
+		filter.value = state.filter;
+		filter.addEventListener('input', () => {
+			state.filter = filter.value;
+			history.replaceState(null, '', hashOf(state));
+			fill();
+		});
+		main.appendChild(add(el('div', 'tools'), filter));
+		fill();
 		main.appendChild(t.table);
-		main.appendChild(note(rows.length + ' of ' + v.functions().length + ' functions' +
-			(shown < rows.length ? ', the first ' + shown + ' shown (use the filter)' : '') +
-			'; percentages of the view\u2019s total ' + (hasAlloc ? 'time (%alloc: bytes)' : 'time') + '.'));
+		main.appendChild(count);
 	}
 
 	/* -- Call graph -- */
