@@ -34,9 +34,9 @@
 	/* num / den × 10^shift with prec decimals, rounded half up, exactly. */
 	function ratio(num, den, shift, decimals) {
 		let q = 0n;
-		if (den) {
-			const d = BigInt(den);
-			q = (BigInt(num) * 10n ** BigInt(shift + decimals) + d / 2n) / d;
+		if (den > 0 && num > 0) {
+			const d = BigInt(Math.round(den));
+			q = (BigInt(Math.round(num)) * 10n ** BigInt(shift + decimals) + d / 2n) / d;
 		}
 		let s = q.toString();
 		if (decimals === 0)
@@ -441,6 +441,8 @@
 		add(box, el('span', 'flabel', 'Function'), el('strong', 'curname', name));
 		if (srcOf(id))
 			add(box, el('span', 'src', srcOf(id)));
+		if (fns[id].module)
+			add(box, el('span', 'src', basename(fns[id].module)));
 		if (f)
 			add(box, el('span', 'num', f.calls + ' calls, self ' + secs(f.selfTicks) +
 				     ' s, inherited ' + secs(f.inhTicks) + ' s'));
@@ -991,7 +993,6 @@
 
 	function render() {
 		const c = currentView();
-		document.documentElement.dataset.weight = state.weight;
 		renderHeader(c);
 		renderBar(c);
 		for (const [k] of TABS) {
