@@ -679,14 +679,33 @@
 
 	/*
 	 * A collapsible tree as table rows: cells(node) gives the cells after
-	 * the name.  A node's children are built when it is first opened;
-	 * nodes down to state.depth start open.
+	 * the name.  A node's children are built only when it is open: nodes
+	 * above state.depth start open (as far as OPEN_ROWS rows), and what
+	 * the reader opened or closed stays so while memoKey is the same (the
+	 * tab, view, weight, depth and function), e.g. after a click on a name.
 	 */
-	function treeTable(heads, root, rootName, cells) {
+	let treeMemo = {key: null};
+	function treeTable(heads, root, rootName, cells, memoKey) {
+		if (treeMemo.key !== memoKey)
+			treeMemo = {key: memoKey, opened: new Set(), closed: new Set()};
+		const memo = treeMemo;
 		const t = table('grid tree', heads);
 		let rows = 1, cut = false;
-		const addRow = (n, depth, after) => {
-			const tr = el('tr');
+		const startsOpen = (path, depth, nkids) => {
+			if (memo.closed.has(path))
+				return false;
+			if (memo.opened.has(path))
+				return true;
+			if (depth >= state.depth)
+				return false;
+			if (rows + nkids > OPEN_ROWS) {
+				cut = true;
+				return false;
+			}
+			return true;
+		};
+		const addRow = (n, depth, path, after) => {
+			const tr = el('tr', n.id === state.fn && n.id !== null ? 'cur' : null);
 			tr.dataset.depth = String(depth);
 			const name = el('td', 'name');
 			name.style.paddingLeft = (0.3 + depth * 1.1) + 'em';
@@ -699,64 +718,53 @@
 			for (const cell of cells(n))
 				tr.appendChild(cell);
 			after.parentNode.insertBefore(tr, after.nextSibling);
-			let open = false, built = [];
-			const close = () => {
-				for (const r of built)
-					r.close();
-				for (const r of built)
-					r.tr.remove();
-				built = [];
+			let built = [];
+			const self = {
+				lastRow: () => (built.length ? built[built.length - 1].lastRow() : tr),
+				remove: () => {
+					closeKids();
+					tr.remove();
+				},
 			};
-			const openUp = (d, auto) => {
-				let last = tr;
+			const openKids = () => {
+				tog.textContent = '\u25be';
 				rows += kids.length;
-				for (const k of kids) {
-					const r = addRow(k, depth + 1, last);
+				let last = tr;
+				kids.forEach((k, i) => {
+					const r = addRow(k, depth + 1, path + '.' + i, last);
 					built.push(r);
 					last = r.lastRow();
-					if (d > 1)
-						r.openUp(d - 1, auto);
-					last = r.lastRow();
-				}
+				});
 			};
-			const self = {
-				tr: tr,
-				close: close,
-				lastRow: () => built.length ? built[built.length - 1].lastRow() : tr,
-				openUp: (d, auto) => {
-					if (!kids.length || open)
-						return;
-					if (auto && rows + kids.length > OPEN_ROWS) {
-						cut = true;
-						return;
-					}
-					open = true;
-					tog.textContent = '\u25be';
-					openUp(d, auto);
-				},
+			const closeKids = () => {
+				tog.textContent = '\u25b8';
+				for (const r of built)
+					r.remove();
+				rows -= built.length;
+				built = [];
 			};
 			if (kids.length) {
 				tog.type = 'button';
 				tog.classList.add('on');
 				tog.title = 'open or close';
 				tog.addEventListener('click', () => {
-					if (open) {
-						open = false;
-						tog.textContent = '\u25b8';
-						close();
-					} else {
-						self.openUp(1);
-					}
+					const opening = !built.length;
+					memo[opening ? 'opened' : 'closed'].add(path);
+					memo[opening ? 'closed' : 'opened'].delete(path);
+					if (opening)
+						openKids();
+					else
+						closeKids();
 				});
+				if (startsOpen(path, depth, kids.length))
+					openKids();
 			}
 			return self;
 		};
 		const anchor = el('tr', 'anchor');
 		t.body.appendChild(anchor);
-		const r = addRow(root, 0, anchor);
+		addRow(root, 0, '0', anchor);
 		anchor.remove();
-		if (state.depth > 0)
-			r.openUp(state.depth, true);
 		if (!cut)
 			return t.table;
 		return add(el('div'), t.table, note('Opened as far as ' + OPEN_ROWS + ' rows allow; ' +
@@ -805,7 +813,8 @@
 		const heads = [el('th', 'txt', 'function'), 'entries'].concat(costHeads('individual '),
 			costHeads('inherited '));
 		main.appendChild(treeTable(heads, v.tree(), ROOT, (n) =>
-			[td(String(n.entries))].concat(costCells(v, n, 'indiv'), costCells(v, n, 'inh'))));
+			[td(String(n.entries))].concat(costCells(v, n, 'indiv'), costCells(v, n, 'inh')),
+			['tree', c.key, state.weight, state.depth].join('\n')));
 	}
 
 	function renderCallers(c, main) {
@@ -825,7 +834,8 @@
 			return;
 		const heads = [el('th', 'txt', 'called from'), 'calls'].concat(costHeads(''));
 		main.appendChild(treeTable(heads, root, fns[id].name, (n) =>
-			[td(String(pick(n, 'calls')))].concat(costCells(v, n, 'inh'))));
+			[td(String(pick(n, 'calls')))].concat(costCells(v, n, 'inh')),
+			['callers', c.key, state.weight, state.depth, id].join('\n')));
 	}
 
 	/* -- Flame graph (an icicle: the root on top) -- */
