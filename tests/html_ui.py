@@ -13,6 +13,7 @@ HTML or code.  Without chromium-headless-shell the browser checks are
 skipped ("# SKIP"); the static checks still run."""
 import html
 import html.parser
+import json
 import os
 import re
 import shutil
@@ -449,6 +450,114 @@ def table_tools(page, name, rep):
                   "%s: sorted by %s, %s" % (name, key, "descending" if down else "ascending"))
 
 
+# Steps run in the page one after another (50 ms apart, so that each
+# hashchange is drawn before the next), each a JavaScript statement that
+# may push what it sees onto `log`; the log is left in <pre id="testlog">.
+STEPS_JS = """
+(function () {
+  var log = [], steps = [%s], i = 0;
+  function q(s) { return document.querySelector(s); }
+  function qa(s) { return Array.prototype.slice.call(document.querySelectorAll(s)); }
+  function names() { return qa('table.fns tbody tr td.name').map(function (t) { return t.textContent; }); }
+  function next() {
+    if (i >= steps.length) {
+      var pre = document.createElement('pre');
+      pre.id = 'testlog';
+      pre.textContent = JSON.stringify(log);
+      document.body.appendChild(pre);
+      return;
+    }
+    try { steps[i++](log, q, qa, names); } catch (e) { log.push(['error', String(e)]); }
+    setTimeout(next, 50);
+  }
+  window.addEventListener('load', function () { setTimeout(next, 50); });
+})();
+"""
+
+
+def interact(page, hash_, steps, what):
+    """The log of steps (JavaScript statements) run in the page opened at
+    #hash_, or None; the page is a copy with the steps' script added."""
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    js = STEPS_JS % ",\n".join("function (log, q, qa, names) { %s; }" % s for s in steps)
+    at = text.rindex("</body>")
+    copy = os.path.join(D, "interact.html")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(text[:at] + "<script>" + js + "</script>" + text[at:])
+    dom, errors = render(copy, hash_, what)
+    if not page_ok(dom, errors, what):
+        return None
+    pre = [n for n in dom.root.find_all("pre") if n.attrs.get("id") == "testlog"]
+    if not check(len(pre) == 1, "%s: the steps ran" % what):
+        return None
+    log = json.loads(pre[0].text())
+    errs = [e for e in log if e[0] == "error"]
+    check(not errs, "%s: no step failed%s" % (what, " (%r)" % errs[0] if errs else ""))
+    return {e[0]: e[1] for e in log}
+
+
+def clicks(prof, page, name, rep):
+    """Clicks, typing and back, in the page: a tree toggle builds the
+    children, a click on a name keeps the tree as opened and makes that
+    function current; a column heading sorts; the view bar's Apply
+    applies; back returns; the current function's deselect button
+    deselects it; a flame frame zooms."""
+    top = rep["tree"]["children"][0]
+    nkids = len(top["children"])
+    kid = top["children"][0]["name"] if nkids else None
+    steps = [
+        "log.push(['rows0', qa('table.tree tbody tr').length])",
+        "q('table.tree tbody tr[data-depth=\"1\"] button.tog').click()",
+        "log.push(['rows1', qa('table.tree tbody tr').length])",
+        "q('table.tree tbody tr[data-depth=\"2\"] button.fn').click()",
+        "log.push(['afterName', [qa('table.tree tbody tr').length, location.hash, "
+        "q('table.tree tbody tr.cur td.name').textContent, q('.curname').textContent]])",
+        "location.hash = 'tab=functions'",
+        "qa('th button.sort').filter(function (b) { return b.textContent === 'calls'; })[0].click()",
+        "log.push(['sorted', location.hash])",
+        "q('input[name=deselect]').value = 'b'; q('form.viewbar button.primary').click()",
+        "log.push(['applied', [location.hash, names()]])",
+        "history.back()",
+        "log.push(['back', [location.hash, names()]])",
+        "log.push(['current', q('.curname').textContent])",
+        "qa('.current button.act').filter(function (b) { return b.textContent === 'deselect'; })[0].click()",
+        "log.push(['deselected', [q('.curname') ? q('.curname').textContent : '', "
+        "q('input[name=deselect]').value]])",
+        "location.hash = 'tab=flame'",
+        "qa('svg.flame g.frame')[1].dispatchEvent(new MouseEvent('click', {bubbles: true, detail: 1}))",
+        "log.push(['zoomed', [location.hash, qa('svg.flame g.frame rect')[1].getAttribute('width'), "
+        "qa('svg.flame g.frame rect')[0].getAttribute('width')]])",
+    ]
+    log = interact(page, "tab=tree&depth=1", steps, name + ", clicks")
+    if not log:
+        return
+    check(log.get("rows0") == 1 + len(rep["tree"]["children"]) and
+          log.get("rows1") == log.get("rows0") + nkids,
+          "%s: opening %s builds its %d children (%r, %r)" % (
+              name, top["name"], nkids, log.get("rows0"), log.get("rows1")))
+    after = log.get("afterName") or [0, "", "", ""]
+    check(after[0] == log.get("rows1") and "fn=" in after[1] and after[2].endswith(kid) and
+          after[3] == kid, "%s: a click on %s in the tree makes it current, the tree stays as "
+          "opened (%r)" % (name, kid, after))
+    check("sort=calls" in (log.get("sorted") or "") and "dir=desc" in log.get("sorted", ""),
+          "%s: a click on the calls heading sorts by calls, most first (%r)" % (name, log.get("sorted")))
+    nob = [f["name"] for f in report(prof, "--deselect", "b")["functions"]]
+    applied = log.get("applied") or ["", []]
+    check("deselect=b" in applied[0] and applied[1] == nob,
+          "%s: Deselect b, Apply: the view of report --deselect b (%r)" % (name, applied))
+    back = log.get("back") or ["deselect=b", []]
+    check("deselect=b" not in back[0] and len(back[1]) == len(rep["functions"]),
+          "%s: back: the view before (%r)" % (name, back))
+    des = log.get("deselected") or ["", ""]
+    cur = log.get("current")
+    check(cur and des[1] == cur and des[0] != cur,
+          "%s: the current function's deselect button deselects %s (%r)" % (name, cur, des))
+    zoom = log.get("zoomed") or ["", "", ""]
+    check("zoom=0" in zoom[0] and zoom[1] == zoom[2],
+          "%s: a click on a frame zooms on it: it spans the width (%r)" % (name, zoom))
+
+
 def lazy_tree(page, name, nchildren):
     dom, errors = render(page, "tab=tree&depth=1", name)
     if page_ok(dom, errors, name + ", stack tree at depth 1"):
@@ -524,6 +633,7 @@ def mj():
     compare_view(prof, page, "mj", {"focus": "b"}, "c")
     compare_view(prof, page, "mj", {"select": "a,c"}, "a")
     table_tools(page, "mj", rep)
+    clicks(prof, page, "mj", rep)
     flame(prof, page, "mj")
     lazy_tree(page, "mj", len(rep["tree"]["children"]))
     messages(prof, page, "mj")
