@@ -11,7 +11,6 @@ Hostile function names show as text and add no element; the console has
 no uncaught error; ui.js and model.js use none of the APIs that parse
 HTML or code.  Without chromium-headless-shell the browser checks are
 skipped ("# SKIP"); the static checks still run."""
-import html
 import html.parser
 import json
 import os
@@ -628,10 +627,9 @@ def mj():
     if not got:
         return
     prof, page, rep = got
-    compare_view(prof, page, "mj", {}, "c")
-    compare_view(prof, page, "mj", {"deselect": "b"}, "c")
-    compare_view(prof, page, "mj", {"focus": "b"}, "c")
-    compare_view(prof, page, "mj", {"select": "a,c"}, "a")
+    for view, fn in (({}, "c"), ({"deselect": "b"}, "c"), ({"focus": "b"}, "c"),
+                     ({"select": "a,c"}, "a")):
+        compare_view(prof, page, "mj", view, fn)
     table_tools(page, "mj", rep)
     clicks(prof, page, "mj", rep)
     flame(prof, page, "mj")
@@ -651,12 +649,9 @@ def mj():
 
 def spivey():
     got = recorded("spivey", ["40"])
-    if not got:
-        return
-    prof, page, _ = got
-    compare_view(prof, page, "spivey", {}, "P")
-    compare_view(prof, page, "spivey", {"deselect": "R"}, "P")
-    compare_view(prof, page, "spivey", {"focus": "Q", "deselect": "R"}, "Q")
+    for view, fn in (({}, "P"), ({"deselect": "R"}, "P"), ({"focus": "Q", "deselect": "R"}, "Q")):
+        if got:
+            compare_view(got[0], got[1], "spivey", view, fn)
 
 
 def exact():
@@ -672,9 +667,8 @@ def exact():
     prof = make_profile("html_ui_exact", "\n".join(spec) + "\n")
     page = convert(prof, "exact")
     rep = report(prof)
-    compare_view(prof, page, "exact", {}, "b")
-    compare_view(prof, page, "exact", {"deselect": "a"}, "b")
-    compare_view(prof, page, "exact", {"focus": "a"}, "b")
+    for view in ({}, {"deselect": "a"}, {"focus": "a"}):
+        compare_view(prof, page, "exact", view, "b")
     dom, errors = render(page, "tab=functions", "exact")
     if page_ok(dom, errors, "exact, allocation columns"):
         got = {}
@@ -688,13 +682,6 @@ def exact():
     dom, errors = render(page, "tab=tree&w=bytes&depth=1000", "exact")
     if page_ok(dom, errors, "exact, the bytes weight"):
         rows = dom_tree(dom)
-        flat = {}
-
-        def walk(n, d):
-            flat.setdefault(d, []).append(n)
-            for c in n["children"]:
-                walk(c, d + 1)
-        walk(rep["tree"], 0)
         root = rows[0] if rows else None
         check(root is not None and root[-1] == str(rep["tree"]["inherited_alloc_bytes"]) and
               rows[1][-1] == str(max(c["inherited_alloc_bytes"] for c in rep["tree"]["children"])),
