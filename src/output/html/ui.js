@@ -335,6 +335,7 @@
 		add(bar, fields, parts.messages, cmdline);
 
 		const nav = el('nav', 'tabs');
+		nav.setAttribute('role', 'tablist');
 		parts.tabs = {};
 		for (const [k, label] of TABS) {
 			const b = button(label, 'tab', () => go({tab: k}));
