@@ -793,7 +793,7 @@ def large():
     check(len(rep["contexts"]) > 20000, "large: more than 20,000 contexts (%d)" % len(rep["contexts"]))
     page = convert(prof, "large")
     for h in ("tab=functions", "tab=tree&depth=1000", "tab=flame", "tab=graph&fn=3",
-              "tab=callers&fn=3&depth=1000", "tab=functions&deselect=f1,f2&focus=f3"):
+              "tab=callers&fn=3&depth=1000", "tab=cycles", "tab=functions&deselect=f1,f2&focus=f3"):
         t0 = time.monotonic()
         dom, errors = render(page, h, "large")
         took = time.monotonic() - t0
