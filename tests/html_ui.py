@@ -657,6 +657,19 @@ def spivey():
             compare_view(got[0], got[1], "spivey", view, fn)
 
 
+def allocs():
+    """A run that counted its allocations (record --alloc): the %alloc and
+    bytes columns beside the times, in every tab, as report prints them."""
+    prog = build("html_ui_allocs", "tests/progs/allocs.c")
+    prof = os.path.join(D, "allocs.ccprof")
+    r = run([CCPROF, "record", "--alloc", "-o", prof, "--", prog])
+    if not check(r.returncode == 0 and os.path.exists(prof), "allocs: recorded with --alloc"):
+        return
+    page = convert(prof, "allocs")
+    for view, fn in (({}, "grow"), ({"deselect": "grow"}, "main"), ({"focus": "outer"}, "outer")):
+        compare_view(prof, page, "allocs", view, fn)
+
+
 def exact():
     """A made profile with round times (cpu clock, nanosecond ticks) and
     allocations: every column, the bytes weight."""
@@ -793,7 +806,8 @@ def large():
     check(len(rep["contexts"]) > 20000, "large: more than 20,000 contexts (%d)" % len(rep["contexts"]))
     page = convert(prof, "large")
     for h in ("tab=functions", "tab=tree&depth=1000", "tab=flame", "tab=graph&fn=3",
-              "tab=callers&fn=3&depth=1000", "tab=cycles", "tab=functions&deselect=f1,f2&focus=f3"):
+              "tab=callers&fn=3&depth=1000", "tab=cycles",
+              "tab=functions&deselect=f1,f2&focus=f3"):
         t0 = time.monotonic()
         dom, errors = render(page, h, "large")
         took = time.monotonic() - t0
@@ -814,6 +828,7 @@ def main():
         skip("%s not installed: the page is not rendered" % BROWSER)
         finish()
     exact()
+    allocs()
     mj()
     spivey()
     hostile()

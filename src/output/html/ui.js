@@ -592,13 +592,16 @@
 		return s;
 	}
 
-	/* gprof's [n]: a function's rank by inherited time. */
+	/* gprof's [n]: a function's rank by inherited time, then self time,
+	 * then name and id, as report's call graph numbers them (flat.c). */
 	function graphIndex(c, id) {
 		if (!c.rank) {
+			const name = (f) => fns[f.id].name;
 			c.rank = new Map();
-			c.v.functions().map((f, i) => [f, i])
-				.sort((a, b) => b[0].inhTicks - a[0].inhTicks || a[1] - b[1])
-				.forEach((x, i) => c.rank.set(x[0].id, i + 1));
+			c.v.functions().slice()
+				.sort((a, b) => b.inhTicks - a.inhTicks || b.selfTicks - a.selfTicks ||
+				      (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a.id - b.id))
+				.forEach((f, i) => c.rank.set(f.id, i + 1));
 		}
 		return c.rank.get(id);
 	}
