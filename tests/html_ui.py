@@ -670,6 +670,26 @@ def allocs():
         compare_view(prof, page, "allocs", view, fn)
 
 
+def statics():
+    """--only-exported (a static function's costs go to its caller) and
+    --module (one that matches nothing leaves the thread roots)."""
+    src = os.path.join(D, "statics.c")
+    with open(src, "w") as f:
+        f.write("static volatile unsigned long sink;\n"
+                "static void __attribute__((noinline)) hidden(int n)\n"
+                "{ for (int i = 0; i < n; i++) sink += i; }\n"
+                "void __attribute__((noinline)) shown(int n) { hidden(n); hidden(n / 2); }\n"
+                "int main(void) { for (int k = 0; k < 50; k++) shown(20000); return 0; }\n")
+    prog = build("html_ui_statics", os.path.relpath(src, TOP))
+    r, prof = record(prog, clock="cycles", profile=os.path.join(D, "statics.ccprof"))
+    if not check(r.returncode == 0, "statics: recorded"):
+        return
+    page = convert(prof, "statics")
+    for view, fn in (({"exported": True}, "shown"), ({"module": "nomodule.so"}, "main"),
+                     ({"exported": True, "focus": "shown"}, "shown")):
+        compare_view(prof, page, "statics", view, fn)
+
+
 def exact():
     """A made profile with round times (cpu clock, nanosecond ticks) and
     allocations: every column, the bytes weight."""
@@ -829,6 +849,7 @@ def main():
         finish()
     exact()
     allocs()
+    statics()
     mj()
     spivey()
     hostile()
