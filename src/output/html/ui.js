@@ -313,7 +313,7 @@
 		}, 'back to the view the report was written with');
 		const clearAll = button('All', null, () => go({select: '', deselect: '', focus: '',
 			module: '', exported: false, zoom: ''}), 'every function selected, no focus');
-		add(fields, apply, reset, clearAll);
+		add(fields, add(el('span', 'buttons'), apply, reset, clearAll));
 		parts.messages = el('div', 'messages');
 		parts.cmd = el('code', 'cmd');
 		parts.cmd.title = 'the same view from the command line';
@@ -461,9 +461,20 @@
 
 	/* ---- tables ---- */
 
-	function table(cls, heads) {
+	/* A table with its heading row; groups: [label, columns] spanning the
+	 * headings, a row above them. */
+	function table(cls, heads, groups) {
 		const t = el('table', cls);
 		const thead = el('thead');
+		if (groups) {
+			const g = el('tr', 'groups');
+			for (const [label, span] of groups) {
+				const th = el('th', label ? 'group' : null, label);
+				th.colSpan = span;
+				g.appendChild(th);
+			}
+			thead.appendChild(g);
+		}
 		const tr = el('tr');
 		for (const h of heads)
 			tr.appendChild(typeof h === 'string' ? el('th', null, h) : h);
@@ -689,11 +700,11 @@
 	 * tab, view, weight, depth and function), e.g. after a click on a name.
 	 */
 	let treeMemo = {key: null};
-	function treeTable(heads, root, rootName, cells, memoKey) {
+	function treeTable(heads, groups, root, rootName, cells, memoKey) {
 		if (treeMemo.key !== memoKey)
 			treeMemo = {key: memoKey, opened: new Set(), closed: new Set()};
 		const memo = treeMemo;
-		const t = table('grid tree', heads);
+		const t = table('grid tree', heads, groups);
 		let rows = 1, cut = false;
 		const startsOpen = (path, depth, nkids) => {
 			if (memo.closed.has(path))
@@ -789,11 +800,11 @@
 	 * the run counted allocations, then the seconds, or the bytes when
 	 * weighing by bytes.
 	 */
-	function costHeads(prefix) {
-		const h = [prefix + '%time'];
+	function costHeads() {
+		const h = ['%time'];
 		if (hasAlloc)
-			h.push(prefix + '%alloc');
-		h.push(prefix + (state.weight === 'bytes' ? 'bytes' : 'secs'));
+			h.push('%alloc');
+		h.push(state.weight === 'bytes' ? 'bytes' : 'secs');
 		return h;
 	}
 	function costCells(v, n, kind) {
@@ -814,9 +825,10 @@
 			'Call graph or Callers tabs for callers. Entries of an intermediate stack that was ' +
 			'never entered are 0.'));
 		depthControl(main);
-		const heads = [el('th', 'txt', 'function'), 'entries'].concat(costHeads('individual '),
-			costHeads('inherited '));
-		main.appendChild(treeTable(heads, v.tree(), ROOT, (n) =>
+		const heads = [el('th', 'txt', 'function'), 'entries'].concat(costHeads(), costHeads());
+		const span = costHeads().length;
+		main.appendChild(treeTable(heads, [['', 2], ['individual', span], ['inherited', span]],
+			v.tree(), ROOT, (n) =>
 			[td(String(n.entries))].concat(costCells(v, n, 'indiv'), costCells(v, n, 'inh')),
 			['tree', c.key, state.weight, state.depth].join('\n')));
 	}
@@ -836,8 +848,8 @@
 		const root = Array.isArray(tree) ? tree[0] : tree;
 		if (!root)
 			return;
-		const heads = [el('th', 'txt', 'called from'), 'calls'].concat(costHeads(''));
-		main.appendChild(treeTable(heads, root, fns[id].name, (n) =>
+		const heads = [el('th', 'txt', 'called from'), 'calls'].concat(costHeads());
+		main.appendChild(treeTable(heads, null, root, fns[id].name, (n) =>
 			[td(String(pick(n, 'calls')))].concat(costCells(v, n, 'inh')),
 			['callers', c.key, state.weight, state.depth, id].join('\n')));
 	}
