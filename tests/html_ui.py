@@ -791,6 +791,18 @@ def hostile():
         h1 = dom.root.find("h1")
         check(h1 is not None and "./<img/src=x/onerror=alert(9)>" in h1.text(),
               "hostile: the program's name is text in the header")
+    # the focus button on a hostile name: the pattern survives the hash
+    for victim in ("&amp; &lt;", "'; alert(4); '", "</script><script>alert(1)</script>"):
+        if victim not in ids:
+            continue
+        steps = ["qa('.current button.act').filter(function (b) { return b.textContent === 'focus'; })"
+                 "[0].click()",
+                 "log.push(['focused', [q('input[name=focus]').value, names()]])"]
+        log = interact(page, "tab=functions&fn=%d" % ids[victim], steps, "hostile, focus button")
+        got = (log or {}).get("focused") or ["", []]
+        want = [f["name"] for f in report(prof, "--focus", victim)["functions"]]
+        check(got[0] == victim and got[1] == want,
+              "hostile: the focus button on %r gives report --focus's view (%r)" % (victim, got))
     # a hostile view option: in the inputs and the command line as text
     dom, errors = render(page, view_hash({"deselect": "<b>x</b>'\"", "select": "*"}), "hostile")
     if page_ok(dom, errors, "hostile, a hostile pattern in the hash"):
