@@ -652,7 +652,8 @@ def mj():
 
 def spivey():
     got = recorded("spivey", ["40"])
-    for view, fn in (({}, "P"), ({"deselect": "R"}, "P"), ({"focus": "Q", "deselect": "R"}, "Q")):
+    for view, fn in (({}, "P"), ({}, "R"), ({"deselect": "R"}, "P"),
+                     ({"focus": "Q", "deselect": "R"}, "Q")):
         if got:
             compare_view(got[0], got[1], "spivey", view, fn)
 
