@@ -35,6 +35,11 @@ TOOL_SRC    := $(wildcard src/model/*.c src/output/*.c src/cli/*.c)
 
 RT_OBJ   := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RUNTIME_SRC) $(FORMAT_SRC) $(COMMON_SRC))
 TOOL_OBJ := $(patsubst src/%.c,$(BUILD)/tool/%.o,$(TOOL_SRC) $(FORMAT_SRC) $(COMMON_SRC))
+# The HTML report's scripts and style sheet, compiled into the tool by a
+# build tool of our own (tools/embed.c; src/output/html_assets.h).
+HTML_ASSETS := $(sort $(wildcard src/output/html/*.js src/output/html/*.css))
+HTML_GEN    := $(BUILD)/gen/html_assets.c
+TOOL_OBJ    += $(BUILD)/tool/gen/html_assets.o
 # Objects the unit tests link against: everything but the CLI's main().
 LIBTOOL_OBJ := $(filter-out $(BUILD)/tool/cli/main.o,$(TOOL_OBJ))
 
@@ -55,6 +60,18 @@ $(BUILD)/rt/runtime/calib.o: RT_EXTRA = -finstrument-functions
 $(BUILD)/tool/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_FLAGS) -c $< -o $@
+
+$(BUILD)/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O1 $(WARN) -o $@ tools/embed.c
+
+$(HTML_GEN): $(BUILD)/embed $(HTML_ASSETS) Makefile
+	@mkdir -p $(dir $@)
+	$(BUILD)/embed $@ $(HTML_ASSETS)
+
+$(BUILD)/tool/gen/html_assets.o: $(HTML_GEN) src/output/html_assets.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_FLAGS) -c $(HTML_GEN) -o $@
 
 $(BUILD)/lib/libccprof.so: $(RT_OBJ)
 	@mkdir -p $(dir $@)
@@ -111,9 +128,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SRC     := $(FORMAT_SRC) $(COMMON_SRC) $(wildcard src/model/*.c src/output/*.c) \
-                src/cli/report_heap.c
+                src/cli/report_heap.c $(HTML_GEN)
 
-fuzz:
+fuzz: $(HTML_GEN)
 	@mkdir -p $(FUZZ_DIR)/seeds $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
 	$(FUZZ_CC) $(BASE) -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=all tests/fuzz/fuzz_reader.c $(FUZZ_SRC) \

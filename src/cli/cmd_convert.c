@@ -48,7 +48,10 @@ const struct cli_command cli_convert = {
 		"  svg         flame graph drawn by ccprof (open in a browser)\n"
 		"  hp          GHC's heap profile, the live heap over time (hp2ps; record --heap)\n"
 		"  heap-svg    the live heap over time by stack, an SVG chart drawn by ccprof\n"
-		"              (open in a browser; record --heap)\n\n"
+		"              (open in a browser; record --heap)\n"
+		"  html        an interactive report: every view of `ccprof report`, with\n"
+		"              select, deselect and focus, computed in the page (one file,\n"
+		"              no network; open in a browser)\n\n"
 		"Options:\n"
 		"  -t, --to FORMAT         the format (required)\n"
 		"  -o, --output OUT        write to OUT instead of standard output\n"
@@ -206,6 +209,10 @@ static int convert(const struct export_format *fmt, const char *path, const char
 	if (fmt->hot)
 		model_hot(&vm);
 	struct export_input in = {.m = &vm};
+	if (fmt->whole) { /* the page applies the view itself */
+		in.base = &cp.model;
+		in.view_opts = vo;
+	}
 	struct export_thread *threads = NULL;
 	if (o->threads) {
 		model_threads(&vm, fmt->thread_passes);
@@ -294,6 +301,9 @@ static int convert_run(int argc, char **argv)
 	else if (is_input(out_path, argv[optind]))
 		snprintf(err, sizeof err, "-o %.200s would overwrite the profile it converts",
 			 out_path);
+	else if (fmt->whole && model_prune_any(&vo.prune))
+		snprintf(err, sizeof err, "--min-percent, --min-calls and --min-time do not apply "
+					  "to --to %s (the page folds its trees itself)", fmt->name);
 	else if (check_accepts(fmt, given, err, sizeof err) == 0) {
 		r = convert(fmt, argv[optind], out_path, &vo, &o);
 		model_view_opts_free(&vo);

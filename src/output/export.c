@@ -28,6 +28,7 @@ const struct export_format export_formats[] = {
 	 .accepts = EXPORT_OPT_INVERTED | EXPORT_OPT_WEIGHT},
 	{.name = "hp", .write = export_hp, .passes = MODEL_TREE, .heap = 1},
 	{.name = "heap-svg", .write = export_heap_svg, .passes = MODEL_TREE, .heap = 1},
+	{.name = "html", .write = export_html, .passes = 0, .whole = 1},
 };
 const unsigned export_nformats = sizeof export_formats / sizeof export_formats[0];
 

@@ -18,6 +18,7 @@
  *   svg         a flame graph (or icicle) drawn by ccprof itself
  *   hp          GHC's heap profile: the live heap over time by stack (hp2ps)
  *   heap-svg    the live heap over time by stack, an area chart drawn by ccprof
+ *   html        an interactive report: every view, computed in the page
  *
  * Times: the model keeps ticks; each format gets the integer unit it
  * needs through export_scale, which rounds so that the parts add up to
@@ -70,8 +71,14 @@ struct export_thread {
 	const char *name; /* pthread name, or "" */
 };
 
+struct model_view_opts;
+
 struct export_input {
 	const struct model *m;   /* every thread merged */
+	/* html: the model before the view, and the view options, which the
+	 * page applies itself (export_html.c) */
+	const struct model *base;
+	const struct model_view_opts *view_opts;
 	uint32_t nthreads;       /* per-thread models, only with --threads */
 	const struct export_thread *threads;
 };
@@ -88,6 +95,8 @@ struct export_format {
 	int binary;
 	int hot;                /* reads model_hot's expensive arm */
 	int heap;               /* needs heap data (model/heap.h) */
+	int whole;              /* reads the whole profile and applies the view
+				 * itself (in->base, in->view_opts): no pruning */
 };
 
 extern const struct export_format export_formats[];
@@ -106,6 +115,7 @@ export_writer export_dot;        /* export_dot.c */
 export_writer export_svg;        /* export_svg.c */
 export_writer export_hp;         /* export_hp.c */
 export_writer export_heap_svg;   /* export_heap_svg.c */
+export_writer export_html;       /* export_html.c */
 
 /* ---- helpers the writers share (export.c) ------------------------------- */
 

@@ -1,0 +1,212 @@
+/*
+ * export_html.c - the interactive HTML report: one self-contained page
+ * that computes every ccprof view in the browser (docs/html.md).
+ *
+ * The page is a shell around three files compiled into the tool
+ * (html_assets.h): model.js, which computes the views from the contexts
+ * exactly as src/model/ does (tests/html_model.py holds it to
+ * `report --json`), ui.js, which draws them, and style.css.  This file
+ * writes the shell and the data: every context of the whole profile with
+ * its history, E, R, T and allocations, every cost centre with its
+ * module, source line and whether it is exported, and the view options
+ * given on the command line, which the page opens with.  So a
+ * --deselect in the browser is the same computation as on the command
+ * line, on the same contexts, without going back to the tool.
+ *
+ * Nothing in a profile can become markup: the data is JSON escaped for a
+ * <script> element (escape_json writes < > & U+2028 U+2029 as \u
+ * escapes), the title goes through escape_xml, and the scripts put
+ * profile strings only into text nodes (tests/html_page.py and
+ * tests/html_ui.py check both).  A Content-Security-Policy forbids any
+ * network access and any script but the page's own.
+ */
+#include "output/export.h"
+
+#include <string.h>
+
+#include "model/symtabs.h"
+#include "model/view.h"
+#include "model/xalloc.h"
+#include "output/escape.h"
+#include "output/html_assets.h"
+#include "output/json.h"
+#include "output/ob.h"
+#include "output/report.h"
+
+/* Bumped when DATA changes incompatibly (the scripts check it). */
+#define HTML_DATA_VERSION 1
+
+static const struct html_asset *asset(const char *name)
+{
+	for (const struct html_asset *a = html_assets; a->name; a++)
+		if (strcmp(a->name, name) == 0)
+			return a;
+	return NULL;
+}
+
+/* Whether the module's symbol table calls the function global: what
+ * --only-exported keeps (select.c keep_exported). */
+static int is_exported(struct symtabs *tabs, const struct ccp_profile *p, const struct ccp_cc *c)
+{
+	if (c->kind != CCP_CC_FUNCTION || c->module < 0 || (uint32_t)c->module >= p->nmodules)
+		return 0;
+	const struct elfsym_table *tab = symtabs_get(tabs, (uint32_t)c->module);
+	const struct elfsym *s = tab ? elfsym_lookup(tab, c->offset) : NULL;
+	return s && s->global;
+}
+
+static const char *module_path(const struct ccp_profile *p, const struct ccp_cc *c)
+{
+	if (c->module < 0 || (uint32_t)c->module >= p->nmodules || !p->modules[c->module].path)
+		return "";
+	return p->modules[c->module].path;
+}
+
+static void data_functions(struct json *j, const struct model *m, int want_exported)
+{
+	const struct ccp_profile *p = m->prof;
+	struct symtabs tabs;
+
+	symtabs_init(&tabs, p);
+	json_key(j, "functions");
+	json_begin_array(j);
+	for (uint32_t cc = 0; cc < m->nfns; cc++) {
+		const struct ccp_cc *c = &p->ccs[cc];
+		json_newline(j);
+		json_begin_object(j);
+		json_kstring(j, "name", m->fns[cc].name);
+		json_kstring(j, "module", module_path(p, c));
+		json_key(j, "offset");
+		if (c->kind == CCP_CC_FUNCTION)
+			json_uint(j, c->offset);
+		else
+			json_null(j);
+		json_kstring(j, "file", ccp_cc_has_source(c) ? c->file : "");
+		json_kuint(j, "line", ccp_cc_has_source(c) ? c->line : 0);
+		/* Reading every module's symbols costs a file read per
+		 * module: only when the page may ask (--only-exported is a
+		 * checkbox there, so always unless told not to). */
+		json_key(j, "exported");
+		json_bool(j, want_exported && m->fns[cc].seen && is_exported(&tabs, p, c));
+		json_key(j, "region");
+		json_bool(j, c->kind == CCP_CC_MANUAL);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	symtabs_free(&tabs);
+}
+
+/* [history, E, R, T, bytes, blocks]; an unmarked entry is -1 - id. */
+static void data_context(struct json *j, const struct ccp_context *c)
+{
+	json_begin_array(j);
+	json_begin_array(j);
+	for (uint32_t i = 0; i < c->len; i++) {
+		uint32_t cc = CCP_ENTRY_CC(c->hist[i]);
+		json_sep(j);
+		if (!CCP_ENTRY_MARKED(c->hist[i]))
+			ob_putc(j->o, '-');
+		ob_u64(j->o, CCP_ENTRY_MARKED(c->hist[i]) ? cc : (uint64_t)cc + 1, 0);
+		j->comma = 1;
+	}
+	json_end_array(j);
+	json_uint(j, c->entries);
+	json_uint(j, c->recursive);
+	json_uint(j, c->time);
+	json_uint(j, c->alloc_bytes);
+	json_uint(j, c->alloc_blocks);
+	json_end_array(j);
+}
+
+static void data_patterns(struct json *j, const char *key, const struct model_patterns *ps)
+{
+	json_kstrings(j, key, ps->v, ps->n);
+}
+
+static void data_view(struct json *j, const struct model_view_opts *vo)
+{
+	static const struct model_view_opts none;
+	if (!vo)
+		vo = &none;
+	json_key(j, "view");
+	json_begin_object(j);
+	data_patterns(j, "select", &vo->select);
+	data_patterns(j, "deselect", &vo->deselect);
+	data_patterns(j, "module", &vo->module);
+	json_key(j, "only_exported");
+	json_bool(j, vo->only_exported);
+	data_patterns(j, "focus", &vo->focus);
+	json_end_object(j);
+}
+
+static void write_data(struct ob *o, const struct model *m, const struct model_view_opts *vo)
+{
+	const struct ccp_profile *p = m->prof;
+	struct json j;
+
+	json_init(&j, o);
+	json_begin_object(&j);
+	json_kstring(&j, "format", "ccprof-html");
+	json_kuint(&j, "version", HTML_DATA_VERSION);
+	json_kstring(&j, "ccprof_version", CCPROF_VERSION);
+	json_newline(&j);
+	json_kstring(&j, "program", p->program);
+	json_newline(&j);
+	json_kstrings(&j, "argv", p->argv, p->argc);
+	json_newline(&j);
+	json_kuint(&j, "pid", p->pid);
+	json_kstring(&j, "clock", report_clock_name(p->clock));
+	json_kuint(&j, "ticks_per_sec", p->ticks_per_sec);
+	json_kuint(&j, "interval_ns", p->interval_ns);
+	json_kuint(&j, "samples", p->stats.samples);
+	json_kuint(&j, "threads", p->nthreads);
+	json_key(&j, "alloc");
+	json_bool(&j, model_alloc_measured(m));
+	json_newline(&j);
+	data_functions(&j, m, 1);
+	json_newline(&j);
+	json_key(&j, "contexts");
+	json_begin_array(&j);
+	for (uint32_t k = 0; k < m->nctx; k++) {
+		json_newline(&j);
+		data_context(&j, &m->ctx[k]);
+	}
+	json_end_array(&j);
+	json_newline(&j);
+	data_view(&j, vo);
+	json_end_object(&j);
+}
+
+static void put_asset(struct ob *o, const char *open, const char *name, const char *close)
+{
+	const struct html_asset *a = asset(name);
+	ob_puts(o, open);
+	if (a)
+		ob_write(o, a->data, a->len);
+	ob_puts(o, close);
+}
+
+int export_html(FILE *f, const struct export_input *in, const struct export_opts *opts)
+{
+	(void)opts;
+	const struct model *m = in->base ? in->base : in->m;
+	struct ob *o = ob_open(f);
+
+	ob_puts(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		   "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		   "<meta name=\"generator\" content=\"ccprof " CCPROF_VERSION "\">\n<title>ccprof: ");
+	escape_puts(o, &escape_xml, export_program(m));
+	ob_puts(o, "</title>\n");
+	put_asset(o, "<style>\n", "style.css", "</style>\n");
+	ob_puts(o, "</head>\n<body>\n<noscript>This report needs JavaScript: its views are "
+		   "computed in the page.</noscript>\n<div id=\"app\"></div>\n"
+		   "<script type=\"application/json\" id=\"ccprof-data\">");
+	write_data(o, m, in->view_opts);
+	ob_puts(o, "</script>\n");
+	put_asset(o, "<script>\n", "model.js", "</script>\n");
+	put_asset(o, "<script>\n", "ui.js", "</script>\n");
+	ob_puts(o, "</body>\n</html>\n");
+	return ob_close(o);
+}
