@@ -184,11 +184,17 @@ const ccprofModel = (function () {
 
 	/* ---- resolving the options (select.c, view_opts.c) ----------------------- */
 
-	/* An option's values as a list of strings; one that holds no pattern
-	 * ("", ",") asks for nothing (the CLI refuses it as a usage error). */
-	function optionValues(v) {
-		const list = v == null ? [] : Array.isArray(v) ? v : [v];
-		return list.map(String).filter((s) => /[^,]/.test(s));
+	/* An option's values as a list of strings.  "" is an option not
+	 * given (an empty box in the page); a value that holds no pattern
+	 * (",") is the CLI's usage error (view_opts.c add_patterns), which
+	 * would otherwise select, deselect or focus on nothing without a
+	 * word. */
+	function optionValues(v, opt) {
+		const list = (v == null ? [] : Array.isArray(v) ? v : [v]).map(String);
+		for (const s of list)
+			if (s !== '' && !/[^,]/.test(s))
+				throw new Error('--' + opt + " needs a pattern, not '" + s + "'");
+		return list.filter((s) => s !== '');
 	}
 
 	/* Apply each pattern of values to the seen cost centres: set[cc] =
@@ -781,8 +787,9 @@ const ccprofModel = (function () {
 	function normalizeOptions(opts) {
 		const o = opts || {};
 		return {
-			select: optionValues(o.select), deselect: optionValues(o.deselect),
-			module: optionValues(o.module), focus: optionValues(o.focus),
+			select: optionValues(o.select, 'select'),
+			deselect: optionValues(o.deselect, 'deselect'),
+			module: optionValues(o.module, 'module'), focus: optionValues(o.focus, 'focus'),
 			onlyExported: !!o.onlyExported,
 		};
 	}
