@@ -153,7 +153,7 @@ def model_view(name, data, o, k):
 def compare(name, prof, data, o, k):
     what = "%s %s" % (name, json.dumps(cli_args(o), ensure_ascii=False))
     js, err = model_view(name, data, o, k)
-    if not check(js is not None, "%s: the model runs (%s)" % (what, err)):
+    if not check(js is not None, "%s: the model runs%s" % (what, " (%r)" % err if err else "")):
         return
     # Bytes: a name's CR must not become a newline.
     r = subprocess.run([CCPROF, "report", "--json", "--callers", "*", "--around", "*",
@@ -203,22 +203,28 @@ def option_sets(prof, extra=()):
     return sets + list(extra)
 
 
-def profile(name, prof, extra=()):
+def profile(name, prof, extra=(), only=None):
+    """Compare on prof under option_sets (and extra), or only these."""
     if not prof or not os.path.exists(prof):
         check(False, "%s: a profile to compare on" % name)
         return
     data = page_data(name, prof)
-    for k, o in enumerate(option_sets(prof, extra)):
+    for k, o in enumerate(only or option_sets(prof, extra)):
         compare(name, prof, data, o, k)
 
 
 # ---- the profiles ------------------------------------------------------------------
 
+def said(r):
+    """What a failed command said, on one line."""
+    return "" if r.returncode == 0 else " (%r)" % r.stderr[-300:]
+
+
 def recorded(name, src, args=(), clock=None, flags=()):
     prog = build("hm_" + name, src, *flags)
     r, prof = record(prog, list(args), clock=clock,
                      profile=os.path.join(OUT, "hm_%s.ccprof" % name))
-    check(r.returncode == 0, "%s: runs under ccprof record (%s)" % (name, r.stderr[-300:]))
+    check(r.returncode == 0, "%s: runs under ccprof record%s" % (name, said(r)))
     return prof
 
 
@@ -226,7 +232,7 @@ def record_alloc(name, src, args=()):
     prog = build("hm_" + name, src)
     prof = os.path.join(OUT, "hm_%s.ccprof" % name)
     r = run([CCPROF, "record", "--alloc", "-o", prof, "--", prog] + list(args))
-    check(r.returncode == 0, "%s: runs under ccprof record --alloc (%s)" % (name, r.stderr[-300:]))
+    check(r.returncode == 0, "%s: runs under ccprof record --alloc%s" % (name, said(r)))
     return prof
 
 
@@ -301,6 +307,8 @@ ctx 1 0 3000000 : [main] [a,b]
 ctx 1 0 3000000 : [main] [ns::f(int,\x20char)]
 ctx 1 0 3000000 : [main] [ns::f(int,\x20char)] [x*y]
 ctx 2 0 1000000 : [main] [\x22quoted\x22\x20&amp;]
+ctx 1 0 500000 : [main] [S::operator()(int)\x20const]
+ctx 1 0 500000 : [main] [T::operator()]
 """
 
 
@@ -308,7 +316,9 @@ def hostile_extra():
     return [{"deselect": ["a,b"]}, {"deselect": ["ns::f"]}, {"focus": ["ns::f"]},
             {"deselect": ["operator<*,zero"]}, {"select": ["<script>*"]},
             {"deselect": ["x*y"]}, {"focus": ["\U0001F600,\ue000"]},
-            {"deselect": ["\ufffd*"]}, {"deselect": [","]}, {"deselect": ["a,,b"]}]
+            {"deselect": ["\ufffd*"]}, {"deselect": [","]}, {"deselect": ["a,,b"]},
+            {"deselect": ["S::operator()"]}, {"deselect": ["T::operator"]},
+            {"select": ["S::operator(),T::operator()"]}]
 
 
 def transition(hist, p):
@@ -387,6 +397,32 @@ def random_spec(seed, alloc=False):
     return "\n".join(lines) + "\n"
 
 
+def big_program():
+    """A program of 40 functions calling each other at random, recursion
+    included, 16 deep: some 20,000 contexts, thousands of cycles."""
+    rnd = random.Random(5)
+    n = 40
+    src = ["#include <stdlib.h>",
+           "#define NOHOOK __attribute__((noinline, no_instrument_function))",
+           "static unsigned long seed = 12345;",
+           "static NOHOOK unsigned next(void) { seed = seed * 6364136223846793005UL"
+           " + 1442695040888963407UL; return (unsigned)(seed >> 33); }",
+           "static NOHOOK void burn(unsigned n) { for (volatile unsigned i = 0; i < n; i++); }"]
+    src += ["__attribute__((noinline)) void f%d(int d);" % i for i in range(n)]
+    for i in range(n):
+        a, b, c = rnd.sample(range(n), 3)
+        src.append("__attribute__((noinline)) void f%d(int d) { burn(%d); if (d <= 0) return; "
+                   "switch (next() %% 4) { case 0: f%d(d - 1); break; case 1: f%d(d - 1); break; "
+                   "case 2: f%d(d - 1); f%d(d - 2); break; default: break; } }"
+                   % (i, 200 * (i % 5 + 1), a, b, c, a))
+    src.append("int main(int argc, char **argv) { int n = argc > 1 ? atoi(argv[1]) : 1000; "
+               "for (int k = 0; k < n; k++) f0(16); return 0; }")
+    path = os.path.join(OUT, "hm_big.c")
+    with open(path, "w") as f:
+        f.write("\n".join(src) + "\n")
+    return path
+
+
 def made():
     profile("mj_alloc", make_profile("hm_mj_alloc", MJ_ALLOC),
             [{"deselect": ["b"]}, {"deselect": ["a"]}, {"focus": ["b"]}])
@@ -426,6 +462,10 @@ def real():
     run([prog], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
     profile("regions", prof, [{"module": ["nosuch"]}, {"onlyExported": True}])
     profile("allocs", record_alloc("allocs", "tests/progs/allocs.c", ["threads"]))
+    big = recorded("big", big_program(), ["6000"])
+    check(report(big)["ncontexts"] > 15000, "big: over 15,000 contexts")
+    profile("big", big, only=[{}, {"deselect": ["f1,f2"]}, {"focus": ["f3"]},
+                              {"select": ["f0,f5,f7"], "focus": ["f9"]}])
 
 
 def view_from_data():

@@ -720,53 +720,63 @@ const ccprofModel = (function () {
 
 	/* A cycle's time: contexts (the view keeps) where every member is
 	 * active and one also appears unmarked (the recursion is in progress).
-	 * Only cycles of a context's unmarked CCs can be, each tried once. */
+	 *
+	 * Every member must be marked, so each cycle is tried only in the
+	 * contexts where its rarest member (the one marked in fewest
+	 * contexts) is marked: filed under that member, a cycle is tried once
+	 * per context without a stamp, and a large profile's thousands of
+	 * cycles are not each tried in most contexts.  (cycles.c files them
+	 * under every member and tries those of the unmarked CCs; the sums
+	 * are the same.) */
 	function cycleTimes(p, v, list) {
-		const members = new Map(); /* cc -> cycles it is in */
-		for (const cy of list) {
-			for (const cc of cy.key) {
-				if (cc === GAP)
-					continue;
-				if (!members.has(cc))
-					members.set(cc, []);
-				members.get(cc).push(cy);
-			}
-		}
-		const mark = new Map();
+		const nfns = p.fns.length, kept = [];
+		const markedIn = new Float64Array(nfns); /* contexts where cc is marked */
 		for (const c of p.contexts) {
-			const h = c.hist;
-			if (!h.some((e) => !entryMarked(e)) || viewPlace(v, h) === null)
+			if (c.hist.every(entryMarked) || viewPlace(v, c.hist) === null)
 				continue;
-			mark.clear();
-			for (const e of h)
-				mark.set(entryCc(e), (mark.get(entryCc(e)) || 0) | (entryMarked(e) ? 1 : 2));
-			const tried = new Set();
-			for (const e of h) {
+			kept.push(c);
+			for (const e of c.hist)
 				if (entryMarked(e))
+					markedIn[entryCc(e)]++;
+		}
+		const filed = new Array(nfns); /* cc -> the cycles filed under it */
+		for (const cy of list) {
+			let rarest = -1;
+			for (const cc of cy.key)
+				if (cc !== GAP && (rarest < 0 || markedIn[cc] < markedIn[rarest]))
+					rarest = cc;
+			(filed[rarest] || (filed[rarest] = [])).push(cy);
+		}
+		const mark = new Uint8Array(nfns); /* 1 marked, 2 unmarked, 3 both */
+		for (const c of kept) {
+			for (const e of c.hist)
+				mark[entryCc(e)] |= entryMarked(e) ? 1 : 2;
+			for (const e of c.hist) {
+				const cc = entryCc(e);
+				if (!entryMarked(e) || !filed[cc] || (mark[cc] & 4))
 					continue;
-				for (const cy of members.get(entryCc(e)) || []) {
-					if (tried.has(cy))
-						continue;
-					tried.add(cy);
-					if (inProgress(cy, mark)) {
+				mark[cc] |= 4; /* its cycles tried (a damaged history marks it twice) */
+				for (const cy of filed[cc]) {
+					if (inProgress(cy.key, mark)) {
 						cy.ticks += c.time;
 						cy.bytes += c.bytes;
 						cy.blocks += c.blocks;
 					}
 				}
 			}
+			for (const e of c.hist)
+				mark[entryCc(e)] = 0;
 		}
 	}
 
-	function inProgress(cy, mark) {
+	function inProgress(key, mark) {
 		let unmarked = false;
-		for (const cc of cy.key) {
+		for (const cc of key) {
 			if (cc === GAP)
 				continue;
-			const m = mark.get(cc) || 0;
-			if (!(m & 1))
+			if (!(mark[cc] & 1))
 				return false;
-			unmarked = unmarked || (m & 2) !== 0;
+			unmarked = unmarked || (mark[cc] & 2) !== 0;
 		}
 		return unmarked;
 	}
