@@ -189,8 +189,8 @@ const ccprofModel = (function () {
 	 * (",") is the CLI's usage error (view_opts.c add_patterns), which
 	 * would otherwise select, deselect or focus on nothing without a
 	 * word. */
-	function optionValues(v, opt) {
-		const list = (v == null ? [] : Array.isArray(v) ? v : [v]).map(String);
+	function optionValues(value, opt) {
+		const list = (value == null ? [] : Array.isArray(value) ? value : [value]).map(String);
 		for (const s of list)
 			if (s !== '' && !/[^,]/.test(s))
 				throw new Error('--' + opt + " needs a pattern, not '" + s + "'");
@@ -277,20 +277,20 @@ const ccprofModel = (function () {
 	 * again (unmarked first entry) stays in front, unmarked, so that the
 	 * reduced stack still starts at it, unless the stack starts with it
 	 * anyway. */
-	function viewHistory(v, h) {
+	function viewHistory(rv, h) {
 		let start = 0;
-		if (v.focus) {
-			start = focusStart(v.focus, h);
+		if (rv.focus) {
+			start = focusStart(rv.focus, h);
 			if (start < 0)
 				return null;
 		}
-		if (!v.selected)
+		if (!rv.selected)
 			return start ? h.slice(start) : h;
 		const n = h.length;
 		const root = start === 0 && n > 0 && !entryMarked(h[0]) ? entryCc(h[0]) : -1;
 		const out = root >= 0 ? [0] : [];
 		for (let i = start; i < n; i++)
-			if (entryMarked(h[i]) && v.selected[entryCc(h[i])])
+			if (entryMarked(h[i]) && rv.selected[entryCc(h[i])])
 				out.push(makeEntry(entryCc(h[i]), true));
 		if (root >= 0) {
 			if (out.length > 1 && entryCc(out[1]) !== root)
@@ -303,31 +303,31 @@ const ccprofModel = (function () {
 
 	/* model_view_place: [start, the position of the entry that gets the
 	 * time], or null if the view drops the context. */
-	function viewPlace(v, h) {
+	function viewPlace(rv, h) {
 		const n = h.length;
 		if (n === 0)
 			return null;
 		let start = 0;
-		if (v.focus && (start = focusStart(v.focus, h)) < 0)
+		if (rv.focus && (start = focusStart(rv.focus, h)) < 0)
 			return null;
-		if (!v.selected)
+		if (!rv.selected)
 			return [start, n - 1];
 		for (let i = n; i-- > start;)
-			if (entryMarked(h[i]) && v.selected[entryCc(h[i])])
+			if (entryMarked(h[i]) && rv.selected[entryCc(h[i])])
 				return [start, i];
 		return null;
 	}
 
-	const isSelected = (v, cc) => !v.selected || v.selected[cc] === 1;
+	const isSelected = (rv, cc) => !rv.selected || rv.selected[cc] === 1;
 
 	/* The view's contexts: each base context through viewHistory, equal
 	 * results added up, in order of first appearance (view_contexts). */
-	function buildContexts(p, v) {
-		if (!v.focus && !v.selected)
+	function buildContexts(p, rv) {
+		if (!rv.focus && !rv.selected)
 			return p.contexts;
 		const byHistory = new Map(), out = [];
 		for (const c of p.contexts) {
-			const h = viewHistory(v, c.hist);
+			const h = viewHistory(rv, c.hist);
 			if (h === null)
 				continue;
 			const key = h.join(',');
@@ -338,7 +338,7 @@ const ccprofModel = (function () {
 				out.push(x);
 			}
 			const calls = c.hist.length === 0 ||
-				isSelected(v, entryCc(c.hist[c.hist.length - 1]));
+				isSelected(rv, entryCc(c.hist[c.hist.length - 1]));
 			if (calls) {
 				x.entries += c.entries;
 				x.recursive += c.recursive;
@@ -350,21 +350,19 @@ const ccprofModel = (function () {
 		return out;
 	}
 
-	/* model_totals and the seen flags of the view's contexts. */
-	function viewTotals(v, nfns) {
-		v.seen = new Uint8Array(nfns);
-		v.totalTicks = v.rootTicks = v.totalCalls = v.totalBytes = v.totalBlocks = 0;
-		for (const c of v.ctx) {
-			v.totalTicks += c.time;
-			v.totalBytes += c.bytes;
-			v.totalBlocks += c.blocks;
+	/* model_totals: the view's totals, of its contexts. */
+	function totals(ctx) {
+		const t = {totalTicks: 0, rootTicks: 0, totalCalls: 0, totalBytes: 0, totalBlocks: 0};
+		for (const c of ctx) {
+			t.totalTicks += c.time;
+			t.totalBytes += c.bytes;
+			t.totalBlocks += c.blocks;
 			if (c.hist.length === 0)
-				v.rootTicks += c.time;
+				t.rootTicks += c.time;
 			else
-				v.totalCalls += c.entries + c.recursive;
-			for (const e of c.hist)
-				v.seen[entryCc(e)] = 1;
+				t.totalCalls += c.entries + c.recursive;
 		}
+		return t;
 	}
 
 	/* contexts.c: time descending, then entries (E) descending, then
@@ -384,7 +382,10 @@ const ccprofModel = (function () {
 
 	/* ---- the flat profile (flat.c) ------------------------------------------- */
 
-	function flatProfile(v, fns, rootCalls) {
+	/* Every cost centre in some history of the view: calls and self of
+	 * the contexts it runs, inherited of those where it is marked (each
+	 * once), most self time first (ties: calls, name, id). */
+	function flatProfile(ctx, fns, rootCalls) {
 		const rows = new Map();
 		const row = (cc) => {
 			let r = rows.get(cc);
@@ -396,7 +397,7 @@ const ccprofModel = (function () {
 			return r;
 		};
 		const stamp = new Int32Array(fns.length); /* inherited: each context once */
-		v.ctx.forEach((c, k) => {
+		ctx.forEach((c, k) => {
 			if (!c.hist.length)
 				return;
 			const run = row(entryCc(c.hist[c.hist.length - 1]));
@@ -405,12 +406,10 @@ const ccprofModel = (function () {
 			run.selfBytes += c.bytes;
 			run.selfBlocks += c.blocks;
 			for (const e of c.hist) {
-				const cc = entryCc(e);
-				row(cc); /* every CC in a history is listed */
+				const cc = entryCc(e), r = row(cc); /* every CC in a history is listed */
 				if (!entryMarked(e) || stamp[cc] === k + 1)
 					continue;
 				stamp[cc] = k + 1;
-				const r = row(cc);
 				r.inhTicks += c.time;
 				r.inhBytes += c.bytes;
 				r.inhBlocks += c.blocks;
@@ -425,7 +424,7 @@ const ccprofModel = (function () {
 
 	/* Every arc of the view's contexts in order of first appearance; the
 	 * spontaneous ones (into a thread root) have caller null. */
-	function buildArcs(v, nfns) {
+	function buildArcs(ctx, nfns) {
 		const list = [], index = new Map();
 		const get = (caller, callee) => {
 			const key = (caller === null ? 0 : caller + 1) * (nfns + 1) + callee;
@@ -438,7 +437,7 @@ const ccprofModel = (function () {
 			}
 			return a;
 		};
-		for (const c of v.ctx)
+		for (const c of ctx)
 			if (c.hist.length)
 				arcsOfContext(c, get);
 		return list;
@@ -495,15 +494,12 @@ const ccprofModel = (function () {
 		}
 	}
 
-	/* One function's arcs in or out, heaviest first (arc_lists: the times
-	 * of that side, then calls, then first appearance). */
-	function arcList(all, id, incoming) {
+	/* One function's arcs in or out (in order of first appearance),
+	 * heaviest first: the times of that side, then calls, then first
+	 * appearance (arc_lists). */
+	function heaviestFirst(arcs, incoming) {
 		const time = incoming ? (a) => a.selfIn + a.childIn : (a) => a.selfOut + a.childOut;
-		const keyed = [];
-		all.forEach((a, k) => {
-			if ((incoming ? a.callee : a.caller) === id)
-				keyed.push({a, k, t: time(a)});
-		});
+		const keyed = arcs.map((a, k) => ({a, k, t: time(a)}));
 		keyed.sort((x, y) => y.t - x.t || y.a.calls - x.a.calls || x.k - y.k);
 		return keyed.map((x) => x.a);
 	}
@@ -572,9 +568,9 @@ const ccprofModel = (function () {
 
 	/* The stack tree: each context's compressed stack (its marked
 	 * entries) as a path from the root. */
-	function stackTree(v, fns) {
+	function stackTree(ctx, fns) {
 		const b = newNodes(fns.length);
-		for (const c of v.ctx) {
+		for (const c of ctx) {
 			let node = 0;
 			for (const e of c.hist)
 				if (entryMarked(e))
@@ -592,13 +588,13 @@ const ccprofModel = (function () {
 	 * to start over real arcs, stepping over deselected entries as a
 	 * rerun without them would; the same function twice in a row is one
 	 * step (A1). */
-	function callersWalk(b, v, c, start, pos, calls) {
+	function callersWalk(b, rv, c, start, pos, calls) {
 		const h = c.hist;
 		let node = 0, last = entryCc(h[pos]), gap = false;
 		for (let j = pos; j-- > start;) {
 			const cc = entryCc(h[j]);
 			gap = gap || (!entryMarked(h[j]) && !entryMarked(h[j + 1]));
-			if (!isSelected(v, cc))
+			if (!isSelected(rv, cc))
 				continue;
 			if (gap)
 				node = nodeChild(b, node, GAP);
@@ -617,10 +613,10 @@ const ccprofModel = (function () {
 	/* The base contexts the view keeps, by the function that gets their
 	 * time, each with where the view places it: [context, start, pos], in
 	 * context order (so the nodes are numbered as in the C pass). */
-	function placedByFunction(p, v) {
+	function placedByFunction(p, rv) {
 		const by = new Map();
 		for (const c of p.contexts) {
-			const place = viewPlace(v, c.hist);
+			const place = viewPlace(rv, c.hist);
 			if (place === null)
 				continue;
 			const cc = entryCc(c.hist[place[1]]);
@@ -631,12 +627,12 @@ const ccprofModel = (function () {
 		return by;
 	}
 
-	function callersTree(p, v, placed, id) {
+	function callersTree(p, rv, placed, id) {
 		const b = newNodes(p.fns.length);
 		b.cc[0] = id;
 		for (const [c, start, pos] of placed.get(id) || []) {
-			const calls = isSelected(v, entryCc(c.hist[c.hist.length - 1]));
-			callersWalk(b, v, c, start, pos, calls);
+			const calls = isSelected(rv, entryCc(c.hist[c.hist.length - 1]));
+			callersWalk(b, rv, c, start, pos, calls);
 		}
 		return finishTree(b, p.fns, true);
 	}
@@ -646,9 +642,9 @@ const ccprofModel = (function () {
 	/* The items of the cycle h closes (from the nearest earlier copy of its
 	 * running CC, deselected entries left out, GAP where two neighbours
 	 * are unmarked) and that copy's position, or null. */
-	function cycleItems(v, h) {
+	function cycleItems(rv, h) {
 		const n = h.length, run = entryCc(h[n - 1]);
-		if (!isSelected(v, run))
+		if (!isSelected(rv, run))
 			return null;
 		let j = n - 1;
 		while (j-- > 0 && entryCc(h[j]) !== run)
@@ -660,7 +656,7 @@ const ccprofModel = (function () {
 		for (let i = j; i < n - 1; i++) {
 			const cc = entryCc(h[i]);
 			gap = gap || (i > j && !entryMarked(h[i - 1]) && !entryMarked(h[i]));
-			if (!isSelected(v, cc))
+			if (!isSelected(rv, cc))
 				continue;
 			if (gap)
 				out.push(GAP);
@@ -692,12 +688,12 @@ const ccprofModel = (function () {
 
 	/* Cycles, keyed by least rotation, shown in the rotation of the closing
 	 * context whose copy comes first; entries from the closing contexts. */
-	function findCycles(p, v) {
+	function findCycles(p, rv) {
 		const byKey = new Map(), list = [];
 		for (const c of p.contexts) {
-			if (viewPlace(v, c.hist) === null)
+			if (viewPlace(rv, c.hist) === null)
 				continue;
-			const found = cycleItems(v, c.hist);
+			const found = cycleItems(rv, c.hist);
 			if (!found)
 				continue;
 			const key = leastRotation(found.items);
@@ -728,11 +724,11 @@ const ccprofModel = (function () {
 	 * cycles are not each tried in most contexts.  (cycles.c files them
 	 * under every member and tries those of the unmarked CCs; the sums
 	 * are the same.) */
-	function cycleTimes(p, v, list) {
+	function cycleTimes(p, rv, list) {
 		const nfns = p.fns.length, kept = [];
 		const markedIn = new Float64Array(nfns); /* contexts where cc is marked */
 		for (const c of p.contexts) {
-			if (c.hist.every(entryMarked) || viewPlace(v, c.hist) === null)
+			if (c.hist.every(entryMarked) || viewPlace(rv, c.hist) === null)
 				continue;
 			kept.push(c);
 			for (const e of c.hist)
@@ -781,9 +777,9 @@ const ccprofModel = (function () {
 		return unmarked;
 	}
 
-	function cycles(p, v) {
-		const list = findCycles(p, v);
-		cycleTimes(p, v, list);
+	function cycles(p, rv) {
+		const list = findCycles(p, rv);
+		cycleTimes(p, rv, list);
 		list.sort((a, b) => b.ticks - a.ticks || b.entries - a.entries || a.first - b.first);
 		return list.map((cy) => ({
 			ids: cy.items.map((cc) => (cc === GAP ? null : cc)),
@@ -816,7 +812,7 @@ const ccprofModel = (function () {
 			if (miss !== null)
 				throw new Error("--focus '" + miss + "' matches no function");
 		}
-		let deselected = [];
+		const deselected = [];
 		if (o.select.length || o.deselect.length || o.module.length || o.onlyExported) {
 			selected = resolveSelection(p, o, focus, unmatched);
 			for (let cc = 0; cc < n; cc++)
@@ -832,48 +828,60 @@ const ccprofModel = (function () {
 		return {focus, selected, deselected, focused, warnings: warnings(unmatched)};
 	}
 
-	/* Each result is computed on first use and kept. */
-	function cached(v, name, compute) {
-		if (!(name in v.cache))
-			v.cache[name] = compute();
-		return v.cache[name];
+	/* A function that computes each result on first use and keeps it. */
+	function memo() {
+		const kept = new Map();
+		return (key, compute) => {
+			if (!kept.has(key))
+				kept.set(key, compute());
+			return kept.get(key);
+		};
+	}
+
+	/* Each function's arcs in and out, in order of first appearance. */
+	function arcsByFunction(all) {
+		const into = new Map(), out = new Map();
+		const add = (m, id, a) => (m.get(id) || m.set(id, []).get(id)).push(a);
+		for (const a of all) {
+			add(into, a.callee, a);
+			if (a.caller !== null)
+				add(out, a.caller, a);
+		}
+		return {into, out};
 	}
 
 	function view(p, opts) {
 		const r = resolve(p, normalizeOptions(opts));
-		const v = {
-			focus: r.focused, deselected: r.deselected, warnings: r.warnings,
-			cache: {}, callersCache: new Map(),
-		};
-		const sets = {focus: r.focus, selected: r.selected};
-		v.ctx = buildContexts(p, sets);
-		viewTotals(v, p.fns.length);
-		v.contexts = sortedContexts(v.ctx);
-		const allArcs = () => cached(v, 'allArcs', () => buildArcs(v, p.fns.length));
-		const rootCalls = () => cached(v, 'rootCalls', () => {
+		const rv = {focus: r.focus, selected: r.selected};
+		const ctx = buildContexts(p, rv);
+		const once = memo();
+		const allArcs = () => once('arcs', () => buildArcs(ctx, p.fns.length));
+		const byFunction = () => once('byFunction', () => arcsByFunction(allArcs()));
+		const rootCalls = () => once('rootCalls', () => {
 			const m = new Map();
 			for (const a of allArcs())
 				if (a.caller === null)
 					m.set(a.callee, a.calls);
 			return m;
 		});
-		v.functions = () => cached(v, 'functions',
-			() => flatProfile(v, p.fns, (cc) => rootCalls().get(cc) || 0));
-		v.arcs = () => cached(v, 'arcs', () => allArcs().filter((a) => a.caller !== null));
-		v.arcsInto = (id) => cached(v, 'in' + id, () => arcList(allArcs(), id, true));
-		v.arcsOutOf = (id) => cached(v, 'out' + id, () => arcList(allArcs(), id, false));
-		v.tree = () => cached(v, 'tree', () => stackTree(v, p.fns));
-		v.callers = (id) => {
-			const placed = cached(v, 'placed', () => placedByFunction(p, sets));
-			if (!v.callersCache.has(id))
-				v.callersCache.set(id, callersTree(p, sets, placed, id));
-			return v.callersCache.get(id);
-		};
-		v.cycles = () => cached(v, 'cycles', () => cycles(p, sets));
+		const v = Object.assign({focus: r.focused, deselected: r.deselected, warnings: r.warnings},
+			totals(ctx));
+		v.contexts = sortedContexts(ctx);
+		v.functions = () => once('functions',
+			() => flatProfile(ctx, p.fns, (cc) => rootCalls().get(cc) || 0));
+		v.arcs = () => once('realArcs', () => allArcs().filter((a) => a.caller !== null));
+		v.arcsInto = (id) => once('in ' + id,
+			() => heaviestFirst(byFunction().into.get(id) || [], true));
+		v.arcsOutOf = (id) => once('out ' + id,
+			() => heaviestFirst(byFunction().out.get(id) || [], false));
+		v.tree = () => once('tree', () => stackTree(ctx, p.fns));
+		v.callers = (id) => once('callers ' + id,
+			() => callersTree(p, rv, once('placed', () => placedByFunction(p, rv)), id));
+		v.cycles = () => once('cycles', () => cycles(p, rv));
 		return v;
 	}
 
-	return {load, view, nameMatches, splitPatterns};
+	return {load, view};
 })();
 
 if (typeof module === 'object' && module.exports) module.exports = ccprofModel;
