@@ -454,7 +454,7 @@ const ccprofModel = (function () {
 				? get(entryCc(s[i]), entryCc(s[i + 1])) : null);
 		if (entryMarked(s[0])) {
 			const first = entryCc(s[0]), a = get(null, first);
-			addIn(a, first === run, c);
+			addCost(a, 'In', first === run, c);
 			if (n === 1)
 				a.calls += c.entries;
 		}
@@ -464,9 +464,9 @@ const ccprofModel = (function () {
 				continue;
 			const self = entryCc(s[i + 1]) === run;
 			if (entryMarked(s[i]))
-				addOut(a, self, c);
+				addCost(a, 'Out', self, c);
 			if (entryMarked(s[i + 1]))
-				addIn(a, self, c);
+				addCost(a, 'In', self, c);
 			if (i + 2 === n)
 				a.calls += c.entries;
 		}
@@ -474,24 +474,12 @@ const ccprofModel = (function () {
 			get(run, run).calls += c.recursive;
 	}
 
-	function addIn(a, self, c) {
-		if (self) {
-			a.selfIn += c.time;
-			a.selfInBytes += c.bytes;
-		} else {
-			a.childIn += c.time;
-			a.childInBytes += c.bytes;
-		}
-	}
-
-	function addOut(a, self, c) {
-		if (self) {
-			a.selfOut += c.time;
-			a.selfOutBytes += c.bytes;
-		} else {
-			a.childOut += c.time;
-			a.childOutBytes += c.bytes;
-		}
+	/* Add context c's time and bytes to arc a's self or child cost of
+	 * one side ('In' or 'Out'). */
+	function addCost(a, side, self, c) {
+		const key = (self ? 'self' : 'child') + side;
+		a[key] += c.time;
+		a[key + 'Bytes'] += c.bytes;
 	}
 
 	/* One function's arcs in or out (in order of first appearance),
