@@ -8,3 +8,5 @@ mkdir -p "$BUILD/demo"
 $CC -O1 -g -finstrument-functions examples/trap.c -o "$BUILD/demo/trap"
 "$BUILD/bin/ccprof" record -o "$BUILD/demo/trap.ccprof" -- "$BUILD/demo/trap" 100
 "$BUILD/bin/ccprof" report --graph "$BUILD/demo/trap.ccprof"
+"$BUILD/bin/ccprof" convert --to html -o "$BUILD/demo/trap.html" "$BUILD/demo/trap.ccprof"
+echo "ccprof: every view of this profile, interactive: open $BUILD/demo/trap.html in a browser"

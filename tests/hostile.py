@@ -24,7 +24,7 @@ from ccp import *
 
 HOST = os.path.join(OUT, "hostile")
 TIMEOUT = 10
-COMMANDS = (("report",), ("info",), ("report", "--json"))
+COMMANDS = (("report",), ("info",), ("report", "--json"), ("convert", "--to", "html"))
 RSS_LIMIT_KB = 2 * 1024 * 1024  # 2 GiB
 HAVE_TIME = os.access("/usr/bin/time", os.X_OK)
 

@@ -17,6 +17,16 @@ for cc in gcc clang; do
 	fi
 	n=$(grep -c 'warning:' "$log")
 	check_eq "make CC=$cc: no warnings under -Wall -Wextra" "$n" 0
+	# make demo, the README's first command, on the build just made.
+	if [ $cc = gcc ]; then
+		log="$OUT/demo-$cc.log"
+		if make CC=$cc BUILD="$OUT/build-$cc" demo > "$log" 2>&1 &&
+			grep -q '^\[1\].* work \[1\]$' "$log" && [ -s "$OUT/build-$cc/demo/trap.html" ]; then
+			ok "make demo: profiles examples/trap.c, prints the call graph, writes trap.html"
+		else
+			notok "make demo (see $log)"
+		fi
+	fi
 	# Without libdw (make LIBDW=no), sources.c and dwarfmod.c take their
 	# other branch: the tool still builds cleanly and says it reads no lines.
 	nodw="$OUT/build-$cc-nolibdw"

@@ -22,7 +22,8 @@ n=0
 bad=0
 # The suite's own profiles (the hostile corpus is t_hostile's business).
 for f in $(find "$OUT" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort | head -80); do
-	for args in "report" "report --graph --hook-cost" "report --contexts" "report --json --hook-cost" "info" "info --json"; do
+	for args in "report" "report --graph --hook-cost" "report --contexts" "report --json --hook-cost" "info" "info --json" \
+		"convert --to html -o /dev/null"; do
 		n=$((n + 1))
 		timeout 60 $tool $args "$f" > /dev/null 2> "$OUT/san.err"
 		finding "ccprof $args $f" && bad=$((bad + 1))
@@ -52,7 +53,8 @@ for step in "record -o $san_dir/f.ccprof -- $OUT/san_forker" \
 	"record -o $san_dir/r.%p.ccprof -- $OUT/san_reexec" \
 	"merge -o $san_dir/m.ccprof $san_dir/f.ccprof $san_dir/f.ccprof" \
 	"convert --to callgrind $san_dir/m.ccprof" "convert --to pprof -o /dev/null $san_dir/m.ccprof" \
-	"convert --to ghc-json $san_dir/m.ccprof" "convert --to ghc-prof $san_dir/m.ccprof"; do
+	"convert --to ghc-json $san_dir/m.ccprof" "convert --to ghc-prof $san_dir/m.ccprof" \
+	"convert --to html --deselect main --only-exported $san_dir/m.ccprof"; do
 	CCPROF_LIBRARY="$LIBDIR/libccprof.so" timeout 60 $tool $step > /dev/null 2> "$OUT/san.err"
 	finding "ccprof $step" && bad=$((bad + 1))
 done
