@@ -461,6 +461,10 @@ def real():
     prof = os.path.join(OUT, "hm_regions.ccprof")
     run([prog], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
     profile("regions", prof, [{"module": ["nosuch"]}, {"onlyExported": True}])
+    # Unusual histories: frames left by longjmp, swapcontext, C++ throws.
+    profile("jump", recorded("jump", "tests/progs/jump.c"))
+    profile("coroutines", recorded("coroutines", "tests/progs/coroutines.c", ["below"]))
+    profile("exceptions", recorded("exceptions", "tests/progs/exceptions.cpp", flags=["-lstdc++"]))
     profile("allocs", record_alloc("allocs", "tests/progs/allocs.c", ["threads"]))
     big = recorded("big", big_program(), ["6000"])
     check(report(big)["ncontexts"] > 15000, "big: over 15,000 contexts")
