@@ -288,6 +288,17 @@ ctx 1 0 10 : b [c] [b]
 ctx 1 0 10 : [main] [b]
 """
 
+# A cycle with more items than its closing history has entries ("…"
+# between every two unmarked neighbours), after a shorter context: the
+# C tool must size its buffer for the items, not the entries (cycles.c
+# cycles_find; it overflowed its heap block and aborted).
+CYCLE_GAPS = """program ./gaps
+clock cpu 1000
+thread 1 main
+ctx 1 0 10 : [main] [a1] [a2] [a3] [a4] [a5] [a6] [a7] [a8] [a9]
+ctx 1 0 10 : [main] r b1 c1 b2 c2 b3 c3 b4 c4 b5 c5 b6 c6 b7 c7 b8 c8 [x] [r]
+"""
+
 # Hostile names (exports.py's, and more): markup, control bytes, invalid
 # UTF-8, pattern characters, commas and operators; and ties on time and
 # calls between names that sort differently by UTF-16 unit and by byte
@@ -433,6 +444,7 @@ def made():
              {"deselect": ["d"]}, {"focus": ["c"], "deselect": ["b"]},
              {"select": ["d"]}, {"deselect": ["main"]}])
     profile("hostile", make_profile("hm_hostile", HOSTILE), hostile_extra())
+    profile("cycle_gaps", make_profile("hm_cycle_gaps", CYCLE_GAPS), only=[{}, {"deselect": ["c1"]}])
     profile("random", make_profile("hm_random", random_spec(7)),
             [{"deselect": ["f1,f2,f3"]}, {"select": ["f4,f5"]}, {"focus": ["f6"], "deselect": ["f7"]}])
     profile("random_alloc", make_profile("hm_random_alloc", random_spec(11, alloc=True)),
