@@ -264,6 +264,11 @@ def merge_diff_info(prof, plain):
     r = run([CCPROF, "merge", "-o", out, prof, plain, prof])
     if not check(r.returncode == 0, "merge with and without allocation data (%s)" % r.stderr):
         return
+    check(r.stderr == "ccprof merge: note: %s did not count allocations: the merged allocations "
+          "are those of the 2 runs that did\n" % plain,
+          "merge with and without allocation data: one note names the run that did not count")
+    r = run([CCPROF, "merge", "-o", out + ".2", prof, prof])
+    check(r.returncode == 0 and r.stderr == "", "merge of two measured runs: no note")
     m = report(out)
     check(m["alloc"] == {"bytes": 394, "blocks": 26, "outside_bytes": 200, "outside_blocks": 6}
           and functions(m)["c"]["self_alloc_bytes"] == 120,

@@ -24,8 +24,9 @@ const struct cli_command cli_merge = {
 	.usage = "ccprof merge -o OUT FILE...",
 	.help = "Add the profiles FILE... into one profile OUT: contexts with the same\n"
 		"history add their calls, times and allocations, so `ccprof report OUT`\n"
-		"shows the sum of the runs (with allocations if any FILE has them; heap\n"
-		"data, which does not add up, is left out, with a note).\n"
+		"shows the sum of the runs (with allocations if any FILE has them, and\n"
+		"a note when some do not; heap data, which does not add up, is left out,\n"
+		"with a note).\n"
 		"Functions are matched by module (path and build-id) and offset,\n"
 		"manual regions by name; thread i of each file is added to thread i of OUT.\n"
 		"The files must have the same clock, sampling interval and clock rate (for\n"
@@ -75,6 +76,24 @@ static void note_heap(const struct ccp_profile *in, char **files, uint32_t n)
 		}
 }
 
+/* A run that did not count allocations adds none: the merged bytes are
+ * those of the runs that did, which a report of OUT cannot tell from a
+ * sum over every run, so the command says so. */
+static void note_alloc(const struct ccp_profile *in, char **files, uint32_t n)
+{
+	uint32_t measured = 0, other = n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (in[i].alloc.measured)
+			measured++;
+		else if (other == n)
+			other = i;
+	}
+	if (measured && other < n)
+		fprintf(stderr, "ccprof merge: note: %s did not count allocations: the merged "
+				"allocations are those of the %u run%s that did\n",
+			files[other], measured, measured == 1 ? "" : "s");
+}
+
 static int merge_files(const char *out_path, char **files, uint32_t n)
 {
 	struct ccp_profile *in = xcalloc(n, sizeof *in);
@@ -93,6 +112,7 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 	}
 	warn_programs(in, files, n);
 	note_heap(in, files, n);
+	note_alloc(in, files, n);
 	struct ccp_arena *arena = ccp_arena_new();
 	struct ccp_profile sum;
 	if (!arena)
