@@ -838,6 +838,17 @@ const ccprofModel = (function () {
 		return {into, out};
 	}
 
+	/*
+	 * The view of p under opts ({select, deselect, module, focus: arrays
+	 * of pattern lists; onlyExported}), as the spec's API says.  Beyond
+	 * it: arcsInto(id) also holds the arc from no caller (caller null:
+	 * entries as a thread's first function, or as the focused one) and
+	 * the function's own recursive arc, as --around's lists do before
+	 * they leave that one out; a cycle is {ids (null for "…"), functions
+	 * (names), entries, ticks, bytes, blocks}; a callers tree's "…" node
+	 * has id null, name "…" and gap true; warnings are the CLI's, one
+	 * per option (its first pattern that matched nothing).
+	 */
 	function view(p, opts) {
 		const r = resolve(p, normalizeOptions(opts));
 		const rv = {focus: r.focus, selected: r.selected};
