@@ -246,6 +246,22 @@ def ring():
           "ring: cycle entries = entries of the closing contexts (%d)" % closing)
 
 
+def cycle_gaps():
+    """A cycle with a gap before every entry has twice as many items as its
+    history has entries: a longer history after a shorter one once wrote
+    past the end of cycles.c's buffer (found by tests/html_model.py)."""
+    prof = make_profile("views_cycle_gaps", "program ./gaps\nclock cpu 1000\nthread 1 main\n"
+                        "ctx 1 0 10 : [main] [a1] [a2] [a3] [a4] [a5] [a6] [a7] [a8] [a9]\n"
+                        "ctx 1 0 10 : [main] r b1 c1 b2 c2 b3 c3 b4 c4 b5 c5 b6 c6 b7 c7 b8 c8 "
+                        "[x] [r]\n")
+    r = run([CCPROF, "report", "--cycles", "--json", prof])
+    cyc = json.loads(r.stdout)["cycles"] if r.returncode == 0 else None
+    want = ["r"] + [n for i in range(1, 9) for n in ("\u2026", "b%d" % i, "\u2026", "c%d" % i)]
+    check(cyc is not None and len(cyc) == 1 and cyc[0]["functions"] == want + ["x"],
+          "cycle with a gap before each entry: r \u2026 b1 \u2026 c1 ... c8 x (%s)"
+          % (r.stderr.strip() or cyc))
+
+
 # ---- pruning -----------------------------------------------------------------
 
 def adds_up(node):
@@ -567,6 +583,7 @@ mj()
 mjstack()
 sp = spivey()
 ring()
+cycle_gaps()
 prune()
 threads()
 modules()

@@ -134,7 +134,9 @@ static void cycles_find(struct model *m, struct cycles_build *b)
 		model_src_get(m, k, &s);
 		if (model_view_place(m->view, s.hist, s.len, &start) == MODEL_NONE)
 			continue;
-		if (s.len > b->buf_cap) {
+		/* A cycle has at most one item per entry and a gap before
+		 * each: up to 2 len items (cycle_items). */
+		if (s.len > b->buf_cap / 2) {
 			b->buf_cap = 2 * s.len;
 			b->buf = xrealloc(b->buf, b->buf_cap, sizeof *b->buf);
 			b->rot = xrealloc(b->rot, b->buf_cap, sizeof *b->rot);

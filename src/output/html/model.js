@@ -1,0 +1,886 @@
+/*
+ * model.js - the views of a profile, computed in the page of `ccprof
+ * convert --to html` (the contract: the HTML report's spec, "model.js
+ * API").  A port of the C model (src/model/*.c): every number, order and
+ * tie-break is the one `ccprof report --json` gives for the same view
+ * options, so the page and the command line never disagree.
+ *
+ * DESIGN.md §3 is the definition; the C files each part follows are named
+ * at its head.  Histories are kept as the C model keeps them: an entry is
+ * cc * 2 + mark (CCP_ENTRY), so a history is an array of integers and
+ * equal histories have equal joined keys.
+ *
+ * Order matters as much as sums: the C passes walk the contexts in the
+ * model's order (first seen, threads merged), and report --json lists
+ * arcs by first appearance and breaks ties by first-seen context or node.
+ * DATA's contexts are in that order, and every pass here walks them so.
+ *
+ * Plain ES2017, no DOM: the same file runs in the page and under node
+ * (tests/html_model.js).
+ */
+'use strict';
+
+const ccprofModel = (function () {
+	/* A tree node or cycle item for "…": a path A4/A5 elided.  The value
+	 * of MODEL_GAP, so that the least rotation of a cycle (cycles.c)
+	 * compares it above every cost centre, as the C code does. */
+	const GAP = 0xfffffffe;
+
+	const entryCc = (e) => e >>> 1;
+	const entryMarked = (e) => (e & 1) === 1;
+	const makeEntry = (cc, marked) => cc * 2 + (marked ? 1 : 0);
+
+	/* strcmp on UTF-8 bytes orders by code point; JavaScript's < orders by
+	 * UTF-16 unit, which differs for characters past U+FFFF. */
+	function compareNames(a, b) {
+		const n = Math.min(a.length, b.length);
+		for (let i = 0; i < n; i++) {
+			if (a.charCodeAt(i) !== b.charCodeAt(i)) {
+				const x = a.codePointAt(i), y = b.codePointAt(i);
+				return x < y ? -1 : 1;
+			}
+		}
+		return a.length - b.length;
+	}
+
+	/* ---- patterns (select.c) ---------------------------------------------- */
+
+	/* `*` is the only wildcard, so operator[] or f<int> match as written. */
+	function globMatch(p, s) {
+		let pi = 0, si = 0, star = -1, mark = 0;
+		while (si < s.length) {
+			if (pi < p.length && p[pi] === '*') {
+				star = pi++;
+				mark = si;
+			} else if (pi < p.length && p[pi] === s[si]) {
+				pi++;
+				si++;
+			} else if (star >= 0) {
+				pi = star + 1;
+				si = ++mark;
+			} else {
+				return false;
+			}
+		}
+		while (pi < p.length && p[pi] === '*')
+			pi++;
+		return pi === p.length;
+	}
+
+	/* The length of a C++ name without its parameter list: "ns::f(int)
+	 * const" -> "ns::f"; operator() keeps its parentheses. */
+	function withoutParams(name) {
+		const len = name.length;
+		if (len === 0 || (name[len - 1] !== ')' && name.indexOf(') ') < 0))
+			return len;
+		let depth = 0;
+		for (let i = len; i-- > 0;) {
+			if (name[i] === ')') {
+				depth++;
+			} else if (name[i] === '(' && --depth === 0) {
+				const before = name.slice(Math.max(0, i - 8), i);
+				return i > 0 && before !== 'operator' ? i : len;
+			}
+		}
+		return len;
+	}
+
+	const OPERATORS = ['<=>', '<<=', '>>=', '->*', '<<', '>>', '<=', '>=', '==', '->', '-=',
+		'*=', '<', '>', '=', '-', '*'];
+
+	/* Note [Operator names in patterns] in select.c: the characters of an
+	 * operator's name right after `operator` open no list and split
+	 * nothing. */
+	function operatorChars(list, i) {
+		if (i < 8 || list.slice(i - 8, i) !== 'operator')
+			return 0;
+		if (i > 8 && /[A-Za-z0-9_]/.test(list[i - 9]))
+			return 0; /* the end of a longer name: my_operator<int, int> */
+		if (list[i] === ',') /* strchr("(<*,", c) also finds the end */
+			return i + 1 >= list.length || '(<*,'.indexOf(list[i + 1]) >= 0 ? 1 : 0;
+		for (const op of OPERATORS)
+			if (list.startsWith(op, i))
+				return op.length;
+		return 0;
+	}
+
+	/* The length of the next pattern of a comma list: commas inside () <>
+	 * [] belong to the pattern. */
+	function nextPattern(list, from) {
+		let depth = 0, i = from;
+		while (i < list.length) {
+			const op = operatorChars(list, i);
+			if (op) {
+				i += op;
+				continue;
+			}
+			const c = list[i];
+			if (c === ',' && depth === 0)
+				break;
+			if ('(<['.indexOf(c) >= 0)
+				depth++;
+			else if (')>]'.indexOf(c) >= 0 && depth > 0)
+				depth--;
+			i++;
+		}
+		return i - from;
+	}
+
+	/* The patterns of a comma list, empty ones left out, as the C loops
+	 * skip them. */
+	function splitPatterns(list) {
+		const out = [];
+		for (let i = 0; i < list.length;) {
+			const len = nextPattern(list, i);
+			if (len)
+				out.push(list.substr(i, len));
+			i += len + (list[i + len] === ',' ? 1 : 0);
+		}
+		return out;
+	}
+
+	function nameMatches(pattern, name) {
+		if (globMatch(pattern, name))
+			return true;
+		const short = withoutParams(name);
+		return short < name.length && globMatch(pattern, name.slice(0, short));
+	}
+
+	function basename(path) {
+		return path.slice(path.lastIndexOf('/') + 1);
+	}
+
+	/* A module path of "" is an unknown module, which no pattern matches. */
+	function moduleMatches(pattern, path) {
+		return path !== '' && (globMatch(pattern, path) || globMatch(pattern, basename(path)));
+	}
+
+	/* ---- loading ------------------------------------------------------------- */
+
+	/* A DATA history ([id] marked, -1 - id unmarked) as entries. */
+	function decodeHistory(h) {
+		return h.map((x) => (x >= 0 ? makeEntry(x, true) : makeEntry(-1 - x, false)));
+	}
+
+	function load(data) {
+		const fns = data.functions;
+		const contexts = data.contexts.map((c) => ({
+			hist: decodeHistory(c[0]), entries: c[1], recursive: c[2], time: c[3],
+			bytes: c[4] || 0, blocks: c[5] || 0,
+		}));
+		const seen = new Uint8Array(fns.length);
+		let totalTicks = 0;
+		for (const c of contexts) {
+			for (const e of c.hist)
+				seen[entryCc(e)] = 1;
+			totalTicks += c.time;
+		}
+		const tps = data.ticks_per_sec;
+		return {
+			data, fns, hasAlloc: !!data.alloc, contexts, seen, totalTicks,
+			seconds: (ticks) => (tps ? ticks / tps : 0),
+		};
+	}
+
+	/* ---- resolving the options (select.c, view_opts.c) ----------------------- */
+
+	/* An option's values as a list of strings.  "" is an option not
+	 * given (an empty box in the page); a value that holds no pattern
+	 * (",") is the CLI's usage error (view_opts.c add_patterns), which
+	 * would otherwise select, deselect or focus on nothing without a
+	 * word. */
+	function optionValues(value, opt) {
+		const list = (value == null ? [] : Array.isArray(value) ? value : [value]).map(String);
+		for (const s of list)
+			if (s !== '' && !/[^,]/.test(s))
+				throw new Error('--' + opt + " needs a pattern, not '" + s + "'");
+		return list.filter((s) => s !== '');
+	}
+
+	/* Apply each pattern of values to the seen cost centres: set[cc] =
+	 * value where match says so.  Returns the first pattern that matched
+	 * nothing, or null. */
+	function applyPatterns(p, values, match, set, value) {
+		let unmatched = null;
+		for (const list of values) {
+			for (const pat of splitPatterns(list)) {
+				let any = false;
+				for (let cc = 0; cc < p.fns.length; cc++) {
+					if (p.seen[cc] && match(pat, cc)) {
+						set[cc] = value;
+						any = true;
+					}
+				}
+				if (!any && unmatched === null)
+					unmatched = pat;
+			}
+		}
+		return unmatched;
+	}
+
+	/* The selection of resolve_selection: everything or --select, only
+	 * --module's modules, only exported symbols, minus --deselect, plus
+	 * thread roots and focused functions.  Regions are kept by --module
+	 * and --only-exported: they were named on purpose. */
+	function resolveSelection(p, o, focus, unmatched) {
+		const n = p.fns.length;
+		const byName = (pat, cc) => nameMatches(pat, p.fns[cc].name);
+		const sel = new Uint8Array(n);
+		if (o.select.length)
+			unmatched.select = applyPatterns(p, o.select, byName, sel, 1);
+		else
+			sel.fill(1);
+		if (o.module.length) {
+			const inModule = new Uint8Array(n);
+			unmatched.module = applyPatterns(p, o.module,
+				(pat, cc) => moduleMatches(pat, p.fns[cc].module || ''), inModule, 1);
+			for (let cc = 0; cc < n; cc++)
+				if (!p.fns[cc].region)
+					sel[cc] &= inModule[cc];
+		}
+		if (o.onlyExported)
+			for (let cc = 0; cc < n; cc++)
+				if (sel[cc] && !p.fns[cc].region)
+					sel[cc] = p.fns[cc].exported ? 1 : 0;
+		unmatched.deselect = applyPatterns(p, o.deselect, byName, sel, 0);
+		for (const c of p.contexts) /* the first entry of a history is a thread root */
+			if (c.hist.length)
+				sel[entryCc(c.hist[0])] = 1;
+		if (focus)
+			for (let cc = 0; cc < n; cc++)
+				sel[cc] |= focus[cc];
+		return sel;
+	}
+
+	function warnings(unmatched) {
+		const out = [];
+		for (const opt of ['select', 'deselect', 'module'])
+			if (unmatched[opt] !== null && unmatched[opt] !== undefined)
+				out.push("warning: --" + opt + " '" + unmatched[opt] + "' matches no function");
+		return out;
+	}
+
+	/* ---- the view's contexts (view.c) ---------------------------------------- */
+
+	/* The first marked focused entry of h, or -1. */
+	function focusStart(focus, h) {
+		for (let i = 0; i < h.length; i++)
+			if (entryMarked(h[i]) && focus[entryCc(h[i])])
+				return i;
+		return -1;
+	}
+
+	/* model_view_history: the view's history of h, or null if the view
+	 * drops the context.
+	 *
+	 * Note [The thread root of a reduced stack] (view.c): a root entered
+	 * again (unmarked first entry) stays in front, unmarked, so that the
+	 * reduced stack still starts at it, unless the stack starts with it
+	 * anyway. */
+	function viewHistory(rv, h) {
+		let start = 0;
+		if (rv.focus) {
+			start = focusStart(rv.focus, h);
+			if (start < 0)
+				return null;
+		}
+		if (!rv.selected)
+			return start ? h.slice(start) : h;
+		const n = h.length;
+		const root = start === 0 && n > 0 && !entryMarked(h[0]) ? entryCc(h[0]) : -1;
+		const out = root >= 0 ? [0] : [];
+		for (let i = start; i < n; i++)
+			if (entryMarked(h[i]) && rv.selected[entryCc(h[i])])
+				out.push(makeEntry(entryCc(h[i]), true));
+		if (root >= 0) {
+			if (out.length > 1 && entryCc(out[1]) !== root)
+				out[0] = makeEntry(root, false);
+			else
+				out.shift();
+		}
+		return out;
+	}
+
+	/* model_view_place: [start, the position of the entry that gets the
+	 * time], or null if the view drops the context. */
+	function viewPlace(rv, h) {
+		const n = h.length;
+		if (n === 0)
+			return null;
+		let start = 0;
+		if (rv.focus && (start = focusStart(rv.focus, h)) < 0)
+			return null;
+		if (!rv.selected)
+			return [start, n - 1];
+		for (let i = n; i-- > start;)
+			if (entryMarked(h[i]) && rv.selected[entryCc(h[i])])
+				return [start, i];
+		return null;
+	}
+
+	const isSelected = (rv, cc) => !rv.selected || rv.selected[cc] === 1;
+
+	/* The view's contexts: each base context through viewHistory, equal
+	 * results added up, in order of first appearance (view_contexts). */
+	function buildContexts(p, rv) {
+		if (!rv.focus && !rv.selected)
+			return p.contexts;
+		const byHistory = new Map(), out = [];
+		for (const c of p.contexts) {
+			const h = viewHistory(rv, c.hist);
+			if (h === null)
+				continue;
+			const key = h.join(',');
+			let x = byHistory.get(key);
+			if (!x) {
+				x = {hist: h, entries: 0, recursive: 0, time: 0, bytes: 0, blocks: 0};
+				byHistory.set(key, x);
+				out.push(x);
+			}
+			const calls = c.hist.length === 0 ||
+				isSelected(rv, entryCc(c.hist[c.hist.length - 1]));
+			if (calls) {
+				x.entries += c.entries;
+				x.recursive += c.recursive;
+			}
+			x.time += c.time;
+			x.bytes += c.bytes;
+			x.blocks += c.blocks;
+		}
+		return out;
+	}
+
+	/* model_totals: the view's totals, of its contexts. */
+	function totals(ctx) {
+		const t = {totalTicks: 0, rootTicks: 0, totalCalls: 0, totalBytes: 0, totalBlocks: 0};
+		for (const c of ctx) {
+			t.totalTicks += c.time;
+			t.totalBytes += c.bytes;
+			t.totalBlocks += c.blocks;
+			if (c.hist.length === 0)
+				t.rootTicks += c.time;
+			else
+				t.totalCalls += c.entries + c.recursive;
+		}
+		return t;
+	}
+
+	/* contexts.c: time descending, then entries (E) descending, then
+	 * first seen. */
+	function sortedContexts(ctx) {
+		const order = ctx.map((c, k) => k);
+		order.sort((a, b) => ctx[b].time - ctx[a].time || ctx[b].entries - ctx[a].entries || a - b);
+		return order.map((k) => {
+			const c = ctx[k];
+			return {
+				hist: c.hist.map((e) => ({id: entryCc(e), marked: entryMarked(e)})),
+				entries: c.entries, recursive: c.recursive, ticks: c.time,
+				bytes: c.bytes, blocks: c.blocks,
+			};
+		});
+	}
+
+	/* ---- the flat profile (flat.c) ------------------------------------------- */
+
+	/* Every cost centre in some history of the view: calls and self of
+	 * the contexts it runs, inherited of those where it is marked (each
+	 * once), most self time first (ties: calls, name, id). */
+	function flatProfile(ctx, fns, rootCalls) {
+		const rows = new Map();
+		const row = (cc) => {
+			let r = rows.get(cc);
+			if (!r) {
+				r = {id: cc, calls: 0, rootCalls: rootCalls(cc), selfTicks: 0, inhTicks: 0,
+					selfBytes: 0, selfBlocks: 0, inhBytes: 0, inhBlocks: 0};
+				rows.set(cc, r);
+			}
+			return r;
+		};
+		const stamp = new Int32Array(fns.length); /* inherited: each context once */
+		ctx.forEach((c, k) => {
+			if (!c.hist.length)
+				return;
+			const run = row(entryCc(c.hist[c.hist.length - 1]));
+			run.calls += c.entries + c.recursive;
+			run.selfTicks += c.time;
+			run.selfBytes += c.bytes;
+			run.selfBlocks += c.blocks;
+			for (const e of c.hist) {
+				const cc = entryCc(e), r = row(cc); /* every CC in a history is listed */
+				if (!entryMarked(e) || stamp[cc] === k + 1)
+					continue;
+				stamp[cc] = k + 1;
+				r.inhTicks += c.time;
+				r.inhBytes += c.bytes;
+				r.inhBlocks += c.blocks;
+			}
+		});
+		return Array.from(rows.values()).sort((a, b) =>
+			b.selfTicks - a.selfTicks || b.calls - a.calls ||
+			compareNames(fns[a.id].name, fns[b.id].name) || a.id - b.id);
+	}
+
+	/* ---- arcs (arcs.c) -------------------------------------------------------- */
+
+	/* Every arc of the view's contexts in order of first appearance; the
+	 * spontaneous ones (into a thread root) have caller null. */
+	function buildArcs(ctx, nfns) {
+		const list = [], index = new Map();
+		const get = (caller, callee) => {
+			const key = (caller === null ? 0 : caller + 1) * (nfns + 1) + callee;
+			let a = index.get(key);
+			if (!a) {
+				a = {caller, callee, calls: 0, selfIn: 0, childIn: 0, selfOut: 0, childOut: 0,
+					selfInBytes: 0, childInBytes: 0, selfOutBytes: 0, childOutBytes: 0};
+				index.set(key, a);
+				list.push(a);
+			}
+			return a;
+		};
+		for (const c of ctx)
+			if (c.hist.length)
+				arcsOfContext(c, get);
+		return list;
+	}
+
+	/* Times by Spivey's rule: for each marked entry B of a context running
+	 * P, the arc B→D is self_out when D = P, the arc A→B self_in when
+	 * B = P; child otherwise.  A pair with neither end marked is no arc. */
+	function arcsOfContext(c, get) {
+		const s = c.hist, n = s.length, run = entryCc(s[n - 1]);
+		const pairs = [];
+		for (let i = 0; i + 1 < n; i++) /* made in this order, as arcs_find does */
+			pairs.push(entryMarked(s[i]) || entryMarked(s[i + 1])
+				? get(entryCc(s[i]), entryCc(s[i + 1])) : null);
+		if (entryMarked(s[0])) {
+			const first = entryCc(s[0]), a = get(null, first);
+			addCost(a, 'In', first === run, c);
+			if (n === 1)
+				a.calls += c.entries;
+		}
+		for (let i = 0; i + 1 < n; i++) {
+			const a = pairs[i];
+			if (!a)
+				continue;
+			const self = entryCc(s[i + 1]) === run;
+			if (entryMarked(s[i]))
+				addCost(a, 'Out', self, c);
+			if (entryMarked(s[i + 1]))
+				addCost(a, 'In', self, c);
+			if (i + 2 === n)
+				a.calls += c.entries;
+		}
+		if (c.recursive)
+			get(run, run).calls += c.recursive;
+	}
+
+	/* Add context c's time and bytes to arc a's self or child cost of
+	 * one side ('In' or 'Out'). */
+	function addCost(a, side, self, c) {
+		const key = (self ? 'self' : 'child') + side;
+		a[key] += c.time;
+		a[key + 'Bytes'] += c.bytes;
+	}
+
+	/* One function's arcs in or out (in order of first appearance),
+	 * heaviest first: the times of that side, then calls, then first
+	 * appearance (arc_lists). */
+	function heaviestFirst(arcs, incoming) {
+		const time = incoming ? (a) => a.selfIn + a.childIn : (a) => a.selfOut + a.childOut;
+		const keyed = arcs.map((a, k) => ({a, k, t: time(a)}));
+		keyed.sort((x, y) => y.t - x.t || y.a.calls - x.a.calls || x.k - y.k);
+		return keyed.map((x) => x.a);
+	}
+
+	/* ---- trees (tree.c) ------------------------------------------------------- */
+
+	/* Nodes numbered parent first, each (parent, cc) child made once; the
+	 * root (node 0) has cc null.  cc may be GAP (callers trees). */
+	function newNodes(nfns) {
+		return {
+			nfns, cc: [null], parent: [-1], entries: [0], indiv: [0], indivBytes: [0],
+			children: new Map(),
+		};
+	}
+
+	function nodeChild(b, parent, cc) {
+		const key = parent * (b.nfns + 1) + (cc === GAP ? b.nfns : cc);
+		let k = b.children.get(key);
+		if (k === undefined) {
+			k = b.cc.length;
+			b.cc.push(cc);
+			b.parent.push(parent);
+			b.entries.push(0);
+			b.indiv.push(0);
+			b.indivBytes.push(0);
+			b.children.set(key, k);
+		}
+		return k;
+	}
+
+	/* model_tree_finish: inherited sums (children come after their
+	 * parent), then each node's children most inherited time first (ties:
+	 * more entries, name, node number), as nested objects. */
+	function finishTree(b, fns, withCalls) {
+		const n = b.cc.length, inh = b.indiv.slice(), inhBytes = b.indivBytes.slice();
+		for (let k = n; k-- > 1;) {
+			inh[b.parent[k]] += inh[k];
+			inhBytes[b.parent[k]] += inhBytes[k];
+		}
+		const calls = b.entries.slice();
+		for (let k = n; k-- > 1;)
+			calls[b.parent[k]] += calls[k];
+		const objs = [];
+		for (let k = 0; k < n; k++) {
+			const cc = b.cc[k], o = {id: cc === GAP ? null : cc};
+			if (cc === GAP) {
+				o.name = '\u2026';
+				o.gap = true;
+			}
+			if (withCalls)
+				o.calls = calls[k];
+			Object.assign(o, {entries: b.entries[k], indivTicks: b.indiv[k], inhTicks: inh[k],
+				indivBytes: b.indivBytes[k], inhBytes: inhBytes[k], children: []});
+			objs.push(o);
+			if (k > 0)
+				objs[b.parent[k]].children.push(k);
+		}
+		const name = (k) => (b.cc[k] === GAP ? '' : fns[b.cc[k]].name);
+		for (const o of objs) {
+			o.children.sort((x, y) => inh[y] - inh[x] || b.entries[y] - b.entries[x] ||
+				compareNames(name(x), name(y)) || x - y);
+			o.children = o.children.map((k) => objs[k]);
+		}
+		return objs[0];
+	}
+
+	/* The stack tree: each context's compressed stack (its marked
+	 * entries) as a path from the root. */
+	function stackTree(ctx, fns) {
+		const b = newNodes(fns.length);
+		for (const c of ctx) {
+			let node = 0;
+			for (const e of c.hist)
+				if (entryMarked(e))
+					node = nodeChild(b, node, entryCc(e));
+			b.entries[node] += c.entries + c.recursive;
+			b.indiv[node] += c.time;
+			b.indivBytes[node] += c.bytes;
+		}
+		return finishTree(b, fns, false);
+	}
+
+	/* ---- callers (callers.c) -------------------------------------------------- */
+
+	/* One context's walk leftwards from pos (the entry that gets the time)
+	 * to start over real arcs, stepping over deselected entries as a
+	 * rerun without them would; the same function twice in a row is one
+	 * step (A1). */
+	function callersWalk(b, rv, c, start, pos, calls) {
+		const h = c.hist;
+		let node = 0, last = entryCc(h[pos]), gap = false;
+		for (let j = pos; j-- > start;) {
+			const cc = entryCc(h[j]);
+			gap = gap || (!entryMarked(h[j]) && !entryMarked(h[j + 1]));
+			if (!isSelected(rv, cc))
+				continue;
+			if (gap)
+				node = nodeChild(b, node, GAP);
+			if (gap || cc !== last)
+				node = nodeChild(b, node, cc);
+			last = cc;
+			gap = false;
+		}
+		if (gap) /* an elided path below the focus cut */
+			node = nodeChild(b, node, GAP);
+		b.indiv[node] += c.time;
+		b.indivBytes[node] += c.bytes;
+		b.entries[node] += calls ? c.entries + c.recursive : 0;
+	}
+
+	/* The base contexts the view keeps, by the function that gets their
+	 * time, each with where the view places it: [context, start, pos], in
+	 * context order (so the nodes are numbered as in the C pass). */
+	function placedByFunction(p, rv) {
+		const by = new Map();
+		for (const c of p.contexts) {
+			const place = viewPlace(rv, c.hist);
+			if (place === null)
+				continue;
+			const cc = entryCc(c.hist[place[1]]);
+			if (!by.has(cc))
+				by.set(cc, []);
+			by.get(cc).push([c, place[0], place[1]]);
+		}
+		return by;
+	}
+
+	function callersTree(p, rv, placed, id) {
+		const b = newNodes(p.fns.length);
+		b.cc[0] = id;
+		for (const [c, start, pos] of placed.get(id) || []) {
+			const calls = isSelected(rv, entryCc(c.hist[c.hist.length - 1]));
+			callersWalk(b, rv, c, start, pos, calls);
+		}
+		return finishTree(b, p.fns, true);
+	}
+
+	/* ---- cycles (cycles.c) ---------------------------------------------------- */
+
+	/* The items of the cycle h closes (from the nearest earlier copy of its
+	 * running CC, deselected entries left out, GAP where two neighbours
+	 * are unmarked) and that copy's position, or null. */
+	function cycleItems(rv, h) {
+		const n = h.length, run = entryCc(h[n - 1]);
+		if (!isSelected(rv, run))
+			return null;
+		let j = n - 1;
+		while (j-- > 0 && entryCc(h[j]) !== run)
+			;
+		if (j < 0)
+			return null;
+		const out = [];
+		let gap = false;
+		for (let i = j; i < n - 1; i++) {
+			const cc = entryCc(h[i]);
+			gap = gap || (i > j && !entryMarked(h[i - 1]) && !entryMarked(h[i]));
+			if (!isSelected(rv, cc))
+				continue;
+			if (gap)
+				out.push(GAP);
+			if (gap || out.length === 0 || out[out.length - 1] !== cc)
+				out.push(cc);
+			gap = false;
+		}
+		while (out.length > 1 && out[out.length - 1] === out[0]) /* a d a, d deselected */
+			out.pop();
+		const members = out.filter((x) => x !== GAP && x !== out[0]).length;
+		return members ? {items: out, j} : null;
+	}
+
+	function leastRotation(a) {
+		const n = a.length;
+		let best = 0;
+		for (let r = 1; r < n; r++) {
+			for (let i = 0; i < n; i++) {
+				const x = a[(r + i) % n], y = a[(best + i) % n];
+				if (x !== y) {
+					if (x < y)
+						best = r;
+					break;
+				}
+			}
+		}
+		return a.slice(best).concat(a.slice(0, best));
+	}
+
+	/* Cycles, keyed by least rotation, shown in the rotation of the closing
+	 * context whose copy comes first; entries from the closing contexts. */
+	function findCycles(p, rv) {
+		const byKey = new Map(), list = [];
+		for (const c of p.contexts) {
+			if (viewPlace(rv, c.hist) === null)
+				continue;
+			const found = cycleItems(rv, c.hist);
+			if (!found)
+				continue;
+			const key = leastRotation(found.items);
+			const k = key.join(',');
+			let cy = byKey.get(k);
+			if (!cy) {
+				cy = {key, items: null, repJ: Infinity, first: list.length, entries: 0,
+					ticks: 0, bytes: 0, blocks: 0};
+				byKey.set(k, cy);
+				list.push(cy);
+			}
+			cy.entries += c.entries;
+			if (found.j < cy.repJ) {
+				cy.repJ = found.j;
+				cy.items = found.items;
+			}
+		}
+		return list;
+	}
+
+	/* A cycle's time: contexts (the view keeps) where every member is
+	 * active and one also appears unmarked (the recursion is in progress).
+	 *
+	 * Every member must be marked, so each cycle is tried only in the
+	 * contexts where its rarest member (the one marked in fewest
+	 * contexts) is marked: filed under that member, a cycle is tried once
+	 * per context without a stamp, and a large profile's thousands of
+	 * cycles are not each tried in most contexts.  (cycles.c files them
+	 * under every member and tries those of the unmarked CCs; the sums
+	 * are the same.) */
+	function cycleTimes(p, rv, list) {
+		const nfns = p.fns.length, kept = [];
+		const markedIn = new Float64Array(nfns); /* contexts where cc is marked */
+		for (const c of p.contexts) {
+			if (c.hist.every(entryMarked) || viewPlace(rv, c.hist) === null)
+				continue;
+			kept.push(c);
+			for (const e of c.hist)
+				if (entryMarked(e))
+					markedIn[entryCc(e)]++;
+		}
+		const filed = new Array(nfns); /* cc -> the cycles filed under it */
+		for (const cy of list) {
+			let rarest = -1;
+			for (const cc of cy.key)
+				if (cc !== GAP && (rarest < 0 || markedIn[cc] < markedIn[rarest]))
+					rarest = cc;
+			(filed[rarest] || (filed[rarest] = [])).push(cy);
+		}
+		const mark = new Uint8Array(nfns); /* 1 marked, 2 unmarked, 3 both */
+		for (const c of kept) {
+			for (const e of c.hist)
+				mark[entryCc(e)] |= entryMarked(e) ? 1 : 2;
+			for (const e of c.hist) {
+				const cc = entryCc(e);
+				if (!entryMarked(e) || !filed[cc] || (mark[cc] & 4))
+					continue;
+				mark[cc] |= 4; /* its cycles tried (a damaged history marks it twice) */
+				for (const cy of filed[cc]) {
+					if (inProgress(cy.key, mark)) {
+						cy.ticks += c.time;
+						cy.bytes += c.bytes;
+						cy.blocks += c.blocks;
+					}
+				}
+			}
+			for (const e of c.hist)
+				mark[entryCc(e)] = 0;
+		}
+	}
+
+	function inProgress(key, mark) {
+		let unmarked = false;
+		for (const cc of key) {
+			if (cc === GAP)
+				continue;
+			if (!(mark[cc] & 1))
+				return false;
+			unmarked = unmarked || (mark[cc] & 2) !== 0;
+		}
+		return unmarked;
+	}
+
+	function cycles(p, rv) {
+		const list = findCycles(p, rv);
+		cycleTimes(p, rv, list);
+		list.sort((a, b) => b.ticks - a.ticks || b.entries - a.entries || a.first - b.first);
+		return list.map((cy) => ({
+			ids: cy.items.map((cc) => (cc === GAP ? null : cc)),
+			functions: cy.items.map((cc) => (cc === GAP ? '\u2026' : p.fns[cc].name)),
+			entries: cy.entries, ticks: cy.ticks, bytes: cy.bytes, blocks: cy.blocks,
+		}));
+	}
+
+	/* ---- the view ------------------------------------------------------------ */
+
+	function normalizeOptions(opts) {
+		const o = opts || {};
+		return {
+			select: optionValues(o.select, 'select'),
+			deselect: optionValues(o.deselect, 'deselect'),
+			module: optionValues(o.module, 'module'), focus: optionValues(o.focus, 'focus'),
+			onlyExported: !!o.onlyExported,
+		};
+	}
+
+	/* model_view_resolve: the sets the options name.  A focus pattern
+	 * that matches nothing is the CLI's error. */
+	function resolve(p, o) {
+		const n = p.fns.length, unmatched = {};
+		let focus = null, selected = null;
+		if (o.focus.length) {
+			focus = new Uint8Array(n);
+			const miss = applyPatterns(p, o.focus,
+				(pat, cc) => nameMatches(pat, p.fns[cc].name), focus, 1);
+			if (miss !== null)
+				throw new Error("--focus '" + miss + "' matches no function");
+		}
+		const deselected = [];
+		if (o.select.length || o.deselect.length || o.module.length || o.onlyExported) {
+			selected = resolveSelection(p, o, focus, unmatched);
+			for (let cc = 0; cc < n; cc++)
+				if (p.seen[cc] && !selected[cc])
+					deselected.push(cc);
+			if (!deselected.length) /* everything selected after all: the exact arcs */
+				selected = null;
+		}
+		const focused = [];
+		for (let cc = 0; focus && cc < n; cc++)
+			if (focus[cc])
+				focused.push(cc);
+		return {focus, selected, deselected, focused, warnings: warnings(unmatched)};
+	}
+
+	/* A function that computes each result on first use and keeps it. */
+	function memo() {
+		const kept = new Map();
+		return (key, compute) => {
+			if (!kept.has(key))
+				kept.set(key, compute());
+			return kept.get(key);
+		};
+	}
+
+	/* Each function's arcs in and out, in order of first appearance. */
+	function arcsByFunction(all) {
+		const into = new Map(), out = new Map();
+		const add = (m, id, a) => (m.get(id) || m.set(id, []).get(id)).push(a);
+		for (const a of all) {
+			add(into, a.callee, a);
+			if (a.caller !== null)
+				add(out, a.caller, a);
+		}
+		return {into, out};
+	}
+
+	/*
+	 * The view of p under opts ({select, deselect, module, focus: arrays
+	 * of pattern lists; onlyExported}), as the spec's API says.  Beyond
+	 * it: arcsInto(id) also holds the arc from no caller (caller null:
+	 * entries as a thread's first function, or as the focused one) and
+	 * the function's own recursive arc, as --around's lists do before
+	 * they leave that one out; a cycle is {ids (null for "…"), functions
+	 * (names), entries, ticks, bytes, blocks}; a callers tree's "…" node
+	 * has id null, name "…" and gap true; warnings are the CLI's, one
+	 * per option (its first pattern that matched nothing).
+	 */
+	function view(p, opts) {
+		const r = resolve(p, normalizeOptions(opts));
+		const rv = {focus: r.focus, selected: r.selected};
+		const ctx = buildContexts(p, rv);
+		const once = memo();
+		const allArcs = () => once('arcs', () => buildArcs(ctx, p.fns.length));
+		const byFunction = () => once('byFunction', () => arcsByFunction(allArcs()));
+		const rootCalls = () => once('rootCalls', () => {
+			const m = new Map();
+			for (const a of allArcs())
+				if (a.caller === null)
+					m.set(a.callee, a.calls);
+			return m;
+		});
+		const v = Object.assign({focus: r.focused, deselected: r.deselected, warnings: r.warnings},
+			totals(ctx));
+		v.contexts = sortedContexts(ctx);
+		v.functions = () => once('functions',
+			() => flatProfile(ctx, p.fns, (cc) => rootCalls().get(cc) || 0));
+		v.arcs = () => once('realArcs', () => allArcs().filter((a) => a.caller !== null));
+		v.arcsInto = (id) => once('in ' + id,
+			() => heaviestFirst(byFunction().into.get(id) || [], true));
+		v.arcsOutOf = (id) => once('out ' + id,
+			() => heaviestFirst(byFunction().out.get(id) || [], false));
+		v.tree = () => once('tree', () => stackTree(ctx, p.fns));
+		v.callers = (id) => once('callers ' + id,
+			() => callersTree(p, rv, once('placed', () => placedByFunction(p, rv)), id));
+		v.cycles = () => once('cycles', () => cycles(p, rv));
+		return v;
+	}
+
+	return {load, view};
+})();
+
+if (typeof module === 'object' && module.exports) module.exports = ccprofModel;

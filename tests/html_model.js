@@ -1,0 +1,132 @@
+/*
+ * html_model.js - the HTML report's model (src/output/html/model.js) run
+ * under node, printing a view in `ccprof report --json`'s shape
+ * (docs/json.md) so that tests/html_model.py can compare the two member
+ * by member.
+ *
+ * Usage: node tests/html_model.js DATA.json OPTIONS.json
+ *   DATA     the page's data (the ccprof-data script element's text)
+ *   OPTIONS  {"select": [...], "deselect": [...], "module": [...],
+ *             "focus": [...], "onlyExported": bool}
+ * Prints one JSON object: the report's header totals, "view",
+ * "functions", "arcs", "contexts", "tree", "callers" (the inverted tree
+ * of every function of the view, as --callers '*' lists them), "cycles"
+ * (as --cycles), and "warnings"; or {"error": LINE} when the view cannot
+ * be made (a --focus that matches nothing).
+ */
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const model = require(path.join(__dirname, '..', 'src', 'output', 'html', 'model.js'));
+
+const [dataFile, optsFile] = process.argv.slice(2);
+const data = JSON.parse(fs.readFileSync(dataFile, 'utf8'));
+const opts = JSON.parse(fs.readFileSync(optsFile, 'utf8'));
+const p = model.load(data);
+const secs = (ticks) => p.seconds(ticks);
+const name = (id) => (id === null ? '<root>' : p.fns[id].name);
+
+function allocMembers(out, pairs) {
+	if (p.hasAlloc)
+		for (const [key, value] of pairs)
+			out[key] = value;
+	return out;
+}
+
+function functionRow(f) {
+	const fn = p.fns[f.id];
+	return allocMembers({
+		id: f.id, name: fn.name, module: fn.module, offset: fn.offset, file: fn.file,
+		line: fn.line, calls: f.calls, root_calls: f.rootCalls, self_s: secs(f.selfTicks),
+		inherited_s: secs(f.inhTicks),
+	}, [['self_alloc_bytes', f.selfBytes], ['self_alloc_blocks', f.selfBlocks],
+		['inherited_alloc_bytes', f.inhBytes], ['inherited_alloc_blocks', f.inhBlocks]]);
+}
+
+function arcRow(a) {
+	return allocMembers({
+		caller: name(a.caller), callee: name(a.callee), caller_id: a.caller,
+		callee_id: a.callee, calls: a.calls, self_in_s: secs(a.selfIn),
+		child_in_s: secs(a.childIn), self_out_s: secs(a.selfOut),
+		child_out_s: secs(a.childOut),
+	}, [['self_in_alloc_bytes', a.selfInBytes], ['child_in_alloc_bytes', a.childInBytes],
+		['self_out_alloc_bytes', a.selfOutBytes], ['child_out_alloc_bytes', a.childOutBytes]]);
+}
+
+function contextRow(c) {
+	return allocMembers({
+		history: c.hist.map((e) => ({name: name(e.id), id: e.id, marked: e.marked})),
+		entries: c.entries, recursive: c.recursive, time_s: secs(c.ticks),
+	}, [['alloc_bytes', c.bytes], ['alloc_blocks', c.blocks]]);
+}
+
+/* A tree of the model as report --json writes it; without recursion,
+ * since a history, so a tree, can be deep. */
+function treeJson(root) {
+	const convert = (node) => {
+		const out = {name: node.gap ? node.name : name(node.id), id: node.id};
+		if ('calls' in node)
+			out.calls = node.calls;
+		Object.assign(out, {entries: node.entries, individual_s: secs(node.indivTicks),
+			inherited_s: secs(node.inhTicks)});
+		allocMembers(out, [['individual_alloc_bytes', node.indivBytes],
+			['inherited_alloc_bytes', node.inhBytes]]);
+		out.children = [];
+		return out;
+	};
+	const top = convert(root);
+	const stack = [[root, top]];
+	while (stack.length) {
+		const [node, out] = stack.pop();
+		for (const child of node.children) {
+			const c = convert(child);
+			out.children.push(c);
+			stack.push([child, c]);
+		}
+	}
+	return top;
+}
+
+function cycleRow(c) {
+	return allocMembers({functions: c.functions, ids: c.ids, time_s: secs(c.ticks),
+		entries: c.entries}, [['alloc_bytes', c.bytes], ['alloc_blocks', c.blocks]]);
+}
+
+function report() {
+	let v;
+	try {
+		v = model.view(p, opts);
+	} catch (e) {
+		return {error: e.message};
+	}
+	const out = {
+		total_ticks: v.totalTicks, total_time_s: secs(v.totalTicks),
+		root_time_s: secs(v.rootTicks), total_calls: v.totalCalls, ncontexts: v.contexts.length,
+		alloc_in_contexts: {bytes: v.totalBytes, blocks: v.totalBlocks},
+		warnings: v.warnings,
+	};
+	if ((opts.focus || []).length || v.deselected.length) {
+		out.view = {profile_total_time_s: secs(p.totalTicks)};
+		if ((opts.focus || []).length)
+			out.view.focus = v.focus.map(name);
+		if (v.deselected.length)
+			out.view.deselected = v.deselected.map(name);
+	}
+	const fns = v.functions();
+	out.functions = fns.map(functionRow);
+	out.arcs = v.arcs().map(arcRow);
+	out.contexts = v.contexts.map(contextRow);
+	out.tree = treeJson(v.tree());
+	out.callers = fns.map((f) => f.id).sort((a, b) => a - b).map((id) => treeJson(v.callers(id)));
+	out.cycles = v.cycles().map(cycleRow);
+	out.arcs_into = {}; /* each function's callers and callees as --around lists them */
+	out.arcs_out = {};
+	for (const f of fns) {
+		out.arcs_into[f.id] = v.arcsInto(f.id).map((a) => [a.caller, a.calls]);
+		out.arcs_out[f.id] = v.arcsOutOf(f.id).map((a) => [a.callee, a.calls]);
+	}
+	return out;
+}
+
+process.stdout.write(JSON.stringify(report()) + '\n');

@@ -1,0 +1,509 @@
+"""The HTML report's model (src/output/html/model.js) against the C tool.
+
+model.js computes every view in the page; it must give exactly what
+`ccprof report --json` gives for the same view options.  For each profile
+(real runs of the DESIGN.md worked examples and others, hand-made ones
+with hostile names, ties and a re-entered thread root, an allocation
+profile, a random deep one of several threads), the page's data is
+taken from `ccprof convert --to html`, and for each set of view options
+`node tests/html_model.js` prints the model's view in report --json's
+shape, which is compared, section by section, with
+
+    ccprof report --json --callers '*' --around '*' --cycles OPTIONS
+
+integers exactly, seconds within 1e-9 (report --json writes 9 decimals);
+the warnings of unmatched patterns and the error of a --focus that
+matches nothing must be the CLI's lines.  Node is required: without it
+the suite fails.
+"""
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+
+from ccp import *
+
+sys.setrecursionlimit(20000)  # deep trees in the JSON
+EPS = 1e-9 + 1e-12
+NODE = shutil.which("node") or shutil.which("nodejs")
+DRIVER = os.path.join(TOP, "tests", "html_model.js")
+DATA_RE = re.compile(r'<script type="application/json" id="ccprof-data">(.*?)</script>', re.S)
+# Members the page has no data for: the live heap (not in DATA), and the
+# allocations outside any context (alloc.outside_*; the view's total in
+# contexts is compared instead).
+IGNORED = {"alloc", "heap", "profile_alloc_bytes", "ccprof_version"}
+
+
+# ---- comparing -------------------------------------------------------------------
+
+def differ(js, c, path="$"):
+    """The first difference between the model's value and the C tool's,
+    or None."""
+    if isinstance(c, dict):
+        if not isinstance(js, dict):
+            return "%s: not an object in model.js" % path
+        keys = {k for k in set(js) | set(c) if k not in IGNORED and "_live_" not in k}
+        for k in sorted(keys):
+            if k not in js or k not in c:
+                return "%s.%s: only in %s" % (path, k, "model.js" if k in js else "ccprof")
+            d = differ(js[k], c[k], "%s.%s" % (path, k))
+            if d:
+                return d
+        return None
+    if isinstance(c, list):
+        if not isinstance(js, list) or len(js) != len(c):
+            return "%s: %s items in model.js, %d in ccprof" % (
+                path, len(js) if isinstance(js, list) else "no", len(c))
+        for i, (a, b) in enumerate(zip(js, c)):
+            d = differ(a, b, "%s[%d]" % (path, i))
+            if d:
+                return d
+        return None
+    if path.endswith("_s") and isinstance(c, (int, float)) and not isinstance(c, bool):
+        ok = isinstance(js, (int, float)) and abs(js - c) <= EPS
+    else:
+        ok = js == c and type(js) == type(c)
+    return None if ok else "%s: %r in model.js, %r in ccprof" % (path, js, c)
+
+
+def around_lists(c_around):
+    """report --json's around as {id: (callers, callees)}, each [id, calls]."""
+    out = {}
+    for f in c_around:
+        out[str(f["id"])] = ([[a["id"], a["calls"]] for a in f["callers"]],
+                             [[a["id"], a["calls"]] for a in f["callees"]])
+    return out
+
+
+def model_around(js):
+    """The model's arcsInto/arcsOutOf as --around lists them: without the
+    function's own recursive arc."""
+    out = {}
+    for f, into in js["arcs_into"].items():
+        out[f] = ([a for a in into if a[0] != int(f)],
+                  [a for a in js["arcs_out"][f] if a[0] != int(f)])
+    return out
+
+
+def sections(js, c):
+    """(section, model's value, ccprof's value) to compare."""
+    head = ["total_ticks", "total_time_s", "root_time_s", "total_calls", "ncontexts"]
+    out = [("totals", {k: js[k] for k in head}, {k: c[k] for k in head})]
+    if "alloc" in c:
+        out.append(("allocations in contexts", js["alloc_in_contexts"],
+                    {"bytes": c["alloc"]["bytes"] - c["alloc"]["outside_bytes"],
+                     "blocks": c["alloc"]["blocks"] - c["alloc"]["outside_blocks"]}))
+    out.append(("view", js.get("view"), c.get("view")))
+    for k in ("functions", "arcs", "contexts", "tree", "callers", "cycles"):
+        out.append((k, js[k], c.get(k, [])))
+    out.append(("around (arc lists)", model_around(js), around_lists(c.get("around", []))))
+    return out
+
+
+# ---- running both ----------------------------------------------------------------
+
+def page_data(name, prof):
+    """The DATA of the page `convert --to html` writes for prof, in a file."""
+    page = os.path.join(OUT, name + ".html")
+    r = run([CCPROF, "convert", "--to", "html", "-o", page, prof])
+    if r.returncode != 0:
+        raise SystemExit("convert --to html %s: %s" % (prof, r.stderr))
+    m = DATA_RE.search(open(page, encoding="utf-8").read())
+    path = os.path.join(OUT, name + ".data.json")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(m.group(1))
+    return path
+
+
+def cli_args(o):
+    args = []
+    for key, opt in (("select", "--select"), ("deselect", "--deselect"),
+                     ("module", "--module"), ("focus", "--focus")):
+        for v in o.get(key, []):
+            args += [opt, v]
+    if o.get("onlyExported"):
+        args.append("--only-exported")
+    return args
+
+
+def cli_said(prof, err, js):
+    """Whether the CLI's stderr is the model's warnings, or its error, line
+    for line (names may hold a CR or LF: compared as one text).  A
+    usage error names the command and ends with the usage."""
+    if "error" not in js:
+        return err == "".join("ccprof: %s: %s\n" % (prof, w) for w in js["warnings"])
+    usage = re.match(r"ccprof report: (.*) \(usage: .*\)\n$", err, re.S)
+    return err == "ccprof: %s: %s\n" % (prof, js["error"]) or bool(
+        usage and usage.group(1) == js["error"])
+
+
+def model_view(name, data, o, k):
+    opts = os.path.join(OUT, "%s.opts%d.json" % (name, k))
+    with open(opts, "w") as f:
+        json.dump(o, f)
+    r = run([NODE, DRIVER, data, opts])
+    if r.returncode != 0:
+        return None, r.stderr.strip()[-500:]
+    return json.loads(r.stdout), None
+
+
+def compare(name, prof, data, o, k):
+    what = "%s %s" % (name, json.dumps(cli_args(o), ensure_ascii=False))
+    js, err = model_view(name, data, o, k)
+    if not check(js is not None, "%s: the model runs%s" % (what, " (%r)" % err if err else "")):
+        return
+    # Bytes: a name's CR must not become a newline.
+    r = subprocess.run([CCPROF, "report", "--json", "--callers", "*", "--around", "*",
+                        "--cycles"] + cli_args(o) + [prof], capture_output=True)
+    r.stderr = r.stderr.decode("utf-8", "replace")
+    said = "%s: the CLI's warnings or error (ccprof: %r; model.js: %r)" % (
+        what, r.stderr, js.get("error", js.get("warnings")))
+    check(cli_said(prof, r.stderr, js), said)
+    if r.returncode != 0 or "error" in js:
+        check(r.returncode != 0 and "error" in js, "%s: an error in both or neither" % what)
+        return
+    c = json.loads(r.stdout)
+    for section, a, b in sections(js, c):
+        d = differ(a, b, section)
+        check(d is None, "%s: %s as report --json%s" % (what, section, ": " + d if d else ""))
+
+
+# ---- option sets -------------------------------------------------------------------
+
+def option_sets(prof, extra=()):
+    """View options for prof: none; each of the heaviest functions
+    deselected and focused; selections, two foci, combinations; modules,
+    exported symbols; patterns that match nothing."""
+    full = report(prof)
+    names = [f["name"] for f in full["functions"]]
+    roots = {c["history"][0]["name"] for c in full["contexts"] if c["history"]}
+    inner = [n for n in names if n not in roots]
+    sets = [{}]
+    for n in inner[:4] + sorted(roots)[:2]:
+        sets.append({"deselect": [n]})
+    for n in names[:4]:
+        sets.append({"focus": [n]})
+    if len(inner) >= 2:
+        a, b = inner[0], inner[1]
+        sets += [{"deselect": [a, b]}, {"deselect": ["%s,%s" % (a, b)]},
+                 {"select": [a]}, {"select": ["%s,%s" % (a, b)]},
+                 {"focus": [a], "deselect": [b]}, {"focus": [a, b]},
+                 {"focus": ["%s,%s" % (a, b)], "deselect": [inner[-1]]},
+                 {"select": [a], "focus": [b]}, {"select": [a, b], "deselect": [b]}]
+    if names:
+        sets.append({"deselect": [names[0][:1] + "*"]})
+    sets += [{"module": ["*"]}, {"module": ["nosuch.so"]}, {"onlyExported": True},
+             {"onlyExported": True, "deselect": [names[-1]]},
+             {"deselect": ["nosuch_function"]}, {"select": ["%s,nosuch*" % names[0]]},
+             {"deselect": ["nosuch1"], "select": ["nosuch2"], "module": ["nosuch3"]},
+             {"focus": ["nosuch_function"]}, {"focus": ["%s,nosuch" % names[0]]}]
+    return sets + list(extra)
+
+
+def profile(name, prof, extra=(), only=None):
+    """Compare on prof under option_sets (and extra), or only these."""
+    if not prof or not os.path.exists(prof):
+        check(False, "%s: a profile to compare on" % name)
+        return
+    data = page_data(name, prof)
+    for k, o in enumerate(only or option_sets(prof, extra)):
+        compare(name, prof, data, o, k)
+
+
+# ---- the profiles ------------------------------------------------------------------
+
+def said(r):
+    """What a failed command said, on one line."""
+    return "" if r.returncode == 0 else " (%r)" % r.stderr[-300:]
+
+
+def recorded(name, src, args=(), clock=None, flags=()):
+    prog = build("hm_" + name, src, *flags)
+    r, prof = record(prog, list(args), clock=clock,
+                     profile=os.path.join(OUT, "hm_%s.ccprof" % name))
+    check(r.returncode == 0, "%s: runs under ccprof record%s" % (name, said(r)))
+    return prof
+
+
+def record_alloc(name, src, args=()):
+    prog = build("hm_" + name, src)
+    prof = os.path.join(OUT, "hm_%s.ccprof" % name)
+    r = run([CCPROF, "record", "--alloc", "-o", prof, "--", prog] + list(args))
+    check(r.returncode == 0, "%s: runs under ccprof record --alloc%s" % (name, said(r)))
+    return prof
+
+
+# Morgan & Jarvis's selection example with bytes, and a second thread
+# (tests/alloc_views.py): exact numbers, allocations on every member.
+MJ_ALLOC = """program ./mj 400
+clock cpu 1000
+alloc 100 3
+thread 42 mj
+ctx 0 0 5 7 1 :
+ctx 1 0 0 0 0 : [main]
+ctx 1 0 40 20 2 : [main] [a]
+ctx 1 0 40 10 1 : [main] [a] [b]
+ctx 1 0 1 10 1 : [main] [a] [c]
+ctx 1 0 1 50 5 : [main] [a] [b] [c]
+thread 43 worker
+ctx 1 0 3 4 1 : [a] [b] [c]
+ctx 1 0 0 1000 10 : [t]
+"""
+
+# Spivey's mutual recursion (DESIGN.md §4, n = 2): one cycle in three
+# rotations, gaps where A4/A5 elided a path.
+SPIVEY = """program ./spivey 2
+clock cpu 1000
+thread 42 spivey
+ctx 0 0 5 :
+ctx 1 0 10 : [main]
+ctx 1 2 20 : [main] [P]
+ctx 1 0 30 : [main] [P] [Q]
+ctx 1 0 40 : [main] [P] [Q] [R]
+ctx 2 0 50 : [main] P [Q] [R] [P]
+ctx 1 0 60 : [main] P Q [R] [P] [Q]
+ctx 1 0 70 : [main] P R [P] [Q] [R]
+ctx 1 3 80 : [main] P [Q] [R] [P] [S]
+"""
+
+# The thread root entered again (Note [The thread root of a reduced
+# stack] in view.c): main -> b -> c -> main -> d, and ties everywhere.
+REENTERED = """program ./reenter
+clock cpu 1000
+thread 1 main
+ctx 1 0 10 : [main]
+ctx 1 0 10 : [main] [b]
+ctx 2 1 10 : [main] [b] [c]
+ctx 1 0 10 : main [b] [c] [main]
+ctx 1 0 10 : main [b] [c] [main] [d]
+ctx 1 0 10 : main [b] c [main] [d] [c]
+ctx 3 0 0 : [main] [d]
+ctx 3 0 0 : [main] [e]
+thread 2 other
+ctx 1 0 10 : [b]
+ctx 1 0 10 : b [c] [b]
+ctx 1 0 10 : [main] [b]
+"""
+
+# A cycle with more items than its closing history has entries ("…"
+# between every two unmarked neighbours), after a shorter context: the
+# C tool must size its buffer for the items, not the entries (cycles.c
+# cycles_find; it overflowed its heap block and aborted).
+CYCLE_GAPS = """program ./gaps
+clock cpu 1000
+thread 1 main
+ctx 1 0 10 : [main] [a1] [a2] [a3] [a4] [a5] [a6] [a7] [a8] [a9]
+ctx 1 0 10 : [main] r b1 c1 b2 c2 b3 c3 b4 c4 b5 c5 b6 c6 b7 c7 b8 c8 [x] [r]
+"""
+
+# Hostile names (exports.py's, and more): markup, control bytes, invalid
+# UTF-8, pattern characters, commas and operators; and ties on time and
+# calls between names that sort differently by UTF-16 unit and by byte
+# (U+E000 before U+1F600 as strcmp has it).
+HOSTILE = r"""program ./ev\x0ail a\x09b \x1b[31m\x7f
+clock cpu 1000000
+thread 1 <b>t</b>
+ctx 3 0 4000000 : [main] [new\x0aline]
+ctx 1 2 6000000 : [main] [tab\x09cr\x0desc\x1b[2Jdel\x7f]
+ctx 1 0 2000000 : [main] [bad\xff\xc3utf8]
+ctx 1 0 4000000 : [main] [operator<<\x20(std::ostream&,\x20int)\x20é]
+ctx 0 0 0 : [main] [new\x0aline] [zero]
+ctx 1 0 3000000 : [main] [<script>alert(1)</script>]
+ctx 1 0 3000000 : [main] [\xee\x80\x80]
+ctx 1 0 3000000 : [main] [\xf0\x9f\x98\x80]
+ctx 1 0 3000000 : [main] [a,b]
+ctx 1 0 3000000 : [main] [ns::f(int,\x20char)]
+ctx 1 0 3000000 : [main] [ns::f(int,\x20char)] [x*y]
+ctx 2 0 1000000 : [main] [\x22quoted\x22\x20&amp;]
+ctx 1 0 500000 : [main] [S::operator()(int)\x20const]
+ctx 1 0 500000 : [main] [T::operator()]
+"""
+
+
+def hostile_extra():
+    return [{"deselect": ["a,b"]}, {"deselect": ["ns::f"]}, {"focus": ["ns::f"]},
+            {"deselect": ["operator<*,zero"]}, {"select": ["<script>*"]},
+            {"deselect": ["x*y"]}, {"focus": ["\U0001F600,\ue000"]},
+            {"deselect": ["\ufffd*"]}, {"deselect": [","]}, {"deselect": ["a,,b"]},
+            {"deselect": ["S::operator()"]}, {"deselect": ["T::operator"]},
+            {"select": ["S::operator(),T::operator()"]}]
+
+
+def transition(hist, p):
+    """DESIGN.md §2, A1-A5: the history after entering p, or None for A1."""
+    if hist and hist[-1][0] == p:
+        return None
+    h = [(c, m and c != p) for c, m in hist] + [(p, True)]
+    changed = True
+    while changed:
+        changed = False
+        for i in range(1, len(h) - 1):  # A4
+            if not (h[i][1] or h[i - 1][1] or h[i + 1][1]):
+                del h[i]
+                changed = True
+                break
+        for i in range(len(h) - 1):  # A5
+            if not changed and h[i] == h[i + 1] and not h[i][1]:
+                del h[i]
+                changed = True
+                break
+    return h
+
+
+def random_spec(seed, alloc=False):
+    """A random run of a small recursive program in three threads: the
+    contexts the runtime would make, with costs drawn from a few values
+    so that ties are common."""
+    rnd = random.Random(seed)
+    fns = ["f%d" % i for i in range(9)]
+    callees = {f: rnd.sample(fns, 3) for f in fns}
+    lines = ["program ./random %d" % seed, "clock cycles 3000000000"]
+    if alloc:
+        lines.insert(1, "alloc 64 1")
+    total = 0
+    for t, root in enumerate(["main", "worker", "main"]):
+        ctx, order = {}, []
+
+        def charge(h, e=0, r=0):
+            key = tuple(h)
+            if key not in ctx:
+                ctx[key] = [0, 0, 0, 0, 0]
+                order.append(key)
+            c = ctx[key]
+            c[0] += e
+            c[1] += r
+            c[2] += rnd.choice([0, 0, 1000, 2000, 3000, 77777])
+            if alloc and rnd.random() < 0.3:
+                c[3] += rnd.choice([16, 32, 4096])
+                c[4] += 1
+
+        charge([])
+        stack = [[(root, True)]]
+        charge(stack[-1], e=1)
+        for _ in range(2500):
+            if len(ctx) + total > 1300:
+                break
+            if len(stack) > 1 and rnd.random() < 0.45:
+                stack.pop()
+                charge(stack[-1])
+                continue
+            cur = stack[-1]
+            nxt = transition(cur, rnd.choice(callees.get(cur[-1][0], fns)))
+            if nxt is None:
+                charge(cur, r=1)
+                stack.append(cur)
+            else:
+                charge(nxt, e=1)
+                stack.append(nxt)
+        total += len(ctx)
+        lines.append("thread %d t%d" % (t + 1, t))
+        for key in order:
+            e, r, time, b, blocks = ctx[key]
+            hist = " ".join("[%s]" % c if m else c for c, m in key)
+            cost = "%d %d %d" % (e, r, time) + (" %d %d" % (b, blocks) if alloc else "")
+            lines.append("ctx %s : %s" % (cost, hist))
+    return "\n".join(lines) + "\n"
+
+
+def big_program():
+    """A program of 40 functions calling each other at random, recursion
+    included, 16 deep: some 20,000 contexts, thousands of cycles."""
+    rnd = random.Random(5)
+    n = 40
+    src = ["#include <stdlib.h>",
+           "#define NOHOOK __attribute__((noinline, no_instrument_function))",
+           "static unsigned long seed = 12345;",
+           "static NOHOOK unsigned next(void) { seed = seed * 6364136223846793005UL"
+           " + 1442695040888963407UL; return (unsigned)(seed >> 33); }",
+           "static NOHOOK void burn(unsigned n) { for (volatile unsigned i = 0; i < n; i++); }"]
+    src += ["__attribute__((noinline)) void f%d(int d);" % i for i in range(n)]
+    for i in range(n):
+        a, b, c = rnd.sample(range(n), 3)
+        src.append("__attribute__((noinline)) void f%d(int d) { burn(%d); if (d <= 0) return; "
+                   "switch (next() %% 4) { case 0: f%d(d - 1); break; case 1: f%d(d - 1); break; "
+                   "case 2: f%d(d - 1); f%d(d - 2); break; default: break; } }"
+                   % (i, 200 * (i % 5 + 1), a, b, c, a))
+    src.append("int main(int argc, char **argv) { int n = argc > 1 ? atoi(argv[1]) : 1000; "
+               "for (int k = 0; k < n; k++) f0(16); return 0; }")
+    path = os.path.join(OUT, "hm_big.c")
+    with open(path, "w") as f:
+        f.write("\n".join(src) + "\n")
+    return path
+
+
+def made():
+    profile("mj_alloc", make_profile("hm_mj_alloc", MJ_ALLOC),
+            [{"deselect": ["b"]}, {"deselect": ["a"]}, {"focus": ["b"]}])
+    profile("spivey_spec", make_profile("hm_spivey", SPIVEY),
+            [{"deselect": ["Q"]}, {"deselect": ["Q,R"]}, {"focus": ["R"]}, {"focus": ["S"]}])
+    profile("reentered", make_profile("hm_reentered", REENTERED),
+            [{"deselect": ["b"]}, {"deselect": ["c"]}, {"deselect": ["b,c"]},
+             {"deselect": ["d"]}, {"focus": ["c"], "deselect": ["b"]},
+             {"select": ["d"]}, {"deselect": ["main"]}])
+    profile("hostile", make_profile("hm_hostile", HOSTILE), hostile_extra())
+    profile("cycle_gaps", make_profile("hm_cycle_gaps", CYCLE_GAPS), only=[{}, {"deselect": ["c1"]}])
+    profile("random", make_profile("hm_random", random_spec(7)),
+            [{"deselect": ["f1,f2,f3"]}, {"select": ["f4,f5"]}, {"focus": ["f6"], "deselect": ["f7"]}])
+    profile("random_alloc", make_profile("hm_random_alloc", random_spec(11, alloc=True)),
+            [{"deselect": ["f0,f8"]}, {"focus": ["f2", "f3"]}])
+
+
+def real():
+    profile("spivey", recorded("spivey", "tests/progs/spivey.c", ["3"]))
+    profile("mj", recorded("mj", "tests/progs/mj.c", ["30"], clock="cycles"))
+    profile("mjstack", recorded("mjstack", "tests/progs/mjstack.c", ["20"], clock="cycles"))
+    profile("ring", recorded("ring", "tests/progs/ring.c", ["4", "3"], clock="cycles"))
+    profile("fib", recorded("fib", "tests/progs/fib.c", ["16"], clock="cycles"))
+    profile("calls", recorded("calls", "tests/progs/calls.c", clock="cycles"))
+    profile("threads", recorded("threads", "tests/progs/threads.c"))
+    profile("names", recorded("names", "tests/progs/names.cpp", flags=["-lstdc++"]),
+            [{"deselect": ["operator<*,leaf_work"]}, {"focus": ["operator+*"]}])
+    so = os.path.join(OUT, "libshlib.so")
+    r = run([CC, "-O0", "-g", "-shared", "-fPIC", "-finstrument-functions",
+             os.path.join(TOP, "tests/progs/shlib.c"), "-o", so])
+    if check(r.returncode == 0, "uselib: the shared library builds"):
+        profile("uselib", recorded("uselib", "tests/progs/uselib.c",
+                                   flags=["-L" + OUT, "-lshlib", "-Wl,-rpath," + OUT]),
+                [{"module": ["libshlib.so"]}, {"module": ["*/hm_uselib"]},
+                 {"module": ["libshlib.so"], "onlyExported": True}])
+    prog = build("hm_regions", "tests/progs/regions.c", os.path.join(LIB, "libccprof.a"))
+    prof = os.path.join(OUT, "hm_regions.ccprof")
+    run([prog], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+    profile("regions", prof, [{"module": ["nosuch"]}, {"onlyExported": True}])
+    # Unusual histories: frames left by longjmp, swapcontext, C++ throws.
+    profile("jump", recorded("jump", "tests/progs/jump.c"))
+    profile("coroutines", recorded("coroutines", "tests/progs/coroutines.c", ["below"]))
+    profile("exceptions", recorded("exceptions", "tests/progs/exceptions.cpp", flags=["-lstdc++"]))
+    profile("allocs", record_alloc("allocs", "tests/progs/allocs.c", ["threads"]))
+    big = recorded("big", big_program(), ["6000"])
+    check(report(big)["ncontexts"] > 15000, "big: over 15,000 contexts")
+    profile("big", big, only=[{}, {"deselect": ["f1,f2"]}, {"focus": ["f3"]},
+                              {"select": ["f0,f5,f7"], "focus": ["f9"]}])
+
+
+def view_from_data():
+    """The page opens with the options given to convert: DATA.view holds
+    them as given, and the model reads them as the CLI does."""
+    prof = make_profile("hm_mj_view", MJ_ALLOC)
+    page = os.path.join(OUT, "hm_mj_view.html")
+    r = run([CCPROF, "convert", "--to", "html", "--deselect", "b", "--focus", "a",
+             "-o", page, prof])
+    m = DATA_RE.search(open(page, encoding="utf-8").read()) if r.returncode == 0 else None
+    view = json.loads(m.group(1))["view"] if m else {}
+    check(view == {"select": [], "deselect": ["b"], "module": [], "only_exported": False,
+                   "focus": ["a"]}, "convert --deselect b --focus a: DATA.view (%s)" % view)
+
+
+def main():
+    if not check(NODE is not None, "node is installed (Debian: nodejs): the model needs it"):
+        finish()
+    made()
+    view_from_data()
+    real()
+    finish()
+
+
+main()
