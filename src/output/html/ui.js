@@ -88,14 +88,6 @@
 		return b;
 	}
 
-	/* A member of a model object under the first of its possible names. */
-	function pick(o, ...keys) {
-		for (const k of keys)
-			if (o && o[k] !== undefined)
-				return o[k];
-		return 0;
-	}
-
 	function fnName(id) {
 		if (id === null || id === undefined)
 			return GAP;
@@ -426,7 +418,7 @@
 	}
 	function weightOf(f, kind) {
 		if (state.weight === 'bytes')
-			return kind === 'self' ? f.selfBytes || 0 : f.inhBytes || 0;
+			return kind === 'self' ? f.selfBytes : f.inhBytes;
 		return kind === 'self' ? f.selfTicks : f.inhTicks;
 	}
 
@@ -579,30 +571,6 @@
 
 	/* -- Call graph -- */
 
-	/*
-	 * The arc from no caller into a thread root (gprof's <spontaneous>),
-	 * if the model's arcsInto leaves it out: DESIGN.md §3's incoming rule with
-	 * the first entry of each history as B and no A.  With a selection
-	 * every entry of the reduced histories counts as marked.
-	 */
-	function spontaneous(c, id) {
-		const s = {self: 0, child: 0, selfBytes: 0, childBytes: 0};
-		const allMarked = (c.v.deselected || []).length > 0;
-		for (const x of c.v.contexts) {
-			const h = x.hist;
-			if (!h.length || h[0].id !== id || !(h[0].marked || allMarked))
-				continue;
-			if (h.length === 1) {
-				s.self += x.ticks;
-				s.selfBytes += x.bytes || 0;
-			} else {
-				s.child += x.ticks;
-				s.childBytes += x.bytes || 0;
-			}
-		}
-		return s;
-	}
-
 	/* gprof's [n]: a function's rank by inherited time, then self time,
 	 * then name and id, as report's call graph numbers them (flat.c). */
 	function graphIndex(c, id) {
@@ -628,9 +596,8 @@
 			return;
 		const f = c.fnById.get(id);
 		const rec = (x) => c.rec.get(x) || 0;
-		const alloc = hasAlloc;
 		const heads = ['', '%time', 'self s', 'children s'];
-		if (alloc)
+		if (hasAlloc)
 			heads.push('self B', 'children B');
 		heads.push('calls', el('th', 'txt', 'name'));
 		const t = table('grid graph', heads);
@@ -638,29 +605,23 @@
 			const tr = el('tr', cls);
 			add(tr, td(cls === 'self' ? '[' + graphIndex(c, id) + ']' : '', 'idx'), td(pc, 'num pc'),
 			    td(self), td(child));
-			if (alloc)
+			if (hasAlloc)
 				add(tr, td(sb), td(cb));
 			add(tr, td(calls), add(el('td', 'name'), nameCell));
 			t.body.appendChild(tr);
 		};
-		const bytes = (a, ...keys) => String(pick(a, ...keys));
-		const into = v.arcsInto(id);
-		if (f.rootCalls && !into.some((a) => a.caller === null)) {
-			const sp = spontaneous(c, id);
-			line('caller', '', secs(sp.self), secs(sp.child), String(sp.selfBytes),
-			     String(sp.childBytes), f.rootCalls + '/' + (f.calls - rec(id)),
-			     el('span', 'spont', '<spontaneous>'));
-		}
-		for (const a of into) {
+		// The model's list holds the arc from no caller (gprof's
+		// <spontaneous>: caller null) and the recursive one, left out here.
+		for (const a of v.arcsInto(id)) {
 			if (a.caller === id)
 				continue;
 			line('caller', '', secs(a.selfIn), secs(a.childIn),
-			     bytes(a, 'selfInBytes', 'selfInAllocBytes'), bytes(a, 'childInBytes', 'childInAllocBytes'),
+			     String(a.selfInBytes), String(a.childInBytes),
 			     a.calls + '/' + (f.calls - rec(id)),
 			     a.caller === null ? el('span', 'spont', '<spontaneous>') : nameLink(a.caller));
 		}
 		line('self', pct(f.inhTicks, v.totalTicks), secs(f.selfTicks), secs(f.inhTicks - f.selfTicks),
-		     String(f.selfBytes || 0), String((f.inhBytes || 0) - (f.selfBytes || 0)),
+		     String(f.selfBytes), String(f.inhBytes - f.selfBytes),
 		     rec(id) ? (f.calls - rec(id)) + '+' + rec(id) : String(f.calls),
 		     add(el('strong', null), nameLink(id)));
 		for (const a of v.arcsOutOf(id)) {
@@ -668,7 +629,7 @@
 				continue;
 			const g = c.fnById.get(a.callee);
 			line('callee', '', secs(a.selfOut), secs(a.childOut),
-			     bytes(a, 'selfOutBytes', 'selfOutAllocBytes'), bytes(a, 'childOutBytes', 'childOutAllocBytes'),
+			     String(a.selfOutBytes), String(a.childOutBytes),
 			     a.calls + '/' + ((g ? g.calls : 0) - rec(a.callee)), nameLink(a.callee));
 		}
 		main.appendChild(t.table);
@@ -678,10 +639,8 @@
 
 	function nodeWeight(n, kind) {
 		if (state.weight === 'bytes')
-			return kind === 'indiv' ? pick(n, 'indivBytes', 'individualBytes')
-				: pick(n, 'inhBytes', 'inheritedBytes');
-		return kind === 'indiv' ? pick(n, 'indivTicks', 'individualTicks')
-			: pick(n, 'inhTicks', 'inheritedTicks');
+			return kind === 'indiv' ? n.indivBytes : n.inhBytes;
+		return kind === 'indiv' ? n.indivTicks : n.inhTicks;
 	}
 	function sortedKids(n) {
 		const kids = n.children || [];
@@ -808,8 +767,8 @@
 		return h;
 	}
 	function costCells(v, n, kind) {
-		const ticks = pick(n, kind === 'indiv' ? 'indivTicks' : 'inhTicks');
-		const b = pick(n, kind === 'indiv' ? 'indivBytes' : 'inhBytes');
+		const ticks = kind === 'indiv' ? n.indivTicks : n.inhTicks;
+		const b = kind === 'indiv' ? n.indivBytes : n.inhBytes;
 		const out = [td(pct(ticks, v.totalTicks), 'num pc')];
 		if (hasAlloc)
 			out.push(td(pct(b, v.totalBytes), 'num pc'));
@@ -850,7 +809,7 @@
 			return;
 		const heads = [el('th', 'txt', 'called from'), 'calls'].concat(costHeads());
 		main.appendChild(treeTable(heads, null, root, fns[id].name, (n) =>
-			[td(String(pick(n, 'calls')))].concat(costCells(v, n, 'inh')),
+			[td(String(n.calls))].concat(costCells(v, n, 'inh')),
 			['callers', c.key, state.weight, state.depth, id].join('\n')));
 	}
 
@@ -988,11 +947,11 @@
 		const t = table('grid cycles', heads);
 		for (const cy of cycles.slice(0, MAX_ROWS)) {
 			const tr = el('tr');
-			const ticks = pick(cy, 'ticks', 'timeTicks', 'time');
+			const ticks = cy.ticks;
 			add(tr, td(secs(ticks)), td(pct(ticks, v.totalTicks), 'num pc'));
 			if (hasAlloc)
-				tr.appendChild(td(pct(pick(cy, 'bytes', 'allocBytes'), v.totalBytes), 'num pc'));
-			tr.appendChild(td(String(pick(cy, 'entries'))));
+				tr.appendChild(td(pct(cy.bytes, v.totalBytes), 'num pc'));
+			tr.appendChild(td(String(cy.entries)));
 			const cell = el('td', 'name cyc');
 			const ids = cy.ids || [];
 			ids.forEach((x, i) => {
