@@ -366,6 +366,18 @@ def compare_view(prof, page, name, view, fn_name):
     theirs = text_flat(text)
     same(flat_as_text(flat, theirs), theirs, "%s: every row of the flat table as report "
          "prints it (%%time, %%alloc, self, bytes, calls, inherited, file:line)" % what)
+    facts = {}
+    for fact in dom.root.find_all("div", "fact"):
+        facts[fact.find("dt").text()] = fact.find("dd").text()
+    head = {k: re.search(r"^    %s +(.*)$" % k, text, re.M) for k in ("total time", "total calls",
+                                                                       "of profile")}
+    head = {k: m.group(1) if m else None for k, m in head.items()}
+    share = facts.get("of profile", "").split(";")[0]
+    check(facts.get("total calls") == head["total calls"] and
+          facts.get("total time", "").split(" (")[0] == head["total time"].split("  ")[0] and
+          share == (head["of profile"] or "").split(";")[0],
+          "%s: the header's total time, calls and the view's share as report's (%r, %r)"
+          % (what, facts, head))
     cmd = dom.root.find("code", "cmd")
     want = "ccprof report " + " ".join(o if o.startswith("--") else "'%s'" % o
                                        for o in opts) + (" " if opts else "") + "FILE"

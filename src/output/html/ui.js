@@ -363,12 +363,21 @@
 		const clock = data.clock === 'cycles'
 			? 'cycles clock @ ' + ratio(data.ticks_per_sec, 1e9, 0, 3) + ' GHz'
 			: data.samples + ' samples @ ' + (data.interval_ns / 1e6) + ' ms, ' + data.clock + ' clock';
-		fact('total time', secs(P.totalTicks) + ' secs (' + clock + ')');
-		if (c.v) {
+		if (!c.v) {
+			fact('total time', secs(P.totalTicks) + ' secs (' + clock + ')');
+		} else {
+			// As report's header: the view's total, then its share of the profile's.
 			const v = c.v;
+			fact('total time', secs(v.totalTicks) + ' secs (' + clock + ')');
 			if (v.totalTicks !== P.totalTicks)
-				fact('view time', secs(v.totalTicks) + ' of ' + secs(P.totalTicks) + ' secs (' +
+				fact('of profile', secs(v.totalTicks) + ' of ' + secs(P.totalTicks) + ' secs (' +
 				     pct(v.totalTicks, P.totalTicks) + '%); percentages are of the view\u2019s total');
+			const list = (ids) => ids.slice(0, 20).map(fnName).join(', ') +
+				(ids.length > 20 ? ', \u2026 (' + ids.length + ')' : '');
+			if ((v.focus || []).length)
+				fact('focus', list(v.focus));
+			if ((v.deselected || []).length)
+				fact('deselected', list(v.deselected) + ' (their costs go to the nearest selected caller)');
 			fact('total calls', String(v.totalCalls));
 			fact('contexts', v.contexts.length + ' of ' + data.contexts.length + ' in ' +
 			     plural(data.threads, 'thread', 'threads'));
