@@ -251,7 +251,8 @@
 		return parts.join(' ');
 	}
 
-	/* The pattern that names one function (its full name). */
+	/* A pattern list with one more function, named by its full name (a
+	 * pattern matches its own name: `*` matches itself too). */
 	function appendPattern(list, name) {
 		return list.trim() === '' ? name : list.trim() + ',' + name;
 	}
@@ -405,10 +406,11 @@
 
 	/* ---- clickable names and the current function ---- */
 
-	function nameLink(id, text) {
+	/* A function's name: a click makes it the current function. */
+	function nameLink(id) {
 		if (id === null || id === undefined || !fns[id])
-			return el('span', 'fn gap', text !== undefined ? text : GAP);
-		const b = button(text !== undefined ? text : fns[id].name, 'fn', () => go({fn: id}));
+			return el('span', 'fn gap', GAP);
+		const b = button(fns[id].name, 'fn', () => go({fn: id}));
 		b.title = fns[id].name + (srcOf(id) ? '  ' + srcOf(id) : '');
 		if (id === state.fn)
 			b.classList.add('cur');
@@ -449,11 +451,11 @@
 			add(box, el('span', 'num', f.calls + ' calls, self ' + secs(f.selfTicks) +
 				     ' s, inherited ' + secs(f.inhTicks) + ' s'));
 		add(box,
-		    button('focus', 'act', () => go({focus: appendPattern('', name), fn: id, zoom: ''}),
+		    button('focus', 'act', () => go({focus: name, fn: id, zoom: ''}),
 			   'show only the stacks through this function'),
 		    button('deselect', 'act', () => go({deselect: appendPattern(state.deselect, name), zoom: ''}),
 			   'charge this function\u2019s costs to its callers'),
-		    button('select only', 'act', () => go({select: appendPattern('', name), deselect: '',
+		    button('select only', 'act', () => go({select: name, deselect: '',
 							    fn: id, zoom: ''}),
 			   'show costs in terms of this function (and the thread roots) only'),
 		    button('call graph', 'act', () => go({tab: 'graph', fn: id})),
