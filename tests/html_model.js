@@ -6,9 +6,10 @@
  *
  * Usage: node tests/html_model.js DATA.json OPTIONS.json
  *   DATA     the page's data (the ccprof-data script element's text)
- *   OPTIONS  {"select": [...], "deselect": [...], "module": [...],
- *             "focus": [...], "onlyExported": bool}
- * Prints one JSON object: the report's header totals, "view",
+ *   OPTIONS  a list of option sets {"select": [...], "deselect": [...],
+ *            "module": [...], "focus": [...], "onlyExported": bool}: one
+ *            node for them all, as starting node costs more than a view
+ * Prints a JSON list, for each option set one object: the report's header totals, "view",
  * "functions", "arcs", "contexts", "tree", "callers" (the inverted tree
  * of every function of the view, as --callers '*' lists them), "cycles"
  * (as --cycles), and "warnings"; or {"error": LINE} when the view cannot
@@ -22,7 +23,7 @@ const model = require(path.join(__dirname, '..', 'src', 'output', 'html', 'model
 
 const [dataFile, optsFile] = process.argv.slice(2);
 const data = JSON.parse(fs.readFileSync(dataFile, 'utf8'));
-const opts = JSON.parse(fs.readFileSync(optsFile, 'utf8'));
+const optionSets = JSON.parse(fs.readFileSync(optsFile, 'utf8'));
 const p = model.load(data);
 const secs = (ticks) => p.seconds(ticks);
 const name = (id) => (id === null ? '<root>' : p.fns[id].name);
@@ -93,7 +94,7 @@ function cycleRow(c) {
 		entries: c.entries}, [['alloc_bytes', c.bytes], ['alloc_blocks', c.blocks]]);
 }
 
-function report() {
+function report(opts) {
 	let v;
 	try {
 		v = model.view(p, opts);
@@ -129,4 +130,4 @@ function report() {
 	return out;
 }
 
-process.stdout.write(JSON.stringify(report()) + '\n');
+process.stdout.write(JSON.stringify(optionSets.map(report)) + '\n');

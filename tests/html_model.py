@@ -140,21 +140,20 @@ def cli_said(prof, err, js):
         usage and usage.group(1) == js["error"])
 
 
-def model_view(name, data, o, k):
-    opts = os.path.join(OUT, "%s.opts%d.json" % (name, k))
+def model_views(name, data, sets):
+    """The model's view under each option set, from one node; on failure
+    (None, what node said)."""
+    opts = os.path.join(OUT, "%s.opts.json" % name)
     with open(opts, "w") as f:
-        json.dump(o, f)
+        json.dump(sets, f)
     r = run([NODE, DRIVER, data, opts])
     if r.returncode != 0:
         return None, r.stderr.strip()[-500:]
     return json.loads(r.stdout), None
 
 
-def compare(name, prof, data, o, k):
+def compare(name, prof, o, js):
     what = "%s %s" % (name, json.dumps(cli_args(o), ensure_ascii=False))
-    js, err = model_view(name, data, o, k)
-    if not check(js is not None, "%s: the model runs%s" % (what, " (%r)" % err if err else "")):
-        return
     # Bytes: a name's CR must not become a newline.
     r = subprocess.run([CCPROF, "report", "--json", "--callers", "*", "--around", "*",
                         "--cycles"] + cli_args(o) + [prof], capture_output=True)
@@ -209,8 +208,14 @@ def profile(name, prof, extra=(), only=None):
         check(False, "%s: a profile to compare on" % name)
         return
     data = page_data(name, prof)
-    for k, o in enumerate(only or option_sets(prof, extra)):
-        compare(name, prof, data, o, k)
+    sets = only or option_sets(prof, extra)
+    views, err = model_views(name, data, sets)
+    if not check(views is not None and len(views) == len(sets),
+                 "%s: the model runs under %d option sets%s"
+                 % (name, len(sets), " (%r)" % err if err else "")):
+        return
+    for o, js in zip(sets, views):
+        compare(name, prof, o, js)
 
 
 # ---- the profiles ------------------------------------------------------------------
