@@ -37,7 +37,7 @@ RT_OBJ   := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RUNTIME_SRC) $(FORMAT_SRC) $(CO
 TOOL_OBJ := $(patsubst src/%.c,$(BUILD)/tool/%.o,$(TOOL_SRC) $(FORMAT_SRC) $(COMMON_SRC))
 # The HTML report's scripts and style sheet, compiled into the tool by a
 # build tool of our own (tools/embed.c; src/output/html_assets.h).
-HTML_ASSETS := $(sort $(wildcard src/output/html/*.js src/output/html/*.css))
+HTML_ASSETS := src/output/html/model.js src/output/html/ui.js src/output/html/style.css
 HTML_GEN    := $(BUILD)/gen/html_assets.c
 TOOL_OBJ    += $(BUILD)/tool/gen/html_assets.o
 # Objects the unit tests link against: everything but the CLI's main().
