@@ -178,6 +178,7 @@ def recorded():
           "spivey: DATA says its format and version")
     for key in ("program", "argv", "pid", "clock", "ticks_per_sec", "interval_ns", "samples"):
         check(data[key] == rep[key], "spivey: DATA's %s is report --json's" % key)
+    check(data["profile"] == prof, "spivey: DATA names the profile as convert was given it")
     check(data["threads"] == rep["threads"] and data["alloc"] is False,
           "spivey: threads, and no allocation data")
     check(len(data["contexts"]) == rep["ncontexts"] == 9,
@@ -303,6 +304,15 @@ def hostile_names():
           data["functions"][0]["file"] == "/src/</script>.c",
           "hostile: the program, its arguments and a source file come back as written")
     contexts_agree(data, report(prof), "hostile")
+    odd = os.path.join(D, "it's <script>&<b>.ccprof")
+    with open(prof, "rb") as f, open(odd, "wb") as g:
+        g.write(f.read())
+    r, out = convert_html(odd, "hostile_name")
+    text, page = parse(out)
+    data = data_of(page)
+    check(r.returncode == 0 and data is not None and data["profile"] == odd and
+          text.lower().count("</script") == 3,
+          "hostile: a profile file named with markup is data too")
 
 
 def damaged_files(prof):

@@ -380,7 +380,7 @@ def compare_view(prof, page, name, view, fn_name):
           % (what, facts, head))
     cmd = dom.root.find("code", "cmd")
     want = "ccprof report " + " ".join(o if o.startswith("--") else "'%s'" % o
-                                       for o in opts) + (" " if opts else "") + "FILE"
+                                       for o in opts) + (" " if opts else "") + shell_word(prof)
     check(cmd is not None and cmd.text() == want, "%s: the command line is shown (%r)" % (
         what, cmd.text() if cmd else None))
 
@@ -658,8 +658,14 @@ def mj():
         rep2 = report(prof, "--deselect", "b")
         cmd = dom.root.find("code", "cmd")
         check([r[0] for r in dom_flat(dom)] == [f["name"] for f in rep2["functions"]] and
-              cmd is not None and cmd.text() == "ccprof report --deselect 'b' FILE",
+              cmd is not None and cmd.text() == "ccprof report --deselect 'b' " + shell_word(prof),
               "mj converted with --deselect b: the page opens with that view")
+
+
+def shell_word(s):
+    """The profile's name as the page's command line writes it: quoted
+    only when the shell needs it."""
+    return s if re.fullmatch(r"[A-Za-z0-9_./+,:@%=-]+", s) else "'" + s.replace("'", "'\\''") + "'"
 
 
 def spivey():

@@ -79,6 +79,7 @@ struct export_input {
 	 * page applies itself (export_html.c) */
 	const struct model *base;
 	const struct model_view_opts *view_opts;
+	const char *source; /* html: FILE as given to convert, or NULL */
 	uint32_t nthreads;       /* per-thread models, only with --threads */
 	const struct export_thread *threads;
 };

@@ -139,7 +139,8 @@ static void data_view(struct json *j, const struct model_view_opts *vo)
 	json_end_object(j);
 }
 
-static void write_data(struct ob *o, const struct model *m, const struct model_view_opts *vo)
+static void write_data(struct ob *o, const struct model *m, const struct model_view_opts *vo,
+		       const char *source)
 {
 	const struct ccp_profile *p = m->prof;
 	struct json j;
@@ -149,6 +150,9 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 	json_kstring(&j, "format", "ccprof-html");
 	json_kuint(&j, "version", HTML_DATA_VERSION);
 	json_kstring(&j, "ccprof_version", CCPROF_VERSION);
+	json_newline(&j);
+	/* For the command line the page shows ("ccprof report ... FILE"). */
+	json_kstring(&j, "profile", source ? source : "");
 	json_newline(&j);
 	json_kstring(&j, "program", p->program);
 	json_newline(&j);
@@ -203,7 +207,7 @@ int export_html(FILE *f, const struct export_input *in, const struct export_opts
 	ob_puts(o, "</head>\n<body>\n<noscript>This report needs JavaScript: its views are "
 		   "computed in the page.</noscript>\n<div id=\"app\"></div>\n"
 		   "<script type=\"application/json\" id=\"ccprof-data\">");
-	write_data(o, m, in->view_opts);
+	write_data(o, m, in->view_opts, in->source);
 	ob_puts(o, "</script>\n");
 	put_asset(o, "<script>\n", "model.js", "</script>\n");
 	put_asset(o, "<script>\n", "ui.js", "</script>\n");

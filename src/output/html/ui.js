@@ -240,6 +240,11 @@
 	function shellQuote(s) {
 		return "'" + s.replace(/'/g, "'\\''") + "'";
 	}
+	/* The profile's name as convert was given it, quoted only when the
+	 * shell needs it. */
+	function shellWord(s) {
+		return /^[A-Za-z0-9_./+,:@%=-]+$/.test(s) ? s : shellQuote(s);
+	}
 	function commandLine(st) {
 		const parts = ['ccprof', 'report'];
 		for (const k of ['select', 'deselect', 'module', 'focus'])
@@ -247,7 +252,7 @@
 				parts.push('--' + k, shellQuote(st[k].trim()));
 		if (st.exported)
 			parts.push('--only-exported');
-		parts.push('FILE');
+		parts.push(data.profile ? shellWord(data.profile) : 'FILE');
 		return parts.join(' ');
 	}
 
