@@ -6,6 +6,7 @@ self-contained file whose only scripts are ccprof's own, its data is the
 whole profile exactly (every context and cost centre, as `report --json`
 has them) with the view options given, nothing a profile holds can end
 an element or add one, and the command's options and errors."""
+import base64
 import hashlib
 import html.parser
 import json
@@ -75,6 +76,10 @@ def parse(path):
     return text, p
 
 
+def csp_hash(text):
+    return "'sha256-%s'" % base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
 def data_of(page):
     found = [t for a, t in page.scripts if a.get("id") == "ccprof-data"]
     return json.loads(found[0]) if len(found) == 1 else None
@@ -127,8 +132,14 @@ def shell_is_sealed(text, page, what):
     check(text.startswith("<!DOCTYPE html>\n"), "%s: an HTML5 document" % what)
     csp = [a.get("content", "") for t, a in page.tags
            if t == "meta" and a.get("http-equiv", "").lower() == "content-security-policy"]
-    check(len(csp) == 1 and "default-src 'none'" in csp[0],
+    check(len(csp) == 1 and "default-src 'none'" in csp[0] and "unsafe" not in csp[0],
           "%s: a Content-Security-Policy that allows no network access" % what)
+    code = [t for a, t in page.scripts if a.get("type") is None]
+    want = "script-src %s; style-src %s;" % (" ".join(csp_hash(t) for t in code),
+                                              " ".join(csp_hash(t) for t in page.styles))
+    check(len(csp) == 1 and want in csp[0],
+          "%s: the policy runs only the page's own scripts and style, named by their SHA-256"
+          % what)
     external = [(t, a) for t, a in page.tags if "src" in a or "href" in a]
     check(external == [], "%s: no element loads anything (%r)" % (what, external[:3]))
     handlers = [(t, k) for t, a in page.tags for k in a if k.lower().startswith("on")]

@@ -14,6 +14,8 @@ profile of 27,000 contexts draws every tab in time; ui.js and model.js
 use none of the APIs that parse HTML or code.  Without
 chromium-headless-shell the browser checks are skipped ("# SKIP"); the
 static checks still run."""
+import base64
+import hashlib
 import html.parser
 import json
 import os
@@ -489,6 +491,36 @@ STEPS_JS = """
 """
 
 
+def csp_hash(text):
+    return "'sha256-%s'" % base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def allow_script(text, js):
+    """The page's text with js's hash added to its policy's script-src, so
+    that a script the test adds runs (the policy runs no other)."""
+    return text.replace("script-src ", "script-src %s " % csp_hash(js), 1)
+
+
+def injection_blocked(page):
+    """Markup that got into a page anyway runs nothing: the policy allows
+    only the page's own scripts, by hash.  The page still draws."""
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    at = text.rindex("</body>")
+    bad = os.path.join(D, "injected.html")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write(text[:at] + "<script>document.documentElement.setAttribute('data-pwned', '1')"
+                "</script><img src=x onerror=\"document.documentElement.setAttribute("
+                "'data-pwned', '2')\"><div style=\"display:none\" id=styled>s</div>" + text[at:])
+    dom, errors = render(bad, "", "injected")
+    html_el = dom.root.find("html") if dom else None
+    check(html_el is not None and html_el.attrs.get("data-ready") == "1" and
+          "data-pwned" not in html_el.attrs,
+          "markup added to a page runs nothing (inline script, onerror), the page still draws")
+    check(any("Content Security Policy" in e for e in errors),
+          "the browser says the policy refused it (%d console lines)" % len(errors))
+
+
 def interact(page, hash_, steps, what):
     """The log of steps (JavaScript statements) run in the page opened at
     #hash_, or None; the page is a copy with the steps' script added."""
@@ -498,7 +530,7 @@ def interact(page, hash_, steps, what):
     at = text.rindex("</body>")
     copy = os.path.join(D, "interact.html")
     with open(copy, "w", encoding="utf-8") as f:
-        f.write(text[:at] + "<script>" + js + "</script>" + text[at:])
+        f.write(allow_script(text[:at], js) + "<script>" + js + "</script>" + text[at:])
     dom, errors = render(copy, hash_, what)
     if not page_ok(dom, errors, what):
         return None
@@ -651,6 +683,7 @@ def mj():
     lazy_tree(page, "mj", len(rep["tree"]["children"]))
     messages(prof, page, "mj")
     broken_page_is_seen(page)
+    injection_blocked(page)
     # a view given to convert is the one the page opens with
     page2 = convert(prof, "mj_deselected", "--deselect", "b")
     dom, errors = render(page2, "", "mj --deselect b")

@@ -181,6 +181,25 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 	json_end_object(&j);
 }
 
+/*
+ * The Content-Security-Policy: nothing may be loaded, and the only script
+ * that runs and the only style applied are the page's own, named by
+ * their hashes (tools/embed.c), so that even markup that got into the
+ * page could run nothing.  (The data element is JSON, which no browser
+ * runs.)
+ */
+static void put_policy(struct ob *o)
+{
+	ob_puts(o, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		   "script-src '");
+	ob_puts(o, asset("model.js")->csp_hash);
+	ob_puts(o, "' '");
+	ob_puts(o, asset("ui.js")->csp_hash);
+	ob_puts(o, "'; style-src '");
+	ob_puts(o, asset("style.css")->csp_hash);
+	ob_puts(o, "'; base-uri 'none'; form-action 'none'\">\n");
+}
+
 /* The Makefile embeds the three files by name, so each is there. */
 static void put_asset(struct ob *o, const char *open, const char *name, const char *close)
 {
@@ -196,10 +215,9 @@ int export_html(FILE *f, const struct export_input *in, const struct export_opts
 	const struct model *m = in->base ? in->base : in->m;
 	struct ob *o = ob_open(f);
 
-	ob_puts(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-		   "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
-		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	ob_puts(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+	put_policy(o);
+	ob_puts(o, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		   "<meta name=\"generator\" content=\"ccprof " CCPROF_VERSION "\">\n<title>ccprof: ");
 	escape_puts(o, &escape_xml, export_program(m));
 	ob_puts(o, "</title>\n");

@@ -13,6 +13,9 @@ struct html_asset {
 	const char *name; /* base name: "model.js" */
 	const char *data; /* len bytes, then a NUL */
 	size_t len;
+	/* "sha256-…" of the element's text ("\n" and data), for the page's
+	 * Content-Security-Policy */
+	const char *csp_hash;
 };
 
 /* Ends with an entry whose name is NULL. */
