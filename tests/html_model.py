@@ -304,6 +304,19 @@ ctx 1 0 10 : [main] [a1] [a2] [a3] [a4] [a5] [a6] [a7] [a8] [a9]
 ctx 1 0 10 : [main] r b1 c1 b2 c2 b3 c3 b4 c4 b5 c5 b6 c6 b7 c7 b8 c8 [x] [r]
 """
 
+# Names tied on time and calls that are not UTF-8: the page has them as
+# U+FFFD, C orders them by their bytes (export_html.c name_rank).
+BAD_UTF8_TIES = r"""program /bin/x
+clock cpu 100
+thread 1
+ctx 1 0 3 : [main]
+ctx 1 0 3 : [main] [\xff]
+ctx 1 0 3 : [main] [\xfe]
+ctx 1 0 3 : [main] [\xef\xbf\xbe]
+ctx 1 0 3 : [main] [\xfe] [a]
+ctx 1 0 3 : [main] [\xff] [a]
+"""
+
 # Hostile names (exports.py's, and more): markup, control bytes, invalid
 # UTF-8, pattern characters, commas and operators; and ties on time and
 # calls between names that sort differently by UTF-16 unit and by byte
@@ -449,6 +462,10 @@ def made():
              {"deselect": ["d"]}, {"focus": ["c"], "deselect": ["b"]},
              {"select": ["d"]}, {"deselect": ["main"]}])
     profile("hostile", make_profile("hm_hostile", HOSTILE), hostile_extra())
+    # (Not patterns of those names: the page matches U+FFFD where the CLI
+    # has bytes; docs/html.md says so.)
+    profile("bad_utf8_ties", make_profile("hm_bad_utf8_ties", BAD_UTF8_TIES),
+            only=[{}, {"deselect": ["a"]}, {"focus": ["a"]}, {"select": ["a"]}])
     profile("cycle_gaps", make_profile("hm_cycle_gaps", CYCLE_GAPS), only=[{}, {"deselect": ["c1"]}])
     profile("random", make_profile("hm_random", random_spec(7)),
             [{"deselect": ["f1,f2,f3"]}, {"select": ["f4,f5"]}, {"focus": ["f6"], "deselect": ["f7"]}])

@@ -789,6 +789,46 @@ HOSTILE = [
 ]
 
 
+def button_notes():
+    """A function's buttons use its name as a pattern, as a command would:
+    when the name names others too (operator*), or the function stays
+    selected (a thread root), the bar says so.  A profile named like an
+    option is written ./-name in the command line."""
+    prof = make_profile("html_ui_ops", "program ./ops\nclock cpu 1000000\nthread 1 t\n"
+                        "ctx 1 0 1000 : [main]\nctx 1 0 2000 : [main] [S::operator*]\n"
+                        "ctx 1 0 3000 : [main] [S::operator*=]\n")
+    odd = os.path.join(D, "-ops.ccprof")
+    shutil.copyfile(prof, odd)
+    page = os.path.join(D, "ops.html")
+    r = run([CCPROF, "convert", "--to", "html", "-o", page, "--", "-ops.ccprof"], cwd=D)
+    if not check(r.returncode == 0, "a profile named -ops.ccprof converts (%s)" % r.stderr.strip()):
+        return
+    deselect = ("qa('.current button.act').filter(function (b) { return b.textContent === "
+                "'deselect'; })[0].click()")
+    steps = [
+        "log.push(['cmd', q('code.cmd').textContent])",
+        deselect,
+        "log.push(['star', [qa('.messages .warning').map(function (w) { return w.textContent; }), "
+        "location.hash]])",
+        "location.hash = 'tab=functions&fn=0'",
+        deselect,
+        "log.push(['root', qa('.messages .warning').map(function (w) { return w.textContent; })])",
+    ]
+    log = interact(page, "tab=functions&fn=1", steps, "button notes")
+    if not log:
+        return
+    check(log.get("cmd") == "ccprof report ./-ops.ccprof",
+          "a profile named like an option: the command line says ./-ops.ccprof (%r)" % log.get("cmd"))
+    star = log.get("star") or [[], ""]
+    check(any("also matches S::operator*= (1 other function)" in w for w in star[0]) and
+          "deselect=S%3A%3Aoperator*" in star[1],
+          "deselect on S::operator*: applied as the pattern, and the bar says it also matches "
+          "S::operator*= (%r)" % star)
+    check(any(w == "main stays selected: thread roots and focused functions always are"
+              for w in log.get("root") or []),
+          "deselect on a thread root: the bar says it stays selected (%r)" % log.get("root"))
+
+
 def hostile():
     """Names that are HTML, script or quotes show as text in every tab
     and in the tooltips; no element of theirs appears."""
@@ -917,6 +957,7 @@ def main():
     mj()
     spivey()
     hostile()
+    button_notes()
     large()
     finish()
 

@@ -22,6 +22,7 @@
  */
 #include "output/export.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/symtabs.h"
@@ -62,9 +63,42 @@ static const char *module_path(const struct ccp_profile *p, const struct ccp_cc 
 	return p->modules[c->module].path;
 }
 
-static void data_functions(struct json *j, const struct model *m, int want_exported)
+struct named {
+	const char *name;
+	uint32_t cc;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
+}
+
+/*
+ * Each cost centre's place among the names in strcmp's order (equal
+ * names, equal places).  The views break ties by name as the C model
+ * does, by bytes; the page has the names as JavaScript strings, where a
+ * byte that is not UTF-8 is already U+FFFD and the order of the bytes is
+ * lost, so it sorts by this instead.
+ */
+static uint32_t *name_ranks(const struct model *m)
+{
+	struct named *order = xnmalloc(m->nfns ? m->nfns : 1, sizeof *order);
+	uint32_t *rank = xnmalloc(m->nfns ? m->nfns : 1, sizeof *rank);
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		order[cc] = (struct named){m->fns[cc].name, cc};
+	qsort(order, m->nfns, sizeof *order, by_name);
+	for (uint32_t i = 0; i < m->nfns; i++)
+		rank[order[i].cc] = i > 0 && by_name(&order[i - 1], &order[i]) == 0
+					    ? rank[order[i - 1].cc]
+					    : i;
+	free(order);
+	return rank;
+}
+
+static void data_functions(struct json *j, const struct model *m)
 {
 	const struct ccp_profile *p = m->prof;
+	uint32_t *rank = name_ranks(m);
 	struct symtabs tabs;
 
 	symtabs_init(&tabs, p);
@@ -83,17 +117,18 @@ static void data_functions(struct json *j, const struct model *m, int want_expor
 			json_null(j);
 		json_kstring(j, "file", ccp_cc_has_source(c) ? c->file : "");
 		json_kuint(j, "line", ccp_cc_has_source(c) ? c->line : 0);
-		/* Reading every module's symbols costs a file read per
-		 * module: only when the page may ask (--only-exported is a
-		 * checkbox there, so always unless told not to). */
+		json_kuint(j, "name_rank", rank[cc]);
+		/* --only-exported is a checkbox in the page: every module's
+		 * symbols are read, once each (symtabs). */
 		json_key(j, "exported");
-		json_bool(j, want_exported && m->fns[cc].seen && is_exported(&tabs, p, c));
+		json_bool(j, m->fns[cc].seen && is_exported(&tabs, p, c));
 		json_key(j, "region");
 		json_bool(j, c->kind == CCP_CC_MANUAL);
 		json_end_object(j);
 	}
 	json_end_array(j);
 	symtabs_free(&tabs);
+	free(rank);
 }
 
 /* [history, E, R, T, bytes, blocks]; an unmarked entry is -1 - id. */
@@ -118,11 +153,6 @@ static void data_context(struct json *j, const struct ccp_context *c)
 	json_end_array(j);
 }
 
-static void data_patterns(struct json *j, const char *key, const struct model_patterns *ps)
-{
-	json_kstrings(j, key, ps->v, ps->n);
-}
-
 static void data_view(struct json *j, const struct model_view_opts *vo)
 {
 	static const struct model_view_opts none;
@@ -130,12 +160,12 @@ static void data_view(struct json *j, const struct model_view_opts *vo)
 		vo = &none;
 	json_key(j, "view");
 	json_begin_object(j);
-	data_patterns(j, "select", &vo->select);
-	data_patterns(j, "deselect", &vo->deselect);
-	data_patterns(j, "module", &vo->module);
+	json_kstrings(j, "select", vo->select.v, vo->select.n);
+	json_kstrings(j, "deselect", vo->deselect.v, vo->deselect.n);
+	json_kstrings(j, "module", vo->module.v, vo->module.n);
 	json_key(j, "only_exported");
 	json_bool(j, vo->only_exported);
-	data_patterns(j, "focus", &vo->focus);
+	json_kstrings(j, "focus", vo->focus.v, vo->focus.n);
 	json_end_object(j);
 }
 
@@ -167,7 +197,7 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 	json_key(&j, "alloc");
 	json_bool(&j, model_alloc_measured(m));
 	json_newline(&j);
-	data_functions(&j, m, 1);
+	data_functions(&j, m);
 	json_newline(&j);
 	json_key(&j, "contexts");
 	json_begin_array(&j);

@@ -139,11 +139,11 @@ const ccprofModel = (function () {
 		return out;
 	}
 
-	function nameMatches(pattern, name) {
-		if (globMatch(pattern, name))
-			return true;
-		const short = withoutParams(name);
-		return short < name.length && globMatch(pattern, name.slice(0, short));
+	/* Whether a pattern matches cost centre cc's name, or its name
+	 * without the parameter list (p.shortNames: null when it has none). */
+	function ccMatches(p, pattern, cc) {
+		const short = p.shortNames[cc];
+		return globMatch(pattern, p.fns[cc].name) || (short !== null && globMatch(pattern, short));
 	}
 
 	function basename(path) {
@@ -179,7 +179,30 @@ const ccprofModel = (function () {
 		return {
 			data, fns, hasAlloc: !!data.alloc, contexts, seen, totalTicks,
 			seconds: (ticks) => (tps ? ticks / tps : 0),
+			nameRank: nameRanks(fns),
+			shortNames: fns.map((f) => {
+				const short = withoutParams(f.name);
+				return short < f.name.length ? f.name.slice(0, short) : null;
+			}),
 		};
+	}
+
+	/* Each name's place in strcmp's order, which the views' ties follow.
+	 * The page's names have lost any byte that is not UTF-8 (U+FFFD), so
+	 * the writer gives the places (name_rank, export_html.c); without
+	 * them, they are computed from the names as they are. */
+	function nameRanks(fns) {
+		const rank = new Float64Array(fns.length);
+		if (fns.every((f) => typeof f.name_rank === 'number')) {
+			fns.forEach((f, cc) => { rank[cc] = f.name_rank; });
+			return rank;
+		}
+		const order = fns.map((f, cc) => cc).sort((a, b) => compareNames(fns[a].name, fns[b].name));
+		order.forEach((cc, i) => {
+			rank[cc] = i > 0 && compareNames(fns[order[i - 1]].name, fns[cc].name) === 0
+				? rank[order[i - 1]] : i;
+		});
+		return rank;
 	}
 
 	/* ---- resolving the options (select.c, view_opts.c) ----------------------- */
@@ -224,7 +247,7 @@ const ccprofModel = (function () {
 	 * and --only-exported: they were named on purpose. */
 	function resolveSelection(p, o, focus, unmatched) {
 		const n = p.fns.length;
-		const byName = (pat, cc) => nameMatches(pat, p.fns[cc].name);
+		const byName = (pat, cc) => ccMatches(p, pat, cc);
 		const sel = new Uint8Array(n);
 		if (o.select.length)
 			unmatched.select = applyPatterns(p, o.select, byName, sel, 1);
@@ -385,7 +408,7 @@ const ccprofModel = (function () {
 	/* Every cost centre in some history of the view: calls and self of
 	 * the contexts it runs, inherited of those where it is marked (each
 	 * once), most self time first (ties: calls, name, id). */
-	function flatProfile(ctx, fns, rootCalls) {
+	function flatProfile(ctx, nameRank, rootCalls) {
 		const rows = new Map();
 		const row = (cc) => {
 			let r = rows.get(cc);
@@ -396,7 +419,7 @@ const ccprofModel = (function () {
 			}
 			return r;
 		};
-		const stamp = new Int32Array(fns.length); /* inherited: each context once */
+		const stamp = new Int32Array(nameRank.length); /* inherited: each context once */
 		ctx.forEach((c, k) => {
 			if (!c.hist.length)
 				return;
@@ -417,7 +440,7 @@ const ccprofModel = (function () {
 		});
 		return Array.from(rows.values()).sort((a, b) =>
 			b.selfTicks - a.selfTicks || b.calls - a.calls ||
-			compareNames(fns[a.id].name, fns[b.id].name) || a.id - b.id);
+			nameRank[a.id] - nameRank[b.id] || a.id - b.id);
 	}
 
 	/* ---- arcs (arcs.c) -------------------------------------------------------- */
@@ -521,7 +544,7 @@ const ccprofModel = (function () {
 	/* model_tree_finish: inherited sums (children come after their
 	 * parent), then each node's children most inherited time first (ties:
 	 * more entries, name, node number), as nested objects. */
-	function finishTree(b, fns, withCalls) {
+	function finishTree(b, nameRank, withCalls) {
 		const n = b.cc.length, inh = b.indiv.slice(), inhBytes = b.indivBytes.slice();
 		for (let k = n; k-- > 1;) {
 			inh[b.parent[k]] += inh[k];
@@ -545,10 +568,11 @@ const ccprofModel = (function () {
 			if (k > 0)
 				objs[b.parent[k]].children.push(k);
 		}
-		const name = (k) => (b.cc[k] === GAP ? '' : fns[b.cc[k]].name);
+		/* A gap's name is "" in the C model: before every other. */
+		const rank = (k) => (b.cc[k] === GAP ? -1 : nameRank[b.cc[k]]);
 		for (const o of objs) {
 			o.children.sort((x, y) => inh[y] - inh[x] || b.entries[y] - b.entries[x] ||
-				compareNames(name(x), name(y)) || x - y);
+				rank(x) - rank(y) || x - y);
 			o.children = o.children.map((k) => objs[k]);
 		}
 		return objs[0];
@@ -556,8 +580,8 @@ const ccprofModel = (function () {
 
 	/* The stack tree: each context's compressed stack (its marked
 	 * entries) as a path from the root. */
-	function stackTree(ctx, fns) {
-		const b = newNodes(fns.length);
+	function stackTree(ctx, nameRank) {
+		const b = newNodes(nameRank.length);
 		for (const c of ctx) {
 			let node = 0;
 			for (const e of c.hist)
@@ -567,7 +591,7 @@ const ccprofModel = (function () {
 			b.indiv[node] += c.time;
 			b.indivBytes[node] += c.bytes;
 		}
-		return finishTree(b, fns, false);
+		return finishTree(b, nameRank, false);
 	}
 
 	/* ---- callers (callers.c) -------------------------------------------------- */
@@ -622,7 +646,7 @@ const ccprofModel = (function () {
 			const calls = isSelected(rv, entryCc(c.hist[c.hist.length - 1]));
 			callersWalk(b, rv, c, start, pos, calls);
 		}
-		return finishTree(b, p.fns, true);
+		return finishTree(b, p.nameRank, true);
 	}
 
 	/* ---- cycles (cycles.c) ---------------------------------------------------- */
@@ -796,7 +820,7 @@ const ccprofModel = (function () {
 		if (o.focus.length) {
 			focus = new Uint8Array(n);
 			const miss = applyPatterns(p, o.focus,
-				(pat, cc) => nameMatches(pat, p.fns[cc].name), focus, 1);
+				(pat, cc) => ccMatches(p, pat, cc), focus, 1);
 			if (miss !== null)
 				throw new Error("--focus '" + miss + "' matches no function");
 		}
@@ -867,20 +891,33 @@ const ccprofModel = (function () {
 			totals(ctx));
 		v.contexts = sortedContexts(ctx);
 		v.functions = () => once('functions',
-			() => flatProfile(ctx, p.fns, (cc) => rootCalls().get(cc) || 0));
+			() => flatProfile(ctx, p.nameRank, (cc) => rootCalls().get(cc) || 0));
 		v.arcs = () => once('realArcs', () => allArcs().filter((a) => a.caller !== null));
 		v.arcsInto = (id) => once('in ' + id,
 			() => heaviestFirst(byFunction().into.get(id) || [], true));
 		v.arcsOutOf = (id) => once('out ' + id,
 			() => heaviestFirst(byFunction().out.get(id) || [], false));
-		v.tree = () => once('tree', () => stackTree(ctx, p.fns));
+		v.tree = () => once('tree', () => stackTree(ctx, p.nameRank));
 		v.callers = (id) => once('callers ' + id,
 			() => callersTree(p, rv, once('placed', () => placedByFunction(p, rv)), id));
 		v.cycles = () => once('cycles', () => cycles(p, rv));
 		return v;
 	}
 
-	return {load, view};
+	/* The functions that ran whose names a pattern list matches, as
+	 * --select, --deselect and --focus would take them: the page asks
+	 * before it uses a function's name as a pattern, since a name with
+	 * `*` or a comma of its own can match others or be split. */
+	function matching(p, list) {
+		const ids = [];
+		const pats = splitPatterns(String(list));
+		for (let cc = 0; cc < p.fns.length; cc++)
+			if (p.seen[cc] && pats.some((pat) => ccMatches(p, pat, cc)))
+				ids.push(cc);
+		return ids;
+	}
+
+	return {load, view, matching};
 })();
 
 if (typeof module === 'object' && module.exports) module.exports = ccprofModel;

@@ -243,6 +243,8 @@
 	/* The profile's name as convert was given it, quoted only when the
 	 * shell needs it. */
 	function shellWord(s) {
+		if (s.startsWith('-')) /* not an option */
+			s = './' + s;
 		return /^[A-Za-z0-9_./+,:@%=-]+$/.test(s) ? s : shellQuote(s);
 	}
 	function commandLine(st) {
@@ -260,6 +262,37 @@
 	 * pattern matches its own name: `*` matches itself too). */
 	function appendPattern(list, name) {
 		return list.trim() === '' ? name : list.trim() + ',' + name;
+	}
+
+	/* Patterns have no escapes, as on the command line: a name with `*`
+	 * (operator*) or a comma of its own (operator,) names more functions
+	 * than itself, or none.  The buttons use it all the same, as a
+	 * command would, and say so (shown once, by the next drawing). */
+	let buttonNote = null;
+	function noteIfNotExact(id) {
+		const ids = M.matching(P, fns[id].name);
+		const others = ids.filter((x) => x !== id).map((x) => fns[x].name);
+		if (!ids.includes(id))
+			buttonNote = '\u201c' + fns[id].name + '\u201d cannot be written as a pattern: ' +
+				'its commas split it';
+		else if (others.length)
+			buttonNote = 'the pattern \u201c' + fns[id].name + '\u201d also matches ' +
+				others.slice(0, 5).join(', ') + (others.length > 5 ? ', \u2026' : '') +
+				' (' + plural(others.length, 'other function', 'other functions') + ')';
+	}
+	function byButton(id, changes) {
+		noteIfNotExact(id);
+		go(changes);
+	}
+	/* A thread root or a focused function stays selected (DESIGN.md §3):
+	 * its deselect button would seem to do nothing, so the bar says why. */
+	let deselectAsked = null;
+	function noteIfStillSelected(c) {
+		const id = deselectAsked;
+		deselectAsked = null;
+		if (id !== null && c.v && !c.v.deselected.includes(id) && buttonNote === null)
+			buttonNote = fns[id].name + ' stays selected: thread roots and focused functions ' +
+				'always are';
 	}
 
 	/* ---- the page's frame ---- */
@@ -406,6 +439,10 @@
 		if (c.v)
 			for (const w of c.v.warnings || [])
 				add(msg, el('div', 'warning', w));
+		noteIfStillSelected(c);
+		if (buttonNote !== null)
+			add(msg, el('div', 'warning', buttonNote));
+		buttonNote = null;
 		parts.cmd.textContent = commandLine(state);
 	}
 
@@ -453,15 +490,19 @@
 		if (fns[id].module)
 			add(box, el('span', 'src', basename(fns[id].module)));
 		if (f)
-			add(box, el('span', 'num', f.calls + ' calls, self ' + secs(f.selfTicks) +
+			add(box, el('span', 'num', plural(f.calls, 'call', 'calls') + ', self ' + secs(f.selfTicks) +
 				     ' s, inherited ' + secs(f.inhTicks) + ' s'));
 		add(box,
-		    button('focus', 'act', () => go({focus: name, fn: id, zoom: ''}),
+		    button('focus', 'act', () => byButton(id, {focus: name, fn: id, zoom: ''}),
 			   'show only the stacks through this function'),
-		    button('deselect', 'act', () => go({deselect: appendPattern(state.deselect, name), zoom: ''}),
+		    button('deselect', 'act',
+			   () => {
+				   deselectAsked = id;
+				   byButton(id, {deselect: appendPattern(state.deselect, name), zoom: ''});
+			   },
 			   'charge this function\u2019s costs to its callers'),
-		    button('select only', 'act', () => go({select: name, deselect: '',
-							    fn: id, zoom: ''}),
+		    button('select only', 'act', () => byButton(id, {select: name, deselect: '',
+								      fn: id, zoom: ''}),
 			   'show costs in terms of this function (and the thread roots) only'),
 		    button('call graph', 'act', () => go({tab: 'graph', fn: id})),
 		    button('callers', 'act', () => go({tab: 'callers', fn: id})));
@@ -591,11 +632,10 @@
 	 * then name and id, as report's call graph numbers them (flat.c). */
 	function graphIndex(c, id) {
 		if (!c.rank) {
-			const name = (f) => fns[f.id].name;
 			c.rank = new Map();
 			c.v.functions().slice()
 				.sort((a, b) => b.inhTicks - a.inhTicks || b.selfTicks - a.selfTicks ||
-				      (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a.id - b.id))
+				      P.nameRank[a.id] - P.nameRank[b.id] || a.id - b.id)
 				.forEach((f, i) => c.rank.set(f.id, i + 1));
 		}
 		return c.rank.get(id);
@@ -819,10 +859,7 @@
 		if (id === null)
 			return;
 		depthControl(main);
-		const tree = v.callers(id);
-		const root = Array.isArray(tree) ? tree[0] : tree;
-		if (!root)
-			return;
+		const root = v.callers(id);
 		const heads = [el('th', 'txt', 'called from'), 'calls'].concat(costHeads());
 		main.appendChild(treeTable(heads, null, root, fns[id].name, (n) =>
 			[td(String(n.calls))].concat(costCells(v, n, 'inh')),
