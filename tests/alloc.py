@@ -241,7 +241,7 @@ def runtime_linked_in():
     """A program with libccprof.a linked in keeps its own runtime, which
     counts no allocation: record --alloc says so in one line."""
     prog = build("allocs_linked", "tests/progs/allocs.c", os.path.join(LIB, "libccprof.a"))
-    bare = run([prog])
+    bare = run([prog], cwd=OUT)  # its own runtime writes allocs_linked.ccprof there
     r, prof = record_alloc(prog)
     check(r.returncode == 0 and r.stdout == bare.stdout and os.path.exists(prof),
           "libccprof.a linked in: runs and writes under --alloc")
