@@ -13,6 +13,7 @@ import json
 import os
 import random
 import re
+import subprocess
 
 from ccp import CCPROF, OUT, TOP, build, check, finish, make_profile, record, report, run
 
@@ -190,6 +191,12 @@ def recorded():
     for key in ("program", "argv", "pid", "clock", "ticks_per_sec", "interval_ns", "samples"):
         check(data[key] == rep[key], "spivey: DATA's %s is report --json's" % key)
     check(data["profile"] == prof, "spivey: DATA names the profile as convert was given it")
+    with open(prof, "rb") as f:
+        r = subprocess.run([CCPROF, "convert", "--to", "html", "-"], stdin=f, capture_output=True)
+    piped = Page()
+    piped.feed(r.stdout.decode())
+    check(r.returncode == 0 and data_of(piped)["profile"] == "",
+          "spivey: read from standard input, DATA names no profile file")
     check(data["threads"] == rep["threads"] and data["alloc"] is False,
           "spivey: threads, and no allocation data")
     check(len(data["contexts"]) == rep["ncontexts"] == 9,

@@ -212,7 +212,7 @@ static int convert(const struct export_format *fmt, const char *path, const char
 	if (fmt->whole) { /* the page applies the view itself */
 		in.base = &cp.model;
 		in.view_opts = vo;
-		in.source = path;
+		in.source = strcmp(path, "-") != 0 ? path : NULL; /* stdin: no name */
 	}
 	struct export_thread *threads = NULL;
 	if (o->threads) {
