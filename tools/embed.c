@@ -10,9 +10,9 @@
  * the element it becomes ("\n" and the file: export_html.c writes the
  * tag, a newline, the file), for the page's Content-Security-Policy, which
  * then runs no inline script and applies no inline style but these.  An
- * asset that
- * would end the element it is pasted into (`</script`, `</style`, `<!--`,
- * in any case) fails the build instead of breaking the page.
+ * asset that would end the element it is pasted into (`</script`,
+ * `</style`, `<!--`, in any case) fails the build instead of breaking the
+ * page.
  */
 #include <ctype.h>
 #include <errno.h>
