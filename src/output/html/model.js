@@ -1,7 +1,7 @@
 /*
  * model.js - the views of a profile, computed in the page of `ccprof
- * convert --to html` (the contract: the HTML report's spec, "model.js
- * API").  A port of the C model (src/model/*.c): every number, order and
+ * convert --to html` (docs/html.md; the API ui.js uses: load, view and
+ * matching, described at each).  A port of the C model (src/model/*.c): every number, order and
  * tie-break is the one `ccprof report --json` gives for the same view
  * options, so the page and the command line never disagree.
  *
@@ -863,15 +863,37 @@ const ccprofModel = (function () {
 	}
 
 	/*
-	 * The view of p under opts ({select, deselect, module, focus: arrays
-	 * of pattern lists; onlyExported}), as the spec's API says.  Beyond
-	 * it: arcsInto(id) also holds the arc from no caller (caller null:
-	 * entries as a thread's first function, or as the focused one) and
-	 * the function's own recursive arc, as --around's lists do before
-	 * they leave that one out; a cycle is {ids (null for "…"), functions
-	 * (names), entries, ticks, bytes, blocks}; a callers tree's "…" node
-	 * has id null, name "…" and gap true; warnings are the CLI's, one
-	 * per option (its first pattern that matched nothing).
+	 * The view of p (load's result) under opts ({select, deselect,
+	 * module, focus: arrays of pattern lists as the options take them;
+	 * onlyExported}), exactly as `ccprof report` computes it.  Throws the
+	 * CLI's error (a --focus that matches nothing) as an Error.  Gives:
+	 *
+	 *   focus, deselected    ids; warnings: the CLI's, one per option (its
+	 *                        first pattern that matched nothing)
+	 *   totalTicks, rootTicks, totalCalls, totalBytes, totalBlocks
+	 *   ncontexts; contexts  [{hist: [{id, marked}], entries, recursive,
+	 *                        ticks, bytes, blocks}], most ticks first
+	 *                        (built on first read)
+	 *   functions()          [{id, calls, rootCalls, selfTicks, inhTicks,
+	 *                        selfBytes, selfBlocks, inhBytes, inhBlocks}]
+	 *                        in report's order
+	 *   arcs()               [{caller, callee, calls, selfIn, childIn,
+	 *                        selfOut, childOut, and their bytes}]
+	 *   arcsInto(id), arcsOutOf(id)
+	 *                        most time first; arcsInto also holds the arc
+	 *                        from no caller (caller null: entries as a
+	 *                        thread's first function, or as the focused
+	 *                        one) and the function's own recursive arc,
+	 *                        as --around's lists do before they leave
+	 *                        that one out
+	 *   tree(), callers(id)  {id, entries, indivTicks, inhTicks,
+	 *                        indivBytes, inhBytes, children} (callers
+	 *                        also calls; a "…" node has id null, name "…"
+	 *                        and gap true)
+	 *   cycles()             [{ids (null for "…"), functions (names),
+	 *                        entries, ticks, bytes, blocks}]
+	 *
+	 * Ticks and bytes are integers; each result is computed once.
 	 */
 	function view(p, opts) {
 		const r = resolve(p, normalizeOptions(opts));
@@ -889,7 +911,11 @@ const ccprofModel = (function () {
 		});
 		const v = Object.assign({focus: r.focused, deselected: r.deselected, warnings: r.warnings},
 			totals(ctx));
-		v.contexts = sortedContexts(ctx);
+		v.ncontexts = ctx.length;
+		/* Built when read: a million contexts as objects take seconds,
+		 * and the page shows only their number. */
+		Object.defineProperty(v, 'contexts',
+			{get: () => once('contexts', () => sortedContexts(ctx)), enumerable: true});
 		v.functions = () => once('functions',
 			() => flatProfile(ctx, p.nameRank, (cc) => rootCalls().get(cc) || 0));
 		v.arcs = () => once('realArcs', () => allArcs().filter((a) => a.caller !== null));

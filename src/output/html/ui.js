@@ -418,7 +418,7 @@
 			if ((v.deselected || []).length)
 				fact('deselected', list(v.deselected) + ' (their costs go to the nearest selected caller)');
 			fact('total calls', String(v.totalCalls));
-			fact('contexts', v.contexts.length + ' of ' + data.contexts.length + ' in ' +
+			fact('contexts', v.ncontexts + ' of ' + data.contexts.length + ' in ' +
 			     plural(data.threads, 'thread', 'threads'));
 			fact('outside', secs(v.rootTicks) + ' secs (' + pct(v.rootTicks, v.totalTicks) +
 			     '%) in no cost centre');
