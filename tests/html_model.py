@@ -491,6 +491,12 @@ def real():
                                    flags=["-L" + OUT, "-lshlib", "-Wl,-rpath," + OUT]),
                 [{"module": ["libshlib.so"]}, {"module": ["*/hm_uselib"]},
                  {"module": ["libshlib.so"], "onlyExported": True}])
+    # A binary gone since the run: --only-exported warns that its symbols
+    # cannot be read and counts its functions as not exported.
+    gone = recorded("gone", "tests/progs/spivey.c", ["3"])
+    os.remove(os.path.join(OUT, "hm_gone"))
+    profile("gone", gone, only=[{"onlyExported": True}, {"onlyExported": True, "select": ["P,Q"]},
+                                {"onlyExported": True, "module": ["nosuch"]}, {}])
     prog = build("hm_regions", "tests/progs/regions.c", os.path.join(LIB, "libccprof.a"))
     prof = os.path.join(OUT, "hm_regions.ccprof")
     run([prog], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))

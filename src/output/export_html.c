@@ -45,15 +45,25 @@ static const struct html_asset *asset(const char *name)
 	return NULL;
 }
 
-/* Whether the module's symbol table calls the function global: what
- * --only-exported keeps (select.c keep_exported). */
-static int is_exported(struct symtabs *tabs, const struct ccp_profile *p, const struct ccp_cc *c)
+/* "exported": whether the module's symbol table calls the function
+ * global, what --only-exported keeps (select.c keep_exported); null when
+ * that table cannot be read, which the command warns about (the page
+ * too) before it counts the function as not exported. */
+static void put_exported(struct json *j, struct symtabs *tabs, const struct ccp_profile *p,
+			 const struct ccp_cc *c)
 {
-	if (c->kind != CCP_CC_FUNCTION || c->module < 0 || (uint32_t)c->module >= p->nmodules)
-		return 0;
+	json_key(j, "exported");
+	if (c->kind != CCP_CC_FUNCTION || c->module < 0 ||
+	    (uint32_t)c->module >= p->nmodules) {
+		json_bool(j, 0);
+		return;
+	}
 	const struct elfsym_table *tab = symtabs_get(tabs, (uint32_t)c->module);
 	const struct elfsym *s = tab ? elfsym_lookup(tab, c->offset) : NULL;
-	return s && s->global;
+	if (tab)
+		json_bool(j, s && s->global);
+	else
+		json_null(j);
 }
 
 static const char *module_path(const struct ccp_profile *p, const struct ccp_cc *c)
@@ -120,8 +130,7 @@ static void data_functions(struct json *j, const struct model *m)
 		json_kuint(j, "name_rank", rank[cc]);
 		/* --only-exported is a checkbox in the page: every module's
 		 * symbols are read, once each (symtabs). */
-		json_key(j, "exported");
-		json_bool(j, m->fns[cc].seen && is_exported(&tabs, p, c));
+		put_exported(j, &tabs, p, c);
 		json_key(j, "region");
 		json_bool(j, c->kind == CCP_CC_MANUAL);
 		json_end_object(j);

@@ -261,10 +261,16 @@ const ccprofModel = (function () {
 				if (!p.fns[cc].region)
 					sel[cc] &= inModule[cc];
 		}
-		if (o.onlyExported)
-			for (let cc = 0; cc < n; cc++)
-				if (sel[cc] && !p.fns[cc].region)
-					sel[cc] = p.fns[cc].exported ? 1 : 0;
+		if (o.onlyExported) {
+			for (let cc = 0; cc < n; cc++) {
+				if (!sel[cc] || p.fns[cc].region)
+					continue;
+				/* null: its module's symbols could not be read */
+				if (p.fns[cc].exported === null && unmatched.unreadable === undefined)
+					unmatched.unreadable = p.fns[cc].module || '(unknown module)';
+				sel[cc] = p.fns[cc].exported === true ? 1 : 0;
+			}
+		}
 		unmatched.deselect = applyPatterns(p, o.deselect, byName, sel, 0);
 		for (const c of p.contexts) /* the first entry of a history is a thread root */
 			if (c.hist.length)
@@ -280,6 +286,9 @@ const ccprofModel = (function () {
 		for (const opt of ['select', 'deselect', 'module'])
 			if (unmatched[opt] !== null && unmatched[opt] !== undefined)
 				out.push("warning: --" + opt + " '" + unmatched[opt] + "' matches no function");
+		if (unmatched.unreadable !== undefined)
+			out.push('warning: --only-exported: cannot read symbols of ' + unmatched.unreadable +
+				'; its functions count as not exported');
 		return out;
 	}
 
