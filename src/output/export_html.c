@@ -66,13 +66,6 @@ static void put_exported(struct json *j, struct symtabs *tabs, const struct ccp_
 		json_null(j);
 }
 
-static const char *module_path(const struct ccp_profile *p, const struct ccp_cc *c)
-{
-	if (c->module < 0 || (uint32_t)c->module >= p->nmodules || !p->modules[c->module].path)
-		return "";
-	return p->modules[c->module].path;
-}
-
 struct named {
 	const char *name;
 	uint32_t cc;
@@ -119,7 +112,7 @@ static void data_functions(struct json *j, const struct model *m)
 		json_newline(j);
 		json_begin_object(j);
 		json_kstring(j, "name", m->fns[cc].name);
-		json_kstring(j, "module", module_path(p, c));
+		json_kstring(j, "module", model_module_path(m, cc));
 		json_key(j, "offset");
 		if (c->kind == CCP_CC_FUNCTION)
 			json_uint(j, c->offset);
