@@ -30,22 +30,10 @@ import re
 
 from ccp import *
 
-MJ = """program ./mj 400
-clock cpu 1000
-thread 42 mj
-ctx 0 0 5 7 1 :
-ctx 1 0 0 0 0 : [main]
-ctx 1 0 40 20 2 : [main] [a]
-ctx 1 0 40 10 1 : [main] [a] [b]
-ctx 1 0 1 10 1 : [main] [a] [c]
-ctx 1 0 1 50 5 : [main] [a] [b] [c]
-"""
+MJ = MJ_BYTES
 MEASURED = "alloc 100 3\n" + MJ
 PLAIN = re.sub(r"^(ctx \d+ \d+ \d+) \d+ \d+", r"\1", MJ, flags=re.M)
-THREADS = MEASURED + """thread 43 worker
-ctx 1 0 3 4 1 : [a] [b] [c]
-ctx 1 0 0 1000 10 : [t]
-"""
+THREADS = MEASURED + MJ_BYTES_WORKER
 
 
 # Spivey's mutual recursion (DESIGN.md §4, n = 2) with bytes: powers of

@@ -137,5 +137,24 @@ def callgrind_calls(path):
     return calls
 
 
+# Morgan & Jarvis's selection example (DESIGN.md §4) as a tests/mkprof.c
+# spec, with bytes allocated on every context, and a second thread for it
+# (alloc_views.py, html_model.py).
+MJ_BYTES = """program ./mj 400
+clock cpu 1000
+thread 42 mj
+ctx 0 0 5 7 1 :
+ctx 1 0 0 0 0 : [main]
+ctx 1 0 40 20 2 : [main] [a]
+ctx 1 0 40 10 1 : [main] [a] [b]
+ctx 1 0 1 10 1 : [main] [a] [c]
+ctx 1 0 1 50 5 : [main] [a] [b] [c]
+"""
+MJ_BYTES_WORKER = """thread 43 worker
+ctx 1 0 3 4 1 : [a] [b] [c]
+ctx 1 0 0 1000 10 : [t]
+"""
+
+
 def finish():
     sys.exit(1 if failures else 0)

@@ -243,20 +243,7 @@ def record_alloc(name, src, args=()):
 
 # Morgan & Jarvis's selection example with bytes, and a second thread
 # (tests/alloc_views.py): exact numbers, allocations on every member.
-MJ_ALLOC = """program ./mj 400
-clock cpu 1000
-alloc 100 3
-thread 42 mj
-ctx 0 0 5 7 1 :
-ctx 1 0 0 0 0 : [main]
-ctx 1 0 40 20 2 : [main] [a]
-ctx 1 0 40 10 1 : [main] [a] [b]
-ctx 1 0 1 10 1 : [main] [a] [c]
-ctx 1 0 1 50 5 : [main] [a] [b] [c]
-thread 43 worker
-ctx 1 0 3 4 1 : [a] [b] [c]
-ctx 1 0 0 1000 10 : [t]
-"""
+MJ_ALLOC = "alloc 100 3\n" + MJ_BYTES + MJ_BYTES_WORKER
 
 # Spivey's mutual recursion (DESIGN.md §4, n = 2): one cycle in three
 # rotations, gaps where A4/A5 elided a path.
