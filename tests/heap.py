@@ -7,6 +7,7 @@ tool's views."""
 import os
 import re
 import shutil
+import subprocess
 from ccp import *
 
 SRC = "tests/progs/heapuse.c"
@@ -191,22 +192,37 @@ def stressed():
     check(summary["peak"] >= final, "stress: peak %d >= live at the end %d" % (summary["peak"], final))
 
 
+def record_fork(name, prog, args=(), timeout=None):
+    """Record prog, which forks, with %p in the profile's name: (the run,
+    its profiles).  None for the run if it outlived the timeout."""
+    for f in os.listdir(OUT):
+        if f.startswith(name + "_"):
+            os.unlink(os.path.join(OUT, f))
+    try:
+        r = run([CCPROF, "record", "--heap", "-o", os.path.join(OUT, name + "_%p.ccprof"),
+                 "--", prog] + list(args), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        r = None
+    return r, [os.path.join(OUT, f) for f in os.listdir(OUT) if f.startswith(name + "_")]
+
+
+def child_and_parent(files, child_fn):
+    """The heap parts of the child's profiles (those where child_fn ran)
+    and of the parent's."""
+    dumps = [heapdump(f) for f in files]
+    child = [d for d in dumps if d and any(child_fn in c["names"] for c in d[1])]
+    parent = [d for d in dumps if d and not any(child_fn in c["names"] for c in d[1])]
+    return child, parent
+
+
 def forked_child():
     """A child starts from an empty heap: its frees of inherited blocks
     count nothing, its own blocks are its own; the parent's profile is
     untouched by them."""
-    prog = build("heapuse", SRC)
-    for f in os.listdir(OUT):
-        if f.startswith("heapuse_fork_"):
-            os.unlink(os.path.join(OUT, f))
-    r = run([CCPROF, "record", "--heap", "-o", os.path.join(OUT, "heapuse_fork_%p.ccprof"),
-             "--", prog, "fork"])
-    files = [os.path.join(OUT, f) for f in os.listdir(OUT) if f.startswith("heapuse_fork_")]
+    r, files = record_fork("heapuse_fork", build("heapuse", SRC), ["fork"])
     if not check(r.returncode == 0 and len(files) == 2, "fork: two profiles (%d)" % len(files)):
         return
-    dumps = [heapdump(f) for f in files]
-    child = [d for d in dumps if d and any("child_work" in c["names"] for c in d[1])]
-    parent = [d for d in dumps if d and not any("child_work" in c["names"] for c in d[1])]
+    child, parent = child_and_parent(files, "child_work")
     if not check(len(child) == 1 and len(parent) == 1, "fork: one child profile"):
         return
     csum, cctx, _ = child[0]
@@ -327,6 +343,42 @@ def fork_under_stdio_locks():
           % (r.returncode, r.stdout))
 
 
+def fork_inside_table():
+    """fork while a worker's malloc is held inside the block table, its
+    stripe locked, and a fork handler registered before the runtime's
+    allocates in the child before the runtime's handler clears the table
+    (tests/progs/heapforkin.c): the forking thread stays out of the table
+    until fork ends, so the child does not wait for the gone worker's
+    lock, and each profile has its own live heap exactly."""
+    src = os.path.join(TOP, "tests/progs/heapforkin.c")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-pthread", "-DHEAPFORKIN_LIB", src,
+             "-o", os.path.join(OUT, "libheapforkin.so")])
+    if not check(r.returncode == 0, "heapforkin: the library builds"):
+        return
+    prog = build("heapforkin", "tests/progs/heapforkin.c", "-rdynamic", "-L" + OUT,
+                 "-lheapforkin", "-Wl,-rpath," + OUT)
+    r, files = record_fork("heapforkin", prog, timeout=30)
+    if not check(r is not None, "fork inside the table: ended within 30 s"):
+        return
+    ended = r.returncode == 0 and r.stdout == "done\n" and len(files) == 2
+    if not check(ended, "fork inside the table: parent and child end (status %d, %d profiles)%s"
+                 % (r.returncode, len(files), "" if ended else " " + r.stderr[-300:])):
+        return
+    child, parent = child_and_parent(files, "child_keep")
+    if not check(len(child) == 1 and len(parent) == 1, "fork inside the table: one child profile"):
+        return
+    for who, d, prefix in (("child", child[0], "child "), ("parent", parent[0], "")):
+        want = own(r.stderr, prefix=prefix)
+        got = {f: live_under(d[1], f) for f in want}
+        check(got == want, "fork inside the table: the %s's live heap %s is its own %s"
+              % (who, got, want))
+    # Nothing else in the child: the handler's blocks were not followed.
+    total = (sum(c["live"][0] for c in child[0][1]) + child[0][0]["outside_bytes"],
+             sum(c["live"][1] for c in child[0][1]) + child[0][0]["outside_blocks"])
+    check(total == (333, 1), "fork inside the table: the child holds 333 bytes in 1 block (%s)"
+          % (total,))
+
+
 def left_by_longjmp():
     """A signal handler leaves malloc by siglongjmp; the program's next
     calls are a free and a realloc: each takes its block out of the table
@@ -388,6 +440,7 @@ dumped_mid_run()
 library_first("cpu")
 library_first("cycles")
 fork_under_stdio_locks()
+fork_inside_table()
 left_by_longjmp()
 not_followed()
 finish()

@@ -569,7 +569,9 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
  * may allocate before our child handler runs: so the forking thread
  * stays out of the table from our prepare handler to the end of fork,
  * as a signal handler inside the table does (Note [Heap table
- * re-entry]); what it allocates meanwhile is not followed.
+ * re-entry]); what it allocates meanwhile is not followed
+ * (tests/progs/heapforkin.c holds another thread inside a stripe across
+ * the fork).
  */
 static __thread int in_table_at_fork __attribute__((tls_model("initial-exec")));
 
