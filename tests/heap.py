@@ -172,13 +172,12 @@ def other_threads():
     check(live_under(ctxs, "consume") == (0, 0), "consume, which only frees, holds nothing")
 
 
-def stressed():
-    """Four threads allocate and free each other's blocks at random, all
-    at once: each thread's stress_alloc holds exactly what the program
-    says it still owns, and the peak is at least the final total."""
-    _, r, prof = record_heap("stress")
+def stress_checks(tag, r, prof):
+    """A `heapuse stress` run's profile: each thread's stress_alloc holds
+    exactly what the program says it still owns, every other function
+    what it says it holds, and the peak is at least the final total."""
     d = heapdump(prof)
-    if not check(r.returncode == 0 and d is not None, "stress: record ran"):
+    if not check(r.returncode == 0 and d is not None, "%s: record ran" % tag):
         return
     summary, ctxs, _ = d
     owned = sorted((int(b), int(n)) for b, n in
@@ -187,9 +186,67 @@ def stressed():
                   sum(c["live"][1] for c in ctxs if c["thread"] == t and "stress_alloc" in c["names"]))
                  for t in {c["thread"] for c in ctxs if "stress_alloc" in c["names"]})
     check(len(owned) == 4 and got == owned,
-          "stress: each thread's live heap is what it still owns %s (profile %s)" % (owned, got))
+          "%s: each thread's live heap is what it still owns %s (profile %s)" % (tag, owned, got))
+    want = own(r.stderr)
+    got = {f: live_under(ctxs, f) for f in want}
+    check(len(want) == 8 and got == want, "%s: every function's live heap is its own (%s)"
+          % (tag, "" if got == want else got))
     final = sum(c["live"][0] for c in ctxs) + summary["outside_bytes"]
-    check(summary["peak"] >= final, "stress: peak %d >= live at the end %d" % (summary["peak"], final))
+    check(summary["peak"] >= final, "%s: peak %d >= live at the end %d" % (tag, summary["peak"], final))
+    return d
+
+
+def stressed():
+    """Four threads allocate, realloc and free each other's blocks at
+    random, all at once."""
+    _, r, prof = record_heap("stress")
+    stress_checks("stress", r, prof)
+
+
+def stressed_tsan():
+    """heap=1 under ThreadSanitizer: libccprof-alloc.so built with
+    -fsanitize=thread (its shim without, Note [ThreadSanitizer build] in
+    alloc_shim.c), heapuse stress built with it too, and sampled every
+    100 us, so that samples and the peak's pictures run while the four
+    threads allocate, realloc and free each other's blocks: no report,
+    the bare run's exit status, the exact live heap.  Built with gcc
+    whatever CC is: gcc's libtsan is a shared library that the shim can
+    come before; clang's TSan runtime is linked into the executable
+    (whose malloc then comes before the shim's), and its shared one
+    (-shared-libsan) fails to start behind a preloaded library."""
+    if shutil.which("gcc") is None:
+        print("# gcc not installed: heap under TSan skipped")
+        return
+    tsan = os.path.join(OUT, "tsan-alloc")
+    shim = os.path.join(tsan, "rt/runtime/shim/alloc_shim.o")
+    so = os.path.join(tsan, "lib/libccprof-alloc.so")
+    if os.path.exists(shim):
+        os.unlink(shim)
+    r = run(["make", "-s", "-C", TOP, "BUILD=" + tsan, "CC=gcc",
+             "CFLAGS=-O1 -g -DCCPROF_TSAN_SHIM", shim])
+    if r.returncode == 0:
+        r = run(["make", "-s", "-j2", "-C", TOP, "BUILD=" + tsan, "CC=gcc",
+                 "CFLAGS=-O1 -g -fsanitize=thread", so])
+    if not check(r.returncode == 0, "heap: allocation runtime builds with -fsanitize=thread"):
+        print("# " + r.stderr[-500:].replace("\n", "\n# "))
+        return
+    exe = build("heapuse_tsan", SRC, "-fsanitize=thread", cc="gcc")
+    # allocator_may_return_null: refuse's realloc of SIZE_MAX / 2 fails
+    # as in glibc instead of ending the program.
+    e = dict(os.environ, LD_PRELOAD="",
+             TSAN_OPTIONS="halt_on_error=1:report_signal_unsafe=0:allocator_may_return_null=1")
+    bare = run([exe, "stress"], env=e)
+    for clock in ("cpu", "cycles"):
+        prof = os.path.join(OUT, "heapuse_tsan_%s.ccprof" % clock)
+        opts = "heap=1:clock=%s:interval=100us:heap_interval=100us:output=%s" % (clock, prof)
+        r = run([exe, "stress"], env=dict(e, LD_PRELOAD=so, CCPROF_OPTIONS=opts))
+        check(r.returncode == bare.returncode == 0 and "WARNING: ThreadSanitizer" not in r.stderr,
+              "stress under TSan, clock=%s: no report, exit %d as bare %d%s"
+              % (clock, r.returncode, bare.returncode,
+                 "" if r.returncode == 0 else "\n# " + r.stderr[:1500].replace("\n", "\n# ")))
+        d = stress_checks("stress under TSan, clock=%s" % clock, r, prof)
+        check(d is not None and d[0]["samples"] >= 10,
+              "stress under TSan, clock=%s: %s samples" % (clock, d and d[0]["samples"]))
 
 
 def record_fork(name, prog, args=(), timeout=None):
@@ -432,6 +489,7 @@ against_valgrind()
 saw_tooth()
 other_threads()
 stressed()
+stressed_tsan()
 forked_child()
 samples_over_time()
 samples_over_time("cycles")
