@@ -32,9 +32,9 @@ def run(args, **kw):
     return subprocess.run(args, capture_output=True, text=True, **kw)
 
 
-def build(name, src, *flags, instrument=True):
+def build(name, src, *flags, instrument=True, cc=None):
     out = os.path.join(OUT, name)
-    cmd = [CC, "-g", "-O1", "-I" + os.path.join(TOP, "include")]
+    cmd = [cc or CC, "-g", "-O1", "-I" + os.path.join(TOP, "include")]
     if instrument:
         cmd.append("-finstrument-functions")
     cmd += [os.path.join(TOP, src), "-o", out, "-pthread"] + list(flags)

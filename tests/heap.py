@@ -7,6 +7,7 @@ tool's views."""
 import os
 import re
 import shutil
+import subprocess
 from ccp import *
 
 SRC = "tests/progs/heapuse.c"
@@ -171,13 +172,12 @@ def other_threads():
     check(live_under(ctxs, "consume") == (0, 0), "consume, which only frees, holds nothing")
 
 
-def stressed():
-    """Four threads allocate and free each other's blocks at random, all
-    at once: each thread's stress_alloc holds exactly what the program
-    says it still owns, and the peak is at least the final total."""
-    _, r, prof = record_heap("stress")
+def stress_checks(tag, r, prof):
+    """A `heapuse stress` run's profile: each thread's stress_alloc holds
+    exactly what the program says it still owns, every other function
+    what it says it holds, and the peak is at least the final total."""
     d = heapdump(prof)
-    if not check(r.returncode == 0 and d is not None, "stress: record ran"):
+    if not check(r.returncode == 0 and d is not None, "%s: record ran" % tag):
         return
     summary, ctxs, _ = d
     owned = sorted((int(b), int(n)) for b, n in
@@ -186,27 +186,100 @@ def stressed():
                   sum(c["live"][1] for c in ctxs if c["thread"] == t and "stress_alloc" in c["names"]))
                  for t in {c["thread"] for c in ctxs if "stress_alloc" in c["names"]})
     check(len(owned) == 4 and got == owned,
-          "stress: each thread's live heap is what it still owns %s (profile %s)" % (owned, got))
+          "%s: each thread's live heap is what it still owns %s (profile %s)" % (tag, owned, got))
+    want = own(r.stderr)
+    got = {f: live_under(ctxs, f) for f in want}
+    check(len(want) == 8 and got == want, "%s: every function's live heap is its own (%s)"
+          % (tag, "" if got == want else got))
     final = sum(c["live"][0] for c in ctxs) + summary["outside_bytes"]
-    check(summary["peak"] >= final, "stress: peak %d >= live at the end %d" % (summary["peak"], final))
+    check(summary["peak"] >= final, "%s: peak %d >= live at the end %d" % (tag, summary["peak"], final))
+    return d
+
+
+def stressed():
+    """Four threads allocate, realloc and free each other's blocks at
+    random, all at once."""
+    _, r, prof = record_heap("stress")
+    stress_checks("stress", r, prof)
+
+
+def stressed_tsan():
+    """heap=1 under ThreadSanitizer: libccprof-alloc.so built with
+    -fsanitize=thread (its shim without, Note [ThreadSanitizer build] in
+    alloc_shim.c), heapuse stress built with it too, and sampled every
+    100 us, so that samples and the peak's pictures run while the four
+    threads allocate, realloc and free each other's blocks: no report,
+    the bare run's exit status, the exact live heap.  Built with gcc
+    whatever CC is: gcc's libtsan is a shared library that the shim can
+    come before; clang's TSan runtime is linked into the executable
+    (whose malloc then comes before the shim's), and its shared one
+    (-shared-libsan) fails to start behind a preloaded library."""
+    if shutil.which("gcc") is None:
+        print("# gcc not installed: heap under TSan skipped")
+        return
+    tsan = os.path.join(OUT, "tsan-alloc")
+    shim = os.path.join(tsan, "rt/runtime/shim/alloc_shim.o")
+    so = os.path.join(tsan, "lib/libccprof-alloc.so")
+    if os.path.exists(shim):
+        os.unlink(shim)
+    r = run(["make", "-s", "-C", TOP, "BUILD=" + tsan, "CC=gcc",
+             "CFLAGS=-O1 -g -DCCPROF_TSAN_SHIM", shim])
+    if r.returncode == 0:
+        r = run(["make", "-s", "-j2", "-C", TOP, "BUILD=" + tsan, "CC=gcc",
+                 "CFLAGS=-O1 -g -fsanitize=thread", so])
+    if not check(r.returncode == 0, "heap: allocation runtime builds with -fsanitize=thread"):
+        print("# " + r.stderr[-500:].replace("\n", "\n# "))
+        return
+    exe = build("heapuse_tsan", SRC, "-fsanitize=thread", cc="gcc")
+    # allocator_may_return_null: refuse's realloc of SIZE_MAX / 2 fails
+    # as in glibc instead of ending the program.
+    e = dict(os.environ, LD_PRELOAD="",
+             TSAN_OPTIONS="halt_on_error=1:report_signal_unsafe=0:allocator_may_return_null=1")
+    bare = run([exe, "stress"], env=e)
+    for clock in ("cpu", "cycles"):
+        prof = os.path.join(OUT, "heapuse_tsan_%s.ccprof" % clock)
+        opts = "heap=1:clock=%s:interval=100us:heap_interval=100us:output=%s" % (clock, prof)
+        r = run([exe, "stress"], env=dict(e, LD_PRELOAD=so, CCPROF_OPTIONS=opts))
+        check(r.returncode == bare.returncode == 0 and "WARNING: ThreadSanitizer" not in r.stderr,
+              "stress under TSan, clock=%s: no report, exit %d as bare %d%s"
+              % (clock, r.returncode, bare.returncode,
+                 "" if r.returncode == 0 else "\n# " + r.stderr[:1500].replace("\n", "\n# ")))
+        d = stress_checks("stress under TSan, clock=%s" % clock, r, prof)
+        check(d is not None and d[0]["samples"] >= 10,
+              "stress under TSan, clock=%s: %s samples" % (clock, d and d[0]["samples"]))
+
+
+def record_fork(name, prog, args=(), timeout=None):
+    """Record prog, which forks, with %p in the profile's name: (the run,
+    its profiles).  None for the run if it outlived the timeout."""
+    for f in os.listdir(OUT):
+        if f.startswith(name + "_"):
+            os.unlink(os.path.join(OUT, f))
+    try:
+        r = run([CCPROF, "record", "--heap", "-o", os.path.join(OUT, name + "_%p.ccprof"),
+                 "--", prog] + list(args), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        r = None
+    return r, [os.path.join(OUT, f) for f in os.listdir(OUT) if f.startswith(name + "_")]
+
+
+def child_and_parent(files, child_fn):
+    """The heap parts of the child's profiles (those where child_fn ran)
+    and of the parent's."""
+    dumps = [heapdump(f) for f in files]
+    child = [d for d in dumps if d and any(child_fn in c["names"] for c in d[1])]
+    parent = [d for d in dumps if d and not any(child_fn in c["names"] for c in d[1])]
+    return child, parent
 
 
 def forked_child():
     """A child starts from an empty heap: its frees of inherited blocks
     count nothing, its own blocks are its own; the parent's profile is
     untouched by them."""
-    prog = build("heapuse", SRC)
-    for f in os.listdir(OUT):
-        if f.startswith("heapuse_fork_"):
-            os.unlink(os.path.join(OUT, f))
-    r = run([CCPROF, "record", "--heap", "-o", os.path.join(OUT, "heapuse_fork_%p.ccprof"),
-             "--", prog, "fork"])
-    files = [os.path.join(OUT, f) for f in os.listdir(OUT) if f.startswith("heapuse_fork_")]
+    r, files = record_fork("heapuse_fork", build("heapuse", SRC), ["fork"])
     if not check(r.returncode == 0 and len(files) == 2, "fork: two profiles (%d)" % len(files)):
         return
-    dumps = [heapdump(f) for f in files]
-    child = [d for d in dumps if d and any("child_work" in c["names"] for c in d[1])]
-    parent = [d for d in dumps if d and not any("child_work" in c["names"] for c in d[1])]
+    child, parent = child_and_parent(files, "child_work")
     if not check(len(child) == 1 and len(parent) == 1, "fork: one child profile"):
         return
     csum, cctx, _ = child[0]
@@ -327,6 +400,42 @@ def fork_under_stdio_locks():
           % (r.returncode, r.stdout))
 
 
+def fork_inside_table():
+    """fork while a worker's malloc is held inside the block table, its
+    stripe locked, and a fork handler registered before the runtime's
+    allocates in the child before the runtime's handler clears the table
+    (tests/progs/heapforkin.c): the forking thread stays out of the table
+    until fork ends, so the child does not wait for the gone worker's
+    lock, and each profile has its own live heap exactly."""
+    src = os.path.join(TOP, "tests/progs/heapforkin.c")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-pthread", "-DHEAPFORKIN_LIB", src,
+             "-o", os.path.join(OUT, "libheapforkin.so")])
+    if not check(r.returncode == 0, "heapforkin: the library builds"):
+        return
+    prog = build("heapforkin", "tests/progs/heapforkin.c", "-rdynamic", "-L" + OUT,
+                 "-lheapforkin", "-Wl,-rpath," + OUT)
+    r, files = record_fork("heapforkin", prog, timeout=30)
+    if not check(r is not None, "fork inside the table: ended within 30 s"):
+        return
+    ended = r.returncode == 0 and r.stdout == "done\n" and len(files) == 2
+    if not check(ended, "fork inside the table: parent and child end (status %d, %d profiles)%s"
+                 % (r.returncode, len(files), "" if ended else " " + r.stderr[-300:])):
+        return
+    child, parent = child_and_parent(files, "child_keep")
+    if not check(len(child) == 1 and len(parent) == 1, "fork inside the table: one child profile"):
+        return
+    for who, d, prefix in (("child", child[0], "child "), ("parent", parent[0], "")):
+        want = own(r.stderr, prefix=prefix)
+        got = {f: live_under(d[1], f) for f in want}
+        check(got == want, "fork inside the table: the %s's live heap %s is its own %s"
+              % (who, got, want))
+    # Nothing else in the child: the handler's blocks were not followed.
+    total = (sum(c["live"][0] for c in child[0][1]) + child[0][0]["outside_bytes"],
+             sum(c["live"][1] for c in child[0][1]) + child[0][0]["outside_blocks"])
+    check(total == (333, 1), "fork inside the table: the child holds 333 bytes in 1 block (%s)"
+          % (total,))
+
+
 def left_by_longjmp():
     """A signal handler leaves malloc by siglongjmp; the program's next
     calls are a free and a realloc: each takes its block out of the table
@@ -380,6 +489,7 @@ against_valgrind()
 saw_tooth()
 other_threads()
 stressed()
+stressed_tsan()
 forked_child()
 samples_over_time()
 samples_over_time("cycles")
@@ -388,6 +498,7 @@ dumped_mid_run()
 library_first("cpu")
 library_first("cycles")
 fork_under_stdio_locks()
+fork_inside_table()
 left_by_longjmp()
 not_followed()
 finish()

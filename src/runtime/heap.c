@@ -310,7 +310,7 @@ static void thin_out(void)
 	}
 	nheads = keep;
 	nrecs = r;
-	interval_ns *= 2;
+	RT_STORE(&interval_ns, interval_ns * 2); /* read unlocked: rt_heap_gather */
 }
 
 /* Room for n more records; 0 if none can be had. */
@@ -479,7 +479,9 @@ static int gather_locked(struct ccp_profile *p, void *(*alloc)(void *, size_t), 
 	uint64_t final;
 
 	h->measured = 1;
-	h->interval_ns = interval_ns;
+	/* Relaxed: a write from a signal handler that found the samples
+	 * locked reads it while the sampler may be doubling it. */
+	h->interval_ns = RT_LOAD(&interval_ns);
 	h->outside_live_bytes = RT_LOAD(&outside_live_bytes);
 	h->outside_live_blocks = RT_LOAD(&outside_live_blocks);
 	h->peak_bytes = RT_LOAD(&peak_total);
@@ -569,7 +571,9 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
  * may allocate before our child handler runs: so the forking thread
  * stays out of the table from our prepare handler to the end of fork,
  * as a signal handler inside the table does (Note [Heap table
- * re-entry]); what it allocates meanwhile is not followed.
+ * re-entry]); what it allocates meanwhile is not followed
+ * (tests/progs/heapforkin.c holds another thread inside a stripe across
+ * the fork).
  */
 static __thread int in_table_at_fork __attribute__((tls_model("initial-exec")));
 

@@ -15,8 +15,9 @@
  *   heapuse saw      also 2,000 blocks from 1,100,064 bytes, each 64
  *                    bytes bigger than the last and freed at once: a
  *                    new peak every time, above spike's
- *   heapuse stress   also four threads that allocate into shared slots
- *                    and free each other's blocks at random; each prints
+ *   heapuse stress   also four threads that allocate (and realloc) into
+ *                    shared slots and free each other's blocks at random,
+ *                    past spike's peak; each prints
  *                    what it still owns ("owned BYTES BLOCKS")
  */
 #define _GNU_SOURCE
@@ -205,21 +206,28 @@ static struct {
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static long owned_bytes[STRESSERS], owned_blocks[STRESSERS];
 
+/* n bytes, an even n by way of a realloc from half as many: the block
+ * is stress_alloc's either way. */
 __attribute__((noinline)) void *stress_alloc(size_t n)
 {
-	return malloc(n);
+	void *p = malloc(n % 2 ? n : n / 2);
+
+	return n % 2 ? p : realloc(p, n);
 }
 
 /* Each round puts a new block in a random slot and frees the one it
  * replaces, whoever allocated it; the free is outside the lock, so frees
- * and allocations of all threads meet in the runtime's block table. */
+ * and allocations of all threads meet in the runtime's block table.
+ * Blocks grow over the rounds, so that the heap passes spike's peak
+ * (about 2.8 MB at the end) and frees take pictures of new peaks while
+ * the other threads allocate. */
 static void *stresser(void *arg)
 {
 	int me = (int)(intptr_t)arg;
 	unsigned seed = (unsigned)me * 7919u + 1;
 
 	for (int i = 0; i < 20000; i++) {
-		size_t n = 1 + (size_t)(rand_r(&seed) % 512);
+		size_t n = 1 + (size_t)(rand_r(&seed) % 512) + (size_t)i / 4;
 		int k = rand_r(&seed) % SLOTS;
 		void *p = stress_alloc(n), *old;
 
