@@ -52,12 +52,13 @@ def live_under(ctxs, name):
     return b, n
 
 
-def record_heap(mode, profile=None, extra=(), env=None):
+def record_heap(mode, profile=None, extra=(), env=None, args=()):
     prog = build("heapuse", SRC)
     profile = profile or os.path.join(OUT, "heapuse_%s.ccprof" % mode)
     e = dict(os.environ)
     e.update(env or {})
-    r = run([CCPROF, "record", "--heap", "-o", profile] + list(extra) + ["--", prog, mode], env=e)
+    r = run([CCPROF, "record", "--heap", "-o", profile] + list(extra) + ["--", prog, mode] +
+            list(args), env=e)
     return prog, r, profile
 
 
@@ -292,11 +293,13 @@ def forked_child():
 
 
 def samples_over_time(clock=None):
-    """Samples see each step: after step k (30 ms each), a sample with
+    """Samples see each step: after step k (100 ms each, ten intervals, so
+    that a loaded machine's late wake-ups still land in it), a sample with
     k * 100,000 bytes live in step, times in order, none above the peak."""
     extra = ["--clock=" + clock] if clock else []
     tag = clock or "cpu"
-    _, r, prof = record_heap("steps", os.path.join(OUT, "heapuse_steps_%s.ccprof" % tag), extra)
+    _, r, prof = record_heap("steps", os.path.join(OUT, "heapuse_steps_%s.ccprof" % tag), extra,
+                             args=["100"])
     d = heapdump(prof)
     if not check(r.returncode == 0 and d is not None, "%s steps: record ran" % tag):
         return
@@ -320,16 +323,18 @@ def samples_over_time(clock=None):
 def thinned():
     """Sampled far more often than the buffers hold, the run keeps at
     most 4096 samples, evenly over its whole length, at a longer
-    interval."""
+    interval.  The run asks for 75,000 samples (0.75 s at 10 us), so that
+    the buffers fill even when a loaded machine lets the sampler wake for
+    a small part of them."""
     _, r, prof = record_heap("steps", os.path.join(OUT, "heapuse_thin.ccprof"),
-                             ["--interval=0.01", "--heap-interval=0.01"])
+                             ["--interval=0.01", "--heap-interval=0.01"], args=["150"])
     d = heapdump(prof)
     if not check(r.returncode == 0 and d is not None, "thinned: record ran"):
         return
     summary, _, samples = d
     check(len(samples) <= 4096 and summary["interval"] > 10000,
           "thinned: %d samples, interval %d ns (asked 10000)" % (len(samples), summary["interval"]))
-    check(samples[0]["time"] < 30000000 and samples[-1]["time"] >= 150000000,
+    check(samples[0]["time"] < 30000000 and samples[-1]["time"] >= 700000000,
           "thinned: from %.3f s to %.3f s" % (samples[0]["time"] / 1e9, samples[-1]["time"] / 1e9))
 
 

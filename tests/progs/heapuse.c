@@ -11,7 +11,7 @@
  *   heapuse threads  also blocks a worker allocates and main frees
  *   heapuse fork     also a child that frees an inherited block and
  *                    allocates its own (it prints its own lines, "child ")
- *   heapuse steps    five steps of 100,000 bytes, 30 ms apart
+ *   heapuse steps [MS]  five steps of 100,000 bytes, MS (30) ms apart
  *   heapuse saw      also 2,000 blocks from 1,100,064 bytes, each 64
  *                    bytes bigger than the last and freed at once: a
  *                    new peak every time, above spike's
@@ -277,17 +277,17 @@ static void pause_ms(long ms)
 		;
 }
 
-/* Five steps: after step k, step holds k * 100,000 bytes for 30 ms. */
+/* Five steps: after step k, step holds k * 100,000 bytes for ms ms. */
 __attribute__((noinline)) void step(void)
 {
 	take(100000);
 }
 
-static void steps(void)
+static void steps(int ms)
 {
 	for (int k = 1; k <= 5; k++) {
 		step();
-		pause_ms(30);
+		pause_ms(ms);
 	}
 	say("live", "step", 500000, 5);
 }
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "fork") == 0)
 		forked();
 	if (strcmp(mode, "steps") == 0)
-		steps();
+		steps(argc > 2 ? atoi(argv[2]) : 30);
 	if (strcmp(mode, "stress") == 0)
 		stress();
 	if (strcmp(mode, "saw") == 0)
