@@ -2,8 +2,8 @@
  * dispositions.c - the program's view of its signal actions, while the
  * runtime's handlers (signals.c) stand behind the default ones.
  *
- * sigaction, signal, bsd_signal, ssignal, sysv_signal and __sysv_signal
- * are interposed (Note [The program's dispositions]): a request for the
+ * sigaction, signal, bsd_signal, ssignal, sysv_signal, __sysv_signal and
+ * siginterrupt are interposed (Note [The program's dispositions]): a request for the
  * default action of a signal the runtime handles installs the runtime's
  * handler instead, and the program is told what it asked for.
  */
@@ -40,13 +40,21 @@ const struct sigaction *rt_program_action(int sig)
 }
 
 /* libc's signal, whose flags for a handler we keep (SA_RESTART but after
- * siginterrupt), looked up at start-up as exec.c's are; NULL in a static
- * program, where the action is built as glibc builds it. */
+ * siginterrupt), and its siginterrupt, which keeps the set of signals
+ * that signal leaves SA_RESTART out for; looked up at start-up as exec.c's
+ * are.  NULL in a static program, where the action is built as glibc
+ * builds it, with `interrupting` for that set. */
 static sighandler_t (*real_signal)(int, sighandler_t);
+static int (*real_siginterrupt)(int, int);
+
+/* Signals given siginterrupt(sig, 1) and not siginterrupt(sig, 0) since:
+ * glibc's signal(sig, SIG_DFL) leaves out SA_RESTART for them. */
+static sigset_t interrupting;
 
 void rt_dispositions_init(void)
 {
 	*(void **)&real_signal = dlsym(RTLD_NEXT, "signal");
+	*(void **)&real_siginterrupt = dlsym(RTLD_NEXT, "siginterrupt");
 }
 
 /* Only SIGSEGV's handler runs on an alternate signal stack the program
@@ -98,7 +106,10 @@ void rt_take_signal(int sig, rt_handler fn)
  * restorer to every action (as it did to ours), the kernel drops SIGKILL
  * and SIGSTOP from the mask (as_kept), and signal(sig, SIG_DFL) asks for
  * what glibc's signal builds (the signal blocked in its handler,
- * SA_RESTART, also after siginterrupt, whose setting we cannot see).
+ * SA_RESTART unless after siginterrupt).  glibc's siginterrupt reads and
+ * rewrites the kernel's action in place, by calls we do not see: with
+ * ours installed it would rewrite ours and leave the program's view
+ * as it was, so ours does it to the view.
  * Not for a vfork child (its pid is not ours): it shares our memory but
  * not our signal actions, so it gets libc's calls unchanged.  Signals
  * are blocked and a lock held while the kernel's action and previous[]
@@ -211,15 +222,69 @@ RT_UNSANITIZED static int program_sigaction(int sig, const struct sigaction *act
 }
 
 /* The action glibc's signal(sig, handler) asks for: the signal blocked
- * in its handler, SA_RESTART (but after siginterrupt, which we cannot
- * see). */
+ * in its handler, SA_RESTART unless after siginterrupt(sig, 1). */
 RT_UNSANITIZED static void bsd_action(struct sigaction *sa, int sig, sighandler_t handler)
 {
 	memset(sa, 0, sizeof *sa);
 	sa->sa_handler = handler;
 	sigemptyset(&sa->sa_mask);
 	sigaddset(&sa->sa_mask, sig);
-	sa->sa_flags = SA_RESTART;
+	sa->sa_flags = sigismember(&interrupting, sig) == 1 ? 0 : SA_RESTART;
+}
+
+/* siginterrupt's change to an action's flags. */
+RT_UNSANITIZED static void interrupt_flags(struct sigaction *sa, int flag)
+{
+	if (flag)
+		sa->sa_flags &= ~SA_RESTART;
+	else
+		sa->sa_flags |= SA_RESTART;
+}
+
+/* glibc's siginterrupt, under the lock: the kernel's action, and the set
+ * signal reads (libc's own, through its siginterrupt, and ours). */
+RT_UNSANITIZED static int kernel_siginterrupt(int sig, int flag)
+{
+	struct sigaction sa;
+
+	if (sig <= 0 || sig >= SIGNALS) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (real_siginterrupt) {
+		if (real_siginterrupt(sig, flag) != 0)
+			return -1;
+	} else {
+		if (__sigaction(sig, NULL, &sa) != 0)
+			return -1;
+		interrupt_flags(&sa, flag);
+		if (__sigaction(sig, &sa, NULL) != 0)
+			return -1;
+	}
+	if (flag)
+		sigaddset(&interrupting, sig);
+	else
+		sigdelset(&interrupting, sig);
+	return 0;
+}
+
+/* siginterrupt for a managed signal, under the lock: with ours
+ * installed, the program's view is the action it changes. */
+RT_UNSANITIZED static int change_interrupting(int sig, int flag)
+{
+	struct sigaction view, kept;
+	int held;
+
+	if (current_view(sig, &view, &held) != 0 || kernel_siginterrupt(sig, flag) != 0)
+		return -1;
+	if (!held)
+		return 0;
+	if (install_ours(sig) != 0)
+		return -1;
+	interrupt_flags(&previous[sig], flag);
+	if (__sigaction(sig, NULL, &kept) == 0)
+		as_kept(&previous[sig], &kept);
+	return 0;
 }
 
 RT_UNSANITIZED static sighandler_t set_handler(int sig, sighandler_t handler)
@@ -264,6 +329,19 @@ RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 RT_UNSANITIZED RT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	return program_sigaction(sig, act, old);
+}
+
+RT_UNSANITIZED RT_API int siginterrupt(int sig, int flag)
+{
+	sigset_t saved;
+	int r, e;
+
+	lock_dispositions(&saved);
+	r = managed(sig) ? change_interrupting(sig, flag) : kernel_siginterrupt(sig, flag);
+	e = errno;
+	unlock_dispositions(&saved);
+	errno = e;
+	return r;
 }
 
 RT_UNSANITIZED RT_API sighandler_t signal(int sig, sighandler_t handler)

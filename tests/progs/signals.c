@@ -175,6 +175,29 @@ NOINLINE void view(void)
 	       action(SIGHUP));
 	details("SIGHUP after sysv_signal", SIGHUP);
 	printf("signal(SIGALRM, SIG_ERR): %s\n", signal(SIGALRM, SIG_ERR) == SIG_ERR ? "error" : "taken");
+	/* siginterrupt(sig, 1): glibc's signal leaves out SA_RESTART from then
+	 * on, for the default action too; and it changes the flags of the
+	 * action in place, which the program then sees.  (Deprecated, still
+	 * in use.) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	siginterrupt(SIGUSR1, 1);
+	details("SIGUSR1 default, interrupting", SIGUSR1);
+	signal(SIGUSR1, SIG_DFL);
+	details("SIGUSR1 signal(SIG_DFL) after siginterrupt", SIGUSR1);
+	signal(SIGUSR1, note);
+	details("SIGUSR1 signal(note) after siginterrupt", SIGUSR1);
+	siginterrupt(SIGUSR1, 0);
+	details("SIGUSR1 note, restarting", SIGUSR1);
+	signal(SIGUSR1, SIG_DFL);
+	details("SIGUSR1 signal(SIG_DFL), restarting", SIGUSR1);
+	siginterrupt(SIGUSR1, 1);
+	details("SIGUSR1 default, interrupting again", SIGUSR1);
+	siginterrupt(SIGRTMIN + 3, 1); /* a signal the runtime leaves alone */
+	signal(SIGRTMIN + 3, SIG_DFL);
+	details("SIGRTMIN+3 after siginterrupt", SIGRTMIN + 3);
+	printf("siginterrupt(0, 1): %d\n", siginterrupt(0, 1));
+#pragma GCC diagnostic pop
 	work(SIGTERM);
 }
 
