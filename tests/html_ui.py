@@ -32,6 +32,7 @@ os.makedirs(D, exist_ok=True)
 ASSETS = os.path.join(TOP, "src", "output", "html")
 BROWSER = "chromium-headless-shell"
 TOGGLES = "\u25b8\u25be"
+FRAME_H = 18  # a flame graph row, as ui.js draws it
 
 # The page's scripts must never turn a string into HTML or code.
 FORBIDDEN = [
@@ -414,9 +415,19 @@ def compare_view(prof, page, name, view, fn_name):
             same(mine, theirs, "%s: the cycles as report --cycles prints them" % what)
 
 
+def frame_rows(dom):
+    """(title, x, y, width) of every frame of the flame graph, and its height."""
+    s = dom.root.find("svg", "flame")
+    rows = [(g.find("title").text(), g.find("rect").attrs.get("x"), int(g.find("rect").attrs["y"]),
+             g.find("rect").attrs.get("width")) for g in dom.root.find_all("g", "frame")]
+    return rows, int(s.attrs["height"]) if s is not None else 0
+
+
 def flame(prof, page, name):
     """The flame graph: a frame per node wide enough, its tooltip the
-    name and time; zoomed, the zoomed node spans the width."""
+    name and time; zoomed, the zoomed node spans the width; as a flame
+    (orient=flame), the same frames with the rows upside down, the root
+    at the bottom and every frame above its parent."""
     rep = report(prof)
     dom, errors = render(page, "tab=flame", name)
     if not page_ok(dom, errors, name + ", flame graph"):
@@ -444,6 +455,19 @@ def flame(prof, page, name):
         widths = {r.attrs.get("width") for r in rects[:2]}
         check(len(rects) >= 2 and len(widths) == 1,
               "%s: zoomed on the root's first child, it spans the root's width" % name)
+    for zoom in ("", "&zoom=0"):
+        ice, _ = render(page, "tab=flame" + zoom, name)
+        dom, errors = render(page, "tab=flame&orient=flame" + zoom, name)
+        if not page_ok(dom, errors, name + ", flame graph as a flame" + zoom) or ice is None:
+            continue
+        down, h = frame_rows(ice)
+        up, h2 = frame_rows(dom)
+        flipped = [(t, x, h - FRAME_H - y, w) for t, x, y, w in down]
+        check(h == h2 and up == flipped and len(up) > 1 and up[0][2] == h - FRAME_H and
+              all(y < h - FRAME_H for _, _, y, _ in up[1:]) and
+              "root at the bottom" in " ".join(p.text() for p in dom.root.find_all("p", "note")),
+              "%s: orient=flame%s: the icicle's frames, rows upside down, the root at the "
+              "bottom (%d frames)" % (name, zoom, len(up)))
 
 
 def table_tools(page, name, rep):
@@ -574,6 +598,9 @@ def clicks(prof, page, name, rep):
         "qa('svg.flame g.frame')[1].dispatchEvent(new MouseEvent('click', {bubbles: true, detail: 1}))",
         "log.push(['zoomed', [location.hash, qa('svg.flame g.frame rect')[1].getAttribute('width'), "
         "qa('svg.flame g.frame rect')[0].getAttribute('width')]])",
+        "q('button[data-orient=flame]').click()",
+        "log.push(['flamed', [location.hash, q('svg.flame g.frame rect').getAttribute('y'), "
+        "q('svg.flame').getAttribute('height')]])",
     ]
     log = interact(page, "tab=tree&depth=1", steps, name + ", clicks")
     if not log:
@@ -602,6 +629,11 @@ def clicks(prof, page, name, rep):
     zoom = log.get("zoomed") or ["", "", ""]
     check("zoom=0" in zoom[0] and zoom[1] == zoom[2],
           "%s: a click on a frame zooms on it: it spans the width (%r)" % (name, zoom))
+    flamed = log.get("flamed") or ["", "0", "0"]
+    check("orient=flame" in flamed[0] and "zoom=0" in flamed[0] and
+          int(flamed[1]) + FRAME_H == int(flamed[2]),
+          "%s: the flame button turns the graph over, zoom kept: the root's row is the "
+          "bottom one (%r)" % (name, flamed))
 
 
 def lazy_tree(page, name, nchildren):

@@ -5,7 +5,7 @@
  * no HTML parsing anywhere; every profile string reaches the page through
  * textContent or a title, every attribute set here is a constant or a
  * number.  State (view options, tab, current function, weight, sort,
- * filter, tree depth, flame zoom) lives in location.hash.
+ * filter, tree depth, flame zoom and orientation) lives in location.hash.
  */
 (function () {
 	'use strict';
@@ -121,7 +121,7 @@
 			focus: joinList(dv.focus), module: joinList(dv.module),
 			exported: !!dv.only_exported,
 			tab: 'functions', fn: null, weight: 'time', sort: '', dir: '',
-			filter: '', depth: 4, zoom: ''};
+			filter: '', depth: 4, zoom: '', orient: 'icicle'};
 	}
 	function readHash() {
 		const st = defaults();
@@ -145,6 +145,8 @@
 		if (depth >= 0)
 			st.depth = Math.min(depth, 1000);
 		st.zoom = /^[0-9.]*$/.test(h.get('zoom') || '') ? h.get('zoom') || '' : '';
+		if (h.get('orient') === 'flame')
+			st.orient = 'flame';
 		return st;
 	}
 	function hashOf(st) {
@@ -166,6 +168,8 @@
 		h.set('depth', String(st.depth));
 		if (st.zoom)
 			h.set('zoom', st.zoom);
+		if (st.orient !== 'icicle')
+			h.set('orient', st.orient);
 		return '#' + h.toString();
 	}
 
@@ -866,7 +870,7 @@
 			['callers', c.key, state.weight, state.depth, id].join('\n')));
 	}
 
-	/* -- Flame graph (an icicle: the root on top) -- */
+	/* -- Flame graph (an icicle, the root on top, or a flame, the root at the bottom) -- */
 
 	const FRAME_H = 18;
 
@@ -881,9 +885,11 @@
 		const v = c.v;
 		const bytes = state.weight === 'bytes';
 		const total = bytes ? v.totalBytes : v.totalTicks;
-		main.appendChild(note('Flame graph of the stack tree (compressed stacks, root on top), ' +
+		const up = state.orient === 'flame';
+		main.appendChild(note('Flame graph of the stack tree (compressed stacks, root ' +
+			(up ? 'at the bottom' : 'on top') + '), ' +
 			'widths by ' + (bytes ? 'bytes allocated' : 'inherited time') + '. Click a frame to ' +
-			'zoom in, a frame above it to zoom out; hover for name and cost.'));
+			'zoom in, a frame ' + (up ? 'below' : 'above') + ' it to zoom out; hover for name and cost.'));
 		const root = v.tree();
 		// The zoom: child indices from the root, as "0.2.1".
 		const path = state.zoom === '' ? [] : state.zoom.split('.').map((s) => parseInt(s, 10));
@@ -933,6 +939,8 @@
 		s.setAttribute('width', width);
 		s.setAttribute('height', (maxDepth + 1) * FRAME_H);
 		s.setAttribute('viewBox', '0 0 ' + width + ' ' + (maxDepth + 1) * FRAME_H);
+		// The row of depth d: from the top in an icicle, from the bottom in a flame.
+		const rowY = (d) => (up ? maxDepth - d : d) * FRAME_H;
 		for (const fr of frames) {
 			const g = svg('g');
 			g.setAttribute('class', 'frame' + (fr.above ? ' above' : '') +
@@ -941,7 +949,7 @@
 			title.textContent = tip(fr.n);
 			const r = svg('rect');
 			r.setAttribute('x', fr.x.toFixed(2));
-			r.setAttribute('y', fr.d * FRAME_H);
+			r.setAttribute('y', rowY(fr.d));
 			r.setAttribute('width', Math.max(fr.w - 0.5, 0.5).toFixed(2));
 			r.setAttribute('height', FRAME_H - 1);
 			const name = label(fr.n);
@@ -953,7 +961,7 @@
 			if (chars >= 3) {
 				const t = svg('text');
 				t.setAttribute('x', (fr.x + 3).toFixed(2));
-				t.setAttribute('y', fr.d * FRAME_H + FRAME_H - 5);
+				t.setAttribute('y', rowY(fr.d) + FRAME_H - 5);
 				t.textContent = name.length > chars ? name.slice(0, chars - 1) + GAP : name;
 				g.appendChild(t);
 			}
@@ -973,6 +981,13 @@
 		}
 		const tools = el('div', 'tools');
 		add(tools, button('reset zoom', 'seg', () => go({zoom: ''})));
+		const orient = el('span', 'orient');
+		for (const [k, lab] of [['icicle', 'icicle (root on top)'], ['flame', 'flame (root at the bottom)']]) {
+			const b = button(lab, 'seg' + (state.orient === k ? ' on' : ''), () => go({orient: k}));
+			b.dataset.orient = k;
+			orient.appendChild(b);
+		}
+		add(tools, orient);
 		if (focus !== root && focus.id !== null && focus.id !== undefined)
 			add(tools, el('span', 'flabel', 'zoomed on'), nameLink(focus.id));
 		add(tools, el('span', 'hint', 'double-click a frame: make it the current function'));
