@@ -12,7 +12,7 @@
  * Prints a JSON list, for each option set one object: the report's header totals, "view",
  * "functions", "arcs", "contexts", "tree", "callers" (the inverted tree
  * of every function of the view, as --callers '*' lists them), "cycles"
- * (as --cycles), and "warnings"; or {"error": LINE} when the view cannot
+ * (as --cycles), "threads" (as --threads), and "warnings"; or {"error": LINE} when the view cannot
  * be made (a --focus that matches nothing).
  */
 'use strict';
@@ -121,6 +121,9 @@ function report(opts) {
 	out.tree = treeJson(v.tree());
 	out.callers = fns.map((f) => f.id).sort((a, b) => a - b).map((id) => treeJson(v.callers(id)));
 	out.cycles = v.cycles().map(cycleRow);
+	out.threads = v.threads().map((t) => Object.assign(allocMembers({
+		tid: t.tid, name: t.name, total_time_s: secs(t.totalTicks), total_calls: t.totalCalls,
+	}, [['total_alloc_bytes', t.totalBytes]]), {functions: t.functions().map(functionRow)}));
 	out.arcs_into = {}; /* each function's callers and callees as --around lists them */
 	out.arcs_out = {};
 	for (const f of fns) {

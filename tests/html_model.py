@@ -9,7 +9,7 @@ taken from `ccprof convert --to html`, and for each set of view options
 `node tests/html_model.js` prints the model's view in report --json's
 shape, which is compared, section by section, with
 
-    ccprof report --json --callers '*' --around '*' --cycles OPTIONS
+    ccprof report --json --callers '*' --around '*' --cycles --threads OPTIONS
 
 integers exactly, seconds within 1e-9 (report --json writes 9 decimals);
 the warnings of unmatched patterns and the error of a --focus that
@@ -97,7 +97,7 @@ def sections(js, c):
                     {"bytes": c["alloc"]["bytes"] - c["alloc"]["outside_bytes"],
                      "blocks": c["alloc"]["blocks"] - c["alloc"]["outside_blocks"]}))
     out.append(("view", js.get("view"), c.get("view")))
-    for k in ("functions", "arcs", "contexts", "tree", "callers", "cycles"):
+    for k in ("functions", "arcs", "contexts", "tree", "callers", "cycles", "threads"):
         out.append((k, js[k], c.get(k, [])))
     out.append(("around (arc lists)", model_around(js), around_lists(c.get("around", []))))
     return out
@@ -156,7 +156,7 @@ def compare(name, prof, o, js):
     what = "%s %s" % (name, json.dumps(cli_args(o), ensure_ascii=False))
     # Bytes: a name's CR must not become a newline.
     r = subprocess.run([CCPROF, "report", "--json", "--callers", "*", "--around", "*",
-                        "--cycles"] + cli_args(o) + [prof], capture_output=True)
+                        "--cycles", "--threads"] + cli_args(o) + [prof], capture_output=True)
     r.stderr = r.stderr.decode("utf-8", "replace")
     said = "%s: the CLI's warnings or error (ccprof: %r; model.js: %r)" % (
         what, r.stderr, js.get("error", js.get("warnings")))

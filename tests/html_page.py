@@ -116,6 +116,27 @@ def contexts_agree(data, rep, what):
         check(mine == theirs, "%s: DATA's allocations per context are report --json's" % what)
 
 
+def threads_agree(data, prof, what):
+    """DATA.per_thread: each thread's tid and name as report --json
+    --threads has them, and its contexts, added up over the threads by
+    history, are DATA's contexts (null: the only thread's are those)."""
+    threads = report(prof, "--threads")["threads"]
+    per = data.get("per_thread") or []
+    check([(t["tid"], t["name"]) for t in per] == [(t["tid"], t["name"]) for t in threads],
+          "%s: DATA.per_thread has report --threads's threads (%d)" % (what, len(per)))
+    if len(per) == 1 and per[0]["contexts"] is None:
+        return
+    sums = [[0] * 5 for _ in data["contexts"]]
+    for t in per:
+        for row in t["contexts"] or []:
+            for i in range(5):
+                sums[row[0]][i] += row[1 + i]
+    check(all(t["contexts"] is not None for t in per) and
+          sums == [c[1:] for c in data["contexts"]] and
+          sum(len(t["contexts"]) for t in per) > len(data["contexts"]),
+          "%s: each thread's contexts, added up by history, are DATA's contexts" % what)
+
+
 def functions_agree(data, rep, what):
     fns = data["functions"]
     ok = all(f["id"] < len(fns) and fns[f["id"]]["name"] == f["name"] and
@@ -202,6 +223,7 @@ def recorded():
     check(len(data["contexts"]) == rep["ncontexts"] == 9,
           "spivey: the 8 contexts of DESIGN.md §4 and the root (%d)" % len(data["contexts"]))
     contexts_agree(data, rep, "spivey")
+    threads_agree(data, prof, "spivey")
     functions_agree(data, rep, "spivey")
     check(data["view"] == {"select": [], "deselect": [], "module": [], "only_exported": False,
                            "focus": []}, "spivey: no view option, an empty view")
@@ -276,13 +298,15 @@ def static_program():
 
 def allocations():
     prog = build("html_allocs", "tests/progs/allocs.c")
-    r = run([CCPROF, "record", "--alloc", "-o", os.path.join(D, "allocs.ccprof"), "--", prog])
+    r = run([CCPROF, "record", "--alloc", "-o", os.path.join(D, "allocs.ccprof"), "--", prog,
+             "threads"])
     prof = os.path.join(D, "allocs.ccprof")
     check(r.returncode == 0 and os.path.exists(prof), "allocs: recorded with --alloc")
     data = data_of(parse(convert_html(prof, "allocs")[1])[1])
     rep = report(prof)
     check(data["alloc"] is True, "allocs: DATA says the run counted allocations")
     contexts_agree(data, rep, "allocs")
+    threads_agree(data, prof, "allocs")
     total = sum(c[4] for c in data["contexts"])
     check(total == sum(c["alloc_bytes"] for c in rep["contexts"]) and total > 0,
           "allocs: DATA's bytes add up to report's (%d)" % total)

@@ -266,6 +266,19 @@ def text_cycles(text):
     return rows
 
 
+def text_threads(text):
+    """[(heading, flat rows)] of each thread of report --threads."""
+    out = []
+    lines = text.splitlines()
+    at = next((i for i, l in enumerate(lines) if l.startswith("Threads: ")), len(lines))
+    for l in lines[at + 1:]:
+        if re.match(r"thread \d+  ", l):
+            out.append([l, []])
+        elif out:
+            out[-1][1].append(l)
+    return [(" ".join(h.split()), text_flat("\n".join(body))) for h, body in out]
+
+
 # ---- what the page shows ---------------------------------------------------
 
 FLAT_COLUMNS = {"calls": 1, "self(s)": 2, "%time": 3, "inherited(s)": 4, "bytes": 6, "%alloc": 7}
@@ -304,6 +317,35 @@ def dom_graph(dom):
         else:
             out.append(("arc", "", "") + tuple(c[2:]))
     return out
+
+
+def dom_threads(dom):
+    """[(heading, flat rows)] of the Threads tab."""
+    out = []
+    for n in dom.root.walk():
+        if n.tag == "h3" and "threadhead" in n.classes():
+            out.append((" ".join(n.text().split()), []))
+        elif n.tag == "table" and "threadfns" in n.classes() and out:
+            body = n.find("tbody")
+            for tr in body.kids if body else []:
+                if isinstance(tr, Node) and tr.tag == "tr":
+                    c = cells(tr)
+                    vals = {k: c[i] for k, i in FLAT_COLUMNS.items() if i < len(c) - 1}
+                    vals["SRC"] = c[-1]
+                    out[-1][1].append((c[0], vals))
+    return out
+
+
+def threads_tab(prof, page, what, view):
+    """The Threads tab: each thread's heading and cost centres as report
+    --threads prints them, under the view."""
+    dom, errors = render(page, view_hash(view, tab="threads"), what)
+    if not page_ok(dom, errors, what + ", threads"):
+        return
+    theirs = text_threads(text_report(prof, "--threads", *cli_opts(view)))
+    mine = [(h, flat_as_text(rows, t[1])) for (h, rows), t in zip(dom_threads(dom), theirs)]
+    same(mine, theirs, "%s: each thread's heading and cost centres as report --threads "
+         "prints them (%d threads)" % (what, len(theirs)))
 
 
 def dom_cycles(dom):
@@ -391,6 +433,7 @@ def compare_view(prof, page, name, view, fn_name):
     if page_ok(dom, errors, what + ", stack tree"):
         same(dom_tree(dom), text_tree(text, r"COST CENTRE entries"),
              "%s: the stack tree, every node opened, as report prints it" % what)
+    threads_tab(prof, page, what, view)
 
     if fid is None:
         return
@@ -754,6 +797,25 @@ def allocs():
         compare_view(prof, page, "allocs", view, fn)
 
 
+def threads():
+    """Several threads: the Threads tab of a run of 9 threads, and of a
+    made profile of two threads that share contexts, with allocations,
+    under views that deselect and focus."""
+    got = recorded("threads", [])
+    if got:
+        for view in ({}, {"deselect": "mid"}, {"focus": "mid"}):
+            threads_tab(got[0], got[1], "threads" + (" %r" % view if view else ""), view)
+    spec = ["program ./two", "clock cpu 1000000000", "alloc 0 0", "thread 7 first",
+            "ctx 0 0 1000000 0 0 :", "ctx 1 0 20000000 100 1 : [main]",
+            "ctx 3 0 10000000 300 3 : [main] [a]", "ctx 2 1 50000000 5000 7 : [main] [a] [b]",
+            "thread 8 second", "ctx 1 0 4000000 64 1 : [w]", "ctx 2 0 9000000 0 0 : [w] [a]",
+            "ctx 5 0 3000000 32 2 : [w] [a] [b]", "ctx 1 0 7000000 16 1 : [w] [b]"]
+    prof = make_profile("html_ui_two", "\n".join(spec) + "\n")
+    page = convert(prof, "two")
+    for view in ({}, {"deselect": "a"}, {"focus": "a"}, {"select": "b"}):
+        threads_tab(prof, page, "two threads" + (" %r" % view if view else ""), view)
+
+
 def statics():
     """--only-exported (a static function's costs go to its caller) and
     --module (one that matches nothing leaves the thread roots)."""
@@ -864,7 +926,8 @@ def button_notes():
 def hostile():
     """Names that are HTML, script or quotes show as text in every tab
     and in the tooltips; no element of theirs appears."""
-    spec = ["program ./<img/src=x/onerror=alert(9)>", "clock cpu 1000000000", "thread 1",
+    spec = ["program ./<img/src=x/onerror=alert(9)>", "clock cpu 1000000000",
+            "thread 1 <b>t</b><img/src=x/onerror=alert(8)>",
             "ctx 0 0 1000 :", "ctx 1 0 5000 : [main]"]
     for i, name in enumerate(HOSTILE):
         enc = "".join("\\x%02x" % b if b > 126 or b < 33 or b == 0x5c else chr(b)
@@ -878,7 +941,7 @@ def hostile():
     page = convert(prof, "hostile")
     rep = report(prof)
     ids = {f["name"]: f["id"] for f in rep["functions"]}
-    for tab in ("functions", "graph", "tree", "callers", "flame", "cycles"):
+    for tab in ("functions", "graph", "tree", "callers", "flame", "cycles", "threads"):
         for fn in ("", str(ids.get(HOSTILE[0], "")), str(ids.get(HOSTILE[4], ""))):
             if tab not in ("graph", "callers") and fn:
                 continue
@@ -907,9 +970,11 @@ def hostile():
             elif tab == "flame":
                 missing = [n for n in HOSTILE if n in ids and n not in titles]
                 check(not missing, "%s: every name in a frame's tooltip (missing %r)" % (what, missing))
-            elif tab == "tree":
+            elif tab in ("tree", "threads"):
                 missing = [n for n in HOSTILE if n in ids and n not in text]
-                check(not missing, "%s: every name in the tree as text (missing %r)" % (what, missing))
+                if tab == "threads" and "thread 1  <b>t</b><img/src=x/onerror=alert(8)>" not in text:
+                    missing.append("the thread's name")
+                check(not missing, "%s: every name as text (missing %r)" % (what, missing))
     dom, errors = render(page, "tab=functions", "hostile")
     if page_ok(dom, errors, "hostile, header"):
         h1 = dom.root.find("h1")
@@ -962,7 +1027,7 @@ def large():
     check(len(rep["contexts"]) > 20000, "large: more than 20,000 contexts (%d)" % len(rep["contexts"]))
     page = convert(prof, "large")
     for h in ("tab=functions", "tab=tree&depth=1000", "tab=flame", "tab=graph&fn=3",
-              "tab=callers&fn=3&depth=1000", "tab=cycles",
+              "tab=callers&fn=3&depth=1000", "tab=cycles", "tab=threads",
               "tab=functions&deselect=f1,f2&focus=f3"):
         t0 = time.monotonic()
         dom, errors = render(page, h, "large")
@@ -985,6 +1050,7 @@ def main():
         finish()
     exact()
     allocs()
+    threads()
     statics()
     mj()
     spivey()

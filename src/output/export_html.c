@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/htab.h"
 #include "model/symtabs.h"
 #include "model/view.h"
 #include "model/xalloc.h"
@@ -133,6 +134,16 @@ static void data_functions(struct json *j, const struct model *m)
 	free(rank);
 }
 
+/* A context's E, R, T, bytes and blocks, each an array item. */
+static void data_counts(struct json *j, const struct ccp_context *c)
+{
+	json_uint(j, c->entries);
+	json_uint(j, c->recursive);
+	json_uint(j, c->time);
+	json_uint(j, c->alloc_bytes);
+	json_uint(j, c->alloc_blocks);
+}
+
 /* [history, E, R, T, bytes, blocks]; an unmarked entry is -1 - id. */
 static void data_context(struct json *j, const struct ccp_context *c)
 {
@@ -147,12 +158,68 @@ static void data_context(struct json *j, const struct ccp_context *c)
 		j->comma = 1;
 	}
 	json_end_array(j);
-	json_uint(j, c->entries);
-	json_uint(j, c->recursive);
-	json_uint(j, c->time);
-	json_uint(j, c->alloc_bytes);
-	json_uint(j, c->alloc_blocks);
+	data_counts(j, c);
 	json_end_array(j);
+}
+
+/* [k, E, R, T, bytes, blocks]: a thread's context, k the index in
+ * "contexts" of the merged context with its history. */
+static void data_thread_context(struct json *j, uint32_t k, const struct ccp_context *c)
+{
+	json_begin_array(j);
+	json_uint(j, k);
+	data_counts(j, c);
+	json_end_array(j);
+}
+
+/*
+ * "per_thread": each thread's tid, name and own contexts, for the
+ * per-thread breakdown (report --threads: the view over one thread's
+ * contexts, model/threads.c).  A thread's context is written as the index
+ * of the merged context with its history and its own counters; when the
+ * model borrowed the only thread's contexts (model.c model_merge), they
+ * are "contexts" themselves, written null.
+ */
+static void data_threads(struct json *j, const struct model *m)
+{
+	const struct ccp_profile *p = m->prof;
+	int borrowed = p->nthreads == 1 && m->ctx == p->threads[0].contexts;
+	struct htab tab;
+
+	htab_init(&tab, borrowed ? 1 : m->nctx);
+	for (uint32_t k = 0; !borrowed && k < m->nctx; k++) {
+		uint64_t h;
+		size_t i;
+		if (model_ctx_find(m, &tab, m->ctx[k].hist, m->ctx[k].len, &h, &i) == MODEL_NONE)
+			htab_put(&tab, i, h, k);
+	}
+	json_key(j, "per_thread");
+	json_begin_array(j);
+	for (uint32_t t = 0; t < p->nthreads; t++) {
+		const struct ccp_thread *th = &p->threads[t];
+		json_newline(j);
+		json_begin_object(j);
+		json_kuint(j, "tid", th->tid);
+		json_kstring(j, "name", th->name ? th->name : "");
+		json_key(j, "contexts");
+		if (borrowed) {
+			json_null(j);
+			json_end_object(j);
+			continue;
+		}
+		json_begin_array(j);
+		for (uint32_t i = 0; i < th->ncontexts; i++) {
+			const struct ccp_context *c = &th->contexts[i];
+			uint64_t h;
+			size_t slot;
+			json_newline(j);
+			data_thread_context(j, model_ctx_find(m, &tab, c->hist, c->len, &h, &slot), c);
+		}
+		json_end_array(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	htab_free(&tab);
 }
 
 static void data_view(struct json *j, const struct model_view_opts *vo)
@@ -208,6 +275,8 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 		data_context(&j, &m->ctx[k]);
 	}
 	json_end_array(&j);
+	json_newline(&j);
+	data_threads(&j, m);
 	json_newline(&j);
 	data_view(&j, vo);
 	json_end_object(&j);

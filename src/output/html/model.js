@@ -176,8 +176,20 @@ const ccprofModel = (function () {
 			totalTicks += c.time;
 		}
 		const tps = data.ticks_per_sec;
+		/* Each thread's own contexts (DATA.per_thread), decoded when the
+		 * breakdown is first asked for: a row is [k, E, R, T, bytes,
+		 * blocks], k the merged context with its history; null contexts
+		 * are the profile's. */
+		let threads = null;
+		const threadContexts = () => threads || (threads = (data.per_thread || []).map((t) => ({
+			tid: t.tid, name: t.name,
+			contexts: t.contexts === null ? contexts : t.contexts.map((r) => ({
+				hist: contexts[r[0]].hist, entries: r[1], recursive: r[2], time: r[3],
+				bytes: r[4] || 0, blocks: r[5] || 0,
+			})),
+		})));
 		return {
-			data, fns, hasAlloc: !!data.alloc, contexts, seen, totalTicks,
+			data, fns, hasAlloc: !!data.alloc, contexts, seen, totalTicks, threadContexts,
 			seconds: (ticks) => (tps ? ticks / tps : 0),
 			nameRank: nameRanks(fns),
 			shortNames: fns.map((f) => {
@@ -354,11 +366,11 @@ const ccprofModel = (function () {
 
 	/* The view's contexts: each base context through viewHistory, equal
 	 * results added up, in order of first appearance (view_contexts). */
-	function buildContexts(p, rv) {
-		if (!rv.focus && !rv.selected)
+	function buildContexts(p, rv, from) {
+		if (!from && !rv.focus && !rv.selected)
 			return p.contexts;
 		const byHistory = new Map(), out = [];
-		for (const c of p.contexts) {
+		for (const c of from || p.contexts) {
 			const h = viewHistory(rv, c.hist);
 			if (h === null)
 				continue;
@@ -859,6 +871,17 @@ const ccprofModel = (function () {
 		};
 	}
 
+	/* Each function's calls from no caller (root_calls): the calls of its
+	 * arc from no caller, which only a context whose history is that one
+	 * marked entry adds to (arcsOfContext), without making every arc. */
+	function rootCallsOf(ctx) {
+		const m = new Map();
+		for (const c of ctx)
+			if (c.hist.length === 1 && entryMarked(c.hist[0]))
+				m.set(entryCc(c.hist[0]), (m.get(entryCc(c.hist[0])) || 0) + c.entries);
+		return m;
+	}
+
 	/* Each function's arcs in and out, in order of first appearance. */
 	function arcsByFunction(all) {
 		const into = new Map(), out = new Map();
@@ -901,6 +924,10 @@ const ccprofModel = (function () {
 	 *                        and gap true)
 	 *   cycles()             [{ids (null for "…"), functions (names),
 	 *                        entries, ticks, bytes, blocks}]
+	 *   threads()            the per-thread breakdown (threads.c): for each
+	 *                        thread {tid, name, the totals above,
+	 *                        functions()}, the same view over that
+	 *                        thread's contexts alone
 	 *
 	 * Ticks and bytes are integers; each result is computed once.
 	 */
@@ -911,13 +938,7 @@ const ccprofModel = (function () {
 		const once = memo();
 		const allArcs = () => once('arcs', () => buildArcs(ctx, p.fns.length));
 		const byFunction = () => once('byFunction', () => arcsByFunction(allArcs()));
-		const rootCalls = () => once('rootCalls', () => {
-			const m = new Map();
-			for (const a of allArcs())
-				if (a.caller === null)
-					m.set(a.callee, a.calls);
-			return m;
-		});
+		const rootCalls = () => once('rootCalls', () => rootCallsOf(ctx));
 		const v = Object.assign({focus: r.focused, deselected: r.deselected, warnings: r.warnings},
 			totals(ctx));
 		v.ncontexts = ctx.length;
@@ -936,6 +957,20 @@ const ccprofModel = (function () {
 		v.callers = (id) => once('callers ' + id,
 			() => callersTree(p, rv, once('placed', () => placedByFunction(p, rv)), id));
 		v.cycles = () => once('cycles', () => cycles(p, rv));
+		v.threads = () => once('threads', () => p.threadContexts().map((t) => {
+			/* The view's sets, one thread's contexts (model_view.thread);
+			 * the only thread's contexts are the profile's, its view this one. */
+			if (t.contexts === p.contexts)
+				return Object.assign({tid: t.tid, name: t.name, functions: v.functions}, totals(ctx));
+			const tc = buildContexts(p, rv, t.contexts);
+			const tv = Object.assign({tid: t.tid, name: t.name}, totals(tc));
+			const tOnce = memo();
+			tv.functions = () => tOnce('functions', () => {
+				const roots = rootCallsOf(tc);
+				return flatProfile(tc, p.nameRank, (cc) => roots.get(cc) || 0);
+			});
+			return tv;
+		}));
 		return v;
 	}
 

@@ -15,6 +15,7 @@
 	const GAP = '\u2026';
 	const ROOT = '<root>';
 	const MAX_ROWS = 1000; // rows of a flat table drawn
+	const THREAD_ROWS = 200; // rows of each thread's table
 	const OPEN_ROWS = 5000; // rows of a tree opened by the depth asked
 
 	const data = JSON.parse(document.getElementById('ccprof-data').textContent);
@@ -108,7 +109,8 @@
 
 	const TABS = [
 		['functions', 'Functions'], ['graph', 'Call graph'], ['tree', 'Stack tree'],
-		['callers', 'Callers'], ['flame', 'Flame graph'], ['cycles', 'Cycles']];
+		['callers', 'Callers'], ['flame', 'Flame graph'], ['cycles', 'Cycles'],
+		['threads', 'Threads']];
 	const VIEW_KEYS = ['select', 'deselect', 'focus', 'module'];
 
 	function joinList(a) {
@@ -1039,10 +1041,47 @@
 			main.appendChild(note('The first ' + MAX_ROWS + ' of ' + cycles.length + ' cycles.'));
 	}
 
+	/* -- Threads -- */
+
+	/* report --threads: each thread's totals (its share of the view's) and
+	 * its cost centres, the view over that thread's contexts alone. */
+	function renderThreads(c, main) {
+		const v = c.v;
+		const threads = v.threads();
+		main.appendChild(note('Threads: ' + threads.length + ', each with its own totals and ' +
+			'cost centres: the view over that thread\u2019s contexts alone, percentages of the ' +
+			'thread\u2019s total (in the heading, of the view\u2019s).'));
+		const cols = FN_COLS.filter((col) => hasAlloc || !col[4]);
+		threads.forEach((t, i) => {
+			let head = 'thread ' + (i + 1) + '  ' + (t.name || '(unnamed)') + '  tid ' + t.tid +
+				'  total ' + secs(t.totalTicks) + ' secs (' + pct(t.totalTicks, v.totalTicks) +
+				'%)  calls ' + t.totalCalls;
+			if (hasAlloc)
+				head += '  alloc ' + t.totalBytes + ' bytes (' + pct(t.totalBytes, v.totalBytes) + '%)';
+			main.appendChild(el('h3', 'threadhead', head));
+			const all = t.functions();
+			if (!all.length)
+				return;
+			const tb = table('grid threadfns', cols.map((col) =>
+				el('th', col[0] === 'name' || col[0] === 'src' ? 'txt' : null, col[1])));
+			for (const f of all.slice(0, THREAD_ROWS)) {
+				const tr = el('tr');
+				for (const col of cols)
+					tr.appendChild(col[3](f, t));
+				tb.body.appendChild(tr);
+			}
+			main.appendChild(tb.table);
+			if (all.length > THREAD_ROWS)
+				main.appendChild(note('The first ' + THREAD_ROWS + ' of ' + all.length +
+					' functions (report --threads --top 0 prints them all).'));
+		});
+	}
+
 	/* ---- drawing ---- */
 
 	const RENDER = {functions: renderFunctions, graph: renderGraph, tree: renderTree,
-			callers: renderCallers, flame: renderFlame, cycles: renderCycles};
+			callers: renderCallers, flame: renderFlame, cycles: renderCycles,
+			threads: renderThreads};
 
 	function render() {
 		const c = currentView();
