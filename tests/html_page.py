@@ -404,12 +404,41 @@ def embed_refuses():
           "embed takes a script that only builds the closing tag at run time")
 
 
+def heap_data(prof):
+    """DATA.heap: null without heap data; for a heap profile (two threads,
+    samples) the peak, the live heap by merged context and each sample's
+    records, which add up to report --json --heap's."""
+    data = data_of(parse(convert_html(prof, "spivey")[1])[1])
+    check(data["heap"] is None, "spivey: no heap data, DATA.heap is null")
+    prog = build("html_heapuse", "tests/progs/heapuse.c")
+    heap = os.path.join(D, "heapuse.ccprof")
+    r = run([CCPROF, "record", "--heap", "-o", heap, "--", prog, "threads"])
+    if not check(r.returncode == 0, "heapuse threads: recorded with --heap"):
+        return
+    data = data_of(parse(convert_html(heap, "heapuse")[1])[1])
+    c = json.loads(run([CCPROF, "report", "--json", "--heap", heap]).stdout)["heap"]
+    h = data["heap"] or {}
+    live = h.get("live", [])
+    check(h.get("peak_bytes") == c["peak_bytes"] and h.get("interval_ns") == c["interval_ns"] and
+          h.get("outside_live_bytes") == c["outside_live_bytes"] and
+          sum(x[1] for x in live) + h["outside_live_bytes"] == c["live_bytes"] and
+          sum(x[2] for x in live) + h["outside_live_blocks"] == c["live_blocks"] and
+          all(0 <= x[0] < len(data["contexts"]) for x in live) and len(data["per_thread"]) > 1,
+          "heapuse: DATA.heap's peak and live heap by context add up to report --heap's (%d "
+          "contexts)" % len(live))
+    samples = [s["outside_bytes"] + sum(x[1] for x in s["records"]) for s in h.get("samples", [])]
+    check(samples == [s["bytes"] for s in c["samples"]] and samples,
+          "heapuse: each sample's records add up to report --json --heap's (%d samples)"
+          % len(samples))
+
+
 def main():
     prof = recorded()
     view_options(prof)
     exported_flags(prof, "spivey")
     static_program()
     allocations()
+    heap_data(prof)
     hostile_names()
     damaged_files(prof)
     embed_refuses()

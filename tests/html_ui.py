@@ -25,7 +25,8 @@ import subprocess
 import tempfile
 import time
 
-from ccp import CC, CCPROF, OUT, TOP, build, check, finish, make_profile, record, report, run
+from ccp import (CC, CCPROF, HEAP_TWO, OUT, TOP, build, check, finish, make_profile, record,
+                 report, run)
 
 D = os.path.join(OUT, "html_ui")
 os.makedirs(D, exist_ok=True)
@@ -346,6 +347,63 @@ def threads_tab(prof, page, what, view):
     mine = [(h, flat_as_text(rows, t[1])) for (h, rows), t in zip(dom_threads(dom), theirs)]
     same(mine, theirs, "%s: each thread's heading and cost centres as report --threads "
          "prints them (%d threads)" % (what, len(theirs)))
+
+
+def text_heap(text):
+    """report --heap's header facts and its three tables, as rows of words
+    (a stack's names joined by their arrows)."""
+    lines = text.splitlines()
+    facts, key = {}, None
+    for l in lines:
+        m = re.match(r"    (peak|live at end|samples|of live) +(.*)$", l)
+        if m:
+            key = m.group(1)
+            facts[key] = " ".join(m.group(2).split())
+        elif key and l.startswith(" " * 17) and l.strip():  # a fact's next line
+            facts[key] += " " + " ".join(l.split())
+        else:
+            key = None
+    if "of live" in facts:
+        facts["of live"] = facts["of live"].split(";")[0]
+
+    def rows(heading_re, nums, name_last):
+        """Each line: nums numbers and a name after them, or before them."""
+        out = []
+        for l in section_lines(text, heading_re):
+            if name_last:
+                out.append(tuple(l.split(None, nums)))
+            else:
+                t = l.split()
+                out.append((" ".join(t[:-nums]),) + tuple(t[-nums:]))
+        return out
+    return (facts, rows(r"COST CENTRE +%live", 6, False),
+            rows(r" *bytes +%live +blocks +stack", 3, True), rows(r" *bytes +%live +stack", 2, True))
+
+
+def dom_heap(dom):
+    facts = {}
+    for p in dom.root.find_all("p", "heapfact"):
+        k, _, v = p.text().partition("  ")
+        facts[k] = " ".join(v.split())
+    if "of live" in facts:
+        facts["of live"] = facts["of live"].split(";")[0]
+    tab = lambda cls: [tuple(c) for c in map(cells, table_rows(dom, cls) or [])]
+    return facts, tab("heapfns"), tab("heapstacks"), tab("heapsample")
+
+
+def heap_tab(prof, page, what, view):
+    """The Heap tab: the header's peak, live heap and samples, the live
+    heap at the end by function and by stack and the largest sample by
+    stack, as report --heap prints them under the view."""
+    dom, errors = render(page, view_hash(view, tab="heap"), what)
+    if not page_ok(dom, errors, what + ", heap"):
+        return
+    mine, theirs = dom_heap(dom), text_heap(text_report(prof, "--heap", *cli_opts(view)))
+    check(mine[0] == theirs[0], "%s: the heap header as report --heap's (%r, %r)"
+          % (what, mine[0], theirs[0]))
+    for i, part in ((1, "by function"), (2, "by stack"), (3, "the largest sample by stack")):
+        if mine[i] or theirs[i]:
+            same(mine[i], theirs[i], "%s: the live heap %s as report --heap prints it" % (what, part))
 
 
 def dom_cycles(dom):
@@ -816,6 +874,31 @@ def threads():
         threads_tab(prof, page, "two threads" + (" %r" % view if view else ""), view)
 
 
+def heap():
+    """A heap profile (record --heap): a Heap tab, as report --heap, under
+    views; a profile without heap data has no Heap tab."""
+    prog = build("html_ui_heapuse", "tests/progs/heapuse.c")
+    for mode in ("steps", "threads"):
+        prof = os.path.join(D, "heap_%s.ccprof" % mode)
+        r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog, mode])
+        if not check(r.returncode == 0, "heapuse %s: recorded with --heap" % mode):
+            continue
+        page = convert(prof, "heap_" + mode)
+        for view in ({}, {"deselect": "take"}, {"focus": "take"}, {"focus": "hold,leak"}):
+            heap_tab(prof, page, "heap %s%s" % (mode, " %r" % view if view else ""), view)
+    # Two threads whose contexts share histories, live bytes outside any
+    # context, samples naming the second thread's contexts.
+    prof = make_profile("html_ui_heap_two", HEAP_TWO)
+    page = convert(prof, "heap_two")
+    for view in ({}, {"deselect": "b"}, {"focus": "b"}, {"focus": "a", "deselect": "b"}):
+        heap_tab(prof, page, "heap_two%s" % (" %r" % view if view else ""), view)
+    dom, errors = render(os.path.join(D, "two.html"), "tab=heap", "no heap")  # threads()'s
+    if page_ok(dom, errors, "a profile without heap data, #tab=heap"):
+        tabs = [b.text() for b in dom.root.find_all("button", "tab")]
+        check("Heap" not in tabs and "Threads" in tabs and dom.root.find("table", "fns"),
+              "a profile without heap data: no Heap tab; #tab=heap shows the functions (%r)" % tabs)
+
+
 def statics():
     """--only-exported (a static function's costs go to its caller) and
     --module (one that matches nothing leaves the thread roots)."""
@@ -1051,6 +1134,7 @@ def main():
     exact()
     allocs()
     threads()
+    heap()
     statics()
     mj()
     spivey()

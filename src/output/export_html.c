@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/heap.h"
 #include "model/htab.h"
 #include "model/symtabs.h"
 #include "model/view.h"
@@ -173,26 +174,57 @@ static void data_thread_context(struct json *j, uint32_t k, const struct ccp_con
 }
 
 /*
- * "per_thread": each thread's tid, name and own contexts, for the
- * per-thread breakdown (report --threads: the view over one thread's
- * contexts, model/threads.c).  A thread's context is written as the index
- * of the merged context with its history and its own counters; when the
- * model borrowed the only thread's contexts (model.c model_merge), they
- * are "contexts" themselves, written null.
+ * Each thread's contexts as indexes of the merged ones (m->ctx) with the
+ * same history: idx[t][i] for context i of thread t.  When the model
+ * borrowed the only thread's contexts (model.c model_merge) they are the
+ * same, and *borrowed says so.
  */
-static void data_threads(struct json *j, const struct model *m)
+static uint32_t **merged_indexes(const struct model *m, int *borrowed)
 {
 	const struct ccp_profile *p = m->prof;
-	int borrowed = p->nthreads == 1 && m->ctx == p->threads[0].contexts;
+	uint32_t **idx = xnmalloc(p->nthreads ? p->nthreads : 1, sizeof *idx);
 	struct htab tab;
 
-	htab_init(&tab, borrowed ? 1 : m->nctx);
-	for (uint32_t k = 0; !borrowed && k < m->nctx; k++) {
+	*borrowed = p->nthreads == 1 && m->ctx == p->threads[0].contexts;
+	htab_init(&tab, *borrowed ? 1 : m->nctx);
+	for (uint32_t k = 0; !*borrowed && k < m->nctx; k++) {
 		uint64_t h;
 		size_t i;
 		if (model_ctx_find(m, &tab, m->ctx[k].hist, m->ctx[k].len, &h, &i) == MODEL_NONE)
 			htab_put(&tab, i, h, k);
 	}
+	for (uint32_t t = 0; t < p->nthreads; t++) {
+		const struct ccp_thread *th = &p->threads[t];
+		idx[t] = xnmalloc(th->ncontexts ? th->ncontexts : 1, sizeof **idx);
+		for (uint32_t i = 0; i < th->ncontexts; i++) {
+			uint64_t h;
+			size_t slot;
+			idx[t][i] = *borrowed ? i : model_ctx_find(m, &tab, th->contexts[i].hist,
+								   th->contexts[i].len, &h, &slot);
+		}
+	}
+	htab_free(&tab);
+	return idx;
+}
+
+static void free_indexes(uint32_t **idx, uint32_t nthreads)
+{
+	for (uint32_t t = 0; t < nthreads; t++)
+		free(idx[t]);
+	free(idx);
+}
+
+/*
+ * "per_thread": each thread's tid, name and own contexts, for the
+ * per-thread breakdown (report --threads: the view over one thread's
+ * contexts, model/threads.c).  A thread's context is written as the index
+ * of the merged context with its history and its own counters; when the
+ * model borrowed the only thread's contexts, they are "contexts"
+ * themselves, written null.
+ */
+static void data_threads(struct json *j, const struct model *m, uint32_t **idx, int borrowed)
+{
+	const struct ccp_profile *p = m->prof;
 	json_key(j, "per_thread");
 	json_begin_array(j);
 	for (uint32_t t = 0; t < p->nthreads; t++) {
@@ -204,22 +236,88 @@ static void data_threads(struct json *j, const struct model *m)
 		json_key(j, "contexts");
 		if (borrowed) {
 			json_null(j);
-			json_end_object(j);
-			continue;
+		} else {
+			json_begin_array(j);
+			for (uint32_t i = 0; i < th->ncontexts; i++) {
+				json_newline(j);
+				data_thread_context(j, idx[t][i], &th->contexts[i]);
+			}
+			json_end_array(j);
 		}
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+/* [k, bytes, blocks] of each merged context k holding live bytes or
+ * blocks at the write, every thread's added up (as heap.c's copy merges). */
+static void data_live(struct json *j, const struct model *m, uint32_t **idx)
+{
+	const struct ccp_profile *p = m->prof;
+	uint64_t *live = xcalloc(m->nctx ? 2 * (size_t)m->nctx : 1, sizeof *live);
+	for (uint32_t t = 0; t < p->nthreads; t++)
+		for (uint32_t i = 0; i < p->threads[t].ncontexts; i++) {
+			live[2 * (size_t)idx[t][i]] += p->threads[t].contexts[i].live_bytes;
+			live[2 * (size_t)idx[t][i] + 1] += p->threads[t].contexts[i].live_blocks;
+		}
+	json_key(j, "live");
+	json_begin_array(j);
+	for (uint32_t k = 0; k < m->nctx; k++) {
+		if (!live[2 * (size_t)k] && !live[2 * (size_t)k + 1])
+			continue;
 		json_begin_array(j);
-		for (uint32_t i = 0; i < th->ncontexts; i++) {
-			const struct ccp_context *c = &th->contexts[i];
-			uint64_t h;
-			size_t slot;
-			json_newline(j);
-			data_thread_context(j, model_ctx_find(m, &tab, c->hist, c->len, &h, &slot), c);
+		json_uint(j, k);
+		json_uint(j, live[2 * (size_t)k]);
+		json_uint(j, live[2 * (size_t)k + 1]);
+		json_end_array(j);
+	}
+	json_end_array(j);
+	free(live);
+}
+
+/*
+ * "heap": the live heap of a heap profile (record --heap; null without):
+ * the peak, the live heap at the write by merged context and outside any,
+ * and each sample's records as [k, bytes] of merged contexts, for the
+ * Heap tab (report --heap, model/heap.h).
+ */
+static void data_heap(struct json *j, const struct model *m, uint32_t **idx)
+{
+	const struct ccp_heap *h = &m->prof->heap;
+	json_key(j, "heap");
+	if (!heap_measured(m->prof)) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_kuint(j, "peak_bytes", h->peak_bytes);
+	json_kuint(j, "interval_ns", h->interval_ns);
+	json_kuint(j, "outside_live_bytes", h->outside_live_bytes);
+	json_kuint(j, "outside_live_blocks", h->outside_live_blocks);
+	json_newline(j);
+	data_live(j, m, idx);
+	json_newline(j);
+	json_key(j, "samples");
+	json_begin_array(j);
+	for (uint32_t s = 0; s < h->nsamples; s++) {
+		const struct ccp_heap_sample *x = &h->samples[s];
+		json_newline(j);
+		json_begin_object(j);
+		json_kuint(j, "time_ns", x->time_ns);
+		json_kuint(j, "outside_bytes", x->outside_bytes);
+		json_key(j, "records");
+		json_begin_array(j);
+		for (uint32_t r = 0; r < x->nrecords; r++) {
+			json_begin_array(j);
+			json_uint(j, idx[x->records[r].thread][x->records[r].context]);
+			json_uint(j, x->records[r].bytes);
+			json_end_array(j);
 		}
 		json_end_array(j);
 		json_end_object(j);
 	}
 	json_end_array(j);
-	htab_free(&tab);
+	json_end_object(j);
 }
 
 static void data_view(struct json *j, const struct model_view_opts *vo)
@@ -276,7 +374,12 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 	}
 	json_end_array(&j);
 	json_newline(&j);
-	data_threads(&j, m);
+	int borrowed;
+	uint32_t **idx = merged_indexes(m, &borrowed);
+	data_threads(&j, m, idx, borrowed);
+	json_newline(&j);
+	data_heap(&j, m, idx);
+	free_indexes(idx, p->nthreads);
 	json_newline(&j);
 	data_view(&j, vo);
 	json_end_object(&j);

@@ -821,6 +821,104 @@ const ccprofModel = (function () {
 		}));
 	}
 
+	/* ---- the live heap (heap.c, heap_text.c) ---------------------------------- */
+
+	/* Note [The live heap as a cost] (heap.h): the view of p's contexts
+	 * with the bytes and blocks of byK ({k: [bytes, blocks]}) in place of
+	 * their allocations, the same histories, so the same view. */
+	function withCosts(p, rv, byK) {
+		const contexts = p.contexts.map((c, k) => {
+			const x = byK.get(k);
+			return {hist: c.hist, entries: c.entries, recursive: c.recursive, time: c.time,
+				bytes: x ? x[0] : 0, blocks: x ? x[1] : 0};
+		});
+		return buildContexts(Object.assign({}, p, {contexts}), rv);
+	}
+
+	/* The stacks holding any bytes or blocks, most bytes first (ties:
+	 * blocks, node number: heap_text.c stack_table): {ids (bottom first),
+	 * bytes, blocks}; the root's ids are []. */
+	function heapStacks(ctx, nfns) {
+		const b = newNodes(nfns), blocks = [0];
+		for (const c of ctx) {
+			let node = 0;
+			for (const e of c.hist)
+				if (entryMarked(e))
+					node = nodeChild(b, node, entryCc(e));
+			while (blocks.length < b.cc.length)
+				blocks.push(0);
+			b.indivBytes[node] += c.bytes;
+			blocks[node] += c.blocks;
+		}
+		const out = [];
+		for (let k = 0; k < b.cc.length; k++) {
+			if (!b.indivBytes[k] && !blocks[k])
+				continue;
+			const ids = [];
+			for (let n = k; n > 0; n = b.parent[n])
+				ids.unshift(b.cc[n]);
+			out.push({ids, bytes: b.indivBytes[k], blocks: blocks[k], node: k});
+		}
+		return out.sort((x, y) => y.bytes - x.bytes || y.blocks - x.blocks || x.node - y.node);
+	}
+
+	/* The functions holding any live heap (inherited), most self bytes
+	 * first (ties: inherited bytes, self blocks, name, id: fn_order). */
+	function heapFunctions(ctx, nameRank) {
+		return flatProfile(ctx, nameRank, () => 0).filter((f) => f.inhBytes || f.inhBlocks)
+			.sort((a, b) => b.selfBytes - a.selfBytes || b.inhBytes - a.inhBytes ||
+			      b.selfBlocks - a.selfBlocks || nameRank[a.id] - nameRank[b.id] || a.id - b.id);
+	}
+
+	const sumBytes = (ctx) => ctx.reduce((n, c) => n + c.bytes, 0);
+
+	/* report --heap of the view: null without heap data. */
+	function heapView(p, rv) {
+		const h = p.data.heap;
+		if (!h)
+			return null;
+		const focused = !!rv.focus;
+		const live = new Map(h.live.map((x) => [x[0], [x[1], x[2]]]));
+		const ctx = withCosts(p, rv, live);
+		const inCtx = {bytes: sumBytes(ctx), blocks: ctx.reduce((n, c) => n + c.blocks, 0)};
+		const all = Array.from(live.values()).reduce((n, x) => n + x[0], 0);
+		/* heap_sample_in_view: a focus keeps the records of the contexts it keeps */
+		const keeps = (k) => !focused || viewPlace(rv, p.contexts[k].hist) !== null;
+		const samples = h.samples.map((s) => ({
+			timeNs: s.time_ns, outsideBytes: focused ? 0 : s.outside_bytes,
+			bytes: (focused ? 0 : s.outside_bytes) +
+				s.records.reduce((n, r) => n + (keeps(r[0]) ? r[1] : 0), 0),
+		}));
+		let largest = null, most = 0; /* heap_largest_sample: of the whole profile */
+		h.samples.forEach((s, i) => {
+			const total = s.records.reduce((n, r) => n + r[1], s.outside_bytes);
+			if (largest === null || total > most) {
+				largest = i;
+				most = total;
+			}
+		});
+		const out = {
+			peakBytes: h.peak_bytes, intervalNs: h.interval_ns, samples, largest,
+			liveBytes: inCtx.bytes, liveBlocks: inCtx.blocks,
+			outsideBytes: focused ? 0 : h.outside_live_bytes,
+			outsideBlocks: focused ? 0 : h.outside_live_blocks,
+			profileLiveBytes: all, /* in contexts, as the view's liveBytes */
+			functions: heapFunctions(ctx, p.nameRank),
+			stacks: heapStacks(ctx, p.fns.length),
+		};
+		if (largest !== null) {
+			const s = h.samples[largest];
+			const byK = new Map();
+			for (const r of s.records)
+				byK.set(r[0], [(byK.has(r[0]) ? byK.get(r[0])[0] : 0) + r[1], 0]);
+			const sctx = withCosts(p, rv, byK);
+			out.sample = {timeNs: s.time_ns, bytes: sumBytes(sctx),
+				outsideBytes: focused ? 0 : s.outside_bytes,
+				stacks: heapStacks(sctx, p.fns.length)};
+		}
+		return out;
+	}
+
 	/* ---- the view ------------------------------------------------------------ */
 
 	function normalizeOptions(opts) {
@@ -924,6 +1022,15 @@ const ccprofModel = (function () {
 	 *                        and gap true)
 	 *   cycles()             [{ids (null for "…"), functions (names),
 	 *                        entries, ticks, bytes, blocks}]
+	 *   heap()               report --heap (null without heap data):
+	 *                        {peakBytes, intervalNs, liveBytes, liveBlocks
+	 *                        (in the view's contexts), outsideBytes,
+	 *                        outsideBlocks, profileLiveBytes (in all
+	 *                        contexts), functions [{id, selfBytes, ...}],
+	 *                        stacks [{ids, bytes, blocks}], samples
+	 *                        [{timeNs, outsideBytes, bytes in the view}],
+	 *                        largest (index or null), sample {timeNs,
+	 *                        bytes, outsideBytes, stacks} of the largest}
 	 *   threads()            the per-thread breakdown (threads.c): for each
 	 *                        thread {tid, name, the totals above,
 	 *                        functions()}, the same view over that
@@ -957,6 +1064,7 @@ const ccprofModel = (function () {
 		v.callers = (id) => once('callers ' + id,
 			() => callersTree(p, rv, once('placed', () => placedByFunction(p, rv)), id));
 		v.cycles = () => once('cycles', () => cycles(p, rv));
+		v.heap = () => once('heap', () => heapView(p, rv));
 		v.threads = () => once('threads', () => p.threadContexts().map((t) => {
 			/* The view's sets, one thread's contexts (model_view.thread);
 			 * the only thread's contexts are the profile's, its view this one. */

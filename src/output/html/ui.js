@@ -110,7 +110,7 @@
 	const TABS = [
 		['functions', 'Functions'], ['graph', 'Call graph'], ['tree', 'Stack tree'],
 		['callers', 'Callers'], ['flame', 'Flame graph'], ['cycles', 'Cycles'],
-		['threads', 'Threads']];
+		['threads', 'Threads'], ['heap', 'Heap']].filter((t) => t[0] !== 'heap' || data.heap);
 	const VIEW_KEYS = ['select', 'deselect', 'focus', 'module'];
 
 	function joinList(a) {
@@ -1077,11 +1077,81 @@
 		});
 	}
 
+	/* -- Heap (a heap profile only) -- */
+
+	/* report --heap: the peak, the live heap at the end by function and by
+	 * stack, and the largest sample by stack; percentages of the bytes in
+	 * the view's contexts (of the sample's, for the sample). */
+	function renderHeap(c, main) {
+		const h = c.v.heap();
+		const fact = (text) => main.appendChild(el('p', 'heapfact', text));
+		fact('peak  ' + h.peakBytes + ' bytes, the most the live heap held');
+		const bb = (bytes, blocks) => bytes + (bytes === 1 ? ' byte in ' : ' bytes in ') +
+			blocks + (blocks === 1 ? ' block' : ' blocks');
+		fact('live at end  ' + bb(h.liveBytes + h.outsideBytes, h.liveBlocks + h.outsideBlocks) +
+			(h.outsideBytes || h.outsideBlocks ? ' (' + bb(h.outsideBytes, h.outsideBlocks) +
+				' allocated in no context, and not in %live)' : ''));
+		const at = (ns) => ratio(ns, 1000000000, 0, 6);
+		fact('samples  ' + h.samples.length + ', every ' + h.intervalNs / 1e6 + ' ms' +
+			(h.sample ? '; the largest at ' + at(h.sample.timeNs) + ' s: ' +
+				(h.sample.bytes + h.sample.outsideBytes) + ' bytes' : ''));
+		if (h.liveBytes !== h.profileLiveBytes)
+			fact('of live  ' + h.liveBytes + ' of ' + h.profileLiveBytes + ' bytes live at end ' +
+				'in contexts (' + pct(h.liveBytes, h.profileLiveBytes) + '%)');
+
+		main.appendChild(el('h3', 'heapsec', 'Live at end by function, most self bytes first (' +
+			h.functions.length + ' holding any)'));
+		const ft = table('grid heapfns', [el('th', 'txt', 'function'), 'self %live', 'self bytes',
+			'self blocks', 'inh. %live', 'inherited bytes', 'inherited blocks'],
+		[['', 1], ['self', 3], ['inherited', 3]]);
+		for (const f of h.functions.slice(0, MAX_ROWS))
+			ft.body.appendChild(add(el('tr'), add(el('td', 'name'), nameLink(f.id)),
+				td(pct(f.selfBytes, h.liveBytes), 'num pc'), td(String(f.selfBytes)),
+				td(String(f.selfBlocks)), td(pct(f.inhBytes, h.liveBytes), 'num pc'),
+				td(String(f.inhBytes)), td(String(f.inhBlocks))));
+		main.appendChild(ft.table);
+
+		const stackCell = (ids) => {
+			const cell = el('td', 'name');
+			if (!ids.length)
+				cell.textContent = ROOT;
+			ids.forEach((x, i) => {
+				if (i)
+					cell.appendChild(document.createTextNode(' \u2192 '));
+				cell.appendChild(nameLink(x));
+			});
+			return cell;
+		};
+		const stacks = (cls, list, total, withBlocks) => {
+			const heads = ['bytes', '%live'].concat(withBlocks ? ['blocks'] : [],
+				[el('th', 'txt', 'stack (bottom first)')]);
+			const t = table('grid ' + cls, heads);
+			for (const x of list.slice(0, MAX_ROWS)) {
+				const tr = add(el('tr'), td(String(x.bytes)), td(pct(x.bytes, total), 'num pc'));
+				if (withBlocks)
+					tr.appendChild(td(String(x.blocks)));
+				t.body.appendChild(add(tr, stackCell(x.ids)));
+			}
+			main.appendChild(t.table);
+		};
+		main.appendChild(el('h3', 'heapsec', 'Live at end by stack, most bytes first (' +
+			h.stacks.length + ' holding any): the bytes allocated under each compressed stack ' +
+			'and not freed when the profile was written.'));
+		stacks('heapstacks', h.stacks, h.liveBytes, true);
+		if (h.sample) {
+			main.appendChild(el('h3', 'heapsec', 'Largest sample by stack, at ' +
+				at(h.sample.timeNs) + ' s (' + h.sample.stacks.length + ' holding any)' +
+				(h.sample.outsideBytes ? ' (and ' + h.sample.outsideBytes +
+					' bytes allocated in no context, not in %live)' : '')));
+			stacks('heapsample', h.sample.stacks, h.sample.bytes, false);
+		}
+	}
+
 	/* ---- drawing ---- */
 
 	const RENDER = {functions: renderFunctions, graph: renderGraph, tree: renderTree,
 			callers: renderCallers, flame: renderFlame, cycles: renderCycles,
-			threads: renderThreads};
+			threads: renderThreads, heap: renderHeap};
 
 	function render() {
 		const c = currentView();
