@@ -365,22 +365,27 @@ const ccprofModel = (function () {
 	const isSelected = (rv, cc) => !rv.selected || rv.selected[cc] === 1;
 
 	/* The view's contexts: each base context through viewHistory, equal
-	 * results added up, in order of first appearance (view_contexts). */
+	 * results added up, in order of first appearance (view_contexts).
+	 * out.index[k]: the view's context of base context k, or -1 (no index
+	 * when the view's contexts are the base's). */
 	function buildContexts(p, rv, from) {
 		if (!from && !rv.focus && !rv.selected)
 			return p.contexts;
-		const byHistory = new Map(), out = [];
-		for (const c of from || p.contexts) {
-			const h = viewHistory(rv, c.hist);
+		const byHistory = new Map(), out = [], base = from || p.contexts;
+		out.index = new Int32Array(base.length).fill(-1);
+		for (let k = 0; k < base.length; k++) {
+			const c = base[k], h = viewHistory(rv, c.hist);
 			if (h === null)
 				continue;
 			const key = h.join(',');
-			let x = byHistory.get(key);
-			if (!x) {
-				x = {hist: h, entries: 0, recursive: 0, time: 0, bytes: 0, blocks: 0};
-				byHistory.set(key, x);
-				out.push(x);
+			let i = byHistory.get(key);
+			if (i === undefined) {
+				i = out.length;
+				byHistory.set(key, i);
+				out.push({hist: h, entries: 0, recursive: 0, time: 0, bytes: 0, blocks: 0});
 			}
+			out.index[k] = i;
+			const x = out[i];
 			const calls = c.hist.length === 0 ||
 				isSelected(rv, entryCc(c.hist[c.hist.length - 1]));
 			if (calls) {
@@ -823,16 +828,21 @@ const ccprofModel = (function () {
 
 	/* ---- the live heap (heap.c, heap_text.c) ---------------------------------- */
 
-	/* Note [The live heap as a cost] (heap.h): the view of p's contexts
-	 * with the bytes and blocks of byK ({k: [bytes, blocks]}) in place of
-	 * their allocations, the same histories, so the same view. */
-	function withCosts(p, rv, byK) {
-		const contexts = p.contexts.map((c, k) => {
-			const x = byK.get(k);
-			return {hist: c.hist, entries: c.entries, recursive: c.recursive, time: c.time,
-				bytes: x ? x[0] : 0, blocks: x ? x[1] : 0};
-		});
-		return buildContexts(Object.assign({}, p, {contexts}), rv);
+	/* Note [The live heap as a cost] (heap.h): the view's contexts ctx
+	 * with the bytes and blocks of byK ({base context k: [bytes, blocks]})
+	 * in place of their allocations: the same histories, so the same
+	 * view, each base context's costs where ctx.index puts it. */
+	function withCosts(ctx, byK) {
+		const out = ctx.map((c) => ({hist: c.hist, entries: c.entries, recursive: c.recursive,
+			time: c.time, bytes: 0, blocks: 0}));
+		for (const [k, x] of byK) {
+			const i = ctx.index ? ctx.index[k] : k;
+			if (i >= 0) {
+				out[i].bytes += x[0];
+				out[i].blocks += x[1];
+			}
+		}
+		return out;
 	}
 
 	/* The stacks holding any bytes or blocks, most bytes first (ties:
@@ -873,13 +883,13 @@ const ccprofModel = (function () {
 	const sumBytes = (ctx) => ctx.reduce((n, c) => n + c.bytes, 0);
 
 	/* report --heap of the view: null without heap data. */
-	function heapView(p, rv) {
+	function heapView(p, rv, vctx) {
 		const h = p.data.heap;
 		if (!h)
 			return null;
 		const focused = !!rv.focus;
 		const live = new Map(h.live.map((x) => [x[0], [x[1], x[2]]]));
-		const ctx = withCosts(p, rv, live);
+		const ctx = withCosts(vctx, live);
 		const inCtx = {bytes: sumBytes(ctx), blocks: ctx.reduce((n, c) => n + c.blocks, 0)};
 		const all = Array.from(live.values()).reduce((n, x) => n + x[0], 0);
 		/* heap_sample_in_view: a focus keeps the records of the contexts it keeps */
@@ -911,7 +921,7 @@ const ccprofModel = (function () {
 			const byK = new Map();
 			for (const r of s.records)
 				byK.set(r[0], [(byK.has(r[0]) ? byK.get(r[0])[0] : 0) + r[1], 0]);
-			const sctx = withCosts(p, rv, byK);
+			const sctx = withCosts(vctx, byK);
 			out.sample = {timeNs: s.time_ns, bytes: sumBytes(sctx),
 				outsideBytes: focused ? 0 : s.outside_bytes,
 				stacks: heapStacks(sctx, p.fns.length)};
@@ -1064,7 +1074,7 @@ const ccprofModel = (function () {
 		v.callers = (id) => once('callers ' + id,
 			() => callersTree(p, rv, once('placed', () => placedByFunction(p, rv)), id));
 		v.cycles = () => once('cycles', () => cycles(p, rv));
-		v.heap = () => once('heap', () => heapView(p, rv));
+		v.heap = () => once('heap', () => heapView(p, rv, ctx));
 		v.threads = () => once('threads', () => p.threadContexts().map((t) => {
 			/* The view's sets, one thread's contexts (model_view.thread);
 			 * the only thread's contexts are the profile's, its view this one. */
