@@ -137,6 +137,36 @@ def callgrind_calls(path):
     return calls
 
 
+# A heap profile of two threads whose contexts share histories: the
+# second thread's records name its own contexts (not the merged ones' order),
+# live bytes outside any context, and two samples of the largest total
+# (the earlier is the largest) (html_model.py, html_ui.py).
+HEAP_TWO = """program ./mh
+clock cpu 1000000000
+alloc 10 1
+heap 1000000 9000 5 1
+thread 1 main
+ctx 0 0 1000 0 0 0 0 :
+ctx 1 0 2000 100 2 40 1 : [main]
+ctx 2 0 3000 500 5 300 3 : [main] [a]
+ctx 1 0 1000 64 1 64 1 : [main] [a] [b]
+thread 2 w
+ctx 0 0 500 0 0 :
+ctx 1 0 700 200 2 200 2 : [w]
+ctx 3 0 900 800 4 100 1 : [w] [b]
+ctx 1 0 900 900 3 50 1 : [w] [b] [a]
+sample 1000 7
+rec 0 2 100
+rec 1 2 700
+sample 2000 0
+rec 0 1 7
+rec 1 1 200
+rec 1 3 500
+sample 3000 7
+rec 1 3 800
+"""
+
+
 # Morgan & Jarvis's selection example (DESIGN.md §4) as a tests/mkprof.c
 # spec, with bytes allocated on every context, and a second thread for it
 # (alloc_views.py, html_model.py).

@@ -12,7 +12,10 @@
  * Prints a JSON list, for each option set one object: the report's header totals, "view",
  * "functions", "arcs", "contexts", "tree", "callers" (the inverted tree
  * of every function of the view, as --callers '*' lists them), "cycles"
- * (as --cycles), and "warnings"; or {"error": LINE} when the view cannot
+ * (as --cycles), "threads" (as --threads), "heap" (for a heap profile,
+ * the live heap in report --json --heap's shape: its "heap" object, each
+ * function's live members by id, the stacks holding any live bytes), and
+ * "warnings"; or {"error": LINE} when the view cannot
  * be made (a --focus that matches nothing).
  */
 'use strict';
@@ -121,6 +124,24 @@ function report(opts) {
 	out.tree = treeJson(v.tree());
 	out.callers = fns.map((f) => f.id).sort((a, b) => a - b).map((id) => treeJson(v.callers(id)));
 	out.cycles = v.cycles().map(cycleRow);
+	out.threads = v.threads().map((t) => Object.assign(allocMembers({
+		tid: t.tid, name: t.name, total_time_s: secs(t.totalTicks), total_calls: t.totalCalls,
+	}, [['total_alloc_bytes', t.totalBytes]]), {functions: t.functions().map(functionRow)}));
+	const h = v.heap();
+	if (h) {
+		out.heap = {heap: {
+			interval_ns: h.intervalNs, peak_bytes: h.peakBytes,
+			live_bytes: h.liveBytes + h.outsideBytes, live_blocks: h.liveBlocks + h.outsideBlocks,
+			outside_live_bytes: h.outsideBytes, outside_live_blocks: h.outsideBlocks,
+			profile_live_bytes: h.profileLiveBytes + data.heap.outside_live_bytes,
+			largest_sample: h.largest,
+			samples: h.samples.map((x) => ({time_ns: x.timeNs, outside_bytes: x.outsideBytes,
+				bytes: x.bytes})),
+		}, functions: {}, stacks: h.stacks.filter((x) => x.bytes)
+			.map((x) => [x.ids.map(name).join(' > '), x.bytes])};
+		for (const f of h.functions)
+			out.heap.functions[f.id] = [f.selfBytes, f.selfBlocks, f.inhBytes, f.inhBlocks];
+	}
 	out.arcs_into = {}; /* each function's callers and callees as --around lists them */
 	out.arcs_out = {};
 	for (const f of fns) {

@@ -9,7 +9,7 @@ taken from `ccprof convert --to html`, and for each set of view options
 `node tests/html_model.js` prints the model's view in report --json's
 shape, which is compared, section by section, with
 
-    ccprof report --json --callers '*' --around '*' --cycles OPTIONS
+    ccprof report --json --callers '*' --around '*' --cycles --threads OPTIONS
 
 integers exactly, seconds within 1e-9 (report --json writes 9 decimals);
 the warnings of unmatched patterns and the error of a --focus that
@@ -31,10 +31,11 @@ EPS = 1e-9 + 1e-12
 NODE = shutil.which("node") or shutil.which("nodejs")
 DRIVER = os.path.join(TOP, "tests", "html_model.js")
 DATA_RE = re.compile(r'<script type="application/json" id="ccprof-data">(.*?)</script>', re.S)
-# Members the page has no data for: the live heap (not in DATA), and the
-# allocations outside any context (alloc.outside_*; the view's total in
-# contexts is compared instead).
-IGNORED = {"alloc", "heap", "profile_alloc_bytes", "ccprof_version"}
+# Members compared elsewhere or not at all: the live heap (report --json
+# --heap's, compared by heap_sections), and the allocations outside any
+# context (alloc.outside_*; the view's total in contexts is compared
+# instead).
+IGNORED = {"alloc", "heap", "profile_alloc_bytes", "ccprof_version", "live_bytes", "live_blocks"}
 
 
 # ---- comparing -------------------------------------------------------------------
@@ -45,7 +46,8 @@ def differ(js, c, path="$"):
     if isinstance(c, dict):
         if not isinstance(js, dict):
             return "%s: not an object in model.js" % path
-        keys = {k for k in set(js) | set(c) if k not in IGNORED and "_live_" not in k}
+        live = path.startswith(("heap", "live heap"))  # the heap's own sections keep all
+        keys = {k for k in set(js) | set(c) if live or (k not in IGNORED and "_live_" not in k)}
         for k in sorted(keys):
             if k not in js or k not in c:
                 return "%s.%s: only in %s" % (path, k, "model.js" if k in js else "ccprof")
@@ -97,7 +99,7 @@ def sections(js, c):
                     {"bytes": c["alloc"]["bytes"] - c["alloc"]["outside_bytes"],
                      "blocks": c["alloc"]["blocks"] - c["alloc"]["outside_blocks"]}))
     out.append(("view", js.get("view"), c.get("view")))
-    for k in ("functions", "arcs", "contexts", "tree", "callers", "cycles"):
+    for k in ("functions", "arcs", "contexts", "tree", "callers", "cycles", "threads"):
         out.append((k, js[k], c.get(k, [])))
     out.append(("around (arc lists)", model_around(js), around_lists(c.get("around", []))))
     return out
@@ -152,11 +154,33 @@ def model_views(name, data, sets):
     return json.loads(r.stdout), None
 
 
+def heap_sections(prof, o, js):
+    """(section, model's, ccprof's) of the live heap, from report --json
+    --heap under the same options: the heap object, each function's live
+    members (of those holding any), the stacks holding live bytes (the
+    tree's nodes with individual live bytes, as report --heap lists them)."""
+    c = json.loads(run([CCPROF, "report", "--json", "--heap"] + cli_args(o) + [prof]).stdout)
+    fns = {str(f["id"]): [f["self_live_bytes"], f["self_live_blocks"], f["inherited_live_bytes"],
+                          f["inherited_live_blocks"]]
+           for f in c["functions"] if f["inherited_live_bytes"] or f["inherited_live_blocks"]}
+    stacks = []
+
+    def walk(n, path):
+        if n["individual_live_bytes"]:
+            stacks.append([" > ".join(path), n["individual_live_bytes"]])
+        for k in n["children"]:
+            walk(k, path + [k["name"]])
+    walk(c["tree"], [])
+    return [("heap", js["heap"]["heap"], c["heap"]),
+            ("live heap by function", js["heap"]["functions"], fns),
+            ("live heap by stack", sorted(js["heap"]["stacks"]), sorted(stacks))]
+
+
 def compare(name, prof, o, js):
     what = "%s %s" % (name, json.dumps(cli_args(o), ensure_ascii=False))
     # Bytes: a name's CR must not become a newline.
     r = subprocess.run([CCPROF, "report", "--json", "--callers", "*", "--around", "*",
-                        "--cycles"] + cli_args(o) + [prof], capture_output=True)
+                        "--cycles", "--threads"] + cli_args(o) + [prof], capture_output=True)
     r.stderr = r.stderr.decode("utf-8", "replace")
     said = "%s: the CLI's warnings or error (ccprof: %r; model.js: %r)" % (
         what, r.stderr, js.get("error", js.get("warnings")))
@@ -165,7 +189,7 @@ def compare(name, prof, o, js):
         check(r.returncode != 0 and "error" in js, "%s: an error in both or neither" % what)
         return
     c = json.loads(r.stdout)
-    for section, a, b in sections(js, c):
+    for section, a, b in sections(js, c) + (heap_sections(prof, o, js) if "heap" in js else []):
         d = differ(a, b, section)
         check(d is None, "%s: %s as report --json%s" % (what, section, ": " + d if d else ""))
 
@@ -454,6 +478,8 @@ def made():
     profile("bad_utf8_ties", make_profile("hm_bad_utf8_ties", BAD_UTF8_TIES),
             only=[{}, {"deselect": ["a"]}, {"focus": ["a"]}, {"select": ["a"]}])
     profile("cycle_gaps", make_profile("hm_cycle_gaps", CYCLE_GAPS), only=[{}, {"deselect": ["c1"]}])
+    profile("heap_two", make_profile("hm_heap_two", HEAP_TWO),
+            [{"deselect": ["b"]}, {"focus": ["b"]}, {"focus": ["a"], "deselect": ["b"]}])
     profile("random", make_profile("hm_random", random_spec(7)),
             [{"deselect": ["f1,f2,f3"]}, {"select": ["f4,f5"]}, {"focus": ["f6"], "deselect": ["f7"]}])
     profile("random_alloc", make_profile("hm_random_alloc", random_spec(11, alloc=True)),
@@ -493,6 +519,14 @@ def real():
     profile("coroutines", recorded("coroutines", "tests/progs/coroutines.c", ["below"]))
     profile("exceptions", recorded("exceptions", "tests/progs/exceptions.cpp", flags=["-lstdc++"]))
     profile("allocs", record_alloc("allocs", "tests/progs/allocs.c", ["threads"]))
+    # Heap profiles: the live heap at the end and in samples, under views.
+    for mode in ("steps", "threads"):
+        prog = build("hm_heapuse", "tests/progs/heapuse.c")
+        prof = os.path.join(OUT, "hm_heap_%s.ccprof" % mode)
+        r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog, mode])
+        check(r.returncode == 0, "heapuse %s: runs under ccprof record --heap%s" % (mode, said(r)))
+        profile("heap_" + mode, prof, [{"focus": ["step"]}, {"deselect": ["take"]},
+                                       {"focus": ["hold,leak"], "deselect": ["take"]}])
     big = recorded("big", big_program(), ["6000"])
     check(report(big)["ncontexts"] > 15000, "big: over 15,000 contexts")
     profile("big", big, only=[{}, {"deselect": ["f1,f2"]}, {"focus": ["f3"]},

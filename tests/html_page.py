@@ -116,6 +116,27 @@ def contexts_agree(data, rep, what):
         check(mine == theirs, "%s: DATA's allocations per context are report --json's" % what)
 
 
+def threads_agree(data, prof, what):
+    """DATA.per_thread: each thread's tid and name as report --json
+    --threads has them, and its contexts, added up over the threads by
+    history, are DATA's contexts (null: the only thread's are those)."""
+    threads = report(prof, "--threads")["threads"]
+    per = data.get("per_thread") or []
+    check([(t["tid"], t["name"]) for t in per] == [(t["tid"], t["name"]) for t in threads],
+          "%s: DATA.per_thread has report --threads's threads (%d)" % (what, len(per)))
+    if len(per) == 1 and per[0]["contexts"] is None:
+        return
+    sums = [[0] * 5 for _ in data["contexts"]]
+    for t in per:
+        for row in t["contexts"] or []:
+            for i in range(5):
+                sums[row[0]][i] += row[1 + i]
+    check(all(t["contexts"] is not None for t in per) and
+          sums == [c[1:] for c in data["contexts"]] and
+          sum(len(t["contexts"]) for t in per) > len(data["contexts"]),
+          "%s: each thread's contexts, added up by history, are DATA's contexts" % what)
+
+
 def functions_agree(data, rep, what):
     fns = data["functions"]
     ok = all(f["id"] < len(fns) and fns[f["id"]]["name"] == f["name"] and
@@ -202,6 +223,7 @@ def recorded():
     check(len(data["contexts"]) == rep["ncontexts"] == 9,
           "spivey: the 8 contexts of DESIGN.md §4 and the root (%d)" % len(data["contexts"]))
     contexts_agree(data, rep, "spivey")
+    threads_agree(data, prof, "spivey")
     functions_agree(data, rep, "spivey")
     check(data["view"] == {"select": [], "deselect": [], "module": [], "only_exported": False,
                            "focus": []}, "spivey: no view option, an empty view")
@@ -276,13 +298,15 @@ def static_program():
 
 def allocations():
     prog = build("html_allocs", "tests/progs/allocs.c")
-    r = run([CCPROF, "record", "--alloc", "-o", os.path.join(D, "allocs.ccprof"), "--", prog])
+    r = run([CCPROF, "record", "--alloc", "-o", os.path.join(D, "allocs.ccprof"), "--", prog,
+             "threads"])
     prof = os.path.join(D, "allocs.ccprof")
     check(r.returncode == 0 and os.path.exists(prof), "allocs: recorded with --alloc")
     data = data_of(parse(convert_html(prof, "allocs")[1])[1])
     rep = report(prof)
     check(data["alloc"] is True, "allocs: DATA says the run counted allocations")
     contexts_agree(data, rep, "allocs")
+    threads_agree(data, prof, "allocs")
     total = sum(c[4] for c in data["contexts"])
     check(total == sum(c["alloc_bytes"] for c in rep["contexts"]) and total > 0,
           "allocs: DATA's bytes add up to report's (%d)" % total)
@@ -380,12 +404,41 @@ def embed_refuses():
           "embed takes a script that only builds the closing tag at run time")
 
 
+def heap_data(prof):
+    """DATA.heap: null without heap data; for a heap profile (two threads,
+    samples) the peak, the live heap by merged context and each sample's
+    records, which add up to report --json --heap's."""
+    data = data_of(parse(convert_html(prof, "spivey")[1])[1])
+    check(data["heap"] is None, "spivey: no heap data, DATA.heap is null")
+    prog = build("html_heapuse", "tests/progs/heapuse.c")
+    heap = os.path.join(D, "heapuse.ccprof")
+    r = run([CCPROF, "record", "--heap", "-o", heap, "--", prog, "threads"])
+    if not check(r.returncode == 0, "heapuse threads: recorded with --heap"):
+        return
+    data = data_of(parse(convert_html(heap, "heapuse")[1])[1])
+    c = json.loads(run([CCPROF, "report", "--json", "--heap", heap]).stdout)["heap"]
+    h = data["heap"] or {}
+    live = h.get("live", [])
+    check(h.get("peak_bytes") == c["peak_bytes"] and h.get("interval_ns") == c["interval_ns"] and
+          h.get("outside_live_bytes") == c["outside_live_bytes"] and
+          sum(x[1] for x in live) + h["outside_live_bytes"] == c["live_bytes"] and
+          sum(x[2] for x in live) + h["outside_live_blocks"] == c["live_blocks"] and
+          all(0 <= x[0] < len(data["contexts"]) for x in live) and len(data["per_thread"]) > 1,
+          "heapuse: DATA.heap's peak and live heap by context add up to report --heap's (%d "
+          "contexts)" % len(live))
+    samples = [s["outside_bytes"] + sum(x[1] for x in s["records"]) for s in h.get("samples", [])]
+    check(samples == [s["bytes"] for s in c["samples"]] and samples,
+          "heapuse: each sample's records add up to report --json --heap's (%d samples)"
+          % len(samples))
+
+
 def main():
     prof = recorded()
     view_options(prof)
     exported_flags(prof, "spivey")
     static_program()
     allocations()
+    heap_data(prof)
     hostile_names()
     damaged_files(prof)
     embed_refuses()

@@ -25,13 +25,15 @@ import subprocess
 import tempfile
 import time
 
-from ccp import CC, CCPROF, OUT, TOP, build, check, finish, make_profile, record, report, run
+from ccp import (CC, CCPROF, HEAP_TWO, OUT, TOP, build, check, finish, make_profile, record,
+                 report, run)
 
 D = os.path.join(OUT, "html_ui")
 os.makedirs(D, exist_ok=True)
 ASSETS = os.path.join(TOP, "src", "output", "html")
 BROWSER = "chromium-headless-shell"
 TOGGLES = "\u25b8\u25be"
+FRAME_H = 18  # a flame graph row, as ui.js draws it
 
 # The page's scripts must never turn a string into HTML or code.
 FORBIDDEN = [
@@ -265,6 +267,19 @@ def text_cycles(text):
     return rows
 
 
+def text_threads(text):
+    """[(heading, flat rows)] of each thread of report --threads."""
+    out = []
+    lines = text.splitlines()
+    at = next((i for i, l in enumerate(lines) if l.startswith("Threads: ")), len(lines))
+    for l in lines[at + 1:]:
+        if re.match(r"thread \d+  ", l):
+            out.append([l, []])
+        elif out:
+            out[-1][1].append(l)
+    return [(" ".join(h.split()), text_flat("\n".join(body))) for h, body in out]
+
+
 # ---- what the page shows ---------------------------------------------------
 
 FLAT_COLUMNS = {"calls": 1, "self(s)": 2, "%time": 3, "inherited(s)": 4, "bytes": 6, "%alloc": 7}
@@ -303,6 +318,92 @@ def dom_graph(dom):
         else:
             out.append(("arc", "", "") + tuple(c[2:]))
     return out
+
+
+def dom_threads(dom):
+    """[(heading, flat rows)] of the Threads tab."""
+    out = []
+    for n in dom.root.walk():
+        if n.tag == "h3" and "threadhead" in n.classes():
+            out.append((" ".join(n.text().split()), []))
+        elif n.tag == "table" and "threadfns" in n.classes() and out:
+            body = n.find("tbody")
+            for tr in body.kids if body else []:
+                if isinstance(tr, Node) and tr.tag == "tr":
+                    c = cells(tr)
+                    vals = {k: c[i] for k, i in FLAT_COLUMNS.items() if i < len(c) - 1}
+                    vals["SRC"] = c[-1]
+                    out[-1][1].append((c[0], vals))
+    return out
+
+
+def threads_tab(prof, page, what, view):
+    """The Threads tab: each thread's heading and cost centres as report
+    --threads prints them, under the view."""
+    dom, errors = render(page, view_hash(view, tab="threads"), what)
+    if not page_ok(dom, errors, what + ", threads"):
+        return
+    theirs = text_threads(text_report(prof, "--threads", *cli_opts(view)))
+    mine = [(h, flat_as_text(rows, t[1])) for (h, rows), t in zip(dom_threads(dom), theirs)]
+    same(mine, theirs, "%s: each thread's heading and cost centres as report --threads "
+         "prints them (%d threads)" % (what, len(theirs)))
+
+
+def text_heap(text):
+    """report --heap's header facts and its three tables, as rows of words
+    (a stack's names joined by their arrows)."""
+    lines = text.splitlines()
+    facts, key = {}, None
+    for l in lines:
+        m = re.match(r"    (peak|live at end|samples|of live) +(.*)$", l)
+        if m:
+            key = m.group(1)
+            facts[key] = " ".join(m.group(2).split())
+        elif key and l.startswith(" " * 17) and l.strip():  # a fact's next line
+            facts[key] += " " + " ".join(l.split())
+        else:
+            key = None
+    if "of live" in facts:
+        facts["of live"] = facts["of live"].split(";")[0]
+
+    def rows(heading_re, nums, name_last):
+        """Each line: nums numbers and a name after them, or before them."""
+        out = []
+        for l in section_lines(text, heading_re):
+            if name_last:
+                out.append(tuple(l.split(None, nums)))
+            else:
+                t = l.split()
+                out.append((" ".join(t[:-nums]),) + tuple(t[-nums:]))
+        return out
+    return (facts, rows(r"COST CENTRE +%live", 6, False),
+            rows(r" *bytes +%live +blocks +stack", 3, True), rows(r" *bytes +%live +stack", 2, True))
+
+
+def dom_heap(dom):
+    facts = {}
+    for p in dom.root.find_all("p", "heapfact"):
+        k, _, v = p.text().partition("  ")
+        facts[k] = " ".join(v.split())
+    if "of live" in facts:
+        facts["of live"] = facts["of live"].split(";")[0]
+    tab = lambda cls: [tuple(c) for c in map(cells, table_rows(dom, cls) or [])]
+    return facts, tab("heapfns"), tab("heapstacks"), tab("heapsample")
+
+
+def heap_tab(prof, page, what, view):
+    """The Heap tab: the header's peak, live heap and samples, the live
+    heap at the end by function and by stack and the largest sample by
+    stack, as report --heap prints them under the view."""
+    dom, errors = render(page, view_hash(view, tab="heap"), what)
+    if not page_ok(dom, errors, what + ", heap"):
+        return
+    mine, theirs = dom_heap(dom), text_heap(text_report(prof, "--heap", *cli_opts(view)))
+    check(mine[0] == theirs[0], "%s: the heap header as report --heap's (%r, %r)"
+          % (what, mine[0], theirs[0]))
+    for i, part in ((1, "by function"), (2, "by stack"), (3, "the largest sample by stack")):
+        if mine[i] or theirs[i]:
+            same(mine[i], theirs[i], "%s: the live heap %s as report --heap prints it" % (what, part))
 
 
 def dom_cycles(dom):
@@ -390,6 +491,7 @@ def compare_view(prof, page, name, view, fn_name):
     if page_ok(dom, errors, what + ", stack tree"):
         same(dom_tree(dom), text_tree(text, r"COST CENTRE entries"),
              "%s: the stack tree, every node opened, as report prints it" % what)
+    threads_tab(prof, page, what, view)
 
     if fid is None:
         return
@@ -414,9 +516,19 @@ def compare_view(prof, page, name, view, fn_name):
             same(mine, theirs, "%s: the cycles as report --cycles prints them" % what)
 
 
+def frame_rows(dom):
+    """(title, x, y, width) of every frame of the flame graph, and its height."""
+    s = dom.root.find("svg", "flame")
+    rows = [(g.find("title").text(), g.find("rect").attrs.get("x"), int(g.find("rect").attrs["y"]),
+             g.find("rect").attrs.get("width")) for g in dom.root.find_all("g", "frame")]
+    return rows, int(s.attrs["height"]) if s is not None else 0
+
+
 def flame(prof, page, name):
     """The flame graph: a frame per node wide enough, its tooltip the
-    name and time; zoomed, the zoomed node spans the width."""
+    name and time; zoomed, the zoomed node spans the width; as a flame
+    (orient=flame), the same frames with the rows upside down, the root
+    at the bottom and every frame above its parent."""
     rep = report(prof)
     dom, errors = render(page, "tab=flame", name)
     if not page_ok(dom, errors, name + ", flame graph"):
@@ -444,6 +556,19 @@ def flame(prof, page, name):
         widths = {r.attrs.get("width") for r in rects[:2]}
         check(len(rects) >= 2 and len(widths) == 1,
               "%s: zoomed on the root's first child, it spans the root's width" % name)
+    for zoom in ("", "&zoom=0"):
+        ice, _ = render(page, "tab=flame" + zoom, name)
+        dom, errors = render(page, "tab=flame&orient=flame" + zoom, name)
+        if not page_ok(dom, errors, name + ", flame graph as a flame" + zoom) or ice is None:
+            continue
+        down, h = frame_rows(ice)
+        up, h2 = frame_rows(dom)
+        flipped = [(t, x, h - FRAME_H - y, w) for t, x, y, w in down]
+        check(h == h2 and up == flipped and len(up) > 1 and up[0][2] == h - FRAME_H and
+              all(y < h - FRAME_H for _, _, y, _ in up[1:]) and
+              "root at the bottom" in " ".join(p.text() for p in dom.root.find_all("p", "note")),
+              "%s: orient=flame%s: the icicle's frames, rows upside down, the root at the "
+              "bottom (%d frames)" % (name, zoom, len(up)))
 
 
 def table_tools(page, name, rep):
@@ -574,6 +699,9 @@ def clicks(prof, page, name, rep):
         "qa('svg.flame g.frame')[1].dispatchEvent(new MouseEvent('click', {bubbles: true, detail: 1}))",
         "log.push(['zoomed', [location.hash, qa('svg.flame g.frame rect')[1].getAttribute('width'), "
         "qa('svg.flame g.frame rect')[0].getAttribute('width')]])",
+        "q('button[data-orient=flame]').click()",
+        "log.push(['flamed', [location.hash, q('svg.flame g.frame rect').getAttribute('y'), "
+        "q('svg.flame').getAttribute('height')]])",
     ]
     log = interact(page, "tab=tree&depth=1", steps, name + ", clicks")
     if not log:
@@ -602,6 +730,11 @@ def clicks(prof, page, name, rep):
     zoom = log.get("zoomed") or ["", "", ""]
     check("zoom=0" in zoom[0] and zoom[1] == zoom[2],
           "%s: a click on a frame zooms on it: it spans the width (%r)" % (name, zoom))
+    flamed = log.get("flamed") or ["", "0", "0"]
+    check("orient=flame" in flamed[0] and "zoom=0" in flamed[0] and
+          int(flamed[1]) + FRAME_H == int(flamed[2]),
+          "%s: the flame button turns the graph over, zoom kept: the root's row is the "
+          "bottom one (%r)" % (name, flamed))
 
 
 def lazy_tree(page, name, nchildren):
@@ -722,6 +855,50 @@ def allocs():
         compare_view(prof, page, "allocs", view, fn)
 
 
+def threads():
+    """Several threads: the Threads tab of a run of 9 threads, and of a
+    made profile of two threads that share contexts, with allocations,
+    under views that deselect and focus."""
+    got = recorded("threads", [])
+    if got:
+        for view in ({}, {"deselect": "mid"}, {"focus": "mid"}):
+            threads_tab(got[0], got[1], "threads" + (" %r" % view if view else ""), view)
+    spec = ["program ./two", "clock cpu 1000000000", "alloc 0 0", "thread 7 first",
+            "ctx 0 0 1000000 0 0 :", "ctx 1 0 20000000 100 1 : [main]",
+            "ctx 3 0 10000000 300 3 : [main] [a]", "ctx 2 1 50000000 5000 7 : [main] [a] [b]",
+            "thread 8 second", "ctx 1 0 4000000 64 1 : [w]", "ctx 2 0 9000000 0 0 : [w] [a]",
+            "ctx 5 0 3000000 32 2 : [w] [a] [b]", "ctx 1 0 7000000 16 1 : [w] [b]"]
+    prof = make_profile("html_ui_two", "\n".join(spec) + "\n")
+    page = convert(prof, "two")
+    for view in ({}, {"deselect": "a"}, {"focus": "a"}, {"select": "b"}):
+        threads_tab(prof, page, "two threads" + (" %r" % view if view else ""), view)
+
+
+def heap():
+    """A heap profile (record --heap): a Heap tab, as report --heap, under
+    views; a profile without heap data has no Heap tab."""
+    prog = build("html_ui_heapuse", "tests/progs/heapuse.c")
+    for mode in ("steps", "threads"):
+        prof = os.path.join(D, "heap_%s.ccprof" % mode)
+        r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog, mode])
+        if not check(r.returncode == 0, "heapuse %s: recorded with --heap" % mode):
+            continue
+        page = convert(prof, "heap_" + mode)
+        for view in ({}, {"deselect": "take"}, {"focus": "take"}, {"focus": "hold,leak"}):
+            heap_tab(prof, page, "heap %s%s" % (mode, " %r" % view if view else ""), view)
+    # Two threads whose contexts share histories, live bytes outside any
+    # context, samples naming the second thread's contexts.
+    prof = make_profile("html_ui_heap_two", HEAP_TWO)
+    page = convert(prof, "heap_two")
+    for view in ({}, {"deselect": "b"}, {"focus": "b"}, {"focus": "a", "deselect": "b"}):
+        heap_tab(prof, page, "heap_two%s" % (" %r" % view if view else ""), view)
+    dom, errors = render(os.path.join(D, "two.html"), "tab=heap", "no heap")  # threads()'s
+    if page_ok(dom, errors, "a profile without heap data, #tab=heap"):
+        tabs = [b.text() for b in dom.root.find_all("button", "tab")]
+        check("Heap" not in tabs and "Threads" in tabs and dom.root.find("table", "fns"),
+              "a profile without heap data: no Heap tab; #tab=heap shows the functions (%r)" % tabs)
+
+
 def statics():
     """--only-exported (a static function's costs go to its caller) and
     --module (one that matches nothing leaves the thread roots)."""
@@ -832,7 +1009,8 @@ def button_notes():
 def hostile():
     """Names that are HTML, script or quotes show as text in every tab
     and in the tooltips; no element of theirs appears."""
-    spec = ["program ./<img/src=x/onerror=alert(9)>", "clock cpu 1000000000", "thread 1",
+    spec = ["program ./<img/src=x/onerror=alert(9)>", "clock cpu 1000000000",
+            "thread 1 <b>t</b><img/src=x/onerror=alert(8)>",
             "ctx 0 0 1000 :", "ctx 1 0 5000 : [main]"]
     for i, name in enumerate(HOSTILE):
         enc = "".join("\\x%02x" % b if b > 126 or b < 33 or b == 0x5c else chr(b)
@@ -846,7 +1024,7 @@ def hostile():
     page = convert(prof, "hostile")
     rep = report(prof)
     ids = {f["name"]: f["id"] for f in rep["functions"]}
-    for tab in ("functions", "graph", "tree", "callers", "flame", "cycles"):
+    for tab in ("functions", "graph", "tree", "callers", "flame", "cycles", "threads"):
         for fn in ("", str(ids.get(HOSTILE[0], "")), str(ids.get(HOSTILE[4], ""))):
             if tab not in ("graph", "callers") and fn:
                 continue
@@ -875,9 +1053,11 @@ def hostile():
             elif tab == "flame":
                 missing = [n for n in HOSTILE if n in ids and n not in titles]
                 check(not missing, "%s: every name in a frame's tooltip (missing %r)" % (what, missing))
-            elif tab == "tree":
+            elif tab in ("tree", "threads"):
                 missing = [n for n in HOSTILE if n in ids and n not in text]
-                check(not missing, "%s: every name in the tree as text (missing %r)" % (what, missing))
+                if tab == "threads" and "thread 1  <b>t</b><img/src=x/onerror=alert(8)>" not in text:
+                    missing.append("the thread's name")
+                check(not missing, "%s: every name as text (missing %r)" % (what, missing))
     dom, errors = render(page, "tab=functions", "hostile")
     if page_ok(dom, errors, "hostile, header"):
         h1 = dom.root.find("h1")
@@ -930,7 +1110,7 @@ def large():
     check(len(rep["contexts"]) > 20000, "large: more than 20,000 contexts (%d)" % len(rep["contexts"]))
     page = convert(prof, "large")
     for h in ("tab=functions", "tab=tree&depth=1000", "tab=flame", "tab=graph&fn=3",
-              "tab=callers&fn=3&depth=1000", "tab=cycles",
+              "tab=callers&fn=3&depth=1000", "tab=cycles", "tab=threads",
               "tab=functions&deselect=f1,f2&focus=f3"):
         t0 = time.monotonic()
         dom, errors = render(page, h, "large")
@@ -953,6 +1133,8 @@ def main():
         finish()
     exact()
     allocs()
+    threads()
+    heap()
     statics()
     mj()
     spivey()

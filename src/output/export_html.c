@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/heap.h"
+#include "model/htab.h"
 #include "model/symtabs.h"
 #include "model/view.h"
 #include "model/xalloc.h"
@@ -133,6 +135,16 @@ static void data_functions(struct json *j, const struct model *m)
 	free(rank);
 }
 
+/* A context's E, R, T, bytes and blocks, each an array item. */
+static void data_counts(struct json *j, const struct ccp_context *c)
+{
+	json_uint(j, c->entries);
+	json_uint(j, c->recursive);
+	json_uint(j, c->time);
+	json_uint(j, c->alloc_bytes);
+	json_uint(j, c->alloc_blocks);
+}
+
 /* [history, E, R, T, bytes, blocks]; an unmarked entry is -1 - id. */
 static void data_context(struct json *j, const struct ccp_context *c)
 {
@@ -147,12 +159,165 @@ static void data_context(struct json *j, const struct ccp_context *c)
 		j->comma = 1;
 	}
 	json_end_array(j);
-	json_uint(j, c->entries);
-	json_uint(j, c->recursive);
-	json_uint(j, c->time);
-	json_uint(j, c->alloc_bytes);
-	json_uint(j, c->alloc_blocks);
+	data_counts(j, c);
 	json_end_array(j);
+}
+
+/* [k, E, R, T, bytes, blocks]: a thread's context, k the index in
+ * "contexts" of the merged context with its history. */
+static void data_thread_context(struct json *j, uint32_t k, const struct ccp_context *c)
+{
+	json_begin_array(j);
+	json_uint(j, k);
+	data_counts(j, c);
+	json_end_array(j);
+}
+
+/*
+ * Each thread's contexts as indexes of the merged ones (m->ctx) with the
+ * same history: idx[t][i] for context i of thread t.  When the model
+ * borrowed the only thread's contexts (model.c model_merge) they are the
+ * same, and *borrowed says so.
+ */
+static uint32_t **merged_indexes(const struct model *m, int *borrowed)
+{
+	const struct ccp_profile *p = m->prof;
+	uint32_t **idx = xnmalloc(p->nthreads ? p->nthreads : 1, sizeof *idx);
+	struct htab tab;
+
+	*borrowed = p->nthreads == 1 && m->ctx == p->threads[0].contexts;
+	htab_init(&tab, *borrowed ? 1 : m->nctx);
+	for (uint32_t k = 0; !*borrowed && k < m->nctx; k++) {
+		uint64_t h;
+		size_t i;
+		if (model_ctx_find(m, &tab, m->ctx[k].hist, m->ctx[k].len, &h, &i) == MODEL_NONE)
+			htab_put(&tab, i, h, k);
+	}
+	for (uint32_t t = 0; t < p->nthreads; t++) {
+		const struct ccp_thread *th = &p->threads[t];
+		idx[t] = xnmalloc(th->ncontexts ? th->ncontexts : 1, sizeof **idx);
+		for (uint32_t i = 0; i < th->ncontexts; i++) {
+			uint64_t h;
+			size_t slot;
+			idx[t][i] = *borrowed ? i : model_ctx_find(m, &tab, th->contexts[i].hist,
+								   th->contexts[i].len, &h, &slot);
+		}
+	}
+	htab_free(&tab);
+	return idx;
+}
+
+static void free_indexes(uint32_t **idx, uint32_t nthreads)
+{
+	for (uint32_t t = 0; t < nthreads; t++)
+		free(idx[t]);
+	free(idx);
+}
+
+/*
+ * "per_thread": each thread's tid, name and own contexts, for the
+ * per-thread breakdown (report --threads: the view over one thread's
+ * contexts, model/threads.c).  A thread's context is written as the index
+ * of the merged context with its history and its own counters; when the
+ * model borrowed the only thread's contexts, they are "contexts"
+ * themselves, written null.
+ */
+static void data_threads(struct json *j, const struct model *m, uint32_t **idx, int borrowed)
+{
+	const struct ccp_profile *p = m->prof;
+	json_key(j, "per_thread");
+	json_begin_array(j);
+	for (uint32_t t = 0; t < p->nthreads; t++) {
+		const struct ccp_thread *th = &p->threads[t];
+		json_newline(j);
+		json_begin_object(j);
+		json_kuint(j, "tid", th->tid);
+		json_kstring(j, "name", th->name ? th->name : "");
+		json_key(j, "contexts");
+		if (borrowed) {
+			json_null(j);
+		} else {
+			json_begin_array(j);
+			for (uint32_t i = 0; i < th->ncontexts; i++) {
+				json_newline(j);
+				data_thread_context(j, idx[t][i], &th->contexts[i]);
+			}
+			json_end_array(j);
+		}
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+/* [k, bytes, blocks] of each merged context k holding live bytes or
+ * blocks at the write, every thread's added up (as heap.c's copy merges). */
+static void data_live(struct json *j, const struct model *m, uint32_t **idx)
+{
+	const struct ccp_profile *p = m->prof;
+	uint64_t *live = xcalloc(m->nctx ? 2 * (size_t)m->nctx : 1, sizeof *live);
+	for (uint32_t t = 0; t < p->nthreads; t++)
+		for (uint32_t i = 0; i < p->threads[t].ncontexts; i++) {
+			live[2 * (size_t)idx[t][i]] += p->threads[t].contexts[i].live_bytes;
+			live[2 * (size_t)idx[t][i] + 1] += p->threads[t].contexts[i].live_blocks;
+		}
+	json_key(j, "live");
+	json_begin_array(j);
+	for (uint32_t k = 0; k < m->nctx; k++) {
+		if (!live[2 * (size_t)k] && !live[2 * (size_t)k + 1])
+			continue;
+		json_begin_array(j);
+		json_uint(j, k);
+		json_uint(j, live[2 * (size_t)k]);
+		json_uint(j, live[2 * (size_t)k + 1]);
+		json_end_array(j);
+	}
+	json_end_array(j);
+	free(live);
+}
+
+/*
+ * "heap": the live heap of a heap profile (record --heap; null without):
+ * the peak, the live heap at the write by merged context and outside any,
+ * and each sample's records as [k, bytes] of merged contexts, for the
+ * Heap tab (report --heap, model/heap.h).
+ */
+static void data_heap(struct json *j, const struct model *m, uint32_t **idx)
+{
+	const struct ccp_heap *h = &m->prof->heap;
+	json_key(j, "heap");
+	if (!heap_measured(m->prof)) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_kuint(j, "peak_bytes", h->peak_bytes);
+	json_kuint(j, "interval_ns", h->interval_ns);
+	json_kuint(j, "outside_live_bytes", h->outside_live_bytes);
+	json_kuint(j, "outside_live_blocks", h->outside_live_blocks);
+	json_newline(j);
+	data_live(j, m, idx);
+	json_newline(j);
+	json_key(j, "samples");
+	json_begin_array(j);
+	for (uint32_t s = 0; s < h->nsamples; s++) {
+		const struct ccp_heap_sample *x = &h->samples[s];
+		json_newline(j);
+		json_begin_object(j);
+		json_kuint(j, "time_ns", x->time_ns);
+		json_kuint(j, "outside_bytes", x->outside_bytes);
+		json_key(j, "records");
+		json_begin_array(j);
+		for (uint32_t r = 0; r < x->nrecords; r++) {
+			json_begin_array(j);
+			json_uint(j, idx[x->records[r].thread][x->records[r].context]);
+			json_uint(j, x->records[r].bytes);
+			json_end_array(j);
+		}
+		json_end_array(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
 }
 
 static void data_view(struct json *j, const struct model_view_opts *vo)
@@ -208,6 +373,13 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 		data_context(&j, &m->ctx[k]);
 	}
 	json_end_array(&j);
+	json_newline(&j);
+	int borrowed;
+	uint32_t **idx = merged_indexes(m, &borrowed);
+	data_threads(&j, m, idx, borrowed);
+	json_newline(&j);
+	data_heap(&j, m, idx);
+	free_indexes(idx, p->nthreads);
 	json_newline(&j);
 	data_view(&j, vo);
 	json_end_object(&j);

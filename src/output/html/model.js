@@ -176,8 +176,20 @@ const ccprofModel = (function () {
 			totalTicks += c.time;
 		}
 		const tps = data.ticks_per_sec;
+		/* Each thread's own contexts (DATA.per_thread), decoded when the
+		 * breakdown is first asked for: a row is [k, E, R, T, bytes,
+		 * blocks], k the merged context with its history; null contexts
+		 * are the profile's. */
+		let threads = null;
+		const threadContexts = () => threads || (threads = (data.per_thread || []).map((t) => ({
+			tid: t.tid, name: t.name,
+			contexts: t.contexts === null ? contexts : t.contexts.map((r) => ({
+				hist: contexts[r[0]].hist, entries: r[1], recursive: r[2], time: r[3],
+				bytes: r[4] || 0, blocks: r[5] || 0,
+			})),
+		})));
 		return {
-			data, fns, hasAlloc: !!data.alloc, contexts, seen, totalTicks,
+			data, fns, hasAlloc: !!data.alloc, contexts, seen, totalTicks, threadContexts,
 			seconds: (ticks) => (tps ? ticks / tps : 0),
 			nameRank: nameRanks(fns),
 			shortNames: fns.map((f) => {
@@ -353,22 +365,27 @@ const ccprofModel = (function () {
 	const isSelected = (rv, cc) => !rv.selected || rv.selected[cc] === 1;
 
 	/* The view's contexts: each base context through viewHistory, equal
-	 * results added up, in order of first appearance (view_contexts). */
-	function buildContexts(p, rv) {
-		if (!rv.focus && !rv.selected)
+	 * results added up, in order of first appearance (view_contexts).
+	 * out.index[k]: the view's context of base context k, or -1 (no index
+	 * when the view's contexts are the base's). */
+	function buildContexts(p, rv, from) {
+		if (!from && !rv.focus && !rv.selected)
 			return p.contexts;
-		const byHistory = new Map(), out = [];
-		for (const c of p.contexts) {
-			const h = viewHistory(rv, c.hist);
+		const byHistory = new Map(), out = [], base = from || p.contexts;
+		out.index = new Int32Array(base.length).fill(-1);
+		for (let k = 0; k < base.length; k++) {
+			const c = base[k], h = viewHistory(rv, c.hist);
 			if (h === null)
 				continue;
 			const key = h.join(',');
-			let x = byHistory.get(key);
-			if (!x) {
-				x = {hist: h, entries: 0, recursive: 0, time: 0, bytes: 0, blocks: 0};
-				byHistory.set(key, x);
-				out.push(x);
+			let i = byHistory.get(key);
+			if (i === undefined) {
+				i = out.length;
+				byHistory.set(key, i);
+				out.push({hist: h, entries: 0, recursive: 0, time: 0, bytes: 0, blocks: 0});
 			}
+			out.index[k] = i;
+			const x = out[i];
 			const calls = c.hist.length === 0 ||
 				isSelected(rv, entryCc(c.hist[c.hist.length - 1]));
 			if (calls) {
@@ -809,6 +826,109 @@ const ccprofModel = (function () {
 		}));
 	}
 
+	/* ---- the live heap (heap.c, heap_text.c) ---------------------------------- */
+
+	/* Note [The live heap as a cost] (heap.h): the view's contexts ctx
+	 * with the bytes and blocks of byK ({base context k: [bytes, blocks]})
+	 * in place of their allocations: the same histories, so the same
+	 * view, each base context's costs where ctx.index puts it. */
+	function withCosts(ctx, byK) {
+		const out = ctx.map((c) => ({hist: c.hist, entries: c.entries, recursive: c.recursive,
+			time: c.time, bytes: 0, blocks: 0}));
+		for (const [k, x] of byK) {
+			const i = ctx.index ? ctx.index[k] : k;
+			if (i >= 0) {
+				out[i].bytes += x[0];
+				out[i].blocks += x[1];
+			}
+		}
+		return out;
+	}
+
+	/* The stacks holding any bytes or blocks, most bytes first (ties:
+	 * blocks, node number: heap_text.c stack_table): {ids (bottom first),
+	 * bytes, blocks}; the root's ids are []. */
+	function heapStacks(ctx, nfns) {
+		const b = newNodes(nfns), blocks = [0];
+		for (const c of ctx) {
+			let node = 0;
+			for (const e of c.hist)
+				if (entryMarked(e))
+					node = nodeChild(b, node, entryCc(e));
+			while (blocks.length < b.cc.length)
+				blocks.push(0);
+			b.indivBytes[node] += c.bytes;
+			blocks[node] += c.blocks;
+		}
+		const out = [];
+		for (let k = 0; k < b.cc.length; k++) {
+			if (!b.indivBytes[k] && !blocks[k])
+				continue;
+			const ids = [];
+			for (let n = k; n > 0; n = b.parent[n])
+				ids.unshift(b.cc[n]);
+			out.push({ids, bytes: b.indivBytes[k], blocks: blocks[k], node: k});
+		}
+		return out.sort((x, y) => y.bytes - x.bytes || y.blocks - x.blocks || x.node - y.node);
+	}
+
+	/* The functions holding any live heap (inherited), most self bytes
+	 * first (ties: inherited bytes, self blocks, name, id: fn_order). */
+	function heapFunctions(ctx, nameRank) {
+		return flatProfile(ctx, nameRank, () => 0).filter((f) => f.inhBytes || f.inhBlocks)
+			.sort((a, b) => b.selfBytes - a.selfBytes || b.inhBytes - a.inhBytes ||
+			      b.selfBlocks - a.selfBlocks || nameRank[a.id] - nameRank[b.id] || a.id - b.id);
+	}
+
+	const sumBytes = (ctx) => ctx.reduce((n, c) => n + c.bytes, 0);
+
+	/* report --heap of the view: null without heap data. */
+	function heapView(p, rv, vctx) {
+		const h = p.data.heap;
+		if (!h)
+			return null;
+		const focused = !!rv.focus;
+		const live = new Map(h.live.map((x) => [x[0], [x[1], x[2]]]));
+		const ctx = withCosts(vctx, live);
+		const inCtx = {bytes: sumBytes(ctx), blocks: ctx.reduce((n, c) => n + c.blocks, 0)};
+		const all = Array.from(live.values()).reduce((n, x) => n + x[0], 0);
+		/* heap_sample_in_view: a focus keeps the records of the contexts it keeps */
+		const keeps = (k) => !focused || viewPlace(rv, p.contexts[k].hist) !== null;
+		const samples = h.samples.map((s) => ({
+			timeNs: s.time_ns, outsideBytes: focused ? 0 : s.outside_bytes,
+			bytes: (focused ? 0 : s.outside_bytes) +
+				s.records.reduce((n, r) => n + (keeps(r[0]) ? r[1] : 0), 0),
+		}));
+		let largest = null, most = 0; /* heap_largest_sample: of the whole profile */
+		h.samples.forEach((s, i) => {
+			const total = s.records.reduce((n, r) => n + r[1], s.outside_bytes);
+			if (largest === null || total > most) {
+				largest = i;
+				most = total;
+			}
+		});
+		const out = {
+			peakBytes: h.peak_bytes, intervalNs: h.interval_ns, samples, largest,
+			liveBytes: inCtx.bytes, liveBlocks: inCtx.blocks,
+			outsideBytes: focused ? 0 : h.outside_live_bytes,
+			outsideBlocks: focused ? 0 : h.outside_live_blocks,
+			profileLiveBytes: all, /* in contexts, as the view's liveBytes */
+			functions: heapFunctions(ctx, p.nameRank),
+			stacks: heapStacks(ctx, p.fns.length),
+		};
+		if (largest !== null) {
+			const s = h.samples[largest];
+			const byK = new Map();
+			for (const r of s.records)
+				byK.set(r[0], [(byK.has(r[0]) ? byK.get(r[0])[0] : 0) + r[1], 0]);
+			const sctx = withCosts(vctx, byK);
+			out.sample = {timeNs: s.time_ns, bytes: sumBytes(sctx),
+				outsideBytes: focused ? 0 : s.outside_bytes,
+				stacks: heapStacks(sctx, p.fns.length)};
+		}
+		return out;
+	}
+
 	/* ---- the view ------------------------------------------------------------ */
 
 	function normalizeOptions(opts) {
@@ -859,6 +979,17 @@ const ccprofModel = (function () {
 		};
 	}
 
+	/* Each function's calls from no caller (root_calls): the calls of its
+	 * arc from no caller, which only a context whose history is that one
+	 * marked entry adds to (arcsOfContext), without making every arc. */
+	function rootCallsOf(ctx) {
+		const m = new Map();
+		for (const c of ctx)
+			if (c.hist.length === 1 && entryMarked(c.hist[0]))
+				m.set(entryCc(c.hist[0]), (m.get(entryCc(c.hist[0])) || 0) + c.entries);
+		return m;
+	}
+
 	/* Each function's arcs in and out, in order of first appearance. */
 	function arcsByFunction(all) {
 		const into = new Map(), out = new Map();
@@ -901,6 +1032,19 @@ const ccprofModel = (function () {
 	 *                        and gap true)
 	 *   cycles()             [{ids (null for "…"), functions (names),
 	 *                        entries, ticks, bytes, blocks}]
+	 *   heap()               report --heap (null without heap data):
+	 *                        {peakBytes, intervalNs, liveBytes, liveBlocks
+	 *                        (in the view's contexts), outsideBytes,
+	 *                        outsideBlocks, profileLiveBytes (in all
+	 *                        contexts), functions [{id, selfBytes, ...}],
+	 *                        stacks [{ids, bytes, blocks}], samples
+	 *                        [{timeNs, outsideBytes, bytes in the view}],
+	 *                        largest (index or null), sample {timeNs,
+	 *                        bytes, outsideBytes, stacks} of the largest}
+	 *   threads()            the per-thread breakdown (threads.c): for each
+	 *                        thread {tid, name, the totals above,
+	 *                        functions()}, the same view over that
+	 *                        thread's contexts alone
 	 *
 	 * Ticks and bytes are integers; each result is computed once.
 	 */
@@ -911,13 +1055,7 @@ const ccprofModel = (function () {
 		const once = memo();
 		const allArcs = () => once('arcs', () => buildArcs(ctx, p.fns.length));
 		const byFunction = () => once('byFunction', () => arcsByFunction(allArcs()));
-		const rootCalls = () => once('rootCalls', () => {
-			const m = new Map();
-			for (const a of allArcs())
-				if (a.caller === null)
-					m.set(a.callee, a.calls);
-			return m;
-		});
+		const rootCalls = () => once('rootCalls', () => rootCallsOf(ctx));
 		const v = Object.assign({focus: r.focused, deselected: r.deselected, warnings: r.warnings},
 			totals(ctx));
 		v.ncontexts = ctx.length;
@@ -936,6 +1074,21 @@ const ccprofModel = (function () {
 		v.callers = (id) => once('callers ' + id,
 			() => callersTree(p, rv, once('placed', () => placedByFunction(p, rv)), id));
 		v.cycles = () => once('cycles', () => cycles(p, rv));
+		v.heap = () => once('heap', () => heapView(p, rv, ctx));
+		v.threads = () => once('threads', () => p.threadContexts().map((t) => {
+			/* The view's sets, one thread's contexts (model_view.thread);
+			 * the only thread's contexts are the profile's, its view this one. */
+			if (t.contexts === p.contexts)
+				return Object.assign({tid: t.tid, name: t.name, functions: v.functions}, totals(ctx));
+			const tc = buildContexts(p, rv, t.contexts);
+			const tv = Object.assign({tid: t.tid, name: t.name}, totals(tc));
+			const tOnce = memo();
+			tv.functions = () => tOnce('functions', () => {
+				const roots = rootCallsOf(tc);
+				return flatProfile(tc, p.nameRank, (cc) => roots.get(cc) || 0);
+			});
+			return tv;
+		}));
 		return v;
 	}
 

@@ -5,7 +5,7 @@
  * no HTML parsing anywhere; every profile string reaches the page through
  * textContent or a title, every attribute set here is a constant or a
  * number.  State (view options, tab, current function, weight, sort,
- * filter, tree depth, flame zoom) lives in location.hash.
+ * filter, tree depth, flame zoom and orientation) lives in location.hash.
  */
 (function () {
 	'use strict';
@@ -15,6 +15,7 @@
 	const GAP = '\u2026';
 	const ROOT = '<root>';
 	const MAX_ROWS = 1000; // rows of a flat table drawn
+	const THREAD_ROWS = 200; // rows of each thread's table
 	const OPEN_ROWS = 5000; // rows of a tree opened by the depth asked
 
 	const data = JSON.parse(document.getElementById('ccprof-data').textContent);
@@ -108,7 +109,8 @@
 
 	const TABS = [
 		['functions', 'Functions'], ['graph', 'Call graph'], ['tree', 'Stack tree'],
-		['callers', 'Callers'], ['flame', 'Flame graph'], ['cycles', 'Cycles']];
+		['callers', 'Callers'], ['flame', 'Flame graph'], ['cycles', 'Cycles'],
+		['threads', 'Threads'], ['heap', 'Heap']].filter((t) => t[0] !== 'heap' || data.heap);
 	const VIEW_KEYS = ['select', 'deselect', 'focus', 'module'];
 
 	function joinList(a) {
@@ -121,7 +123,7 @@
 			focus: joinList(dv.focus), module: joinList(dv.module),
 			exported: !!dv.only_exported,
 			tab: 'functions', fn: null, weight: 'time', sort: '', dir: '',
-			filter: '', depth: 4, zoom: ''};
+			filter: '', depth: 4, zoom: '', orient: 'icicle'};
 	}
 	function readHash() {
 		const st = defaults();
@@ -145,6 +147,8 @@
 		if (depth >= 0)
 			st.depth = Math.min(depth, 1000);
 		st.zoom = /^[0-9.]*$/.test(h.get('zoom') || '') ? h.get('zoom') || '' : '';
+		if (h.get('orient') === 'flame')
+			st.orient = 'flame';
 		return st;
 	}
 	function hashOf(st) {
@@ -166,6 +170,8 @@
 		h.set('depth', String(st.depth));
 		if (st.zoom)
 			h.set('zoom', st.zoom);
+		if (st.orient !== 'icicle')
+			h.set('orient', st.orient);
 		return '#' + h.toString();
 	}
 
@@ -866,7 +872,7 @@
 			['callers', c.key, state.weight, state.depth, id].join('\n')));
 	}
 
-	/* -- Flame graph (an icicle: the root on top) -- */
+	/* -- Flame graph (an icicle, the root on top, or a flame, the root at the bottom) -- */
 
 	const FRAME_H = 18;
 
@@ -881,9 +887,11 @@
 		const v = c.v;
 		const bytes = state.weight === 'bytes';
 		const total = bytes ? v.totalBytes : v.totalTicks;
-		main.appendChild(note('Flame graph of the stack tree (compressed stacks, root on top), ' +
+		const up = state.orient === 'flame';
+		main.appendChild(note('Flame graph of the stack tree (compressed stacks, root ' +
+			(up ? 'at the bottom' : 'on top') + '), ' +
 			'widths by ' + (bytes ? 'bytes allocated' : 'inherited time') + '. Click a frame to ' +
-			'zoom in, a frame above it to zoom out; hover for name and cost.'));
+			'zoom in, a frame ' + (up ? 'below' : 'above') + ' it to zoom out; hover for name and cost.'));
 		const root = v.tree();
 		// The zoom: child indices from the root, as "0.2.1".
 		const path = state.zoom === '' ? [] : state.zoom.split('.').map((s) => parseInt(s, 10));
@@ -933,6 +941,8 @@
 		s.setAttribute('width', width);
 		s.setAttribute('height', (maxDepth + 1) * FRAME_H);
 		s.setAttribute('viewBox', '0 0 ' + width + ' ' + (maxDepth + 1) * FRAME_H);
+		// The row of depth d: from the top in an icicle, from the bottom in a flame.
+		const rowY = (d) => (up ? maxDepth - d : d) * FRAME_H;
 		for (const fr of frames) {
 			const g = svg('g');
 			g.setAttribute('class', 'frame' + (fr.above ? ' above' : '') +
@@ -941,7 +951,7 @@
 			title.textContent = tip(fr.n);
 			const r = svg('rect');
 			r.setAttribute('x', fr.x.toFixed(2));
-			r.setAttribute('y', fr.d * FRAME_H);
+			r.setAttribute('y', rowY(fr.d));
 			r.setAttribute('width', Math.max(fr.w - 0.5, 0.5).toFixed(2));
 			r.setAttribute('height', FRAME_H - 1);
 			const name = label(fr.n);
@@ -953,7 +963,7 @@
 			if (chars >= 3) {
 				const t = svg('text');
 				t.setAttribute('x', (fr.x + 3).toFixed(2));
-				t.setAttribute('y', fr.d * FRAME_H + FRAME_H - 5);
+				t.setAttribute('y', rowY(fr.d) + FRAME_H - 5);
 				t.textContent = name.length > chars ? name.slice(0, chars - 1) + GAP : name;
 				g.appendChild(t);
 			}
@@ -973,6 +983,13 @@
 		}
 		const tools = el('div', 'tools');
 		add(tools, button('reset zoom', 'seg', () => go({zoom: ''})));
+		const orient = el('span', 'orient');
+		for (const [k, lab] of [['icicle', 'icicle (root on top)'], ['flame', 'flame (root at the bottom)']]) {
+			const b = button(lab, 'seg' + (state.orient === k ? ' on' : ''), () => go({orient: k}));
+			b.dataset.orient = k;
+			orient.appendChild(b);
+		}
+		add(tools, orient);
 		if (focus !== root && focus.id !== null && focus.id !== undefined)
 			add(tools, el('span', 'flabel', 'zoomed on'), nameLink(focus.id));
 		add(tools, el('span', 'hint', 'double-click a frame: make it the current function'));
@@ -1024,10 +1041,117 @@
 			main.appendChild(note('The first ' + MAX_ROWS + ' of ' + cycles.length + ' cycles.'));
 	}
 
+	/* -- Threads -- */
+
+	/* report --threads: each thread's totals (its share of the view's) and
+	 * its cost centres, the view over that thread's contexts alone. */
+	function renderThreads(c, main) {
+		const v = c.v;
+		const threads = v.threads();
+		main.appendChild(note('Threads: ' + threads.length + ', each with its own totals and ' +
+			'cost centres: the view over that thread\u2019s contexts alone, percentages of the ' +
+			'thread\u2019s total (in the heading, of the view\u2019s).'));
+		const cols = FN_COLS.filter((col) => hasAlloc || !col[4]);
+		threads.forEach((t, i) => {
+			let head = 'thread ' + (i + 1) + '  ' + (t.name || '(unnamed)') + '  tid ' + t.tid +
+				'  total ' + secs(t.totalTicks) + ' secs (' + pct(t.totalTicks, v.totalTicks) +
+				'%)  calls ' + t.totalCalls;
+			if (hasAlloc)
+				head += '  alloc ' + t.totalBytes + ' bytes (' + pct(t.totalBytes, v.totalBytes) + '%)';
+			main.appendChild(el('h3', 'threadhead', head));
+			const all = t.functions();
+			if (!all.length)
+				return;
+			const tb = table('grid threadfns', cols.map((col) =>
+				el('th', col[0] === 'name' || col[0] === 'src' ? 'txt' : null, col[1])));
+			for (const f of all.slice(0, THREAD_ROWS)) {
+				const tr = el('tr');
+				for (const col of cols)
+					tr.appendChild(col[3](f, t));
+				tb.body.appendChild(tr);
+			}
+			main.appendChild(tb.table);
+			if (all.length > THREAD_ROWS)
+				main.appendChild(note('The first ' + THREAD_ROWS + ' of ' + all.length +
+					' functions (report --threads --top 0 prints them all).'));
+		});
+	}
+
+	/* -- Heap (a heap profile only) -- */
+
+	/* report --heap: the peak, the live heap at the end by function and by
+	 * stack, and the largest sample by stack; percentages of the bytes in
+	 * the view's contexts (of the sample's, for the sample). */
+	function renderHeap(c, main) {
+		const h = c.v.heap();
+		const fact = (text) => main.appendChild(el('p', 'heapfact', text));
+		fact('peak  ' + h.peakBytes + ' bytes, the most the live heap held');
+		const bb = (bytes, blocks) => bytes + (bytes === 1 ? ' byte in ' : ' bytes in ') +
+			blocks + (blocks === 1 ? ' block' : ' blocks');
+		fact('live at end  ' + bb(h.liveBytes + h.outsideBytes, h.liveBlocks + h.outsideBlocks) +
+			(h.outsideBytes || h.outsideBlocks ? ' (' + bb(h.outsideBytes, h.outsideBlocks) +
+				' allocated in no context, and not in %live)' : ''));
+		const at = (ns) => ratio(ns, 1000000000, 0, 6);
+		fact('samples  ' + h.samples.length + ', every ' + h.intervalNs / 1e6 + ' ms' +
+			(h.sample ? '; the largest at ' + at(h.sample.timeNs) + ' s: ' +
+				(h.sample.bytes + h.sample.outsideBytes) + ' bytes' : ''));
+		if (h.liveBytes !== h.profileLiveBytes)
+			fact('of live  ' + h.liveBytes + ' of ' + h.profileLiveBytes + ' bytes live at end ' +
+				'in contexts (' + pct(h.liveBytes, h.profileLiveBytes) + '%)');
+
+		main.appendChild(el('h3', 'heapsec', 'Live at end by function, most self bytes first (' +
+			h.functions.length + ' holding any)'));
+		const ft = table('grid heapfns', [el('th', 'txt', 'function'), 'self %live', 'self bytes',
+			'self blocks', 'inh. %live', 'inherited bytes', 'inherited blocks'],
+		[['', 1], ['self', 3], ['inherited', 3]]);
+		for (const f of h.functions.slice(0, MAX_ROWS))
+			ft.body.appendChild(add(el('tr'), add(el('td', 'name'), nameLink(f.id)),
+				td(pct(f.selfBytes, h.liveBytes), 'num pc'), td(String(f.selfBytes)),
+				td(String(f.selfBlocks)), td(pct(f.inhBytes, h.liveBytes), 'num pc'),
+				td(String(f.inhBytes)), td(String(f.inhBlocks))));
+		main.appendChild(ft.table);
+
+		const stackCell = (ids) => {
+			const cell = el('td', 'name');
+			if (!ids.length)
+				cell.textContent = ROOT;
+			ids.forEach((x, i) => {
+				if (i)
+					cell.appendChild(document.createTextNode(' \u2192 '));
+				cell.appendChild(nameLink(x));
+			});
+			return cell;
+		};
+		const stacks = (cls, list, total, withBlocks) => {
+			const heads = ['bytes', '%live'].concat(withBlocks ? ['blocks'] : [],
+				[el('th', 'txt', 'stack (bottom first)')]);
+			const t = table('grid ' + cls, heads);
+			for (const x of list.slice(0, MAX_ROWS)) {
+				const tr = add(el('tr'), td(String(x.bytes)), td(pct(x.bytes, total), 'num pc'));
+				if (withBlocks)
+					tr.appendChild(td(String(x.blocks)));
+				t.body.appendChild(add(tr, stackCell(x.ids)));
+			}
+			main.appendChild(t.table);
+		};
+		main.appendChild(el('h3', 'heapsec', 'Live at end by stack, most bytes first (' +
+			h.stacks.length + ' holding any): the bytes allocated under each compressed stack ' +
+			'and not freed when the profile was written.'));
+		stacks('heapstacks', h.stacks, h.liveBytes, true);
+		if (h.sample) {
+			main.appendChild(el('h3', 'heapsec', 'Largest sample by stack, at ' +
+				at(h.sample.timeNs) + ' s (' + h.sample.stacks.length + ' holding any)' +
+				(h.sample.outsideBytes ? ' (and ' + h.sample.outsideBytes +
+					' bytes allocated in no context, not in %live)' : '')));
+			stacks('heapsample', h.sample.stacks, h.sample.bytes, false);
+		}
+	}
+
 	/* ---- drawing ---- */
 
 	const RENDER = {functions: renderFunctions, graph: renderGraph, tree: renderTree,
-			callers: renderCallers, flame: renderFlame, cycles: renderCycles};
+			callers: renderCallers, flame: renderFlame, cycles: renderCycles,
+			threads: renderThreads, heap: renderHeap};
 
 	function render() {
 		const c = currentView();
