@@ -127,6 +127,22 @@ def threads_tsan():
           "".join("\n# " + l for l in p.stdout.splitlines() if l not in b.stdout.splitlines())))
 
 
+def early_siginterrupt():
+    """siginterrupt from a library's constructor, which runs before the
+    runtime's: glibc's signal must leave SA_RESTART out afterwards, as
+    without ccprof (the runtime's siginterrupt found no libc to call yet,
+    and glibc's own set missed it)."""
+    lib = os.path.join(OUT, "libearlysig.so")
+    src = "tests/progs/earlysig.c"
+    r = run([CC, "-O1", "-fPIC", "-shared", "-DEARLYSIG_LIB", os.path.join(TOP, src), "-o", lib])
+    if not check(r.returncode == 0, "libearlysig.so builds"):
+        return
+    p, _ = same_behaviour("earlysig", src, extra=["-L" + OUT, "-Wl,--no-as-needed", "-learlysig",
+                                                  "-Wl,-rpath," + OUT])
+    check(p is not None and p.stdout.count("flags 0x4000000") == 2,
+          "siginterrupt before the runtime started: no SA_RESTART (%r)" % (p and p.stdout))
+
+
 def cancel():
     p, prof = same_behaviour("cancel", "tests/progs/cancel.c")
     rep = exact_calls("cancel", p, prof)
@@ -804,6 +820,7 @@ def signals_kept():
             fs = functions(report(prof))
             last = "crash_here" if how in ("segvreraise", "altabort") else "work"
             check(fs.get(last, {}).get("calls") == 1, "signal %s: %s() recorded" % (how, last))
+    early_siginterrupt()
     # A static program (libccprof.a): sigaction is glibc's __sigaction, and
     # signal is built as glibc builds it, with no libc to find by dlsym.
     exe = os.path.join(OUT, "sig_static")

@@ -42,8 +42,10 @@ const struct sigaction *rt_program_action(int sig)
 /* libc's signal, whose flags for a handler we keep (SA_RESTART but after
  * siginterrupt), and its siginterrupt, which keeps the set of signals
  * that signal leaves SA_RESTART out for; looked up at start-up as exec.c's
- * are.  NULL in a static program, where the action is built as glibc
- * builds it, with `interrupting` for that set. */
+ * are, and siginterrupt also at its first call, which a constructor that
+ * ran before ours may make (glibc's set must have it: tests/progs/
+ * earlysig.c).  NULL in a static program, where the action is built as
+ * glibc builds it, with `interrupting` for that set. */
 static sighandler_t (*real_signal)(int, sighandler_t);
 static int (*real_siginterrupt)(int, int);
 
@@ -251,6 +253,8 @@ RT_UNSANITIZED static int kernel_siginterrupt(int sig, int flag)
 		errno = EINVAL;
 		return -1;
 	}
+	if (real_siginterrupt == NULL) /* a constructor that ran before ours */
+		rt_dispositions_init();
 	if (real_siginterrupt) {
 		if (real_siginterrupt(sig, flag) != 0)
 			return -1;
