@@ -892,6 +892,10 @@ def heap():
     page = convert(prof, "heap_two")
     for view in ({}, {"deselect": "b"}, {"focus": "b"}, {"focus": "a", "deselect": "b"}):
         heap_tab(prof, page, "heap_two%s" % (" %r" % view if view else ""), view)
+    # Intervals that %g shortens (1.23457 ms) or writes with an exponent.
+    for ns in (1234567, 10):
+        odd = make_profile("html_ui_heap_%d" % ns, HEAP_TWO.replace("heap 1000000 ", "heap %d " % ns))
+        heap_tab(odd, convert(odd, "heap_%d" % ns), "heap_two, sampled every %d ns" % ns, {})
     dom, errors = render(os.path.join(D, "two.html"), "tab=heap", "no heap")  # threads()'s
     if page_ok(dom, errors, "a profile without heap data, #tab=heap"):
         tabs = [b.text() for b in dom.root.find_all("button", "tab")]

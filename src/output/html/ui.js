@@ -52,6 +52,18 @@
 	function pct(part, whole) {
 		return ratio(part, whole, 2, 1);
 	}
+	/* C's %g: six significant digits, trailing zeros dropped, an exponent
+	 * of two digits or more below 1e-4 and from 1e6. */
+	function formatG(x) {
+		if (x === 0 || !isFinite(x))
+			return String(x);
+		const [mant, exp] = x.toExponential(5).split('e');
+		const e = Number(exp);
+		const trim = (t) => (t.indexOf('.') < 0 ? t : t.replace(/\.?0+$/, ''));
+		if (e < -4 || e >= 6)
+			return trim(mant) + 'e' + (e < 0 ? '-' : '+') + String(Math.abs(e)).padStart(2, '0');
+		return trim(x.toFixed(5 - e));
+	}
 	function plural(n, one, many) {
 		return n + ' ' + (n === 1 ? one : many);
 	}
@@ -1092,7 +1104,7 @@
 			(h.outsideBytes || h.outsideBlocks ? ' (' + bb(h.outsideBytes, h.outsideBlocks) +
 				' allocated in no context, and not in %live)' : ''));
 		const at = (ns) => ratio(ns, 1000000000, 0, 6);
-		fact('samples  ' + h.samples.length + ', every ' + h.intervalNs / 1e6 + ' ms' +
+		fact('samples  ' + h.samples.length + ', every ' + formatG(h.intervalNs / 1e6) + ' ms' +
 			(h.sample ? '; the largest at ' + at(h.sample.timeNs) + ' s: ' +
 				(h.sample.bytes + h.sample.outsideBytes) + ' bytes' : ''));
 		if (h.liveBytes !== h.profileLiveBytes)
