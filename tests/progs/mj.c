@@ -10,36 +10,56 @@
  * (default 20) make the run long enough to measure.  burn() is one
  * loop that is not instrumented, so its time is its caller's own, and
  * every unit costs the same wherever it is burnt (copies of a loop in
- * different functions can run at different speeds: alignment).
+ * different functions can run at different speeds: alignment).  It also
+ * times itself (elapsed, as clock=cycles charges), and the program prints
+ * what each compressed stack burnt on stderr, "spent a NS b NS bc NS ac
+ * NS": on a loaded machine a unit can take longer than another, and
+ * then these are what the profile must show.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define NOINLINE __attribute__((noinline))
+#define NOHOOK __attribute__((noinline, no_instrument_function))
 #define UNIT 20000UL
 
-static __attribute__((noinline, no_instrument_function)) void burn(unsigned long units)
+enum stack { A, B_A, C_B_A, C_A }; /* ⟨a⟩ ⟨b,a⟩ ⟨c,b,a⟩ ⟨c,a⟩ */
+static unsigned long long spent[4];
+
+static NOHOOK unsigned long long now_ns(void)
 {
-	for (volatile unsigned long i = 0; i < units * UNIT; i++)
-		;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
 }
 
-NOINLINE void c(unsigned long units)
+static NOHOOK void burn(unsigned long units, enum stack where)
 {
-	burn(units);
+	unsigned long long t0 = now_ns();
+
+	for (volatile unsigned long i = 0; i < units * UNIT; i++)
+		;
+	spent[where] += now_ns() - t0;
+}
+
+NOINLINE void c(unsigned long units, enum stack where)
+{
+	burn(units, where);
 }
 
 NOINLINE void b(void)
 {
-	burn(10);
-	c(50);
+	burn(10, B_A);
+	c(50, C_B_A);
 }
 
 NOINLINE void a(void)
 {
-	burn(20);
+	burn(20, A);
 	b();
-	c(10);
+	c(10, C_A);
 }
 
 int main(int argc, char **argv)
@@ -48,5 +68,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++)
 		a();
 	printf("done %d rounds\n", rounds);
+	fprintf(stderr, "spent a %llu b %llu bc %llu ac %llu\n", spent[A], spent[B_A], spent[C_B_A],
+		spent[C_A]);
 	return 0;
 }
