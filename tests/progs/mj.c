@@ -16,48 +16,31 @@
  * NS": on a loaded machine a unit can take longer than another, and
  * then these are what the profile must show.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, in burn.h */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include "burn.h"
 
 #define NOINLINE __attribute__((noinline))
-#define NOHOOK __attribute__((noinline, no_instrument_function))
 #define UNIT 20000UL
 
 enum stack { A, B_A, C_B_A, C_A }; /* ⟨a⟩ ⟨b,a⟩ ⟨c,b,a⟩ ⟨c,a⟩ */
 static unsigned long long spent[4];
 
-static NOHOOK unsigned long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
-}
-
-static NOHOOK void burn(unsigned long units, enum stack where)
-{
-	unsigned long long t0 = now_ns();
-
-	for (volatile unsigned long i = 0; i < units * UNIT; i++)
-		;
-	spent[where] += now_ns() - t0;
-}
-
 NOINLINE void c(unsigned long units, enum stack where)
 {
-	burn(units, where);
+	burn(units * UNIT, &spent[where]);
 }
 
 NOINLINE void b(void)
 {
-	burn(10, B_A);
+	burn(10 * UNIT, &spent[B_A]);
 	c(50, C_B_A);
 }
 
 NOINLINE void a(void)
 {
-	burn(20, A);
+	burn(20 * UNIT, &spent[A]);
 	b();
 	c(10, C_A);
 }

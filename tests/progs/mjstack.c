@@ -9,48 +9,31 @@
  * a NS b NS inner NS": on a loaded machine a unit can take longer than
  * another, and then these are what the profile must show.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, in burn.h */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include "burn.h"
 
 #define NOINLINE __attribute__((noinline))
-#define NOHOOK __attribute__((noinline, no_instrument_function))
 #define UNIT 100000UL
 
 enum place { A_OUTER, B, A_INNER };
 static unsigned long long spent[3];
 
-static NOHOOK unsigned long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
-}
-
-static NOHOOK void burn(unsigned long units, enum place where)
-{
-	unsigned long long t0 = now_ns();
-
-	for (volatile unsigned long i = 0; i < units * UNIT; i++)
-		;
-	spent[where] += now_ns() - t0;
-}
-
 NOINLINE void a(int inner);
 
 NOINLINE void b(void)
 {
-	burn(7, B);
+	burn(7 * UNIT, &spent[B]);
 	a(1);
 }
 
 NOINLINE void a(int inner)
 {
 	if (inner)
-		burn(1, A_INNER);
+		burn(1 * UNIT, &spent[A_INNER]);
 	else
-		burn(3, A_OUTER);
+		burn(3 * UNIT, &spent[A_OUTER]);
 	if (!inner)
 		b();
 }
