@@ -167,6 +167,38 @@ rec 1 3 800
 """
 
 
+# Hooks that outweigh their functions' work (report --hook-cost, at 20 ns a
+# call, by cycles): helpers marked and named (get_x, put_y; a clone of
+# get_x named once), by file (tiny.h, one with a space), a name that is
+# part of a worker's (fetch in prefetch_all) and a C++ name (neither list
+# names them), a file with a comma (named instead), one shared with a
+# worker (named instead) (html_model.py, html_ui.py).
+HOOKS = """program ./hooks
+clock cycles 1000000000
+hooks 20000 5000000
+thread 1 main
+ctx 1 0 1000000 : [main]
+ctx 100000 0 100000 : [main] [get_x]
+ctx 50000 0 50000 : [main] [get_x.part.0]
+ctx 100000 0 200000 : [main] [put_y]
+ctx 80000 0 80000 : [main] [fetch]
+ctx 10 0 60000000 : [main] [prefetch_all]
+ctx 90000 0 90000 : [main] [prefetch_all] [_ZN1S3addEv]
+ctx 70000 0 70000 : [main] [tiny1]
+ctx 60000 0 60000 : [main] [tiny2]
+ctx 40000 0 40000 : [main] [spaced]
+ctx 30000 0 30000 : [main] [comma]
+ctx 20000 0 20000 : [main] [near_work]
+ctx 5 0 30000000 : [main] [work]
+source tiny1 /src/tiny.h 3
+source tiny2 /src/tiny.h 9
+source spaced /src/my\\x20dir/s.h 1
+source comma /src/a,b.h 2
+source near_work /src/work.c 10
+source work /src/work.c 20
+"""
+
+
 # Morgan & Jarvis's selection example (DESIGN.md §4) as a tests/mkprof.c
 # spec, with bytes allocated on every context, and a second thread for it
 # (alloc_views.py, html_model.py).

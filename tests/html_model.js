@@ -12,9 +12,10 @@
  * Prints a JSON list, for each option set one object: the report's header totals, "view",
  * "functions", "arcs", "contexts", "tree", "callers" (the inverted tree
  * of every function of the view, as --callers '*' lists them), "cycles"
- * (as --cycles), "threads" (as --threads), "heap" (for a heap profile,
+ * (as --cycles), "threads" (as --threads), "hot" (as --hot), "hook_cost" (as --hook-cost), "heap" (for a heap profile,
  * the live heap in report --json --heap's shape: its "heap" object, each
- * function's live members by id, the stacks holding any live bytes), and
+ * function's live members by id, the stacks holding any live bytes, and
+ * each thread's live heap and functions as --heap --threads gives them), and
  * "warnings"; or {"error": LINE} when the view cannot
  * be made (a --focus that matches nothing).
  */
@@ -127,6 +128,22 @@ function report(opts) {
 	out.threads = v.threads().map((t) => Object.assign(allocMembers({
 		tid: t.tid, name: t.name, total_time_s: secs(t.totalTicks), total_calls: t.totalCalls,
 	}, [['total_alloc_bytes', t.totalBytes]]), {functions: t.functions().map(functionRow)}));
+	const hc = v.hookCost(), tickS = p.data.ticks_per_sec ? 1 / p.data.ticks_per_sec : 0;
+	const g15 = (x) => Number(x.toPrecision(15)); /* report --json's %.15g */
+	out.hook_cost = {ns_per_call: g15(hc.perCall * tickS * 1e9), calls: hc.calls,
+		hooks_s: g15(hc.perCall * hc.calls * tickS), functions: hc.rows.map((f) => ({
+			name: name(f.id), id: f.id, calls: f.calls, hooks_s: g15(hc.perCall * f.calls * tickS),
+			self_per_call_ns: g15(f.selfTicks / f.calls * tickS * 1e9),
+			hooks_outweigh: f.candidate})),
+		exclude_file_list: hc.files, exclude_function_list: hc.names,
+		unnamed: hc.clashing.map(name)};
+	const hot = v.hot();
+	out.hot = {context: hot.context && contextRow(hot.context), arm: hot.arm.map((n) => {
+		const row = treeJson({id: n.id, entries: n.entries, indivTicks: n.indivTicks,
+			inhTicks: n.inhTicks, indivBytes: n.indivBytes, inhBytes: n.inhBytes, children: []});
+		delete row.children;
+		return row;
+	})};
 	const h = v.heap();
 	if (h) {
 		out.heap = {heap: {
@@ -139,8 +156,15 @@ function report(opts) {
 				bytes: x.bytes})),
 		}, functions: {}, stacks: h.stacks.filter((x) => x.bytes)
 			.map((x) => [x.ids.map(name).join(' > '), x.bytes])};
-		for (const f of h.functions)
-			out.heap.functions[f.id] = [f.selfBytes, f.selfBlocks, f.inhBytes, f.inhBlocks];
+		const byId = (list) => {
+			const m = {};
+			for (const f of list)
+				m[f.id] = [f.selfBytes, f.selfBlocks, f.inhBytes, f.inhBlocks];
+			return m;
+		};
+		out.heap.functions = byId(h.functions);
+		out.heap.threads = h.threads.map((t) => ({tid: t.tid, total_live_bytes: t.liveBytes,
+			functions: byId(t.functions)}));
 	}
 	out.arcs_into = {}; /* each function's callers and callees as --around lists them */
 	out.arcs_out = {};

@@ -9,7 +9,7 @@ taken from `ccprof convert --to html`, and for each set of view options
 `node tests/html_model.js` prints the model's view in report --json's
 shape, which is compared, section by section, with
 
-    ccprof report --json --callers '*' --around '*' --cycles --threads OPTIONS
+    ccprof report --json --callers '*' --around '*' --cycles --threads --hot --hook-cost OPTIONS
 
 integers exactly, seconds within 1e-9 (report --json writes 9 decimals);
 the warnings of unmatched patterns and the error of a --focus that
@@ -101,6 +101,8 @@ def sections(js, c):
     out.append(("view", js.get("view"), c.get("view")))
     for k in ("functions", "arcs", "contexts", "tree", "callers", "cycles", "threads"):
         out.append((k, js[k], c.get(k, [])))
+    out.append(("hot", js["hot"], c.get("hot")))
+    out.append(("hook_cost", js["hook_cost"], c.get("hook_cost")))
     out.append(("around (arc lists)", model_around(js), around_lists(c.get("around", []))))
     return out
 
@@ -156,13 +158,21 @@ def model_views(name, data, sets):
 
 def heap_sections(prof, o, js):
     """(section, model's, ccprof's) of the live heap, from report --json
-    --heap under the same options: the heap object, each function's live
-    members (of those holding any), the stacks holding live bytes (the
-    tree's nodes with individual live bytes, as report --heap lists them)."""
-    c = json.loads(run([CCPROF, "report", "--json", "--heap"] + cli_args(o) + [prof]).stdout)
-    fns = {str(f["id"]): [f["self_live_bytes"], f["self_live_blocks"], f["inherited_live_bytes"],
-                          f["inherited_live_blocks"]]
-           for f in c["functions"] if f["inherited_live_bytes"] or f["inherited_live_blocks"]}
+    --heap --threads under the same options: the heap object, each
+    function's live members (of those holding any), each thread's live
+    heap and its functions' live members, the stacks holding live bytes
+    (the tree's nodes with individual live bytes, as report --heap lists
+    them)."""
+    c = json.loads(run([CCPROF, "report", "--json", "--heap", "--threads"] + cli_args(o) +
+                       [prof]).stdout)
+
+    def live(functions):
+        return {str(f["id"]): [f["self_live_bytes"], f["self_live_blocks"],
+                               f["inherited_live_bytes"], f["inherited_live_blocks"]]
+                for f in functions if f["inherited_live_bytes"] or f["inherited_live_blocks"]}
+    fns = live(c["functions"])
+    threads = [{"tid": t["tid"], "total_live_bytes": t["total_live_bytes"],
+                "functions": live(t["functions"])} for t in c["threads"]]
     stacks = []
 
     def walk(n, path):
@@ -173,6 +183,7 @@ def heap_sections(prof, o, js):
     walk(c["tree"], [])
     return [("heap", js["heap"]["heap"], c["heap"]),
             ("live heap by function", js["heap"]["functions"], fns),
+            ("each thread's live heap", js["heap"]["threads"], threads),
             ("live heap by stack", sorted(js["heap"]["stacks"]), sorted(stacks))]
 
 
@@ -180,7 +191,8 @@ def compare(name, prof, o, js):
     what = "%s %s" % (name, json.dumps(cli_args(o), ensure_ascii=False))
     # Bytes: a name's CR must not become a newline.
     r = subprocess.run([CCPROF, "report", "--json", "--callers", "*", "--around", "*",
-                        "--cycles", "--threads"] + cli_args(o) + [prof], capture_output=True)
+                        "--cycles", "--threads", "--hot", "--hook-cost"] + cli_args(o) + [prof],
+                       capture_output=True)
     r.stderr = r.stderr.decode("utf-8", "replace")
     said = "%s: the CLI's warnings or error (ccprof: %r; model.js: %r)" % (
         what, r.stderr, js.get("error", js.get("warnings")))
@@ -478,6 +490,9 @@ def made():
     profile("bad_utf8_ties", make_profile("hm_bad_utf8_ties", BAD_UTF8_TIES),
             only=[{}, {"deselect": ["a"]}, {"focus": ["a"]}, {"select": ["a"]}])
     profile("cycle_gaps", make_profile("hm_cycle_gaps", CYCLE_GAPS), only=[{}, {"deselect": ["c1"]}])
+    profile("hooks", make_profile("hm_hooks", HOOKS),
+            [{"deselect": ["prefetch_all"]}, {"focus": ["prefetch_all"]},
+             {"deselect": ["get_x*,tiny1"]}, {"select": ["work,S::*"]}])
     profile("heap_two", make_profile("hm_heap_two", HEAP_TWO),
             [{"deselect": ["b"]}, {"focus": ["b"]}, {"focus": ["a"], "deselect": ["b"]}])
     profile("random", make_profile("hm_random", random_spec(7)),
@@ -494,6 +509,12 @@ def real():
     profile("fib", recorded("fib", "tests/progs/fib.c", ["16"], clock="cycles"))
     profile("calls", recorded("calls", "tests/progs/calls.c", clock="cycles"))
     profile("threads", recorded("threads", "tests/progs/threads.c"))
+    # Hooks that outweigh their functions' work (--hook-cost's marks and
+    # exclude lists), measured by cycles and by samples.
+    for clock in ("cycles", None):
+        profile("hookcost_%s" % (clock or "cpu"), recorded(
+            "hookcost_%s" % (clock or "cpu"), "tests/progs/hookcost.c", clock=clock,
+            flags=["-O1", "-I" + os.path.join(TOP, "tests", "progs")]))
     profile("names", recorded("names", "tests/progs/names.cpp", flags=["-lstdc++"]),
             [{"deselect": ["operator<*,leaf_work"]}, {"focus": ["operator+*"]}])
     so = os.path.join(OUT, "libshlib.so")

@@ -15,7 +15,7 @@ import random
 import re
 import subprocess
 
-from ccp import CCPROF, OUT, TOP, build, check, finish, make_profile, record, report, run
+from ccp import CCPROF, HOOKS, OUT, TOP, build, check, finish, make_profile, record, report, run
 
 D = os.path.join(OUT, "html")
 os.makedirs(D, exist_ok=True)
@@ -430,6 +430,30 @@ def heap_data(prof):
     check(samples == [s["bytes"] for s in c["samples"]] and samples,
           "heapuse: each sample's records add up to report --json --heap's (%d samples)"
           % len(samples))
+    threads = json.loads(run([CCPROF, "report", "--json", "--heap", "--threads", heap]).stdout)
+    per = h.get("thread_live") or []
+    check(len(per) == len(data["per_thread"]) and
+          [sum(x[1] for x in t) for t in per] == [t["total_live_bytes"] for t in threads["threads"]]
+          and all(0 <= x[0] < len(data["per_thread"][i]["contexts"])
+                  for i, t in enumerate(per) for x in t),
+          "heapuse: DATA.heap.thread_live adds up to each thread's live heap of report --heap "
+          "--threads, by the thread's own contexts")
+
+
+def hook_cost_data():
+    """DATA.hook_cost: the estimate per hooked call report --hook-cost
+    gives, what clock=cycles subtracted, and the symbol of each function
+    whose name is not its symbol (a demangled C++ name)."""
+    prof = make_profile("html_hooks", HOOKS)
+    data = data_of(parse(convert_html(prof, "hooks")[1])[1])
+    c = json.loads(run([CCPROF, "report", "--json", "--hook-cost", prof]).stdout)
+    h = data.get("hook_cost") or {}
+    names = {f["name"]: i for i, f in enumerate(data["functions"])}
+    check(h.get("overhead_milliticks", 0) / 1000 * 1e9 / data["ticks_per_sec"] ==
+          c["hook_cost"]["ns_per_call"] and h.get("subtracted") == 5000000 and
+          h.get("symbols") == [[names.get("S::add()"), "_ZN1S3addEv"]],
+          "hooks: DATA.hook_cost has the estimate, the ticks subtracted and the one symbol "
+          "that is not its name (%r)" % h)
 
 
 def main():
@@ -439,6 +463,7 @@ def main():
     static_program()
     allocations()
     heap_data(prof)
+    hook_cost_data()
     hostile_names()
     damaged_files(prof)
     embed_refuses()

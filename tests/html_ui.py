@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 import time
 
-from ccp import (CC, CCPROF, HEAP_TWO, OUT, TOP, build, check, finish, make_profile, record,
+from ccp import (CC, CCPROF, HEAP_TWO, HOOKS, OUT, TOP, build, check, finish, make_profile, record,
                  report, run)
 
 D = os.path.join(OUT, "html_ui")
@@ -287,13 +287,7 @@ FLAT_COLUMNS = {"calls": 1, "self(s)": 2, "%time": 3, "inherited(s)": 4, "bytes"
 
 def dom_flat(dom):
     """[(name, {column of the text report: value})] of the functions table."""
-    out = []
-    for tr in table_rows(dom, "fns") or []:
-        c = cells(tr)
-        vals = {k: c[i] for k, i in FLAT_COLUMNS.items() if i < len(c) - 1}
-        vals["SRC"] = c[-1]
-        out.append((c[0], vals))
-    return out
+    return [flat_row(cells(tr)) for tr in table_rows(dom, "fns") or []]
 
 
 def flat_as_text(mine, theirs):
@@ -320,21 +314,29 @@ def dom_graph(dom):
     return out
 
 
-def dom_threads(dom):
-    """[(heading, flat rows)] of the Threads tab."""
+def headed_tables(dom, head_cls, table_cls, row):
+    """[(heading, [row(cells) of each row])] of each h3.head_cls and the
+    tables of table_cls after it."""
     out = []
     for n in dom.root.walk():
-        if n.tag == "h3" and "threadhead" in n.classes():
+        if n.tag == "h3" and head_cls in n.classes():
             out.append((" ".join(n.text().split()), []))
-        elif n.tag == "table" and "threadfns" in n.classes() and out:
+        elif n.tag == "table" and table_cls in n.classes() and out:
             body = n.find("tbody")
-            for tr in body.kids if body else []:
-                if isinstance(tr, Node) and tr.tag == "tr":
-                    c = cells(tr)
-                    vals = {k: c[i] for k, i in FLAT_COLUMNS.items() if i < len(c) - 1}
-                    vals["SRC"] = c[-1]
-                    out[-1][1].append((c[0], vals))
+            out[-1][1].extend(row(cells(tr)) for tr in (body.kids if body else [])
+                              if isinstance(tr, Node) and tr.tag == "tr")
     return out
+
+
+def flat_row(c):
+    vals = {k: c[i] for k, i in FLAT_COLUMNS.items() if i < len(c) - 1}
+    vals["SRC"] = c[-1]
+    return c[0], vals
+
+
+def dom_threads(dom):
+    """[(heading, flat rows)] of the Threads tab."""
+    return headed_tables(dom, "threadhead", "threadfns", flat_row)
 
 
 def threads_tab(prof, page, what, view):
@@ -391,19 +393,141 @@ def dom_heap(dom):
     return facts, tab("heapfns"), tab("heapstacks"), tab("heapsample")
 
 
+def text_heap_threads(text):
+    """[(heading, rows)] of each thread of report --heap --threads: its
+    live heap and its functions' (name and six numbers)."""
+    out, lines = [], text.splitlines()
+    at = next((i for i, l in enumerate(lines) if l.startswith("Threads: ")), len(lines))
+    table = False
+    for l in lines[at + 1:]:
+        if l.startswith("Largest sample by stack"):
+            break
+        if re.match(r"thread \d+  ", l):
+            out.append((" ".join(l.split()), []))
+            table = False
+        elif re.match(r"COST CENTRE +%live", l):
+            table = True
+        elif not l.strip():
+            table = False
+        elif table and out:
+            t = l.split()
+            out[-1][1].append((" ".join(t[:-6]),) + tuple(t[-6:]))
+    return out
+
+
+def dom_heap_threads(dom):
+    return headed_tables(dom, "heapthread", "heapthreadfns", tuple)
+
+
 def heap_tab(prof, page, what, view):
     """The Heap tab: the header's peak, live heap and samples, the live
-    heap at the end by function and by stack and the largest sample by
-    stack, as report --heap prints them under the view."""
+    heap at the end by function and by stack, each thread's, and the
+    largest sample by stack, as report --heap --threads prints them under
+    the view."""
     dom, errors = render(page, view_hash(view, tab="heap"), what)
     if not page_ok(dom, errors, what + ", heap"):
         return
-    mine, theirs = dom_heap(dom), text_heap(text_report(prof, "--heap", *cli_opts(view)))
+    text = text_report(prof, "--heap", "--threads", *cli_opts(view))
+    mine, theirs = dom_heap(dom), text_heap(text)
     check(mine[0] == theirs[0], "%s: the heap header as report --heap's (%r, %r)"
           % (what, mine[0], theirs[0]))
+    theirs_t = text_heap_threads(text)
+    same(dom_heap_threads(dom), theirs_t, "%s: each thread's live heap and its functions as "
+         "report --heap --threads prints them (%d threads)" % (what, len(theirs_t)))
     for i, part in ((1, "by function"), (2, "by stack"), (3, "the largest sample by stack")):
         if mine[i] or theirs[i]:
             same(mine[i], theirs[i], "%s: the live heap %s as report --heap prints it" % (what, part))
+
+
+def tab_and_report(prof, page, what, view, tab, opt, parts, head):
+    """(dom, the page's tab's parts, report opt's) under the view, parts
+    a (of the dom, of the text) pair, each's first item checked the same
+    (head names it); None when the page does not draw."""
+    dom, errors = render(page, view_hash(view, tab=tab), what)
+    if not page_ok(dom, errors, "%s, %s" % (what, tab)):
+        return None
+    mine, theirs = parts[0](dom), parts[1](text_report(prof, opt, *cli_opts(view)))
+    check(mine[0] == theirs[0] and mine[0], "%s: %s as report %s's (%r, %r)"
+          % (what, head, opt, mine[0], theirs[0]))
+    return dom, mine, theirs
+
+
+def text_hot(text):
+    """report --hot's most expensive context (its words) and the
+    expensive arm as tree rows, or "none" when no stack holds half."""
+    m = re.search(r"^(most expensive context +.*)$", text, re.M)
+    arm = section_lines(text, r"expensive arm +%time")
+    rows = "none" if arm[:1] == ["(none: no stack holds half of the time)"] else \
+        text_tree(text, r"expensive arm +%time")
+    return (" ".join(m.group(1).split()) if m else None), rows
+
+
+def dom_hot(dom):
+    p = dom.root.find("p", "hotctx")
+    none = any(n.text() == "(none: no stack holds half of the time)"
+               for n in dom.root.find_all("p", "note"))
+    return (" ".join(p.text().split()) if p else None), "none" if none else dom_tree(dom, "hotarm")
+
+
+def hot_tab(prof, page, what, view):
+    """The Hot path tab: the most expensive context and the expensive arm
+    as report --hot prints them under the view."""
+    got = tab_and_report(prof, page, what, view, "hot", "--hot", (dom_hot, text_hot),
+                         "the most expensive context")
+    if not got:
+        return
+    _, mine, theirs = got
+    if theirs[1] == "none" or mine[1] == "none":
+        check(mine[1] == theirs[1], "%s: no expensive arm in both (%r, %r)" % (what, mine[1], theirs[1]))
+    else:
+        same(mine[1], theirs[1], "%s: the expensive arm as report --hot prints it" % what)
+
+
+HOOK_ROW = re.compile(r"^ *(\d+)  +([\d.]+) +([\d.]+) +([\d.]+) ns ([* ]) (.*)$")
+
+
+def text_hooks(text):
+    """report --hook-cost: its estimate line, its rows (calls, hooks,
+    %run, self per call, mark, name) and the lines after the table."""
+    lines = section_lines(text, r"Hook cost: ", stop_blank=False)
+    fact = next((l for l in lines if l.startswith(("The runtime's estimate", "(unknown"))), None)
+    at = next((i for i, l in enumerate(lines) if re.match(r" *calls +hooks\(s\)", l)), None)
+    if at is None:
+        return fact, [], []
+    rows = []
+    for l in lines[at + 1:]:
+        if not l.strip():
+            break
+        m = HOOK_ROW.match(l)
+        rows.append(m.groups()[:4] + (m.group(5).strip(), m.group(6)) if m else (l,))
+    after = lines[at + 1 + len(rows) + 1:]
+    return fact, rows, after[:after.index("")] if "" in after else after
+
+
+def dom_hooks(dom):
+    p = dom.root.find("p", "hookfact")
+    pre = dom.root.find("pre", "hookflags")
+    return (p.text() if p else None, [tuple(c) for c in map(cells, table_rows(dom, "hookcost") or [])],
+            pre.text().split("\n") if pre else [])
+
+
+def hooks_tab(prof, page, what, view):
+    """The Hook cost tab: the estimate, each function's calls, hooks'
+    time, %run, self per call and mark, and the gcc options (lines of
+    text), as report --hook-cost prints them under the view."""
+    got = tab_and_report(prof, page, what, view, "hooks", "--hook-cost", (dom_hooks, text_hooks),
+                         "the hooks' estimate")
+    if not got:
+        return
+    dom, mine, theirs = got
+    if theirs[1] or mine[1]:
+        same(mine[1], theirs[1], "%s: each function's hook cost as report --hook-cost prints it"
+             % what)
+        same(mine[2], theirs[2], "%s: the exclude options and notes as report --hook-cost "
+             "prints them" % what)
+    pre = dom.root.find("pre", "hookflags")
+    check(pre is None or all(isinstance(k, str) for k in pre.kids),
+          "%s: the gcc options are text only" % what)
 
 
 def dom_cycles(dom):
@@ -492,6 +616,7 @@ def compare_view(prof, page, name, view, fn_name):
         same(dom_tree(dom), text_tree(text, r"COST CENTRE entries"),
              "%s: the stack tree, every node opened, as report prints it" % what)
     threads_tab(prof, page, what, view)
+    hot_tab(prof, page, what, view)
 
     if fid is None:
         return
@@ -903,6 +1028,47 @@ def heap():
               "a profile without heap data: no Heap tab; #tab=heap shows the functions (%r)" % tabs)
 
 
+def hot():
+    """The Hot path tab where no stack holds half of the time (three
+    roots of a third each; the context's history has unmarked entries and
+    an elided path), and where the arm stops below the root's child."""
+    spec = ["program ./hot", "clock cpu 1000000000", "thread 1 t",
+            "ctx 1 0 30000000 : [a]", "ctx 1 0 30000000 : [b]",
+            "ctx 1 0 20000000 : [c] x y [d]", "ctx 2 0 20000000 : [c] [e]"]
+    prof = make_profile("html_ui_hot", "\n".join(spec) + "\n")
+    page = convert(prof, "hot")
+    for view in ({}, {"deselect": "a,b"}, {"focus": "c"}, {"focus": "d"}, {"deselect": "d"}):
+        hot_tab(prof, page, "hot" + (" %r" % view if view else ""), view)
+
+
+def hooks():
+    """The Hook cost tab of tests/progs/hookcost.c built with gcc (its
+    helpers' hooks outweigh their work: marks, exclude lists), measured by
+    cycles and by samples, under views; a made profile with names, files
+    (one quoted), clones and clashes; one without an estimate."""
+    for clock in ("cycles", None):
+        name = "hookcost_" + (clock or "cpu")
+        prog = os.path.join(D, name)
+        r = run(["gcc", "-g", "-O1", "-finstrument-functions", "-I" + os.path.join(TOP, "tests/progs"),
+                 os.path.join(TOP, "tests/progs/hookcost.c"), "-o", prog])
+        if not check(r.returncode == 0, "%s: builds with gcc" % name):
+            continue
+        r, prof = record(prog, clock=clock, profile=os.path.join(D, name + ".ccprof"))
+        if not check(r.returncode == 0, "%s: recorded" % name):
+            continue
+        page = convert(prof, name)
+        for view in ({}, {"deselect": "scale"}, {"focus": "rescale"}, {"select": "add_one"}):
+            hooks_tab(prof, page, name + (" %r" % view if view else ""), view)
+    prof = make_profile("html_ui_hooks", HOOKS)
+    page = convert(prof, "hooks")
+    for view in ({}, {"deselect": "prefetch_all"}, {"focus": "prefetch_all"},
+                 {"deselect": "get_x*,tiny1"}):
+        hooks_tab(prof, page, "hooks" + (" %r" % view if view else ""), view)
+    prof = os.path.join(OUT, "html_ui_exact.ccprof")
+    if os.path.exists(prof):  # exact()'s: no estimate
+        hooks_tab(prof, os.path.join(D, "exact.html"), "exact", {})
+
+
 def statics():
     """--only-exported (a static function's costs go to its caller) and
     --module (one that matches nothing leaves the thread roots)."""
@@ -1114,7 +1280,7 @@ def large():
     check(len(rep["contexts"]) > 20000, "large: more than 20,000 contexts (%d)" % len(rep["contexts"]))
     page = convert(prof, "large")
     for h in ("tab=functions", "tab=tree&depth=1000", "tab=flame", "tab=graph&fn=3",
-              "tab=callers&fn=3&depth=1000", "tab=cycles", "tab=threads",
+              "tab=callers&fn=3&depth=1000", "tab=cycles", "tab=threads", "tab=hot", "tab=hooks",
               "tab=functions&deselect=f1,f2&focus=f3"):
         t0 = time.monotonic()
         dom, errors = render(page, h, "large")
@@ -1139,6 +1305,8 @@ def main():
     allocs()
     threads()
     heap()
+    hot()
+    hooks()
     statics()
     mj()
     spivey()

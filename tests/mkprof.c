@@ -28,6 +28,10 @@
  *   source NAME FILE LINE    cost centre NAME's source file and line
  *   time START END           when the run started and ended (ns since
  *                            the epoch)
+ *   hooks MILLITICKS SUBTRACTED
+ *                            the runtime's estimate per hooked call in
+ *                            ticks * 1000, and the ticks clock=cycles took
+ *                            off as the hooks' cost (report --hook-cost)
  *
  * Cost centres are functions named in order of first use, with no module.
  * In a name, a file or an argument, \xHH is the byte HH (a space, a
@@ -234,6 +238,10 @@ static void directive(struct spec *s, char *line)
 	} else if (strcmp(word, "time") == 0) {
 		if (sscanf(args, "%" SCNu64 " %" SCNu64, &s->p.start_ns, &s->p.end_ns) != 2)
 			bad(s, "time START END");
+	} else if (strcmp(word, "hooks") == 0) {
+		if (sscanf(args, "%" SCNu64 " %" SCNu64, &s->p.overhead_milliticks,
+			   &s->p.stats.subtracted) != 2)
+			bad(s, "hooks MILLITICKS SUBTRACTED");
 	} else if (strcmp(word, "thread") == 0)
 		thread(s, args);
 	else if (strcmp(word, "ctx") == 0)

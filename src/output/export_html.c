@@ -276,12 +276,46 @@ static void data_live(struct json *j, const struct model *m, uint32_t **idx)
 }
 
 /*
+ * "thread_live": for each thread, [i, bytes, blocks] of each of its own
+ * contexts i (per_thread's) holding live bytes or blocks at the write,
+ * for each thread's live heap (report --heap --threads); null when the
+ * only thread's contexts are "contexts" (its live heap is "live").
+ */
+static void data_thread_live(struct json *j, const struct ccp_profile *p, int borrowed)
+{
+	json_key(j, "thread_live");
+	if (borrowed) {
+		json_null(j);
+		return;
+	}
+	json_begin_array(j);
+	for (uint32_t t = 0; t < p->nthreads; t++) {
+		const struct ccp_thread *th = &p->threads[t];
+		json_newline(j);
+		json_begin_array(j);
+		for (uint32_t i = 0; i < th->ncontexts; i++) {
+			const struct ccp_context *c = &th->contexts[i];
+			if (!c->live_bytes && !c->live_blocks)
+				continue;
+			json_begin_array(j);
+			json_uint(j, i);
+			json_uint(j, c->live_bytes);
+			json_uint(j, c->live_blocks);
+			json_end_array(j);
+		}
+		json_end_array(j);
+	}
+	json_end_array(j);
+}
+
+/*
  * "heap": the live heap of a heap profile (record --heap; null without):
  * the peak, the live heap at the write by merged context and outside any,
- * and each sample's records as [k, bytes] of merged contexts, for the
- * Heap tab (report --heap, model/heap.h).
+ * by each thread's own contexts, and each sample's records as [k, bytes]
+ * of merged contexts, for the Heap tab (report --heap --threads,
+ * model/heap.h).
  */
-static void data_heap(struct json *j, const struct model *m, uint32_t **idx)
+static void data_heap(struct json *j, const struct model *m, uint32_t **idx, int borrowed)
 {
 	const struct ccp_heap *h = &m->prof->heap;
 	json_key(j, "heap");
@@ -296,6 +330,8 @@ static void data_heap(struct json *j, const struct model *m, uint32_t **idx)
 	json_kuint(j, "outside_live_blocks", h->outside_live_blocks);
 	json_newline(j);
 	data_live(j, m, idx);
+	json_newline(j);
+	data_thread_live(j, m->prof, borrowed);
 	json_newline(j);
 	json_key(j, "samples");
 	json_begin_array(j);
@@ -315,6 +351,38 @@ static void data_heap(struct json *j, const struct model *m, uint32_t **idx)
 		}
 		json_end_array(j);
 		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+}
+
+/*
+ * "hook_cost": what report --hook-cost reads beyond the views (model/
+ * hookcost.c): the runtime's estimate per hooked call, what clock=cycles
+ * subtracted, and the symbol of each function whose "name" is not its
+ * symbol (demangled, or none: null), which the suggested exclude lists
+ * match against.
+ */
+static void data_hook_cost(struct json *j, const struct model *m)
+{
+	const struct ccp_profile *p = m->prof;
+	json_key(j, "hook_cost");
+	json_begin_object(j);
+	json_kuint(j, "overhead_milliticks", p->overhead_milliticks);
+	json_kuint(j, "subtracted", p->stats.subtracted);
+	json_key(j, "symbols");
+	json_begin_array(j);
+	for (uint32_t cc = 0; cc < m->nfns; cc++) {
+		const char *s = p->ccs[cc].name;
+		if (s && strcmp(s, m->fns[cc].name) == 0)
+			continue;
+		json_begin_array(j);
+		json_uint(j, cc);
+		if (s)
+			json_string(j, s);
+		else
+			json_null(j);
+		json_end_array(j);
 	}
 	json_end_array(j);
 	json_end_object(j);
@@ -378,8 +446,10 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 	uint32_t **idx = merged_indexes(m, &borrowed);
 	data_threads(&j, m, idx, borrowed);
 	json_newline(&j);
-	data_heap(&j, m, idx);
+	data_heap(&j, m, idx, borrowed);
 	free_indexes(idx, p->nthreads);
+	json_newline(&j);
+	data_hook_cost(&j, m);
 	json_newline(&j);
 	data_view(&j, vo);
 	json_end_object(&j);

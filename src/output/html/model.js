@@ -416,17 +416,26 @@ const ccprofModel = (function () {
 
 	/* contexts.c: time descending, then entries (E) descending, then
 	 * first seen. */
+	const contextOrder = (ctx, a, b) =>
+		ctx[b].time - ctx[a].time || ctx[b].entries - ctx[a].entries || a - b;
+	const contextObject = (c) => ({
+		hist: c.hist.map((e) => ({id: entryCc(e), marked: entryMarked(e)})),
+		entries: c.entries, recursive: c.recursive, ticks: c.time, bytes: c.bytes, blocks: c.blocks,
+	});
 	function sortedContexts(ctx) {
 		const order = ctx.map((c, k) => k);
-		order.sort((a, b) => ctx[b].time - ctx[a].time || ctx[b].entries - ctx[a].entries || a - b);
-		return order.map((k) => {
-			const c = ctx[k];
-			return {
-				hist: c.hist.map((e) => ({id: entryCc(e), marked: entryMarked(e)})),
-				entries: c.entries, recursive: c.recursive, ticks: c.time,
-				bytes: c.bytes, blocks: c.blocks,
-			};
-		});
+		order.sort((a, b) => contextOrder(ctx, a, b));
+		return order.map((k) => contextObject(ctx[k]));
+	}
+
+	/* The first of sortedContexts without sorting them (hot.c's
+	 * ctx_by_time[0]), or null. */
+	function costliestContext(ctx) {
+		let best = -1;
+		for (let k = 0; k < ctx.length; k++)
+			if (best < 0 || contextOrder(ctx, k, best) < 0)
+				best = k;
+		return best < 0 ? null : contextObject(ctx[best]);
 	}
 
 	/* ---- the flat profile (flat.c) ------------------------------------------- */
@@ -882,8 +891,9 @@ const ccprofModel = (function () {
 
 	const sumBytes = (ctx) => ctx.reduce((n, c) => n + c.bytes, 0);
 
-	/* report --heap of the view: null without heap data. */
-	function heapView(p, rv, vctx) {
+	/* report --heap --threads of the view (threadCtx: the view's
+	 * contexts of each thread): null without heap data. */
+	function heapView(p, rv, vctx, threadCtx) {
 		const h = p.data.heap;
 		if (!h)
 			return null;
@@ -916,6 +926,16 @@ const ccprofModel = (function () {
 			functions: heapFunctions(ctx, p.nameRank),
 			stacks: heapStacks(ctx, p.fns.length),
 		};
+		/* Each thread's: the live heap of its own contexts (thread_live),
+		 * or the view's for a lone thread whose contexts are the merged. */
+		out.threads = threadCtx().map((tc, i) => {
+			const tctx = h.thread_live ? withCosts(tc, h.thread_live[i].map((x) => [x[0], [x[1], x[2]]]))
+				: ctx;
+			const t = p.threadContexts()[i];
+			return {tid: t.tid, name: t.name, liveBytes: sumBytes(tctx),
+				liveBlocks: tctx.reduce((n, c) => n + c.blocks, 0),
+				functions: heapFunctions(tctx, p.nameRank)};
+		});
 		if (largest !== null) {
 			const s = h.samples[largest];
 			const byK = new Map();
@@ -927,6 +947,99 @@ const ccprofModel = (function () {
 				stacks: heapStacks(sctx, p.fns.length)};
 		}
 		return out;
+	}
+
+	/* ---- the hot path (hot.c) ------------------------------------------------- */
+
+	/* The expensive arm of the stack tree: from the root, the child with
+	 * the most inherited time (children come most inherited first) while
+	 * it holds at least half of its parent's; tree nodes from the root's
+	 * child. */
+	function expensiveArm(root) {
+		const arm = [];
+		for (let k = root; k.children.length;) {
+			const c = k.children[0];
+			if (c.inhTicks === 0 || c.inhTicks < k.inhTicks - c.inhTicks)
+				break;
+			arm.push(c);
+			k = c;
+		}
+		return arm;
+	}
+
+	/* ---- hook cost (hookcost.c) ---------------------------------------------- */
+
+	/* Note [Hooks that outweigh] and Note [Bounded suggestions] in
+	 * hookcost.c: the same doubles in the same order. */
+	const HOOK_COST_MIN = 0.001, WORK_PER_HOOK = 2.0, HOOK_ROWS_MAX = 1000, HOOK_WORK_MAX = 20000;
+
+	/* The name gcc would match for a C function: the symbol up to a
+	 * clone's suffix, or null (not a C identifier, or mangled C++). */
+	function cName(s) {
+		if (s === null || /^[0-9]/.test(s) || s.startsWith('_Z'))
+			return null;
+		const n = /^[A-Za-z0-9_]*/.exec(s)[0].length;
+		return n === 0 || (n < s.length && s[n] !== '.') ? null : s.slice(0, n);
+	}
+
+	/* report --hook-cost of the view v: {perCall (ticks; 0: unknown),
+	 * calls, run (ticks), rows [{id, calls, selfTicks, candidate}] most
+	 * calls first, files, names (to exclude), clashing (ids)}. */
+	function hookCost(p, v) {
+		const d = p.data, hc = d.hook_cost || {overhead_milliticks: 0, subtracted: 0, symbols: []};
+		const symbol = new Map(hc.symbols.map((x) => [x[0], x[1]]));
+		const raw = (id) => (symbol.has(id) ? symbol.get(id) : p.fns[id].name);
+		const perCall = hc.overhead_milliticks / 1000.0;
+		let run = v.totalTicks, sampleTicks = 0;
+		if (d.clock === 'cycles') /* their cost is off the total already */
+			run += hc.subtracted;
+		else
+			sampleTicks = d.interval_ns * d.ticks_per_sec / 1e9;
+		const rows = v.functions().filter((f) => p.fns[f.id].offset !== null && f.calls > 0)
+			.sort((a, b) => b.calls - a.calls || a.id - b.id);
+		const selfBound = (f) => {
+			if (sampleTicks <= 0)
+				return f.selfTicks;
+			const k = f.selfTicks / sampleTicks;
+			return (k + 2 * Math.sqrt(k) + 3) * sampleTicks;
+		};
+		const nrows = Math.min(rows.length, HOOK_ROWS_MAX);
+		const candidate = new Set();
+		rows.slice(0, nrows).forEach((f) => {
+			if (perCall > 0 && selfBound(f) / f.calls < WORK_PER_HOOK * perCall &&
+			    perCall * f.calls >= HOOK_COST_MIN * run)
+				candidate.add(f.id);
+		});
+		const work = rows.filter((f) => selfBound(f) / f.calls >= WORK_PER_HOOK * perCall &&
+			selfBound(f) >= HOOK_COST_MIN * run).map((f) => f.id);
+		const hides = (key, files) => work.length > HOOK_WORK_MAX ||
+			work.some((id) => (files ? p.fns[id].file : raw(id) || '').includes(key));
+		const files = [], names = [], clashing = [], covered = new Uint8Array(nrows);
+		for (let i = 0; i < nrows; i++) {
+			const file = p.fns[rows[i].id].file;
+			if (!candidate.has(rows[i].id) || covered[i] || !file || file.includes(',') ||
+			    hides(file, true))
+				continue;
+			for (let k = i; k < nrows; k++)
+				if (candidate.has(rows[k].id) && p.fns[rows[k].id].file === file)
+					covered[k] = 1;
+			files.push(file);
+		}
+		for (let i = 0; i < nrows; i++) {
+			const id = rows[i].id;
+			if (!candidate.has(id) || covered[i])
+				continue;
+			const name = cName(raw(id));
+			if (name !== null && names.includes(name)) /* a clone of one named */
+				continue;
+			if (name !== null && !hides(name, false))
+				names.push(name);
+			else
+				clashing.push(id);
+		}
+		return {perCall, run, calls: rows.reduce((n, f) => n + f.calls, 0),
+			rows: rows.map((f) => ({id: f.id, calls: f.calls, selfTicks: f.selfTicks,
+				candidate: candidate.has(f.id)})), files, names, clashing};
 	}
 
 	/* ---- the view ------------------------------------------------------------ */
@@ -1040,7 +1153,15 @@ const ccprofModel = (function () {
 	 *                        stacks [{ids, bytes, blocks}], samples
 	 *                        [{timeNs, outsideBytes, bytes in the view}],
 	 *                        largest (index or null), sample {timeNs,
-	 *                        bytes, outsideBytes, stacks} of the largest}
+	 *                        bytes, outsideBytes, stacks} of the largest,
+	 *                        threads [{tid, name, liveBytes, liveBlocks,
+	 *                        functions}] each thread's live heap}
+	 *   hot()                report --hot: {context (the most expensive, as
+	 *                        in contexts; null without any), arm (the
+	 *                        expensive arm, tree() nodes below the root)}
+	 *   hookCost()           report --hook-cost: {perCall, run (ticks),
+	 *                        calls, rows [{id, calls, selfTicks,
+	 *                        candidate}], files, names, clashing (ids)}
 	 *   threads()            the per-thread breakdown (threads.c): for each
 	 *                        thread {tid, name, the totals above,
 	 *                        functions()}, the same view over that
@@ -1074,13 +1195,18 @@ const ccprofModel = (function () {
 		v.callers = (id) => once('callers ' + id,
 			() => callersTree(p, rv, once('placed', () => placedByFunction(p, rv)), id));
 		v.cycles = () => once('cycles', () => cycles(p, rv));
-		v.heap = () => once('heap', () => heapView(p, rv, ctx));
-		v.threads = () => once('threads', () => p.threadContexts().map((t) => {
-			/* The view's sets, one thread's contexts (model_view.thread);
-			 * the only thread's contexts are the profile's, its view this one. */
+		v.heap = () => once('heap', () => heapView(p, rv, ctx, threadCtx));
+		v.hookCost = () => once('hookCost', () => hookCost(p, v));
+		v.hot = () => once('hot', () => ({context: costliestContext(ctx),
+			arm: expensiveArm(v.tree())}));
+		/* The view's sets, one thread's contexts (model_view.thread);
+		 * the only thread's contexts are the profile's, its view this one. */
+		const threadCtx = () => once('threadCtx', () => p.threadContexts().map((t) =>
+			(t.contexts === p.contexts ? ctx : buildContexts(p, rv, t.contexts))));
+		v.threads = () => once('threads', () => p.threadContexts().map((t, i) => {
 			if (t.contexts === p.contexts)
 				return Object.assign({tid: t.tid, name: t.name, functions: v.functions}, totals(ctx));
-			const tc = buildContexts(p, rv, t.contexts);
+			const tc = threadCtx()[i];
 			const tv = Object.assign({tid: t.tid, name: t.name}, totals(tc));
 			const tOnce = memo();
 			tv.functions = () => tOnce('functions', () => {

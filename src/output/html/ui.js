@@ -64,6 +64,15 @@
 			return trim(mant) + 'e' + (e < 0 ? '-' : '+') + String(Math.abs(e)).padStart(2, '0');
 		return trim(x.toFixed(5 - e));
 	}
+	/* C's %.Nf of a double: toFixed, but an exact tie rounds to even as
+	 * glibc's printf does (toFixed rounds it up). */
+	function fixedC(x, decimals) {
+		const t = x * 10 ** decimals, k = Math.floor(t);
+		if (t - k !== 0.5)
+			return x.toFixed(decimals);
+		const s = String(k % 2 === 0 ? k : k + 1).padStart(decimals + 1, '0');
+		return decimals ? s.slice(0, s.length - decimals) + '.' + s.slice(s.length - decimals) : s;
+	}
 	function plural(n, one, many) {
 		return n + ' ' + (n === 1 ? one : many);
 	}
@@ -120,9 +129,9 @@
 	/* ---- state in location.hash ---- */
 
 	const TABS = [
-		['functions', 'Functions'], ['graph', 'Call graph'], ['tree', 'Stack tree'],
+		['functions', 'Functions'], ['graph', 'Call graph'], ['tree', 'Stack tree'], ['hot', 'Hot path'],
 		['callers', 'Callers'], ['flame', 'Flame graph'], ['cycles', 'Cycles'],
-		['threads', 'Threads'], ['heap', 'Heap']].filter((t) => t[0] !== 'heap' || data.heap);
+		['threads', 'Threads'], ['hooks', 'Hook cost'], ['heap', 'Heap']].filter((t) => t[0] !== 'heap' || data.heap);
 	const VIEW_KEYS = ['select', 'deselect', 'focus', 'module'];
 
 	function joinList(a) {
@@ -1053,6 +1062,112 @@
 			main.appendChild(note('The first ' + MAX_ROWS + ' of ' + cycles.length + ' cycles.'));
 	}
 
+	/* -- Hot path -- */
+
+	/* report --hot: the most expensive context and the expensive arm of
+	 * the stack tree, by time whatever the weight (as the command). */
+	function renderHot(c, main) {
+		const v = c.v;
+		const hot = v.hot();
+		main.appendChild(note('Hot path: the most expensive single context, and the expensive ' +
+			'arm of the stack tree (from the root, the child with the most inherited time, while ' +
+			'it holds at least half of its parent’s).'));
+		const x = hot.context;
+		if (x) {
+			const p = el('p', 'hotctx', 'most expensive context  ' + secs(x.ticks) + ' secs  ' +
+				pct(x.ticks, v.totalTicks) + '%  ');
+			if (hasAlloc)
+				p.appendChild(document.createTextNode(x.bytes + (x.bytes === 1 ? ' byte ' : ' bytes ') +
+					pct(x.bytes, v.totalBytes) + '%  '));
+			if (!x.hist.length)
+				p.appendChild(document.createTextNode(ROOT));
+			x.hist.forEach((e, i) => {
+				if (i)
+					p.appendChild(document.createTextNode(
+						!e.marked && !x.hist[i - 1].marked ? ' ' + GAP + ' ' : ' '));
+				if (e.marked)
+					p.appendChild(document.createTextNode('['));
+				p.appendChild(nameLink(e.id));
+				if (e.marked)
+					p.appendChild(document.createTextNode(']'));
+			});
+			main.appendChild(p);
+		}
+		const heads = [el('th', 'txt', 'expensive arm'), '%time'].concat(hasAlloc ? ['%alloc'] : [],
+			['secs']);
+		const t = table('grid hotarm', heads);
+		hot.arm.forEach((n, depth) => {
+			const name = add(el('td', 'name'), nameLink(n.id));
+			name.style.paddingLeft = (0.3 + depth * 1.1) + 'em';
+			const tr = add(el('tr'), name, td(pct(n.inhTicks, v.totalTicks), 'num pc'));
+			tr.dataset.depth = String(depth);
+			if (hasAlloc)
+				tr.appendChild(td(pct(n.inhBytes, v.totalBytes), 'num pc'));
+			t.body.appendChild(add(tr, td(secs(n.inhTicks))));
+		});
+		main.appendChild(t.table);
+		if (!hot.arm.length)
+			main.appendChild(note('(none: no stack holds half of the time)'));
+	}
+
+	/* -- Hook cost -- */
+
+	/* report --hook-cost: what the hooks cost by function, the marks, and
+	 * the gcc options that would leave the marked functions out (lines of
+	 * text to copy, as the command prints them). */
+	function renderHooks(c, main) {
+		const h = c.v.hookCost();
+		const tps = data.ticks_per_sec, tickNs = tps ? 1e9 / tps : 0, run = h.run;
+		main.appendChild(note('Hook cost: what the instrumentation costs, by function.'));
+		if (h.perCall <= 0 || !tps) {
+			main.appendChild(el('p', 'hookfact',
+				'(unknown: the profile records no estimate of the cost per call)'));
+			return;
+		}
+		const all = h.perCall * h.calls;
+		main.appendChild(el('p', 'hookfact', 'The runtime\'s estimate is ' +
+			fixedC(h.perCall * tickNs, 1) + ' ns per hooked call: ' + h.calls + ' calls, ' +
+			fixedC(all / tps, 3) + ' secs, ' + fixedC(run > 0 ? 100 * all / run : 0, 1) +
+			' % of the run.'));
+		main.appendChild(note('* marks a function whose own time per call is below twice that ' +
+			'(its hooks cost at least half as much as its work), if they take 0.1 % of the run. ' +
+			(data.clock === 'cycles' ? 'clock=cycles: the estimate includes reading the counter ' +
+				'at every hook; take build advice from a clock=cpu profile, which marks fewer.'
+				: 'Self times are taken at their upper bound from the samples: a longer run or ' +
+				'a finer --interval marks more.')));
+		const t = table('grid hookcost', ['calls', 'hooks(s)', '%run', 'self/call (ns)', '',
+			el('th', 'txt', 'function')]);
+		for (const f of h.rows.slice(0, MAX_ROWS)) {
+			const hooks = h.perCall * f.calls;
+			t.body.appendChild(add(el('tr'), td(String(f.calls)), td(fixedC(hooks / tps, 3)),
+				td(fixedC(run > 0 ? 100 * hooks / run : 0, 1), 'num pc'),
+				td(fixedC(f.selfTicks / f.calls * tickNs, 1)), td(f.candidate ? '*' : ''),
+				add(el('td', 'name'), nameLink(f.id))));
+		}
+		main.appendChild(t.table);
+		if (h.rows.length > MAX_ROWS)
+			main.appendChild(note('The first ' + MAX_ROWS + ' of ' + h.rows.length + ' functions.'));
+		const lines = [];
+		if (!h.files.length && !h.names.length) {
+			lines.push('No function to build without hooks by name or file.');
+		} else {
+			lines.push('To build the marked functions without hooks (gcc; their time then counts',
+				'as their callers\', as --deselect shows it now):');
+			if (h.files.length)
+				lines.push('  -finstrument-functions-exclude-file-list=' + h.files.map((f) =>
+					/^[A-Za-z0-9_./+,:@%=-]+$/.test(f) ? f : shellQuote(f)).join(','));
+			if (h.names.length)
+				lines.push('  -finstrument-functions-exclude-function-list=' + h.names.join(','));
+		}
+		if (h.clashing.length)
+			lines.push(h.clashing.length + ' marked function(s) named by neither list: a C++ name, ' +
+				'or one', 'that is part of a function\'s name that does more work; mark those',
+				'__attribute__((no_instrument_function)) instead.');
+		lines.push('clang has no such options: mark functions, or build with',
+			'-finstrument-functions-after-inlining, which hooks no inlined copy.');
+		main.appendChild(el('pre', 'hookflags', lines.join('\n')));
+	}
+
 	/* -- Threads -- */
 
 	/* report --threads: each thread's totals (its share of the view's) and
@@ -1113,15 +1228,20 @@
 
 		main.appendChild(el('h3', 'heapsec', 'Live at end by function, most self bytes first (' +
 			h.functions.length + ' holding any)'));
-		const ft = table('grid heapfns', [el('th', 'txt', 'function'), 'self %live', 'self bytes',
-			'self blocks', 'inh. %live', 'inherited bytes', 'inherited blocks'],
-		[['', 1], ['self', 3], ['inherited', 3]]);
-		for (const f of h.functions.slice(0, MAX_ROWS))
-			ft.body.appendChild(add(el('tr'), add(el('td', 'name'), nameLink(f.id)),
-				td(pct(f.selfBytes, h.liveBytes), 'num pc'), td(String(f.selfBytes)),
-				td(String(f.selfBlocks)), td(pct(f.inhBytes, h.liveBytes), 'num pc'),
-				td(String(f.inhBytes)), td(String(f.inhBlocks))));
-		main.appendChild(ft.table);
+		const fnTable = (cls, list, total, rows) => {
+			const ft = table('grid ' + cls, [el('th', 'txt', 'function'), 'self %live',
+				'self bytes', 'self blocks', 'inh. %live', 'inherited bytes', 'inherited blocks'],
+			[['', 1], ['self', 3], ['inherited', 3]]);
+			for (const f of list.slice(0, rows))
+				ft.body.appendChild(add(el('tr'), add(el('td', 'name'), nameLink(f.id)),
+					td(pct(f.selfBytes, total), 'num pc'), td(String(f.selfBytes)),
+					td(String(f.selfBlocks)), td(pct(f.inhBytes, total), 'num pc'),
+					td(String(f.inhBytes)), td(String(f.inhBlocks))));
+			main.appendChild(ft.table);
+			if (list.length > rows)
+				main.appendChild(note('The first ' + rows + ' of ' + list.length + ' functions.'));
+		};
+		fnTable('heapfns', h.functions, h.liveBytes, MAX_ROWS);
 
 		const stackCell = (ids) => {
 			const cell = el('td', 'name');
@@ -1150,6 +1270,17 @@
 			h.stacks.length + ' holding any): the bytes allocated under each compressed stack ' +
 			'and not freed when the profile was written.'));
 		stacks('heapstacks', h.stacks, h.liveBytes, true);
+		/* report --heap --threads: each thread's live heap, of the view's */
+		main.appendChild(el('h3', 'heapsec', 'Threads: ' + h.threads.length +
+			', each with its live heap at the end (%live of the thread\u2019s; in the heading, ' +
+			'of the view\u2019s)'));
+		h.threads.forEach((t, i) => {
+			main.appendChild(el('h3', 'threadhead heapthread', 'thread ' + (i + 1) + '  ' +
+				(t.name || '(unnamed)') + '  tid ' + t.tid + '  live ' +
+				bb(t.liveBytes, t.liveBlocks) + ' (' + pct(t.liveBytes, h.liveBytes) + '%)'));
+			if (t.functions.length)
+				fnTable('heapthreadfns', t.functions, t.liveBytes, THREAD_ROWS);
+		});
 		if (h.sample) {
 			main.appendChild(el('h3', 'heapsec', 'Largest sample by stack, at ' +
 				at(h.sample.timeNs) + ' s (' + h.sample.stacks.length + ' holding any)' +
@@ -1162,8 +1293,8 @@
 	/* ---- drawing ---- */
 
 	const RENDER = {functions: renderFunctions, graph: renderGraph, tree: renderTree,
-			callers: renderCallers, flame: renderFlame, cycles: renderCycles,
-			threads: renderThreads, heap: renderHeap};
+			callers: renderCallers, flame: renderFlame, cycles: renderCycles, hot: renderHot,
+			threads: renderThreads, hooks: renderHooks, heap: renderHeap};
 
 	function render() {
 		const c = currentView();
