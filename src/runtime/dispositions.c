@@ -3,9 +3,10 @@
  * runtime's handlers (signals.c) stand behind the default ones.
  *
  * sigaction, signal, bsd_signal, ssignal, sysv_signal, __sysv_signal and
- * siginterrupt are interposed (Note [The program's dispositions]): a request for the
- * default action of a signal the runtime handles installs the runtime's
- * handler instead, and the program is told what it asked for.
+ * siginterrupt are interposed (Note [The program's dispositions]): a
+ * request for the default action of a signal the runtime handles installs
+ * the runtime's handler instead, and the program is told what it asked
+ * for.
  */
 #include <dlfcn.h>
 #include <errno.h>
