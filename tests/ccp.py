@@ -172,7 +172,9 @@ rec 1 3 800
 # get_x named once), by file (tiny.h, one with a space), a name that is
 # part of a worker's (fetch in prefetch_all) and a C++ name (neither list
 # names them), a file with a comma (named instead), one shared with a
-# worker (named instead) (html_model.py, html_ui.py).
+# worker (named instead), and two functions either side of the line,
+# twice the estimate per call: edge_at at 40 ns (not marked), edge_below
+# at 39.999 ns (marked) (html_model.py, html_ui.py).
 HOOKS = """program ./hooks
 clock cycles 1000000000
 hooks 20000 5000000
@@ -190,6 +192,8 @@ ctx 40000 0 40000 : [main] [spaced]
 ctx 30000 0 30000 : [main] [comma]
 ctx 20000 0 20000 : [main] [near_work]
 ctx 5 0 30000000 : [main] [work]
+ctx 10000 0 400000 : [main] [edge_at]
+ctx 10000 0 399990 : [main] [edge_below]
 source tiny1 /src/tiny.h 3
 source tiny2 /src/tiny.h 9
 source spaced /src/my\\x20dir/s.h 1
