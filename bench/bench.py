@@ -58,10 +58,10 @@ WORKLOADS = [
 SMALL = 32
 # The Goals judge R only where the empty hooks cost at least this much.
 R_FLOOR = 0.10
-SECTIONS = [w[0] for w in WORKLOADS] + ["objdump", "report"]
+SECTIONS = [w[0] for w in WORKLOADS] + ["objdump", "sqlite", "report"]
 
 # The two families of variants each workload is built and run as.  Names
-# are the rows' names; *bin keys name builds (workload_bins, objdump_setup).
+# are the rows' names; *bin keys name builds (workload_bins, real_bins).
 # Ratios are to the family's own bare build, R to its own empty hooks.
 FAMILIES = [
     {"key": "gcc", "label": "gcc",
@@ -115,12 +115,13 @@ def sh(cmd, **kw):
     return r.stdout
 
 
-def compile_prog(out, srcs, compiler, flags, libs=(), deps=()):
-    """Build out from srcs unless it is up to date; returns out."""
+def compile_prog(out, srcs, compiler, flags, libs=(), deps=(), run=sh):
+    """Build out from srcs unless it is up to date; returns out.  run:
+    what runs the command (sh dies when it fails)."""
     if newer(out, list(srcs) + list(libs) + list(deps)):
         os.makedirs(os.path.dirname(out), exist_ok=True)
         cmd = [compiler] + flags + list(srcs) + list(libs) + ["-pthread", "-lm", "-o", out + ".tmp"]
-        sh(cmd)
+        run(cmd)
         os.replace(out + ".tmp", out)
     return out
 
@@ -501,17 +502,19 @@ def family_variants(F, bins, full, small, empty, so, rundir):
     return vs, sets[0], sets[1]
 
 
-def workload_args(units, small_units, objdump):
-    if objdump:
-        return objdump[1], objdump[2], objdump[3]
+def workload_args(units, small_units, real):
+    if real:
+        return real[1], real[2], real[3]
     return [str(units)], [str(small_units)], ["0"]
 
 
-def bench_workload(name, bins, units, so, small_units=None, objdump=None, note=""):
+def bench_workload(name, bins, units, so, small_units=None, real=None, note=""):
+    """real: a real program's (bins, full args, small args, empty args),
+    from objdump_setup or sqlite_setup."""
     rundir = os.path.join(RUNS, name)
     os.makedirs(rundir, exist_ok=True)
     small_units = small_units if small_units is not None else max(1, units // SMALL)
-    full, small, empty = workload_args(units, small_units, objdump)
+    full, small, empty = workload_args(units, small_units, real)
     fams = [F for F in FAMILIES if F["instrbin"] in bins]
     # Each round runs every variant once: both families at full size, then
     # both on the small input, then both on the empty one.
@@ -614,11 +617,51 @@ def report_speed():
     return res
 
 
-# ---- objdump ----------------------------------------------------------------
+# ---- real programs: objdump, sqlite ------------------------------------------
 
 
-OBJDUMP_GCC = ("bare", "instr", "pg")
-OBJDUMP_CLANG = ("clang-bare", "clang-ai", "clang-pg")
+REAL_GCC = ("bare", "instr", "pg")
+REAL_CLANG = ("clang-bare", "clang-ai", "clang-pg")
+
+
+def real_bins(name, exe, done, build, relink, dummy_obj, fetch=None):
+    """Build (cached) a real program's variants; returns {build: exe} or
+    None when it is skipped (BENCH_NAME=0, quick mode with builds missing,
+    a gcc build or fetch failing).  exe(v): variant v's program; done(v):
+    whether it is built; build(v): build it, True if it worked;
+    relink(v, obj): the instr build linked again with obj (dummy-static,
+    ccprof-static), True if it worked; fetch(): get the sources, None if
+    it worked, else why not."""
+    var = "BENCH_" + name.upper()
+    if not env_flag(var, "1"):
+        return None
+    builds = list(REAL_GCC)
+    if CLANG_SKIP is None:
+        builds += ["clang-bare", "clang-ai"] + (["clang-pg"] if CLANG_PG else [])
+    missing = [v for v in builds if not done(v)]
+    if missing and QUICK and not env_flag(var, "0"):
+        log("bench: %s not built yet (%s); skipped in quick mode (%s=1 builds it)"
+            % (name, " ".join(missing), var))
+        return None
+    why = fetch() if fetch else None
+    if why:
+        log("bench: %s skipped: %s" % (name, why))
+        return None
+    for v in missing:
+        if not build(v):
+            if v in REAL_GCC:
+                return None
+            builds.remove(v)
+    bins = {v: exe(v) for v in builds}
+    if "clang-ai" not in bins or "clang-bare" not in bins:  # no clang family without both
+        for v in REAL_CLANG:
+            bins.pop(v, None)
+    for v, obj in (("dummy-static", dummy_obj), ("ccprof-static", LIBA)):
+        if relink(v, obj):
+            bins[v] = exe(v)
+        else:
+            log("bench: relinking %s (%s) failed; its row is left out" % (name, v))
+    return bins
 
 
 def objdump_setup(dummy_obj):
@@ -626,37 +669,21 @@ def objdump_setup(dummy_obj):
     empty args) or None.  The full builds take minutes each; the static
     ones are relinks of the instr build, redone whenever their library is
     newer."""
-    want = env_flag("BENCH_OBJDUMP", "1")
-    if not want:
-        return None
+    script = os.path.join(BENCH, "build-objdump.sh")
     o = lambda v: os.path.join(WORK, "objdump-%s" % v, "binutils", "objdump")
-    done = lambda v: os.path.exists(os.path.join(WORK, "objdump-%s" % v, ".done"))
-    builds = list(OBJDUMP_GCC)
-    if CLANG_SKIP is None:
-        builds += ["clang-bare", "clang-ai"] + (["clang-pg"] if CLANG_PG else [])
-    missing = [v for v in builds if not done(v)]
-    if missing and QUICK and not env_flag("BENCH_OBJDUMP", "0"):
-        log("bench: objdump not built yet (%s); skipped in quick mode (BENCH_OBJDUMP=1 builds it)"
-            % " ".join(missing))
-        return None
-    for v in missing:
+
+    def build(v):
         log("bench: building objdump (%s), cached in bench/.work (several minutes)" % v)
-        r = subprocess.run(["sh", os.path.join(BENCH, "build-objdump.sh"), v])
-        if r.returncode != 0:
-            log("bench: objdump build %s failed (see bench/.work/objdump-%s/*.log)" % (v, v))
-            if v in OBJDUMP_GCC:
-                return None
-            builds.remove(v)
-    bins = {v: o(v) for v in builds}
-    if "clang-ai" not in bins or "clang-bare" not in bins:  # no clang family without both
-        for v in OBJDUMP_CLANG:
-            bins.pop(v, None)
-    for v, obj in (("dummy-static", dummy_obj), ("ccprof-static", LIBA)):
-        r = subprocess.run(["sh", os.path.join(BENCH, "build-objdump.sh"), v, obj])
-        if r.returncode == 0:
-            bins[v] = o(v)
-        else:
-            log("bench: relinking objdump (%s) failed; its row is left out" % v)
+        if subprocess.run(["sh", script, v]).returncode == 0:
+            return True
+        log("bench: objdump build %s failed (see bench/.work/objdump-%s/*.log)" % (v, v))
+        return False
+    bins = real_bins("objdump", o,
+                     lambda v: os.path.exists(os.path.join(WORK, "objdump-%s" % v, ".done")),
+                     build, lambda v, obj: subprocess.run(["sh", script, v, obj]).returncode == 0,
+                     dummy_obj)
+    if bins is None:
+        return None
     # Input: a private copy of the bare objdump binary (2.7 MB), so the
     # work does not depend on what is installed; small: one object file.
     target = os.path.join(WORK, "objdump-input")
@@ -682,6 +709,83 @@ def text_section(objdump, path):
         if len(f) > 3 and f[1] == ".text":
             return int(f[3], 16), int(f[2], 16)
     die("no .text in " + path)
+
+
+SQLITE = os.environ.get("CCPROF_SQLITE") or os.path.expanduser("~/.cache/ccprof/sqlite-3.54.1")
+SQLITE_DRV = os.path.join(ROOT, "tests", "progs", "sqlite_drv.c")
+# Variant: compiler, compile flags, link flags.  The static variants link
+# instr's objects again with one object more.
+SQLITE_BUILDS = {
+    "bare": (CC, [OPT], []),
+    "instr": (CC, [OPT, "-finstrument-functions"], []),
+    "pg": (CC, [OPT, "-pg"], ["-pg"]),
+    "clang-bare": (CLANG, [OPT], []),
+    "clang-ai": (CLANG, [OPT, "-finstrument-functions-after-inlining"], []),
+    "clang-pg": (CLANG, [OPT, "-pg"], ["-pg"]),
+}
+# sqlite_drv ROWS THREADS ROUNDS: the work grows faster than ROWS (a join),
+# so the small input is the full one's rounds ÷32 (0.34 s bare in full).
+SQLITE_ROWS, SQLITE_QUICK_ROWS = "6000", "1500"
+
+
+def sqlite_setup(dummy_obj):
+    """Build (cached in bench/.work/sqlite/VARIANT) SQLite's amalgamation
+    with tests/progs/sqlite_drv.c; returns (bins, full args, small args,
+    empty args) or None.  sqlite3.c is compiled once per variant (half a
+    minute each); the static variants link instr's objects again."""
+    d = lambda v: os.path.join(WORK, "sqlite", v)
+    exe = lambda v: os.path.join(d(v), "sqlite_drv")
+    amalg = os.path.join(SQLITE, "sqlite3.c")
+    objs = lambda v: [os.path.join(d(v), "sqlite3.o"), os.path.join(d(v), "sqlite_drv.o")]
+    logf = lambda v: os.path.join(d(v), "build.log")
+
+    def run_logged(v):
+        def run(cmd):
+            with open(logf(v), "a") as f:
+                f.write(" ".join(cmd) + "\n")
+                if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode != 0:
+                    raise OSError("failed: " + " ".join(cmd))
+        return run
+
+    def build(v):
+        cc, cflags, ldflags = SQLITE_BUILDS[v]
+        log("bench: building sqlite (%s: %s %s), cached in bench/.work/sqlite (a minute)"
+            % (v, cc, " ".join(cflags)))
+        os.makedirs(d(v), exist_ok=True)
+        clean(logf(v))
+        run = run_logged(v)
+        try:
+            for src, obj in zip((amalg, SQLITE_DRV), objs(v)):
+                if newer(obj, [src]):
+                    run([cc] + cflags + ["-I" + SQLITE, "-c", src, "-o", obj + ".tmp"])
+                    os.replace(obj + ".tmp", obj)
+            compile_prog(exe(v), objs(v), cc, cflags + ldflags, ["-ldl"], run=run)
+            return True
+        except OSError:
+            log("bench: sqlite build %s failed (see %s)" % (v, os.path.relpath(logf(v), ROOT)))
+            return False
+
+    def relink(v, obj):
+        os.makedirs(d(v), exist_ok=True)
+        try:
+            compile_prog(exe(v), objs("instr"), CC, [OPT], [obj, "-ldl"], run=run_logged(v))
+            return True
+        except OSError:
+            return False
+
+    def fetch():
+        r = subprocess.run(["sh", os.path.join(ROOT, "tests", "fetch-sqlite"), SQLITE],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            return "tests/fetch-sqlite failed: %s" % (r.stdout.strip().splitlines() or ["?"])[-1]
+        return None
+    bins = real_bins("sqlite", exe, lambda v: not newer(exe(v), [amalg, SQLITE_DRV]), build,
+                     relink, dummy_obj, fetch)
+    if bins is None:
+        return None
+    rows = SQLITE_QUICK_ROWS if QUICK else SQLITE_ROWS
+    # In the main thread (THREADS 0); 0 rounds is SQLite's start-up alone.
+    return bins, [rows, "0", str(SMALL)], [rows, "0", "1"], [rows, "0", "0"]
 
 
 # ---- machine ------------------------------------------------------------------
@@ -946,11 +1050,13 @@ def main():
         bins = workload_bins(name, src, lang, dobj)
         results.append(bench_workload(name, bins, units, so))
 
-    if selected("objdump"):
-        od = objdump_setup(dobj)
-        if od:
-            results.append(bench_workload("objdump", od[0], 0, so, objdump=od,
-                                          note="GNU objdump 2.40 built from binutils-source"))
+    for name, setup, note in (
+            ("objdump", objdump_setup, "GNU objdump 2.40 built from binutils-source"),
+            ("sqlite", sqlite_setup, "SQLite 3.54.1's amalgamation, tests/progs/sqlite_drv.c "
+                                     "ROWS THREADS ROUNDS")):
+        real = setup(dobj) if selected(name) else None
+        if real:
+            results.append(bench_workload(name, real[0], 0, so, real=real, note=note))
 
     rep = report_speed() if selected("report") else None
     mach["loadavg_end"] = open("/proc/loadavg").read().split()[:3]

@@ -3,7 +3,7 @@
  * inserts through a prepared statement, an index, a join, aggregates,
  * a recursive CTE and string functions, on an in-memory database.
  *
- * usage: sqlite_drv ROWS THREADS
+ * usage: sqlite_drv ROWS THREADS [ROUNDS]
  *
  * Each thread runs the whole workload on its own connection and writes
  * its rows to a buffer of its own; the buffers are printed in thread
@@ -12,6 +12,10 @@
  * same bytes under the profiler as without it (docs/alloc.md).  The program
  * counts the rows its callback saw and prints that on stderr
  * ("rows N"), for the profile's count of row_seen to be checked against.
+ * ROUNDS (default 1) runs the whole workload that many times, each on a
+ * fresh database: the work grows faster than ROWS (the join), so make
+ * bench (bench/bench.py) scales its input by rounds; 0 runs none, for the
+ * bench's empty input (start-up and exit alone).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -25,6 +29,7 @@ static atomic_long rows_seen;
 
 struct job {
 	int rows;
+	int rounds;
 	char *text;
 	size_t len;
 	int failed;
@@ -77,8 +82,8 @@ static int fill(sqlite3 *db, int rows)
 static const char *const queries[] = {
 	"SELECT d, count(*), sum(c), min(b) FROM t GROUP BY d ORDER BY 2 DESC, 1 LIMIT 5",
 	"SELECT count(*) FROM t JOIN u ON t.d = u.x WHERE t.b LIKE '%7%'",
-	"WITH RECURSIVE f(n, v) AS (SELECT 1, 1 UNION ALL"
-	" SELECT n + 1, (v * 31 + n) % 1000003 FROM f WHERE n < 20000) SELECT max(v), sum(v) FROM f",
+	("WITH RECURSIVE f(n, v) AS (SELECT 1, 1 UNION ALL"
+	 " SELECT n + 1, (v * 31 + n) % 1000003 FROM f WHERE n < 20000) SELECT max(v), sum(v) FROM f"),
 	"SELECT upper(substr(b, 1, 8)), length(b), printf('%.2f', c) FROM t ORDER BY b DESC LIMIT 3",
 	"SELECT d FROM t WHERE a % 500 = 1 ORDER BY d",
 };
@@ -101,14 +106,19 @@ static void *run_job(void *arg)
 {
 	struct job *job = arg;
 	FILE *out = open_memstream(&job->text, &job->len);
-	sqlite3 *db;
 
-	job->failed = out == NULL || sqlite3_open(":memory:", &db) != SQLITE_OK;
-	if (job->failed)
-		return NULL;
-	job->failed = workload(db, out, job->rows) != 0;
-	sqlite3_close(db);
-	fclose(out);
+	job->failed = out == NULL;
+	for (int r = 0; r < job->rounds && !job->failed; r++) {
+		sqlite3 *db;
+
+		job->failed = sqlite3_open(":memory:", &db) != SQLITE_OK;
+		if (job->failed)
+			break;
+		job->failed = workload(db, out, job->rows) != 0;
+		sqlite3_close(db);
+	}
+	if (out != NULL)
+		fclose(out);
 	return NULL;
 }
 
@@ -116,12 +126,13 @@ int main(int argc, char **argv)
 {
 	int rows = argc > 1 ? atoi(argv[1]) : 5000;
 	int nthreads = argc > 2 ? atoi(argv[2]) : 1;
+	int rounds = argc > 3 ? atoi(argv[3]) : 1;
 	struct job jobs[16] = {{0}};
 	pthread_t tid[16];
 	int failed = 0;
 
-	if (rows < 1 || nthreads < 0 || nthreads > 16) {
-		fprintf(stderr, "usage: sqlite_drv ROWS THREADS (0-16)\n");
+	if (rows < 1 || nthreads < 0 || nthreads > 16 || rounds < 0) {
+		fprintf(stderr, "usage: sqlite_drv ROWS THREADS (0-16) [ROUNDS]\n");
 		return 2;
 	}
 	/* Before the threads: SQLite initialises itself on first use, and
@@ -130,11 +141,13 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < nthreads; i++) {
 		jobs[i].rows = rows + i;
+		jobs[i].rounds = rounds;
 		if (pthread_create(&tid[i], NULL, run_job, &jobs[i]) != 0)
 			return 1;
 	}
 	if (nthreads == 0) {
 		jobs[0].rows = rows;
+		jobs[0].rounds = rounds;
 		run_job(&jobs[0]);
 	}
 	for (int i = 0; i < (nthreads ? nthreads : 1); i++) {
