@@ -96,13 +96,8 @@ def exact_build(src, tag, cc, flags, names_file, bare_out, lines_only=False):
           "%s: cplus_demangle_v3 called %s times, as the program counted" % (tag, n))
     if lines_only:
         return exe, prof, rep
-    arcs_cg, cg_out = callgrind_arcs(exe, args)
-    if arcs_cg is None:
+    if against_callgrind(tag, exe, prof, rep, args, bare_out, "d_name") is None:
         return exe, prof, rep
-    check(cg_out == bare_out, "%s: under callgrind too" % tag)
-    compare_counts(tag, exe, rep, arcs_cg)
-    check_cycles(tag, rep, arcs_cg)
-    check_callers(tag, prof, arcs_cg, "d_name")
     check_source_lines(tag, rep, src)
     r2, prof2 = record(exe, args, clock="cycles", profile=prof + ".cycles")
     same = {f: x["calls"] for f, x in functions(report(prof2)).items()} == \

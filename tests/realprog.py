@@ -196,3 +196,18 @@ def heap_agrees(tag, exe, bare, args):
         if os.path.exists(out) else []
     check(peaks and h["peak_bytes"] == max(peaks), "%s --heap: peak %d bytes, massif's %s"
           % (tag, h["peak_bytes"], max(peaks) if peaks else None))
+
+
+def against_callgrind(tag, exe, prof, rep, args, bare_out, callers_of):
+    """The profile (rep, from prof) of a run of exe against callgrind's of
+    the same run: the same output as the bare build's, every function's
+    calls and every arc, the cycles made of its arcs, and callers_of's
+    callers tree made of them.  Returns callgrind's arcs, or None."""
+    arcs_cg, cg_out = callgrind_arcs(exe, args)
+    if arcs_cg is None:
+        return None
+    check(cg_out == bare_out, "%s: under callgrind too" % tag)
+    compare_counts(tag, exe, rep, arcs_cg)
+    check_cycles(tag, rep, arcs_cg)
+    check_callers(tag, prof, arcs_cg, callers_of)
+    return arcs_cg

@@ -101,15 +101,6 @@ def profiled_run(tag, exe, bare, args, clock=None):
     return prof, rep
 
 
-def exact_against_callgrind(tag, exe, prof, rep, args):
-    arcs_cg, out = callgrind_arcs(exe, args)
-    if arcs_cg is None:
-        return
-    compare_counts(tag, exe, rep, arcs_cg)
-    check_cycles(tag, rep, arcs_cg)
-    check_callers(tag, prof, arcs_cg, "sqlite3Malloc")
-
-
 def main():
     os.makedirs(D, exist_ok=True)
     fetch_checks_its_tarball()
@@ -132,9 +123,10 @@ def main():
             if got is not None:
                 runs[tag, args[1]] = got
     for tag in ("gcc-O0", "clang-O2"):
-        for n in ("1", "2"):
+        for n, bare in (("1", bare1), ("2", bare2)):
             if (tag, n) in runs:
-                exact_against_callgrind("%s x%s" % (tag, n), exes[tag], *runs[tag, n], [ROWS, n])
+                against_callgrind("%s x%s" % (tag, n), exes[tag], *runs[tag, n], [ROWS, n],
+                                  bare.stdout, "sqlite3Malloc")
     if ("gcc-O0", "1") in runs and ("gcc-O2", "1") in runs:
         same_as_unoptimised("SQLite gcc -O2", runs["gcc-O0", "1"][1], runs["gcc-O2", "1"][1])
     if ("gcc-O2", "2") in runs:
