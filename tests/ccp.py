@@ -57,6 +57,22 @@ def record(prog, args=(), clock=None, profile=None, env=None):
     return run(cmd, env=e), profile
 
 
+def record_names(name, profile):
+    """tests/progs/names.cpp (C++ templates and operators, regions with
+    hostile names) built as OUT/name and recorded under the cycles clock:
+    every stack gets its time whatever the load, and ticks are not
+    nanoseconds, so every conversion is exercised.  Returns the profile."""
+    exe = os.path.join(OUT, name)
+    cxx = "clang++" if "clang" in os.path.basename(CC) else "g++"
+    r = run([cxx, "-g", "-O1", "-finstrument-functions", "-I" + os.path.join(TOP, "include"),
+             os.path.join(TOP, "tests/progs/names.cpp"), "-o", exe, "-pthread"])
+    if r.returncode != 0:
+        raise SystemExit("cannot build names.cpp: " + r.stderr)
+    r, prof = record(exe, ["1000000"], clock="cycles", profile=profile)
+    check(r.returncode == 0, "names.cpp runs under ccprof record --clock=cycles")
+    return prof
+
+
 def format_tool(name):
     """tests/NAME.c built against the format library (libccprof-tool.a),
     on first use: a test's own reader or writer of profiles."""

@@ -5,24 +5,19 @@ the consumer's totals compared to `ccprof report --json`, and hostile names
 (C++ templates and operators, regions named with spaces, ';', quotes, <&>,
 a backslash, non-ASCII, a trailing number) carried through every format.
 FORMATS.md gives each format and its validator."""
-import base64
 import collections
 import gzip
 import html
 import json
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 from ccp import *
+from speedscope import *
 
 D = os.path.join(OUT, "exports")
 os.makedirs(D, exist_ok=True)
-CACHE = os.environ.get("CCPROF_TEST_CACHE") or os.path.join(
-    os.environ.get("HOME") or D, ".cache", "ccprof-tests")
-SPEEDSCOPE_VERSION = "1.25.0"
 
 # The names tests/progs/names.cpp gives its cost centres, as ccprof shows them.
 NAMES = [
@@ -34,18 +29,6 @@ NAMES = [
     "frame 42",
     "back\\slash \U0001f525",
 ]
-
-
-def skip(what):
-    print("# SKIP " + what)
-
-
-def have(tool):
-    return shutil.which(tool) is not None
-
-
-def cxx():
-    return "clang++" if "clang" in os.path.basename(CC) else "g++"
 
 
 def convert(fmt, prof, name, *opts):
@@ -164,115 +147,6 @@ SPEEDSCOPE_SCHEMA = {
                 "weights": {"type": "array", "items": {"type": "number"}}}}}}}
 
 
-# ---- speedscope's importers in headless Chromium (FORMATS.md §0.2) --------
-
-_speedscope = []
-
-
-def speedscope_app():
-    """index.html of speedscope's npm package, installed into the cache
-    directory on first use; None when it cannot be had."""
-    if _speedscope:
-        return _speedscope[0]
-    path = None
-    where = os.path.join(CACHE, "speedscope-" + SPEEDSCOPE_VERSION)
-    index = os.path.join(where, "node_modules", "speedscope", "dist", "release", "index.html")
-    if not have("chromium-headless-shell"):
-        skip("chromium-headless-shell not installed: speedscope's importers not run")
-    elif os.path.exists(index):
-        path = index
-    elif not have("npm"):
-        skip("npm not installed: speedscope's importers not run")
-    else:
-        os.makedirs(where, exist_ok=True)
-        try:
-            # bounded, so an unreachable registry costs two minutes at most
-            r = subprocess.run(["npm", "install", "--prefix", where, "--no-audit", "--no-fund",
-                                "--loglevel=error", "--fetch-retries=1", "--fetch-timeout=30000",
-                                "speedscope@" + SPEEDSCOPE_VERSION],
-                               capture_output=True, text=True, timeout=120)
-            ok_ = r.returncode == 0 and os.path.exists(index)
-        except subprocess.TimeoutExpired:
-            ok_ = False
-        if ok_:
-            path = index
-        else:
-            skip("npm install speedscope@%s failed: speedscope's importers not run"
-                 % SPEEDSCOPE_VERSION)
-    _speedscope.append(path)
-    return path
-
-
-def speedscope_import(path, name, importer, what):
-    """Load path into speedscope as file `name`; check the importer it picks
-    and return the sandwich table as (total, self, symbol) rows, or None."""
-    app = speedscope_app()
-    if not app:
-        return None
-    # Under load Chromium can dump the page before the table is drawn:
-    # one more try before judging.
-    for attempt in range(2):
-        r = _chromium_dump(app, path, name)
-        if r is None:
-            check(False, "%s: speedscope imports it (timed out: format not recognised)" % what)
-            return None
-        rows = _sandwich_rows(r.stdout)
-        if rows:
-            break
-    failed = re.search(r"Failed to load format.*", r.stderr)
-    if not check(failed is None and "Importing as " + importer in r.stderr,
-                 "%s: speedscope imports it as '%s'%s" % (
-                     what, importer, " (" + failed.group(0) + ")" if failed else "")):
-        return None
-    check(rows, "%s: speedscope shows its table" % what)
-    return rows
-
-
-def _chromium_dump(app, path, name):
-    with tempfile.TemporaryDirectory(dir=D) as tmp:
-        js = os.path.join(tmp, "p.js")
-        with open(path, "rb") as f:
-            data = base64.b64encode(f.read()).decode()
-        with open(js, "w") as f:
-            f.write('speedscope.loadFileFromBase64(%s,"%s")\n' % (json.dumps(name), data))
-        try:
-            return subprocess.run(
-                ["chromium-headless-shell", "--no-sandbox", "--disable-gpu",
-                 "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000",
-                 "--user-data-dir=" + os.path.join(tmp, "profile"), "--dump-dom",
-                 "file://%s#view=sandwich&localProfilePath=%s" % (app, js)],
-                capture_output=True, text=True, timeout=60)
-        except subprocess.TimeoutExpired:
-            return None
-
-
-def _sandwich_rows(dom):
-    flat = re.sub(r"\s+", " ", re.sub(r"<[^>]*>", "|", dom))
-    flat = re.sub(r"[| ]*\|[| ]*", "|", flat)
-    at = flat.find("Symbol Name")
-    if at < 0:
-        return []
-    table = flat[at:].split("|")[1:]
-    rows = []
-    for i in range(0, len(table) - 2, 3):
-        rows.append((html.unescape(table[i]), html.unescape(table[i + 1]),
-                     html.unescape(table[i + 2])))
-    return rows
-
-
-def speedscope_seconds(text):
-    """'43.18ms (98%)' -> 0.04318 (None for unitless numbers)."""
-    m = re.match(r"([\d.,]+)\s*(ns|µs|us|ms|s|min)\b", text)
-    if not m:
-        return None
-    scale = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-    return float(m.group(1).replace(",", "")) * scale[m.group(2)]
-
-
-def speedscope_names(rows):
-    return {r[2] for r in rows}
-
-
 def names_in(found, what, transform=lambda s: s, expect=NAMES):
     missing = [n for n in expect if transform(n) not in found]
     check(not missing, "%s: every hostile name survives%s" % (
@@ -288,16 +162,8 @@ def folded_name(name):
 # ---- the profiles ----------------------------------------------------------
 
 def profiles():
-    exe = os.path.join(OUT, "names")
-    r = run([cxx(), "-g", "-O1", "-finstrument-functions", "-I" + os.path.join(TOP, "include"),
-             os.path.join(TOP, "tests/progs/names.cpp"), "-o", exe, "-pthread"])
-    if r.returncode != 0:
-        raise SystemExit("cannot build names.cpp: " + r.stderr)
-    # The cycles clock: every stack gets its time whatever the load, and
-    # ticks are not nanoseconds, so every conversion is exercised.  The
-    # threads program gives a cpu-clock profile (nanosecond ticks).
-    r, names = record(exe, ["1000000"], clock="cycles", profile=os.path.join(D, "names.ccprof"))
-    check(r.returncode == 0, "names.cpp runs under ccprof record --clock=cycles")
+    # The threads program gives a cpu-clock profile (nanosecond ticks).
+    names = record_names("names", os.path.join(D, "names.ccprof"))
     spivey = build("spivey_exports", "tests/progs/spivey.c")
     r, cycles = record(spivey, ["40"], clock="cycles", profile=os.path.join(D, "spivey.ccprof"))
     check(r.returncode == 0, "spivey runs under the cycles clock")

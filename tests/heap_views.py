@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import xml.etree.ElementTree as ET
 
 from ccp import *
 
@@ -588,6 +589,23 @@ def hp_stacks(bands):
         out[st] = v
         ids[st] = m.group(1)
     return out, ids
+
+
+def svg_bands(text):
+    """heap-svg's bands bottom first, each [name, its points, its fill,
+    its tooltip], and its legend's bytes by name (data-bytes: at the
+    largest sample), for the HTML report's tests of the same chart."""
+    ns = "{http://www.w3.org/2000/svg}"
+    bands, keys = [], {}
+    for g in ET.fromstring(text).iter(ns + "g"):
+        title = g.find(ns + "title")
+        name = title.text.split("\n")[0] if title is not None else None
+        if g.get("class") == "band":
+            poly = g.find(ns + "polygon")
+            bands.append([name, len(poly.get("points").split()) // 2, poly.get("fill"), title.text])
+        elif g.get("class") == "key":
+            keys[name] = int(g.get("data-bytes"))
+    return bands, keys
 
 
 def hp(prof, threads, name, opts=(), **view):

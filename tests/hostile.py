@@ -68,10 +68,10 @@ def fix_crc(data):
 
 
 def strings_sec(*strs, count=None):
-    p = varint(len(strs) if count is None else count)
+    p = bytearray(varint(len(strs) if count is None else count))  # += in place
     for s in strs:
         p += varint(len(s)) + s
-    return section(1, p)
+    return section(1, bytes(p))
 
 
 # META: program #1, argc 0, pid, start, end, clock, interval, tps, overhead,
@@ -95,10 +95,43 @@ def profile(strings=STRS, meta=META, modules=MODULES, ccs=CCS, threads=None, sta
 
 def thread(*contexts, tid=7, raw=None):
     """A THREAD section; each context (shared, entries, E, R, T)."""
-    p = vs(tid, 0, len(contexts))
+    p = bytearray(vs(tid, 0, len(contexts)))  # += in place
     for shared, entries, e, r, t in contexts:
         p += vs(shared, len(entries), *entries, e, r, t)
-    return section(5, p if raw is None else raw)
+    return section(5, bytes(p) if raw is None else raw)
+
+
+def named(*names):
+    """STRINGS and CCS sections for functions named names: CC i is
+    names[i], string 2 + i (string 1 is the program)."""
+    strs = strings_sec(b"", b"./t", *names)
+    ccs = section(4, vs(len(names)) + b"".join(vs(0, 2 + i, 0, 0, 0, 0)
+                                               for i in range(len(names))))
+    return strs, ccs
+
+
+def histories(*contexts, tid=7):
+    """A THREAD section from (history, E, R, T), a history a list of
+    (cc, marked): each shares its prefix with the one before."""
+    out, prev = [], []
+    for hist, e, r, t in contexts:
+        h = [cc << 1 | marked for cc, marked in hist]
+        shared = 0
+        while shared < min(len(prev), len(h)) and prev[shared] == h[shared]:
+            shared += 1
+        out.append((shared, h[shared:], e, r, t))
+        prev = h
+    return thread(*out, tid=tid)
+
+
+def run_long(args, limit=60):
+    """args run with a generous time limit whose expiry is the failure:
+    (CompletedProcess, or None after limit seconds)."""
+    try:
+        return subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=limit)
+    except subprocess.TimeoutExpired:
+        return None
 
 
 # ---- running ccprof --------------------------------------------------------
@@ -449,6 +482,196 @@ def hook_cost_bounded():
                 cmds=(("report", "--hook-cost"), ("report", "--json", "--hook-cost")))
 
 
+def cycles_bounded():
+    """report --cycles in near linear time (src/model/cycles.c).  Not a
+    timing test: each file is sized so that the quadratic code took
+    minutes (measured: about 8 and 2) where the fixed one takes a fraction
+    of a second; the limit is a generous 60 s and its expiry the failure.
+
+    - 100 cycles (r x … y … x … y … e_i), each 32,000 items long (a
+      history [main] r (x y)^8000 [e_i] [r]): a naive search for the least
+      rotation, the key that joins a cycle's rotations, is quadratic in
+      the length;
+    - 30,000 cycles (r y0 … y99 e_i) through r, unmarked in every closing
+      context: trying each context against every cycle of r is quadratic
+      in their number (Note [Candidate cycles])."""
+    k, n = 8000, 100
+    strs, ccs = named(b"main", b"r", b"x", b"y", *[b"e%d" % i for i in range(n)])
+    base = [(0, 1), (1, 0)] + [(2, 0), (3, 0)] * k
+    path = write("cycles.long", profile(strings=strs, ccs=ccs, threads=[histories(
+        *[(base + [(4 + i, 1), (1, 1)], 1, 0, 1) for i in range(n)])]))
+    r = run_long([CCPROF, "report", "--cycles", path])
+    rows = [l.split() for l in r.stdout.decode().splitlines() if l.endswith("→ r")] if r else []
+    check(r is not None and r.returncode == 0 and r.stderr == b"" and len(rows) == n
+          and all(w[2] == "1" and len(w) == 4 + 2 * (4 * k + 2) for w in rows),
+          "report --cycles: %d cycles of %d items each, within 60 s (%s)"
+          % (n, 4 * k + 2, "status %d, %d rows" % (r.returncode, len(rows)) if r else "timed out"))
+    n, m = 30000, 100
+    strs, ccs = named(b"main", b"r", *[b"y%d" % i for i in range(m)],
+                      *[b"e%d" % i for i in range(n)])
+    base = [(0, 1), (1, 0)] + [(2 + i, 1) for i in range(m)]
+    path = write("cycles.many", profile(strings=strs, ccs=ccs, threads=[histories(
+        *[(base + [(2 + m + i, 1), (1, 1)], 1, 0, 1) for i in range(n)])]))
+    r = run_long([CCPROF, "report", "--cycles", path])
+    rows = [l.split() for l in r.stdout.decode().splitlines() if l.endswith("→ r")] if r else []
+    check(r is not None and r.returncode == 0 and r.stderr == b"" and len(rows) == n
+          and all(w[2] == "1" and w[-3] == "e%d" % i for i, w in enumerate(rows)),
+          "report --cycles: %d cycles sharing r, within 60 s (%s)"
+          % (n, "status %d, %d rows" % (r.returncode, len(rows)) if r else "timed out"))
+
+
+def shared_names():
+    """The text report qualifies a name that several functions share by
+    module, and by offset where module names collide too (Note [Names
+    that collide] in src/output/names.c).  150,000 functions named f, each
+    in a module of its own: finding whether two modules share a base name
+    must not compare every pair.  Not a timing test: the pairwise code
+    took minutes here (34 s for 60,000), the sort a fraction of a second;
+    the limit is a generous 60 s and its expiry the failure."""
+    n = 150000
+    strs = strings_sec(b"", b"./t", b"f", *[b"/l/m%d.so" % i for i in range(n)])
+    mods = section(3, vs(n, *[v for i in range(n) for v in (3 + i, 0, 0)]))
+    ccs = section(4, vs(n, *[v for i in range(n) for v in (0, 2, 1 + i, 16, 0, 0)]))
+    path = write("names.shared", profile(strings=strs, modules=mods, ccs=ccs, threads=[
+        histories(*[([(i, 1)], 1, 0, 1) for i in range(n)])]))
+    r = run_long([CCPROF, "report", path])
+    out = r.stdout.decode() if r else ""
+    check(r is not None and r.returncode == 0 and r.stderr == b"" and "\nf [m0.so] " in out
+          and "+0x" not in out, "report: %d functions named f in modules of their own, "
+          "qualified by module, within 60 s (%s)"
+          % (n, "status %d" % r.returncode if r else "timed out"))
+    # Two of the modules with one base name: every f gets its offset.
+    strs = strings_sec(b"", b"./t", b"f", b"/a/x.so", b"/b/x.so", b"/c/y.so")
+    mods = section(3, vs(3, 3, 0, 0, 4, 0, 0, 5, 0, 0))
+    ccs = section(4, vs(3, 0, 2, 1, 16, 0, 0, 0, 2, 2, 32, 0, 0, 0, 2, 3, 48, 0, 0))
+    path = write("names.collide", profile(strings=strs, modules=mods, ccs=ccs, threads=[
+        histories(*[([(i, 1)], 1, 0, 1) for i in range(3)])]))
+    out = run([CCPROF, "report", path]).stdout
+    check(all("\nf [%s] " % q in out for q in ("x.so+0x10", "x.so+0x20", "y.so+0x30")),
+          "report: f in /a/x.so, /b/x.so and /c/y.so, each qualified by module and offset")
+
+
+def reloaded_library():
+    """A library loaded again at another base after dlclose: one file, two
+    modules with the same path and build-id, so two cost centres with the
+    same key (module, offset).  merge maps the i-th of a key in each file
+    onto the i-th of the result (Note [Cost centres of one key] in
+    src/model/combine.c): merging the file with itself keeps its 3 cost
+    centres and doubles every count, as does a merge of three copies.
+    A reader folds the two cost centres of plugin_f into one function
+    (DESIGN.md §5; Note [One function, several cost centres]), so the
+    report has plugin_f once, with both its parts."""
+    strs = strings_sec(b"", b"./t", b"main", b"plugin_f", b"/x/prog", b"/x/plug.so")
+    mods = section(3, vs(3, 4, 0, 0, 5, 0, 0, 5, 0, 0))
+    ccs = section(4, vs(3, 0, 2, 1, 0x1100, 0, 0, 0, 3, 2, 0x1200, 0, 0, 0, 3, 3, 0x1200, 0, 0))
+    one = write("reload.ccprof", profile(strings=strs, modules=mods, ccs=ccs, threads=[
+        histories(([(0, 1)], 1, 0, 1), ([(0, 1), (1, 1)], 1, 0, 2), ([(0, 1), (2, 1)], 1, 0, 3))]))
+    for copies in (2, 3):
+        out = os.path.join(HOST, "reload.merged%d" % copies)
+        r = run([CCPROF, "merge", "-o", out] + [one] * copies)
+        if not check(r.returncode == 0 and r.stderr == "", "merge of %d copies of a file "
+                     "with a library loaded twice (%r)" % (copies, r.stderr.strip())):
+            continue
+        info = json.loads(run([CCPROF, "info", "--json", out]).stdout)
+        fns = sorted((f["name"], f["calls"], round(f["self_s"] * 1000))
+                     for f in report(out)["functions"])
+        want = [("main", copies, copies), ("plugin_f", 2 * copies, 5 * copies)]
+        check(info["cost_centres"] == 3 and fns == want,
+              "merged %d copies: 3 cost centres in the file, plugin_f one function in the "
+              "report, counts times %d (%d cost centres, %s)"
+              % (copies, copies, info["cost_centres"], fns))
+
+
+def diff_separators():
+    """diff matches stacks by the names along them.  Region names are the
+    program's strings and may hold any byte but NUL, so the key cannot be
+    the names joined by a separator: main → "a\\x1fb" in A must not be
+    main → a → b in B (src/model/diff.c keys each name by its length)."""
+    paths = []
+    for side, names, ctxs in (
+            ("a", (b"main", b"a\x1fb"), [([(0, 1)], 1, 0, 1), ([(0, 1), (1, 1)], 5, 0, 7)]),
+            ("b", (b"main", b"a", b"b"), [([(0, 1)], 1, 0, 1), ([(0, 1), (1, 1)], 1, 0, 0),
+                                        ([(0, 1), (1, 1), (2, 1)], 2, 0, 3)])):
+        strs = strings_sec(b"", b"./t", *names)
+        ccs = section(4, vs(len(names), *[v for i in range(len(names))
+                                          for v in (1, 2 + i, 0, 0, 0, 0)]))  # regions
+        paths.append(write("diff.sep_" + side, profile(strings=strs, ccs=ccs,
+                                                       threads=[histories(*ctxs)])))
+    r = run([CCPROF, "diff", "--json"] + paths)
+    stacks = sorted((s["stack"], s["only_in"], s["a_calls"], s["b_calls"])
+                    for s in json.loads(r.stdout)["stacks"]) if r.returncode == 0 else r.stderr
+    check(stacks == [(["main"], None, 1, 1), (["main", "a"], "b", 0, 1),
+                     (["main", "a", "b"], "b", 0, 2), (["main", "a\x1fb"], "a", 5, 0)],
+          "diff: main → a\\x1fb (A) and main → a → b (B) are two stacks (%s)" % (stacks,))
+
+
+def dot_long_program():
+    """convert --to dot cuts the program's name in the graph's label to
+    DOT_NAME_MAX bytes as it cuts function names (src/output/export_dot.c):
+    4000 '&' escape to 20,000 bytes, past the longest quoted string dot
+    reads; a cut never splits a UTF-8 character."""
+    have_dot = shutil.which("dot") is not None
+    for what, prog in (("4000 '&'", b"&" * 4000), ("'x' and 2000 '\u20ac'", "x\u20ac".encode() +
+                                                     "\u20ac".encode() * 1999)):
+        strs = strings_sec(b"", b"/x/" + prog, b"main", b"f")
+        path = write("dot.program", profile(strings=strs))
+        out = os.path.join(HOST, "dot.program.dot")
+        r = run([CCPROF, "convert", "--to", "dot", "-o", out, path])
+        label = open(out, "rb").read().split(b'label="', 1)[1].split(b'"', 1)[0] \
+            if r.returncode == 0 else b""
+        try:
+            label.decode("utf-8")
+            utf8 = True
+        except UnicodeDecodeError:
+            utf8 = False
+        check(r.returncode == 0 and r.stderr == "" and utf8 and
+              "\u2026: ".encode() in label and len(label) < 8000,
+              "dot: a program named %s: the label is cut, with \u2026 (%d bytes)"
+              % (what, len(label)))
+        if have_dot:
+            r = run(["dot", "-Tsvg", "-o", os.devnull, out])
+            check(r.returncode == 0 and r.stderr == "", "dot: a program named %s: dot -Tsvg "
+                  "renders it (%r)" % (what, r.stderr.strip()[:200]))
+    if not have_dot:
+        print("# SKIP dot not installed (package graphviz): syntax not checked")
+
+
+def peak_rss_kb(args):
+    """(status, peak RSS in KB) of args, run from a fresh Python whose only
+    child it is (RUSAGE_CHILDREN is the largest child's peak)."""
+    code = ("import resource, subprocess, sys\n"
+            "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+            "stderr=subprocess.DEVNULL)\n"
+            "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    r = run([sys.executable, "-c", code] + args, timeout=TIMEOUT * 6)
+    status, kb = r.stdout.split()
+    return int(status), int(kb)
+
+
+def many_threads():
+    """50,000 threads of one context each (1.3 MB): merge sized every
+    result thread for 64 contexts (4.6 KB each, 274 MB in all), and
+    report --threads each thread's view by all the base's contexts (473
+    MB).  Now both go by the contexts at hand (src/model/combine.c,
+    src/model/view.c, and a model's first arena chunk of 1 KiB): under
+    100 MB and 200 MB here.  Peak memory is deterministic enough to
+    bound, unlike time."""
+    n = 50000
+    path = write("threads.many", profile(threads=[
+        thread((0, [1], 1, 0, 1), (1, [3], 1, 0, 1), tid=i) for i in range(n)]))
+    out = os.path.join(HOST, "threads.merged")
+    for what, args, limit in (("merge", ["merge", "-o", out, path, path], 100),
+                              ("report --threads", ["report", "--threads", path], 200)):
+        status, kb = peak_rss_kb([CCPROF] + args)
+        check(status == 0 and kb < limit * 1024, "%s of %d threads: peak RSS %d MB, under %d MB "
+              "(status %d)" % (what, n, kb >> 10, limit, status))
+    r = run([CCPROF, "info", "--json", out])
+    info = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(info.get("threads") == n and info.get("distinct_contexts") == 2,
+          "merge of %d threads with itself: %d threads, 2 distinct contexts (%s, %s)"
+          % (n, n, info.get("threads"), info.get("distinct_contexts")))
+
+
 def repeated_histories():
     """A history listed twice in one thread: the runtime never writes that,
     a made-up file can.  Like the same two contexts in two threads, it is
@@ -677,6 +900,12 @@ def main():
     extreme_values()
     subtracted_key()
     hook_cost_bounded()
+    cycles_bounded()
+    shared_names()
+    reloaded_library()
+    diff_separators()
+    dot_long_program()
+    many_threads()
     repeated_histories()
     hash_flood()
     garbage()

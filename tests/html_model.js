@@ -15,7 +15,10 @@
  * (as --cycles), "threads" (as --threads), "hot" (as --hot), "hook_cost" (as --hook-cost), "heap" (for a heap profile,
  * the live heap in report --json --heap's shape: its "heap" object, each
  * function's live members by id, the stacks holding any live bytes, and
- * each thread's live heap and functions as --heap --threads gives them), and
+ * each thread's live heap and functions as --heap --threads gives them),
+ * "heap_chart" (the heap over time: each point's time, each sample's bands
+ * by name as convert --to hp writes them, heap-svg's rows with their bytes
+ * at each point), and
  * "warnings"; or {"error": LINE} when the view cannot
  * be made (a --focus that matches nothing).
  */
@@ -166,6 +169,12 @@ function report(opts) {
 		out.heap.threads = h.threads.map((t) => ({tid: t.tid, total_live_bytes: t.liveBytes,
 			functions: byId(t.functions)}));
 	}
+	const chart = v.heapChart();
+	if (chart) /* the heap over time, as convert --to hp and heap-svg give it */
+		out.heap_chart = {times_ns: chart.times, largest: chart.largest, peak_bytes: chart.peakBytes,
+			samples: chart.samples.map((s) => ({time_ns: s.timeNs, outside_bytes: s.outsideBytes,
+				bands: Array.from(s.bands, (band, j) => [chart.bandName(band), s.bytes[j]])})),
+			rows: chart.rows.map((r) => ({name: r.name, values: r.values}))};
 	out.arcs_into = {}; /* each function's callers and callees as --around lists them */
 	out.arcs_out = {};
 	for (const f of fns) {

@@ -25,6 +25,7 @@ import subprocess
 import sys
 
 from ccp import *
+from heap_views import hp_parse, svg_bands
 
 sys.setrecursionlimit(20000)  # deep trees in the JSON
 EPS = 1e-9 + 1e-12
@@ -187,6 +188,51 @@ def heap_sections(prof, o, js):
             ("live heap by stack", sorted(js["heap"]["stacks"]), sorted(stacks))]
 
 
+def hp_name(name):
+    """A band's name as convert --to hp writes it (escape_hp_name): a
+    space or a control character is '_'."""
+    return re.sub(r"[\x00-\x20\x7f]", "_", name)
+
+
+def chart_sections(prof, o, js):
+    """(section, model's, ccprof's) of the heap over time under the same
+    options: each point's time (to the microsecond hp writes) and bands by
+    name as `convert --to hp` writes them, the empty point at 0 included;
+    heap-svg's bands, bottom first, with their points; each band's bytes
+    at each point, which are hp's (the sum of the bands without one of
+    their own for "other"); the legend's bytes at the largest sample."""
+    hc = js["heap_chart"]
+    hp = hp_parse(run([CCPROF, "convert", "--to", "hp"] + cli_args(o) + [prof]).stdout)
+    svg = run([CCPROF, "convert", "--to", "heap-svg"] + cli_args(o) + [prof]).stdout
+    if not check(not isinstance(hp, str) and svg.startswith("<?xml"),
+                 "%s %s: hp and heap-svg of the view (%s)" % (prof, cli_args(o), hp)):
+        return []
+    theirs = [[round(t * 1e6), bands] for t, bands in hp[1]]
+    mine = [[(t + 500) // 1000, {}] for t in hc["times_ns"][:len(hc["times_ns"]) - len(hc["samples"])]]
+    for s in hc["samples"]:
+        bands = {hp_name(n): v for n, v in s["bands"]}
+        if s["outside_bytes"]:
+            bands["(outside)"] = s["outside_bytes"]
+        mine.append([(s["time_ns"] + 500) // 1000, bands])
+    bands, keys = svg_bands(svg)
+    own = {hp_name(r["name"]) for r in hc["rows"] if r["name"] not in ("other", "(outside)")}
+
+    def hp_bytes(name, bands):
+        if name == "other":
+            return sum(v for n, v in bands.items() if n not in own and n != "(outside)")
+        return bands.get(hp_name(name), 0)
+    values = [[r["name"], [hp_bytes(r["name"], p[1]) for p in theirs]] for r in hc["rows"]]
+    big = hc["largest"]
+    return [("heap over time: the points as hp's", mine, theirs),
+            ("heap over time: the bands as heap-svg's", [[r["name"], len(r["values"])]
+                                                         for r in hc["rows"]],
+             [b[:2] for b in bands]),
+            ("heap over time: each band's bytes at each point, hp's",
+             [[r["name"], r["values"]] for r in hc["rows"]], values),
+            ("heap over time: the legend's bytes at the largest sample, heap-svg's",
+             {r["name"]: r["values"][big] for r in hc["rows"]} if big is not None else {}, keys)]
+
+
 def compare(name, prof, o, js):
     what = "%s %s" % (name, json.dumps(cli_args(o), ensure_ascii=False))
     # Bytes: a name's CR must not become a newline.
@@ -201,7 +247,8 @@ def compare(name, prof, o, js):
         check(r.returncode != 0 and "error" in js, "%s: an error in both or neither" % what)
         return
     c = json.loads(r.stdout)
-    for section, a, b in sections(js, c) + (heap_sections(prof, o, js) if "heap" in js else []):
+    heap = heap_sections(prof, o, js) + chart_sections(prof, o, js) if "heap" in js else []
+    for section, a, b in sections(js, c) + heap:
         d = differ(a, b, section)
         check(d is None, "%s: %s as report --json%s" % (what, section, ": " + d if d else ""))
 
@@ -373,6 +420,24 @@ def hostile_extra():
             {"select": ["S::operator(),T::operator()"]}]
 
 
+def heap_many():
+    """A heap profile of 26 stacks with live bytes in samples: more than
+    heap-svg's 20 bands, so an "other" band; uneven times (two samples at
+    one instant) so that a band's area is not its bytes at the end, and
+    bytes from a few values so that areas tie."""
+    rnd = random.Random(3)
+    lines = ["program ./many", "clock cpu 1000", "alloc 100 3", "heap 1000000 70000 0 0",
+             "thread 1 many", "ctx 0 0 1 5000 1 0 0 :", "ctx 1 0 1 5000 1 0 0 : [main]"]
+    for k in range(24):
+        lines.append("ctx 1 0 1 5000 1 0 0 : [main] [f%02d]" % k)
+    lines += ["ctx 1 0 1 5000 1 0 0 : [main] [f01] [g]", "ctx 1 0 1 5000 1 0 0 : [main] [f02] [g]"]
+    for t in (1000000, 2000000, 2000000, 5000000, 9000000, 9500000):
+        lines.append("sample %d %d" % (t, rnd.choice([0, 5])))
+        for k in sorted(rnd.sample(range(28), 16)):
+            lines.append("rec 0 %d %d" % (k, rnd.choice([8, 16, 16, 100, 4096])))
+    return "\n".join(lines) + "\n"
+
+
 def transition(hist, p):
     """DESIGN.md §2, A1-A5: the history after entering p, or None for A1."""
     if hist and hist[-1][0] == p:
@@ -495,6 +560,9 @@ def made():
              {"deselect": ["get_x*,tiny1"]}, {"select": ["work,S::*"]}])
     profile("heap_two", make_profile("hm_heap_two", HEAP_TWO),
             [{"deselect": ["b"]}, {"focus": ["b"]}, {"focus": ["a"], "deselect": ["b"]}])
+    profile("heap_many", make_profile("hm_heap_many", heap_many()),
+            only=[{}, {"deselect": ["f01"]}, {"focus": ["g"]}, {"select": ["main,g"]},
+                  {"deselect": ["f0*"]}])
     profile("random", make_profile("hm_random", random_spec(7)),
             [{"deselect": ["f1,f2,f3"]}, {"select": ["f4,f5"]}, {"focus": ["f6"], "deselect": ["f7"]}])
     profile("random_alloc", make_profile("hm_random_alloc", random_spec(11, alloc=True)),

@@ -27,6 +27,7 @@ import time
 
 from ccp import (CC, CCPROF, HEAP_TWO, HOOKS, OUT, TOP, build, check, finish, make_profile, record,
                  report, run)
+from heap_views import hp_parse, svg_bands
 
 D = os.path.join(OUT, "html_ui")
 os.makedirs(D, exist_ok=True)
@@ -419,6 +420,50 @@ def dom_heap_threads(dom):
     return headed_tables(dom, "heapthread", "heapthreadfns", tuple)
 
 
+def dom_chart(dom):
+    """The Heap tab's chart: its bands bottom first, [name, points, fill,
+    tooltip];
+    the legend's rows top first, [name, bytes]; its caption; the peak's
+    label; or None without a chart."""
+    chart = dom.root.find("svg", "heapchart")
+    if chart is None:
+        return None
+    bands = []
+    for g in chart.find_all("g", "hband"):
+        poly = g.find("polygon")
+        title = g.find("title").text()
+        bands.append([title.split("\n")[0], len(poly.attrs["points"].split()) // 2,
+                      poly.attrs.get("fill"), title])
+    legend = [[c[2], int(c[1])] for c in map(cells, table_rows(dom, "heapbands") or [])]
+    caption = dom.root.find("p", "heapat")
+    peak = chart.find("g", "hpeak")
+    return (bands, legend, caption.text() if caption else "", peak.text() if peak else "")
+
+
+def chart_checks(dom, prof, what, view):
+    """The live heap over time in the Heap tab: heap-svg's bands (names,
+    points, colours) stacked in its order, the legend top first with each
+    band's bytes at the largest sample as heap-svg's legend, the peak."""
+    mine = dom_chart(dom)
+    r = subprocess.run([CCPROF, "convert", "--to", "heap-svg"] + cli_opts(view) + [prof],
+                       capture_output=True, text=True)
+    bands, keys = svg_bands(r.stdout)
+    if not check(mine is not None and bands, "%s: a chart of the live heap over time "
+                 "in the Heap tab, as heap-svg draws one" % what):
+        return
+    same(mine[0], bands, "%s: the chart's bands as heap-svg's, bottom first: name, "
+         "points, colour, tooltip (%d bands of %d points)" % (what, len(bands), bands[0][1]))
+    same(mine[1], [[b[0], keys[b[0]]] for b in reversed(bands)],
+         "%s: the legend, top band first, each with its bytes at the largest sample as "
+         "heap-svg's legend" % what)
+    peak = report(prof)["heap"]["peak_bytes"]
+    check(mine[2].startswith("At the largest sample, ") and
+          ": %d bytes (" % sum(b for _, b in mine[1]) in mine[2] and
+          "(%d bytes, exact)" % peak in mine[3],
+          "%s: the caption says the legend is at the largest sample, its total; the peak "
+          "line is labelled with the exact peak (%r, %r)" % (what, mine[2], mine[3]))
+
+
 def heap_tab(prof, page, what, view):
     """The Heap tab: the header's peak, live heap and samples, the live
     heap at the end by function and by stack, each thread's, and the
@@ -427,6 +472,7 @@ def heap_tab(prof, page, what, view):
     dom, errors = render(page, view_hash(view, tab="heap"), what)
     if not page_ok(dom, errors, what + ", heap"):
         return
+    chart_checks(dom, prof, what, view)
     text = text_report(prof, "--heap", "--threads", *cli_opts(view))
     mine, theirs = dom_heap(dom), text_heap(text)
     check(mine[0] == theirs[0], "%s: the heap header as report --heap's (%r, %r)"
@@ -1021,11 +1067,69 @@ def heap():
     for ns in (1234567, 10):
         odd = make_profile("html_ui_heap_%d" % ns, HEAP_TWO.replace("heap 1000000 ", "heap %d " % ns))
         heap_tab(odd, convert(odd, "heap_%d" % ns), "heap_two, sampled every %d ns" % ns, {})
+    heap_chart_hover(prof, page)
+    heap_chart_edges()
     dom, errors = render(os.path.join(D, "two.html"), "tab=heap", "no heap")  # threads()'s
     if page_ok(dom, errors, "a profile without heap data, #tab=heap"):
         tabs = [b.text() for b in dom.root.find_all("button", "tab")]
         check("Heap" not in tabs and "Threads" in tabs and dom.root.find("table", "fns"),
               "a profile without heap data: no Heap tab; #tab=heap shows the functions (%r)" % tabs)
+
+
+def heap_chart_hover(prof, page):
+    """The pointer over a sample's point: the legend gives each band's
+    bytes in that sample, hp's, and the caption says which; off the
+    chart, the largest sample's again."""
+    legend = "qa('table.heapbands tbody tr').map(function (r) { return [r.cells[2].textContent, " \
+        "+r.cells[1].textContent]; })"
+    steps = ["var s = q('svg.heapchart'), b = s.getBoundingClientRect(), w = +s.getAttribute('width');"
+             "var x = +q('svg.heapchart g.hband polygon').getAttribute('points').split(' ')[2]"
+             ".split(',')[0];"
+             "s.dispatchEvent(new MouseEvent('mousemove', {clientX: b.left + x * b.width / w, "
+             "clientY: b.top + 40, bubbles: true}))",
+             "log.push(['hover', [q('p.heapat').textContent, %s]])" % legend,
+             "q('svg.heapchart').dispatchEvent(new MouseEvent('mouseleave'))",
+             "log.push(['left', [q('p.heapat').textContent, %s]])" % legend]
+    log = interact(page, "tab=heap", steps, "heap_two, the pointer on the chart") or {}
+    hp = hp_parse(run([CCPROF, "convert", "--to", "hp", prof]).stdout)
+    hover, left = log.get("hover") or ["", []], log.get("left") or ["", []]
+    want = [[n, hp[1][2][1].get(n, 0)] for n, _ in hover[1]]
+    check(hover[0] == "At sample 2 of 3, 0.000002 s: %d bytes" % sum(hp[1][2][1].values()) and
+          hover[1] == want and len(want) > 2,
+          "heap_two: the pointer on the second sample's point (not the largest): the legend has each band's bytes "
+          "in that sample, hp's (%r, %r)" % (hover, want))
+    check(left[0].startswith("At the largest sample") and left[1] != hover[1],
+          "heap_two: the pointer off the chart: the largest sample again (%r)" % left)
+
+
+def heap_chart_edges():
+    """A heap profile without samples: the Heap tab says so, draws no
+    chart.  Hostile names in the chart's bands and legend: text, no
+    element."""
+    none = make_profile("html_ui_heap_nosamples",
+                        re.sub(r"^(sample|rec) .*\n", "", HEAP_TWO, flags=re.M))
+    dom, errors = render(convert(none, "heap_nosamples"), "tab=heap", "heap without samples")
+    if page_ok(dom, errors, "heap without samples"):
+        said = dom.root.find("p", "heapnone")
+        check(dom_chart(dom) is None and said is not None and "No heap samples" in said.text(),
+              "heap without samples: the Heap tab says so and draws no chart (%r)"
+              % (said.text() if said else None))
+    bad = "<img/src=x/onerror=alert(7)>"
+    hostile = make_profile("html_ui_heap_hostile", HEAP_TWO.replace("[b]", "[%s]" % bad).replace(
+        "[a]", "[</script><b>x</b>&amp;\x22']"))
+    dom, errors = render(convert(hostile, "heap_hostile"), "tab=heap", "heap, hostile names")
+    if not page_ok(dom, errors, "heap, hostile names"):
+        return
+    chart = dom_chart(dom)
+    names = [b[0] for b in chart[0]] if chart else []
+    tags = {n.tag for n in dom.root.find_all() if n.tag in ("img", "b", "iframe", "object")}
+    check(any(n.endswith(")</script><b>x</b>&amp;\"'/%s/w" % bad) for n in names) and
+          any(n.endswith(")%s/w" % bad) for n in names) and
+          sorted(b[0] for b in chart[1]) == sorted(names) and not tags and
+          len(dom.root.find_all("script")) == 3,
+          "heap, hostile names: as text in the chart's bands and legend, no element of "
+          "theirs (%r, tags %r)" % (names, sorted(tags)))
+    chart_checks(dom, hostile, "heap, hostile names", {})
 
 
 def hot():

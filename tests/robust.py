@@ -32,7 +32,7 @@ def counts(stdout):
     return out
 
 
-def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=None):
+def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=None, preexec=None):
     """Build bare and instrumented, run both, compare.  Returns (run, profile);
     (None, None) if the profiled run outlives `timeout` seconds."""
     comp = cxx or CC
@@ -52,11 +52,11 @@ def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=Non
     prof = os.path.join(d, name + ".ccprof")
     e = dict(os.environ)
     e.update(env or {})
-    b = run([bare] + list(args), cwd=d, env=e, timeout=timeout)
+    b = run([bare] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=preexec)
     e["LD_PRELOAD"] = PRELOAD
     e["CCPROF_OPTIONS"] = "clock=" + CLOCK + ":output=" + prof + (":" + env["CCPROF_OPTIONS"] if env and "CCPROF_OPTIONS" in env else "")
     try:
-        p = run([inst] + list(args), cwd=d, env=e, timeout=timeout)
+        p = run([inst] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=preexec)
     except subprocess.TimeoutExpired:
         check(False, "%s: ends within %d s, as the bare program does" % (name, timeout))
         return None, None
@@ -152,6 +152,49 @@ def cancel():
               "cancellation: main's later calls attributed to main")
         check(a.get(("cleanup", "cleanup_work"), {}).get("calls") == 1,
               "cancellation: the cleanup handler's calls nest under it")
+
+
+def late_cancel():
+    """A thread with a cancellation request pending that reaches no
+    cancellation point of its own is not cancelled bare.  Profiled, the
+    runtime's work for it (its end, the write before exec, the sampler's
+    stop for unshare, ccprof_dump, the write at exit) opened files and
+    joined the sampler, cancellation points: it died there holding a lock
+    and the program hung (Note [Cancellation] in sys.c)."""
+    for mode in ("return", "exec", "unshare", "dump", "exit"):
+        p, prof = same_behaviour("latecancel_" + mode, "tests/progs/latecancel.c", [mode],
+                                 timeout=20)
+        if p is not None and mode != "exec":
+            check(os.path.exists(prof), "late cancel (%s): the profile written" % mode)
+            fs = functions(report(prof)) if os.path.exists(prof) else {}
+            want = {"return": 4, "unshare": 3, "dump": 3, "exit": 2}[mode]
+            check(fs.get("work", {}).get("calls") == want,
+                  "late cancel (%s): work's calls in the profile (%r)" % (mode, fs.get("work")))
+
+
+def async_cancel():
+    """Threads with asynchronous cancellation enabled, cancelled while the
+    slow path makes their contexts (24 runs, at delays from 0 to 46 ms):
+    no hang, no crash, the profile written.  Before the slow path held
+    cancellation off, 6 in 24 crashed or hung."""
+    bare = build("asynccancel_bare", "tests/progs/asynccancel.c", instrument=False)
+    exe = build("asynccancel", "tests/progs/asynccancel.c")
+    want = run([bare, "0"], timeout=20)
+    bad = []
+    for i in range(24):
+        prof = os.path.join(OUT, "asynccancel.ccprof")
+        if os.path.exists(prof):
+            os.unlink(prof)
+        e = dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, prof))
+        try:
+            r = run([exe, str(i * 2000)], env=e, timeout=20)
+        except subprocess.TimeoutExpired:
+            bad.append((i, "hang"))
+            continue
+        if r.returncode != want.returncode or r.stdout != want.stdout or not os.path.exists(prof):
+            bad.append((i, r.returncode))
+    check(want.stdout == "ok\n" and not bad,
+          "async cancellation (%s): 24 runs end as bare, with a profile (%r)" % (CLOCK, bad))
 
 
 def optimised():
@@ -383,7 +426,7 @@ def fork_exec():
     execl, execvp and execve with an environment of its own.  A child of
     posix_spawn (no fork) likewise writes OUT.<pid>, and so does the image
     of a vfork child (which itself writes nothing)."""
-    for how in ("execl", "execvp", "execve", "spawn", "vfork"):
+    for how in ("execl", "execvp", "execve", "spawn", "vfork", "double", "doublespawn"):
         p, prof = same_behaviour("forkexec_" + how, "tests/progs/forkexec.c", args=[how])
         if p is None:
             continue
@@ -393,13 +436,23 @@ def fork_exec():
         pre = [k + ".pre-exec.1" for k in kids]
         got = [calls(prof)] + [calls(f) for f in kids + pre if os.path.exists(f)]
         want = [{"main": 1, "parent_work": 5}, {"main": 1, "image_work": 4}]
-        forked = how not in ("spawn", "vfork")
+        forked = how not in ("spawn", "vfork", "double", "doublespawn")
         if forked:
             want.append({"exec_image": 1, "child_work": 1})
         check(len(kids) == 1 and got == want,
               "%s: parent 5 parent_work in OUT, image 4 image_work in OUT.<pid>%s (%s)"
-              % ({"spawn": "posix_spawn", "vfork": "vfork + execl"}.get(how, "fork + " + how),
+              % ({"spawn": "posix_spawn", "vfork": "vfork + execl",
+                  "double": "fork, then fork + execv in a child that ran nothing instrumented",
+                  "doublespawn": "fork, then posix_spawn in a child that ran nothing instrumented"}
+                 .get(how, "fork + " + how),
                  ", the child's part in OUT.<pid>.pre-exec.1" if forked else "", got))
+    # An empty environment stays empty (same stdout as bare: each image
+    # prints how many variables it got); CCPROF_OPTIONS was added to it.
+    p, prof = same_behaviour("forkexec_emptyenv", "tests/progs/forkexec.c", args=["emptyenv"])
+    if p is not None:
+        check(p.stdout == "image got 0 variables\n" * 2,
+              "clearenv + execv, posix_spawn with a null envp: the image gets no variable (%r)"
+              % p.stdout)
     # vfork children execl with 101 arguments, past the interposer's small
     # array: the larger one must not be a mapping left in the parent (the
     # program prints whether its address space grew; same stdout as bare).
@@ -420,6 +473,143 @@ def fork_exec():
     check(r.returncode == 0 and files == ["sh.ccprof"] and
           functions(report(prof)).get("image_work", {}).get("calls") == 4,
           "record sh -c 'prog; true': the program the shell forks writes OUT itself (%s)" % files)
+
+
+def separators_in_paths():
+    """A directory with ',', ':' and a backslash in its name: record
+    escapes its output= in CCPROF_OPTIONS, and the runtime the output= it
+    passes to a child's image (Note [Escapes in CCPROF_OPTIONS] in
+    src/runtime/options.c).  Before, record refused such a path, even a
+    relative -o there, and a preloaded runtime's forked child's image
+    wrote over the parent's profile."""
+    exe = build("forkexec_sep", "tests/progs/forkexec.c")
+    d = os.path.join(OUT, "run_sep", "a,b:c\\d")
+    shutil.rmtree(os.path.join(OUT, "run_sep"), ignore_errors=True)
+    os.makedirs(d)
+    calls = lambda path: {f["name"]: f["calls"] for f in report(path)["functions"] if f["calls"]}
+    want = [{"main": 1, "parent_work": 5}, {"main": 1, "image_work": 4},
+            {"exec_image": 1, "child_work": 1}]
+
+    def profiles(out, what):
+        kids = sorted(f for f in glob.glob(glob.escape(out) + ".*") if f[len(out) + 1:].isdigit())
+        got = [calls(f) for f in [out] + kids + [k + ".pre-exec.1" for k in kids]
+               if os.path.exists(f)]
+        check(len(kids) == 1 and got == want,
+              "%s: parent in OUT, the forked child's image in OUT.<pid>, the child's "
+              "part before its exec in OUT.<pid>.pre-exec.1 (%s)" % (what, got))
+
+    for name in ("forkexec_sep.ccprof", "x,y:z.ccprof"):
+        what = "record%s in a directory named %r" % (" -o " + name if "," in name else "", "a,b:c\\d")
+        r = run([CCPROF, "record"] + (["-o", name] if "," in name else []) + ["--", exe, "execl"],
+                cwd=d)
+        out = os.path.join(d, name)
+        check(r.returncode == 0 and r.stderr == "ccprof: profile written to %s\n" % out,
+              "%s: runs, and says where the profile went (%d, %r)" % (what, r.returncode, r.stderr))
+        profiles(out, what)
+        for f in glob.glob(glob.escape(out) + "*"):
+            os.unlink(f)
+    what = "preloaded, in a directory named %r" % "a,b:c\\d"
+    run([exe, "execl"], cwd=d, env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS=""))
+    profiles(os.path.join(d, "forkexec_sep.ccprof"), what)
+    r = run([exe, "execl"], cwd=d,
+            env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=p\\,q\\:r\\\\s"))
+    check(r.stderr == "", "output=p\\,q\\:r\\\\s: no warning (%r)" % r.stderr)
+    profiles(os.path.join(d, "p,q:r\\s"), "output=p\\,q\\:r\\\\s, preloaded")
+    # A lone backslash at the very end stays (options.c); the output= a
+    # child's image gets after it must not be escaped by it (the image
+    # wrote "PATH:output=PATH.<pid>", which failed on stderr).
+    for f in glob.glob(os.path.join(glob.escape(d), "*")):
+        os.unlink(f)
+    r = run([exe, "execl"], cwd=d, env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=t\\"))
+    check(r.stderr == "", "output=t\\ (a lone backslash at the end): no warning (%r)" % r.stderr)
+    profiles(os.path.join(d, "t\\"), "output=t\\, preloaded")
+
+
+def shell_children():
+    """system and popen run the image through a shell that libc spawns,
+    out of reach of the exec interposers: the image still writes
+    OUT.<pid>, not over the parent's OUT, and environ is as it was once
+    they return (Note [Shell children]).  Two threads in system at once
+    share the copy of environ; each image writes its own profile.  A
+    thread cancelled inside system leaves the window too, and a thread
+    reading the environment meanwhile finds it whole.  Under
+    `ccprof record`, the shell between is preloaded too and passes the
+    image's name on."""
+    for how, kids_want in (("system", 1), ("popen", 1), ("systhreads", 2), ("syscancel", 1)):
+        p, prof = same_behaviour("shellkids_" + how, "tests/progs/forkexec.c", args=[how])
+        if p is None:
+            continue
+        check("environ kept: yes" in p.stdout, "%s: environ as before once it returns" % how)
+        calls = lambda path: {f["name"]: f["calls"] for f in report(path)["functions"]
+                              if f["calls"]}
+        kids = sorted(f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit())
+        parent = calls(prof)
+        check(parent.get("parent_work") == 5 and "image_work" not in parent,
+              "%s: the parent's OUT has its own 5 parent_work, no image_work (%s)" % (how, parent))
+        got = [calls(k) for k in kids]
+        check(got == [{"main": 1, "image_work": 4}] * kids_want,
+              "%s: %d image%s wrote OUT.<pid>, 4 image_work each (%s)"
+              % (how, kids_want, "s" if kids_want > 1 else "", got))
+    # Another thread reads the environment all the while: it must find
+    # the whole array every time (environ pointed at a copy that was
+    # unmapped after the call: SIGSEGV in getenv).
+    for how in ("popen", "system"):
+        p, _ = same_behaviour("shellenv_" + how, "tests/progs/shellenv.c", args=[how], timeout=120)
+        if p is not None:
+            check(p.stdout == "%s: 600 of 600 runs succeeded, getenv wrong 0 times, read: yes\n" % how,
+                  "%s in one thread, getenv in another: no crash, every read right (%r)"
+                  % (how, p.stdout))
+    exe = os.path.join(OUT, "shellkids_system")
+    d = os.path.join(OUT, "run_shellkids_record")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    prof = os.path.join(d, "kids.ccprof")
+    r, _ = record(exe, ["system"], profile=prof)
+    kids = [f for f in os.listdir(d) if f.startswith("kids.ccprof.") and f[12:].isdigit()]
+    check(r.returncode == 0 and len(kids) == 1 and
+          functions(report(prof)).get("parent_work", {}).get("calls") == 5 and
+          functions(report(os.path.join(d, kids[0]))).get("image_work", {}).get("calls") == 4,
+          "record prog system: the parent in OUT, the image in OUT.<pid> (%s)"
+          % sorted(os.listdir(d)))
+
+
+def exit_race():
+    """Threads call exit while main returns, all at once: the profile is
+    written every time, with every call (Note [Concurrent exit]; the
+    first thread to reach _exit cut the write short, 39 runs in 40)."""
+    for n in (1, 3):
+        p, prof = same_behaviour("exitrace%d" % n, "tests/progs/exitrace.c", args=[str(n)],
+                                 timeout=60)
+        if p is None:
+            continue
+        exe = os.path.join(OUT, "exitrace%d" % n + ("" if CLOCK == "cpu" else "@" + CLOCK))
+        env = dict(os.environ, LD_PRELOAD=PRELOAD)
+        got = []
+        for i in range(12):
+            out = "%s.%d" % (prof, i)
+            env["CCPROF_OPTIONS"] = "clock=%s:output=%s" % (CLOCK, out)
+            r = run([exe, str(n)], env=env, timeout=60)
+            got.append((r.returncode, os.path.exists(out) and
+                        functions(report(out)).get("work", {}).get("calls")))
+        check(got == [(3, n + 1)] * 12,
+              "%d thread%s exit while main returns: 12 runs of 12 exit 3 with the profile, "
+              "work called %d times (%s)" % (n, "s" if n > 1 else "", n + 1, got))
+
+
+def exit_wait():
+    """The exit gate waits no longer than the first exit allows: a child
+    forked while the parent's exit runs has a gate of its own, and a
+    thread that calls exit holding a lock the first exit's handler needs
+    ends the process as before (tests/progs/exitwait.c; both took 10 s,
+    the gate's bound, past the bare run's few ms)."""
+    p, _ = same_behaviour("exitwait_fork", "tests/progs/exitwait.c", args=["fork"], timeout=5)
+    if p is not None:
+        check(p.stdout == "child exit status 7, within 5 s: yes\n",
+              "a child forked during the parent's exit: its exit at once (%r)" % p.stdout)
+    p, _ = same_behaviour("exitwait_hold", "tests/progs/exitwait.c", args=["hold"], timeout=5)
+    if p is not None:
+        check(p.returncode == 1, "exit holding a lock the first exit needs: ends within 5 s, "
+              "status 1 as without ccprof (%d)" % p.returncode)
 
 
 def last_thread():
@@ -606,7 +796,8 @@ def pid_namespace():
 def many_threads():
     """2,000 short threads: every call counted, also those made after the
     runtime saw the thread end; an ended thread keeps at most 16 KB
-    resident (27 KB before its lookups were given back, 12 measured), also
+    resident (27 KB before its lookups were given back; 12, then 5 since
+    a new thread takes over its shadow stack), also
     one that ran instrumented code after that (24 KB before the runtime
     gave back the lookups that code rebuilt: rt_thread_used_after_end)."""
     exe = build("manythreads", "tests/progs/manythreads.c")
@@ -619,6 +810,23 @@ def many_threads():
               "many threads (%s): every count exact (%s wrong)" % (mode, wrong))
         kb = float(r.stdout.split("resident per thread")[1].split()[0])
         check(kb <= 16, "many threads (%s): %.1f KB resident per ended thread (at most 16)" % (mode, kb))
+
+
+def thread_churn():
+    """3,000 short threads one after another, then 1,000 mmaps, under a
+    1 GB limit on the address space: as bare, every count exact.  Each
+    ended thread kept its 2 MiB shadow stack reserved before (all 1,000
+    mmaps failed, and pthread_create too); now the next thread takes it
+    over (Note [Ended threads' reserve] in threads.c)."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    p, prof = same_behaviour("threadchurn", "tests/progs/threadchurn.c", ["3000"], timeout=60,
+                             preexec=limit)
+    if p is not None:
+        check("mmap fails 0" in p.stdout, "thread churn: the program's mmaps succeed (%r)" % p.stdout)
+        exact_calls("threadchurn", p, prof)
 
 
 def uninstrumented_signals():
@@ -977,6 +1185,74 @@ def record_passes_signals():
               "%s: the runtime wrote the profile, wait_here in it" % what)
 
 
+def proc_state(pid):
+    """The state letter of process pid (/proc/PID/stat), or None."""
+    try:
+        return open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def record_stops_with_program():
+    """A program that stops itself (raise(SIGSTOP), or SIGTSTP): record
+    stops by the same signal, so that its shell sees the job stopped,
+    and once continued it continues the program, then ends with its
+    status and the profile written (Note [When the program stops] in
+    cmd_record.c).  Before, record waited for ever for the program's
+    end.  SIGTSTP is discarded in an orphaned process group, so that
+    run has a group of its own in this session, not a session."""
+    exe = build("sig_stop", "tests/progs/signals.c")
+    for mode, sig in (("stop", signal.SIGSTOP), ("tstp", signal.SIGTSTP)):
+        what = "record of a program that raises %s" % sig.name
+        prof = os.path.join(OUT, "sig_%s.ccprof" % mode)
+        if os.path.exists(prof):
+            os.unlink(prof)
+        p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", exe, mode],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=lambda: (default_signals(), os.setpgid(0, 0)))
+        line = line_from(p.stdout, "stopping ", 20)
+        child = int(line.split()[1]) if line else None
+        deadline, st = time.time() + 20, None
+        while time.time() < deadline:
+            pid, st = os.waitpid(p.pid, os.WUNTRACED | os.WNOHANG)
+            if pid:
+                break
+            st = None
+            time.sleep(0.02)
+        stopped = st is not None and os.WIFSTOPPED(st)
+        check(stopped and os.WSTOPSIG(st) == sig,
+              "%s: record stops by it too (status %s)" % (what, st))
+        if stopped:
+            check(child is not None and proc_state(child) == "T",
+                  "%s: the program is stopped meanwhile (%s)"
+                  % (what, child and proc_state(child)))
+            os.kill(p.pid, signal.SIGCONT)
+            deadline, st = time.time() + 20, None
+            while time.time() < deadline:
+                pid, st = os.waitpid(p.pid, os.WNOHANG)
+                if pid:
+                    break
+                st = None
+                time.sleep(0.02)
+        if st is None or not os.WIFEXITED(st):
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+                os.waitpid(p.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        p.returncode = 0  # reaped here, not by Popen
+        out, err = p.communicate()
+        check(st is not None and os.WIFEXITED(st) and os.WEXITSTATUS(st) == 4,
+              "%s: once continued, record ends with the program's status 4 (%s)" % (what, st))
+        check(b"resumed" in out, "%s: the program was continued" % what)
+        said = [l for l in err.decode(errors="replace").splitlines() if l.startswith("ccprof:")]
+        check(said == ["ccprof: profile written to " + prof],
+              "%s: record says where the profile went (%s)" % (what, said))
+        fs = functions(report(prof)) if os.path.exists(prof) else {}
+        check(fs.get("stop_here", {}).get("calls") == 1,
+              "%s: the profile has stop_here" % what)
+
+
 def fifo_contents(path, proc, timeout):
     """What is written into the FIFO path until its writer closes it (or
     proc ends without opening it), within timeout seconds."""
@@ -1136,6 +1412,44 @@ def dlswap():
         print("# dlswap (%s): the loader put the first plugin elsewhere the second time" % CLOCK)
 
 
+def dlstorm():
+    """A library opened and closed in a loop, moving each time (an mmap
+    between loads): its functions are one function each (DESIGN.md §5,
+    module path, build-id and offset), one row with the calls the program
+    made, and the runtime's module table stays small."""
+    so = os.path.join(OUT, "libstorm.so")
+    run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions",
+         os.path.join(TOP, "tests/progs/shlib.c"), "-o", so])
+    n = 6000
+    p, prof = same_behaviour("dlstorm", "tests/progs/dlstorm.c", [so, str(n)], extra=["-ldl"],
+                             timeout=120)
+    if p is None or not check(os.path.exists(prof), "dlstorm (%s): profile written" % CLOCK):
+        return
+    rows = report(prof)["functions"]
+    for f, calls in counts(p.stdout).items():
+        got = [r for r in rows if r["name"] == f]
+        check(len(got) == 1 and got[0]["calls"] == calls,
+              "dlstorm (%s): one row for %s, %d calls (got %s)"
+              % (CLOCK, f, calls, [r["calls"] for r in got][:5]))
+    check(not [r for r in rows if r["name"].startswith("0x")],
+          "dlstorm (%s): every function named" % CLOCK)
+    text = run([CCPROF, "report", prof]).stdout
+    check(text.count("lib_entry") >= 1 and "lib_entry [" not in text,
+          "dlstorm (%s): the text report shows lib_entry plainly, not qualified by module" % CLOCK)
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+    check(info["modules"] <= 10 and info["cost_centres"] <= 10,
+          "dlstorm (%s): %d modules, %d cost centres recorded for %d loads of one library"
+          % (CLOCK, info["modules"], info["cost_centres"], n))
+    # Merged with itself: still one row each, twice the calls.
+    both = prof + ".merged"
+    run([CCPROF, "merge", "-o", both, prof, prof])
+    rows = report(both)["functions"]
+    for f, calls in counts(p.stdout).items():
+        got = [r["calls"] for r in rows if r["name"] == f]
+        check(got == [2 * calls], "dlstorm (%s): merged with itself, %s once with %d calls (got %s)"
+              % (CLOCK, f, 2 * calls, got[:5]))
+
+
 def twins():
     """Two static functions of one name in one program: the text report
     qualifies each with module and offset, the other names stay plain."""
@@ -1196,6 +1510,57 @@ def symlink():
     check((os.stat(target).st_mode & 0o777) & ~0o644 == 0, "profile mode is 0644 or stricter")
 
 
+def replaced():
+    """The program's file replaced (renamed over) or deleted while it runs:
+    names come from the file that was loaded, or stay unnamed, never from
+    the new file, whose functions lie at the same offsets (Note [Names from
+    the loaded file] in dump.c).  A profile written from a signal handler
+    has no names, and the tool must not take them from the new file either."""
+    src = os.path.join(TOP, "tests/progs/replaced.c")
+    for how, buildid, end in (("mv", True, ""), ("rm", True, ""), ("mv", False, ""),
+                              ("mv", True, "term"), ("mv", False, "term"), ("mv", True, "abort")):
+        term = end != ""
+        name = "replaced_%s%s%s" % (how, "" if buildid else "_noid", "_" + end if end else "")
+        d = os.path.join(OUT, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        exe, new = os.path.join(d, "prog"), os.path.join(d, "prog.new")
+        flags = [] if buildid else ["-Wl,--build-id=none"]
+        for out, extra in ((exe, []), (new, ["-DOTHER"])):
+            r = run([CC, "-g", "-O1", "-finstrument-functions", src, "-o", out] + flags + extra)
+            if not check(r.returncode == 0, "%s: build: %s" % (name, r.stderr[-300:])):
+                return
+        prof = os.path.join(d, "prog.ccprof")
+        ready, go = os.path.join(d, "ready"), os.path.join(d, "go")
+        e = dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof)
+        p = subprocess.Popen([exe, ready, go] + ([end] if end else []), cwd=d, env=e,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2500):
+            if os.path.exists(ready) or p.poll() is not None:
+                break
+            time.sleep(0.002)
+        if how == "mv":
+            os.rename(new, exe)
+        else:
+            os.unlink(exe)
+        open(go, "w").close()
+        out, err = p.communicate(timeout=30)
+        if end == "abort":
+            check("ccprof:   beta" in err and "zzz_pad" not in err,
+                  "%s: the crash's cost-centre stack names beta, from the file loaded (%r)"
+                  % (name, err[-200:]))
+        if not check(os.path.exists(prof), "%s: profile written (%s)" % (name, err[-300:])):
+            continue
+        fs = functions(report(prof))
+        wrong = sorted(f for f in fs if f.startswith("zzz_pad"))
+        check(not wrong, "%s: no names from the file that replaced the program (%s)" % (name, wrong))
+        n = counts(out)
+        for f, calls in n.items():
+            if f in fs or not term:
+                check(fs.get(f, {}).get("calls") == calls,
+                      "%s: %s named, called %d times (got %s)" % (name, f, calls, fs.get(f, {}).get("calls")))
+
+
 threads()
 threads_tsan()
 optimised()
@@ -1206,6 +1571,8 @@ stepped()
 adapt_stepped()
 nullfn()
 cancel()
+late_cancel()
+async_cancel()
 fork()
 last_thread()
 quiet_helper()
@@ -1214,6 +1581,10 @@ exec_()
 reexec()
 exec_then_signal()
 fork_exec()
+separators_in_paths()
+shell_children()
+exit_race()
+exit_wait()
 own_malloc()
 file_size_limit()
 small_stack()
@@ -1228,18 +1599,22 @@ signals_unwritten()
 signals_own_writes()
 sigaction_across_fork()
 record_passes_signals()
+record_stops_with_program()
 second_signal_mid_write()
 uninstrumented_signals()
 userns()
 pid_namespace()
 many_threads()
+thread_churn()
 deep()
 explode()
 dlopen()
 dlswap()
+dlstorm()
 twins()
 setuid()
 symlink()
+replaced()
 # clock=cycles takes its own paths through the hooks: the programs that
 # stress the shadow stack run again under it.
 CLOCK = "cycles"
@@ -1249,11 +1624,14 @@ stepped()
 adapt_stepped()
 nullfn()
 cancel()
+late_cancel()
+async_cancel()
 jumps()
 split()
 selfinline()
 coroutines()
 dlswap()
+dlstorm()
 exceptions()
 deep()
 finish()

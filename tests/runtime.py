@@ -93,6 +93,35 @@ def regions():
     check(r.returncode == 0, "a program using ccprof.h runs without libccprof (weak API)")
 
 
+def many_regions():
+    """20000 region names, each with its own count, and one of 100000
+    bytes: every one in the profile with the program's count, in little
+    memory.  Before (a list searched from its head, a page mapped for each
+    name), this took 88 MB and seconds (Note [Region names] in
+    src/runtime/manual.c)."""
+    n = 20000
+    prog = build("manyregions", "tests/progs/manyregions.c", os.path.join(LIB, "libccprof.a"))
+    prof = os.path.join(OUT, "manyregions.ccprof")
+    p = subprocess.Popen([prog, str(n)], stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    check(p.returncode == 0 and "same handles 1" in out,
+          "many regions: a name asked for again gives the same handle (%s)" % out.strip())
+    if not check(os.path.exists(prof), "many regions: profile written"):
+        return
+    fs = functions(report(prof))
+    got = {f: fs[f]["calls"] for f in fs if f.startswith("region-")}
+    want = {"region-%d" % i: i % 3 + 1 for i in range(n)}
+    check(got == want, "many regions: all %d regions with their counts (%d found, %d differ)"
+          % (n, len(got), sum(1 for k in want if got.get(k) != want[k])))
+    check(fs.get("x" * 99999, {}).get("calls") == 2, "many regions: the long name, 2 calls")
+    # ru_maxrss is in KB; the program alone is about 10 MB.
+    check(usage.ru_maxrss < 40 * 1024,
+          "many regions: peak RSS %d KB, under 40 MB" % usage.ru_maxrss)
+
+
 def region_time():
     exe = build("regiontime", "tests/progs/regiontime.c")
     for clock in ("cpu", "cycles"):
@@ -148,6 +177,20 @@ def options():
                                   CCPROF_OPTIONS="bogus=1:output=/dev/null"))
     check(r.returncode == 0 and "unknown option 'bogus'" in r.stderr,
           "unknown CCPROF_OPTIONS key: warned, program unaffected")
+    # Escapes (Note [Escapes in CCPROF_OPTIONS]): a separator, '=' and a
+    # backslash in a value; empty pairs skipped; a final backslash kept.
+    for opts, name in (("output=a\\,b\\:c=d\\\\e::,clock=wall", "a,b:c=d\\e"),
+                       ("clock=wall:output=x\\", "x\\")):
+        r = run([prog, "5"], cwd=d, env=dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                                             CCPROF_OPTIONS=opts))
+        path = os.path.join(d, name)
+        info = json.loads(run([CCPROF, "info", "--json", path]).stdout or "{}")
+        check(r.returncode == 0 and r.stderr == "" and info.get("clock") == "wall",
+              "CCPROF_OPTIONS=%s writes %s, clock=wall, no warning (%r)" % (opts, name, r.stderr))
+    r = run([prog, "5"], cwd=d, env=dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                                         CCPROF_OPTIONS="verbose\\=1:output=/dev/null"))
+    check("'verbose=1' is not key=value" in r.stderr,
+          "an escaped '=' separates no key from its value (%r)" % r.stderr)
     bad_options()
 
 
@@ -217,9 +260,17 @@ def bad_options():
           os.path.exists(prof),
           "dump_signal=USR2 then a bad one: SIGUSR2 still writes and goes on (got %s)"
           % (r and r.returncode))
-    r, _ = go("dump_signal=11", ("signal", "11"))
-    check(r is not None and r.returncode == -signal.SIGSEGV and os.path.exists(prof),
-          "dump_signal=11 refused: SIGSEGV still kills, profile written")
+    # Every crash signal (handled_signals.h), by number and by name:
+    # SIGSYS was let through, taken twice, and on_fatal chained to itself
+    # until the stack overflowed (SIGSEGV in place of SIGSYS).
+    for sig in (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT,
+                signal.SIGSYS):
+        for v in (str(int(sig)), sig.name):
+            r, _ = go("dump_signal=" + v, ("signal", str(int(sig))))
+            check(r is not None and r.returncode == -sig and os.path.exists(prof) and
+                  r.stderr.count("bad dump_signal") == 1,
+                  "dump_signal=%s refused: %s still kills, profile written (got %s)"
+                  % (v, sig.name, r and r.returncode))
 
 
 status_passthrough()
@@ -227,6 +278,7 @@ linked("pkg-config")
 linked("static")
 names()
 regions()
+many_regions()
 region_time()
 cxx_scope()
 clocks()

@@ -390,7 +390,20 @@ check_eq "record: CCPROF_OPTIONS" "$(sed -n 1p "$D/out")" \
 check_eq "record: LD_PRELOAD" "$(sed -n 2p "$D/out")" \
 	"$(cd "$LIBDIR" && pwd -P)/libccprof.so:$LIBDIR/libccprof.so"
 check_eq "record: uninstrumented program" "$(cat "$D/err")" \
+	"ccprof: no profile written (is sh built with -finstrument-functions? or did it end by _exit, which writes none?)"
+run 138 "record: uninstrumented program killed" "$CCPROF" record -o "$D/rec/sh.ccprof" -- sh -c 'kill -USR1 $$'
+check_eq "record: uninstrumented program killed" "$(head -n 1 "$D/err")" \
 	"ccprof: no profile written (is sh built with -finstrument-functions?)"
+# An instrumented program that ends by _exit writes nothing: that is the
+# likely cause, not the build (it once asked about -finstrument-functions).
+if build_prog exits "$PROGS/exits.c" 2> "$D/build.log"; then
+	(cd "$D/rec" && "$CCPROF" record -- "$OUT/exits" _exit) > "$D/out" 2> "$D/err"
+	check_eq "record of a program that calls _exit: exit status" "$?" 6
+	check_eq "record of a program that calls _exit: says why no profile" "$(cat "$D/err")" \
+		"ccprof: no profile written: $OUT/exits calls the hooks of -finstrument-functions, so it probably ended by _exit, which writes none (docs/options.md, \"How the run ends\"; ccprof_dump() before it writes one)"
+else
+	notok "exits builds (see $D/build.log)"
+fi
 
 # A static executable: LD_PRELOAD cannot reach it, and record says so.
 if ${CC:-cc} -O1 -finstrument-functions -static "$PROGS/fib.c" -o "$D/fib-static" 2> "$D/static.log"; then
@@ -451,6 +464,20 @@ if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
 	check_eq "record with a long CCPROF_OPTIONS: the program did not run" "$(cat "$D/out")" ""
 	check_eq "record with a long CCPROF_OPTIONS: no profile at the default" \
 		"$(ls "$D/rec/fib.ccprof" 2> /dev/null)" ""
+	# From a directory 3000 bytes deep: record's absolute output= makes
+	# CCPROF_OPTIONS longer than the runtime once kept for the profile,
+	# and it said so on the program's stderr ("too long; kept its first
+	# 1023 bytes").  Now it is kept whole.
+	deep="$D/rec"
+	for i in $(seq 15); do deep="$deep/$(printf 'd%.0s' $(seq 199))"; done
+	mkdir -p "$deep"
+	(cd "$deep" && unset CCPROF_OPTIONS && "$CCPROF" record "$OUT/fib" 5) > "$D/out" 2> "$D/err"
+	check_eq "record from a deep directory: exit status" "$?" 0
+	check_eq "record from a deep directory: only where the profile went" "$(cat "$D/err")" \
+		"ccprof: profile written to $deep/fib.ccprof"
+	run 0 "info of a profile recorded in a deep directory" "$CCPROF" info --json "$deep/fib.ccprof"
+	check_eq "record from a deep directory: the options whole in the profile" \
+		"$(json 'j["options"]' "$D/out")" "output=$deep/fib.ccprof"
 	# Into a device: no guess that the program was not instrumented.
 	run 0 "record -o /dev/null" "$CCPROF" record -o /dev/null "$OUT/fib" 5
 	check_eq "record -o /dev/null: message" "$(cat "$D/err")" \

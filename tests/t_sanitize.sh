@@ -23,7 +23,7 @@ bad=0
 # The suite's own profiles (the hostile corpus is t_hostile's business).
 for f in $(find "$OUT" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort | head -80); do
 	for args in "report" "report --graph --hook-cost" "report --contexts" "report --json --hook-cost" "info" "info --json" \
-		"convert --to html -o /dev/null"; do
+		"convert --to html -o /dev/null" "convert --to chrome --threads -o /dev/null"; do
 		n=$((n + 1))
 		timeout 60 $tool $args "$f" > /dev/null 2> "$OUT/san.err"
 		finding "ccprof $args $f" && bad=$((bad + 1))
@@ -54,13 +54,15 @@ for step in "record -o $san_dir/f.ccprof -- $OUT/san_forker" \
 	"merge -o $san_dir/m.ccprof $san_dir/f.ccprof $san_dir/f.ccprof" \
 	"convert --to callgrind $san_dir/m.ccprof" "convert --to pprof -o /dev/null $san_dir/m.ccprof" \
 	"convert --to ghc-json $san_dir/m.ccprof" "convert --to ghc-prof $san_dir/m.ccprof" \
+	"convert --to chrome --threads $san_dir/m.ccprof" \
 	"convert --to html --deselect main --only-exported $san_dir/m.ccprof"; do
 	CCPROF_LIBRARY="$LIBDIR/libccprof.so" timeout 60 $tool $step > /dev/null 2> "$OUT/san.err"
 	finding "ccprof $step" && bad=$((bad + 1))
 done
 check_eq "sanitizers: record (a fork, an exec), merge, convert with source lines, no finding" \
 	"$bad" 0
-# The heap views (report --heap, its JSON, hp, heap-svg, pprof's inuse, diff, merge)
+# The heap views (report --heap, its JSON, hp, heap-svg, chrome's counters, pprof's
+# inuse, diff, merge)
 # over the suite's heap profiles (tests/heap.py, tests/heap_views.py).
 n=0
 bad=0
@@ -69,6 +71,7 @@ for f in $(find "$OUT" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort)
 	"$CCPROF" info --json "$f" 2> /dev/null | grep -q '"peak_bytes"' || continue
 	[ $n -lt 120 ] || break
 	for args in "report --heap --threads" "report --json" "convert --to hp" "convert --to heap-svg" \
+		"convert --to chrome" \
 		"convert --to pprof -o /dev/null" ${prev:+"diff $prev"} ${prev:+"merge -o $OUT/san_heap_m.ccprof $prev"}; do
 		n=$((n + 1))
 		timeout 60 $tool $args "$f" > /dev/null 2> "$OUT/san.err"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "format/format.h"
+#include "model/combine.h"
 #include "model/xalloc.h"
 
 void cli_help(FILE *f, const struct cli_command *c)
@@ -123,6 +124,7 @@ int cli_load(const char *path, unsigned passes, struct cli_profile *cp)
 		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "cannot read profile");
 		return CLI_EXIT_FAIL;
 	}
+	combine_fold_reloads(&cp->prof); /* Note [One function, several cost centres] */
 	if (model_build(&cp->model, &cp->prof, passes, err, sizeof err) != 0) {
 		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "inconsistent profile");
 		model_free(&cp->model);

@@ -27,7 +27,7 @@ static int convert_run(int argc, char **argv);
 
 const struct cli_command cli_convert = {
 	.name = "convert",
-	.summary = "export a profile: pprof, callgrind, speedscope, GHC, flame graph, dot",
+	.summary = "export a profile: pprof, callgrind, speedscope, GHC, flame graph, dot, trace",
 	.usage = "ccprof convert --to FORMAT [-o OUT] [--threads] [--inverted] "
 		 "[--node-threshold PCT] [--weight time|alloc] [VIEW OPTIONS] FILE",
 	.help = "Write the profile in FILE in another tool's format, to OUT or standard\n"
@@ -43,6 +43,10 @@ const struct cli_command cli_convert = {
 		"  folded      folded stacks in microseconds, or bytes with --weight alloc\n"
 		"              (flamegraph.pl, inferno, speedscope)\n"
 		"  speedscope  speedscope's JSON format (name it NAME.speedscope.json)\n"
+		"  chrome      Trace Event Format JSON (Perfetto, chrome://tracing, speedscope;\n"
+		"              name it NAME.trace.json): the stack tree as a flame chart on a\n"
+		"              synthetic timeline, not when calls ran; the live heap over real\n"
+		"              time as a counter (record --heap)\n"
 		"  pprof       gzip-compressed profile.proto (go tool pprof); binary\n"
 		"  dot         Graphviz call graph (dot -Tsvg -o graph.svg)\n"
 		"  svg         flame graph drawn by ccprof (open in a browser)\n"
@@ -55,8 +59,9 @@ const struct cli_command cli_convert = {
 		"Options:\n"
 		"  -t, --to FORMAT         the format (required)\n"
 		"  -o, --output OUT        write to OUT instead of standard output\n"
-		"      --threads           speedscope, pprof, folded: each thread separately\n"
-		"                          (a profile, label or root frame per thread)\n"
+		"      --threads           speedscope, pprof, folded, chrome: each thread\n"
+		"                          separately (a profile, label, root frame or track\n"
+		"                          per thread)\n"
 		"      --inverted          svg: an icicle graph, the root at the top\n"
 		"      --node-threshold PCT\n"
 		"                          dot: leave out functions below PCT % of the total\n"

@@ -108,6 +108,7 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 			goto out;
 		}
 		sources_resolve(&in[loaded]);
+		combine_fold_reloads(&in[loaded]); /* Note [One function, several cost centres] */
 		ptrs[loaded] = &in[loaded];
 	}
 	warn_programs(in, files, n);

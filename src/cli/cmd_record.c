@@ -7,7 +7,8 @@
  * program was not built with -finstrument-functions, so no hook ran), and
  * ends with the program's exit status, or by the same signal, so it can
  * stand in for the program in scripts, also when record got the SIGTERM
- * or SIGHUP and passed it on (Note [Signals while the program runs]).
+ * or SIGHUP and passed it on (Note [Signals while the program runs]),
+ * and it stops when the program stops (Note [When the program stops]).
  *
  * Note [Which profile]: record always passes output=<absolute path> (the
  * default is the runtime's own, <cwd>/<basename of PROGRAM>.ccprof), so it
@@ -52,7 +53,9 @@ const struct cli_command cli_record = {
 		"are appended to CCPROF_OPTIONS, so they override the user's.  The exit\n"
 		"status is PROGRAM's; if it was killed by a signal, ccprof ends by the\n"
 		"same signal.  A SIGTERM or SIGHUP sent to ccprof is passed on to\n"
-		"PROGRAM, and ccprof then ends as PROGRAM does.  Right after the\n"
+		"PROGRAM, and ccprof then ends as PROGRAM does.  When PROGRAM stops\n"
+		"(SIGSTOP, SIGTSTP), ccprof stops by the same signal, and continues\n"
+		"PROGRAM when it is continued.  Right after the\n"
 		"run, record adds each function's source file and line (from the debug\n"
 		"information, -g) to the profile, and to those of forked children and\n"
 		"of images before an exec, while the binaries are the build that ran.\n\n"
@@ -78,7 +81,8 @@ const struct cli_command cli_record = {
 		"                     <ccprof's directory>/../lib/libccprof.so)\n"
 		"  CCPROF_ALLOC_LIBRARY  the runtime --alloc preloads (default:\n"
 		"                     libccprof-alloc.so beside the runtime above)\n"
-		"  CCPROF_OPTIONS     runtime settings, key=value separated by ':'\n",
+		"  CCPROF_OPTIONS     runtime settings, key=value separated by ':', a\n"
+		"                     backslash escaping the character after it\n",
 	.run = record_run,
 };
 
@@ -271,14 +275,31 @@ static void env_join(const char *name, const char *ours, int first)
  * writes <program>.ccprof where record does not look. */
 #define RUNTIME_OPTIONS_MAX 4159
 
+/* s with a backslash before each ':', ',' and backslash, which
+ * CCPROF_OPTIONS would take otherwise (Note [Escapes in CCPROF_OPTIONS]
+ * in src/runtime/options.c); malloc'd. */
+static char *options_escaped(const char *s)
+{
+	char *out = xmalloc(2 * strlen(s) + 1), *o = out;
+	for (; *s; s++) {
+		if (*s == ':' || *s == ',' || *s == '\\')
+			*o++ = '\\';
+		*o++ = *s;
+	}
+	*o = '\0';
+	return out;
+}
+
 /* Our settings appended to CCPROF_OPTIONS; 1 after a message if the
  * runtime would ignore the result. */
 static int set_options(const struct record_opts *o, const char *output)
 {
-	size_t len = strlen(output) + (o->interval ? strlen(o->interval) : 0) +
+	char *escaped = options_escaped(output);
+	size_t len = strlen(escaped) + (o->interval ? strlen(o->interval) : 0) +
 		     (o->heap_interval ? strlen(o->heap_interval) : 0) + 128;
 	char *opts = xmalloc(len);
-	int n = snprintf(opts, len, "output=%s", output);
+	int n = snprintf(opts, len, "output=%s", escaped);
+	free(escaped);
 	if (o->clock)
 		n += snprintf(opts + n, len - (size_t)n, ":clock=%s", o->clock);
 	if (o->interval)
@@ -413,13 +434,60 @@ static void exec_program(char **command, int err_fd, const struct run_signals_sa
 	_exit(127);
 }
 
+/*
+ * Note [When the program stops]: a program that stops (raise(SIGSTOP), a
+ * SIGTSTP sent to it alone, SIGTTIN from a read in the background) would
+ * leave record waiting, and the shell waiting for record, never seeing
+ * "Stopped".  So record stops itself by the same signal, standing in for
+ * the program as it does at the end, and when it is continued (fg, bg,
+ * kill -CONT) it continues the program.  Ctrl-Z stops the whole
+ * foreground group, record with it: the program's stop is then taken
+ * (waited for without WNOWAIT) only if the program is still stopped when
+ * record runs again, which it is not after the shell's SIGCONT to the
+ * group, so record does not stop a second time.
+ */
+static void stop_as(pid_t pid, int sig)
+{
+	struct sigaction dfl, old;
+	sigset_t set, mask;
+	int own = sig != SIGSTOP; /* the others may be caught, ignored or blocked */
+
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if (own)
+		sigaction(sig, &dfl, &old);
+	sigprocmask(SIG_UNBLOCK, &set, &mask);
+	fflush(NULL);
+	kill(getpid(), sig); /* delivered before kill returns: stopped here */
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	if (own)
+		sigaction(sig, &old, NULL);
+	kill(pid, SIGCONT);
+}
+
 /* The program's status, once it has ended (Note [Signals while the
- * program runs]: waited for, then no longer signalled, then reaped). */
+ * program runs]: waited for, then no longer signalled, then reaped),
+ * stopping with it meanwhile (Note [When the program stops]). */
 static void wait_program(pid_t pid, int *status)
 {
 	siginfo_t info;
-	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-		;
+	for (;;) {
+		memset(&info, 0, sizeof info);
+		if (waitid(P_PID, (id_t)pid, &info, WEXITED | WSTOPPED | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (info.si_code != CLD_STOPPED)
+			break;
+		memset(&info, 0, sizeof info);
+		if (waitid(P_PID, (id_t)pid, &info, WSTOPPED | WNOHANG) == 0 && info.si_pid == pid &&
+		    info.si_code == CLD_STOPPED)
+			stop_as(pid, info.si_status);
+	}
 	pass_to = 0;
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
@@ -576,8 +644,8 @@ static int output_writable(const char *out)
 	return rc;
 }
 
-/* The runtime library and the absolute profile path, checked for the
- * characters their variables cannot carry; 0, or 1 after a message. */
+/* The runtime library, checked for the characters LD_PRELOAD cannot
+ * carry, and the absolute profile path; 0, or 1 after a message. */
 static int record_paths(const struct record_opts *o, char **libp, char **outp)
 {
 	int rc = 0;
@@ -587,10 +655,8 @@ static int record_paths(const struct record_opts *o, char **libp, char **outp)
 				 lib ? lib : "(set CCPROF_LIBRARY)");
 	else if (!(out = output_path(o)))
 		rc = record_fail("cannot get the current directory: ", strerror(errno));
-	/* CCPROF_OPTIONS separates keys by ':' or ','; LD_PRELOAD paths by ':'
-	 * or ' '.  Neither has an escape. */
-	else if (strpbrk(out, ":,"))
-		rc = record_fail("output path must not contain ':' or ',': ", out);
+	/* LD_PRELOAD separates paths by ':' or ' ', and has no escape; the
+	 * output path is escaped in CCPROF_OPTIONS (set_options). */
 	else if (strpbrk(lib, ": "))
 		rc = record_fail("runtime library path must not contain ':' or ' ': ", lib);
 	else
@@ -656,15 +722,25 @@ static int statically_linked(const char *file)
 
 /* Whether CCPROF_OPTIONS turns the runtime off: its last enabled=0 or
  * enabled=1 (src/runtime/options.c: later keys win, a bad value changes
- * nothing). */
+ * nothing; a backslash escapes the character after it). */
 static int options_disable(const char *opts)
 {
 	int off = 0;
 	while (opts && *opts) {
-		size_t n = strcspn(opts, ":,");
-		if (n == 9 && strncmp(opts, "enabled=", 8) == 0 && (opts[8] == '0' || opts[8] == '1'))
-			off = opts[8] == '0';
-		opts += n + (opts[n] != '\0');
+		char pair[16]; /* room for "enabled=N"; a longer pair is cut */
+		size_t n = 0;
+		for (; *opts && *opts != ':' && *opts != ','; opts++) {
+			if (*opts == '\\' && opts[1])
+				opts++;
+			if (n < sizeof pair - 1)
+				pair[n++] = *opts;
+			else
+				n = sizeof pair; /* too long to be enabled=N */
+		}
+		opts += *opts != '\0';
+		pair[n < sizeof pair ? n : sizeof pair - 1] = '\0';
+		if (n < sizeof pair && (!strcmp(pair, "enabled=0") || !strcmp(pair, "enabled=1")))
+			off = pair[8] == '0';
 	}
 	return off;
 }
@@ -731,7 +807,11 @@ static int runtime_handles(int sig)
 /* Why no profile came: the usual cause, or one we can see.  An
  * instrumented program that died by a signal had hooks that ran: the
  * signal ended it where the runtime could not write (docs/options.md,
- * "Signals"), and asking about -finstrument-functions would mislead. */
+ * "Signals"), and asking about -finstrument-functions would mislead.
+ * One that exited without a profile most likely called _exit, which
+ * runs no exit handlers ("How the run ends"); a program whose own file
+ * names no hook may still be instrumented in its libraries, and so
+ * either cause is named. */
 static void say_why_none(const char *command, int status)
 {
 	char *file = find_program(command);
@@ -757,6 +837,16 @@ static void say_why_none(const char *command, int status)
 					"one at exit, on crashes and on the usual signals that end a program "
 					"(docs/options.md, \"Signals\")\n",
 				command, sig);
+	} else if (WIFEXITED(status) && file && names_hook(file)) {
+		fprintf(stderr, "ccprof: no profile written: %s calls the hooks of "
+				"-finstrument-functions, so it probably ended by _exit, which writes "
+				"none (docs/options.md, \"How the run ends\"; ccprof_dump() before it "
+				"writes one)\n",
+			command);
+	} else if (WIFEXITED(status)) {
+		fprintf(stderr, "ccprof: no profile written (is %s built with "
+				"-finstrument-functions? or did it end by _exit, which writes none?)\n",
+			command);
 	} else {
 		fprintf(stderr, "ccprof: no profile written (is %s built with "
 				"-finstrument-functions?)\n",

@@ -167,7 +167,55 @@ static void unmap_image(struct image *im)
 	munmap((void *)im->p, im->len);
 }
 
+/* The NT_GNU_BUILD_ID of an ELF image, in lowercase hex as the runtime
+ * records it (at most 20 bytes), into out[41]; "" if it has none.  From
+ * the SHT_NOTE sections, every offset checked. */
+static void image_build_id(const struct image *im, char out[41])
+{
+	const Ehdr *eh = (const Ehdr *)im->p;
+	unsigned i;
+
+	out[0] = '\0';
+	for (i = 0; i < eh->e_shnum; i++) {
+		const Shdr *sh = section(im, eh, i);
+		uint64_t off, end;
+
+		if (sh == NULL || sh->sh_type != SHT_NOTE ||
+		    !in_bounds(im, sh->sh_offset, sh->sh_size))
+			continue;
+		off = sh->sh_offset;
+		end = sh->sh_offset + sh->sh_size;
+		while (end - off >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(im->p + off);
+			uint64_t name = off + sizeof *n;
+			uint64_t desc = name + (((uint64_t)n->n_namesz + 3) & ~(uint64_t)3);
+			uint64_t next = desc + (((uint64_t)n->n_descsz + 3) & ~(uint64_t)3);
+
+			if (next > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    memcmp(im->p + name, "GNU", 4) == 0) {
+				uint32_t k, len = n->n_descsz > 20 ? 20 : n->n_descsz;
+				const unsigned char *d = im->p + desc;
+
+				for (k = 0; k < len; k++) {
+					out[2 * k] = "0123456789abcdef"[d[k] >> 4];
+					out[2 * k + 1] = "0123456789abcdef"[d[k] & 15];
+				}
+				out[2 * len] = '\0';
+				return;
+			}
+			off = next;
+		}
+	}
+}
+
 int elfsym_load(const char *path, struct elfsym_table *t)
+{
+	return elfsym_load_as(path, NULL, t);
+}
+
+int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *t)
 {
 	struct image im;
 	int rc;
@@ -175,6 +223,20 @@ int elfsym_load(const char *path, struct elfsym_table *t)
 	memset(t, 0, sizeof *t);
 	if (map_image(path, &im) != 0)
 		return -1;
+	if (build_id) {
+		const Ehdr *eh = (const Ehdr *)im.p;
+		char id[41];
+
+		if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shentsize != sizeof(Shdr)) {
+			unmap_image(&im);
+			return -1;
+		}
+		image_build_id(&im, id);
+		if (strcmp(id, build_id) != 0) {
+			unmap_image(&im);
+			return -2;
+		}
+	}
 	rc = parse(&im, t);
 	unmap_image(&im);
 	if (rc != 0)
@@ -261,14 +323,22 @@ static const char *scan_table(const struct image *im, const Ehdr *eh, const Shdr
 
 int elfsym_find_unbuffered(const char *path, uint64_t offset, char *buf, size_t len)
 {
+	return elfsym_find_unbuffered_as(path, NULL, offset, buf, len);
+}
+
+int elfsym_find_unbuffered_as(const char *path, const char *build_id, uint64_t offset, char *buf,
+			      size_t len)
+{
 	struct image im;
 	const Ehdr *eh;
 	const char *name = NULL;
+	char id[41];
 
 	if (len == 0 || map_image(path, &im) != 0)
 		return -1;
 	eh = (const Ehdr *)im.p;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(Shdr)) {
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(Shdr) &&
+	    (build_id == NULL || (image_build_id(&im, id), strcmp(id, build_id) == 0))) {
 		const Shdr *tab = find_table(&im, eh, SHT_SYMTAB);
 
 		if (tab)

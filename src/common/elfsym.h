@@ -29,6 +29,12 @@ struct elfsym_table {
  * stripped.  Returns 0, or -1 if the file cannot be read or is not ELF. */
 int elfsym_load(const char *path, struct elfsym_table *t);
 
+/* elfsym_load, if the file is the one with `build_id` (lowercase hex of
+ * NT_GNU_BUILD_ID, as in a profile's MODULES; "" for a file without one):
+ * -2 when its build-id differs, as for a binary replaced since it was
+ * loaded.  A NULL build_id checks nothing. */
+int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *t);
+
 /* The function containing `offset`, or NULL. */
 const char *elfsym_find(const struct elfsym_table *t, uint64_t offset);
 
@@ -44,5 +50,10 @@ void elfsym_free(struct elfsym_table *t);
  * mmap), so a crash handler may call it; a linear scan, so call it for a
  * few addresses only.  Returns 0, or -1 if not found. */
 int elfsym_find_unbuffered(const char *path, uint64_t offset, char *buf, size_t len);
+
+/* elfsym_find_unbuffered in the file with `build_id` only (as in
+ * elfsym_load_as; NULL checks nothing): -1 for another file. */
+int elfsym_find_unbuffered_as(const char *path, const char *build_id, uint64_t offset, char *buf,
+			      size_t len);
 
 #endif

@@ -35,14 +35,23 @@ struct cthread {
 	uint32_t n, cap;
 };
 
+/* The result CCs of one key, in a list from the first, the one in the
+ * key table; the fields but next are the first's. */
+struct samekey {
+	uint32_t next;   /* the next result CC of this key, or UINT32_MAX */
+	uint32_t last;   /* the list's last */
+	uint32_t cursor; /* the one the current file's next CC of this key gets */
+	uint32_t file;   /* the file cursor is for, + 1 */
+};
+
 struct combine {
 	struct ccp_arena *arena;
 	struct keyed modkeys, cckeys;
 	struct ccp_module *mods;
 	struct ccp_cc *ccs;
-	uint32_t *owner;  /* per result CC: the last file mapped onto it, + 1 */
+	struct samekey *same; /* per result CC (Note [Cost centres of one key]) */
 	struct cthread *threads;
-	uint32_t nthreads;
+	uint32_t nthreads, threads_cap;
 	uint32_t *hist;   /* one renumbered history */
 	uint32_t hist_cap;
 	struct ccp_totals totals; /* of the result: it must stay readable */
@@ -139,14 +148,24 @@ static int check_compatible(const struct ccp_profile *const *in, const char *con
 
 /* ---- modules and cost centres -------------------------------------------- */
 
-static uint32_t map_module(struct combine *c, const struct ccp_module *m)
+/* "PATH\x1fBUILD_ID": what identifies a module in any run; freed by the
+ * caller. */
+static char *module_key(const struct ccp_module *m)
 {
 	const char *path = m->path ? m->path : "", *id = m->build_id ? m->build_id : "";
-	size_t lp = strlen(path), li = strlen(id), slot;
+	size_t lp = strlen(path), li = strlen(id);
 	char *key = xmalloc(lp + li + 2);
 	memcpy(key, path, lp);
 	key[lp] = '\x1f';
 	memcpy(key + lp + 1, id, li + 1);
+	return key;
+}
+
+static uint32_t map_module(struct combine *c, const struct ccp_module *m)
+{
+	const char *path = m->path ? m->path : "", *id = m->build_id ? m->build_id : "";
+	size_t slot;
+	char *key = module_key(m);
 	uint32_t k = keyed_find(&c->modkeys, key, &slot);
 	if (k == UINT32_MAX) {
 		k = keyed_add(&c->modkeys, key, slot);
@@ -184,9 +203,35 @@ static void cc_complete(struct combine *c, struct ccp_cc *to, const struct ccp_c
 	}
 }
 
-/* The result's CC for each of file f's, into map.  Two CCs of one file
- * never share a result CC, whatever their keys: a history marks each CC
- * once, and merging two would break that. */
+/*
+ * Note [Cost centres of one key]
+ *
+ * Two CCs of one file never share a result CC, whatever their keys: a
+ * history marks each CC once, and merging two would break that.  A file
+ * can have two of one key: a library loaded again at another base after
+ * dlclose is a second module with the same path and build-id, so its
+ * functions are second CCs with the same module and offset.  The i-th CC
+ * of a key in a file maps to the i-th result CC of that key, whichever
+ * file made it: merging a profile with itself keeps its CCs, and another
+ * run that loaded the library twice lands on the same two.  Each key's
+ * result CCs form a list (samekey) walked by a cursor that every file
+ * restarts, so a file of many CCs of one key costs linear time.
+ */
+
+static uint32_t new_cc(struct combine *c, const char *key, size_t slot, const struct ccp_cc *cc,
+		       int32_t mod)
+{
+	uint32_t k = keyed_add(&c->cckeys, key, slot);
+	c->ccs = xrealloc(c->ccs, c->cckeys.cap, sizeof *c->ccs);
+	c->same = xrealloc(c->same, c->cckeys.cap, sizeof *c->same);
+	c->ccs[k] = (struct ccp_cc){.kind = cc->kind, .name = "", .module = mod,
+				    .offset = cc->offset, .file = "", .line = 0};
+	c->same[k] = (struct samekey){.next = UINT32_MAX, .last = k, .cursor = UINT32_MAX};
+	return k;
+}
+
+/* The result's CC for each of file f's, into map (Note [Cost centres of
+ * one key]). */
 static void map_ccs(struct combine *c, const struct ccp_profile *p, uint32_t f, uint32_t *modmap,
 		    uint32_t *map)
 {
@@ -197,18 +242,27 @@ static void map_ccs(struct combine *c, const struct ccp_profile *p, uint32_t f, 
 				      : -1;
 		char *key = cc_key(cc, mod);
 		size_t slot;
-		uint32_t k = keyed_find(&c->cckeys, key, &slot);
-		if (k != UINT32_MAX && c->owner[k] == f + 1)
-			k = UINT32_MAX, slot = SIZE_MAX;
-		if (k == UINT32_MAX) {
-			k = keyed_add(&c->cckeys, key, slot);
-			c->ccs = xrealloc(c->ccs, c->cckeys.cap, sizeof *c->ccs);
-			c->owner = xrealloc(c->owner, c->cckeys.cap, sizeof *c->owner);
-			c->ccs[k] = (struct ccp_cc){.kind = cc->kind, .name = "", .module = mod,
-						    .offset = cc->offset, .file = "", .line = 0};
+		uint32_t first = keyed_find(&c->cckeys, key, &slot), k;
+		if (first == UINT32_MAX) {
+			k = first = new_cc(c, key, slot, cc, mod);
+			c->same[first].file = f + 1; /* taken: the cursor is past it */
+		} else {
+			struct samekey *s = &c->same[first];
+			if (s->file != f + 1) {
+				s->file = f + 1;
+				s->cursor = first;
+			}
+			k = s->cursor;
+			if (k != UINT32_MAX) {
+				s->cursor = c->same[k].next;
+			} else {
+				k = new_cc(c, key, SIZE_MAX, cc, mod);
+				s = &c->same[first]; /* c->same moved */
+				c->same[s->last].next = k;
+				s->last = k;
+			}
 		}
 		free(key);
-		c->owner[k] = f + 1;
 		cc_complete(c, &c->ccs[k], cc);
 		map[i] = k;
 	}
@@ -229,8 +283,15 @@ static uint64_t rescale(uint64_t t, uint64_t to, uint64_t from)
 static struct cthread *result_thread(struct combine *c, uint32_t i, const struct ccp_thread *th)
 {
 	if (i == c->nthreads) {
-		c->threads = xrealloc(c->threads, (size_t)i + 1, sizeof *c->threads);
-		c->threads[i] = (struct cthread){.tid = th->tid, .name = ""};
+		/* Room for the first file's contexts, no more: a profile can
+		 * have 50,000 threads of one context each. */
+		uint32_t cap = th->ncontexts ? th->ncontexts : 1;
+		if (c->nthreads == c->threads_cap) {
+			c->threads_cap = c->threads_cap ? 2 * c->threads_cap : 16;
+			c->threads = xrealloc(c->threads, c->threads_cap, sizeof *c->threads);
+		}
+		c->threads[i] = (struct cthread){.tid = th->tid, .name = "", .cap = cap,
+						 .ctx = xnmalloc(cap, sizeof(struct ccp_context))};
 		htab_init(&c->threads[i].tab, th->ncontexts);
 		c->nthreads++;
 	}
@@ -252,7 +313,7 @@ static struct ccp_context *result_context(struct combine *c, struct cthread *t,
 			return x;
 	}
 	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
+		t->cap *= 2;
 		t->ctx = xrealloc(t->ctx, t->cap, sizeof *t->ctx);
 	}
 	t->ctx[t->n] = (struct ccp_context){.len = n,
@@ -433,8 +494,127 @@ int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
 	keyed_free(&c.cckeys);
 	free(c.mods);
 	free(c.ccs);
-	free(c.owner);
+	free(c.same);
 	free(c.threads);
 	free(c.hist);
 	return c.too_big ? -1 : 0;
+}
+
+/* ---- one profile: cost centres of one function ----------------------------
+ *
+ * Note [One function, several cost centres]: the runtime gives a library
+ * loaded again at another base, after a dlclose, a module of its own
+ * (Note [Unloaded functions] in src/runtime/machine.c), so its functions
+ * get cost centres of their own: one per load.  They are one function
+ * (DESIGN.md §5: module path, build-id and offset), and a plugin opened
+ * and closed in a loop showed as one row per load, thousands of rows of
+ * one name.  So before anything reads a profile's cost centres, the cost
+ * centres of one key (cc_key, with modules of one path and build-id taken
+ * as one) become the first of them in every history: contexts that then
+ * have one history are added up where the model meets them (Note
+ * [Duplicate histories] in distinct.c), exactly as contexts of several
+ * threads are.  The others stay in the table, in no history.
+ *
+ * Two of one key both in one history (a function of a library entered
+ * while a copy of it, loaded elsewhere, was still running) cannot become
+ * one: a history marks each cost centre once.  Such a key is left as the
+ * runtime wrote it.  Histories are rewritten in place, and the rewrite
+ * maps a key's first cost centre to itself, so histories that share
+ * memory are rewritten correctly.
+ */
+uint32_t combine_fold_reloads(struct ccp_profile *p)
+{
+	if (p->nccs < 2 || p->nmodules < 2)
+		return 0;
+	struct keyed modkeys = {0}, cckeys = {0};
+	uint32_t *modmap = xnmalloc(p->nmodules, sizeof *modmap), folded = 0;
+	htab_init(&modkeys.tab, p->nmodules);
+	for (uint32_t i = 0; i < p->nmodules; i++) {
+		size_t slot;
+		char *key = module_key(&p->modules[i]);
+		uint32_t k = keyed_find(&modkeys, key, &slot);
+		modmap[i] = k != UINT32_MAX ? k : keyed_add(&modkeys, key, slot);
+		free(key);
+	}
+	uint32_t *canon = xnmalloc(p->nccs, sizeof *canon);
+	if (modkeys.n < p->nmodules) { /* some file listed twice */
+		uint32_t *first = NULL, cap = 0;
+		htab_init(&cckeys.tab, p->nccs);
+		for (uint32_t i = 0; i < p->nccs; i++) {
+			const struct ccp_cc *cc = &p->ccs[i];
+			canon[i] = i;
+			if (cc->kind != CCP_CC_FUNCTION || cc->module < 0 ||
+			    (uint32_t)cc->module >= p->nmodules)
+				continue;
+			char *key = cc_key(cc, (int32_t)modmap[cc->module]);
+			size_t slot;
+			uint32_t k = keyed_find(&cckeys, key, &slot);
+			if (k == UINT32_MAX) {
+				k = keyed_add(&cckeys, key, slot);
+				if (k >= cap) {
+					cap = cckeys.cap;
+					first = xrealloc(first, cap, sizeof *first);
+				}
+				first[k] = i;
+			}
+			canon[i] = first[k];
+			folded += canon[i] != i;
+			free(key);
+		}
+		free(first);
+	}
+	if (folded) {
+		/* Keys with two cost centres in one history stay apart. */
+		uint64_t *stamp = xcalloc(p->nccs, sizeof *stamp), k = 0;
+		uint32_t *who = xnmalloc(p->nccs, sizeof *who);
+		char *apart = xcalloc(p->nccs, 1);
+		for (uint32_t t = 0; t < p->nthreads; t++)
+			for (uint32_t c = 0; c < p->threads[t].ncontexts; c++) {
+				const struct ccp_context *x = &p->threads[t].contexts[c];
+				k++;
+				for (uint32_t i = 0; i < x->len; i++) {
+					uint32_t cc = CCP_ENTRY_CC(x->hist[i]);
+					if (cc >= p->nccs) /* the model says so */
+						continue;
+					uint32_t g = canon[cc];
+					if (stamp[g] == k && who[g] != cc)
+						apart[g] = 1;
+					stamp[g] = k;
+					who[g] = cc;
+				}
+			}
+		folded = 0;
+		for (uint32_t i = 0; i < p->nccs; i++) {
+			if (apart[canon[i]])
+				canon[i] = i;
+			if (canon[i] == i)
+				continue;
+			folded++;
+			struct ccp_cc *to = &p->ccs[canon[i]];
+			const struct ccp_cc *from = &p->ccs[i];
+			if ((!to->name || !to->name[0]) && from->name && from->name[0])
+				to->name = from->name;
+			if (!ccp_cc_has_source(to) && ccp_cc_has_source(from)) {
+				to->file = from->file;
+				to->line = from->line;
+			}
+		}
+		for (uint32_t t = 0; folded && t < p->nthreads; t++)
+			for (uint32_t c = 0; c < p->threads[t].ncontexts; c++) {
+				struct ccp_context *x = &p->threads[t].contexts[c];
+				for (uint32_t i = 0; i < x->len; i++) {
+					uint32_t cc = CCP_ENTRY_CC(x->hist[i]);
+					if (cc < p->nccs && canon[cc] != cc)
+						x->hist[i] = CCP_ENTRY(canon[cc], CCP_ENTRY_MARKED(x->hist[i]));
+				}
+			}
+		free(stamp);
+		free(who);
+		free(apart);
+	}
+	free(canon);
+	free(modmap);
+	keyed_free(&modkeys);
+	keyed_free(&cckeys);
+	return folded;
 }

@@ -45,4 +45,13 @@ int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
 		     const struct ccp_profile *const *in, const char *const *names, uint32_t n,
 		     char *err, size_t errlen);
 
+/*
+ * Make the cost centres of one function in p (the same module path,
+ * build-id and offset: a library loaded again elsewhere after dlclose)
+ * one: every history names the first of them (Note [One function, several
+ * cost centres] in combine.c).  Returns how many cost centres now appear
+ * in no history.
+ */
+uint32_t combine_fold_reloads(struct ccp_profile *p);
+
 #endif

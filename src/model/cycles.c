@@ -84,22 +84,36 @@ static uint32_t cycle_items(const struct model_view *v, const uint32_t *h, uint3
 	return members ? len : 0;
 }
 
-/* The least rotation of a[0..n) into out (n is small: a cycle). */
-static void least_rotation(const uint32_t *a, uint32_t n, uint32_t *out)
+/*
+ * The least rotation of a[0..n) into out, in O(n): the two-candidate
+ * scan (minimum expression).  Candidates i < j (or j < i) are compared
+ * k items deep; at the first difference the larger one, and with it every
+ * start within the k + 1 items it matched, cannot be least, so it jumps
+ * past them.  Each step advances k or one candidate, and neither passes n,
+ * so there are at most 3n comparisons.  A cycle can be as long as its
+ * history (two items per entry): the quadratic search took a minute on a
+ * 9 KB profile.
+ */
+void model_least_rotation(const uint32_t *a, uint32_t n, uint32_t *out)
 {
-	uint32_t best = 0;
-	for (uint32_t r = 1; r < n; r++) {
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t x = a[(r + i) % n], y = a[(best + i) % n];
-			if (x != y) {
-				if (x < y)
-					best = r;
-				break;
-			}
+	uint32_t i = 0, j = 1, k = 0;
+	while (i < n && j < n && k < n) {
+		uint32_t x = a[(i + k) % n], y = a[(j + k) % n];
+		if (x == y) {
+			k++;
+			continue;
 		}
+		if (x > y)
+			i += k + 1;
+		else
+			j += k + 1;
+		if (i == j)
+			j++;
+		k = 0;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		out[i] = a[(best + i) % n];
+	uint32_t best = i < j ? i : j;
+	for (uint32_t r = 0; r < n; r++)
+		out[r] = a[(best + r) % n];
 }
 
 static struct cyc *cycle_get(struct model *m, struct cycles_build *b, uint32_t len)
@@ -144,7 +158,7 @@ static void cycles_find(struct model *m, struct cycles_build *b)
 		uint32_t len = cycle_items(m->view, s.hist, s.len, b->buf, &j);
 		if (!len)
 			continue;
-		least_rotation(b->buf, len, b->rot);
+		model_least_rotation(b->buf, len, b->rot);
 		struct cyc *c = cycle_get(m, b, len);
 		c->entries += s.entries;
 		if (j < c->rep_j) {
@@ -154,52 +168,124 @@ static void cycles_find(struct model *m, struct cycles_build *b)
 	}
 }
 
-/* Is every member of c marked in h, and one of them also unmarked?
- * mark[cc] = 1 marked, 2 unmarked, 3 both, for h's CCs. */
-static int in_progress(const struct cyc *c, const uint8_t *mark)
+/*
+ * Note [Candidate cycles]
+ *
+ * A cycle is in progress in a context when every member is marked there
+ * and one of them is also unmarked.  Each context must find those cycles
+ * without trying them all.  Two ways to list candidates, each holding
+ * every cycle in progress:
+ *
+ *   - by member: the cycles of each CC unmarked in the context;
+ *   - by pivot: the cycles whose pivot (the member in fewest cycles) is
+ *     marked in the context.
+ *
+ * Each context takes the shorter list: the lengths are known before
+ * walking either.  Many cycles sharing one member (N cycles (r_i x y), x
+ * unmarked in each closing context) make the first list N long in every
+ * context and the second 1; a cycle through every function makes the
+ * second long and the first short.  A candidate is tried once (stamp),
+ * against its distinct members, not its items: a cycle can hold the same
+ * member thousands of times.  The cycles tried are a superset of those in
+ * progress, so which list is used changes no result.
+ */
+
+/* mark[cc] bits for the CCs of the context being tried. */
+enum { MARKED = 1, UNMARKED = 2, SEEN = 4 };
+
+struct members {
+	uint32_t *mstart, *mlist; /* cycle c's distinct members: mlist[mstart[c] .. mstart[c + 1]) */
+	uint32_t *start, *list;   /* the cycles of each CC: list[start[cc] .. start[cc + 1]) */
+	uint32_t *pstart, *plist; /* the cycles whose pivot is cc, likewise */
+};
+
+/* Is every member of cycle c marked, and one of them also unmarked? */
+static int in_progress(const struct members *ix, uint32_t c, const uint8_t *mark)
 {
 	int unmarked = 0;
-	for (uint32_t i = 0; i < c->len; i++) {
-		if (c->key[i] == MODEL_GAP)
-			continue;
-		if (!(mark[c->key[i]] & 1))
+	for (uint32_t i = ix->mstart[c]; i < ix->mstart[c + 1]; i++) {
+		uint8_t k = mark[ix->mlist[i]];
+		if (!(k & MARKED))
 			return 0;
-		unmarked |= mark[c->key[i]] & 2;
+		unmarked |= k & UNMARKED;
 	}
 	return unmarked;
 }
 
-/* For each CC, the cycles it is a member of: list[start[cc] ..
- * start[cc + 1]) (a CSR index, like the arc lists). */
-struct members {
-	uint32_t *start, *list;
-};
+/* A CSR index of n lists over nfns keys from the counts in start[1 ..]. */
+static uint32_t *csr_fill(uint32_t *start, uint32_t nfns)
+{
+	for (uint32_t cc = 0; cc < nfns; cc++)
+		start[cc + 1] += start[cc];
+	return xnmalloc(start[nfns] ? start[nfns] : 1, sizeof(uint32_t));
+}
 
 static void members_index(const struct model *m, const struct cycles_build *b,
 			  struct members *ix)
 {
-	ix->start = xcalloc((size_t)m->nfns + 1, sizeof *ix->start);
+	uint32_t nfns = m->nfns, total = 0;
+	uint32_t *seen = xcalloc(nfns ? nfns : 1, sizeof *seen);
+	ix->mstart = xnmalloc((size_t)b->n + 1, sizeof *ix->mstart);
 	for (uint32_t c = 0; c < b->n; c++)
-		for (uint32_t i = 0; i < b->c[c].len; i++)
-			if (b->c[c].key[i] != MODEL_GAP)
-				ix->start[b->c[c].key[i] + 1]++;
-	for (uint32_t cc = 0; cc < m->nfns; cc++)
-		ix->start[cc + 1] += ix->start[cc];
-	uint32_t *fill = xnmalloc(m->nfns ? m->nfns : 1, sizeof *fill);
-	memcpy(fill, ix->start, m->nfns * sizeof *fill);
-	ix->list = xnmalloc(ix->start[m->nfns] ? ix->start[m->nfns] : 1, sizeof *ix->list);
+		total += b->c[c].len;
+	ix->mlist = xnmalloc(total ? total : 1, sizeof *ix->mlist);
+	ix->start = xcalloc((size_t)nfns + 1, sizeof *ix->start);
+	total = 0;
+	for (uint32_t c = 0; c < b->n; c++) {
+		ix->mstart[c] = total;
+		for (uint32_t i = 0; i < b->c[c].len; i++) {
+			uint32_t cc = b->c[c].key[i];
+			if (cc == MODEL_GAP || seen[cc] == c + 1)
+				continue;
+			seen[cc] = c + 1;
+			ix->mlist[total++] = cc;
+			ix->start[cc + 1]++;
+		}
+	}
+	ix->mstart[b->n] = total;
+	free(seen);
+	ix->list = csr_fill(ix->start, nfns);
+	uint32_t *fill = xnmalloc(nfns ? nfns : 1, sizeof *fill);
+	memcpy(fill, ix->start, nfns * sizeof *fill);
 	for (uint32_t c = 0; c < b->n; c++)
-		for (uint32_t i = 0; i < b->c[c].len; i++)
-			if (b->c[c].key[i] != MODEL_GAP)
-				ix->list[fill[b->c[c].key[i]]++] = c;
+		for (uint32_t i = ix->mstart[c]; i < ix->mstart[c + 1]; i++)
+			ix->list[fill[ix->mlist[i]]++] = c;
+	/* Pivots: the member in fewest cycles (the first such). */
+	uint32_t *pivot = xnmalloc(b->n ? b->n : 1, sizeof *pivot);
+	ix->pstart = xcalloc((size_t)nfns + 1, sizeof *ix->pstart);
+	for (uint32_t c = 0; c < b->n; c++) {
+		uint32_t best = ix->mlist[ix->mstart[c]];
+		for (uint32_t i = ix->mstart[c] + 1; i < ix->mstart[c + 1]; i++) {
+			uint32_t cc = ix->mlist[i];
+			if (ix->start[cc + 1] - ix->start[cc] < ix->start[best + 1] - ix->start[best])
+				best = cc;
+		}
+		pivot[c] = best;
+		ix->pstart[best + 1]++;
+	}
+	ix->plist = csr_fill(ix->pstart, nfns);
+	memcpy(fill, ix->pstart, nfns * sizeof *fill);
+	for (uint32_t c = 0; c < b->n; c++)
+		ix->plist[fill[pivot[c]]++] = c;
+	free(pivot);
 	free(fill);
+}
+
+static void members_free(struct members *ix)
+{
+	free(ix->mstart);
+	free(ix->mlist);
+	free(ix->start);
+	free(ix->list);
+	free(ix->pstart);
+	free(ix->plist);
 }
 
 /*
  * Time and allocations of each cycle.  A cycle is in progress only in a
- * context where one of its members appears unmarked, so each context
- * tries just the cycles of its unmarked CCs (most contexts have none),
- * each once (stamp).
+ * context where one of its members appears unmarked, so most contexts
+ * (none unmarked) try none; the others try the candidates of Note
+ * [Candidate cycles], each once (stamp).
  */
 static void cycles_time(struct model *m, struct cycles_build *b)
 {
@@ -217,17 +303,33 @@ static void cycles_time(struct model *m, struct cycles_build *b)
 		if (!any || model_view_place(m->view, s.hist, s.len, &start) == MODEL_NONE)
 			continue;
 		for (uint32_t i = 0; i < s.len; i++)
-			mark[CCP_ENTRY_CC(s.hist[i])] |= CCP_ENTRY_MARKED(s.hist[i]) ? 1 : 2;
+			mark[CCP_ENTRY_CC(s.hist[i])] |= CCP_ENTRY_MARKED(s.hist[i]) ? MARKED : UNMARKED;
+		/* The length of each list of candidates, each CC counted once. */
+		uint64_t by_member = 0, by_pivot = 0;
 		for (uint32_t i = 0; i < s.len; i++) {
 			uint32_t cc = CCP_ENTRY_CC(s.hist[i]);
-			if (CCP_ENTRY_MARKED(s.hist[i]))
+			if (mark[cc] & SEEN)
 				continue;
-			for (uint32_t j = ix.start[cc]; j < ix.start[cc + 1]; j++) {
-				uint32_t c = ix.list[j];
+			mark[cc] |= SEEN;
+			if (mark[cc] & UNMARKED)
+				by_member += ix.start[cc + 1] - ix.start[cc];
+			if (mark[cc] & MARKED)
+				by_pivot += ix.pstart[cc + 1] - ix.pstart[cc];
+		}
+		const uint32_t *cstart = by_pivot < by_member ? ix.pstart : ix.start;
+		const uint32_t *clist = by_pivot < by_member ? ix.plist : ix.list;
+		uint8_t want = by_pivot < by_member ? MARKED : UNMARKED;
+		for (uint32_t i = 0; i < s.len; i++) {
+			uint32_t cc = CCP_ENTRY_CC(s.hist[i]);
+			if (!(mark[cc] & SEEN) || !(mark[cc] & want))
+				continue;
+			mark[cc] &= (uint8_t)~SEEN; /* each CC's list once */
+			for (uint32_t j = cstart[cc]; j < cstart[cc + 1]; j++) {
+				uint32_t c = clist[j];
 				if (stamp[c] == k + 1)
 					continue;
 				stamp[c] = k + 1;
-				if (in_progress(&b->c[c], mark)) {
+				if (in_progress(&ix, c, mark)) {
 					b->c[c].time += s.time;
 					model_alloc_add(&b->c[c].alloc, s.alloc);
 				}
@@ -238,8 +340,7 @@ static void cycles_time(struct model *m, struct cycles_build *b)
 	}
 	free(stamp);
 	free(mark);
-	free(ix.start);
-	free(ix.list);
+	members_free(&ix);
 }
 
 static int cmp_cyc(const void *pa, const void *pb)

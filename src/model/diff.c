@@ -2,18 +2,18 @@
  * diff.c - two profiles compared (see diff.h).
  *
  * Each side's rows are added into one table keyed by name (functions) or
- * by the names along the stack joined with a separator no name holds
- * (stacks), so matching costs one hash lookup per row.
+ * by the names along the stack, each after its length ("4:main1:f"), so
+ * matching costs one hash lookup per row.  A separator would not do:
+ * region names are the program's strings, and can hold any byte but NUL.
  */
 #include "model/diff.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/xalloc.h"
-
-#define KEY_SEP '\x1f' /* between the names of a stack key */
 
 struct rows {
 	struct htab tab;
@@ -77,7 +77,8 @@ static void add_functions(struct rows *r, struct diff *d, const struct side *s)
 	}
 }
 
-/* The names along node k's stack, bottom first, and its key. */
+/* The names along node k's stack, bottom first, and its key: each name
+ * after its length in decimal and ':', so no two stacks share one. */
 static const char **stack_names(struct diff *d, const struct model *m, uint32_t k,
 				uint32_t depth, char **key)
 {
@@ -85,15 +86,15 @@ static const char **stack_names(struct diff *d, const struct model *m, uint32_t 
 	size_t len = 0;
 	for (uint32_t i = depth, x = k; i-- > 0; x = m->nodes[x].parent) {
 		names[i] = m->fns[m->nodes[x].cc].name;
-		len += strlen(names[i]) + 1;
+		len += strlen(names[i]) + 21;
 	}
 	*key = xmalloc(len + 1);
 	char *p = *key;
 	for (uint32_t i = 0; i < depth; i++) {
 		size_t n = strlen(names[i]);
+		p += sprintf(p, "%zu:", n);
 		memcpy(p, names[i], n);
 		p += n;
-		*p++ = KEY_SEP;
 	}
 	*p = '\0';
 	return names;

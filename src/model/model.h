@@ -379,6 +379,8 @@ void model_contexts(struct model *m);
 void model_callers(struct model *m, const uint32_t *fns, uint32_t n);
 void model_around(struct model *m, const uint32_t *fns, uint32_t n);
 void model_cycles(struct model *m);
+/* The least rotation of a[0..n) into out, in linear time (cycles.c). */
+void model_least_rotation(const uint32_t *a, uint32_t n, uint32_t *out);
 void model_hot(struct model *m);
 void model_threads(struct model *m, unsigned passes);
 /*   model_hook_cost what the hooks cost per function, and the gcc

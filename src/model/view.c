@@ -143,6 +143,7 @@ struct model_alloc model_alloc_total(const struct model *m)
 struct view_build {
 	struct htab tab;  /* view history -> context */
 	uint32_t cap;     /* of m->ctx */
+	uint32_t first_cap; /* its first size: at most the contexts to add */
 	uint32_t *buf;    /* one view history */
 	uint32_t buf_cap;
 };
@@ -158,7 +159,7 @@ static struct ccp_context *view_ctx(struct model *m, struct view_build *b, const
 	if (k != MODEL_NONE)
 		return &m->own_ctx[k];
 	if (m->nctx == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 256;
+		b->cap = b->cap ? 2 * b->cap : b->first_cap;
 		m->ctx = m->own_ctx = xrealloc(m->own_ctx, b->cap, sizeof *m->own_ctx);
 	}
 	uint32_t *copy = model_calloc(m, n ? n : 1, sizeof *copy);
@@ -219,11 +220,13 @@ static void view_borrow(struct model *m, const struct model *base)
 
 /* The base contexts (one thread's, for a thread view) through the view;
  * m->base and m->view are set (view_init). */
-static void view_contexts(struct model *m, const struct model *base, const struct model_view *v)
+static void view_contexts(struct model *m, const struct model_view *v)
 {
-	struct view_build b = {.cap = 0};
-	htab_init(&b.tab, base->nctx);
+	/* Sized by the contexts to add, not by the base's: a thread's view
+	 * may have one context of the base's 50,000 (model_threads). */
 	uint32_t n = model_src_count(m);
+	struct view_build b = {.cap = 0, .first_cap = n < 256 ? (n ? n : 1) : 256};
+	htab_init(&b.tab, n);
 	for (uint32_t k = 0; k < n; k++) {
 		struct model_src s;
 		model_src_get(m, k, &s);
@@ -240,7 +243,7 @@ void model_view_build(struct model *m, const struct model *base, const struct mo
 	if (!v || (!v->focus && !v->selected && v->thread == MODEL_NONE))
 		view_borrow(m, base);
 	else
-		view_contexts(m, base, v);
+		view_contexts(m, v);
 	view_totals(m);
 	model_passes(m, passes);
 }

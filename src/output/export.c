@@ -20,6 +20,8 @@ const struct export_format export_formats[] = {
 	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS | EXPORT_OPT_WEIGHT},
 	{.name = "speedscope", .write = export_speedscope, .passes = MODEL_TREE,
 	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS},
+	{.name = "chrome", .write = export_chrome, .passes = MODEL_TREE,
+	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS},
 	{.name = "pprof", .write = export_pprof, .passes = MODEL_TREE,
 	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS, .binary = 1},
 	{.name = "dot", .write = export_dot, .passes = MODEL_FLAT | MODEL_ARCS | MODEL_TREE,

@@ -13,6 +13,8 @@
  *                                          (callgrind_annotate, KCachegrind)
  *   folded      `a;b;c N` per compressed stack    (flamegraph.pl, inferno)
  *   speedscope  speedscope's JSON, sampled, one profile per thread
+ *   chrome      Trace Event Format: the stack tree as a synthetic timeline
+ *                                 (Perfetto, chrome://tracing, speedscope)
  *   pprof       gzip-compressed profile.proto           (go tool pprof)
  *   dot         Graphviz call graph with the expensive arm highlighted
  *   svg         a flame graph (or icicle) drawn by ccprof itself
@@ -111,6 +113,7 @@ export_writer export_ghc_prof;   /* export_ghc_prof.c */
 export_writer export_callgrind;  /* export_callgrind.c */
 export_writer export_folded;     /* export_folded.c */
 export_writer export_speedscope; /* export_speedscope.c */
+export_writer export_chrome;     /* export_chrome.c */
 export_writer export_pprof;      /* export_pprof.c */
 export_writer export_dot;        /* export_dot.c */
 export_writer export_svg;        /* export_svg.c */

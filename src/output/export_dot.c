@@ -23,14 +23,15 @@
  * Node ids are "f<ccprof id>" (names need not be unique, and need no
  * quoting rules); every name goes through escape_dot.  Graphviz rejects a
  * quoted string over 16381 bytes ("syntax error ... scanning a quoted
- * string"), and a C++ name can be longer: names are cut to DOT_NAME_MAX
- * bytes (with "…"), so that an edge's tooltip, two names escaped (at most
+ * string"), and a C++ name can be longer: names (and the program's, in
+ * the graph's label) are cut to DOT_NAME_MAX bytes (with "…"), so that an edge's tooltip, two names escaped (at most
  * 5 bytes a byte: "&amp;") and its figures, stays under that.
  */
 #include "output/export.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/xalloc.h"
 #include "output/escape.h"
@@ -192,7 +193,19 @@ int export_dot(FILE *f, const struct export_input *in, const struct export_opts 
 	ob_puts(o, "digraph callgraph {\n"
 		   "  graph [ranksep=0.25, nodesep=0.125, fontname=\"Helvetica\", labelloc=t, "
 		   "label=\"");
-	escape_puts(o, &escape_dot, export_program(m));
+	/* The program's name is cut as function names are: a file name can
+	 * be as long as a quoted string may not. */
+	const char *prog = export_program(m);
+	size_t len = strlen(prog);
+	if (len > DOT_NAME_MAX) {
+		len = names_cut(prog, DOT_NAME_MAX);
+		char *buf = xmalloc(ESCAPE_MAX(len) + 1);
+		ob_write(o, buf, escape_mem(buf, &escape_dot, prog, len));
+		ob_puts(o, NAMES_CUT);
+		free(buf);
+	} else {
+		escape_puts(o, &escape_dot, prog);
+	}
 	ob_puts(o, ": ");
 	secs(d, m->total_time);
 	ob_puts(o, ", ");

@@ -74,15 +74,25 @@ static char *qualified(const struct model *m, uint32_t cc, int by_offset)
 	return q;
 }
 
-/* Whether two functions of a group of one name share a module base name. */
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Whether two functions of a group of one name share a module base name:
+ * the base names sorted, two equal ones are neighbours (a group can be
+ * every function of the profile: no pairwise test). */
 static int modules_collide(const struct model *m, const uint32_t *g, size_t n)
 {
+	const char **mods = xnmalloc(n, sizeof *mods);
+	int collide = 0;
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			if (!strcmp(model_basename(model_module_path(m, g[i])),
-				    model_basename(model_module_path(m, g[j]))))
-				return 1;
-	return 0;
+		mods[i] = model_basename(model_module_path(m, g[i]));
+	qsort(mods, n, sizeof *mods, by_string);
+	for (size_t i = 1; i < n && !collide; i++)
+		collide = !strcmp(mods[i - 1], mods[i]);
+	free(mods);
+	return collide;
 }
 
 /*
@@ -119,6 +129,14 @@ static char **display_names(const struct model *m)
 	return display;
 }
 
+size_t names_cut(const char *s, size_t max)
+{
+	size_t len = max;
+	while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+		len--;
+	return len;
+}
+
 static void names_build(struct names *nm, const struct model *m, const struct escape_table *t,
 			enum names_form form, const char *open, const char *close, size_t max,
 			char **display)
@@ -133,9 +151,8 @@ static void names_build(struct names *nm, const struct model *m, const struct es
 		const char *s = display && display[cc] ? display[cc] : m->fns[cc].name;
 		size_t len = strlen(s);
 		const char *suffix = "";
-		if (max && len > max) { /* cut at a character boundary */
-			for (len = max; len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80; len--)
-				;
+		if (max && len > max) {
+			len = names_cut(s, max);
 			suffix = NAMES_CUT;
 		}
 		size_t need = ESCAPE_MAX(len) + sizeof NAMES_CUT + extra;

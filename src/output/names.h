@@ -33,6 +33,9 @@ void names_init_text(struct names *nm, const struct model *m);
 #define NAMES_CUT "\xe2\x80\xa6" /* U+2026 */
 void names_init_max(struct names *nm, const struct model *m, const struct escape_table *t,
 		    size_t max);
+/* Where names_init_max cuts s, longer than max bytes: at most max, at a
+ * UTF-8 character boundary. */
+size_t names_cut(const char *s, size_t max);
 /* For JSON objects that stand for a cost centre: each entry is open,
  * the members "name":"<escaped name>","id":<cc>, then close (open and
  * close are JSON already).  With both empty: the first members of an

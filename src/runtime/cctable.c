@@ -48,14 +48,14 @@ static size_t key_slot(uintptr_t key, uint32_t cap)
 	return (size_t)(x >> 32) & (cap - 1);
 }
 
-static int grow_index(void)
+/* An index of cap slots holding every number, or NULL. */
+static uint32_t *fill_index(uint32_t cap)
 {
-	uint32_t cap = tab.index_cap ? 2 * tab.index_cap : 1024;
 	uint32_t *index = rt_map(cap * sizeof *index);
 	uint32_t i;
 
 	if (index == NULL)
-		return -1;
+		return NULL;
 	for (i = 0; i < tab.count; i++) {
 		size_t s = key_slot(tab.info[i].key, cap);
 
@@ -63,6 +63,16 @@ static int grow_index(void)
 			s = (s + 1) & (cap - 1);
 		index[s] = i + 1;
 	}
+	return index;
+}
+
+static int grow_index(void)
+{
+	uint32_t cap = tab.index_cap ? 2 * tab.index_cap : 1024;
+	uint32_t *index = fill_index(cap);
+
+	if (index == NULL)
+		return -1;
 	rt_unmap(tab.index, tab.index_cap * sizeof *tab.index);
 	tab.index = index;
 	tab.index_cap = cap;
@@ -166,6 +176,33 @@ void rt_cc_retire_module(int32_t module)
 	for (i = 0; i < tab.count; i++)
 		if (tab.info[i].kind == CCP_CC_FUNCTION && tab.info[i].module == module)
 			tab.info[i].retired = 1;
+}
+
+/* An unloaded module is loaded again, at base `to` instead of `from`
+ * (modules.c): its functions' numbers follow it, so that each takes its
+ * number back when it is entered (revive), as at the same base.  0, or
+ * -1 (nothing changed) when memory ran out.  Under the cc lock. */
+int rt_cc_rebase_module(int32_t module, uintptr_t from, uintptr_t to)
+{
+	uint32_t i, *index;
+
+	if (tab.index_cap == 0)
+		return 0;
+	for (i = 0; i < tab.count; i++)
+		if (tab.info[i].kind == CCP_CC_FUNCTION && tab.info[i].module == module &&
+		    tab.info[i].retired)
+			tab.info[i].key = tab.info[i].key - from + to;
+	index = fill_index(tab.index_cap); /* the keys moved: so do their slots */
+	if (index == NULL) {
+		for (i = 0; i < tab.count; i++)
+			if (tab.info[i].kind == CCP_CC_FUNCTION && tab.info[i].module == module &&
+			    tab.info[i].retired)
+				tab.info[i].key = tab.info[i].key - to + from;
+		return -1;
+	}
+	rt_unmap(tab.index, tab.index_cap * sizeof *tab.index);
+	tab.index = index;
+	return 0;
 }
 
 uint32_t rt_cc_count(void)

@@ -27,7 +27,7 @@ static char **args;
 static int nargs;
 static uint64_t start_ns;
 static int forked_child;
-static int recorded_at_fork; /* the process forked from had run instrumented code */
+static int out_taken_at_fork; /* out_taken() in the process forked from */
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Copy argv now: programs may rewrite theirs (setproctitle). */
@@ -56,12 +56,26 @@ void rt_dump_init(void)
 	start_ns = rt_now_ns(CLOCK_REALTIME);
 }
 
-/* In the parent, before fork()'s locks: the child learns whether it was
- * forked from a process that will write a profile (Note [Exec in a forked
- * child] in exec.c). */
+/*
+ * Whether the output template's own name is, or will be, some process's
+ * profile: this one's, having run instrumented code, or, in a forked
+ * child (whose own name is OUT.<pid>), that of a process up the line of
+ * forks that had.  Then the image of a child writes OUT.<pid> too (Note
+ * [Exec in a forked child] in exec.c).  Without the second half, a
+ * forked child that ran nothing instrumented before it forked or spawned
+ * again (a daemon's double fork) passed its image nothing, and the image
+ * wrote OUT over the first process's profile, or the other way round.
+ */
+static int out_taken(void)
+{
+	return rt_anything_recorded() || (forked_child && out_taken_at_fork);
+}
+
+/* In the parent, before fork()'s locks: the child learns whether OUT is
+ * taken. */
 void rt_dump_before_fork(void)
 {
-	recorded_at_fork = rt_anything_recorded();
+	out_taken_at_fork = out_taken();
 }
 
 /* A thread of the parent may have been writing when it forked: its lock
@@ -123,38 +137,41 @@ static int output_path(char *out, size_t size)
 /*
  * The output= for the image of a child process, so that it writes where
  * a forked child would: the absolute template with ".%p", %p being the
- * child's pid, which its exec keeps.  -1 when the template has %p
- * already, or the path would not survive CCPROF_OPTIONS' separators.
+ * child's pid, which its exec keeps, escaped for CCPROF_OPTIONS (Note
+ * [Escapes in CCPROF_OPTIONS] in options.c: a ',' or ':' in the path
+ * once made the image write over the parent's profile).  -1 when the
+ * template has %p already, or the path does not fit.
  */
 static int child_output(char *out, size_t size)
 {
-	char tmpl[4096 + 64];
-	int n;
+	char tmpl[4096 + 64]; /* no more on the stack: a thread's may be small */
+	const char *parts[4] = { start_dir, "/", tmpl, ".%p" };
+	size_t n = 0;
 
 	output_template(tmpl, sizeof tmpl);
 	if (strstr(tmpl, "%p"))
 		return -1;
-	n = tmpl[0] == '/' ? snprintf(out, size, "%s.%%p", tmpl)
-			   : snprintf(out, size, "%s/%s.%%p", start_dir, tmpl);
-	if (n < 0 || (size_t)n >= size || strpbrk(out, ":,"))
-		return -1;
+	for (int i = tmpl[0] == '/' ? 2 : 0; i < 4; i++) {
+		if (rt_options_escape(out + n, size - n, parts[i]) != 0)
+			return -1;
+		n += strlen(out + n);
+	}
 	return 0;
 }
 
-/* For the image a forked child execs: only a child of a process that
- * writes a profile needs one. */
+/* For the image a forked child execs: only a child of a process whose
+ * OUT was taken needs one. */
 int rt_dump_exec_output(char *out, size_t size)
 {
-	if (!forked_child || !recorded_at_fork)
+	if (!forked_child || !out_taken_at_fork)
 		return -1;
 	return child_output(out, size);
 }
 
-/* For the image of a child posix_spawn makes, if this process writes a
- * profile. */
+/* For the image of a child posix_spawn makes, if OUT is taken. */
 int rt_dump_spawn_output(char *out, size_t size)
 {
-	if (!rt_anything_recorded())
+	if (!out_taken())
 		return -1;
 	return child_output(out, size);
 }
@@ -390,16 +407,94 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 	return 0;
 }
 
+/*
+ * Note [Names from the loaded file]: a module's file may be replaced or
+ * deleted while the program runs (a rebuild, a package upgrade), and the
+ * file now at its path has other functions at the offsets: names read
+ * from it would be wrong, not missing.  So names come only from a file
+ * that is the one loaded: its build-id must be the one the runtime read
+ * in memory when it recorded the module.  The files tried, in order:
+ *
+ *   - for the program itself, /proc/self/exe, which is the file executed
+ *     even when its path now names another or none (deleted);
+ *   - for a module still loaded, /proc/self/map_files/LO-HI of its first
+ *     mapping, the file mapped whatever its path says now (the kernel
+ *     lets only a privileged process open these: otherwise skipped);
+ *   - the recorded path.
+ *
+ * A module without a build-id cannot be checked that way: the first two
+ * are the loaded file by construction, and the path is taken only if the
+ * file there has the device, inode, size and modification time it had
+ * when the module was recorded (modules.c stats it then).  A module
+ * replaced before its first function was entered is recorded from the
+ * new file and is not caught.  Failing all, the functions stay unnamed
+ * and the tool names them later, under the same build-id rule (symtabs.c).
+ */
+
+/* The first mapping of a module still loaded, as a map_files path. */
+static int mapped_file(const struct rt_module *mod, char *out, size_t size)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int found = 0, whole = 1;
+
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		int starts = whole;
+
+		whole = strchr(line, '\n') != NULL;
+		if (starts && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && mod->lo >= lo && mod->lo < hi) {
+			snprintf(out, size, "/proc/self/map_files/%lx-%lx", lo, hi);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int same_stat(const struct rt_module *mod, const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && (uint64_t)st.st_dev == mod->dev &&
+	       (uint64_t)st.st_ino == mod->ino && (uint64_t)st.st_size == mod->size &&
+	       (int64_t)st.st_mtim.tv_sec == mod->mtime_sec &&
+	       (int64_t)st.st_mtim.tv_nsec == mod->mtime_nsec;
+}
+
+/* The symbol table of module i from its loaded file: 0, or -1. */
+static int load_names(const struct ccp_profile *p, uint32_t i, struct elfsym_table *tab)
+{
+	const struct rt_module *mod = rt_module_get(i);
+	const char *id = p->modules[i].build_id;
+	char mapped[64];
+
+	if (id[0] == '\0')
+		id = NULL; /* nothing to check the first two by */
+	if (mod->main && elfsym_load_as("/proc/self/exe", id, tab) == 0)
+		return 0;
+	if (!mod->retired && mapped_file(mod, mapped, sizeof mapped) &&
+	    elfsym_load_as(mapped, id, tab) == 0)
+		return 0;
+	if (p->modules[i].path[0] == '\0')
+		return -1;
+	if (id)
+		return elfsym_load_as(p->modules[i].path, id, tab) == 0 ? 0 : -1;
+	if (mod->stat_ok && !same_stat(mod, p->modules[i].path))
+		return -1;
+	return elfsym_load_as(p->modules[i].path, "", tab) == 0 ? 0 : -1;
+}
+
 /* Names come from each module's symbol table, read once per module. */
 static const char *function_name(const struct ccp_profile *p, const struct ccp_cc *cc,
 				 struct elfsym_table *tabs, char *loaded)
 {
 	if (cc->module < 0 || (uint32_t)cc->module >= p->nmodules)
 		return "";
-	if (!loaded[cc->module]) {
-		loaded[cc->module] =
-			elfsym_load(p->modules[cc->module].path, &tabs[cc->module]) == 0 ? 1 : 2;
-	}
+	if (!loaded[cc->module])
+		loaded[cc->module] = load_names(p, (uint32_t)cc->module, &tabs[cc->module]) == 0 ? 1 : 2;
 	if (loaded[cc->module] == 1) {
 		const char *name = elfsym_find(&tabs[cc->module], cc->offset);
 
@@ -644,8 +739,11 @@ out:
 	return rc;
 }
 
+/* open, write and close are cancellation points: cancellation waits for
+ * the write (Note [Cancellation] in sys.c). */
 int rt_dump(void)
 {
+	int cancel = rt_nocancel_begin();
 	int rc;
 
 	pthread_mutex_lock(&dump_lock);
@@ -653,6 +751,7 @@ int rt_dump(void)
 	rc = write_profile(0);
 	rt_alloc_own_end();
 	pthread_mutex_unlock(&dump_lock);
+	rt_nocancel_end(cancel);
 	return rc;
 }
 

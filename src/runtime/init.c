@@ -7,6 +7,7 @@
  * instrumented constructors of the program may run before ours.
  */
 #include <stdlib.h>
+#include <time.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -29,15 +30,40 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
  * made without fork()'s handlers (_Fork, a raw clone, a vfork child that
  * calls exit) has our memory but not our sampler, which it would wait for
  * for ever, nor its own output path: it writes nothing (dump.c). */
-static int exit_done; /* the write at exit happened, or is happening */
+static int exit_done;    /* the write at exit happened, or is happening */
+static int exit_written; /* it is over (Note [Concurrent exit] in exitgate.c) */
 
 static void at_exit(void)
 {
-	if (getpid() != rt_pid || __atomic_exchange_n(&exit_done, 1, __ATOMIC_ACQ_REL))
+	if (getpid() != rt_pid)
 		return;
+	if (__atomic_exchange_n(&exit_done, 1, __ATOMIC_ACQ_REL)) {
+		rt_exit_wait(); /* another thread's: our _exit would cut it short */
+		return;
+	}
 	rt_sampler_finish();
 	if (rt_anything_recorded())
 		rt_dump();
+	__atomic_store_n(&exit_written, 1, __ATOMIC_RELEASE);
+}
+
+/* Until the write at exit has begun, for at most EXIT_START_WAIT_MS,
+ * and until it is over, for at most EXIT_WAIT_S (Note [Concurrent exit]
+ * in exitgate.c); cancellation held off, as exit is no cancellation
+ * point. */
+void rt_exit_wait(void)
+{
+	struct timespec ms = {0, 1000000};
+	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in sys.c */
+	unsigned i;
+
+	for (i = 0; i < EXIT_START_WAIT_MS && !__atomic_load_n(&exit_done, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&ms, NULL);
+	for (i = 0; i < EXIT_WAIT_S * 1000u && __atomic_load_n(&exit_done, __ATOMIC_ACQUIRE) &&
+		    !__atomic_load_n(&exit_written, __ATOMIC_ACQUIRE);
+	     i++)
+		nanosleep(&ms, NULL);
+	rt_nocancel_end(cancel);
 }
 
 static void before_fork(void)
@@ -62,12 +88,13 @@ static void after_fork_child(void)
 {
 	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 	rt_pid = getpid();
-	exit_done = 0; /* forked while another thread was writing at exit */
+	exit_done = exit_written = 0; /* forked while another thread was writing at exit */
 	rt_cc_after_fork();
 	rt_registry_after_fork(rt_self);
 	rt_heap_after_fork_child(rt_self);
 	rt_sampler_after_fork();
 	rt_dump_after_fork();
+	rt_exec_after_fork();
 	rt_manual_after_fork();
 	rt_alloc_after_fork();
 	rt_sampler_start();
@@ -75,7 +102,7 @@ static void after_fork_child(void)
 	rt_dispositions_after_fork(); /* the signals held since before the fork come now */
 }
 
-static void init_once(void)
+static void init_all(void)
 {
 	rt_exec_init(); /* exec must work even where we do nothing else */
 	rt_dispositions_init(); /* and signal */
@@ -101,6 +128,15 @@ static void init_once(void)
 	if (rt_config.handle_signals)
 		rt_signals_install();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+/* A warning's write is a cancellation point: Note [Cancellation] in sys.c. */
+static void init_once(void)
+{
+	int cancel = rt_nocancel_begin();
+
+	init_all();
+	rt_nocancel_end(cancel);
 }
 
 void rt_init(void)

@@ -583,14 +583,19 @@ void rt_release_lookups(struct rt_thread *t)
 	t->busy = 0;
 }
 
+/* A thread that enabled asynchronous cancellation is not cancelled in
+ * here, with the cost-centre lock or a table half-built: Note
+ * [Cancellation] in sys.c. */
 struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
 {
 	struct rt_ctx *n;
+	int cancel;
 
 	if (t->busy) { /* Note [Re-entry] */
 		t->lost_calls++;
 		return NULL;
 	}
+	cancel = rt_deferred_begin();
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	n = transition_lookup(t->transitions_tab, c, fn);
@@ -616,6 +621,7 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
+	rt_deferred_end(cancel);
 	return n;
 }
 

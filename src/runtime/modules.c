@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <link.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -68,8 +69,24 @@ static char *copy_path(const char *name)
 	return s;
 }
 
+/* The file at path, as recorded for a module without a build-id. */
+static void stat_module(struct rt_module *m)
+{
+	struct stat st;
+
+	m->stat_ok = stat(m->path, &st) == 0;
+	if (m->stat_ok) {
+		m->dev = (uint64_t)st.st_dev;
+		m->ino = (uint64_t)st.st_ino;
+		m->size = (uint64_t)st.st_size;
+		m->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+		m->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+	}
+}
+
 /* Whether an unloaded module is the file now loaded: same path, same
- * build-id (or neither has one). */
+ * build-id, or, neither having one, the same file at the path as when
+ * the module was recorded. */
 static int same_file(const struct rt_module *m, const struct dl_phdr_info *info)
 {
 	char id[41] = "";
@@ -80,9 +97,43 @@ static int same_file(const struct rt_module *m, const struct dl_phdr_info *info)
 	for (i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_NOTE && id[0] == '\0')
 			hex_build_id(&info->dlpi_phdr[i], info->dlpi_addr, id);
-	return strcmp(id, m->build_id) == 0;
+	if (strcmp(id, m->build_id) != 0)
+		return 0;
+	if (id[0] == '\0' && m->stat_ok) {
+		struct rt_module now = *m;
+
+		stat_module(&now);
+		return now.stat_ok && now.dev == m->dev && now.ino == m->ino && now.size == m->size &&
+		       now.mtime_sec == m->mtime_sec && now.mtime_nsec == m->mtime_nsec;
+	}
+	return 1;
 }
 
+/*
+ * Note [A library loaded again elsewhere]: a library that is closed and
+ * opened again (a plugin loop) mostly lands somewhere else, since the
+ * program mapped memory meanwhile.  It is the same file, so the same
+ * module (DESIGN.md §5): an unloaded module of the same path and build-id
+ * (or, without build-ids, the same file: same_file) and the same layout
+ * takes the new base, and its functions' numbers follow (cctable.c,
+ * rt_cc_rebase_module), so that each function keeps one cost centre and
+ * its contexts, whatever the base, and the module table (MAX_MODULES)
+ * does not fill up with one module per dlopen, after which functions went
+ * unnamed.  Contexts know functions by address, but those of an unloaded
+ * module were all given &rt_no_context (Note [Unloaded functions] in
+ * machine.c): a call finds its context again by its history and gives it
+ * the new address, and a transition remembered for the old address
+ * misses, as its target's address is not the old one any more.
+ *
+ * Races are those of dlclose.c, no others: an entry is taken only once
+ * its library was seen gone (retired), and only by the same file.  A
+ * library closed by one thread while another opens a different one at
+ * its addresses, before the first thread retired it, is still charged to
+ * the first module, as before: two threads each opening, calling and
+ * closing its own library in a loop see a few calls of one library's
+ * function charged to the other's (dlclose.c takes no lock across the
+ * real dlclose).
+ */
 static int32_t record(struct dl_phdr_info *info)
 {
 	struct rt_module *m;
@@ -115,16 +166,31 @@ static int32_t record(struct dl_phdr_info *info)
 			return i;
 		}
 	}
+	for (i = 0; i < (int)nmodules; i++) { /* Note [A library loaded again elsewhere] */
+		if (!modules[i].retired || modules[i].hi - modules[i].lo != hi - lo ||
+		    modules[i].lo - modules[i].base != lo - info->dlpi_addr || !same_file(&modules[i], info))
+			continue;
+		if (rt_cc_rebase_module(i, modules[i].base, info->dlpi_addr) != 0)
+			break;
+		modules[i].base = info->dlpi_addr;
+		modules[i].lo = lo;
+		modules[i].hi = hi;
+		modules[i].retired = 0;
+		return i;
+	}
 	if (nmodules == MAX_MODULES)
 		return -1;
 	m = &modules[nmodules];
 	m->path = copy_path(info->dlpi_name);
+	m->main = info->dlpi_name == NULL || info->dlpi_name[0] == '\0';
 	m->base = info->dlpi_addr;
 	m->lo = lo;
 	m->hi = hi;
 	for (i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_NOTE && m->build_id[0] == '\0')
 			hex_build_id(&info->dlpi_phdr[i], info->dlpi_addr, m->build_id);
+	if (m->build_id[0] == '\0' && m->path) /* Note [Names from the loaded file], dump.c */
+		stat_module(m);
 	return (int32_t)nmodules++;
 }
 

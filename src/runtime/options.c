@@ -1,7 +1,9 @@
 /*
  * options.c - CCPROF_OPTIONS, in the style of ASAN_OPTIONS:
- * key=value pairs separated by ':' (or ',').  Later keys win, so a tool
- * can append its own settings to the user's.  See docs/options.md.
+ * key=value pairs separated by ':' (or ','), a backslash escaping the
+ * character after it (Note [Escapes in CCPROF_OPTIONS]).  Later keys win,
+ * so a tool can append its own settings to the user's.  See
+ * docs/options.md.
  *
  *   clock=cpu|cycles|wall   what time is (default cpu, sampled)
  *   interval=N[ms|us|ns]    sampling interval (default 1ms)
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/handled_signals.h"
 #include "runtime.h"
 
 #define RT_MAX_INTERVAL_NS 3600e9 /* an hour; also INTERVAL_MAX_MS in cmd_record.c */
@@ -48,6 +51,16 @@ static uint64_t parse_interval(const char *v)
 	return (uint64_t)x;
 }
 
+static int is_crash_signal(int sig)
+{
+	static const int crash[] = { CCP_CRASH_SIGNALS };
+
+	for (size_t i = 0; i < sizeof crash / sizeof *crash; i++)
+		if (crash[i] == sig)
+			return 1;
+	return 0;
+}
+
 static int parse_signal(const char *v)
 {
 	static const struct { const char *name; int sig; } names[] = {
@@ -71,9 +84,10 @@ static int parse_signal(const char *v)
 		return 0;
 	/* Not one that cannot be caught, nor glibc's own (32, 33), nor a crash
 	 * signal: a fault re-executes after the handler returns, so "write the
-	 * profile and go on" would loop for ever (signals.c handles those). */
+	 * profile and go on" would loop for ever, and signals.c takes those
+	 * for itself (taken twice, on_fatal would chain to itself). */
 	if (n <= 0 || n > 64 || n == SIGKILL || n == SIGSTOP || (n >= 32 && n < SIGRTMIN) ||
-	    n == SIGSEGV || n == SIGBUS || n == SIGFPE || n == SIGILL || n == SIGABRT)
+	    is_crash_signal((int)n))
 		return 0;
 	return (int)n;
 }
@@ -155,10 +169,19 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 	}
 }
 
+/*
+ * Note [Escapes in CCPROF_OPTIONS]: ':' and ',' separate the pairs, so a
+ * path with either (a directory "a,b") could not be given.  A backslash
+ * takes the character after it as it is, the separators, '=' and the
+ * backslash too; one at the very end stays.  So a backslash in a value is
+ * written twice.  `ccprof record` escapes its output=, and so does the
+ * runtime the output= it passes to a child's image (dump.c,
+ * child_output), with rt_options_escape.  The profile keeps the variable
+ * as given, escapes and all.
+ */
 void rt_options_parse(const char *s, struct rt_config *cfg)
 {
 	char buf[RT_OPTIONS_MAX];
-	char *p, *save = NULL;
 
 	if (s == NULL || *s == '\0')
 		return;
@@ -166,19 +189,48 @@ void rt_options_parse(const char *s, struct rt_config *cfg)
 		rt_warn("CCPROF_OPTIONS: longer than %zu bytes; ignored", sizeof buf - 1);
 		return;
 	}
-	if (strlen(s) >= sizeof cfg->options)
-		rt_warn("CCPROF_OPTIONS: too long; kept its first %zu bytes in the profile",
-			sizeof cfg->options - 1);
-	strncpy(cfg->options, s, sizeof cfg->options - 1);
-	strcpy(buf, s);
-	for (p = strtok_r(buf, ":,", &save); p; p = strtok_r(NULL, ":,", &save)) {
-		char *eq = strchr(p, '=');
+	_Static_assert(sizeof cfg->options == sizeof buf, "the profile keeps what is read");
+	strcpy(cfg->options, s);
+	while (*s) {
+		char *eq = NULL;
+		size_t n = 0;
 
+		for (; *s && *s != ':' && *s != ','; s++) {
+			if (*s == '\\' && s[1])
+				s++;
+			else if (*s == '=' && eq == NULL)
+				eq = buf + n;
+			buf[n++] = *s;
+		}
+		buf[n] = '\0';
+		if (*s)
+			s++;
+		if (n == 0) /* "a=1::b=2" */
+			continue;
 		if (eq == NULL) {
-			rt_warn("CCPROF_OPTIONS: '%s' is not key=value", p);
+			rt_warn("CCPROF_OPTIONS: '%s' is not key=value", buf);
 			continue;
 		}
 		*eq = '\0';
-		set(cfg, p, eq + 1);
+		set(cfg, buf, eq + 1);
 	}
+}
+
+/* s with a backslash before each ':', ',' and backslash, into out of size
+ * bytes (Note [Escapes in CCPROF_OPTIONS]); -1 if it does not fit. */
+int rt_options_escape(char *out, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++) {
+		if (n + 3 > size)
+			return -1;
+		if (*s == ':' || *s == ',' || *s == '\\')
+			out[n++] = '\\';
+		out[n++] = *s;
+	}
+	if (n >= size)
+		return -1;
+	out[n] = '\0';
+	return 0;
 }

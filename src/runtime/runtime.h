@@ -171,12 +171,19 @@ struct rt_thread {
 	char name[32];
 	struct rt_thread *next; /* registry list */
 	struct rt_thread *live_next, *live_prev; /* running threads */
+	struct rt_thread *spare_next; /* Note [Ended threads' reserve] in threads.c */
 
 	/* Last, on pages of its own, which an ended thread gives back
 	 * (rt_release_lookups in machine.c): everything above fits in the
 	 * first page. */
 	struct rt_tcache tcache[1u << RT_TCACHE_BITS] __attribute__((aligned(RT_TCACHE_ALIGN)));
 };
+
+/* Room for the longest CCPROF_OPTIONS read, with its NUL: a longer one is
+ * ignored whole (a cut output= path would write elsewhere).  `ccprof
+ * record` refuses to run past it (RUNTIME_OPTIONS_MAX in cmd_record.c).
+ * An output= path as long as a path may be fits, with room for the rest. */
+#define RT_OPTIONS_MAX (4096 + 64)
 
 /* Runtime-wide settings, fixed after start-up (options.c, init.c). */
 struct rt_config {
@@ -189,7 +196,8 @@ struct rt_config {
 	uint64_t probe_base_fx;  /* the calibration's probed in-hook time, RT_FX units */
 	uint64_t tick_cost;      /* two back-to-back clock reads differ by this */
 	uint64_t overhead_milliticks;
-	char options[1024];      /* CCPROF_OPTIONS as given */
+	char options[RT_OPTIONS_MAX]; /* CCPROF_OPTIONS as given, whole: it holds an
+					 absolute output= (ccprof record's) */
 	int crash_stack;         /* print the cost-centre stack on a crash */
 	int handle_signals;      /* install the handlers of signals.c */
 	int dump_signal;         /* write the profile on this signal (0: none) */
@@ -199,10 +207,6 @@ struct rt_config {
 };
 
 extern struct rt_config rt_config RT_HIDDEN;
-/* Room for the longest CCPROF_OPTIONS read, with its NUL: a longer one is
- * ignored whole (a cut output= path would write elsewhere).  `ccprof
- * record` refuses to run past it (RUNTIME_OPTIONS_MAX in cmd_record.c). */
-#define RT_OPTIONS_MAX (4096 + 64)
 extern int rt_cycles RT_HIDDEN; /* clock == cycles: the hooks read the TSC */
 extern pid_t rt_pid RT_HIDDEN;  /* our pid: changes at fork, not at vfork */
 extern __thread struct rt_thread *rt_self
@@ -253,10 +257,18 @@ struct rt_module {
 	uintptr_t base;
 	uintptr_t lo, hi; /* mapped address range */
 	int retired;      /* unloaded: its range may hold another module now */
+	int main;         /* the program itself (named from /proc/self/exe) */
+	/* Without a build-id, the file at path when the module was recorded,
+	 * so that names come from that file only (Note [Names from the
+	 * loaded file] in dump.c). */
+	int stat_ok;
+	uint64_t dev, ino, size;
+	int64_t mtime_sec, mtime_nsec;
 };
 RT_HIDDEN int32_t rt_module_of(uintptr_t addr); /* under the cc lock */
 RT_HIDDEN int32_t rt_module_retire(uintptr_t base); /* under the cc lock */
 RT_HIDDEN void rt_cc_retire_module(int32_t module); /* under the cc lock */
+RT_HIDDEN int rt_cc_rebase_module(int32_t module, uintptr_t from, uintptr_t to); /* cc lock */
 RT_HIDDEN void rt_retire_contexts(uintptr_t lo, uintptr_t hi);
 RT_HIDDEN void rt_dlclose_init(void);
 RT_HIDDEN uint32_t rt_module_count(void);
@@ -301,6 +313,7 @@ RT_HIDDEN void rt_sampler_after_fork(void);
 
 /* options.c */
 RT_HIDDEN void rt_options_parse(const char *s, struct rt_config *cfg);
+RT_HIDDEN int rt_options_escape(char *out, size_t size, const char *s);
 
 /* dump.c */
 RT_HIDDEN int rt_dump(void); /* the normal write: at exit, before exec, ccprof_dump */
@@ -343,8 +356,20 @@ RT_HIDDEN void rt_heap_before_fork(void);
 RT_HIDDEN void rt_heap_after_fork_parent(void);
 RT_HIDDEN void rt_heap_after_fork_child(struct rt_thread *survivor);
 
+/* init.c: wait for the write at exit (Note [Concurrent exit] in
+ * exitgate.c): at most EXIT_START_WAIT_MS for it to begin, EXIT_WAIT_S
+ * for it to end */
+#define EXIT_START_WAIT_MS 200
+#define EXIT_WAIT_S 10
+RT_HIDDEN void rt_exit_wait(void);
+
 /* exec.c */
 RT_HIDDEN void rt_exec_init(void);
+/* environ with output= for the children of system and popen, from
+ * shellspawn.c, and after a fork (Note [Shell children] in exec.c) */
+RT_HIDDEN void rt_exec_shell_enter(void);
+RT_HIDDEN void rt_exec_shell_leave(void);
+RT_HIDDEN void rt_exec_after_fork(void);
 RT_HIDDEN void rt_namespaces_init(void);
 
 /* execsys.c: the exec family of a static program (exec.c) */
@@ -376,6 +401,16 @@ RT_HIDDEN int rt_real_ready(void *const *real, void (*lookup)(void));
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 RT_HIDDEN ssize_t rt_write_quietly(int fd, const void *buf, size_t len);
+
+/* sys.c: the runtime's work on a thread's behalf runs with cancellation
+ * held off (Note [Cancellation]).  rt_nocancel_begin returns the state to
+ * give rt_nocancel_end; rt_deferred_begin/_end keep a thread that enabled
+ * asynchronous cancellation from being cancelled in the middle of a slow
+ * path that reaches no cancellation point. */
+RT_HIDDEN int rt_nocancel_begin(void);
+RT_HIDDEN void rt_nocancel_end(int old);
+RT_HIDDEN int rt_deferred_begin(void);
+RT_HIDDEN void rt_deferred_end(int old);
 
 /* Pop the shadow stack down to entry s, which becomes the free slot:
  * `cur` is restored before `top` moves back, so a handler that pushes

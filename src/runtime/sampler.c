@@ -238,12 +238,18 @@ static void start_locked(void)
 		rt_warn("cannot start the sampling thread; no time will be recorded");
 }
 
+/* Under the control lock, pthread_join and rt_warn's write are
+ * cancellation points: cancellation waits (Note [Cancellation] in
+ * sys.c), also for unshare and the exec family. */
 void rt_sampler_start(void)
 {
-	if (!control_acquire())
-		return;
-	start_locked();
-	control_release();
+	int cancel = rt_nocancel_begin();
+
+	if (control_acquire()) {
+		start_locked();
+		control_release();
+	}
+	rt_nocancel_end(cancel);
 }
 
 /* Stop the helper and take a last sample, so the tail of the run counts. */
@@ -267,20 +273,26 @@ static void stop_locked(void)
 
 void rt_sampler_stop(void)
 {
-	if (!control_acquire())
-		return;
-	stop_locked();
-	control_release();
+	int cancel = rt_nocancel_begin();
+
+	if (control_acquire()) {
+		stop_locked();
+		control_release();
+	}
+	rt_nocancel_end(cancel);
 }
 
 /* At exit: stop for good. */
 void rt_sampler_finish(void)
 {
-	if (!control_acquire())
-		return;
-	finished = 1;
-	stop_locked();
-	control_release();
+	int cancel = rt_nocancel_begin();
+
+	if (control_acquire()) {
+		finished = 1;
+		stop_locked();
+		control_release();
+	}
+	rt_nocancel_end(cancel);
 }
 
 /* After fork the helper does not exist in the child (it may have held

@@ -87,8 +87,13 @@ static void print_cc(uint32_t cc)
 	} else if (info->module >= 0) {
 		const struct rt_module *m = rt_module_get((uint32_t)info->module);
 		uint64_t off = info->key - m->base;
+		const char *id = m->build_id[0] ? m->build_id : NULL;
 
-		if (elfsym_find_unbuffered(m->path, off, name, sizeof name) == 0)
+		/* From the file loaded, not one put in its place since (Note
+		 * [Names from the loaded file] in dump.c). */
+		if ((m->main && elfsym_find_unbuffered_as("/proc/self/exe", id, off, name,
+							  sizeof name) == 0) ||
+		    elfsym_find_unbuffered_as(m->path, id, off, name, sizeof name) == 0)
 			put(name);
 		else
 			put("?");

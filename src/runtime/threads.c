@@ -5,6 +5,7 @@
  * A thread's state outlives the thread: its contexts are written at exit
  * with everyone else's ("threads that exit early keep their costs").
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -148,7 +149,9 @@ uint64_t rt_shadow_in_use(const struct rt_thread *t)
  * fast path would pay), but a pop leaves its entry behind, so the highest
  * entry ever written is the deepest frame.  Its page is the last one
  * resident (untouched pages are not, and trim_shadow gives back only
- * pages above the one in use, after taking this).
+ * pages above the one in use, after taking this).  An ended thread's
+ * deepest is in max_depth (thread_exit put it there): its shadow stack
+ * may be another thread's by now (Note [Ended threads' reserve]).
  */
 uint64_t rt_shadow_high_water(const struct rt_thread *t)
 {
@@ -157,7 +160,7 @@ uint64_t rt_shadow_high_water(const struct rt_thread *t)
 	uint64_t resident;
 	size_t last;
 
-	if (shadow_pages(t, &resident, &last) != 0)
+	if (!RT_LOAD(&t->alive) || shadow_pages(t, &resident, &last) != 0)
 		return t->max_depth;
 	for (s = t->base + (last + 1) * per_page; s-- > t->base + last * per_page;)
 		if (s->ctx != NULL)
@@ -176,11 +179,93 @@ static void trim_shadow(struct rt_thread *t)
 		madvise((void *)keep, end - keep, MADV_DONTNEED);
 }
 
+/*
+ * Note [Ended threads' reserve]: a thread's shadow stack reserves 2 MiB
+ * of address space (touched only as deep as it goes) and its arena a
+ * chunk of 64 KiB to 1 MiB.  Kept after the thread ended, they made a
+ * program of many short threads run out of address space under a
+ * `ulimit -v` where it ran bare (1,400 ended threads: 3 GB).  They cannot
+ * go when thread_exit runs: instrumented code may still run on the
+ * thread after it (another key's destructor), on that shadow stack and
+ * arena.  Once the thread's task is gone (tgkill says ESRCH), nothing
+ * runs there any more, so the next thread to start takes its shadow
+ * stack (cleared) and what its arena's chunk has left; the ended
+ * thread's contexts stay where they are, for the write.  Ended threads
+ * wait in a list, oldest first, under the registry lock; a thread
+ * starting looks at up to SPARE_TRIES of them (one whose task is still
+ * there, or whose tid a new thread has taken, goes to the back).  Nothing
+ * is unmapped: a writer in a signal handler may read a thread's state
+ * without the lock, and mapped memory never faults (an ended thread's
+ * deepest entry is read from max_depth, not from its shadow stack), and
+ * the mappings of many threads stay a few, adjacent ones (unmapping the
+ * tails left two per ended thread, towards the kernel's limit of 65,530).
+ * So the address space goes with the most threads running at once; each
+ * ended thread keeps its state (16 KB, most of it never touched) and its
+ * arena's pages in use.
+ */
+#define SPARE_TRIES 4
+
+static struct rt_thread *spare_head, *spare_tail;
+
+/* Under the registry lock. */
+static void spare_put(struct rt_thread *t)
+{
+	t->spare_next = NULL;
+	if (spare_tail)
+		spare_tail->spare_next = t;
+	else
+		spare_head = t;
+	spare_tail = t;
+}
+
+/* Whether the task with this tid has left the process (errno kept: the
+ * hooks must not change it). */
+static int task_gone(uint64_t tid)
+{
+	int saved = errno, gone;
+
+	gone = syscall(SYS_tgkill, (long)getpid(), (long)tid, 0L) != 0 && errno == ESRCH;
+	errno = saved;
+	return gone;
+}
+
+/* A new thread t takes an ended one's shadow stack and arena chunk, if
+ * there is one whose task is gone. */
+static void spare_take(struct rt_thread *t)
+{
+	struct rt_thread *o;
+	int i;
+
+	rt_registry_lock();
+	for (i = 0; i < SPARE_TRIES && (o = spare_head) != NULL; i++) {
+		spare_head = o->spare_next;
+		if (spare_head == NULL)
+			spare_tail = NULL;
+		if (!task_gone(o->tid)) {
+			spare_put(o);
+			continue;
+		}
+		t->base = o->base;
+		t->shadow_bytes = o->shadow_bytes;
+		t->arena_next = o->arena_next;
+		t->arena_end = o->arena_end;
+		RT_STORE(&o->shadow_bytes, 0); /* rt_shadow_in_use: none left */
+		o->arena_end = o->arena_next;
+		break;
+	}
+	rt_registry_unlock();
+	if (t->base != NULL) /* zeros: rt_shadow_high_water reads the deepest entry written */
+		madvise(t->base, t->shadow_bytes, MADV_DONTNEED);
+}
+
 /* A thread ends: take its last sample and keep its state (its contexts
- * are written at exit with everyone else's). */
+ * are written at exit with everyone else's).  Reading its name opens a
+ * file under the registry lock: cancellation waits (Note [Cancellation]
+ * in sys.c). */
 static void thread_exit(void *arg)
 {
 	struct rt_thread *t = arg;
+	int cancel = rt_nocancel_begin();
 
 	{
 		uint64_t deepest = rt_shadow_high_water(t);
@@ -196,10 +281,12 @@ static void thread_exit(void *arg)
 			rt_charge_sample(t, rt_now_ns(rt_config.clock == CCP_CLOCK_CPU ?
 							  t->cpu_clock : CLOCK_MONOTONIC));
 		read_name(t);
-		t->alive = 0;
+		RT_STORE(&t->alive, 0);
 		unlink_live(t);
+		spare_put(t);
 	}
 	rt_registry_unlock();
+	rt_nocancel_end(cancel);
 }
 
 /* Instrumented code ran on the thread after its end (another key's
@@ -234,14 +321,20 @@ static void stack_bounds(struct rt_thread *t)
 	pthread_attr_destroy(&attr);
 }
 
-static struct rt_thread *thread_new(void)
+/* A thread's state; `reuse`: with an ended thread's shadow stack and
+ * arena chunk, if one is free (Note [Ended threads' reserve]). */
+static struct rt_thread *thread_new(int reuse)
 {
 	struct rt_thread *t = rt_map(sizeof *t);
 
 	if (t == NULL)
 		return NULL;
-	t->shadow_bytes = (size_t)SHADOW_FIRST * sizeof(struct rt_shadow);
-	t->base = rt_map(t->shadow_bytes);
+	if (reuse)
+		spare_take(t);
+	if (t->base == NULL) {
+		t->shadow_bytes = (size_t)SHADOW_FIRST * sizeof(struct rt_shadow);
+		t->base = rt_map(t->shadow_bytes);
+	}
 	if (t->base == NULL)
 		return NULL;
 	t->root = rt_root_context(t);
@@ -251,7 +344,7 @@ static struct rt_thread *thread_new(void)
 	t->base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
 	t->base[0].fn = (uintptr_t)&rt_no_context;
 	t->top = t->base + 1;
-	t->limit = t->base + SHADOW_FIRST;
+	t->limit = t->base + t->shadow_bytes / sizeof(struct rt_shadow);
 	t->cur = t->root;
 	rt_overhead_thread_init(t);
 	t->memory_bytes += sizeof *t;
@@ -262,7 +355,7 @@ static struct rt_thread *thread_new(void)
 /* A private state for calibration: not registered, never written. */
 struct rt_thread *rt_thread_private(void)
 {
-	return thread_new();
+	return thread_new(0);
 }
 
 static struct rt_thread *thread_start(void)
@@ -277,7 +370,7 @@ static struct rt_thread *thread_start(void)
 		starting = 0;
 		return rt_self;
 	}
-	t = thread_new();
+	t = thread_new(1);
 	if (t == NULL) {
 		starting = 0;
 		return NULL;
@@ -302,11 +395,13 @@ static struct rt_thread *thread_start(void)
  * allocations] in alloc.c). */
 struct rt_thread *rt_thread_start(void)
 {
+	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in sys.c */
 	struct rt_thread *t;
 
 	rt_alloc_own_begin();
 	t = thread_start();
 	rt_alloc_own_end();
+	rt_nocancel_end(cancel);
 	return t;
 }
 
@@ -322,6 +417,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	pthread_mutex_init(&registry_lock, NULL);
 	registry = NULL;
 	live = NULL;
+	spare_head = spare_tail = NULL; /* the parent's ended threads: left alone */
 	started = 0;
 	if (survivor == NULL)
 		return;
@@ -381,10 +477,12 @@ int rt_shadow_grow(struct rt_thread *t)
 	size_t old = t->shadow_bytes, bigger = 2 * old;
 	size_t depth = (size_t)(t->top - t->base);
 	sigset_t all, saved;
+	int cancel;
 	void *p;
 
 	if (bigger / sizeof(struct rt_shadow) > SHADOW_MAX)
 		return -1;
+	cancel = rt_deferred_begin(); /* so does an asynchronous cancellation */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &saved);
 	p = mremap(t->base, old, bigger, MREMAP_MAYMOVE);
@@ -395,5 +493,6 @@ int rt_shadow_grow(struct rt_thread *t)
 		t->shadow_bytes = bigger;
 	}
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	rt_deferred_end(cancel);
 	return p == MAP_FAILED ? -1 : 0;
 }

@@ -5,6 +5,7 @@
  *   dtor     main returns; a destructor function calls work() after every
  *            atexit handler (in a static link too)
  *   fexecve  exec /bin/echo through fexecve, which does not call execve
+ *   _exit    _exit(6): no exit handlers, so no profile
  * Each prints "calls work N" with the count the profile must hold. */
 #define _GNU_SOURCE /* _Fork */
 #include <fcntl.h>
@@ -58,6 +59,8 @@ int main(int argc, char **argv)
 		nwork++; /* no destructor call */
 		return 0;
 	}
+	if (strcmp(how, "_exit") == 0)
+		_exit(6);
 	if (strcmp(how, "fexecve") == 0) {
 		char *args[] = { "echo", "exec'd", NULL };
 		int fd = open("/bin/echo", O_RDONLY | O_CLOEXEC);

@@ -4,13 +4,25 @@
  * argv[1] picks the exec: execl (list form, environ), execvp (through
  * PATH), execve (an environment of its own, without CCPROF_OPTIONS),
  * spawn: posix_spawn, no fork, or vfork: a vfork child that calls execl
- * and nothing instrumented (it runs in the parent's memory), or
+ * and nothing instrumented (it runs in the parent's memory), system or
+ * popen: the image runs from a shell that libc spawns (popen's reads
+ * the image's output and prints it), systhreads: two threads call
+ * system at once, each running the image (image_work 4 in each),
+ * syscancel: a thread cancelled inside system("sleep 10"), then system
+ * runs the image,
+ * double or doublespawn: a daemon's double fork, the child calling
+ * nothing instrumented before it forks again (and the grandchild execs)
+ * or posix_spawns the image, emptyenv: a child that clears its
+ * environment execs the image, and posix_spawn runs it with a null envp
+ * (each image prints how many variables it got: none, as without ccprof),
+ * or
  * vforkmany: 100 vfork children that execl /bin/true with 100 arguments
  * each, after which the parent's address space must not have grown (an
  * argument array mapped in a vfork child stays in the parent).
  * Calls: parent_work 3 before the fork and 2 after, child_work once in
  * the child before its exec (not with spawn or vfork), image_work 4 in
  * the image. */
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,11 +93,122 @@ static void vfork_many(void)
 	       after - before < 128 ? "no" : "yes");
 }
 
+/* The shell command that runs this program's image. */
+static const char *image_command(void)
+{
+	static char cmd[4200];
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+
+	self[n > 0 ? n : 0] = '\0';
+	snprintf(cmd, sizeof cmd, "'%s' image", self);
+	return cmd;
+}
+
+static void *system_image(void *unused)
+{
+	(void)unused;
+	return (void *)(long)system(image_command());
+}
+
+static void *system_sleep(void *unused)
+{
+	(void)unused;
+	return (void *)(long)system("sleep 10");
+}
+
+/* Through libc's shell: the image's profile must not be the parent's,
+ * and environ must be as it was once system or popen returns. */
+static int shell_image(const char *how)
+{
+	extern char **environ;
+	char **env = environ, line[256];
+	const char *opt = getenv("CCPROF_OPTIONS");
+	char before[4096];
+	int status = -1;
+
+	snprintf(before, sizeof before, "%s", opt ? opt : "(none)");
+	if (strcmp(how, "system") == 0) {
+		status = system(image_command());
+	} else if (strcmp(how, "popen") == 0) {
+		FILE *f = popen(image_command(), "r");
+
+		while (f && fgets(line, sizeof line, f))
+			printf("from popen: %s", line);
+		status = f ? pclose(f) : -1;
+	} else if (strcmp(how, "syscancel") == 0) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, system_sleep, NULL);
+		usleep(200000);
+		pthread_cancel(t);
+		pthread_join(t, NULL);
+		status = system(image_command());
+	} else {
+		pthread_t t[2];
+		void *rc[2];
+
+		for (int i = 0; i < 2; i++)
+			pthread_create(&t[i], NULL, system_image, NULL);
+		for (int i = 0; i < 2; i++)
+			pthread_join(t[i], &rc[i]);
+		status = rc[0] != NULL ? (int)(long)rc[0] : (int)(long)rc[1];
+	}
+	opt = getenv("CCPROF_OPTIONS");
+	printf("environ kept: %s\n",
+	       env == environ && strcmp(before, opt ? opt : "(none)") == 0 ? "yes" : "no");
+	return status;
+}
+
+/* The middle process of a double fork: nothing instrumented here (a
+ * static function that the compiler may inline is instrumented too, so
+ * the work is in main's frame). */
+__attribute__((no_instrument_function)) static int double_fork(const char *how, const char *self)
+{
+	extern char **environ;
+	char *args[] = {(char *)self, "image", NULL};
+	int status;
+	pid_t pid;
+
+	if (strcmp(how, "doublespawn") == 0) {
+		if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ) != 0)
+			return 126;
+	} else if ((pid = fork()) == 0) {
+		execv("/proc/self/exe", args);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 125;
+}
+
 int main(int argc, char **argv)
 {
 	int status;
 	pid_t pid;
 
+	if (argc > 1 && strcmp(argv[1], "envcount") == 0) {
+		extern char **environ;
+		int n = 0;
+
+		while (environ && environ[n])
+			n++;
+		printf("image got %d variables\n", n);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "emptyenv") == 0) {
+		char *args[] = {argv[0], "envcount", NULL};
+
+		fflush(stdout);
+		if ((pid = fork()) == 0) {
+			clearenv();
+			execv("/proc/self/exe", args);
+			_exit(127);
+		}
+		waitpid(pid, &status, 0);
+		if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, NULL) == 0)
+			waitpid(pid, &status, 0);
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "image") == 0) {
 		for (int i = 0; i < 4; i++)
 			image_work();
@@ -99,6 +222,24 @@ int main(int argc, char **argv)
 		vfork_many();
 		for (int i = 0; i < 2; i++)
 			parent_work();
+		return 0;
+	}
+	if (argc > 1 && (strcmp(argv[1], "system") == 0 || strcmp(argv[1], "popen") == 0 ||
+			 strcmp(argv[1], "systhreads") == 0 || strcmp(argv[1], "syscancel") == 0)) {
+		status = shell_image(argv[1]);
+		for (int i = 0; i < 2; i++)
+			parent_work();
+		printf("parent done, shell exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return 0;
+	}
+	if (argc > 1 && (strcmp(argv[1], "double") == 0 || strcmp(argv[1], "doublespawn") == 0)) {
+		pid = fork();
+		if (pid == 0)
+			_exit(double_fork(argv[1], argv[0]));
+		waitpid(pid, &status, 0);
+		for (int i = 0; i < 2; i++)
+			parent_work();
+		printf("parent done, child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "spawn") == 0) {

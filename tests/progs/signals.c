@@ -41,6 +41,9 @@
  *   forks                     a thread asks sigaction about SIGINT over
  *                             and over while the program forks; each
  *                             child asks once and exits (none may hang)
+ *   stop | tstp               print "stopping PID" from stop_here(), which
+ *                             raises SIGSTOP or SIGTSTP; once continued,
+ *                             print "resumed" and exit 4
  * The program prints what it did, so the runs with and without ccprof can
  * be compared line by line.
  */
@@ -233,6 +236,14 @@ NOINLINE void wait_here(void)
 	exit(0);
 }
 
+NOINLINE void stop_here(int sig)
+{
+	printf("stopping %ld\n", (long)getpid());
+	raise(sig);
+	printf("resumed\n");
+	exit(4);
+}
+
 static pthread_barrier_t started;
 
 /* stderr to a pipe whose reader is gone. */
@@ -347,6 +358,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(how, "waitexit") == 0) {
 		signal(SIGTERM, note);
 		wait_here();
+	} else if (strcmp(how, "stop") == 0 || strcmp(how, "tstp") == 0) {
+		stop_here(how[0] == 's' ? SIGSTOP : SIGTSTP);
 	} else if (strcmp(how, "threads") == 0) {
 		pthread_t t;
 

@@ -613,19 +613,32 @@ const ccprofModel = (function () {
 		return objs[0];
 	}
 
-	/* The stack tree: each context's compressed stack (its marked
-	 * entries) as a path from the root. */
-	function stackTree(ctx, nameRank) {
-		const b = newNodes(nameRank.length);
-		for (const c of ctx) {
+	/* The nodes of the stack tree, numbered as the C model numbers them
+	 * (tree.c: in the order of the contexts, parent first), and b.nodeOf[i]
+	 * the node of context i: its compressed stack (its marked entries). */
+	function stackNodes(ctx, nfns) {
+		const b = newNodes(nfns);
+		b.nodeOf = new Int32Array(ctx.length);
+		ctx.forEach((c, i) => {
 			let node = 0;
 			for (const e of c.hist)
 				if (entryMarked(e))
 					node = nodeChild(b, node, entryCc(e));
+			b.nodeOf[i] = node;
+		});
+		return b;
+	}
+
+	/* The stack tree: each context's compressed stack as a path from the
+	 * root. */
+	function stackTree(ctx, nameRank) {
+		const b = stackNodes(ctx, nameRank.length);
+		ctx.forEach((c, i) => {
+			const node = b.nodeOf[i];
 			b.entries[node] += c.entries + c.recursive;
 			b.indiv[node] += c.time;
 			b.indivBytes[node] += c.bytes;
-		}
+		});
 		return finishTree(b, nameRank, false);
 	}
 
@@ -858,17 +871,11 @@ const ccprofModel = (function () {
 	 * blocks, node number: heap_text.c stack_table): {ids (bottom first),
 	 * bytes, blocks}; the root's ids are []. */
 	function heapStacks(ctx, nfns) {
-		const b = newNodes(nfns), blocks = [0];
-		for (const c of ctx) {
-			let node = 0;
-			for (const e of c.hist)
-				if (entryMarked(e))
-					node = nodeChild(b, node, entryCc(e));
-			while (blocks.length < b.cc.length)
-				blocks.push(0);
-			b.indivBytes[node] += c.bytes;
-			blocks[node] += c.blocks;
-		}
+		const b = stackNodes(ctx, nfns), blocks = new Float64Array(b.cc.length);
+		ctx.forEach((c, i) => {
+			b.indivBytes[b.nodeOf[i]] += c.bytes;
+			blocks[b.nodeOf[i]] += c.blocks;
+		});
 		const out = [];
 		for (let k = 0; k < b.cc.length; k++) {
 			if (!b.indivBytes[k] && !blocks[k])
@@ -891,6 +898,21 @@ const ccprofModel = (function () {
 
 	const sumBytes = (ctx) => ctx.reduce((n, c) => n + c.bytes, 0);
 
+	/* heap_largest_sample: the index of the sample of the whole profile
+	 * with the most bytes (outside included), the first of equals; null
+	 * without samples. */
+	function largestSample(h) {
+		let largest = null, most = 0;
+		h.samples.forEach((s, i) => {
+			const total = s.records.reduce((n, r) => n + r[1], s.outside_bytes);
+			if (largest === null || total > most) {
+				largest = i;
+				most = total;
+			}
+		});
+		return largest;
+	}
+
 	/* report --heap --threads of the view (threadCtx: the view's
 	 * contexts of each thread): null without heap data. */
 	function heapView(p, rv, vctx, threadCtx) {
@@ -909,14 +931,7 @@ const ccprofModel = (function () {
 			bytes: (focused ? 0 : s.outside_bytes) +
 				s.records.reduce((n, r) => n + (keeps(r[0]) ? r[1] : 0), 0),
 		}));
-		let largest = null, most = 0; /* heap_largest_sample: of the whole profile */
-		h.samples.forEach((s, i) => {
-			const total = s.records.reduce((n, r) => n + r[1], s.outside_bytes);
-			if (largest === null || total > most) {
-				largest = i;
-				most = total;
-			}
-		});
+		const largest = largestSample(h);
 		const out = {
 			peakBytes: h.peak_bytes, intervalNs: h.interval_ns, samples, largest,
 			liveBytes: inCtx.bytes, liveBlocks: inCtx.blocks,
@@ -947,6 +962,92 @@ const ccprofModel = (function () {
 				stacks: heapStacks(sctx, p.fns.length)};
 		}
 		return out;
+	}
+
+	/* ---- the live heap over time (heap_bands.c, export_heap_svg.c) ------------ */
+
+	const HEAP_TOP = 20; /* HEAP_SVG_TOP: the stacks with a band of their own */
+
+	/*
+	 * The heap over time of convert --to hp and heap-svg under the view: a
+	 * band is a node of the view's stack tree (threads merged), each
+	 * sample's records added up by band, in band order, and the bytes live
+	 * in no context, which a focus drops (heap_bands_outside).  The chart's
+	 * rows are heap-svg's: the HEAP_TOP bands with the largest area (bytes
+	 * x time, each point weighing half the time to each neighbour, in
+	 * doubles summed sample by sample as the C code sums them; ties by band
+	 * number), largest first, then "other" for the rest and "(outside)",
+	 * each only when it holds bytes.  Points are the samples, after an
+	 * empty one at 0 when the first is later (or there is none), as the
+	 * .hp file starts.
+	 */
+	function heapChart(p, rv, vctx) {
+		const h = p.data.heap;
+		if (!h)
+			return null;
+		const b = stackNodes(vctx, p.fns.length);
+		/* each profile context's band, or -1 where the view drops it */
+		const bandOf = vctx.index ? vctx.index.map((i) => (i >= 0 ? b.nodeOf[i] : -1)) : b.nodeOf;
+		/* Typed arrays, not an array a record: a long run has millions. */
+		const nnodes = b.cc.length, sum = new Float64Array(nnodes), touched = new Int32Array(nnodes);
+		const samples = h.samples.map((s) => {
+			let nt = 0;
+			for (let r = 0; r < s.records.length; r++) {
+				const rec = s.records[r], band = rec[0] < bandOf.length ? bandOf[rec[0]] : -1;
+				if (band < 0)
+					continue;
+				if (!sum[band])
+					touched[nt++] = band;
+				sum[band] += rec[1];
+			}
+			const bands = touched.slice(0, nt).sort(), sums = new Float64Array(nt);
+			for (let j = 0; j < nt; j++) {
+				sums[j] = sum[bands[j]];
+				sum[bands[j]] = 0;
+			}
+			return {timeNs: s.time_ns, bands, bytes: sums, outsideBytes: rv.focus ? 0 : s.outside_bytes};
+		});
+		const lead = h.samples.length === 0 || h.samples[0].time_ns > 0 ? 1 : 0;
+		const times = (lead ? [0] : []).concat(h.samples.map((s) => s.time_ns));
+		const npts = times.length;
+		const area = new Float64Array(nnodes), seen = new Uint8Array(nnodes);
+		samples.forEach((s, k) => {
+			const i = k + lead;
+			const w = (times[Math.min(i + 1, npts - 1)] - times[Math.max(i - 1, 0)]) / 2;
+			for (let j = 0; j < s.bands.length; j++) {
+				area[s.bands[j]] += s.bytes[j] * w;
+				seen[s.bands[j]] = 1;
+			}
+		});
+		const order = [];
+		seen.forEach((x, band) => x && order.push(band));
+		order.sort((x, y) => (area[x] !== area[y] ? (area[x] > area[y] ? -1 : 1) : x - y));
+		const ids = (band) => {
+			const out = [];
+			for (let n = band; n > 0; n = b.parent[n])
+				out.unshift(b.cc[n]);
+			return out;
+		};
+		/* heap_bands_name: "(k)" and the stack innermost first */
+		const bandName = (band) => '(' + band + ')' + (band === 0 ? '<root>'
+			: ids(band).reverse().map((cc) => p.fns[cc].name).join('/'));
+		const row = (kind, band, name) => ({kind, band, name, ids: band === null ? null : ids(band),
+			values: new Array(npts).fill(0)});
+		const rows = order.slice(0, HEAP_TOP).map((band) => row('stack', band, bandName(band)));
+		const other = row('other', null, 'other'), outside = row('outside', null, '(outside)');
+		const rowOf = new Array(nnodes).fill(other);
+		rows.forEach((r) => { rowOf[r.band] = r; });
+		samples.forEach((s, k) => {
+			for (let j = 0; j < s.bands.length; j++)
+				rowOf[s.bands[j]].values[k + lead] += s.bytes[j];
+			outside.values[k + lead] = s.outsideBytes;
+		});
+		for (const r of [other, outside])
+			if (r.values.some((x) => x))
+				rows.push(r);
+		const largest = largestSample(h);
+		return {peakBytes: h.peak_bytes, intervalNs: h.interval_ns, times, lead,
+			largest: largest === null ? null : largest + lead, samples, rows, bandName};
 	}
 
 	/* ---- the hot path (hot.c) ------------------------------------------------- */
@@ -1156,6 +1257,18 @@ const ccprofModel = (function () {
 	 *                        bytes, outsideBytes, stacks} of the largest,
 	 *                        threads [{tid, name, liveBytes, liveBlocks,
 	 *                        functions}] each thread's live heap}
+	 *   heapChart()          the live heap over time, as convert --to hp
+	 *                        and heap-svg give it (null without heap
+	 *                        data): {peakBytes, intervalNs, times (ns of
+	 *                        each point: the samples, after 0 when lead
+	 *                        is 1), lead, largest (point of the largest
+	 *                        sample, or null), samples [{timeNs, bands
+	 *                        (Int32Array, in band order: hp's), bytes
+	 *                        (Float64Array, each band's), outsideBytes}],
+	 *                        rows [{kind ('stack', 'other', 'outside'),
+	 *                        band, name, ids (bottom first), values (bytes
+	 *                        per point)}] heap-svg's bands bottom first,
+	 *                        bandName(band) (hp's names, not escaped)}
 	 *   hot()                report --hot: {context (the most expensive, as
 	 *                        in contexts; null without any), arm (the
 	 *                        expensive arm, tree() nodes below the root)}
@@ -1196,6 +1309,7 @@ const ccprofModel = (function () {
 			() => callersTree(p, rv, once('placed', () => placedByFunction(p, rv)), id));
 		v.cycles = () => once('cycles', () => cycles(p, rv));
 		v.heap = () => once('heap', () => heapView(p, rv, ctx, threadCtx));
+		v.heapChart = () => once('heapChart', () => heapChart(p, rv, ctx));
 		v.hookCost = () => once('hookCost', () => hookCost(p, v));
 		v.hot = () => once('hot', () => ({context: costliestContext(ctx),
 			arm: expensiveArm(v.tree())}));

@@ -1206,6 +1206,204 @@
 
 	/* -- Heap (a heap profile only) -- */
 
+	/* -- the live heap over time: heap-svg's picture (export_heap_svg.c),
+	 * its bands, colours, axes and peak line, from model.js's heapChart -- */
+
+	const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+
+	/* The power of 1024 that shows v with 1 to 4 digits before the point. */
+	function bytePower(v) {
+		let k = 0;
+		while (k < 4 && v >= 1024 ** (k + 1))
+			k++;
+		return k;
+	}
+	/* "12.3 MB" (KB = 1024 bytes), "512 B", as heap-svg writes them. */
+	function humanBytes(v) {
+		const k = bytePower(v);
+		return k ? fixedC(v / 1024 ** k, 1) + ' ' + BYTE_UNITS[k] : v + ' B';
+	}
+	/* A tick step of 1, 2 or 5 times a power of ten, at least range / 6. */
+	function niceStep(range) {
+		const want = range / 6;
+		let p = 1;
+		while (p * 10 <= want)
+			p *= 10;
+		while (p > want && p > 1e-9)
+			p /= 10;
+		return want <= p ? p : want <= 2 * p ? 2 * p : want <= 5 * p ? 5 * p : 10 * p;
+	}
+	/* hue (0 to 6), saturation and value (0 to 1) as rgb(). */
+	function hsvColour(hue, sat, val) {
+		const i = Math.floor(hue) % 6, f = hue - Math.floor(hue);
+		const p = val * (1 - sat), q = val * (1 - sat * f), t = val * (1 - sat * (1 - f));
+		const rgb = [[val, t, p], [q, val, p], [p, val, t], [p, q, val], [t, p, val], [val, p, q]][i];
+		return 'rgb(' + rgb.map((x) => Math.floor(x * 255 + 0.5)).join(',') + ')';
+	}
+	/* A band's colour, heap-svg's: from the FNV-1a hash of its stack's
+	 * name (without the "(k)", which changes with the view), in UTF-8. */
+	function bandColour(row) {
+		if (row.kind !== 'stack')
+			return row.kind === 'other' ? 'rgb(190,190,190)' : 'rgb(150,170,200)';
+		let h = 2166136261;
+		for (const byte of new TextEncoder().encode(row.name.slice(row.name.indexOf(')') + 1)))
+			h = Math.imul(h ^ byte, 16777619) >>> 0;
+		return hsvColour(h % 360 / 60, 0.35 + (h >>> 9) % 30 / 100, 0.80 + (h >>> 17) % 16 / 100);
+	}
+
+	/* The chart: the bands stacked bottom first, a y axis in bytes from 0
+	 * to a round step above the peak and the samples, an x axis in ms (s
+	 * from 2 s) to the last sample, the exact peak dashed; the legend, top
+	 * band first, gives each band's bytes at the largest sample, or at the
+	 * sample under the pointer. */
+	function renderHeapChart(c, main, h) {
+		const hc = c.v.heapChart();
+		if (!h.samples.length) {
+			main.appendChild(el('h3', 'heapsec', 'Live heap over time'));
+			main.appendChild(el('p', 'heapnone', 'No heap samples in this profile: there is no live ' +
+				'heap over time to draw, only the peak and the live heap at the end.'));
+			return;
+		}
+		const nstacks = hc.rows.filter((r) => r.kind === 'stack').length;
+		main.appendChild(el('h3', 'heapsec', 'Live heap over time (' + plural(h.samples.length,
+			'sample', 'samples') + '): ' + (hc.rows.some((r) => r.kind === 'other')
+			? 'the ' + nstacks + ' stacks with the largest area (bytes \u00d7 time) in bands of their ' +
+				'own, the largest at the bottom, the rest in \u201cother\u201d'
+			: 'a band for each of the ' + plural(nstacks, 'stack', 'stacks') + ' that held any, the ' +
+				'largest area (bytes \u00d7 time) at the bottom') + ', as convert --to heap-svg draws it'));
+		const t = hc.times, npts = t.length, W = Math.max(480, Math.min(main.clientWidth || 960, 1100));
+		const H = 300, X0 = 78, X1 = W - 12, Y0 = 14, Y1 = H - 34;
+		let ymax = Math.max(hc.peakBytes, 1);
+		for (let i = 0; i < npts; i++)
+			ymax = Math.max(ymax, hc.rows.reduce((n, r) => n + r.values[i], 0));
+		const room = ymax + Math.floor(ymax / 20), yk = bytePower(room), yunit = 1024 ** yk;
+		const ystep = Math.max(niceStep(room / yunit), 1 / yunit);
+		const ytop = Math.max(Math.ceil(room / (ystep * yunit)) * ystep * yunit, room);
+		const tend = Math.max(t[npts - 1], 1);
+		const x = (ns) => X0 + ns * (X1 - X0) / tend, y = (b) => Y1 - b * (Y1 - Y0) / ytop;
+		const s = svg('svg');
+		s.setAttribute('class', 'heapchart');
+		s.setAttribute('width', W);
+		s.setAttribute('height', H);
+		s.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+		/* a line from (x1, y1) to (x2, y2), as a path */
+		const lineTo = (l, x1, y1, x2, y2) => l.setAttribute('d', 'M' + x1.toFixed(2) + ' ' +
+			y1.toFixed(2) + 'L' + x2.toFixed(2) + ' ' + y2.toFixed(2));
+		const line = (cls, x1, y1, x2, y2) => {
+			const l = svg('path');
+			l.setAttribute('class', cls);
+			lineTo(l, x1, y1, x2, y2);
+			return l;
+		};
+		const text = (cls, tx, ty, str) => {
+			const e = svg('text');
+			e.setAttribute('class', cls);
+			e.setAttribute('x', tx.toFixed(2));
+			e.setAttribute('y', ty.toFixed(2));
+			e.textContent = str;
+			return e;
+		};
+		const ticks = (isX) => {
+			const ms = tend < 2e9, unit = isX ? (ms ? 1e6 : 1e9) : yunit;
+			const step = Math.max(isX ? niceStep(tend / unit) : ystep, 1 / unit);
+			const dec = Math.min(9, Math.max(0, -Math.floor(Math.log10(step) + 1e-9)));
+			for (let i = 0; i * step * unit <= (isX ? tend : ytop) + 0.5; i++) {
+				const v = Math.round(i * step * unit), label = (i * step).toFixed(dec) + ' ' +
+					(isX ? (ms ? 'ms' : 's') : BYTE_UNITS[yk]);
+				const g = svg('g');
+				g.setAttribute('class', isX ? 'xtick' : 'ytick');
+				if (isX)
+					add(g, line('tick', x(v), Y1, x(v), Y1 + 5), text('xl', x(v), Y1 + 18, label));
+				else
+					add(g, line('grid', X0, y(v), X1, y(v)), text('yl', X0 - 6, y(v) + 4, label));
+				s.appendChild(g);
+			}
+		};
+		ticks(false);
+		const under = new Array(npts).fill(0);
+		for (const r of hc.rows) {
+			const g = svg('g');
+			g.setAttribute('class', 'hband');
+			const title = svg('title');
+			/* heap-svg's tooltip: the name, the bytes at the largest sample, the most */
+			title.textContent = r.name + '\n' + r.values[hc.largest] + ' bytes at the largest sample (' +
+				ratio(t[hc.largest], 1e9, 0, 6) + ' s)\nat most ' + r.values.reduce((a, v) => Math.max(a, v), 0) +
+				' bytes in a sample';
+			const poly = svg('polygon');
+			const top = r.values.map((v, i) => x(t[i]).toFixed(2) + ',' + y(under[i] + v).toFixed(2));
+			const bottom = under.map((v, i) => x(t[i]).toFixed(2) + ',' + y(v).toFixed(2)).reverse();
+			poly.setAttribute('points', top.concat(bottom).join(' '));
+			poly.setAttribute('fill', bandColour(r));
+			s.appendChild(add(g, title, poly));
+			r.values.forEach((v, i) => { under[i] += v; });
+		}
+		ticks(true);
+		const frame = svg('rect');
+		frame.setAttribute('class', 'frame');
+		frame.setAttribute('x', X0);
+		frame.setAttribute('y', Y0);
+		frame.setAttribute('width', X1 - X0);
+		frame.setAttribute('height', Y1 - Y0);
+		s.appendChild(frame);
+		const peak = svg('g');
+		peak.setAttribute('class', 'hpeak');
+		s.appendChild(add(peak, line('peak', X0, y(hc.peakBytes), X1, y(hc.peakBytes)),
+			text('peak', X1 - 4, y(hc.peakBytes) - 4, 'peak ' + humanBytes(hc.peakBytes) + ' (' +
+				hc.peakBytes + ' bytes, exact)')));
+		const marker = line('marker', X0, Y0, X0, Y1);
+		s.appendChild(marker);
+
+		/* the legend, top band first; its bytes at one point */
+		const caption = el('p', 'heapat');
+		const lt = table('grid heapbands', ['', 'bytes', el('th', 'txt', 'band (innermost function first)')]);
+		const cellsOf = hc.rows.slice().reverse().map((r) => {
+			const sw = svg('svg'), box = svg('rect');
+			sw.setAttribute('class', 'swatch');
+			sw.setAttribute('width', 12);
+			sw.setAttribute('height', 12);
+			box.setAttribute('width', 12);
+			box.setAttribute('height', 12);
+			box.setAttribute('fill', bandColour(r));
+			sw.appendChild(box);
+			const bytes = td('');
+			lt.body.appendChild(add(el('tr'), add(el('td', 'sw'), sw), bytes, el('td', 'name', r.name)));
+			return [r, bytes];
+		});
+		const at = (i) => {
+			const k = i - hc.lead;
+			caption.textContent = (i === hc.largest ? 'At the largest sample, ' : k < 0 ? 'At the start, ' +
+				'before the first sample, ' : 'At sample ' + (k + 1) + ' of ' + h.samples.length + ', ') +
+				ratio(t[i], 1e9, 0, 6) + ' s: ' +
+				hc.rows.reduce((n, r) => n + r.values[i], 0) + ' bytes' +
+				(i === hc.largest ? ' (point at the chart for another sample)' : '');
+			for (const [r, cell] of cellsOf)
+				cell.textContent = String(r.values[i]);
+			lineTo(marker, x(t[i]), Y0, x(t[i]), Y1);
+			marker.classList.toggle('on', i !== hc.largest);
+		};
+		/* the point nearest the pointer (the first of equal times) */
+		const nearest = (px) => {
+			let lo = 0, hi = npts - 1;
+			while (lo < hi) {
+				const mid = (lo + hi) >> 1;
+				if (x(t[mid]) < px)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			return lo > 0 && px - x(t[lo - 1]) <= x(t[lo]) - px ? lo - 1 : lo;
+		};
+		s.addEventListener('mousemove', (e) => {
+			const box = s.getBoundingClientRect();
+			at(nearest((e.clientX - box.left) * W / (box.width || W)));
+		});
+		s.addEventListener('mouseleave', () => at(hc.largest));
+		at(hc.largest);
+		main.appendChild(add(el('div', 'heapbox'), s));
+		main.appendChild(caption);
+		main.appendChild(lt.table);
+	}
+
 	/* report --heap: the peak, the live heap at the end by function and by
 	 * stack, and the largest sample by stack; percentages of the bytes in
 	 * the view's contexts (of the sample's, for the sample). */
@@ -1225,6 +1423,7 @@
 		if (h.liveBytes !== h.profileLiveBytes)
 			fact('of live  ' + h.liveBytes + ' of ' + h.profileLiveBytes + ' bytes live at end ' +
 				'in contexts (' + pct(h.liveBytes, h.profileLiveBytes) + '%)');
+		renderHeapChart(c, main, h);
 
 		main.appendChild(el('h3', 'heapsec', 'Live at end by function, most self bytes first (' +
 			h.functions.length + ' holding any)'));

@@ -1,0 +1,105 @@
+/*
+ * exitgate.c - exit() called by two threads at once (shared runtime only).
+ *
+ * Note [Concurrent exit]: glibc (2.36) runs exit's handlers in whichever
+ * thread takes each one next.  A second thread that calls exit while the
+ * first runs them finds none left, or takes some of them, and ends the
+ * process with _exit: if the profile was being written then (by our
+ * destructor, the last thing exit runs, in either thread), it was lost;
+ * 39 runs in 40 of main returning while a thread called exit wrote none.
+ * So exit() is a gate: the first call goes through; a later one from
+ * another thread waits for the write at exit, then goes on to end the
+ * process as it would have.  It waits at most EXIT_START_WAIT_MS for the
+ * write to begin: the first exit's handlers run before it, and one of
+ * them may need this thread (a lock it holds, a join), which would stall
+ * the program, not only the profile; and at most EXIT_WAIT_S for the
+ * write to end.  A fork starts the child with the gate open (it is kept
+ * per pid), and an exit in a signal handler, or in an exit handler, of
+ * the thread already in exit() goes through, as before.
+ * main's return calls exit inside libc, out of the gate's reach, so
+ * __libc_start_main is interposed to give it a main that calls exit
+ * through the gate.  Only in the shared runtime (the Makefile leaves this
+ * file out of libccprof.a): linked into a static program, these would
+ * clash with libc's.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+typedef void (*exit_fn)(int);
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+			void *);
+
+static void *real_exit, *real_start;
+static main_fn program_main;
+/* The process whose first exit() has gone through: a forked child's
+ * gate is open.  in_exit: this thread is in exit() already (a handler's
+ * or a signal handler's exit, for glibc to deal with as before). */
+static pid_t gate_pid;
+static __thread int in_exit __attribute__((tls_model("initial-exec")));
+
+static void exit_lookup(void)
+{
+	real_exit = dlsym(RTLD_NEXT, "exit");
+}
+
+static void start_lookup(void)
+{
+	real_start = dlsym(RTLD_NEXT, "__libc_start_main");
+}
+
+/* Looked up before main, where nothing can interrupt it: the first exit
+ * may come from a signal handler, where dlsym is no safe call.  (A
+ * preloaded library's constructors run before the program's start.) */
+__attribute__((constructor)) static void exitgate_lookup(void)
+{
+	exit_lookup();
+	start_lookup();
+}
+
+/* Whether this call comes after another thread's first exit() in this
+ * process.  No wait in here: a signal handler that calls exit between
+ * the steps is this thread's again. */
+static int behind_another(pid_t me)
+{
+	pid_t seen;
+
+	if (in_exit)
+		return 0;
+	in_exit = 1;
+	seen = __atomic_load_n(&gate_pid, __ATOMIC_ACQUIRE);
+	return seen == me || !__atomic_compare_exchange_n(&gate_pid, &seen, me, 0, __ATOMIC_ACQ_REL,
+							   __ATOMIC_ACQUIRE);
+}
+
+RT_API void exit(int status)
+{
+	if (!rt_real_ready(&real_exit, exit_lookup))
+		_exit(status); /* no libc exit to call: end as it would, less the handlers */
+	if (rt_pid != 0 && getpid() == rt_pid && behind_another(rt_pid))
+		rt_exit_wait();
+	((exit_fn)real_exit)(status);
+	__builtin_unreachable();
+}
+
+RT_API int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+
+static int main_then_exit(int argc, char **argv, char **envp)
+{
+	exit(program_main(argc, argv, envp));
+}
+
+RT_API int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	if (!rt_real_ready(&real_start, start_lookup))
+		_exit(127);
+	program_main = main;
+	return ((start_fn)real_start)(main_then_exit, argc, argv, init, fini, rtld_fini,
+				      stack_end);
+}
