@@ -1391,7 +1391,9 @@ def large():
         took = time.monotonic() - t0
         if not page_ok(dom, errors, "large, #" + h):
             continue
-        check(took < 30, "large, #%s: drawn in %.1f s" % (h, took))
+        # A bound on a quadratic page, not a timing: it takes 2-5 s, and a
+        # loaded machine is given twelve times that.
+        check(took < 60, "large, #%s: drawn in %.1f s" % (h, took))
         if h.startswith("tab=tree"):
             rows = dom_tree(dom)
             notes = [p.text() for p in dom.root.find_all("p", "note")]

@@ -52,7 +52,11 @@ def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=Non
     prof = os.path.join(d, name + ".ccprof")
     e = dict(os.environ)
     e.update(env or {})
-    b = run([bare] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=preexec)
+    try:
+        b = run([bare] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=preexec)
+    except subprocess.TimeoutExpired:
+        check(False, "%s: the bare program ends within %d s" % (name, timeout))
+        return None, None
     e["LD_PRELOAD"] = PRELOAD
     e["CCPROF_OPTIONS"] = "clock=" + CLOCK + ":output=" + prof + (":" + env["CCPROF_OPTIONS"] if env and "CCPROF_OPTIONS" in env else "")
     try:
@@ -602,13 +606,13 @@ def exit_wait():
     thread that calls exit holding a lock the first exit's handler needs
     ends the process as before (tests/progs/exitwait.c; both took 10 s,
     the gate's bound, past the bare run's few ms)."""
-    p, _ = same_behaviour("exitwait_fork", "tests/progs/exitwait.c", args=["fork"], timeout=5)
+    p, _ = same_behaviour("exitwait_fork", "tests/progs/exitwait.c", args=["fork"], timeout=8)
     if p is not None:
         check(p.stdout == "child exit status 7, within 5 s: yes\n",
               "a child forked during the parent's exit: its exit at once (%r)" % p.stdout)
-    p, _ = same_behaviour("exitwait_hold", "tests/progs/exitwait.c", args=["hold"], timeout=5)
+    p, _ = same_behaviour("exitwait_hold", "tests/progs/exitwait.c", args=["hold"], timeout=8)
     if p is not None:
-        check(p.returncode == 1, "exit holding a lock the first exit needs: ends within 5 s, "
+        check(p.returncode == 1, "exit holding a lock the first exit needs: ends within 8 s, "
               "status 1 as without ccprof (%d)" % p.returncode)
 
 

@@ -73,8 +73,8 @@ def speedscope_import(path, name, importer, what):
     if not app:
         return None
     # Under load Chromium can dump the page before the table is drawn:
-    # one more try before judging.
-    for attempt in range(2):
+    # up to four tries before judging.
+    for attempt in range(4):
         r = _chromium_dump(app, path, name)
         if r is None:
             check(False, "%s: speedscope imports it (timed out: format not recognised)" % what)

@@ -17,11 +17,13 @@ for cc in gcc clang; do
 	fi
 	n=$(grep -c 'warning:' "$log")
 	check_eq "make CC=$cc: no warnings under -Wall -Wextra" "$n" 0
-	# make demo, the README's first command, on the build just made.
+	# make demo, the README's first command, on the build just made.  Any
+	# index for work: it is [1] only when main, f and g have no time of
+	# their own, and a late sample on a busy machine gives main some.
 	if [ $cc = gcc ]; then
 		log="$OUT/demo-$cc.log"
 		if make CC=$cc BUILD="$OUT/build-$cc" demo > "$log" 2>&1 &&
-			grep -q '^\[1\].* work \[1\]$' "$log" && [ -s "$OUT/build-$cc/demo/trap.html" ]; then
+			grep -Eq '^\[[0-9]+\].* work \[[0-9]+\]$' "$log" && [ -s "$OUT/build-$cc/demo/trap.html" ]; then
 			ok "make demo: profiles examples/trap.c, prints the call graph, writes trap.html"
 		else
 			notok "make demo (see $log)"

@@ -172,7 +172,8 @@ def mj_more(prof, full, rounds):
 
 
 def mjstack():
-    """The compressed-stack example: a 3, b 7, a again 1 (11 units)."""
+    """The compressed-stack example: a 3, b 7, a again 1 (11 units): the
+    first try within 1 % everywhere, or else the median of five tries."""
     prog = build("views_mjstack", "tests/progs/mjstack.c")
     what = ["COST(a)", "COST(b)", "INHERITED(b)"]
     tries = []
@@ -185,10 +186,11 @@ def mjstack():
         want = [u["a"] + u["inner"], u["b"], u["b"] + u["inner"]]
         tries.append(([f["a"]["self_s"] / unit, f["b"]["self_s"] / unit,
                        f["b"]["inherited_s"] / unit], want))
-        if all(abs(g - w) <= 0.11 for g, w in zip(*tries[-1])):  # 1 % of 11
+        passed = all(abs(g - w) <= 0.11 for g, w in zip(*tries[-1]))  # 1 % of 11
+        if passed:
             break
         print("# mjstack try %d: %s, the program burnt %s" % ((attempt + 1,) + tries[-1]))
-    got, want = tries[-1] if len(tries) < 5 else \
+    got, want = tries[-1] if passed else \
         [[median([t[k][i] for t in tries]) for i in range(3)] for k in (0, 1)]
     for g, w, name in zip(got, want, what):
         near(g, w, 0.11, "mjstack: %s in units (11 = INHERITED(a)), as the program burnt it" % name)

@@ -3,9 +3,10 @@
  * src/runtime/exitgate.c; each mode took 10 s under the runtime):
  *   fork  main's atexit handler joins a worker, which forks; the child
  *         calls exit at once (the gate is the parent's, not the child's)
- *   hold  a worker takes a lock and calls exit while main returns, and
- *         main's atexit handler needs that lock (the worker's exit ends
- *         the process, as without ccprof)
+ *   hold  main returns; its atexit handler lets a worker take a lock and
+ *         call exit, then needs that lock (the worker's exit ends the
+ *         process, as without ccprof).  Flags, not sleeps, order the
+ *         two, so that a loaded machine cannot let the worker exit first
  * Prints the same with and without ccprof; the test bounds the run. */
 #include <pthread.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile int exiting;
+static volatile int exiting, locked;
 static pthread_t worker_thread;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -58,13 +59,16 @@ static void *holder(void *unused)
 	while (!exiting)
 		usleep(1000);
 	pthread_mutex_lock(&log_lock);
+	locked = 1;
 	fprintf(stderr, "worker: fatal\n");
 	exit(1);
 }
 
 static void take_log_lock(void)
 {
-	usleep(100000); /* the worker takes the lock meanwhile */
+	exiting = 1;
+	while (!locked)
+		usleep(1000);
 	pthread_mutex_lock(&log_lock);
 	pthread_mutex_unlock(&log_lock);
 }
@@ -78,7 +82,5 @@ int main(int argc, char **argv)
 	}
 	atexit(take_log_lock);
 	pthread_create(&worker_thread, NULL, holder, NULL);
-	usleep(10000);
-	exiting = 1;
 	return 0;
 }
