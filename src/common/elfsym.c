@@ -26,26 +26,28 @@ static int in_bounds(const struct image *im, uint64_t off, uint64_t size)
 	return off <= im->len && size <= im->len - off;
 }
 
-static const Shdr *section(const struct image *im, const Ehdr *eh, unsigned i)
+/* Section i's header, copied out: e_shoff comes from the file and need
+ * not be aligned for a Shdr, so the header is never read in place.
+ * Returns 0, or -1 if it does not exist or lies outside the file. */
+static int section(const struct image *im, const Ehdr *eh, unsigned i, Shdr *out)
 {
 	uint64_t off = eh->e_shoff + (uint64_t)i * sizeof(Shdr);
 
 	if (i >= eh->e_shnum || !in_bounds(im, off, sizeof(Shdr)))
-		return NULL;
-	return (const Shdr *)(im->p + off);
+		return -1;
+	memcpy(out, im->p + off, sizeof *out);
+	return 0;
 }
 
-static const Shdr *find_table(const struct image *im, const Ehdr *eh, uint32_t type)
+static int find_table(const struct image *im, const Ehdr *eh, uint32_t type, Shdr *out)
 {
 	unsigned i;
 
-	for (i = 0; i < eh->e_shnum; i++) {
-		const Shdr *sh = section(im, eh, i);
-
-		if (sh && sh->sh_type == type && sh->sh_entsize == sizeof(Sym))
-			return sh;
-	}
-	return NULL;
+	for (i = 0; i < eh->e_shnum; i++)
+		if (section(im, eh, i, out) == 0 && out->sh_type == type &&
+		    out->sh_entsize == sizeof(Sym))
+			return 0;
+	return -1;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -64,9 +66,11 @@ static int is_function(const Sym *s)
 	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF;
 }
 
-/* A symbol table and its string table, both checked to lie in the file. */
+/* A symbol table and its string table, both checked to lie in the file.
+ * The entries stay bytes: sh_offset comes from the file and need not be
+ * aligned for a Sym, so each is copied out (symbol) before it is read. */
 struct symbols {
-	const Sym *syms;
+	const unsigned char *syms;
 	size_t n;
 	const char *strings;
 	size_t strings_size;
@@ -75,68 +79,147 @@ struct symbols {
 static int open_symbols(const struct image *im, const Ehdr *eh, const Shdr *symtab,
 			struct symbols *out)
 {
-	const Shdr *strtab = section(im, eh, symtab->sh_link);
+	Shdr strtab;
 
-	if (strtab == NULL || !in_bounds(im, symtab->sh_offset, symtab->sh_size) ||
-	    !in_bounds(im, strtab->sh_offset, strtab->sh_size) || strtab->sh_size == 0)
+	if (section(im, eh, symtab->sh_link, &strtab) != 0 ||
+	    !in_bounds(im, symtab->sh_offset, symtab->sh_size) ||
+	    !in_bounds(im, strtab.sh_offset, strtab.sh_size) || strtab.sh_size == 0)
 		return -1;
-	out->syms = (const Sym *)(im->p + symtab->sh_offset);
+	out->syms = im->p + symtab->sh_offset;
 	out->n = symtab->sh_size / sizeof(Sym);
-	out->strings = (const char *)im->p + strtab->sh_offset;
-	out->strings_size = strtab->sh_size;
+	out->strings = (const char *)im->p + strtab.sh_offset;
+	out->strings_size = strtab.sh_size;
 	return 0;
+}
+
+static void symbol(const struct symbols *st, size_t i, Sym *out)
+{
+	memcpy(out, st->syms + i * sizeof *out, sizeof *out);
+}
+
+/* The named function symbols of st into out (room for st->n), sorted by
+ * address and only the preferred one (by_addr) of those at one address:
+ * a lookup then needs no walk over aliases, which 200,000 symbols at one
+ * address made cost 200,000 steps each.  Names still point into st. */
+static size_t gather(const struct symbols *st, struct elfsym *out)
+{
+	size_t i, n = 0, kept = 0;
+
+	for (i = 0; i < st->n; i++) {
+		Sym s;
+
+		symbol(st, i, &s);
+		if (!is_function(&s) || s.st_name >= st->strings_size || s.st_value == 0 ||
+		    st->strings[s.st_name] == '\0')
+			continue;
+		out[n].addr = s.st_value;
+		out[n].size = s.st_size;
+		out[n].name = st->strings + s.st_name;
+		out[n].global = ELF64_ST_BIND(s.st_info) == STB_GLOBAL;
+		n++;
+	}
+	qsort(out, n, sizeof *out, by_addr);
+	for (i = 0; i < n; i++)
+		if (kept == 0 || out[i].addr != out[kept - 1].addr)
+			out[kept++] = out[i];
+	return kept;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const char *x = (*(struct elfsym *const *)a)->name;
+	const char *y = (*(struct elfsym *const *)b)->name;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One walk over the names of `order` (symbols sorted by where their name
+ * lies in a string table ending at `end`): each run of bytes up to a NUL,
+ * or to the table's end, taken once, so a name that is the tail of
+ * another, or shared, costs nothing more.  With buf, copies each run
+ * there and points the symbols at the copies.  Returns the bytes needed. */
+static size_t walk_names(struct elfsym **order, size_t n, const char *end, char *buf)
+{
+	const char *run = NULL, *run_end = NULL;
+	char *copy = NULL;
+	size_t i, total = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *name = order[i]->name;
+
+		if (run == NULL || name > run_end) { /* not in the last run */
+			size_t len = strnlen(name, (size_t)(end - name));
+
+			if (buf) {
+				copy = buf + total;
+				memcpy(copy, name, len);
+				copy[len] = '\0';
+			}
+			run = name;
+			run_end = name + len;
+			total += len + 1;
+		}
+		if (buf)
+			order[i]->name = copy + (name - run);
+	}
+	return total;
+}
+
+/* Copy the names of t's symbols out of st's string table into one buffer
+ * t owns: only those names, never the whole table, which a file may make
+ * far larger (a sparse 8 KB file with a 1 GiB table cost 2 GiB). */
+static int own_names(struct elfsym_table *t, const struct symbols *st)
+{
+	const char *end = st->strings + st->strings_size;
+	struct elfsym **order = malloc((t->n ? t->n : 1) * sizeof *order);
+	size_t i, total;
+
+	if (order == NULL)
+		return -1;
+	for (i = 0; i < t->n; i++)
+		order[i] = &t->syms[i];
+	qsort(order, t->n, sizeof *order, by_name);
+	total = walk_names(order, t->n, end, NULL);
+	t->strings = malloc(total ? total : 1);
+	if (t->strings)
+		walk_names(order, t->n, end, t->strings);
+	free(order);
+	return t->strings ? 0 : -1;
 }
 
 static int collect(const struct image *im, const Ehdr *eh, const Shdr *symtab,
 		   struct elfsym_table *t)
 {
 	struct symbols st;
-	size_t i, n, total = 0;
-	const Sym *syms;
 
 	if (open_symbols(im, eh, symtab, &st) != 0)
 		return -1;
-	syms = st.syms;
-	n = st.n;
-	t->syms = calloc(n ? n : 1, sizeof *t->syms);
-	t->strings = malloc(st.strings_size + 1);
-	if (t->syms == NULL || t->strings == NULL)
+	t->syms = calloc(st.n ? st.n : 1, sizeof *t->syms);
+	if (t->syms == NULL)
 		return -1;
-	memcpy(t->strings, st.strings, st.strings_size);
-	t->strings[st.strings_size] = '\0';
-	for (i = 0; i < n; i++) {
-		const Sym *s = &syms[i];
-		struct elfsym *e = &t->syms[total];
+	t->n = gather(&st, t->syms);
+	if (t->n < st.n) { /* give back the room of what gather dropped */
+		struct elfsym *fit = realloc(t->syms, (t->n ? t->n : 1) * sizeof *fit);
 
-		if (!is_function(s) || s->st_name >= st.strings_size || s->st_value == 0)
-			continue;
-		e->addr = s->st_value;
-		e->size = s->st_size;
-		e->name = t->strings + s->st_name;
-		e->global = ELF64_ST_BIND(s->st_info) == STB_GLOBAL;
-		if (e->name[0])
-			total++;
+		if (fit)
+			t->syms = fit;
 	}
-	t->n = total;
-	qsort(t->syms, total, sizeof *t->syms, by_addr);
-	return 0;
+	return own_names(t, &st);
 }
 
 static int parse(const struct image *im, struct elfsym_table *t)
 {
 	const Ehdr *eh = (const Ehdr *)im->p;
-	const Shdr *tab;
+	Shdr tab;
 
 	if (im->len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
 	    eh->e_shentsize != sizeof(Shdr))
 		return -1;
-	tab = find_table(im, eh, SHT_SYMTAB);
-	if (tab == NULL)
-		tab = find_table(im, eh, SHT_DYNSYM);
-	if (tab == NULL)
+	if (find_table(im, eh, SHT_SYMTAB, &tab) != 0 &&
+	    find_table(im, eh, SHT_DYNSYM, &tab) != 0)
 		return -1;
-	return collect(im, eh, tab, t);
+	return collect(im, eh, &tab, t);
 }
 
 /* Map a regular file at least an ELF header long.  System calls only, so
@@ -177,25 +260,26 @@ static void image_build_id(const struct image *im, char out[41])
 
 	out[0] = '\0';
 	for (i = 0; i < eh->e_shnum; i++) {
-		const Shdr *sh = section(im, eh, i);
+		Shdr sh;
 		uint64_t off, end;
 
-		if (sh == NULL || sh->sh_type != SHT_NOTE ||
-		    !in_bounds(im, sh->sh_offset, sh->sh_size))
+		if (section(im, eh, i, &sh) != 0 || sh.sh_type != SHT_NOTE ||
+		    !in_bounds(im, sh.sh_offset, sh.sh_size))
 			continue;
-		off = sh->sh_offset;
-		end = sh->sh_offset + sh->sh_size;
+		off = sh.sh_offset;
+		end = sh.sh_offset + sh.sh_size;
 		while (end - off >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(im->p + off);
-			uint64_t name = off + sizeof *n;
-			uint64_t desc = name + (((uint64_t)n->n_namesz + 3) & ~(uint64_t)3);
-			uint64_t next = desc + (((uint64_t)n->n_descsz + 3) & ~(uint64_t)3);
+			ElfW(Nhdr) n; /* copied: the file places it, aligned or not */
+			uint64_t name = off + sizeof n, desc, next;
 
+			memcpy(&n, im->p + off, sizeof n);
+			desc = name + (((uint64_t)n.n_namesz + 3) & ~(uint64_t)3);
+			next = desc + (((uint64_t)n.n_descsz + 3) & ~(uint64_t)3);
 			if (next > end)
 				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
 			    memcmp(im->p + name, "GNU", 4) == 0) {
-				uint32_t k, len = n->n_descsz > 20 ? 20 : n->n_descsz;
+				uint32_t k, len = n.n_descsz > 20 ? 20 : n.n_descsz;
 				const unsigned char *d = im->p + desc;
 
 				for (k = 0; k < len; k++) {
@@ -246,7 +330,17 @@ int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *
 
 const char *elfsym_find(const struct elfsym_table *t, uint64_t offset)
 {
+	const struct elfsym *s = elfsym_lookup(t, offset);
+
+	return s ? s->name : NULL;
+}
+
+/* One symbol per address (gather), so the one below the first above
+ * offset is the only candidate. */
+const struct elfsym *elfsym_lookup(const struct elfsym_table *t, uint64_t offset)
+{
 	size_t lo = 0, hi = t->n;
+	const struct elfsym *s;
 
 	while (lo < hi) { /* first symbol above offset */
 		size_t mid = lo + (hi - lo) / 2;
@@ -258,36 +352,7 @@ const char *elfsym_find(const struct elfsym_table *t, uint64_t offset)
 	}
 	if (lo == 0)
 		return NULL;
-	{
-		const struct elfsym *s = &t->syms[lo - 1];
-		uint64_t a = s->addr;
-
-		while (lo > 1 && t->syms[lo - 2].addr == a) /* globals sort first */
-			s = &t->syms[--lo - 1];
-		if (s->addr == offset || offset - s->addr < s->size)
-			return s->name;
-	}
-	return NULL;
-}
-
-const struct elfsym *elfsym_lookup(const struct elfsym_table *t, uint64_t offset)
-{
-	size_t lo = 0, hi = t->n;
-	const struct elfsym *s;
-
-	while (lo < hi) { /* first symbol above offset, as in elfsym_find */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].addr <= offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
 	s = &t->syms[lo - 1];
-	while (lo > 1 && t->syms[lo - 2].addr == s->addr) /* globals sort first */
-		s = &t->syms[--lo - 1];
 	return s->addr == offset || offset - s->addr < s->size ? s : NULL;
 }
 
@@ -302,23 +367,26 @@ void elfsym_free(struct elfsym_table *t)
 static const char *scan_table(const struct image *im, const Ehdr *eh, const Shdr *symtab,
 			      uint64_t offset)
 {
-	const Sym *best = NULL;
+	Sym best = {0};
+	int found = 0;
 	struct symbols st;
 	size_t i;
 
 	if (open_symbols(im, eh, symtab, &st) != 0)
 		return NULL;
 	for (i = 0; i < st.n; i++) {
-		const Sym *s = &st.syms[i];
+		Sym s;
 
-		if (!is_function(s) || s->st_name >= st.strings_size || s->st_value > offset)
+		symbol(&st, i, &s);
+		if (!is_function(&s) || s.st_name >= st.strings_size || s.st_value > offset)
 			continue;
-		if (s->st_value != offset && offset - s->st_value >= s->st_size)
+		if (s.st_value != offset && offset - s.st_value >= s.st_size)
 			continue;
-		if (best == NULL || s->st_value > best->st_value)
+		if (!found || s.st_value > best.st_value)
 			best = s;
+		found = 1;
 	}
-	return best ? st.strings + best->st_name : NULL;
+	return found ? st.strings + best.st_name : NULL;
 }
 
 int elfsym_find_unbuffered(const char *path, uint64_t offset, char *buf, size_t len)
@@ -339,12 +407,12 @@ int elfsym_find_unbuffered_as(const char *path, const char *build_id, uint64_t o
 	eh = (const Ehdr *)im.p;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(Shdr) &&
 	    (build_id == NULL || (image_build_id(&im, id), strcmp(id, build_id) == 0))) {
-		const Shdr *tab = find_table(&im, eh, SHT_SYMTAB);
+		Shdr tab;
 
-		if (tab)
-			name = scan_table(&im, eh, tab, offset);
-		if (name == NULL && (tab = find_table(&im, eh, SHT_DYNSYM)) != NULL)
-			name = scan_table(&im, eh, tab, offset);
+		if (find_table(&im, eh, SHT_SYMTAB, &tab) == 0)
+			name = scan_table(&im, eh, &tab, offset);
+		if (name == NULL && find_table(&im, eh, SHT_DYNSYM, &tab) == 0)
+			name = scan_table(&im, eh, &tab, offset);
 	}
 	if (name) {
 		size_t i;

@@ -20,9 +20,9 @@ struct elfsym {
 };
 
 struct elfsym_table {
-	struct elfsym *syms; /* sorted by addr */
+	struct elfsym *syms; /* sorted by addr, one per address (the global first) */
 	size_t n;
-	char *strings; /* owns the names */
+	char *strings; /* owns the names: only those of syms */
 };
 
 /* Load STT_FUNC/IFUNC symbols from .symtab, or .dynsym when the file is
