@@ -254,6 +254,41 @@ def split_dwarf():
             os.unlink(dwo[0])
 
 
+def lto_units():
+    """-flto, compiled in one directory and linked in another: the code is
+    in an <artificial> unit whose compile directory is the link directory,
+    but the file names come from the compile step's unit, relative to its
+    own directory (Note [LTO units] in src/model/sources.c).  Each file
+    given must exist and be the source that defines the function there."""
+    top = os.path.join(OUT, "src_lto")
+    shutil.rmtree(top, ignore_errors=True)
+    for d in ("src", "inc", "build", os.path.join("link", "deep")):
+        os.makedirs(os.path.join(top, d))
+    with open(os.path.join(top, "inc", "h.h"), "w") as f:
+        f.write("__attribute__((noinline)) static int hdr_fn(int x)\n{\n\treturn x * 7;\n}\n")
+    with open(os.path.join(top, "src", "m.c"), "w") as f:
+        f.write('#include "h.h"\n#include <stdio.h>\n\n__attribute__((noinline)) int\n'
+                "inner(int x)\n{\n\treturn hdr_fn(x) + 1;\n}\n\nint main(void)\n{\n"
+                "\tint s = 0;\n\tfor (int i = 0; i < 100; i++)\n\t\ts += inner(i);\n"
+                '\tprintf("%d\\n", s);\n\treturn 0;\n}\n')
+    flags = ["-O1", "-g", "-flto", "-finstrument-functions"]
+    r1 = run([CC] + flags + ["-I../inc", "-c", "../src/m.c"], cwd=os.path.join(top, "build"))
+    link = os.path.join(top, "link", "deep")
+    r2 = run([CC] + flags + ["../../build/m.o", "-o", "m_lto"], cwd=link)
+    if r1.returncode != 0 or r2.returncode != 0:
+        print("# SKIP %s cannot build with -flto: %s" % (CC, (r1.stderr + r2.stderr)[:200]))
+        return
+    fns = functions_of(report(preloaded(os.path.join(link, "m_lto"), [], "src_lto")))
+    want = {"hdr_fn": ("inc/h.h", 1), "inner": ("src/m.c", 5), "main": ("src/m.c", 10)}
+    got = {f["name"]: (f["file"], f["line"]) for f in fns}
+    ok = sorted(got) == sorted(want) and all(
+        os.path.exists(got[n][0]) and
+        os.path.realpath(got[n][0]) == os.path.join(os.path.realpath(top), want[n][0]) and
+        got[n][1] == want[n][1] for n in want)
+    check(ok, "-flto, compiled and linked in two directories: each function's file exists "
+          "and is its source, at the defining line (%s)" % got)
+
+
 def shared_library():
     so = os.path.join(OUT, "libsrcshlib.so")
     r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", src("shlib.c"),
@@ -594,6 +629,7 @@ def main():
     namespaces()
     many_functions()
     split_dwarf()
+    lto_units()
     shared_library()
     without_debug_info()
     stale_binary()

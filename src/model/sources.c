@@ -43,11 +43,17 @@ const char *sources_library(void)
 	return name;
 }
 
-/* file, or comp_dir/file when file is relative, in the profile's arena. */
-static const char *absolute(struct ccp_arena *a, Dwarf_Die *cu, const char *file)
+/* The compile directory of cu, or NULL.  dwarf_attr_integrate: a split
+ * unit (-gsplit-dwarf) has it only in its skeleton. */
+static const char *comp_dir(Dwarf_Die *cu)
 {
 	Dwarf_Attribute attr;
-	const char *dir = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
+	return cu ? dwarf_formstring(dwarf_attr_integrate(cu, DW_AT_comp_dir, &attr)) : NULL;
+}
+
+/* file, or dir/file when file is relative, in the profile's arena. */
+static const char *absolute(struct ccp_arena *a, const char *dir, const char *file)
+{
 	if (file[0] == '/' || dir == NULL || !dir[0])
 		return ccp_arena_strdup(a, file);
 	size_t nd = strlen(dir), nf = strlen(file);
@@ -64,10 +70,12 @@ static const char *absolute(struct ccp_arena *a, Dwarf_Die *cu, const char *file
  * DW_AT_specification to the DIE that has it.  Not dwarf_decl_file: in
  * libdw 0.188 it takes index 0 for "no file", but DWARF 5 numbers files
  * from 0 and clang declares every function of the unit's own source file
- * with index 0. */
-static const char *decl_file(Dwarf_Die *die)
+ * with index 0.  *cu is the unit whose file table names it: a relative
+ * name is relative to that unit's compile directory, which for LTO is not
+ * that of the unit that holds the code (Note [LTO units]). */
+static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu)
 {
-	Dwarf_Die origin, cu;
+	Dwarf_Die origin;
 	Dwarf_Attribute attr;
 	Dwarf_Word idx;
 	Dwarf_Files *files;
@@ -82,8 +90,8 @@ static const char *decl_file(Dwarf_Die *die)
 		die = &origin;
 	}
 	if (dwarf_formudata(dwarf_attr(die, DW_AT_decl_file, &attr), &idx) != 0 ||
-	    dwarf_diecu(die, &cu, NULL, NULL) == NULL ||
-	    dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 || idx >= nfiles)
+	    dwarf_diecu(die, cu, NULL, NULL) == NULL ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
 		return NULL;
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
@@ -255,27 +263,43 @@ static void scan_units(struct dwarf_module *m, struct wants *w)
 	}
 }
 
+/*
+ * Note [LTO units]: with -flto, GCC puts the code of every function in an
+ * <artificial> unit whose compile directory is where the program was
+ * linked; its subprogram DIEs only point (DW_AT_abstract_origin) at DIEs
+ * in the units of the compile steps, whose file tables and compile
+ * directories name the sources.  So a declared file is made absolute
+ * with the directory of the unit that declares it, and only the line of
+ * an instruction with that of the unit that holds the code.
+ */
+
 /* Where x's function is defined: its subprogram's declaration, else the
  * line of its first instruction.  0 if neither is known. */
 static int locate(struct ccp_arena *a, struct want *x, const char **file, uint32_t *line)
 {
-	const char *f = NULL;
+	const char *f = NULL, *dir = NULL;
+	Dwarf_Die cu;
 	int l = 0;
 
 	if (x->found) {
-		f = decl_file(&x->die);
+		f = decl_file(&x->die, &cu);
 		if (f == NULL || dwarf_decl_line(&x->die, &l) != 0)
 			f = NULL, l = 0;
+		else
+			dir = comp_dir(&cu);
 	}
 	if ((f == NULL || l <= 0) && x->has_unit) {
 		Dwarf_Line *dl = dwarf_getsrc_die(&x->unit, x->addr);
 		f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
 		if (f == NULL || dwarf_lineno(dl, &l) != 0)
 			f = NULL, l = 0;
+		dir = NULL;
 	}
 	if (f == NULL || !f[0] || l <= 0)
 		return 0;
-	*file = absolute(a, x->has_unit ? &x->unit : NULL, f);
+	if (dir == NULL && x->has_unit)
+		dir = comp_dir(&x->unit);
+	*file = absolute(a, dir, f);
 	*line = (uint32_t)l;
 	return *file != NULL;
 }
