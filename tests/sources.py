@@ -289,6 +289,75 @@ def lto_units():
           "and is its source, at the defining line (%s)" % got)
 
 
+def peak_rss_kb(args, timeout):
+    """(status, peak RSS in KB) of args, run from a fresh Python whose only
+    child it is (RUSAGE_CHILDREN is the largest child's peak); None after
+    timeout seconds."""
+    code = ("import resource, subprocess, sys\n"
+            "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+            "stderr=subprocess.DEVNULL)\n"
+            "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    try:
+        r = run(["python3", "-c", code] + list(args), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    status, kb = r.stdout.split()
+    return int(status), int(kb)
+
+
+def repeated_skeletons():
+    """A -gsplit-dwarf binary whose skeleton unit is repeated 2,000 times
+    in .debug_info: the .dwo is opened and walked once, not once per
+    skeleton (seen_split in src/model/sources.c; it took 612 MB and 3.4 s,
+    now 6 MB).  Peak memory is bounded, not time: the generous time limit
+    only catches a report that never ends."""
+    if not shutil.which("objcopy"):
+        print("# SKIP objcopy not installed")
+        return
+    d = os.path.join(OUT, "src_skeletons")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    n = 3000
+    with open(os.path.join(d, "big.c"), "w") as f:
+        f.write("#include <stdio.h>\n")
+        for i in range(n):
+            f.write("__attribute__((noinline)) int g%d(int x)\n{\n\treturn x * %d + 1;\n}\n"
+                    % (i, i))
+        f.write("int main(void)\n{\n\tint s = 0;\n%s\tprintf(\"%%d\\n\", s);\n"
+                "\treturn 0;\n}\n" % "".join("\ts += g%d(s);\n" % i for i in range(0, n, 300)))
+    exe = os.path.join(d, "big")
+    r = run([CC, "-g", "-gsplit-dwarf", "-O1", "-finstrument-functions", "big.c", "-o", exe],
+            cwd=d)
+    if not check(r.returncode == 0, "repeated skeletons: big.c builds with -gsplit-dwarf"):
+        return
+    prof = preloaded(exe, [], "src_skeletons")
+    one = os.path.join(d, "info.bin")
+    r = run(["objcopy", "--dump-section", ".debug_info=" + one, exe, os.path.join(d, "dump")])
+    many = os.path.join(d, "info_many.bin")
+    with open(one, "rb") as f:
+        skeleton = f.read()
+    with open(many, "wb") as f:
+        f.write(skeleton * 2000)
+    # Rewritten in place: the build-id, and so the profile's, is kept.
+    r2 = run(["objcopy", "--update-section", ".debug_info=" + many, exe])
+    if not check(r.returncode == r2.returncode == 0 and 0 < len(skeleton) < 200,
+                 "repeated skeletons: objcopy repeats the %d-byte skeleton unit 2,000 times"
+                 % len(skeleton)):
+        return
+    got = peak_rss_kb([CCPROF, "info", prof], timeout=120)
+    check(got is not None and got[0] == 0 and got[1] < 100 * 1024,
+          "repeated skeletons: info exits 0 within 120 s, under 100 MB (status, KB: %s)"
+          % (got,))
+    rep = report_within(prof, "repeated skeletons", timeout=120)
+    if rep:
+        want = {"g%d" % i: 2 + 4 * i for i in range(0, n, 300)}
+        want["main"] = 2 + 4 * n
+        got = {f["name"]: f["line"] for f in functions_of(rep)
+               if f["file"] == os.path.join(d, "big.c")}
+        check(got == want, "repeated skeletons: each function's line from the .dwo (%s)"
+              % sorted(set(got.items()) ^ set(want.items()))[:4])
+
+
 def shared_library():
     so = os.path.join(OUT, "libsrcshlib.so")
     r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", src("shlib.c"),
@@ -630,6 +699,7 @@ def main():
     many_functions()
     split_dwarf()
     lto_units()
+    repeated_skeletons()
     shared_library()
     without_debug_info()
     stale_binary()
