@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "format/arena.h"
 #include "model/dwarfmod.h"
@@ -392,6 +393,8 @@ static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_
 struct named {
 	const char *path, *build_id;
 	uint32_t mi;
+	dev_t dev; /* of the file at path, for same_file_order */
+	ino_t ino;
 };
 
 static int same_name(const struct named *a, const struct named *b)
@@ -408,20 +411,64 @@ static int named_order(const void *x, const void *y)
 	return c ? c : (a->mi > b->mi) - (a->mi < b->mi);
 }
 
-/* same[mi]: the first module with the path and build-id of mi, so that a
+static int same_file(const struct named *a, const struct named *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && strcmp(a->build_id, b->build_id) == 0;
+}
+
+static int file_order(const void *x, const void *y)
+{
+	const struct named *a = x, *b = y;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	int c = strcmp(a->build_id, b->build_id);
+	return c ? c : (a->mi > b->mi) - (a->mi < b->mi);
+}
+
+/* same[mi] for the first of each run of equal v[0..n) (by eq, v sorted)
+ * is that of the run's first: one module stands for the run. */
+static void join_runs(const struct named *v, uint32_t n, uint32_t *same,
+		      int (*eq)(const struct named *, const struct named *))
+{
+	for (uint32_t i = 1; i < n; i++)
+		if (eq(&v[i - 1], &v[i]))
+			same[v[i].mi] = same[v[i - 1].mi];
+}
+
+/* same[mi]: the first module with the file and build-id of mi, so that a
  * file listed again (a library loaded again at another address, or a
- * made-up profile that names one file a million times) is read once. */
+ * made-up profile that names one file a million times) is read once.
+ * Equal paths first, then the files at the distinct paths by device and
+ * inode: "//x", "/./x" and a symlink to x are one file, which a profile
+ * could otherwise name in 5,000 spellings to have its DWARF read 5,000
+ * times.  stat, not open: a FIFO must not block (dwarfmod_open opens
+ * only regular files); a path it fails on is a file of its own. */
 static uint32_t *same_files(const struct ccp_profile *p)
 {
 	struct named *v = xnmalloc(p->nmodules, sizeof *v);
 	uint32_t *same = xnmalloc(p->nmodules, sizeof *same);
+	uint32_t n = 0;
 	for (uint32_t i = 0; i < p->nmodules; i++) {
 		const struct ccp_module *m = &p->modules[i];
-		v[i] = (struct named){m->path ? m->path : "", m->build_id ? m->build_id : "", i};
+		v[i] = (struct named){m->path ? m->path : "", m->build_id ? m->build_id : "", i, 0, 0};
+		same[i] = i;
 	}
 	qsort(v, p->nmodules, sizeof *v, named_order);
+	join_runs(v, p->nmodules, same, same_name);
+	for (uint32_t i = 0; i < p->nmodules; i++) {
+		struct stat st;
+		if (same[v[i].mi] == v[i].mi && v[i].path[0] && stat(v[i].path, &st) == 0) {
+			v[n] = v[i];
+			v[n].dev = st.st_dev;
+			v[n++].ino = st.st_ino;
+		}
+	}
+	qsort(v, n, sizeof *v, file_order);
+	join_runs(v, n, same, same_file);
 	for (uint32_t i = 0; i < p->nmodules; i++)
-		same[v[i].mi] = i > 0 && same_name(&v[i - 1], &v[i]) ? same[v[i - 1].mi] : v[i].mi;
+		same[i] = same[same[i]];
 	free(v);
 	return same;
 }
