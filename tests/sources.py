@@ -9,7 +9,8 @@ import socket
 import subprocess
 import zlib
 
-from ccp import CC, CCPROF, LIB, OUT, TOP, build, check, finish, record, report, run
+from ccp import (CC, CCPROF, LIB, OUT, TOP, build, check, finish, format_tool, record, report,
+                 run)
 
 
 def preloaded(exe, args, name):
@@ -252,6 +253,174 @@ def split_dwarf():
                 defined_where_said(rep, sources, what + ", the .dwo a FIFO: line tables",
                                    brace_ok=True)
             os.unlink(dwo[0])
+
+
+def lto_units():
+    """-flto, compiled in one directory and linked in another: the code is
+    in an <artificial> unit whose compile directory is the link directory,
+    but the file names come from the compile step's unit, relative to its
+    own directory (Note [LTO units] in src/model/sources.c).  Each file
+    given must exist and be the source that defines the function there."""
+    top = os.path.join(OUT, "src_lto")
+    shutil.rmtree(top, ignore_errors=True)
+    for d in ("src", "inc", "build", os.path.join("link", "deep")):
+        os.makedirs(os.path.join(top, d))
+    with open(os.path.join(top, "inc", "h.h"), "w") as f:
+        f.write("__attribute__((noinline)) static int hdr_fn(int x)\n{\n\treturn x * 7;\n}\n")
+    with open(os.path.join(top, "src", "m.c"), "w") as f:
+        f.write('#include "h.h"\n#include <stdio.h>\n\n__attribute__((noinline)) int\n'
+                "inner(int x)\n{\n\treturn hdr_fn(x) + 1;\n}\n\nint main(void)\n{\n"
+                "\tint s = 0;\n\tfor (int i = 0; i < 100; i++)\n\t\ts += inner(i);\n"
+                '\tprintf("%d\\n", s);\n\treturn 0;\n}\n')
+    flags = ["-O1", "-g", "-flto", "-finstrument-functions"]
+    r1 = run([CC] + flags + ["-I../inc", "-c", "../src/m.c"], cwd=os.path.join(top, "build"))
+    link = os.path.join(top, "link", "deep")
+    r2 = run([CC] + flags + ["../../build/m.o", "-o", "m_lto"], cwd=link)
+    if r1.returncode != 0 or r2.returncode != 0:
+        print("# SKIP %s cannot build with -flto: %s" % (CC, (r1.stderr + r2.stderr)[:200]))
+        return
+    fns = functions_of(report(preloaded(os.path.join(link, "m_lto"), [], "src_lto")))
+    want = {"hdr_fn": ("inc/h.h", 1), "inner": ("src/m.c", 5), "main": ("src/m.c", 10)}
+    got = {f["name"]: (f["file"], f["line"]) for f in fns}
+    ok = sorted(got) == sorted(want) and all(
+        os.path.exists(got[n][0]) and
+        os.path.realpath(got[n][0]) == os.path.join(os.path.realpath(top), want[n][0]) and
+        got[n][1] == want[n][1] for n in want)
+    check(ok, "-flto, compiled and linked in two directories: each function's file exists "
+          "and is its source, at the defining line (%s)" % got)
+
+
+def peak_rss_kb(args, timeout):
+    """(status, peak RSS in KB) of args, run from a fresh Python whose only
+    child it is (RUSAGE_CHILDREN is the largest child's peak); None after
+    timeout seconds."""
+    code = ("import resource, subprocess, sys\n"
+            "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+            "stderr=subprocess.DEVNULL)\n"
+            "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    try:
+        r = run(["python3", "-c", code] + list(args), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    status, kb = r.stdout.split()
+    return int(status), int(kb)
+
+
+def repeated_skeletons():
+    """A -gsplit-dwarf binary whose skeleton unit is repeated 2,000 times
+    in .debug_info: the .dwo is opened and walked once, not once per
+    skeleton (seen_split in src/model/sources.c; it took 612 MB and 3.4 s,
+    now 6 MB).  Peak memory is bounded, not time: the generous time limit
+    only catches a report that never ends."""
+    if not shutil.which("objcopy"):
+        print("# SKIP objcopy not installed")
+        return
+    d = os.path.join(OUT, "src_skeletons")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    n = 3000
+    with open(os.path.join(d, "big.c"), "w") as f:
+        f.write("#include <stdio.h>\n")
+        for i in range(n):
+            f.write("__attribute__((noinline)) int g%d(int x)\n{\n\treturn x * %d + 1;\n}\n"
+                    % (i, i))
+        f.write("int main(void)\n{\n\tint s = 0;\n%s\tprintf(\"%%d\\n\", s);\n"
+                "\treturn 0;\n}\n" % "".join("\ts += g%d(s);\n" % i for i in range(0, n, 300)))
+    exe = os.path.join(d, "big")
+    r = run([CC, "-g", "-gsplit-dwarf", "-O1", "-finstrument-functions", "big.c", "-o", exe],
+            cwd=d)
+    if not check(r.returncode == 0, "repeated skeletons: big.c builds with -gsplit-dwarf"):
+        return
+    prof = preloaded(exe, [], "src_skeletons")
+    one = os.path.join(d, "info.bin")
+    r = run(["objcopy", "--dump-section", ".debug_info=" + one, exe, os.path.join(d, "dump")])
+    many = os.path.join(d, "info_many.bin")
+    with open(one, "rb") as f:
+        skeleton = f.read()
+    with open(many, "wb") as f:
+        f.write(skeleton * 2000)
+    # Rewritten in place: the build-id, and so the profile's, is kept.
+    r2 = run(["objcopy", "--update-section", ".debug_info=" + many, exe])
+    if not check(r.returncode == r2.returncode == 0 and 0 < len(skeleton) < 200,
+                 "repeated skeletons: objcopy repeats the %d-byte skeleton unit 2,000 times"
+                 % len(skeleton)):
+        return
+    got = peak_rss_kb([CCPROF, "info", prof], timeout=120)
+    check(got is not None and got[0] == 0 and got[1] < 100 * 1024,
+          "repeated skeletons: info exits 0 within 120 s, under 100 MB (status, KB: %s)"
+          % (got,))
+    rep = report_within(prof, "repeated skeletons", timeout=120)
+    if rep:
+        want = {"g%d" % i: 2 + 4 * i for i in range(0, n, 300)}
+        want["main"] = 2 + 4 * n
+        got = {f["name"]: f["line"] for f in functions_of(rep)
+               if f["file"] == os.path.join(d, "big.c")}
+        check(got == want, "repeated skeletons: each function's line from the .dwo (%s)"
+              % sorted(set(got.items()) ^ set(want.items()))[:4])
+
+
+def opens_of(path, args, timeout=120):
+    """(CompletedProcess or None after timeout, how many times path was
+    opened while args ran, by inotify's IN_OPEN; None if unknown, more
+    than the queue holds as a billion)."""
+    import ctypes
+    import struct
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+    if fd < 0:
+        return run(args, timeout=timeout), None
+    # Closes are watched too: inotify merges an event with an identical
+    # one just before it, so opens alone would count as one.
+    in_open, in_close_nowrite, overflow = 0x20, 0x10, 0x4000
+    opens = 0
+    try:
+        if libc.inotify_add_watch(fd, os.fsencode(path), in_open | in_close_nowrite) < 0:
+            return run(args, timeout=timeout), None
+        try:
+            r = run(args, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None, None
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            at = 0
+            while at + 16 <= len(data):
+                _, mask, _, size = struct.unpack_from("iIII", data, at)
+                if mask & overflow:
+                    return r, 10 ** 9
+                opens += bool(mask & in_open)
+                at += 16 + size
+    finally:
+        os.close(fd)
+    return r, opens
+
+
+def respelled_modules():
+    """A profile naming one binary in 5,000 spellings ("//x", "/./x",
+    tests/respell.c): the file is read once, not once per spelling
+    (same_files in src/model/sources.c keys on device, inode and
+    build-id, not on the path).  Counted by inotify: 5,001 opens before."""
+    exe = build("src_respell", "tests/progs/spivey.c")
+    raw = preloaded(exe, ["3"], "src_respell")
+    prof = os.path.join(OUT, "src_respell_5000.ccprof")
+    r = run([format_tool("respell"), raw, prof, "5000"])
+    if not check(r.returncode == 0, "respelled: 5,000 spellings of the binary added (%r)"
+                 % r.stderr.strip()):
+        return
+    r, opens = opens_of(exe, [CCPROF, "report", "--json", prof])
+    if r is None:
+        check(False, "respelled: report finishes within 120 s")
+        return
+    fns = functions_of(json.loads(r.stdout)) if r.returncode == 0 else []
+    check(fns and all(f["file"] == src("spivey.c") and f["line"] > 0 for f in fns),
+          "respelled: report exits 0, each function with its source (%r)" % r.stderr[:200])
+    if opens is None:
+        print("# SKIP no inotify: how often the binary is opened is not known")
+        return
+    check(1 <= opens <= 3, "respelled: the binary is opened once, not once per spelling "
+          "(%d opens)" % opens)
 
 
 def shared_library():
@@ -594,6 +763,9 @@ def main():
     namespaces()
     many_functions()
     split_dwarf()
+    lto_units()
+    repeated_skeletons()
+    respelled_modules()
     shared_library()
     without_debug_info()
     stale_binary()

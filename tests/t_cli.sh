@@ -57,6 +57,11 @@ case $(sed -n 2p "$D/out") in
 *) notok "--version: second line says what reads source lines (got '$(sed -n 2p "$D/out")')" ;;
 esac
 check_eq "--version: two lines" "$(wc -l < "$D/out" | tr -d ' ')" 2
+for v in --version -V; do
+	run 2 "$v extra" "$CCPROF" $v extra
+	one_error_line "$v extra"
+	check "$v extra: nothing on standard output" test ! -s "$D/out"
+done
 for cmd in report info record; do
 	run 0 "$cmd --help" "$CCPROF" $cmd --help
 	out_has "$cmd --help shows usage" "usage: ccprof $cmd"
@@ -280,6 +285,35 @@ cp "$D/s.ccprof" "$D/conv.ccprof"
 run 2 "convert -o INPUT INPUT" "$CCPROF" convert --to folded -o "$D/conv.ccprof" "$D/conv.ccprof"
 one_error_line "convert -o INPUT INPUT"
 check "convert -o INPUT INPUT: the profile is left as it was" cmp -s "$D/s.ccprof" "$D/conv.ccprof"
+# "-o -" is standard output (convert, merge), not a file named "-";
+# record refuses it: its standard output is the program's.
+"$CCPROF" convert --to folded "$D/s.ccprof" > "$D/folded.want"
+(cd "$D" && run 0 "convert -o -" "$CCPROF" convert --to folded -o - "$D/s.ccprof")
+check "convert -o -: the export on standard output" cmp -s "$D/out" "$D/folded.want"
+check "convert -o -: no file named -" test ! -e "$D/-"
+(cd "$D" && "$CCPROF" merge -o - "$D/s.ccprof" "$D/s.ccprof" > "$D/merged.ccprof" 2> "$D/err")
+check_eq "merge -o -: exit status" "$?" 0
+"$CCPROF" merge -o "$D/merged.want" "$D/s.ccprof" "$D/s.ccprof"
+check "merge -o -: the profile on standard output" cmp -s "$D/merged.ccprof" "$D/merged.want"
+check "merge -o -: no file named -" test ! -e "$D/-"
+(cd "$D" && run 2 "record -o -" "$CCPROF" record -o - true)
+one_error_line "record -o -"
+check "record -o -: no file named -" test ! -e "$D/-"
+# --node-threshold, --min-percent and --min-time: decimal digits, as
+# --top's counts; strtod also took blanks, hex, exponents, inf and nan.
+for v in " 5" "0x10" "1e1" "inf" "nan" "-1" "+5" ".5" "5 " "101"; do
+	run 2 "convert --node-threshold '$v'" "$CCPROF" convert --to dot --node-threshold "$v" "$D/s.ccprof"
+	one_error_line "convert --node-threshold '$v'"
+done
+for v in " 5" "0x10" "1e1" "inf"; do
+	run 2 "report --min-percent '$v'" "$CCPROF" report --min-percent "$v" "$D/s.ccprof"
+	one_error_line "report --min-percent '$v'"
+	run 2 "report --min-time '$v'" "$CCPROF" report --min-time "$v" "$D/s.ccprof"
+	one_error_line "report --min-time '$v'"
+done
+for v in "0" "2" "0.5" "5." "100"; do
+	run 0 "convert --node-threshold '$v'" "$CCPROF" convert --to dot --node-threshold "$v" "$D/s.ccprof"
+done
 run 2 "diff --select ''" "$CCPROF" diff --select '' "$D/s.ccprof" "$D/s.ccprof"
 one_error_line "diff --select ''"
 # Each pattern of a list must match, in a list as alone: --callers P,nosuch

@@ -109,6 +109,27 @@ int cli_parse_count(const char *s, unsigned *out)
 	return 0;
 }
 
+int cli_parse_decimal(const char *s, double *out)
+{
+	/* Digits only, as cli_parse_count: strtod also takes blanks, a
+	 * sign, hexadecimal ("0x10"), exponents, "inf" and "nan". */
+	size_t digits = strspn(s, "0123456789");
+	if (digits == 0 || (s[digits] && (s[digits] != '.' ||
+					 s[digits + 1 + strspn(s + digits + 1, "0123456789")])))
+		return -1;
+	errno = 0;
+	double v = strtod(s, NULL);
+	if (errno)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_is_stdout(const char *path)
+{
+	return strcmp(path, "-") == 0;
+}
+
 /* "-" is standard input, as for most tools that read a file. */
 const char *cli_input_path(const char *path)
 {

@@ -57,6 +57,13 @@ int cli_one_profile(const struct cli_command *c, int argc, char **argv, const ch
 /* A decimal count for an option value; -1 if s is not one. */
 int cli_parse_count(const char *s, unsigned *out);
 
+/* A finite non-negative decimal number, digits with at most one '.'
+ * ("5", "0.5", "5."); -1 if s is not one. */
+int cli_parse_decimal(const char *s, double *out);
+
+/* "-" for an output file is standard output, as for most tools. */
+int cli_is_stdout(const char *path);
+
 /* A profile read from a file, with its model built. */
 struct cli_profile {
 	struct ccp_profile prof;

@@ -58,7 +58,8 @@ const struct cli_command cli_convert = {
 		"              no network; open in a browser)\n\n"
 		"Options:\n"
 		"  -t, --to FORMAT         the format (required)\n"
-		"  -o, --output OUT        write to OUT instead of standard output\n"
+		"  -o, --output OUT        write to OUT instead of standard output (- is\n"
+		"                          standard output)\n"
 		"      --threads           speedscope, pprof, folded, chrome: each thread\n"
 		"                          separately (a profile, label, root frame or track\n"
 		"                          per thread)\n"
@@ -103,10 +104,8 @@ static int unknown_format(const char *name)
 
 static int parse_percent(const char *s, double *out)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (!*s || *end || errno || !(v >= 0 && v <= 100))
+	double v;
+	if (cli_parse_decimal(s, &v) != 0 || v > 100)
 		return -1;
 	*out = v;
 	return 0;
@@ -295,6 +294,8 @@ static int convert_run(int argc, char **argv)
 			return cli_bad_option(&cli_convert, c, argv);
 		}
 	}
+	if (out_path && cli_is_stdout(out_path))
+		out_path = NULL; /* standard output, as without -o */
 	if (!fmt)
 		snprintf(err, sizeof err, "no format given (--to FORMAT)");
 	else if (optind == argc)

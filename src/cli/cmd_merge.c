@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "format/format.h"
@@ -35,7 +36,7 @@ const struct cli_command cli_merge = {
 		"lines found in the inputs' binaries are written into OUT, which keeps them\n"
 		"when the binaries are gone.\n\n"
 		"Options:\n"
-		"  -o, --output OUT  the profile to write (required)\n"
+		"  -o, --output OUT  the profile to write (required; - is standard output)\n"
 		"  -h, --help        show this help\n",
 	.run = merge_run,
 };
@@ -94,6 +95,15 @@ static void note_alloc(const struct ccp_profile *in, char **files, uint32_t n)
 			files[other], measured, measured == 1 ? "" : "s");
 }
 
+/* "-o -": to standard output, for a pipe (`merge -o - a b | ccprof report
+ * -`); else as cli_write_profile.  0, or -1 with errno. */
+static int write_sum(const struct ccp_profile *sum, const char *out_path)
+{
+	if (!cli_is_stdout(out_path))
+		return cli_write_profile(sum, out_path);
+	return ccp_format_write_fd(sum, STDOUT_FILENO);
+}
+
 static int merge_files(const char *out_path, char **files, uint32_t n)
 {
 	struct ccp_profile *in = xcalloc(n, sizeof *in);
@@ -120,8 +130,9 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 		xalloc_die(0, __func__);
 	if (combine_profiles(&sum, arena, ptrs, (const char *const *)files, n, err, sizeof err) != 0)
 		fprintf(stderr, "ccprof merge: cannot merge: %s\n", err);
-	else if (cli_write_profile(&sum, out_path) != 0)
-		fprintf(stderr, "ccprof: %s: %s\n", out_path, strerror(errno));
+	else if (write_sum(&sum, out_path) != 0)
+		fprintf(stderr, "ccprof: %s: %s\n",
+			cli_is_stdout(out_path) ? "standard output" : out_path, strerror(errno));
 	else
 		status = 0;
 	ccp_arena_free(arena);

@@ -174,6 +174,11 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		return cli_usage_error(&cli_record, "no program given");
 	if (o->output && !o->output[0])
 		return cli_usage_error(&cli_record, "empty output file name");
+	/* "-" is standard output elsewhere (convert, merge); here that is
+	 * the program's, so a file named "-" would surprise. */
+	if (o->output && cli_is_stdout(o->output))
+		return cli_usage_error(&cli_record, "-o -: the profile cannot go to standard "
+						    "output (the program's); name a file (./- for one named -)");
 	o->command = argv + optind;
 	return 0;
 }

@@ -90,6 +90,8 @@ int main(int argc, char **argv)
 		return cli_finish_output(0);
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		if (argc > 2)
+			return main_usage_error("%s takes no arguments ('%s' is extra)", cmd, argv[2]);
 		const char *dw = sources_library();
 		printf("ccprof %s\nsource lines: %s\n", CCPROF_VERSION,
 		       dw ? dw : "none (built without libdw)");

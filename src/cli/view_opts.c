@@ -3,23 +3,9 @@
  */
 #include "cli/view_opts.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A finite non-negative decimal number. */
-static int parse_number(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v < 0)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 static int bad_value(char *err, size_t errlen, const char *opt, const char *what,
 		     const char *arg)
@@ -55,11 +41,11 @@ int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err
 	case VIEW_OPT_FOCUS: return add_patterns(&o->focus, "focus", arg, err, errlen);
 	case VIEW_OPT_ONLY_EXPORTED: o->only_exported = 1; return 1;
 	case VIEW_OPT_MIN_PERCENT:
-		if (parse_number(arg, &o->prune.min_percent) != 0 || o->prune.min_percent > 100)
+		if (cli_parse_decimal(arg, &o->prune.min_percent) != 0 || o->prune.min_percent > 100)
 			return bad_value(err, errlen, "min-percent", "a percentage", arg);
 		return 1;
 	case VIEW_OPT_MIN_TIME:
-		if (parse_number(arg, &o->prune.min_time) != 0)
+		if (cli_parse_decimal(arg, &o->prune.min_time) != 0)
 			return bad_value(err, errlen, "min-time", "seconds", arg);
 		return 1;
 	case VIEW_OPT_MIN_CALLS:

@@ -30,9 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "format/arena.h"
 #include "model/dwarfmod.h"
+#include "model/htab.h"
 #include "model/xalloc.h"
 
 const char *sources_library(void)
@@ -43,11 +45,17 @@ const char *sources_library(void)
 	return name;
 }
 
-/* file, or comp_dir/file when file is relative, in the profile's arena. */
-static const char *absolute(struct ccp_arena *a, Dwarf_Die *cu, const char *file)
+/* The compile directory of cu, or NULL.  dwarf_attr_integrate: a split
+ * unit (-gsplit-dwarf) has it only in its skeleton. */
+static const char *comp_dir(Dwarf_Die *cu)
 {
 	Dwarf_Attribute attr;
-	const char *dir = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
+	return cu ? dwarf_formstring(dwarf_attr_integrate(cu, DW_AT_comp_dir, &attr)) : NULL;
+}
+
+/* file, or dir/file when file is relative, in the profile's arena. */
+static const char *absolute(struct ccp_arena *a, const char *dir, const char *file)
+{
 	if (file[0] == '/' || dir == NULL || !dir[0])
 		return ccp_arena_strdup(a, file);
 	size_t nd = strlen(dir), nf = strlen(file);
@@ -64,10 +72,12 @@ static const char *absolute(struct ccp_arena *a, Dwarf_Die *cu, const char *file
  * DW_AT_specification to the DIE that has it.  Not dwarf_decl_file: in
  * libdw 0.188 it takes index 0 for "no file", but DWARF 5 numbers files
  * from 0 and clang declares every function of the unit's own source file
- * with index 0. */
-static const char *decl_file(Dwarf_Die *die)
+ * with index 0.  *cu is the unit whose file table names it: a relative
+ * name is relative to that unit's compile directory, which for LTO is not
+ * that of the unit that holds the code (Note [LTO units]). */
+static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu)
 {
-	Dwarf_Die origin, cu;
+	Dwarf_Die origin;
 	Dwarf_Attribute attr;
 	Dwarf_Word idx;
 	Dwarf_Files *files;
@@ -82,8 +92,8 @@ static const char *decl_file(Dwarf_Die *die)
 		die = &origin;
 	}
 	if (dwarf_formudata(dwarf_attr(die, DW_AT_decl_file, &attr), &idx) != 0 ||
-	    dwarf_diecu(die, &cu, NULL, NULL) == NULL ||
-	    dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 || idx >= nfiles)
+	    dwarf_diecu(die, cu, NULL, NULL) == NULL ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
 		return NULL;
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
@@ -229,15 +239,36 @@ static void walk(struct wants *w, Dwarf_Die *parent, Dwarf_Die *unit, unsigned d
 	} while (dwarf_siblingof(&die, &die) == 0);
 }
 
+/* Has a skeleton of this split unit been seen?  Marks it seen.  By
+ * dwo_id, which libdw matches the split unit with: asking for the split
+ * unit of every skeleton makes libdw open and parse the .dwo again for
+ * each, so a file whose 53-byte skeleton is repeated 2,000 times took
+ * 612 MB and 3.4 s (6 MB and 0.02 s read once).  Skipping repeats loses
+ * nothing: their split unit has been walked. */
+static int seen_split(struct htab *seen, Dwarf_CU *cu)
+{
+	uint64_t id;
+	if (dwarf_cu_info(cu, NULL, NULL, NULL, NULL, &id, NULL, NULL) != 0)
+		return 1;
+	size_t i = htab_slot_u64(seen, id);
+	if (seen->slot[i].item)
+		return 1;
+	htab_put(seen, i, htab_mix64(id), 0);
+	return 0;
+}
+
 /* Find the subprogram and unit of each of w (Note [One walk per unit]);
  * a skeleton unit's functions are in its split unit, if libdw can open
- * its .dwo file (dwarfmod_dwo_safe in dwarfmod.c). */
+ * its .dwo file (dwarfmod_dwo_safe in dwarfmod.c), walked once whatever
+ * the number of skeletons naming it. */
 static void scan_units(struct dwarf_module *m, struct wants *w)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Half version;
 	uint8_t type;
 	Dwarf_Die unit, split;
+	struct htab seen;
+	htab_init(&seen, 16);
 	while (dwarf_get_units(m->dw, cu, &cu, &version, &type, &unit, NULL) == 0) {
 		if (type != DW_UT_compile && type != DW_UT_skeleton)
 			continue;
@@ -248,34 +279,51 @@ static void scan_units(struct dwarf_module *m, struct wants *w)
 			continue;
 		}
 		/* When libdw cannot open the .dwo, it gives a zeroed split. */
-		if (dwarfmod_dwo_safe(&unit, m->dir) &&
+		if (!seen_split(&seen, cu) && dwarfmod_dwo_safe(&unit, m->dir) &&
 		    dwarf_cu_info(cu, NULL, NULL, NULL, &split, NULL, NULL, NULL) == 0 &&
 		    split.addr != NULL)
 			walk(w, &split, &unit, 0);
 	}
+	htab_free(&seen);
 }
+
+/*
+ * Note [LTO units]: with -flto, GCC puts the code of every function in an
+ * <artificial> unit whose compile directory is where the program was
+ * linked; its subprogram DIEs only point (DW_AT_abstract_origin) at DIEs
+ * in the units of the compile steps, whose file tables and compile
+ * directories name the sources.  So a declared file is made absolute
+ * with the directory of the unit that declares it, and only the line of
+ * an instruction with that of the unit that holds the code.
+ */
 
 /* Where x's function is defined: its subprogram's declaration, else the
  * line of its first instruction.  0 if neither is known. */
 static int locate(struct ccp_arena *a, struct want *x, const char **file, uint32_t *line)
 {
-	const char *f = NULL;
+	const char *f = NULL, *dir = NULL;
+	Dwarf_Die cu;
 	int l = 0;
 
 	if (x->found) {
-		f = decl_file(&x->die);
+		f = decl_file(&x->die, &cu);
 		if (f == NULL || dwarf_decl_line(&x->die, &l) != 0)
 			f = NULL, l = 0;
+		else
+			dir = comp_dir(&cu);
 	}
 	if ((f == NULL || l <= 0) && x->has_unit) {
 		Dwarf_Line *dl = dwarf_getsrc_die(&x->unit, x->addr);
 		f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
 		if (f == NULL || dwarf_lineno(dl, &l) != 0)
 			f = NULL, l = 0;
+		dir = NULL;
 	}
 	if (f == NULL || !f[0] || l <= 0)
 		return 0;
-	*file = absolute(a, x->has_unit ? &x->unit : NULL, f);
+	if (dir == NULL && x->has_unit)
+		dir = comp_dir(&x->unit);
+	*file = absolute(a, dir, f);
 	*line = (uint32_t)l;
 	return *file != NULL;
 }
@@ -345,6 +393,8 @@ static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_
 struct named {
 	const char *path, *build_id;
 	uint32_t mi;
+	dev_t dev; /* of the file at path, for same_file_order */
+	ino_t ino;
 };
 
 static int same_name(const struct named *a, const struct named *b)
@@ -361,20 +411,64 @@ static int named_order(const void *x, const void *y)
 	return c ? c : (a->mi > b->mi) - (a->mi < b->mi);
 }
 
-/* same[mi]: the first module with the path and build-id of mi, so that a
+static int same_file(const struct named *a, const struct named *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && strcmp(a->build_id, b->build_id) == 0;
+}
+
+static int file_order(const void *x, const void *y)
+{
+	const struct named *a = x, *b = y;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	int c = strcmp(a->build_id, b->build_id);
+	return c ? c : (a->mi > b->mi) - (a->mi < b->mi);
+}
+
+/* same[mi] for the first of each run of equal v[0..n) (by eq, v sorted)
+ * is that of the run's first: one module stands for the run. */
+static void join_runs(const struct named *v, uint32_t n, uint32_t *same,
+		      int (*eq)(const struct named *, const struct named *))
+{
+	for (uint32_t i = 1; i < n; i++)
+		if (eq(&v[i - 1], &v[i]))
+			same[v[i].mi] = same[v[i - 1].mi];
+}
+
+/* same[mi]: the first module with the file and build-id of mi, so that a
  * file listed again (a library loaded again at another address, or a
- * made-up profile that names one file a million times) is read once. */
+ * made-up profile that names one file a million times) is read once.
+ * Equal paths first, then the files at the distinct paths by device and
+ * inode: "//x", "/./x" and a symlink to x are one file, which a profile
+ * could otherwise name in 5,000 spellings to have its DWARF read 5,000
+ * times.  stat, not open: a FIFO must not block (dwarfmod_open opens
+ * only regular files); a path it fails on is a file of its own. */
 static uint32_t *same_files(const struct ccp_profile *p)
 {
 	struct named *v = xnmalloc(p->nmodules, sizeof *v);
 	uint32_t *same = xnmalloc(p->nmodules, sizeof *same);
+	uint32_t n = 0;
 	for (uint32_t i = 0; i < p->nmodules; i++) {
 		const struct ccp_module *m = &p->modules[i];
-		v[i] = (struct named){m->path ? m->path : "", m->build_id ? m->build_id : "", i};
+		v[i] = (struct named){m->path ? m->path : "", m->build_id ? m->build_id : "", i, 0, 0};
+		same[i] = i;
 	}
 	qsort(v, p->nmodules, sizeof *v, named_order);
+	join_runs(v, p->nmodules, same, same_name);
+	for (uint32_t i = 0; i < p->nmodules; i++) {
+		struct stat st;
+		if (same[v[i].mi] == v[i].mi && v[i].path[0] && stat(v[i].path, &st) == 0) {
+			v[n] = v[i];
+			v[n].dev = st.st_dev;
+			v[n++].ino = st.st_ino;
+		}
+	}
+	qsort(v, n, sizeof *v, file_order);
+	join_runs(v, n, same, same_file);
 	for (uint32_t i = 0; i < p->nmodules; i++)
-		same[v[i].mi] = i > 0 && same_name(&v[i - 1], &v[i]) ? same[v[i - 1].mi] : v[i].mi;
+		same[i] = same[same[i]];
 	free(v);
 	return same;
 }
