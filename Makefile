@@ -86,10 +86,11 @@ $(BUILD)/lib/libccprof-alloc.so: $(RT_OBJ) $(ALLOC_SHIM_OBJ)
 	$(CC) $(CFLAGS) -shared -pthread -Wl,-soname,libccprof-alloc.so -o $@ $(RT_OBJ) \
 	    $(ALLOC_SHIM_OBJ) -ldl
 
-# Not in the static library: their system, popen and exit would take the
-# place of libc's, with none left to call (src/runtime/shellspawn.c,
-# exitgate.c).
-RT_STATIC_OBJ := $(filter-out $(BUILD)/rt/runtime/shellspawn.o $(BUILD)/rt/runtime/exitgate.o,$(RT_OBJ))
+# Not in the static library: their system, popen, exit and longjmp would
+# take the place of libc's, with none left to call (src/runtime/shellspawn.c,
+# exitgate.c, longjmp.c).
+RT_SHARED_ONLY := shellspawn exitgate longjmp
+RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 $(BUILD)/lib/libccprof.a: $(RT_STATIC_OBJ)
 	@mkdir -p $(dir $@)

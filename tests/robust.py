@@ -733,6 +733,26 @@ def jumps():
               "longjmp: main entered descend 50 times (got %s)" % a.get(("main", "descend"), {}).get("calls"))
 
 
+def jump_siblings():
+    """After a longjmp the setjmp frame calls big(), whose frame is bigger
+    than the abandoned ones (Note [Longjmp]): big is main's call, by every
+    way of jumping, fortified or not, and out of a signal handler on an
+    alternate stack.  Before the jump was interposed, big showed under
+    jump() every time."""
+    for how in ("longjmp", "_longjmp", "siglongjmp", "handler"):
+        for tag, extra in (("", ()), ("_fortify", ("-O2", "-D_FORTIFY_SOURCE=2"))):
+            name = "jumpsibling_%s%s" % (how.strip("_"), tag)
+            p, prof = same_behaviour(name, "tests/progs/jumpsibling.c", args=[how], extra=extra)
+            rep = p and exact_calls(name, p, prof)
+            if not rep:
+                continue
+            into = sorted((k[0], v["calls"]) for k, v in arcs(rep).items() if k[1] == "big")
+            check(into == [("main", 20)], "%s: big is called from main 20 times (%s)" % (name, into))
+            leaf = sorted((k[0], v["calls"]) for k, v in arcs(rep).items() if k[1] == "leaf")
+            want = [("big", 200)] + ([("on_usr1", 20)] if how == "handler" else [])
+            check(leaf == want, "%s: leaf's callers %s (%s)" % (name, want, leaf))
+
+
 def coroutines():
     """swapcontext between two stacks: calls do not nest on one stack any
     more, yet every count stays exact and nothing is lost, whether the
@@ -1593,6 +1613,7 @@ own_malloc()
 file_size_limit()
 small_stack()
 jumps()
+jump_siblings()
 coroutines()
 exceptions()
 static_exec()
@@ -1631,6 +1652,7 @@ cancel()
 late_cancel()
 async_cancel()
 jumps()
+jump_siblings()
 split()
 selfinline()
 coroutines()

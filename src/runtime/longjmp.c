@@ -1,0 +1,116 @@
+/*
+ * longjmp.c - frames left by longjmp, discarded at the jump (shared
+ * runtime only).
+ *
+ * Note [Longjmp]: the hooks find frames left without a return by their
+ * stack pointers (Note [Shadow stack]): a call discards the entries below
+ * its own.  After a longjmp that guess fails when the frame that called
+ * setjmp calls a function with a bigger frame than the ones abandoned: its
+ * hook's stack pointer lies below theirs, so they stay and the call shows
+ * as theirs (objdump's i386 disassembler, whose fetch_data longjmps back
+ * to print_insn).  The fast path cannot tell, but the jump itself can:
+ * glibc's jmp_buf holds the stack pointer of the frame that called setjmp
+ * (mangled with the thread's pointer guard), and every entry strictly
+ * below it belongs to a frame the jump leaves.  So longjmp, siglongjmp,
+ * _longjmp and the fortified __longjmp_chk are interposed to pop those
+ * entries, then jump as before.
+ *
+ * Only where the layout is known (x86-64 glibc), only when the target is
+ * on the thread's own stack above where we are (anything else is left to
+ * the hooks' guess), and only in the shared runtime (the Makefile leaves
+ * this file out of libccprof.a: a static program's libc has these names
+ * already).  A jump inside libc (one that never goes through these names)
+ * is still left to the guess.  Entries of manual regions stop the pop, as
+ * they stop the hooks' (rt_discard_gone).
+ */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+
+typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
+
+static void *real_longjmp, *real_siglongjmp, *real__longjmp, *real_longjmp_chk;
+
+static void longjmp_lookup(void)
+{
+	real_longjmp = dlsym(RTLD_NEXT, "longjmp");
+	real_siglongjmp = dlsym(RTLD_NEXT, "siglongjmp");
+	real__longjmp = dlsym(RTLD_NEXT, "_longjmp");
+	real_longjmp_chk = dlsym(RTLD_NEXT, "__longjmp_chk");
+}
+
+/* Before main: jumps come from signal handlers, where dlsym is no safe
+ * call. */
+__attribute__((constructor)) static void longjmp_lookup_early(void)
+{
+	longjmp_lookup();
+}
+
+/* The stack pointer the jump returns to, or 0 where the jmp_buf's layout
+ * is not known.  glibc (sysdeps/x86_64/jmpbuf-offsets.h) keeps it in slot
+ * JB_RSP = 6, mangled as PTR_MANGLE does: xor with the pointer guard at
+ * %fs:0x30, then rotate left by 17. */
+static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;
+
+	__asm__("movq %%fs:0x30, %0" : "=r"(guard));
+	return ((v >> 17) | (v << 47)) ^ guard;
+#else
+	(void)env;
+	return 0;
+#endif
+}
+
+/* Pop the entries of the frames the jump leaves: strictly below the
+ * target, which lies above us on this thread's own stack. */
+static void discard_jumped(struct __jmp_buf_tag *env)
+{
+	struct rt_thread *t = rt_self;
+	uintptr_t target = jump_target_sp(env), here = (uintptr_t)__builtin_frame_address(0);
+
+	if (t == NULL || target <= here || target < t->stack_lo || target >= t->stack_hi)
+		return;
+	if (t->top[-1].sp >= target)
+		return; /* nothing below it */
+	if (rt_cycles) /* the time so far belongs to the frame the jump leaves */
+		rt_charge_ticks(t, rt_tick());
+	/* rt_discard_gone keeps an entry at exactly its stack pointer if it
+	 * came from another call site; one below keeps none.  Stack pointers
+	 * of frames are word-aligned, so below `target - 1` is below target. */
+	rt_discard_gone(t, target - 1, 0, 0);
+}
+
+static _Noreturn void jump(void **real, struct __jmp_buf_tag *env, int val)
+{
+	discard_jumped(env);
+	if (!rt_real_ready(real, longjmp_lookup))
+		abort(); /* no libc longjmp to call: nothing sane is left */
+	((jump_fn)*real)(env, val);
+	__builtin_unreachable();
+}
+
+RT_API void longjmp(jmp_buf env, int val)
+{
+	jump(&real_longjmp, env, val);
+}
+
+RT_API void _longjmp(jmp_buf env, int val)
+{
+	jump(&real__longjmp, env, val);
+}
+
+RT_API void siglongjmp(sigjmp_buf env, int val)
+{
+	jump(&real_siglongjmp, env, val);
+}
+
+RT_API _Noreturn void __longjmp_chk(jmp_buf env, int val);
+
+RT_API void __longjmp_chk(jmp_buf env, int val)
+{
+	jump(&real_longjmp_chk, env, val);
+}
