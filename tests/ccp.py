@@ -114,6 +114,12 @@ def functions(rep):
     return {f["name"]: f for f in rep["functions"]}
 
 
+def with_libdw():
+    """Whether the tool reads DWARF (built with libdw): checks on source
+    files and lines need it."""
+    return "source lines: libdw " in run([CCPROF, "--version"]).stdout
+
+
 def arcs(rep):
     return {(a["caller"], a["callee"]): a for a in rep["arcs"]}
 

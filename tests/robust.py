@@ -1477,6 +1477,9 @@ def dlstorm():
 def twins():
     """Two static functions of one name in one program: the text report
     qualifies each with module and offset, the other names stay plain."""
+    if not with_libdw():
+        print("# SKIP twins: ccprof built without libdw, no SRC column to tell them by")
+        return
     exe = build("twins", "tests/progs/twins.c", os.path.join(TOP, "tests/progs/twins2.c"))
     r, prof = record(exe, profile=os.path.join(OUT, "twins.ccprof"))
     n = counts(r.stdout)

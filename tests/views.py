@@ -569,6 +569,9 @@ def hook_cost():
     self times are the functions' own (the hooks' cost taken off): add_one,
     scale and clamp01 do a few ns per call against tens for the hooks,
     rescale 50,000 iterations."""
+    if not with_libdw():
+        print("# SKIP hook-cost: ccprof built without libdw, no files to exclude by")
+        return
     prog = hook_cost_build("hookcost")
     if not prog:
         return
