@@ -1083,6 +1083,16 @@ def sigaction_across_fork():
               % p.stdout.strip().splitlines()[-1:])
 
 
+def fork_in_handler():
+    """fork from a signal handler that interrupted a thread starting or
+    ending (the runtime's registry lock held): the fork's handlers must
+    not wait for ever for that lock (Note [Locks and signals] in sys.c).
+    A hang is the failure: 1500 rounds take seconds."""
+    p, _ = same_behaviour("sigkids_fork", "tests/progs/sigkids.c", ["fork", "1500"], timeout=45)
+    check(p is not None and "1500 rounds ended" in p.stdout,
+          "fork in a handler: every round ends (%r)" % (p and p.stdout))
+
+
 def signals_unwritten():
     """A death by a signal the runtime leaves alone (a real-time signal)
     writes no profile: the program dies as before, and record names the
@@ -1602,6 +1612,7 @@ signals_kept()
 signals_unwritten()
 signals_own_writes()
 sigaction_across_fork()
+fork_in_handler()
 record_passes_signals()
 record_stops_with_program()
 second_signal_mid_write()

@@ -21,19 +21,26 @@ struct cc_table {
 static struct cc_table tab;
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Held with signals blocked: Note [Locks and signals] in sys.c. */
 void rt_cc_lock(void)
 {
+	rt_quiet_begin();
 	pthread_mutex_lock(&tab_lock);
 }
 
 int rt_cc_trylock(void)
 {
-	return pthread_mutex_trylock(&tab_lock) == 0;
+	rt_quiet_begin();
+	if (pthread_mutex_trylock(&tab_lock) == 0)
+		return 1;
+	rt_quiet_end();
+	return 0;
 }
 
 void rt_cc_unlock(void)
 {
 	pthread_mutex_unlock(&tab_lock);
+	rt_quiet_end();
 }
 
 void rt_cc_after_fork(void)

@@ -66,8 +66,12 @@ void rt_exit_wait(void)
 	rt_nocancel_end(cancel);
 }
 
+/* Signals stay blocked from the first fork handler to the last (Note
+ * [Locks and signals] in sys.c), and the child's mask comes back at the
+ * end of its handlers. */
 static void before_fork(void)
 {
+	rt_quiet_begin();
 	rt_dump_before_fork(); /* takes the registry lock itself */
 	rt_registry_lock();
 	rt_heap_before_fork();
@@ -81,6 +85,7 @@ static void after_fork_parent(void)
 	rt_cc_unlock();
 	rt_heap_after_fork_parent();
 	rt_registry_unlock();
+	rt_quiet_end();
 }
 
 /* The child starts with fresh counts and writes its own profile. */
@@ -99,7 +104,8 @@ static void after_fork_child(void)
 	rt_alloc_after_fork();
 	rt_sampler_start();
 	rt_alloc_own_end();
-	rt_dispositions_after_fork(); /* the signals held since before the fork come now */
+	rt_dispositions_after_fork();
+	rt_quiet_after_fork(); /* the signals held since before the fork come now */
 }
 
 static void init_all(void)

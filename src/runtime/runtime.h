@@ -412,6 +412,12 @@ RT_HIDDEN void rt_nocancel_end(int old);
 RT_HIDDEN int rt_deferred_begin(void);
 RT_HIDDEN void rt_deferred_end(int old);
 
+/* sys.c: the runtime's locks are held with all signals blocked (Note
+ * [Locks and signals]); rt_quiet_begin/_end nest. */
+RT_HIDDEN void rt_quiet_begin(void);
+RT_HIDDEN void rt_quiet_end(void);
+RT_HIDDEN void rt_quiet_after_fork(void);
+
 /* Pop the shadow stack down to entry s, which becomes the free slot:
  * `cur` is restored before `top` moves back, so a handler that pushes
  * into the freed slot finds the context we return to (Note [Shadow

@@ -139,3 +139,49 @@ void rt_deferred_end(int old)
 {
 	pthread_setcanceltype(old, NULL);
 }
+
+/*
+ * Note [Locks and signals]: a program's signal handler may call fork,
+ * exit or execve, and each of those takes the runtime's locks (fork's
+ * handlers in init.c take them all; exit's write and exec's take the
+ * registry's and the cost centres').  A handler that interrupted its own
+ * thread while that thread held one would wait for ever for it: forksig
+ * (tests/progs/sigkids.c) hung every time.  So every thread holds those
+ * locks (the registry's, the cost centres', the heap samples') with all
+ * signals blocked: a signal meant for it waits until the lock is given
+ * back, and a handler never finds its own thread holding one.  The locks
+ * nest and are not always given back in the order taken, so the mask is
+ * saved by the outermost rt_quiet_begin of the thread and restored by
+ * the matching rt_quiet_end.  Signals are blocked before the count is
+ * read: a handler cannot come between.  The cost, two sigprocmask calls
+ * per acquisition, falls on slow paths only (a thread's start and end, a
+ * new cost centre, a sample, a write); the hooks' fast path takes no
+ * lock.  A fork child restarts the count (rt_quiet_after_fork): its
+ * locks are made anew, never given back.
+ */
+static __thread unsigned quiet_depth __attribute__((tls_model("initial-exec")));
+static __thread sigset_t quiet_saved __attribute__((tls_model("initial-exec")));
+
+void rt_quiet_begin(void)
+{
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	if (quiet_depth++ == 0)
+		quiet_saved = saved;
+}
+
+void rt_quiet_end(void)
+{
+	if (quiet_depth > 0 && --quiet_depth == 0)
+		pthread_sigmask(SIG_SETMASK, &quiet_saved, NULL);
+}
+
+/* In a fork child, at the end of the fork handlers: the mask from
+ * before them. */
+void rt_quiet_after_fork(void)
+{
+	quiet_depth = 0;
+	pthread_sigmask(SIG_SETMASK, &quiet_saved, NULL);
+}

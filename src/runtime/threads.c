@@ -32,19 +32,26 @@ static uint32_t started; /* threads registered: the next one's seq */
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
+/* Held with signals blocked: Note [Locks and signals] in sys.c. */
 void rt_registry_lock(void)
 {
+	rt_quiet_begin();
 	pthread_mutex_lock(&registry_lock);
 }
 
 void rt_registry_unlock(void)
 {
 	pthread_mutex_unlock(&registry_lock);
+	rt_quiet_end();
 }
 
 int rt_registry_trylock(void)
 {
-	return pthread_mutex_trylock(&registry_lock) == 0;
+	rt_quiet_begin();
+	if (pthread_mutex_trylock(&registry_lock) == 0)
+		return 1;
+	rt_quiet_end();
+	return 0;
 }
 
 /* Threads still running (under the registry lock). */
