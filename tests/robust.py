@@ -1083,6 +1083,38 @@ def sigaction_across_fork():
               % p.stdout.strip().splitlines()[-1:])
 
 
+def handlers_present_at_start():
+    """Handlers a library's constructor installed before the runtime
+    started keep their whole action (Note [Handlers present at start]):
+    a SIGALRM handler without SA_RESTART still cuts a read short with
+    EINTR (it hung: the read restarted) and runs with its own mask; a
+    SIGSEGV handler that jumps out of faults handles them with no crash
+    stack printed and no profile written mid-run (one was, at the first
+    fault).  With dump_signal=SIGALRM the runtime's handler stands in
+    front of the program's, with that handler's flags and mask: the
+    same EINTR, and the dump."""
+    lib = os.path.join(OUT, "libpresig.so")
+    src = "tests/progs/presig.c"
+    r = run([CC, "-O1", "-fPIC", "-shared", "-DPRESIG_LIB", os.path.join(TOP, src), "-o", lib])
+    if not check(r.returncode == 0, "libpresig.so builds"):
+        return
+    link = ["-L" + OUT, "-Wl,--no-as-needed", "-lpresig", "-Wl,-rpath," + OUT]
+    for how, env in (("intr", None), ("handled", None),
+                     ("intr", {"CCPROF_OPTIONS": "dump_signal=SIGALRM"})):
+        name = "presig_" + how + ("_dump" if env else "")
+        p, prof = same_behaviour(name, src, [how], env=env, extra=link, timeout=20)
+        if p is None:
+            continue
+        if how == "intr":
+            check("read -1: Interrupted system call" in p.stdout
+                  and "SIGUSR2 blocked 1, SIGALRM blocked 1" in p.stdout,
+                  "%s: EINTR, the handler's mask (%r)" % (name, p.stdout))
+        else:
+            check("faults 3, a profile already absent" in p.stdout and "SIGSEGV" not in p.stderr,
+                  "%s: handled faults, no stack, no profile before exit (%r)" % (name, p.stdout))
+        check(os.path.exists(prof), "%s: profile written" % name)
+
+
 def fork_in_handler():
     """fork from a signal handler that interrupted a thread starting or
     ending (the runtime's registry lock held): the fork's handlers must
@@ -1613,6 +1645,7 @@ signals_unwritten()
 signals_own_writes()
 sigaction_across_fork()
 fork_in_handler()
+handlers_present_at_start()
 record_passes_signals()
 record_stops_with_program()
 second_signal_mid_write()

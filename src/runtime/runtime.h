@@ -389,8 +389,9 @@ typedef void (*rt_handler)(int, siginfo_t *, void *);
  * sigaction, the runtime's must not. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 RT_HIDDEN void rt_dispositions_init(void);
-RT_HIDDEN void rt_take_signal(int sig, rt_handler fn);
+RT_HIDDEN void rt_take_signal(int sig, rt_handler fn, int always);
 RT_HIDDEN const struct sigaction *rt_program_action(int sig);
+RT_HIDDEN void rt_program_action_to_run(int sig, struct sigaction *run);
 RT_HIDDEN void rt_dispositions_before_fork(void);
 RT_HIDDEN void rt_dispositions_after_fork(void);
 

@@ -7,7 +7,8 @@
  *   SIGVTALRM, SIGXCPU, SIGXFSZ), while their action is the default:
  *   write the profile, then restore the default action and re-raise, so
  *   the process still dies by that signal.  A handler already present
- *   when we start is chained: ours runs first.
+ *   when we start is left alone (Note [Handlers present at start] in
+ *   dispositions.c).
  * - SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS: print the crashing
  *   thread's cost-centre stack (GHC's -xc; crash_stack=0 turns it off),
  *   write what was collected, and die by the same signal.
@@ -142,14 +143,18 @@ static int is_handler(const struct sigaction *sa)
 	return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
 }
 
+/* The program's handler behind ours (dump_signal's), if it has one. */
 static void call_previous(int sig, siginfo_t *info, void *uctx)
 {
-	const struct sigaction *p = rt_program_action(sig);
+	struct sigaction p;
 
-	if (p->sa_flags & SA_SIGINFO)
-		p->sa_sigaction(sig, info, uctx);
+	rt_program_action_to_run(sig, &p);
+	if (!is_handler(&p))
+		return;
+	if (p.sa_flags & SA_SIGINFO)
+		p.sa_sigaction(sig, info, uctx);
 	else
-		p->sa_handler(sig);
+		p.sa_handler(sig);
 }
 
 /* Default action, exactly: reset it, unblock the signal, raise it. */
@@ -191,8 +196,8 @@ static void hold_signals(sigset_t *saved)
  * the write, and no profile is left.  Within the writing thread the
  * terminating signals are blocked for the write (a SIGINT in the middle
  * of the SIGTERM handler's write would end it as well), and unblocked
- * after it, not left to the handler's return: a program's SIGSEGV
- * handler we chain to may never return.  The writing thread itself, on
+ * after it, not left to the handler's return, which the process may
+ * not live to see.  The writing thread itself, on
  * a crash in the middle of its write, does not wait for itself; nor does
  * a child forked during the write, which has no such thread (tgkill with
  * signal 0 says so).
@@ -228,16 +233,19 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
 
-	/* A handler of the program's may handle faults as a matter of course
-	 * (a garbage collector's write barrier): then this is no crash. */
-	if (rt_config.crash_stack && !is_handler(rt_program_action(sig)))
-		print_stack(sig);
-	write_once();
+	/* Ours runs only where the program's action is the default one (Note
+	 * [Handlers present at start] in dispositions.c): a handler of the
+	 * program's may handle faults as a matter of course (a garbage
+	 * collector's write barrier), and then this is no crash.  Kept for
+	 * safety: nothing is printed or written unless the signal kills. */
 	if (is_handler(rt_program_action(sig))) {
 		call_previous(sig, info, uctx);
 		errno = saved;
 		return;
 	}
+	if (rt_config.crash_stack)
+		print_stack(sig);
+	write_once();
 	die_by(sig);
 	errno = saved; /* a fault re-executes and now dies by default */
 }
@@ -271,14 +279,14 @@ void rt_signals_install(void)
 	size_t i;
 
 	for (i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
-		rt_take_signal(fatal_signals[i], on_fatal);
+		rt_take_signal(fatal_signals[i], on_fatal, 0);
 	/* dump_signal=SIGINT replaces that signal's default action: on_term is
 	 * not installed under on_dump, which would chain to it, and on_term to
 	 * itself, for ever.  (Crash signals are refused by options.c.) */
 	for (i = 0; i < sizeof term_signals / sizeof *term_signals; i++)
 		if (term_signals[i] != rt_config.dump_signal)
-			rt_take_signal(term_signals[i], on_term);
-	if (rt_config.dump_signal)
-		rt_take_signal(rt_config.dump_signal, on_dump);
+			rt_take_signal(term_signals[i], on_term, 0);
+	if (rt_config.dump_signal) /* in front of a handler too: Note [Handlers present at start] */
+		rt_take_signal(rt_config.dump_signal, on_dump, 1);
 }
 
