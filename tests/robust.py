@@ -1115,6 +1115,18 @@ def handlers_present_at_start():
         check(os.path.exists(prof), "%s: profile written" % name)
 
 
+def unmanaged_children_view():
+    """A child made by _Fork or vfork (no fork handlers, pid not the
+    runtime's) asks sigaction and signal about SIGTERM: it is told the
+    program's action, the default, as without ccprof (it was told the
+    runtime's handler), and the parent's own view is unchanged."""
+    for how in ("ufork", "vfork"):
+        p, _ = same_behaviour("sigkids_" + how, "tests/progs/sigkids.c", [how], timeout=20)
+        check(p is not None and "a handler" not in p.stdout,
+              "%s child: the default action, not the runtime's handler (%r)"
+              % (how, p and p.stdout))
+
+
 def fork_in_handler():
     """fork from a signal handler that interrupted a thread starting or
     ending (the runtime's registry lock held): the fork's handlers must
@@ -1646,6 +1658,7 @@ signals_own_writes()
 sigaction_across_fork()
 fork_in_handler()
 handlers_present_at_start()
+unmanaged_children_view()
 record_passes_signals()
 record_stops_with_program()
 second_signal_mid_write()

@@ -241,6 +241,31 @@ RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *hel
 	return 0;
 }
 
+/*
+ * Note [Children that are not managed]: a child made without fork's
+ * handlers (_Fork, clone, vfork) has a pid that is not rt_pid, so its
+ * calls go to libc unchanged; but it inherited our handlers, and what
+ * the old action says must still be the program's view, not ours.  It
+ * reads previous[] (its own copy, or a vfork parent's, whose thread is
+ * suspended meanwhile) and writes nothing of ours: a vfork child shares
+ * our memory and a parent may die later by its own signal.  No lock is
+ * taken (taking it writes to it); another thread of a vfork parent
+ * changing the same signal's action at that moment could show the child
+ * a torn view, as racing sigaction calls would show either action.
+ */
+RT_UNSANITIZED static int unmanaged_sigaction(int sig, const struct sigaction *act,
+					      struct sigaction *old)
+{
+	struct sigaction now;
+
+	if (old == NULL)
+		return __sigaction(sig, act, NULL);
+	if (__sigaction(sig, act, &now) != 0)
+		return -1;
+	*old = is_ours(sig, &now) ? previous[sig] : now;
+	return 0;
+}
+
 /* sigaction for a managed signal, under the lock. */
 RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -274,7 +299,7 @@ RT_UNSANITIZED static int program_sigaction(int sig, const struct sigaction *act
 	int r, e;
 
 	if (!managed(sig))
-		return __sigaction(sig, act, old);
+		return unmanaged_sigaction(sig, act, old); /* Note [Children that are not managed] */
 	lock_dispositions(&saved);
 	r = change_disposition(sig, act, old);
 	e = errno;
@@ -367,6 +392,15 @@ RT_UNSANITIZED static sighandler_t set_handler(int sig, sighandler_t handler)
 	return sa.sa_handler;
 }
 
+/* The old handler signal gave back, as the program sees it: Note
+ * [Children that are not managed]. */
+RT_UNSANITIZED static sighandler_t as_seen(int sig, sighandler_t r)
+{
+	if (r == SIG_ERR || sig <= 0 || sig >= SIGNALS || ours[sig] == NULL)
+		return r;
+	return (void *)r == (void *)ours[sig] ? previous[sig].sa_handler : r;
+}
+
 RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 {
 	struct sigaction sa, view;
@@ -375,7 +409,7 @@ RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 	int held, e;
 
 	if (!managed(sig))
-		return set_handler(sig, handler);
+		return as_seen(sig, set_handler(sig, handler));
 	if (handler == SIG_DFL) {
 		bsd_action(&sa, sig, SIG_DFL);
 		return program_sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
