@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "common/elfsym.h"
@@ -229,6 +230,82 @@ static void write_once(void)
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
+/*
+ * Note [A small alternate stack]: SIGSEGV's handler runs on the
+ * program's alternate signal stack if it has one (install_ours in
+ * dispositions.c), and such a stack is often small: 8 KB (SIGSTKSZ,
+ * gnulib's c-stack, Rust's threads), where the crash stack's names and
+ * the write (about 20 KB) overflowed it, and the process died by a
+ * second SIGSEGV with no profile.  So when the handler finds itself on
+ * an alternate stack with less than STACK_NEED left below it, the
+ * report and the write run on a stack of the runtime's own instead:
+ * static memory (no page of it is touched unless used), entered by
+ * makecontext/swapcontext, which glibc implements with no lock and no
+ * allocation.  One thread at a time uses it; another crashing thread
+ * waits for it (the first one's write is done with it by then, so the
+ * second finds the write done).  All signals stay blocked while on it:
+ * the kernel no longer sees this thread on its alternate stack, and
+ * would put a handler with SA_ONSTACK at the top of it, over the frames
+ * we return to.  A crash inside the write, the signal blocked, ends the
+ * process at once, as before.
+ */
+#define STACK_NEED (64 * 1024)
+
+static char own_stack[256 * 1024] __attribute__((aligned(64)));
+static int own_stack_taken;
+static ucontext_t on_own, left;
+static int report_sig;
+
+static void report(int sig)
+{
+	if (rt_config.crash_stack)
+		print_stack(sig);
+	write_once();
+}
+
+static void report_on_own_stack(void)
+{
+	report(report_sig);
+}
+
+/* Whether this thread runs on an alternate signal stack with less than
+ * STACK_NEED below the current frame. */
+static int short_of_stack(void)
+{
+	stack_t ss;
+	char here;
+	uintptr_t sp = (uintptr_t)&here, lo;
+
+	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+		return 0;
+	lo = (uintptr_t)ss.ss_sp;
+	return sp < lo || sp - lo < STACK_NEED;
+}
+
+static void report_off_small_stack(int sig)
+{
+	struct timespec ms = { 0, 1000000 };
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	while (__atomic_exchange_n(&own_stack_taken, 1, __ATOMIC_ACQUIRE))
+		nanosleep(&ms, NULL);
+	report_sig = sig;
+	if (getcontext(&on_own) == 0) {
+		on_own.uc_stack.ss_sp = own_stack;
+		on_own.uc_stack.ss_size = sizeof own_stack;
+		on_own.uc_link = &left;
+		makecontext(&on_own, report_on_own_stack, 0);
+		if (swapcontext(&left, &on_own) != 0)
+			report(sig); /* no way off: try here */
+	} else {
+		report(sig);
+	}
+	__atomic_store_n(&own_stack_taken, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
 static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
@@ -243,9 +320,10 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 		errno = saved;
 		return;
 	}
-	if (rt_config.crash_stack)
-		print_stack(sig);
-	write_once();
+	if (short_of_stack()) /* Note [A small alternate stack] */
+		report_off_small_stack(sig);
+	else
+		report(sig);
 	die_by(sig);
 	errno = saved; /* a fault re-executes and now dies by default */
 }
