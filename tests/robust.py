@@ -1130,13 +1130,19 @@ def unmanaged_children_view():
 
 
 def fork_in_handler():
-    """fork from a signal handler that interrupted a thread starting or
-    ending (the runtime's registry lock held): the fork's handlers must
-    not wait for ever for that lock (Note [Locks and signals] in sys.c).
-    A hang is the failure: 1500 rounds take seconds."""
+    """fork, or exit, from a signal handler that interrupted a thread
+    starting or ending (the runtime's registry lock held): the fork's
+    handlers, or the write at exit, must not wait for ever for that lock
+    (Note [Locks and signals] in sys.c).  A hang is the failure: the runs
+    take seconds."""
     p, _ = same_behaviour("sigkids_fork", "tests/progs/sigkids.c", ["fork", "1500"], timeout=45)
     check(p is not None and "1500 rounds ended" in p.stdout,
           "fork in a handler: every round ends (%r)" % (p and p.stdout))
+    # exit from a handler: the write at exit takes the same locks.  The
+    # program counts children that hang (3 s each) and kills them.
+    p, _ = same_behaviour("sigkids_exit", "tests/progs/sigkids.c", ["exit"], timeout=50)
+    check(p is not None and "0 of 200 children hung" in p.stdout,
+          "exit in a handler: no child hangs (%r)" % (p and p.stdout))
 
 
 def signals_unwritten():

@@ -7,6 +7,10 @@
  *             start and end take the runtime's locks: a fork from a
  *             handler that interrupted one of them must not wait for
  *             ever for a lock its own thread holds
+ *   exit      200 children, each starting and joining threads in rounds
+ *             until a SIGUSR1 that only those threads take calls exit(0)
+ *             from its handler; exit's write takes the runtime's locks.
+ *             A child not ended in 3 s counts as hung, and is killed
  *   ufork     a child made by _Fork (no fork handlers run) asks
  *             sigaction and signal about SIGTERM: the program's view
  *             (the default action), not the runtime's handler
@@ -76,6 +80,56 @@ static void fork_in_handler(int rounds)
 	printf("%d rounds ended, forks %s\n", rounds, forks > 0 ? "made" : "none");
 }
 
+static void exit_now(int sig)
+{
+	(void)sig;
+	exit(0);
+}
+
+static void exiting_child(void)
+{
+	struct sigaction sa;
+	sigset_t s;
+	int i, j;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = exit_now;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	for (i = 0;; i++) {
+		pthread_t t[4];
+
+		for (j = 0; j < 4; j++)
+			pthread_create(&t[j], NULL, take_usr1, (void *)(long)j);
+		if (i == 20)
+			kill(getpid(), SIGUSR1);
+		for (j = 0; j < 4; j++)
+			pthread_join(t[j], NULL);
+	}
+}
+
+static void exit_in_handler(void)
+{
+	int k, waited, hung = 0;
+
+	for (k = 0; k < 200; k++) {
+		pid_t p = fork();
+
+		if (p == 0)
+			exiting_child();
+		for (waited = 0; waited < 3000 && waitpid(p, NULL, WNOHANG) == 0; waited++)
+			usleep(1000);
+		if (waited == 3000) {
+			kill(p, SIGKILL);
+			waitpid(p, NULL, 0);
+			hung++;
+		}
+	}
+	printf("exit in a handler: %d of 200 children hung\n", hung);
+}
+
 static void show(const char *who, const struct sigaction *sa, sighandler_t by_signal)
 {
 	printf("%s: SIGTERM %s, flags %#x; signal gave %s\n", who,
@@ -114,6 +168,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (strcmp(how, "fork") == 0)
 		fork_in_handler(argc > 2 ? atoi(argv[2]) : 1500);
+	else if (strcmp(how, "exit") == 0)
+		exit_in_handler();
 	else
 		child_views(strcmp(how, "vfork") == 0);
 	return 0;
