@@ -283,25 +283,21 @@ static uint64_t picture_serial = UINT64_MAX; /* the newest picture's: thinning k
 
 /* samples_lock is held with signals blocked: Note [Locks and signals] in
  * sys.c. */
+static sigset_t samples_mask; /* the holder's, from before */
+
 static void samples_lock_take(void)
 {
-	rt_quiet_begin();
-	pthread_mutex_lock(&samples_lock);
+	rt_quiet_lock(&samples_lock, &samples_mask);
 }
 
 static int samples_lock_try(void)
 {
-	rt_quiet_begin();
-	if (pthread_mutex_trylock(&samples_lock) == 0)
-		return 1;
-	rt_quiet_end();
-	return 0;
+	return rt_quiet_trylock(&samples_lock, &samples_mask);
 }
 
 static void samples_lock_give(void)
 {
-	pthread_mutex_unlock(&samples_lock);
-	rt_quiet_end();
+	rt_quiet_unlock(&samples_lock, &samples_mask);
 }
 
 void rt_heap_configure(void)

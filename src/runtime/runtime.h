@@ -278,6 +278,7 @@ RT_HIDDEN const struct rt_module *rt_module_get(uint32_t i);
 RT_HIDDEN void rt_registry_lock(void);
 RT_HIDDEN int rt_registry_trylock(void); /* 1 if acquired */
 RT_HIDDEN void rt_registry_unlock(void);
+RT_HIDDEN void rt_registry_mask_at_fork(sigset_t *mask); /* in a fork child */
 RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
 RT_HIDDEN int rt_registry_empty(void);
 RT_HIDDEN uint64_t rt_shadow_high_water(const struct rt_thread *t);
@@ -414,10 +415,11 @@ RT_HIDDEN int rt_deferred_begin(void);
 RT_HIDDEN void rt_deferred_end(int old);
 
 /* sys.c: the runtime's locks are held with all signals blocked (Note
- * [Locks and signals]); rt_quiet_begin/_end nest. */
-RT_HIDDEN void rt_quiet_begin(void);
-RT_HIDDEN void rt_quiet_end(void);
-RT_HIDDEN void rt_quiet_after_fork(void);
+ * [Locks and signals]); `kept`, the lock's own, holds the mask to put
+ * back.  Given back in the reverse order of their taking. */
+RT_HIDDEN void rt_quiet_lock(pthread_mutex_t *m, sigset_t *kept);
+RT_HIDDEN int rt_quiet_trylock(pthread_mutex_t *m, sigset_t *kept); /* 1 if acquired */
+RT_HIDDEN void rt_quiet_unlock(pthread_mutex_t *m, const sigset_t *kept);
 
 /* Pop the shadow stack down to entry s, which becomes the free slot:
  * `cur` is restored before `top` moves back, so a handler that pushes

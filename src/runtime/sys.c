@@ -149,39 +149,47 @@ void rt_deferred_end(int old)
  * (tests/progs/sigkids.c) hung every time.  So every thread holds those
  * locks (the registry's, the cost centres', the heap samples') with all
  * signals blocked: a signal meant for it waits until the lock is given
- * back, and a handler never finds its own thread holding one.  The locks
- * nest and are not always given back in the order taken, so the mask is
- * saved by the outermost rt_quiet_begin of the thread and restored by
- * the matching rt_quiet_end.  Signals are blocked before the count is
- * read: a handler cannot come between.  The cost, two sigprocmask calls
- * per acquisition, falls on slow paths only (a thread's start and end, a
- * new cost centre, a sample, a write); the hooks' fast path takes no
- * lock.  A fork child restarts the count (rt_quiet_after_fork): its
- * locks are made anew, never given back.
+ * back, and a handler never finds its own thread holding one.  The mask
+ * from before is kept beside the lock (written and read by its holder
+ * only) and put back as the lock is given back; so the locks must be
+ * given back in the reverse order of their taking, as every use of them
+ * does (each is taken and given back in one function), and an inner
+ * lock then puts back the all-blocked mask the outer one made.  Not in
+ * thread-local storage: glibc carves a preloaded library's from each
+ * thread's stack, and a thread with the smallest stack
+ * (tests/progs/smallstack.c) has none to spare.  The cost, two
+ * sigprocmask calls per acquisition, falls on slow paths only (a
+ * thread's start and end, a new cost centre, a sample, a write); the
+ * hooks' fast path takes no lock.
  */
-static __thread unsigned quiet_depth __attribute__((tls_model("initial-exec")));
-static __thread sigset_t quiet_saved __attribute__((tls_model("initial-exec")));
-
-void rt_quiet_begin(void)
+void rt_quiet_lock(pthread_mutex_t *m, sigset_t *kept)
 {
 	sigset_t all, saved;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	if (quiet_depth++ == 0)
-		quiet_saved = saved;
+	pthread_mutex_lock(m);
+	*kept = saved;
 }
 
-void rt_quiet_end(void)
+int rt_quiet_trylock(pthread_mutex_t *m, sigset_t *kept)
 {
-	if (quiet_depth > 0 && --quiet_depth == 0)
-		pthread_sigmask(SIG_SETMASK, &quiet_saved, NULL);
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	if (pthread_mutex_trylock(m) != 0) {
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+		return 0;
+	}
+	*kept = saved;
+	return 1;
 }
 
-/* In a fork child, at the end of the fork handlers: the mask from
- * before them. */
-void rt_quiet_after_fork(void)
+void rt_quiet_unlock(pthread_mutex_t *m, const sigset_t *kept)
 {
-	quiet_depth = 0;
-	pthread_sigmask(SIG_SETMASK, &quiet_saved, NULL);
+	sigset_t saved = *kept;
+
+	pthread_mutex_unlock(m);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
