@@ -147,7 +147,9 @@ void rt_take_signal(int sig, rt_handler fn, int always)
  * ours installed it would rewrite ours and leave the program's view
  * as it was, so ours does it to the view.
  * Not for a vfork child (its pid is not ours): it shares our memory but
- * not our signal actions, so it gets libc's calls unchanged.  Signals
+ * not our signal actions, so it gets libc's calls unchanged, and only
+ * the old action it is told is the program's view (Note [Children that
+ * are not managed]).  Signals
  * are blocked and a lock held while the kernel's action and previous[]
  * are read and changed together: sigaction may be called from a handler
  * and from several threads.  The lock is held across fork (init.c's
