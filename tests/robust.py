@@ -1034,7 +1034,9 @@ def signals_kept():
     leave the parent's own death later without a profile. Nor may a
     small alternate signal stack of the program's (gnulib's c-stack,
     Rust's threads) end a SIGTERM or an abort() by SIGSEGV: only SIGSEGV's
-    handler runs there."""
+    handler runs there, and a fault's report and write move to a stack of
+    the runtime's own (Note [A small alternate stack]; the profile was
+    lost)."""
     src = "tests/progs/signals.c"
     for how, sig in (("reraise", signal.SIGINT), ("view", signal.SIGTERM),
                      ("segvreraise", signal.SIGSEGV), ("pipe", signal.SIGPIPE),
@@ -1042,7 +1044,7 @@ def signals_kept():
                      ("usr1", signal.SIGUSR1), ("vtalrm", signal.SIGVTALRM),
                      ("xcpu", signal.SIGXCPU), ("xfsz", signal.SIGXFSZ),
                      ("vforkterm", signal.SIGTERM), ("altterm", signal.SIGTERM),
-                     ("altabort", signal.SIGABRT)):
+                     ("altabort", signal.SIGABRT), ("altsegv", signal.SIGSEGV)):
         name = signal.Signals(sig).name
         p, prof = same_behaviour("sig_" + how, src, [how])
         if p is None:
@@ -1050,7 +1052,7 @@ def signals_kept():
         check(p.returncode == -sig, "signal %s: the process still dies by %s" % (how, name))
         if check(os.path.exists(prof), "signal %s: profile written" % how):
             fs = functions(report(prof))
-            last = "crash_here" if how in ("segvreraise", "altabort") else "work"
+            last = "crash_here" if how in ("segvreraise", "altabort", "altsegv") else "work"
             check(fs.get(last, {}).get("calls") == 1, "signal %s: %s() recorded" % (how, last))
     early_siginterrupt()
     # A static program (libccprof.a): sigaction is glibc's __sigaction, and
@@ -1101,6 +1103,66 @@ def sigaction_across_fork():
     if p is not None:
         check("300 children ended" in p.stdout, "fork during sigaction: no child hangs (%r)"
               % p.stdout.strip().splitlines()[-1:])
+
+
+def handlers_present_at_start():
+    """Handlers a library's constructor installed before the runtime
+    started keep their whole action (Note [Handlers present at start]):
+    a SIGALRM handler without SA_RESTART still cuts a read short with
+    EINTR (it hung: the read restarted) and runs with its own mask; a
+    SIGSEGV handler that jumps out of faults handles them with no crash
+    stack printed and no profile written mid-run (one was, at the first
+    fault).  With dump_signal=SIGALRM the runtime's handler stands in
+    front of the program's, with that handler's flags and mask: the
+    same EINTR, and the dump."""
+    lib = os.path.join(OUT, "libpresig.so")
+    src = "tests/progs/presig.c"
+    r = run([CC, "-O1", "-fPIC", "-shared", "-DPRESIG_LIB", os.path.join(TOP, src), "-o", lib])
+    if not check(r.returncode == 0, "libpresig.so builds"):
+        return
+    link = ["-L" + OUT, "-Wl,--no-as-needed", "-lpresig", "-Wl,-rpath," + OUT]
+    for how, env in (("intr", None), ("handled", None),
+                     ("intr", {"CCPROF_OPTIONS": "dump_signal=SIGALRM"})):
+        name = "presig_" + how + ("_dump" if env else "")
+        p, prof = same_behaviour(name, src, [how], env=env, extra=link, timeout=20)
+        if p is None:
+            continue
+        if how == "intr":
+            check("read -1: Interrupted system call" in p.stdout
+                  and "SIGUSR2 blocked 1, SIGALRM blocked 1" in p.stdout,
+                  "%s: EINTR, the handler's mask (%r)" % (name, p.stdout))
+        else:
+            check("faults 3, a profile already absent" in p.stdout and "SIGSEGV" not in p.stderr,
+                  "%s: handled faults, no stack, no profile before exit (%r)" % (name, p.stdout))
+        check(os.path.exists(prof), "%s: profile written" % name)
+
+
+def unmanaged_children_view():
+    """A child made by _Fork or vfork (no fork handlers, pid not the
+    runtime's) asks sigaction and signal about SIGTERM: it is told the
+    program's action, the default, as without ccprof (it was told the
+    runtime's handler), and the parent's own view is unchanged."""
+    for how in ("ufork", "vfork"):
+        p, _ = same_behaviour("sigkids_" + how, "tests/progs/sigkids.c", [how], timeout=20)
+        check(p is not None and "a handler" not in p.stdout,
+              "%s child: the default action, not the runtime's handler (%r)"
+              % (how, p and p.stdout))
+
+
+def fork_in_handler():
+    """fork, or exit, from a signal handler that interrupted a thread
+    starting or ending (the runtime's registry lock held): the fork's
+    handlers, or the write at exit, must not wait for ever for that lock
+    (Note [Locks and signals] in sys.c).  A hang is the failure: the runs
+    take seconds."""
+    p, _ = same_behaviour("sigkids_fork", "tests/progs/sigkids.c", ["fork", "1500"], timeout=45)
+    check(p is not None and "1500 rounds ended" in p.stdout,
+          "fork in a handler: every round ends (%r)" % (p and p.stdout))
+    # exit from a handler: the write at exit takes the same locks.  The
+    # program counts children that hang (3 s each) and kills them.
+    p, _ = same_behaviour("sigkids_exit", "tests/progs/sigkids.c", ["exit"], timeout=50)
+    check(p is not None and "0 of 200 children hung" in p.stdout,
+          "exit in a handler: no child hangs (%r)" % (p and p.stdout))
 
 
 def signals_unwritten():
@@ -1626,6 +1688,9 @@ signals_kept()
 signals_unwritten()
 signals_own_writes()
 sigaction_across_fork()
+fork_in_handler()
+handlers_present_at_start()
+unmanaged_children_view()
 record_passes_signals()
 record_stops_with_program()
 second_signal_mid_write()

@@ -21,19 +21,22 @@ struct cc_table {
 static struct cc_table tab;
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Held with signals blocked: Note [Locks and signals] in sys.c. */
+static sigset_t tab_mask; /* the holder's, from before */
+
 void rt_cc_lock(void)
 {
-	pthread_mutex_lock(&tab_lock);
+	rt_quiet_lock(&tab_lock, &tab_mask);
 }
 
 int rt_cc_trylock(void)
 {
-	return pthread_mutex_trylock(&tab_lock) == 0;
+	return rt_quiet_trylock(&tab_lock, &tab_mask);
 }
 
 void rt_cc_unlock(void)
 {
-	pthread_mutex_unlock(&tab_lock);
+	rt_quiet_unlock(&tab_lock, &tab_mask);
 }
 
 void rt_cc_after_fork(void)

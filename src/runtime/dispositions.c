@@ -60,19 +60,35 @@ void rt_dispositions_init(void)
 	*(void **)&real_siginterrupt = dlsym(RTLD_NEXT, "siginterrupt");
 }
 
-/* Only SIGSEGV's handler runs on an alternate signal stack the program
- * may have set up: a stack overflow can be reported only there.  Such a
- * stack is often small (8 KB: gnulib's c-stack, Rust's threads), too
- * small for the write, which would overflow it and end a SIGTERM or an
- * abort() by SIGSEGV; the thread's own stack serves the others. */
+RT_UNSANITIZED static int is_handler(const struct sigaction *sa)
+{
+	if (sa->sa_flags & SA_SIGINFO)
+		return sa->sa_sigaction != NULL;
+	return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+/* Ours, standing behind the default action: only SIGSEGV's handler runs
+ * on an alternate signal stack the program may have set up (a stack
+ * overflow can be reported only there; signals.c's on_fatal moves the
+ * write off a small one); the thread's own stack serves the others.
+ * Ours standing in front of a handler of the program's (dump_signal's,
+ * Note [Handlers present at start]) is installed with that handler's
+ * flags and mask, less SA_RESETHAND, which rt_program_action_to_run
+ * does instead: the kernel then treats the signal as the program asked. */
 RT_UNSANITIZED static int install_ours(int sig)
 {
+	const struct sigaction *p = &previous[sig];
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = ours[sig];
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | (sig == SIGSEGV ? SA_ONSTACK : 0);
-	sigemptyset(&sa.sa_mask);
+	if (is_handler(p)) {
+		sa.sa_flags = (p->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+		sa.sa_mask = p->sa_mask;
+	} else {
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | (sig == SIGSEGV ? SA_ONSTACK : 0);
+		sigemptyset(&sa.sa_mask);
+	}
 	return __sigaction(sig, &sa, NULL);
 }
 
@@ -81,15 +97,32 @@ RT_UNSANITIZED static int is_default(const struct sigaction *sa)
 	return sa->sa_handler == SIG_DFL; /* SIG_DFL is 0 in either member */
 }
 
-/* Ours for sig from now on, whenever the program asks for the default
- * action; installed now unless the signal is ignored. */
-void rt_take_signal(int sig, rt_handler fn)
+/*
+ * Note [Handlers present at start]: a signal may have a handler already
+ * when the runtime starts (a library's constructor, which runs before
+ * ours, installed it: tests/progs/presig.c).  The runtime needs its own handler
+ * for a signal only where the default action would end the process
+ * unwritten (or, for dump_signal, to write on demand); behind a handler
+ * of the program's it has nothing to do: the handler decides, and if it
+ * asks for the default action later, ours goes in then (Note [The
+ * program's dispositions]).  So such a handler is left with the kernel,
+ * exactly as the program installed it: its flags (no SA_RESTART means
+ * EINTR), mask, SA_NODEFER, SA_RESETHAND and SA_ONSTACK all hold, and a
+ * fault it handles (a garbage collector's write barrier) is no crash to
+ * report or write a profile for.  Only dump_signal's handler is put
+ * behind ours, which writes and then calls it; ours then takes the
+ * handler's flags and mask (install_ours), and its SA_RESETHAND is done
+ * by hand (rt_program_action_to_run).
+ */
+void rt_take_signal(int sig, rt_handler fn, int always)
 {
 	if (sig <= 0 || sig >= SIGNALS || __sigaction(sig, NULL, &previous[sig]) != 0)
 		return;
 	ours[sig] = fn;
 	if (!(previous[sig].sa_flags & SA_SIGINFO) && previous[sig].sa_handler == SIG_IGN)
 		return; /* ignored stays ignored */
+	if (is_handler(&previous[sig]) && !always)
+		return; /* the program's handler stays */
 	install_ours(sig);
 }
 
@@ -114,7 +147,9 @@ void rt_take_signal(int sig, rt_handler fn)
  * ours installed it would rewrite ours and leave the program's view
  * as it was, so ours does it to the view.
  * Not for a vfork child (its pid is not ours): it shares our memory but
- * not our signal actions, so it gets libc's calls unchanged.  Signals
+ * not our signal actions, so it gets libc's calls unchanged, and only
+ * the old action it is told is the program's view (Note [Children that
+ * are not managed]).  Signals
  * are blocked and a lock held while the kernel's action and previous[]
  * are read and changed together: sigaction may be called from a handler
  * and from several threads.  The lock is held across fork (init.c's
@@ -148,6 +183,25 @@ RT_UNSANITIZED static void unlock_dispositions(const sigset_t *saved)
 	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
+/* From ours, in a handler: the program's action for sig, to call if it
+ * is a handler.  An SA_RESETHAND the kernel did not do (install_ours
+ * leaves it out) is done here: the view becomes the default action, as
+ * the kernel leaves it (only the handler changes), and ours goes back to
+ * standing behind it.  The lock is never held by the thread this runs in
+ * (it blocks signals while held). */
+RT_UNSANITIZED void rt_program_action_to_run(int sig, struct sigaction *run)
+{
+	sigset_t saved;
+
+	lock_dispositions(&saved);
+	*run = previous[sig];
+	if (is_handler(run) && (run->sa_flags & SA_RESETHAND)) {
+		previous[sig].sa_handler = SIG_DFL; /* and sa_sigaction, the same member */
+		install_ours(sig);
+	}
+	unlock_dispositions(&saved);
+}
+
 static sigset_t fork_saved; /* fork's handlers run one fork at a time */
 
 void rt_dispositions_before_fork(void)
@@ -170,6 +224,13 @@ RT_UNSANITIZED static void as_kept(struct sigaction *sa, const struct sigaction 
 	sigdelset(&sa->sa_mask, SIGSTOP);
 }
 
+/* Whether sa, an action from the kernel, is ours. */
+RT_UNSANITIZED static int is_ours(int sig, const struct sigaction *sa)
+{
+	return sig > 0 && sig < SIGNALS && ours[sig] && (sa->sa_flags & SA_SIGINFO) &&
+	       sa->sa_sigaction == ours[sig];
+}
+
 /* The program's view of sig's action; *held: whether ours is installed. */
 RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *held)
 {
@@ -177,8 +238,33 @@ RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *hel
 
 	if (__sigaction(sig, NULL, &now) != 0)
 		return -1;
-	*held = (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == ours[sig];
+	*held = is_ours(sig, &now);
 	*view = *held ? previous[sig] : now;
+	return 0;
+}
+
+/*
+ * Note [Children that are not managed]: a child made without fork's
+ * handlers (_Fork, clone, vfork) has a pid that is not rt_pid, so its
+ * calls go to libc unchanged; but it inherited our handlers, and what
+ * the old action says must still be the program's view, not ours.  It
+ * reads previous[] (its own copy, or a vfork parent's, whose thread is
+ * suspended meanwhile) and writes nothing of ours: a vfork child shares
+ * our memory and a parent may die later by its own signal.  No lock is
+ * taken (taking it writes to it); another thread of a vfork parent
+ * changing the same signal's action at that moment could show the child
+ * a torn view, as racing sigaction calls would show either action.
+ */
+RT_UNSANITIZED static int unmanaged_sigaction(int sig, const struct sigaction *act,
+					      struct sigaction *old)
+{
+	struct sigaction now;
+
+	if (old == NULL)
+		return __sigaction(sig, act, NULL);
+	if (__sigaction(sig, act, &now) != 0)
+		return -1;
+	*old = is_ours(sig, &now) ? previous[sig] : now;
 	return 0;
 }
 
@@ -215,7 +301,7 @@ RT_UNSANITIZED static int program_sigaction(int sig, const struct sigaction *act
 	int r, e;
 
 	if (!managed(sig))
-		return __sigaction(sig, act, old);
+		return unmanaged_sigaction(sig, act, old); /* Note [Children that are not managed] */
 	lock_dispositions(&saved);
 	r = change_disposition(sig, act, old);
 	e = errno;
@@ -284,9 +370,9 @@ RT_UNSANITIZED static int change_interrupting(int sig, int flag)
 		return -1;
 	if (!held)
 		return 0;
+	interrupt_flags(&previous[sig], flag); /* first: install_ours may follow its flags */
 	if (install_ours(sig) != 0)
 		return -1;
-	interrupt_flags(&previous[sig], flag);
 	if (__sigaction(sig, NULL, &kept) == 0)
 		as_kept(&previous[sig], &kept);
 	return 0;
@@ -308,6 +394,15 @@ RT_UNSANITIZED static sighandler_t set_handler(int sig, sighandler_t handler)
 	return sa.sa_handler;
 }
 
+/* The old handler signal gave back, as the program sees it: Note
+ * [Children that are not managed]. */
+RT_UNSANITIZED static sighandler_t as_seen(int sig, sighandler_t r)
+{
+	if (r == SIG_ERR || sig <= 0 || sig >= SIGNALS || ours[sig] == NULL)
+		return r;
+	return (void *)r == (void *)ours[sig] ? previous[sig].sa_handler : r;
+}
+
 RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 {
 	struct sigaction sa, view;
@@ -316,7 +411,7 @@ RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 	int held, e;
 
 	if (!managed(sig))
-		return set_handler(sig, handler);
+		return as_seen(sig, set_handler(sig, handler));
 	if (handler == SIG_DFL) {
 		bsd_action(&sa, sig, SIG_DFL);
 		return program_sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;

@@ -281,6 +281,25 @@ static uint64_t taken; /* samples ever taken: Note [Samples a write takes] */
 static uint64_t picture_above; /* Note [The peak's picture] */
 static uint64_t picture_serial = UINT64_MAX; /* the newest picture's: thinning keeps it */
 
+/* samples_lock is held with signals blocked: Note [Locks and signals] in
+ * sys.c. */
+static sigset_t samples_mask; /* the holder's, from before */
+
+static void samples_lock_take(void)
+{
+	rt_quiet_lock(&samples_lock, &samples_mask);
+}
+
+static int samples_lock_try(void)
+{
+	return rt_quiet_trylock(&samples_lock, &samples_mask);
+}
+
+static void samples_lock_give(void)
+{
+	rt_quiet_unlock(&samples_lock, &samples_mask);
+}
+
 void rt_heap_configure(void)
 {
 	int on = rt_config.heap && rt_alloc_measured() && !rt_config.disabled;
@@ -416,12 +435,12 @@ static void peak_picture(void)
 		return;
 	if (!rt_registry_trylock())
 		return;
-	if (pthread_mutex_trylock(&samples_lock) == 0) {
+	if (samples_lock_try()) {
 		if (take_sample()) {
 			picture_serial = heads[nheads - 1].serial;
 			RT_STORE(&picture_above, total + total / 100);
 		}
-		pthread_mutex_unlock(&samples_lock);
+		samples_lock_give();
 	}
 	rt_registry_unlock();
 }
@@ -431,10 +450,10 @@ void rt_heap_sample(uint64_t now)
 {
 	if (!RT_LOAD(&rt_heap_active) || now < next_due)
 		return;
-	pthread_mutex_lock(&samples_lock);
+	samples_lock_take();
 	take_sample();
 	next_due = now + interval_ns;
-	pthread_mutex_unlock(&samples_lock);
+	samples_lock_give();
 }
 
 /* The last sample, as the profile is written (not from a signal
@@ -445,9 +464,9 @@ void rt_heap_final_sample(void)
 	if (!RT_LOAD(&rt_heap_active))
 		return;
 	rt_registry_lock();
-	pthread_mutex_lock(&samples_lock);
+	samples_lock_take();
 	take_sample();
-	pthread_mutex_unlock(&samples_lock);
+	samples_lock_give();
 	rt_registry_unlock();
 }
 
@@ -533,14 +552,13 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 
 	if (!RT_LOAD(&rt_heap_active))
 		return 0;
-	locked = async ? pthread_mutex_trylock(&samples_lock) == 0
-		       : pthread_mutex_lock(&samples_lock) == 0;
+	locked = async ? samples_lock_try() : (samples_lock_take(), 1);
 	n = 0;
 	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
 		n++;
 	rc = gather_locked(p, alloc, m, n);
 	if (locked)
-		pthread_mutex_unlock(&samples_lock);
+		samples_lock_give();
 	return rc;
 }
 
@@ -579,7 +597,7 @@ static __thread int in_table_at_fork __attribute__((tls_model("initial-exec")));
 
 void rt_heap_before_fork(void)
 {
-	pthread_mutex_lock(&samples_lock);
+	samples_lock_take();
 	in_table_at_fork = in_table;
 	in_table = 1;
 }
@@ -587,7 +605,7 @@ void rt_heap_before_fork(void)
 void rt_heap_after_fork_parent(void)
 {
 	in_table = in_table_at_fork;
-	pthread_mutex_unlock(&samples_lock);
+	samples_lock_give();
 }
 
 /* The child starts from nothing, as its other counts do: the blocks it

@@ -66,6 +66,10 @@ void rt_exit_wait(void)
 	rt_nocancel_end(cancel);
 }
 
+/* The locks are taken with signals blocked (Note [Locks and signals] in
+ * sys.c), the registry's first: its unlock in the parent puts back the
+ * mask from before, and the child, whose locks are made anew, puts it
+ * back at the end of its handlers. */
 static void before_fork(void)
 {
 	rt_dump_before_fork(); /* takes the registry lock itself */
@@ -86,6 +90,9 @@ static void after_fork_parent(void)
 /* The child starts with fresh counts and writes its own profile. */
 static void after_fork_child(void)
 {
+	sigset_t mask;
+
+	rt_registry_mask_at_fork(&mask);
 	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 	rt_pid = getpid();
 	exit_done = exit_written = 0; /* forked while another thread was writing at exit */
@@ -99,7 +106,8 @@ static void after_fork_child(void)
 	rt_alloc_after_fork();
 	rt_sampler_start();
 	rt_alloc_own_end();
-	rt_dispositions_after_fork(); /* the signals held since before the fork come now */
+	rt_dispositions_after_fork();
+	pthread_sigmask(SIG_SETMASK, &mask, NULL); /* the signals held since before the fork come now */
 }
 
 static void init_all(void)

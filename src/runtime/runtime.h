@@ -278,6 +278,7 @@ RT_HIDDEN const struct rt_module *rt_module_get(uint32_t i);
 RT_HIDDEN void rt_registry_lock(void);
 RT_HIDDEN int rt_registry_trylock(void); /* 1 if acquired */
 RT_HIDDEN void rt_registry_unlock(void);
+RT_HIDDEN void rt_registry_mask_at_fork(sigset_t *mask); /* in a fork child */
 RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
 RT_HIDDEN int rt_registry_empty(void);
 RT_HIDDEN uint64_t rt_shadow_high_water(const struct rt_thread *t);
@@ -389,8 +390,9 @@ typedef void (*rt_handler)(int, siginfo_t *, void *);
  * sigaction, the runtime's must not. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 RT_HIDDEN void rt_dispositions_init(void);
-RT_HIDDEN void rt_take_signal(int sig, rt_handler fn);
+RT_HIDDEN void rt_take_signal(int sig, rt_handler fn, int always);
 RT_HIDDEN const struct sigaction *rt_program_action(int sig);
+RT_HIDDEN void rt_program_action_to_run(int sig, struct sigaction *run);
 RT_HIDDEN void rt_dispositions_before_fork(void);
 RT_HIDDEN void rt_dispositions_after_fork(void);
 
@@ -411,6 +413,13 @@ RT_HIDDEN int rt_nocancel_begin(void);
 RT_HIDDEN void rt_nocancel_end(int old);
 RT_HIDDEN int rt_deferred_begin(void);
 RT_HIDDEN void rt_deferred_end(int old);
+
+/* sys.c: the runtime's locks are held with all signals blocked (Note
+ * [Locks and signals]); `kept`, the lock's own, holds the mask to put
+ * back.  Given back in the reverse order of their taking. */
+RT_HIDDEN void rt_quiet_lock(pthread_mutex_t *m, sigset_t *kept);
+RT_HIDDEN int rt_quiet_trylock(pthread_mutex_t *m, sigset_t *kept); /* 1 if acquired */
+RT_HIDDEN void rt_quiet_unlock(pthread_mutex_t *m, const sigset_t *kept);
 
 /* Pop the shadow stack down to entry s, which becomes the free slot:
  * `cur` is restored before `top` moves back, so a handler that pushes

@@ -7,7 +7,8 @@
  *   SIGVTALRM, SIGXCPU, SIGXFSZ), while their action is the default:
  *   write the profile, then restore the default action and re-raise, so
  *   the process still dies by that signal.  A handler already present
- *   when we start is chained: ours runs first.
+ *   when we start is left alone (Note [Handlers present at start] in
+ *   dispositions.c).
  * - SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS: print the crashing
  *   thread's cost-centre stack (GHC's -xc; crash_stack=0 turns it off),
  *   write what was collected, and die by the same signal.
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "common/elfsym.h"
@@ -142,14 +144,18 @@ static int is_handler(const struct sigaction *sa)
 	return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
 }
 
+/* The program's handler behind ours (dump_signal's), if it has one. */
 static void call_previous(int sig, siginfo_t *info, void *uctx)
 {
-	const struct sigaction *p = rt_program_action(sig);
+	struct sigaction p;
 
-	if (p->sa_flags & SA_SIGINFO)
-		p->sa_sigaction(sig, info, uctx);
+	rt_program_action_to_run(sig, &p);
+	if (!is_handler(&p))
+		return;
+	if (p.sa_flags & SA_SIGINFO)
+		p.sa_sigaction(sig, info, uctx);
 	else
-		p->sa_handler(sig);
+		p.sa_handler(sig);
 }
 
 /* Default action, exactly: reset it, unblock the signal, raise it. */
@@ -191,8 +197,8 @@ static void hold_signals(sigset_t *saved)
  * the write, and no profile is left.  Within the writing thread the
  * terminating signals are blocked for the write (a SIGINT in the middle
  * of the SIGTERM handler's write would end it as well), and unblocked
- * after it, not left to the handler's return: a program's SIGSEGV
- * handler we chain to may never return.  The writing thread itself, on
+ * after it, not left to the handler's return, which the process may
+ * not live to see.  The writing thread itself, on
  * a crash in the middle of its write, does not wait for itself; nor does
  * a child forked during the write, which has no such thread (tgkill with
  * signal 0 says so).
@@ -224,20 +230,100 @@ static void write_once(void)
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
+/*
+ * Note [A small alternate stack]: SIGSEGV's handler runs on the
+ * program's alternate signal stack if it has one (install_ours in
+ * dispositions.c), and such a stack is often small: 8 KB (SIGSTKSZ,
+ * gnulib's c-stack, Rust's threads), where the crash stack's names and
+ * the write (about 20 KB) overflowed it, and the process died by a
+ * second SIGSEGV with no profile.  So when the handler finds itself on
+ * an alternate stack with less than STACK_NEED left below it, the
+ * report and the write run on a stack of the runtime's own instead:
+ * static memory (no page of it is touched unless used), entered by
+ * makecontext/swapcontext, which glibc implements with no lock and no
+ * allocation.  One thread at a time uses it; another crashing thread
+ * waits for it (the first one's write is done with it by then, so the
+ * second finds the write done).  All signals stay blocked while on it:
+ * the kernel no longer sees this thread on its alternate stack, and
+ * would put a handler with SA_ONSTACK at the top of it, over the frames
+ * we return to.  A crash inside the write, the signal blocked, ends the
+ * process at once, as before.
+ */
+#define STACK_NEED (64 * 1024)
+
+static char own_stack[256 * 1024] __attribute__((aligned(64)));
+static int own_stack_taken;
+static ucontext_t on_own, left;
+static int report_sig;
+
+static void report(int sig)
+{
+	if (rt_config.crash_stack)
+		print_stack(sig);
+	write_once();
+}
+
+static void report_on_own_stack(void)
+{
+	report(report_sig);
+}
+
+/* Whether this thread runs on an alternate signal stack with less than
+ * STACK_NEED below the current frame. */
+static int short_of_stack(void)
+{
+	stack_t ss;
+	char here;
+	uintptr_t sp = (uintptr_t)&here, lo;
+
+	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+		return 0;
+	lo = (uintptr_t)ss.ss_sp;
+	return sp < lo || sp - lo < STACK_NEED;
+}
+
+static void report_off_small_stack(int sig)
+{
+	struct timespec ms = { 0, 1000000 };
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	while (__atomic_exchange_n(&own_stack_taken, 1, __ATOMIC_ACQUIRE))
+		nanosleep(&ms, NULL);
+	report_sig = sig;
+	if (getcontext(&on_own) == 0) {
+		on_own.uc_stack.ss_sp = own_stack;
+		on_own.uc_stack.ss_size = sizeof own_stack;
+		on_own.uc_link = &left;
+		makecontext(&on_own, report_on_own_stack, 0);
+		if (swapcontext(&left, &on_own) != 0)
+			report(sig); /* no way off: try here */
+	} else {
+		report(sig);
+	}
+	__atomic_store_n(&own_stack_taken, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
 static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
 
-	/* A handler of the program's may handle faults as a matter of course
-	 * (a garbage collector's write barrier): then this is no crash. */
-	if (rt_config.crash_stack && !is_handler(rt_program_action(sig)))
-		print_stack(sig);
-	write_once();
+	/* Ours runs only where the program's action is the default one (Note
+	 * [Handlers present at start] in dispositions.c): a handler of the
+	 * program's may handle faults as a matter of course (a garbage
+	 * collector's write barrier), and then this is no crash.  Kept for
+	 * safety: nothing is printed or written unless the signal kills. */
 	if (is_handler(rt_program_action(sig))) {
 		call_previous(sig, info, uctx);
 		errno = saved;
 		return;
 	}
+	if (short_of_stack()) /* Note [A small alternate stack] */
+		report_off_small_stack(sig);
+	else
+		report(sig);
 	die_by(sig);
 	errno = saved; /* a fault re-executes and now dies by default */
 }
@@ -271,14 +357,14 @@ void rt_signals_install(void)
 	size_t i;
 
 	for (i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
-		rt_take_signal(fatal_signals[i], on_fatal);
+		rt_take_signal(fatal_signals[i], on_fatal, 0);
 	/* dump_signal=SIGINT replaces that signal's default action: on_term is
 	 * not installed under on_dump, which would chain to it, and on_term to
 	 * itself, for ever.  (Crash signals are refused by options.c.) */
 	for (i = 0; i < sizeof term_signals / sizeof *term_signals; i++)
 		if (term_signals[i] != rt_config.dump_signal)
-			rt_take_signal(term_signals[i], on_term);
-	if (rt_config.dump_signal)
-		rt_take_signal(rt_config.dump_signal, on_dump);
+			rt_take_signal(term_signals[i], on_term, 0);
+	if (rt_config.dump_signal) /* in front of a handler too: Note [Handlers present at start] */
+		rt_take_signal(rt_config.dump_signal, on_dump, 1);
 }
 

@@ -139,3 +139,57 @@ void rt_deferred_end(int old)
 {
 	pthread_setcanceltype(old, NULL);
 }
+
+/*
+ * Note [Locks and signals]: a program's signal handler may call fork,
+ * exit or execve, and each of those takes the runtime's locks (fork's
+ * handlers in init.c take them all; exit's write and exec's take the
+ * registry's and the cost centres').  A handler that interrupted its own
+ * thread while that thread held one would wait for ever for it: forksig
+ * (tests/progs/sigkids.c) hung every time.  So every thread holds those
+ * locks (the registry's, the cost centres', the heap samples') with all
+ * signals blocked: a signal meant for it waits until the lock is given
+ * back, and a handler never finds its own thread holding one.  The mask
+ * from before is kept beside the lock (written and read by its holder
+ * only) and put back as the lock is given back; so the locks must be
+ * given back in the reverse order of their taking, as every use of them
+ * does (each is taken and given back in one function), and an inner
+ * lock then puts back the all-blocked mask the outer one made.  Not in
+ * thread-local storage: glibc carves a preloaded library's from each
+ * thread's stack, and a thread with the smallest stack
+ * (tests/progs/smallstack.c) has none to spare.  The cost, two
+ * sigprocmask calls per acquisition, falls on slow paths only (a
+ * thread's start and end, a new cost centre, a sample, a write); the
+ * hooks' fast path takes no lock.
+ */
+void rt_quiet_lock(pthread_mutex_t *m, sigset_t *kept)
+{
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	pthread_mutex_lock(m);
+	*kept = saved;
+}
+
+int rt_quiet_trylock(pthread_mutex_t *m, sigset_t *kept)
+{
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	if (pthread_mutex_trylock(m) != 0) {
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+		return 0;
+	}
+	*kept = saved;
+	return 1;
+}
+
+void rt_quiet_unlock(pthread_mutex_t *m, const sigset_t *kept)
+{
+	sigset_t saved = *kept;
+
+	pthread_mutex_unlock(m);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}

@@ -32,19 +32,29 @@ static uint32_t started; /* threads registered: the next one's seq */
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
+/* Held with signals blocked: Note [Locks and signals] in sys.c. */
+static sigset_t registry_mask; /* the holder's, from before */
+
 void rt_registry_lock(void)
 {
-	pthread_mutex_lock(&registry_lock);
+	rt_quiet_lock(&registry_lock, &registry_mask);
 }
 
 void rt_registry_unlock(void)
 {
-	pthread_mutex_unlock(&registry_lock);
+	rt_quiet_unlock(&registry_lock, &registry_mask);
 }
 
 int rt_registry_trylock(void)
 {
-	return pthread_mutex_trylock(&registry_lock) == 0;
+	return rt_quiet_trylock(&registry_lock, &registry_mask);
+}
+
+/* In a fork child, before anything takes the lock again: the forking
+ * thread's mask from before the fork's handlers took it. */
+void rt_registry_mask_at_fork(sigset_t *mask)
+{
+	*mask = registry_mask;
 }
 
 /* Threads still running (under the registry lock). */

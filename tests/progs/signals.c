@@ -32,9 +32,11 @@
  *                             crash (segv) or the normal end: whatever the
  *                             runtime writes there must not end the
  *                             program by SIGPIPE instead
- *   altterm | altabort        an 8 KB alternate signal stack (as gnulib's
+ *   altterm | altabort | altsegv
+ *                             an 8 KB alternate signal stack (as gnulib's
  *                             c-stack and Rust give threads, for stack
- *                             overflows), then SIGTERM, or abort()
+ *                             overflows), then SIGTERM, abort(), or a
+ *                             fault (whose handler runs on that stack)
  *   vforkterm                 a vfork child dies by SIGTERM before its
  *                             exec (the runtime's handler runs in it, in
  *                             our memory); then the program raises SIGTERM
@@ -379,7 +381,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(how, "endpipe") == 0) {
 		stderr_nowhere();
 		work(0);
-	} else if (strcmp(how, "altterm") == 0 || strcmp(how, "altabort") == 0) {
+	} else if (strcmp(how, "altterm") == 0 || strcmp(how, "altabort") == 0 ||
+		   strcmp(how, "altsegv") == 0) {
 		static char alt[8192];
 		stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt };
 
@@ -387,7 +390,7 @@ int main(int argc, char **argv)
 		if (strcmp(how, "altterm") == 0)
 			work(SIGTERM);
 		else
-			level2("abort");
+			level2(how + 3); /* abort, segv */
 	} else if (strcmp(how, "vforkterm") == 0) {
 		int status;
 		pid_t pid = vfork();

@@ -1,0 +1,176 @@
+/*
+ * sigkids.c - children made from a signal handler, and children made
+ * without fork's handlers.  argv[1]:
+ *   fork [N]  N rounds (default 1500) of four threads started and joined
+ *             while a SIGUSR1 that only those threads take is sent; its
+ *             handler forks a child that exits at once.  The threads'
+ *             start and end take the runtime's locks: a fork from a
+ *             handler that interrupted one of them must not wait for
+ *             ever for a lock its own thread holds
+ *   exit      200 children, each starting and joining threads in rounds
+ *             until a SIGUSR1 that only those threads take calls exit(0)
+ *             from its handler; exit's write takes the runtime's locks.
+ *             A child not ended in 3 s counts as hung, and is killed
+ *   ufork     a child made by _Fork (no fork handlers run) asks
+ *             sigaction and signal about SIGTERM: the program's view
+ *             (the default action), not the runtime's handler
+ *   vfork     the same from a vfork child, which shares our memory
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t forks;
+
+static void fork_now(int sig)
+{
+	pid_t p = fork();
+
+	(void)sig;
+	if (p == 0)
+		_exit(0);
+	if (p > 0 && waitpid(p, NULL, 0) == p)
+		forks++;
+}
+
+int work(int x)
+{
+	return x + 1;
+}
+
+static void *take_usr1(void *arg)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	return (void *)(long)work((int)(long)arg);
+}
+
+static void fork_in_handler(int rounds)
+{
+	struct sigaction sa;
+	sigset_t s;
+	int i, j;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fork_now;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	for (i = 0; i < rounds; i++) {
+		pthread_t t[4];
+
+		for (j = 0; j < 4; j++)
+			pthread_create(&t[j], NULL, take_usr1, (void *)(long)j);
+		kill(getpid(), SIGUSR1);
+		for (j = 0; j < 4; j++)
+			pthread_join(t[j], NULL);
+	}
+	/* A signal still pending when the last thread ended is lost in
+	 * either run; only whether all rounds end is compared. */
+	printf("%d rounds ended, forks %s\n", rounds, forks > 0 ? "made" : "none");
+}
+
+static void exit_now(int sig)
+{
+	(void)sig;
+	exit(0);
+}
+
+static void exiting_child(void)
+{
+	struct sigaction sa;
+	sigset_t s;
+	int i, j;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = exit_now;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	for (i = 0;; i++) {
+		pthread_t t[4];
+
+		for (j = 0; j < 4; j++)
+			pthread_create(&t[j], NULL, take_usr1, (void *)(long)j);
+		if (i == 20)
+			kill(getpid(), SIGUSR1);
+		for (j = 0; j < 4; j++)
+			pthread_join(t[j], NULL);
+	}
+}
+
+static void exit_in_handler(void)
+{
+	int k, waited, hung = 0;
+
+	for (k = 0; k < 200; k++) {
+		pid_t p = fork();
+
+		if (p == 0)
+			exiting_child();
+		for (waited = 0; waited < 3000 && waitpid(p, NULL, WNOHANG) == 0; waited++)
+			usleep(1000);
+		if (waited == 3000) {
+			kill(p, SIGKILL);
+			waitpid(p, NULL, 0);
+			hung++;
+		}
+	}
+	printf("exit in a handler: %d of 200 children hung\n", hung);
+}
+
+static void show(const char *who, const struct sigaction *sa, sighandler_t by_signal)
+{
+	printf("%s: SIGTERM %s, flags %#x; signal gave %s\n", who,
+	       sa->sa_handler == SIG_DFL ? "default" : "a handler", (unsigned)sa->sa_flags,
+	       by_signal == SIG_DFL ? "default" : "a handler");
+}
+
+static struct sigaction seen; /* the vfork child's, in our memory */
+static sighandler_t seen_signal;
+
+static void child_views(int vforked)
+{
+	struct sigaction sa;
+	pid_t p;
+
+	work(1);
+	p = vforked ? vfork() : _Fork();
+	if (p == 0) {
+		sigaction(SIGTERM, NULL, &seen);
+		seen_signal = signal(SIGTERM, SIG_DFL);
+		if (!vforked)
+			show("child", &seen, seen_signal);
+		_exit(0);
+	}
+	waitpid(p, NULL, 0);
+	if (vforked)
+		show("vfork child", &seen, seen_signal);
+	sigaction(SIGTERM, NULL, &sa);
+	show("parent", &sa, signal(SIGTERM, SIG_DFL));
+}
+
+int main(int argc, char **argv)
+{
+	const char *how = argc > 1 ? argv[1] : "fork";
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (strcmp(how, "fork") == 0)
+		fork_in_handler(argc > 2 ? atoi(argv[2]) : 1500);
+	else if (strcmp(how, "exit") == 0)
+		exit_in_handler();
+	else
+		child_views(strcmp(how, "vfork") == 0);
+	return 0;
+}
