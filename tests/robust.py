@@ -734,22 +734,27 @@ def jumps():
 
 
 def jump_siblings():
-    """After a longjmp the setjmp frame calls big(), whose frame is bigger
-    than the abandoned ones (Note [Longjmp]): big is main's call, by every
-    way of jumping, fortified or not, and out of a signal handler on an
-    alternate stack.  Before the jump was interposed, big showed under
-    jump() every time."""
-    for how in ("longjmp", "_longjmp", "siglongjmp", "handler"):
+    """After a longjmp the setjmp frame, rounds(), calls big(), whose frame
+    is bigger than the abandoned ones (Note [Longjmp]): big is rounds'
+    call, by every way of jumping, fortified or not; out of a signal
+    handler on an alternate stack below the thread's stack or above it;
+    and past a function inlined into rounds.  Before the jump was
+    interposed, big showed under jump() every time."""
+    for how in ("longjmp", "_longjmp", "siglongjmp", "handler", "altabove", "inlined"):
         for tag, extra in (("", ()), ("_fortify", ("-O2", "-D_FORTIFY_SOURCE=2"))):
-            name = "jumpsibling_%s%s" % (how.strip("_"), tag)
+            name = "jumpsibling_%s%s" % (how.replace("_longjmp", "underscore_longjmp"), tag)
             p, prof = same_behaviour(name, "tests/progs/jumpsibling.c", args=[how], extra=extra)
             rep = p and exact_calls(name, p, prof)
             if not rep:
                 continue
+            if how == "altabove":
+                check("alternate stack above the thread's" in p.stdout,
+                      "%s: the alternate stack lies above the thread's stack" % name)
             into = sorted((k[0], v["calls"]) for k, v in arcs(rep).items() if k[1] == "big")
-            check(into == [("main", 20)], "%s: big is called from main 20 times (%s)" % (name, into))
+            check(into == [("rounds", 20)], "%s: big is called from rounds 20 times (%s)" % (name, into))
             leaf = sorted((k[0], v["calls"]) for k, v in arcs(rep).items() if k[1] == "leaf")
-            want = [("big", 200)] + ([("on_usr1", 20)] if how == "handler" else [])
+            signalled = how in ("handler", "altabove")
+            want = [("big", 200)] + ([("on_usr1", 20)] if signalled else [])
             check(leaf == want, "%s: leaf's callers %s (%s)" % (name, want, leaf))
 
 

@@ -15,13 +15,18 @@
  * _longjmp and the fortified __longjmp_chk are interposed to pop those
  * entries, then jump as before.
  *
- * Only where the layout is known (x86-64 glibc), only when the target is
- * on the thread's own stack above where we are (anything else is left to
- * the hooks' guess), and only in the shared runtime (the Makefile leaves
- * this file out of libccprof.a: a static program's libc has these names
- * already).  A jump inside libc (one that never goes through these names)
- * is still left to the guess.  Entries of manual regions stop the pop, as
- * they stop the hooks' (rt_discard_gone).
+ * The frames left are those below the target, those of a handler on an
+ * alternate signal stack (off the thread's stack, above it or below),
+ * and functions inlined into the setjmp frame after the setjmp
+ * (left_by_jump).  Only where the layout is known (x86-64 glibc), only
+ * when the target is on the thread's own stack (a jump within an
+ * alternate stack is left to the hooks' guess), and only in the shared
+ * runtime (the Makefile leaves this file out of libccprof.a: a static
+ * program's libc has these names already).  A jump inside libc (one that
+ * never goes through these names) is still left to the guess.  Entries
+ * of manual regions stop the pop, as they stop the hooks'
+ * (rt_discard_gone).  The entries popped are not remembered as dropped
+ * (Note [Split functions] in hooks.c): no exit of theirs will come.
  */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -65,23 +70,44 @@ static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
 #endif
 }
 
-/* Pop the entries of the frames the jump leaves: strictly below the
- * target, which lies above us on this thread's own stack. */
+/* Whether entry e belongs to a frame the jump to target leaves: one below
+ * the target; one off the thread's stack (a handler's frames on an
+ * alternate stack, which may lie above the thread's stack as well as
+ * below it); or, at the target's own stack pointer, a function inlined
+ * into the frame that called setjmp and entered after it (gcc hooks
+ * inlined copies with their frame's stack pointer): all but the lowest
+ * entry there, which is that frame's own function.  setjmp itself is
+ * never inside an inlined copy: neither gcc nor clang inlines a function
+ * that calls it. */
+static int left_by_jump(const struct rt_thread *t, const struct rt_shadow *e,
+			uintptr_t target)
+{
+	if (e->sp & RT_REGION_SP)
+		return 0; /* a region: closed by key (Note [Shadow stack]) */
+	if (e->sp < target || e->sp >= t->stack_hi)
+		return 1;
+	return e->sp == target && e > t->base + 1 && e[-1].sp == target;
+}
+
+/* Pop the entries of the frames the jump leaves.  The target must lie on
+ * this thread's own stack; we may be on an alternate signal stack, above
+ * or below it. */
 static void discard_jumped(struct __jmp_buf_tag *env)
 {
 	struct rt_thread *t = rt_self;
-	uintptr_t target = jump_target_sp(env), here = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t target = jump_target_sp(env);
+	struct rt_shadow *s;
 
-	if (t == NULL || target <= here || target < t->stack_lo || target >= t->stack_hi)
+	if (t == NULL || target < t->stack_lo || target >= t->stack_hi)
 		return;
-	if (t->top[-1].sp >= target)
-		return; /* nothing below it */
+	s = t->top;
+	if (s == t->base + 1 || !left_by_jump(t, s - 1, target))
+		return;
 	if (rt_cycles) /* the time so far belongs to the frame the jump leaves */
 		rt_charge_ticks(t, rt_tick());
-	/* rt_discard_gone keeps an entry at exactly its stack pointer if it
-	 * came from another call site; one below keeps none.  Stack pointers
-	 * of frames are word-aligned, so below `target - 1` is below target. */
-	rt_discard_gone(t, target - 1, 0, 0);
+	while (s > t->base + 1 && left_by_jump(t, s - 1, target))
+		s--;
+	rt_pop_to(t, s);
 }
 
 static _Noreturn void jump(void **real, struct __jmp_buf_tag *env, int val)

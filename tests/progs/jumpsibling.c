@@ -1,23 +1,43 @@
-/* After a longjmp, the frame that called setjmp calls a function whose
- * frame is bigger than the abandoned ones (Note [Longjmp] in
- * src/runtime/longjmp.c): big() must show as main's call, not as a call
- * from the small frames left by the jump.  argv[1] picks the jump:
+/* After a longjmp, the frame that called setjmp (rounds) calls a function
+ * whose frame is bigger than the abandoned ones (Note [Longjmp] in
+ * src/runtime/longjmp.c): big() must show as rounds' call, not as a call
+ * from the frames left by the jump.  argv[1] picks the jump:
  *   longjmp, _longjmp, siglongjmp  called from small(), 3 deep
- *   handler  a SIGUSR1 handler on an alternate stack siglongjmps out of
- *            small() (the handler's own frames are left too)
+ *   handler   a SIGUSR1 handler on an alternate stack siglongjmps out of
+ *             small() (the handler's own frames are left too)
+ *   altabove  the same in a thread whose alternate stack was mapped
+ *             before the thread's stack, so lies above it
+ *   inlined   longjmp, with small() entered through a function inlined
+ *             into rounds (its hooks run in rounds' frame)
  * Built with -D_FORTIFY_SOURCE=2 -O2, longjmp is glibc's __longjmp_chk.
  * Prints the calls it made, for the test to compare. */
+#define _GNU_SOURCE
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#define ALT_SIZE (64 * 1024)
 
 static jmp_buf env;
 static sigjmp_buf senv;
 static const char *how;
+static void *mapped_alt;
 static volatile unsigned long sink;
 static unsigned long nsmall, nbig, nleaf, nhandler;
+
+static int is(const char *what)
+{
+	return strcmp(how, what) == 0;
+}
+
+static int by_signal(void)
+{
+	return is("handler") || is("altabove");
+}
 
 __attribute__((noinline)) void leaf(void)
 {
@@ -39,11 +59,11 @@ __attribute__((noinline)) void big(void)
 
 static void jump(void)
 {
-	if (strcmp(how, "_longjmp") == 0)
+	if (is("_longjmp"))
 		_longjmp(env, 1);
-	if (strcmp(how, "siglongjmp") == 0)
+	if (is("siglongjmp"))
 		siglongjmp(senv, 1);
-	if (strcmp(how, "handler") == 0)
+	if (by_signal())
 		raise(SIGUSR1);
 	longjmp(env, 1);
 }
@@ -57,6 +77,12 @@ __attribute__((noinline)) void small(int n)
 	sink++;
 }
 
+static inline __attribute__((always_inline)) void small_inlined(void)
+{
+	sink++;
+	small(3);
+}
+
 __attribute__((noinline)) void on_usr1(int sig)
 {
 	(void)sig;
@@ -65,10 +91,9 @@ __attribute__((noinline)) void on_usr1(int sig)
 	siglongjmp(senv, 1);
 }
 
-static void on_alternate_stack(void)
+static void on_alternate_stack(void *stack)
 {
-	static char stack[64 * 1024];
-	stack_t ss = { .ss_sp = stack, .ss_size = sizeof stack };
+	stack_t ss = { .ss_sp = stack, .ss_size = ALT_SIZE };
 	struct sigaction sa;
 
 	sigaltstack(&ss, NULL);
@@ -78,15 +103,13 @@ static void on_alternate_stack(void)
 	sigaction(SIGUSR1, &sa, NULL);
 }
 
-int main(int argc, char **argv)
+/* Twenty rounds of: small() jumps back here, then big(). */
+__attribute__((noinline)) void rounds(void)
 {
 	volatile int round = 0;
 	int jumped;
 
-	how = argc > 1 ? argv[1] : "longjmp";
-	if (strcmp(how, "handler") == 0)
-		on_alternate_stack();
-	if (strcmp(how, "siglongjmp") == 0 || strcmp(how, "handler") == 0)
+	if (is("siglongjmp") || by_signal())
 		jumped = sigsetjmp(senv, 1);
 	else
 		jumped = setjmp(env);
@@ -94,7 +117,41 @@ int main(int argc, char **argv)
 		big();
 	if (round < 20) {
 		round++;
-		small(3);
+		if (is("inlined"))
+			small_inlined();
+		else
+			small(3);
+	}
+}
+
+__attribute__((noinline)) void *thread_rounds(void *unused)
+{
+	char here;
+
+	(void)unused;
+	on_alternate_stack(mapped_alt);
+	printf("alternate stack %s the thread's\n", (char *)mapped_alt > &here ? "above" : "below");
+	rounds();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static char stack[ALT_SIZE];
+	pthread_t t;
+
+	how = argc > 1 ? argv[1] : "longjmp";
+	if (is("handler"))
+		on_alternate_stack(stack);
+	if (is("altabove")) {
+		/* Mapped before the thread's stack, which mmap puts below it. */
+		mapped_alt = mmap(NULL, ALT_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				  -1, 0);
+		if (mapped_alt == MAP_FAILED || pthread_create(&t, NULL, thread_rounds, NULL) != 0)
+			return 1;
+		pthread_join(t, NULL);
+	} else {
+		rounds();
 	}
 	printf("calls small %lu\ncalls big %lu\ncalls leaf %lu\n", nsmall, nbig, nleaf);
 	if (nhandler)
