@@ -1036,7 +1036,8 @@ def signals_kept():
     Rust's threads) end a SIGTERM or an abort() by SIGSEGV: only SIGSEGV's
     handler runs there, and a fault's report and write move to a stack of
     the runtime's own (Note [A small alternate stack]; the profile was
-    lost)."""
+    lost), also from one set up with SS_AUTODISARM, which reads as
+    disabled while in use (altdisarm: the move never happened)."""
     src = "tests/progs/signals.c"
     for how, sig in (("reraise", signal.SIGINT), ("view", signal.SIGTERM),
                      ("segvreraise", signal.SIGSEGV), ("pipe", signal.SIGPIPE),
@@ -1044,7 +1045,8 @@ def signals_kept():
                      ("usr1", signal.SIGUSR1), ("vtalrm", signal.SIGVTALRM),
                      ("xcpu", signal.SIGXCPU), ("xfsz", signal.SIGXFSZ),
                      ("vforkterm", signal.SIGTERM), ("altterm", signal.SIGTERM),
-                     ("altabort", signal.SIGABRT), ("altsegv", signal.SIGSEGV)):
+                     ("altabort", signal.SIGABRT), ("altsegv", signal.SIGSEGV),
+                     ("altdisarm", signal.SIGSEGV)):
         name = signal.Signals(sig).name
         p, prof = same_behaviour("sig_" + how, src, [how])
         if p is None:
@@ -1052,7 +1054,7 @@ def signals_kept():
         check(p.returncode == -sig, "signal %s: the process still dies by %s" % (how, name))
         if check(os.path.exists(prof), "signal %s: profile written" % how):
             fs = functions(report(prof))
-            last = "crash_here" if how in ("segvreraise", "altabort", "altsegv") else "work"
+            last = "crash_here" if how in ("segvreraise", "altabort", "altsegv", "altdisarm") else "work"
             check(fs.get(last, {}).get("calls") == 1, "signal %s: %s() recorded" % (how, last))
     early_siginterrupt()
     # A static program (libccprof.a): sigaction is glibc's __sigaction, and
