@@ -1151,6 +1151,17 @@ def unmanaged_children_view():
               % (how, p and p.stdout))
 
 
+def unmanaged_children_siginterrupt():
+    """_Fork children call siginterrupt while a thread of the parent's
+    changes the same signal's action over and over: a child that
+    inherited the runtime's lock taken by that thread waited for it for
+    ever, all signals blocked (Note [Children that are not managed]).  A
+    hang is the failure (each child is given 3 s)."""
+    p, _ = same_behaviour("sigkids_usi", "tests/progs/sigkids.c", ["usi"], timeout=60)
+    check(p is not None and "0 of 300 hung" in p.stdout,
+          "siginterrupt in _Fork children: none hangs (%r)" % (p and p.stdout))
+
+
 def fork_in_handler():
     """fork, or exit, from a signal handler that interrupted a thread
     starting or ending (the runtime's registry lock held): the fork's
@@ -1693,6 +1704,7 @@ sigaction_across_fork()
 fork_in_handler()
 handlers_present_at_start()
 unmanaged_children_view()
+unmanaged_children_siginterrupt()
 record_passes_signals()
 record_stops_with_program()
 second_signal_mid_write()

@@ -165,6 +165,13 @@ RT_UNSANITIZED static int managed(int sig)
 	return sig > 0 && sig < SIGNALS && ours[sig] && getpid() == rt_pid;
 }
 
+/* A child made without fork's handlers (Note [Children that are not
+ * managed]); not a process before the runtime started (rt_pid 0). */
+RT_UNSANITIZED static int unmanaged_child(void)
+{
+	return rt_pid != 0 && getpid() != rt_pid;
+}
+
 static int disposition_lock;
 
 RT_UNSANITIZED static void lock_dispositions(sigset_t *saved)
@@ -251,9 +258,15 @@ RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *hel
  * reads previous[] (its own copy, or a vfork parent's, whose thread is
  * suspended meanwhile) and writes nothing of ours: a vfork child shares
  * our memory and a parent may die later by its own signal.  No lock is
- * taken (taking it writes to it); another thread of a vfork parent
- * changing the same signal's action at that moment could show the child
- * a torn view, as racing sigaction calls would show either action.
+ * taken (taking it writes to it, and a _Fork child may have inherited it
+ * taken by a thread of the parent's that no longer exists there: its
+ * first siginterrupt waited for ever, all signals blocked); another
+ * thread of a vfork parent changing the same signal's action at that
+ * moment could show the child a torn view, as racing sigaction calls
+ * would show either action.  The same holds for siginterrupt, which
+ * goes to libc's and leaves our `interrupting` alone (a vfork child's
+ * is the parent's): in a static program, where our signal reads that
+ * set, a _Fork child's signal after its siginterrupt keeps SA_RESTART.
  */
 RT_UNSANITIZED static int unmanaged_sigaction(int sig, const struct sigaction *act,
 					      struct sigaction *old)
@@ -330,9 +343,11 @@ RT_UNSANITIZED static void interrupt_flags(struct sigaction *sa, int flag)
 		sa->sa_flags |= SA_RESTART;
 }
 
-/* glibc's siginterrupt, under the lock: the kernel's action, and the set
- * signal reads (libc's own, through its siginterrupt, and ours). */
-RT_UNSANITIZED static int kernel_siginterrupt(int sig, int flag)
+/* glibc's siginterrupt itself: the kernel's action, and libc's own set
+ * that its signal reads.  `look`: look libc's up if not yet found (a
+ * constructor that ran before ours); dlsym takes locks, so not in a
+ * child not managed, which may have inherited them taken. */
+RT_UNSANITIZED static int libc_siginterrupt(int sig, int flag, int look)
 {
 	struct sigaction sa;
 
@@ -340,18 +355,21 @@ RT_UNSANITIZED static int kernel_siginterrupt(int sig, int flag)
 		errno = EINVAL;
 		return -1;
 	}
-	if (real_siginterrupt == NULL) /* a constructor that ran before ours */
+	if (real_siginterrupt == NULL && look)
 		rt_dispositions_init();
-	if (real_siginterrupt) {
-		if (real_siginterrupt(sig, flag) != 0)
-			return -1;
-	} else {
-		if (__sigaction(sig, NULL, &sa) != 0)
-			return -1;
-		interrupt_flags(&sa, flag);
-		if (__sigaction(sig, &sa, NULL) != 0)
-			return -1;
-	}
+	if (real_siginterrupt)
+		return real_siginterrupt(sig, flag);
+	if (__sigaction(sig, NULL, &sa) != 0)
+		return -1;
+	interrupt_flags(&sa, flag);
+	return __sigaction(sig, &sa, NULL);
+}
+
+/* glibc's siginterrupt, under the lock, and our set beside libc's. */
+RT_UNSANITIZED static int kernel_siginterrupt(int sig, int flag)
+{
+	if (libc_siginterrupt(sig, flag, 1) != 0)
+		return -1;
 	if (flag)
 		sigaddset(&interrupting, sig);
 	else
@@ -436,6 +454,8 @@ RT_UNSANITIZED RT_API int siginterrupt(int sig, int flag)
 	sigset_t saved;
 	int r, e;
 
+	if (unmanaged_child()) /* Note [Children that are not managed] */
+		return libc_siginterrupt(sig, flag, 0);
 	lock_dispositions(&saved);
 	r = managed(sig) ? change_interrupting(sig, flag) : kernel_siginterrupt(sig, flag);
 	e = errno;

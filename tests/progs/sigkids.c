@@ -15,6 +15,10 @@
  *             sigaction and signal about SIGTERM: the program's view
  *             (the default action), not the runtime's handler
  *   vfork     the same from a vfork child, which shares our memory
+ *   usi       a thread changes SIGUSR1's action over and over while 300
+ *             children made by _Fork each call siginterrupt(SIGUSR1, 1)
+ *             and exit: one that inherited the runtime's lock taken must
+ *             not wait for it.  A child not ended in 3 s counts as hung
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -161,6 +165,53 @@ static void child_views(int vforked)
 	show("parent", &sa, signal(SIGTERM, SIG_DFL));
 }
 
+static volatile int stop;
+
+static void nothing(int sig)
+{
+	(void)sig;
+}
+
+static void *churn(void *arg)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = nothing;
+	while (!stop)
+		sigaction(SIGUSR1, &sa, NULL);
+	return arg;
+}
+
+static void siginterrupt_in_children(void)
+{
+	pthread_t t;
+	int k, waited, hung = 0;
+
+	pthread_create(&t, NULL, churn, NULL);
+	for (k = 0; k < 300; k++) {
+		pid_t p = _Fork();
+
+		if (p == 0) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+			siginterrupt(SIGUSR1, 1);
+#pragma GCC diagnostic pop
+			_exit(0);
+		}
+		for (waited = 0; waited < 3000 && waitpid(p, NULL, WNOHANG) == 0; waited++)
+			usleep(1000);
+		if (waited == 3000) {
+			kill(p, SIGKILL);
+			waitpid(p, NULL, 0);
+			hung++;
+		}
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	printf("siginterrupt in _Fork children: %d of 300 hung\n", hung);
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "fork";
@@ -170,6 +221,8 @@ int main(int argc, char **argv)
 		fork_in_handler(argc > 2 ? atoi(argv[2]) : 1500);
 	else if (strcmp(how, "exit") == 0)
 		exit_in_handler();
+	else if (strcmp(how, "usi") == 0)
+		siginterrupt_in_children();
 	else
 		child_views(strcmp(how, "vfork") == 0);
 	return 0;
