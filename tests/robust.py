@@ -1116,7 +1116,11 @@ def handlers_present_at_start():
     stack printed and no profile written mid-run (one was, at the first
     fault).  With dump_signal=SIGALRM the runtime's handler stands in
     front of the program's, with that handler's flags and mask: the
-    same EINTR, and the dump."""
+    same EINTR, and the dump.  With dump_signal=SIGUSR2 and a handler
+    for it with SA_RESETHAND, which ours does by hand: the first signal
+    dumps and runs the handler, the second kills as without ccprof (it
+    only dumped: the reset left the runtime's dump handler behind the
+    default action)."""
     lib = os.path.join(OUT, "libpresig.so")
     src = "tests/progs/presig.c"
     r = run([CC, "-O1", "-fPIC", "-shared", "-DPRESIG_LIB", os.path.join(TOP, src), "-o", lib])
@@ -1124,7 +1128,8 @@ def handlers_present_at_start():
         return
     link = ["-L" + OUT, "-Wl,--no-as-needed", "-lpresig", "-Wl,-rpath," + OUT]
     for how, env in (("intr", None), ("handled", None),
-                     ("intr", {"CCPROF_OPTIONS": "dump_signal=SIGALRM"})):
+                     ("intr", {"CCPROF_OPTIONS": "dump_signal=SIGALRM"}),
+                     ("resethand", {"CCPROF_OPTIONS": "dump_signal=SIGUSR2"})):
         name = "presig_" + how + ("_dump" if env else "")
         p, prof = same_behaviour(name, src, [how], env=env, extra=link, timeout=20)
         if p is None:
@@ -1133,6 +1138,9 @@ def handlers_present_at_start():
             check("read -1: Interrupted system call" in p.stdout
                   and "SIGUSR2 blocked 1, SIGALRM blocked 1" in p.stdout,
                   "%s: EINTR, the handler's mask (%r)" % (name, p.stdout))
+        elif how == "resethand":
+            check(p.returncode == -signal.SIGUSR2 and "handled 1; then SIGUSR2 default" in p.stdout,
+                  "%s: handled once, then killed by SIGUSR2 (%d, %r)" % (name, p.returncode, p.stdout))
         else:
             check("faults 3, a profile already absent" in p.stdout and "SIGSEGV" not in p.stderr,
                   "%s: handled faults, no stack, no profile before exit (%r)" % (name, p.stdout))

@@ -112,7 +112,15 @@ RT_UNSANITIZED static int is_default(const struct sigaction *sa)
  * report or write a profile for.  Only dump_signal's handler is put
  * behind ours, which writes and then calls it; ours then takes the
  * handler's flags and mask (install_ours), and its SA_RESETHAND is done
- * by hand (rt_program_action_to_run).
+ * by hand (rt_program_action_to_run).  That reset puts the kernel's
+ * default action back, not ours behind it: ours stands behind the
+ * default action of dump_signal to dump and carry on, and the signal
+ * would then never kill, where without ccprof the second one does
+ * (tests/progs/presig.c's resethand).  So the dumps on that signal end
+ * with the reset, and the second signal ends the process with the
+ * profile of the first one's dump; a program that asks for the default
+ * action again by sigaction or signal gets ours again, as it would
+ * have without the handler.
  */
 void rt_take_signal(int sig, rt_handler fn, int always)
 {
@@ -190,23 +198,39 @@ RT_UNSANITIZED static void unlock_dispositions(const sigset_t *saved)
 	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
+/* The kernel's reset of an action with SA_RESETHAND, done by hand: the
+ * default action, the flags and mask kept (the kernel changes only the
+ * handler).  The kernel's SIG_DFL, not ours behind it: Note [Handlers
+ * present at start]. */
+RT_UNSANITIZED static void reset_by_hand(int sig, const struct sigaction *was)
+{
+	struct sigaction dfl = *was;
+
+	dfl.sa_handler = SIG_DFL; /* and sa_sigaction, the same member */
+	__sigaction(sig, &dfl, NULL);
+}
+
 /* From ours, in a handler: the program's action for sig, to call if it
  * is a handler.  An SA_RESETHAND the kernel did not do (install_ours
- * leaves it out) is done here: the view becomes the default action, as
- * the kernel leaves it (only the handler changes), and ours goes back to
- * standing behind it.  The lock is never held by the thread this runs in
- * (it blocks signals while held). */
+ * leaves it out) is done here.  The lock is never held by the thread
+ * this runs in (it blocks signals while held); a child not managed
+ * takes no lock and writes nothing of ours (Note [Children that are not
+ * managed]): it resets its own kernel action only. */
 RT_UNSANITIZED void rt_program_action_to_run(int sig, struct sigaction *run)
 {
 	sigset_t saved;
+	int child = unmanaged_child();
 
-	lock_dispositions(&saved);
+	if (!child)
+		lock_dispositions(&saved);
 	*run = previous[sig];
 	if (is_handler(run) && (run->sa_flags & SA_RESETHAND)) {
-		previous[sig].sa_handler = SIG_DFL; /* and sa_sigaction, the same member */
-		install_ours(sig);
+		reset_by_hand(sig, run);
+		if (!child)
+			previous[sig].sa_handler = SIG_DFL; /* the view, as the kernel's */
 	}
-	unlock_dispositions(&saved);
+	if (!child)
+		unlock_dispositions(&saved);
 }
 
 static sigset_t fork_saved; /* fork's handlers run one fork at a time */
@@ -266,7 +290,9 @@ RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *hel
  * would show either action.  The same holds for siginterrupt, which
  * goes to libc's and leaves our `interrupting` alone (a vfork child's
  * is the parent's): in a static program, where our signal reads that
- * set, a _Fork child's signal after its siginterrupt keeps SA_RESTART.
+ * set, a _Fork child's signal after its siginterrupt keeps SA_RESTART;
+ * and for ours in a handler (rt_program_action_to_run), whose
+ * SA_RESETHAND by hand changes the child's own action only.
  */
 RT_UNSANITIZED static int unmanaged_sigaction(int sig, const struct sigaction *act,
 					      struct sigaction *old)
