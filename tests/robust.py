@@ -1184,6 +1184,12 @@ def fork_in_handler():
     p, _ = same_behaviour("sigkids_exit", "tests/progs/sigkids.c", ["exit"], timeout=50)
     check(p is not None and "0 of 200 children hung" in p.stdout,
           "exit in a handler: no child hangs (%r)" % (p and p.stdout))
+    # exit from a handler that interrupted its thread's ccprof_dump(),
+    # held in open by a FIFO as output: exit's write waited for ever for
+    # the dump's lock.
+    p, _ = same_behaviour("sigkids_dumpexit", "tests/progs/sigkids.c", ["dumpexit", "dump.fifo"],
+                          env={"CCPROF_OPTIONS": "output=dump.fifo"}, timeout=30)
+    check(p is not None and p.returncode == 0, "exit in a handler during a dump: it ends")
 
 
 def signals_unwritten():
