@@ -1041,7 +1041,8 @@ def signals_kept():
     Rust's threads) end a SIGTERM or an abort() by SIGSEGV: only SIGSEGV's
     handler runs there, and a fault's report and write move to a stack of
     the runtime's own (Note [A small alternate stack]; the profile was
-    lost)."""
+    lost), also from one set up with SS_AUTODISARM, which reads as
+    disabled while in use (altdisarm: the move never happened)."""
     src = "tests/progs/signals.c"
     for how, sig in (("reraise", signal.SIGINT), ("view", signal.SIGTERM),
                      ("segvreraise", signal.SIGSEGV), ("pipe", signal.SIGPIPE),
@@ -1049,7 +1050,8 @@ def signals_kept():
                      ("usr1", signal.SIGUSR1), ("vtalrm", signal.SIGVTALRM),
                      ("xcpu", signal.SIGXCPU), ("xfsz", signal.SIGXFSZ),
                      ("vforkterm", signal.SIGTERM), ("altterm", signal.SIGTERM),
-                     ("altabort", signal.SIGABRT), ("altsegv", signal.SIGSEGV)):
+                     ("altabort", signal.SIGABRT), ("altsegv", signal.SIGSEGV),
+                     ("altdisarm", signal.SIGSEGV)):
         name = signal.Signals(sig).name
         p, prof = same_behaviour("sig_" + how, src, [how])
         if p is None:
@@ -1057,7 +1059,7 @@ def signals_kept():
         check(p.returncode == -sig, "signal %s: the process still dies by %s" % (how, name))
         if check(os.path.exists(prof), "signal %s: profile written" % how):
             fs = functions(report(prof))
-            last = "crash_here" if how in ("segvreraise", "altabort", "altsegv") else "work"
+            last = "crash_here" if how in ("segvreraise", "altabort", "altsegv", "altdisarm") else "work"
             check(fs.get(last, {}).get("calls") == 1, "signal %s: %s() recorded" % (how, last))
     early_siginterrupt()
     # A static program (libccprof.a): sigaction is glibc's __sigaction, and
@@ -1119,7 +1121,11 @@ def handlers_present_at_start():
     stack printed and no profile written mid-run (one was, at the first
     fault).  With dump_signal=SIGALRM the runtime's handler stands in
     front of the program's, with that handler's flags and mask: the
-    same EINTR, and the dump."""
+    same EINTR, and the dump.  With dump_signal=SIGUSR2 and a handler
+    for it with SA_RESETHAND, which ours does by hand: the first signal
+    dumps and runs the handler, the second kills as without ccprof (it
+    only dumped: the reset left the runtime's dump handler behind the
+    default action)."""
     lib = os.path.join(OUT, "libpresig.so")
     src = "tests/progs/presig.c"
     r = run([CC, "-O1", "-fPIC", "-shared", "-DPRESIG_LIB", os.path.join(TOP, src), "-o", lib])
@@ -1127,7 +1133,8 @@ def handlers_present_at_start():
         return
     link = ["-L" + OUT, "-Wl,--no-as-needed", "-lpresig", "-Wl,-rpath," + OUT]
     for how, env in (("intr", None), ("handled", None),
-                     ("intr", {"CCPROF_OPTIONS": "dump_signal=SIGALRM"})):
+                     ("intr", {"CCPROF_OPTIONS": "dump_signal=SIGALRM"}),
+                     ("resethand", {"CCPROF_OPTIONS": "dump_signal=SIGUSR2"})):
         name = "presig_" + how + ("_dump" if env else "")
         p, prof = same_behaviour(name, src, [how], env=env, extra=link, timeout=20)
         if p is None:
@@ -1136,6 +1143,9 @@ def handlers_present_at_start():
             check("read -1: Interrupted system call" in p.stdout
                   and "SIGUSR2 blocked 1, SIGALRM blocked 1" in p.stdout,
                   "%s: EINTR, the handler's mask (%r)" % (name, p.stdout))
+        elif how == "resethand":
+            check(p.returncode == -signal.SIGUSR2 and "handled 1; then SIGUSR2 default" in p.stdout,
+                  "%s: handled once, then killed by SIGUSR2 (%d, %r)" % (name, p.returncode, p.stdout))
         else:
             check("faults 3, a profile already absent" in p.stdout and "SIGSEGV" not in p.stderr,
                   "%s: handled faults, no stack, no profile before exit (%r)" % (name, p.stdout))
@@ -1154,6 +1164,17 @@ def unmanaged_children_view():
               % (how, p and p.stdout))
 
 
+def unmanaged_children_siginterrupt():
+    """_Fork children call siginterrupt while a thread of the parent's
+    changes the same signal's action over and over: a child that
+    inherited the runtime's lock taken by that thread waited for it for
+    ever, all signals blocked (Note [Children that are not managed]).  A
+    hang is the failure (each child is given 3 s)."""
+    p, _ = same_behaviour("sigkids_usi", "tests/progs/sigkids.c", ["usi"], timeout=60)
+    check(p is not None and "0 of 300 hung" in p.stdout,
+          "siginterrupt in _Fork children: none hangs (%r)" % (p and p.stdout))
+
+
 def fork_in_handler():
     """fork, or exit, from a signal handler that interrupted a thread
     starting or ending (the runtime's registry lock held): the fork's
@@ -1168,6 +1189,12 @@ def fork_in_handler():
     p, _ = same_behaviour("sigkids_exit", "tests/progs/sigkids.c", ["exit"], timeout=50)
     check(p is not None and "0 of 200 children hung" in p.stdout,
           "exit in a handler: no child hangs (%r)" % (p and p.stdout))
+    # exit from a handler that interrupted its thread's ccprof_dump(),
+    # held in open by a FIFO as output: exit's write waited for ever for
+    # the dump's lock.
+    p, _ = same_behaviour("sigkids_dumpexit", "tests/progs/sigkids.c", ["dumpexit", "dump.fifo"],
+                          env={"CCPROF_OPTIONS": "output=dump.fifo"}, timeout=30)
+    check(p is not None and p.returncode == 0, "exit in a handler during a dump: it ends")
 
 
 def signals_unwritten():
@@ -1696,6 +1723,7 @@ sigaction_across_fork()
 fork_in_handler()
 handlers_present_at_start()
 unmanaged_children_view()
+unmanaged_children_siginterrupt()
 record_passes_signals()
 record_stops_with_program()
 second_signal_mid_write()

@@ -112,7 +112,15 @@ RT_UNSANITIZED static int is_default(const struct sigaction *sa)
  * report or write a profile for.  Only dump_signal's handler is put
  * behind ours, which writes and then calls it; ours then takes the
  * handler's flags and mask (install_ours), and its SA_RESETHAND is done
- * by hand (rt_program_action_to_run).
+ * by hand (rt_program_action_to_run).  That reset puts the kernel's
+ * default action back, not ours behind it: ours stands behind the
+ * default action of dump_signal to dump and carry on, and the signal
+ * would then never kill, where without ccprof the second one does
+ * (tests/progs/presig.c's resethand).  So the dumps on that signal end
+ * with the reset, and the second signal ends the process with the
+ * profile of the first one's dump; a program that asks for the default
+ * action again by sigaction or signal gets ours again, as it would
+ * have without the handler.
  */
 void rt_take_signal(int sig, rt_handler fn, int always)
 {
@@ -165,6 +173,13 @@ RT_UNSANITIZED static int managed(int sig)
 	return sig > 0 && sig < SIGNALS && ours[sig] && getpid() == rt_pid;
 }
 
+/* A child made without fork's handlers (Note [Children that are not
+ * managed]); not a process before the runtime started (rt_pid 0). */
+RT_UNSANITIZED static int unmanaged_child(void)
+{
+	return rt_pid != 0 && getpid() != rt_pid;
+}
+
 static int disposition_lock;
 
 RT_UNSANITIZED static void lock_dispositions(sigset_t *saved)
@@ -183,23 +198,39 @@ RT_UNSANITIZED static void unlock_dispositions(const sigset_t *saved)
 	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
+/* The kernel's reset of an action with SA_RESETHAND, done by hand: the
+ * default action, the flags and mask kept (the kernel changes only the
+ * handler).  The kernel's SIG_DFL, not ours behind it: Note [Handlers
+ * present at start]. */
+RT_UNSANITIZED static void reset_by_hand(int sig, const struct sigaction *was)
+{
+	struct sigaction dfl = *was;
+
+	dfl.sa_handler = SIG_DFL; /* and sa_sigaction, the same member */
+	__sigaction(sig, &dfl, NULL);
+}
+
 /* From ours, in a handler: the program's action for sig, to call if it
  * is a handler.  An SA_RESETHAND the kernel did not do (install_ours
- * leaves it out) is done here: the view becomes the default action, as
- * the kernel leaves it (only the handler changes), and ours goes back to
- * standing behind it.  The lock is never held by the thread this runs in
- * (it blocks signals while held). */
+ * leaves it out) is done here.  The lock is never held by the thread
+ * this runs in (it blocks signals while held); a child not managed
+ * takes no lock and writes nothing of ours (Note [Children that are not
+ * managed]): it resets its own kernel action only. */
 RT_UNSANITIZED void rt_program_action_to_run(int sig, struct sigaction *run)
 {
 	sigset_t saved;
+	int child = unmanaged_child();
 
-	lock_dispositions(&saved);
+	if (!child)
+		lock_dispositions(&saved);
 	*run = previous[sig];
 	if (is_handler(run) && (run->sa_flags & SA_RESETHAND)) {
-		previous[sig].sa_handler = SIG_DFL; /* and sa_sigaction, the same member */
-		install_ours(sig);
+		reset_by_hand(sig, run);
+		if (!child)
+			previous[sig].sa_handler = SIG_DFL; /* the view, as the kernel's */
 	}
-	unlock_dispositions(&saved);
+	if (!child)
+		unlock_dispositions(&saved);
 }
 
 static sigset_t fork_saved; /* fork's handlers run one fork at a time */
@@ -251,9 +282,17 @@ RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *hel
  * reads previous[] (its own copy, or a vfork parent's, whose thread is
  * suspended meanwhile) and writes nothing of ours: a vfork child shares
  * our memory and a parent may die later by its own signal.  No lock is
- * taken (taking it writes to it); another thread of a vfork parent
- * changing the same signal's action at that moment could show the child
- * a torn view, as racing sigaction calls would show either action.
+ * taken (taking it writes to it, and a _Fork child may have inherited it
+ * taken by a thread of the parent's that no longer exists there: its
+ * first siginterrupt waited for ever, all signals blocked); another
+ * thread of a vfork parent changing the same signal's action at that
+ * moment could show the child a torn view, as racing sigaction calls
+ * would show either action.  The same holds for siginterrupt, which
+ * goes to libc's and leaves our `interrupting` alone (a vfork child's
+ * is the parent's): in a static program, where our signal reads that
+ * set, a _Fork child's signal after its siginterrupt keeps SA_RESTART;
+ * and for ours in a handler (rt_program_action_to_run), whose
+ * SA_RESETHAND by hand changes the child's own action only.
  */
 RT_UNSANITIZED static int unmanaged_sigaction(int sig, const struct sigaction *act,
 					      struct sigaction *old)
@@ -330,9 +369,11 @@ RT_UNSANITIZED static void interrupt_flags(struct sigaction *sa, int flag)
 		sa->sa_flags |= SA_RESTART;
 }
 
-/* glibc's siginterrupt, under the lock: the kernel's action, and the set
- * signal reads (libc's own, through its siginterrupt, and ours). */
-RT_UNSANITIZED static int kernel_siginterrupt(int sig, int flag)
+/* glibc's siginterrupt itself: the kernel's action, and libc's own set
+ * that its signal reads.  `look`: look libc's up if not yet found (a
+ * constructor that ran before ours); dlsym takes locks, so not in a
+ * child not managed, which may have inherited them taken. */
+RT_UNSANITIZED static int libc_siginterrupt(int sig, int flag, int look)
 {
 	struct sigaction sa;
 
@@ -340,18 +381,21 @@ RT_UNSANITIZED static int kernel_siginterrupt(int sig, int flag)
 		errno = EINVAL;
 		return -1;
 	}
-	if (real_siginterrupt == NULL) /* a constructor that ran before ours */
+	if (real_siginterrupt == NULL && look)
 		rt_dispositions_init();
-	if (real_siginterrupt) {
-		if (real_siginterrupt(sig, flag) != 0)
-			return -1;
-	} else {
-		if (__sigaction(sig, NULL, &sa) != 0)
-			return -1;
-		interrupt_flags(&sa, flag);
-		if (__sigaction(sig, &sa, NULL) != 0)
-			return -1;
-	}
+	if (real_siginterrupt)
+		return real_siginterrupt(sig, flag);
+	if (__sigaction(sig, NULL, &sa) != 0)
+		return -1;
+	interrupt_flags(&sa, flag);
+	return __sigaction(sig, &sa, NULL);
+}
+
+/* glibc's siginterrupt, under the lock, and our set beside libc's. */
+RT_UNSANITIZED static int kernel_siginterrupt(int sig, int flag)
+{
+	if (libc_siginterrupt(sig, flag, 1) != 0)
+		return -1;
 	if (flag)
 		sigaddset(&interrupting, sig);
 	else
@@ -436,6 +480,8 @@ RT_UNSANITIZED RT_API int siginterrupt(int sig, int flag)
 	sigset_t saved;
 	int r, e;
 
+	if (unmanaged_child()) /* Note [Children that are not managed] */
+		return libc_siginterrupt(sig, flag, 0);
 	lock_dispositions(&saved);
 	r = managed(sig) ? change_interrupting(sig, flag) : kernel_siginterrupt(sig, flag);
 	e = errno;

@@ -28,7 +28,12 @@ static int nargs;
 static uint64_t start_ns;
 static int forked_child;
 static int out_taken_at_fork; /* out_taken() in the process forked from */
+/* Held with signals blocked (Note [Locks and signals] in sys.c): a
+ * handler that calls exit in the middle of its thread's ccprof_dump()
+ * would wait for ever for it in exit's write.  The outermost of the
+ * runtime's locks: the registry's and the others are taken inside. */
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static sigset_t dump_lock_mask; /* its holder's mask from before */
 
 /* Copy argv now: programs may rewrite theirs (setproctitle). */
 void rt_dump_set_args(int argc, char **argv)
@@ -746,11 +751,11 @@ int rt_dump(void)
 	int cancel = rt_nocancel_begin();
 	int rc;
 
-	pthread_mutex_lock(&dump_lock);
+	rt_quiet_lock(&dump_lock, &dump_lock_mask);
 	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 	rc = write_profile(0);
 	rt_alloc_own_end();
-	pthread_mutex_unlock(&dump_lock);
+	rt_quiet_unlock(&dump_lock, &dump_lock_mask);
 	rt_nocancel_end(cancel);
 	return rc;
 }
@@ -758,7 +763,7 @@ int rt_dump(void)
 /* From a signal handler: async-signal-safe calls only (Note above). */
 int rt_dump_async(void)
 {
-	int locked = pthread_mutex_trylock(&dump_lock) == 0;
+	int locked = rt_quiet_trylock(&dump_lock, &dump_lock_mask);
 	int rc;
 
 	rt_alloc_own_begin();
@@ -766,6 +771,6 @@ int rt_dump_async(void)
 	rt_alloc_own_end();
 
 	if (locked)
-		pthread_mutex_unlock(&dump_lock);
+		rt_quiet_unlock(&dump_lock, &dump_lock_mask);
 	return rc;
 }

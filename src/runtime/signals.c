@@ -243,8 +243,15 @@ static void write_once(void)
  * makecontext/swapcontext, which glibc implements with no lock and no
  * allocation.  One thread at a time uses it; another crashing thread
  * waits for it (the first one's write is done with it by then, so the
- * second finds the write done).  All signals stay blocked while on it:
- * the kernel no longer sees this thread on its alternate stack, and
+ * second finds the write done).  An alternate stack set up with
+ * SS_AUTODISARM (Linux 4.7 on) is disarmed by the kernel as the handler
+ * starts, and sigaltstack then reports it disabled, not SS_ONSTACK (the
+ * 8 KB stack overflowed again: tests/progs/signals.c's altdisarm): so
+ * the move also happens when the handler runs outside the thread's own
+ * stack (rt_thread's stack_lo..stack_hi), and when that stack is not
+ * known (a thread that never ran an instrumented function), where moving
+ * costs little and staying may overflow.  All signals stay blocked while
+ * on it: the kernel no longer sees this thread on its alternate stack, and
  * would put a handler with SA_ONSTACK at the top of it, over the frames
  * we return to.  A crash inside the write, the signal blocked, ends the
  * process at once, as before.
@@ -269,17 +276,23 @@ static void report_on_own_stack(void)
 }
 
 /* Whether this thread runs on an alternate signal stack with less than
- * STACK_NEED below the current frame. */
+ * STACK_NEED below the current frame, or off its own stack, or on a
+ * stack it cannot tell (Note [A small alternate stack]). */
 static int short_of_stack(void)
 {
+	const struct rt_thread *t = rt_self;
 	stack_t ss;
 	char here;
 	uintptr_t sp = (uintptr_t)&here, lo;
 
-	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
-		return 0;
-	lo = (uintptr_t)ss.ss_sp;
-	return sp < lo || sp - lo < STACK_NEED;
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK)) {
+		lo = (uintptr_t)ss.ss_sp;
+		return sp < lo || sp - lo < STACK_NEED;
+	}
+	/* An SS_AUTODISARM stack reads as disabled while in use. */
+	if (t == NULL || (t->stack_lo == 0 && t->stack_hi == UINTPTR_MAX))
+		return 1;
+	return sp < t->stack_lo || sp >= t->stack_hi;
 }
 
 static void report_off_small_stack(int sig)

@@ -147,7 +147,9 @@ void rt_deferred_end(int old)
  * registry's and the cost centres').  A handler that interrupted its own
  * thread while that thread held one would wait for ever for it: forksig
  * (tests/progs/sigkids.c) hung every time.  So every thread holds those
- * locks (the registry's, the cost centres', the heap samples') with all
+ * locks (the registry's, the cost centres', the heap samples', and the
+ * write's own in dump.c, which exit's write takes too: a handler that
+ * called exit in the middle of its thread's ccprof_dump() hung) with all
  * signals blocked: a signal meant for it waits until the lock is given
  * back, and a handler never finds its own thread holding one.  The mask
  * from before is kept beside the lock (written and read by its holder
@@ -160,7 +162,8 @@ void rt_deferred_end(int old)
  * (tests/progs/smallstack.c) has none to spare.  The cost, two
  * sigprocmask calls per acquisition, falls on slow paths only (a
  * thread's start and end, a new cost centre, a sample, a write); the
- * hooks' fast path takes no lock.
+ * hooks' fast path takes no lock.  A signal sent during a write waits
+ * for its end, as one sent during a thread's start does.
  */
 void rt_quiet_lock(pthread_mutex_t *m, sigset_t *kept)
 {

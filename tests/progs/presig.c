@@ -15,6 +15,9 @@
  *   handled  three faults, each handled; then whether a profile already
  *            exists in the current directory (none may be written for a
  *            fault the program handles), and exit 0
+ *   resethand SIGUSR2 twice; the library's handler for it has
+ *            SA_RESETHAND: the first runs it (what sigaction says after
+ *            it is printed), the second kills by the default action
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -27,10 +30,18 @@
 
 extern sigjmp_buf presig_jump;
 extern volatile sig_atomic_t presig_faults, presig_usr2_blocked, presig_alrm_blocked;
+extern volatile sig_atomic_t presig_usr2s;
 
 #ifdef PRESIG_LIB
 sigjmp_buf presig_jump;
 volatile sig_atomic_t presig_faults, presig_usr2_blocked, presig_alrm_blocked;
+volatile sig_atomic_t presig_usr2s;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	presig_usr2s++;
+}
 
 static void on_alrm(int sig)
 {
@@ -62,6 +73,9 @@ __attribute__((constructor)) static void install(void)
 	sa.sa_handler = on_segv;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, NULL);
+	sa.sa_handler = on_usr2; /* once: then the default action */
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sigaction(SIGUSR2, &sa, NULL);
 }
 #else
 int work(int x)
@@ -118,6 +132,18 @@ static void handled(void)
 	       profile_here() ? "written" : "absent");
 }
 
+static void resethand(void)
+{
+	struct sigaction sa;
+
+	raise(SIGUSR2);
+	sigaction(SIGUSR2, NULL, &sa);
+	printf("handled %d; then SIGUSR2 %s, flags %#x\n", (int)presig_usr2s,
+	       sa.sa_handler == SIG_DFL ? "default" : "a handler", (unsigned)sa.sa_flags);
+	raise(SIGUSR2);
+	printf("still here after the second\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "intr";
@@ -126,6 +152,8 @@ int main(int argc, char **argv)
 	printf("%d\n", work(1));
 	if (strcmp(how, "intr") == 0)
 		intr();
+	else if (strcmp(how, "resethand") == 0)
+		resethand();
 	else
 		handled();
 	return 0;

@@ -15,13 +15,26 @@
  *             sigaction and signal about SIGTERM: the program's view
  *             (the default action), not the runtime's handler
  *   vfork     the same from a vfork child, which shares our memory
+ *   usi       a thread changes SIGUSR1's action over and over while 300
+ *             children made by _Fork each call siginterrupt(SIGUSR1, 1)
+ *             and exit: one that inherited the runtime's lock taken must
+ *             not wait for it.  A child not ended in 3 s counts as hung
+ *   dumpexit FIFO
+ *             ccprof_dump() to FIFO (the profile's output), and a SIGUSR1
+ *             whose handler calls exit(0) sent to the dumping thread while
+ *             it waits in open for a reader; a thread then reads both that
+ *             write and exit's.  Without the runtime: the handler at once
  */
 #define _GNU_SOURCE
+#include <ccprof.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,6 +174,112 @@ static void child_views(int vforked)
 	show("parent", &sa, signal(SIGTERM, SIG_DFL));
 }
 
+static volatile int stop;
+
+static void nothing(int sig)
+{
+	(void)sig;
+}
+
+static void *churn(void *arg)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = nothing;
+	while (!stop)
+		sigaction(SIGUSR1, &sa, NULL);
+	return arg;
+}
+
+static void siginterrupt_in_children(void)
+{
+	pthread_t t;
+	int k, waited, hung = 0;
+
+	pthread_create(&t, NULL, churn, NULL);
+	for (k = 0; k < 300; k++) {
+		pid_t p = _Fork();
+
+		if (p == 0) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+			siginterrupt(SIGUSR1, 1);
+#pragma GCC diagnostic pop
+			_exit(0);
+		}
+		for (waited = 0; waited < 3000 && waitpid(p, NULL, WNOHANG) == 0; waited++)
+			usleep(1000);
+		if (waited == 3000) {
+			kill(p, SIGKILL);
+			waitpid(p, NULL, 0);
+			hung++;
+		}
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	printf("siginterrupt in _Fork children: %d of 300 hung\n", hung);
+}
+
+static pid_t dumper; /* the thread id of the thread in ccprof_dump */
+
+/* Whether thread `tid` waits in an openat system call. */
+static int in_openat(pid_t tid)
+{
+	char path[64], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return atoi(buf) == SYS_openat && buf[0] != 'r'; /* not "running" */
+}
+
+static void drain(const char *fifo)
+{
+	char buf[4096];
+	int fd = open(fifo, O_RDONLY);
+
+	while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
+		continue;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Signal the dumper as it waits for a reader (inside the write), then
+ * read that write and exit's. */
+static void *reader(void *fifo)
+{
+	while (!in_openat(dumper))
+		usleep(1000);
+	syscall(SYS_tgkill, (long)getpid(), (long)dumper, (long)SIGUSR1);
+	drain(fifo);
+	drain(fifo);
+	return NULL;
+}
+
+static void exit_mid_dump(const char *fifo)
+{
+	struct sigaction sa;
+	pthread_t t;
+
+	printf("a dump, and exit from a handler in it\n");
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = exit_now;
+	sigaction(SIGUSR1, &sa, NULL);
+	if (!ccprof__dump || mkfifo(fifo, 0600) != 0)
+		raise(SIGUSR1); /* without the runtime: nothing to be in */
+	dumper = (pid_t)syscall(SYS_gettid);
+	pthread_create(&t, NULL, reader, (void *)fifo);
+	ccprof_dump();
+	for (;;)
+		pause(); /* the handler's exit ends it */
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "fork";
@@ -170,6 +289,10 @@ int main(int argc, char **argv)
 		fork_in_handler(argc > 2 ? atoi(argv[2]) : 1500);
 	else if (strcmp(how, "exit") == 0)
 		exit_in_handler();
+	else if (strcmp(how, "usi") == 0)
+		siginterrupt_in_children();
+	else if (strcmp(how, "dumpexit") == 0)
+		exit_mid_dump(argc > 2 ? argv[2] : "dump.fifo");
 	else
 		child_views(strcmp(how, "vfork") == 0);
 	return 0;

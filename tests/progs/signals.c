@@ -37,6 +37,10 @@
  *                             c-stack and Rust give threads, for stack
  *                             overflows), then SIGTERM, abort(), or a
  *                             fault (whose handler runs on that stack)
+ *   altdisarm                 altsegv with the stack set up with
+ *                             SS_AUTODISARM: the kernel disarms it as the
+ *                             handler starts, and sigaltstack then says
+ *                             it is disabled
  *   vforkterm                 a vfork child dies by SIGTERM before its
  *                             exec (the runtime's handler runs in it, in
  *                             our memory); then the program raises SIGTERM
@@ -60,6 +64,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31) /* <linux/signal.h>, Linux 4.7 on */
+#endif
 #define NOINLINE __attribute__((noinline))
 
 static volatile int zero;
@@ -391,6 +398,13 @@ int main(int argc, char **argv)
 			work(SIGTERM);
 		else
 			level2(how + 3); /* abort, segv */
+	} else if (strcmp(how, "altdisarm") == 0) {
+		static char alt[8192];
+		stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt, .ss_flags = SS_AUTODISARM };
+
+		if (sigaltstack(&ss, NULL) == 0)
+			level2("segv");
+		printf("no SS_AUTODISARM here\n");
 	} else if (strcmp(how, "vforkterm") == 0) {
 		int status;
 		pid_t pid = vfork();
