@@ -92,9 +92,19 @@ $(BUILD)/lib/libccprof-alloc.so: $(RT_OBJ) $(ALLOC_SHIM_OBJ)
 RT_SHARED_ONLY := shellspawn exitgate longjmp
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
-$(BUILD)/lib/libccprof.a: $(RT_STATIC_OBJ)
+# One relocatable object, its hidden symbols made local: a program linking
+# the archive sees only the runtime's API and the calls it takes over, never
+# an internal name (rt_*, ccp_*, elfsym_*...) to collide with its own.
+OBJCOPY ?= objcopy
+RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
+
+$(RT_STATIC_ONE): $(RT_STATIC_OBJ)
+	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)
+	$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+
+$(BUILD)/lib/libccprof.a: $(RT_STATIC_ONE)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $(RT_STATIC_OBJ)
+	rm -f $@ && ar rcs $@ $(RT_STATIC_ONE)
 
 $(BUILD)/lib/libccprof-tool.a: $(LIBTOOL_OBJ)
 	@mkdir -p $(dir $@)
