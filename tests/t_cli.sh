@@ -67,7 +67,29 @@ for cmd in report info record; do
 	out_has "$cmd --help shows usage" "usage: ccprof $cmd"
 	run 0 "help $cmd" "$CCPROF" help $cmd
 	out_has "help $cmd shows usage" "usage: ccprof $cmd"
+	# --help COMMAND and -h COMMAND are help COMMAND (they printed the
+	# main help and ignored the command).
+	for h in --help -h; do
+		run 0 "$h $cmd" "$CCPROF" $h $cmd
+		out_has "$h $cmd shows the command's usage" "usage: ccprof $cmd"
+		out_lacks "$h $cmd: not the main help" "Commands:"
+		no_stderr "$h $cmd"
+	done
 done
+# Anything more is a usage error, as --version extra is.
+for h in help --help -h; do
+	run 2 "$h report extra" "$CCPROF" $h report extra
+	one_error_line "$h report extra"
+	err_has "$h report extra: names the extra argument" "'extra' is extra"
+	check "$h report extra: nothing on standard output" test ! -s "$D/out"
+	run 2 "$h frobnicate" "$CCPROF" $h frobnicate
+	one_error_line "$h frobnicate"
+	err_has "$h frobnicate: unknown command" "unknown command 'frobnicate'"
+done
+run 0 "-h alone" "$CCPROF" -h
+out_has "-h alone shows the main usage" "usage: ccprof [--help]"
+run 0 "--help help" "$CCPROF" --help help
+out_has "--help help shows the main usage" "usage: ccprof [--help]"
 run 2 "no command" "$CCPROF"
 one_error_line "no command"
 run 2 "unknown command" "$CCPROF" frobnicate
