@@ -152,6 +152,28 @@ one_error_line "record --interval=3600001"
 err_has "record --interval=3600001: says why" "--interval needs milliseconds"
 run 0 "record --interval=3600000 (an hour)" "$CCPROF" record --interval=3600000 true
 err_has "record --interval=3600000: runs the program" "no profile written"
+# The intervals are decimal milliseconds as --node-threshold's numbers are
+# (cli_parse_decimal): strtod took blanks, signs, hexadecimal, exponents.
+for opt in --interval --heap-interval; do
+	for v in 0x10 1e1 " 1" "1 " .5 +1 -1 inf nan "" 1ms 1,5; do
+		run 2 "record $opt='$v'" "$CCPROF" record "$opt=$v" true
+		one_error_line "record $opt='$v'"
+		err_has "record $opt='$v': says why" "$opt needs milliseconds, a decimal number"
+	done
+done
+# What record hands the runtime is plain decimal milliseconds, never an
+# exponent (it wrote heap_interval=1e1ms), and less than 0.01 is 0.01, as
+# the runtime would take it.
+for v in "2 2" "10 10" "0.5 0.5" "5. 5" "2.50 2.5" "0.001 0.01" "3600000 3600000" \
+	"0.0123456789 0.012346" "007 7"; do
+	set -- $v
+	(unset CCPROF_OPTIONS; cd "$D" && "$CCPROF" record -o "$D/iv.ccprof" --interval="$1" \
+		--heap-interval="$1" -- sh -c 'printf "%s\n" "$CCPROF_OPTIONS"') > "$D/out" 2> "$D/err"
+	check_eq "record --interval=$1 --heap-interval=$1: CCPROF_OPTIONS" "$(cat "$D/out")" \
+		"output=$D/iv.ccprof:interval=$2ms:heap=1:heap_interval=$2ms"
+	check "record --interval=$1: the runtime takes it without a warning" \
+		sh -c "! grep -q CCPROF_OPTIONS '$D/err'"
+done
 
 # ---- a generated profile ---------------------------------------------------
 
