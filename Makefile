@@ -4,7 +4,8 @@
 #   make demo         build, profile examples/trap.c, print its report
 #   make check        build and run every test (ends "N passed, N failed")
 #   make bench        side-by-side overhead benchmark (never part of check)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (make uninstall, the same PREFIX and
+#                                     DESTDIR, removes what it installed)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -157,6 +158,9 @@ fuzz: $(HTML_GEN)
 	    -dict=tests/fuzz/ccprof.dict -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_FLAGS) \
 	    $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
 
+MAN1 := $(notdir $(wildcard man/*.1))
+MAN3 := $(notdir $(wildcard man/*.3))
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -169,10 +173,20 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@INCLUDEDIR@|$(PREFIX)/include|' ccprof.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ccprof.pc
-	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 $(MAN1:%=man/%) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(MAN3:%=man/%) $(DESTDIR)$(PREFIX)/share/man/man3/
+
+# Exactly the files install puts there, with the same PREFIX and DESTDIR;
+# the directories stay, as they may hold others' files.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ccprof \
+	    $(DESTDIR)$(PREFIX)/lib/libccprof.a $(DESTDIR)$(PREFIX)/lib/libccprof.so \
+	    $(DESTDIR)$(PREFIX)/lib/libccprof-alloc.so $(DESTDIR)$(PREFIX)/include/ccprof.h \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/ccprof.pc \
+	    $(MAN1:%=$(DESTDIR)$(PREFIX)/share/man/man1/%) \
+	    $(MAN3:%=$(DESTDIR)$(PREFIX)/share/man/man3/%)
 
 clean:
 	rm -rf $(BUILD) bin lib tests/out
 
-.PHONY: all demo check asan bench install clean tool-lib fuzz
+.PHONY: all demo check asan bench install uninstall clean tool-lib fuzz
