@@ -4,7 +4,8 @@
 #   make demo         build, profile examples/trap.c, print its report
 #   make check        build and run every test (ends "N passed, N failed")
 #   make bench        side-by-side overhead benchmark (never part of check)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (make uninstall, the same PREFIX and
+#                                     DESTDIR, removes what it installed)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -92,9 +93,19 @@ $(BUILD)/lib/libccprof-alloc.so: $(RT_OBJ) $(ALLOC_SHIM_OBJ)
 RT_SHARED_ONLY := shellspawn exitgate longjmp
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
-$(BUILD)/lib/libccprof.a: $(RT_STATIC_OBJ)
+# One relocatable object, its hidden symbols made local: a program linking
+# the archive sees only the runtime's API and the calls it takes over, never
+# an internal name (rt_*, ccp_*, elfsym_*...) to collide with its own.
+OBJCOPY ?= objcopy
+RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
+
+$(RT_STATIC_ONE): $(RT_STATIC_OBJ)
+	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)
+	$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+
+$(BUILD)/lib/libccprof.a: $(RT_STATIC_ONE)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $(RT_STATIC_OBJ)
+	rm -f $@ && ar rcs $@ $(RT_STATIC_ONE)
 
 $(BUILD)/lib/libccprof-tool.a: $(LIBTOOL_OBJ)
 	@mkdir -p $(dir $@)
@@ -147,6 +158,9 @@ fuzz: $(HTML_GEN)
 	    -dict=tests/fuzz/ccprof.dict -artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_FLAGS) \
 	    $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
 
+MAN1 := $(notdir $(wildcard man/*.1))
+MAN3 := $(notdir $(wildcard man/*.3))
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -159,10 +173,20 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@INCLUDEDIR@|$(PREFIX)/include|' ccprof.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ccprof.pc
-	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 $(MAN1:%=man/%) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(MAN3:%=man/%) $(DESTDIR)$(PREFIX)/share/man/man3/
+
+# Exactly the files install puts there, with the same PREFIX and DESTDIR;
+# the directories stay, as they may hold others' files.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ccprof \
+	    $(DESTDIR)$(PREFIX)/lib/libccprof.a $(DESTDIR)$(PREFIX)/lib/libccprof.so \
+	    $(DESTDIR)$(PREFIX)/lib/libccprof-alloc.so $(DESTDIR)$(PREFIX)/include/ccprof.h \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/ccprof.pc \
+	    $(MAN1:%=$(DESTDIR)$(PREFIX)/share/man/man1/%) \
+	    $(MAN3:%=$(DESTDIR)$(PREFIX)/share/man/man3/%)
 
 clean:
 	rm -rf $(BUILD) bin lib tests/out
 
-.PHONY: all demo check asan bench install clean tool-lib fuzz
+.PHONY: all demo check asan bench install uninstall clean tool-lib fuzz

@@ -55,6 +55,43 @@ def linked(kind):
         check(functions(report(prof))["fib"]["calls"] == want, "%s: exact calls" % kind)
 
 
+def own_names():
+    """libccprof.a is one object whose internal names are local: a program
+    may define elfsym_free, rt_config or ccp_crc32 itself (they were global,
+    and linking failed with "multiple definition")."""
+    src = os.path.join(OUT, "ownnames.c")
+    with open(src, "w") as f:
+        f.write("#include <stdio.h>\n"
+                "int rt_config = 7;\n"
+                "int ccp_crc32(int x) { return x + rt_config; }\n"
+                "int elfsym_free(int x) { return ccp_crc32(x) * 2; }\n"
+                "int main(void) { printf(\"%d\\n\", elfsym_free(1)); return 0; }\n")
+    exe = os.path.join(OUT, "ownnames")
+    b = run([CC, "-g", "-O1", "-finstrument-functions", src, "-o", exe,
+             os.path.join(LIB, "libccprof.a"), "-pthread"])
+    if not check(b.returncode == 0, "a program defining elfsym_free, rt_config and ccp_crc32 "
+                 "links with libccprof.a"):
+        print("# " + b.stderr.replace("\n", "\n# "))
+        return
+    prof = os.path.join(OUT, "ownnames.ccprof")
+    r = run([exe], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+    check(r.returncode == 0 and r.stdout == "16\n" and os.path.exists(prof),
+          "...runs its own functions, and the runtime writes its profile")
+    if os.path.exists(prof):
+        fs = functions(report(prof))
+        check(fs.get("elfsym_free", {}).get("calls") == 1 and
+              fs.get("ccp_crc32", {}).get("calls") == 1,
+              "...which has the program's elfsym_free and ccp_crc32, once each")
+    # Every global the archive defines is one the shared runtime exports too.
+    def defined(args):
+        out = run(["nm", "--defined-only"] + args).stdout.split("\n")
+        return {l.split()[2] for l in out if len(l.split()) == 3 and l.split()[1].isupper()}
+    extra = defined([os.path.join(LIB, "libccprof.a")]) - \
+        defined(["-D", os.path.join(LIB, "libccprof.so")])
+    check(not extra, "libccprof.a defines no global the shared runtime does not export "
+          "(got %s)" % " ".join(sorted(extra)[:8]))
+
+
 def names():
     so = os.path.join(OUT, "libshlib.so")
     r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions",
@@ -296,6 +333,7 @@ def bad_options():
 status_passthrough()
 linked("pkg-config")
 linked("static")
+own_names()
 names()
 regions()
 many_regions()

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The build: warning-free with gcc and clang, make install, pkg-config,
+# The build: warning-free with gcc and clang, make install and uninstall, pkg-config,
 # and the tool under AddressSanitizer + UndefinedBehaviorSanitizer.
 . "$TOP/tests/lib.sh"
 cd "$TOP" || exit 1
@@ -122,3 +122,29 @@ for cmd in $("$prefix/bin/ccprof" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]
 		notok "ccprof.1 describes ccprof $cmd"
 	fi
 done
+
+# make uninstall, with install's PREFIX (and DESTDIR), removes every file
+# install put there and nothing else; a second one finds nothing to do.
+echo "not ours" > "$prefix/lib/other.so"
+echo "not ours" > "$prefix/share/man/man1/other.1"
+find "$prefix" ! -type d | sort > "$OUT/installed.list"
+check "make install put files in PREFIX" test -s "$OUT/installed.list"
+if make uninstall PREFIX="$prefix" > "$OUT/uninstall.log" 2>&1; then
+	ok "make uninstall PREFIX=... succeeds"
+else
+	notok "make uninstall PREFIX=... succeeds (see $OUT/uninstall.log)"
+fi
+check_eq "make uninstall leaves none of ccprof's files in PREFIX, and the others" \
+	"$(find "$prefix" ! -type d | sort | tr '\n' ' ')" \
+	"$prefix/lib/other.so $prefix/share/man/man1/other.1 "
+check "make uninstall a second time: nothing to remove, no error" \
+	make uninstall PREFIX="$prefix"
+stage="$OUT/stage"
+rm -rf "$stage"
+make install DESTDIR="$stage" PREFIX=/opt/ccprof > "$OUT/install-destdir.log" 2>&1
+check_eq "make install DESTDIR=... PREFIX=/opt/ccprof: the same files under DESTDIR" \
+	"$(cd "$stage/opt/ccprof" && find . ! -type d | sort | tr '\n' ' ')" \
+	"$(cd "$prefix" && sed "s|^$prefix|.|" "$OUT/installed.list" | grep -v other | tr '\n' ' ')"
+make uninstall DESTDIR="$stage" PREFIX=/opt/ccprof > "$OUT/uninstall-destdir.log" 2>&1
+check_eq "make uninstall DESTDIR=... PREFIX=/opt/ccprof: nothing left" \
+	"$(find "$stage" ! -type d)" ""

@@ -67,7 +67,29 @@ for cmd in report info record; do
 	out_has "$cmd --help shows usage" "usage: ccprof $cmd"
 	run 0 "help $cmd" "$CCPROF" help $cmd
 	out_has "help $cmd shows usage" "usage: ccprof $cmd"
+	# --help COMMAND and -h COMMAND are help COMMAND (they printed the
+	# main help and ignored the command).
+	for h in --help -h; do
+		run 0 "$h $cmd" "$CCPROF" $h $cmd
+		out_has "$h $cmd shows the command's usage" "usage: ccprof $cmd"
+		out_lacks "$h $cmd: not the main help" "Commands:"
+		no_stderr "$h $cmd"
+	done
 done
+# Anything more is a usage error, as --version extra is.
+for h in help --help -h; do
+	run 2 "$h report extra" "$CCPROF" $h report extra
+	one_error_line "$h report extra"
+	err_has "$h report extra: names the extra argument" "'extra' is extra"
+	check "$h report extra: nothing on standard output" test ! -s "$D/out"
+	run 2 "$h frobnicate" "$CCPROF" $h frobnicate
+	one_error_line "$h frobnicate"
+	err_has "$h frobnicate: unknown command" "unknown command 'frobnicate'"
+done
+run 0 "-h alone" "$CCPROF" -h
+out_has "-h alone shows the main usage" "usage: ccprof [--help]"
+run 0 "--help help" "$CCPROF" --help help
+out_has "--help help shows the main usage" "usage: ccprof [--help]"
 run 2 "no command" "$CCPROF"
 one_error_line "no command"
 run 2 "unknown command" "$CCPROF" frobnicate
@@ -130,6 +152,28 @@ one_error_line "record --interval=3600001"
 err_has "record --interval=3600001: says why" "--interval needs milliseconds"
 run 0 "record --interval=3600000 (an hour)" "$CCPROF" record --interval=3600000 true
 err_has "record --interval=3600000: runs the program" "no profile written"
+# The intervals are decimal milliseconds as --node-threshold's numbers are
+# (cli_parse_decimal): strtod took blanks, signs, hexadecimal, exponents.
+for opt in --interval --heap-interval; do
+	for v in 0x10 1e1 " 1" "1 " .5 +1 -1 inf nan "" 1ms 1,5; do
+		run 2 "record $opt='$v'" "$CCPROF" record "$opt=$v" true
+		one_error_line "record $opt='$v'"
+		err_has "record $opt='$v': says why" "$opt needs milliseconds, a decimal number"
+	done
+done
+# What record hands the runtime is plain decimal milliseconds, never an
+# exponent (it wrote heap_interval=1e1ms), and less than 0.01 is 0.01, as
+# the runtime would take it.
+for v in "2 2" "10 10" "0.5 0.5" "5. 5" "2.50 2.5" "0.001 0.01" "3600000 3600000" \
+	"0.0123456789 0.012346" "007 7"; do
+	set -- $v
+	(unset CCPROF_OPTIONS; cd "$D" && "$CCPROF" record -o "$D/iv.ccprof" --interval="$1" \
+		--heap-interval="$1" -- sh -c 'printf "%s\n" "$CCPROF_OPTIONS"') > "$D/out" 2> "$D/err"
+	check_eq "record --interval=$1 --heap-interval=$1: CCPROF_OPTIONS" "$(cat "$D/out")" \
+		"output=$D/iv.ccprof:interval=$2ms:heap=1:heap_interval=$2ms"
+	check "record --interval=$1: the runtime takes it without a warning" \
+		sh -c "! grep -q CCPROF_OPTIONS '$D/err'"
+done
 
 # ---- a generated profile ---------------------------------------------------
 

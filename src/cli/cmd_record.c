@@ -102,10 +102,10 @@ static const struct option record_options[] = {
 struct record_opts {
 	const char *output;   /* as given, or NULL */
 	const char *clock;    /* validated, or NULL */
-	const char *interval; /* validated, or NULL */
+	double interval;      /* milliseconds, validated, or 0 */
 	int alloc;            /* --alloc: the runtime that counts allocations */
 	int heap;             /* --heap: and follows blocks to their free */
-	const char *heap_interval; /* validated, or NULL */
+	double heap_interval; /* milliseconds, validated, or 0 */
 	char **command;       /* PROGRAM ARGS..., NULL-terminated */
 };
 
@@ -120,13 +120,30 @@ static int record_fail(const char *msg, const char *arg)
  * 1 ms, so that is refused here, before the run. */
 #define INTERVAL_MAX_MS (3600.0 * 1000)
 
-static int valid_interval(const char *s)
+/* Milliseconds as the other number options take them (cli_parse_decimal:
+ * digits, a point and more digits), above 0 and at most an hour: not
+ * strtod's blanks, sign, hexadecimal or exponents.  0 if not. */
+static double parse_interval(const char *s)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	return end != s && *end == '\0' && errno == 0 && isfinite(v) && v > 0 &&
-	       v <= INTERVAL_MAX_MS;
+	double v;
+	if (cli_parse_decimal(s, &v) != 0 || !(v > 0) || v > INTERVAL_MAX_MS)
+		return 0;
+	/* The runtime takes less than 10 us as 10 us (src/runtime/options.c);
+	 * so does record, which then passes the value on in whole ns. */
+	return v < 0.01 ? 0.01 : v;
+}
+
+/* MS for the runtime in plain decimal, nanoseconds at most ("10", "0.5"):
+ * never an exponent ("1e1ms" once). */
+static const char *format_ms(char *buf, size_t size, double ms)
+{
+	snprintf(buf, size, "%.6f", ms);
+	char *p = buf + strlen(buf);
+	while (p[-1] == '0')
+		*--p = '\0';
+	if (p[-1] == '.')
+		p[-1] = '\0';
+	return buf;
 }
 
 static int record_parse(int argc, char **argv, struct record_opts *o)
@@ -140,13 +157,12 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		case 'a': o->alloc = 1; break;
 		case OPT_HEAP: o->alloc = o->heap = 1; break;
 		case OPT_HEAP_INTERVAL:
-			if (!valid_interval(optarg))
+			if (!(o->heap_interval = parse_interval(optarg)))
 				return cli_usage_error(&cli_record,
-						       "--heap-interval needs milliseconds, above 0 "
-						       "and at most 3600000 (an hour), not '%s'",
-						       optarg);
+						       "--heap-interval needs milliseconds, a decimal "
+						       "number above 0 and at most 3600000 (an hour), "
+						       "not '%s'", optarg);
 			o->alloc = o->heap = 1;
-			o->heap_interval = optarg;
 			break;
 		case OPT_CLOCK:
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cycles") && strcmp(optarg, "wall"))
@@ -156,12 +172,11 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			o->clock = optarg;
 			break;
 		case OPT_INTERVAL:
-			if (!valid_interval(optarg))
+			if (!(o->interval = parse_interval(optarg)))
 				return cli_usage_error(&cli_record,
-						       "--interval needs milliseconds, above 0 and "
-						       "at most 3600000 (an hour), not '%s'",
-						       optarg);
-			o->interval = optarg;
+						       "--interval needs milliseconds, a decimal "
+						       "number above 0 and at most 3600000 (an hour), "
+						       "not '%s'", optarg);
 			break;
 		case 'h':
 			cli_help(stdout, &cli_record);
@@ -300,19 +315,21 @@ static char *options_escaped(const char *s)
 static int set_options(const struct record_opts *o, const char *output)
 {
 	char *escaped = options_escaped(output);
-	size_t len = strlen(escaped) + (o->interval ? strlen(o->interval) : 0) +
-		     (o->heap_interval ? strlen(o->heap_interval) : 0) + 128;
+	size_t len = strlen(escaped) + 128;
+	char ms[32];
 	char *opts = xmalloc(len);
 	int n = snprintf(opts, len, "output=%s", escaped);
 	free(escaped);
 	if (o->clock)
 		n += snprintf(opts + n, len - (size_t)n, ":clock=%s", o->clock);
 	if (o->interval)
-		n += snprintf(opts + n, len - (size_t)n, ":interval=%sms", o->interval);
+		n += snprintf(opts + n, len - (size_t)n, ":interval=%sms",
+			      format_ms(ms, sizeof ms, o->interval));
 	if (o->heap)
 		n += snprintf(opts + n, len - (size_t)n, ":heap=1");
 	if (o->heap_interval)
-		snprintf(opts + n, len - (size_t)n, ":heap_interval=%sms", o->heap_interval);
+		snprintf(opts + n, len - (size_t)n, ":heap_interval=%sms",
+			 format_ms(ms, sizeof ms, o->heap_interval));
 	const char *old = getenv("CCPROF_OPTIONS");
 	size_t total = (old && old[0] ? strlen(old) + 1 : 0) + strlen(opts);
 	int rc = 0;

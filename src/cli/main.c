@@ -40,8 +40,8 @@ static void main_help(FILE *f)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nOptions:\n"
-	      "  -h, --help     show this help\n"
-	      "  -V, --version  show the version\n\n"
+	      "  -h, --help [COMMAND]  show this help, or the command's\n"
+	      "  -V, --version         show the version\n\n"
 	      "'ccprof help COMMAND' or 'ccprof COMMAND --help' describes a command.\n", f);
 }
 
@@ -57,6 +57,8 @@ __attribute__((format(printf, 1, 2))) static int main_usage_error(const char *fm
 	return CLI_EXIT_USAGE;
 }
 
+/* ccprof help [COMMAND], and the same as ccprof --help [COMMAND] or
+ * ccprof -h [COMMAND]: argv[0] is the word the user typed. */
 static int cmd_help(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -64,7 +66,7 @@ static int cmd_help(int argc, char **argv)
 		return cli_finish_output(0);
 	}
 	if (argc > 2)
-		return main_usage_error("help takes one command, not '%s'", argv[2]);
+		return main_usage_error("%s takes one command ('%s' is extra)", argv[0], argv[2]);
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		main_help(stdout);
 		return cli_finish_output(0);
@@ -85,10 +87,6 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return main_usage_error("no command given");
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-		main_help(stdout);
-		return cli_finish_output(0);
-	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
 		if (argc > 2)
 			return main_usage_error("%s takes no arguments ('%s' is extra)", cmd, argv[2]);
@@ -97,7 +95,7 @@ int main(int argc, char **argv)
 		       dw ? dw : "none (built without libdw)");
 		return cli_finish_output(0);
 	}
-	if (strcmp(cmd, "help") == 0)
+	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
 		return cmd_help(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return main_usage_error("unknown option '%s'", cmd);
