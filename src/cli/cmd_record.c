@@ -46,8 +46,8 @@ static int record_run(int argc, char **argv);
 const struct cli_command cli_record = {
 	.name = "record",
 	.summary = "run a program and write its profile",
-	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--alloc] [--heap] [--] "
-		 "PROGRAM [ARGS...]",
+	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--alloc] [--heap] "
+		 "[--heap-interval=MS] [--] PROGRAM [ARGS...]",
 	.help = "Run PROGRAM with the ccprof runtime preloaded (LD_PRELOAD) and write its\n"
 		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
 		"are appended to CCPROF_OPTIONS, so they override the user's.  The exit\n"
