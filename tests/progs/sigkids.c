@@ -123,22 +123,30 @@ static void exiting_child(void)
 	}
 }
 
+/* Wait up to 3 s for child p; 1 if it hung there and was killed. */
+static int reaped_or_killed(pid_t p)
+{
+	int waited;
+
+	for (waited = 0; waited < 3000 && waitpid(p, NULL, WNOHANG) == 0; waited++)
+		usleep(1000);
+	if (waited < 3000)
+		return 0;
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+	return 1;
+}
+
 static void exit_in_handler(void)
 {
-	int k, waited, hung = 0;
+	int k, hung = 0;
 
 	for (k = 0; k < 200; k++) {
 		pid_t p = fork();
 
 		if (p == 0)
 			exiting_child();
-		for (waited = 0; waited < 3000 && waitpid(p, NULL, WNOHANG) == 0; waited++)
-			usleep(1000);
-		if (waited == 3000) {
-			kill(p, SIGKILL);
-			waitpid(p, NULL, 0);
-			hung++;
-		}
+		hung += reaped_or_killed(p);
 	}
 	printf("exit in a handler: %d of 200 children hung\n", hung);
 }
@@ -195,7 +203,7 @@ static void *churn(void *arg)
 static void siginterrupt_in_children(void)
 {
 	pthread_t t;
-	int k, waited, hung = 0;
+	int k, hung = 0;
 
 	pthread_create(&t, NULL, churn, NULL);
 	for (k = 0; k < 300; k++) {
@@ -208,13 +216,7 @@ static void siginterrupt_in_children(void)
 #pragma GCC diagnostic pop
 			_exit(0);
 		}
-		for (waited = 0; waited < 3000 && waitpid(p, NULL, WNOHANG) == 0; waited++)
-			usleep(1000);
-		if (waited == 3000) {
-			kill(p, SIGKILL);
-			waitpid(p, NULL, 0);
-			hung++;
-		}
+		hung += reaped_or_killed(p);
 	}
 	stop = 1;
 	pthread_join(t, NULL);
