@@ -1197,6 +1197,54 @@ def fork_in_handler():
     check(p is not None and p.returncode == 0, "exit in a handler during a dump: it ends")
 
 
+def signal_after_exit_write():
+    """A SIGTERM that comes while the write at exit is held in open by a
+    FIFO: the runtime's locks hold it back until the write is over, and
+    its handler then wrote the profile a second time (a reader got two
+    profiles back to back, checksum mismatch, or, gone after the first,
+    left the process blocked in open).  Now the FIFO gets one profile and
+    the process dies by the signal (Note [A signal after the write at
+    exit] in init.c)."""
+    exe = build("fib_fifo", "tests/progs/fib.c")
+    for attempt in range(5):
+        d = os.path.join(OUT, "exitfifo%d" % attempt)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        fifo = os.path.join(d, "prof.fifo")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([exe, "20"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                      CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, fifo)))
+        # The write at exit blocks in openat (257) until a reader comes.
+        for _ in range(2000):
+            try:
+                with open("/proc/%d/syscall" % p.pid) as f:
+                    if f.read().split(" ")[0] == "257":
+                        break
+            except OSError:
+                pass
+            time.sleep(0.005)
+        os.kill(p.pid, signal.SIGTERM)
+        time.sleep(0.1)  # the signal waits, held back; no race either way
+        with open(fifo, "rb") as f:
+            data = f.read()
+        try:
+            rc = p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            rc = None
+        got = os.path.join(d, "got.ccprof")
+        with open(got, "wb") as f:
+            f.write(data)
+        r = run([CCPROF, "info", got])
+        if not check(rc == -signal.SIGTERM and r.returncode == 0,
+                     "SIGTERM during the write at exit (%s): one profile through the FIFO "
+                     "(%d bytes: %s), dies by SIGTERM (%s)"
+                     % (CLOCK, len(data), r.stderr.strip() or "valid", rc)):
+            break
+
+
 def signals_unwritten():
     """A death by a signal the runtime leaves alone (a real-time signal)
     writes no profile: the program dies as before, and record names the
@@ -1721,6 +1769,7 @@ signals_unwritten()
 signals_own_writes()
 sigaction_across_fork()
 fork_in_handler()
+signal_after_exit_write()
 handlers_present_at_start()
 unmanaged_children_view()
 unmanaged_children_siginterrupt()

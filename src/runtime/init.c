@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -30,21 +31,32 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
  * made without fork()'s handlers (_Fork, a raw clone, a vfork child that
  * calls exit) has our memory but not our sampler, which it would wait for
  * for ever, nor its own output path: it writes nothing (dump.c). */
-static int exit_done;    /* the write at exit happened, or is happening */
-static int exit_written; /* it is over (Note [Concurrent exit] in exitgate.c) */
+static long exit_writer;  /* the thread whose exit writes (0: none yet) */
+static int exit_written; /* its write is over (Note [Concurrent exit] in exitgate.c) */
 
 static void at_exit(void)
 {
+	long none = 0, self = (long)syscall(SYS_gettid);
+	sigset_t all, saved;
+
 	if (getpid() != rt_pid)
 		return;
-	if (__atomic_exchange_n(&exit_done, 1, __ATOMIC_ACQ_REL)) {
+	if (!__atomic_compare_exchange_n(&exit_writer, &none, self, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
 		rt_exit_wait(); /* another thread's: our _exit would cut it short */
 		return;
 	}
 	rt_sampler_finish();
+	/* Signals held from before the write until it is marked over, not
+	 * only while the write's lock is held: one held back by the lock
+	 * and let in at its release would find the write not yet over and
+	 * write again (Note [A signal after the write at exit]). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	if (rt_anything_recorded())
 		rt_dump();
 	__atomic_store_n(&exit_written, 1, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 /* Until the write at exit has begun, for at most EXIT_START_WAIT_MS,
@@ -57,13 +69,46 @@ void rt_exit_wait(void)
 	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in sys.c */
 	unsigned i;
 
-	for (i = 0; i < EXIT_START_WAIT_MS && !__atomic_load_n(&exit_done, __ATOMIC_ACQUIRE); i++)
+	for (i = 0; i < EXIT_START_WAIT_MS && !__atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE); i++)
 		nanosleep(&ms, NULL);
-	for (i = 0; i < EXIT_WAIT_S * 1000u && __atomic_load_n(&exit_done, __ATOMIC_ACQUIRE) &&
+	for (i = 0; i < EXIT_WAIT_S * 1000u && __atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE) &&
 		    !__atomic_load_n(&exit_written, __ATOMIC_ACQUIRE);
 	     i++)
 		nanosleep(&ms, NULL);
 	rt_nocancel_end(cancel);
+}
+
+/*
+ * Note [A signal after the write at exit]: the runtime's locks hold
+ * signals back (Note [Locks and signals] in sys.c), so a SIGTERM that
+ * comes during the write at exit runs its handler once the write is
+ * over, and the handler's write then wrote the profile a second time: a
+ * reader of a FIFO got two profiles back to back, or, gone after the
+ * first, left the process blocked in open for ever.  A process-directed
+ * signal taken by another thread during the write began a second write
+ * beside it.  So a fatal signal's handler asks this first: if another
+ * thread's exit writes, or this thread's exit has written, the profile is
+ * that write's; the handler waits for it to be over (at most EXIT_WAIT_S,
+ * while the writing thread lives) and then only dies.  A handler that
+ * interrupts its own thread's exit before the write (the signal was not
+ * held back yet) writes, as before.  Async-signal-safe: atomics, tgkill
+ * and nanosleep.
+ */
+int rt_exit_wrote(void)
+{
+	struct timespec ms = {0, 1000000};
+	long writer = __atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE);
+	unsigned i;
+
+	if (writer == 0)
+		return 0;
+	if (writer == (long)syscall(SYS_gettid))
+		return __atomic_load_n(&exit_written, __ATOMIC_ACQUIRE);
+	for (i = 0; i < EXIT_WAIT_S * 1000u && !__atomic_load_n(&exit_written, __ATOMIC_ACQUIRE) &&
+		    syscall(SYS_tgkill, (long)rt_pid, writer, 0L) == 0;
+	     i++)
+		nanosleep(&ms, NULL);
+	return __atomic_load_n(&exit_written, __ATOMIC_ACQUIRE);
 }
 
 /* The locks are taken with signals blocked (Note [Locks and signals] in
@@ -95,7 +140,8 @@ static void after_fork_child(void)
 	rt_registry_mask_at_fork(&mask);
 	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 	rt_pid = getpid();
-	exit_done = exit_written = 0; /* forked while another thread was writing at exit */
+	exit_writer = 0; /* forked while another thread was writing at exit */
+	exit_written = 0;
 	rt_cc_after_fork();
 	rt_registry_after_fork(rt_self);
 	rt_heap_after_fork_child(rt_self);

@@ -363,6 +363,7 @@ RT_HIDDEN void rt_heap_after_fork_child(struct rt_thread *survivor);
 #define EXIT_START_WAIT_MS 200
 #define EXIT_WAIT_S 10
 RT_HIDDEN void rt_exit_wait(void);
+RT_HIDDEN int rt_exit_wrote(void); /* Note [A signal after the write at exit] in init.c */
 
 /* exec.c */
 RT_HIDDEN void rt_exec_init(void);

@@ -214,6 +214,8 @@ static void write_once(void)
 	 * whose own death would then write nothing. */
 	if (getpid() != rt_pid)
 		return;
+	if (rt_exit_wrote()) /* Note [A signal after the write at exit] in init.c */
+		return;
 	/* Held before the claim: a signal between the two would find the
 	 * write claimed by this very thread, not wait, and end the process
 	 * before the write began. */
