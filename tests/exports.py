@@ -1097,6 +1097,20 @@ def pprof(prof, rep, thr, thr_rep):
 
 # ---- dot ----------------------------------------------------------------------------
 
+def pprof_saturated():
+    """Sample values are int64 in profile.proto and ccprof's counts uint64:
+    2^63 and more come out as INT64_MAX (docs/exports.md), not negative."""
+    huge = 2 ** 63 + 5
+    spec = ("program ./huge\nclock cpu 1000000000\nalloc 0 0\nthread 1 huge\n"
+            "ctx %d 0 %d %d %d : [main]\n" % (huge, huge, huge, huge))
+    path = convert("pprof", make_profile("pprof_huge", spec), "huge.pb.gz")
+    _, samples, locs, _ = pprof_decode(gzip.decompress(open(path, "rb").read()))
+    main = [s[2] for s in samples if locs.get(s[1][0]) == "main"]
+    # pprof_decode reads varints unsigned: a negative int64 is >= 2^63 here
+    check(main == [[2 ** 63 - 1] * 4],
+          "pprof: time, calls, blocks and bytes of 2^63+5 are INT64_MAX (%s)" % main)
+
+
 def dot(prof, rep):
     path = convert("dot", prof, "names.dot", "--node-threshold", "0")
     text = open(path, encoding="utf-8").read()
@@ -1602,6 +1616,7 @@ callgrind_views()
 folded(names, rep, thr, thr_rep)
 speedscope(names, rep, thr, thr_rep)
 pprof(names, rep, thr, thr_rep)
+pprof_saturated()
 dot(names, rep)
 dot_long_names()
 svg(names, rep)

@@ -26,11 +26,14 @@
  *
  * Nanoseconds are rounded by export_scale, so the samples add up to
  * ccprof's total (exact for the cpu and wall clocks, whose ticks are ns).
+ * Sample values are int64 in profile.proto and ccprof's counts uint64: a
+ * value over INT64_MAX is written as INT64_MAX (pp_int64).
  * No mappings: pprof makes one up.  The message is built in memory
  * (pbuf.h) and written as gzip with stored blocks (gzip.h).
  */
 #include "output/export.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +90,15 @@ static void pp_value_type(struct pp *p, uint32_t field, const char *type, const 
 	pb_end(&p->b, mk);
 }
 
+/* An int64 field's value from a uint64 count, saturated: 2^63 and more
+ * as a varint would be read back as a negative number (two's complement),
+ * which pprof would subtract from the totals; INT64_MAX is as near as an
+ * int64 gets. */
+static uint64_t pp_int64(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : v;
+}
+
 /* Location ids: cost centre + 1, the root nfns + 1 (ids are non-zero). */
 static void pp_sample(void *arg, const struct model_node *x, const struct model_node_alloc *a,
 		      const uint32_t *path, uint32_t depth, int leaving)
@@ -108,16 +120,16 @@ static void pp_sample(void *arg, const struct model_node *x, const struct model_
 		pb_varint(b, path[i] == EXPORT_HIDDEN ? p->root_id + 1 : (uint64_t)path[i] + 1);
 	pb_end(b, ids);
 	size_t vals = pb_begin(b, SAMPLE_VALUE);
-	pb_varint(b, ns);
-	pb_varint(b, x->entries);
+	pb_varint(b, pp_int64(ns));
+	pb_varint(b, pp_int64(x->entries));
 	if (p->alloc) {
-		pb_varint(b, a->individual.blocks);
-		pb_varint(b, a->individual.bytes);
+		pb_varint(b, pp_int64(a->individual.blocks));
+		pb_varint(b, pp_int64(a->individual.bytes));
 	}
 	if (p->heap) { /* live within allocated: a stack with any has a sample */
 		struct model_alloc live = pp_live(p, x);
-		pb_varint(b, live.blocks);
-		pb_varint(b, live.bytes);
+		pb_varint(b, pp_int64(live.blocks));
+		pb_varint(b, pp_int64(live.bytes));
 	}
 	pb_end(b, vals);
 	if (p->label_key >= 0) {
@@ -244,12 +256,12 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 	if (m->tree_pruned.hidden)
 		pp_function(p, (uint64_t)p->root_id + 1, EXPORT_HIDDEN_NAME, "", 0);
 	if (prof->start_ns)
-		pb_uint(b, PROFILE_TIME_NANOS, prof->start_ns);
+		pb_uint(b, PROFILE_TIME_NANOS, pp_int64(prof->start_ns));
 	if (prof->end_ns > prof->start_ns)
-		pb_uint(b, PROFILE_DURATION_NANOS, prof->end_ns - prof->start_ns);
+		pb_uint(b, PROFILE_DURATION_NANOS, pp_int64(prof->end_ns - prof->start_ns));
 	if (prof->clock != CCP_CLOCK_CYCLES && prof->interval_ns) {
 		pp_value_type(p, PROFILE_PERIOD_TYPE, time_type, "nanoseconds");
-		pb_uint(b, PROFILE_PERIOD, prof->interval_ns);
+		pb_uint(b, PROFILE_PERIOD, pp_int64(prof->interval_ns));
 	}
 	pb_uint(b, PROFILE_COMMENT, export_strtab_add(&p->str, comment));
 	pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, export_strtab_add(&p->str, time_type));
