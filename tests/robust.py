@@ -1164,6 +1164,31 @@ def unmanaged_children_view():
               % (how, p and p.stdout))
 
 
+def unmanaged_children_static_signal():
+    """In a static program (libccprof.a) the runtime builds signal()'s
+    action from its own set of siginterrupt'ed signals.  A _Fork child's
+    siginterrupt(sig, 1) then signal(sig, h) got SA_RESTART, where glibc
+    gives none: the child did not write the set (Note [Children that are
+    not managed]); it now keeps its own copy.  Same lines as bare."""
+    src = os.path.join(TOP, "tests/progs/sigkids.c")
+    outs = []
+    for name, extra in (("bare", []), ("ccprof", ["-finstrument-functions",
+                                                  os.path.join(LIB, "libccprof.a")])):
+        exe = os.path.join(OUT, "sigkids_uintr_static_" + name)
+        r = run([CC, "-O1", "-static", "-I" + os.path.join(TOP, "include"), src, "-o", exe]
+                + extra + ["-pthread"])
+        if r.returncode != 0:
+            print("# SKIP static _Fork child: cannot link statically here")
+            return
+        prof = os.path.join(OUT, "sigkids_uintr_static.ccprof")
+        p = run([exe, "uintr"], env=dict(os.environ, LD_PRELOAD="", CCPROF_OPTIONS="output=" + prof),
+                timeout=20)
+        outs.append(p.stdout)
+    check(outs[0] == outs[1] and "after siginterrupt 1, restart=0" in outs[1],
+          "static _Fork child: siginterrupt(sig, 1) then signal(sig, h) gives no SA_RESTART, "
+          "as bare (%r, bare %r)" % (outs[1], outs[0]))
+
+
 def unmanaged_children_siginterrupt():
     """_Fork children call siginterrupt while a thread of the parent's
     changes the same signal's action over and over: a child that
@@ -1772,6 +1797,7 @@ fork_in_handler()
 signal_after_exit_write()
 handlers_present_at_start()
 unmanaged_children_view()
+unmanaged_children_static_signal()
 unmanaged_children_siginterrupt()
 record_passes_signals()
 record_stops_with_program()

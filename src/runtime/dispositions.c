@@ -54,6 +54,11 @@ static int (*real_siginterrupt)(int, int);
  * glibc's signal(sig, SIG_DFL) leaves out SA_RESTART for them. */
 static sigset_t interrupting;
 
+/* A child not managed's own `interrupting`, valid in the process whose
+ * pid it is tagged with only (Note [Children that are not managed]). */
+static sigset_t child_interrupting;
+static pid_t child_interrupting_pid;
+
 void rt_dispositions_init(void)
 {
 	*(void **)&real_signal = dlsym(RTLD_NEXT, "signal");
@@ -289,11 +294,57 @@ RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *hel
  * moment could show the child a torn view, as racing sigaction calls
  * would show either action.  The same holds for siginterrupt, which
  * goes to libc's and leaves our `interrupting` alone (a vfork child's
- * is the parent's): in a static program, where our signal reads that
- * set, a _Fork child's signal after its siginterrupt keeps SA_RESTART;
- * and for ours in a handler (rt_program_action_to_run), whose
- * SA_RESETHAND by hand changes the child's own action only.
+ * is the parent's), and for ours in a handler (rt_program_action_to_run),
+ * whose SA_RESETHAND by hand changes the child's own action only.
+ *
+ * In a static program our signal builds the action from that set
+ * (bsd_action), so a _Fork child's signal after its siginterrupt(sig, 1)
+ * would keep SA_RESTART.  Such a child keeps its own copy of the set
+ * instead, child_interrupting, tagged with the pid that wrote it: a
+ * _Fork child has its own memory and writes its own copy; a vfork
+ * child's writes land in the parent's memory, which is harmless since
+ * the parent (managed) reads `interrupting` only, and any other process
+ * ignores a copy tagged with a pid not its own and starts again from
+ * `interrupting` (a _Fork child of such a child from its parent's copy,
+ * tagged with getppid()).  Left over: a vfork child of a child not
+ * managed takes over that child's copy, which then starts again from
+ * `interrupting`; and unlike glibc's own set, which a vfork child
+ * shares, its siginterrupt does not reach the parent's signal.
  */
+
+/* Whether child_interrupting is this child's: written by it, or by its
+ * parent (a child not managed too) before the _Fork. */
+RT_UNSANITIZED static int child_copy_here(void)
+{
+	pid_t tag = __atomic_load_n(&child_interrupting_pid, __ATOMIC_ACQUIRE);
+
+	return tag != 0 && (tag == getpid() || tag == getppid());
+}
+
+/* The set bsd_action reads in this process. */
+RT_UNSANITIZED static const sigset_t *interrupting_here(void)
+{
+	return unmanaged_child() && child_copy_here() ? &child_interrupting : &interrupting;
+}
+
+/* siginterrupt's change to this child's own copy of the set.  The copy
+ * is filled before the tag claims it, so a handler's signal in between
+ * reads a whole set, the inherited one or this child's. */
+RT_UNSANITIZED static void child_siginterrupt(int sig, int flag)
+{
+	pid_t me = getpid();
+
+	if (child_interrupting_pid != me) {
+		if (!child_copy_here())
+			child_interrupting = interrupting;
+		__atomic_store_n(&child_interrupting_pid, me, __ATOMIC_RELEASE);
+	}
+	if (flag)
+		sigaddset(&child_interrupting, sig);
+	else
+		sigdelset(&child_interrupting, sig);
+}
+
 RT_UNSANITIZED static int unmanaged_sigaction(int sig, const struct sigaction *act,
 					      struct sigaction *old)
 {
@@ -357,7 +408,7 @@ RT_UNSANITIZED static void bsd_action(struct sigaction *sa, int sig, sighandler_
 	sa->sa_handler = handler;
 	sigemptyset(&sa->sa_mask);
 	sigaddset(&sa->sa_mask, sig);
-	sa->sa_flags = sigismember(&interrupting, sig) == 1 ? 0 : SA_RESTART;
+	sa->sa_flags = sigismember(interrupting_here(), sig) == 1 ? 0 : SA_RESTART;
 }
 
 /* siginterrupt's change to an action's flags. */
@@ -480,8 +531,12 @@ RT_UNSANITIZED RT_API int siginterrupt(int sig, int flag)
 	sigset_t saved;
 	int r, e;
 
-	if (unmanaged_child()) /* Note [Children that are not managed] */
-		return libc_siginterrupt(sig, flag, 0);
+	if (unmanaged_child()) { /* Note [Children that are not managed] */
+		r = libc_siginterrupt(sig, flag, 0);
+		if (r == 0)
+			child_siginterrupt(sig, flag);
+		return r;
+	}
 	lock_dispositions(&saved);
 	r = managed(sig) ? change_interrupting(sig, flag) : kernel_siginterrupt(sig, flag);
 	e = errno;

@@ -15,6 +15,10 @@
  *             sigaction and signal about SIGTERM: the program's view
  *             (the default action), not the runtime's handler
  *   vfork     the same from a vfork child, which shares our memory
+ *   uintr     a child made by _Fork calls siginterrupt(SIGUSR2, 1) and
+ *             then signal(SIGUSR2, h): no SA_RESTART, as glibc gives;
+ *             then siginterrupt(SIGUSR2, 0) and signal again: SA_RESTART;
+ *             the parent's signal after it keeps SA_RESTART
  *   usi       a thread changes SIGUSR1's action over and over while 300
  *             children made by _Fork each call siginterrupt(SIGUSR1, 1)
  *             and exit: one that inherited the runtime's lock taken must
@@ -182,6 +186,37 @@ static void child_views(int vforked)
 	show("parent", &sa, signal(SIGTERM, SIG_DFL));
 }
 
+/* Whether signal(SIGUSR2, ...) just set SA_RESTART. */
+static int usr2_restarts(void)
+{
+	struct sigaction sa;
+
+	sigaction(SIGUSR2, NULL, &sa);
+	return !!(sa.sa_flags & SA_RESTART);
+}
+
+static void nothing(int sig);
+
+static void child_siginterrupt(void)
+{
+	pid_t p;
+
+	work(1);
+	p = _Fork();
+	if (p == 0) {
+		siginterrupt(SIGUSR2, 1);
+		signal(SIGUSR2, nothing);
+		printf("child: after siginterrupt 1, restart=%d\n", usr2_restarts());
+		siginterrupt(SIGUSR2, 0);
+		signal(SIGUSR2, nothing);
+		printf("child: after siginterrupt 0, restart=%d\n", usr2_restarts());
+		_exit(0);
+	}
+	waitpid(p, NULL, 0);
+	signal(SIGUSR2, nothing);
+	printf("parent: restart=%d\n", usr2_restarts());
+}
+
 static volatile int stop;
 
 static void nothing(int sig)
@@ -293,6 +328,8 @@ int main(int argc, char **argv)
 		exit_in_handler();
 	else if (strcmp(how, "usi") == 0)
 		siginterrupt_in_children();
+	else if (strcmp(how, "uintr") == 0)
+		child_siginterrupt();
 	else if (strcmp(how, "dumpexit") == 0)
 		exit_mid_dump(argc > 2 ? argv[2] : "dump.fifo");
 	else
