@@ -1222,6 +1222,33 @@ def fork_in_handler():
     check(p is not None and p.returncode == 0, "exit in a handler during a dump: it ends")
 
 
+def cancel_in_handler_write():
+    """A thread with asynchronous cancellation raises dump_signal; the
+    handler's write waits in open for a reader of the FIFO that is the
+    output, and the thread is cancelled there.  It died mid-write holding
+    the dump lock: nothing came through the FIFO and the exit's write
+    waited for ever.  Now the write finishes first (Note [Cancellation]
+    in sys.c): a whole profile, then the thread dies and the process
+    ends.  A hang is the failure (the run takes well under a second)."""
+    exe = build("sigkids_ac", "tests/progs/sigkids.c")
+    d = os.path.join(OUT, "asynccancel")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    p = subprocess.Popen([exe, "asynccancel", "dump.fifo"], cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS=
+                                  "clock=%s:dump_signal=SIGUSR2:output=dump.fifo" % CLOCK))
+    try:
+        out, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+    r = run([CCPROF, "info", os.path.join(d, "dump.fifo.got")])
+    check(p.returncode == 0 and "joined" in out and r.returncode == 0,
+          "asynchronous cancellation during a handler's write: a whole profile (%s), "
+          "the process ends (%s, %r)" % (r.stderr.strip() or "valid", p.returncode, out))
+
+
 def signal_after_exit_write():
     """A SIGTERM that comes while the write at exit is held in open by a
     FIFO: the runtime's locks hold it back until the write is over, and
@@ -1794,6 +1821,7 @@ signals_unwritten()
 signals_own_writes()
 sigaction_across_fork()
 fork_in_handler()
+cancel_in_handler_write()
 signal_after_exit_write()
 handlers_present_at_start()
 unmanaged_children_view()

@@ -760,9 +760,12 @@ int rt_dump(void)
 	return rc;
 }
 
-/* From a signal handler: async-signal-safe calls only (Note above). */
+/* From a signal handler: async-signal-safe calls only (Note above).
+ * Cancellation waits for the write here too (Note [Cancellation] in
+ * sys.c, which says why pthread_setcancelstate will do in a handler). */
 int rt_dump_async(void)
 {
+	int cancel = rt_nocancel_begin();
 	int locked = rt_quiet_trylock(&dump_lock, &dump_lock_mask);
 	int rc;
 
@@ -772,5 +775,6 @@ int rt_dump_async(void)
 
 	if (locked)
 		rt_quiet_unlock(&dump_lock, &dump_lock_mask);
+	rt_nocancel_end(cancel);
 	return rc;
 }

@@ -98,7 +98,20 @@ void rt_warn(const char *fmt, ...)
  * (tests/progs/latecancel.c).  So that work runs with cancellation
  * disabled, the state restored after it; the pending request then acts
  * at the program's next cancellation point, as it would without ccprof.
- * Signal handlers' writes (rt_dump_async) are left alone.
+ *
+ * A signal handler's write (rt_dump_async: dump_signal, SIGTERM, a
+ * crash) too: a thread with asynchronous cancellation cancelled while
+ * the handler's write waited in open (a FIFO as the output) died there,
+ * holding the dump lock, so no profile came and the exit's write waited
+ * for ever (tests/progs/sigkids.c asynccancel).  pthread_setcancelstate
+ * is not on POSIX's list of async-signal-safe functions, but glibc's is
+ * a compare-and-swap loop on the thread's own cancelhandling word: no
+ * lock, no system call, and a handler that interrupts it and restores
+ * the state before returning leaves the word as it found it, so the
+ * interrupted loop goes on correctly.  Re-enabled with a request
+ * pending and the type asynchronous, glibc acts on it at once: the
+ * thread dies at the end of the write rather than in its middle, which
+ * an asynchronous cancellation is allowed to do at any instruction.
  *
  * A thread that enabled asynchronous cancellation can be cancelled at
  * any instruction: in the hooks' slow path it died with the cost-centre

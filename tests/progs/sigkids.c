@@ -23,7 +23,13 @@
  *             children made by _Fork each call siginterrupt(SIGUSR1, 1)
  *             and exit: one that inherited the runtime's lock taken must
  *             not wait for it.  A child not ended in 3 s counts as hung
- *   dumpexit FIFO
+ *   asynccancel FIFO
+ *             a thread with asynchronous cancellation raises SIGUSR2
+ *             (run with dump_signal=SIGUSR2 and output=FIFO): its write
+ *             waits in open for a reader, the thread is cancelled there,
+ *             and the profile is then read from FIFO into FIFO.got.  It
+ *             must come whole; the thread dies by the cancellation after
+ *             the write.  Without the runtime: nothing to wait in
  *             ccprof_dump() to FIFO (the profile's output), and a SIGUSR1
  *             whose handler calls exit(0) sent to the dumping thread while
  *             it waits in open for a reader; a thread then reads both that
@@ -32,6 +38,7 @@
 #define _GNU_SOURCE
 #include <ccprof.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -317,6 +324,60 @@ static void exit_mid_dump(const char *fifo)
 		pause(); /* the handler's exit ends it */
 }
 
+static void *cancelled_dumper(void *arg)
+{
+	int old;
+
+	__atomic_store_n(&dumper, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+	raise(SIGUSR2); /* dump_signal: the write waits in open */
+	for (;;)
+		pause(); /* a cancellation point, if the write left it pending */
+	return arg;
+}
+
+/* What the FIFO gives until every writer has closed it, into `out`.  The
+ * open does not wait: a write cancelled in its open never comes, and
+ * poll's 20 s then end the wait (a failure, not a timing). */
+static size_t read_fifo(const char *fifo, const char *out)
+{
+	char buf[4096];
+	struct pollfd pfd = { .events = POLLIN };
+	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	size_t total = 0;
+	ssize_t n;
+
+	pfd.fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	while (pfd.fd >= 0 && o >= 0 && poll(&pfd, 1, 20000) == 1 &&
+	       (n = read(pfd.fd, buf, sizeof buf)) > 0)
+		total += (size_t)write(o, buf, (size_t)n);
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	if (o >= 0)
+		close(o);
+	return total;
+}
+
+static void cancel_mid_dump(const char *fifo)
+{
+	char got[4096];
+	pthread_t t;
+
+	if (!ccprof__dump || mkfifo(fifo, 0600) != 0) {
+		printf("no runtime\n");
+		return;
+	}
+	pthread_create(&t, NULL, cancelled_dumper, NULL);
+	while (__atomic_load_n(&dumper, __ATOMIC_ACQUIRE) == 0 || !in_openat(dumper))
+		usleep(1000);
+	pthread_cancel(t);
+	snprintf(got, sizeof got, "%s.got", fifo);
+	printf("read %zu bytes\n", read_fifo(fifo, got));
+	pthread_join(t, NULL);
+	unlink(fifo); /* exit's write goes to a file */
+	printf("joined\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "fork";
@@ -330,6 +391,8 @@ int main(int argc, char **argv)
 		siginterrupt_in_children();
 	else if (strcmp(how, "uintr") == 0)
 		child_siginterrupt();
+	else if (strcmp(how, "asynccancel") == 0)
+		cancel_mid_dump(argc > 2 ? argv[2] : "dump.fifo");
 	else if (strcmp(how, "dumpexit") == 0)
 		exit_mid_dump(argc > 2 ? argv[2] : "dump.fifo");
 	else
