@@ -1231,7 +1231,7 @@ def cancel_in_handler_write():
     in sys.c): a whole profile, then the thread dies and the process
     ends.  A hang is the failure (the run takes well under a second)."""
     exe = build("sigkids_ac", "tests/progs/sigkids.c")
-    d = os.path.join(OUT, "asynccancel")
+    d = os.path.join(OUT, "asynccancel_fifo")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     p = subprocess.Popen([exe, "asynccancel", "dump.fifo"], cwd=d, stdout=subprocess.PIPE,
