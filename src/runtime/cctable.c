@@ -19,29 +19,26 @@ struct cc_table {
 };
 
 static struct cc_table tab;
-static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Held with signals blocked: Note [Locks and signals] in sys.c. */
-static sigset_t tab_mask; /* the holder's, from before */
+static struct rt_quiet_mutex tab_lock = RT_QUIET_MUTEX_INIT; /* Note [Locks and signals] in sys.c */
 
 void rt_cc_lock(void)
 {
-	rt_quiet_lock(&tab_lock, &tab_mask);
+	rt_quiet_lock(&tab_lock);
 }
 
 int rt_cc_trylock(void)
 {
-	return rt_quiet_trylock(&tab_lock, &tab_mask);
+	return rt_quiet_trylock(&tab_lock);
 }
 
 void rt_cc_unlock(void)
 {
-	rt_quiet_unlock(&tab_lock, &tab_mask);
+	rt_quiet_unlock(&tab_lock);
 }
 
 void rt_cc_after_fork(void)
 {
-	pthread_mutex_init(&tab_lock, NULL);
+	rt_quiet_after_fork(&tab_lock);
 }
 
 static size_t key_slot(uintptr_t key, uint32_t cap)

@@ -32,8 +32,7 @@ static int out_taken_at_fork; /* out_taken() in the process forked from */
  * handler that calls exit in the middle of its thread's ccprof_dump()
  * would wait for ever for it in exit's write.  The outermost of the
  * runtime's locks: the registry's and the others are taken inside. */
-static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
-static sigset_t dump_lock_mask; /* its holder's mask from before */
+static struct rt_quiet_mutex dump_lock = RT_QUIET_MUTEX_INIT;
 
 /* Copy argv now: programs may rewrite theirs (setproctitle). */
 void rt_dump_set_args(int argc, char **argv)
@@ -87,7 +86,7 @@ void rt_dump_before_fork(void)
  * is not ours to wait for (the write's memory was its own). */
 void rt_dump_after_fork(void)
 {
-	pthread_mutex_init(&dump_lock, NULL);
+	rt_quiet_after_fork(&dump_lock);
 	forked_child = 1;
 	start_ns = rt_now_ns(CLOCK_REALTIME);
 }
@@ -751,11 +750,11 @@ int rt_dump(void)
 	int cancel = rt_nocancel_begin();
 	int rc;
 
-	rt_quiet_lock(&dump_lock, &dump_lock_mask);
+	rt_quiet_lock(&dump_lock);
 	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 	rc = write_profile(0);
 	rt_alloc_own_end();
-	rt_quiet_unlock(&dump_lock, &dump_lock_mask);
+	rt_quiet_unlock(&dump_lock);
 	rt_nocancel_end(cancel);
 	return rc;
 }
@@ -766,7 +765,7 @@ int rt_dump(void)
 int rt_dump_async(void)
 {
 	int cancel = rt_nocancel_begin();
-	int locked = rt_quiet_trylock(&dump_lock, &dump_lock_mask);
+	int locked = rt_quiet_trylock(&dump_lock);
 	int rc;
 
 	rt_alloc_own_begin();
@@ -774,7 +773,7 @@ int rt_dump_async(void)
 	rt_alloc_own_end();
 
 	if (locked)
-		rt_quiet_unlock(&dump_lock, &dump_lock_mask);
+		rt_quiet_unlock(&dump_lock);
 	rt_nocancel_end(cancel);
 	return rc;
 }

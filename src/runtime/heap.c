@@ -272,7 +272,8 @@ struct sample_rec {
 #define MAX_SAMPLES (1u << 12)
 #define MAX_RECORDS (1u << 20) /* 16 MB */
 
-static pthread_mutex_t samples_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held with signals blocked: Note [Locks and signals] in sys.c. */
+static struct rt_quiet_mutex samples_lock = RT_QUIET_MUTEX_INIT;
 static struct sample_head *heads;     /* MAX_SAMPLES, mapped on first use */
 static struct sample_rec *recs;       /* rec_cap */
 static uint32_t nheads, nrecs, rec_cap;
@@ -280,25 +281,6 @@ static uint64_t interval_ns, next_due, t0;
 static uint64_t taken; /* samples ever taken: Note [Samples a write takes] */
 static uint64_t picture_above; /* Note [The peak's picture] */
 static uint64_t picture_serial = UINT64_MAX; /* the newest picture's: thinning keeps it */
-
-/* samples_lock is held with signals blocked: Note [Locks and signals] in
- * sys.c. */
-static sigset_t samples_mask; /* the holder's, from before */
-
-static void samples_lock_take(void)
-{
-	rt_quiet_lock(&samples_lock, &samples_mask);
-}
-
-static int samples_lock_try(void)
-{
-	return rt_quiet_trylock(&samples_lock, &samples_mask);
-}
-
-static void samples_lock_give(void)
-{
-	rt_quiet_unlock(&samples_lock, &samples_mask);
-}
 
 void rt_heap_configure(void)
 {
@@ -435,12 +417,12 @@ static void peak_picture(void)
 		return;
 	if (!rt_registry_trylock())
 		return;
-	if (samples_lock_try()) {
+	if (rt_quiet_trylock(&samples_lock)) {
 		if (take_sample()) {
 			picture_serial = heads[nheads - 1].serial;
 			RT_STORE(&picture_above, total + total / 100);
 		}
-		samples_lock_give();
+		rt_quiet_unlock(&samples_lock);
 	}
 	rt_registry_unlock();
 }
@@ -450,10 +432,10 @@ void rt_heap_sample(uint64_t now)
 {
 	if (!RT_LOAD(&rt_heap_active) || now < next_due)
 		return;
-	samples_lock_take();
+	rt_quiet_lock(&samples_lock);
 	take_sample();
 	next_due = now + interval_ns;
-	samples_lock_give();
+	rt_quiet_unlock(&samples_lock);
 }
 
 /* The last sample, as the profile is written (not from a signal
@@ -464,9 +446,9 @@ void rt_heap_final_sample(void)
 	if (!RT_LOAD(&rt_heap_active))
 		return;
 	rt_registry_lock();
-	samples_lock_take();
+	rt_quiet_lock(&samples_lock);
 	take_sample();
-	samples_lock_give();
+	rt_quiet_unlock(&samples_lock);
 	rt_registry_unlock();
 }
 
@@ -552,13 +534,13 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 
 	if (!RT_LOAD(&rt_heap_active))
 		return 0;
-	locked = async ? samples_lock_try() : (samples_lock_take(), 1);
+	locked = async ? rt_quiet_trylock(&samples_lock) : (rt_quiet_lock(&samples_lock), 1);
 	n = 0;
 	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
 		n++;
 	rc = gather_locked(p, alloc, m, n);
 	if (locked)
-		samples_lock_give();
+		rt_quiet_unlock(&samples_lock);
 	return rc;
 }
 
@@ -597,7 +579,7 @@ static __thread int in_table_at_fork __attribute__((tls_model("initial-exec")));
 
 void rt_heap_before_fork(void)
 {
-	samples_lock_take();
+	rt_quiet_lock(&samples_lock);
 	in_table_at_fork = in_table;
 	in_table = 1;
 }
@@ -605,7 +587,7 @@ void rt_heap_before_fork(void)
 void rt_heap_after_fork_parent(void)
 {
 	in_table = in_table_at_fork;
-	samples_lock_give();
+	rt_quiet_unlock(&samples_lock);
 }
 
 /* The child starts from nothing, as its other counts do: the blocks it
@@ -631,6 +613,6 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 	nheads = nrecs = 0;
 	interval_ns = rt_config.heap_interval_ns;
 	t0 = next_due = rt_now_ns(CLOCK_MONOTONIC);
-	pthread_mutex_init(&samples_lock, NULL);
+	rt_quiet_after_fork(&samples_lock);
 	in_table = in_table_at_fork; /* Note [Heap table and fork] */
 }

@@ -67,14 +67,14 @@ void rt_exit_wait(void)
 {
 	struct timespec ms = {0, 1000000};
 	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in sys.c */
-	unsigned i;
+	long writer;
 
-	for (i = 0; i < EXIT_START_WAIT_MS && !__atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE); i++)
+	for (unsigned i = 0; i < EXIT_START_WAIT_MS &&
+			     !__atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE); i++)
 		nanosleep(&ms, NULL);
-	for (i = 0; i < EXIT_WAIT_S * 1000u && __atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE) &&
-		    !__atomic_load_n(&exit_written, __ATOMIC_ACQUIRE);
-	     i++)
-		nanosleep(&ms, NULL);
+	writer = __atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE);
+	if (writer != 0)
+		rt_wait_for(&exit_written, writer, EXIT_WAIT_S * 1000u);
 	rt_nocancel_end(cancel);
 }
 
@@ -96,19 +96,13 @@ void rt_exit_wait(void)
  */
 int rt_exit_wrote(void)
 {
-	struct timespec ms = {0, 1000000};
 	long writer = __atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE);
-	unsigned i;
 
 	if (writer == 0)
 		return 0;
 	if (writer == (long)syscall(SYS_gettid))
 		return __atomic_load_n(&exit_written, __ATOMIC_ACQUIRE);
-	for (i = 0; i < EXIT_WAIT_S * 1000u && !__atomic_load_n(&exit_written, __ATOMIC_ACQUIRE) &&
-		    syscall(SYS_tgkill, (long)rt_pid, writer, 0L) == 0;
-	     i++)
-		nanosleep(&ms, NULL);
-	return __atomic_load_n(&exit_written, __ATOMIC_ACQUIRE);
+	return rt_wait_for(&exit_written, writer, EXIT_WAIT_S * 1000u);
 }
 
 /* The locks are taken with signals blocked (Note [Locks and signals] in

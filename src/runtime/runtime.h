@@ -415,12 +415,28 @@ RT_HIDDEN void rt_nocancel_end(int old);
 RT_HIDDEN int rt_deferred_begin(void);
 RT_HIDDEN void rt_deferred_end(int old);
 
-/* sys.c: the runtime's locks are held with all signals blocked (Note
- * [Locks and signals]); `kept`, the lock's own, holds the mask to put
- * back.  Given back in the reverse order of their taking. */
-RT_HIDDEN void rt_quiet_lock(pthread_mutex_t *m, sigset_t *kept);
-RT_HIDDEN int rt_quiet_trylock(pthread_mutex_t *m, sigset_t *kept); /* 1 if acquired */
-RT_HIDDEN void rt_quiet_unlock(pthread_mutex_t *m, const sigset_t *kept);
+/* sys.c: the runtime's locks, held with all signals blocked (Note
+ * [Locks and signals]).  `kept` is the holder's mask from before, put
+ * back as the lock is given back; written and read by the holder only.
+ * Given back in the reverse order of their taking. */
+struct rt_quiet_mutex {
+	pthread_mutex_t mutex;
+	sigset_t kept;
+};
+#define RT_QUIET_MUTEX_INIT { .mutex = PTHREAD_MUTEX_INITIALIZER }
+RT_HIDDEN void rt_quiet_lock(struct rt_quiet_mutex *q);
+RT_HIDDEN int rt_quiet_trylock(struct rt_quiet_mutex *q); /* 1 if acquired */
+RT_HIDDEN void rt_quiet_unlock(struct rt_quiet_mutex *q);
+/* In a fork child: free again (its holder was the forking thread, or a
+ * thread the child does not have); `kept` stays for the child to read. */
+RT_HIDDEN void rt_quiet_after_fork(struct rt_quiet_mutex *q);
+
+/* sys.c: wait, in steps of 1 ms, until *flag is set, or the thread
+ * `owner` of this process has gone (0: none to watch), or max_ms have
+ * passed; returns *flag.  Async-signal-safe.  The waits for another
+ * thread's write (init.c, signals.c). */
+#define RT_WAIT_UNBOUNDED UINT32_MAX
+RT_HIDDEN int rt_wait_for(const int *flag, long owner, uint32_t max_ms);
 
 /* Pop the shadow stack down to entry s, which becomes the free slot:
  * `cur` is restored before `top` moves back, so a handler that pushes

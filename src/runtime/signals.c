@@ -206,7 +206,6 @@ static void hold_signals(sigset_t *saved)
 static void write_once(void)
 {
 	long self = (long)syscall(SYS_gettid), first = 0;
-	struct timespec ms = { 0, 1000000 };
 	sigset_t saved;
 
 	/* A vfork child (a pid not ours) writes nothing (dump.c), and must
@@ -224,10 +223,8 @@ static void write_once(void)
 					__ATOMIC_ACQUIRE)) {
 		rt_dump_async();
 		__atomic_store_n(&written, 1, __ATOMIC_RELEASE);
-	} else {
-		while (first != self && !__atomic_load_n(&written, __ATOMIC_ACQUIRE) &&
-		       syscall(SYS_tgkill, (long)getpid(), first, 0L) == 0)
-			nanosleep(&ms, NULL);
+	} else if (first != self) {
+		rt_wait_for(&written, first, RT_WAIT_UNBOUNDED);
 	}
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -178,34 +179,61 @@ void rt_deferred_end(int old)
  * hooks' fast path takes no lock.  A signal sent during a write waits
  * for its end, as one sent during a thread's start does.
  */
-void rt_quiet_lock(pthread_mutex_t *m, sigset_t *kept)
+void rt_quiet_lock(struct rt_quiet_mutex *q)
 {
 	sigset_t all, saved;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	pthread_mutex_lock(m);
-	*kept = saved;
+	pthread_mutex_lock(&q->mutex);
+	q->kept = saved;
 }
 
-int rt_quiet_trylock(pthread_mutex_t *m, sigset_t *kept)
+int rt_quiet_trylock(struct rt_quiet_mutex *q)
 {
 	sigset_t all, saved;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	if (pthread_mutex_trylock(m) != 0) {
+	if (pthread_mutex_trylock(&q->mutex) != 0) {
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
 		return 0;
 	}
-	*kept = saved;
+	q->kept = saved;
 	return 1;
 }
 
-void rt_quiet_unlock(pthread_mutex_t *m, const sigset_t *kept)
+/* The mask is copied out first: once the mutex is free, the next holder
+ * writes `kept`. */
+void rt_quiet_unlock(struct rt_quiet_mutex *q)
 {
-	sigset_t saved = *kept;
+	sigset_t saved = q->kept;
 
-	pthread_mutex_unlock(m);
+	pthread_mutex_unlock(&q->mutex);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+void rt_quiet_after_fork(struct rt_quiet_mutex *q)
+{
+	pthread_mutex_init(&q->mutex, NULL);
+}
+
+/* Liveness by tgkill with signal 0: a thread that died in the middle of
+ * a write (cancelled, or a crash in a handler without the process's
+ * death) never sets the flag.  RT_WAIT_UNBOUNDED waits as long as the
+ * owner lives. */
+int rt_wait_for(const int *flag, long owner, uint32_t max_ms)
+{
+	struct timespec ms = {0, 1000000};
+	int saved = errno;
+
+	for (uint32_t i = 0; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++) {
+		if (max_ms != RT_WAIT_UNBOUNDED && i >= max_ms)
+			break;
+		if (owner != 0 && syscall(SYS_tgkill, (long)rt_pid, owner, 0L) != 0)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	errno = saved;
+	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
 }

@@ -27,34 +27,31 @@ static __thread int starting __attribute__((tls_model("initial-exec")));
 
 static struct rt_thread *registry; /* every thread, for the writer */
 static struct rt_thread *live;     /* threads still running, for the sampler */
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_quiet_mutex registry_lock = RT_QUIET_MUTEX_INIT; /* Note [Locks and signals] in sys.c */
 static uint32_t started; /* threads registered: the next one's seq */
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-/* Held with signals blocked: Note [Locks and signals] in sys.c. */
-static sigset_t registry_mask; /* the holder's, from before */
-
 void rt_registry_lock(void)
 {
-	rt_quiet_lock(&registry_lock, &registry_mask);
+	rt_quiet_lock(&registry_lock);
 }
 
 void rt_registry_unlock(void)
 {
-	rt_quiet_unlock(&registry_lock, &registry_mask);
+	rt_quiet_unlock(&registry_lock);
 }
 
 int rt_registry_trylock(void)
 {
-	return rt_quiet_trylock(&registry_lock, &registry_mask);
+	return rt_quiet_trylock(&registry_lock);
 }
 
 /* In a fork child, before anything takes the lock again: the forking
  * thread's mask from before the fork's handlers took it. */
 void rt_registry_mask_at_fork(sigset_t *mask)
 {
-	*mask = registry_mask;
+	*mask = registry_lock.kept;
 }
 
 /* Threads still running (under the registry lock). */
@@ -424,7 +421,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 {
 	struct rt_ctx *c;
 
-	pthread_mutex_init(&registry_lock, NULL);
+	rt_quiet_after_fork(&registry_lock);
 	registry = NULL;
 	live = NULL;
 	spare_head = spare_tail = NULL; /* the parent's ended threads: left alone */
