@@ -1249,6 +1249,39 @@ def cancel_in_handler_write():
           "the process ends (%s, %r)" % (r.stderr.strip() or "valid", p.returncode, out))
 
 
+def cancel_in_term_write():
+    """As cancel_in_handler_write, with SIGTERM: the thread's cancellation,
+    held off for the handler's write, acted as the write ended, and the
+    thread died before its handler re-raised the signal, so the process
+    went on without it ("joined", exit 0).  Bare, a SIGTERM raised with
+    the default action ends the process.  Now cancellation stays held
+    until the re-raise (Note [Cancellation] in sys.c): one whole profile
+    through the FIFO, death by SIGTERM."""
+    exe = build("sigkids_ac", "tests/progs/sigkids.c")
+    d = os.path.join(OUT, "asynccancel_term")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    fifo = os.path.join(d, "term.fifo")
+    p = subprocess.Popen([exe, "asynccancelterm", fifo], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS=
+                                  "clock=%s:output=%s" % (CLOCK, fifo)))
+    first = p.stdout.readline()
+    got = os.path.join(d, "term.got")
+    if first == "cancelled\n":
+        with open(fifo, "rb") as f, open(got, "wb") as o:
+            o.write(f.read())
+    try:
+        out, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+    r = run([CCPROF, "info", got])
+    check(first == "cancelled\n" and p.returncode == -signal.SIGTERM and r.returncode == 0,
+          "asynchronous cancellation during SIGTERM's write: a whole profile (%s), "
+          "death by SIGTERM (%s, %r)" % (r.stderr.strip() or "valid", p.returncode, first + out))
+
+
 def signal_after_exit_write():
     """A SIGTERM that comes while the write at exit is held in open by a
     FIFO: the runtime's locks hold it back until the write is over, and
@@ -1822,6 +1855,7 @@ signals_own_writes()
 sigaction_across_fork()
 fork_in_handler()
 cancel_in_handler_write()
+cancel_in_term_write()
 signal_after_exit_write()
 handlers_present_at_start()
 unmanaged_children_view()

@@ -318,9 +318,18 @@ static void report_off_small_stack(int sig)
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
+/*
+ * A deadly signal's handler holds cancellation off from before its
+ * write until the process dies: the write holds it off itself (Note
+ * [Cancellation] in sys.c), but a request that came meanwhile acted as
+ * the write ended, in a thread with asynchronous cancellation, and the
+ * thread died before it re-raised the signal: the process lived on
+ * without it (tests/progs/sigkids.c asynccancelterm).  Given back only
+ * if the process survives the re-raise (a fault re-executes to die).
+ */
 static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
-	int saved = errno;
+	int saved = errno, cancel;
 
 	/* Ours runs only where the program's action is the default one (Note
 	 * [Handlers present at start] in dispositions.c): a handler of the
@@ -332,25 +341,29 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 		errno = saved;
 		return;
 	}
+	cancel = rt_nocancel_begin();
 	if (short_of_stack()) /* Note [A small alternate stack] */
 		report_off_small_stack(sig);
 	else
 		report(sig);
 	die_by(sig);
+	rt_nocancel_end(cancel);
 	errno = saved; /* a fault re-executes and now dies by default */
 }
 
 static void on_term(int sig, siginfo_t *info, void *uctx)
 {
-	int saved = errno;
+	int saved = errno, cancel;
 
 	if (is_handler(rt_program_action(sig))) {
 		call_previous(sig, info, uctx);
 		errno = saved;
 		return;
 	}
+	cancel = rt_nocancel_begin(); /* as on_fatal's */
 	write_once();
 	die_by(sig);
+	rt_nocancel_end(cancel);
 	errno = saved;
 }
 

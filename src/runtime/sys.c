@@ -112,7 +112,10 @@ void rt_warn(const char *fmt, ...)
  * interrupted loop goes on correctly.  Re-enabled with a request
  * pending and the type asynchronous, glibc acts on it at once: the
  * thread dies at the end of the write rather than in its middle, which
- * an asynchronous cancellation is allowed to do at any instruction.
+ * an asynchronous cancellation is allowed to do at any instruction.  A
+ * deadly signal's handler holds it off until the process has died
+ * (on_fatal in signals.c): dying there, the thread never re-raised the
+ * signal.
  *
  * A thread that enabled asynchronous cancellation can be cancelled at
  * any instruction: in the hooks' slow path it died with the cost-centre

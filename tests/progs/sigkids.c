@@ -29,11 +29,18 @@
  *             waits in open for a reader, the thread is cancelled there,
  *             and the profile is then read from FIFO into FIFO.got.  It
  *             must come whole; the thread dies by the cancellation after
- *             the write.  Without the runtime: nothing to wait in
- *             ccprof_dump() to FIFO (the profile's output), and a SIGUSR1
- *             whose handler calls exit(0) sent to the dumping thread while
- *             it waits in open for a reader; a thread then reads both that
- *             write and exit's.  Without the runtime: the handler at once
+ *             the write.  Without the runtime: "no runtime"
+ *   asynccancelterm FIFO
+ *             the same with SIGTERM (run with output=FIFO), "cancelled"
+ *             printed once the cancellation is sent; the caller reads the
+ *             FIFO.  The process must die by SIGTERM after the write, as
+ *             it would without the runtime; "joined" is the failure
+ *   dumpexit FIFO
+ *             a thread waits in ccprof_dump() to FIFO (the profile's
+ *             output) for a reader, and a SIGUSR1 whose handler calls
+ *             exit(0) is sent to it there; a thread then reads both that
+ *             write and exit's.  Without the runtime: the handler exits
+ *             at once
  */
 #define _GNU_SOURCE
 #include <ccprof.h>
@@ -324,13 +331,15 @@ static void exit_mid_dump(const char *fifo)
 		pause(); /* the handler's exit ends it */
 }
 
+static int dumper_signal = SIGUSR2;
+
 static void *cancelled_dumper(void *arg)
 {
 	int old;
 
 	__atomic_store_n(&dumper, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
-	raise(SIGUSR2); /* dump_signal: the write waits in open */
+	raise(dumper_signal); /* the handler's write waits in open */
 	for (;;)
 		pause(); /* a cancellation point, if the write left it pending */
 	return arg;
@@ -378,6 +387,28 @@ static void cancel_mid_dump(const char *fifo)
 	printf("joined\n");
 }
 
+/* The same with SIGTERM: its handler writes, then the process must die
+ * by the signal, as it would without the runtime, not lose the thread to
+ * the cancellation and go on.  The FIFO is read by whoever runs this,
+ * after "cancelled": the process's own reader would die with it. */
+static void cancel_mid_term(const char *fifo)
+{
+	pthread_t t;
+
+	if (!ccprof__dump || mkfifo(fifo, 0600) != 0) {
+		printf("no runtime\n");
+		return;
+	}
+	dumper_signal = SIGTERM;
+	pthread_create(&t, NULL, cancelled_dumper, NULL);
+	while (__atomic_load_n(&dumper, __ATOMIC_ACQUIRE) == 0 || !in_openat(dumper))
+		usleep(1000);
+	pthread_cancel(t);
+	printf("cancelled\n");
+	pthread_join(t, NULL);
+	printf("joined\n"); /* the failure: the thread ended, the process lives */
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "fork";
@@ -393,6 +424,8 @@ int main(int argc, char **argv)
 		child_siginterrupt();
 	else if (strcmp(how, "asynccancel") == 0)
 		cancel_mid_dump(argc > 2 ? argv[2] : "dump.fifo");
+	else if (strcmp(how, "asynccancelterm") == 0)
+		cancel_mid_term(argc > 2 ? argv[2] : "dump.fifo");
 	else if (strcmp(how, "dumpexit") == 0)
 		exit_mid_dump(argc > 2 ? argv[2] : "dump.fifo");
 	else
