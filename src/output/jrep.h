@@ -11,6 +11,8 @@
 #include "output/json.h"
 #include "output/names.h"
 
+struct model_thread; /* model/view.h */
+
 struct jrep {
 	struct json j;
 	const struct model *m;
@@ -95,7 +97,6 @@ const struct model_tree *jr_heap_callers(const struct jrep *r, uint32_t i);
  * its functions' members), built into one, which the caller frees with
  * model_thread_free when the result is not NULL; nothing and NULL without
  * r->heap. */
-struct model_thread;
 const struct model *jr_heap_thread(struct jrep *r, uint32_t i, struct model_thread *one);
 
 #endif
