@@ -7,6 +7,7 @@ compare with the costs the programs were written to have (burn units,
 clock=cycles): within a few percent, with up to five tries, because a
 loaded machine preempts the program and the cycles clock counts that.
 """
+import json
 import os
 import re
 from ccp import *
@@ -355,6 +356,105 @@ def threads():
     check(status == 0 and "worker-3" in out and "tid " in out, "threads: text names each thread")
 
 
+# Many threads × many functions (a thread-per-connection server): thread t
+# (tid 5000 + t, named w<t>) has ticks t % 3 outside any function and
+# [main] [f<t>] with E and T below; main has no context of its own.  The
+# run counted allocations and followed the heap: f<t> allocated and kept
+# the bytes below.  Ticks are milliseconds (clock cpu 1000).
+MANY_THREADS = 2000
+
+
+def many_e(t):
+    return 1 + t % 4
+
+
+def many_t(t):
+    return 10 + t % 11
+
+
+def many_live(t):
+    return 8 + t % 5
+
+
+def many_spec():
+    out = ["program ./server", "clock cpu 1000", "alloc 100 3", "heap 10000000 100000 16 1"]
+    for t in range(MANY_THREADS):
+        out.append("thread %d w%d" % (5000 + t, t))
+        out.append("ctx 0 0 %d 0 0 0 0 : " % (t % 3))
+        out.append("ctx %d 0 %d %d 1 %d 1 : [main] [f%d]"
+                   % (many_e(t), many_t(t), 2 * many_live(t), many_live(t), t))
+    return "\n".join(out) + "\n"
+
+
+def peak_rss(args):
+    """Run args: (exit status, standard output, its peak resident set in
+    KB), by tests/peakrss.c (why not by the test's own wait4: there).
+    Under AddressSanitizer (make asan), freed memory waits in a quarantine
+    of 256 MB before its reuse: 16 MB here, to measure what is alive."""
+    asan = ":".join(o for o in (os.environ.get("ASAN_OPTIONS"), "quarantine_size_mb=16") if o)
+    r = run([format_tool("peakrss")] + list(args), env=dict(os.environ, ASAN_OPTIONS=asan))
+    m = re.search(r"^peakrss: (\d+)$", r.stderr, re.M)
+    return r.returncode, r.stdout, int(m.group(1)) if m else -1
+
+
+# The bound on a per-thread view's peak resident set: each thread's model
+# is built when it is shown and freed before the next (Note [One thread
+# model at a time] in src/model/threads.c), so the 2000 threads × 2001
+# functions take 4 to 6 MB (33 to 43 MB under AddressSanitizer); keeping
+# every thread's model at once took 295 MB (604 MB for the JSON report,
+# which has each thread's live heap too).
+MANY_RSS_KB = 96 * 1024
+
+
+def many_threads():
+    """report --threads (text, JSON, --heap) and convert --threads of
+    MANY_THREADS threads: every thread's totals and functions as
+    many_spec() made them, in a bounded peak resident set."""
+    prof = make_profile("views_many_threads", many_spec())
+    n = MANY_THREADS
+
+    def bounded(what, *args):
+        status, out, kb = peak_rss([CCPROF] + list(args) + [prof])
+        check(status == 0 and kb < MANY_RSS_KB,
+              "many threads: %s in %d KB at most (%d KB, exit %d)" % (what, MANY_RSS_KB, kb, status))
+        return out
+
+    j = json.loads(bounded("report --json --threads", "report", "--json", "--threads") or "{}")
+    th = j.get("threads", [])
+    check([(x["tid"], x["name"]) for x in th] == [(5000 + t, "w%d" % t) for t in range(n)],
+          "many threads: JSON lists the %d threads in order with tids and names" % n)
+    check(all(x["total_calls"] == many_e(t) and
+              abs(x["total_time_s"] - (t % 3 + many_t(t)) / 1000.0) < 1e-9 and
+              x["total_live_bytes"] == many_live(t) for t, x in enumerate(th)),
+          "many threads: JSON per-thread total calls, time and live bytes")
+    want = [{("f%d" % t, many_e(t), many_t(t) / 1000.0, many_live(t)), ("main", 0, 0, 0)}
+            for t in range(n)]
+    got = [{(f["name"], f["calls"], f["self_s"], f["self_live_bytes"]) for f in x["functions"]}
+           for x in th]
+    check(got == want, "many threads: JSON each thread's functions are f<t> and main alone")
+
+    out = bounded("report --threads", "report", "--threads")
+    heads = re.findall(r"^thread (\d+)  (\S+)  tid (\d+)  total (\S+) secs \(\S+%\)  calls (\d+)",
+                       out, re.M)
+    check(heads == [(str(t + 1), "w%d" % t, str(5000 + t), "%.3f" % ((t % 3 + many_t(t)) / 1000.0),
+                     str(many_e(t))) for t in range(n)],
+          "many threads: text has each thread's line with its total and calls")
+
+    out = bounded("report --heap --threads", "report", "--heap", "--threads")
+    live = re.findall(r"^thread \d+  w\d+  tid \d+  live (\d+) bytes? in 1 block ", out, re.M)
+    check(live == [str(many_live(t)) for t in range(n)],
+          "many threads: report --heap --threads gives each thread's live bytes")
+
+    out = bounded("convert --to folded --threads", "convert", "--to", "folded", "--threads")
+    lines = []
+    for t in range(n):
+        if t % 3:
+            lines.append("w%d [%d];<root> %d" % (t, 5000 + t, 1000 * (t % 3)))
+        lines.append("w%d [%d];main;f%d %d" % (t, 5000 + t, t, 1000 * many_t(t)))
+    check(out.splitlines() == lines, "many threads: convert --to folded --threads, each "
+          "thread's stacks")
+
+
 def function_symbols(path):
     """(file, name) -> value of each function in path's .symtab, by
     readelf: file is the FILE symbol a local one follows, None for a
@@ -629,6 +729,7 @@ ring()
 cycle_gaps()
 prune()
 threads()
+many_threads()
 modules()
 offsets()
 patterns()

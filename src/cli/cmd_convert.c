@@ -4,9 +4,9 @@
  *
  * The command reads the profile, builds the model the view options ask
  * for (selection, focus, pruning: cli/view_opts.h, the same as `report`)
- * with the passes the format reads, and with --threads one more model per
- * thread under the same view (model_threads), then hands it all to the
- * format's writer.  The output file is opened only once the input has
+ * with the passes the format reads, and with --threads the breakdown by
+ * thread under the same view (model_threads: the writer builds each
+ * thread's model in turn), then hands it all to the format's writer.  The output file is opened only once the input has
  * been read, so a bad input leaves no empty output behind.
  */
 #include <errno.h>
@@ -182,7 +182,7 @@ static int write_output(const struct export_format *fmt, const char *out_path,
 	return 0;
 }
 
-/* The models the writer reads: the view's, its thread models and the
+/* The models the writer reads: the view's, its breakdown by thread and the
  * expensive arm if the format wants them. */
 static int convert(const struct export_format *fmt, const char *path, const char *out_path,
 		   const struct model_view_opts *vo, const struct export_opts *o)
@@ -224,7 +224,6 @@ static int convert(const struct export_format *fmt, const char *path, const char
 		threads = xnmalloc(vm.nthread_models ? vm.nthread_models : 1, sizeof *threads);
 		for (uint32_t t = 0; t < vm.nthread_models; t++)
 			threads[t] = (struct export_thread){
-				.m = &vm.thread_models[t],
 				.tid = cp.prof.threads[t].tid,
 				.name = cp.prof.threads[t].name,
 			};

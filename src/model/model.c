@@ -41,9 +41,6 @@ void model_passes(struct model *m, unsigned passes)
 
 void model_free(struct model *m)
 {
-	for (uint32_t t = 0; t < m->nthread_models; t++)
-		model_free(&m->thread_models[t]);
-	free(m->thread_models);
 	free(m->own_ctx);
 	free(m->arcs);
 	free(m->arc_alloc);

@@ -324,9 +324,11 @@ struct model {
 	uint32_t *arm;
 	/* model_hook_cost */
 	struct model_hook_cost *hook_cost;
-	/* model_threads: one view model per thread of the profile */
-	uint32_t nthread_models;
-	struct model *thread_models;
+	/* model_threads: the per-thread breakdown asked for, one model per
+	 * thread of the profile with these passes, which a writer builds
+	 * when it shows the thread (model_thread_build, view.h) */
+	uint32_t nthread_models; /* 0: not asked for */
+	unsigned thread_passes;
 };
 
 /* Passes beyond the merge, for model_build; a view asks for what it shows. */
@@ -374,7 +376,10 @@ void model_contexts(struct model *m);
  *   model_cycles   the cycles that ran (§3 "cycles")
  *   model_hot      the expensive arm; needs MODEL_TREE (and
  *                  MODEL_CONTEXTS for the most expensive context)
- *   model_threads  one model per thread with the passes given
+ *   model_threads  one model per thread with the passes given, each
+ *                  built by the writer that shows it (model_thread_build
+ *                  in view.h; Note [One thread model at a time] in
+ *                  threads.c)
  */
 void model_callers(struct model *m, const uint32_t *fns, uint32_t n);
 void model_around(struct model *m, const uint32_t *fns, uint32_t n);

@@ -122,6 +122,21 @@ void model_view_free(struct model_view *v);
 void model_view_build(struct model *m, const struct model *base, const struct model_view *v,
 		      unsigned passes);
 
+/*
+ * One thread's model of the per-thread breakdown (model_threads, after
+ * which m->nthread_models is the profile's threads): thread t's contexts
+ * under m's view, with m->thread_passes.  A writer builds each thread's
+ * when it shows it and frees it before the next (Note [One thread model
+ * at a time] in threads.c).  th->m.view points at th->view: th must stay
+ * where it is until model_thread_free; m and its base must outlive it.
+ */
+struct model_thread {
+	struct model m;         /* what the writer reads */
+	struct model_view view; /* m's view for thread t alone (shares its sets) */
+};
+void model_thread_build(struct model_thread *th, const struct model *m, uint32_t t);
+void model_thread_free(struct model_thread *th);
+
 /* The view's history of one base history h[0..n): written to out (room
  * for n entries); returns its length, or MODEL_NONE if the view drops the
  * context.  *calls is set to whether its E and R count. */

@@ -66,9 +66,11 @@ struct export_opts {
 
 #define EXPORT_NODE_THRESHOLD_DEFAULT 0.5
 
-/* One thread's own model (--threads). */
+/* One thread of the breakdown (--threads).  Its own model is built by
+ * the writer when it comes to the thread, model_thread_build(&one,
+ * in->m, t) (model/view.h), and freed before the next (Note [One thread
+ * model at a time] in model/threads.c). */
 struct export_thread {
-	const struct model *m;
 	uint64_t tid;
 	const char *name; /* pthread name, or "" */
 };
@@ -82,7 +84,8 @@ struct export_input {
 	const struct model *base;
 	const struct model_view_opts *view_opts;
 	const char *source; /* html: FILE as given to convert, or NULL */
-	uint32_t nthreads;       /* per-thread models, only with --threads */
+	uint32_t nthreads;       /* threads of the breakdown (in->m's
+				  * model_threads), only with --threads */
 	const struct export_thread *threads;
 };
 

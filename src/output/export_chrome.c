@@ -43,6 +43,7 @@
 #include <stdlib.h>
 
 #include "model/heap.h"
+#include "model/view.h"
 #include "model/xalloc.h"
 #include "output/heap_bands.h"
 #include "output/json.h"
@@ -225,12 +226,14 @@ int export_chrome(FILE *f, const struct export_input *in, const struct export_op
 	chrome_meta(j, "process_name", CHROME_PID_TREE, 0, export_program(m));
 	if (opts->threads) {
 		for (uint32_t t = 0; t < in->nthreads; t++) {
+			struct model_thread one;
+			model_thread_build(&one, m, t);
 			export_thread_label(&in->threads[t], label, sizeof label);
-			chrome_track(&c, in->threads[t].m, t + 1, label);
+			chrome_track(&c, &one.m, t + 1, label);
+			model_thread_free(&one);
 		}
 	} else if (p->nthreads == 1) {
-		struct export_thread one = {.m = m, .tid = p->threads[0].tid,
-					     .name = p->threads[0].name};
+		struct export_thread one = {.tid = p->threads[0].tid, .name = p->threads[0].name};
 		export_thread_label(&one, label, sizeof label);
 		chrome_track(&c, m, 0, label);
 	} else {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/view.h"
 #include "model/xalloc.h"
 #include "output/escape.h"
 #include "output/ob.h"
@@ -102,14 +103,16 @@ int export_folded(FILE *f, const struct export_input *in, const struct export_op
 		export_walk_tree(in->m, folded_line, &fo);
 	} else {
 		for (uint32_t t = 0; t < in->nthreads; t++) {
-			const struct export_thread *th = &in->threads[t];
+			struct model_thread one;
 			char label[128];
-			export_thread_label(th, label, sizeof label);
+			model_thread_build(&one, in->m, t);
+			export_thread_label(&in->threads[t], label, sizeof label);
 			char *frame = frame_of(label);
 			fo.thread = frame;
-			fo.m = th->m;
-			export_walk_tree(th->m, folded_line, &fo);
+			fo.m = &one.m;
+			export_walk_tree(&one.m, folded_line, &fo);
 			free(frame);
+			model_thread_free(&one);
 		}
 	}
 	int ret = ob_close(o);

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "model/heap.h"
+#include "model/view.h"
 #include "model/xalloc.h"
 #include "output/escape.h"
 #include "output/gzip.h"
@@ -240,10 +241,13 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 	if (!opts->threads)
 		pp_samples(p, m, live);
 	for (uint32_t t = 0; t < nlabels; t++) {
+		struct model_thread one;
+		model_thread_build(&one, m, t);
 		export_thread_label(&in->threads[t], labels[t], sizeof labels[t]);
 		p->label_key = export_strtab_add(&p->str, "thread");
 		p->label_str = export_strtab_add(&p->str, labels[t]);
-		pp_samples(p, in->threads[t].m, live);
+		pp_samples(p, &one.m, live);
+		model_thread_free(&one);
 	}
 	p->m = m;
 	if (heap_measured(prof))

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/view.h"
 #include "model/xalloc.h"
 #include "output/json.h"
 #include "output/names.h"
@@ -157,9 +158,12 @@ static void ss_profiles(struct ss *s, const struct export_input *in,
 		return;
 	}
 	for (uint32_t t = 0; t < in->nthreads; t++) {
+		struct model_thread one;
 		char label[128];
+		model_thread_build(&one, in->m, t);
 		export_thread_label(&in->threads[t], label, sizeof label);
-		ss_named_profile(s, in->threads[t].m, label);
+		ss_named_profile(s, &one.m, label);
+		model_thread_free(&one);
 	}
 }
 

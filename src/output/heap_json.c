@@ -90,14 +90,14 @@ void jr_heap_arc_side(struct jrep *r, uint32_t k, int incoming)
 	json_kuint(&r->j, "child_live_bytes", (incoming ? x.child_in : x.child_out).bytes);
 }
 
-const struct model *jr_heap_thread(struct jrep *r, uint32_t i)
+const struct model *jr_heap_thread(struct jrep *r, uint32_t i, struct model_thread *one)
 {
-	const struct model *live = r->heap, *tm;
+	const struct model *live = r->heap;
 	if (!live || i >= live->nthread_models)
 		return NULL;
-	tm = &live->thread_models[i];
-	json_kuint(&r->j, "total_live_bytes", tm->total_alloc.bytes);
-	return tm;
+	model_thread_build(one, live, i);
+	json_kuint(&r->j, "total_live_bytes", one->m.total_alloc.bytes);
+	return &one->m;
 }
 
 /* Each sample: its time, its bytes outside any context, and its bytes

@@ -265,8 +265,10 @@ static void threads(const struct text *t, unsigned top)
 		  all->nthread_models);
 	for (uint32_t i = 0; i < all->nthread_models; i++) {
 		const struct ccp_thread *th = &all->prof->threads[i];
+		struct model_thread one; /* Note [One thread model at a time] */
 		struct text sub = *t; /* same stream and names, the thread's totals */
-		sub.m = &all->thread_models[i];
+		model_thread_build(&one, all, i);
+		sub.m = &one.m;
 		ob_printf(t->o, "thread %" PRIu32 "  ", i + 1);
 		escape_puts(t->o, &escape_text, th->name && th->name[0] ? th->name : "(unnamed)");
 		ob_printf(t->o, "  tid %" PRIu64 "  live ", th->tid);
@@ -275,6 +277,7 @@ static void threads(const struct text *t, unsigned top)
 		ob_ratio(t->o, sub.m->total_alloc.bytes, all->total_alloc.bytes, 2, 1, 0);
 		ob_puts(t->o, "%)\n");
 		fn_table(&sub, top);
+		model_thread_free(&one);
 	}
 }
 

@@ -11,6 +11,8 @@
 #include "output/json.h"
 #include "output/names.h"
 
+struct model_thread; /* model/view.h */
+
 struct jrep {
 	struct json j;
 	const struct model *m;
@@ -92,7 +94,9 @@ void jr_heap(struct jrep *r);
 /* The heap model's callers tree i, numbered as r->m's, or NULL. */
 const struct model_tree *jr_heap_callers(const struct jrep *r, uint32_t i);
 /* Thread i's "total_live_bytes", and the heap model of that thread (for
- * its functions' members); nothing and NULL without r->heap. */
-const struct model *jr_heap_thread(struct jrep *r, uint32_t i);
+ * its functions' members), built into one, which the caller frees with
+ * model_thread_free when the result is not NULL; nothing and NULL without
+ * r->heap. */
+const struct model *jr_heap_thread(struct jrep *r, uint32_t i, struct model_thread *one);
 
 #endif

@@ -195,7 +195,11 @@ void jr_threads(struct jrep *r)
 	json_begin_array(j);
 	for (uint32_t i = 0; i < m->nthread_models; i++) {
 		const struct ccp_thread *th = &m->prof->threads[i];
-		const struct model *tm = &m->thread_models[i];
+		/* Note [One thread model at a time]: the thread's, and its live
+		 * heap's with a heap, built here and freed before the next */
+		struct model_thread one, live;
+		model_thread_build(&one, m, i);
+		const struct model *tm = &one.m;
 		json_newline(j);
 		json_begin_object(j);
 		json_kuint(j, "tid", th->tid);
@@ -206,10 +210,13 @@ void jr_threads(struct jrep *r)
 			json_kuint(j, "total_alloc_bytes", tm->total_alloc.bytes);
 		struct jrep sub = *r; /* same writer and names, the thread's models */
 		sub.m = tm;
-		sub.heap = jr_heap_thread(&sub, i);
+		sub.heap = jr_heap_thread(&sub, i, &live);
 		jr_functions(&sub);
 		r->j = sub.j; /* the writer's separator state moves on */
 		json_end_object(j);
+		if (sub.heap)
+			model_thread_free(&live);
+		model_thread_free(&one);
 	}
 	json_end_array(j);
 }

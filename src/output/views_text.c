@@ -255,7 +255,9 @@ void text_threads(const struct text *t, const struct report_opts *opts)
 	ob_printf(o, "Threads: %" PRIu32 ", each with its own totals and top cost centres\n\n",
 		  m->nthread_models);
 	for (uint32_t i = 0; i < m->nthread_models; i++) {
-		const struct model *tm = &m->thread_models[i];
+		struct model_thread one; /* Note [One thread model at a time] */
+		model_thread_build(&one, m, i);
+		const struct model *tm = &one.m;
 		const struct ccp_thread *th = &p->threads[i];
 		struct text sub = *t; /* same stream and names, the thread's totals */
 		sub.m = tm;
@@ -279,6 +281,7 @@ void text_threads(const struct text *t, const struct report_opts *opts)
 			text_flat(&sub, opts);
 		else
 			ob_putc(o, '\n');
+		model_thread_free(&one);
 	}
 }
 

@@ -233,11 +233,15 @@ static void threads(void)
 	check_alloc(&w.base.total_alloc, 1101, 21, "two threads: total");
 	check_alloc(&fx_fn(&w.vm, "c")->self_alloc, 64, 7, "two threads: c's contexts merged");
 	model_threads(&w.vm, MODEL_FLAT);
-	check_alloc(&w.vm.thread_models[0].total_alloc, 97, 10, "thread 1's total");
-	check_alloc(&w.vm.thread_models[1].total_alloc, 1004, 11, "thread 2's total");
-	check_alloc(&fx_fn(&w.vm.thread_models[1], "c")->self_alloc, 4, 1, "thread 2: COST(c)");
-	CHECK(w.vm.thread_models[1].by_self_alloc[0] == fx_id(&w.base, "t"),
-	      "thread 2: t allocates most");
+	struct model_thread t0, t1;
+	model_thread_build(&t0, &w.vm, 0);
+	model_thread_build(&t1, &w.vm, 1);
+	check_alloc(&t0.m.total_alloc, 97, 10, "thread 1's total");
+	check_alloc(&t1.m.total_alloc, 1004, 11, "thread 2's total");
+	check_alloc(&fx_fn(&t1.m, "c")->self_alloc, 4, 1, "thread 2: COST(c)");
+	CHECK(t1.m.by_self_alloc[0] == fx_id(&w.base, "t"), "thread 2: t allocates most");
+	model_thread_free(&t0);
+	model_thread_free(&t1);
 	view_free(&w);
 }
 

@@ -382,12 +382,17 @@ static void threads(void)
 	CHECK(view_of(&w, &f, MODEL_ALL) == 0, "two threads build");
 	model_threads(&w.vm, MODEL_FLAT);
 	CHECK(w.vm.nthread_models == 2, "threads: one model per thread");
-	const struct model *t0 = &w.vm.thread_models[0], *t1 = &w.vm.thread_models[1];
+	struct model_thread one, two;
+	model_thread_build(&one, &w.vm, 0);
+	model_thread_build(&two, &w.vm, 1);
+	const struct model *t0 = &one.m, *t1 = &two.m;
 	CHECK(t0->total_time == 90 && t1->total_time == 12 && w.vm.total_time == 102,
 	      "threads: totals 90 and 12 add up to 102");
 	CHECK(fx_fn(t1, "w")->self == 12 && fx_fn(t1, "w")->calls == 1 && !fx_fn(t1, "a")->seen,
 	      "threads: the view applies per thread (b deselected: w 12)");
 	CHECK(t0->total_calls == 3, "threads: thread 1 has 3 calls left (b's vanish)");
+	model_thread_free(&one);
+	model_thread_free(&two);
 	view_free(&w);
 }
 
