@@ -495,10 +495,20 @@ def patterns():
 
 # ---- diff and merge ------------------------------------------------------------
 
+def fib_calls(stdout):
+    """fib.c's own count of its calls ("calls fib N"), or None."""
+    m = re.search(r"^calls fib (\d+)$", stdout, re.M)
+    return int(m.group(1)) if m else None
+
+
 def diff(spivey_prof):
     prog = build("views_fib", "tests/progs/fib.c")
     r, a = record(prog, ["20"], profile=os.path.join(OUT, "views_fib_a.ccprof"))
+    ca = fib_calls(r.stdout)
     r, b = record(prog, ["22"], profile=os.path.join(OUT, "views_fib_b.ccprof"))
+    cb = fib_calls(r.stdout)
+    # fib(n) makes 2 F(n+1) - 1 calls: F(21) = 10946, F(23) = 28657.
+    check((ca, cb) == (21891, 57313), "fib.c says how often fib ran: %s and %s" % (ca, cb))
     r = run([CCPROF, "diff", "--json", a, a])
     j = json.loads(r.stdout) if r.returncode == 0 else {}
     rows = j.get("functions", []) + j.get("stacks", [])
@@ -508,7 +518,6 @@ def diff(spivey_prof):
     r = run([CCPROF, "diff", "--json", a, b])
     j = json.loads(r.stdout)
     fib = [x for x in j["functions"] if x["name"] == "fib"][0]
-    ca, cb = fns(rep(a))["fib"]["calls"], fns(rep(b))["fib"]["calls"]
     check(fib["delta_calls"] == cb - ca and abs(fib["rel_calls"] - (cb - ca) / ca) < 1e-9,
           "diff fib(20) fib(22): calls +%d (%+.1f%%)" % (cb - ca, 100.0 * (cb - ca) / ca))
     r = run([CCPROF, "diff", "--json", "--normalize", a, b])
@@ -546,17 +555,21 @@ def diff(spivey_prof):
 def merge():
     prog = build("views_fib", "tests/progs/fib.c")
     parts = []
+    ran = []  # fib.c's own counts
     for i in range(3):
         r, p = record(prog, ["18"], profile=os.path.join(OUT, "views_part%d.ccprof" % i))
         parts.append(p)
+        ran.append(fib_calls(r.stdout))
     out = os.path.join(OUT, "views_merged.ccprof")
     r = run([CCPROF, "merge", "-o", out] + parts)
     if not check(r.returncode == 0, "merge of 3 runs succeeds (%s)" % r.stderr.strip()):
         return
     m, ps = rep(out), [rep(p) for p in parts]
-    calls = fns(ps[0])["fib"]["calls"]
-    check(fns(m)["fib"]["calls"] == 3 * calls and m["total_calls"] == 3 * ps[0]["total_calls"],
-          "merge: 3 identical runs have 3x the calls (%d)" % (3 * calls))
+    calls = sum(ran) if None not in ran else -1
+    check(calls == 3 * 8361 and fns(m)["fib"]["calls"] == calls and fns(m)["main"]["calls"] == 3
+          and m["total_calls"] == calls + 3,
+          "merge: 3 runs of fib(18) have the calls the program counted, %d of fib and 3 of "
+          "main (got %d, %d)" % (calls, fns(m)["fib"]["calls"], m["total_calls"]))
     ok = all(abs(fns(m)[n]["self_s"] - sum(fns(p)[n]["self_s"] for p in ps)) <= 3 * EPS and
              abs(fns(m)[n]["inherited_s"] - sum(fns(p)[n]["inherited_s"] for p in ps)) <= 3 * EPS
              for n in fns(m))
