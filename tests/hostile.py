@@ -1099,11 +1099,18 @@ def module_misaligned():
           "report: the function of a module with misaligned tables is named")
     src = write("align_probe.c", ALIGN_PROBE.encode())
     probe = os.path.join(HOST, "align_probe")
-    r = run([CC, "-std=c11", "-D_GNU_SOURCE", "-g", "-fsanitize=undefined",
-             "-fno-sanitize-recover=all", "-I" + os.path.join(TOP, "src"), src,
-             os.path.join(TOP, "src", "common", "elfsym.c"), "-o", probe])
+    flags = ["-std=c11", "-D_GNU_SOURCE", "-g", "-fsanitize=undefined", "-fno-sanitize-recover=all"]
+    # Whether CC can build with UBSan at all: a trivial file with the same
+    # flags.  Only then is a failure below a skip.
+    trivial = write("ubsan_probe.c", b"int main(void)\n{\n\treturn 0;\n}\n")
+    r = run([CC] + flags + [trivial, "-o", os.path.join(HOST, "ubsan_probe")])
     if r.returncode != 0:
         print("# SKIP %s cannot build with -fsanitize=undefined: %s" % (CC, r.stderr[:200]))
+        return
+    r = run([CC] + flags + ["-I" + os.path.join(TOP, "src"), src,
+                            os.path.join(TOP, "src", "common", "elfsym.c"), "-o", probe])
+    if not check(r.returncode == 0, "elfsym under UBSan: the probe builds with "
+                 "-fsanitize=undefined (%s)" % r.stderr[:200]):
         return
     r = run([probe, elf, BUILD_ID.hex()], env=dict(os.environ, UBSAN_OPTIONS="print_stacktrace=1"))
     check(r.returncode == 0 and r.stdout == "fn\n" and "runtime error" not in r.stderr,
