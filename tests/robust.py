@@ -77,7 +77,9 @@ def exact_calls(name, p, prof):
     rep = report(prof)
     # C++ functions are shown demangled with their parameters.
     fs = {f["name"].split("(")[0]: f for f in rep["functions"]}
-    for fn, n in counts(p.stdout).items():
+    own = counts(p.stdout)
+    check(own, "%s: the program printed its own call counts (%d functions)" % (name, len(own)))
+    for fn, n in own.items():
         check(fs.get(fn, {}).get("calls") == n, "%s: calls(%s) = %d, got %s"
               % (name, fn, n, fs.get(fn, {}).get("calls")))
     return rep
