@@ -110,7 +110,7 @@ def against_memcheck():
     memcheck's count of the same program built without instrumentation:
     the runtime's own allocations are not the program's."""
     if shutil.which("valgrind") is None:
-        print("# valgrind not installed: skipped")
+        print("# SKIP valgrind not installed (package valgrind): memcheck comparison not run")
         return
     bare = build("allocs_bare", "tests/progs/allocs.c", instrument=False)
     prog = build("allocs", "tests/progs/allocs.c")

@@ -1079,8 +1079,16 @@ def pprof(prof, rep, thr, thr_rep):
         tpath = convert("pprof", thr, "threads.pb.gz", "--threads")
         r = gop("-tags", p=tpath)
         labels = re.findall(r"^\s+\S+ \(\s*[\d.]+%\): (.* \[\d+\])$", r.stdout, re.M)
-        check(r.returncode == 0 and len(labels) >= 1 and "thread:" in r.stdout,
-              "pprof --threads: a thread label per sample (%d threads with time)" % len(labels))
+        ths = report(thr, "--threads")["threads"]
+        timed = {"%s [%d]" % (t["name"], t["tid"]) for t in ths if t["total_time_s"] > 0}
+        # threads.c: main (named after the program) and 8 workers.
+        named = sorted(t["name"] for t in ths)
+        check(named == sorted(["threads_exports"] + ["worker-%d" % i for i in range(8)]),
+              "pprof --threads: the profile has threads.c's 9 threads (%s)" % named)
+        check(r.returncode == 0 and "thread:" in r.stdout and len(labels) == len(set(labels))
+              and set(labels) == timed and len(timed) >= 2,
+              "pprof --threads: a thread label for each of the %d threads with time, "
+              "with its name and tid (%s)" % (len(timed), sorted(set(labels) ^ timed)))
     else:
         skip("go not installed (package golang-go): go tool pprof not run")
     tpath = os.path.join(D, "threads.pb.gz")

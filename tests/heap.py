@@ -115,7 +115,7 @@ def against_valgrind():
     the peak massif's, for the same program built without
     instrumentation."""
     if shutil.which("valgrind") is None:
-        print("# valgrind not installed: skipped")
+        print("# SKIP valgrind not installed (package valgrind): memcheck and massif comparisons not run")
         return
     bare = build("heapuse_bare", SRC, instrument=False)
     _, r, prof = record_heap("plain", os.path.join(OUT, "heapuse_vg.ccprof"))

@@ -179,8 +179,10 @@ def verdict(status, err, allow_success):
     return None
 
 
-def expect_fail(what, path, allow_success=False, measure=False, cmds=COMMANDS):
-    """One assertion per command for one file.  After a timeout the other
+def expect_fail(what, path, valid=False, measure=False, cmds=COMMANDS):
+    """One assertion per command for one file: it fails with one 'ccprof: '
+    line, or with valid, it succeeds (status 0, nothing on stderr: a clean
+    rejection of a valid file is a failure).  After a timeout the other
     commands are not run (they would wait as long): they fail too."""
     hung = False
     for cmd in cmds:
@@ -189,17 +191,52 @@ def expect_fail(what, path, allow_success=False, measure=False, cmds=COMMANDS):
             continue
         status, err, rss = run_one(path, cmd, measure)
         hung = status is None
-        bad = verdict(status, err, allow_success)
+        if valid:
+            bad = verdict(status, err, True)
+            if bad is None and status != 0:
+                bad = "a valid file rejected"
+        else:
+            bad = verdict(status, err, False)
         if bad is None and measure and rss is not None and rss > RSS_LIMIT_KB:
             bad = "peak RSS %d KB" % rss
         note = " (peak RSS %d MB)" % (rss // 1024) if rss is not None else ""
-        if allow_success:
-            desc = "%s: %s ends cleanly, status %s%s" % (what, " ".join(cmd), status, note)
+        if valid:
+            desc = "%s: %s succeeds, status %s, nothing on stderr%s" % (what, " ".join(cmd), status, note)
         else:
             desc = "%s: %s fails with one 'ccprof: ' line%s" % (what, " ".join(cmd), note)
         if not check(bad is None, desc):
             print("# %s %s: %s" % (" ".join(cmd), path, bad))
             print("# stderr: %r" % err[:300])
+
+
+def valid_output(path, *cmd):
+    """ccprof CMD PATH's standard output (JSON decoded if --json is in cmd),
+    or None if it does not succeed in TIMEOUT seconds with nothing on
+    stderr (the reason printed as a comment)."""
+    try:
+        r = subprocess.run([CCPROF] + list(cmd) + [path], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        print("# %s %s: still running after %d s" % (" ".join(cmd), path, TIMEOUT))
+        return None
+    if r.returncode != 0 or r.stderr:
+        print("# %s %s: status %d, stderr %r" % (" ".join(cmd), path, r.returncode, r.stderr[:300]))
+        return None
+    return json.loads(r.stdout) if "--json" in cmd else r.stdout
+
+
+def json_depth(text):
+    """The deepest nesting of objects in a JSON text, counted without
+    decoding it (json.loads recurses, and a tree 20000 deep is past
+    Python's recursion limit)."""
+    depth = deepest = 0
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[{}]', text):
+        if m.group() == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif m.group() == "}":
+            depth -= 1
+    return deepest
 
 
 def expect_fail_all(what, paths, allow_success=False):
@@ -391,9 +428,15 @@ def quadratic_histories():
     rep = (L, [], 1, 0, 1)
     n = (256 << 10) // 6
     big = profile(threads=[thread(first, *([rep] * n))])
-    expect_fail("%dM shared history entries from %d KB (within the cap)" %
-                (n * L // 1000000, len(big) // 1024),
-                write("quadratic.within", big), allow_success=True, measure=True)
+    what = "%dM shared history entries from %d KB (within the cap)" % (n * L // 1000000,
+                                                                       len(big) // 1024)
+    path = write("quadratic.within", big)
+    expect_fail(what, path, valid=True, measure=True)
+    j = valid_output(path, "report", "--json")
+    check(j is not None and j["total_calls"] == n + 1 and j["ncontexts"] == 1
+          and [len(c["history"]) for c in j["contexts"]] == [L],
+          "%s: %d calls, all in one context %d entries long (%s)"
+          % (what, n + 1, L, j and (j["total_calls"], [len(c["history"]) for c in j["contexts"]][:3])))
 
 
 def extreme_values():
@@ -404,8 +447,13 @@ def extreme_values():
     top = (1 << 64) - 1
     full = profile(threads=[thread((0, [1], 1, 0, 1 << 63), (1, [3], 1, 0, (1 << 63) - 2),
                                    (0, [], top - 2, 0, 0))])
-    expect_fail("calls and time adding up to 2^64 - 1", write("extreme.full", full),
-                allow_success=True)
+    path = write("extreme.full", full)
+    expect_fail("calls and time adding up to 2^64 - 1", path, valid=True)
+    j = valid_output(path, "report", "--json")
+    calls = j and sum(c["entries"] + c["recursive"] for c in j["contexts"])
+    check(j is not None and calls == top and j["total_ticks"] == top - 1,
+          "calls and time adding up to 2^64 - 1: calls in the contexts %s = 2^64 - 1, "
+          "total ticks %s = 2^64 - 2" % (calls, j and j["total_ticks"]))
     for i, (name, ctxs) in enumerate((
             ("times adding up past 2^64", [(0, [1], 1, 0, 1 << 63), (1, [3], 1, 0, 1 << 63)]),
             ("calls adding up past 2^64 within a context", [(0, [1], 1 << 63, 1 << 63, 0)]),
@@ -433,7 +481,12 @@ def extreme_values():
     ccs = section(4, vs(n) + b"".join(vs(0, 2 + i, 0, 0, 0, 0) for i in range(n)))
     deep = profile(strings=strs, ccs=ccs,
                    threads=[thread((0, [2 * i + 1 for i in range(n)], 1, 0, 1))])
-    expect_fail("a stack tree 20000 deep", write("extreme.deep", deep), allow_success=True)
+    path = write("extreme.deep", deep)
+    expect_fail("a stack tree 20000 deep", path, valid=True)
+    out = valid_output(path, "report")
+    check(out is not None and json_depth(run([CCPROF, "report", "--json", path]).stdout) == n + 2,
+          "a stack tree 20000 deep: report --json nests f0 ... f19999 under the root, "
+          "%d objects deep with the report's own" % (n + 2))
 
 
 def subtracted_key():
@@ -454,7 +507,10 @@ def subtracted_key():
     check("subtracted   0.003000 secs, the profiler's estimated own cost:" in rep(new)
           and inf(new)["subtracted_ticks"] == 3,
           "STATS key 11: the report and info show the 3 ticks recorded")
-    expect_fail("subtracted ticks 2^64 - 1", huge, allow_success=True)
+    expect_fail("subtracted ticks 2^64 - 1", huge, valid=True)
+    j = valid_output(huge, "info", "--json")
+    check(j is not None and j["subtracted_ticks"] == (1 << 64) - 1,
+          "subtracted ticks 2^64 - 1: info shows them (%s)" % (j and j["subtracted_ticks"]))
     both = os.path.join(HOST, "subtracted.merged")
     ok = subprocess.run([CCPROF, "merge", "-o", both, new, new], stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL).returncode == 0
@@ -479,8 +535,15 @@ def hook_cost_bounded():
                                   for i in range(n)]
     path = write("hookcost.many", profile(strings=strs, ccs=ccs, meta=meta,
                                           threads=[thread(*ctxs)]))
-    expect_fail("50,000 candidates for report --hook-cost", path, allow_success=True,
+    expect_fail("50,000 candidates for report --hook-cost", path, valid=True,
                 cmds=(("report", "--hook-cost"), ("report", "--json", "--hook-cost")))
+    j = valid_output(path, "report", "--json", "--hook-cost")
+    calls = 1 + sum(1 + i % 7 for i in range(n))
+    h = j and j["hook_cost"]
+    check(h is not None and h["calls"] == calls and h["hooks_s"] == calls * 1000
+          and len(h["functions"]) == n + 1,
+          "50,000 candidates for report --hook-cost: %d calls, hooks 1000 s each, every "
+          "function listed (%s)" % (calls, h and (h["calls"], h["hooks_s"], len(h["functions"]))))
 
 
 def cycles_bounded():
@@ -722,7 +785,11 @@ def hash_flood():
     r = run([GEN, "--flood", "300000", path])
     if check(r.returncode == 0, "gen_seeds --flood writes the profile"):
         expect_fail("300001 contexts with colliding history hashes (%d KB)" %
-                    (os.path.getsize(path) // 1024), path, allow_success=True)
+                    (os.path.getsize(path) // 1024), path, valid=True)
+        j = valid_output(path, "info", "--json")
+        check(j is not None and j["distinct_contexts"] == 300001 and j["threads"] == 2,
+              "300001 contexts with colliding history hashes: info counts 300001 distinct "
+              "histories in 2 threads (%s)" % ((j and (j["distinct_contexts"], j["threads"])),))
         os.unlink(path)
 
 
@@ -806,7 +873,12 @@ def module_paths():
         ccs = section(4, vs(2, 0, 2, 0, 0, 0, 0, 0, 0, 1, 0x1234, 0, 0))
         p = write("module." + what.replace(" ", "_").replace("/", "_"),
                   profile(strings=strs, modules=mods, ccs=ccs))
-        expect_fail("module path is %s" % what, p, allow_success=True)
+        expect_fail("module path is %s" % what, p, valid=True)
+        j = valid_output(p, "report", "--json")
+        want = "0x1234@" + os.path.basename(path)
+        names = j and sorted(f["name"] for f in j["functions"])
+        check(names == sorted(["main", want]),
+              "module path is %s: the function is named %s (%s)" % (what, want, names))
 
 
 def overlapping_dwarf():
@@ -846,7 +918,12 @@ def overlapping_dwarf():
     contexts = [(0, [1], 1, 0, 1)] + [(1, [(i + 1) << 1 | 1], 1, 0, 1) for i in range(n)]
     p = write("overlap.ccprof", profile(strings=strs, modules=mods, ccs=section(4, ccs),
                                         threads=[thread(*contexts)]))
-    expect_fail("overlapping DWARF, 20,000 functions", p, allow_success=True, measure=True)
+    expect_fail("overlapping DWARF, 20,000 functions", p, valid=True, measure=True)
+    j = valid_output(p, "report", "--json")
+    got = j and (j["total_calls"], len(j["functions"]), j["total_ticks"])
+    check(got == (n + 1, n + 1, n + 1),
+          "overlapping DWARF, 20,000 functions: %d calls of %d functions, %d ticks (%s)"
+          % (n + 1, n + 1, n + 1, got))
     # The same file as 2,000 modules, a function in each: read once, not
     # walked 2,000 times.
     n = 2000
@@ -854,7 +931,12 @@ def overlapping_dwarf():
     ccs = vs(1 + n, 0, 2, 0, 0, 0, 0) + b"".join(vs(0, 0, 1 + i, 0x1000, 0, 0) for i in range(n))
     p = write("overlap.modules.ccprof", profile(strings=strs, modules=mods, ccs=section(4, ccs),
                                                 threads=[thread(*contexts[:n + 1])]))
-    expect_fail("overlapping DWARF as %d modules" % n, p, allow_success=True, measure=True)
+    expect_fail("overlapping DWARF as %d modules" % n, p, valid=True, measure=True)
+    j = valid_output(p, "report", "--json")
+    got = j and (j["total_calls"], j["total_ticks"], sorted(f["calls"] for f in j["functions"]))
+    check(got == (n + 1, n + 1, [1, n]),
+          "overlapping DWARF as %d modules: %d calls, main's and %d of the one function at "
+          "offset 0x1000 (%s)" % (n, n + 1, n, got))
 
 # ---- crafted modules: symbol tables (src/common/elfsym.c) ------------------
 
@@ -1017,11 +1099,18 @@ def module_misaligned():
           "report: the function of a module with misaligned tables is named")
     src = write("align_probe.c", ALIGN_PROBE.encode())
     probe = os.path.join(HOST, "align_probe")
-    r = run([CC, "-std=c11", "-D_GNU_SOURCE", "-g", "-fsanitize=undefined",
-             "-fno-sanitize-recover=all", "-I" + os.path.join(TOP, "src"), src,
-             os.path.join(TOP, "src", "common", "elfsym.c"), "-o", probe])
+    flags = ["-std=c11", "-D_GNU_SOURCE", "-g", "-fsanitize=undefined", "-fno-sanitize-recover=all"]
+    # Whether CC can build with UBSan at all: a trivial file with the same
+    # flags.  Only then is a failure below a skip.
+    trivial = write("ubsan_probe.c", b"int main(void)\n{\n\treturn 0;\n}\n")
+    r = run([CC] + flags + [trivial, "-o", os.path.join(HOST, "ubsan_probe")])
     if r.returncode != 0:
         print("# SKIP %s cannot build with -fsanitize=undefined: %s" % (CC, r.stderr[:200]))
+        return
+    r = run([CC] + flags + ["-I" + os.path.join(TOP, "src"), src,
+                            os.path.join(TOP, "src", "common", "elfsym.c"), "-o", probe])
+    if not check(r.returncode == 0, "elfsym under UBSan: the probe builds with "
+                 "-fsanitize=undefined (%s)" % r.stderr[:200]):
         return
     r = run([probe, elf, BUILD_ID.hex()], env=dict(os.environ, UBSAN_OPTIONS="print_stacktrace=1"))
     check(r.returncode == 0 and r.stdout == "fn\n" and "runtime error" not in r.stderr,

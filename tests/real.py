@@ -111,7 +111,7 @@ def gprof_agrees(src, rep, names_file):
     the enter hook; gprof's flat counts leave out a function's calls to
     itself, which are ccprof's arc F->F."""
     if shutil.which("gprof") is None:
-        print("# gprof not installed: skipped")
+        print("# SKIP gprof not installed (package binutils): gprof comparison not run")
         return
     exe = build(src, "demangler-pg", "gcc", "-O0", "-pg")
     if exe is None:

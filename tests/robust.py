@@ -77,7 +77,9 @@ def exact_calls(name, p, prof):
     rep = report(prof)
     # C++ functions are shown demangled with their parameters.
     fs = {f["name"].split("(")[0]: f for f in rep["functions"]}
-    for fn, n in counts(p.stdout).items():
+    own = counts(p.stdout)
+    check(own, "%s: the program printed its own call counts (%d functions)" % (name, len(own)))
+    for fn, n in own.items():
         check(fs.get(fn, {}).get("calls") == n, "%s: calls(%s) = %d, got %s"
               % (name, fn, n, fs.get(fn, {}).get("calls")))
     return rep
@@ -335,16 +337,25 @@ def adapt_stepped():
     fs = functions(report(prof))
     lost = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["lost_calls"]
     xs = ["x%d" % j for j in range(16)]
-    over = [x for x in xs if fs.get(x, {}).get("calls", 0) > n[x]]
-    missing = sum(n[x] - fs.get(x, {}).get("calls", 0) for x in xs)
-    check(runs >= 100 and handled > runs,
-          "adapt_stepped (%s): %d runs of rt_cache_adapt stepped, %d calls from the handler"
-          % (CLOCK, runs, handled))
+    byh = {w[1]: int(w[2]) for w in (l.split() for l in r.stdout.splitlines())
+           if len(w) == 3 and w[0] == "handler"}
+    got = {x: fs.get(x, {}).get("calls", 0) for x in xs}
+    missing = sum(n[x] - got[x] for x in xs)
+    check(runs >= 100 and handled > runs and all(x in n for x in xs) and set(byh) == set(xs)
+          and sum(byh.values()) == handled,
+          "adapt_stepped (%s): %d runs of rt_cache_adapt stepped, %d calls from the handler, "
+          "counted by x_j" % (CLOCK, runs, handled))
     check(fs["disp"]["calls"] == n["disp"], "adapt_stepped (%s): calls(disp) = %d exactly (got %d)"
           % (CLOCK, n["disp"], fs["disp"]["calls"]))
-    check(not over and missing == lost,
-          "adapt_stepped (%s): no x_j over its count (%s), the %d calls missing are the %d lost"
-          % (CLOCK, over, missing, lost))
+    # Only the handler's calls can be lost: disp's calls of each x_j (its
+    # count less the handler's) are all there.
+    bad = ["%s %d not in [%d, %d]" % (x, got[x], n.get(x, 0) - byh.get(x, 0), n.get(x, 0))
+           for x in xs if not n.get(x, 0) - byh.get(x, 0) <= got[x] <= n.get(x, 0)]
+    check(not bad, "adapt_stepped (%s): each x_j has all of disp's calls and at most the "
+          "handler's more (%s)" % (CLOCK, bad[:4]))
+    check(missing == lost and lost <= handled,
+          "adapt_stepped (%s): the %d calls missing are the %d lost, at most the handler's %d"
+          % (CLOCK, missing, lost, handled))
 
 
 def nullfn():

@@ -159,19 +159,41 @@ def many_regions():
           "many regions: peak RSS %d KB, under 40 MB" % usage.ru_maxrss)
 
 
+def spent_ns(stdout):
+    """The numbers of the program's "spent ..." line, in seconds."""
+    m = re.search(r"^spent (.*)$", stdout, re.M)
+    return [int(w) / 1e9 for w in m.group(1).split() if w.isdigit()] if m else []
+
+
+def timing_near(got, want):
+    """A time charged by a clock against the program's own measure of it:
+    within a sampling interval or two and the clock's tail at the edges
+    (20 ms), and 10%."""
+    return abs(got - want) <= 0.02 + 0.1 * want
+
+
 def region_time():
+    """The region's own time as the program measured it, CPU time under
+    clock=cpu, elapsed time under clock=cycles: not less (charged to
+    main), not more (main's time charged to it)."""
     exe = build("regiontime", "tests/progs/regiontime.c")
     for clock in ("cpu", "cycles"):
         # A sampler kept off a busy CPU as the region ends charges the
         # region's tail to main: such a run is repeated, three in all.
         for attempt in range(3):
-            _, prof = record(exe, clock=clock)
+            r, prof = record(exe, clock=clock)
             fs = functions(report(prof))
             got = fs.get("busy region", {}).get("self_s", 0)
-            if got > 0.08:
+            wall_cpu = spent_ns(r.stdout)
+            want = wall_cpu[1 if clock == "cpu" else 0] if len(wall_cpu) == 2 else -1
+            if timing_near(got, want):
                 break
-            print("# clock=%s: the region got %.3f s, run again (machine busy?)" % (clock, got))
-        check(got > 0.08, "clock=%s: a region's own 100 ms are charged to it (%.3f s)" % (clock, got))
+            print("# clock=%s: the region got %.3f s of %.3f s, run again (machine busy?)"
+                  % (clock, got, want))
+        check(want >= 0.1 and timing_near(got, want),
+              "clock=%s: the region's own %.3f s (%s, as the program measured them) are "
+              "charged to it, not less, not more (%.3f s)"
+              % (clock, want, "CPU" if clock == "cpu" else "elapsed", got))
 
 
 def cxx_scope():
@@ -193,28 +215,38 @@ def clocks():
     exe = build("blocking", "tests/progs/blocking.c")
     got = {}
 
-    def plausible(clock, sleeper, burner):
-        if clock == "wall":
-            return 0.14 <= sleeper < 0.5 and 0.14 <= burner < 1.0
-        return sleeper < 0.01 and abs(burner - 0.150) <= 0.03
+    want = {}
 
-    # A sampler kept off a busy CPU as a function ends charges its tail to
-    # the next: such a run is repeated, three in all; a wrong clock would
-    # fail every time.
+    def plausible(clock, sleeper, burner):
+        w = want[clock]
+        return timing_near(sleeper, w[0]) and timing_near(burner, w[1])
+
+    # What each function took, as the program measured it: elapsed under
+    # clock=wall (the 150 ms sleep, and burner's 150 ms of CPU, more on a
+    # busy machine), CPU time under clock=cpu.  A sampler kept off a busy
+    # CPU as a function ends charges its tail to the next: such a run is
+    # repeated, three in all; a wrong clock would fail every time.
     for clock in ("wall", "cpu"):
         for attempt in range(3):
-            _, prof = record(exe, clock=clock)
+            r, prof = record(exe, clock=clock)
             fs = functions(report(prof))
             got[clock] = (fs["sleeper"]["self_s"], fs["burner"]["self_s"])
+            sp = spent_ns(r.stdout) + [-1] * 4  # sleeper wall, cpu, burner wall, cpu
+            want[clock] = (sp[0], sp[2]) if clock == "wall" else (sp[1], sp[3])
             if plausible(clock, *got[clock]):
                 break
             print("# clock=%s: sleeper %.3f s, burner %.3f s, run again (machine busy?)"
                   % ((clock,) + got[clock]))
-    # Wall time is at least the sleep and the CPU time (more on a busy machine).
-    check(0.14 <= got["wall"][0] < 0.5, "clock=wall charges the 150 ms sleep to sleeper (%.3f s)" % got["wall"][0])
-    check(0.14 <= got["wall"][1] < 1.0, "clock=wall charges burner at least its 150 ms (%.3f s)" % got["wall"][1])
-    check(got["cpu"][0] < 0.01, "clock=cpu charges the sleeper next to nothing (%.4f s)" % got["cpu"][0])
-    near(got["cpu"][1], 0.150, 0.03, "clock=cpu charges burner its 150 ms of CPU")
+    check(want["wall"][0] >= 0.15 and timing_near(got["wall"][0], want["wall"][0]),
+          "clock=wall charges sleeper its %.3f s, the 150 ms sleep (%.3f s)"
+          % (want["wall"][0], got["wall"][0]))
+    check(want["wall"][1] >= 0.15 and timing_near(got["wall"][1], want["wall"][1]),
+          "clock=wall charges burner its %.3f s elapsed, at least its 150 ms of CPU (%.3f s)"
+          % (want["wall"][1], got["wall"][1]))
+    check(0 <= want["cpu"][0] < 0.005 and got["cpu"][0] < 0.01,
+          "clock=cpu charges the sleeper next to nothing (%.4f s)" % got["cpu"][0])
+    check(want["cpu"][1] >= 0.15 and timing_near(got["cpu"][1], want["cpu"][1]),
+          "clock=cpu charges burner its %.3f s of CPU (%.3f s)" % (want["cpu"][1], got["cpu"][1]))
 
 
 def options():

@@ -20,7 +20,8 @@
  * trial passes and the slots are used again: every branch of
  * rt_cache_adapt runs.  Every function counts its own calls, the
  * handler's included; the profile must show exactly these, less the calls
- * the runtime reports lost.  Prints the counts, the runs of
+ * the runtime reports lost, which can only be the handler's.  Prints the
+ * counts, the handler's calls of each x_j ("handler xJ N"), the runs of
  * rt_cache_adapt stepped and the calls the handler made. */
 #define _GNU_SOURCE
 #include <link.h>
@@ -40,7 +41,7 @@
 #define CALLS 150000 /* disp's calls in each order */
 #define RUNS 400      /* runs of rt_cache_adapt stepped, at most */
 
-static unsigned long nx[16], ndisp;
+static unsigned long nx[16], ndisp, hx[16];
 
 #define X(j) __attribute__((noinline)) void x##j(void) { nx[j]++; __asm__ volatile(""); }
 X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
@@ -88,6 +89,7 @@ __attribute__((no_instrument_function)) static void on_trap(int sig, siginfo_t *
 			breakpoint(1);
 		return;
 	}
+	hx[acted % 16]++;
 	xs[acted++ % 16]();
 }
 
@@ -144,7 +146,7 @@ int main(int argc, char **argv)
 	if (entry_sp == 0)
 		breakpoint(0);
 	for (unsigned j = 0; j < 16; j++) {
-		printf("calls x%u %lu\n", j, nx[j]);
+		printf("calls x%u %lu\nhandler x%u %lu\n", j, nx[j], j, hx[j]);
 		total += nx[j];
 	}
 	printf("calls disp %lu\ncalls x %lu\nruns %u\nhandled %u\n", ndisp, total, runs, acted);

@@ -9,8 +9,9 @@
  * "arc CALLER CALLEE N" and "calls F N".  Mode storm runs both under a
  * timer signal whose handler calls one of the 16 from whatever context it
  * interrupted, so that handlers land inside the hooks' lookups and inside
- * rt_cache_adapt; it prints "handled N" and no arcs (the handler's calls
- * add arcs from the interrupted function).
+ * rt_cache_adapt; it prints "handled N", "handler F N" (the calls of F
+ * the handler made, included in "calls F N") and no arcs (the handler's
+ * calls add arcs from the interrupted function).
  *
  * Usage: dispatcher [ROUNDS [both|scatter|bursts|recover|storm]]
  */
@@ -101,6 +102,7 @@ __attribute__((no_instrument_function)) static void arcs(const char *caller, con
 }
 
 static volatile sig_atomic_t handled;
+static unsigned long by_handler[NF];
 
 __attribute__((no_instrument_function)) static void on_alarm(int sig)
 {
@@ -108,6 +110,7 @@ __attribute__((no_instrument_function)) static void on_alarm(int sig)
 
 	(void)sig;
 	r = r * 6364136223846793005ul + 1442695040888963407ul;
+	by_handler[r >> 60]++;
 	table[r >> 60]();
 	handled++;
 }
@@ -146,7 +149,7 @@ int main(int argc, char **argv)
 	if (st) {
 		storm(0);
 		for (int k = 0; k < NF; k++)
-			printf("calls f%d %lu\n", k, called[k]);
+			printf("calls f%d %lu\nhandler f%d %lu\n", k, called[k], k, by_handler[k]);
 		printf("handled %ld\n", (long)handled);
 		return 0;
 	}

@@ -51,7 +51,9 @@
  *                             raises SIGSTOP or SIGTSTP; once continued,
  *                             print "resumed" and exit 4
  * The program prints what it did, so the runs with and without ccprof can
- * be compared line by line.
+ * be compared line by line; handled and nested also print the calls they
+ * counted, "calls F N" (on_alarm's, which a late tick can change, left
+ * out).
  */
 #define _GNU_SOURCE /* sysv_signal */
 #include <pthread.h>
@@ -73,6 +75,7 @@ static volatile int zero;
 static volatile unsigned long sink;
 static volatile sig_atomic_t ticks;
 static volatile sig_atomic_t caught;
+static unsigned long n_work, n_on_int, n_in_handler, n_spin; /* calls counted */
 
 NOINLINE void crash_here(const char *how)
 {
@@ -88,13 +91,16 @@ NOINLINE void crash_here(const char *how)
 
 NOINLINE void level2(const char *how) { crash_here(how); }
 
-NOINLINE void in_handler(void) { sink++; }
+NOINLINE void in_handler(void) { n_in_handler++; sink++; }
 
 NOINLINE void on_int(int sig)
 {
 	(void)sig;
+	n_on_int++;
 	in_handler();
 	printf("handled SIGINT\n");
+	printf("calls main 1\ncalls work %lu\ncalls on_int %lu\ncalls in_handler %lu\n", n_work,
+	       n_on_int, n_in_handler);
 	exit(3);
 }
 
@@ -116,6 +122,7 @@ NOINLINE void clean_up(void)
 
 NOINLINE void work(int sig)
 {
+	n_work++;
 	printf("raising %d\n", sig);
 	fflush(stdout);
 	raise(sig);
@@ -233,6 +240,7 @@ NOINLINE void on_alarm(int sig)
 
 NOINLINE void spin(int depth)
 {
+	n_spin++;
 	if (depth > 0) {
 		spin(depth - 1);
 		return;
@@ -428,6 +436,7 @@ int main(int argc, char **argv)
 		spin(50);
 		signal(SIGALRM, SIG_IGN);
 		printf("ticks %d\n", (int)ticks);
+		printf("calls main 1\ncalls spin %lu\ncalls in_handler %lu\n", n_spin, n_in_handler);
 	} else {
 		level2(how);
 	}
