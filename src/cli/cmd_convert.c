@@ -6,8 +6,9 @@
  * for (selection, focus, pruning: cli/view_opts.h, the same as `report`)
  * with the passes the format reads, and with --threads the breakdown by
  * thread under the same view (model_threads: the writer builds each
- * thread's model in turn), then hands it all to the format's writer.  The output file is opened only once the input has
- * been read, so a bad input leaves no empty output behind.
+ * thread's model in turn), then hands it all to the format's writer.
+ * The output file is opened only once the input has been read, so a bad
+ * input leaves no empty output behind.
  */
 #include <errno.h>
 #include <getopt.h>
