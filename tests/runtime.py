@@ -249,6 +249,38 @@ def clocks():
           "clock=cpu charges burner its %.3f s of CPU (%.3f s)" % (want["cpu"][1], got["cpu"][1]))
 
 
+def short_threads():
+    """Threads shorter than the sampling interval (Note [Short threads] in
+    src/model/threads.c): their time since their last sample lands at
+    their roots.  The report says how much: worker's inherited time plus
+    that part adds up to the threads' CPU time as they measured it
+    themselves, the header's "of which" line gives the same number, and
+    under clock=cycles, which charges every call, next to nothing is
+    there and the line is absent."""
+    exe = build("shortthreads", "tests/progs/shortthreads.c")
+    for clock in ("cpu", "cycles"):
+        prof = os.path.join(OUT, "shortthreads_%s.ccprof" % clock)
+        r, _ = record(exe, ["300", "300"], clock=clock, profile=prof)
+        sp = spent_ns(r.stdout) + [-1, -1]
+        rep = report(prof)
+        roots = rep["thread_roots_time_s"]
+        worker = functions(rep)["worker"]["inherited_s"]
+        text = run([CCPROF, "report", prof]).stdout
+        line = re.search(r"^      of which +([0-9.]+) secs at the ends of threads", text, re.M)
+        if clock == "cpu":
+            check(r.returncode == 0 and sp[1] > 0 and
+                  abs(worker + roots - sp[1]) <= 0.005 + 0.1 * sp[1],
+                  "short threads, clock=cpu: worker %.3f s + thread roots %.3f s = the "
+                  "threads' own %.3f s of CPU" % (worker, roots, sp[1]))
+            check(line is not None and abs(float(line.group(1)) - roots) < 0.0006,
+                  "the header says how much of the outside time is at thread ends (%s, %.4f s)"
+                  % (line and line.group(1), roots))
+        else:
+            check(r.returncode == 0 and roots < 0.05 * rep["total_time_s"] and line is None,
+                  "short threads, clock=cycles: %.4f s at the thread roots of %.3f s, no "
+                  "note in the header" % (roots, rep["total_time_s"]))
+
+
 def options():
     prog = build("fib_opt", "tests/progs/fib.c")
     d = os.path.join(OUT, "opts")
@@ -372,5 +404,6 @@ many_regions()
 region_time()
 cxx_scope()
 clocks()
+short_threads()
 options()
 finish()

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/view.h"
 #include "model/xalloc.h"
 #include "output/escape.h"
 #include "output/text.h"
@@ -110,6 +111,32 @@ static void text_outside(const struct text *t)
 	ob_puts(o, "%) in no cost centre\n");
 }
 
+/* How much of the outside time is other threads' ends, where a sampling
+ * clock leaves a short thread's time (Note [Short threads] in
+ * src/model/threads.c); shown from 1 % of the total, and not under a
+ * focus, whose root is not the profile's (a deselection only adds to
+ * it). */
+static void text_thread_roots(const struct text *t)
+{
+	const struct model *m = t->m;
+	const struct ccp_profile *p = m->prof;
+	const struct model_view *v = m->view;
+	uint64_t roots;
+
+	if ((v && (v->focus || v->thread != MODEL_NONE)) ||
+	    p->clock == CCP_CLOCK_CYCLES || m->total_time == 0)
+		return;
+	roots = model_thread_roots_time(p);
+	if (roots * 100 < m->total_time)
+		return;
+	ob_puts(t->o, "      of which   ");
+	text_secs(t, roots, 0);
+	ob_printf(t->o, " secs at the ends of threads other than main's: a thread's\n"
+			"                 time since its last sample, all of it in threads that\n"
+			"                 run less than the %g ms interval (record --clock=cycles)\n",
+		  (double)p->interval_ns / 1e6);
+}
+
 static void text_header(const struct text *t)
 {
 	const struct model *m = t->m;
@@ -132,6 +159,7 @@ static void text_header(const struct text *t)
 	ob_u64(o, p->nthreads, 0);
 	ob_puts(o, p->nthreads == 1 ? " thread\n" : " threads\n");
 	text_outside(t);
+	text_thread_roots(t);
 	text_compensation(t);
 	text_view_header(t);
 	ob_putc(o, '\n');

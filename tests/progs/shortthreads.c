@@ -1,0 +1,72 @@
+/*
+ * shortthreads.c - threads that each run for less than the sampling
+ * interval, one after another (Note [Short threads] in
+ * src/model/threads.c).
+ *
+ *   shortthreads N US    N threads, each burning US microseconds of its
+ *                        own CPU time in burn(), started and joined one
+ *                        at a time
+ *
+ * Prints "spent BURN THREAD" in nanoseconds: the CPU time all the
+ * threads spent in burn, and from the start to the end of their start
+ * routine, as each thread measured it on its own CPU clock.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static long long thread_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static volatile unsigned sink;
+static long long burn_us;
+
+void burn(void)
+{
+	long long until = thread_ns() + burn_us * 1000;
+
+	while (thread_ns() < until)
+		for (unsigned i = 0; i < 200; i++)
+			sink += i;
+}
+
+struct spent {
+	long long burn, thread;
+};
+
+void *worker(void *arg)
+{
+	struct spent *s = arg;
+	long long t0 = thread_ns(), t1;
+
+	burn();
+	t1 = thread_ns();
+	s->burn = t1 - t0;
+	s->thread = t1; /* since the thread began: its clock starts at 0 */
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 300;
+	struct spent s, sum = {0, 0};
+
+	burn_us = argc > 2 ? atoll(argv[2]) : 300;
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, worker, &s) != 0)
+			return 1;
+		pthread_join(t, NULL);
+		sum.burn += s.burn;
+		sum.thread += s.thread;
+	}
+	printf("spent %lld %lld\n", sum.burn, sum.thread);
+	return 0;
+}
