@@ -111,6 +111,126 @@ def names():
         check(fs.get("helper", {}).get("calls") == 10, "%s: helper called 10 times" % pie)
 
 
+RELMOD_MAIN = r"""
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int lib_entry(int x);
+
+static __attribute__((noinline)) int local_static(int i)
+{
+#ifdef DL
+	/* The working directory changes between the load and the first call
+	 * into the library, when the runtime records its module. */
+	static int (*entry)(int);
+	if (entry == NULL) {
+		void *h = dlopen("./libshlib.so", RTLD_NOW);
+		if (h == NULL || chdir("/") != 0)
+			return -1000;
+		entry = (int (*)(int))dlsym(h, "lib_entry");
+	}
+	return entry(i);
+#else
+	return lib_entry(i);
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	int s = 0;
+
+	for (int i = 0; i < 10; i++)
+		s += local_static(i);
+	printf("%d\n", s);
+	fflush(stdout);
+	if (argc > 1 && strcmp(argv[1], "crash") == 0)
+		*(volatile int *)0 = s;
+	return 0;
+}
+"""
+
+
+def relative_modules():
+    """A library the dynamic linker finds by a relative path (-Wl,-rpath,.
+    run from its directory, dlopen("./libshlib.so") then chdir) is
+    recorded by its absolute path, the file's own (Note [Absolute module
+    paths] in modules.c): report from another directory names its
+    functions, also in a crash profile (names left to the tool), and
+    --only-exported and --module by absolute path work.  A profile from
+    before that, with "./libshlib.so", is read from the profile's own
+    directory (Note [Relative module paths] in cli.c).  The module was
+    "./libshlib.so", and report from elsewhere gave 0x<offset>@libshlib.so,
+    warned "cannot read symbols" and matched no --module."""
+    d = os.path.join(OUT, "relmod")
+    os.makedirs(d, exist_ok=True)
+    so = os.path.join(d, "libshlib.so")
+    main = os.path.join(d, "relmod.c")
+    with open(main, "w") as f:
+        f.write(RELMOD_MAIN)
+    ok = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions",
+              os.path.join(TOP, "tests/progs/shlib.c"), "-o", so]).returncode == 0
+    ok = ok and run([CC, "-g", "-O1", "-finstrument-functions", main, "-o",
+                     os.path.join(d, "relmod"), "-L" + d, "-lshlib",
+                     "-Wl,-rpath,."]).returncode == 0
+    ok = ok and run([CC, "-g", "-O1", "-finstrument-functions", "-DDL", main, "-o",
+                     os.path.join(d, "relmod_dl"), "-ldl"]).returncode == 0
+    if not check(ok, "relative modules: libshlib.so, relmod (-Wl,-rpath,.) and relmod_dl build"):
+        return
+    real = os.path.realpath(so)
+    elsewhere = "/"
+    runs = (("linked", "relmod", ()), ("crash", "relmod", ("crash",)),
+            ("dlopen", "relmod_dl", ()))
+    profs = {}
+    for what, exe, args in runs:
+        prof = os.path.join(d, "relmod_%s.ccprof" % what)
+        r = run([CCPROF, "record", "-o", os.path.basename(prof), "--", "./" + exe] + list(args),
+                cwd=d)
+        died = what == "crash"
+        check((r.returncode == -signal.SIGSEGV if died else r.returncode == 0) and
+              r.stdout == "145\n" and os.path.exists(prof),
+              "relative modules, %s: the run ends as it should, profile written (status %d)"
+              % (what, r.returncode))
+        profs[what] = prof
+    old = os.path.join(d, "relmod_old.ccprof")
+    r = run([format_tool("modpath"), profs["crash"], old, real, "./libshlib.so"])
+    check(r.returncode == 0, "relative modules: a profile of the crash with the module path "
+          "./libshlib.so, as before (%s)" % r.stderr.strip())
+    profs["old"] = old
+
+    def rep(prof, *opts):
+        r = run([CCPROF, "report", "--json"] + list(opts) + [prof], cwd=elsewhere)
+        try:
+            return r, functions(json.loads(r.stdout))
+        except ValueError:
+            return r, {}
+
+    for what, prof in sorted(profs.items()):
+        if not os.path.exists(prof):
+            continue
+        r, fs = rep(prof)
+        mods = {f["name"]: f.get("module") for f in fs.values()}
+        check(r.returncode == 0 and mods.get("lib_entry") == real and
+              mods.get("helper") == real,
+              "relative modules, %s: lib_entry's and helper's module is %s (got %s)"
+              % (what, real, mods.get("lib_entry")))
+        check(sorted(fs) == ["helper", "lib_entry", "local_static", "main"] and
+              fs["helper"]["calls"] == 10 and r.stderr == "",
+              "relative modules, %s: report from %s names every function, helper called "
+              "10 times (got %s %r)" % (what, elsewhere, sorted(fs), r.stderr[:200]))
+        r, fs = rep(prof, "--only-exported")
+        check(r.returncode == 0 and sorted(fs) == ["lib_entry", "main"] and r.stderr == "",
+              "relative modules, %s: --only-exported from %s keeps lib_entry and main, "
+              "no warning (got %s %r)" % (what, elsewhere, sorted(fs), r.stderr[:200]))
+        r, fs = rep(prof, "--module", real)
+        check(r.returncode == 0 and sorted(fs) == ["helper", "lib_entry", "main"] and
+              r.stderr == "",
+              "relative modules, %s: --module %s from %s keeps helper and lib_entry (and "
+              "the root main), no warning (got %s %r)"
+              % (what, real, elsewhere, sorted(fs), r.stderr[:200]))
+
+
 def regions():
     prog = build("regions", "tests/progs/regions.c", os.path.join(LIB, "libccprof.a"))
     prof = os.path.join(OUT, "regions.ccprof")
@@ -399,6 +519,7 @@ linked("pkg-config")
 linked("static")
 own_names()
 names()
+relative_modules()
 regions()
 many_regions()
 region_time()

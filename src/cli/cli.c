@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/arena.h"
 #include "format/format.h"
 #include "model/combine.h"
 #include "model/xalloc.h"
@@ -136,6 +137,49 @@ const char *cli_input_path(const char *path)
 	return strcmp(path, "-") == 0 ? "/dev/stdin" : path;
 }
 
+/*
+ * Note [Relative module paths]: a runtime from before Note [Absolute
+ * module paths] (src/runtime/modules.c) recorded a library that the
+ * dynamic linker found by a relative path (-Wl,-rpath,., dlopen of
+ * "./libl.so") by that path, relative to the run's working directory at
+ * the load, and the tool opened it relative to its own: names, source
+ * lines, --only-exported and --module then depended on where the tool
+ * ran.  The run's directory is not in the profile, but the runtime writes
+ * its profile there by default (ccprof record too, unless -o says
+ * otherwise), so a relative module path is read from the profile's
+ * directory: if a regular file is there, the module takes its absolute
+ * path (as a new runtime records it, symbolic links resolved) for the
+ * whole of the tool's work, output included.  It is only a guess, so the
+ * file's names count only under the usual checks (its build-id, or its
+ * change time for a module without one: symtabs.c).  Else the path stays
+ * as recorded, relative to the tool's directory as before.
+ */
+void cli_anchor_modules(struct ccp_profile *p, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0; /* with the '/' */
+	if (cli_is_stdout(path))
+		return; /* standard input: no directory */
+	for (uint32_t i = 0; i < p->nmodules; i++) {
+		const char *m = p->modules[i].path;
+		struct stat st;
+		if (m == NULL || m[0] == '\0' || m[0] == '/')
+			continue;
+		char *joined = xmalloc(dirlen + strlen(m) + 1);
+		memcpy(joined, path, dirlen);
+		strcpy(joined + dirlen, m);
+		char *real = realpath(joined, NULL);
+		if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode)) {
+			char *copy = ccp_arena_strdup(p->arena, real);
+			if (copy == NULL)
+				xalloc_die(strlen(real) + 1, __func__);
+			p->modules[i].path = copy;
+		}
+		free(real);
+		free(joined);
+	}
+}
+
 int cli_load(const char *path, unsigned passes, struct cli_profile *cp)
 {
 	char err[256] = "";
@@ -145,6 +189,7 @@ int cli_load(const char *path, unsigned passes, struct cli_profile *cp)
 		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "cannot read profile");
 		return CLI_EXIT_FAIL;
 	}
+	cli_anchor_modules(&cp->prof, path); /* Note [Relative module paths] */
 	combine_fold_reloads(&cp->prof); /* Note [One function, several cost centres] */
 	if (model_build(&cp->model, &cp->prof, passes, err, sizeof err) != 0) {
 		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "inconsistent profile");

@@ -74,6 +74,12 @@ struct cli_profile {
 /* The file to open for a FILE argument: "-" is standard input. */
 const char *cli_input_path(const char *path);
 
+/* Module paths of p, read from path, that are relative (a runtime from
+ * before absolute module paths) and name a regular file from path's
+ * directory become that file's absolute path (Note [Relative module
+ * paths] in cli.c); others stay as they are. */
+void cli_anchor_modules(struct ccp_profile *p, const char *path);
+
 /* Read path and model it with the passes given (enum model_pass); on
  * failure prints "ccprof: PATH: REASON" and returns 1 (nothing to free).
  * Source lines are not looked up: a command that shows them calls

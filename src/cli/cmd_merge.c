@@ -117,6 +117,7 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 				err[0] ? err : "cannot read profile");
 			goto out;
 		}
+		cli_anchor_modules(&in[loaded], files[loaded]); /* Note [Relative module paths] */
 		sources_resolve(&in[loaded]);
 		combine_fold_reloads(&in[loaded]); /* Note [One function, several cost centres] */
 		ptrs[loaded] = &in[loaded];

@@ -40,7 +40,7 @@ enum ccp_cc_kind {
 };
 
 struct ccp_module {
-	const char *path;     /* as the dynamic linker saw it; "" if unknown */
+	const char *path;     /* absolute (docs/format.md 3.3); "" if unknown */
 	const char *build_id; /* lowercase hex of NT_GNU_BUILD_ID, or "" */
 	uint64_t base;        /* load address in this run (informational) */
 };

@@ -8,6 +8,8 @@
  * when a function of theirs gets its CC number (under the CC lock).
  */
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,20 +52,185 @@ static void hex_build_id(const ElfW(Phdr) *ph, uintptr_t base, char out[41])
 	}
 }
 
-static char *copy_path(const char *name)
+/*
+ * Note [Absolute module paths]: the dynamic linker names a library by the
+ * path it opened, which is relative when the search path or dlopen's
+ * argument was (-Wl,-rpath,. gives "./libl.so").  Recorded so, the profile
+ * would depend on the directory the tool runs from: it reads the module's
+ * file for names (a crash profile has none), --only-exported and
+ * --module compare paths.  A profile is to be read anywhere (DESIGN.md
+ * §5), so a module is recorded by an absolute path: the kernel's name of
+ * the file mapped at the module's first address, from readlink of
+ * /proc/self/map_files/START-END, or failing that the path column of
+ * /proc/self/maps.  Not the path joined to the working directory: the
+ * program may have changed it since the load, and then a join names
+ * another file or none.  The kernel's name is the file itself, symbolic
+ * links resolved, as /proc/self/exe is for the program; a file deleted
+ * since the load loses the kernel's " (deleted)".  Without /proc, the
+ * path stays as the linker gave it.
+ *
+ * This runs once per module, when its first function gets its number,
+ * never on the hooks' fast path, and under the cc lock, which also guards
+ * the static buffers (a thread's stack may be small).  It takes only
+ * open, read, readlink and close, as the rest of record() takes only
+ * async-signal-safe calls: an instrumented signal handler may be the
+ * first to enter a module.  The crash-time write only copies the path.
+ */
+static char maps_buf[8192];
+static char column_buf[4096]; /* the path column of /proc/self/maps */
+static char path_buf[4096];
+
+/* The hexadecimal number at *s, and *s after it. */
+static uintptr_t parse_hex(const char **s)
 {
-	char buf[4096];
+	uintptr_t v = 0;
+
+	for (;; (*s)++) {
+		char c = **s;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uintptr_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uintptr_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+static char *put_hex(char *p, uintptr_t v)
+{
+	char digits[2 * sizeof v];
+	int n = 0;
+
+	do {
+		digits[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n > 0)
+		*p++ = digits[--n];
+	return p;
+}
+
+/* One line of /proc/self/maps (without its newline): if its mapping holds
+ * addr, its path (absolute, or "" if none) into column_buf, and 1. */
+static int map_line(const char *line, const char *end, uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	const char *p = line;
 	size_t n;
-	char *s;
+	int field;
+
+	*lo = parse_hex(&p);
+	if (*p++ != '-')
+		return 0;
+	*hi = parse_hex(&p);
+	if (addr < *lo || addr >= *hi)
+		return 0;
+	for (field = 0; field < 5 && p < end; field++) { /* range, perms, offset, dev, inode */
+		while (p < end && *p != ' ')
+			p++;
+		while (p < end && *p == ' ')
+			p++;
+	}
+	n = (size_t)(end - p);
+	column_buf[0] = '\0';
+	/* The kernel writes a newline in a name as \012, and a backslash as
+	 * itself: such a column is not taken. */
+	if (p < end && *p == '/' && n < sizeof column_buf && memmem(p, n, "\\012", 4) == NULL) {
+		memcpy(column_buf, p, n);
+		column_buf[n] = '\0';
+	}
+	return 1;
+}
+
+/* The mapping of /proc/self/maps that holds addr: 1 and its range, its
+ * path column in column_buf; 0 if none or no /proc. */
+static int find_mapping(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	int found = 0, skip = 0; /* skip: the rest of a line too long for the buffer */
+
+	if (fd < 0)
+		return 0;
+	while (!found) {
+		ssize_t r = read(fd, maps_buf + len, sizeof maps_buf - len);
+		char *line = maps_buf, *nl;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		while (!found && (nl = memchr(line, '\n', len - (size_t)(line - maps_buf))) != NULL) {
+			if (!skip)
+				found = map_line(line, nl, addr, lo, hi);
+			skip = 0;
+			line = nl + 1;
+		}
+		len -= (size_t)(line - maps_buf);
+		memmove(maps_buf, line, len);
+		if (len == sizeof maps_buf) {
+			skip = 1;
+			len = 0;
+		}
+	}
+	close(fd);
+	return found;
+}
+
+/* The absolute path of the file mapped at lo, named name by the dynamic
+ * linker (relative): in path_buf, or NULL (Note [Absolute module paths]). */
+static const char *mapped_path(const char *name, uintptr_t lo)
+{
+	static const char deleted[] = " (deleted)";
+	char link[64] = "/proc/self/map_files/", *p = link + strlen(link);
+	uintptr_t start, end;
+	size_t n, dn = sizeof deleted - 1, nn = strlen(name);
+	ssize_t r;
+
+	if (!find_mapping(lo, &start, &end))
+		return NULL;
+	p = put_hex(p, start);
+	*p++ = '-';
+	p = put_hex(p, end);
+	*p = '\0';
+	r = readlink(link, path_buf, sizeof path_buf - 1);
+	if (r > 0 && r < (ssize_t)sizeof path_buf - 1 && path_buf[0] == '/')
+		path_buf[r] = '\0';
+	else /* not allowed, or too long: the column */
+		memcpy(path_buf, column_buf, strlen(column_buf) + 1);
+	n = strlen(path_buf);
+	if (n == 0)
+		return NULL;
+	if (n > dn && strcmp(path_buf + n - dn, deleted) == 0 &&
+	    !(nn >= dn && strcmp(name + nn - dn, deleted) == 0))
+		path_buf[n - dn] = '\0';
+	return path_buf;
+}
+
+/* The path to record for the object info describes, lowest mapped address
+ * lo: its own for the program, as the dynamic linker gave it if absolute,
+ * else the kernel's (Note [Absolute module paths]). */
+static const char *module_path(const struct dl_phdr_info *info, uintptr_t lo)
+{
+	const char *name = info->dlpi_name, *abs;
 
 	if (name == NULL || name[0] == '\0') { /* the main program */
-		ssize_t r = readlink("/proc/self/exe", buf, sizeof buf - 1);
+		ssize_t r = readlink("/proc/self/exe", path_buf, sizeof path_buf - 1);
 
-		buf[r > 0 ? r : 0] = '\0';
-		name = buf;
+		path_buf[r > 0 ? r : 0] = '\0';
+		return path_buf;
 	}
-	n = strlen(name) + 1;
-	s = rt_map(n);
+	if (name[0] == '/' || (abs = mapped_path(name, lo)) == NULL)
+		return name;
+	return abs;
+}
+
+static char *copy_path(const char *name)
+{
+	size_t n = strlen(name) + 1;
+	char *s = rt_map(n);
+
 	if (s)
 		memcpy(s, name, n);
 	return s;
@@ -84,15 +251,16 @@ static void stat_module(struct rt_module *m)
 	}
 }
 
-/* Whether an unloaded module is the file now loaded: same path, same
+/* Whether an unloaded module is the file now loaded (at path, as
+ * module_path gives it): same path, same
  * build-id, or, neither having one, the same file at the path as when
  * the module was recorded. */
-static int same_file(const struct rt_module *m, const struct dl_phdr_info *info)
+static int same_file(const struct rt_module *m, const struct dl_phdr_info *info, const char *path)
 {
 	char id[41] = "";
 	int i;
 
-	if (m->path == NULL || info->dlpi_name == NULL || strcmp(m->path, info->dlpi_name) != 0)
+	if (m->path == NULL || strcmp(m->path, path) != 0)
 		return 0;
 	for (i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_NOTE && id[0] == '\0')
@@ -138,6 +306,7 @@ static int32_t record(struct dl_phdr_info *info)
 {
 	struct rt_module *m;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	const char *path;
 	int i;
 
 	for (i = 0; i < info->dlpi_phnum; i++) {
@@ -152,12 +321,16 @@ static int32_t record(struct dl_phdr_info *info)
 				hi = a + ph->p_memsz;
 		}
 	}
-	for (i = 0; i < (int)nmodules; i++) { /* seen before, still loaded there */
-		if (modules[i].base != info->dlpi_addr || modules[i].lo != lo || modules[i].hi != hi)
-			continue;
-		if (!modules[i].retired)
+	for (i = 0; i < (int)nmodules; i++) /* seen before, still loaded there */
+		if (!modules[i].retired && modules[i].base == info->dlpi_addr && modules[i].lo == lo &&
+		    modules[i].hi == hi)
 			return i;
-		if (same_file(&modules[i], info)) {
+	path = module_path(info, lo);
+	for (i = 0; i < (int)nmodules; i++) {
+		if (!modules[i].retired || modules[i].base != info->dlpi_addr || modules[i].lo != lo ||
+		    modules[i].hi != hi)
+			continue;
+		if (same_file(&modules[i], info, path)) {
 			/* Loaded again where it was (dlopen after dlclose): the
 			 * same module, so that its functions get their own
 			 * cost-centre numbers back (cctable.c), not one more set
@@ -168,7 +341,8 @@ static int32_t record(struct dl_phdr_info *info)
 	}
 	for (i = 0; i < (int)nmodules; i++) { /* Note [A library loaded again elsewhere] */
 		if (!modules[i].retired || modules[i].hi - modules[i].lo != hi - lo ||
-		    modules[i].lo - modules[i].base != lo - info->dlpi_addr || !same_file(&modules[i], info))
+		    modules[i].lo - modules[i].base != lo - info->dlpi_addr ||
+		    !same_file(&modules[i], info, path))
 			continue;
 		if (rt_cc_rebase_module(i, modules[i].base, info->dlpi_addr) != 0)
 			break;
@@ -181,7 +355,7 @@ static int32_t record(struct dl_phdr_info *info)
 	if (nmodules == MAX_MODULES)
 		return -1;
 	m = &modules[nmodules];
-	m->path = copy_path(info->dlpi_name);
+	m->path = copy_path(path); /* Note [Absolute module paths] */
 	m->main = info->dlpi_name == NULL || info->dlpi_name[0] == '\0';
 	m->base = info->dlpi_addr;
 	m->lo = lo;
@@ -212,11 +386,15 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The module of the function at addr, recorded if new; errno as it was
+ * (the program's, between a call it made and its check). */
 int32_t rt_module_of(uintptr_t addr)
 {
 	struct search s = { addr, -1 };
+	int saved = errno;
 
 	dl_iterate_phdr(visit, &s);
+	errno = saved;
 	return s.found;
 }
 
