@@ -360,6 +360,15 @@ for v in "0" "2" "0.5" "5." "100"; do
 done
 run 2 "diff --select ''" "$CCPROF" diff --select '' "$D/s.ccprof" "$D/s.ccprof"
 one_error_line "diff --select ''"
+# diff shows no tree: the pruning options are refused, not ignored.
+for o in --min-percent --min-calls --min-time; do
+	run 2 "diff $o 1" "$CCPROF" diff $o 1 "$D/s.ccprof" "$D/s.ccprof"
+	one_error_line "diff $o 1"
+	err_has "diff $o 1: says why" "do not apply to diff"
+done
+"$CCPROF" help diff > "$D/out"
+if grep -q -- "--min-percent X" "$D/out"; then notok "help diff: no pruning option offered"
+else ok "help diff: no pruning option offered"; fi
 # Each pattern of a list must match, in a list as alone: --callers P,nosuch
 # once showed P's tree and said nothing of nosuch.
 run 1 "report --callers 'P,nosuch'" "$CCPROF" report --callers 'P,nosuch' "$D/s.ccprof"
