@@ -44,6 +44,19 @@ run 0 "--help" "$CCPROF" --help
 out_has "--help lists report" "report"
 out_has "--help lists record" "record"
 no_stderr "--help"
+# --help's convert entry names every format, as `help convert` describes
+# them and as the unknown format's message (the format table) lists them:
+# html, hp and heap-svg were once missing from it.
+help_formats=$(sed -n '/^  convert /,/^  [a-z]/p' "$D/out" | sed '$d' |
+	sed 's/^  convert //' | tr '\n' ' ' | sed 's/^[^:]*://; s/[ ,]\{1,\}/ /g; s/^ //; s/ $//')
+"$CCPROF" help convert > "$D/convert.help"
+described=$(sed -n '/^Formats:/,/^Options:/p' "$D/convert.help" |
+	sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' | tr '\n' ' ' | sed 's/ $//')
+"$CCPROF" convert --to nosuch f 2> "$D/convert.err"
+table=$(sed -n 's/.*(formats: \([^)]*\)).*/\1/p' "$D/convert.err" | sed 's/,//g')
+check_eq "--help: convert's formats are help convert's" "$help_formats" "$described"
+check_eq "--help: convert's formats are the format table's" "$help_formats" "$table"
+check_eq "--help: convert lists 12 formats" "$(echo "$help_formats" | wc -w | tr -d ' ')" 12
 run 0 "--version" "$CCPROF" --version
 # The first line alone is what scripts take (bench/bench.py's first_line);
 # the second says whether source lines are read (tests/sources.py).
