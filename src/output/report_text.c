@@ -36,8 +36,10 @@ static void text_clock(const struct text *t)
 		ob_puts(t->o, " GHz)");
 		return;
 	}
-	ob_printf(t->o, "(%" PRIu64 " samples @ %g ms, %s clock)", p->stats.samples,
-		  (double)p->interval_ns / 1e6, report_clock_name(p->clock));
+	/* The sampler's wake-ups, each charging every thread what its clock
+	 * advanced: not samples of 1 interval each, so not the time / interval. */
+	ob_printf(t->o, "(%s clock; the sampler woke %" PRIu64 " times, every %g ms)",
+		  report_clock_name(p->clock), p->stats.samples, (double)p->interval_ns / 1e6);
 }
 
 /*
