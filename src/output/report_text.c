@@ -38,8 +38,9 @@ static void text_clock(const struct text *t)
 	}
 	/* The sampler's wake-ups, each charging every thread what its clock
 	 * advanced: not samples of 1 interval each, so not the time / interval. */
-	ob_printf(t->o, "(%s clock; the sampler woke %" PRIu64 " times, every %g ms)",
-		  report_clock_name(p->clock), p->stats.samples, (double)p->interval_ns / 1e6);
+	ob_printf(t->o, "(%s clock; the sampler woke %" PRIu64 " time%s, every %g ms)",
+		  report_clock_name(p->clock), p->stats.samples, p->stats.samples == 1 ? "" : "s",
+		  (double)p->interval_ns / 1e6);
 }
 
 /*

@@ -428,7 +428,8 @@
 		fact('command', (data.argv || []).join(' '));
 		const clock = data.clock === 'cycles'
 			? 'cycles clock @ ' + ratio(data.ticks_per_sec, 1e9, 0, 3) + ' GHz'
-			: data.clock + ' clock; the sampler woke ' + data.samples + ' times, every ' +
+			: data.clock + ' clock; the sampler woke ' + data.samples +
+			  (data.samples === 1 ? ' time' : ' times') + ', every ' +
 			  (data.interval_ns / 1e6) + ' ms';
 		if (!c.v) {
 			fact('total time', secs(P.totalTicks) + ' secs (' + clock + ')');
