@@ -19,9 +19,8 @@
  * inherited(F) exactly, also under mutual recursion (re-entry is not
  * counted twice).  The start of a thread is the function "<root>", which
  * calls each thread root (the model's spontaneous arcs), in its file, and
- * holds the
- * time outside every cost centre as its self cost, so the totals are
- * ccprof's total.  A recursive arc F→F carries its calls and no cost.
+ * holds the time outside every cost centre as its self cost, so the
+ * totals are ccprof's total.  A recursive arc F→F carries its calls and no cost.
  * An arc with time and no call (a view's: under a selection with mutual
  * recursion, reduced stacks put side by side functions of which neither
  * called the other) is written as it is, calls=0 with its cost: the calls
