@@ -651,6 +651,10 @@ def compare_view(prof, page, name, view, fn_name):
           share == (head["of profile"] or "").split(";")[0],
           "%s: the header's total time, calls and the view's share as report's (%r, %r)"
           % (what, facts, head))
+    # and the clock as report says it: the sampler's wake-ups, not samples
+    check(facts.get("total time", "").split(" (", 1)[-1] ==
+          (head["total time"] or "").split("  (", 1)[-1],
+          "%s: the header's clock as report's (%r)" % (what, facts.get("total time")))
     cmd = dom.root.find("code", "cmd")
     want = "ccprof report " + " ".join(o if o.startswith("--") else "'%s'" % o
                                        for o in opts) + (" " if opts else "") + shell_word(prof)

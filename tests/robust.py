@@ -1741,6 +1741,37 @@ def twins():
           % (n["step_here"], n["step_there"], srcs))
 
 
+def twins_and_lib():
+    """The twins' two steps and a third in a library of its own: the
+    library's is "step [libtwins.so]", the shortest label that tells it
+    apart, while the program's two keep their offsets (the library's took
+    an offset too, as if it shared the program's module name).  The
+    library found through a relative rpath (the runtime may record it as
+    ./libtwins.so) and through an absolute one."""
+    d = os.path.join(OUT, "twinslib")
+    os.makedirs(d, exist_ok=True)
+    lib = build("twinslib/libtwins.so", "tests/progs/twins3.c", "-shared", "-fPIC")
+    for rpath in (".", d):
+        exe = build("twinslib/twins", "tests/progs/twins.c",
+                    os.path.join(TOP, "tests/progs/twins2.c"), "-DTWINS_LIB", lib,
+                    "-Wl,-rpath," + rpath)
+        prof = os.path.join(d, "twins.ccprof")
+        r = run([CCPROF, "record", "-o", prof, "--", "./twins"], cwd=d)
+        n = counts(r.stdout)
+        rows = {}
+        for line in run([CCPROF, "report", prof]).stdout.splitlines():
+            w = line.split()
+            # the top table's rows come first: calls in the fifth column
+            if len(w) >= 6 and w[0] == "step" and w[1].startswith("[") and w[1] not in rows:
+                rows[w[1]] = int(w[4])
+        lab = sorted(k for k in rows if k.startswith("[twins+0x"))
+        check(r.returncode == 0 and rows.get("[libtwins.so]") == n.get("step_lib") == 7
+              and len(lab) == 2 and sorted(rows[k] for k in lab) == [3, 5]
+              and len(rows) == 3,
+              "twins and lib (rpath %s): 'step [libtwins.so]' with 7 calls, two "
+              "'step [twins+0x...]' with 3 and 5 (%s)" % (rpath, rows))
+
+
 def setuid():
     if os.getuid() != 0:
         print("# not root: setuid case skipped")
@@ -1886,6 +1917,7 @@ dlopen()
 dlswap()
 dlstorm()
 twins()
+twins_and_lib()
 setuid()
 symlink()
 replaced()

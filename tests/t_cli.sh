@@ -44,6 +44,19 @@ run 0 "--help" "$CCPROF" --help
 out_has "--help lists report" "report"
 out_has "--help lists record" "record"
 no_stderr "--help"
+# --help's convert entry names every format, as `help convert` describes
+# them and as the unknown format's message (the format table) lists them:
+# html, hp and heap-svg were once missing from it.
+help_formats=$(sed -n '/^  convert /,/^  [a-z]/p' "$D/out" | sed '$d' |
+	sed 's/^  convert //' | tr '\n' ' ' | sed 's/^[^:]*://; s/[ ,]\{1,\}/ /g; s/^ //; s/ $//')
+"$CCPROF" help convert > "$D/convert.help"
+described=$(sed -n '/^Formats:/,/^Options:/p' "$D/convert.help" |
+	sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' | tr '\n' ' ' | sed 's/ $//')
+"$CCPROF" convert --to nosuch f 2> "$D/convert.err"
+table=$(sed -n 's/.*(formats: \([^)]*\)).*/\1/p' "$D/convert.err" | sed 's/,//g')
+check_eq "--help: convert's formats are help convert's" "$help_formats" "$described"
+check_eq "--help: convert's formats are the format table's" "$help_formats" "$table"
+check_eq "--help: convert lists 12 formats" "$(echo "$help_formats" | wc -w | tr -d ' ')" 12
 run 0 "--version" "$CCPROF" --version
 # The first line alone is what scripts take (bench/bench.py's first_line);
 # the second says whether source lines are read (tests/sources.py).
@@ -272,7 +285,7 @@ check "generate a large profile" "$D/gen" "$D/l.ccprof" 20000
 
 run 0 "report" "$CCPROF" report "$D/s.ccprof"
 no_stderr "report"
-out_has "report: total time" "total time   0.365 secs  (365 samples @ 1 ms, cpu clock)"
+out_has "report: total time" "total time   0.365 secs  (cpu clock; the sampler woke 365 times, every 1 ms)"
 out_has "report: command line" "./gen 'two words'"
 out_has "report: flat row" "R             30.1    0.110      2"
 out_has "report: tree row" "     S            4    21.9  0.080    21.9  0.080"
@@ -360,6 +373,15 @@ for v in "0" "2" "0.5" "5." "100"; do
 done
 run 2 "diff --select ''" "$CCPROF" diff --select '' "$D/s.ccprof" "$D/s.ccprof"
 one_error_line "diff --select ''"
+# diff shows no tree: the pruning options are refused, not ignored.
+for o in --min-percent --min-calls --min-time; do
+	run 2 "diff $o 1" "$CCPROF" diff $o 1 "$D/s.ccprof" "$D/s.ccprof"
+	one_error_line "diff $o 1"
+	err_has "diff $o 1: says why" "do not apply to diff"
+done
+"$CCPROF" help diff > "$D/out"
+if grep -q -- "--min-percent X" "$D/out"; then notok "help diff: no pruning option offered"
+else ok "help diff: no pruning option offered"; fi
 # Each pattern of a list must match, in a list as alone: --callers P,nosuch
 # once showed P's tree and said nothing of nosuch.
 run 1 "report --callers 'P,nosuch'" "$CCPROF" report --callers 'P,nosuch' "$D/s.ccprof"

@@ -316,6 +316,36 @@ def cycle_gaps():
           % (r.stderr.strip() or cyc))
 
 
+def mutual_arcs():
+    """Arc times under mutual recursion, by the definition in
+    docs/semantics.md (arc times), worked there by hand: main calls E 300
+    times, E and O call each other.  Each line of a block follows that
+    function's newest activation, so E's line from main has only the time
+    before E re-entered itself (10 + 20 ms), while main's line to E has
+    all of it (3.03 s): not a lost cost, the caller lines of E add up to
+    its inherited time, once."""
+    prof = make_profile("views_mutual_arcs", "program ./evenodd\nclock cycles 1000\n"
+                        "thread 1 main\nctx 0 0 0 :\nctx 1 0 0 : [main]\n"
+                        "ctx 300 0 10 : [main] [E]\nctx 300 0 20 : [main] [E] [O]\n"
+                        "ctx 900 0 1000 : [main] E [O] [E]\n"
+                        "ctx 900 0 2000 : [main] E O [E] [O]\n")
+    j = rep(prof)
+    arcs = {(a["caller"], a["callee"]): tuple(round(a[k] * 1000) for k in
+            ("self_in_s", "child_in_s", "self_out_s", "child_out_s")) for a in j["arcs"]}
+    want = {("main", "E"): (10, 20, 1010, 2020), ("E", "O"): (2020, 1000, 2020, 0),
+            ("O", "E"): (1000, 2000, 1000, 0)}
+    check(arcs == want, "mutual arcs: (self_in, child_in, self_out, child_out) in ms as "
+          "worked by hand in semantics.md (%s)" % arcs)
+    f = fns(j)
+    check(round(1000 * f["E"]["inherited_s"]) == sum(sum(arcs[k][:2]) for k in
+                                                  (("main", "E"), ("O", "E"))) == 3030,
+          "mutual arcs: E's caller lines add up to its inherited time, 3.03 s")
+    status, out, err = text(prof, "--graph")
+    check(status == 0 and "0.010000  0.020000   300/1200      main [2]" in out and
+          "1.010000  2.020000   300/1200      E [1]" in out,
+          "mutual arcs: text: main's line in E's block 0.01 + 0.02, E's in main's 1.01 + 2.02")
+
+
 # ---- pruning -----------------------------------------------------------------
 
 def adds_up(node):
@@ -762,6 +792,7 @@ mjstack()
 sp = spivey()
 ring()
 cycle_gaps()
+mutual_arcs()
 prune()
 threads()
 many_threads()

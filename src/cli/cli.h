@@ -23,6 +23,9 @@
 struct cli_command {
 	const char *name;
 	const char *summary; /* one line for `ccprof --help` */
+	/* or NULL: more of the summary, made at run time (convert's formats,
+	 * from the format table); `ccprof --help` wraps it after summary */
+	const char *(*summary_more)(void);
 	const char *usage;   /* "ccprof NAME [OPTIONS] ARGS" */
 	const char *help;    /* the rest of `ccprof help NAME` */
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */

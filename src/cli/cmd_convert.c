@@ -25,10 +25,12 @@
 #include "output/export.h"
 
 static int convert_run(int argc, char **argv);
+static const char *format_names(void);
 
 const struct cli_command cli_convert = {
 	.name = "convert",
-	.summary = "export a profile: pprof, callgrind, speedscope, GHC, flame graph, dot, trace",
+	.summary = "export a profile in another tool's format:",
+	.summary_more = format_names,
 	.usage = "ccprof convert --to FORMAT [-o OUT] [--threads] [--inverted] "
 		 "[--node-threshold PCT] [--weight time|alloc] [VIEW OPTIONS] FILE",
 	.help = "Write the profile in FILE in another tool's format, to OUT or standard\n"
@@ -92,15 +94,24 @@ static const struct option convert_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static int unknown_format(const char *name)
+/* Every format of the table, comma-separated: `ccprof --help` and the
+ * unknown format's message list them all, so neither can leave one out. */
+static const char *format_names(void)
 {
-	char list[256] = "";
+	static char list[256];
+	list[0] = '\0';
 	for (unsigned i = 0; i < export_nformats; i++) {
 		if (i)
 			strncat(list, ", ", sizeof list - strlen(list) - 1);
 		strncat(list, export_formats[i].name, sizeof list - strlen(list) - 1);
 	}
-	return cli_usage_error(&cli_convert, "unknown format '%s' (formats: %s)", name, list);
+	return list;
+}
+
+static int unknown_format(const char *name)
+{
+	return cli_usage_error(&cli_convert, "unknown format '%s' (formats: %s)", name,
+			       format_names());
 }
 
 static int parse_percent(const char *s, double *out)

@@ -4,6 +4,9 @@
  *
  * The view options apply to both sides alike (each resolved against its
  * own profile), so `--deselect` or `--focus` compare like with like.
+ * The pruning options are usage errors: diff shows no tree, and its rows
+ * (every stack, each side's own) are cut by --top instead; hiding a
+ * stack small on one side only would show it as present on one side.
  * Profiles of different programs, or with different clocks, are still
  * compared, after a warning: comparing two versions of a program is the
  * point, and their paths often differ.
@@ -38,7 +41,9 @@ const struct cli_command cli_diff = {
 		"                   of the run instead of seconds (calls are not scaled)\n"
 		"  -t, --top N      rows per table (default: all)\n"
 		"  -j, --json       print as JSON (see docs/json.md), every row\n"
-		"  -h, --help       show this help\n\n" VIEW_OPTIONS_HELP,
+		"  -h, --help       show this help\n\n" VIEW_SELECT_HELP
+		"(--min-percent, --min-calls and --min-time do not apply: diff shows no tree;\n"
+		"--top limits the rows)\n",
 	.run = diff_run,
 };
 
@@ -83,6 +88,9 @@ static int diff_parse(int argc, char **argv, struct diff_args *a)
 			return cli_bad_option(&cli_diff, c, argv);
 		}
 	}
+	if (model_prune_any(&a->view.prune))
+		return cli_usage_error(&cli_diff, "--min-percent, --min-calls and --min-time do "
+						  "not apply to diff (no tree; --top limits the rows)");
 	if (argc - optind < 2)
 		return cli_usage_error(&cli_diff, "two profiles needed");
 	if (argc - optind > 2)

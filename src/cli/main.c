@@ -30,6 +30,22 @@ static const struct cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/* text after column col, its words wrapped at 79 columns under the
+ * summaries (column 11). */
+static void wrap_more(FILE *f, size_t col, const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, " ");
+		if (col + 1 + n > 79) {
+			fputs("\n          ", f);
+			col = 10;
+		}
+		fprintf(f, " %.*s", (int)n, text);
+		col += 1 + n;
+		text += n + strspn(text + n, " ");
+	}
+}
+
 static void main_help(FILE *f)
 {
 	fputs("usage: " MAIN_USAGE "\n\n"
@@ -37,8 +53,13 @@ static void main_help(FILE *f)
 	      "-finstrument-functions: it records, for every context a thread runs in,\n"
 	      "the calls and time spent, and reports exact inherited times.\n\n"
 	      "Commands:\n", f);
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		fprintf(f, "  %-8s %s", commands[i]->name, commands[i]->summary);
+		if (commands[i]->summary_more)
+			wrap_more(f, 11 + strlen(commands[i]->summary),
+				  commands[i]->summary_more());
+		fputc('\n', f);
+	}
 	fputs("\nOptions:\n"
 	      "  -h, --help [COMMAND]  show this help, or the command's\n"
 	      "  -V, --version         show the version\n\n"

@@ -1,7 +1,8 @@
 /*
  * view_opts.h - the view options every command that shows a profile
- * accepts (report, diff, convert): selection, focus, pruning.  One table,
- * one parser, one help text, so the commands agree.
+ * accepts (report, diff, convert): selection, focus, pruning (diff
+ * refuses pruning: it shows no tree).  One table, one parser, one help
+ * text, so the commands agree.
  *
  * Use (see model/view.h for what the options do):
  *
@@ -61,7 +62,10 @@ enum {
 	{"min-calls", required_argument, NULL, VIEW_OPT_MIN_CALLS},          \
 	{"min-time", required_argument, NULL, VIEW_OPT_MIN_TIME}
 
-#define VIEW_OPTIONS_HELP                                                              \
+/* The help of the view options: VIEW_SELECT_HELP for commands that do not
+ * prune (diff: no tree shown, so the pruning options are usage errors). */
+#define VIEW_OPTIONS_HELP VIEW_SELECT_HELP VIEW_PRUNE_HELP
+#define VIEW_SELECT_HELP                                                               \
 	"View options (any combination; PATTERNS are comma-separated names, * matches\n" \
 	"any text; repeat an option to add more):\n"                                   \
 	"  --select PATTERNS    show costs in terms of these functions only: the others'\n" \
@@ -72,7 +76,8 @@ enum {
 	"  --module PATTERNS    select only functions of these modules (path or base\n"  \
 	"                       name)\n"                                                  \
 	"  --focus PATTERNS     only contexts where one of these is active; the stack\n"  \
-	"                       tree is rooted at it\n"                                   \
+	"                       tree is rooted at it\n"
+#define VIEW_PRUNE_HELP                                                                \
 	"  --min-percent X      hide tree nodes under X % of the total time (and of the\n" \
 	"                       bytes allocated, when the run counted them)\n"          \
 	"  --min-calls N        hide tree nodes whose subtree has fewer than N calls\n"   \

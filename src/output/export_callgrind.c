@@ -18,9 +18,9 @@
  * start for the first), once per function, so the arcs into F add up to
  * inherited(F) exactly, also under mutual recursion (re-entry is not
  * counted twice).  The start of a thread is the function "<root>", which
- * calls each thread root (the model's spontaneous arcs) and holds the
- * time outside every cost centre as its self cost, so the totals are
- * ccprof's total.  A recursive arc F→F carries its calls and no cost.
+ * calls each thread root (the model's spontaneous arcs), in its file, and
+ * holds the time outside every cost centre as its self cost, so the
+ * totals are ccprof's total.  A recursive arc F→F carries its calls and no cost.
  * An arc with time and no call (a view's: under a selection with mutual
  * recursion, reduced stacks put side by side functions of which neither
  * called the other) is written as it is, calls=0 with its cost: the calls
@@ -80,7 +80,8 @@ struct cg {
  * "annotate" the executable, with Perl warnings on stderr; "???" it skips.
  * callgrind_annotate strips the current directory from fl= names but not
  * from cfi= names, so a full path under it would make a function appear
- * twice; cfi= is written only for calls across files.
+ * twice; cfi= is written only for calls across files, and never for
+ * <root>'s (Note [The root in its callees' file]).
  */
 static const char *cg_file(const struct model *m, uint32_t cc)
 {
@@ -304,19 +305,67 @@ static void cg_function(struct cg *g, uint32_t cc, struct cg_pos *pos)
 	ob_putc(o, '\n');
 }
 
-/* "<root>": the time outside every cost centre, and the thread roots. */
+/* For qsort of the thread roots' arcs by their callee's file, then
+ * number: the calls of one file together. */
+static const struct cg *sort_cg;
+
+static int by_callee_file(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t fx = sort_cg->file_of[sort_cg->m->arcs[x].callee];
+	uint32_t fy = sort_cg->file_of[sort_cg->m->arcs[y].callee];
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/*
+ * "<root>": the time outside every cost centre, and the thread roots.
+ *
+ * Note [The root in its callees' file]: callgrind_annotate strips the
+ * current directory from fl= names but not from cfi= names, so a call
+ * across files, run from a parent of the sources, names its callee
+ * otherwise than the callee's own fn= block does: --inclusive=yes then
+ * listed main twice, once as /dir/prog.c:main with the calls' cost and
+ * once as prog.c:main with its self cost plus its callees'.  <root> has
+ * no file of its own, so it is written in its callees' file, one fn=
+ * block per file of thread roots (the first with <root>'s self cost):
+ * its calls need no cfi=.  Only calls from <root> can be placed so:
+ * a.c's f calling b.c's g must say cfi= (fi= would move f's cost to a
+ * function "b.c:f"), and docs/exports.md says how to run the tool.
+ */
 static void cg_root(struct cg *g, struct cg_pos *pos)
 {
 	struct ob *o = g->o;
 	const struct model *m = g->m;
-	cg_move(g, pos, m->nfns);
-	ob_puts(o, "fn=");
-	cg_fn_ref(g, MODEL_NONE);
-	cg_cost_line(g, 0, m->root_time, 0, m->root_alloc);
+	uint32_t n = 0;
+	uint32_t *roots = xnmalloc(m->narcs ? m->narcs : 1, sizeof *roots);
 	for (uint32_t k = 0; k < m->narcs; k++)
 		if (m->arcs[k].caller == MODEL_NONE)
-			cg_call(g, pos, k, 0);
-	ob_putc(o, '\n');
+			roots[n++] = k;
+	sort_cg = g;
+	qsort(roots, n, sizeof *roots, by_callee_file);
+	/* <root>'s own object, in the file of the first group (or ???) */
+	if (g->object_of[m->nfns] != pos->object) {
+		pos->object = g->object_of[m->nfns];
+		cg_ref(g, "ob=", &g->objects, pos->object);
+	}
+	uint32_t i = 0;
+	do {
+		uint32_t file = n ? g->file_of[m->arcs[roots[i]].callee] : g->file_of[m->nfns];
+		if (file != pos->file) {
+			pos->file = file;
+			cg_ref(g, "fl=", &g->files, pos->file);
+		}
+		ob_puts(o, "fn=");
+		cg_fn_ref(g, MODEL_NONE);
+		if (i == 0)
+			cg_cost_line(g, 0, m->root_time, 0, m->root_alloc);
+		for (; i < n && g->file_of[m->arcs[roots[i]].callee] == file; i++)
+			cg_call(g, pos, roots[i], 0);
+		ob_putc(o, '\n');
+	} while (i < n);
+	free(roots);
 }
 
 int export_callgrind(FILE *f, const struct export_input *in, const struct export_opts *opts)

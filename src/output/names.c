@@ -59,7 +59,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* A function's module, as the name's qualifier: its base name, with the
- * offset when another of the same name lives in a module of that name. */
+ * offset if by_offset (qualify_group). */
 static char *qualified(const struct model *m, uint32_t cc, int by_offset)
 {
 	const char *mod = model_basename(model_module_path(m, cc));
@@ -74,32 +74,45 @@ static char *qualified(const struct model *m, uint32_t cc, int by_offset)
 	return q;
 }
 
-static int by_string(const void *a, const void *b)
+/* For qsort of a group's members by module base name, then number. */
+static int by_module(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(model_basename(model_module_path(sort_model, x)),
+		       model_basename(model_module_path(sort_model, y)));
+	return c ? c : (x > y) - (x < y);
 }
 
-/* Whether two functions of a group of one name share a module base name:
- * the base names sorted, two equal ones are neighbours (a group can be
- * every function of the profile: no pairwise test). */
-static int modules_collide(const struct model *m, const uint32_t *g, size_t n)
+/* The display names of a group of n functions of one name: each with its
+ * module's base name, and with its offset too when another of the group
+ * lives in a module of that base name (the members sorted by base name,
+ * those are neighbours: a group can be every function of the profile, so
+ * no pairwise test).  A member alone in its module keeps the short label
+ * whatever the others share. */
+static void qualify_group(const struct model *m, const uint32_t *g, size_t n, char **display)
 {
-	const char **mods = xnmalloc(n, sizeof *mods);
-	int collide = 0;
-	for (size_t i = 0; i < n; i++)
-		mods[i] = model_basename(model_module_path(m, g[i]));
-	qsort(mods, n, sizeof *mods, by_string);
-	for (size_t i = 1; i < n && !collide; i++)
-		collide = !strcmp(mods[i - 1], mods[i]);
-	free(mods);
-	return collide;
+	uint32_t *by = xnmalloc(n, sizeof *by);
+	memcpy(by, g, n * sizeof *by);
+	qsort(by, n, sizeof *by, by_module);
+	for (size_t i = 0, j; i < n; i = j) {
+		const char *mod = model_basename(model_module_path(m, by[i]));
+		for (j = i + 1;
+		     j < n && !strcmp(mod, model_basename(model_module_path(m, by[j]))); j++)
+			;
+		for (size_t k = i; k < j; k++)
+			display[by[k]] = qualified(m, by[k], j - i > 1);
+	}
+	free(by);
 }
 
 /*
  * Note [Names that collide]: two functions shown in one report may have
  * one name (a static function in two files, the same entry point in two
- * plugins).  The text report then adds the module to each, and the offset
- * where the modules' names collide too: "plugin_entry [libalpha.so]".
+ * plugins).  The text report then adds the module's base name to each,
+ * and the offset to those whose base name another of the name shares:
+ * "plugin_entry [libalpha.so]"; "helper [prog+0x1169]" and
+ * "helper [prog+0x1211]" beside "helper [libl.so]" (the shortest label
+ * that tells them apart: the library's once took the offset too).
  * Only the display changes; patterns, diff and the other formats see the
  * plain name (JSON gives the module beside it).  NULL where nothing
  * collides; else one string or NULL per function, for names_free_display.
@@ -121,9 +134,7 @@ static char **display_names(const struct model *m)
 			continue;
 		if (!display)
 			display = xcalloc(m->nfns, sizeof *display);
-		int by_offset = modules_collide(m, idx + i, j - i);
-		for (uint32_t k = i; k < j; k++)
-			display[idx[k]] = qualified(m, idx[k], by_offset);
+		qualify_group(m, idx + i, j - i, display);
 	}
 	free(idx);
 	return display;

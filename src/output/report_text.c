@@ -37,8 +37,11 @@ static void text_clock(const struct text *t)
 		ob_puts(t->o, " GHz)");
 		return;
 	}
-	ob_printf(t->o, "(%" PRIu64 " samples @ %g ms, %s clock)", p->stats.samples,
-		  (double)p->interval_ns / 1e6, report_clock_name(p->clock));
+	/* The sampler's wake-ups, each charging every thread what its clock
+	 * advanced: not samples of 1 interval each, so not the time / interval. */
+	ob_printf(t->o, "(%s clock; the sampler woke %" PRIu64 " time%s, every %g ms)",
+		  report_clock_name(p->clock), p->stats.samples, p->stats.samples == 1 ? "" : "s",
+		  (double)p->interval_ns / 1e6);
 }
 
 /*
@@ -530,7 +533,10 @@ static void text_graph(const struct text *t)
 		      "out by call counts as gprof does).  Callers above each function show the\n"
 		      "self and child time of each incoming arc, callees below it those of each\n"
 		      "outgoing arc.  With mutual recursion the two views of one arc may differ:\n"
-		      "an outgoing arc excludes time in the function's own recursive re-entry.\n\n",
+		      "each line of a block follows the function's newest activation, so once\n"
+		      "it re-enters itself through a cycle, the time goes to the arc that\n"
+		      "re-entered it (a caller's line to it still holds all it cost that caller;\n"
+		      "see docs/semantics.md, The views).\n\n",
 		      t->m->by_inherited, t->m->nlisted);
 }
 

@@ -428,7 +428,9 @@
 		fact('command', (data.argv || []).join(' '));
 		const clock = data.clock === 'cycles'
 			? 'cycles clock @ ' + ratio(data.ticks_per_sec, 1e9, 0, 3) + ' GHz'
-			: data.samples + ' samples @ ' + (data.interval_ns / 1e6) + ' ms, ' + data.clock + ' clock';
+			: data.clock + ' clock; the sampler woke ' + data.samples +
+			  (data.samples === 1 ? ' time' : ' times') + ', every ' +
+			  (data.interval_ns / 1e6) + ' ms';
 		if (!c.v) {
 			fact('total time', secs(P.totalTicks) + ' secs (' + clock + ')');
 		} else {
