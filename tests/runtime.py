@@ -229,6 +229,24 @@ def relative_modules():
               "relative modules, %s: --module %s from %s keeps helper and lib_entry (and "
               "the root main), no warning (got %s %r)"
               % (what, real, elsewhere, sorted(fs), r.stderr[:200]))
+    # The old profile beside another build's libshlib.so (here the
+    # program's own file under that name), read from the directory of the
+    # right one: the file beside the profile is not the build the profile
+    # recorded, so the path stays relative to the tool's directory.
+    beside = os.path.join(OUT, "relmod_beside")
+    os.makedirs(beside, exist_ok=True)
+    shutil.copy(os.path.join(d, "relmod"), os.path.join(beside, "libshlib.so"))
+    moved = os.path.join(beside, "relmod_old.ccprof")
+    if os.path.exists(old):
+        shutil.copy(old, moved)
+    r = run([CCPROF, "report", "--json", moved], cwd=d)
+    try:
+        fs = functions(json.loads(r.stdout))
+    except ValueError:
+        fs = {}
+    check(r.returncode == 0 and sorted(fs) == ["helper", "lib_entry", "local_static", "main"],
+          "relative modules: another build of the same name beside an old profile does not "
+          "hide the right one where the tool runs (got %s)" % sorted(fs))
 
 
 def regions():
@@ -374,31 +392,41 @@ def short_threads():
     src/model/threads.c): their time since their last sample lands at
     their roots.  The report says how much: worker's inherited time plus
     that part adds up to the threads' CPU time as they measured it
-    themselves, the header's "of which" line gives the same number, and
-    under clock=cycles, which charges every call, next to nothing is
-    there and the line is absent."""
+    themselves, the header's "of which" line gives the same number and
+    the 300 threads, and under clock=cycles, which charges every call,
+    there are none and the line is absent.  A long thread's time in its
+    own uninstrumented loop (100 ms at its root) is no short thread's."""
     exe = build("shortthreads", "tests/progs/shortthreads.c")
     for clock in ("cpu", "cycles"):
-        prof = os.path.join(OUT, "shortthreads_%s.ccprof" % clock)
-        r, _ = record(exe, ["300", "300"], clock=clock, profile=prof)
-        sp = spent_ns(r.stdout) + [-1, -1]
-        rep = report(prof)
-        roots = rep["thread_roots_time_s"]
-        worker = functions(rep)["worker"]["inherited_s"]
-        text = run([CCPROF, "report", prof]).stdout
-        line = re.search(r"^      of which +([0-9.]+) secs at the ends of threads", text, re.M)
-        if clock == "cpu":
-            check(r.returncode == 0 and sp[1] > 0 and
-                  abs(worker + roots - sp[1]) <= 0.005 + 0.1 * sp[1],
-                  "short threads, clock=cpu: worker %.3f s + thread roots %.3f s = the "
-                  "threads' own %.3f s of CPU" % (worker, roots, sp[1]))
-            check(line is not None and abs(float(line.group(1)) - roots) < 0.0006,
-                  "the header says how much of the outside time is at thread ends (%s, %.4f s)"
-                  % (line and line.group(1), roots))
-        else:
-            check(r.returncode == 0 and roots < 0.05 * rep["total_time_s"] and line is None,
-                  "short threads, clock=cycles: %.4f s at the thread roots of %.3f s, no "
-                  "note in the header" % (roots, rep["total_time_s"]))
+        for long_ms in ("0", "100"):
+            prof = os.path.join(OUT, "shortthreads_%s_%s.ccprof" % (clock, long_ms))
+            args = ["300", "300"] + ([long_ms] if long_ms != "0" else [])
+            r, _ = record(exe, args, clock=clock, profile=prof)
+            sp = spent_ns(r.stdout) + [-1, -1]
+            rep = report(prof)
+            short, roots = rep["short_threads"], rep["short_threads_root_time_s"]
+            worker = functions(rep)["worker"]["inherited_s"]
+            text = run([CCPROF, "report", prof]).stdout
+            line = re.search(r"^      of which +([0-9.]+) secs in ([0-9]+) short threads?:",
+                             text, re.M)
+            what = "clock=%s, %s ms in a long thread's loop" % (clock, long_ms)
+            if clock == "cpu":
+                check(r.returncode == 0 and sp[1] > 0 and short == 300 and
+                      abs(worker + roots - sp[1]) <= 0.005 + 0.1 * sp[1],
+                      "short threads, %s: worker %.3f s + their roots %.3f s = the threads' "
+                      "own %.3f s of CPU, %d short threads" % (what, worker, roots, sp[1], short))
+                check(line is not None and abs(float(line.group(1)) - roots) < 0.0006 and
+                      line.group(2) == "300",
+                      "short threads, %s: the header says how much of the outside time is "
+                      "theirs (%s, %.4f s)" % (what, line and line.group(0), roots))
+            else:
+                check(r.returncode == 0 and short == 0 and roots == 0 and line is None,
+                      "short threads, %s: none, no note in the header (%d, %.4f s)"
+                      % (what, short, roots))
+            if long_ms != "0":
+                check(rep["root_time_s"] - roots >= 0.03,
+                      "short threads, %s: the long thread's %.3f s at its root are not "
+                      "counted" % (what, rep["root_time_s"] - roots))
 
 
 def options():

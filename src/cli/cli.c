@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/elfsym.h"
 #include "format/arena.h"
 #include "format/format.h"
 #include "model/combine.h"
@@ -149,10 +150,12 @@ const char *cli_input_path(const char *path)
  * otherwise), so a relative module path is read from the profile's
  * directory: if a regular file is there, the module takes its absolute
  * path (as a new runtime records it, symbolic links resolved) for the
- * whole of the tool's work, output included.  It is only a guess, so the
- * file's names count only under the usual checks (its build-id, or its
- * change time for a module without one: symtabs.c).  Else the path stays
- * as recorded, relative to the tool's directory as before.
+ * whole of the tool's work, output included, if it is the build the
+ * profile recorded (the same build-id, or none for both; for those, the
+ * change time is checked later, as for any module: symtabs.c).  Else the
+ * path stays as recorded, relative to the tool's directory as before: an
+ * unrelated file of that name beside the profile does not hide the right
+ * one where the tool runs.
  */
 void cli_anchor_modules(struct ccp_profile *p, const char *path)
 {
@@ -169,7 +172,8 @@ void cli_anchor_modules(struct ccp_profile *p, const char *path)
 		memcpy(joined, path, dirlen);
 		strcpy(joined + dirlen, m);
 		char *real = realpath(joined, NULL);
-		if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode) &&
+		    elfsym_is_build(real, p->modules[i].build_id ? p->modules[i].build_id : "")) {
 			char *copy = ccp_arena_strdup(p->arena, real);
 			if (copy == NULL)
 				xalloc_die(strlen(real) + 1, __func__);

@@ -294,6 +294,25 @@ static void image_build_id(const struct image *im, char out[41])
 	}
 }
 
+int elfsym_is_build(const char *path, const char *build_id)
+{
+	struct image im;
+	const Ehdr *eh;
+	char id[41];
+	int same;
+
+	if (map_image(path, &im) != 0)
+		return 0;
+	eh = (const Ehdr *)im.p;
+	same = memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(Shdr);
+	if (same) {
+		image_build_id(&im, id);
+		same = strcmp(id, build_id) == 0;
+	}
+	unmap_image(&im);
+	return same;
+}
+
 int elfsym_load(const char *path, struct elfsym_table *t)
 {
 	return elfsym_load_as(path, NULL, t);

@@ -35,6 +35,9 @@ int elfsym_load(const char *path, struct elfsym_table *t);
  * loaded.  A NULL build_id checks nothing. */
 int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *t);
 
+/* Whether path is an ELF file with that build-id ("" for none). */
+int elfsym_is_build(const char *path, const char *build_id);
+
 /* The function containing `offset`, or NULL. */
 const char *elfsym_find(const struct elfsym_table *t, uint64_t offset);
 

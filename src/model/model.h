@@ -388,10 +388,14 @@ void model_cycles(struct model *m);
 void model_least_rotation(const uint32_t *a, uint32_t n, uint32_t *out);
 void model_hot(struct model *m);
 void model_threads(struct model *m, unsigned passes);
-/* The time at the roots of the threads other than the process's first
- * (whose tid is its pid): under a sampling clock, mostly short threads'
- * last interval (Note [Short threads] in threads.c). */
-uint64_t model_thread_roots_time(const struct ccp_profile *p);
+/* Under a sampling clock, the threads other than the process's first
+ * that ran for less than two intervals, and the time at their roots: most
+ * of theirs (Note [Short threads] in threads.c). */
+struct model_short_threads {
+	uint32_t threads;
+	uint64_t root_time;
+};
+struct model_short_threads model_short_threads(const struct ccp_profile *p);
 /*   model_hook_cost what the hooks cost per function, and the gcc
  *                  exclusions that would drop those costing more than
  *                  the function's own work; needs MODEL_FLAT */

@@ -54,20 +54,42 @@ void model_thread_free(struct model_thread *th)
  * (tests/progs/shortthreads.c).  Where it went is not known, and guessing
  * (the thread's first function, its last sample's context) would put
  * self time on functions that did not spend it, so the report keeps it
- * at the root and says how much of the root is other threads' and what
- * to do: clock=cycles charges it exactly.
+ * at the root and says how much of the root is short threads' and what
+ * to do: clock=cycles charges it exactly.  Short: less time in all than
+ * two intervals.  Not every thread's root time: a long thread's is time
+ * in code that is not instrumented (an OpenMP worker's loop, a pool's
+ * wait), which a finer clock would not move.  Not the process's first
+ * thread (tid = pid), whose root is the time before and after main.
  */
-uint64_t model_thread_roots_time(const struct ccp_profile *p)
+/* Sums of a hostile file's times stop at the top. */
+static uint64_t plus_sat(uint64_t a, uint64_t b)
 {
-	uint64_t sum = 0;
+	uint64_t sum;
+	return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
 
+struct model_short_threads model_short_threads(const struct ccp_profile *p)
+{
+	struct model_short_threads s = {0, 0};
+	double limit = 2.0 * (double)p->interval_ns * (double)p->ticks_per_sec / 1e9;
+
+	if (p->clock == CCP_CLOCK_CYCLES)
+		return s;
 	for (uint32_t t = 0; t < p->nthreads; t++) {
 		const struct ccp_thread *th = &p->threads[t];
+		uint64_t total = 0, root = 0;
 		if (th->tid == p->pid)
 			continue;
-		for (uint32_t k = 0; k < th->ncontexts; k++)
-			if (th->contexts[k].len == 0)
-				sum += th->contexts[k].time;
+		for (uint32_t k = 0; k < th->ncontexts; k++) {
+			const struct ccp_context *x = &th->contexts[k];
+			total = plus_sat(total, x->time);
+			if (x->len == 0)
+				root = plus_sat(root, x->time);
+		}
+		if ((double)total < limit) {
+			s.threads++;
+			s.root_time = plus_sat(s.root_time, root);
+		}
 	}
-	return sum;
+	return s;
 }

@@ -94,7 +94,9 @@ static void jr_header(struct jrep *r)
 	json_kuint(j, "total_ticks", m->total_time);
 	jr_secs(r, "total_time_s", m->total_time);
 	jr_secs(r, "root_time_s", m->root_time);
-	jr_secs(r, "thread_roots_time_s", model_thread_roots_time(p));
+	struct model_short_threads st = model_short_threads(p);
+	json_kuint(j, "short_threads", st.threads);
+	jr_secs(r, "short_threads_root_time_s", st.root_time);
 	json_kuint(j, "total_calls", m->total_calls);
 	if (!m->nthread_models) /* else "threads" is the breakdown (views_json.c) */
 		json_kuint(j, "threads", p->nthreads);

@@ -114,8 +114,8 @@ static void text_outside(const struct text *t)
 	ob_puts(o, "%) in no cost centre\n");
 }
 
-/* How much of the outside time is other threads' ends, where a sampling
- * clock leaves a short thread's time (Note [Short threads] in
+/* How much of the outside time is short threads', where a sampling
+ * clock leaves their time (Note [Short threads] in
  * src/model/threads.c); shown from 1 % of the total, and not under a
  * focus, whose root is not the profile's (a deselection only adds to
  * it). */
@@ -124,20 +124,21 @@ static void text_thread_roots(const struct text *t)
 	const struct model *m = t->m;
 	const struct ccp_profile *p = m->prof;
 	const struct model_view *v = m->view;
-	uint64_t roots;
+	struct model_short_threads s;
 
-	if ((v && (v->focus || v->thread != MODEL_NONE)) ||
-	    p->clock == CCP_CLOCK_CYCLES || m->total_time == 0)
+	if ((v && (v->focus || v->thread != MODEL_NONE)) || m->total_time == 0)
 		return;
-	roots = model_thread_roots_time(p);
-	if (roots * 100 < m->total_time)
+	s = model_short_threads(p);
+	if ((double)s.root_time < 0.01 * (double)m->total_time)
 		return;
 	ob_puts(t->o, "      of which   ");
-	text_secs(t, roots, 0);
-	ob_printf(t->o, " secs at the ends of threads other than main's: a thread's\n"
-			"                 time since its last sample, all of it in threads that\n"
-			"                 run less than the %g ms interval (record --clock=cycles)\n",
-		  (double)p->interval_ns / 1e6);
+	text_secs(t, s.root_time, 0);
+	ob_printf(t->o, " secs in %" PRIu32 " short thread%s: %s time since %s last\n"
+			"                 sample, as %s ended; shorter than two %g ms intervals,\n"
+			"                 %s seldom sampled (record --clock=cycles charges it)\n",
+		  s.threads, s.threads == 1 ? "" : "s", s.threads == 1 ? "its" : "their",
+		  s.threads == 1 ? "its" : "their", s.threads == 1 ? "it" : "they",
+		  (double)p->interval_ns / 1e6, s.threads == 1 ? "it is" : "they are");
 }
 
 static void text_header(const struct text *t)

@@ -3,9 +3,14 @@
  * interval, one after another (Note [Short threads] in
  * src/model/threads.c).
  *
- *   shortthreads N US    N threads, each burning US microseconds of its
+ *   shortthreads N US [MS]
+ *                        N threads, each burning US microseconds of its
  *                        own CPU time in burn(), started and joined one
- *                        at a time
+ *                        at a time; then, with MS, one long thread that
+ *                        calls burn() and spins MS milliseconds in its
+ *                        own uninstrumented start routine (a pool's or
+ *                        an OpenMP worker's loop): time at its root that
+ *                        is no short thread's
  *
  * Prints "spent BURN THREAD" in nanoseconds: the CPU time all the
  * threads spent in burn, and from the start to the end of their start
@@ -52,6 +57,18 @@ void *worker(void *arg)
 	return NULL;
 }
 
+__attribute__((no_instrument_function)) static void *long_worker(void *arg)
+{
+	long long until;
+
+	burn(); /* the thread's first instrumented call: it registers */
+	until = thread_ns() + *(long long *)arg * 1000000;
+	while (thread_ns() < until) /* a system call: seldom, or it is the time */
+		for (unsigned i = 0; i < 100000; i++)
+			sink += i;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 300;
@@ -68,5 +85,13 @@ int main(int argc, char **argv)
 		sum.thread += s.thread;
 	}
 	printf("spent %lld %lld\n", sum.burn, sum.thread);
+	if (argc > 3) {
+		long long ms = atoll(argv[3]);
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, long_worker, &ms) != 0)
+			return 1;
+		pthread_join(t, NULL);
+	}
 	return 0;
 }
