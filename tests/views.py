@@ -718,6 +718,40 @@ def merge():
           "merge: different clocks refused with a message, nothing written (%s)" % r.stderr.strip())
 
 
+def merge_threads():
+    """Merged by position, threads put one run's main with another's
+    worker when the worker registered first (tests/progs/mainlate.c):
+    the process's first thread (tid = pid) now goes first in every file,
+    so the merged main has main's calls of both runs, the worker the
+    worker's, as the programs counted them."""
+    prog = build("views_mainlate", "tests/progs/mainlate.c")
+    parts, want = [], {}
+    for how in ("late", "early"):
+        r, p = record(prog, [how], profile=os.path.join(OUT, "views_mainlate_%s.ccprof" % how))
+        parts.append(p)
+        for l in r.stdout.splitlines():
+            w = l.split()
+            if len(w) == 3 and w[0] == "calls":
+                want[w[1]] = want.get(w[1], 0) + int(w[2])
+    first = [t["tid"] for t in rep(parts[0], "--threads")["threads"]]
+    check(len(first) == 2 and first[1] == rep(parts[0])["pid"],
+          "merge threads: in the 'late' run the worker is the first thread, main the second "
+          "(tids %s)" % first)
+    out = os.path.join(OUT, "views_mainlate_merged.ccprof")
+    r = run([CCPROF, "merge", "-o", out] + parts)
+    if not check(r.returncode == 0, "merge threads: merged (%s)" % r.stderr.strip()):
+        return
+    m = rep(out, "--threads")
+    got = [{f["name"]: f["calls"] for f in t["functions"]} for t in m["threads"]]
+    check(want == {"main_work": 6, "worker_work": 10} and len(got) == 2 and
+          m["threads"][0]["tid"] == m["pid"] and
+          got[0].get("main_work") == 6 and "worker_work" not in got[0] and
+          got[1].get("worker_work") == 10 and "main_work" not in got[1],
+          "merge threads: main's thread has main_work's %d calls, the worker's thread "
+          "worker_work's %d (got %s)" % (want.get("main_work", -1),
+                                         want.get("worker_work", -1), got))
+
+
 def hook_cost_build(name, *flags):
     """hookcost.c with gcc, whose exclusion options the view suggests
     (clang has none), whatever CC the suite runs with."""
@@ -802,5 +836,6 @@ patterns()
 if sp:
     diff(sp)
 merge()
+merge_threads()
 hook_cost()
 finish()

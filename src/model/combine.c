@@ -365,6 +365,33 @@ static void add_outside(struct combine *c, struct ccp_profile *out, const struct
 	out->alloc.outside_blocks += p->alloc.outside_blocks;
 }
 
+/*
+ * Threads are merged by position, but the process's first thread (tid =
+ * pid) goes first: a thread registers at its first instrumented call, so
+ * a worker may come before main (an uninstrumented main, or one that
+ * starts threads before it calls anything), and merged by position, one
+ * run's main was added to another's worker.  The file's thread at
+ * position j: main at 0, then the others in their order.  A file without
+ * such a thread (merged from before, or forked by a raw clone) keeps its
+ * order.
+ */
+static uint32_t thread_at(const struct ccp_profile *p, uint32_t main, uint32_t j)
+{
+	if (main == p->nthreads)
+		return j;
+	if (j == 0)
+		return main;
+	return j <= main ? j - 1 : j;
+}
+
+static uint32_t main_thread(const struct ccp_profile *p)
+{
+	uint32_t k = 0;
+	while (k < p->nthreads && p->threads[k].tid != p->pid)
+		k++;
+	return k;
+}
+
 static void add_file(struct combine *c, const struct ccp_profile *p, uint32_t f, uint64_t tps)
 {
 	uint32_t *modmap = xnmalloc(p->nmodules ? p->nmodules : 1, sizeof *modmap);
@@ -372,9 +399,11 @@ static void add_file(struct combine *c, const struct ccp_profile *p, uint32_t f,
 	for (uint32_t i = 0; i < p->nmodules; i++)
 		modmap[i] = map_module(c, &p->modules[i]);
 	map_ccs(c, p, f, modmap, map);
-	for (uint32_t i = 0; i < p->nthreads; i++)
-		add_thread(c, result_thread(c, i, &p->threads[i]), &p->threads[i], map, tps,
-			   p->ticks_per_sec, f);
+	uint32_t main = main_thread(p);
+	for (uint32_t j = 0; j < p->nthreads; j++) {
+		const struct ccp_thread *th = &p->threads[thread_at(p, main, j)];
+		add_thread(c, result_thread(c, j, th), th, map, tps, p->ticks_per_sec, f);
+	}
 	free(map);
 	free(modmap);
 }
