@@ -1,0 +1,73 @@
+/*
+ * catch.c - frames an exception unwound, discarded where it is caught
+ * (shared runtime only).
+ *
+ * Note [Caught exceptions]: gcc's code runs the exit hooks of the frames
+ * an exception unwinds (their cleanups call them), but clang's does not:
+ * the entries of those frames stay on the shadow stack, and only the
+ * stack-pointer guess removes them (Note [Shadow stack]): the next call
+ * discards the entries below its own stack pointer.  When the catching
+ * function then calls one with a bigger frame than the ones unwound, its
+ * hook's stack pointer lies below theirs, they stay, and the call shows
+ * as the innermost unwound function's (clang -O0, a catch followed by a
+ * call of a function with an 8 KB buffer: all 10 calls under the
+ * thrower).  As for longjmp (Note [Longjmp]), the moment the frames go is
+ * known: the catching frame's landing pad calls __cxa_begin_catch with
+ * its stack pointer where the unwinder put it back, the one of the call
+ * the exception came out of.  Every entry strictly below it is a frame the
+ * exception left, so __cxa_begin_catch is interposed to pop them first.
+ * Entries at that stack pointer stay: the catching function's own, and
+ * functions inlined into it, which may still be running around the try.
+ * Entries of manual regions stop the pop, as they stop the hooks'.  A
+ * catch inside libstdc++ (std::terminate's handlers, a catch in a
+ * function of its own) pops the frames below it, which are gone as well.
+ * Only in the shared runtime: in a static program libstdc++.a defines the
+ * name in the same object as __cxa_end_catch, which would clash.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+
+typedef void *(*begin_catch_fn)(void *);
+
+static void *real_begin_catch;
+
+static void begin_catch_lookup(void)
+{
+	real_begin_catch = dlsym(RTLD_NEXT, "__cxa_begin_catch");
+}
+
+/* Whether entry e belongs to a frame the exception unwound on its way to
+ * the frame whose stack pointer is catcher. */
+static int unwound(const struct rt_shadow *e, uintptr_t catcher)
+{
+	return !(e->sp & RT_REGION_SP) && e->sp < catcher;
+}
+
+static void discard_unwound(uintptr_t catcher)
+{
+	struct rt_thread *t = rt_self;
+	struct rt_shadow *s;
+
+	if (t == NULL)
+		return;
+	s = t->top;
+	if (s == t->base + 1 || !unwound(s - 1, catcher))
+		return;
+	if (rt_cycles) /* the time so far belongs to the frames unwound */
+		rt_charge_ticks(t, rt_tick());
+	while (s > t->base + 1 && unwound(s - 1, catcher))
+		s--;
+	rt_pop_to(t, s);
+}
+
+RT_API void *__cxa_begin_catch(void *exception); /* the C++ ABI's; no header of libc has it */
+
+RT_API void *__cxa_begin_catch(void *exception)
+{
+	discard_unwound((uintptr_t)__builtin_dwarf_cfa());
+	if (!rt_real_ready(&real_begin_catch, begin_catch_lookup))
+		abort(); /* a catch without the C++ runtime: nothing sane is left */
+	return ((begin_catch_fn)real_begin_catch)(exception);
+}
