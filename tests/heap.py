@@ -348,6 +348,24 @@ def thinned():
           "thinned: from %.3f s to %.3f s" % (samples[0]["time"] / 1e9, samples[-1]["time"] / 1e9))
 
 
+def spacing():
+    """A heap interval shorter than the sampling interval is that interval
+    in effect (the sampler takes the samples as it wakes): the profile
+    says so, and its samples are that far apart.  The profile said the
+    1 ms asked for while its samples were 20 ms apart."""
+    _, r, prof = record_heap("steps", os.path.join(OUT, "heapuse_spacing.ccprof"),
+                             ["--interval=20", "--heap-interval=1"], args=["60"])
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and d is not None, "spacing: record ran"):
+        return
+    summary, _, samples = d
+    gaps = sorted(b["time"] - a["time"] for a, b in zip(samples, samples[1:]))
+    middle = gaps[len(gaps) // 2] if gaps else 0
+    check(summary["interval"] == 20000000 and len(gaps) >= 5 and middle >= 15000000,
+          "spacing: --interval=20 --heap-interval=1 records 20 ms (%d ns), samples a median "
+          "%.1f ms apart (%d)" % (summary["interval"], middle / 1e6, len(gaps)))
+
+
 def dumped_mid_run():
     """ccprof_dump while the sampler samples at 10 us and a worker keeps
     allocating: every write succeeds (a sample taken after the write read
@@ -511,6 +529,7 @@ forked_child()
 samples_over_time()
 samples_over_time("cycles")
 thinned()
+spacing()
 dumped_mid_run()
 library_first("cpu")
 library_first("cycles")

@@ -282,12 +282,25 @@ static uint64_t taken; /* samples ever taken: Note [Samples a write takes] */
 static uint64_t picture_above; /* Note [The peak's picture] */
 static uint64_t picture_serial = UINT64_MAX; /* the newest picture's: thinning keeps it */
 
+/* The spacing of the samples: the sampler, which takes them, wakes every
+ * `interval`, so a heap_interval shorter than that, or between two of
+ * its multiples, is the next multiple (interval=20ms with
+ * heap_interval=1ms sampled every 20 ms, and the profile said 1). */
+static uint64_t sample_spacing(void)
+{
+	uint64_t wake = rt_config.interval_ns, want = rt_config.heap_interval_ns;
+
+	if (wake == 0 || want % wake == 0)
+		return want;
+	return (want / wake + 1) * wake;
+}
+
 void rt_heap_configure(void)
 {
 	int on = rt_config.heap && rt_alloc_measured() && !rt_config.disabled;
 
 	if (on && !rt_heap_active) {
-		interval_ns = rt_config.heap_interval_ns;
+		interval_ns = sample_spacing();
 		t0 = rt_now_ns(CLOCK_MONOTONIC);
 		next_due = t0;
 	}
@@ -611,7 +624,7 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 	picture_above = 0;
 	picture_serial = UINT64_MAX;
 	nheads = nrecs = 0;
-	interval_ns = rt_config.heap_interval_ns;
+	interval_ns = sample_spacing();
 	t0 = next_due = rt_now_ns(CLOCK_MONOTONIC);
 	rt_quiet_after_fork(&samples_lock);
 	in_table = in_table_at_fork; /* Note [Heap table and fork] */
