@@ -488,11 +488,17 @@ def bad_options():
     r, secs = go("interval=5s")
     check(r is not None and r.returncode == 0 and secs < 4 and os.path.exists(prof),
           "interval=5s: the program exits at once (%.2f s), profile written" % secs)
-    for v in ("nan", "inf", "1e30", "-1ms", "5 parsecs"):
+    # As record's --interval: digits with at most one point and a unit;
+    # "1e3" ran at a second and "0x10" at 16 ms.
+    for v in ("nan", "inf", "1e30", "-1ms", "5 parsecs", "1e3", "0x10", " 5ms", ".5", "1e-2s"):
         r, secs = go("interval=" + v)
         check(r is not None and r.returncode == 0 and secs < 4 and
               r.stderr.count("bad interval") == 1 and os.path.exists(prof),
               "interval=%s: one warning, default kept, exits at once (%.2f s)" % (v, secs))
+    for key in ("interval", "heap_interval"):
+        r, _ = go("%s=2.5ms" % key)
+        check(r is not None and r.returncode == 0 and "bad" not in r.stderr,
+              "%s=2.5ms: taken, no warning" % key)
     for key in ("enabled", "verbose", "crash_stack", "handle_signals"):
         r, _ = go(key + "=maybe")
         check(r is not None and r.returncode == 0 and r.stderr.count("bad " + key) == 1 and

@@ -27,13 +27,27 @@
 
 #define RT_MAX_INTERVAL_NS 3600e9 /* an hour; also INTERVAL_MAX_MS in cmd_record.c */
 
+/* The length of the decimal number at v, digits with at most one point,
+ * as record's --interval and --heap-interval take it; 0 if none.
+ * strtod alone also took blanks, a sign, hexadecimal ("0x10" ran at
+ * 16 ms), exponents ("1e3" at a second), "inf" and "nan". */
+static size_t decimal_length(const char *v)
+{
+	size_t n = strspn(v, "0123456789");
+
+	if (n > 0 && v[n] == '.')
+		n += 1 + strspn(v + n + 1, "0123456789");
+	return n;
+}
+
 static uint64_t parse_interval(const char *v)
 {
 	char *end;
-	double x = strtod(v, &end);
+	size_t n = decimal_length(v);
+	double x = n ? strtod(v, &end) : 0;
 	double unit = 1e6; /* milliseconds by default */
 
-	if (end == v || !(x > 0)) /* NaN too */
+	if (n == 0 || end != v + n || !(x > 0))
 		return 0;
 	if (strcmp(end, "us") == 0)
 		unit = 1e3;
