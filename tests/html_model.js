@@ -9,7 +9,9 @@
  *   OPTIONS  a list of option sets {"select": [...], "deselect": [...],
  *            "module": [...], "focus": [...], "onlyExported": bool}: one
  *            node for them all, as starting node costs more than a view
- * Prints a JSON list, for each option set one object: the report's header totals, "view",
+ * Prints a JSON list, for each option set one object: the report's header totals, "alloc"
+ * (with allocation data: report --json's, the total with the bytes and
+ * blocks before a thread's first call, and those), "view",
  * "functions", "arcs", "contexts", "tree", "callers" (the inverted tree
  * of every function of the view, as --callers '*' lists them), "cycles"
  * (as --cycles), "threads" (as --threads), "hot" (as --hot), "hook_cost" (as --hook-cost), "heap" (for a heap profile,
@@ -114,6 +116,9 @@ function report(opts) {
 		alloc_in_contexts: {bytes: v.totalBytes, blocks: v.totalBlocks},
 		warnings: v.warnings,
 	};
+	if (p.hasAlloc) /* report's total, with the bytes before a thread's first call */
+		out.alloc = {bytes: v.allocBytes, blocks: v.allocBlocks, outside_bytes: v.outsideBytes,
+			outside_blocks: v.outsideBlocks};
 	if ((opts.focus || []).length || v.deselected.length) {
 		out.view = {profile_total_time_s: secs(p.totalTicks)};
 		if ((opts.focus || []).length)

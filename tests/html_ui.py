@@ -620,6 +620,25 @@ def static_checks():
           "ui.js: every setAttribute names a constant attribute (%s)" % sorted(names))
 
 
+def header_facts(dom):
+    """The header's facts, {term: text}."""
+    return {fact.find("dt").text(): fact.find("dd").text()
+            for fact in dom.root.find_all("div", "fact")}
+
+
+def alloc_header(facts, text, what):
+    """The header's total allocated (with what was allocated before a
+    thread's first call, in no context) and its outside line as report's
+    header (text) says them, a continued line joined."""
+    lines = {k: re.search(r"^    %s +(.*)\n((?: {17}\S.*\n)*)" % k, text, re.M)
+             for k in ("total alloc", "outside")}
+    lines = {k: " ".join([m.group(1)] + m.group(2).split()) if m else None
+             for k, m in lines.items()}
+    mine = {k: facts.get(k) for k in lines}
+    check(mine == lines, "%s: the header's total alloc and outside as report's%s" % (
+        what, "" if mine == lines else " (%r, %r)" % (mine, lines)))
+
+
 def compare_view(prof, page, name, view, fn_name):
     """The page at a view (all tabs) against `ccprof report` of that view."""
     opts = cli_opts(view)
@@ -639,9 +658,7 @@ def compare_view(prof, page, name, view, fn_name):
     theirs = text_flat(text)
     same(flat_as_text(flat, theirs), theirs, "%s: every row of the flat table as report "
          "prints it (%%time, %%alloc, self, bytes, calls, inherited, file:line)" % what)
-    facts = {}
-    for fact in dom.root.find_all("div", "fact"):
-        facts[fact.find("dt").text()] = fact.find("dd").text()
+    facts = header_facts(dom)
     head = {k: re.search(r"^    %s +(.*)$" % k, text, re.M) for k in ("total time", "total calls",
                                                                        "of profile")}
     head = {k: m.group(1) if m else None for k, m in head.items()}
@@ -651,6 +668,7 @@ def compare_view(prof, page, name, view, fn_name):
           share == (head["of profile"] or "").split(";")[0],
           "%s: the header's total time, calls and the view's share as report's (%r, %r)"
           % (what, facts, head))
+    alloc_header(facts, text, what)
     # and the clock as report says it: the sampler's wake-ups, not samples
     check(facts.get("total time", "").split(" (", 1)[-1] ==
           (head["total time"] or "").split("  (", 1)[-1],
@@ -1019,7 +1037,9 @@ def spivey():
 
 def allocs():
     """A run that counted its allocations (record --alloc): the %alloc and
-    bytes columns beside the times, in every tab, as report prints them."""
+    bytes columns beside the times, in every tab, as report prints them;
+    and a C++ run's header, whose total alloc holds libstdc++'s emergency
+    pool, allocated before main's first call, as report's."""
     prog = build("html_ui_allocs", "tests/progs/allocs.c")
     prof = os.path.join(D, "allocs.ccprof")
     r = run([CCPROF, "record", "--alloc", "-o", prof, "--", prog])
@@ -1028,6 +1048,19 @@ def allocs():
     page = convert(prof, "allocs")
     for view, fn in (({}, "grow"), ({"deselect": "grow"}, "main"), ({"focus": "outer"}, "outer")):
         compare_view(prof, page, "allocs", view, fn)
+    # C++: libstdc++'s emergency pool is allocated before main's first
+    # call, in no context; the header's total alloc counts it as report's.
+    prog = build("html_ui_allocs_cxx", "tests/progs/allocs_cxx.cpp", "-lstdc++")
+    prof = os.path.join(D, "allocs_cxx.ccprof")
+    r = run([CCPROF, "record", "--alloc", "-o", prof, "--", prog])
+    if not check(r.returncode == 0 and os.path.exists(prof), "allocs_cxx: recorded with --alloc"):
+        return
+    page = convert(prof, "allocs_cxx")
+    for view in ({}, {"deselect": "make_array"}, {"focus": "reserve"}):
+        what = "allocs_cxx %s" % (" ".join(cli_opts(view)) or "(whole profile)")
+        dom, errors = render(page, view_hash(view), what)
+        if page_ok(dom, errors, what):
+            alloc_header(header_facts(dom), text_report(prof, *cli_opts(view)), what)
 
 
 def threads():

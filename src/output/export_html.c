@@ -431,6 +431,10 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 	json_kuint(&j, "threads", p->nthreads);
 	json_key(&j, "alloc");
 	json_bool(&j, model_alloc_measured(m));
+	/* Allocated before a thread's first call, in no context: report's
+	 * header counts them in the total (model_alloc_outside). */
+	json_kuint(&j, "outside_alloc_bytes", p->alloc.outside_bytes);
+	json_kuint(&j, "outside_alloc_blocks", p->alloc.outside_blocks);
 	json_newline(&j);
 	data_functions(&j, m);
 	json_newline(&j);

@@ -190,6 +190,10 @@ const ccprofModel = (function () {
 		})));
 		return {
 			data, fns, hasAlloc: !!data.alloc, contexts, seen, totalTicks, threadContexts,
+			/* allocated before a thread's first call, in no context (a
+			 * page written before them has none) */
+			outsideAllocBytes: data.outside_alloc_bytes || 0,
+			outsideAllocBlocks: data.outside_alloc_blocks || 0,
 			seconds: (ticks) => (tps ? ticks / tps : 0),
 			nameRank: nameRanks(fns),
 			shortNames: fns.map((f) => {
@@ -401,15 +405,18 @@ const ccprofModel = (function () {
 
 	/* model_totals: the view's totals, of its contexts. */
 	function totals(ctx) {
-		const t = {totalTicks: 0, rootTicks: 0, totalCalls: 0, totalBytes: 0, totalBlocks: 0};
+		const t = {totalTicks: 0, rootTicks: 0, rootBytes: 0, totalCalls: 0, totalBytes: 0,
+			totalBlocks: 0};
 		for (const c of ctx) {
 			t.totalTicks += c.time;
 			t.totalBytes += c.bytes;
 			t.totalBlocks += c.blocks;
-			if (c.hist.length === 0)
+			if (c.hist.length === 0) {
 				t.rootTicks += c.time;
-			else
+				t.rootBytes += c.bytes;
+			} else {
 				t.totalCalls += c.entries + c.recursive;
+			}
 		}
 		return t;
 	}
@@ -1224,7 +1231,14 @@ const ccprofModel = (function () {
 	 *
 	 *   focus, deselected    ids; warnings: the CLI's, one per option (its
 	 *                        first pattern that matched nothing)
-	 *   totalTicks, rootTicks, totalCalls, totalBytes, totalBlocks
+	 *   totalTicks, rootTicks, rootBytes, totalCalls, totalBytes,
+	 *   totalBlocks          of the view's contexts (totalBytes, totalBlocks:
+	 *                        allocated in them, what %alloc is of)
+	 *   outsideBytes, outsideBlocks
+	 *                        allocated before a thread's first call, in no
+	 *                        context; 0 under a focus (model_alloc_outside)
+	 *   allocBytes, allocBlocks
+	 *                        report's total alloc: the two added
 	 *   ncontexts; contexts  [{hist: [{id, marked}], entries, recursive,
 	 *                        ticks, bytes, blocks}], most ticks first
 	 *                        (built on first read)
@@ -1293,6 +1307,10 @@ const ccprofModel = (function () {
 		const v = Object.assign({focus: r.focused, deselected: r.deselected, warnings: r.warnings},
 			totals(ctx));
 		v.ncontexts = ctx.length;
+		v.outsideBytes = r.focus ? 0 : p.outsideAllocBytes;
+		v.outsideBlocks = r.focus ? 0 : p.outsideAllocBlocks;
+		v.allocBytes = v.totalBytes + v.outsideBytes;
+		v.allocBlocks = v.totalBlocks + v.outsideBlocks;
 		/* Built when read: a million contexts as objects take seconds,
 		 * and the page shows only their number. */
 		Object.defineProperty(v, 'contexts',

@@ -440,6 +440,15 @@
 			if (v.totalTicks !== P.totalTicks)
 				fact('of profile', secs(v.totalTicks) + ' of ' + secs(P.totalTicks) + ' secs (' +
 				     pct(v.totalTicks, P.totalTicks) + '%); percentages are of the view\u2019s total');
+			// report's total alloc (text_alloc_total): with what was
+			// allocated before a thread's first call, in no context
+			const bb = (bytes, blocks) => plural(bytes, 'byte', 'bytes') + ' in ' +
+				plural(blocks, 'block', 'blocks');
+			if (hasAlloc)
+				fact('total alloc', bb(v.allocBytes, v.allocBlocks) +
+				     (v.outsideBytes || v.outsideBlocks
+					? ' (' + bb(v.outsideBytes, v.outsideBlocks) + ' before a thread\'s ' +
+					  'first call: in no context, and not in %alloc)' : ''));
 			const list = (ids) => ids.slice(0, 20).map(fnName).join(', ') +
 				(ids.length > 20 ? ', \u2026 (' + ids.length + ')' : '');
 			if ((v.focus || []).length)
@@ -449,11 +458,9 @@
 			fact('total calls', String(v.totalCalls));
 			fact('contexts', v.ncontexts + ' of ' + data.contexts.length + ' in ' +
 			     plural(data.threads, 'thread', 'threads'));
-			fact('outside', secs(v.rootTicks) + ' secs (' + pct(v.rootTicks, v.totalTicks) +
-			     '%) in no cost centre');
-			if (hasAlloc)
-				fact('allocated', plural(v.totalBytes, 'byte', 'bytes') + ' in ' +
-				     plural(v.totalBlocks, 'block', 'blocks'));
+			fact('outside', secs(v.rootTicks) + ' secs (' + pct(v.rootTicks, v.totalTicks) + '%)' +
+			     (hasAlloc ? ' and ' + plural(v.rootBytes, 'byte', 'bytes') + ' (' +
+			      pct(v.rootBytes, v.totalBytes) + '%)' : '') + ' in no cost centre');
 		}
 	}
 
