@@ -681,7 +681,7 @@ def compare_view(prof, page, name, view, fn_name):
 
     dom, errors = render(page, view_hash(view, tab="tree", depth="1000"), what)
     if page_ok(dom, errors, what + ", stack tree"):
-        same(dom_tree(dom), text_tree(text, r"COST CENTRE entries"),
+        same(dom_tree(dom), text_tree(text, r"COST CENTRE +entries"),
              "%s: the stack tree, every node opened, as report prints it" % what)
     threads_tab(prof, page, what, view)
     hot_tab(prof, page, what, view)
@@ -1056,11 +1056,9 @@ def allocs():
     if not check(r.returncode == 0 and os.path.exists(prof), "allocs_cxx: recorded with --alloc"):
         return
     page = convert(prof, "allocs_cxx")
-    for view in ({}, {"deselect": "make_array"}, {"focus": "reserve"}):
-        what = "allocs_cxx %s" % (" ".join(cli_opts(view)) or "(whole profile)")
-        dom, errors = render(page, view_hash(view), what)
-        if page_ok(dom, errors, what):
-            alloc_header(header_facts(dom), text_report(prof, *cli_opts(view)), what)
+    for view, fn in (({}, "make_array()"), ({"deselect": "make_array"}, "main"),
+                     ({"focus": "reserve"}, "reserve(std::vector<long, std::allocator<long> >&)")):
+        compare_view(prof, page, "allocs_cxx", view, fn)
 
 
 def threads():
