@@ -294,21 +294,31 @@ static void image_build_id(const struct image *im, char out[41])
 	}
 }
 
+/* An ELF image of our class whose section headers we can read. */
+static int image_is_elf(const struct image *im)
+{
+	const Ehdr *eh = (const Ehdr *)im->p;
+
+	return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(Shdr);
+}
+
+/* Whether an ELF image has this build-id ("" for none). */
+static int image_has_build(const struct image *im, const char *build_id)
+{
+	char id[41];
+
+	image_build_id(im, id);
+	return strcmp(id, build_id) == 0;
+}
+
 int elfsym_is_build(const char *path, const char *build_id)
 {
 	struct image im;
-	const Ehdr *eh;
-	char id[41];
 	int same;
 
 	if (map_image(path, &im) != 0)
 		return 0;
-	eh = (const Ehdr *)im.p;
-	same = memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(Shdr);
-	if (same) {
-		image_build_id(&im, id);
-		same = strcmp(id, build_id) == 0;
-	}
+	same = image_is_elf(&im) && image_has_build(&im, build_id);
 	unmap_image(&im);
 	return same;
 }
@@ -326,19 +336,13 @@ int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *
 	memset(t, 0, sizeof *t);
 	if (map_image(path, &im) != 0)
 		return -1;
-	if (build_id) {
-		const Ehdr *eh = (const Ehdr *)im.p;
-		char id[41];
-
-		if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shentsize != sizeof(Shdr)) {
-			unmap_image(&im);
-			return -1;
-		}
-		image_build_id(&im, id);
-		if (strcmp(id, build_id) != 0) {
-			unmap_image(&im);
-			return -2;
-		}
+	if (build_id && !image_is_elf(&im)) {
+		unmap_image(&im);
+		return -1;
+	}
+	if (build_id && !image_has_build(&im, build_id)) {
+		unmap_image(&im);
+		return -2;
 	}
 	rc = parse(&im, t);
 	unmap_image(&im);
@@ -419,13 +423,11 @@ int elfsym_find_unbuffered_as(const char *path, const char *build_id, uint64_t o
 	struct image im;
 	const Ehdr *eh;
 	const char *name = NULL;
-	char id[41];
 
 	if (len == 0 || map_image(path, &im) != 0)
 		return -1;
 	eh = (const Ehdr *)im.p;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(Shdr) &&
-	    (build_id == NULL || (image_build_id(&im, id), strcmp(id, build_id) == 0))) {
+	if (image_is_elf(&im) && (build_id == NULL || image_has_build(&im, build_id))) {
 		Shdr tab;
 
 		if (find_table(&im, eh, SHT_SYMTAB, &tab) == 0)
