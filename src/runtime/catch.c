@@ -40,33 +40,20 @@ static void begin_catch_lookup(void)
 
 /* Whether entry e belongs to a frame the exception unwound on its way to
  * the frame whose stack pointer is catcher. */
-static int unwound(const struct rt_shadow *e, uintptr_t catcher)
+static int unwound(const struct rt_thread *t, const struct rt_shadow *e, uintptr_t catcher)
 {
+	(void)t;
 	return !(e->sp & RT_REGION_SP) && e->sp < catcher;
-}
-
-static void discard_unwound(uintptr_t catcher)
-{
-	struct rt_thread *t = rt_self;
-	struct rt_shadow *s;
-
-	if (t == NULL)
-		return;
-	s = t->top;
-	if (s == t->base + 1 || !unwound(s - 1, catcher))
-		return;
-	if (rt_cycles) /* the time so far belongs to the frames unwound */
-		rt_charge_ticks(t, rt_tick());
-	while (s > t->base + 1 && unwound(s - 1, catcher))
-		s--;
-	rt_pop_to(t, s);
 }
 
 RT_API void *__cxa_begin_catch(void *exception); /* the C++ ABI's; no header of libc has it */
 
 RT_API void *__cxa_begin_catch(void *exception)
 {
-	discard_unwound((uintptr_t)__builtin_dwarf_cfa());
+	struct rt_thread *t = rt_self;
+
+	if (t != NULL)
+		rt_pop_left(t, unwound, (uintptr_t)__builtin_dwarf_cfa());
 	if (!rt_real_ready(&real_begin_catch, begin_catch_lookup))
 		abort(); /* a catch without the C++ runtime: nothing sane is left */
 	return ((begin_catch_fn)real_begin_catch)(exception);

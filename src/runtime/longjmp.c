@@ -96,18 +96,10 @@ static void discard_jumped(struct __jmp_buf_tag *env)
 {
 	struct rt_thread *t = rt_self;
 	uintptr_t target = jump_target_sp(env);
-	struct rt_shadow *s;
 
 	if (t == NULL || target < t->stack_lo || target >= t->stack_hi)
 		return;
-	s = t->top;
-	if (s == t->base + 1 || !left_by_jump(t, s - 1, target))
-		return;
-	if (rt_cycles) /* the time so far belongs to the frame the jump leaves */
-		rt_charge_ticks(t, rt_tick());
-	while (s > t->base + 1 && left_by_jump(t, s - 1, target))
-		s--;
-	rt_pop_to(t, s);
+	rt_pop_left(t, left_by_jump, target);
 }
 
 static _Noreturn void jump(void **real, struct __jmp_buf_tag *env, int val)

@@ -635,6 +635,23 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
  * that still comes is a real call's, not a split function's (Note [Split
  * functions] in hooks.c).
  */
+/* Newest first, up to the first entry still live; under clock=cycles the
+ * time so far is charged to them first.  They are not remembered as
+ * dropped: no exit of theirs will come (Note [Longjmp] in longjmp.c, Note
+ * [Caught exceptions] in catch.c). */
+void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp)
+{
+	struct rt_shadow *s = t->top;
+
+	if (s == t->base + 1 || !left(t, s - 1, sp))
+		return;
+	if (rt_cycles)
+		rt_charge_ticks(t, rt_tick());
+	while (s > t->base + 1 && left(t, s - 1, sp))
+		s--;
+	rt_pop_to(t, s);
+}
+
 void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn)
 {
 	struct rt_shadow *s = t->top;

@@ -234,6 +234,11 @@ RT_HIDDEN void rt_release_lookups(struct rt_thread *t);
 RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs);
 RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn);
 
+/* machine.c: pop the newest entries for which left(t, entry, sp) holds,
+ * frames gone all at once (a longjmp's, an exception's). */
+typedef int rt_left_fn(const struct rt_thread *t, const struct rt_shadow *e, uintptr_t sp);
+RT_HIDDEN void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp);
+
 /* cctable.c: process-wide cost-centre numbering. */
 RT_HIDDEN uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name);
 RT_HIDDEN void rt_cc_lock(void);
