@@ -119,7 +119,7 @@ static void text_outside(const struct text *t)
  * src/model/threads.c); shown from 1 % of the total, and not under a
  * focus, whose root is not the profile's (a deselection only adds to
  * it). */
-static void text_thread_roots(const struct text *t)
+static void text_short_threads(const struct text *t)
 {
 	const struct model *m = t->m;
 	const struct ccp_profile *p = m->prof;
@@ -163,7 +163,7 @@ static void text_header(const struct text *t)
 	ob_u64(o, p->nthreads, 0);
 	ob_puts(o, p->nthreads == 1 ? " thread\n" : " threads\n");
 	text_outside(t);
-	text_thread_roots(t);
+	text_short_threads(t);
 	text_compensation(t);
 	text_view_header(t);
 	ob_putc(o, '\n');
