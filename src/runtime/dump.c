@@ -435,29 +435,6 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
  * and the tool names them later, under the same build-id rule (symtabs.c).
  */
 
-/* The first mapping of a module still loaded, as a map_files path. */
-static int mapped_file(const struct rt_module *mod, char *out, size_t size)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
-	int found = 0, whole = 1;
-
-	if (f == NULL)
-		return 0;
-	while (!found && fgets(line, sizeof line, f)) {
-		unsigned long lo, hi;
-		int starts = whole;
-
-		whole = strchr(line, '\n') != NULL;
-		if (starts && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && mod->lo >= lo && mod->lo < hi) {
-			snprintf(out, size, "/proc/self/map_files/%lx-%lx", lo, hi);
-			found = 1;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 static int same_stat(const struct rt_module *mod, const char *path)
 {
 	struct stat st;
@@ -473,13 +450,13 @@ static int load_names(const struct ccp_profile *p, uint32_t i, struct elfsym_tab
 {
 	const struct rt_module *mod = rt_module_get(i);
 	const char *id = p->modules[i].build_id;
-	char mapped[64];
+	char mapped[RT_MAP_FILES_LEN];
 
 	if (id[0] == '\0')
 		id = NULL; /* nothing to check the first two by */
 	if (mod->main && elfsym_load_as("/proc/self/exe", id, tab) == 0)
 		return 0;
-	if (!mod->retired && mapped_file(mod, mapped, sizeof mapped) &&
+	if (!mod->retired && rt_map_files_path(mod->lo, mapped) &&
 	    elfsym_load_as(mapped, id, tab) == 0)
 		return 0;
 	if (p->modules[i].path[0] == '\0')

@@ -178,22 +178,47 @@ static int find_mapping(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
 	return found;
 }
 
+/* /proc/self/map_files/START-END into link[RT_MAP_FILES_LEN]. */
+static void map_files_link(char *link, uintptr_t start, uintptr_t end)
+{
+	static const char dir[] = "/proc/self/map_files/";
+	char *p = link + sizeof dir - 1;
+
+	memcpy(link, dir, sizeof dir);
+	p = put_hex(p, start);
+	*p++ = '-';
+	p = put_hex(p, end);
+	*p = '\0';
+}
+
+/* Under the cc lock, which guards find_mapping's buffers; the write's
+ * name lookup (dump.c) runs outside it. */
+int rt_map_files_path(uintptr_t addr, char *link)
+{
+	uintptr_t start, end;
+	int found;
+
+	rt_cc_lock();
+	found = find_mapping(addr, &start, &end);
+	rt_cc_unlock();
+	if (found)
+		map_files_link(link, start, end);
+	return found;
+}
+
 /* The absolute path of the file mapped at lo, named name by the dynamic
  * linker (relative): in path_buf, or NULL (Note [Absolute module paths]). */
 static const char *mapped_path(const char *name, uintptr_t lo)
 {
 	static const char deleted[] = " (deleted)";
-	char link[64] = "/proc/self/map_files/", *p = link + strlen(link);
+	char link[RT_MAP_FILES_LEN];
 	uintptr_t start, end;
 	size_t n, dn = sizeof deleted - 1, nn = strlen(name);
 	ssize_t r;
 
 	if (!find_mapping(lo, &start, &end))
 		return NULL;
-	p = put_hex(p, start);
-	*p++ = '-';
-	p = put_hex(p, end);
-	*p = '\0';
+	map_files_link(link, start, end);
 	r = readlink(link, path_buf, sizeof path_buf - 1);
 	if (r > 0 && r < (ssize_t)sizeof path_buf - 1 && path_buf[0] == '/')
 		path_buf[r] = '\0';

@@ -278,6 +278,11 @@ RT_HIDDEN void rt_retire_contexts(uintptr_t lo, uintptr_t hi);
 RT_HIDDEN void rt_dlclose_init(void);
 RT_HIDDEN uint32_t rt_module_count(void);
 RT_HIDDEN const struct rt_module *rt_module_get(uint32_t i);
+/* The /proc/self/map_files path of the mapping that holds addr, into
+ * link (RT_MAP_FILES_LEN bytes): 1, or 0 if none or no /proc.  Takes the
+ * cc lock. */
+#define RT_MAP_FILES_LEN 64
+RT_HIDDEN int rt_map_files_path(uintptr_t addr, char *link);
 
 /* threads.c: the registry of every thread that ever ran a hook. */
 RT_HIDDEN void rt_registry_lock(void);
