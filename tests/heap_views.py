@@ -666,6 +666,48 @@ def hp_all(prof, both):
               parsed if isinstance(parsed, str) else sorted(parsed[1][-1][1])))
 
 
+def hp_cut(stack, n):
+    """A band's stack as --name-length n cuts it (GHC's +RTS -L): longer
+    than n bytes, what fits in n - 3 at a UTF-8 boundary, then "..."."""
+    b = stack.encode()
+    if len(b) <= n:
+        return stack
+    return b[:n - 3].decode(errors="ignore") + "..."
+
+
+def hp_name_length(prof, both):
+    """--name-length N: every band of every sample has its bytes, its
+    number and its stack cut to N bytes, as computed here from the
+    whole names; a cut inside a multibyte character drops the whole
+    character; N below 4, or a format that has no bands, is a usage error."""
+    for p, n in ((prof, 8), (both, 7), (prof, 4), (prof, 1000)):
+        whole = hp_parse(ok_out("convert", "--to", "hp", p))
+        cut = hp_parse(ok_out("convert", "--to", "hp", "--name-length", str(n), p))
+        want = [(t, {re.sub(r"^(\(\d+\))(.*)$", lambda m: m.group(1) + hp_cut(m.group(2), n), k): v
+                     for k, v in bands.items()}) for t, bands in whole[1]] \
+            if not isinstance(whole, str) else None
+        shortened = want and any(k not in whole[1][i][1] for i, (_, b) in enumerate(want) for k in b)
+        check(not isinstance(cut, str) and cut[1] == want and (shortened or n == 1000),
+              "hp --name-length %d: the bands of --name-length 0 cut to %d bytes, "
+              "their bytes the same (%s)" % (n, n, cut if isinstance(cut, str) else
+                                             sorted(cut[1][-1][1])))
+    wide = make_profile("heap_wide", spec([MAIN]).replace("[b]", "[\\xc3\\xa9\\xc3\\xa9\\xc3\\xa9]"))
+    cut = hp_parse(ok_out("convert", "--to", "hp", "--name-length", "6", wide))
+    names = sorted({k for _, bs in cut[1] for k in bs}) if not isinstance(cut, str) else cut
+    check(any(re.match(r"^\(\d+\)\u00e9\.\.\.$", k) for k in names),
+          "hp --name-length 6: '\u00e9\u00e9\u00e9/a/main' is cut before the second "
+          "\u00e9's second byte (%s)" % names)
+    for args, msg in ((("--to", "hp", "--name-length", "3"), "at least 4, not '3'"),
+                      (("--to", "hp", "--name-length", "-5"), "not '-5'"),
+                      (("--to", "hp", "--name-length", "4x"), "not '4x'"),
+                      (("--to", "heap-svg", "--name-length", "9"),
+                       "--name-length does not apply to --to heap-svg")):
+        r = ccprof("convert", *args, prof)
+        check(r.returncode == 2 and r.stdout == "" and msg in r.stderr and
+              len(r.stderr.splitlines()) == 1,
+              "convert %s: a usage error (%s)" % (" ".join(args), r.stderr.strip()))
+
+
 def no_samples():
     """A heap profile without samples (a run shorter than its first
     interval would have the runtime's last one; a made-up file may have
@@ -812,6 +854,7 @@ if __name__ == "__main__":  # tests/heap_svg.py imports the tables and definitio
     without_heap(prof, twin, plain)
     bad_usage(prof, twin)
     hp_all(prof, both)
+    hp_name_length(prof, both)
     no_samples()
     pprof(prof, twin)
     merge_diff(prof, twin)

@@ -32,7 +32,7 @@ const struct cli_command cli_convert = {
 	.summary = "export a profile in another tool's format:",
 	.summary_more = format_names,
 	.usage = "ccprof convert --to FORMAT [-o OUT] [--threads] [--inverted] "
-		 "[--node-threshold PCT] [--weight time|alloc] [VIEW OPTIONS] FILE",
+		 "[--node-threshold PCT] [--weight time|alloc] [--name-length N] [VIEW OPTIONS] FILE",
 	.help = "Write the profile in FILE in another tool's format, to OUT or standard\n"
 		"output, with each function's source file and line wherever the format has\n"
 		"a place for them (as in `ccprof report`), and the bytes and blocks allocated\n"
@@ -73,6 +73,9 @@ const struct cli_command cli_convert = {
 		"      --weight time|alloc folded, svg: stacks weighted by time (the default)\n"
 		"                          or by bytes allocated (alloc: a profile recorded\n"
 		"                          with --alloc)\n"
+		"      --name-length N     hp: cut each band's stack to N bytes, the last\n"
+		"                          three \"...\" (GHC's +RTS -L; at least 4;\n"
+		"                          default: whole names)\n"
 		"  -h, --help              show this help\n\n"
 		VIEW_OPTIONS_HELP
 		"Pruned tree nodes become one \"(hidden)\" frame under their parent, so the\n"
@@ -80,7 +83,7 @@ const struct cli_command cli_convert = {
 	.run = convert_run,
 };
 
-enum { OPT_THREADS = 256, OPT_INVERTED, OPT_THRESHOLD, OPT_WEIGHT };
+enum { OPT_THREADS = 256, OPT_INVERTED, OPT_THRESHOLD, OPT_WEIGHT, OPT_NAME_LENGTH };
 
 static const struct option convert_options[] = {
 	VIEW_OPTIONS,
@@ -90,6 +93,7 @@ static const struct option convert_options[] = {
 	{"inverted", no_argument, NULL, OPT_INVERTED},
 	{"node-threshold", required_argument, NULL, OPT_THRESHOLD},
 	{"weight", required_argument, NULL, OPT_WEIGHT},
+	{"name-length", required_argument, NULL, OPT_NAME_LENGTH},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -134,6 +138,16 @@ static int parse_weight(const char *s, enum export_weight *out)
 	return 0;
 }
 
+/* --name-length: room for a character and "..." at least. */
+static int parse_name_length(const char *s, size_t *out)
+{
+	unsigned n;
+	if (cli_parse_count(s, &n) != 0 || n < 4)
+		return -1;
+	*out = n;
+	return 0;
+}
+
 /* An option the format does not take is a usage error, not ignored:
  * returns -1 with the message in err. */
 static int check_accepts(const struct export_format *fmt, unsigned given, char *err,
@@ -147,6 +161,7 @@ static int check_accepts(const struct export_format *fmt, unsigned given, char *
 		{EXPORT_OPT_INVERTED, "--inverted"},
 		{EXPORT_OPT_THRESHOLD, "--node-threshold"},
 		{EXPORT_OPT_WEIGHT, "--weight"},
+		{EXPORT_OPT_NAME_LENGTH, "--name-length"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		if ((given & names[i].opt) && !(fmt->accepts & names[i].opt)) {
@@ -295,6 +310,16 @@ static int convert_run(int argc, char **argv)
 				goto usage_msg;
 			}
 			given |= EXPORT_OPT_WEIGHT;
+			break;
+		case OPT_NAME_LENGTH:
+			if (parse_name_length(optarg, &o.name_length) != 0) {
+				snprintf(err, sizeof err,
+					 "--name-length needs a number of bytes of at least "
+					 "4, not '%.100s'",
+					 optarg);
+				goto usage_msg;
+			}
+			given |= EXPORT_OPT_NAME_LENGTH;
 			break;
 		case 'h':
 			model_view_opts_free(&vo);

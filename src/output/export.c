@@ -28,7 +28,7 @@ const struct export_format export_formats[] = {
 	 .accepts = EXPORT_OPT_THRESHOLD, .hot = 1},
 	{.name = "svg", .write = export_svg, .passes = MODEL_TREE,
 	 .accepts = EXPORT_OPT_INVERTED | EXPORT_OPT_WEIGHT},
-	{.name = "hp", .write = export_hp, .passes = MODEL_TREE, .heap = 1},
+	{.name = "hp", .write = export_hp, .passes = MODEL_TREE, .accepts = EXPORT_OPT_NAME_LENGTH, .heap = 1},
 	{.name = "heap-svg", .write = export_heap_svg, .passes = MODEL_TREE, .heap = 1},
 	{.name = "html", .write = export_html, .passes = 0, .whole = 1},
 };

@@ -49,6 +49,7 @@ enum export_opt {
 	EXPORT_OPT_INVERTED = 1u << 1,  /* --inverted */
 	EXPORT_OPT_THRESHOLD = 1u << 2, /* --node-threshold */
 	EXPORT_OPT_WEIGHT = 1u << 3,    /* --weight */
+	EXPORT_OPT_NAME_LENGTH = 1u << 4, /* --name-length */
 };
 
 /* What a one-number-per-stack format counts (--weight). */
@@ -62,6 +63,8 @@ struct export_opts {
 	int inverted;          /* svg: icicle, the root at the top */
 	double node_threshold; /* dot: drop functions below this % inherited */
 	enum export_weight weight; /* folded, svg */
+	size_t name_length;    /* hp: cut each band's stack at this many bytes
+				* (0: whole), as GHC's +RTS -L */
 };
 
 #define EXPORT_NODE_THRESHOLD_DEFAULT 0.5

@@ -190,7 +190,7 @@ static char *band_string(const struct hsvg *s, const struct names *nm, uint32_t 
 	if (!f)
 		return xstrdup("?");
 	struct ob *o = ob_open(f);
-	heap_bands_name(o, &s->bands, nm, band);
+	heap_bands_name(o, &s->bands, nm, band, 0);
 	ob_close(o);
 	fclose(f);
 	return buf;

@@ -19,7 +19,10 @@
  *                 pruned subtree "(N)(hidden)/parent/..." (N = the
  *                 number of nodes + the parent's), and the bytes live in
  *                 no context "(outside)" (not under a focus, which keeps
- *                 none of them, as it keeps no outside allocation)
+ *                 none of them, as it keeps no outside allocation);
+ *                 with --name-length N, a stack longer than N bytes is
+ *                 cut to N - 3 and "...", as GHC's +RTS -L (GHC cuts at
+ *                 25 by default; C++ stacks run to thousands of bytes)
  *
  * Threads are merged: one stack's bytes in every thread make one band,
  * as the stack tree adds them up (heap_bands.h, shared with heap-svg).
@@ -39,11 +42,13 @@ struct hp {
 	struct ob *o;
 	struct names names;     /* escape_hp_name */
 	struct heap_bands bands;
+	size_t name_length;     /* --name-length, 0: whole names */
 };
 
-static void hp_init(struct hp *h, FILE *f, const struct model *m)
+static void hp_init(struct hp *h, FILE *f, const struct model *m, size_t name_length)
 {
 	h->o = ob_open(f);
+	h->name_length = name_length;
 	names_init(&h->names, m, &escape_hp_name, 0);
 	heap_bands_init(&h->bands, m);
 }
@@ -69,7 +74,7 @@ static void hp_sample(struct hp *h, const struct ccp_heap_sample *s)
 	hp_time(h->o, "BEGIN_SAMPLE ", s->time_ns);
 	heap_bands_sample(b, s);
 	for (uint32_t i = 0; i < b->ntouched; i++) {
-		heap_bands_name(h->o, b, &h->names, b->touched[i]);
+		heap_bands_name(h->o, b, &h->names, b->touched[i], h->name_length);
 		ob_putc(h->o, '\t');
 		ob_u64(h->o, b->bytes[b->touched[i]], 0);
 		ob_putc(h->o, '\n');
@@ -104,8 +109,7 @@ int export_hp(FILE *f, const struct export_input *in, const struct export_opts *
 {
 	const struct ccp_heap *heap = &in->m->prof->heap;
 	struct hp h;
-	(void)opts;
-	hp_init(&h, f, in->m);
+	hp_init(&h, f, in->m, opts->name_length);
 	hp_header(&h);
 	/* hp2ps wants a sample; GHC starts with an empty one at 0 */
 	if (heap->nsamples == 0 || heap->samples[0].time_ns > 0)

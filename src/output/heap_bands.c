@@ -4,7 +4,9 @@
  */
 #include "output/heap_bands.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/view.h"
 #include "model/xalloc.h"
@@ -111,21 +113,54 @@ int heap_bands_outside(const struct heap_bands *b)
 	return !(b->m->view && b->m->view->focus);
 }
 
-void heap_bands_name(struct ob *o, const struct heap_bands *b, const struct names *nm,
-		     uint32_t band)
+/* The bytes of a band's stack after "(k)": its names and the '/'s. */
+static size_t stack_length(const struct heap_bands *b, const struct names *nm, uint32_t band)
 {
 	const struct model *m = b->m;
 	uint32_t k = band < m->nnodes ? band : band - m->nnodes;
+	size_t len = band >= m->nnodes ? strlen(k ? EXPORT_HIDDEN_NAME "/" : EXPORT_HIDDEN_NAME)
+		     : k == 0	    ? strlen(EXPORT_ROOT_NAME)
+				    : 0;
+	for (; k != 0; k = m->nodes[k].parent)
+		len += nm->off[m->nodes[k].cc + 1] - nm->off[m->nodes[k].cc] +
+		       (m->nodes[k].parent != 0);
+	return len;
+}
+
+/* Writes what fits of s[0 .. n) in *room bytes, cut at a UTF-8 character
+ * boundary; returns 0 once the room has run out. */
+static int put_within(struct ob *o, const char *s, size_t n, size_t *room)
+{
+	if (n <= *room) {
+		ob_write(o, s, n);
+		*room -= n;
+		return 1;
+	}
+	ob_write(o, s, names_cut(s, *room));
+	*room = 0;
+	return 0;
+}
+
+void heap_bands_name(struct ob *o, const struct heap_bands *b, const struct names *nm,
+		     uint32_t band, size_t max)
+{
+	const struct model *m = b->m;
+	uint32_t k = band < m->nnodes ? band : band - m->nnodes;
+	int cut = max && stack_length(b, nm, band) > max;
+	size_t room = cut ? max - strlen(HEAP_BANDS_CUT) : SIZE_MAX;
+	const char *head = band >= m->nnodes ? (k ? EXPORT_HIDDEN_NAME "/" : EXPORT_HIDDEN_NAME)
+			   : k == 0	      ? EXPORT_ROOT_NAME
+					      : "";
 	ob_putc(o, '(');
 	ob_u64(o, band, 0);
 	ob_putc(o, ')');
-	if (band >= m->nnodes)
-		ob_puts(o, k ? EXPORT_HIDDEN_NAME "/" : EXPORT_HIDDEN_NAME);
-	else if (k == 0)
-		ob_puts(o, EXPORT_ROOT_NAME);
-	for (; k != 0; k = m->nodes[k].parent) {
-		names_put(o, nm, m->nodes[k].cc);
-		if (m->nodes[k].parent != 0)
-			ob_putc(o, '/');
+	int more = put_within(o, head, strlen(head), &room);
+	for (; more && k != 0; k = m->nodes[k].parent) {
+		uint32_t cc = m->nodes[k].cc;
+		more = put_within(o, nm->pool + nm->off[cc], nm->off[cc + 1] - nm->off[cc], &room);
+		if (more && m->nodes[k].parent != 0)
+			more = put_within(o, "/", 1, &room);
 	}
+	if (cut)
+		ob_puts(o, HEAP_BANDS_CUT);
 }

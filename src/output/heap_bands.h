@@ -60,8 +60,11 @@ int heap_bands_outside(const struct heap_bands *b);
 /* A band's name, as GHC's -hc names a cost-centre stack: "(k)" then the
  * stack innermost first, '/' between, from names escaped for the output
  * (nm); "(0)<root>" for the root context, "(k)(hidden)/parent/..." for a
- * stand-in. */
+ * stand-in.  With max > 0, a stack longer than max bytes is cut, as
+ * GHC's +RTS -L cuts it: what fits in max - 3 bytes (at a UTF-8
+ * character boundary), then "...".  Max is at least 4. */
+#define HEAP_BANDS_CUT "..."
 void heap_bands_name(struct ob *o, const struct heap_bands *b, const struct names *nm,
-		     uint32_t band);
+		     uint32_t band, size_t max);
 
 #endif
