@@ -1697,6 +1697,60 @@ def dlswap():
         print("# dlswap (%s): the loader put the first plugin elsewhere the second time" % CLOCK)
 
 
+def dlreplace():
+    """A plugin without a build-id closed, replaced on disk by another
+    build whose functions lie at the same offsets, and loaded again from
+    the same path: each build's functions keep their own calls (Note
+    [Modules without a build-id] in combine.c).  The first build's file
+    is gone, so its functions may stay unnamed; they were counted as the
+    second build's before.  merge of the profile with itself doubles each."""
+    d = os.path.join(OUT, "dlreplace@" + CLOCK)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    builds = {}
+    for name in ("alpha", "beta"):
+        dep = os.path.join(d, "lib%s_dep.so" % name)
+        so = os.path.join(d, "%s.so" % name)
+        flags = [CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions",
+                 "-Wl,--build-id=none", "-DDEP=%s_dep" % name]
+        run(flags + [os.path.join(TOP, "tests/progs/swapdep.c"), "-o", dep])
+        r = run(flags + ["-DWORK=%s_work" % name, os.path.join(TOP, "tests/progs/swaplib.c"),
+                         "-o", so, dep, "-Wl,-rpath," + d])
+        if not check(r.returncode == 0, "dlreplace: build %s (%s)" % (name, r.stderr[-200:])):
+            return
+        builds[name] = so
+    exe = os.path.join(d, "dlreplace")
+    r = run([CC, "-g", "-O1", "-finstrument-functions", os.path.join(TOP, "tests/progs/dlreplace.c"),
+             "-o", exe, "-ldl"])
+    if not check(r.returncode == 0, "dlreplace: build (%s)" % r.stderr[-200:]):
+        return
+    plugin, new = os.path.join(d, "plugin.so"), os.path.join(d, "plugin.so.new")
+    shutil.copy(builds["alpha"], plugin)
+    shutil.copy(builds["beta"], new)
+    prof = os.path.join(d, "dlreplace.ccprof")
+    e = dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, prof))
+    p = run([exe, plugin, new], env=e)
+    if not check(p.returncode == 0 and os.path.exists(prof),
+                 "dlreplace (%s): runs and writes its profile (%s)" % (CLOCK, p.stdout + p.stderr)):
+        return
+    n = counts(p.stdout)
+    for times, path in ((1, prof), (2, os.path.join(d, "twice.ccprof"))):
+        if times == 2:
+            ok_merge = run([CCPROF, "merge", "-o", path, prof, prof])
+            if not check(ok_merge.returncode == 0, "dlreplace: merge (%s)" % ok_merge.stderr):
+                return
+        fs = [f for f in report(path)["functions"] if f.get("module", "").endswith("/plugin.so")]
+        at = {f["offset"] for f in fs if f["name"] == "beta_work"}
+        rows = [(f["name"], f["calls"]) for f in fs if f["offset"] in at]
+        beta = [c for f, c in rows if f == "beta_work"]
+        alpha = [c for f, c in rows if f != "beta_work"]
+        check(beta == [n["beta_work"] * times] and alpha == [n["alpha_work"] * times],
+              "dlreplace (%s)%s: beta_work called %d times, alpha_work (named or not) %d, "
+              "never one row of both (got %s)" % (CLOCK, " merged with itself" if times == 2 else "",
+                                                  n["beta_work"] * times,
+                                                  n["alpha_work"] * times, rows))
+
+
 def dlstorm():
     """A library opened and closed in a loop, moving each time (an mmap
     between loads): its functions are one function each (DESIGN.md §5,
@@ -1939,6 +1993,7 @@ deep()
 explode()
 dlopen()
 dlswap()
+dlreplace()
 dlstorm()
 twins()
 twins_and_lib()
@@ -1962,6 +2017,7 @@ split()
 selfinline()
 coroutines()
 dlswap()
+dlreplace()
 dlstorm()
 exceptions()
 catch_big()

@@ -177,7 +177,10 @@ static uint32_t map_module(struct combine *c, const struct ccp_module *m)
 	return k;
 }
 
-static char *cc_key(const struct ccp_cc *cc, int32_t module)
+/* What identifies a function: its module's key and its offset, and in a
+ * module without a build-id its name too (Note [Modules without a
+ * build-id]).  Freed by the caller. */
+static char *cc_key(const struct ccp_cc *cc, int32_t module, const struct ccp_module *m)
 {
 	const char *name = cc->name ? cc->name : "";
 	size_t len = strlen(name) + 48;
@@ -186,10 +189,27 @@ static char *cc_key(const struct ccp_cc *cc, int32_t module)
 		snprintf(key, len, "M%s", name);
 	else if (cc->kind == CCP_CC_OVERFLOW)
 		snprintf(key, len, "O");
+	else if (m && (!m->build_id || !m->build_id[0]))
+		snprintf(key, len, "F%" PRId32 ":%" PRIx64 ":%s", module, cc->offset, name);
 	else
 		snprintf(key, len, "F%" PRId32 ":%" PRIx64, module, cc->offset);
 	return key;
 }
+
+/*
+ * Note [Modules without a build-id]
+ *
+ * A module is known by its path and build-id, so a library without a
+ * build-id (linked with --build-id=none) that was replaced on disk has
+ * two versions of one key.  The runtime keeps them apart (same_file in
+ * src/runtime/modules.c), but keyed by offset alone their functions were
+ * one: alpha of the first version and bravo of the second, both at
+ * 0x1119, became one row of bravo with both counts.  In such a module
+ * the name is part of a function's key.  A crash-written profile has no
+ * names, so merged with a complete run of such a library, its functions
+ * are rows of their own (named by offset); with a build-id, names are
+ * not needed and not used.
+ */
 
 /* Fill in what the result's CC lacks from a file's (crash-written files
  * have no names; the first file that has one gives it). */
@@ -240,7 +260,7 @@ static void map_ccs(struct combine *c, const struct ccp_profile *p, uint32_t f, 
 		int32_t mod = cc->module >= 0 && (uint32_t)cc->module < p->nmodules
 				      ? (int32_t)modmap[cc->module]
 				      : -1;
-		char *key = cc_key(cc, mod);
+		char *key = cc_key(cc, mod, mod >= 0 ? &c->mods[mod] : NULL);
 		size_t slot;
 		uint32_t first = keyed_find(&c->cckeys, key, &slot), k;
 		if (first == UINT32_MAX) {
@@ -575,7 +595,7 @@ uint32_t combine_fold_reloads(struct ccp_profile *p)
 			if (cc->kind != CCP_CC_FUNCTION || cc->module < 0 ||
 			    (uint32_t)cc->module >= p->nmodules)
 				continue;
-			char *key = cc_key(cc, (int32_t)modmap[cc->module]);
+			char *key = cc_key(cc, (int32_t)modmap[cc->module], &p->modules[cc->module]);
 			size_t slot;
 			uint32_t k = keyed_find(&cckeys, key, &slot);
 			if (k == UINT32_MAX) {
