@@ -30,6 +30,91 @@ def status_passthrough():
     check("profile written to " + prof in r.stderr, "record says where the profile went")
 
 
+def record_max_contexts():
+    """record --max-contexts=16 passes max_contexts=16 on: the program's
+    thousands of contexts are capped at 16 (the root's among them), past
+    which each function entered has one overflow context, [<overflow>]
+    [F], and every call is still counted (tests/progs/explode.c counts
+    its own)."""
+    exe = build("flag_explode", "tests/progs/explode.c")
+
+    def recorded(*flags):
+        prof = os.path.join(OUT, "flag_explode%s.ccprof" % "".join(flags).replace("-", "_"))
+        r = run([CCPROF, "record", "-o", prof] + list(flags) + ["--", exe])
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+        rep = report(prof) if info else {"functions": [], "contexts": []}
+        fs = functions(rep)
+        own = {l.split()[1]: int(l.split()[2]) for l in r.stdout.splitlines()
+               if l.startswith("calls ")}
+        exact = bool(own) and all(fs.get(f, {}).get("calls") == n for f, n in own.items())
+        over = [[e["name"] for e in c["history"]] for c in rep["contexts"]
+                if any(e["name"] == "<overflow>" for e in c["history"])]
+        return r, info, exact, len(rep["contexts"]) - len(over), over
+
+    r, free, exact, _, _ = recorded()
+    check(r.returncode == 0 and free.get("contexts", 0) > 1000 and exact,
+          "explode without a budget: %s contexts, every call counted" % free.get("contexts"))
+    r, capped, exact, ordinary, over = recorded("--max-contexts=16")
+    check(r.returncode == 0 and ccprof_said(r.stderr) == ["ccprof: profile written to %s"
+                                                          % capped.get("file")] and
+          "max_contexts=16" in capped.get("options", "").split(":"),
+          "record --max-contexts=16: no warning, max_contexts=16 in the profile's options "
+          "(%r, %s)" % (r.stderr, capped.get("options")))
+    callees = [h[-1] for h in over]
+    check(ordinary == 16 and over and all(h == ["<overflow>", h[-1]] for h in over) and
+          len(set(callees)) == len(callees) and capped.get("contexts") == 16 + len(over) and
+          exact,
+          "record --max-contexts=16: ccprof info's %s contexts are 16 (got %d) and one "
+          "overflow context for each of %d functions entered past them, every call "
+          "still counted" % (capped.get("contexts"), ordinary, len(over)))
+
+
+# Values of dump_signal and max_contexts, and whether the runtime takes
+# them (the rest it refuses with a warning): record must take the same.
+DUMP_SIGNALS = (("USR2", 1), ("SIGUSR2", 1), ("12", 1), ("SIG12", 1), ("SIGTERM", 1),
+                ("13", 1), ("64", 1), ("SIGPIPE", 0), ("SIGSEGV", 0), ("11", 0), ("6", 0),
+                ("9", 0), ("19", 0), ("32", 0), ("33", 0), ("65", 0), ("0", 0), ("12x", 0),
+                (" 12", 0), ("+12", 0), ("", 0), ("usr2", 0))
+MAX_CONTEXTS = (("16", 1), ("1000", 1), ("0016", 1), ("18446744073709551615", 1), ("15", 0),
+                ("0", 0), ("1e9", 0), (" -1", 0), ("+16", 0), ("16k", 0),
+                ("18446744073709551616", 0), ("", 0))
+
+
+def record_checks_runtime_flags():
+    """--dump-signal and --max-contexts take exactly the values the
+    runtime takes for dump_signal= and max_contexts=: a bad one is a usage
+    error (one line, exit 2, the program not run), as a bad --interval is;
+    a good one reaches the runtime, which takes it without a warning."""
+    prog = build("flag_status", "tests/progs/status.c")
+    prof = os.path.join(OUT, "flag_status.ccprof")
+    for flag, key, values in (("--dump-signal", "dump_signal", DUMP_SIGNALS),
+                              ("--max-contexts", "max_contexts", MAX_CONTEXTS)):
+        for value, good in values:
+            runtime = run([prog, "exit", "0"], env=dict(
+                os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                CCPROF_OPTIONS="output=/dev/null:%s=%s" % (key, value)))
+            taken = runtime.returncode == 0 and "bad " + key not in runtime.stderr
+            if os.path.exists(prof):
+                os.remove(prof)
+            r = run([CCPROF, "record", "-o", prof, "%s=%s" % (flag, value), "--", prog, "exit", "0"])
+            if good:
+                ok = r.returncode == 0 and ccprof_said(r.stderr) == \
+                    ["ccprof: profile written to " + prof]
+            else:
+                ok = r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and \
+                    r.stderr.startswith("ccprof record: %s needs " % flag) and \
+                    "'%s'" % value in r.stderr and not os.path.exists(prof)
+            check(taken == bool(good) and ok,
+                  "%s=%r: %s, as the runtime %s %s=%r (%d %r)"
+                  % (flag, value, "run, no warning" if good else
+                     "one usage error line, exit 2, program not run",
+                     "takes" if taken else "refuses", key, value, r.returncode,
+                     r.stderr[:100]))
+    r = run([CCPROF, "record", "--help"])
+    check(r.returncode == 0 and "--dump-signal=SIG" in r.stdout and "--max-contexts=N" in r.stdout,
+          "record --help names --dump-signal and --max-contexts")
+
+
 def linked(kind):
     src = os.path.join(TOP, "tests/progs/fib.c")
     exe = os.path.join(OUT, "fib_" + kind)
@@ -549,6 +634,8 @@ def bad_options():
 
 
 status_passthrough()
+record_max_contexts()
+record_checks_runtime_flags()
 linked("pkg-config")
 linked("static")
 own_names()

@@ -37,6 +37,7 @@
 
 #include "cli/cli.h"
 #include "common/handled_signals.h"
+#include "common/option_values.h"
 #include "format/format.h"
 #include "model/sources.h"
 #include "model/xalloc.h"
@@ -47,7 +48,7 @@ const struct cli_command cli_record = {
 	.name = "record",
 	.summary = "run a program and write its profile",
 	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--alloc] [--heap] "
-		 "[--heap-interval=MS] [--] PROGRAM [ARGS...]",
+		 "[--heap-interval=MS] [--dump-signal=SIG] [--max-contexts=N] [--] PROGRAM [ARGS...]",
 	.help = "Run PROGRAM with the ccprof runtime preloaded (LD_PRELOAD) and write its\n"
 		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
 		"are appended to CCPROF_OPTIONS, so they override the user's.  The exit\n"
@@ -75,6 +76,12 @@ const struct cli_command cli_record = {
 		"                     live heap per context at the end, its exact peak and\n"
 		"                     samples over time (ccprof report --heap)\n"
 		"  --heap-interval=MS  between heap samples (default 10; implies --heap)\n"
+		"  --dump-signal=SIG  write the profile whenever SIG arrives, and go on:\n"
+		"                     SIGUSR1, SIGUSR2, SIGHUP, SIGQUIT, SIGPROF, SIGWINCH,\n"
+		"                     SIGINT, SIGTERM, SIGALRM (SIG optional) or a number;\n"
+		"                     not a crash signal, SIGKILL, SIGSTOP, 32 or 33\n"
+		"  --max-contexts=N   contexts per thread, at least 16 (default 1000000);\n"
+		"                     past it, a function's calls go to its overflow context\n"
 		"  -h, --help         show this help\n\n"
 		"Environment:\n"
 		"  CCPROF_LIBRARY     the runtime to preload (default:\n"
@@ -86,7 +93,7 @@ const struct cli_command cli_record = {
 	.run = record_run,
 };
 
-enum { OPT_CLOCK = 256, OPT_INTERVAL, OPT_HEAP, OPT_HEAP_INTERVAL };
+enum { OPT_CLOCK = 256, OPT_INTERVAL, OPT_HEAP, OPT_HEAP_INTERVAL, OPT_DUMP_SIGNAL, OPT_MAX_CONTEXTS };
 
 static const struct option record_options[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -95,6 +102,8 @@ static const struct option record_options[] = {
 	{"alloc", no_argument, NULL, 'a'},
 	{"heap", no_argument, NULL, OPT_HEAP},
 	{"heap-interval", required_argument, NULL, OPT_HEAP_INTERVAL},
+	{"dump-signal", required_argument, NULL, OPT_DUMP_SIGNAL},
+	{"max-contexts", required_argument, NULL, OPT_MAX_CONTEXTS},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -106,6 +115,8 @@ struct record_opts {
 	int alloc;            /* --alloc: the runtime that counts allocations */
 	int heap;             /* --heap: and follows blocks to their free */
 	double heap_interval; /* milliseconds, validated, or 0 */
+	const char *dump_signal;  /* as given, validated, or NULL */
+	const char *max_contexts; /* as given, validated, or NULL */
 	char **command;       /* PROGRAM ARGS..., NULL-terminated */
 };
 
@@ -133,8 +144,8 @@ static double parse_interval(const char *s)
 	return v < 0.01 ? 0.01 : v;
 }
 
-/* MS for the runtime in plain decimal, nanoseconds at most ("10", "0.5"):
- * never an exponent ("1e1ms" once). */
+/* MS for the runtime in plain decimal, nanoseconds at most, with its
+ * unit ("10ms", "0.5ms"): never an exponent ("1e1ms" once). */
 static const char *format_ms(char *buf, size_t size, double ms)
 {
 	snprintf(buf, size, "%.6f", ms);
@@ -142,8 +153,23 @@ static const char *format_ms(char *buf, size_t size, double ms)
 	while (p[-1] == '0')
 		*--p = '\0';
 	if (p[-1] == '.')
-		p[-1] = '\0';
+		*--p = '\0';
+	snprintf(p, size - (size_t)(p - buf), "ms");
 	return buf;
+}
+
+/* --dump-signal and --max-contexts take what the runtime takes
+ * (common/option_values.c), so that a value accepted here is never one
+ * the runtime warns about on the program's stderr and ignores. */
+static int valid_dump_signal(const char *v)
+{
+	return ccp_parse_dump_signal(v) != 0;
+}
+
+static int valid_max_contexts(const char *v)
+{
+	uint64_t n;
+	return ccp_parse_max_contexts(v, &n) == 0;
 }
 
 static int record_parse(int argc, char **argv, struct record_opts *o)
@@ -177,6 +203,24 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 						       "--interval needs milliseconds, a decimal "
 						       "number above 0 and at most 3600000 (an hour), "
 						       "not '%s'", optarg);
+			break;
+		case OPT_DUMP_SIGNAL:
+			if (!valid_dump_signal(optarg))
+				return cli_usage_error(&cli_record,
+						       "--dump-signal needs a signal to write the profile "
+						       "on and go on: SIGUSR1, SIGUSR2, SIGHUP, SIGQUIT, "
+						       "SIGPROF, SIGWINCH, SIGINT, SIGTERM, SIGALRM (SIG "
+						       "optional) or a number up to 64, not a crash signal, "
+						       "SIGKILL, SIGSTOP, 32 or 33; not '%s'", optarg);
+			o->dump_signal = optarg;
+			break;
+		case OPT_MAX_CONTEXTS:
+			if (!valid_max_contexts(optarg))
+				return cli_usage_error(&cli_record,
+						       "--max-contexts needs a decimal number of at least "
+						       "%d (digits only, below 2^64), not '%s'",
+						       CCP_MIN_MAX_CONTEXTS, optarg);
+			o->max_contexts = optarg;
 			break;
 		case 'h':
 			cli_help(stdout, &cli_record);
@@ -310,26 +354,38 @@ static char *options_escaped(const char *s)
 	return out;
 }
 
+/* opts (malloc'd, or NULL for none yet) with key=value appended, the
+ * value escaped; malloc'd, opts freed. */
+static char *option_appended(char *opts, const char *key, const char *value)
+{
+	char *escaped = options_escaped(value);
+	size_t len = (opts ? strlen(opts) + 1 : 0) + strlen(key) + strlen(escaped) + 2;
+	char *out = xmalloc(len);
+	snprintf(out, len, "%s%s%s=%s", opts ? opts : "", opts ? ":" : "", key, escaped);
+	free(escaped);
+	free(opts);
+	return out;
+}
+
 /* Our settings appended to CCPROF_OPTIONS; 1 after a message if the
  * runtime would ignore the result. */
 static int set_options(const struct record_opts *o, const char *output)
 {
-	char *escaped = options_escaped(output);
-	size_t len = strlen(escaped) + 128;
-	char ms[32];
-	char *opts = xmalloc(len);
-	int n = snprintf(opts, len, "output=%s", escaped);
-	free(escaped);
+	char ms[48];
+	char *opts = option_appended(NULL, "output", output);
 	if (o->clock)
-		n += snprintf(opts + n, len - (size_t)n, ":clock=%s", o->clock);
+		opts = option_appended(opts, "clock", o->clock);
 	if (o->interval)
-		n += snprintf(opts + n, len - (size_t)n, ":interval=%sms",
-			      format_ms(ms, sizeof ms, o->interval));
+		opts = option_appended(opts, "interval", format_ms(ms, sizeof ms, o->interval));
 	if (o->heap)
-		n += snprintf(opts + n, len - (size_t)n, ":heap=1");
+		opts = option_appended(opts, "heap", "1");
 	if (o->heap_interval)
-		snprintf(opts + n, len - (size_t)n, ":heap_interval=%sms",
-			 format_ms(ms, sizeof ms, o->heap_interval));
+		opts = option_appended(opts, "heap_interval",
+				       format_ms(ms, sizeof ms, o->heap_interval));
+	if (o->dump_signal)
+		opts = option_appended(opts, "dump_signal", o->dump_signal);
+	if (o->max_contexts)
+		opts = option_appended(opts, "max_contexts", o->max_contexts);
 	const char *old = getenv("CCPROF_OPTIONS");
 	size_t total = (old && old[0] ? strlen(old) + 1 : 0) + strlen(opts);
 	int rc = 0;
