@@ -382,6 +382,28 @@ def many_regions():
           "many regions: peak RSS %d KB, under 40 MB" % usage.ru_maxrss)
 
 
+def empty_output(prog, d, prof):
+    """An empty output= is a bad value like the others: one warning, and
+    the default (<program>.ccprof in the starting directory) or an earlier
+    output= stays.  It fell back to the default in silence."""
+    default = os.path.join(d, os.path.basename(prog) + ".ccprof")
+    for opts, where in (("output=", default), ("output=" + prof + ":output=", prof),
+                        ("output=:clock=wall", default)):
+        for f in (default, prof):
+            if os.path.exists(f):
+                os.remove(f)
+        r = run([prog, "exit", "0"], cwd=d, env=dict(
+            os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"), CCPROF_OPTIONS=opts))
+        check(r.returncode == 0 and
+              ccprof_said(r.stderr) == ["ccprof: CCPROF_OPTIONS: empty output (a path; %p is "
+                                        "the pid)"] and
+              os.path.exists(where) and [f for f in (default, prof) if os.path.exists(f)] ==
+              [where] and nonzero_calls(where) == {"main": 1, "finish": 1},
+              "CCPROF_OPTIONS=%s: one warning, the profile at %s with the calls of main and "
+              "finish (%r)"
+              % (opts, os.path.relpath(where, d), r.stderr))
+
+
 def spent_ns(stdout):
     """The numbers of the program's "spent ..." line, in seconds."""
     m = re.search(r"^spent (.*)$", stdout, re.M)
@@ -596,6 +618,7 @@ def bad_options():
     check(r.returncode == 0 and r.stderr.count("CCPROF_OPTIONS: longer than") == 1 and
           not glob.glob(prof + "-*") and os.path.exists(os.path.join(d, "status_opt.ccprof")),
           "CCPROF_OPTIONS of 5,000 bytes: one warning, all ignored, the default output")
+    empty_output(prog, d, prof)
     # Digits only, and no more than fit: " -1" and 10^20 were taken as 2^64 - 1.
     for v in ("1e9", " -1", "+16", "99999999999999999999"):
         r, _ = go("max_contexts=" + v)

@@ -92,7 +92,11 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 		else
 			rt_warn("CCPROF_OPTIONS: bad interval '%s' (e.g. 1ms, 500us; at most 3600s)", val);
 	} else if (strcmp(key, "output") == 0) {
-		if (strlen(val) < sizeof cfg->output)
+		/* An empty one is a bad value like any other (warned about,
+		 * the earlier setting kept), not a silent "the default". */
+		if (val[0] == '\0')
+			rt_warn("CCPROF_OPTIONS: empty output (a path; %%p is the pid)");
+		else if (strlen(val) < sizeof cfg->output)
 			strcpy(cfg->output, val);
 		else
 			rt_warn("CCPROF_OPTIONS: output path too long");
