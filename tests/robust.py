@@ -518,8 +518,15 @@ def separators_in_paths():
         r = run([CCPROF, "record"] + (["-o", name] if "," in name else []) + ["--", exe, "execl"],
                 cwd=d)
         out = os.path.join(d, name)
-        check(r.returncode == 0 and r.stderr == "ccprof: profile written to %s\n" % out,
-              "%s: runs, and says where the profile went (%d, %r)" % (what, r.returncode, r.stderr))
+        kids = sorted(f for f in glob.glob(glob.escape(out) + ".*") if f[len(out) + 1:].isdigit())
+        kid = kids[0][len(out) + 1:] if len(kids) == 1 else "?"
+        said = ["ccprof: profile written to " + out,
+                "ccprof: profile of child %s before its exec written to %s.%s.pre-exec.1"
+                % (kid, out, kid),
+                "ccprof: profile of child %s written to %s.%s" % (kid, out, kid)]
+        check(r.returncode == 0 and r.stderr == "".join(l + "\n" for l in said),
+              "%s: runs, and says where each profile went, the forked child's too (%d, %r)"
+              % (what, r.returncode, r.stderr))
         profiles(out, what)
         for f in glob.glob(glob.escape(out) + "*"):
             os.unlink(f)

@@ -30,6 +30,90 @@ def status_passthrough():
     check("profile written to " + prof in r.stderr, "record says where the profile went")
 
 
+def listed_profiles(name, prog, args, out, bare_stdout):
+    """record PROG ARGS -o OUT in its own directory: (its ccprof lines,
+    {path: pid} of the profiles beside OUT's, the pid of the program).
+    The program's stdout must be as without record."""
+    r = run([CCPROF, "record", "-o", out, "--", prog] + list(args))
+    said = ccprof_said(r.stderr)
+    check(r.returncode == 0 and r.stdout == bare_stdout and len(said) == r.stderr.count("\n"),
+          "record lists profiles, %s: exit 0, the program's stdout as without record, "
+          "nothing on stderr but ccprof's lines (%r)" % (name, r.stderr))
+    written = re.match(r"ccprof: profile written to (.*)$", said[0] if said else "")
+    main = written.group(1) if written else ""
+    pids = {}
+    for f in glob.glob(os.path.join(glob.escape(os.path.dirname(out)), "*")):
+        info = json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}")
+        pids[f] = info.get("pid")
+    return said, pids, pids.pop(main, None), main
+
+
+def record_lists_profiles():
+    """record names every profile the run wrote, a line each on stderr:
+    the program's first, as before, then those of its forked children
+    (OUT.<pid>, or their own pid in place of %p) and of images before an
+    exec (OUT.pre-exec.N), in the order the processes started, each with
+    the calls of its own process.  A profile of an earlier run beside them
+    is not named.  Before, record named the program's alone."""
+    d = os.path.join(OUT, "listed")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    forker = build("list_forker", "tests/progs/forker.c")
+    out = os.path.join(d, "f.ccprof")
+    # An earlier run's child profile, left beside the next run's.
+    run([CCPROF, "record", "-o", out, "--", forker])
+    for f in glob.glob(out + ".*"):
+        os.rename(f, out + ".1")
+    os.unlink(out)
+    said, pids, parent, _ = listed_profiles("fork", forker, [], out, run([forker]).stdout)
+    kids = [f for f in pids if f != out + ".1"]
+    check(len(kids) == 1 and pids[kids[0]] != parent and out + ".1" in pids and
+          said == ["ccprof: profile written to " + out,
+                   "ccprof: profile of child %s written to %s" % (pids[kids[0]], kids[0])],
+          "record lists profiles, fork: the program's, then child <pid>'s OUT.<pid>, "
+          "not the earlier run's OUT.1 (%s)" % said)
+    check(nonzero_calls(out) == {"main": 1, "parent_work": 5} and kids and
+          nonzero_calls(kids[0]) == {"child_work": 5},
+          "record lists profiles, fork: the listed child's profile has its 5 child_work, "
+          "the program's its 5 parent_work")
+
+    shutil.rmtree(d)
+    os.makedirs(d)
+    reexec = build("list_reexec", "tests/progs/reexec.c")
+    out = os.path.join(d, "r.ccprof")
+    said, pids, _, _ = listed_profiles("exec", reexec, [], out, run([reexec]).stdout)
+    pre = out + ".pre-exec.1"
+    check(said == ["ccprof: profile written to " + out,
+                   "ccprof: profile of the program before its exec written to " + pre],
+          "record lists profiles, exec: the program's, then its first image's "
+          "OUT.pre-exec.1 (%s)" % said)
+    check(os.path.exists(pre) and nonzero_calls(pre) == {"main": 1, "before": 2} and
+          nonzero_calls(out) == {"main": 1, "after": 1},
+          "record lists profiles, exec: the first image's 2 calls of before in OUT.pre-exec.1, "
+          "the second's call of after in OUT")
+
+    shutil.rmtree(d)
+    os.makedirs(d)
+    forkexec = build("list_forkexec", "tests/progs/forkexec.c")
+    said, pids, parent, main = listed_profiles(
+        "fork + exec, %p", forkexec, ["execl"], os.path.join(d, "x.%p.ccprof"),
+        run([forkexec, "execl"]).stdout)
+    image = [f for f in pids if not f.endswith(".pre-exec.1")]
+    child = pids.get(image[0]) if len(image) == 1 else None
+    want = [os.path.join(d, "x.%s.ccprof" % child) + e for e in (".pre-exec.1", "")]
+    check(main == os.path.join(d, "x.%s.ccprof" % parent) and child not in (None, parent) and
+          said[1:] == ["ccprof: profile of child %s before its exec written to %s" % (child, want[0]),
+                       "ccprof: profile of child %s written to %s" % (child, want[1])],
+          "record lists profiles, fork + exec, %%p: the program's x.<pid>.ccprof, then the "
+          "child's part before its exec, then its image's (%s)" % said)
+    check(len(image) == 1 and
+          [nonzero_calls(f) for f in [main] + want if os.path.exists(f)] ==
+          [{"main": 1, "parent_work": 5}, {"exec_image": 1, "child_work": 1},
+           {"main": 1, "image_work": 4}],
+          "record lists profiles, fork + exec, %p: each listed profile has its own "
+          "process's calls")
+
+
 def record_max_contexts():
     """record --max-contexts=16 passes max_contexts=16 on: the program's
     thousands of contexts are capped at 16 (the root's among them), past
@@ -657,6 +741,7 @@ def bad_options():
 
 
 status_passthrough()
+record_lists_profiles()
 record_max_contexts()
 record_checks_runtime_flags()
 linked("pkg-config")

@@ -5,6 +5,8 @@
  * CCPROF_OPTIONS; it writes its own profile at exit.  record then says
  * where the profile went, or that none was written (the usual cause: the
  * program was not built with -finstrument-functions, so no hook ran), and
+ * where the profiles of its children and of images before an exec went
+ * (Note [The run's other profiles]), a line each, and
  * ends with the program's exit status, or by the same signal, so it can
  * stand in for the program in scripts, also when record got the SIGTERM
  * or SIGHUP and passed it on (Note [Signals while the program runs]),
@@ -59,7 +61,8 @@ const struct cli_command cli_record = {
 		"PROGRAM when it is continued.  Right after the\n"
 		"run, record adds each function's source file and line (from the debug\n"
 		"information, -g) to the profile, and to those of forked children and\n"
-		"of images before an exec, while the binaries are the build that ran.\n\n"
+		"of images before an exec, while the binaries are the build that ran,\n"
+		"and names each of these profiles on stderr.\n\n"
 		"Options:\n"
 		"  -o, --output FILE  the profile (default: PROGRAM's base name + .ccprof,\n"
 		"                     in the current directory); %p becomes the pid\n"
@@ -954,8 +957,6 @@ static void say_why_none(const char *command, int status)
  * encodes to as many bytes again, unless it holds what this ccprof skips
  * when it reads (sections or STATS keys of a newer runtime, preloaded
  * with CCPROF_LIBRARY), which a rewrite would drop. */
-enum { MEASURED_ALLOC = 1, MEASURED_HEAP = 2 };
-
 static int whole_file(const struct ccp_profile *p, size_t size)
 {
 	unsigned char *buf;
@@ -966,26 +967,42 @@ static int whole_file(const struct ccp_profile *p, size_t size)
 	return len == size;
 }
 
-/* Returns what the profile measured, MEASURED_* (0 if unreadable). */
-static int add_sources(const char *path, uint64_t since_ns)
+enum { MEASURED_ALLOC = 1, MEASURED_HEAP = 2 };
+
+/* What add_sources read of a profile. */
+struct profile_seen {
+	int this_run;  /* read, and started at or after since_ns */
+	int measured;  /* MEASURED_* */
+	uint64_t pid;  /* of the process that wrote it */
+	uint64_t start_ns;
+};
+
+/* The source lines added to the profile at path if it is this run's
+ * (Note [Lines at record time]); what was read of it, all 0 if it could
+ * not be read. */
+static struct profile_seen add_sources(const char *path, uint64_t since_ns)
 {
+	struct profile_seen seen = {0};
 	struct ccp_profile p;
 	struct stat was, now;
 	size_t size;
 	char err[256];
-	int measured = 0;
 	char *real = realpath(path, NULL);
 	if (real != NULL && stat(real, &was) == 0 &&
 	    ccp_format_read_file_sized(real, &p, &size, err, sizeof err) == 0) {
-		measured = (p.alloc.measured ? MEASURED_ALLOC : 0) | (p.heap.measured ? MEASURED_HEAP : 0);
-		if (p.start_ns >= since_ns && whole_file(&p, size) && sources_resolve(&p) > 0 &&
+		seen.this_run = p.start_ns >= since_ns;
+		seen.measured = (p.alloc.measured ? MEASURED_ALLOC : 0) |
+				(p.heap.measured ? MEASURED_HEAP : 0);
+		seen.pid = p.pid;
+		seen.start_ns = p.start_ns;
+		if (seen.this_run && whole_file(&p, size) && sources_resolve(&p) > 0 &&
 		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
 			fprintf(stderr, "ccprof: %s: cannot add source lines: %s\n", path,
 				strerror(errno));
 		ccp_profile_free(&p);
 	}
 	free(real);
-	return measured;
+	return seen;
 }
 
 /*
@@ -1064,20 +1081,76 @@ static char **other_profiles(const char *out, const char *written)
 	return found;
 }
 
-/* Note [The run's other profiles], after the directory is read: each
- * rename adds a name to it, which readdir may or may not return. */
-static void add_sources_beside(const char *out, const char *written, uint64_t since_ns)
+/* One of the run's other profiles. */
+struct other_profile {
+	char *path;
+	uint64_t pid;
+	uint64_t start_ns;
+};
+
+/* In the order the processes started, so that a child's part before its
+ * exec comes before its image's; by name for ties. */
+static int by_start(const void *a, const void *b)
 {
-	char **others = other_profiles(out, written);
-	for (char **o = others; *o != NULL; o++) {
-		add_sources(*o, since_ns);
-		free(*o);
-	}
-	free(others);
+	const struct other_profile *x = a, *y = b;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return strcmp(x->path, y->path);
 }
 
-/* After the run: say where the profile went (Note [Which profile]), with
- * source lines added (Note [Lines at record time]). */
+/* Note [The run's other profiles], after the directory is read: each
+ * rename adds a name to it, which readdir may or may not return.  Those
+ * of this run, sorted by_start, *n of them; malloc'd, paths too. */
+static struct other_profile *add_sources_beside(const char *out, const char *written,
+						uint64_t since_ns, size_t *n)
+{
+	char **others = other_profiles(out, written);
+	size_t count = 0;
+	while (others[count] != NULL)
+		count++;
+	struct other_profile *found = xnmalloc(count + 1, sizeof *found);
+	*n = 0;
+	for (char **o = others; *o != NULL; o++) {
+		struct profile_seen seen = add_sources(*o, since_ns);
+		if (seen.this_run)
+			found[(*n)++] = (struct other_profile){*o, seen.pid, seen.start_ns};
+		else
+			free(*o);
+	}
+	free(others);
+	qsort(found, *n, sizeof *found, by_start);
+	return found;
+}
+
+/* Whether the runtime named path as the profile of an image before an
+ * exec: it ends in ".pre-exec.<number>". */
+static int before_exec(const char *path)
+{
+	const char *last = NULL, *end;
+	for (const char *s = path; (s = strstr(s, ".pre-exec.")) != NULL; s++)
+		last = s;
+	return last != NULL && (end = past_number(last, ".pre-exec.")) != NULL && *end == '\0';
+}
+
+/* Each of the run's other profiles, a line each in the style of the one
+ * for the profile record names: whose it is (the program's own pid, or a
+ * child's) and whether it is the part before an exec. */
+static void say_others(const struct other_profile *others, size_t n, pid_t program)
+{
+	for (size_t i = 0; i < n; i++) {
+		char who[48];
+		if (others[i].pid == (uint64_t)program)
+			snprintf(who, sizeof who, "the program");
+		else
+			snprintf(who, sizeof who, "child %llu", (unsigned long long)others[i].pid);
+		fprintf(stderr, "ccprof: profile of %s%s written to %s\n", who,
+			before_exec(others[i].path) ? " before its exec" : "", others[i].path);
+	}
+}
+
+/* After the run: say where the profile went (Note [Which profile]), and
+ * where the run's other profiles went (Note [The run's other profiles]),
+ * with source lines added (Note [Lines at record time]). */
 static void record_outcome(const struct record_opts *o, const char *out,
 			   const struct run_result *r, const struct stat *before, int existed)
 {
@@ -1086,8 +1159,9 @@ static void record_outcome(const struct record_opts *o, const char *out,
 		existed = 0; /* a name with this run's pid in it */
 	int written = profile_written(real, before, existed), measured = 0;
 	if (written)
-		measured = add_sources(real, 0); /* this run's, by Note [Which profile] */
-	add_sources_beside(out, real, r->start_ns);
+		measured = add_sources(real, 0).measured; /* this run's, by Note [Which profile] */
+	size_t nothers;
+	struct other_profile *others = add_sources_beside(out, real, r->start_ns, &nothers);
 	struct stat st;
 	if (written && o->alloc && !(measured & MEASURED_ALLOC))
 		/* The runtime that wrote it did not count: libccprof.a is
@@ -1110,6 +1184,10 @@ static void record_outcome(const struct record_opts *o, const char *out,
 			real);
 	else
 		say_why_none(o->command[0], r->status);
+	say_others(others, nothers, r->pid);
+	for (size_t i = 0; i < nothers; i++)
+		free(others[i].path);
+	free(others);
 	free(real);
 }
 
