@@ -120,6 +120,16 @@ def with_libdw():
     return "source lines: libdw " in run([CCPROF, "--version"]).stdout
 
 
+def nonzero_calls(profile):
+    """{function: calls} of a profile, the functions never called left out."""
+    return {f["name"]: f["calls"] for f in report(profile)["functions"] if f["calls"]}
+
+
+def ccprof_said(stderr):
+    """ccprof's own lines of a run's stderr (record's, the runtime's)."""
+    return [l for l in stderr.splitlines() if l.startswith("ccprof:")]
+
+
 def arcs(rep):
     return {(a["caller"], a["callee"]): a for a in rep["arcs"]}
 

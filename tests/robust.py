@@ -518,8 +518,15 @@ def separators_in_paths():
         r = run([CCPROF, "record"] + (["-o", name] if "," in name else []) + ["--", exe, "execl"],
                 cwd=d)
         out = os.path.join(d, name)
-        check(r.returncode == 0 and r.stderr == "ccprof: profile written to %s\n" % out,
-              "%s: runs, and says where the profile went (%d, %r)" % (what, r.returncode, r.stderr))
+        kids = sorted(f for f in glob.glob(glob.escape(out) + ".*") if f[len(out) + 1:].isdigit())
+        kid = kids[0][len(out) + 1:] if len(kids) == 1 else "?"
+        said = ["ccprof: profile written to " + out,
+                "ccprof: profile of child %s before its exec written to %s.%s.pre-exec.1"
+                % (kid, out, kid),
+                "ccprof: profile of child %s written to %s.%s" % (kid, out, kid)]
+        check(r.returncode == 0 and r.stderr == "".join(l + "\n" for l in said),
+              "%s: runs, and says where each profile went, the forked child's too (%d, %r)"
+              % (what, r.returncode, r.stderr))
         profiles(out, what)
         for f in glob.glob(glob.escape(out) + "*"):
             os.unlink(f)
@@ -1470,6 +1477,52 @@ def record_passes_signals():
               "%s: the runtime wrote the profile, wait_here in it" % what)
 
 
+def record_dump_signal():
+    """record --dump-signal=SIG passes dump_signal=SIG on: when SIG
+    arrives the program writes its profile and goes on (here waiting in
+    wait_here), and a SIGTERM to record later ends it as before, record
+    then saying where the profile went.  By name and by number."""
+    exe = build("sig_dump", "tests/progs/signals.c")
+    for value, sig in (("USR1", signal.SIGUSR1), (str(int(signal.SIGUSR2)), signal.SIGUSR2)):
+        what = "record --dump-signal=%s" % value
+        prof = os.path.join(OUT, "sig_dump_%s.ccprof" % value)
+        if os.path.exists(prof):
+            os.unlink(prof)
+        p = subprocess.Popen([CCPROF, "record", "-o", prof, "--dump-signal=" + value, "--", exe,
+                              "wait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True, preexec_fn=default_signals)
+        line = line_from(p.stdout, "waiting ", 20)
+        child = int(line.split()[1]) if line else None
+        if check(child is not None, "%s: the program started (%s)" % (what, line)):
+            os.kill(child, sig)
+            deadline = time.time() + 20
+            while not os.path.exists(prof) and time.time() < deadline:
+                time.sleep(0.05)
+            running = p.poll() is None and os.path.exists("/proc/%d" % child)
+            info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+            fs = functions(report(prof)) if info else {}
+            check(running and info.get("pid") == child and
+                  fs.get("wait_here", {}).get("calls") == 1 and
+                  "dump_signal=" + value in info.get("options", "").split(":"),
+                  "%s: %s makes the program (pid %d) write its profile, wait_here's call in it, "
+                  "and go on running (running %s, pid %s, options %s)"
+                  % (what, sig.name, child, running, info.get("pid"), info.get("options")))
+            os.kill(p.pid, signal.SIGTERM)
+        try:
+            status = p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            status = None
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # what is left of this run
+        except ProcessLookupError:
+            pass
+        _, err = p.communicate()
+        said = ccprof_said(err.decode(errors="replace"))
+        check(status == -signal.SIGTERM and said == ["ccprof: profile written to " + prof],
+              "%s: then a SIGTERM to record ends the program and record by it, record saying "
+              "where the profile went (status %s, %s)" % (what, status, said))
+
+
 def proc_state(pid):
     """The state letter of process pid (/proc/PID/stat), or None."""
     try:
@@ -1982,6 +2035,7 @@ unmanaged_children_view()
 unmanaged_children_static_signal()
 unmanaged_children_siginterrupt()
 record_passes_signals()
+record_dump_signal()
 record_stops_with_program()
 second_signal_mid_write()
 uninstrumented_signals()

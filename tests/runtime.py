@@ -30,6 +30,175 @@ def status_passthrough():
     check("profile written to " + prof in r.stderr, "record says where the profile went")
 
 
+def listed_profiles(name, prog, args, out, bare_stdout):
+    """record PROG ARGS -o OUT in its own directory: (its ccprof lines,
+    {path: pid} of the profiles beside OUT's, the pid of the program).
+    The program's stdout must be as without record."""
+    r = run([CCPROF, "record", "-o", out, "--", prog] + list(args))
+    said = ccprof_said(r.stderr)
+    check(r.returncode == 0 and r.stdout == bare_stdout and len(said) == r.stderr.count("\n"),
+          "record lists profiles, %s: exit 0, the program's stdout as without record, "
+          "nothing on stderr but ccprof's lines (%r)" % (name, r.stderr))
+    written = re.match(r"ccprof: profile written to (.*)$", said[0] if said else "")
+    main = written.group(1) if written else ""
+    pids = {}
+    for f in glob.glob(os.path.join(glob.escape(os.path.dirname(out)), "*")):
+        info = json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}")
+        pids[f] = info.get("pid")
+    return said, pids, pids.pop(main, None), main
+
+
+def record_lists_profiles():
+    """record names every profile the run wrote, a line each on stderr:
+    the program's first, as before, then those of its forked children
+    (OUT.<pid>, or their own pid in place of %p) and of images before an
+    exec (OUT.pre-exec.N), in the order the processes started, each with
+    the calls of its own process.  A profile of an earlier run beside them
+    is not named.  Before, record named the program's alone."""
+    d = os.path.join(OUT, "listed")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    forker = build("list_forker", "tests/progs/forker.c")
+    out = os.path.join(d, "f.ccprof")
+    # An earlier run's child profile, left beside the next run's.
+    run([CCPROF, "record", "-o", out, "--", forker])
+    for f in glob.glob(out + ".*"):
+        os.rename(f, out + ".1")
+    os.unlink(out)
+    said, pids, parent, _ = listed_profiles("fork", forker, [], out, run([forker]).stdout)
+    kids = [f for f in pids if f != out + ".1"]
+    check(len(kids) == 1 and pids[kids[0]] != parent and out + ".1" in pids and
+          said == ["ccprof: profile written to " + out,
+                   "ccprof: profile of child %s written to %s" % (pids[kids[0]], kids[0])],
+          "record lists profiles, fork: the program's, then child <pid>'s OUT.<pid>, "
+          "not the earlier run's OUT.1 (%s)" % said)
+    check(nonzero_calls(out) == {"main": 1, "parent_work": 5} and kids and
+          nonzero_calls(kids[0]) == {"child_work": 5},
+          "record lists profiles, fork: the listed child's profile has its 5 child_work, "
+          "the program's its 5 parent_work")
+
+    shutil.rmtree(d)
+    os.makedirs(d)
+    reexec = build("list_reexec", "tests/progs/reexec.c")
+    out = os.path.join(d, "r.ccprof")
+    said, pids, _, _ = listed_profiles("exec", reexec, [], out, run([reexec]).stdout)
+    pre = out + ".pre-exec.1"
+    check(said == ["ccprof: profile written to " + out,
+                   "ccprof: profile of the program before its exec written to " + pre],
+          "record lists profiles, exec: the program's, then its first image's "
+          "OUT.pre-exec.1 (%s)" % said)
+    check(os.path.exists(pre) and nonzero_calls(pre) == {"main": 1, "before": 2} and
+          nonzero_calls(out) == {"main": 1, "after": 1},
+          "record lists profiles, exec: the first image's 2 calls of before in OUT.pre-exec.1, "
+          "the second's call of after in OUT")
+
+    shutil.rmtree(d)
+    os.makedirs(d)
+    forkexec = build("list_forkexec", "tests/progs/forkexec.c")
+    said, pids, parent, main = listed_profiles(
+        "fork + exec, %p", forkexec, ["execl"], os.path.join(d, "x.%p.ccprof"),
+        run([forkexec, "execl"]).stdout)
+    image = [f for f in pids if not f.endswith(".pre-exec.1")]
+    child = pids.get(image[0]) if len(image) == 1 else None
+    want = [os.path.join(d, "x.%s.ccprof" % child) + e for e in (".pre-exec.1", "")]
+    check(main == os.path.join(d, "x.%s.ccprof" % parent) and child not in (None, parent) and
+          said[1:] == ["ccprof: profile of child %s before its exec written to %s" % (child, want[0]),
+                       "ccprof: profile of child %s written to %s" % (child, want[1])],
+          "record lists profiles, fork + exec, %%p: the program's x.<pid>.ccprof, then the "
+          "child's part before its exec, then its image's (%s)" % said)
+    check(len(image) == 1 and
+          [nonzero_calls(f) for f in [main] + want if os.path.exists(f)] ==
+          [{"main": 1, "parent_work": 5}, {"exec_image": 1, "child_work": 1},
+           {"main": 1, "image_work": 4}],
+          "record lists profiles, fork + exec, %p: each listed profile has its own "
+          "process's calls")
+
+
+def record_max_contexts():
+    """record --max-contexts=16 passes max_contexts=16 on: the program's
+    thousands of contexts are capped at 16 (the root's among them), past
+    which each function entered has one overflow context, [<overflow>]
+    [F], and every call is still counted (tests/progs/explode.c counts
+    its own)."""
+    exe = build("flag_explode", "tests/progs/explode.c")
+
+    def recorded(*flags):
+        prof = os.path.join(OUT, "flag_explode%s.ccprof" % "".join(flags).replace("-", "_"))
+        r = run([CCPROF, "record", "-o", prof] + list(flags) + ["--", exe])
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+        rep = report(prof) if info else {"functions": [], "contexts": []}
+        fs = functions(rep)
+        own = {l.split()[1]: int(l.split()[2]) for l in r.stdout.splitlines()
+               if l.startswith("calls ")}
+        exact = bool(own) and all(fs.get(f, {}).get("calls") == n for f, n in own.items())
+        over = [[e["name"] for e in c["history"]] for c in rep["contexts"]
+                if any(e["name"] == "<overflow>" for e in c["history"])]
+        return r, info, exact, len(rep["contexts"]) - len(over), over
+
+    r, free, exact, _, _ = recorded()
+    check(r.returncode == 0 and free.get("contexts", 0) > 1000 and exact,
+          "explode without a budget: %s contexts, every call counted" % free.get("contexts"))
+    r, capped, exact, ordinary, over = recorded("--max-contexts=16")
+    check(r.returncode == 0 and ccprof_said(r.stderr) == ["ccprof: profile written to %s"
+                                                          % capped.get("file")] and
+          "max_contexts=16" in capped.get("options", "").split(":"),
+          "record --max-contexts=16: no warning, max_contexts=16 in the profile's options "
+          "(%r, %s)" % (r.stderr, capped.get("options")))
+    callees = [h[-1] for h in over]
+    check(ordinary == 16 and over and all(h == ["<overflow>", h[-1]] for h in over) and
+          len(set(callees)) == len(callees) and capped.get("contexts") == 16 + len(over) and
+          exact,
+          "record --max-contexts=16: ccprof info's %s contexts are 16 (got %d) and one "
+          "overflow context for each of %d functions entered past them, every call "
+          "still counted" % (capped.get("contexts"), ordinary, len(over)))
+
+
+# Values of dump_signal and max_contexts, and whether the runtime takes
+# them (the rest it refuses with a warning): record must take the same.
+DUMP_SIGNALS = (("USR2", 1), ("SIGUSR2", 1), ("12", 1), ("SIG12", 1), ("SIGTERM", 1),
+                ("13", 1), ("64", 1), ("SIGPIPE", 0), ("SIGSEGV", 0), ("11", 0), ("6", 0),
+                ("9", 0), ("19", 0), ("32", 0), ("33", 0), ("65", 0), ("0", 0), ("12x", 0),
+                (" 12", 0), ("+12", 0), ("", 0), ("usr2", 0))
+MAX_CONTEXTS = (("16", 1), ("1000", 1), ("0016", 1), ("18446744073709551615", 1), ("15", 0),
+                ("0", 0), ("1e9", 0), (" -1", 0), ("+16", 0), ("16k", 0),
+                ("18446744073709551616", 0), ("", 0))
+
+
+def record_checks_runtime_flags():
+    """--dump-signal and --max-contexts take exactly the values the
+    runtime takes for dump_signal= and max_contexts=: a bad one is a usage
+    error (one line, exit 2, the program not run), as a bad --interval is;
+    a good one reaches the runtime, which takes it without a warning."""
+    prog = build("flag_status", "tests/progs/status.c")
+    prof = os.path.join(OUT, "flag_status.ccprof")
+    for flag, key, values in (("--dump-signal", "dump_signal", DUMP_SIGNALS),
+                              ("--max-contexts", "max_contexts", MAX_CONTEXTS)):
+        for value, good in values:
+            runtime = run([prog, "exit", "0"], env=dict(
+                os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                CCPROF_OPTIONS="output=/dev/null:%s=%s" % (key, value)))
+            taken = runtime.returncode == 0 and "bad " + key not in runtime.stderr
+            if os.path.exists(prof):
+                os.remove(prof)
+            r = run([CCPROF, "record", "-o", prof, "%s=%s" % (flag, value), "--", prog, "exit", "0"])
+            if good:
+                ok = r.returncode == 0 and ccprof_said(r.stderr) == \
+                    ["ccprof: profile written to " + prof]
+            else:
+                ok = r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and \
+                    r.stderr.startswith("ccprof record: %s needs " % flag) and \
+                    "'%s'" % value in r.stderr and not os.path.exists(prof)
+            check(taken == bool(good) and ok,
+                  "%s=%r: %s, as the runtime %s %s=%r (%d %r)"
+                  % (flag, value, "run, no warning" if good else
+                     "one usage error line, exit 2, program not run",
+                     "takes" if taken else "refuses", key, value, r.returncode,
+                     r.stderr[:100]))
+    r = run([CCPROF, "record", "--help"])
+    check(r.returncode == 0 and "--dump-signal=SIG" in r.stdout and "--max-contexts=N" in r.stdout,
+          "record --help names --dump-signal and --max-contexts")
+
+
 def linked(kind):
     src = os.path.join(TOP, "tests/progs/fib.c")
     exe = os.path.join(OUT, "fib_" + kind)
@@ -297,6 +466,28 @@ def many_regions():
           "many regions: peak RSS %d KB, under 40 MB" % usage.ru_maxrss)
 
 
+def empty_output(prog, d, prof):
+    """An empty output= is a bad value like the others: one warning, and
+    the default (<program>.ccprof in the starting directory) or an earlier
+    output= stays.  It fell back to the default in silence."""
+    default = os.path.join(d, os.path.basename(prog) + ".ccprof")
+    for opts, where in (("output=", default), ("output=" + prof + ":output=", prof),
+                        ("output=:clock=wall", default)):
+        for f in (default, prof):
+            if os.path.exists(f):
+                os.remove(f)
+        r = run([prog, "exit", "0"], cwd=d, env=dict(
+            os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"), CCPROF_OPTIONS=opts))
+        check(r.returncode == 0 and
+              ccprof_said(r.stderr) == ["ccprof: CCPROF_OPTIONS: empty output (a path; %p is "
+                                        "the pid)"] and
+              os.path.exists(where) and [f for f in (default, prof) if os.path.exists(f)] ==
+              [where] and nonzero_calls(where) == {"main": 1, "finish": 1},
+              "CCPROF_OPTIONS=%s: one warning, the profile at %s with the calls of main and "
+              "finish (%r)"
+              % (opts, os.path.relpath(where, d), r.stderr))
+
+
 def spent_ns(stdout):
     """The numbers of the program's "spent ..." line, in seconds."""
     m = re.search(r"^spent (.*)$", stdout, re.M)
@@ -511,6 +702,7 @@ def bad_options():
     check(r.returncode == 0 and r.stderr.count("CCPROF_OPTIONS: longer than") == 1 and
           not glob.glob(prof + "-*") and os.path.exists(os.path.join(d, "status_opt.ccprof")),
           "CCPROF_OPTIONS of 5,000 bytes: one warning, all ignored, the default output")
+    empty_output(prog, d, prof)
     # Digits only, and no more than fit: " -1" and 10^20 were taken as 2^64 - 1.
     for v in ("1e9", " -1", "+16", "99999999999999999999"):
         r, _ = go("max_contexts=" + v)
@@ -549,6 +741,9 @@ def bad_options():
 
 
 status_passthrough()
+record_lists_profiles()
+record_max_contexts()
+record_checks_runtime_flags()
 linked("pkg-config")
 linked("static")
 own_names()

@@ -5,6 +5,8 @@
  * CCPROF_OPTIONS; it writes its own profile at exit.  record then says
  * where the profile went, or that none was written (the usual cause: the
  * program was not built with -finstrument-functions, so no hook ran), and
+ * where the profiles of its children and of images before an exec went
+ * (Note [The run's other profiles]), a line each, and
  * ends with the program's exit status, or by the same signal, so it can
  * stand in for the program in scripts, also when record got the SIGTERM
  * or SIGHUP and passed it on (Note [Signals while the program runs]),
@@ -37,6 +39,7 @@
 
 #include "cli/cli.h"
 #include "common/handled_signals.h"
+#include "common/option_values.h"
 #include "format/format.h"
 #include "model/sources.h"
 #include "model/xalloc.h"
@@ -47,7 +50,7 @@ const struct cli_command cli_record = {
 	.name = "record",
 	.summary = "run a program and write its profile",
 	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--alloc] [--heap] "
-		 "[--heap-interval=MS] [--] PROGRAM [ARGS...]",
+		 "[--heap-interval=MS] [--dump-signal=SIG] [--max-contexts=N] [--] PROGRAM [ARGS...]",
 	.help = "Run PROGRAM with the ccprof runtime preloaded (LD_PRELOAD) and write its\n"
 		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
 		"are appended to CCPROF_OPTIONS, so they override the user's.  The exit\n"
@@ -58,7 +61,8 @@ const struct cli_command cli_record = {
 		"PROGRAM when it is continued.  Right after the\n"
 		"run, record adds each function's source file and line (from the debug\n"
 		"information, -g) to the profile, and to those of forked children and\n"
-		"of images before an exec, while the binaries are the build that ran.\n\n"
+		"of images before an exec, while the binaries are the build that ran,\n"
+		"and names each of these profiles on stderr.\n\n"
 		"Options:\n"
 		"  -o, --output FILE  the profile (default: PROGRAM's base name + .ccprof,\n"
 		"                     in the current directory); %p becomes the pid\n"
@@ -75,6 +79,12 @@ const struct cli_command cli_record = {
 		"                     live heap per context at the end, its exact peak and\n"
 		"                     samples over time (ccprof report --heap)\n"
 		"  --heap-interval=MS  between heap samples (default 10; implies --heap)\n"
+		"  --dump-signal=SIG  write the profile whenever SIG arrives, and go on:\n"
+		"                     SIGUSR1, SIGUSR2, SIGHUP, SIGQUIT, SIGPROF, SIGWINCH,\n"
+		"                     SIGINT, SIGTERM, SIGALRM (SIG optional) or a number;\n"
+		"                     not a crash signal, SIGKILL, SIGSTOP, 32 or 33\n"
+		"  --max-contexts=N   contexts per thread, at least 16 (default 1000000);\n"
+		"                     past it, a function's calls go to its overflow context\n"
 		"  -h, --help         show this help\n\n"
 		"Environment:\n"
 		"  CCPROF_LIBRARY     the runtime to preload (default:\n"
@@ -86,7 +96,7 @@ const struct cli_command cli_record = {
 	.run = record_run,
 };
 
-enum { OPT_CLOCK = 256, OPT_INTERVAL, OPT_HEAP, OPT_HEAP_INTERVAL };
+enum { OPT_CLOCK = 256, OPT_INTERVAL, OPT_HEAP, OPT_HEAP_INTERVAL, OPT_DUMP_SIGNAL, OPT_MAX_CONTEXTS };
 
 static const struct option record_options[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -95,6 +105,8 @@ static const struct option record_options[] = {
 	{"alloc", no_argument, NULL, 'a'},
 	{"heap", no_argument, NULL, OPT_HEAP},
 	{"heap-interval", required_argument, NULL, OPT_HEAP_INTERVAL},
+	{"dump-signal", required_argument, NULL, OPT_DUMP_SIGNAL},
+	{"max-contexts", required_argument, NULL, OPT_MAX_CONTEXTS},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -106,6 +118,8 @@ struct record_opts {
 	int alloc;            /* --alloc: the runtime that counts allocations */
 	int heap;             /* --heap: and follows blocks to their free */
 	double heap_interval; /* milliseconds, validated, or 0 */
+	const char *dump_signal;  /* as given, validated, or NULL */
+	const char *max_contexts; /* as given, validated, or NULL */
 	char **command;       /* PROGRAM ARGS..., NULL-terminated */
 };
 
@@ -133,8 +147,8 @@ static double parse_interval(const char *s)
 	return v < 0.01 ? 0.01 : v;
 }
 
-/* MS for the runtime in plain decimal, nanoseconds at most ("10", "0.5"):
- * never an exponent ("1e1ms" once). */
+/* MS for the runtime in plain decimal, nanoseconds at most, with its
+ * unit ("10ms", "0.5ms"): never an exponent ("1e1ms" once). */
 static const char *format_ms(char *buf, size_t size, double ms)
 {
 	snprintf(buf, size, "%.6f", ms);
@@ -142,8 +156,23 @@ static const char *format_ms(char *buf, size_t size, double ms)
 	while (p[-1] == '0')
 		*--p = '\0';
 	if (p[-1] == '.')
-		p[-1] = '\0';
+		*--p = '\0';
+	snprintf(p, size - (size_t)(p - buf), "ms");
 	return buf;
+}
+
+/* --dump-signal and --max-contexts take what the runtime takes
+ * (common/option_values.c), so that a value accepted here is never one
+ * the runtime warns about on the program's stderr and ignores. */
+static int valid_dump_signal(const char *v)
+{
+	return ccp_parse_dump_signal(v) != 0;
+}
+
+static int valid_max_contexts(const char *v)
+{
+	uint64_t n;
+	return ccp_parse_max_contexts(v, &n) == 0;
 }
 
 static int record_parse(int argc, char **argv, struct record_opts *o)
@@ -177,6 +206,24 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 						       "--interval needs milliseconds, a decimal "
 						       "number above 0 and at most 3600000 (an hour), "
 						       "not '%s'", optarg);
+			break;
+		case OPT_DUMP_SIGNAL:
+			if (!valid_dump_signal(optarg))
+				return cli_usage_error(&cli_record,
+						       "--dump-signal needs a signal to write the profile "
+						       "on and go on: SIGUSR1, SIGUSR2, SIGHUP, SIGQUIT, "
+						       "SIGPROF, SIGWINCH, SIGINT, SIGTERM, SIGALRM (SIG "
+						       "optional) or a number up to 64, not a crash signal, "
+						       "SIGKILL, SIGSTOP, 32 or 33; not '%s'", optarg);
+			o->dump_signal = optarg;
+			break;
+		case OPT_MAX_CONTEXTS:
+			if (!valid_max_contexts(optarg))
+				return cli_usage_error(&cli_record,
+						       "--max-contexts needs a decimal number of at least "
+						       "%d (digits only, below 2^64), not '%s'",
+						       CCP_MIN_MAX_CONTEXTS, optarg);
+			o->max_contexts = optarg;
 			break;
 		case 'h':
 			cli_help(stdout, &cli_record);
@@ -310,26 +357,38 @@ static char *options_escaped(const char *s)
 	return out;
 }
 
+/* opts (malloc'd, or NULL for none yet) with key=value appended, the
+ * value escaped; malloc'd, opts freed. */
+static char *option_appended(char *opts, const char *key, const char *value)
+{
+	char *escaped = options_escaped(value);
+	size_t len = (opts ? strlen(opts) + 1 : 0) + strlen(key) + strlen(escaped) + 2;
+	char *out = xmalloc(len);
+	snprintf(out, len, "%s%s%s=%s", opts ? opts : "", opts ? ":" : "", key, escaped);
+	free(escaped);
+	free(opts);
+	return out;
+}
+
 /* Our settings appended to CCPROF_OPTIONS; 1 after a message if the
  * runtime would ignore the result. */
 static int set_options(const struct record_opts *o, const char *output)
 {
-	char *escaped = options_escaped(output);
-	size_t len = strlen(escaped) + 128;
-	char ms[32];
-	char *opts = xmalloc(len);
-	int n = snprintf(opts, len, "output=%s", escaped);
-	free(escaped);
+	char ms[48];
+	char *opts = option_appended(NULL, "output", output);
 	if (o->clock)
-		n += snprintf(opts + n, len - (size_t)n, ":clock=%s", o->clock);
+		opts = option_appended(opts, "clock", o->clock);
 	if (o->interval)
-		n += snprintf(opts + n, len - (size_t)n, ":interval=%sms",
-			      format_ms(ms, sizeof ms, o->interval));
+		opts = option_appended(opts, "interval", format_ms(ms, sizeof ms, o->interval));
 	if (o->heap)
-		n += snprintf(opts + n, len - (size_t)n, ":heap=1");
+		opts = option_appended(opts, "heap", "1");
 	if (o->heap_interval)
-		snprintf(opts + n, len - (size_t)n, ":heap_interval=%sms",
-			 format_ms(ms, sizeof ms, o->heap_interval));
+		opts = option_appended(opts, "heap_interval",
+				       format_ms(ms, sizeof ms, o->heap_interval));
+	if (o->dump_signal)
+		opts = option_appended(opts, "dump_signal", o->dump_signal);
+	if (o->max_contexts)
+		opts = option_appended(opts, "max_contexts", o->max_contexts);
 	const char *old = getenv("CCPROF_OPTIONS");
 	size_t total = (old && old[0] ? strlen(old) + 1 : 0) + strlen(opts);
 	int rc = 0;
@@ -898,8 +957,6 @@ static void say_why_none(const char *command, int status)
  * encodes to as many bytes again, unless it holds what this ccprof skips
  * when it reads (sections or STATS keys of a newer runtime, preloaded
  * with CCPROF_LIBRARY), which a rewrite would drop. */
-enum { MEASURED_ALLOC = 1, MEASURED_HEAP = 2 };
-
 static int whole_file(const struct ccp_profile *p, size_t size)
 {
 	unsigned char *buf;
@@ -910,26 +967,42 @@ static int whole_file(const struct ccp_profile *p, size_t size)
 	return len == size;
 }
 
-/* Returns what the profile measured, MEASURED_* (0 if unreadable). */
-static int add_sources(const char *path, uint64_t since_ns)
+enum { MEASURED_ALLOC = 1, MEASURED_HEAP = 2 };
+
+/* What add_sources read of a profile. */
+struct profile_seen {
+	int this_run;  /* read, and started at or after since_ns */
+	int measured;  /* MEASURED_* */
+	uint64_t pid;  /* of the process that wrote it */
+	uint64_t start_ns;
+};
+
+/* The source lines added to the profile at path if it is this run's
+ * (Note [Lines at record time]); what was read of it, all 0 if it could
+ * not be read. */
+static struct profile_seen add_sources(const char *path, uint64_t since_ns)
 {
+	struct profile_seen seen = {0};
 	struct ccp_profile p;
 	struct stat was, now;
 	size_t size;
 	char err[256];
-	int measured = 0;
 	char *real = realpath(path, NULL);
 	if (real != NULL && stat(real, &was) == 0 &&
 	    ccp_format_read_file_sized(real, &p, &size, err, sizeof err) == 0) {
-		measured = (p.alloc.measured ? MEASURED_ALLOC : 0) | (p.heap.measured ? MEASURED_HEAP : 0);
-		if (p.start_ns >= since_ns && whole_file(&p, size) && sources_resolve(&p) > 0 &&
+		seen.this_run = p.start_ns >= since_ns;
+		seen.measured = (p.alloc.measured ? MEASURED_ALLOC : 0) |
+				(p.heap.measured ? MEASURED_HEAP : 0);
+		seen.pid = p.pid;
+		seen.start_ns = p.start_ns;
+		if (seen.this_run && whole_file(&p, size) && sources_resolve(&p) > 0 &&
 		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
 			fprintf(stderr, "ccprof: %s: cannot add source lines: %s\n", path,
 				strerror(errno));
 		ccp_profile_free(&p);
 	}
 	free(real);
-	return measured;
+	return seen;
 }
 
 /*
@@ -1008,20 +1081,76 @@ static char **other_profiles(const char *out, const char *written)
 	return found;
 }
 
-/* Note [The run's other profiles], after the directory is read: each
- * rename adds a name to it, which readdir may or may not return. */
-static void add_sources_beside(const char *out, const char *written, uint64_t since_ns)
+/* One of the run's other profiles. */
+struct other_profile {
+	char *path;
+	uint64_t pid;
+	uint64_t start_ns;
+};
+
+/* In the order the processes started, so that a child's part before its
+ * exec comes before its image's; by name for ties. */
+static int by_start(const void *a, const void *b)
 {
-	char **others = other_profiles(out, written);
-	for (char **o = others; *o != NULL; o++) {
-		add_sources(*o, since_ns);
-		free(*o);
-	}
-	free(others);
+	const struct other_profile *x = a, *y = b;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return strcmp(x->path, y->path);
 }
 
-/* After the run: say where the profile went (Note [Which profile]), with
- * source lines added (Note [Lines at record time]). */
+/* Note [The run's other profiles], after the directory is read: each
+ * rename adds a name to it, which readdir may or may not return.  Those
+ * of this run, sorted by_start, *n of them; malloc'd, paths too. */
+static struct other_profile *add_sources_beside(const char *out, const char *written,
+						uint64_t since_ns, size_t *n)
+{
+	char **others = other_profiles(out, written);
+	size_t count = 0;
+	while (others[count] != NULL)
+		count++;
+	struct other_profile *found = xnmalloc(count + 1, sizeof *found);
+	*n = 0;
+	for (char **o = others; *o != NULL; o++) {
+		struct profile_seen seen = add_sources(*o, since_ns);
+		if (seen.this_run)
+			found[(*n)++] = (struct other_profile){*o, seen.pid, seen.start_ns};
+		else
+			free(*o);
+	}
+	free(others);
+	qsort(found, *n, sizeof *found, by_start);
+	return found;
+}
+
+/* Whether the runtime named path as the profile of an image before an
+ * exec: it ends in ".pre-exec.<number>". */
+static int before_exec(const char *path)
+{
+	const char *last = NULL, *end;
+	for (const char *s = path; (s = strstr(s, ".pre-exec.")) != NULL; s++)
+		last = s;
+	return last != NULL && (end = past_number(last, ".pre-exec.")) != NULL && *end == '\0';
+}
+
+/* Each of the run's other profiles, a line each in the style of the one
+ * for the profile record names: whose it is (the program's own pid, or a
+ * child's) and whether it is the part before an exec. */
+static void say_others(const struct other_profile *others, size_t n, pid_t program)
+{
+	for (size_t i = 0; i < n; i++) {
+		char who[48];
+		if (others[i].pid == (uint64_t)program)
+			snprintf(who, sizeof who, "the program");
+		else
+			snprintf(who, sizeof who, "child %llu", (unsigned long long)others[i].pid);
+		fprintf(stderr, "ccprof: profile of %s%s written to %s\n", who,
+			before_exec(others[i].path) ? " before its exec" : "", others[i].path);
+	}
+}
+
+/* After the run: say where the profile went (Note [Which profile]), and
+ * where the run's other profiles went (Note [The run's other profiles]),
+ * with source lines added (Note [Lines at record time]). */
 static void record_outcome(const struct record_opts *o, const char *out,
 			   const struct run_result *r, const struct stat *before, int existed)
 {
@@ -1030,8 +1159,9 @@ static void record_outcome(const struct record_opts *o, const char *out,
 		existed = 0; /* a name with this run's pid in it */
 	int written = profile_written(real, before, existed), measured = 0;
 	if (written)
-		measured = add_sources(real, 0); /* this run's, by Note [Which profile] */
-	add_sources_beside(out, real, r->start_ns);
+		measured = add_sources(real, 0).measured; /* this run's, by Note [Which profile] */
+	size_t nothers;
+	struct other_profile *others = add_sources_beside(out, real, r->start_ns, &nothers);
 	struct stat st;
 	if (written && o->alloc && !(measured & MEASURED_ALLOC))
 		/* The runtime that wrote it did not count: libccprof.a is
@@ -1054,6 +1184,10 @@ static void record_outcome(const struct record_opts *o, const char *out,
 			real);
 	else
 		say_why_none(o->command[0], r->status);
+	say_others(others, nothers, r->pid);
+	for (size_t i = 0; i < nothers; i++)
+		free(others[i].path);
+	free(others);
 	free(real);
 }
 

@@ -17,12 +17,10 @@
  *   heap=0|1                follow every block to its free (allocation runtime only)
  *   heap_interval=N[ms|..]  between heap samples (default 10ms)
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/handled_signals.h"
+#include "common/option_values.h"
 #include "runtime.h"
 
 #define RT_MAX_INTERVAL_NS 3600e9 /* an hour; also INTERVAL_MAX_MS in cmd_record.c */
@@ -65,47 +63,6 @@ static uint64_t parse_interval(const char *v)
 	return (uint64_t)x;
 }
 
-static int is_crash_signal(int sig)
-{
-	static const int crash[] = { CCP_CRASH_SIGNALS };
-
-	for (size_t i = 0; i < sizeof crash / sizeof *crash; i++)
-		if (crash[i] == sig)
-			return 1;
-	return 0;
-}
-
-static int parse_signal(const char *v)
-{
-	static const struct { const char *name; int sig; } names[] = {
-		{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
-		{ "QUIT", SIGQUIT }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH },
-		{ "INT", SIGINT }, { "TERM", SIGTERM }, { "ALRM", SIGALRM },
-	};
-	size_t i;
-	char *end;
-	long n;
-
-	if (strncmp(v, "SIG", 3) == 0)
-		v += 3;
-	for (i = 0; i < sizeof names / sizeof *names; i++)
-		if (strcmp(v, names[i].name) == 0)
-			return names[i].sig;
-	if (*v < '0' || *v > '9') /* strtol also takes blanks and a sign */
-		return 0;
-	n = strtol(v, &end, 10);
-	if (*end)
-		return 0;
-	/* Not one that cannot be caught, nor glibc's own (32, 33), nor a crash
-	 * signal: a fault re-executes after the handler returns, so "write the
-	 * profile and go on" would loop for ever, and signals.c takes those
-	 * for itself (taken twice, on_fatal would chain to itself). */
-	if (n <= 0 || n > 64 || n == SIGKILL || n == SIGSTOP || (n >= 32 && n < SIGRTMIN) ||
-	    is_crash_signal((int)n))
-		return 0;
-	return (int)n;
-}
-
 /* A switch: exactly 0 or 1, or a warning and no change (docs/options.md:
  * enabled=maybe must not turn the profiler off in silence). */
 static void set_bool(int *out, const char *key, const char *val, int invert)
@@ -135,7 +92,11 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 		else
 			rt_warn("CCPROF_OPTIONS: bad interval '%s' (e.g. 1ms, 500us; at most 3600s)", val);
 	} else if (strcmp(key, "output") == 0) {
-		if (strlen(val) < sizeof cfg->output)
+		/* An empty one is a bad value like any other (warned about,
+		 * the earlier setting kept), not a silent "the default". */
+		if (val[0] == '\0')
+			rt_warn("CCPROF_OPTIONS: empty output (a path; %%p is the pid)");
+		else if (strlen(val) < sizeof cfg->output)
 			strcpy(cfg->output, val);
 		else
 			rt_warn("CCPROF_OPTIONS: output path too long");
@@ -146,7 +107,7 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 	} else if (strcmp(key, "handle_signals") == 0) {
 		set_bool(&cfg->handle_signals, key, val, 0);
 	} else if (strcmp(key, "dump_signal") == 0) {
-		int sig = parse_signal(val);
+		int sig = ccp_parse_dump_signal(val);
 
 		if (sig) /* a bad one keeps an earlier setting, as for every key */
 			cfg->dump_signal = sig;
@@ -154,18 +115,9 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 			rt_warn("CCPROF_OPTIONS: bad dump_signal '%s' (e.g. SIGUSR2; not a crash signal)",
 				val);
 	} else if (strcmp(key, "max_contexts") == 0) {
-		char *end = NULL;
-		unsigned long long n = 0;
-
-		/* Digits only (strtoull takes " -1" as 2^64 - 1), and no more
-		 * than fit: out of range, strtoull gives its maximum. */
-		errno = 0;
-		if (val[0] >= '0' && val[0] <= '9')
-			n = strtoull(val, &end, 10);
-		if (n >= 16 && *end == '\0' && errno == 0)
-			cfg->max_contexts = (uint64_t)n;
-		else
-			rt_warn("CCPROF_OPTIONS: bad max_contexts '%s' (a number, at least 16)", val);
+		if (ccp_parse_max_contexts(val, &cfg->max_contexts) != 0)
+			rt_warn("CCPROF_OPTIONS: bad max_contexts '%s' (a number, at least %d)", val,
+				CCP_MIN_MAX_CONTEXTS);
 	} else if (strcmp(key, "heap") == 0) {
 		set_bool(&cfg->heap, key, val, 0);
 	} else if (strcmp(key, "heap_interval") == 0) {

@@ -1,0 +1,25 @@
+/*
+ * option_values.h - the values of CCPROF_OPTIONS keys that the runtime
+ * and `ccprof record` must judge alike: the runtime when it reads
+ * dump_signal= and max_contexts=, record when --dump-signal and
+ * --max-contexts are given, so that a value record accepts is never one
+ * the runtime then ignores with a warning on the program's stderr.
+ * libc only (the runtime links it); neither allocates.
+ */
+#ifndef CCPROF_OPTION_VALUES_H
+#define CCPROF_OPTION_VALUES_H
+
+#include <stdint.h>
+
+/* The fewest contexts per thread max_contexts= takes. */
+#define CCP_MIN_MAX_CONTEXTS 16
+
+/* The signal v names for dump_signal= ("SIGUSR2", "USR2", "12"), or 0 if
+ * it names none, or one that cannot be the dump signal. */
+int ccp_parse_dump_signal(const char *v);
+
+/* max_contexts=: 0 with *n set, or -1 (not a plain decimal number of at
+ * least CCP_MIN_MAX_CONTEXTS that fits 64 bits). */
+int ccp_parse_max_contexts(const char *v, uint64_t *n);
+
+#endif
