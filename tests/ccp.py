@@ -87,6 +87,17 @@ def format_tool(name):
     return exe
 
 
+def peak_rss(args, env=None):
+    """Run args: (exit status, standard output, its peak resident set in
+    KB), by tests/peakrss.c (why not by the test's own wait4: there).
+    Under AddressSanitizer (make asan), freed memory waits in a quarantine
+    of 256 MB before its reuse: 16 MB here, to measure what is alive."""
+    asan = ":".join(o for o in (os.environ.get("ASAN_OPTIONS"), "quarantine_size_mb=16") if o)
+    r = run([format_tool("peakrss")] + list(args), env=dict(env or os.environ, ASAN_OPTIONS=asan))
+    m = re.search(r"^peakrss: (\d+)$", r.stderr, re.M)
+    return r.returncode, r.stdout, int(m.group(1)) if m else -1
+
+
 def make_profile(name, spec):
     """A profile written by tests/mkprof.c from spec (its format is at the
     top of that file)."""

@@ -438,17 +438,6 @@ def many_spec():
     return "\n".join(out) + "\n"
 
 
-def peak_rss(args):
-    """Run args: (exit status, standard output, its peak resident set in
-    KB), by tests/peakrss.c (why not by the test's own wait4: there).
-    Under AddressSanitizer (make asan), freed memory waits in a quarantine
-    of 256 MB before its reuse: 16 MB here, to measure what is alive."""
-    asan = ":".join(o for o in (os.environ.get("ASAN_OPTIONS"), "quarantine_size_mb=16") if o)
-    r = run([format_tool("peakrss")] + list(args), env=dict(os.environ, ASAN_OPTIONS=asan))
-    m = re.search(r"^peakrss: (\d+)$", r.stderr, re.M)
-    return r.returncode, r.stdout, int(m.group(1)) if m else -1
-
-
 # The bound on a per-thread view's peak resident set: each thread's model
 # is built when it is shown and freed before the next (Note [One thread
 # model at a time] in src/model/threads.c), so the 2000 threads × 2001
