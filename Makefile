@@ -1,6 +1,7 @@
 # ccprof - one plain Makefile.  See README.md.
 #
 #   make              build bin/ccprof, lib/libccprof.{a,so}, lib/libccprof-alloc.so
+#                     (each .so a link to lib<name>.so.VERSION, below)
 #   make demo         build, profile examples/trap.c, print its report
 #   make check        build and run every test (ends "N passed, N failed")
 #   make bench        side-by-side overhead benchmark (never part of check)
@@ -12,10 +13,23 @@ CFLAGS  ?= -O2 -g
 PREFIX  ?= /usr/local
 BUILD   ?= build
 VERSION := 0.1.0
+# The shared runtimes' soname number: the ABI a program linked with
+# -lccprof depends on, which is the two hooks and ccprof.h's four weak
+# entry points, not the profile format (the runtime that writes it and
+# the tool that reads it are installed together, and a linked program
+# should load the runtime of the ccprof installed now).  0 while ccprof
+# is 0.x; bumped when a program linked against the previous one could no
+# longer run with this one.  Each library is the real file
+# lib<name>.so.VERSION, with links lib<name>.so.SOVERSION (the soname:
+# what a linked program needs and `ccprof record` preloads) and
+# lib<name>.so (what -lccprof finds), in the build tree as in PREFIX.
+SOVERSION := 0
+SOLIBS    := libccprof libccprof-alloc
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
-BASE := -std=c11 -D_GNU_SOURCE -DCCPROF_VERSION=\"$(VERSION)\" $(WARN) \
+BASE := -std=c11 -D_GNU_SOURCE -DCCPROF_VERSION=\"$(VERSION)\" \
+        -DCCPROF_SOVERSION=\"$(SOVERSION)\" $(WARN) \
         -Iinclude -Isrc
 # The runtime: never instrumented, hidden by default, PIC for the .so.
 RT_FLAGS := $(BASE) $(CFLAGS) -fPIC -fvisibility=hidden \
@@ -46,8 +60,8 @@ LIBTOOL_OBJ := $(filter-out $(BUILD)/tool/cli/main.o,$(TOOL_OBJ))
 
 HEADERS := $(wildcard include/*.h src/*/*.h)
 
-all: $(BUILD)/bin/ccprof $(BUILD)/lib/libccprof.so $(BUILD)/lib/libccprof.a \
-     $(BUILD)/lib/libccprof-alloc.so $(BUILD)/lib/pkgconfig/ccprof.pc
+all: $(BUILD)/bin/ccprof $(SOLIBS:%=$(BUILD)/lib/%.so) $(BUILD)/lib/libccprof.a \
+     $(BUILD)/lib/pkgconfig/ccprof.pc
 	@ln -sfn $(BUILD)/bin bin 2>/dev/null || true
 	@ln -sfn $(BUILD)/lib lib 2>/dev/null || true
 
@@ -74,18 +88,26 @@ $(BUILD)/tool/gen/html_assets.o: $(HTML_GEN) src/output/html_assets.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_FLAGS) -c $(HTML_GEN) -o $@
 
-$(BUILD)/lib/libccprof.so: $(RT_OBJ)
+$(BUILD)/lib/libccprof.so.$(VERSION): $(RT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -shared -pthread -Wl,-soname,libccprof.so -o $@ $(RT_OBJ)
+	$(CC) $(CFLAGS) -shared -pthread -Wl,-soname,libccprof.so.$(SOVERSION) -o $@ $(RT_OBJ)
 
 # The runtime that also profiles allocation: the same, plus malloc and
 # friends passed on to the next allocator (src/runtime/shim/alloc_shim.c).
 ALLOC_SHIM_OBJ := $(BUILD)/rt/runtime/shim/alloc_shim.o
 
-$(BUILD)/lib/libccprof-alloc.so: $(RT_OBJ) $(ALLOC_SHIM_OBJ)
+$(BUILD)/lib/libccprof-alloc.so.$(VERSION): $(RT_OBJ) $(ALLOC_SHIM_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -shared -pthread -Wl,-soname,libccprof-alloc.so -o $@ $(RT_OBJ) \
-	    $(ALLOC_SHIM_OBJ) -ldl
+	$(CC) $(CFLAGS) -shared -pthread -Wl,-soname,libccprof-alloc.so.$(SOVERSION) -o $@ \
+	    $(RT_OBJ) $(ALLOC_SHIM_OBJ) -ldl
+
+# so_links DIR NAME: DIR/NAME.so.SOVERSION -> NAME.so.VERSION and
+# DIR/NAME.so -> NAME.so.SOVERSION, relative, as make install makes them.
+so_links = ln -sfn $(2).so.$(VERSION) $(1)/$(2).so.$(SOVERSION) && \
+	ln -sfn $(2).so.$(SOVERSION) $(1)/$(2).so
+
+$(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
+	$(call so_links,$(BUILD)/lib,$*)
 
 # Not in the static library: their system, popen, exit and longjmp would
 # take the place of libc's, with none left to call (src/runtime/shellspawn.c,
@@ -96,12 +118,16 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # One relocatable object, its hidden symbols made local: a program linking
 # the archive sees only the runtime's API and the calls it takes over, never
 # an internal name (rt_*, ccp_*, elfsym_*...) to collide with its own.
+# The one hidden name left undefined, alloc.c's weak reference to the shim
+# (never in the archive), is renamed to one no C program can define: a
+# program's own rt_alloc_shim_linked made the runtime count allocations.
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
 
-$(RT_STATIC_ONE): $(RT_STATIC_OBJ)
+$(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)
-	$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+	$(OBJCOPY) --localize-hidden --redefine-sym rt_alloc_shim_linked=ccprof.alloc_shim_linked \
+	    $@.tmp $@ && rm -f $@.tmp
 
 $(BUILD)/lib/libccprof.a: $(RT_STATIC_ONE)
 	@mkdir -p $(dir $@)
@@ -115,10 +141,15 @@ $(BUILD)/bin/ccprof: $(TOOL_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -pthread -o $@ $(TOOL_OBJ) $(DW_LIBS) -lm -ldl
 
+# ccprof.pc: pc_file PREFIX INCLUDEDIR RPATH-FLAG (empty for none).
+pc_file = sed -e 's|@PREFIX@|$(1)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@INCLUDEDIR@|$(2)|' -e 's|@RPATH@|$(3)|' ccprof.pc.in
+comma := ,
+RPATH_FLAG := -Wl$(comma)-rpath$(comma)$${libdir}
+
 $(BUILD)/lib/pkgconfig/ccprof.pc: ccprof.pc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(abspath $(BUILD))|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@INCLUDEDIR@|$(abspath include)|' ccprof.pc.in > $@
+	$(call pc_file,$(abspath $(BUILD)),$(abspath include),$(RPATH_FLAG)) > $@
 
 tool-lib: $(BUILD)/lib/libccprof-tool.a
 
@@ -161,17 +192,30 @@ fuzz: $(HTML_GEN)
 MAN1 := $(notdir $(wildcard man/*.1))
 MAN3 := $(notdir $(wildcard man/*.3))
 
+# The installed ccprof.pc links with -Wl,-rpath,LIBDIR only where the
+# dynamic loader would not find the library by itself: a distribution's
+# PREFIX=/usr puts it in a directory the loader always searches (/lib,
+# /usr/lib, their lib64 and multiarch forms), where a .pc has no rpath;
+# any other PREFIX keeps it, so that a program linked there starts
+# (/usr/local/lib too: the loader finds that one only through
+# ld.so.cache, after an ldconfig that make install does not run).
+# PC_RPATH=yes or PC_RPATH=no decides instead.  The shared libraries are
+# not executable (mode 644), as Debian's policy has them.
+MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null)
+SYSTEM_LIBDIRS = /lib /usr/lib /lib64 /usr/lib64 \
+	$(if $(MULTIARCH),/lib/$(MULTIARCH) /usr/lib/$(MULTIARCH))
+PC_RPATH ?= $(if $(filter $(abspath $(PREFIX)/lib),$(SYSTEM_LIBDIRS)),no,yes)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 755 $(BUILD)/bin/ccprof $(DESTDIR)$(PREFIX)/bin/ccprof
 	install -m 644 $(BUILD)/lib/libccprof.a $(DESTDIR)$(PREFIX)/lib/libccprof.a
-	install -m 755 $(BUILD)/lib/libccprof.so $(DESTDIR)$(PREFIX)/lib/libccprof.so
-	install -m 755 $(BUILD)/lib/libccprof-alloc.so $(DESTDIR)$(PREFIX)/lib/libccprof-alloc.so
+	install -m 644 $(SOLIBS:%=$(BUILD)/lib/%.so.$(VERSION)) $(DESTDIR)$(PREFIX)/lib/
+	$(foreach l,$(SOLIBS),$(call so_links,$(DESTDIR)$(PREFIX)/lib,$(l)) &&) true
 	install -m 644 include/ccprof.h $(DESTDIR)$(PREFIX)/include/ccprof.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@INCLUDEDIR@|$(PREFIX)/include|' ccprof.pc.in \
+	$(call pc_file,$(PREFIX),$(PREFIX)/include,$(if $(filter yes,$(PC_RPATH)),$(RPATH_FLAG))) \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ccprof.pc
 	install -m 644 $(MAN1:%=man/%) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(MAN3:%=man/%) $(DESTDIR)$(PREFIX)/share/man/man3/
@@ -179,10 +223,10 @@ install: all
 # Exactly the files install puts there, with the same PREFIX and DESTDIR;
 # the directories stay, as they may hold others' files.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ccprof \
-	    $(DESTDIR)$(PREFIX)/lib/libccprof.a $(DESTDIR)$(PREFIX)/lib/libccprof.so \
-	    $(DESTDIR)$(PREFIX)/lib/libccprof-alloc.so $(DESTDIR)$(PREFIX)/include/ccprof.h \
-	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/ccprof.pc \
+	rm -f $(DESTDIR)$(PREFIX)/bin/ccprof $(DESTDIR)$(PREFIX)/lib/libccprof.a \
+	    $(foreach l,$(SOLIBS),$(foreach f,$(l).so $(l).so.$(SOVERSION) $(l).so.$(VERSION),\
+	        $(DESTDIR)$(PREFIX)/lib/$(f))) \
+	    $(DESTDIR)$(PREFIX)/include/ccprof.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/ccprof.pc \
 	    $(MAN1:%=$(DESTDIR)$(PREFIX)/share/man/man1/%) \
 	    $(MAN3:%=$(DESTDIR)$(PREFIX)/share/man/man3/%)
 

@@ -227,18 +227,21 @@ def linked(kind):
 def own_names():
     """libccprof.a is one object whose internal names are local: a program
     may define elfsym_free, rt_config or ccp_crc32 itself (they were global,
-    and linking failed with "multiple definition")."""
+    and linking failed with "multiple definition"), and rt_alloc_shim_linked
+    (the archive's weak reference to the allocation shim took the program's
+    for it, and the profile claimed allocations counted)."""
     src = os.path.join(OUT, "ownnames.c")
     with open(src, "w") as f:
         f.write("#include <stdio.h>\n"
                 "int rt_config = 7;\n"
-                "int ccp_crc32(int x) { return x + rt_config; }\n"
+                "const int rt_alloc_shim_linked = 1;\n"
+                "int ccp_crc32(int x) { return x + rt_config - rt_alloc_shim_linked + 1; }\n"
                 "int elfsym_free(int x) { return ccp_crc32(x) * 2; }\n"
                 "int main(void) { printf(\"%d\\n\", elfsym_free(1)); return 0; }\n")
     exe = os.path.join(OUT, "ownnames")
     b = run([CC, "-g", "-O1", "-finstrument-functions", src, "-o", exe,
              os.path.join(LIB, "libccprof.a"), "-pthread"])
-    if not check(b.returncode == 0, "a program defining elfsym_free, rt_config and ccp_crc32 "
+    if not check(b.returncode == 0, "a program defining elfsym_free, rt_config, ccp_crc32 and rt_alloc_shim_linked "
                  "links with libccprof.a"):
         print("# " + b.stderr.replace("\n", "\n# "))
         return
@@ -251,6 +254,8 @@ def own_names():
         check(fs.get("elfsym_free", {}).get("calls") == 1 and
               fs.get("ccp_crc32", {}).get("calls") == 1,
               "...which has the program's elfsym_free and ccp_crc32, once each")
+        check("alloc" not in report(prof),
+              "...and no allocation counts: the program's rt_alloc_shim_linked is not the shim")
     # Every global the archive defines is one the shared runtime exports too.
     def defined(args):
         out = run(["nm", "--defined-only"] + args).stdout.split("\n")

@@ -1,8 +1,37 @@
 #!/bin/sh
-# The build: warning-free with gcc and clang, make install and uninstall, pkg-config,
+# The build: warning-free with gcc and clang, the shared runtimes' sonames, links
+# and exports, make install and uninstall (DESTDIR, PREFIX=/usr), pkg-config,
 # and the tool under AddressSanitizer + UndefinedBehaviorSanitizer.
 . "$TOP/tests/lib.sh"
 cd "$TOP" || exit 1
+
+# The shared runtimes as a distribution installs them (Makefile, SOVERSION):
+# soname lib<name>.so.0, the real file lib<name>.so.VERSION, links
+# lib<name>.so.0 and lib<name>.so to it.
+version=$(sed -n 's/^VERSION *:= *//p' Makefile)
+solibs="libccprof libccprof-alloc"
+soname() { readelf -d "$1" 2> /dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p'; }
+# check_solibs WHERE DIR: the three names of each runtime in DIR.
+check_solibs() {
+	for l in $solibs; do
+		check_eq "$1: $l.so.$version has soname $l.so.0" "$(soname "$2/$l.so.$version")" "$l.so.0"
+		check "$1: $l.so.$version is the real file" sh -c "test -f '$2/$l.so.$version' && ! test -L '$2/$l.so.$version'"
+		check_eq "$1: $l.so.0 links to $l.so.$version" "$(readlink "$2/$l.so.0")" "$l.so.$version"
+		check_eq "$1: $l.so links to $l.so.0" "$(readlink "$2/$l.so")" "$l.so.0"
+	done
+}
+# What each shared runtime exports: the hooks, ccprof.h's entry points and
+# the libc calls it takes over (man/ccprof.3, NOTES), no internal
+# name.  A new export is deliberate: add it here.
+exports_rt="__cxa_begin_catch __cyg_profile_func_enter __cyg_profile_func_exit __libc_start_main
+__longjmp_chk __sysv_signal _longjmp bsd_signal ccprof__cc ccprof__dump ccprof__enter ccprof__leave
+dlclose execl execle execlp execv execve execveat execvp execvpe exit fexecve longjmp popen
+posix_spawn posix_spawnp setns sigaction siginterrupt siglongjmp signal ssignal system sysv_signal
+unshare"
+exports_alloc="$exports_rt aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc
+reallocarray valloc"
+sorted() { echo $* | tr ' ' '\n' | sort | tr '\n' ' '; }
+exports() { nm -D --defined-only "$1" | awk '{ print $3 }' | sort | tr '\n' ' '; }
 
 for cc in gcc clang; do
 	if ! command -v $cc > /dev/null; then
@@ -17,6 +46,11 @@ for cc in gcc clang; do
 	fi
 	n=$(grep -c 'warning:' "$log")
 	check_eq "make CC=$cc: no warnings under -Wall -Wextra" "$n" 0
+	check_solibs "make CC=$cc" "$OUT/build-$cc/lib"
+	check_eq "make CC=$cc: libccprof.so exports only the runtime's API and interposed calls" \
+		"$(exports "$OUT/build-$cc/lib/libccprof.so")" "$(sorted $exports_rt)"
+	check_eq "make CC=$cc: libccprof-alloc.so exports those and the allocator's" \
+		"$(exports "$OUT/build-$cc/lib/libccprof-alloc.so")" "$(sorted $exports_alloc)"
 	# make demo, the README's first command, on the build just made.  Any
 	# index for work: it is [1] only when main, f and g have no time of
 	# their own, and a late sample on a busy machine gives main some.
@@ -56,9 +90,17 @@ for f in bin/ccprof lib/libccprof.a lib/libccprof.so lib/libccprof-alloc.so incl
 	share/man/man1/ccprof.1; do
 	check "make install puts $f in PREFIX" test -f "$prefix/$f"
 done
+check_solibs "make install" "$prefix/lib"
+for l in $solibs; do
+	check "make install: $l.so.$version is not executable (mode 644, Debian's policy)" \
+		test "$(stat -c %a "$prefix/lib/$l.so.$version")" = 644
+done
 flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs ccprof)
 check "installed pkg-config file names the installed library" \
 	sh -c "echo '$flags' | grep -q -- '-L$prefix/lib'"
+# A PREFIX the loader does not search: the .pc keeps its rpath (Makefile, PC_RPATH).
+check "...with an rpath to it, PREFIX being no system directory" \
+	sh -c "echo '$flags' | grep -q -- '-Wl,-rpath,$prefix/lib'"
 cat > "$OUT/installed.c" <<'C'
 #include <ccprof.h>
 int twice(int x) { return 2 * x; }
@@ -66,9 +108,19 @@ int main(void) { return twice(0); }
 C
 check "a program builds against the installed ccprof with pkg-config" \
 	$CC -finstrument-functions "$OUT/installed.c" -o "$OUT/installed" $flags
-check "...and runs, writing its profile" sh -c "cd '$OUT' && CCPROF_OPTIONS=output=installed.ccprof ./installed && '$prefix/bin/ccprof' info installed.ccprof"
+check_eq "...which needs the runtime by its soname" \
+	"$(readelf -d "$OUT/installed" | sed -n 's/.*(NEEDED).*\[\(libccprof.*\)\]$/\1/p')" "libccprof.so.0"
+check "...and runs, writing its profile" sh -c "cd '$OUT' && rm -f installed.ccprof && CCPROF_OPTIONS=output=installed.ccprof ./installed && '$prefix/bin/ccprof' info installed.ccprof"
 check "installed record finds the installed runtime" \
 	sh -c "cd '$OUT' && '$prefix/bin/ccprof' record -o rec.ccprof ./installed && test -s rec.ccprof"
+# record preloads the runtime by its soname, the program's DT_NEEDED, so
+# the loader takes the preloaded copy for it: one runtime, the installed
+# record's or the build's (another file with the same soname).
+for rec in "$prefix/bin/ccprof" "$CCPROF"; do
+	check_eq "$rec record on a program linked with the runtime: the runtime is loaded once" \
+		"$(cd "$OUT" && LD_DEBUG=files "$rec" record -o once.ccprof ./installed 2>&1 |
+			grep -c 'calling init: .*libccprof')" 1
+done
 
 # A fully static program links the runtime with pkg-config --static,
 # which adds what its posix_spawn needs (runtime/exec.c); its exec family
@@ -145,6 +197,27 @@ make install DESTDIR="$stage" PREFIX=/opt/ccprof > "$OUT/install-destdir.log" 2>
 check_eq "make install DESTDIR=... PREFIX=/opt/ccprof: the same files under DESTDIR" \
 	"$(cd "$stage/opt/ccprof" && find . ! -type d | sort | tr '\n' ' ')" \
 	"$(cd "$prefix" && sed "s|^$prefix|.|" "$OUT/installed.list" | grep -v other | tr '\n' ' ')"
+# Split as a distribution does, the runtime package has lib<name>.so.0
+# and the real file, the bare lib<name>.so links are for linking (-dev):
+# record needs only the former.
+rm -f "$stage/opt/ccprof/lib/libccprof.so" "$stage/opt/ccprof/lib/libccprof-alloc.so"
+$CC -finstrument-functions -I"$TOP/include" "$OUT/installed.c" -o "$OUT/plain"
+for alloc in "" --alloc; do
+	check "record${alloc:+ $alloc} without the bare .so links (a runtime package without -dev)" \
+		sh -c "cd '$OUT' && rm -f plain.ccprof && '$stage/opt/ccprof/bin/ccprof' record $alloc ./plain && test -s plain.ccprof"
+done
 make uninstall DESTDIR="$stage" PREFIX=/opt/ccprof > "$OUT/uninstall-destdir.log" 2>&1
 check_eq "make uninstall DESTDIR=... PREFIX=/opt/ccprof: nothing left" \
 	"$(find "$stage" ! -type d)" ""
+# PREFIX=/usr, a distribution's: the loader searches /usr/lib by itself,
+# and the .pc has no rpath; PC_RPATH=yes keeps it.
+for rpath in "" yes; do
+	rm -rf "$stage"
+	make install DESTDIR="$stage" PREFIX=/usr ${rpath:+PC_RPATH=$rpath} > "$OUT/install-usr.log" 2>&1
+	got=$(PKG_CONFIG_PATH="$stage/usr/lib/pkgconfig" pkg-config --libs ccprof | grep -c -- -rpath)
+	check_eq "make install PREFIX=/usr ${rpath:+PC_RPATH=$rpath}: rpath in ccprof.pc's Libs" \
+		"$got" "$([ "$rpath" = yes ] && echo 1 || echo 0)"
+done
+check_solibs "make install DESTDIR=... PREFIX=/usr" "$stage/usr/lib"
+make uninstall DESTDIR="$stage" PREFIX=/usr > "$OUT/uninstall-usr.log" 2>&1
+check_eq "make uninstall DESTDIR=... PREFIX=/usr: nothing left" "$(find "$stage" ! -type d)" ""

@@ -488,7 +488,7 @@ check_eq "record: exit status passed through" "$?" 3
 check_eq "record: CCPROF_OPTIONS" "$(sed -n 1p "$D/out")" \
 	"verbose=0:output=$D/rec/sh.ccprof:clock=wall:interval=2ms"
 check_eq "record: LD_PRELOAD" "$(sed -n 2p "$D/out")" \
-	"$(cd "$LIBDIR" && pwd -P)/libccprof.so:$LIBDIR/libccprof.so"
+	"$(cd "$LIBDIR" && pwd -P)/libccprof.so.0:$LIBDIR/libccprof.so"
 check_eq "record: uninstrumented program" "$(cat "$D/err")" \
 	"ccprof: no profile written (is sh built with -finstrument-functions? or did it end by _exit, which writes none?)"
 run 138 "record: uninstrumented program killed" "$CCPROF" record -o "$D/rec/sh.ccprof" -- sh -c 'kill -USR1 $$'

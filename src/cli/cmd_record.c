@@ -46,6 +46,13 @@
 
 static int record_run(int argc, char **argv);
 
+/* The runtimes record preloads by default: their sonames (the Makefile's
+ * SOVERSION), which a distribution ships with the runtime (the bare .so
+ * is for linking), and the name a program linked with -lccprof needs, so
+ * that the loader takes the preloaded runtime for it. */
+#define RUNTIME_NAME "libccprof.so." CCPROF_SOVERSION
+#define ALLOC_RUNTIME_NAME "libccprof-alloc.so." CCPROF_SOVERSION
+
 const struct cli_command cli_record = {
 	.name = "record",
 	.summary = "run a program and write its profile",
@@ -88,9 +95,9 @@ const struct cli_command cli_record = {
 		"  -h, --help         show this help\n\n"
 		"Environment:\n"
 		"  CCPROF_LIBRARY     the runtime to preload (default:\n"
-		"                     <ccprof's directory>/../lib/libccprof.so)\n"
+		"                     <ccprof's directory>/../lib/" RUNTIME_NAME ")\n"
 		"  CCPROF_ALLOC_LIBRARY  the runtime --alloc preloads (default:\n"
-		"                     libccprof-alloc.so beside the runtime above)\n"
+		"                     " ALLOC_RUNTIME_NAME " beside the runtime above)\n"
 		"  CCPROF_OPTIONS     runtime settings, key=value separated by ':', a\n"
 		"                     backslash escaping the character after it\n",
 	.run = record_run,
@@ -245,7 +252,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	return 0;
 }
 
-/* CCPROF_LIBRARY, else <dir of this executable>/../lib/libccprof.so. */
+/* CCPROF_LIBRARY, else <dir of this executable>/../lib/RUNTIME_NAME. */
 static char *find_runtime(void)
 {
 	const char *env = getenv("CCPROF_LIBRARY");
@@ -259,14 +266,18 @@ static char *find_runtime(void)
 	char *slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';
-	size_t len = strlen(exe) + sizeof "/../lib/libccprof.so";
-	char *path = xmalloc(len);
-	snprintf(path, len, "%s/../lib/libccprof.so", exe);
-	char *real = realpath(path, NULL); /* tidy the "..", if it exists */
+	size_t len = strlen(exe) + sizeof "/../lib";
+	char *dir = xmalloc(len);
+	snprintf(dir, len, "%s/../lib", exe);
+	char *real = realpath(dir, NULL); /* tidy the "..", if it exists */
 	if (real) {
-		free(path);
-		return real;
+		free(dir);
+		dir = real;
 	}
+	len = strlen(dir) + sizeof "/" RUNTIME_NAME;
+	char *path = xmalloc(len);
+	snprintf(path, len, "%s/" RUNTIME_NAME, dir);
+	free(dir);
 	return path;
 }
 
@@ -285,9 +296,9 @@ static char *find_library(const struct record_opts *o)
 		return NULL;
 	slash = strrchr(lib, '/');
 	size_t dir = slash ? (size_t)(slash - lib) + 1 : 0;
-	char *path = xmalloc(dir + sizeof "libccprof-alloc.so");
+	char *path = xmalloc(dir + sizeof ALLOC_RUNTIME_NAME);
 	memcpy(path, lib, dir);
-	memcpy(path + dir, "libccprof-alloc.so", sizeof "libccprof-alloc.so");
+	memcpy(path + dir, ALLOC_RUNTIME_NAME, sizeof ALLOC_RUNTIME_NAME);
 	free(lib);
 	return path;
 }
