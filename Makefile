@@ -112,7 +112,7 @@ $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 # Not in the static library: their system, popen, exit and longjmp would
 # take the place of libc's, with none left to call (src/runtime/shellspawn.c,
 # exitgate.c, longjmp.c).
-RT_SHARED_ONLY := shellspawn exitgate longjmp catch
+RT_SHARED_ONLY := shellspawn exitgate rawexit longjmp catch
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking

@@ -96,6 +96,40 @@ def threads():
         check(info.get("threads") == 9, "threads: 9 threads in the profile (got %s)" % info.get("threads"))
 
 
+def raw_exit():
+    """_exit and _Exit write the profile first (Note [Ending by _exit] in
+    src/runtime/rawexit.c): from main, from a signal handler, from an
+    atexit handler, from a second thread, in a forked child (a profile of
+    its own); a vfork child's _exit writes nothing and leaves its parent's
+    profile whole.  Each run behaves as the bare program does, and the
+    counts are the program's own (on stderr: _exit flushes no stdio)."""
+    statuses = {"main": 3, "Exit": 4, "child": 5, "vfork": 6, "handler": 7, "atexit": 8,
+                "thread": 9}
+    for mode, status in statuses.items():
+        name = "rawexit_" + mode
+        p, prof = same_behaviour(name, "tests/progs/rawexit.c", [mode])
+        if p is None:
+            continue
+        check(p.returncode == status, "%s (%s): ends with status %d (got %d)"
+              % (name, CLOCK, status, p.returncode))
+        if not check(os.path.exists(prof), "%s (%s): profile written (%s)"
+                     % (name, CLOCK, p.stderr.strip()[-200:])):
+            continue
+        fs = functions(report(prof))
+        own = counts(p.stderr)
+        check(own and all(fs.get(f, {}).get("calls") == n for f, n in own.items()),
+              "%s (%s): the program's counts %s (got %s)" % (name, CLOCK, own, {
+                  f: fs.get(f, {}).get("calls") for f in own}))
+        kids = glob.glob(prof + ".*")
+        if mode == "child":
+            kid = functions(report(kids[0])) if len(kids) == 1 else {}
+            check(kid.get("work", {}).get("calls") == 1 and kid.get("leaf", {}).get("calls") == 30,
+                  "%s (%s): the child's _exit wrote its own profile, work 1 and leaf 30 (%s)"
+                  % (name, CLOCK, kids))
+        else:
+            check(kids == [], "%s (%s): no other profile (%s)" % (name, CLOCK, kids))
+
+
 def threads_tsan():
     tsan = os.path.join(OUT, "tsan")
     r = run(["make", "-s", "-C", TOP, "BUILD=" + tsan, "CC=" + CC,
@@ -1988,6 +2022,7 @@ def replaced():
 
 
 threads()
+raw_exit()
 threads_tsan()
 optimised()
 split()

@@ -900,10 +900,11 @@ static int runtime_handles(int sig)
  * instrumented program that died by a signal had hooks that ran: the
  * signal ended it where the runtime could not write (docs/options.md,
  * "Signals"), and asking about -finstrument-functions would mislead.
- * One that exited without a profile most likely called _exit, which
- * runs no exit handlers ("How the run ends"); a program whose own file
- * names no hook may still be instrumented in its libraries, and so
- * either cause is named. */
+ * One that exited without a profile ended past every libc function the
+ * runtime takes over, with the exit_group system call itself, or from a
+ * process made without fork's handlers ("How the run ends"); a program
+ * whose own file names no hook may still be instrumented in its
+ * libraries, and so either cause is named. */
 static void say_why_none(const char *command, int status)
 {
 	char *file = find_program(command);
@@ -931,13 +932,14 @@ static void say_why_none(const char *command, int status)
 				command, sig);
 	} else if (WIFEXITED(status) && file && names_hook(file)) {
 		fprintf(stderr, "ccprof: no profile written: %s calls the hooks of "
-				"-finstrument-functions, so it probably ended by _exit, which writes "
-				"none (docs/options.md, \"How the run ends\"; ccprof_dump() before it "
-				"writes one)\n",
+				"-finstrument-functions, so it probably ended by the exit_group system "
+				"call itself, past exit and _exit (docs/options.md, \"How the run "
+				"ends\"; ccprof_dump() before it writes one)\n",
 			command);
 	} else if (WIFEXITED(status)) {
 		fprintf(stderr, "ccprof: no profile written (is %s built with "
-				"-finstrument-functions? or did it end by _exit, which writes none?)\n",
+				"-finstrument-functions? or did it end by the exit_group system "
+				"call?)\n",
 			command);
 	} else {
 		fprintf(stderr, "ccprof: no profile written (is %s built with "

@@ -393,6 +393,10 @@ RT_HIDDEN int rt_sys_execvpe(const char *file, char *const argv[], char *const e
 
 /* signals.c */
 RT_HIDDEN void rt_signals_install(void);
+/* Write the profile once, from a deadly signal's handler or _exit
+ * (rawexit.c): async-signal-safe; not in a vfork child, nor after the
+ * write at exit; another thread's write is waited for. */
+RT_HIDDEN void rt_write_once(void);
 
 /* dispositions.c: the program's view of its signal actions */
 typedef void (*rt_handler)(int, siginfo_t *, void *);

@@ -203,7 +203,7 @@ static void hold_signals(sigset_t *saved)
  * a child forked during the write, which has no such thread (tgkill with
  * signal 0 says so).
  */
-static void write_once(void)
+void rt_write_once(void)
 {
 	long self = (long)syscall(SYS_gettid), first = 0;
 	sigset_t saved;
@@ -266,7 +266,7 @@ static void report(int sig)
 {
 	if (rt_config.crash_stack)
 		print_stack(sig);
-	write_once();
+	rt_write_once();
 }
 
 static void report_on_own_stack(void)
@@ -361,7 +361,7 @@ static void on_term(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	cancel = rt_nocancel_begin(); /* as on_fatal's */
-	write_once();
+	rt_write_once();
 	die_by(sig);
 	rt_nocancel_end(cancel);
 	errno = saved;

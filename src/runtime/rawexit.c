@@ -1,0 +1,61 @@
+/*
+ * rawexit.c - _exit and _Exit write the profile first (shared runtime
+ * only).
+ *
+ * Note [Ending by _exit]: a process that ends by _exit runs no exit
+ * handler and no destructor, so the write at exit (init.c) never came,
+ * and it left no profile.  That is how many programs end: dash ends
+ * every shell and subshell so, a forked child that must not flush its
+ * parent's stdio buffers does, and so does a daemon's parent.  So the
+ * preloaded runtime interposes both names and writes the profile before
+ * it ends the process, with the write of a deadly signal (rt_write_once
+ * in signals.c): async-signal-safe, as _exit is called from signal
+ * handlers; once, if other threads end the process at the same time; and
+ * not at all in a vfork child (a pid not ours), whose parent's profile
+ * it would write, nor after exit's write in this process (a destructor
+ * that calls _exit).  exit() itself, and glibc's own ends of processes
+ * (posix_spawn's child, exit's last step), call _exit inside libc, out
+ * of the interposer's reach, as they should.  Only in the shared runtime
+ * (the Makefile leaves this file out of libccprof.a): linked into a
+ * static program, these would clash with libc's.
+ */
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+typedef void (*exit_fn)(int);
+
+static void *real_exit;
+
+static void rawexit_lookup_now(void)
+{
+	real_exit = dlsym(RTLD_NEXT, "_exit");
+}
+
+/* Looked up before main: _exit may come from a signal handler, where
+ * dlsym is no safe call. */
+__attribute__((constructor)) static void rawexit_lookup(void)
+{
+	rawexit_lookup_now();
+}
+
+static _Noreturn void end_process(int status)
+{
+	rt_write_once();
+	if (rt_real_ready(&real_exit, rawexit_lookup_now))
+		((exit_fn)real_exit)(status);
+	for (;;) /* no libc _exit to call: end as it does */
+		syscall(SYS_exit_group, status);
+}
+
+RT_API void _exit(int status)
+{
+	end_process(status);
+}
+
+RT_API void _Exit(int status)
+{
+	end_process(status);
+}
