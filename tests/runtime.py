@@ -114,6 +114,34 @@ def record_lists_profiles():
           "process's calls")
 
 
+def record_lists_many():
+    """A run of many processes (tests/progs/forkmany.c: children that end
+    by _exit, as a shell's subshells do): record names the first 9 of the
+    children's profiles and counts the rest, in the order the children
+    started; 10 are all named.  Every child's profile holds its one call
+    of child_work."""
+    d = os.path.join(OUT, "listed_many")
+    prog = build("list_forkmany", "tests/progs/forkmany.c")
+    for n in (10, 12):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        out = os.path.join(d, "m.ccprof")
+        said, pids, parent, _ = listed_profiles("%d children" % n, prog, [str(n)], out, "")
+        kids = sorted(pids, key=lambda f: json.loads(
+            run([CCPROF, "info", "--json", f]).stdout or "{}").get("start_ns", 0))
+        named = ["ccprof: profile of child %s written to %s" % (pids[f], f) for f in kids]
+        want = ["ccprof: profile written to " + out] + (
+            named if n <= 10 else named[:9] + [
+                "ccprof: and %d more profiles of the run's processes, in %s" % (n - 9, d)])
+        check(len(kids) == n and said == want,
+              "record lists profiles, %d children ending by _exit: %s (%s)" % (
+                  n, "all named" if n <= 10 else "9 named, then how many more", said))
+        check(all(nonzero_calls(f) == {"child_work": 1} for f in kids) and
+              nonzero_calls(out) == {"main": 1, "parent_work": n},
+              "record lists profiles, %d children: each child's profile has its one "
+              "child_work, the program's its %d parent_work" % (n, n))
+
+
 def record_max_contexts():
     """record --max-contexts=16 passes max_contexts=16 on: the program's
     thousands of contexts are capped at 16 (the root's among them), past
@@ -743,6 +771,7 @@ def bad_options():
 
 status_passthrough()
 record_lists_profiles()
+record_lists_many()
 record_max_contexts()
 record_checks_runtime_flags()
 linked("pkg-config")

@@ -1062,13 +1062,21 @@ static int run_profile_name(const char *name, const char *tmpl)
 	return s != NULL && *s == '\0';
 }
 
+/* The directory of out, an absolute path; malloc'd. */
+static char *directory_of(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	char *dir = xstrdup(out);
+	dir[slash > out ? slash - out : 1] = '\0';
+	return dir;
+}
+
 /* The regular files in out's directory whose names match out's base
  * name, but for written; NULL-terminated, malloc'd. */
 static char **other_profiles(const char *out, const char *written)
 {
 	const char *slash = strrchr(out, '/'); /* out is absolute */
-	char *dir = xstrdup(out);
-	dir[slash > out ? slash - out : 1] = '\0';
+	char *dir = directory_of(out);
 	DIR *d = strstr(dir, "%p") ? NULL : opendir(dir);
 	char **found = xnmalloc(1, sizeof *found);
 	size_t n = 0;
@@ -1147,10 +1155,17 @@ static int before_exec(const char *path)
 
 /* Each of the run's other profiles, a line each in the style of the one
  * for the profile record names: whose it is (the program's own pid, or a
- * child's) and whether it is the part before an exec. */
-static void say_others(const struct other_profile *others, size_t n, pid_t program)
+ * child's) and whether it is the part before an exec.  A run of many
+ * processes (a shell script's subshells: a configure script made 410)
+ * gets the first OTHERS_LISTED - 1 and a count of the rest, where they
+ * are, not a screenful of names. */
+#define OTHERS_LISTED 10
+
+static void say_others(const struct other_profile *others, size_t n, pid_t program,
+		       const char *out)
 {
-	for (size_t i = 0; i < n; i++) {
+	size_t shown = n <= OTHERS_LISTED ? n : OTHERS_LISTED - 1;
+	for (size_t i = 0; i < shown; i++) {
 		char who[48];
 		if (others[i].pid == (uint64_t)program)
 			snprintf(who, sizeof who, "the program");
@@ -1158,6 +1173,12 @@ static void say_others(const struct other_profile *others, size_t n, pid_t progr
 			snprintf(who, sizeof who, "child %llu", (unsigned long long)others[i].pid);
 		fprintf(stderr, "ccprof: profile of %s%s written to %s\n", who,
 			before_exec(others[i].path) ? " before its exec" : "", others[i].path);
+	}
+	if (shown < n) {
+		char *dir = directory_of(out);
+		fprintf(stderr, "ccprof: and %zu more profiles of the run's processes, in %s\n",
+			n - shown, dir);
+		free(dir);
 	}
 }
 
@@ -1197,7 +1218,7 @@ static void record_outcome(const struct record_opts *o, const char *out,
 			real);
 	else
 		say_why_none(o->command[0], r->status);
-	say_others(others, nothers, r->pid);
+	say_others(others, nothers, r->pid, real);
 	for (size_t i = 0; i < nothers; i++)
 		free(others[i].path);
 	free(others);
