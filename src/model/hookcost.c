@@ -185,8 +185,37 @@ static int hides_other(const struct model *m, const struct work_list *w, const c
 	return 0;
 }
 
-/* Files with candidates and no function that does work; covered[i] is
- * set for the candidate rows they hold. */
+/*
+ * Note [Files by base name]: gcc matches -finstrument-functions-exclude-
+ * file-list against the file name the compiler saw, which is the path as
+ * the build wrote it: "../lib/compress/../common/mem.h", where the profile
+ * has "/src/zstd/programs/../lib/compress/../common/mem.h" (DWARF's
+ * directory joined to it).  The absolute path is no substring of that, and
+ * gcc left the hooks in (zstd: 132 M calls of MEM_readST, rebuilt with the
+ * advice).  Only the base name is part of every name the file can have
+ * (included as "mem.h" by one file, "../common/mem.h" by another); so the
+ * base name is suggested, if it hides no function that does work, else
+ * the parent directory and the base name, which needs the compiler to
+ * have seen that directory in the name.
+ */
+static const char *file_key(const struct model *m, const struct work_list *w, const char *path)
+{
+	const char *base = strrchr(path, '/'), *parent = base;
+	if (!base)
+		return hides_other(m, w, path, 1) ? NULL : path;
+	if (base[1] && !hides_other(m, w, base + 1, 1))
+		return base + 1;
+	while (parent > path && parent[-1] != '/')
+		parent--;
+	if (parent > path && strncmp(parent, "../", 3) != 0 && strncmp(parent, "./", 2) != 0 &&
+	    !hides_other(m, w, parent, 1))
+		return parent;
+	return NULL;
+}
+
+/* Files with candidates and no function that does work, each by its key
+ * (Note [Files by base name]); covered[i] is set for the candidate rows
+ * they hold. */
 static void suggest_files(struct model *m, struct model_hook_cost *h, const struct work_list *w,
 			  uint32_t nrows, uint8_t *covered)
 {
@@ -194,15 +223,16 @@ static void suggest_files(struct model *m, struct model_hook_cost *h, const stru
 	h->files = model_calloc(m, nrows ? nrows : 1, sizeof *h->files);
 	for (uint32_t i = 0; i < nrows; i++) {
 		const struct ccp_cc *c = &ccs[h->rows[i]];
+		const char *key;
 		/* gcc splits the list at commas: such a path cannot be given */
 		if (!h->candidate[h->rows[i]] || covered[i] || !ccp_cc_has_source(c) ||
-		    strchr(c->file, ',') || hides_other(m, w, c->file, 1))
+		    strchr(c->file, ',') || !(key = file_key(m, w, c->file)))
 			continue;
 		for (uint32_t k = i; k < nrows; k++)
 			if (h->candidate[h->rows[k]] && ccs[h->rows[k]].file &&
-			    strcmp(ccs[h->rows[k]].file, c->file) == 0)
+			    strstr(ccs[h->rows[k]].file, key))
 				covered[k] = 1;
-		h->files[h->nfiles++] = c->file;
+		h->files[h->nfiles++] = key;
 	}
 }
 

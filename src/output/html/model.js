@@ -1122,16 +1122,33 @@ const ccprofModel = (function () {
 			selfBound(f) >= HOOK_COST_MIN * run).map((f) => f.id);
 		const hides = (key, files) => work.length > HOOK_WORK_MAX ||
 			work.some((id) => (files ? p.fns[id].file : raw(id) || '').includes(key));
+		/* Note [Files by base name] in hookcost.c: the base name, else the
+		 * parent directory and the base name, unless either hides work */
+		const fileKey = (path) => {
+			const slash = path.lastIndexOf('/');
+			if (slash < 0)
+				return hides(path, true) ? null : path;
+			const base = path.slice(slash + 1);
+			if (base && !hides(base, true))
+				return base;
+			let from = slash;
+			while (from > 0 && path[from - 1] !== '/')
+				from--;
+			const parent = path.slice(from);
+			return from > 0 && !parent.startsWith('../') && !parent.startsWith('./') &&
+				!hides(parent, true) ? parent : null;
+		};
 		const files = [], names = [], clashing = [], covered = new Uint8Array(nrows);
 		for (let i = 0; i < nrows; i++) {
 			const file = p.fns[rows[i].id].file;
-			if (!candidate.has(rows[i].id) || covered[i] || !file || file.includes(',') ||
-			    hides(file, true))
+			const key = candidate.has(rows[i].id) && !covered[i] && file && !file.includes(',') ?
+				fileKey(file) : null;
+			if (key === null)
 				continue;
 			for (let k = i; k < nrows; k++)
-				if (candidate.has(rows[k].id) && p.fns[rows[k].id].file === file)
+				if (candidate.has(rows[k].id) && (p.fns[rows[k].id].file || '').includes(key))
 					covered[k] = 1;
-			files.push(file);
+			files.push(key);
 		}
 		for (let i = 0; i < nrows; i++) {
 			const id = rows[i].id;
