@@ -76,6 +76,7 @@ const struct cli_command cli_record = {
 		"  --clock=CLOCK      cpu: sampled CPU time of each thread (default);\n"
 		"                     wall: sampled wall-clock time (counts blocking);\n"
 		"                     cycles: time-stamp counter read at every call\n"
+		"                     (elapsed time: counts blocking too)\n"
 		"  --interval=MS      sampling interval of cpu and wall, in milliseconds\n"
 		"                     (default 1; fractions allowed, below 0.01 taken as\n"
 		"                     0.01; at most 3600000, an hour)\n"
