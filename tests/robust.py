@@ -130,6 +130,20 @@ def raw_exit():
             check(kids == [], "%s (%s): no other profile (%s)" % (name, CLOCK, kids))
 
 
+def term_names():
+    """A profile written by the SIGTERM handler names the live threads as
+    one written at exit does: the program's own and "busy-worker"
+    (pthread_setname_np), not "(unnamed)" (tests/progs/termnamed.c)."""
+    p, prof = same_behaviour("termnamed", "tests/progs/termnamed.c")
+    if p is None or not check(p.returncode == -15 and os.path.exists(prof),
+                              "termnamed: ends by SIGTERM as the bare program, profile written"):
+        return
+    text = run([CCPROF, "report", "--threads", prof]).stdout
+    names = re.findall(r"^thread \d+  (\S+)  tid", text, re.M)
+    check(sorted(names) == ["busy-worker", "termnamed"],
+          "termnamed: the SIGTERM handler's write names both live threads (%s)" % names)
+
+
 def threads_tsan():
     tsan = os.path.join(OUT, "tsan")
     r = run(["make", "-s", "-C", TOP, "BUILD=" + tsan, "CC=" + CC,
@@ -2023,6 +2037,7 @@ def replaced():
 
 threads()
 raw_exit()
+term_names()
 threads_tsan()
 optimised()
 split()

@@ -401,7 +401,10 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 	/* The registry is newest first; write threads in start order. */
 	p->nthreads = i;
 	for (t = head; t; t = t->next) {
-		if (t->alive && !async)
+		/* From a signal handler too (open, read and close): a write
+		 * on SIGTERM named every live thread "(unnamed)".  Not without
+		 * the lock, where an ending thread may be reading its own. */
+		if (t->alive && locked)
 			rt_thread_refresh_name(t);
 		gather_thread(t, &p->threads[--i], &p->stats, m);
 	}
