@@ -665,6 +665,18 @@ def diff(spivey_prof):
     check(r.returncode == 0 and only.get("fib") == "a" and "P" not in only and
           "that side is empty" in r.stderr,
           "diff --focus on a function of A only: its rows, only in A (%s)" % r.stderr.strip()[-120:])
+    # From zero: g spends no time in A and some in B, h runs in B only.
+    base = "program /x\nclock cpu 1000\nthread 1\nctx 1 0 100 : [main]\n"
+    za = make_profile("diff_zero_a", base + "ctx 3 0 0 : [main] [g]\n")
+    zb = make_profile("diff_zero_b", base + "ctx 3 0 50 : [main] [g]\nctx 2 0 30 : [main] [h]\n")
+    r = run([CCPROF, "diff", za, zb])
+    lines = r.stdout.splitlines()
+    g = [l.split() for l in lines if l.endswith("  g")]
+    h = [l.split() for l in lines if l.endswith("  h  (only in B)")]
+    check(r.returncode == 0 and g and g[0][1:3] == ["from", "0"] and g[0][6:8] == ["+0", "+0.0"] and
+          h and h[0][1] == "new" and h[0][5] == "new",
+          "diff: a function with no time in A changes 'from 0', one only in B is 'new' (%s, %s)"
+          % (g, h))
     r = run([CCPROF, "diff", "--focus", "no_such_fn", a, spivey_prof])
     check(r.returncode == 1 and r.stdout == "" and
           r.stderr.strip().endswith("matches no function in either profile"),
