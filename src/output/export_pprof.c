@@ -68,8 +68,9 @@ struct pp {
 	int64_t label_key;    /* "thread", or -1 */
 	int64_t label_str;
 	int alloc;            /* the alloc_objects and alloc_space values too */
-	const struct model *heap; /* the live heap under m's view, whose nodes
-				   * are m's (heap.h): inuse_* values; or NULL */
+	const struct model *heap; /* while pp_samples walks m: the live heap
+				   * under m's view, whose nodes are m's
+				   * (heap.h), the inuse_* values; or NULL */
 };
 
 /* The live heap of node x of p->m (or of the stand-in for the hidden
@@ -192,14 +193,15 @@ static void pp_samples(struct pp *p, const struct model *m, const struct heap_ba
 {
 	struct model live;
 	p->m = m;
-	p->heap = NULL;
 	if (b) {
 		heap_view_build(&live, b, m, MODEL_TREE);
 		p->heap = &live;
 	}
 	export_walk_tree(m, pp_sample, p);
-	if (b)
+	if (b) {
+		p->heap = NULL; /* live ends here */
 		model_free(&live);
+	}
 }
 
 int export_pprof(FILE *f, const struct export_input *in, const struct export_opts *opts)
@@ -230,11 +232,8 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
 	}
-	struct heap_base base, *live = NULL;
-	char err[256];
-	/* heap_base_build cannot fail: m was built from the same histories */
-	if (heap_measured(prof) && heap_base_build(&base, prof, HEAP_AT_END, err, sizeof err) == 0) {
-		live = &base;
+	const struct heap_base *live = in->live_end;
+	if (live) {
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
 	}
@@ -250,8 +249,6 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 		model_thread_free(&one);
 	}
 	p->m = m;
-	if (heap_measured(prof))
-		heap_base_free(&base);
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
 		if (m->fns[cc].seen)
 			pp_function(p, (uint64_t)cc + 1, m->fns[cc].name, export_file(m, cc),
