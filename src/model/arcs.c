@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/shortsort.h"
 #include "model/xalloc.h"
 
 struct arc_build {
@@ -159,25 +160,6 @@ static int cmp_arc_key(const void *pa, const void *pb)
 	return a->arc < b->arc ? -1 : a->arc > b->arc;
 }
 
-/* Sort one function's arcs: insertion sort for the many short lists
- * (same result: the comparison is a total order). */
-#define SHORT_LIST 16
-
-static void sort_arc_keys(struct arc_key *keys, uint32_t n)
-{
-	if (n > SHORT_LIST) {
-		qsort(keys, n, sizeof *keys, cmp_arc_key);
-		return;
-	}
-	for (uint32_t i = 1; i < n; i++) {
-		struct arc_key x = keys[i];
-		uint32_t j = i;
-		for (; j > 0 && cmp_arc_key(&x, &keys[j - 1]) < 0; j--)
-			keys[j] = keys[j - 1];
-		keys[j] = x;
-	}
-}
-
 /*
  * CSR index: list[start[f] .. start[f+1]) are the arcs of f, in or out,
  * grouped by a counting pass and each group sorted on its own.
@@ -212,7 +194,7 @@ static void arc_lists(struct model *m, int incoming, uint32_t **startp, uint32_t
 	uint32_t *list = model_calloc(m, n, sizeof *list);
 	for (uint32_t f = 0; f < m->nfns; f++) {
 		uint32_t lo = start[f], hi = start[f + 1];
-		sort_arc_keys(keys + lo, hi - lo);
+		shortsort(keys + lo, hi - lo, sizeof *keys, cmp_arc_key);
 		for (uint32_t i = lo; i < hi; i++)
 			list[i] = keys[i].arc;
 	}

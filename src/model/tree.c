@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/shortsort.h"
 #include "model/xalloc.h"
 
 /* ---- building any tree of model_nodes (model.h) ---------------------------- */
@@ -188,26 +189,6 @@ static int cmp_node_key(const void *pa, const void *pb)
 	return a->node < b->node ? -1 : a->node > b->node;
 }
 
-/* Sort a group of children: most groups are tiny, and qsort's set-up and
- * calls through a pointer cost more than an insertion sort there.  The
- * comparison is a total order, so either gives the same result. */
-#define SMALL_GROUP 16
-
-static void sort_node_keys(struct node_key *keys, uint32_t n)
-{
-	if (n > SMALL_GROUP) {
-		qsort(keys, n, sizeof *keys, cmp_node_key);
-		return;
-	}
-	for (uint32_t i = 1; i < n; i++) {
-		struct node_key x = keys[i];
-		uint32_t j = i;
-		for (; j > 0 && cmp_node_key(&x, &keys[j - 1]) < 0; j--)
-			keys[j] = keys[j - 1];
-		keys[j] = x;
-	}
-}
-
 /*
  * Link each node's children, most inherited time first.  The children are
  * first linked in node order from the parent fields alone (any tree
@@ -244,7 +225,7 @@ static void tree_order(const struct model *m, struct model_node *nodes, uint32_t
 				.node = k,
 			};
 		}
-		sort_node_keys(keys, g);
+		shortsort(keys, g, sizeof *keys, cmp_node_key);
 		for (uint32_t i = 0; i < g; i++)
 			nodes[keys[i].node].next_sibling = i + 1 < g ? keys[i + 1].node : MODEL_NONE;
 		nodes[p].first_child = keys[0].node;
