@@ -36,6 +36,12 @@ int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 	return CLI_EXIT_USAGE;
 }
 
+int cli_no_alloc_data(const struct cli_command *c, const char *option, const char *path)
+{
+	return cli_usage_error(c, "%s: %s has no allocation data (the run did not count "
+				  "allocations)", option, path);
+}
+
 /* What cli_bad_option needs to know of the last cli_getopt call. */
 static int getopt_start;                  /* optind before it */
 static const struct option *getopt_longs; /* its table */

@@ -45,6 +45,12 @@ void cli_help(FILE *f, const struct cli_command *c);
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The usage error of an option that needs allocation data (report --sort
+ * alloc, convert --weight alloc) given the profile at path without any:
+ * known only once the file is read, but a usage error all the same.
+ * Returns 2. */
+int cli_no_alloc_data(const struct cli_command *c, const char *option, const char *path);
+
 /* getopt_long, remembering what cli_bad_option needs to name the option
  * at fault (every subcommand parses its options with it). */
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);

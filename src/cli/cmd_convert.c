@@ -236,12 +236,8 @@ static int convert(const struct export_format *fmt, const char *path, const char
 	if (cli_load(path, 0, &cp) != 0)
 		return CLI_EXIT_FAIL;
 	if (o->weight == EXPORT_WEIGHT_ALLOC && !model_alloc_measured(&cp.model)) {
-		/* A usage error, known only once the file is read (as report's
-		 * --sort alloc). */
-		fprintf(stderr, "ccprof convert: --weight alloc: %s has no allocation data (the run "
-				"did not count allocations)\n", path);
 		cli_unload(&cp);
-		return CLI_EXIT_USAGE;
+		return cli_no_alloc_data(&cli_convert, "--weight alloc", path);
 	}
 	if (fmt->heap && !heap_measured(&cp.prof)) {
 		fprintf(stderr, "ccprof: %s: %s\n", path, HEAP_MISSING);
