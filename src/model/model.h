@@ -414,6 +414,17 @@ void model_tree_finish(const struct model *m, struct model_node *nodes,
 /* Add to out[k] the entries of node k's subtree (out zeroed: the sums). */
 void model_subtree_entries(const struct model_node *nodes, uint32_t n, uint64_t *out);
 
+/*
+ * Walk a tree of model_nodes (numbered parent-first, linked by
+ * model_tree_finish) depth first without recursion, skipping hidden nodes
+ * (a pruning's, view.h, or NULL): visit(arg, k, 0) when entering node k,
+ * visit(arg, k, 1) when leaving it, after its shown children (where a
+ * writer puts k's "(n hidden)" line, pruned->rest[k]).
+ */
+typedef void model_visit(void *arg, uint32_t k, int leaving);
+void model_walk(const struct model_node *nodes, const uint8_t *hidden, model_visit *visit,
+		void *arg);
+
 /* Building such a tree (tree.c; the stack tree and callers trees): nodes
  * in a growable array, parent first, each (parent, cc) child made once.
  * model_nodes_init makes the root (nodes[0]) with root_cc, and with

@@ -18,7 +18,8 @@
  * Nodes are created parent-first, so every child has a larger index than
  * its parent: one backwards sweep sums inherited costs, with no recursion
  * however deep the tree.  The callers trees (callers.c) are built and
- * finished by the same code (model_nodes_*, model_tree_finish).
+ * finished by the same code (model_nodes_*, model_tree_finish), and the
+ * writers walk either kind with model_walk.
  */
 #include "model/model.h"
 
@@ -272,4 +273,42 @@ void model_tree_finish(const struct model *m, struct model_node *nodes,
 	if (alloc)
 		tree_inherit_alloc(nodes, alloc, n);
 	tree_order(m, nodes, n);
+}
+
+/* ---- walking any tree of model_nodes (model.h) ----------------------------- */
+
+/* Node k, or the first of its later siblings that is not hidden, or
+ * MODEL_NONE. */
+static uint32_t shown(const struct model_node *nodes, const uint8_t *hidden, uint32_t k)
+{
+	while (k != MODEL_NONE && hidden && hidden[k])
+		k = nodes[k].next_sibling;
+	return k;
+}
+
+void model_walk(const struct model_node *nodes, const uint8_t *hidden, model_visit *visit,
+		void *arg)
+{
+	uint32_t k = 0;
+	visit(arg, 0, 0);
+	for (;;) {
+		uint32_t c = shown(nodes, hidden, nodes[k].first_child);
+		if (c != MODEL_NONE) {
+			k = c;
+			visit(arg, k, 0);
+			continue;
+		}
+		for (;;) { /* leave k and every ancestor with no shown sibling left */
+			visit(arg, k, 1);
+			if (k == 0)
+				return;
+			uint32_t s = shown(nodes, hidden, nodes[k].next_sibling);
+			if (s != MODEL_NONE) {
+				k = s;
+				visit(arg, k, 0);
+				break;
+			}
+			k = nodes[k].parent;
+		}
+	}
 }
