@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "model/heap.h"
 #include "model/view.h"
-#include "output/heap_report.h"
+#include "output/heap_text.h"
 
 /* The live heap at `sample` under vm's view, into b and m; 0, or 1
  * after saying why not (cli_heap_base). */
