@@ -1,10 +1,10 @@
 /*
  * arcs.c - the call-graph pass: calls and exact times of each arc.
  *
- * Calls (DESIGN.md §3): arc calls(A→B) = Σ E(C) over contexts whose last
- * two entries are A, B; arc calls(A→A) = Σ R(C) over contexts running A.
- * A context of length 1 is a thread root: its entries go to the arc from
- * MODEL_NONE ("spontaneous").
+ * Calls (docs/semantics.md, "The views"): arc calls(A→B) = Σ E(C) over
+ * contexts whose last two entries are A, B; arc calls(A→A) = Σ R(C) over
+ * contexts running A.  A context of length 1 is a thread root: its entries
+ * go to the arc from MODEL_NONE ("spontaneous").
  *
  * Times (Spivey's self1/child1 and self2/child2): for each marked entry i
  * of a context running P, with the item A[B]D = s(i-1) [s(i)] s(i+1):

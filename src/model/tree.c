@@ -1,15 +1,16 @@
 /*
  * tree.c - the stack tree pass (GHC's cost-centre-stack report).
  *
- * DESIGN.md §3: project each context to its compressed stack (its marked
- * entries, in order), add the costs of contexts with the same projection,
- * and arrange the stacks as a prefix tree.  Individual = the node's own
- * costs, inherited = individual + Σ children's inherited, entries = Σ E+R;
- * time and allocations alike (these beside the nodes: Note [Node
- * allocations] in model.h).
+ * docs/semantics.md, "The views": project each context to its compressed
+ * stack (its marked entries, in order), add the costs of contexts with the
+ * same projection, and arrange the stacks as a prefix tree.  Individual =
+ * the node's own costs, inherited = individual + Σ children's inherited,
+ * entries = Σ E+R; time and allocations alike (these beside the nodes:
+ * Note [Node allocations] in model.h).
  * A prefix that no context projects to is still a node, with 0 entries:
- * in Spivey's example ⟨main, Q⟩ and ⟨main, Q, R⟩ are such intermediate
- * stacks on the way to ⟨main, Q, R, P⟩.
+ * in Spivey's example (docs/semantics.md, "Cost centres and contexts")
+ * ⟨main, Q⟩ and ⟨main, Q, R⟩ are such intermediate stacks on the way to
+ * ⟨main, Q, R, P⟩.
  *
  * Compressed stacks are ordered by most recent entry, not by who called
  * whom (main→B→C→B compresses to main, C, B), as in Morgan & Jarvis; the

@@ -32,7 +32,7 @@
  * vm borrows names and the profile from the base model: free vm first.
  * With an empty model_view_opts, vm equals the base model.
  *
- * ---- What a view does to each context (DESIGN.md §3) --------------------
+ * ---- What a view does to each context (docs/semantics.md, "The views") -
  *
  *   focus     kept only if some focused CC is active; the history is cut
  *             before the first marked focused entry, so the stack tree is

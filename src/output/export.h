@@ -1,10 +1,10 @@
 /*
  * export.h - `ccprof convert`: the profile in other tools' formats.
  *
- * One interface for every format (STYLE.md 10): a table of {name, writer},
- * each writer in a file of its own (export_<format>.c) that only reads a
- * finished model.  docs/exports.md describes each format, how ccprof's
- * figures map onto it, and how to open the result.
+ * One interface for every format: a table of {name, writer}, each writer
+ * in a file of its own (export_<format>.c) that only reads a finished
+ * model.  docs/exports.md describes each format, how ccprof's figures map
+ * onto it, and how to open the result.
  *
  *   ghc-json    GHC's `+RTS -pj` profile: the stack tree          (speedscope)
  *   ghc-prof    GHC's `+RTS -P` text profile: flat table and stack tree

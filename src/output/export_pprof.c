@@ -1,5 +1,6 @@
 /*
- * export_pprof.c - pprof's profile.proto, gzip-compressed (FORMATS.md §7;
+ * export_pprof.c - pprof's profile.proto, gzip-compressed
+ * (docs/exports.md, "pprof";
  * https://github.com/google/pprof/blob/main/proto/profile.proto).
  *
  * Mapping (docs/exports.md):
@@ -44,7 +45,7 @@
 #include "output/gzip.h"
 #include "output/pbuf.h"
 
-/* Field numbers of profile.proto (FORMATS.md §7.1). */
+/* Field numbers of profile.proto (the link above). */
 enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4,
 	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
