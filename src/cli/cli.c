@@ -16,6 +16,7 @@
 #include "format/arena.h"
 #include "format/format.h"
 #include "model/combine.h"
+#include "model/heap.h"
 #include "model/xalloc.h"
 
 void cli_help(FILE *f, const struct cli_command *c)
@@ -33,6 +34,12 @@ int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (usage: %s)\n", c->usage);
 	return CLI_EXIT_USAGE;
+}
+
+int cli_no_alloc_data(const struct cli_command *c, const char *option, const char *path)
+{
+	return cli_usage_error(c, "%s: %s has no allocation data (the run did not count "
+				  "allocations)", option, path);
 }
 
 /* What cli_bad_option needs to know of the last cli_getopt call. */
@@ -209,6 +216,18 @@ void cli_unload(struct cli_profile *cp)
 {
 	model_free(&cp->model);
 	ccp_profile_free(&cp->prof);
+}
+
+int cli_heap_base(const char *path, const struct ccp_profile *p, uint32_t sample,
+		  struct heap_base *b)
+{
+	char err[256] = "";
+	if (heap_base_build(b, p, sample, err, sizeof err) != 0) {
+		fprintf(stderr, "ccprof: %s: %s\n", path, err);
+		heap_base_free(b);
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
 }
 
 int cli_finish_output(int status)

@@ -45,6 +45,12 @@ void cli_help(FILE *f, const struct cli_command *c);
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The usage error of an option that needs allocation data (report --sort
+ * alloc, convert --weight alloc) given the profile at path without any:
+ * known only once the file is read, but a usage error all the same.
+ * Returns 2. */
+int cli_no_alloc_data(const struct cli_command *c, const char *option, const char *path);
+
 /* getopt_long, remembering what cli_bad_option needs to name the option
  * at fault (every subcommand parses its options with it). */
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
@@ -89,6 +95,16 @@ void cli_anchor_modules(struct ccp_profile *p, const char *path);
  * sources_resolve (diff shows none, and merge resolves before merging). */
 int cli_load(const char *path, unsigned passes, struct cli_profile *cp);
 void cli_unload(struct cli_profile *cp);
+
+struct heap_base;
+
+/* Into b the copy of p (read from path) with the live heap at `sample`
+ * (model/heap.h, heap_base_build); on failure prints "ccprof: PATH:
+ * REASON" and returns 1 (nothing to free).  It cannot fail for a p whose
+ * model was built, being built from the same histories, but says so if
+ * it does rather than leave out the heap. */
+int cli_heap_base(const char *path, const struct ccp_profile *p, uint32_t sample,
+		  struct heap_base *b);
 
 /* Write p to path as the runtime writes a profile: to a temporary file in
  * path's directory, renamed over path when complete, so a reader never

@@ -209,8 +209,26 @@ static int write_output(const struct export_format *fmt, const char *out_path,
 	return 0;
 }
 
-/* The models the writer reads: the view's, its breakdown by thread and the
- * expensive arm if the format wants them. */
+/* --threads: vm's breakdown by thread (model_threads) into in; returns
+ * the thread list to free after the write. */
+static struct export_thread *thread_breakdown(struct model *vm, const struct export_format *fmt,
+					      const struct ccp_profile *p, struct export_input *in)
+{
+	model_threads(vm, fmt->thread_passes);
+	struct export_thread *threads =
+		xnmalloc(vm->nthread_models ? vm->nthread_models : 1, sizeof *threads);
+	for (uint32_t t = 0; t < vm->nthread_models; t++)
+		threads[t] = (struct export_thread){
+			.tid = p->threads[t].tid,
+			.name = p->threads[t].name,
+		};
+	in->nthreads = vm->nthread_models;
+	in->threads = threads;
+	return threads;
+}
+
+/* The models the writer reads: the view's, its breakdown by thread, the
+ * expensive arm and the live heap at the end if the format wants them. */
 static int convert(const struct export_format *fmt, const char *path, const char *out_path,
 		   const struct model_view_opts *vo, const struct export_opts *o)
 {
@@ -218,12 +236,8 @@ static int convert(const struct export_format *fmt, const char *path, const char
 	if (cli_load(path, 0, &cp) != 0)
 		return CLI_EXIT_FAIL;
 	if (o->weight == EXPORT_WEIGHT_ALLOC && !model_alloc_measured(&cp.model)) {
-		/* A usage error, known only once the file is read (as report's
-		 * --sort alloc). */
-		fprintf(stderr, "ccprof convert: --weight alloc: %s has no allocation data (the run "
-				"did not count allocations)\n", path);
 		cli_unload(&cp);
-		return CLI_EXIT_USAGE;
+		return cli_no_alloc_data(&cli_convert, "--weight alloc", path);
 	}
 	if (fmt->heap && !heap_measured(&cp.prof)) {
 		fprintf(stderr, "ccprof: %s: %s\n", path, HEAP_MISSING);
@@ -240,25 +254,25 @@ static int convert(const struct export_format *fmt, const char *path, const char
 	if (fmt->hot)
 		model_hot(&vm);
 	struct export_input in = {.m = &vm};
+	struct heap_base live_end;
+	int status = 0;
+	if (fmt->live_end && heap_measured(&cp.prof)) {
+		status = cli_heap_base(path, &cp.prof, HEAP_AT_END, &live_end);
+		in.live_end = status == 0 ? &live_end : NULL;
+	}
 	if (fmt->whole) { /* the page applies the view itself */
 		in.base = &cp.model;
 		in.view_opts = vo;
 		in.source = strcmp(path, "-") != 0 ? path : NULL; /* stdin: no name */
 	}
-	struct export_thread *threads = NULL;
-	if (o->threads) {
-		model_threads(&vm, fmt->thread_passes);
-		threads = xnmalloc(vm.nthread_models ? vm.nthread_models : 1, sizeof *threads);
-		for (uint32_t t = 0; t < vm.nthread_models; t++)
-			threads[t] = (struct export_thread){
-				.tid = cp.prof.threads[t].tid,
-				.name = cp.prof.threads[t].name,
-			};
-		in.nthreads = vm.nthread_models;
-		in.threads = threads;
+	if (status == 0) {
+		struct export_thread *threads =
+			o->threads ? thread_breakdown(&vm, fmt, &cp.prof, &in) : NULL;
+		status = write_output(fmt, out_path, &in, o);
+		free(threads);
 	}
-	int status = write_output(fmt, out_path, &in, o);
-	free(threads);
+	if (in.live_end)
+		heap_base_free(&live_end);
 	model_free(&vm);
 	model_view_free(&v);
 	cli_unload(&cp);

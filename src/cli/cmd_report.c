@@ -246,11 +246,8 @@ static int report_show(struct report_args *a)
 	if (cli_load(a->path, 0, &cp) != 0)
 		return CLI_EXIT_FAIL;
 	if (a->o.sort == REPORT_SORT_ALLOC && !model_alloc_measured(&cp.model)) {
-		/* A usage error, known only once the file is read. */
-		fprintf(stderr, "ccprof report: --sort alloc: %s has no allocation data (the run "
-				"did not count allocations)\n", a->path);
 		cli_unload(&cp);
-		return CLI_EXIT_USAGE;
+		return cli_no_alloc_data(&cli_report, "--sort alloc", a->path);
 	}
 	if (a->heap && !heap_measured(&cp.prof)) {
 		fprintf(stderr, "ccprof: %s: --heap: %s\n", a->path, HEAP_MISSING);

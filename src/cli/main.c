@@ -1,6 +1,8 @@
 /*
  * main.c - the ccprof command: global options and dispatch to one
- * subcommand per file (cmd_report.c, cmd_info.c, cmd_record.c).
+ * subcommand per file, in the order of the commands table below and
+ * `ccprof --help`: cmd_record.c, cmd_report.c, cmd_diff.c, cmd_merge.c,
+ * cmd_convert.c, cmd_info.c.
  */
 #include <signal.h>
 #include <stdarg.h>

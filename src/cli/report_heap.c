@@ -8,20 +8,15 @@
 #include "cli/cli.h"
 #include "model/heap.h"
 #include "model/view.h"
-#include "output/heap_report.h"
+#include "output/heap_text.h"
 
 /* The live heap at `sample` under vm's view, into b and m; 0, or 1
- * after saying why not (it cannot be: vm was built from the same
- * histories). */
+ * after saying why not (cli_heap_base). */
 static int heap_view(const char *path, const struct model *vm, uint32_t sample, unsigned passes,
 		     struct heap_base *b, struct model *m)
 {
-	char err[256] = "";
-	if (heap_base_build(b, vm->prof, sample, err, sizeof err) != 0) {
-		fprintf(stderr, "ccprof: %s: %s\n", path, err);
-		heap_base_free(b);
+	if (cli_heap_base(path, vm->prof, sample, b) != 0)
 		return CLI_EXIT_FAIL;
-	}
 	heap_view_build(m, b, vm, passes);
 	return 0;
 }

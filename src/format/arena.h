@@ -4,7 +4,7 @@
  * The profile reader builds a whole struct ccp_profile in one arena, so
  * ccp_profile_free releases everything at once and no error path has to
  * unwind half-built structures.  The tool uses arenas the same way for its
- * analysis trees (STYLE.md item 8).
+ * analysis trees.
  *
  * Every block is aligned for any type (max_align_t), except those of
  * ccp_arena_dense.  Allocation returns

@@ -6,8 +6,8 @@
  * output, depends only on the profile's content and never on where its
  * strings live in memory: encoding is deterministic, and decode + encode
  * gives back the same bytes.  The second pass writes the sections into one
- * growing buffer whose error is sticky (STYLE.md item 7): the put_*
- * helpers never report failure, the caller checks w.err once at the end.
+ * growing buffer whose error is sticky: the put_* helpers never report
+ * failure, the caller checks w.err once at the end.
  *
  * The writer also applies the reader's validity rules (module and CC
  * indices, kinds, clock, marks), so it never produces a file ccprof would

@@ -7,10 +7,11 @@
  * modules, clock and options are all inside it.
  *
  * Cost centres (CCs) are numbered densely from 0 in `ccs`.  A context's
- * history is an array of entries, each `cc << 1 | mark` (see DESIGN.md §1):
- * the last entry is the running CC and is always marked; every CC appears
- * marked at most once.  The root context (before the first CC on a thread,
- * and after the last one returns) has an empty history.
+ * history is an array of entries, each `cc << 1 | mark`
+ * (docs/semantics.md, "Cost centres and contexts"): the last entry is the
+ * running CC and is always marked; every CC appears marked at most once.
+ * The root context (before the first CC on a thread, and after the last
+ * one returns) has an empty history.
  *
  * Times are in clock ticks; seconds = ticks / ticks_per_sec.  For the cpu
  * and wall clocks a tick is a nanosecond; for the cycles clock it is one

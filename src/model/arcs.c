@@ -1,10 +1,10 @@
 /*
  * arcs.c - the call-graph pass: calls and exact times of each arc.
  *
- * Calls (DESIGN.md §3): arc calls(A→B) = Σ E(C) over contexts whose last
- * two entries are A, B; arc calls(A→A) = Σ R(C) over contexts running A.
- * A context of length 1 is a thread root: its entries go to the arc from
- * MODEL_NONE ("spontaneous").
+ * Calls (docs/semantics.md, "The views"): arc calls(A→B) = Σ E(C) over
+ * contexts whose last two entries are A, B; arc calls(A→A) = Σ R(C) over
+ * contexts running A.  A context of length 1 is a thread root: its entries
+ * go to the arc from MODEL_NONE ("spontaneous").
  *
  * Times (Spivey's self1/child1 and self2/child2): for each marked entry i
  * of a context running P, with the item A[B]D = s(i-1) [s(i)] s(i+1):
@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/shortsort.h"
 #include "model/xalloc.h"
 
 struct arc_build {
@@ -159,25 +160,6 @@ static int cmp_arc_key(const void *pa, const void *pb)
 	return a->arc < b->arc ? -1 : a->arc > b->arc;
 }
 
-/* Sort one function's arcs: insertion sort for the many short lists
- * (same result: the comparison is a total order). */
-#define SHORT_LIST 16
-
-static void sort_arc_keys(struct arc_key *keys, uint32_t n)
-{
-	if (n > SHORT_LIST) {
-		qsort(keys, n, sizeof *keys, cmp_arc_key);
-		return;
-	}
-	for (uint32_t i = 1; i < n; i++) {
-		struct arc_key x = keys[i];
-		uint32_t j = i;
-		for (; j > 0 && cmp_arc_key(&x, &keys[j - 1]) < 0; j--)
-			keys[j] = keys[j - 1];
-		keys[j] = x;
-	}
-}
-
 /*
  * CSR index: list[start[f] .. start[f+1]) are the arcs of f, in or out,
  * grouped by a counting pass and each group sorted on its own.
@@ -212,7 +194,7 @@ static void arc_lists(struct model *m, int incoming, uint32_t **startp, uint32_t
 	uint32_t *list = model_calloc(m, n, sizeof *list);
 	for (uint32_t f = 0; f < m->nfns; f++) {
 		uint32_t lo = start[f], hi = start[f + 1];
-		sort_arc_keys(keys + lo, hi - lo);
+		shortsort(keys + lo, hi - lo, sizeof *keys, cmp_arc_key);
 		for (uint32_t i = lo; i < hi; i++)
 			list[i] = keys[i].arc;
 	}

@@ -1,5 +1,5 @@
 /*
- * callers.c - the inverted tree of a function (DESIGN.md §3 "callers")
+ * callers.c - the inverted tree of a function (docs/views.md, "Callers")
  * and the butterfly view's list of functions.
  *
  * For each context running F, walk the history leftwards from F over

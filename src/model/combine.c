@@ -555,14 +555,14 @@ int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
  * loaded again at another base, after a dlclose, a module of its own
  * (Note [Unloaded functions] in src/runtime/machine.c), so its functions
  * get cost centres of their own: one per load.  They are one function
- * (DESIGN.md §5: module path, build-id and offset), and a plugin opened
- * and closed in a loop showed as one row per load, thousands of rows of
- * one name.  So before anything reads a profile's cost centres, the cost
- * centres of one key (cc_key, with modules of one path and build-id taken
- * as one) become the first of them in every history: contexts that then
- * have one history are added up where the model meets them (Note
- * [Duplicate histories] in distinct.c), exactly as contexts of several
- * threads are.  The others stay in the table, in no history.
+ * (docs/format.md, "3.3 MODULES": module path, build-id and offset), and a
+ * plugin opened and closed in a loop showed as one row per load, thousands
+ * of rows of one name.  So before anything reads a profile's cost centres,
+ * the cost centres of one key (cc_key, with modules of one path and
+ * build-id taken as one) become the first of them in every history:
+ * contexts that then have one history are added up where the model meets
+ * them (Note [Duplicate histories] in distinct.c), exactly as contexts of
+ * several threads are.  The others stay in the table, in no history.
  *
  * Two of one key both in one history (a function of a library entered
  * while a copy of it, loaded elsewhere, was still running) cannot become

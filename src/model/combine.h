@@ -3,15 +3,15 @@
  * (`ccprof merge`).
  *
  * Cost centres are matched across the files by what identifies them in
- * any run (DESIGN.md §5): a function by its module (path and build-id)
- * and its offset there, a manual region by its name.  Modules are matched
- * by path and build-id.  Thread i of every file is added to thread i of
- * the result (threads are written in start order, so the main thread is
- * thread 0 everywhere), and within a thread contexts with the same
- * history are added up: entries, recursive calls, time and allocations
- * add exactly, and so do the allocations outside any context.  The result
- * counted allocations (alloc.measured) if any file did: a file that did
- * not adds no bytes.
+ * any run (docs/format.md, "3.3 MODULES"): a function by its module (path
+ * and build-id) and its offset there, a manual region by its name.
+ * Modules are matched by path and build-id.  Thread i of every file is
+ * added to thread i of the result (threads are written in start order, so
+ * the main thread is thread 0 everywhere), and within a thread contexts
+ * with the same history are added up: entries, recursive calls, time and
+ * allocations add exactly, and so do the allocations outside any context.
+ * The result counted allocations (alloc.measured) if any file did: a file
+ * that did not adds no bytes.
  *
  * The files must agree on how time was measured: the same clock, the
  * same sampling interval (sampling clocks), and the same ticks_per_sec.

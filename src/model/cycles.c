@@ -1,6 +1,6 @@
 /*
- * cycles.c - the cycles of recursion that really ran (DESIGN.md §3
- * "cycles", Spivey).
+ * cycles.c - the cycles of recursion that really ran (Spivey; the
+ * definition of a cycle in docs/semantics.md, "The views").
  *
  * A context closes a cycle when its running CC sn also appears earlier
  * (unmarked: sn is its only marked copy).  From the nearest copy s(j),

@@ -2,8 +2,8 @@
  * flat.c - the flat profile pass: calls, self and inherited time per cost
  * centre, and the orders the reports list them in.
  *
- * DESIGN.md §3, with run(C) = the last entry and active(C) = the marked
- * entries:
+ * docs/semantics.md, "The views", with run(C) = the last entry and
+ * active(C) = the marked entries:
  *
  *   calls(F)     = Σ E(C) + R(C)  over C with run(C) = F
  *   self(F)      = Σ T(C)         over C with run(C) = F

@@ -105,10 +105,11 @@ const char *model_cc_name(struct model *m, uint32_t cc)
 
 /*
  * Note [Names after a crash]: a profile written from a crash handler has
- * module and offset but no name for its functions (DESIGN.md §5), so the
- * tool looks them up in the module files, each file read once, and only
- * for modules that have unnamed functions.  A module that cannot be read
- * leaves the 0x<offset>@<module> form.
+ * module and offset but no name for its functions (docs/format.md, "3.4
+ * CCS": the name "" if unresolved), so the tool looks them up in the
+ * module files, each file read once, and only for modules that have
+ * unnamed functions.  A module that cannot be read leaves the
+ * 0x<offset>@<module> form.
  */
 static void resolve_names(struct model *m)
 {
@@ -304,9 +305,9 @@ void model_totals(struct model *m)
 
 /*
  * Merge pass.  Contexts with the same history are the same context for
- * every view (DESIGN.md §3 sums over contexts, not threads), whether they
- * come from different threads or, in a made-up file, from one: they are
- * added up here once.
+ * every view (docs/semantics.md, "The views", sums over contexts, not
+ * threads), whether they come from different threads or, in a made-up
+ * file, from one: they are added up here once.
  */
 int model_merge(struct model *m, const struct ccp_profile *p, char *err, size_t errlen)
 {

@@ -1,9 +1,9 @@
 /*
  * model.h - the analysis model: what the report writers read.
  *
- * A model is built from a decoded profile by a fixed sequence of passes
- * (STYLE.md 9), each a small function that fills in one part and can be
- * run and tested alone on a hand-built profile:
+ * A model is built from a decoded profile by a fixed sequence of named
+ * passes, each a small function that fills in one part and can be run and
+ * tested alone on a hand-built profile:
  *
  *   model_merge     contexts of all threads merged by identical history;
  *                   display names of cost centres (unnamed functions
@@ -15,12 +15,12 @@
  *   model_tree      the stack tree of compressed stacks (GHC style)
  *   model_contexts  the contexts, most expensive first
  *
- * The definitions are DESIGN.md §3; each pass quotes the one it follows.
- * Views after the run (view.h) build a model of their own from a merged
- * one: selection and focus change its contexts, and the passes above run
- * on them unchanged; the view passes below (callers, cycles, hot path,
- * threads) add structures of their own and never change what the passes
- * above produced.
+ * The definitions are those of docs/semantics.md, "The views"; each pass
+ * quotes the one it follows.  Views after the run (view.h) build a model of their
+ * own from a merged one: selection and focus change its contexts, and the
+ * passes above run on them unchanged; the view passes below (callers,
+ * cycles, hot path, threads) add structures of their own and never change
+ * what the passes above produced.
  *
  * model_build runs only the passes a view asks for (enum model_pass): the
  * default text report needs no arcs and no sorted contexts, which matters
@@ -115,10 +115,10 @@ struct model_arc {
 	uint64_t self_out, child_out; /* charged from the caller's item */
 };
 
-/* An arc's allocations, by the rule of its times (DESIGN.md §3 with a
- * context's allocations for T(C)).  Kept beside the arcs, in
- * model.arc_alloc, and only when the run counted allocations, for the
- * reason of Note [Node allocations]. */
+/* An arc's allocations, by the rule of its times with a context's
+ * allocations for T(C) (docs/semantics.md, "Costs other than time").  Kept
+ * beside the arcs, in model.arc_alloc, and only when the run counted
+ * allocations, for the reason of Note [Node allocations]. */
 struct model_arc_alloc {
 	struct model_alloc self_in, child_in;   /* charged from the callee's item */
 	struct model_alloc self_out, child_out; /* charged from the caller's item */
@@ -369,8 +369,8 @@ void model_contexts(struct model *m);
  * and cycles views need them) or m's own tree and contexts, and fill the
  * fields named after them.
  *
- *   model_callers  the inverted tree of each function in fns (DESIGN.md
- *                  §3 "callers"); needs nothing
+ *   model_callers  the inverted tree of each function in fns
+ *                  (docs/views.md, "Callers"); needs nothing
  *   model_around   records fns for the butterfly view; needs
  *                  MODEL_ARC_LISTS
  *   model_cycles   the cycles that ran (§3 "cycles")
@@ -413,6 +413,17 @@ void model_tree_finish(const struct model *m, struct model_node *nodes,
 		       struct model_node_alloc *alloc, uint32_t n);
 /* Add to out[k] the entries of node k's subtree (out zeroed: the sums). */
 void model_subtree_entries(const struct model_node *nodes, uint32_t n, uint64_t *out);
+
+/*
+ * Walk a tree of model_nodes (numbered parent-first, linked by
+ * model_tree_finish) depth first without recursion, skipping hidden nodes
+ * (a pruning's, view.h, or NULL): visit(arg, k, 0) when entering node k,
+ * visit(arg, k, 1) when leaving it, after its shown children (where a
+ * writer puts k's "(n hidden)" line, pruned->rest[k]).
+ */
+typedef void model_visit(void *arg, uint32_t k, int leaving);
+void model_walk(const struct model_node *nodes, const uint8_t *hidden, model_visit *visit,
+		void *arg);
 
 /* Building such a tree (tree.c; the stack tree and callers trees): nodes
  * in a growable array, parent first, each (parent, cc) child made once.

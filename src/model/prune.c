@@ -123,37 +123,3 @@ void model_prune(struct model *m, const struct model_prune_opts *o)
 		model_prune_nodes(m, t->nodes, t->node_alloc, t->nnodes, o, &t->pruned);
 	}
 }
-
-static uint32_t shown(const struct model_node *nodes, const uint8_t *hidden, uint32_t k)
-{
-	while (k != MODEL_NONE && hidden && hidden[k])
-		k = nodes[k].next_sibling;
-	return k;
-}
-
-void model_walk(const struct model_node *nodes, const uint8_t *hidden, model_visit *visit,
-		void *arg)
-{
-	uint32_t k = 0;
-	visit(arg, 0, 0);
-	for (;;) {
-		uint32_t c = shown(nodes, hidden, nodes[k].first_child);
-		if (c != MODEL_NONE) {
-			k = c;
-			visit(arg, k, 0);
-			continue;
-		}
-		for (;;) { /* leave k and every ancestor with no shown sibling left */
-			visit(arg, k, 1);
-			if (k == 0)
-				return;
-			uint32_t s = shown(nodes, hidden, nodes[k].next_sibling);
-			if (s != MODEL_NONE) {
-				k = s;
-				visit(arg, k, 0);
-				break;
-			}
-			k = nodes[k].parent;
-		}
-	}
-}

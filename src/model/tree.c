@@ -1,15 +1,16 @@
 /*
  * tree.c - the stack tree pass (GHC's cost-centre-stack report).
  *
- * DESIGN.md §3: project each context to its compressed stack (its marked
- * entries, in order), add the costs of contexts with the same projection,
- * and arrange the stacks as a prefix tree.  Individual = the node's own
- * costs, inherited = individual + Σ children's inherited, entries = Σ E+R;
- * time and allocations alike (these beside the nodes: Note [Node
- * allocations] in model.h).
+ * docs/semantics.md, "The views": project each context to its compressed
+ * stack (its marked entries, in order), add the costs of contexts with the
+ * same projection, and arrange the stacks as a prefix tree.  Individual =
+ * the node's own costs, inherited = individual + Σ children's inherited,
+ * entries = Σ E+R; time and allocations alike (these beside the nodes:
+ * Note [Node allocations] in model.h).
  * A prefix that no context projects to is still a node, with 0 entries:
- * in Spivey's example ⟨main, Q⟩ and ⟨main, Q, R⟩ are such intermediate
- * stacks on the way to ⟨main, Q, R, P⟩.
+ * in Spivey's example (docs/semantics.md, "Cost centres and contexts")
+ * ⟨main, Q⟩ and ⟨main, Q, R⟩ are such intermediate stacks on the way to
+ * ⟨main, Q, R, P⟩.
  *
  * Compressed stacks are ordered by most recent entry, not by who called
  * whom (main→B→C→B compresses to main, C, B), as in Morgan & Jarvis; the
@@ -18,13 +19,15 @@
  * Nodes are created parent-first, so every child has a larger index than
  * its parent: one backwards sweep sums inherited costs, with no recursion
  * however deep the tree.  The callers trees (callers.c) are built and
- * finished by the same code (model_nodes_*, model_tree_finish).
+ * finished by the same code (model_nodes_*, model_tree_finish), and the
+ * writers walk either kind with model_walk.
  */
 #include "model/model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/shortsort.h"
 #include "model/xalloc.h"
 
 /* ---- building any tree of model_nodes (model.h) ---------------------------- */
@@ -188,26 +191,6 @@ static int cmp_node_key(const void *pa, const void *pb)
 	return a->node < b->node ? -1 : a->node > b->node;
 }
 
-/* Sort a group of children: most groups are tiny, and qsort's set-up and
- * calls through a pointer cost more than an insertion sort there.  The
- * comparison is a total order, so either gives the same result. */
-#define SMALL_GROUP 16
-
-static void sort_node_keys(struct node_key *keys, uint32_t n)
-{
-	if (n > SMALL_GROUP) {
-		qsort(keys, n, sizeof *keys, cmp_node_key);
-		return;
-	}
-	for (uint32_t i = 1; i < n; i++) {
-		struct node_key x = keys[i];
-		uint32_t j = i;
-		for (; j > 0 && cmp_node_key(&x, &keys[j - 1]) < 0; j--)
-			keys[j] = keys[j - 1];
-		keys[j] = x;
-	}
-}
-
 /*
  * Link each node's children, most inherited time first.  The children are
  * first linked in node order from the parent fields alone (any tree
@@ -244,7 +227,7 @@ static void tree_order(const struct model *m, struct model_node *nodes, uint32_t
 				.node = k,
 			};
 		}
-		sort_node_keys(keys, g);
+		shortsort(keys, g, sizeof *keys, cmp_node_key);
 		for (uint32_t i = 0; i < g; i++)
 			nodes[keys[i].node].next_sibling = i + 1 < g ? keys[i + 1].node : MODEL_NONE;
 		nodes[p].first_child = keys[0].node;
@@ -291,4 +274,42 @@ void model_tree_finish(const struct model *m, struct model_node *nodes,
 	if (alloc)
 		tree_inherit_alloc(nodes, alloc, n);
 	tree_order(m, nodes, n);
+}
+
+/* ---- walking any tree of model_nodes (model.h) ----------------------------- */
+
+/* Node k, or the first of its later siblings that is not hidden, or
+ * MODEL_NONE. */
+static uint32_t shown(const struct model_node *nodes, const uint8_t *hidden, uint32_t k)
+{
+	while (k != MODEL_NONE && hidden && hidden[k])
+		k = nodes[k].next_sibling;
+	return k;
+}
+
+void model_walk(const struct model_node *nodes, const uint8_t *hidden, model_visit *visit,
+		void *arg)
+{
+	uint32_t k = 0;
+	visit(arg, 0, 0);
+	for (;;) {
+		uint32_t c = shown(nodes, hidden, nodes[k].first_child);
+		if (c != MODEL_NONE) {
+			k = c;
+			visit(arg, k, 0);
+			continue;
+		}
+		for (;;) { /* leave k and every ancestor with no shown sibling left */
+			visit(arg, k, 1);
+			if (k == 0)
+				return;
+			uint32_t s = shown(nodes, hidden, nodes[k].next_sibling);
+			if (s != MODEL_NONE) {
+				k = s;
+				visit(arg, k, 0);
+				break;
+			}
+			k = nodes[k].parent;
+		}
+	}
 }

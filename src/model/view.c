@@ -3,9 +3,10 @@
  * and reduced, equal results added up, then the ordinary passes.
  *
  * Why a whole model: every pass and every writer then works unchanged on
- * a view, and the definitions of DESIGN.md §3 "selection" fall out of the
- * ordinary ones applied to the reduced stacks.  With b deselected in
- * Morgan & Jarvis's example:
+ * a view, and the definitions under a selection (docs/semantics.md, "The
+ * views") fall out of the ordinary ones applied to the reduced stacks.
+ * With b deselected in Morgan & Jarvis's example (docs/views.md,
+ * "Selection"):
  *
  *   base context   compressed   view history   T    E counts
  *   [a]            ⟨a⟩          [a]            20   yes
@@ -18,16 +19,17 @@
  * with the time, context by context (Note [Allocation as a cost]).
  *
  * Note [The thread root of a reduced stack]: a history starts with its
- * thread's root (DESIGN.md §2), which every selection keeps; its reduced
- * stack starts there too, unless the root was entered again.  Then its
- * first entry is unmarked, and main → b → c → main, `main [b] [c] [main]`,
- * would reduce to [c] [main] with b deselected: a stack that starts at c
- * as if c were a thread root.  The arc pass would give c a spontaneous
- * arc with this time and no calls, and the exports that read a called
- * function's inclusive cost as the sum of the costs on the calls into it
- * would lose that time (callgrind_annotate skips a call line with
- * calls=0; dot draws no spontaneous arc).  So the view keeps the root in
- * front, unmarked, as a rerun without b would have it: `main [c] [main]`.
+ * thread's root (its first function: docs/views.md, "Selection"), which
+ * every selection keeps; its reduced stack starts there too, unless the
+ * root was entered again.  Then its first entry is unmarked, and
+ * main → b → c → main, `main [b] [c] [main]`, would reduce to [c] [main]
+ * with b deselected: a stack that starts at c as if c were a thread root.
+ * The arc pass would give c a spontaneous arc with this time and no
+ * calls, and the exports that read a called function's inclusive cost as
+ * the sum of the costs on the calls into it would lose that time
+ * (callgrind_annotate skips a call line with calls=0; dot draws no
+ * spontaneous arc).  So the view keeps the root in front, unmarked, as a
+ * rerun without b would have it: `main [c] [main]`.
  * An unmarked entry is not active: COST, INHERITED, entries and the stack
  * tree stay those of the reduced stack [c] [main]; only c's incoming arc
  * changes, from "spontaneous" to main → c, which the rerun shows too.

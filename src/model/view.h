@@ -32,7 +32,7 @@
  * vm borrows names and the profile from the base model: free vm first.
  * With an empty model_view_opts, vm equals the base model.
  *
- * ---- What a view does to each context (DESIGN.md §3) --------------------
+ * ---- What a view does to each context (docs/semantics.md, "The views") -
  *
  *   focus     kept only if some focused CC is active; the history is cut
  *             before the first marked focused entry, so the stack tree is
@@ -186,16 +186,5 @@ void model_prune_nodes(struct model *m, const struct model_node *nodes,
 		       const struct model_node_alloc *alloc, uint32_t n,
 		       const struct model_prune_opts *o, struct model_pruned *out);
 int model_prune_any(const struct model_prune_opts *o);
-
-/*
- * Walk a tree of model_nodes (numbered parent-first, linked by tree_finish)
- * depth first without recursion, skipping hidden nodes (hidden may be
- * NULL): visit(arg, k, 0) when entering node k, visit(arg, k, 1) when
- * leaving it, after its shown children (where a writer puts k's
- * "(n hidden)" line, pruned->rest[k]).
- */
-typedef void model_visit(void *arg, uint32_t k, int leaving);
-void model_walk(const struct model_node *nodes, const uint8_t *hidden, model_visit *visit,
-		void *arg);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * xalloc.h - the tool's one allocation wrapper (STYLE.md 8).
+ * xalloc.h - the tool's one allocation wrapper.
  *
  * Out of memory in an analysis tool is not recoverable in any useful way,
  * so every allocation goes through these: on failure they print one line

@@ -111,12 +111,12 @@ const struct escape_table escape_line = {
 	.bad_utf8 = REPLACEMENT,
 };
 
-/* GHC's .hp heap profile (FORMATS.md §3), read by hp2ps byte by byte
- * in the C locale: a band name ends at whitespace, so a space becomes '_'
- * (and "operator new(unsigned long)" stays one name); a string (JOB,
+/* GHC's .hp heap profile (docs/exports.md, "hp"), read by hp2ps byte by
+ * byte in the C locale: a band name ends at whitespace, so a space becomes
+ * '_' (and "operator new(unsigned long)" stays one name); a string (JOB,
  * DATE) ends at a lone '"', so that is doubled, as GHC writes it, and
- * control characters become '?' there.  Any control character is '_' in
- * a name, and invalid UTF-8 '?' in both. */
+ * control characters become '?' there.  Any control character is '_' in a
+ * name, and invalid UTF-8 '?' in both. */
 const struct escape_table escape_hp_name = {
 	.ascii = {
 		CTRL_TO("_"),

@@ -1,5 +1,5 @@
 /*
- * escape.h - the tool's one string escaper, driven by tables (STYLE.md 11).
+ * escape.h - the tool's one string escaper, driven by tables.
  *
  * Every string that leaves the tool (names, paths, arguments, options all
  * come from the profiled program and may hold any byte) goes through

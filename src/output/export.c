@@ -23,7 +23,7 @@ const struct export_format export_formats[] = {
 	{.name = "chrome", .write = export_chrome, .passes = MODEL_TREE,
 	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS},
 	{.name = "pprof", .write = export_pprof, .passes = MODEL_TREE,
-	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS, .binary = 1},
+	 .thread_passes = MODEL_TREE, .accepts = EXPORT_OPT_THREADS, .binary = 1, .live_end = 1},
 	{.name = "dot", .write = export_dot, .passes = MODEL_FLAT | MODEL_ARCS | MODEL_TREE,
 	 .accepts = EXPORT_OPT_THRESHOLD, .hot = 1},
 	{.name = "svg", .write = export_svg, .passes = MODEL_TREE,

@@ -1,10 +1,10 @@
 /*
  * export.h - `ccprof convert`: the profile in other tools' formats.
  *
- * One interface for every format (STYLE.md 10): a table of {name, writer},
- * each writer in a file of its own (export_<format>.c) that only reads a
- * finished model.  docs/exports.md describes each format, how ccprof's
- * figures map onto it, and how to open the result.
+ * One interface for every format: a table of {name, writer}, each writer
+ * in a file of its own (export_<format>.c) that only reads a finished
+ * model.  docs/exports.md describes each format, how ccprof's figures map
+ * onto it, and how to open the result.
  *
  *   ghc-json    GHC's `+RTS -pj` profile: the stack tree          (speedscope)
  *   ghc-prof    GHC's `+RTS -P` text profile: flat table and stack tree
@@ -79,6 +79,7 @@ struct export_thread {
 };
 
 struct model_view_opts;
+struct heap_base;
 
 struct export_input {
 	const struct model *m;   /* every thread merged */
@@ -90,6 +91,10 @@ struct export_input {
 	uint32_t nthreads;       /* threads of the breakdown (in->m's
 				  * model_threads), only with --threads */
 	const struct export_thread *threads;
+	/* export_format.live_end: the copy of the profile with the live heap
+	 * at the end (model/heap.h), or NULL when the run did not follow the
+	 * heap; the writer applies in->m's view to it (heap_view_build) */
+	const struct heap_base *live_end;
 };
 
 /* Write the export; returns 0, or -1 if the stream had an error. */
@@ -104,6 +109,7 @@ struct export_format {
 	int binary;
 	int hot;                /* reads model_hot's expensive arm */
 	int heap;               /* needs heap data (model/heap.h) */
+	int live_end;           /* reads in->live_end when there is heap data */
 	int whole;              /* reads the whole profile and applies the view
 				 * itself (in->base, in->view_opts): no pruning */
 };

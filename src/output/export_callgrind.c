@@ -1,10 +1,10 @@
 /*
  * export_callgrind.c - the call graph in callgrind's profile format
- * (FORMATS.md §4), for callgrind_annotate and KCachegrind.
+ * (docs/exports.md, "callgrind"), for callgrind_annotate and KCachegrind.
  *
  * Events: the time in the profile's own ticks (nanoseconds of CPU or wall
  * time, or TSC cycles), so every figure is exact, and calls.  Per cost
- * centre (DESIGN.md §3):
+ * centre (docs/semantics.md, "The views"):
  *
  *   fn=F            self(F) and calls(F) as its self costs
  *   calls=N         arc calls(A→F), in the caller A's block
@@ -152,10 +152,10 @@ static void cg_fn_ref(struct cg *g, uint32_t cc)
 
 /* ---- inclusive calls per arc ---------------------------------------------- */
 
-/* The arc-time rule of DESIGN.md §3 with E+R for T: each marked entry
- * charges its incoming arc (from MODEL_NONE for the first entry).  An
- * arc's inclusive allocations are the model's by the same rule
- * (model.arc_alloc: self_in + child_in, as for its time). */
+/* The arc-time rule of docs/semantics.md, "The views", with E+R for T:
+ * each marked entry charges its incoming arc (from MODEL_NONE for the
+ * first entry).  An arc's inclusive allocations are the model's by the
+ * same rule (model.arc_alloc: self_in + child_in, as for its time). */
 static void cg_arc_calls(struct cg *g)
 {
 	const struct model *m = g->m;

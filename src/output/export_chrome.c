@@ -1,20 +1,21 @@
 /*
- * export_chrome.c - the Trace Event Format (FORMATS.md §9), for Perfetto,
- * chrome://tracing and speedscope: the stack tree as a flame chart.
+ * export_chrome.c - the Trace Event Format (docs/exports.md, "chrome"),
+ * for Perfetto, chrome://tracing and speedscope: the stack tree as a flame
+ * chart.
  *
  * ccprof keeps exact costs per calling context, not a timeline of calls,
  * so the timeline written here is synthetic (docs/exports.md, "chrome"):
- * one "X" (complete) event per node of the stack tree (DESIGN.md §3)
- * with time, lasting the node's inherited time, its children laid out
- * one after another from its start in the tree's order (most inherited
- * time first, ties by entries then name; a "(hidden)" stand-in last) and
- * its own time after them.  Every child lies inside its parent and
- * siblings never overlap.  The root's own time (outside every cost
+ * one "X" (complete) event per node of the stack tree (docs/semantics.md,
+ * "The views") with time, lasting the node's inherited time, its children
+ * laid out one after another from its start in the tree's order (most
+ * inherited time first, ties by entries then name; a "(hidden)" stand-in
+ * last) and its own time after them.  Every child lies inside its parent
+ * and siblings never overlap.  The root's own time (outside every cost
  * centre) is one top-level "<root>" event after the others, so the top
- * level adds up to the total.  Events are written parent first (the
- * tree's preorder).  Nodes whose time rounds to no microsecond are left
- * out, with their subtrees: they would be invisible, and an event of
- * length 0 on a boundary would belong to either side.
+ * level adds up to the total.  Events are written parent first (the tree's
+ * preorder).  Nodes whose time rounds to no microsecond are left out, with
+ * their subtrees: they would be invisible, and an event of length 0 on a
+ * boundary would belong to either side.
  *
  * Positions in whole microseconds: a node's start and end are sums of
  * ticks, each rounded to the microsecond (export_scale_one), and dur is

@@ -1,6 +1,6 @@
 /*
- * export_dot.c - the call graph for Graphviz (FORMATS.md §8), laid out in
- * gprof2dot's style: one box per function, one edge per arc.
+ * export_dot.c - the call graph for Graphviz (docs/exports.md, "dot"),
+ * laid out in gprof2dot's style: one box per function, one edge per arc.
  *
  *   node   name, inherited %, (self %), calls×; filled with a colour from
  *          blue (cold) to red (hot) by inherited time; the tooltip has the
@@ -8,12 +8,13 @@
  *          --node-threshold percent (default 0.5) are left out, with their
  *          arcs.
  *   edge   the arc's share of the total, its exact inherited time in
- *          seconds, and its calls (DESIGN.md §3).  The time is the arc's
- *          self_in + child_in, the callee's time when called along this
- *          arc: the arcs into a function (with its thread-root share) add
- *          up to its inherited time, also under mutual recursion, and they
- *          are the times the callgrind export gives (export_callgrind.c).
- *          A recursive arc F→F has calls and no time.
+ *          seconds, and its calls (docs/semantics.md, "The views").  The
+ *          time is the arc's self_in + child_in, the callee's time when
+ *          called along this arc: the arcs into a function (with its
+ *          thread-root share) add up to its inherited time, also under
+ *          mutual recursion, and they are the times the callgrind export
+ *          gives (export_callgrind.c).  A recursive arc F→F has calls and
+ *          no time.
  *
  * The expensive arm is drawn in red with thick lines: the functions of
  * model_hot's arm of the stack tree (from the root, the child with the

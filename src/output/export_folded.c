@@ -1,6 +1,6 @@
 /*
- * export_folded.c - folded ("collapsed") stacks (FORMATS.md §5), the
- * input of flamegraph.pl, inferno and speedscope:
+ * export_folded.c - folded ("collapsed") stacks (docs/exports.md,
+ * "folded"), the input of flamegraph.pl, inferno and speedscope:
  *
  *     main;parse;lex 20000
  *

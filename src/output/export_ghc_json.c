@@ -1,6 +1,7 @@
 /*
  * export_ghc_json.c - the stack tree as GHC's `+RTS -pj` JSON profile
- * (FORMATS.md §1), laid out as rts/ProfilerReportJson.c prints it.
+ * (docs/exports.md, "ghc-json"), laid out as rts/ProfilerReportJson.c
+ * prints it.
  *
  * Mapping (docs/exports.md):
  *   cost_centres   every cost centre in some history, id = ccprof's id
@@ -17,9 +18,11 @@
  *                  first cost centre are in no stack, so not here)
  *
  * Ticks are rounded by export_scale, so total_ticks is exactly Σ ticks
- * and ccprof's total time rounded to ticks (FORMATS.md §1.3 asks for the
- * equality, and total_alloc = Σ alloc, which holds exactly).  total_time is ccprof's total in seconds, %11.2f.  Every
- * string is escaped, including program and module (GHC forgets those).
+ * and ccprof's total time rounded to ticks (docs/exports.md, "ghc-json":
+ * total_ticks is the sum of all ticks, as in GHC, and total_alloc = Σ
+ * alloc, which holds exactly).  total_time is ccprof's total in seconds,
+ * %11.2f.  Every string is escaped, including program and module (GHC
+ * forgets those).
  */
 #include "output/export.h"
 
@@ -50,7 +53,8 @@ static void ghc_string(struct ob *o, const char *s)
 /*
  * A tick is a millisecond, GHC's default, whatever the sampling interval:
  * speedscope shows ticks as milliseconds without reading tick_interval
- * (FORMATS.md §1.6), so any other tick would show wrong times there.
+ * (docs/exports.md, "ghc-json"), so any other tick would show wrong times
+ * there.
  */
 #define GHC_TICK_US 1000
 
@@ -76,7 +80,8 @@ static void ghc_header(struct ghc *g, uint64_t tick_us, uint64_t total_ticks)
 	ob_u64(o, total_ticks, 0);
 	ob_puts(o, ",\n\"tick_interval\": ");
 	ob_u64(o, tick_us, 0);
-	/* GHC prints no space after this colon (FORMATS.md §1.1) */
+	/* GHC prints no space after this colon (as the example in
+	 * docs/exports.md, "ghc-json", shows) */
 	ob_puts(o, ",\n\"total_alloc\":");
 	ob_u64(o, g->m->total_alloc.bytes, 0);
 	ob_puts(o, ",\n");

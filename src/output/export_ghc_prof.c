@@ -1,8 +1,8 @@
 /*
  * export_ghc_prof.c - the stack tree as GHC's text time and allocation
- * profile in its `+RTS -P` form (FORMATS.md §2): a header, the flat table
- * of cost centres, then the stack tree, laid out as rts/ProfilerReport.c
- * prints them.
+ * profile in its `+RTS -P` form (docs/exports.md, "ghc-prof"): a header,
+ * the flat table of cost centres, then the stack tree, laid out as
+ * rts/ProfilerReport.c prints them.
  *
  * Mapping (docs/exports.md), ghc-json's (export_ghc_json.c) where the two
  * formats share a field:
@@ -50,7 +50,8 @@
 #define GHCP_INDENT_MAX 200
 #define GHCP_CUT "\xe2\x80\xa6" /* U+2026 */
 
-/* Fixed widths of GHC's numeric columns (FORMATS.md §2.2-2.3). */
+/* Fixed widths of GHC's numeric columns (rts/ProfilerReport.c; both
+ * tables of docs/exports.md, "ghc-prof"). */
 #define W_ENTRIES 11
 #define W_TICKS 5
 #define W_BYTES 9
@@ -240,9 +241,10 @@ static void row_enter(struct ghcp *g, const struct model_node *x,
 
 /*
  * GHC leaves out a stack with no entries, no time and no allocation
- * whose children are all left out (FORMATS.md §2.3: "omits all-zero
- * subtrees").  A node's children are left before it, so each one that is
- * kept has marked its parent by then.
+ * whose children are all left out (docs/exports.md, "ghc-prof": "a subtree
+ * with no entries, no time and no bytes is left out").  A node's children
+ * are left before it, so each one that is kept has marked its parent by
+ * then.
  */
 static void row_leave(struct ghcp *g, uint32_t depth)
 {
@@ -472,9 +474,10 @@ static void ghcp_tree(struct ghcp *g)
 /* ---- the writer -------------------------------------------------------------- */
 
 /*
- * A tick is the sampling interval, as GHC's are its timer's (FORMATS.md
- * §10), so that ticks count samples; the cycles clock has none, nor has
- * an interval that is not a whole number of µs: 1000 µs, GHC's default.
+ * A tick is the sampling interval, as GHC's are its timer's
+ * (docs/exports.md, "ghc-prof"), so that ticks count samples; the cycles
+ * clock has none, nor has an interval that is not a whole number of µs:
+ * 1000 µs, GHC's default.
  */
 static uint64_t ghcp_tick_us(const struct ccp_profile *p)
 {

@@ -1,7 +1,7 @@
 /*
- * export_hp.c - GHC's heap profile, .hp (FORMATS.md §3), for hp2ps and
- * the other readers of GHC's heap profiles: the live heap over time, by
- * stack.
+ * export_hp.c - GHC's heap profile, .hp (docs/exports.md, "hp"), for hp2ps
+ * and the other readers of GHC's heap profiles: the live heap over time,
+ * by stack.
  *
  * Mapping (docs/exports.md, "hp"):
  *   JOB, DATE     the command line; the run's start ("%a %b %d %H:%M %Y",

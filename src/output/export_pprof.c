@@ -1,5 +1,6 @@
 /*
- * export_pprof.c - pprof's profile.proto, gzip-compressed (FORMATS.md §7;
+ * export_pprof.c - pprof's profile.proto, gzip-compressed
+ * (docs/exports.md, "pprof";
  * https://github.com/google/pprof/blob/main/proto/profile.proto).
  *
  * Mapping (docs/exports.md):
@@ -44,7 +45,7 @@
 #include "output/gzip.h"
 #include "output/pbuf.h"
 
-/* Field numbers of profile.proto (FORMATS.md §7.1). */
+/* Field numbers of profile.proto (the link above). */
 enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4,
 	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
@@ -68,8 +69,9 @@ struct pp {
 	int64_t label_key;    /* "thread", or -1 */
 	int64_t label_str;
 	int alloc;            /* the alloc_objects and alloc_space values too */
-	const struct model *heap; /* the live heap under m's view, whose nodes
-				   * are m's (heap.h): inuse_* values; or NULL */
+	const struct model *heap; /* while pp_samples walks m: the live heap
+				   * under m's view, whose nodes are m's
+				   * (heap.h), the inuse_* values; or NULL */
 };
 
 /* The live heap of node x of p->m (or of the stand-in for the hidden
@@ -192,14 +194,15 @@ static void pp_samples(struct pp *p, const struct model *m, const struct heap_ba
 {
 	struct model live;
 	p->m = m;
-	p->heap = NULL;
 	if (b) {
 		heap_view_build(&live, b, m, MODEL_TREE);
 		p->heap = &live;
 	}
 	export_walk_tree(m, pp_sample, p);
-	if (b)
+	if (b) {
+		p->heap = NULL; /* live ends here */
 		model_free(&live);
+	}
 }
 
 int export_pprof(FILE *f, const struct export_input *in, const struct export_opts *opts)
@@ -230,11 +233,8 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
 	}
-	struct heap_base base, *live = NULL;
-	char err[256];
-	/* heap_base_build cannot fail: m was built from the same histories */
-	if (heap_measured(prof) && heap_base_build(&base, prof, HEAP_AT_END, err, sizeof err) == 0) {
-		live = &base;
+	const struct heap_base *live = in->live_end;
+	if (live) {
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
 		pp_value_type(p, PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
 	}
@@ -250,8 +250,6 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 		model_thread_free(&one);
 	}
 	p->m = m;
-	if (heap_measured(prof))
-		heap_base_free(&base);
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
 		if (m->fns[cc].seen)
 			pp_function(p, (uint64_t)cc + 1, m->fns[cc].name, export_file(m, cc),

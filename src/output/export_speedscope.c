@@ -1,6 +1,6 @@
 /*
- * export_speedscope.c - speedscope's own file format (FORMATS.md §6,
- * https://www.speedscope.app/file-format-schema.json).
+ * export_speedscope.c - speedscope's own file format (docs/exports.md,
+ * "speedscope"; https://www.speedscope.app/file-format-schema.json).
  *
  * One sampled profile: each compressed stack with individual time is a
  * sample (frame indices, root first) whose weight is that time in

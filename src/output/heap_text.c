@@ -8,7 +8,7 @@
  * text.c's; percentages are of the bytes in the view's contexts, as
  * %alloc is.
  */
-#include "output/heap_report.h"
+#include "output/heap_text.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

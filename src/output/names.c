@@ -48,13 +48,15 @@ static size_t name_entry(char *out, const struct escape_table *t, enum names_for
 	return used;
 }
 
-/* For qsort of function numbers by name. */
-static const struct model *sort_model;
-
-static int by_name(const void *a, const void *b)
+/* For qsort_r of function numbers by name, the model its argument (GNU
+ * qsort_r, which the Makefile's _GNU_SOURCE declares: the comparators
+ * read no static, so two reports may sort at once).  The model is passed
+ * as void * without const, as qsort_r takes it; they only read it. */
+static int by_name(const void *a, const void *b, void *arg)
 {
+	const struct model *m = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = strcmp(sort_model->fns[x].name, sort_model->fns[y].name);
+	int c = strcmp(m->fns[x].name, m->fns[y].name);
 	return c ? c : (x > y) - (x < y);
 }
 
@@ -74,12 +76,14 @@ static char *qualified(const struct model *m, uint32_t cc, int by_offset)
 	return q;
 }
 
-/* For qsort of a group's members by module base name, then number. */
-static int by_module(const void *a, const void *b)
+/* For qsort_r of a group's members by module base name, then number,
+ * the model its argument (as by_name). */
+static int by_module(const void *a, const void *b, void *arg)
 {
+	const struct model *m = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = strcmp(model_basename(model_module_path(sort_model, x)),
-		       model_basename(model_module_path(sort_model, y)));
+	int c = strcmp(model_basename(model_module_path(m, x)),
+		       model_basename(model_module_path(m, y)));
 	return c ? c : (x > y) - (x < y);
 }
 
@@ -93,7 +97,7 @@ static void qualify_group(const struct model *m, const uint32_t *g, size_t n, ch
 {
 	uint32_t *by = xnmalloc(n, sizeof *by);
 	memcpy(by, g, n * sizeof *by);
-	qsort(by, n, sizeof *by, by_module);
+	qsort_r(by, n, sizeof *by, by_module, (void *)m);
 	for (size_t i = 0, j; i < n; i = j) {
 		const char *mod = model_basename(model_module_path(m, by[i]));
 		for (j = i + 1;
@@ -125,8 +129,7 @@ static char **display_names(const struct model *m)
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
 		if (m->fns[cc].seen && m->prof->ccs[cc].kind == CCP_CC_FUNCTION)
 			idx[n++] = cc;
-	sort_model = m;
-	qsort(idx, n, sizeof *idx, by_name);
+	qsort_r(idx, n, sizeof *idx, by_name, (void *)m);
 	for (uint32_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && !strcmp(m->fns[idx[i]].name, m->fns[idx[j]].name); j++)
 			;

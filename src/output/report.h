@@ -1,7 +1,7 @@
 /*
  * report.h - the report writers: one interface, one function per output
- * format (STYLE.md 10).  A writer only reads a finished model (model.h) and
- * writes to a stream; choosing the format is the caller's one decision.
+ * format.  A writer only reads a finished model (model.h) and writes to a
+ * stream; choosing the format is the caller's one decision.
  */
 #ifndef CCPROF_OUTPUT_REPORT_H
 #define CCPROF_OUTPUT_REPORT_H

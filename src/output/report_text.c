@@ -483,8 +483,8 @@ static void graph_block(const struct graph *g, uint32_t cc)
 
 /* Index each listed function by its rank in the inherited order (the
  * numbers of gprof's [n] references), note each one's direct recursive
- * calls (DESIGN.md §3: the calls of the arc cc→cc; from the arcs once,
- * not looked up for each line) and measure the columns. */
+ * calls (docs/semantics.md, "The views": the calls of the arc cc→cc; from
+ * the arcs once, not looked up for each line) and measure the columns. */
 static void graph_init(struct graph *g, const struct text *t)
 {
 	const struct model *m = t->m;

@@ -3,9 +3,9 @@
  * the writer's state and the column helpers.
  *
  * Every column is measured before it is printed and is never narrower
- * than its heading (STYLE.md 11); ratios are computed by ob_ratio from
- * the integers, which guards zero denominators.  Names go through
- * escape_text once per report (names.h).
+ * than its heading; ratios are computed by ob_ratio from the integers,
+ * which guards zero denominators.  Names go through escape_text once per
+ * report (names.h).
  */
 #ifndef CCPROF_OUTPUT_TEXT_H
 #define CCPROF_OUTPUT_TEXT_H

@@ -5,10 +5,10 @@
  * tie-break is the one `ccprof report --json` gives for the same view
  * options, so the page and the command line never disagree.
  *
- * DESIGN.md §3 is the definition; the C files each part follows are named
- * at its head.  Histories are kept as the C model keeps them: an entry is
- * cc * 2 + mark (CCP_ENTRY), so a history is an array of integers and
- * equal histories have equal joined keys.
+ * docs/semantics.md, "The views", is the definition; the C files each part
+ * follows are named at its head.  Histories are kept as the C model keeps
+ * them: an entry is cc * 2 + mark (CCP_ENTRY), so a history is an array of
+ * integers and equal histories have equal joined keys.
  *
  * Order matters as much as sums: the C passes walk the contexts in the
  * model's order (first seen, threads merged), and report --json lists

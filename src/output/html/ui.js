@@ -311,8 +311,9 @@
 		noteIfNotExact(id);
 		go(changes);
 	}
-	/* A thread root or a focused function stays selected (DESIGN.md §3):
-	 * its deselect button would seem to do nothing, so the bar says why. */
+	/* A thread root or a focused function stays selected
+	 * (docs/views.md, "Selection"): its deselect button would seem to
+	 * do nothing, so the bar says why. */
 	let deselectAsked = null;
 	function noteIfStillSelected(c) {
 		const id = deselectAsked;

@@ -1,10 +1,12 @@
 /*
- * heap_report.h - the heap view of a heap profile (model/heap.h) in the
- * report: `ccprof report --heap` in text (heap_text.c), and the heap
- * members of `report --json` (heap_json.c, declared in jrep.h).
+ * heap_text.h - the text writer of the heap view of a heap profile
+ * (model/heap.h): `ccprof report --heap` (heap_text.c).  The heap
+ * members of `report --json` are heap_json.c's, declared in jrep.h with
+ * the other JSON report writers; cli/report_heap.c builds the models
+ * both read.
  */
-#ifndef CCPROF_OUTPUT_HEAP_REPORT_H
-#define CCPROF_OUTPUT_HEAP_REPORT_H
+#ifndef CCPROF_OUTPUT_HEAP_TEXT_H
+#define CCPROF_OUTPUT_HEAP_TEXT_H
 
 #include <stdint.h>
 #include <stdio.h>
