@@ -1292,6 +1292,57 @@ def callgrind_in_sources():
           "with their inherited time%s" % ("" if not bad else " %r" % bad))
 
 
+CG_H = "static int helper(int x) { return x * 3; }\n"
+CG_HA = '#include "h.h"\nint a(int x) { return helper(x) + 1; }\n'
+CG_HB = '#include "h.h"\nint b(int x) { return helper(x) + 2; }\n'
+CG_HM = """#include <stdio.h>
+int a(int);
+int b(int);
+int main(void)
+{
+	int s = 0, na = 0, nb = 0;
+	for (int i = 0; i < 3; i++, na++)
+		s += a(i);
+	for (int i = 0; i < 5; i++, nb++)
+		s += b(i);
+	printf("through a %d\\nthrough b %d\\n", na, nb);
+	return s & 1 ? 0 : 0;
+}
+"""
+
+
+def callgrind_header_statics():
+    """A static function defined in a header is one copy per file that
+    includes it: one name, one file (h.h), two functions.  callgrind's
+    readers take a name in a file for one function (callgrind_annotate
+    added zstd's two MEM_read32 up as one), so the export qualifies such
+    names as the text report does (Note [Names that collide] in names.c):
+    two rows of helper, with a's and b's calls as the program counted them."""
+    d = os.path.join(D, "cghdr")
+    os.makedirs(d, exist_ok=True)
+    for name, text in (("h.h", CG_H), ("a.c", CG_HA), ("b.c", CG_HB), ("m.c", CG_HM)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    exe = build("exports_cghdr", *(os.path.join(d, n) for n in ("a.c", "b.c", "m.c")))
+    r, prof = record(exe, profile=os.path.join(d, "prog.ccprof"))
+    own = {l.split()[1]: int(l.split()[2]) for l in r.stdout.splitlines() if l.startswith("through")}
+    path = convert("callgrind", prof, "cghdr/callgrind.out.prog")
+    names = sorted(re.findall(r"^c?fn=\(\d+\) (helper.*)$", open(path).read(), re.M))
+    check(len(names) == 2 and names[0] != names[1] and
+          all(re.match(r"^helper \[exports_cghdr\+0x[0-9a-f]+\]$", n) for n in names),
+          "callgrind, a header's static in two files: two names, each with its offset (%s)" % names)
+    if not have("callgrind_annotate"):
+        skip("callgrind_annotate not installed (package valgrind)")
+        return
+    r = run(["callgrind_annotate", "--show=calls", "--sort=calls", "--threshold=100", "--auto=no",
+             path], cwd=os.path.join(d, ".."))
+    t = annotate_table(r.stdout)
+    helpers = sorted(v[0][0] for k, v in t.items() if k.split(":", 1)[1].startswith("helper"))
+    check(r.returncode == 0 and own == {"a": 3, "b": 5} and helpers == [own["a"], own["b"]],
+          "callgrind_annotate: helper twice, with the calls through a and through b, %s (%s)"
+          % (own, helpers))
+
+
 # ---- svg -----------------------------------------------------------------------------
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -1704,6 +1755,7 @@ callgrind(cycles, report(cycles), "spivey")
 callgrind(thr, thr_rep, "threads")
 callgrind_views()
 callgrind_in_sources()
+callgrind_header_statics()
 folded(names, rep, thr, thr_rep)
 speedscope(names, rep, thr, thr_rep)
 pprof(names, rep, thr, thr_rep)

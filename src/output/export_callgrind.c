@@ -377,7 +377,8 @@ int export_callgrind(FILE *f, const struct export_input *in, const struct export
 	g->o = o;
 	g->m = m;
 	g->alloc = model_alloc_measured(m);
-	names_init(&g->names, m, &escape_line, 0);
+	/* one name per function: Note [Names that collide] in names.c */
+	names_init_qualified(&g->names, m, &escape_line);
 	cg_files(g);
 	cg_arc_calls(g);
 

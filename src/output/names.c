@@ -118,7 +118,9 @@ static void qualify_group(const struct model *m, const uint32_t *g, size_t n, ch
  * "helper [prog+0x1211]" beside "helper [libl.so]" (the shortest label
  * that tells them apart: the library's once took the offset too).
  * Only the display changes; patterns, diff and the other formats see the
- * plain name (JSON gives the module beside it).  NULL where nothing
+ * plain name (JSON gives the module beside it), but for callgrind's,
+ * whose readers take one name for one function (callgrind_annotate added
+ * zstd's two static MEM_read32 up as one).  NULL where nothing
  * collides; else one string or NULL per function, for names_free_display.
  */
 static char **display_names(const struct model *m)
@@ -187,13 +189,18 @@ void names_init(struct names *nm, const struct model *m, const struct escape_tab
 	names_build(nm, m, t, quoted ? NAMES_QUOTED : NAMES_BARE, "", "", 0, NULL);
 }
 
-void names_init_text(struct names *nm, const struct model *m)
+void names_init_qualified(struct names *nm, const struct model *m, const struct escape_table *t)
 {
 	char **display = display_names(m);
-	names_build(nm, m, &escape_text, NAMES_BARE, "", "", 0, display);
+	names_build(nm, m, t, NAMES_BARE, "", "", 0, display);
 	for (uint32_t cc = 0; display && cc < m->nfns; cc++)
 		free(display[cc]);
 	free(display);
+}
+
+void names_init_text(struct names *nm, const struct model *m)
+{
+	names_init_qualified(nm, m, &escape_text);
 }
 
 void names_init_max(struct names *nm, const struct model *m, const struct escape_table *t,

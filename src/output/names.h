@@ -24,8 +24,10 @@ struct names {
 
 /* Escape every name of m with t; quoted: inside "..." (for JSON). */
 void names_init(struct names *nm, const struct model *m, const struct escape_table *t, int quoted);
-/* For text: escape_text, and names that two functions share qualified by
+/* Bare, escaped with t, and names that two functions share qualified by
  * their modules (Note [Names that collide] in names.c). */
+void names_init_qualified(struct names *nm, const struct model *m, const struct escape_table *t);
+/* For text: names_init_qualified with escape_text. */
 void names_init_text(struct names *nm, const struct model *m);
 /* Bare, and a name longer than max bytes cut to at most max (at a UTF-8
  * character boundary) followed by NAMES_CUT, for formats that limit the
