@@ -309,6 +309,7 @@ out_lacks "report: cycles: no warning when it is small" "uncertain"
 check "generate a cycles profile with a large estimate" "$D/gen" "$D/cyc2.ccprof" 0 100000000000
 run 0 "report: cycles, large compensation" "$CCPROF" report "$D/cyc2.ccprof"
 out_has "report: cycles: compensation larger than the time: warned" "subtracted   1.400000 secs, the profiler's estimated own cost (per call x calls): more than the time charged"
+out_has "report: cycles: the warning says what clock=cpu does instead" "its times include the hooks' cost)"
 # What the runtime subtracted does not depend on the view.
 run 0 "report --deselect P: cycles" "$CCPROF" report --deselect P "$D/cyc.ccprof"
 out_has "report --deselect P: cycles: the same compensation" "subtracted   0.014000 secs"

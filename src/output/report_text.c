@@ -71,7 +71,8 @@ static void text_compensation(const struct text *t)
 		ob_puts(t->o, " (per call x calls)");
 	if (sub > (double)t->m->total_time)
 		ob_puts(t->o, ": more than the time charged,\n"
-			      "                 so these times are uncertain (clock=cpu is not)");
+			      "                 so these times are uncertain (clock=cpu subtracts "
+			      "nothing:\n                 its times include the hooks' cost)");
 	ob_putc(t->o, '\n');
 }
 
