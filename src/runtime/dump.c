@@ -109,6 +109,18 @@ static void output_template(char *tmpl, size_t size)
 		snprintf(tmpl, size, "%s.ccprof", base_name(exe_path[0] ? exe_path : "a.out"));
 }
 
+/* out = the starting directory and '/', its length in *n: 0, or -1 if
+ * that leaves no room in out. */
+static int prefix_start_dir(char *out, size_t size, size_t *n)
+{
+	int w = snprintf(out, size, "%s/", start_dir);
+
+	if (w < 0 || (size_t)w >= size)
+		return -1;
+	*n = (size_t)w;
+	return 0;
+}
+
 /* Expand %p; a forked child without %p gets ".<pid>" so that nothing is
  * overwritten; relative paths are taken from the starting directory. */
 static int output_path(char *out, size_t size)
@@ -119,8 +131,9 @@ static int output_path(char *out, size_t size)
 	int has_pid = 0;
 
 	output_template(tmpl, sizeof tmpl);
-	if (tmpl[0] != '/')
-		n = (size_t)snprintf(out, size, "%s/", start_dir);
+	if (tmpl[0] != '/' && prefix_start_dir(out, size, &n) != 0)
+		return -1;
+	/* n + 24 < size leaves room for a pid and the NUL at each step. */
 	for (s = tmpl; *s && n + 24 < size; s++) {
 		if (s[0] == '%' && s[1] == 'p') {
 			n += (size_t)snprintf(out + n, size - n, "%d", (int)getpid());
