@@ -3,8 +3,9 @@
  * profile of their own, OUT.<pid>, as a posix_spawn child's image does
  * (Note [Shell children] in exec.c).
  *
- * libc's functions do the work, with environ pointing for the while at a
- * copy with output= added.  Only in the shared runtime (the Makefile
+ * libc's functions do the work, with the environment's CCPROF_OPTIONS
+ * entry replaced in its slot, for the while, by one with output= added
+ * (environ itself stays).  Only in the shared runtime (the Makefile
  * leaves this file out of libccprof.a): in a static program these
  * definitions would take the place of libc's, with none left to call.
  */
@@ -27,7 +28,7 @@ static void shell_lookup(void)
 	real_popen = dlsym(RTLD_NEXT, "popen");
 }
 
-/* Whether this call's shell gets the copy: not in a vfork child (the
+/* Whether this call's shell gets the new entry: not in a vfork child (the
  * parent's memory), nor before the runtime started or when it is off. */
 static int ours(void)
 {
