@@ -512,10 +512,11 @@ static const char *function_name(const struct ccp_profile *p, const struct ccp_c
  * it grows, so they are copied under the lock; modules stay put.
  */
 
-/* Cost centres after threads: every CC a gathered history names exists. */
-/* Names are looked up only in a normal write (tabsp != NULL); a write from
- * a signal handler leaves them empty and the tool finds them from module
- * and offset. */
+/* The modules and cost centres, gathered after the threads, so that every
+ * CC a gathered history names exists.  A normal write (tabsp != NULL)
+ * looks the names up, after giving back the cc lock (Note above); a write
+ * from a signal handler takes the lock only if it is free, and leaves the
+ * names empty for the tool to find from module and offset. */
 static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table **tabsp,
 		      char **loadedp)
 {
