@@ -28,7 +28,7 @@ static int nargs;
 static uint64_t start_ns;
 static int forked_child;
 static int out_taken_at_fork; /* out_taken() in the process forked from */
-/* Held with signals blocked (Note [Locks and signals] in sys.c): a
+/* Held with signals blocked (Note [Locks and signals] in quietlock.c): a
  * handler that calls exit in the middle of its thread's ccprof_dump()
  * would wait for ever for it in exit's write.  The outermost of the
  * runtime's locks: the registry's and the others are taken inside. */
@@ -735,7 +735,7 @@ out:
 }
 
 /* open, write and close are cancellation points: cancellation waits for
- * the write (Note [Cancellation] in sys.c). */
+ * the write (Note [Cancellation] in cancel.c). */
 int rt_dump(void)
 {
 	int cancel = rt_nocancel_begin();
@@ -752,7 +752,7 @@ int rt_dump(void)
 
 /* From a signal handler: async-signal-safe calls only (Note above).
  * Cancellation waits for the write here too (Note [Cancellation] in
- * sys.c, which says why pthread_setcancelstate will do in a handler). */
+ * cancel.c, which says why pthread_setcancelstate will do in a handler). */
 int rt_dump_async(void)
 {
 	int cancel = rt_nocancel_begin();

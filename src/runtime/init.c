@@ -66,7 +66,7 @@ static void at_exit(void)
 void rt_exit_wait(void)
 {
 	struct timespec ms = {0, 1000000};
-	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in sys.c */
+	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in cancel.c */
 	long writer;
 
 	for (unsigned i = 0; i < EXIT_START_WAIT_MS &&
@@ -80,7 +80,7 @@ void rt_exit_wait(void)
 
 /*
  * Note [A signal after the write at exit]: the runtime's locks hold
- * signals back (Note [Locks and signals] in sys.c), so a SIGTERM that
+ * signals back (Note [Locks and signals] in quietlock.c), so a SIGTERM that
  * comes during the write at exit runs its handler once the write is
  * over, and the handler's write then wrote the profile a second time: a
  * reader of a FIFO got two profiles back to back, or, gone after the
@@ -106,7 +106,7 @@ int rt_exit_wrote(void)
 }
 
 /* The locks are taken with signals blocked (Note [Locks and signals] in
- * sys.c), the registry's first: its unlock in the parent puts back the
+ * quietlock.c), the registry's first: its unlock in the parent puts back the
  * mask from before, and the child, whose locks are made anew, puts it
  * back at the end of its handlers. */
 static void before_fork(void)
@@ -178,7 +178,8 @@ static void init_all(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
-/* A warning's write is a cancellation point: Note [Cancellation] in sys.c. */
+/* A warning's write is a cancellation point: Note [Cancellation] in
+ * cancel.c. */
 static void init_once(void)
 {
 	int cancel = rt_nocancel_begin();

@@ -585,7 +585,7 @@ void rt_release_lookups(struct rt_thread *t)
 
 /* A thread that enabled asynchronous cancellation is not cancelled in
  * here, with the cost-centre lock or a table half-built: Note
- * [Cancellation] in sys.c. */
+ * [Cancellation] in cancel.c. */
 struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
 {
 	struct rt_ctx *n;

@@ -407,15 +407,18 @@ RT_HIDDEN void rt_program_action_to_run(int sig, struct sigaction *run);
 RT_HIDDEN void rt_dispositions_before_fork(void);
 RT_HIDDEN void rt_dispositions_after_fork(void);
 
-/* sys.c: memory straight from the kernel (the slow path may run inside
- * malloc or a signal handler, so it never calls malloc). */
+/* sys.c: memory and messages straight from the kernel (the slow path may
+ * run inside malloc or a signal handler, so it never calls malloc). */
 RT_HIDDEN void *rt_map(size_t n);
-RT_HIDDEN int rt_real_ready(void *const *real, void (*lookup)(void));
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 RT_HIDDEN ssize_t rt_write_quietly(int fd, const void *buf, size_t len);
 
-/* sys.c: the runtime's work on a thread's behalf runs with cancellation
+/* interposed.c: whether *real, libc's function behind an interposed one,
+ * is there, `lookup` called to find it if not yet. */
+RT_HIDDEN int rt_real_ready(void *const *real, void (*lookup)(void));
+
+/* cancel.c: the runtime's work on a thread's behalf runs with cancellation
  * held off (Note [Cancellation]).  rt_nocancel_begin returns the state to
  * give rt_nocancel_end; rt_deferred_begin/_end keep a thread that enabled
  * asynchronous cancellation from being cancelled in the middle of a slow
@@ -425,7 +428,7 @@ RT_HIDDEN void rt_nocancel_end(int old);
 RT_HIDDEN int rt_deferred_begin(void);
 RT_HIDDEN void rt_deferred_end(int old);
 
-/* sys.c: the runtime's locks, held with all signals blocked (Note
+/* quietlock.c: the runtime's locks, held with all signals blocked (Note
  * [Locks and signals]).  `kept` is the holder's mask from before, put
  * back as the lock is given back; written and read by the holder only.
  * Given back in the reverse order of their taking. */
@@ -441,7 +444,7 @@ RT_HIDDEN void rt_quiet_unlock(struct rt_quiet_mutex *q);
  * thread the child does not have); `kept` stays for the child to read. */
 RT_HIDDEN void rt_quiet_after_fork(struct rt_quiet_mutex *q);
 
-/* sys.c: wait, in steps of 1 ms, until *flag is set, or the thread
+/* waitflag.c: wait, in steps of 1 ms, until *flag is set, or the thread
  * `owner` of this process has gone (0: none to watch), or max_ms have
  * passed; returns *flag.  Async-signal-safe.  The waits for another
  * thread's write (init.c, signals.c). */

@@ -240,7 +240,7 @@ static void start_locked(void)
 
 /* Under the control lock, pthread_join and rt_warn's write are
  * cancellation points: cancellation waits (Note [Cancellation] in
- * sys.c), also for unshare and the exec family. */
+ * cancel.c), also for unshare and the exec family. */
 void rt_sampler_start(void)
 {
 	int cancel = rt_nocancel_begin();
