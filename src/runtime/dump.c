@@ -1,8 +1,8 @@
 /*
  * dump.c - write the profile: gather every thread's contexts, the cost
  * centres with their modules and names, and the statistics into a
- * struct ccp_profile, encode it (src/format) and put it in place
- * atomically (DESIGN.md §5).
+ * struct ccp_profile, encode it (src/format, docs/format.md) and put it
+ * in place atomically (put_file).
  *
  * This is the normal write, at exit or on ccprof_dump(): it may allocate.
  */

@@ -207,12 +207,12 @@ __attribute__((constructor)) static void ccprof_constructor(int argc, char **arg
 /*
  * The write at exit, as late as it can be: the program's own destructor
  * functions (.fini_array) call instrumented code after its atexit
- * handlers, and their calls count too (DESIGN.md section 2).  An atexit
- * handler of ours would run before them when libccprof.a is linked into
- * the program (registered by its start-up, after the dynamic linker's
- * handler that runs every .fini_array); a destructor runs after the
- * program's, preloaded (our .fini_array comes after the executable's) or
- * linked in (the lowest priority runs last).
+ * handlers, and their calls count too (docs/options.md, "How the run
+ * ends").  An atexit handler of ours would run before them when
+ * libccprof.a is linked into the program (registered by its start-up,
+ * after the dynamic linker's handler that runs every .fini_array); a
+ * destructor runs after the program's, preloaded (our .fini_array comes
+ * after the executable's) or linked in (the lowest priority runs last).
  */
 __attribute__((destructor(101))) static void ccprof_destructor(void)
 {

@@ -1,5 +1,6 @@
 /*
- * machine.c - the context machine's slow path (DESIGN.md §2).
+ * machine.c - the context machine's slow path (docs/semantics.md, "Cost
+ * centres and contexts").
  *
  * A transition that the current context's inline cache does not know lands
  * here: look it up in the thread's transition table (B1); on a miss compute

@@ -2,10 +2,11 @@
  * modules.c - which loaded object each function lives in.
  *
  * A function is identified by its module (path, build-id) and its offset in
- * that module, not by its run-time address (DESIGN.md §5): profiles of runs
- * with different address layouts then merge, and a library closed with
- * dlclose keeps its names.  Modules are recorded as they are first seen,
- * when a function of theirs gets its CC number (under the CC lock).
+ * that module, not by its run-time address (docs/format.md, 3.3 MODULES
+ * and 3.4 CCS): profiles of runs with different address layouts then
+ * merge, and a library closed with dlclose keeps its names.  Modules are
+ * recorded as they are first seen, when a function of theirs gets its CC
+ * number (under the CC lock).
  */
 #include <elf.h>
 #include <errno.h>
@@ -58,16 +59,16 @@ static void hex_build_id(const ElfW(Phdr) *ph, uintptr_t base, char out[41])
  * argument was (-Wl,-rpath,. gives "./libl.so").  Recorded so, the profile
  * would depend on the directory the tool runs from: it reads the module's
  * file for names (a crash profile has none), --only-exported and
- * --module compare paths.  A profile is to be read anywhere (DESIGN.md
- * §5), so a module is recorded by an absolute path: the kernel's name of
- * the file mapped at the module's first address, from readlink of
- * /proc/self/map_files/START-END, or failing that the path column of
- * /proc/self/maps.  Not the path joined to the working directory: the
- * program may have changed it since the load, and then a join names
- * another file or none.  The kernel's name is the file itself, symbolic
- * links resolved, as /proc/self/exe is for the program; a file deleted
- * since the load loses the kernel's " (deleted)".  Without /proc, the
- * path stays as the linker gave it.
+ * --module compare paths.  A profile is to be read anywhere
+ * (docs/format.md, 3.3 MODULES), so a module is recorded by an absolute
+ * path: the kernel's name of the file mapped at the module's first
+ * address, from readlink of /proc/self/map_files/START-END, or failing
+ * that the path column of /proc/self/maps.  Not the path joined to the
+ * working directory: the program may have changed it since the load,
+ * and then a join names another file or none.  The kernel's name is the
+ * file itself, symbolic links resolved, as /proc/self/exe is for the
+ * program; a file deleted since the load loses the kernel's " (deleted)".
+ * Without /proc, the path stays as the linker gave it.
  *
  * This runs once per module, when its first function gets its number,
  * never on the hooks' fast path, and under the cc lock, which also guards
@@ -306,17 +307,18 @@ static int same_file(const struct rt_module *m, const struct dl_phdr_info *info,
  * Note [A library loaded again elsewhere]: a library that is closed and
  * opened again (a plugin loop) mostly lands somewhere else, since the
  * program mapped memory meanwhile.  It is the same file, so the same
- * module (DESIGN.md §5): an unloaded module of the same path and build-id
- * (or, without build-ids, the same file: same_file) and the same layout
- * takes the new base, and its functions' numbers follow (cctable.c,
- * rt_cc_rebase_module), so that each function keeps one cost centre and
- * its contexts, whatever the base, and the module table (MAX_MODULES)
- * does not fill up with one module per dlopen, after which functions went
- * unnamed.  Contexts know functions by address, but those of an unloaded
- * module were all given &rt_no_context (Note [Unloaded functions] in
- * machine.c): a call finds its context again by its history and gives it
- * the new address, and a transition remembered for the old address
- * misses, as its target's address is not the old one any more.
+ * module (docs/format.md, 3.3 MODULES: "A module is a file"): an
+ * unloaded module of the same path and build-id (or, without build-ids,
+ * the same file: same_file) and the same layout takes the new base, and
+ * its functions' numbers follow (cctable.c, rt_cc_rebase_module), so that
+ * each function keeps one cost centre and its contexts, whatever the
+ * base, and the module table (MAX_MODULES) does not fill up with one
+ * module per dlopen, after which functions went unnamed.  Contexts know
+ * functions by address, but those of an unloaded module were all given
+ * &rt_no_context (Note [Unloaded functions] in machine.c): a call finds
+ * its context again by its history and gives it the new address, and a
+ * transition remembered for the old address misses, as its target's
+ * address is not the old one any more.
  *
  * Races are those of dlclose.c, no others: an entry is taken only once
  * its library was seen gone (retired), and only by the same file.  A

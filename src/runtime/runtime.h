@@ -22,9 +22,10 @@
  * strictly below its stack pointer, and those at the same stack pointer
  * unless they come from the same call site with another fn: gcc hooks
  * inlined functions too, and their hooks run in the caller's frame with
- * the caller's call site (DESIGN.md §5).  Entry 0 is a sentinel with
- * sp = UINTPTR_MAX, so top[-1] always exists, and a data address for fn,
- * so that no exit matches it, even one given a null function.  Entries pushed by manual
+ * the caller's call site (docs/semantics.md, "How the runtime keeps in
+ * step").  Entry 0 is a sentinel with sp = UINTPTR_MAX, so top[-1]
+ * always exists, and a data address for fn, so that no exit matches it,
+ * even one given a null function.  Entries pushed by manual
  * regions have bit 0 of sp set: they belong to no frame of their own and
  * are closed by key.  A slot is written before `top` moves past it and
  * `cur` is restored before `top` moves back, so a signal handler that
