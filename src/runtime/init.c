@@ -27,6 +27,12 @@ pid_t rt_pid;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* Put here by shellspawn.c's constructor; NULL in libccprof.a, which
+ * leaves shellspawn.c out.  Not a weak reference to its function: left
+ * undefined in the archive, it would take a program's own function of
+ * that name. */
+void (*rt_shell_after_fork)(void);
+
 /* A process that recorded nothing writes nothing (threads.c).  A child
  * made without fork()'s handlers (_Fork, a raw clone, a vfork child that
  * calls exit) has our memory but not our sampler, which it would wait for
@@ -141,7 +147,8 @@ static void after_fork_child(void)
 	rt_heap_after_fork_child(rt_self);
 	rt_sampler_after_fork();
 	rt_dump_after_fork();
-	rt_exec_after_fork();
+	if (rt_shell_after_fork)
+		rt_shell_after_fork();
 	rt_manual_after_fork();
 	rt_alloc_after_fork();
 	rt_sampler_start();

@@ -378,11 +378,22 @@ RT_HIDDEN int rt_exit_wrote(void); /* Note [A signal after the write at exit] in
 
 /* exec.c */
 RT_HIDDEN void rt_exec_init(void);
-/* environ with output= for the children of system and popen, from
- * shellspawn.c, and after a fork (Note [Shell children] in exec.c) */
-RT_HIDDEN void rt_exec_shell_enter(void);
-RT_HIDDEN void rt_exec_shell_leave(void);
-RT_HIDDEN void rt_exec_after_fork(void);
+/* exec.c: a child image's CCPROF_OPTIONS entry, RT_OPTIONS_VAR value sep
+ * "output=" out, of `bytes` with the NUL (Note [Exec in a forked child]);
+ * shellspawn.c makes them too. */
+#define RT_OPTIONS_VAR "CCPROF_OPTIONS="
+#define RT_OPTIONS_VAR_LEN (sizeof RT_OPTIONS_VAR - 1)
+struct rt_child_entry {
+	const char *value, *sep, *out;
+	size_t bytes;
+};
+RT_HIDDEN int rt_is_options_entry(const char *entry);
+/* 0, or -1 when the value would be longer than the runtime reads. */
+RT_HIDDEN int rt_child_entry(struct rt_child_entry *c, const char *value, const char *out);
+RT_HIDDEN void rt_child_entry_write(const struct rt_child_entry *c, char *to);
+/* init.c: shellspawn.c's reset in a fork child (Note [Shell children]),
+ * or NULL where shellspawn.c is not linked in (libccprof.a). */
+extern void (*rt_shell_after_fork)(void) RT_HIDDEN;
 RT_HIDDEN void rt_namespaces_init(void);
 
 /* execsys.c: the exec family of a static program (exec.c) */
