@@ -28,28 +28,18 @@ struct search {
 	int32_t found;
 };
 
-static void hex_build_id(const ElfW(Phdr) *ph, uintptr_t base, char out[41])
+/* The build-id of a loaded module, from its PT_NOTE segments, into out:
+ * "" if it has none. */
+static void module_build_id(const struct dl_phdr_info *info, char out[BUILDID_HEX_SIZE])
 {
-	const unsigned char *p = (const unsigned char *)(base + ph->p_vaddr);
-	const unsigned char *end = p + ph->p_memsz;
-
 	out[0] = '\0';
-	while (p + sizeof(ElfW(Nhdr)) <= end) {
-		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-		const unsigned char *name = p + sizeof *n;
-		const unsigned char *desc = name + ((n->n_namesz + 3) & ~3u);
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
-		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
-			uint32_t i, len = n->n_descsz > 20 ? 20 : n->n_descsz;
-
-			for (i = 0; i < len; i++) {
-				out[2 * i] = "0123456789abcdef"[desc[i] >> 4];
-				out[2 * i + 1] = "0123456789abcdef"[desc[i] & 15];
-			}
-			out[2 * len] = '\0';
+		if (ph->p_type == PT_NOTE &&
+		    buildid_from_notes((const unsigned char *)(info->dlpi_addr + ph->p_vaddr),
+				       ph->p_memsz, out))
 			return;
-		}
-		p = desc + ((n->n_descsz + 3) & ~3u);
 	}
 }
 
@@ -283,14 +273,11 @@ static void stat_module(struct rt_module *m)
  * the module was recorded. */
 static int same_file(const struct rt_module *m, const struct dl_phdr_info *info, const char *path)
 {
-	char id[41] = "";
-	int i;
+	char id[BUILDID_HEX_SIZE];
 
 	if (m->path == NULL || strcmp(m->path, path) != 0)
 		return 0;
-	for (i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_NOTE && id[0] == '\0')
-			hex_build_id(&info->dlpi_phdr[i], info->dlpi_addr, id);
+	module_build_id(info, id);
 	if (strcmp(id, m->build_id) != 0)
 		return 0;
 	if (id[0] == '\0' && m->stat_ok) {
@@ -387,9 +374,7 @@ static int32_t record(struct dl_phdr_info *info)
 	m->base = info->dlpi_addr;
 	m->lo = lo;
 	m->hi = hi;
-	for (i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_NOTE && m->build_id[0] == '\0')
-			hex_build_id(&info->dlpi_phdr[i], info->dlpi_addr, m->build_id);
+	module_build_id(info, m->build_id);
 	if (m->build_id[0] == '\0' && m->path) /* Note [Names from the loaded file], dump.c */
 		stat_module(m);
 	return (int32_t)nmodules++;

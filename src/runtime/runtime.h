@@ -41,6 +41,7 @@
 #include <time.h>
 #include <sys/types.h>
 
+#include "common/buildid.h"
 #include "format/profile.h"
 
 #define RT_HIDDEN __attribute__((visibility("hidden")))
@@ -259,7 +260,7 @@ RT_HIDDEN const struct rt_cc_info *rt_cc_get(uint32_t id);
 /* modules.c: where each function lives (module + offset), names. */
 struct rt_module {
 	char *path;
-	char build_id[41];
+	char build_id[BUILDID_HEX_SIZE];
 	uintptr_t base;
 	uintptr_t lo, hi; /* mapped address range */
 	int retired;      /* unloaded: its range may hold another module now */
