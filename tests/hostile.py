@@ -1094,8 +1094,9 @@ def module_misaligned():
     """A module whose note, symbol table and section headers lie at odd
     offsets is valid ELF: its names are read, through copies, never through
     a pointer misaligned for its type (undefined behaviour, which the
-    sanitized tool stopped on).  src/common/elfsym.c alone, built here with
-    -fsanitize=undefined and no recovery, reads it."""
+    sanitized tool stopped on).  src/common/elfsym.c alone (with
+    buildid.c, which reads its notes), built here with -fsanitize=undefined
+    and no recovery, reads it."""
     elf = elf_module("syms.misaligned", [(1, 1, 0x1000, 16)], shift=1)
     path = module_profile("syms.misaligned.ccprof", elf, 1, [(0, 0x1004)])
     check("fn" in [f["name"] for f in report(path)["functions"]],
@@ -1111,7 +1112,8 @@ def module_misaligned():
         print("# SKIP %s cannot build with -fsanitize=undefined: %s" % (CC, r.stderr[:200]))
         return
     r = run([CC] + flags + ["-I" + os.path.join(TOP, "src"), src,
-                            os.path.join(TOP, "src", "common", "elfsym.c"), "-o", probe])
+                            os.path.join(TOP, "src", "common", "elfsym.c"),
+                            os.path.join(TOP, "src", "common", "buildid.c"), "-o", probe])
     if not check(r.returncode == 0, "elfsym under UBSan: the probe builds with "
                  "-fsanitize=undefined (%s)" % r.stderr[:200]):
         return

@@ -214,7 +214,7 @@ def late_cancel():
     runtime's work for it (its end, the write before exec, the sampler's
     stop for unshare, ccprof_dump, the write at exit) opened files and
     joined the sampler, cancellation points: it died there holding a lock
-    and the program hung (Note [Cancellation] in sys.c)."""
+    and the program hung (Note [Cancellation] in cancel.c)."""
     for mode in ("return", "exec", "unshare", "dump", "exit"):
         p, prof = same_behaviour("latecancel_" + mode, "tests/progs/latecancel.c", [mode],
                                  timeout=20)
@@ -1293,7 +1293,7 @@ def fork_in_handler():
     """fork, or exit, from a signal handler that interrupted a thread
     starting or ending (the runtime's registry lock held): the fork's
     handlers, or the write at exit, must not wait for ever for that lock
-    (Note [Locks and signals] in sys.c).  A hang is the failure: the runs
+    (Note [Locks and signals] in quietlock.c).  A hang is the failure: the runs
     take seconds."""
     p, _ = same_behaviour("sigkids_fork", "tests/progs/sigkids.c", ["fork", "1500"], timeout=45)
     check(p is not None and "1500 rounds ended" in p.stdout,
@@ -1317,7 +1317,7 @@ def cancel_in_handler_write():
     output, and the thread is cancelled there.  It died mid-write holding
     the dump lock: nothing came through the FIFO and the exit's write
     waited for ever.  Now the write finishes first (Note [Cancellation]
-    in sys.c): a whole profile, then the thread dies and the process
+    in cancel.c): a whole profile, then the thread dies and the process
     ends.  A hang is the failure (the run takes well under a second)."""
     exe = build("sigkids_ac", "tests/progs/sigkids.c")
     d = os.path.join(OUT, "asynccancel_fifo")
@@ -1344,7 +1344,7 @@ def cancel_in_term_write():
     thread died before its handler re-raised the signal, so the process
     went on without it ("joined", exit 0).  Bare, a SIGTERM raised with
     the default action ends the process.  Now cancellation stays held
-    until the re-raise (Note [Cancellation] in sys.c): one whole profile
+    until the re-raise (Note [Cancellation] in cancel.c): one whole profile
     through the FIFO, death by SIGTERM."""
     exe = build("sigkids_ac", "tests/progs/sigkids.c")
     d = os.path.join(OUT, "asynccancel_term")

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "elfsym.h"
 
 typedef ElfW(Ehdr) Ehdr;
@@ -251,9 +252,9 @@ static void unmap_image(struct image *im)
 }
 
 /* The NT_GNU_BUILD_ID of an ELF image, in lowercase hex as the runtime
- * records it (at most 20 bytes), into out[41]; "" if it has none.  From
- * the SHT_NOTE sections, every offset checked. */
-static void image_build_id(const struct image *im, char out[41])
+ * records it, into out; "" if it has none.  From the SHT_NOTE sections,
+ * every offset checked. */
+static void image_build_id(const struct image *im, char out[BUILDID_HEX_SIZE])
 {
 	const Ehdr *eh = (const Ehdr *)im->p;
 	unsigned i;
@@ -261,36 +262,11 @@ static void image_build_id(const struct image *im, char out[41])
 	out[0] = '\0';
 	for (i = 0; i < eh->e_shnum; i++) {
 		Shdr sh;
-		uint64_t off, end;
 
-		if (section(im, eh, i, &sh) != 0 || sh.sh_type != SHT_NOTE ||
-		    !in_bounds(im, sh.sh_offset, sh.sh_size))
-			continue;
-		off = sh.sh_offset;
-		end = sh.sh_offset + sh.sh_size;
-		while (end - off >= sizeof(ElfW(Nhdr))) {
-			ElfW(Nhdr) n; /* copied: the file places it, aligned or not */
-			uint64_t name = off + sizeof n, desc, next;
-
-			memcpy(&n, im->p + off, sizeof n);
-			desc = name + (((uint64_t)n.n_namesz + 3) & ~(uint64_t)3);
-			next = desc + (((uint64_t)n.n_descsz + 3) & ~(uint64_t)3);
-			if (next > end)
-				break;
-			if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
-			    memcmp(im->p + name, "GNU", 4) == 0) {
-				uint32_t k, len = n.n_descsz > 20 ? 20 : n.n_descsz;
-				const unsigned char *d = im->p + desc;
-
-				for (k = 0; k < len; k++) {
-					out[2 * k] = "0123456789abcdef"[d[k] >> 4];
-					out[2 * k + 1] = "0123456789abcdef"[d[k] & 15];
-				}
-				out[2 * len] = '\0';
-				return;
-			}
-			off = next;
-		}
+		if (section(im, eh, i, &sh) == 0 && sh.sh_type == SHT_NOTE &&
+		    in_bounds(im, sh.sh_offset, sh.sh_size) &&
+		    buildid_from_notes(im->p + sh.sh_offset, sh.sh_size, out))
+			return;
 	}
 }
 
@@ -305,7 +281,7 @@ static int image_is_elf(const struct image *im)
 /* Whether an ELF image has this build-id ("" for none). */
 static int image_has_build(const struct image *im, const char *build_id)
 {
-	char id[41];
+	char id[BUILDID_HEX_SIZE];
 
 	image_build_id(im, id);
 	return strcmp(id, build_id) == 0;

@@ -19,7 +19,8 @@ struct cc_table {
 };
 
 static struct cc_table tab;
-static struct rt_quiet_mutex tab_lock = RT_QUIET_MUTEX_INIT; /* Note [Locks and signals] in sys.c */
+/* Note [Locks and signals] in quietlock.c */
+static struct rt_quiet_mutex tab_lock = RT_QUIET_MUTEX_INIT;
 
 void rt_cc_lock(void)
 {

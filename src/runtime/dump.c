@@ -1,8 +1,8 @@
 /*
  * dump.c - write the profile: gather every thread's contexts, the cost
  * centres with their modules and names, and the statistics into a
- * struct ccp_profile, encode it (src/format) and put it in place
- * atomically (DESIGN.md §5).
+ * struct ccp_profile, encode it (src/format, docs/format.md) and put it
+ * in place atomically (put_file).
  *
  * This is the normal write, at exit or on ccprof_dump(): it may allocate.
  */
@@ -28,7 +28,7 @@ static int nargs;
 static uint64_t start_ns;
 static int forked_child;
 static int out_taken_at_fork; /* out_taken() in the process forked from */
-/* Held with signals blocked (Note [Locks and signals] in sys.c): a
+/* Held with signals blocked (Note [Locks and signals] in quietlock.c): a
  * handler that calls exit in the middle of its thread's ccprof_dump()
  * would wait for ever for it in exit's write.  The outermost of the
  * runtime's locks: the registry's and the others are taken inside. */
@@ -109,6 +109,18 @@ static void output_template(char *tmpl, size_t size)
 		snprintf(tmpl, size, "%s.ccprof", base_name(exe_path[0] ? exe_path : "a.out"));
 }
 
+/* out = the starting directory and '/', its length in *n: 0, or -1 if
+ * that leaves no room in out. */
+static int prefix_start_dir(char *out, size_t size, size_t *n)
+{
+	int w = snprintf(out, size, "%s/", start_dir);
+
+	if (w < 0 || (size_t)w >= size)
+		return -1;
+	*n = (size_t)w;
+	return 0;
+}
+
 /* Expand %p; a forked child without %p gets ".<pid>" so that nothing is
  * overwritten; relative paths are taken from the starting directory. */
 static int output_path(char *out, size_t size)
@@ -119,8 +131,9 @@ static int output_path(char *out, size_t size)
 	int has_pid = 0;
 
 	output_template(tmpl, sizeof tmpl);
-	if (tmpl[0] != '/')
-		n = (size_t)snprintf(out, size, "%s/", start_dir);
+	if (tmpl[0] != '/' && prefix_start_dir(out, size, &n) != 0)
+		return -1;
+	/* n + 24 < size leaves room for a pid and the NUL at each step. */
 	for (s = tmpl; *s && n + 24 < size; s++) {
 		if (s[0] == '%' && s[1] == 'p') {
 			n += (size_t)snprintf(out + n, size - n, "%d", (int)getpid());
@@ -502,10 +515,11 @@ static const char *function_name(const struct ccp_profile *p, const struct ccp_c
  * it grows, so they are copied under the lock; modules stay put.
  */
 
-/* Cost centres after threads: every CC a gathered history names exists. */
-/* Names are looked up only in a normal write (tabsp != NULL); a write from
- * a signal handler leaves them empty and the tool finds them from module
- * and offset. */
+/* The modules and cost centres, gathered after the threads, so that every
+ * CC a gathered history names exists.  A normal write (tabsp != NULL)
+ * looks the names up, after giving back the cc lock (Note above); a write
+ * from a signal handler takes the lock only if it is free, and leaves the
+ * names empty for the tool to find from module and offset. */
 static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table **tabsp,
 		      char **loadedp)
 {
@@ -724,7 +738,7 @@ out:
 }
 
 /* open, write and close are cancellation points: cancellation waits for
- * the write (Note [Cancellation] in sys.c). */
+ * the write (Note [Cancellation] in cancel.c). */
 int rt_dump(void)
 {
 	int cancel = rt_nocancel_begin();
@@ -741,7 +755,7 @@ int rt_dump(void)
 
 /* From a signal handler: async-signal-safe calls only (Note above).
  * Cancellation waits for the write here too (Note [Cancellation] in
- * sys.c, which says why pthread_setcancelstate will do in a handler). */
+ * cancel.c, which says why pthread_setcancelstate will do in a handler). */
 int rt_dump_async(void)
 {
 	int cancel = rt_nocancel_begin();

@@ -105,10 +105,9 @@ static int ready(void *const *real)
  * the parent stays), but in its parent's memory, where an exec that
  * succeeds would leave a mapping behind: it builds the environment on its
  * own stack, if it fits there.  system() and popen() call glibc's spawn
- * from inside libc, out of our reach: Note [Shell children].
+ * from inside libc, out of our reach: Note [Shell children] in
+ * shellspawn.c.
  */
-#define OPTIONS_VAR "CCPROF_OPTIONS="
-#define OPTIONS_VAR_LEN (sizeof OPTIONS_VAR - 1)
 
 /* Room for the image's environment in a vfork child: 4 KB of its stack
  * (its parent's, below the vfork), for an environment of a few hundred
@@ -127,9 +126,9 @@ struct exec_env {
 	size_t mapped; /* bytes mapped for it (no malloc, as in gather below), or 0 */
 };
 
-static int is_options(const char *entry)
+int rt_is_options_entry(const char *entry)
 {
-	return strncmp(entry, OPTIONS_VAR, OPTIONS_VAR_LEN) == 0;
+	return strncmp(entry, RT_OPTIONS_VAR, RT_OPTIONS_VAR_LEN) == 0;
 }
 
 /* Where the image's environment of `bytes` goes: mapped, or in a vfork
@@ -158,26 +157,19 @@ static const char *separator_after(const char *value)
 	return n == 0 ? "" : k % 2 ? "\\:" : ":";
 }
 
-/* A child's CCPROF_OPTIONS entry: "CCPROF_OPTIONS=" value sep
- * "output=" out, of `bytes` with the NUL. */
-struct child_entry {
-	const char *value, *sep, *out;
-	size_t bytes;
-};
-
-/* 0, or -1 when the value would be longer than the runtime reads. */
-static int child_entry(struct child_entry *c, const char *value, const char *out)
+int rt_child_entry(struct rt_child_entry *c, const char *value, const char *out)
 {
 	c->value = value;
 	c->sep = separator_after(value);
 	c->out = out;
-	c->bytes = OPTIONS_VAR_LEN + strlen(value) + strlen(c->sep) + sizeof "output=" + strlen(out);
-	return c->bytes > OPTIONS_VAR_LEN + RT_OPTIONS_MAX ? -1 : 0;
+	c->bytes = RT_OPTIONS_VAR_LEN + strlen(value) + strlen(c->sep) + sizeof "output=" +
+		   strlen(out);
+	return c->bytes > RT_OPTIONS_VAR_LEN + RT_OPTIONS_MAX ? -1 : 0;
 }
 
-static void child_entry_write(const struct child_entry *c, char *to)
+void rt_child_entry_write(const struct rt_child_entry *c, char *to)
 {
-	snprintf(to, c->bytes, "%s%s%soutput=%s", OPTIONS_VAR, c->value, c->sep, c->out);
+	snprintf(to, c->bytes, "%s%s%soutput=%s", RT_OPTIONS_VAR, c->value, c->sep, c->out);
 }
 
 /* envp with output= for the image of a forked child (spawn = 0), or of a
@@ -187,7 +179,7 @@ static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 {
 	char out[RT_OPTIONS_MAX], *value;
 	const char *old = NULL;
-	struct child_entry c;
+	struct rt_child_entry c;
 	size_t n, k = 0;
 	int vforked = e->room != NULL;
 
@@ -196,20 +188,20 @@ static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 	if ((spawn || vforked ? rt_dump_spawn_output : rt_dump_exec_output)(out, sizeof out) != 0)
 		return envp;
 	for (n = 0; envp && envp[n]; n++)
-		if (old == NULL && is_options(envp[n]))
-			old = envp[n] + OPTIONS_VAR_LEN; /* the one getenv finds */
+		if (old == NULL && rt_is_options_entry(envp[n]))
+			old = envp[n] + RT_OPTIONS_VAR_LEN; /* the one getenv finds */
 	if (n == 0) /* asked for none (clearenv, a NULL envp): none it gets */
 		return envp;
-	if (child_entry(&c, old ? old : "", out) != 0)
+	if (rt_child_entry(&c, old ? old : "", out) != 0)
 		return envp;
 	e->envp = env_room(e, (n + 2) * sizeof(char *) + c.bytes);
 	if (e->envp == NULL)
 		return envp;
 	value = (char *)(e->envp + n + 2);
-	child_entry_write(&c, value);
+	rt_child_entry_write(&c, value);
 	e->envp[k++] = value;
 	for (size_t i = 0; i < n; i++)
-		if (!is_options(envp[i]))
+		if (!rt_is_options_entry(envp[i]))
 			e->envp[k++] = envp[i];
 	e->envp[k] = NULL;
 	return e->envp;
@@ -288,126 +280,6 @@ RT_API int execveat(int dirfd, const char *path, char *const argv[], char *const
 		return -1;
 	return env_done(&e, ((execveat_fn)real_execveat)(dirfd, path, argv, image_env(envp, &e, 0),
 							 flags));
-}
-
-/*
- * Note [Shell children]: glibc's system and popen run /bin/sh through its
- * own posix_spawn, inside libc, with the process's environ: no
- * interposition reaches that spawn.  An instrumented program the shell
- * runs wrote OUT, and the parent's profile replaced it at exit.  So while
- * libc's function runs (shellspawn.c), the environment's CCPROF_OPTIONS
- * entry (the one getenv finds) is replaced in its slot by one with
- * output=OUT.%p appended, as posix_spawn's child gets; the shell passes
- * it on to the program.  Only the slot's pointer changes, as glibc's own
- * setenv changes a variable that exists: a thread reading the environment
- * meanwhile (POSIX lets getenv run beside system and popen) finds the old
- * entry or the new, each a whole string, in an array that stays.  (A copy
- * of the array, environ pointed at it and unmapped afterwards, crashed
- * such a reader.)  getenv hands out pointers into the entries, so the new
- * ones are never freed: one is made per distinct old entry and kept for
- * the next call.  Threads inside system or popen at the same time share
- * one replacement (a count under a lock); the last to leave puts the old
- * entry back wherever the new one is then (a setenv meanwhile may have
- * moved the array, or replaced the entry: then it stays).  Without a
- * CCPROF_OPTIONS entry there is no slot and the shell's children get
- * none: each program then writes a profile named after itself.
- */
-struct shell_entry {
-	struct shell_entry *next;
-	char text[]; /* "CCPROF_OPTIONS=old:output=OUT.%p" */
-};
-
-static pthread_mutex_t shell_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned shell_users;        /* threads inside system or popen */
-static char *shell_old, *shell_new; /* the slot's entry before, and ours; or NULL */
-static struct shell_entry *shell_kept; /* every replacement made, never freed */
-
-static char **options_slot(void)
-{
-	for (char **e = environ; e && *e; e++)
-		if (is_options(*e))
-			return e;
-	return NULL;
-}
-
-/* Whether text is c's entry. */
-static int shell_entry_is(const char *text, const struct child_entry *c)
-{
-	size_t n = strlen(c->value), m = strlen(c->sep);
-
-	text += OPTIONS_VAR_LEN;
-	if (strncmp(text, c->value, n) != 0 || strncmp(text + n, c->sep, m) != 0)
-		return 0;
-	text += n + m;
-	return strncmp(text, "output=", 7) == 0 && strcmp(text + 7, c->out) == 0;
-}
-
-/* The replacement of old, a CCPROF_OPTIONS entry, or NULL: none needed
- * (Note [Exec in a forked child]) or too long.  Only out on the stack: a
- * thread's may be PTHREAD_STACK_MIN (tests/progs/smallstack.c). */
-static char *shell_entry_for(const char *old)
-{
-	char out[RT_OPTIONS_MAX];
-	struct child_entry c;
-	struct shell_entry *k;
-
-	if (rt_dump_spawn_output(out, sizeof out) != 0 ||
-	    child_entry(&c, old + OPTIONS_VAR_LEN, out) != 0)
-		return NULL;
-	for (k = shell_kept; k != NULL; k = k->next)
-		if (shell_entry_is(k->text, &c))
-			return k->text;
-	if ((k = rt_map(sizeof *k + c.bytes)) == NULL)
-		return NULL;
-	child_entry_write(&c, k->text);
-	k->next = shell_kept;
-	shell_kept = k;
-	return k->text;
-}
-
-void rt_exec_shell_enter(void)
-{
-	pthread_mutex_lock(&shell_lock);
-	if (shell_users++ == 0) {
-		char **slot = options_slot();
-
-		shell_new = slot ? shell_entry_for(*slot) : NULL;
-		if (shell_new != NULL) {
-			shell_old = *slot;
-			__atomic_store_n(slot, shell_new, __ATOMIC_RELEASE);
-		}
-	}
-	pthread_mutex_unlock(&shell_lock);
-}
-
-/* The old entry back in the slot that holds ours, if one does. */
-static void shell_restore(void)
-{
-	for (char **e = environ; shell_new != NULL && e && *e; e++)
-		if (*e == shell_new) {
-			__atomic_store_n(e, shell_old, __ATOMIC_RELEASE);
-			break;
-		}
-	shell_new = NULL;
-}
-
-void rt_exec_shell_leave(void)
-{
-	int err = errno;
-
-	pthread_mutex_lock(&shell_lock);
-	if (--shell_users == 0)
-		shell_restore();
-	pthread_mutex_unlock(&shell_lock);
-	errno = err;
-}
-
-/* The threads inside system or popen are the parent's. */
-void rt_exec_after_fork(void)
-{
-	pthread_mutex_init(&shell_lock, NULL);
-	shell_restore();
-	shell_users = 0;
 }
 
 /* The parent stays: nothing to write first (Note [Exec in a forked

@@ -27,6 +27,12 @@ pid_t rt_pid;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* Put here by shellspawn.c's constructor; NULL in libccprof.a, which
+ * leaves shellspawn.c out.  Not a weak reference to its function: left
+ * undefined in the archive, it would take a program's own function of
+ * that name. */
+void (*rt_shell_after_fork)(void);
+
 /* A process that recorded nothing writes nothing (threads.c).  A child
  * made without fork()'s handlers (_Fork, a raw clone, a vfork child that
  * calls exit) has our memory but not our sampler, which it would wait for
@@ -66,7 +72,7 @@ static void at_exit(void)
 void rt_exit_wait(void)
 {
 	struct timespec ms = {0, 1000000};
-	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in sys.c */
+	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in cancel.c */
 	long writer;
 
 	for (unsigned i = 0; i < EXIT_START_WAIT_MS &&
@@ -80,7 +86,7 @@ void rt_exit_wait(void)
 
 /*
  * Note [A signal after the write at exit]: the runtime's locks hold
- * signals back (Note [Locks and signals] in sys.c), so a SIGTERM that
+ * signals back (Note [Locks and signals] in quietlock.c), so a SIGTERM that
  * comes during the write at exit runs its handler once the write is
  * over, and the handler's write then wrote the profile a second time: a
  * reader of a FIFO got two profiles back to back, or, gone after the
@@ -106,7 +112,7 @@ int rt_exit_wrote(void)
 }
 
 /* The locks are taken with signals blocked (Note [Locks and signals] in
- * sys.c), the registry's first: its unlock in the parent puts back the
+ * quietlock.c), the registry's first: its unlock in the parent puts back the
  * mask from before, and the child, whose locks are made anew, puts it
  * back at the end of its handlers. */
 static void before_fork(void)
@@ -141,7 +147,8 @@ static void after_fork_child(void)
 	rt_heap_after_fork_child(rt_self);
 	rt_sampler_after_fork();
 	rt_dump_after_fork();
-	rt_exec_after_fork();
+	if (rt_shell_after_fork)
+		rt_shell_after_fork();
 	rt_manual_after_fork();
 	rt_alloc_after_fork();
 	rt_sampler_start();
@@ -178,7 +185,8 @@ static void init_all(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
-/* A warning's write is a cancellation point: Note [Cancellation] in sys.c. */
+/* A warning's write is a cancellation point: Note [Cancellation] in
+ * cancel.c. */
 static void init_once(void)
 {
 	int cancel = rt_nocancel_begin();
@@ -206,12 +214,12 @@ __attribute__((constructor)) static void ccprof_constructor(int argc, char **arg
 /*
  * The write at exit, as late as it can be: the program's own destructor
  * functions (.fini_array) call instrumented code after its atexit
- * handlers, and their calls count too (DESIGN.md section 2).  An atexit
- * handler of ours would run before them when libccprof.a is linked into
- * the program (registered by its start-up, after the dynamic linker's
- * handler that runs every .fini_array); a destructor runs after the
- * program's, preloaded (our .fini_array comes after the executable's) or
- * linked in (the lowest priority runs last).
+ * handlers, and their calls count too (docs/options.md, "How the run
+ * ends").  An atexit handler of ours would run before them when
+ * libccprof.a is linked into the program (registered by its start-up,
+ * after the dynamic linker's handler that runs every .fini_array); a
+ * destructor runs after the program's, preloaded (our .fini_array comes
+ * after the executable's) or linked in (the lowest priority runs last).
  */
 __attribute__((destructor(101))) static void ccprof_destructor(void)
 {

@@ -1,5 +1,6 @@
 /*
- * machine.c - the context machine's slow path (DESIGN.md §2).
+ * machine.c - the context machine's slow path (docs/semantics.md, "Cost
+ * centres and contexts").
  *
  * A transition that the current context's inline cache does not know lands
  * here: look it up in the thread's transition table (B1); on a miss compute
@@ -585,7 +586,7 @@ void rt_release_lookups(struct rt_thread *t)
 
 /* A thread that enabled asynchronous cancellation is not cancelled in
  * here, with the cost-centre lock or a table half-built: Note
- * [Cancellation] in sys.c. */
+ * [Cancellation] in cancel.c. */
 struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
 {
 	struct rt_ctx *n;

@@ -2,10 +2,11 @@
  * modules.c - which loaded object each function lives in.
  *
  * A function is identified by its module (path, build-id) and its offset in
- * that module, not by its run-time address (DESIGN.md §5): profiles of runs
- * with different address layouts then merge, and a library closed with
- * dlclose keeps its names.  Modules are recorded as they are first seen,
- * when a function of theirs gets its CC number (under the CC lock).
+ * that module, not by its run-time address (docs/format.md, 3.3 MODULES
+ * and 3.4 CCS): profiles of runs with different address layouts then
+ * merge, and a library closed with dlclose keeps its names.  Modules are
+ * recorded as they are first seen, when a function of theirs gets its CC
+ * number (under the CC lock).
  */
 #include <elf.h>
 #include <errno.h>
@@ -27,28 +28,18 @@ struct search {
 	int32_t found;
 };
 
-static void hex_build_id(const ElfW(Phdr) *ph, uintptr_t base, char out[41])
+/* The build-id of a loaded module, from its PT_NOTE segments, into out:
+ * "" if it has none. */
+static void module_build_id(const struct dl_phdr_info *info, char out[BUILDID_HEX_SIZE])
 {
-	const unsigned char *p = (const unsigned char *)(base + ph->p_vaddr);
-	const unsigned char *end = p + ph->p_memsz;
-
 	out[0] = '\0';
-	while (p + sizeof(ElfW(Nhdr)) <= end) {
-		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-		const unsigned char *name = p + sizeof *n;
-		const unsigned char *desc = name + ((n->n_namesz + 3) & ~3u);
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
-		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
-			uint32_t i, len = n->n_descsz > 20 ? 20 : n->n_descsz;
-
-			for (i = 0; i < len; i++) {
-				out[2 * i] = "0123456789abcdef"[desc[i] >> 4];
-				out[2 * i + 1] = "0123456789abcdef"[desc[i] & 15];
-			}
-			out[2 * len] = '\0';
+		if (ph->p_type == PT_NOTE &&
+		    buildid_from_notes((const unsigned char *)(info->dlpi_addr + ph->p_vaddr),
+				       ph->p_memsz, out))
 			return;
-		}
-		p = desc + ((n->n_descsz + 3) & ~3u);
 	}
 }
 
@@ -58,16 +49,16 @@ static void hex_build_id(const ElfW(Phdr) *ph, uintptr_t base, char out[41])
  * argument was (-Wl,-rpath,. gives "./libl.so").  Recorded so, the profile
  * would depend on the directory the tool runs from: it reads the module's
  * file for names (a crash profile has none), --only-exported and
- * --module compare paths.  A profile is to be read anywhere (DESIGN.md
- * §5), so a module is recorded by an absolute path: the kernel's name of
- * the file mapped at the module's first address, from readlink of
- * /proc/self/map_files/START-END, or failing that the path column of
- * /proc/self/maps.  Not the path joined to the working directory: the
- * program may have changed it since the load, and then a join names
- * another file or none.  The kernel's name is the file itself, symbolic
- * links resolved, as /proc/self/exe is for the program; a file deleted
- * since the load loses the kernel's " (deleted)".  Without /proc, the
- * path stays as the linker gave it.
+ * --module compare paths.  A profile is to be read anywhere
+ * (docs/format.md, 3.3 MODULES), so a module is recorded by an absolute
+ * path: the kernel's name of the file mapped at the module's first
+ * address, from readlink of /proc/self/map_files/START-END, or failing
+ * that the path column of /proc/self/maps.  Not the path joined to the
+ * working directory: the program may have changed it since the load,
+ * and then a join names another file or none.  The kernel's name is the
+ * file itself, symbolic links resolved, as /proc/self/exe is for the
+ * program; a file deleted since the load loses the kernel's " (deleted)".
+ * Without /proc, the path stays as the linker gave it.
  *
  * This runs once per module, when its first function gets its number,
  * never on the hooks' fast path, and under the cc lock, which also guards
@@ -282,14 +273,11 @@ static void stat_module(struct rt_module *m)
  * the module was recorded. */
 static int same_file(const struct rt_module *m, const struct dl_phdr_info *info, const char *path)
 {
-	char id[41] = "";
-	int i;
+	char id[BUILDID_HEX_SIZE];
 
 	if (m->path == NULL || strcmp(m->path, path) != 0)
 		return 0;
-	for (i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_NOTE && id[0] == '\0')
-			hex_build_id(&info->dlpi_phdr[i], info->dlpi_addr, id);
+	module_build_id(info, id);
 	if (strcmp(id, m->build_id) != 0)
 		return 0;
 	if (id[0] == '\0' && m->stat_ok) {
@@ -306,17 +294,18 @@ static int same_file(const struct rt_module *m, const struct dl_phdr_info *info,
  * Note [A library loaded again elsewhere]: a library that is closed and
  * opened again (a plugin loop) mostly lands somewhere else, since the
  * program mapped memory meanwhile.  It is the same file, so the same
- * module (DESIGN.md §5): an unloaded module of the same path and build-id
- * (or, without build-ids, the same file: same_file) and the same layout
- * takes the new base, and its functions' numbers follow (cctable.c,
- * rt_cc_rebase_module), so that each function keeps one cost centre and
- * its contexts, whatever the base, and the module table (MAX_MODULES)
- * does not fill up with one module per dlopen, after which functions went
- * unnamed.  Contexts know functions by address, but those of an unloaded
- * module were all given &rt_no_context (Note [Unloaded functions] in
- * machine.c): a call finds its context again by its history and gives it
- * the new address, and a transition remembered for the old address
- * misses, as its target's address is not the old one any more.
+ * module (docs/format.md, 3.3 MODULES: "A module is a file"): an
+ * unloaded module of the same path and build-id (or, without build-ids,
+ * the same file: same_file) and the same layout takes the new base, and
+ * its functions' numbers follow (cctable.c, rt_cc_rebase_module), so that
+ * each function keeps one cost centre and its contexts, whatever the
+ * base, and the module table (MAX_MODULES) does not fill up with one
+ * module per dlopen, after which functions went unnamed.  Contexts know
+ * functions by address, but those of an unloaded module were all given
+ * &rt_no_context (Note [Unloaded functions] in machine.c): a call finds
+ * its context again by its history and gives it the new address, and a
+ * transition remembered for the old address misses, as its target's
+ * address is not the old one any more.
  *
  * Races are those of dlclose.c, no others: an entry is taken only once
  * its library was seen gone (retired), and only by the same file.  A
@@ -385,9 +374,7 @@ static int32_t record(struct dl_phdr_info *info)
 	m->base = info->dlpi_addr;
 	m->lo = lo;
 	m->hi = hi;
-	for (i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_NOTE && m->build_id[0] == '\0')
-			hex_build_id(&info->dlpi_phdr[i], info->dlpi_addr, m->build_id);
+	module_build_id(info, m->build_id);
 	if (m->build_id[0] == '\0' && m->path) /* Note [Names from the loaded file], dump.c */
 		stat_module(m);
 	return (int32_t)nmodules++;

@@ -22,9 +22,10 @@
  * strictly below its stack pointer, and those at the same stack pointer
  * unless they come from the same call site with another fn: gcc hooks
  * inlined functions too, and their hooks run in the caller's frame with
- * the caller's call site (DESIGN.md §5).  Entry 0 is a sentinel with
- * sp = UINTPTR_MAX, so top[-1] always exists, and a data address for fn,
- * so that no exit matches it, even one given a null function.  Entries pushed by manual
+ * the caller's call site (docs/semantics.md, "How the runtime keeps in
+ * step").  Entry 0 is a sentinel with sp = UINTPTR_MAX, so top[-1]
+ * always exists, and a data address for fn, so that no exit matches it,
+ * even one given a null function.  Entries pushed by manual
  * regions have bit 0 of sp set: they belong to no frame of their own and
  * are closed by key.  A slot is written before `top` moves past it and
  * `cur` is restored before `top` moves back, so a signal handler that
@@ -40,6 +41,7 @@
 #include <time.h>
 #include <sys/types.h>
 
+#include "common/buildid.h"
 #include "format/profile.h"
 
 #define RT_HIDDEN __attribute__((visibility("hidden")))
@@ -258,7 +260,7 @@ RT_HIDDEN const struct rt_cc_info *rt_cc_get(uint32_t id);
 /* modules.c: where each function lives (module + offset), names. */
 struct rt_module {
 	char *path;
-	char build_id[41];
+	char build_id[BUILDID_HEX_SIZE];
 	uintptr_t base;
 	uintptr_t lo, hi; /* mapped address range */
 	int retired;      /* unloaded: its range may hold another module now */
@@ -377,11 +379,22 @@ RT_HIDDEN int rt_exit_wrote(void); /* Note [A signal after the write at exit] in
 
 /* exec.c */
 RT_HIDDEN void rt_exec_init(void);
-/* environ with output= for the children of system and popen, from
- * shellspawn.c, and after a fork (Note [Shell children] in exec.c) */
-RT_HIDDEN void rt_exec_shell_enter(void);
-RT_HIDDEN void rt_exec_shell_leave(void);
-RT_HIDDEN void rt_exec_after_fork(void);
+/* exec.c: a child image's CCPROF_OPTIONS entry, RT_OPTIONS_VAR value sep
+ * "output=" out, of `bytes` with the NUL (Note [Exec in a forked child]);
+ * shellspawn.c makes them too. */
+#define RT_OPTIONS_VAR "CCPROF_OPTIONS="
+#define RT_OPTIONS_VAR_LEN (sizeof RT_OPTIONS_VAR - 1)
+struct rt_child_entry {
+	const char *value, *sep, *out;
+	size_t bytes;
+};
+RT_HIDDEN int rt_is_options_entry(const char *entry);
+/* 0, or -1 when the value would be longer than the runtime reads. */
+RT_HIDDEN int rt_child_entry(struct rt_child_entry *c, const char *value, const char *out);
+RT_HIDDEN void rt_child_entry_write(const struct rt_child_entry *c, char *to);
+/* init.c: shellspawn.c's reset in a fork child (Note [Shell children]),
+ * or NULL where shellspawn.c is not linked in (libccprof.a). */
+extern void (*rt_shell_after_fork)(void) RT_HIDDEN;
 RT_HIDDEN void rt_namespaces_init(void);
 
 /* execsys.c: the exec family of a static program (exec.c) */
@@ -411,15 +424,18 @@ RT_HIDDEN void rt_program_action_to_run(int sig, struct sigaction *run);
 RT_HIDDEN void rt_dispositions_before_fork(void);
 RT_HIDDEN void rt_dispositions_after_fork(void);
 
-/* sys.c: memory straight from the kernel (the slow path may run inside
- * malloc or a signal handler, so it never calls malloc). */
+/* sys.c: memory and messages straight from the kernel (the slow path may
+ * run inside malloc or a signal handler, so it never calls malloc). */
 RT_HIDDEN void *rt_map(size_t n);
-RT_HIDDEN int rt_real_ready(void *const *real, void (*lookup)(void));
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 RT_HIDDEN ssize_t rt_write_quietly(int fd, const void *buf, size_t len);
 
-/* sys.c: the runtime's work on a thread's behalf runs with cancellation
+/* interposed.c: whether *real, libc's function behind an interposed one,
+ * is there, `lookup` called to find it if not yet. */
+RT_HIDDEN int rt_real_ready(void *const *real, void (*lookup)(void));
+
+/* cancel.c: the runtime's work on a thread's behalf runs with cancellation
  * held off (Note [Cancellation]).  rt_nocancel_begin returns the state to
  * give rt_nocancel_end; rt_deferred_begin/_end keep a thread that enabled
  * asynchronous cancellation from being cancelled in the middle of a slow
@@ -429,7 +445,7 @@ RT_HIDDEN void rt_nocancel_end(int old);
 RT_HIDDEN int rt_deferred_begin(void);
 RT_HIDDEN void rt_deferred_end(int old);
 
-/* sys.c: the runtime's locks, held with all signals blocked (Note
+/* quietlock.c: the runtime's locks, held with all signals blocked (Note
  * [Locks and signals]).  `kept` is the holder's mask from before, put
  * back as the lock is given back; written and read by the holder only.
  * Given back in the reverse order of their taking. */
@@ -445,7 +461,7 @@ RT_HIDDEN void rt_quiet_unlock(struct rt_quiet_mutex *q);
  * thread the child does not have); `kept` stays for the child to read. */
 RT_HIDDEN void rt_quiet_after_fork(struct rt_quiet_mutex *q);
 
-/* sys.c: wait, in steps of 1 ms, until *flag is set, or the thread
+/* waitflag.c: wait, in steps of 1 ms, until *flag is set, or the thread
  * `owner` of this process has gone (0: none to watch), or max_ms have
  * passed; returns *flag.  Async-signal-safe.  The waits for another
  * thread's write (init.c, signals.c). */

@@ -6,8 +6,9 @@
  * moment.  This puts no signal into the program (no EINTR in its system
  * calls, nothing to conflict with its own SIGPROF), works while it blocks
  * signals, and avoids the kernel tick's overruns of per-thread timers
- * (DESIGN.md §5).  The hooks read no clock at all.  With heap=1 it also
- * takes the heap samples (heap.c), under any clock.
+ * (docs/options.md, "How the clocks work").  The hooks read no clock at
+ * all.  With heap=1 it also takes the heap samples (heap.c), under any
+ * clock.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -240,7 +241,7 @@ static void start_locked(void)
 
 /* Under the control lock, pthread_join and rt_warn's write are
  * cancellation points: cancellation waits (Note [Cancellation] in
- * sys.c), also for unshare and the exec family. */
+ * cancel.c), also for unshare and the exec family. */
 void rt_sampler_start(void)
 {
 	int cancel = rt_nocancel_begin();

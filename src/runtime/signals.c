@@ -321,7 +321,7 @@ static void report_off_small_stack(int sig)
 /*
  * A deadly signal's handler holds cancellation off from before its
  * write until the process dies: the write holds it off itself (Note
- * [Cancellation] in sys.c), but a request that came meanwhile acted as
+ * [Cancellation] in cancel.c), but a request that came meanwhile acted as
  * the write ended, in a thread with asynchronous cancellation, and the
  * thread died before it re-raised the signal: the process lived on
  * without it (tests/progs/sigkids.c asynccancelterm).  Given back only

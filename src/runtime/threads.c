@@ -27,7 +27,8 @@ static __thread int starting __attribute__((tls_model("initial-exec")));
 
 static struct rt_thread *registry; /* every thread, for the writer */
 static struct rt_thread *live;     /* threads still running, for the sampler */
-static struct rt_quiet_mutex registry_lock = RT_QUIET_MUTEX_INIT; /* Note [Locks and signals] in sys.c */
+/* Note [Locks and signals] in quietlock.c */
+static struct rt_quiet_mutex registry_lock = RT_QUIET_MUTEX_INIT;
 static uint32_t started; /* threads registered: the next one's seq */
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -268,7 +269,7 @@ static void spare_take(struct rt_thread *t)
 /* A thread ends: take its last sample and keep its state (its contexts
  * are written at exit with everyone else's).  Reading its name opens a
  * file under the registry lock: cancellation waits (Note [Cancellation]
- * in sys.c). */
+ * in cancel.c). */
 static void thread_exit(void *arg)
 {
 	struct rt_thread *t = arg;
@@ -402,7 +403,7 @@ static struct rt_thread *thread_start(void)
  * allocations] in alloc.c). */
 struct rt_thread *rt_thread_start(void)
 {
-	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in sys.c */
+	int cancel = rt_nocancel_begin(); /* Note [Cancellation] in cancel.c */
 	struct rt_thread *t;
 
 	rt_alloc_own_begin();

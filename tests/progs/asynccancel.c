@@ -2,7 +2,7 @@
  * code, which makes new contexts all the time (64^3 call chains h -> g ->
  * f), so that the runtime's slow path is busy when the cancellation
  * comes: it must not be cancelled holding a lock or with a table
- * half-built (Note [Cancellation] in src/runtime/sys.c).
+ * half-built (Note [Cancellation] in src/runtime/cancel.c).
  *
  *   asynccancel DELAY_US   cancel 4 such threads after DELAY_US, join
  *                          them, call more functions, print "ok" */

@@ -1,7 +1,8 @@
 /* One thread runs popen and pclose (argv[1] "popen") or system ("system")
  * in a loop while main reads the environment with getenv, which POSIX
- * lets run beside both (Note [Shell children] in src/runtime/exec.c: a
- * copy of environ, unmapped after the call, crashed the reader).  Prints
+ * lets run beside both (Note [Shell children] in
+ * src/runtime/shellspawn.c: a copy of environ, unmapped after the call,
+ * crashed the reader).  Prints
  * whether every getenv found the variable the program set, and how many
  * runs of the shell succeeded. */
 #include <pthread.h>

@@ -1,0 +1,72 @@
+/*
+ * quietlock.c - the runtime's locks, held with every signal blocked
+ * (Note [Locks and signals]).
+ */
+#include <pthread.h>
+#include <signal.h>
+
+#include "runtime.h"
+
+/*
+ * Note [Locks and signals]: a program's signal handler may call fork,
+ * exit or execve, and each of those takes the runtime's locks (fork's
+ * handlers in init.c take them all; exit's write and exec's take the
+ * registry's and the cost centres').  A handler that interrupted its own
+ * thread while that thread held one would wait for ever for it: forksig
+ * (tests/progs/sigkids.c) hung every time.  So every thread holds those
+ * locks (the registry's, the cost centres', the heap samples', and the
+ * write's own in dump.c, which exit's write takes too: a handler that
+ * called exit in the middle of its thread's ccprof_dump() hung) with all
+ * signals blocked: a signal meant for it waits until the lock is given
+ * back, and a handler never finds its own thread holding one.  The mask
+ * from before is kept beside the lock (written and read by its holder
+ * only) and put back as the lock is given back; so the locks must be
+ * given back in the reverse order of their taking, as every use of them
+ * does (each is taken and given back in one function), and an inner
+ * lock then puts back the all-blocked mask the outer one made.  Not in
+ * thread-local storage: glibc carves a preloaded library's from each
+ * thread's stack, and a thread with the smallest stack
+ * (tests/progs/smallstack.c) has none to spare.  The cost, two
+ * sigprocmask calls per acquisition, falls on slow paths only (a
+ * thread's start and end, a new cost centre, a sample, a write); the
+ * hooks' fast path takes no lock.  A signal sent during a write waits
+ * for its end, as one sent during a thread's start does.
+ */
+void rt_quiet_lock(struct rt_quiet_mutex *q)
+{
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	pthread_mutex_lock(&q->mutex);
+	q->kept = saved;
+}
+
+int rt_quiet_trylock(struct rt_quiet_mutex *q)
+{
+	sigset_t all, saved;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	if (pthread_mutex_trylock(&q->mutex) != 0) {
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+		return 0;
+	}
+	q->kept = saved;
+	return 1;
+}
+
+/* The mask is copied out first: once the mutex is free, the next holder
+ * writes `kept`. */
+void rt_quiet_unlock(struct rt_quiet_mutex *q)
+{
+	sigset_t saved = q->kept;
+
+	pthread_mutex_unlock(&q->mutex);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+void rt_quiet_after_fork(struct rt_quiet_mutex *q)
+{
+	pthread_mutex_init(&q->mutex, NULL);
+}
