@@ -660,9 +660,11 @@ def compare_view(prof, page, name, view, fn_name):
          "prints it (%%time, %%alloc, self, bytes, calls, inherited, file:line)" % what)
     facts = header_facts(dom)
     head = {k: re.search(r"^    %s +(.*)$" % k, text, re.M) for k in ("total time", "total calls",
-                                                                       "of profile")}
+                                                                       "of profile", "merged")}
     head = {k: m.group(1) if m else None for k, m in head.items()}
     share = facts.get("of profile", "").split(";")[0]
+    check(facts.get("merged") == head["merged"],
+          "%s: the header's merged line as report's (%r)" % (what, head["merged"]))
     check(facts.get("total calls") == head["total calls"] and
           facts.get("total time", "").split(" (")[0] == head["total time"].split("  ")[0] and
           share == (head["of profile"] or "").split(";")[0],
@@ -1003,6 +1005,10 @@ def mj():
     for view, fn in (({}, "c"), ({"deselect": "b"}, "c"), ({"focus": "b"}, "c"),
                      ({"select": "a,c"}, "a")):
         compare_view(prof, page, "mj", view, fn)
+    # merged with itself: the header says how many profiles, as report's
+    twice = os.path.join(D, "mj_twice.ccprof")
+    if check(run([CCPROF, "merge", "-o", twice, prof, prof]).returncode == 0, "mj: merged with itself"):
+        compare_view(twice, convert(twice, "mj_twice"), "mj merged twice", {}, "c")
     table_tools(page, "mj", rep)
     clicks(prof, page, "mj", rep)
     flame(prof, page, "mj")

@@ -707,6 +707,20 @@ def merge():
     check(ok and abs(m["total_time_s"] - sum(p["total_time_s"] for p in ps)) <= 3 * EPS,
           "merge: the report of the merged file is the sum of the parts")
     check(len(m["contexts"]) == len(ps[0]["contexts"]), "merge: contexts added by history")
+    # How many runs a profile holds (STATS key 12): 0 for a run's own, 3
+    # here, 4 once merged with one more; info and report say so.
+    more = os.path.join(OUT, "views_merged4.ccprof")
+    r = run([CCPROF, "merge", "-o", more, out, parts[0]])
+    infos = [json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}") for f in (parts[0], out, more)]
+    texts = [run([CCPROF, cmd, f]).stdout for f in (out, more) for cmd in ("info", "report")]
+    check(r.returncode == 0 and [i.get("merged_profiles") for i in infos] == [0, 3, 4] and
+          [rep(f)["merged_profiles"] for f in (parts[0], out, more)] == [0, 3, 4] and
+          "\nmerged             3 profiles (program, arguments, pid" in texts[0] and
+          "\n    merged       3 profiles (the command of the first)\n" in texts[1] and
+          "\n    merged       4 profiles" in texts[3] and
+          "merged" not in run([CCPROF, "report", parts[0]]).stdout.split("total time")[0],
+          "merge: info and report say how many runs a profile holds: 0, 3, then 4 (%s)"
+          % [i.get("merged_profiles") for i in infos])
     os.chmod(out, 0o600)
     r = run([CCPROF, "merge", "-o", out] + parts)
     mode = os.stat(out).st_mode & 0o777

@@ -404,17 +404,23 @@ static void put_stats(struct wbuf *w, const struct ccp_stats *st)
 {
 	struct ccp_stats copy = *st; /* ccp_stats_slot wants a mutable struct */
 	size_t at = section_begin(w, CCP_SEC_STATS);
-	/* Key 11 only when it says something, so that the files of the
-	 * sampling clocks stay as they were. */
-	int extra = st->subtracted != 0;
-	put_varint(w, CCP_STAT_KEYS + (uint64_t)extra);
+	/* Keys 11 and 12 only when they say something, so that a run's own
+	 * files of the sampling clocks stay as they were. */
+	static const uint64_t optional[] = {CCP_STAT_SUBTRACTED, CCP_STAT_MERGED};
+	uint64_t n = CCP_STAT_KEYS;
+	for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
+		n += *ccp_stats_slot(&copy, optional[i]) != 0;
+	put_varint(w, n);
 	for (uint64_t key = 1; key <= CCP_STAT_KEYS; key++) {
 		put_varint(w, key);
 		put_varint(w, *ccp_stats_slot(&copy, key));
 	}
-	if (extra) {
-		put_varint(w, CCP_STAT_SUBTRACTED);
-		put_varint(w, st->subtracted);
+	for (size_t i = 0; i < sizeof optional / sizeof *optional; i++) {
+		uint64_t v = *ccp_stats_slot(&copy, optional[i]);
+		if (v != 0) {
+			put_varint(w, optional[i]);
+			put_varint(w, v);
+		}
 	}
 	section_end(w, at);
 }

@@ -95,6 +95,8 @@ struct ccp_stats {
 	uint64_t dispatchers;     /* contexts whose inline cache is bypassed or on retrial */
 	uint64_t subtracted;      /* clock=cycles: ticks taken off as the monitor's own
 				   * cost; 0 in files from before it was recorded */
+	uint64_t merged;          /* profiles `ccprof merge` added up into this one;
+				   * 0 in a run's own */
 };
 
 /*

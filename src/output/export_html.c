@@ -424,6 +424,7 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 	json_kstrings(&j, "argv", p->argv, p->argc);
 	json_newline(&j);
 	json_kuint(&j, "pid", p->pid);
+	json_kuint(&j, "merged_profiles", p->stats.merged);
 	json_kstring(&j, "clock", report_clock_name(p->clock));
 	json_kuint(&j, "ticks_per_sec", p->ticks_per_sec);
 	json_kuint(&j, "interval_ns", p->interval_ns);

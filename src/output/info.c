@@ -68,6 +68,10 @@ static void text_run(struct ob *f, const struct ccp_profile *p)
 	text_time(f, "end", p->end_ns);
 	ob_printf(f, "%-18s %.3f s\n", "duration", duration_s(p));
 	text_string(f, "options", p->options);
+	if (p->stats.merged)
+		ob_printf(f, "%-18s %" PRIu64 " profile%s (program, arguments, pid, host and options "
+			  "are the first's; start and end the earliest and the latest)\n",
+			  "merged", p->stats.merged, p->stats.merged == 1 ? "" : "s");
 }
 
 static void text_clock(struct ob *f, const struct model *m)
@@ -227,6 +231,7 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kseconds(&j, "duration_s", p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0,
 		      1000000000);
 	json_kstring(&j, "options", p->options);
+	json_kuint(&j, "merged_profiles", p->stats.merged);
 	json_newline(&j);
 	json_kstring(&j, "clock", report_clock_name(p->clock));
 	json_kuint(&j, "ticks_per_sec", p->ticks_per_sec);

@@ -86,6 +86,7 @@ static void jr_header(struct jrep *r)
 	json_kstrings(j, "argv", p->argv, p->argc);
 	json_newline(j);
 	json_kuint(j, "pid", p->pid);
+	json_kuint(j, "merged_profiles", p->stats.merged);
 	json_kstring(j, "clock", report_clock_name(p->clock));
 	json_kuint(j, "ticks_per_sec", p->ticks_per_sec);
 	json_kuint(j, "interval_ns", p->interval_ns);

@@ -3,6 +3,7 @@
  */
 #include "output/text.h"
 
+#include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
@@ -248,6 +249,9 @@ void text_title(struct ob *o, const struct ccp_profile *p, const char *title)
 		ob_putc(o, ' ');
 		text_shell_word(o, p->argv[i] ? p->argv[i] : "");
 	}
+	if (p->stats.merged)
+		ob_printf(o, "\n    merged       %" PRIu64 " profile%s (the command of the first)",
+			  p->stats.merged, p->stats.merged == 1 ? "" : "s");
 }
 
 /* An argument as a shell would need it quoted.  The text between quotes

@@ -503,21 +503,24 @@ static void rejects(void)
 	totals_past_2_64();
 }
 
-/* STATS key 11 is written only when not 0: a clock=cycles file has it,
- * the others keep the ten keys they always had (the tiny example). */
-static void subtracted_key(struct ccp_profile *p)
+/* STATS keys 11 (clock=cycles' subtracted ticks) and 12 (the runs a
+ * merged profile holds) are written only when not 0: the other files
+ * keep the ten keys they always had (the tiny example).  Set to value,
+ * the key takes `bytes` more. */
+static void optional_key(struct ccp_profile *p, uint64_t *field, uint64_t value, int key,
+			 size_t bytes)
 {
 	unsigned char *b1 = NULL, *b2 = NULL;
 	size_t n1 = 0, n2 = 0;
-	uint64_t saved = p->stats.subtracted;
-	p->stats.subtracted = 0;
+	uint64_t saved = *field;
+	*field = 0;
 	int rc = ccp_format_encode(p, &b1, &n1);
-	p->stats.subtracted = 300; /* varint: 2 bytes, after the key's 1 */
+	*field = value;
 	rc |= ccp_format_encode(p, &b2, &n2);
-	CHECK(rc == 0 && n2 == n1 + 3, "STATS key 11 takes 3 bytes when set (%zu -> %zu)", n1,
-	      n2);
-	roundtrip(p, "sample with subtracted");
-	p->stats.subtracted = saved;
+	CHECK(rc == 0 && n2 == n1 + bytes, "STATS key %d takes %zu bytes when set (%zu -> %zu)",
+	      key, bytes, n1, n2);
+	roundtrip(p, key == 11 ? "sample with subtracted" : "sample with merged");
+	*field = saved;
 	free(b1);
 	free(b2);
 }
@@ -623,7 +626,8 @@ int main(void)
 	alloc_section(&p);
 	heap_section(&p);
 	roundtrip(&p, "sample");
-	subtracted_key(&p);
+	optional_key(&p, &p.stats.subtracted, 300, 11, 3); /* a 2-byte varint after the key */
+	optional_key(&p, &p.stats.merged, 3, 12, 2);
 	tiny_example();
 	empty_profile();
 	determinism();

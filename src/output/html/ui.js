@@ -427,6 +427,9 @@
 		h.appendChild(dl);
 		const fact = (k, v) => add(dl, add(el('div', 'fact'), el('dt', null, k), el('dd', null, v)));
 		fact('command', (data.argv || []).join(' '));
+		if (data.merged_profiles) // as report's header (text_title)
+			fact('merged', data.merged_profiles + ' profile' + (data.merged_profiles === 1 ? '' : 's') +
+			     ' (the command of the first)');
 		const clock = data.clock === 'cycles'
 			? 'cycles clock @ ' + ratio(data.ticks_per_sec, 1e9, 0, 3) + ' GHz'
 			: data.clock + ' clock; the sampler woke ' + data.samples +
