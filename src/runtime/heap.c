@@ -212,8 +212,8 @@ static inline __attribute__((always_inline)) void table_leave(struct stripe *s)
 }
 
 /* Block p of `bytes`, context c, into its stripe s (locked). */
-static inline __attribute__((always_inline)) void stripe_put(struct stripe *s, uintptr_t p, uint64_t h,
-							   struct rt_ctx *c, uint64_t bytes)
+static inline __attribute__((always_inline)) void
+stripe_put(struct stripe *s, uintptr_t p, uint64_t h, struct rt_ctx *c, uint64_t bytes)
 {
 	size_t i;
 
@@ -387,7 +387,10 @@ static int early_take(uintptr_t p, struct rt_heap_block *out)
 static void early_close(int follow)
 {
 	__atomic_store_n(&rt_heap_early_open, 0, __ATOMIC_SEQ_CST);
-	for (unsigned i = 0; i < EARLY_SLOTS; i++)
+	/* None held (or filling) once it is closed: none left to find, and
+	 * the default runtime never reads the table's pages. */
+	for (unsigned i = 0; i < EARLY_SLOTS && __atomic_load_n(&rt_heap_early_held, __ATOMIC_SEQ_CST);
+	     i++)
 		early_settle(i, follow);
 	if (!follow)
 		return;
