@@ -407,6 +407,135 @@ def library_first(clock):
           "library first, %s: samples over the run (%s)" % (clock, d and d[0]["samples"]))
 
 
+def early_program():
+    """tests/progs/heapearly.c: its library, not instrumented, whose
+    constructor allocates before the runtime starts, and the program."""
+    so = os.path.join(OUT, "libheapearly.so")
+    src = os.path.join(TOP, "tests/progs/heapearly.c")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-DHEAPEARLY_LIB", src, "-o", so])
+    if not check(r.returncode == 0, "heapearly: the library builds"):
+        return None
+    return build("heapearly", "tests/progs/heapearly.c", "-L" + OUT, "-lheapearly",
+                 "-Wl,-rpath," + OUT)
+
+
+def before_start():
+    """Blocks a library's constructor allocates before the runtime starts
+    (Note [Blocks from before the start] in heap.c) are live outside any
+    context, in the samples and the peak, and their frees and reallocs
+    take them out, before the start and after: the live heap at the end
+    and the peak are the program's own, exactly.  Left out before, the
+    live heap missed them, and the peak the constructor's blocks (or,
+    with `big`, the constructor's own peak)."""
+    prog = early_program()
+    if prog is None:
+        return
+    for mode in ("plain", "big"):
+        prof = os.path.join(OUT, "heapearly_%s.ccprof" % mode)
+        r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog, mode])
+        d = heapdump(prof)
+        if not check(r.returncode == 0 and d is not None, "before the start, %s: record ran" % mode):
+            continue
+        summary, ctxs, samples = d
+        want = own(r.stderr)
+        got = (summary["outside_bytes"], summary["outside_blocks"])
+        check(got == want["outside"],
+              "before the start, %s: live outside at the end %s == the program's own %s "
+              "(the constructor's blocks, one freed and one reallocated by main)"
+              % (mode, got, want["outside"]))
+        check(live_under(ctxs, "resize_early") == want["resize_early"] and
+              sum(c["live"][1] for c in ctxs) == 1,
+              "before the start, %s: main's realloc of a constructor's block holds its own %s"
+              % (mode, want["resize_early"]))
+        peak = own(r.stderr, "peak")["main"][0]
+        check(summary["peak"] == peak,
+              "before the start, %s: peak %d == the program's own %d" % (mode, summary["peak"], peak))
+        start = own(r.stderr, "start")["main"][0]
+        check(samples and samples[-1]["outside"] == want["outside"][0],
+              "before the start, %s: the last sample has the constructor's blocks (%s)"
+              % (mode, samples and samples[-1]["outside"]))
+        if mode == "plain":
+            largest = max(samples, key=lambda s: s["total"]) if samples else None
+            check(largest is not None and largest["total"] == peak and largest["outside"] == start,
+                  "before the start: the peak's picture holds the %d bytes live as main "
+                  "started (%s)" % (start, largest and (largest["total"], largest["outside"])))
+    # Past the table's room: counted, said, and not followed.
+    prof = os.path.join(OUT, "heapearly_many.ccprof")
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog, "many"])
+    d = heapdump(prof)
+    m = re.search(r"heap=1: (\d+) blocks \((\d+) bytes\) allocated before the start", r.stderr)
+    if check(r.returncode == 0 and d is not None and m is not None,
+             "before the start, many: record ran and said what it leaves out"):
+        dropped = (int(m.group(2)), int(m.group(1)))
+        want = own(r.stderr)["outside"]
+        got = (d[0]["outside_bytes"] + dropped[0], d[0]["outside_blocks"] + dropped[1])
+        check(dropped[1] > 0 and got == want and
+              d[0]["peak"] + dropped[0] == own(r.stderr, "peak")["main"][0],
+              "before the start, many: followed and left out %s add up to the program's own %s, "
+              "and to its peak" % (got, want))
+    # Threads a constructor started allocate and free while the runtime
+    # starts, and free all they hold before they end: the live heap at
+    # the end is that of the same threads idle (the blocks glibc keeps
+    # for them) every time.
+    ends = set()
+    for mode in ("idle", "threads", "threads", "threads"):
+        prof = os.path.join(OUT, "heapearly_%s.ccprof" % mode)
+        r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog, mode])
+        d = heapdump(prof)
+        ends.add((mode, r.returncode, "not followed" in r.stderr,
+                  d and (d[0]["outside_bytes"], d[0]["outside_blocks"])))
+    check(len({e[1:] for e in ends}) == 1 and list(ends)[0][1:3] == (0, False),
+          "before the start, threads: each run ends with the live heap of an idle one (%s)"
+          % sorted(ends))
+    # Without heap=1 the blocks kept for the start are forgotten, and the
+    # frees before it did no harm.
+    bare = run([prog])
+    r = run([CCPROF, "record", "--alloc", "-o", os.path.join(OUT, "heapearly_alloc.ccprof"),
+             "--", prog])
+    check(r.returncode == bare.returncode == 0 and own(r.stderr) == own(bare.stderr),
+          "before the start, --alloc alone: same exit status and own lines as the bare run")
+
+
+def cxx_pool():
+    """A C++ program: libstdc++'s emergency exception pool, allocated
+    before the runtime starts, is live outside any context to the end and
+    under the peak.  What it is (72,704 bytes with g++ 12) is measured by
+    tests/progs/earlymalloc.c, a preloaded library that counts what comes
+    before its constructor."""
+    cxx = "clang++" if "clang" in os.path.basename(CC) else "g++"
+    if shutil.which(cxx) is None:
+        print("# SKIP %s not installed: the C++ pool not checked" % cxx)
+        return
+    so = os.path.join(OUT, "earlymalloc.so")
+    r = run([CC, "-O1", "-fPIC", "-shared", os.path.join(TOP, "tests/progs/earlymalloc.c"),
+             "-o", so])
+    prog = os.path.join(OUT, "heappool")
+    if r.returncode == 0:
+        r = run([cxx, "-g", "-O1", "-finstrument-functions",
+                 os.path.join(TOP, "tests/progs/heappool.cpp"), "-o", prog])
+    if not check(r.returncode == 0, "heappool: the program and earlymalloc.so build"):
+        return
+    bare = run([prog], env=dict(os.environ, LD_PRELOAD=so))
+    early = own(bare.stderr, "early", "")
+    if not check(bare.returncode == 0 and "live" in early and early["live"][0] > 0,
+                 "C++ pool: blocks before a preloaded library's constructor %s" % (early,)):
+        return
+    prof = os.path.join(OUT, "heappool.ccprof")
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog])
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and d is not None, "C++ pool: record ran"):
+        return
+    summary, ctxs, _ = d
+    got = (summary["outside_bytes"], summary["outside_blocks"])
+    check(got == early["live"], "C++ pool: live outside at the end %s == libstdc++'s %s"
+          % (got, early["live"]))
+    check(live_under(ctxs, "keep") == own(r.stderr)["keep"],
+          "C++ pool: keep holds its own %s" % (own(r.stderr)["keep"],))
+    peak = max(early["peak"][0], early["live"][0] + own(r.stderr, "peak")["main"][0])
+    check(summary["peak"] == peak, "C++ pool: peak %d == the pool and the program's own peak %d"
+          % (summary["peak"], peak))
+
+
 def fork_under_stdio_locks():
     """fork while one thread allocates holding stdout's lock and another
     holds glibc's list of streams, waiting for stdout: the program ends
@@ -533,6 +662,8 @@ spacing()
 dumped_mid_run()
 library_first("cpu")
 library_first("cycles")
+before_start()
+cxx_pool()
 fork_under_stdio_locks()
 fork_inside_table()
 left_by_longjmp()

@@ -76,6 +76,10 @@ void rt_alloc_note(void *p, size_t bytes)
 		 * live first, then allocated (dump.c). */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		rt_heap_alloc(p, c, bytes);
+	} else if (c == NULL && (RT_LOAD(&rt_heap_early_open) || RT_LOAD(&rt_heap_active))) {
+		/* Before the start (or while it turns heap=1 on): Note [Blocks
+		 * from before the start] in heap.c. */
+		rt_heap_early_alloc(p, bytes);
 	}
 }
 

@@ -160,10 +160,16 @@ static void stripe_delete(struct stripe *s, size_t i)
 
 /* ---- Live counts ---------------------------------------------------------- */
 
+/* *max = the larger of *max and v. */
+static void raise_to(uint64_t *max, uint64_t v)
+{
+	for (uint64_t m = RT_LOAD(max); v > m;)
+		if (__atomic_compare_exchange_n(max, &m, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+}
+
 static void live_add(struct rt_ctx *c, uint64_t bytes)
 {
-	uint64_t total;
-
 	if (c) {
 		__atomic_fetch_add(&c->live_bytes, bytes, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&c->live_blocks, 1, __ATOMIC_RELAXED);
@@ -171,11 +177,7 @@ static void live_add(struct rt_ctx *c, uint64_t bytes)
 		__atomic_fetch_add(&outside_live_bytes, bytes, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&outside_live_blocks, 1, __ATOMIC_RELAXED);
 	}
-	total = __atomic_add_fetch(&live_total, bytes, __ATOMIC_RELAXED);
-	for (uint64_t peak = RT_LOAD(&peak_total); total > peak;)
-		if (__atomic_compare_exchange_n(&peak_total, &peak, total, 1, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
-			break;
+	raise_to(&peak_total, __atomic_add_fetch(&live_total, bytes, __ATOMIC_RELAXED));
 }
 
 static void live_sub(struct rt_ctx *c, uint64_t bytes)
@@ -190,31 +192,214 @@ static void live_sub(struct rt_ctx *c, uint64_t bytes)
 	__atomic_fetch_sub(&live_total, bytes, __ATOMIC_RELAXED);
 }
 
-/* A new block p of `bytes`, allocated in context c (NULL: outside). */
-void rt_heap_alloc(void *p, struct rt_ctx *c, size_t bytes)
+/* Enter the block table at the stripe of hash h, locked; NULL if this
+ * thread is already inside (Note [Heap table re-entry]). */
+static inline __attribute__((always_inline)) struct stripe *table_enter(uint64_t h)
 {
-	uint64_t h = hash_of((uintptr_t)p);
 	struct stripe *s = stripe_of(h);
-	size_t i;
 
-	if (in_table) /* Note [Heap table re-entry] */
-		return;
+	if (in_table)
+		return NULL;
 	in_table = 1;
 	spin_lock(&s->lock);
-	if ((s->used + 1) * 4 > (s->mask + 1) * 3 && stripe_grow_keeping_errno(s) != 0) {
-		spin_unlock(&s->lock);
-		in_table = 0;
+	return s;
+}
+
+static inline __attribute__((always_inline)) void table_leave(struct stripe *s)
+{
+	spin_unlock(&s->lock);
+	in_table = 0;
+}
+
+/* Block p of `bytes`, context c, into its stripe s (locked). */
+static inline __attribute__((always_inline)) void
+stripe_put(struct stripe *s, uintptr_t p, uint64_t h, struct rt_ctx *c, uint64_t bytes)
+{
+	size_t i;
+
+	if ((s->used + 1) * 4 > (s->mask + 1) * 3 && stripe_grow_keeping_errno(s) != 0)
 		return; /* untracked: its free will find nothing */
-	}
-	i = stripe_find(s, (uintptr_t)p, h);
+	i = stripe_find(s, p, h);
 	if (s->slots[i].key) /* a stale entry: its free was not seen */
 		live_sub(s->slots[i].ctx, s->slots[i].size);
 	else
 		s->used++;
-	s->slots[i] = (struct heap_slot){ (uintptr_t)p, c, bytes };
+	s->slots[i] = (struct heap_slot){ p, c, bytes };
 	live_add(c, bytes);
-	spin_unlock(&s->lock);
-	in_table = 0;
+}
+
+/* A new block p of `bytes`, allocated in context c (NULL: outside). */
+void rt_heap_alloc(void *p, struct rt_ctx *c, size_t bytes)
+{
+	uint64_t h = hash_of((uintptr_t)p);
+	struct stripe *s = table_enter(h);
+
+	if (s) {
+		stripe_put(s, (uintptr_t)p, h, c, bytes);
+		table_leave(s);
+	}
+}
+
+/* ---- Blocks from before the start ----------------------------------------- */
+
+/*
+ * Note [Blocks from before the start]: the constructors of the program's
+ * libraries run before the runtime's (Note [Start-up order] in alloc.c),
+ * and what they allocate comes through the shim before heap=1 is even
+ * read: libstdc++ allocates its emergency exception pool (72,704 bytes
+ * with g++ 12) there, in every C++ program.  Such a block goes into a
+ * small static table here, its address and size (the shim's calls come
+ * from any context: no malloc, no lock; open addressing from the
+ * address's hash, a slot taken by an atomic compare-and-swap, as a
+ * thread may allocate while another does); a free or realloc before the
+ * start takes it out again, under its stripe's lock, and its slot serves
+ * another block.  When the runtime starts, rt_heap_configure adopts
+ * the blocks still there into the block table as blocks allocated
+ * outside any context (their allocation counts are outside too), and
+ * raises the peak to the largest total they reached, which a block
+ * freed before the start may have made: with heap=0 it forgets them.
+ * Their frees then find them in the block table as any other.
+ *
+ * The table is closed first and adopted after: a thread that takes a
+ * slot and finds it closed once its block is in settles that slot
+ * itself (into the block table, or nowhere); the adoption's walk and that
+ * thread race for the slot by compare-and-swap, and one of them wins.
+ * (Sequentially consistent: the thread stores its block, then reads
+ * rt_heap_early_open; the start clears it, then reads the slot; one of
+ * them sees the other's store.)
+ * Both hold the block's stripe lock while they move it, as a free's
+ * take does, so a free sees the block in one table or the other.  Only
+ * while the table holds blocks (rt_heap_early_held) do frees look at it:
+ * after the start, never.  Blocks past EARLY_SLOTS live at once are
+ * counted and not followed, and the start says so in one line.
+ */
+#define EARLY_BITS 12
+#define EARLY_SLOTS (1u << EARLY_BITS)
+#define EARLY_GONE ((uintptr_t)1)   /* its block left: the slot is free again */
+#define EARLY_FILLING ((uintptr_t)2) /* taken, its block not yet in */
+
+struct early_slot {
+	uintptr_t key; /* block address, 0 (never used), EARLY_GONE or EARLY_FILLING */
+	uint64_t size;
+};
+
+static struct early_slot early[EARLY_SLOTS];
+int rt_heap_early_open = 1;  /* the runtime has not started */
+unsigned rt_heap_early_held; /* slots holding a block */
+static uint64_t early_live, early_peak;
+static uint64_t early_dropped_blocks, early_dropped_bytes;
+
+/* Where p's search begins; it goes on slot by slot, up to a slot never
+ * used (slots are never emptied again, only EARLY_GONE). */
+static unsigned early_home(uintptr_t p)
+{
+	return (unsigned)(hash_of(p) >> (64 - EARLY_BITS));
+}
+
+static unsigned early_next(unsigned i)
+{
+	return (i + 1) & (EARLY_SLOTS - 1);
+}
+
+/* Slot i's block, if it is still there, leaves the table: into the
+ * block table as an outside block when `follow`, else nowhere. */
+static void early_settle(unsigned i, int follow)
+{
+	uintptr_t key = __atomic_load_n(&early[i].key, __ATOMIC_SEQ_CST);
+	uint64_t h = hash_of(key);
+	struct stripe *s;
+
+	if (key <= EARLY_FILLING)
+		return;
+	s = follow ? table_enter(h) : NULL;
+	/* Under the stripe's lock, the block cannot be freed and its slot
+	 * given to a new block at the same address: its size is its own. */
+	uint64_t size = RT_LOAD(&early[i].size);
+
+	if (__atomic_compare_exchange_n(&early[i].key, &key, EARLY_GONE, 0, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST)) {
+		if (s)
+			stripe_put(s, key, h, NULL, size);
+		__atomic_fetch_sub(&rt_heap_early_held, 1, __ATOMIC_RELEASE);
+	}
+	if (s)
+		table_leave(s);
+}
+
+/* Block p of `bytes`, allocated outside any context while heap=1 was
+ * not on: kept for the start, or followed if it has come meanwhile. */
+void rt_heap_early_alloc(void *p, size_t bytes)
+{
+	unsigned i = early_home((uintptr_t)p);
+
+	if (!__atomic_load_n(&rt_heap_early_open, __ATOMIC_SEQ_CST)) {
+		if (RT_LOAD(&rt_heap_active)) /* set before the table closed */
+			rt_heap_alloc(p, NULL, bytes);
+		return;
+	}
+	for (unsigned n = 0; n < EARLY_SLOTS; n++, i = early_next(i)) {
+		uintptr_t key = __atomic_load_n(&early[i].key, __ATOMIC_SEQ_CST);
+
+		if ((key == 0 || key == EARLY_GONE) &&
+		    __atomic_compare_exchange_n(&early[i].key, &key, EARLY_FILLING, 0,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			__atomic_fetch_add(&rt_heap_early_held, 1, __ATOMIC_SEQ_CST);
+			RT_STORE(&early[i].size, (uint64_t)bytes);
+			__atomic_store_n(&early[i].key, (uintptr_t)p, __ATOMIC_SEQ_CST);
+			raise_to(&early_peak, __atomic_add_fetch(&early_live, (uint64_t)bytes,
+								 __ATOMIC_RELAXED));
+			if (!__atomic_load_n(&rt_heap_early_open, __ATOMIC_SEQ_CST))
+				early_settle(i, RT_LOAD(&rt_heap_active));
+			return;
+		}
+	}
+	__atomic_fetch_add(&early_dropped_blocks, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&early_dropped_bytes, (uint64_t)bytes, __ATOMIC_RELAXED);
+}
+
+/* Block p is being freed before the start (under its stripe's lock):
+ * take it out of the table, if it is there. */
+static int early_take(uintptr_t p, struct rt_heap_block *out)
+{
+	unsigned i = early_home(p);
+
+	for (unsigned n = 0; n < EARLY_SLOTS; n++, i = early_next(i)) {
+		uintptr_t key = __atomic_load_n(&early[i].key, __ATOMIC_ACQUIRE);
+
+		if (key == 0)
+			return 0;
+		if (key != p)
+			continue;
+		out->ctx = NULL;
+		out->size = RT_LOAD(&early[i].size);
+		if (!__atomic_compare_exchange_n(&early[i].key, &key, EARLY_GONE, 0,
+						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return 0; /* forgotten by the start meanwhile */
+		__atomic_fetch_sub(&early_live, out->size, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&rt_heap_early_held, 1, __ATOMIC_RELEASE);
+		return 1;
+	}
+	return 0;
+}
+
+/* The runtime starts: close the table, and adopt its blocks (`follow`)
+ * or forget them. */
+static void early_close(int follow)
+{
+	__atomic_store_n(&rt_heap_early_open, 0, __ATOMIC_SEQ_CST);
+	/* None held (or filling) once it is closed: none left to find, and
+	 * the default runtime never reads the table's pages. */
+	for (unsigned i = 0; i < EARLY_SLOTS && __atomic_load_n(&rt_heap_early_held, __ATOMIC_SEQ_CST);
+	     i++)
+		early_settle(i, follow);
+	if (!follow)
+		return;
+	raise_to(&peak_total, RT_LOAD(&early_peak));
+	if (RT_LOAD(&early_dropped_blocks))
+		rt_warn("heap=1: %llu blocks (%llu bytes) allocated before the start, past the "
+			"%u held at once, are not followed",
+			(unsigned long long)RT_LOAD(&early_dropped_blocks),
+			(unsigned long long)RT_LOAD(&early_dropped_bytes), EARLY_SLOTS);
 }
 
 static void peak_picture(void);
@@ -224,14 +409,14 @@ static void peak_picture(void);
 int rt_heap_take(void *p, struct rt_heap_block *out)
 {
 	uint64_t h = hash_of((uintptr_t)p);
-	struct stripe *s = stripe_of(h);
+	struct stripe *s;
 	int found = 0;
 
-	if (in_table || p == NULL)
+	if (p == NULL || (s = table_enter(h)) == NULL)
 		return 0;
-	in_table = 1;
-	spin_lock(&s->lock);
-	if (s->mask) {
+	if (RT_ACQUIRE(&rt_heap_early_held)) /* Note [Blocks from before the start] */
+		found = early_take((uintptr_t)p, out);
+	if (!found && s->mask) {
 		size_t i = stripe_find(s, (uintptr_t)p, h);
 
 		if (s->slots[i].key) {
@@ -243,15 +428,17 @@ int rt_heap_take(void *p, struct rt_heap_block *out)
 			found = 1;
 		}
 	}
-	spin_unlock(&s->lock);
-	in_table = 0;
+	table_leave(s);
 	return found;
 }
 
 /* Undo rt_heap_take: the realloc failed and p is still the program's. */
 void rt_heap_put_back(void *p, const struct rt_heap_block *b)
 {
-	rt_heap_alloc(p, b->ctx, (size_t)b->size);
+	if (RT_LOAD(&rt_heap_active))
+		rt_heap_alloc(p, b->ctx, (size_t)b->size);
+	else
+		rt_heap_early_alloc(p, (size_t)b->size);
 }
 
 /* ---- Samples -------------------------------------------------------------- */
@@ -304,7 +491,8 @@ void rt_heap_configure(void)
 		t0 = rt_now_ns(CLOCK_MONOTONIC);
 		next_due = t0;
 	}
-	RT_STORE(&rt_heap_active, on);
+	__atomic_store_n(&rt_heap_active, on, __ATOMIC_SEQ_CST); /* before the table closes */
+	early_close(on);
 }
 
 /* Keep every other sample (the last one and the peak's picture always),

@@ -163,16 +163,17 @@ static void init_all(void)
 	rt_dispositions_init(); /* and signal */
 	rt_namespaces_init();
 	rt_dlclose_init();
-	if (getauxval(AT_SECURE)) { /* setuid/setgid: do nothing at all */
+	if (getauxval(AT_SECURE)) /* setuid/setgid: do nothing at all */
 		rt_config.disabled = 1;
-		return;
-	}
-	rt_options_parse(getenv("CCPROF_OPTIONS"), &rt_config);
+	else
+		rt_options_parse(getenv("CCPROF_OPTIONS"), &rt_config);
+	/* Before the sampler, which takes its samples; disabled too, which
+	 * forgets the blocks from before the start (heap.c). */
+	rt_heap_configure();
 	if (rt_config.disabled)
 		return;
 	rt_cycles = rt_config.clock == CCP_CLOCK_CYCLES;
 	rt_pid = getpid();
-	rt_heap_configure(); /* before the sampler, which takes its samples */
 	if (rt_config.heap && !rt_alloc_measured())
 		rt_warn("CCPROF_OPTIONS: heap=1 needs the allocation runtime, libccprof-alloc.so "
 			"(ccprof record --heap); no heap profile");

@@ -356,8 +356,12 @@ struct rt_heap_block {
 	uint64_t size;
 };
 extern int rt_heap_active RT_HIDDEN; /* read with RT_LOAD */
+/* Note [Blocks from before the start] */
+extern int rt_heap_early_open RT_HIDDEN; /* read with RT_LOAD */
+extern unsigned rt_heap_early_held RT_HIDDEN;
 RT_HIDDEN void rt_heap_configure(void);
 RT_HIDDEN void rt_heap_alloc(void *p, struct rt_ctx *c, size_t bytes);
+RT_HIDDEN void rt_heap_early_alloc(void *p, size_t bytes);
 RT_HIDDEN int rt_heap_take(void *p, struct rt_heap_block *out);
 RT_HIDDEN void rt_heap_put_back(void *p, const struct rt_heap_block *b);
 RT_HIDDEN void rt_heap_sample(uint64_t now); /* under the registry lock */
@@ -368,6 +372,14 @@ RT_HIDDEN int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_
 RT_HIDDEN void rt_heap_before_fork(void);
 RT_HIDDEN void rt_heap_after_fork_parent(void);
 RT_HIDDEN void rt_heap_after_fork_child(struct rt_thread *survivor);
+
+/* Whether a free must look for its block: heap=1, or blocks kept from
+ * before the start (the table's count first: its last decrement comes
+ * after heap=1 is on). */
+static inline int rt_heap_following(void)
+{
+	return __atomic_load_n(&rt_heap_early_held, __ATOMIC_ACQUIRE) || RT_LOAD(&rt_heap_active);
+}
 
 /* init.c: wait for the write at exit (Note [Concurrent exit] in
  * exitgate.c): at most EXIT_START_WAIT_MS for it to begin, EXIT_WAIT_S

@@ -33,24 +33,7 @@
 
 /* Through here, so that the compiler keeps every malloc/free pair. */
 static void *volatile sink;
-static long live_now, live_peak;
-static const char *prefix = "";
-
-static void account(long bytes)
-{
-	live_now += bytes;
-	if (live_now > live_peak)
-		live_peak = live_now;
-}
-
-static void say(const char *what, const char *fn, long bytes, long blocks)
-{
-	char line[128];
-	int n = snprintf(line, sizeof line, "%s%s %s %ld %ld\n", prefix, what, fn, bytes, blocks);
-
-	if (write(2, line, (size_t)n) < 0)
-		_exit(3);
-}
+#include "heapown.h"
 
 static void *take(size_t n)
 {

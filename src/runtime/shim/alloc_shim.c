@@ -225,11 +225,13 @@ RT_API void *malloc(size_t n)
 }
 
 /* With heap=1, the block leaves the heap table (heap.c) before it is
- * freed: after, another thread could be given its address.  Only the
+ * freed: after, another thread could be given its address; before the
+ * runtime starts, the table of blocks from before it.  Only the
  * outermost call's, at `here`: the others are the allocator's own. */
-static int heap_take(void *p, struct rt_heap_block *b, uintptr_t here)
+static inline __attribute__((always_inline)) int heap_take(void *p, struct rt_heap_block *b,
+							 uintptr_t here)
 {
-	return outermost(here) && FOLLOWED() && RT_LOAD(&rt_heap_active) && rt_heap_take(p, b);
+	return outermost(here) && FOLLOWED() && rt_heap_following() && rt_heap_take(p, b);
 }
 
 RT_API void free(void *p)
