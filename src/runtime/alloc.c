@@ -1,7 +1,8 @@
 /*
  * alloc.c - allocation profiling: the bytes and blocks each context
- * allocated (DESIGN.md section 1), counted for the interposed allocation
- * functions of libccprof-alloc.so (shim/alloc_shim.c).
+ * allocated (docs/semantics.md, "Costs other than time"), counted for the
+ * interposed allocation functions of libccprof-alloc.so
+ * (shim/alloc_shim.c).
  *
  * Only that library calls rt_alloc_note, so the default runtime counts
  * nothing and writes no ALLOC section; with it, every successful

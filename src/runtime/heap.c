@@ -459,7 +459,7 @@ struct sample_rec {
 #define MAX_SAMPLES (1u << 12)
 #define MAX_RECORDS (1u << 20) /* 16 MB */
 
-/* Held with signals blocked: Note [Locks and signals] in sys.c. */
+/* Held with signals blocked: Note [Locks and signals] in quietlock.c. */
 static struct rt_quiet_mutex samples_lock = RT_QUIET_MUTEX_INIT;
 static struct sample_head *heads;     /* MAX_SAMPLES, mapped on first use */
 static struct sample_rec *recs;       /* rec_cap */
