@@ -1315,9 +1315,10 @@ def callgrind_header_statics():
     """A static function defined in a header is one copy per file that
     includes it: one name, one file (h.h), two functions.  callgrind's
     readers take a name in a file for one function (callgrind_annotate
-    added zstd's two MEM_read32 up as one), so the export qualifies such
-    names as the text report does (Note [Names that collide] in names.c):
-    two rows of helper, with a's and b's calls as the program counted them."""
+    added zstd's two MEM_read32 up as one), and pprof's a name, so those
+    exports qualify such names as the text report does (Note [Names that
+    collide] in names.c): two rows of helper, with a's and b's calls as the
+    program counted them; two pprof functions with samples."""
     d = os.path.join(D, "cghdr")
     os.makedirs(d, exist_ok=True)
     for name, text in (("h.h", CG_H), ("a.c", CG_HA), ("b.c", CG_HB), ("m.c", CG_HM)):
@@ -1326,6 +1327,18 @@ def callgrind_header_statics():
     exe = build("exports_cghdr", *(os.path.join(d, n) for n in ("a.c", "b.c", "m.c")))
     r, prof = record(exe, profile=os.path.join(d, "prog.ccprof"))
     own = {l.split()[1]: int(l.split()[2]) for l in r.stdout.splitlines() if l.startswith("through")}
+    # pprof adds up functions of one name too (go tool pprof -top)
+    raw = gzip.decompress(open(convert("pprof", prof, "cghdr/prog.pb.gz"), "rb").read())
+    _, samples, locs, _ = pprof_decode(raw)
+    calls = {}
+    for s in samples:
+        leaf = locs.get(s[1][0]) if s[1] else None
+        if leaf and leaf.startswith("helper"):
+            calls[leaf] = calls.get(leaf, 0) + 1
+    check(len(calls) == 2 and all(re.match(r"^helper \[exports_cghdr\+0x[0-9a-f]+\]$", n)
+                                  for n in calls),
+          "pprof, a header's static in two files: two functions, each with its offset (%s)"
+          % sorted(calls))
     path = convert("callgrind", prof, "cghdr/callgrind.out.prog")
     names = sorted(re.findall(r"^c?fn=\(\d+\) (helper.*)$", open(path).read(), re.M))
     check(len(names) == 2 and names[0] != names[1] and

@@ -43,6 +43,7 @@
 #include "model/xalloc.h"
 #include "output/escape.h"
 #include "output/gzip.h"
+#include "output/names.h"
 #include "output/pbuf.h"
 
 /* Field numbers of profile.proto (the link above). */
@@ -250,10 +251,20 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 		model_thread_free(&one);
 	}
 	p->m = m;
+	/* pprof adds up the functions of one name (go tool pprof -top showed
+	 * a header's two static helpers as one): Note [Names that collide]
+	 * in names.c.  The string table keeps pointers: the names live on to
+	 * its write. */
+	struct names nm;
+	names_init_qualified(&nm, m, &escape_utf8);
+	char **fname = xcalloc(m->nfns ? m->nfns : 1, sizeof *fname);
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
-		if (m->fns[cc].seen)
-			pp_function(p, (uint64_t)cc + 1, m->fns[cc].name, export_file(m, cc),
+		if (m->fns[cc].seen) {
+			fname[cc] = names_strdup(&nm, cc);
+			pp_function(p, (uint64_t)cc + 1, fname[cc], export_file(m, cc),
 				    prof->ccs[cc].line);
+		}
+	names_free(&nm);
 	pp_function(p, p->root_id, EXPORT_ROOT_NAME, prof->program ? prof->program : "", 0);
 	if (m->tree_pruned.hidden)
 		pp_function(p, (uint64_t)p->root_id + 1, EXPORT_HIDDEN_NAME, "", 0);
@@ -272,6 +283,9 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 	int r = gzip_write(f, b->p, b->len);
 	pb_free(b);
 	export_strtab_free(&p->str);
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		free(fname[cc]);
+	free(fname);
 	free(labels);
 	free(p);
 	return r;

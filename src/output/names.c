@@ -215,6 +215,15 @@ void names_init_json(struct names *nm, const struct model *m, const char *open,
 	names_build(nm, m, &escape_json, NAMES_OBJECT, open, close, 0, NULL);
 }
 
+char *names_strdup(const struct names *nm, uint32_t cc)
+{
+	size_t len = nm->off[cc + 1] - nm->off[cc];
+	char *s = xmalloc(len + 1);
+	memcpy(s, nm->pool + nm->off[cc], len);
+	s[len] = '\0';
+	return s;
+}
+
 void names_free(struct names *nm)
 {
 	free(nm->pool);

@@ -45,6 +45,9 @@ size_t names_cut(const char *s, size_t max);
 void names_init_json(struct names *nm, const struct model *m, const char *open,
 		     const char *close);
 void names_free(struct names *nm);
+/* Name cc as a C string of its own (malloc'd), for a writer that keeps
+ * pointers past names_free. */
+char *names_strdup(const struct names *nm, uint32_t cc);
 
 static inline void names_put(struct ob *o, const struct names *nm, uint32_t cc)
 {
