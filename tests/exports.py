@@ -1066,6 +1066,13 @@ def pprof(prof, rep, thr, thr_rep):
             got = speedscope_seconds(m.group(1))
             check(got is not None and abs(got - rep["total_time_s"]) <= 0.006 * rep["total_time_s"],
                   "pprof: -top total %s = ccprof's %.6f s" % (m.group(1), rep["total_time_s"]))
+        # pprof's default symbolization simplifies names as C++ ones: the
+        # root must not read as "<unknown>" (it did, named "<root>")
+        r = run(["go", "tool", "pprof", "-raw", path], env=env)
+        names = re.findall(r"^\s+\d+: 0x0 M=\d+ (\S*) ", r.stdout, re.M)
+        check(r.returncode == 0 and "[root]" in names and "" not in names,
+              "pprof: go tool pprof's default symbolization keeps the root's name [root], "
+              "and every other (%s)" % names)
         r = gop("-top", "-sample_index=calls")
         m = re.search(r"Showing nodes accounting for \S+, [\d.]+% of (\d+) total", r.stdout)
         check(m and int(m.group(1)) == rep["total_calls"],

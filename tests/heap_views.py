@@ -764,7 +764,7 @@ def pprof(prof, twin):
     c = Costs(live_items([MAIN]), roots_of([MAIN]))
     got = collections.defaultdict(lambda: [0, 0])
     for v, s in rows:
-        st = tuple(reversed(s)) if s != ["<root>"] else ()
+        st = tuple(reversed(s)) if s != ["[root]"] else ()
         got[st][0] += v[5]
         got[st][1] += v[4]
     check({k: v for k, v in got.items() if v != [0, 0]} == dict(c.stacks),

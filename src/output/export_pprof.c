@@ -46,6 +46,14 @@
 #include "output/names.h"
 #include "output/pbuf.h"
 
+/* The root and a pruned subtree's stand-in, named without the angle
+ * brackets and parentheses of EXPORT_ROOT_NAME and EXPORT_HIDDEN_NAME:
+ * go tool pprof, by default, simplifies names as C++ ones, dropping
+ * template arguments and parameter lists, and showed "<root>" as
+ * "<unknown>". */
+#define PPROF_ROOT_NAME "[root]"
+#define PPROF_HIDDEN_NAME "[hidden]"
+
 /* Field numbers of profile.proto (the link above). */
 enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4,
@@ -265,9 +273,9 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 				    prof->ccs[cc].line);
 		}
 	names_free(&nm);
-	pp_function(p, p->root_id, EXPORT_ROOT_NAME, prof->program ? prof->program : "", 0);
+	pp_function(p, p->root_id, PPROF_ROOT_NAME, prof->program ? prof->program : "", 0);
 	if (m->tree_pruned.hidden)
-		pp_function(p, (uint64_t)p->root_id + 1, EXPORT_HIDDEN_NAME, "", 0);
+		pp_function(p, (uint64_t)p->root_id + 1, PPROF_HIDDEN_NAME, "", 0);
 	if (prof->start_ns)
 		pb_uint(b, PROFILE_TIME_NANOS, pp_int64(prof->start_ns));
 	if (prof->end_ns > prof->start_ns)
