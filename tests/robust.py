@@ -104,7 +104,7 @@ def raw_exit():
     profile whole.  Each run behaves as the bare program does, and the
     counts are the program's own (on stderr: _exit flushes no stdio)."""
     statuses = {"main": 3, "Exit": 4, "child": 5, "vfork": 6, "handler": 7, "atexit": 8,
-                "thread": 9}
+                "thread": 9, "altstack": 10}
     for mode, status in statuses.items():
         name = "rawexit_" + mode
         p, prof = same_behaviour(name, "tests/progs/rawexit.c", [mode])
@@ -128,6 +128,65 @@ def raw_exit():
                   % (name, CLOCK, kids))
         else:
             check(kids == [], "%s (%s): no other profile (%s)" % (name, CLOCK, kids))
+    raw_exit_last_interval()
+    raw_exit_fifo_term()
+
+
+def raw_exit_last_interval():
+    """A process that ends by _exit before the sampler wakes (30 ms of CPU
+    at a 1 s interval) has its time: the write charges each thread the
+    time since its last sample, as the sampler's last wake-up does at exit
+    (Note [The last interval of a write that ends the process] in
+    sampler.c).  Before, the profile had 0 s."""
+    p, prof = same_behaviour("rawexit_short", "tests/progs/rawexit.c", ["short"],
+                             env={"CCPROF_OPTIONS": "interval=1s"})
+    if p is None or not check(p.returncode == 11 and os.path.exists(prof),
+                              "rawexit short: _exit(11), profile written"):
+        return
+    own = re.search(r"^cpu_ms (\d+)$", p.stderr, re.M)
+    got = report(prof)["total_time_s"] * 1000
+    check(own and 0.5 * int(own.group(1)) <= got <= int(own.group(1)) + 20,
+          "rawexit short (%s): %.1f ms charged for the program's own %s ms of CPU"
+          % (CLOCK, got, own.group(1) if own else "?"))
+
+
+def raw_exit_fifo_term():
+    """A SIGTERM that comes while _exit's write waits for a FIFO's reader:
+    the process still ends by _exit(3), as the program chose, not by the
+    signal let in after the write; one profile comes through."""
+    exe = build("rawexit_fifo", "tests/progs/rawexit.c")
+    d = os.path.join(OUT, "rawexitfifo")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    fifo = os.path.join(d, "prof.fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([exe, "main"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                  CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, fifo)))
+    for _ in range(2000):  # the write blocks in openat (257) until a reader comes
+        try:
+            with open("/proc/%d/syscall" % p.pid) as f:
+                if f.read().split(" ")[0] == "257":
+                    break
+        except OSError:
+            pass
+        time.sleep(0.005)
+    os.kill(p.pid, signal.SIGTERM)
+    time.sleep(0.1)
+    with open(fifo, "rb") as f:
+        data = f.read()
+    try:
+        rc = p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    got = os.path.join(d, "got.ccprof")
+    with open(got, "wb") as f:
+        f.write(data)
+    r = run([CCPROF, "info", got])
+    check(rc == 3 and r.returncode == 0,
+          "rawexit: SIGTERM while _exit's write waits for a FIFO: ends by _exit(3) (got %s), "
+          "one profile through the FIFO (%s)" % (rc, r.stderr.strip() or "valid"))
 
 
 def term_names():

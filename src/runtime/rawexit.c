@@ -43,7 +43,7 @@ __attribute__((constructor)) static void rawexit_lookup(void)
 
 static _Noreturn void end_process(int status)
 {
-	rt_write_once();
+	rt_write_before_exit();
 	if (rt_real_ready(&real_exit, rawexit_lookup_now))
 		((exit_fn)real_exit)(status);
 	for (;;) /* no libc _exit to call: end as it does */

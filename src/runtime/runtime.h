@@ -321,6 +321,10 @@ RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 RT_HIDDEN void rt_sampler_start(void);
 RT_HIDDEN void rt_sampler_stop(void);
 RT_HIDDEN void rt_sampler_finish(void); /* at exit: no restart after it */
+/* The time since each thread's last sample, charged by a write that ends
+ * the process from a signal handler or _exit (Note [The last interval of a
+ * write that ends the process] in sampler.c) */
+RT_HIDDEN void rt_sampler_last_async(void);
 RT_HIDDEN uint64_t rt_sampler_samples(void);
 RT_HIDDEN void rt_sampler_after_fork(void);
 
@@ -422,6 +426,9 @@ RT_HIDDEN void rt_signals_install(void);
  * (rawexit.c): async-signal-safe; not in a vfork child, nor after the
  * write at exit; another thread's write is waited for. */
 RT_HIDDEN void rt_write_once(void);
+/* The same for _exit (rawexit.c): on a stack with room, the terminating
+ * signals held from then on. */
+RT_HIDDEN void rt_write_before_exit(void);
 
 /* dispositions.c: the program's view of its signal actions */
 typedef void (*rt_handler)(int, siginfo_t *, void *);

@@ -58,6 +58,31 @@ static void sample_all(void)
 	rt_registry_unlock();
 }
 
+/*
+ * Note [The last interval of a write that ends the process]: at exit the
+ * sampler is stopped and takes a last sample (rt_sampler_finish), so the
+ * time since its last wake-up is charged.  The write of a deadly signal
+ * or of _exit (rt_write_once) cannot stop it: that joins a thread, in a
+ * signal handler.  So it charges each live thread the time since its last
+ * sample itself, under the registry lock if it can have it (the sampler
+ * may hold it, mid-sample, and charges that time then), else not at all:
+ * a subshell that ends by _exit ran one interval or less, and without
+ * this showed no time.  Async-signal-safe: a trylock and clock_gettime.
+ */
+void rt_sampler_last_async(void)
+{
+	struct rt_thread *t;
+	uint64_t wall;
+
+	if (rt_cycles || !rt_registry_trylock())
+		return;
+	wall = rt_now_ns(CLOCK_MONOTONIC);
+	for (t = rt_live_first(); t; t = t->live_next)
+		rt_charge_sample(t, rt_config.clock == CCP_CLOCK_CPU ? rt_now_ns(t->cpu_clock) : wall);
+	samples++;
+	rt_registry_unlock();
+}
+
 static void advance(struct timespec *ts, uint64_t ns)
 {
 	uint64_t sum = (uint64_t)ts->tv_nsec + ns;

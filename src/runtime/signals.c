@@ -221,6 +221,7 @@ void rt_write_once(void)
 	hold_signals(&saved);
 	if (__atomic_compare_exchange_n(&writer, &first, self, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
+		rt_sampler_last_async();
 		rt_dump_async();
 		__atomic_store_n(&written, 1, __ATOMIC_RELEASE);
 	} else if (first != self) {
@@ -262,9 +263,10 @@ static int own_stack_taken;
 static ucontext_t on_own, left;
 static int report_sig;
 
+/* sig 0: a write with no crash to report (_exit's). */
 static void report(int sig)
 {
-	if (rt_config.crash_stack)
+	if (sig && rt_config.crash_stack)
 		print_stack(sig);
 	rt_write_once();
 }
@@ -318,6 +320,31 @@ static void report_off_small_stack(int sig)
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
+/* report(sig), on a stack with room for it (Note [A small alternate
+ * stack]). */
+static void report_with_room(int sig)
+{
+	if (short_of_stack())
+		report_off_small_stack(sig);
+	else
+		report(sig);
+}
+
+/*
+ * For _exit and _Exit (rawexit.c), which may be called from a handler on
+ * a small alternate stack too: 16 KB overflowed.  The signals that end a
+ * program stay held after the write: the process is ending by _exit, and
+ * a SIGTERM that came during the write, let in after it, ended it by the
+ * signal instead, a status the program never chose.
+ */
+void rt_write_before_exit(void)
+{
+	sigset_t saved;
+
+	hold_signals(&saved);
+	report_with_room(0);
+}
+
 /*
  * A deadly signal's handler holds cancellation off from before its
  * write until the process dies: the write holds it off itself (Note
@@ -342,10 +369,7 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	cancel = rt_nocancel_begin();
-	if (short_of_stack()) /* Note [A small alternate stack] */
-		report_off_small_stack(sig);
-	else
-		report(sig);
+	report_with_room(sig);
 	die_by(sig);
 	rt_nocancel_end(cancel);
 	errno = saved; /* a fault re-executes and now dies by default */
@@ -361,7 +385,7 @@ static void on_term(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	cancel = rt_nocancel_begin(); /* as on_fatal's */
-	rt_write_once();
+	report_with_room(0); /* a handler on an alternate stack may be below */
 	die_by(sig);
 	rt_nocancel_end(cancel);
 	errno = saved;

@@ -10,10 +10,15 @@
  *   atexit   work, then exit(0), whose atexit handler ends by _exit(8)
  *   thread   work, then a second thread ends the process by _exit(9)
  *            while main waits
+ *   altstack work, then SIGUSR1's handler, on an 8 KB alternate signal
+ *            stack, ends by _exit(10): the write needs more room
+ *   short    burns about 30 ms of CPU, says how much ("cpu_ms N"), then
+ *            _exit(11): run at a 50 ms interval, the sampler never woke
  * Prints, before it ends (to stderr, unbuffered: _exit flushes no stdio),
  * the calls each function made, "calls NAME N". */
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +47,41 @@ __attribute__((noinline)) static void on_usr1(int sig)
 {
 	(void)sig;
 	_exit(7);
+}
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+__attribute__((noinline)) static void burn(double ms)
+{
+	double end = cpu_ms() + ms;
+
+	while (cpu_ms() < end)
+		sink++;
+}
+
+static void on_alt_stack(int sig, void (*handler)(int))
+{
+	static char stack[8192];
+	stack_t ss = { .ss_sp = stack, .ss_size = sizeof stack };
+	struct sigaction sa;
+
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(sig, &sa, NULL);
+}
+
+__attribute__((noinline)) static void on_usr1_alt(int sig)
+{
+	(void)sig;
+	_exit(10);
 }
 
 __attribute__((noinline)) static void at_end(void)
@@ -83,6 +123,12 @@ int main(int argc, char **argv)
 		said(1, 40);
 		return 6;
 	}
+	if (strcmp(mode, "short") == 0) {
+		double start = cpu_ms();
+		burn(30);
+		fprintf(stderr, "cpu_ms %.0f\n", cpu_ms() - start);
+		_exit(11);
+	}
 	work(50);
 	if (strcmp(mode, "thread") == 0) {
 		said(2, 60);
@@ -94,6 +140,10 @@ int main(int argc, char **argv)
 		_Exit(4);
 	if (strcmp(mode, "handler") == 0) {
 		signal(SIGUSR1, on_usr1);
+		raise(SIGUSR1);
+	}
+	if (strcmp(mode, "altstack") == 0) {
+		on_alt_stack(SIGUSR1, on_usr1_alt);
 		raise(SIGUSR1);
 	}
 	if (strcmp(mode, "atexit") == 0) {
