@@ -55,10 +55,19 @@ static void start_lookup(void)
 /* Looked up before main, where nothing can interrupt it: the first exit
  * may come from a signal handler, where dlsym is no safe call.  (A
  * preloaded library's constructors run before the program's start.) */
+/* Whether this process's exit() has gone through the gate: its
+ * destructors run inside exit (Note [After the libraries' destructors]
+ * in init.c). */
+static int exiting(void)
+{
+	return __atomic_load_n(&gate_pid, __ATOMIC_ACQUIRE) == getpid();
+}
+
 __attribute__((constructor)) static void exitgate_lookup(void)
 {
 	exit_lookup();
 	start_lookup();
+	rt_exiting = exiting;
 }
 
 /* Whether this call comes after another thread's first exit() in this

@@ -411,6 +411,9 @@ RT_HIDDEN void rt_child_entry_write(const struct rt_child_entry *c, char *to);
 /* init.c: shellspawn.c's reset in a fork child (Note [Shell children]),
  * or NULL where shellspawn.c is not linked in (libccprof.a). */
 extern void (*rt_shell_after_fork)(void) RT_HIDDEN;
+/* exitgate.c's, for init.c's write at exit (Note [After the libraries'
+ * destructors]): 1 in exit() */
+extern int (*rt_exiting)(void) RT_HIDDEN;
 RT_HIDDEN void rt_namespaces_init(void);
 
 /* execsys.c: the exec family of a static program (exec.c) */
