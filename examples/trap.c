@@ -1,5 +1,5 @@
 /*
- * The average-time trap (DESIGN.md §4).  work(n) costs time proportional
+ * The average-time trap (README.md).  work(n) costs time proportional
  * to n.  f calls work(1000) twice; g calls work(1) eight times.  gprof
  * splits work's time between f and g by call counts, 2:8, and blames g for
  * 80 % of it.  The truth: f causes 2000/2008 = 99.6 %.

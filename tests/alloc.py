@@ -72,9 +72,10 @@ def exact_counts():
     check(rows.get((0, "small")) == pct(168) and rows.get((1, "main")) == pct(120) and
           rows.get((1, "outer")) == pct(48) and "%alloc" in r.stdout,
           "--callers small: %%alloc of its 168 bytes, 120 from main and 48 via outer (%s)" % rows)
-    # Arcs (the rule of arc times, DESIGN.md §3, with bytes for T): what
-    # small allocated under outer is self bytes of outer -> small and
-    # child bytes of main -> outer, seen from either end.
+    # Arcs (the rule of arc times, docs/semantics.md, "The views", with bytes
+    # for T: "Costs other than time"): what small allocated under outer is self
+    # bytes of outer -> small and child bytes of main -> outer, seen from either
+    # end.
     a = arcs(rep)
     mo, os_, ms = a[("main", "outer")], a[("outer", "small")], a[("main", "small")]
     check((mo["self_in_alloc_bytes"], mo["child_in_alloc_bytes"], mo["self_out_alloc_bytes"],

@@ -1,8 +1,8 @@
 """Allocations in the views (docs/views.md, "Allocations"; docs/json.md).
 
 The profiles are written by tests/mkprof.c, so every number is known:
-Morgan & Jarvis's selection example (DESIGN.md §4) with bytes in place of
-time, and times chosen apart from the bytes.
+Morgan & Jarvis's selection example (docs/views.md, "Selection") with bytes
+in place of time, and times chosen apart from the bytes.
 
   context        T    bytes  blocks   compressed stack
   <root>         5      7      1
@@ -36,7 +36,7 @@ PLAIN = re.sub(r"^(ctx \d+ \d+ \d+) \d+ \d+", r"\1", MJ, flags=re.M)
 THREADS = MEASURED + MJ_BYTES_WORKER
 
 
-# Spivey's mutual recursion (DESIGN.md §4, n = 2) with bytes: powers of
+# Spivey's mutual recursion (docs/semantics.md, n = 2) with bytes: powers of
 # two, so that every sum names the contexts it adds.  One cycle, P → Q → R,
 # in progress in the last four contexts.
 SPIVEY = """program ./spivey 2
@@ -332,8 +332,9 @@ def cycles(prof):
 
 def around(prof):
     """--around Q in JSON: Q's self and inherited bytes and blocks, and each
-    caller's and callee's bytes by the rule of the arc times (DESIGN.md §3
-    with a context's bytes for T), summed here from the contexts."""
+    caller's and callee's bytes by the rule of the arc times
+    (docs/semantics.md, "The views", with a context's bytes for T: "Costs
+    other than time"), summed here from the contexts."""
     ctxs = spec_contexts(SPIVEY)
     arc = {}  # (caller, callee, side) -> [self, child] bytes
     for _, _, _, nbytes, _, h in ctxs:

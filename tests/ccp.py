@@ -117,7 +117,7 @@ def report(profile, *opts):
 
 
 def history_str(ctx):
-    """A context as in DESIGN.md: marked entries in brackets."""
+    """A context as docs/semantics.md writes it: marked entries in brackets."""
     return " ".join("[%s]" % e["name"] if e["marked"] else e["name"] for e in ctx["history"])
 
 
@@ -246,8 +246,9 @@ source work /src/work.c 20
 """
 
 
-# Morgan & Jarvis's selection example (DESIGN.md §4) as a tests/mkprof.c
-# spec, with bytes allocated on every context, and a second thread for it
+# Morgan & Jarvis's selection example (docs/views.md, "Selection") as a
+# tests/mkprof.c spec, with bytes allocated on every context, and a second
+# thread for it
 # (alloc_views.py, html_model.py).
 MJ_BYTES = """program ./mj 400
 clock cpu 1000

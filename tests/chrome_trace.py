@@ -1,5 +1,5 @@
-"""`ccprof convert --to chrome`: the Trace Event Format (FORMATS.md §9,
-docs/exports.md "chrome"), a synthetic flame chart of the stack tree.
+"""`ccprof convert --to chrome`: the Trace Event Format (docs/exports.md,
+"chrome"), a synthetic flame chart of the stack tree.
 
 Each file is parsed (numbers as exact decimals) and its X events rebuilt
 into a tree from their intervals alone, which must nest: every child

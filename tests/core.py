@@ -1,4 +1,5 @@
-"""Core semantics through real programs (DESIGN.md §2-§4)."""
+"""Core semantics through real programs (docs/semantics.md: the transition,
+the views, Spivey's example; README.md: the average-time trap)."""
 import json
 import re
 import os
@@ -26,7 +27,7 @@ def spivey():
         rep = report(prof)
         got = sorted(history_str(c) for c in rep["contexts"] if c["history"])
         want = sorted(SPIVEY if n >= 2 else SPIVEY_1)
-        check(got == want, "spivey n=%d: exactly the %d contexts of DESIGN.md §4 (got %s)"
+        check(got == want, "spivey n=%d: exactly the %d contexts of Spivey's example (got %s)"
               % (n, len(want), got))
         stacks = [nd for d, nd in tree_nodes(rep["tree"]) if d > 0 and nd["entries"] > 0]
         if n >= 2:

@@ -4,7 +4,8 @@ in headless Chromium), by a structural check where not ("# SKIP ..."), with
 the consumer's totals compared to `ccprof report --json`, and hostile names
 (C++ templates and operators, regions named with spaces, ';', quotes, <&>,
 a backslash, non-ASCII, a trailing number) carried through every format.
-FORMATS.md gives each format and its validator."""
+docs/exports.md gives each format, and its last section ("How `make
+check` validates the exports") each format's checks."""
 import collections
 import gzip
 import html
@@ -51,7 +52,7 @@ def total_in(rep, per_second):
     return scaled(rep["total_ticks"], per_second, rep["ticks_per_sec"])
 
 
-# ---- a JSON-schema checker (the subset FORMATS.md §1.7 and speedscope's
+# ---- a JSON-schema checker (the subset GHC_SCHEMA below and speedscope's
 # file-format-schema.json use), so no ajv or python3-jsonschema is needed ----
 
 def schema_errors(value, schema, root, where="$"):
@@ -96,7 +97,8 @@ def schema_errors(value, schema, root, where="$"):
     return errs
 
 
-# FORMATS.md §1.7, verbatim.
+# The JSON schema of GHC's `+RTS -pj` profile (docs/exports.md, "ghc-json"),
+# written for ajv; it accepts GHC 9.0.2's real output.
 GHC_SCHEMA = json.loads("""
 {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
  "required": ["program","arguments","rts_arguments","end_time","initial_capabilities",
@@ -123,8 +125,8 @@ GHC_SCHEMA = json.loads("""
      "children": {"type": "array", "items": {"$ref": "#/definitions/node"}}}}}}
 """)
 
-# FORMATS.md §6.1 for sampled profiles, used when speedscope's own schema
-# (in its npm package) is not at hand.
+# speedscope's format (docs/exports.md, "speedscope") for sampled profiles,
+# used when speedscope's own schema (in its npm package) is not at hand.
 SPEEDSCOPE_SCHEMA = {
     "type": "object", "required": ["$schema", "shared", "profiles"],
     "properties": {
@@ -231,7 +233,7 @@ def ghc_json(prof, rep):
         check(False, "ghc-json: valid JSON (%s)" % e)
         return
     errs = schema_errors(j, GHC_SCHEMA, GHC_SCHEMA)
-    check(not errs, "ghc-json: FORMATS.md §1.7 schema%s" % ("" if not errs else " %s" % errs[:3]))
+    check(not errs, "ghc-json: GHC's -pj JSON schema%s" % ("" if not errs else " %s" % errs[:3]))
     ids = {c["id"] for c in j["cost_centres"]}
     nodes = []
 
@@ -267,8 +269,9 @@ def ghc_json(prof, rep):
 
 # ---- ghc-prof -------------------------------------------------------------------
 
-# FORMATS.md §2.4's profile: its numbers as contexts, its files as sources,
-# its date (in UTC, as the test converts it).
+# The profile of docs/exports.md's "ghc-prof" example: its numbers as
+# contexts, its files as sources, its date (in UTC, as the test converts
+# it).
 GHC_PROF_DEMO = """program ./demo --size 10
 clock cpu 1000000000
 time 1795254000000000000 1795255200000000000
@@ -284,10 +287,10 @@ source lex demo.c 40
 source eval eval.c 5
 """
 
-# Header and flat table: FORMATS.md §2.4 verbatim.  The tree is §2.4's
-# laid out by §2.3's rules with GHC's MAIN, the empty stack, as its root
-# (ghc-json's root too), which widens SRC for "<built-in>" and numbers
-# main 2.
+# The file docs/exports.md shows under "ghc-prof", byte for byte: header,
+# flat table and tree laid out by GHC's rules, the tree with GHC's MAIN, the
+# empty stack, as its root (ghc-json's root too), which widens SRC for
+# "<built-in>" and numbers main 2.
 GHC_PROF_GOLDEN = (
     "\tSat Nov 21 10:00 2026 Time and Allocation Profiling Report  (Final)\n"
     "\n"
@@ -457,11 +460,12 @@ def ghc_prof_aligned(heading, rows):
 
 
 def ghc_prof_goldens():
-    """FORMATS.md §2's rules, byte for byte, on profiles made by mkprof."""
+    """GHC's layout (docs/exports.md, "ghc-prof"), byte for byte, on profiles
+    made by mkprof."""
     demo = make_profile("ghc_prof_demo", GHC_PROF_DEMO)
     same_bytes(ghc_prof_convert(demo, "demo.prof"), GHC_PROF_GOLDEN,
-               "ghc-prof: FORMATS.md §2.4's profile, byte for byte (header and flat "
-               "table verbatim, the tree under MAIN)")
+               "ghc-prof: docs/exports.md's example profile, byte for byte (the tree "
+               "under MAIN)")
     plain = make_profile("ghc_prof_plain", re.sub(
         r"^(ctx \d+ \d+ \d+) \d+ \d+", r"\1", GHC_PROF_DEMO.replace("alloc 0 0\n", ""),
         flags=re.M))
@@ -870,7 +874,7 @@ def folded(prof, rep, thr, thr_rep):
     path = convert("folded", prof, "names.folded")
     lines = open(path, encoding="utf-8").read().splitlines()
     check(lines and all(LINE.match(l) for l in lines),
-          "folded: every line is 'frame;frame N' (FORMATS.md §5.4)")
+          "folded: every line is 'frame;frame N' (docs/exports.md, folded)")
     total = sum(int(l.rsplit(" ", 1)[1]) for l in lines)
     check(total == total_in(rep, 10 ** 6),
           "folded: counts add up to ccprof's total in µs (%d = %.6f s)" % (total, rep["total_time_s"]))
@@ -901,7 +905,7 @@ def speedscope(prof, rep, thr, thr_rep):
     path = convert("speedscope", prof, "names.speedscope.json")
     j = json.load(open(path, encoding="utf-8"))
     errs = schema_errors(j, SPEEDSCOPE_SCHEMA, SPEEDSCOPE_SCHEMA)
-    check(not errs, "speedscope: FORMATS.md §6.1 structure%s" % ("" if not errs else " %s" % errs[:3]))
+    check(not errs, "speedscope: speedscope's file-format structure%s" % ("" if not errs else " %s" % errs[:3]))
     app = speedscope_app()
     if app:
         official = json.load(open(os.path.join(os.path.dirname(app), "file-format-schema.json")))
@@ -1511,7 +1515,7 @@ def alloc_figures(what, leaves, total, own, blocks=True):
 
 def ghc_json_alloc(prof, own, total):
     path = convert("ghc-json", prof, "allocs.prof")
-    j = schema_checked(path, GHC_SCHEMA, "ghc-json with allocations: FORMATS.md §1.7 schema")
+    j = schema_checked(path, GHC_SCHEMA, "ghc-json with allocations: GHC's -pj JSON schema")
     label = {c["id"]: c["label"] for c in j["cost_centres"]}
     leaves, stacks = [], {}
 
@@ -1629,7 +1633,7 @@ def speedscope_bytes(text):
 def speedscope_alloc(prof, own, total):
     path = convert("speedscope", prof, "allocs.speedscope.json")
     j = schema_checked(path, SPEEDSCOPE_SCHEMA,
-                       "speedscope with allocations: FORMATS.md §6.1 structure")
+                       "speedscope with allocations: speedscope's file-format structure")
     ps = j["profiles"]
     check([p["unit"] for p in ps] == ["nanoseconds", "bytes"] and j["activeProfileIndex"] == 0 and
           ps[1]["name"] == "allocs_exports allocation (bytes)",

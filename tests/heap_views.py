@@ -2,14 +2,15 @@
 docs/exports.md, "hp" and "pprof").
 
 The profiles are written by tests/mkprof.c from the tables below, and
-every number is computed here from them by the definitions (DESIGN.md §3
-with a context's live bytes for T(C)), not read back from ccprof: a
-function's self live bytes are those of the contexts whose compressed
-stack (reduced to the selected functions, cut at a focus) ends with it,
-its inherited ones those of the contexts whose stack holds it, a stack's
-its contexts'.  The same contexts without the heap lines must report as
-before heap profiling existed, and a heap profile's time report (no
---heap) must be that of the same contexts without heap data.
+every number is computed here from them by the definitions
+(docs/semantics.md, "The views", with a context's live bytes for T(C):
+"Costs other than time"), not read back from ccprof: a function's self live
+bytes are those of the contexts whose compressed stack (reduced to the
+selected functions, cut at a focus) ends with it, its inherited ones those
+of the contexts whose stack holds it, a stack's its contexts'.  The same
+contexts without the heap lines must report as before heap profiling
+existed, and a heap profile's time report (no --heap) must be that of the
+same contexts without heap data.
 """
 import collections
 import json
@@ -73,7 +74,8 @@ def parse_hist(h):
 
 def view_stack(hist, roots, deselect=(), focus=()):
     """The compressed stack the view gives a history (bottom first), or
-    None when a focus drops it (DESIGN.md §3, selection and focus)."""
+    None when a focus drops it (docs/semantics.md, "The views": selection
+    and focus)."""
     h = parse_hist(hist)
     if focus:
         cut = [i for i, (n, m) in enumerate(h) if m and n in focus]
@@ -321,9 +323,10 @@ def alloc_items(threads):
 
 def arc_costs(items, roots, **view):
     """Each arc's (self, child) bytes by the rule of the arc times
-    (DESIGN.md §3; every entry of a view's stack here is marked): a stack
-    running r charges its pair (x, y) self when y is r, else child, on
-    both sides, and its first entry's spontaneous arc (None, first)."""
+    (docs/semantics.md, "The views"; every entry of a view's stack here is
+    marked): a stack running r charges its pair (x, y) self when y is r, else
+    child, on both sides, and its first entry's spontaneous arc (None,
+    first)."""
     arcs = collections.defaultdict(lambda: [0, 0])
     for hist, b, _ in items:
         st = view_stack(hist, roots, **view)
@@ -535,9 +538,10 @@ HP_KEYS = ("JOB", "DATE", "SAMPLE_UNIT", "VALUE_UNIT")
 
 
 def hp_parse(text):
-    """FORMATS.md §3.1's grammar, as hp2ps 9.0.2 reads it (and GHC's
-    layout: one item per line, a TAB before a band's value): the header
-    and [(time, {band: bytes})], or a string saying what is wrong."""
+    """The grammar of GHC's heap profile (docs/exports.md, "hp"), as hp2ps
+    9.0.2 reads it (and GHC's layout: one item per line, a TAB before a
+    band's value): the header and [(time, {band: bytes})], or a string
+    saying what is wrong."""
     for l in text.splitlines():
         if not (re.match(r'^(JOB|DATE|SAMPLE_UNIT|VALUE_UNIT) "(?:[^"]|"")*"$', l) or
                 re.match(r"^(BEGIN_SAMPLE|END_SAMPLE|MARK) \d+\.\d+$", l) or

@@ -9,8 +9,8 @@
  *   ctx THREAD ALLOC_BYTES ALLOC_BLOCKS LIVE_BYTES LIVE_BLOCKS : HISTORY
  *   sample TIME_NS OUTSIDE_BYTES TOTAL_BYTES
  *   rec THREAD BYTES : HISTORY
- * HISTORY as DESIGN.md draws it, "[main] P [Q]", marked in brackets;
- * only contexts that allocated are listed.  Exits 1 if the file is
+ * HISTORY as docs/semantics.md draws it, "[main] P [Q]", marked in
+ * brackets; only contexts that allocated are listed.  Exits 1 if the file is
  * unreadable, 2 if it has no heap part.
  */
 #include <inttypes.h>

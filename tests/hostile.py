@@ -626,7 +626,7 @@ def reloaded_library():
     src/model/combine.c): merging the file with itself keeps its 3 cost
     centres and doubles every count, as does a merge of three copies.
     A reader folds the two cost centres of plugin_f into one function
-    (DESIGN.md §5; Note [One function, several cost centres]), so the
+    (docs/format.md §3.3; Note [One function, several cost centres]), so the
     report has plugin_f once, with both its parts."""
     strs = strings_sec(b"", b"./t", b"main", b"plugin_f", b"/x/prog", b"/x/plug.so")
     mods = section(3, vs(3, 4, 0, 0, 5, 0, 0, 5, 0, 0))

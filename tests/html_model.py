@@ -2,12 +2,13 @@
 
 model.js computes every view in the page; it must give exactly what
 `ccprof report --json` gives for the same view options.  For each profile
-(real runs of the DESIGN.md worked examples and others, hand-made ones
-with hostile names, ties and a re-entered thread root, an allocation
-profile, a random deep one of several threads), the page's data is
-taken from `ccprof convert --to html`, and for each set of view options
-`node tests/html_model.js` prints the model's view in report --json's
-shape, which is compared, section by section, with
+(real runs of the worked examples, Spivey's (docs/semantics.md) and Morgan
+& Jarvis's (docs/views.md, "Selection", and tests/progs/mjstack.c), and
+others, hand-made ones with hostile names, ties and a re-entered thread
+root, an allocation profile, a random deep one of several threads), the
+page's data is taken from `ccprof convert --to html`, and for each set of
+view options `node tests/html_model.js` prints the model's view in report
+--json's shape, which is compared, section by section, with
 
     ccprof report --json --callers '*' --around '*' --cycles --threads --hot --hook-cost OPTIONS
 
@@ -330,7 +331,7 @@ def record_alloc(name, src, args=(), flags=()):
 # (tests/alloc_views.py): exact numbers, allocations on every member.
 MJ_ALLOC = "alloc 100 3\n" + MJ_BYTES + MJ_BYTES_WORKER
 
-# Spivey's mutual recursion (DESIGN.md §4, n = 2): one cycle in three
+# Spivey's mutual recursion (docs/semantics.md, n = 2): one cycle in three
 # rotations, gaps where A4/A5 elided a path.
 SPIVEY = """program ./spivey 2
 clock cpu 1000
@@ -441,7 +442,8 @@ def heap_many():
 
 
 def transition(hist, p):
-    """DESIGN.md §2, A1-A5: the history after entering p, or None for A1."""
+    """Spivey's steps A1-A5 (docs/semantics.md, "Cost centres and contexts"):
+    the history after entering p, or None for A1."""
     if hist and hist[-1][0] == p:
         return None
     h = [(c, m and c != p) for c, m in hist] + [(p, True)]

@@ -193,7 +193,8 @@ def assets_embedded(page, what):
 
 
 def recorded():
-    """A real run: spivey.c (DESIGN.md §4), its page against report --json."""
+    """A real run: spivey.c (Spivey's example, docs/semantics.md), its page
+    against report --json."""
     prog = build("html_spivey", "tests/progs/spivey.c")
     r, prof = record(prog, ["4"])
     check(r.returncode == 0, "spivey: recorded")
@@ -221,7 +222,7 @@ def recorded():
     check(data["threads"] == rep["threads"] and data["alloc"] is False,
           "spivey: threads, and no allocation data")
     check(len(data["contexts"]) == rep["ncontexts"] == 9,
-          "spivey: the 8 contexts of DESIGN.md §4 and the root (%d)" % len(data["contexts"]))
+          "spivey: the 8 contexts of Spivey's example and the root (%d)" % len(data["contexts"]))
     contexts_agree(data, rep, "spivey")
     threads_agree(data, prof, "spivey")
     functions_agree(data, rep, "spivey")

@@ -13,8 +13,9 @@
  *                            outside any context
  *   thread TID [NAME]        the contexts below are this thread's
  *   ctx E R T [BYTES BLOCKS [LIVE_BYTES LIVE_BLOCKS]] : HISTORY
- *                            a context, its history drawn as DESIGN.md
- *                            does: "[main] P [Q]" (marked in brackets);
+ *                            a context, its history drawn as
+ *                            docs/semantics.md does: "[main] P [Q]"
+ *                            (marked in brackets);
  *                            nothing after ':' is the root context; LIVE:
  *                            what it held when the profile was written
  *   heap INTERVAL_NS PEAK OUTSIDE_BYTES OUTSIDE_BLOCKS

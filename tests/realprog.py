@@ -122,7 +122,8 @@ def program_only(rep):
 
 
 def context_counts(rep):
-    """Each context's calls, keyed by its history as DESIGN.md writes it."""
+    """Each context's calls, keyed by its history as docs/semantics.md writes
+    it (marked entries in brackets)."""
     counts = collections.Counter()
     for c in rep["contexts"]:
         counts[history_str(c)] += c["entries"] + c["recursive"]

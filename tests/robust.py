@@ -1913,9 +1913,9 @@ def dlreplace():
 
 def dlstorm():
     """A library opened and closed in a loop, moving each time (an mmap
-    between loads): its functions are one function each (DESIGN.md §5,
-    module path, build-id and offset), one row with the calls the program
-    made, and the runtime's module table stays small."""
+    between loads): its functions are one function each (docs/format.md
+    §3.3: a module is a file; module path, build-id and offset), one row with
+    the calls the program made, and the runtime's module table stays small."""
     so = os.path.join(OUT, "libstorm.so")
     run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions",
          os.path.join(TOP, "tests/progs/shlib.c"), "-o", so])

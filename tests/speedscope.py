@@ -1,8 +1,8 @@
-"""speedscope's importers in headless Chromium (FORMATS.md §0.2), for the
-suites that check an export by loading it into speedscope (tests/exports.py,
-tests/chrome_trace.py): speedscope_import picks the importer, and the
-sandwich view's table gives the totals.  Skips ("# SKIP ...") when
-Chromium or npm is missing."""
+"""speedscope's importers in headless Chromium (docs/exports.md, "How `make
+check` validates the exports"), for the suites that check an export by loading
+it into speedscope (tests/exports.py, tests/chrome_trace.py):
+speedscope_import picks the importer, and the sandwich view's table gives the
+totals.  Skips ("# SKIP ...") when Chromium or npm is missing."""
 import base64
 import html
 import json
@@ -27,7 +27,7 @@ def have(tool):
     return shutil.which(tool) is not None
 
 
-# ---- speedscope's importers in headless Chromium (FORMATS.md §0.2) --------
+# ---- speedscope's importers in headless Chromium ---------------------------
 
 _speedscope = []
 

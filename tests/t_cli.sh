@@ -190,7 +190,7 @@ done
 
 # ---- a generated profile ---------------------------------------------------
 
-# gen FILE NCTX: Spivey's example (DESIGN.md §4) plus NCTX extra contexts
+# gen FILE NCTX: Spivey's example (docs/semantics.md) plus NCTX extra contexts
 # [main] [w<i>], written by the format library.
 cat > "$D/gen.c" <<'EOF'
 #include <fcntl.h>

@@ -61,9 +61,9 @@ def in_units(d, whole):
 
 
 def mj_expected(stderr):
-    """Morgan & Jarvis's costs (DESIGN.md §4) from the stacks' own burns:
-    ⟨a⟩ 20, ⟨b,a⟩ 10, ⟨c,b,a⟩ 50, ⟨c,a⟩ 10 units of 90 when every unit
-    takes as long."""
+    """Morgan & Jarvis's costs (docs/views.md, "Selection") from the stacks'
+    own burns: ⟨a⟩ 20, ⟨b,a⟩ 10, ⟨c,b,a⟩ 50, ⟨c,a⟩ 10 units of 90 when every
+    unit takes as long."""
     u = in_units(spent(stderr, "a", "b", "bc", "ac"), 90.0)
     a, b, bc, ac = u["a"], u["b"], u["bc"], u["ac"]
     return {"COST(a)": a, "COST(b)": b, "COST(c)": bc + ac, "INHERITED(b)": b + bc,

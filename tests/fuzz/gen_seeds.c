@@ -11,9 +11,9 @@
  *                    report while that bug stands: do not name it *.ccprof
  *                    in tests/out, where t_sanitize.sh runs every profile.
  *
- * Each profile is written as DESIGN.md draws histories, marked entries in
- * brackets ("[main] P [Q]"); names become cost centres in order of first
- * use; "" is the root context.
+ * Each profile is written as docs/semantics.md draws histories, marked
+ * entries in brackets ("[main] P [Q]"); names become cost centres in order
+ * of first use; "" is the root context.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -176,7 +176,7 @@ static void tiny(struct gen *g)
 	g_ctx(g, "[main] [f]", 1, 0, 1);
 }
 
-/* Spivey's mutual recursion (tests/unit/model_spivey.c, DESIGN.md §4):
+/* Spivey's mutual recursion (tests/unit/model_spivey.c, docs/semantics.md):
  * 8 contexts and the root. */
 static void spivey(struct gen *g)
 {

@@ -1,6 +1,6 @@
 /*
- * Morgan & Jarvis's selection example (DESIGN.md §4) as a real program
- * with known costs per compressed stack (top first):
+ * Morgan & Jarvis's selection example (docs/views.md, "Selection") as a
+ * real program with known costs per compressed stack (top first):
  *
  *   ⟨a⟩ 20   ⟨b,a⟩ 10   ⟨c,b,a⟩ 50   ⟨c,a⟩ 10      (units of burn())
  *

@@ -1,13 +1,14 @@
 /*
- * Morgan & Jarvis's compressed-stack example (DESIGN.md §4) as a real
- * program: a runs 3 units, calls b which runs 7, which calls a which runs
- * 1.  Stacks (top first) ⟨a⟩ 3, ⟨b,a⟩ 7, ⟨a,b⟩ 1, so COST a = 4, b = 7 and
- * INHERITED a = 11, b = 8 (not 12: a counts once).  argv[1] rounds
- * (default 100).  burn() is not instrumented: its time is its caller's.
- * It also times itself (elapsed, as clock=cycles charges), and the
- * program prints what each of its three places burnt on stderr, "spent
- * a NS b NS inner NS": on a loaded machine a unit can take longer than
- * another, and then these are what the profile must show.
+ * Morgan & Jarvis's compressed-stack example (their paper's, as DESIGN.md
+ * gives it) as a real program: a runs 3 units, calls b which runs 7, which
+ * calls a which runs 1.  Stacks (top first) ⟨a⟩ 3, ⟨b,a⟩ 7, ⟨a,b⟩ 1, so
+ * COST a = 4, b = 7 and INHERITED a = 11, b = 8 (not 12: a counts once,
+ * docs/semantics.md, "The views").  argv[1] rounds (default 100).  burn()
+ * is not instrumented: its time is its caller's.  It also times itself
+ * (elapsed, as clock=cycles charges), and the program prints what each of
+ * its three places burnt on stderr, "spent a NS b NS inner NS": on a
+ * loaded machine a unit can take longer than another, and then these are
+ * what the profile must show.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, in burn.h */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * Spivey's mutual recursion (DESIGN.md §4) with work in every function:
+ * Spivey's mutual recursion (docs/semantics.md) with work in every function:
  * main calls P; P -> Q -> R -> P repeats n times (argv[1], default 5);
  * finally P calls S.  P, Q, R and S burn 1, 2, 3 and 10 units, so the
  * views show times, not zeros (docs/views.md).  argv[2] repeats it all.

@@ -1,5 +1,5 @@
-/* Spivey's mutual recursion (DESIGN.md §4): main calls P; P -> Q -> R -> P
- * repeats n times; finally P calls S.  n is argv[1]. */
+/* Spivey's mutual recursion (docs/semantics.md): main calls P;
+ * P -> Q -> R -> P repeats n times; finally P calls S.  n is argv[1]. */
 #include <stdio.h>
 #include <stdlib.h>
 

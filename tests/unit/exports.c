@@ -1,9 +1,9 @@
 /*
  * exports.c - the pieces of `ccprof convert` on hand-built data: the
- * protobuf encoder against FORMATS.md §7.3's golden bytes, gzip's CRC and
- * framing, the rounding that keeps totals exact, the export escapers, the
- * tree walk with pruning, and every writer on Spivey's example, with and
- * without allocations.
+ * protobuf encoder against golden bytes (pprof's minimal profile), gzip's
+ * CRC and framing, the rounding that keeps totals exact, the export
+ * escapers, the tree walk with pruning, and every writer on Spivey's
+ * example, with and without allocations.
  */
 #include <stdarg.h>
 
@@ -16,7 +16,10 @@
 
 static void protobuf(void)
 {
-	/* FORMATS.md §7.3: the minimal profile, 61 bytes. */
+	/* The minimal profile.proto message (docs/exports.md, "pprof"), 61
+	 * bytes before gzip: sample_type {type:1 unit:2}, sample {location_id:1
+	 * value:7}, location {id:1 line {function_id:1 line:3}}, function {id:1
+	 * name:3 filename:4}, string_table "" "samples" "count" "main" "a.c". */
 	static const unsigned char want[] = {
 		0x0a, 0x04, 0x08, 0x01, 0x10, 0x02,
 		0x12, 0x06, 0x0a, 0x01, 0x01, 0x12, 0x01, 0x07,
@@ -57,7 +60,7 @@ static void protobuf(void)
 	for (int i = 0; i < 5; i++)
 		pb_bytes(&b, 6, strings[i], strlen(strings[i]));
 	CHECK(b.len == sizeof want && memcmp(b.p, want, sizeof want) == 0,
-	      "protobuf: FORMATS.md 7.3's 61 golden bytes (got %zu bytes)", b.len);
+	      "protobuf: the minimal profile's 61 golden bytes (got %zu bytes)", b.len);
 	pb_free(&b);
 
 	/* A body of 200 bytes needs a two-byte length: the body moves. */
@@ -332,8 +335,9 @@ static void writers(void)
 }
 
 /*
- * ghc-prof on Spivey's example (FORMATS.md §2): the whole file.  Its
- * mutual recursion is three stacks of compressed stacks (DESIGN.md §3);
+ * ghc-prof (docs/exports.md, "ghc-prof") on Spivey's example: the whole
+ * file.  Its mutual recursion is three stacks of compressed stacks
+ * (docs/semantics.md, "The views");
  * ⟨main,Q⟩, ⟨main,Q,R⟩ and ⟨main,R,P⟩ were never entered but lead to
  * stacks that were, so they stay; MAIN holds the root context's 5 ms.
  */
@@ -634,7 +638,7 @@ static void writers_no_alloc(void)
 	model_free(&m);
 }
 
-/* Names no folded line can hold as they are (FORMATS.md §5.3). */
+/* Names no folded line can hold as they are (docs/exports.md, "folded"). */
 static void folded_names(void)
 {
 	static struct fixture fx;

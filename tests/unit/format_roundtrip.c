@@ -1,6 +1,7 @@
 /*
  * format_roundtrip.c - encode a hand-built profile, decode it, compare
- * every field, encode again and compare bytes (STYLE.md item 14).  Also:
+ * every field, encode again and compare bytes: a write, read and write
+ * again must give the same bytes.  Also:
  * the documented byte-level example, an empty profile, file I/O, a large
  * profile, and the writer's refusal of inconsistent profiles.
  */
@@ -134,7 +135,7 @@ static void roundtrip(const struct ccp_profile *p, const char *what)
 
 enum { MAIN, P, Q, R, S, WORK, REGION, OVERFLOW, STRLEN, WORKER, NCCS };
 
-/* Spivey's mutual recursion, DESIGN.md §4: the 8 contexts for n >= 2. */
+/* Spivey's mutual recursion, docs/semantics.md: the 8 contexts for n >= 2. */
 static uint32_t sp1[] = {E(MAIN, 1)};
 static uint32_t sp2[] = {E(MAIN, 1), E(P, 1)};
 static uint32_t sp3[] = {E(MAIN, 1), E(P, 1), E(Q, 1)};

@@ -1,8 +1,8 @@
 /*
  * model_alloc.c - allocations as a cost (Note [Allocation as a cost] in
  * model.h) on hand-built contexts: Morgan & Jarvis's selection example
- * (DESIGN.md §4) with bytes in place of time, and times chosen apart from
- * the bytes so that each sum shows which cost it added.
+ * (docs/views.md, "Selection") with bytes in place of time, and times
+ * chosen apart from the bytes so that each sum shows which cost it added.
  *
  *   context        T    bytes  blocks   compressed stack
  *   <root>         5      7      1
@@ -314,8 +314,9 @@ static void merge(void)
 }
 
 /* Arcs: with every context's bytes equal to its time, each arc's bytes
- * (in, out, self, child) equal its times: the same rule (DESIGN.md §3),
- * here on Spivey's mutual recursion, where _in and _out differ. */
+ * (in, out, self, child) equal its times: the same rule (docs/semantics.md,
+ * "Costs other than time"), here on Spivey's mutual recursion, where _in
+ * and _out differ. */
 static void arcs_like_times(void)
 {
 	static const char *const spivey[] = {

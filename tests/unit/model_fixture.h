@@ -1,8 +1,8 @@
 /*
  * model_fixture.h - hand-built profiles for the model's unit tests.
  *
- * A context is written the way DESIGN.md draws it, marked entries in
- * brackets:
+ * A context is written the way docs/semantics.md draws it, marked entries
+ * in brackets:
  *
  *     fx_ctx(&fx, "[main] P [Q] [R] [P]", E, R, T);
  *
@@ -173,7 +173,8 @@ FX_FN int fx_build(struct model *m, struct fixture *f)
 }
 
 /*
- * Identities every model must satisfy, whatever the profile (DESIGN.md §3):
+ * Identities every model must satisfy, whatever the profile (by the
+ * definitions of docs/semantics.md, "The views"):
  *
  *   tree: inherited(root) = total; inherited = individual + Σ children;
  *         Σ entries = Σ (E + R) over all contexts
@@ -272,7 +273,7 @@ FX_FN void view_free(struct viewed *w)
 	model_view_opts_free(&w->o);
 }
 
-/* Spivey's eight contexts (DESIGN.md §4, n = 2) with times 10..80 and a
+/* Spivey's eight contexts (docs/semantics.md, n = 2) with times 10..80 and a
  * root of 5 ticks: the fixture several tests share. */
 static inline void build_spivey(struct fixture *f)
 {

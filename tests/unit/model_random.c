@@ -4,9 +4,9 @@
  * The passes take shortcuts (shared prefixes with the previous context,
  * per-group sorts, a single thread's contexts borrowed unless a history
  * repeats); here each figure is recomputed the slow, obvious way, straight
- * from DESIGN.md §3, on a few hundred random contexts over a dozen
- * functions, in several threads and orders, and the two must agree
- * exactly.
+ * from the definitions (docs/semantics.md, "The views"), on a few hundred
+ * random contexts over a dozen functions, in several threads and orders,
+ * and the two must agree exactly.
  */
 #include "model_fixture.h"
 

@@ -1,7 +1,8 @@
 /*
- * model_spivey.c - the model on Spivey's mutual recursion (DESIGN.md §4):
- * main calls P; P→Q→R→P repeats n = 2 times; finally P calls S, which
- * calls itself 3 times; P also calls itself twice at the top.
+ * model_spivey.c - the model on Spivey's mutual recursion
+ * (docs/semantics.md, "Cost centres and contexts"): main calls P; P→Q→R→P
+ * repeats n = 2 times; finally P calls S, which calls itself 3 times; P
+ * also calls itself twice at the top.
  *
  * Trace: main P Q R P Q R P S (+ P→P ×2, S→S ×3).  Contexts, their
  * entries E, direct recursion R and (chosen) times T in ticks of 1 ms:

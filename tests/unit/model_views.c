@@ -2,8 +2,8 @@
  * model_views.c - the views after the run (model/view.h) on hand-built
  * contexts: selection, focus, callers, cycles, pruning, hot path, threads.
  *
- * Morgan & Jarvis's selection example (DESIGN.md §4), compressed stacks
- * top first:  ⟨b,a⟩ 10, ⟨a⟩ 20, ⟨c,a⟩ 10, ⟨c,b,a⟩ 50.
+ * Morgan & Jarvis's selection example (docs/views.md, "Selection"),
+ * compressed stacks top first:  ⟨b,a⟩ 10, ⟨a⟩ 20, ⟨c,a⟩ 10, ⟨c,b,a⟩ 50.
  *
  *   all selected:     COST a 20, b 10, c 60;  INHERITED a 90, b 60, c 60
  *   b deselected:     COST a 30, c 60;        INHERITED a 90, c 60
