@@ -98,6 +98,16 @@ def peak_rss(args, env=None):
     return r.returncode, r.stdout, int(m.group(1)) if m else -1
 
 
+def counts(stdout):
+    """'calls NAME N' lines the test programs print."""
+    out = {}
+    for line in stdout.splitlines():
+        w = line.split()
+        if len(w) == 3 and w[0] == "calls":
+            out[w[1]] = int(w[2])
+    return out
+
+
 def make_profile(name, spec):
     """A profile written by tests/mkprof.c from spec (its format is at the
     top of that file)."""

@@ -22,16 +22,6 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 CLOCK = "cpu"  # the clock of same_behaviour's runs; see the end
 
 
-def counts(stdout):
-    """'calls NAME N' lines the test programs print."""
-    out = {}
-    for line in stdout.splitlines():
-        w = line.split()
-        if len(w) == 3 and w[0] == "calls":
-            out[w[1]] = int(w[2])
-    return out
-
-
 def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=None, preexec=None):
     """Build bare and instrumented, run both, compare.  Returns (run, profile);
     (None, None) if the profiled run outlives `timeout` seconds."""

@@ -10,6 +10,7 @@ loaded machine preempts the program and the cycles clock counts that.
 import json
 import os
 import re
+import time
 from ccp import *
 
 EPS = 2e-9  # JSON seconds have 9 decimals: allow two roundings
@@ -733,6 +734,37 @@ def merge():
           "merge: different clocks refused with a message, nothing written (%s)" % r.stderr.strip())
 
 
+def merge_nameless():
+    """A program without a build-id, one run ending by exit (names in the
+    profile) and one by _exit (written as from a signal handler: no
+    names): merged, each function is one row with both runs' calls, as
+    the programs counted them (Note [Names for the key] in combine.c);
+    they were two, "leaf" and "0x...@views_noid"."""
+    prog = build("views_noid", "tests/progs/rawexit.c", "-Wl,--build-id=none")
+    # A file without a build-id names nothing if it changed within 20 ms
+    # of the run's start (symtabs.c, changed_since): not this fresh build.
+    time.sleep(0.05)
+    parts, want = [], {}
+    for mode in ("child", "main"):  # exit(5) after a child; _exit(3)
+        p = os.path.join(OUT, "views_noid_%s.ccprof" % mode)
+        r = run([prog, mode], env=dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+                                       CCPROF_OPTIONS="output=" + p))
+        for f, n in counts(r.stderr).items():
+            want[f] = want.get(f, 0) + n
+        parts.append(p)
+    out = os.path.join(OUT, "views_noid_merged.ccprof")
+    r = run([CCPROF, "merge", "-o", out] + parts)
+    if not check(r.returncode == 0, "merge nameless: merged (%s)" % r.stderr.strip()):
+        return
+    rows = [(f["name"], f["calls"]) for f in rep(out)["functions"]]
+    check(want == {"work": 2, "leaf": 70} and
+          sorted(n for n, _ in rows if n in want) == ["leaf", "work"] and
+          all(c == want[n] for n, c in rows if n in want) and
+          not [n for n, _ in rows if n.startswith("0x")],
+          "merge nameless: a run's profile with names and one without, one row per "
+          "function with both runs' calls %s (%s)" % (want, rows))
+
+
 def merge_threads():
     """Merged by position, threads put one run's main with another's
     worker when the worker registered first (tests/progs/mainlate.c):
@@ -858,5 +890,6 @@ if sp:
     diff(sp)
 merge()
 merge_threads()
+merge_nameless()
 hook_cost()
 finish()

@@ -933,9 +933,10 @@ static void say_why_none(const char *command, int status)
 				command, sig);
 	} else if (WIFEXITED(status) && file && names_hook(file)) {
 		fprintf(stderr, "ccprof: no profile written: %s calls the hooks of "
-				"-finstrument-functions, so it probably ended by the exit_group system "
-				"call itself, past exit and _exit (docs/options.md, \"How the run "
-				"ends\"; ccprof_dump() before it writes one)\n",
+				"-finstrument-functions, so it probably ended past exit and _exit: by "
+				"the exit_group system call, or inside libc, as daemon(3)'s parent does "
+				"(docs/options.md, \"How the run ends\"; ccprof_dump() before it "
+				"writes one)\n",
 			command);
 	} else if (WIFEXITED(status)) {
 		fprintf(stderr, "ccprof: no profile written (is %s built with "

@@ -18,6 +18,7 @@
 
 #include "format/format.h"
 #include "model/htab.h"
+#include "model/symtabs.h"
 #include "model/xalloc.h"
 
 /* A string-keyed table of dense indices. */
@@ -572,8 +573,42 @@ int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
  * maps a key's first cost centre to itself, so histories that share
  * memory are rewritten correctly.
  */
+static int has_build_id(const struct ccp_profile *p, int32_t module)
+{
+	return module >= 0 && (uint32_t)module < p->nmodules && p->modules[module].build_id &&
+	       p->modules[module].build_id[0];
+}
+
+/*
+ * Note [Names for the key]: in a module without a build-id a function's
+ * key has its name (Note [Modules without a build-id]), and a profile
+ * written from a signal handler or by _exit has no names: its functions
+ * were keyed apart from the same functions of a complete run, and merge
+ * showed alpha and 0x1169@nb as two rows of 57,313 calls each.  So before
+ * the keys are made, such a function is named from its module's file, as
+ * the report would name it (symtabs.c: not from a file changed since the
+ * run started, whose offsets may hold other functions).
+ */
+static void name_for_keys(struct ccp_profile *p)
+{
+	struct symtabs tabs;
+	if (p->arena == NULL)
+		return;
+	symtabs_init(&tabs, p);
+	for (uint32_t cc = 0; cc < p->nccs; cc++) {
+		struct ccp_cc *c = &p->ccs[cc];
+		if ((c->name && c->name[0]) || has_build_id(p, c->module))
+			continue;
+		const char *name = symtabs_name(&tabs, c);
+		if (name)
+			c->name = arena_str(p->arena, name);
+	}
+	symtabs_free(&tabs);
+}
+
 uint32_t combine_fold_reloads(struct ccp_profile *p)
 {
+	name_for_keys(p); /* Note [Names for the key] */
 	if (p->nccs < 2 || p->nmodules < 2)
 		return 0;
 	struct keyed modkeys = {0}, cckeys = {0};

@@ -121,9 +121,8 @@ static void resolve_names(struct model *m)
 		if ((c->name && c->name[0]) || c->kind != CCP_CC_FUNCTION ||
 		    !model_module_path(m, cc)[0])
 			continue;
-		const struct elfsym_table *tab = symtabs_get(&tabs, (uint32_t)c->module);
-		const char *name = tab ? elfsym_find(tab, c->offset) : NULL;
-		if (name && name[0])
+		const char *name = symtabs_name(&tabs, c);
+		if (name)
 			m->fns[cc].name = model_strdup(m, name);
 	}
 	symtabs_free(&tabs);

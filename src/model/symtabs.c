@@ -80,6 +80,15 @@ static int32_t file_of(struct symtabs *s, uint32_t mi)
 	return k;
 }
 
+const char *symtabs_name(struct symtabs *s, const struct ccp_cc *c)
+{
+	if (c->kind != CCP_CC_FUNCTION || c->module < 0 || (uint32_t)c->module >= s->prof->nmodules)
+		return NULL;
+	const struct elfsym_table *tab = symtabs_get(s, (uint32_t)c->module);
+	const char *name = tab ? elfsym_find(tab, c->offset) : NULL;
+	return name && name[0] ? name : NULL;
+}
+
 const struct elfsym_table *symtabs_get(struct symtabs *s, uint32_t mi)
 {
 	if (!s->file) {

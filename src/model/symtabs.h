@@ -40,6 +40,10 @@ void symtabs_init(struct symtabs *s, const struct ccp_profile *p);
 /* The table of module mi (< prof->nmodules), or NULL if its file cannot
  * be read. */
 const struct elfsym_table *symtabs_get(struct symtabs *s, uint32_t mi);
+/* The name of function c (its module and offset) in its module's file,
+ * or NULL: not a function, no module, a file that cannot be read or has
+ * no symbol there. */
+const char *symtabs_name(struct symtabs *s, const struct ccp_cc *c);
 void symtabs_free(struct symtabs *s);
 
 #endif

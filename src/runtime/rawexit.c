@@ -5,8 +5,9 @@
  * Note [Ending by _exit]: a process that ends by _exit runs no exit
  * handler and no destructor, so the write at exit (init.c) never came,
  * and it left no profile.  That is how many programs end: dash ends
- * every shell and subshell so, a forked child that must not flush its
- * parent's stdio buffers does, and so does a daemon's parent.  So the
+ * every shell and subshell so, and a forked child that must not flush
+ * its parent's stdio buffers does.  (daemon(3)'s parent ends by libc's
+ * own _exit, which no interposer reaches: it writes nothing.)  So the
  * preloaded runtime interposes both names and writes the profile before
  * it ends the process, with the write of a deadly signal (rt_write_once
  * in signals.c): async-signal-safe, as _exit is called from signal
