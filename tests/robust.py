@@ -7,6 +7,7 @@ import glob
 import json
 import os
 import re
+import resource
 import select
 import shutil
 import signal
@@ -120,6 +121,27 @@ def raw_exit():
             check(kids == [], "%s (%s): no other profile (%s)" % (name, CLOCK, kids))
     raw_exit_last_interval()
     raw_exit_fifo_term()
+    raw_exit_small_address_space()
+
+
+def raw_exit_small_address_space():
+    """Under `ulimit -v` 1 GB, _exit's write (from no malloc: Note [Memory
+    for a write] in dump.c) takes a smaller mapping than its 4 GB and
+    writes the profile, with the program's counts; it wrote none."""
+    exe = build("rawexit_ulimit", "tests/progs/rawexit.c")
+    prof = os.path.join(OUT, "rawexit_ulimit.ccprof")
+    if os.path.exists(prof):
+        os.unlink(prof)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    p = run([exe, "main"], preexec_fn=limit,
+            env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof))
+    fs = functions(report(prof)) if os.path.exists(prof) else {}
+    own = counts(p.stderr)
+    check(p.returncode == 3 and own and all(fs.get(f, {}).get("calls") == n for f, n in own.items()),
+          "rawexit under a 1 GB address space: _exit(3) writes the profile, with the program's "
+          "counts %s (got %s)" % (own, {f: fs.get(f, {}).get("calls") for f in own}))
 
 
 def raw_exit_last_interval():

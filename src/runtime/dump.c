@@ -275,9 +275,12 @@ static int put_file(const char *path, const unsigned char *buf, size_t len)
  * interrupted malloc.  A normal write does too, so that gathering the
  * counts calls no malloc of the program's: an instrumented one (bash's)
  * would count its calls for the write among the program's, as calls the
- * program never made.  If the mapping fails (vm.overcommit_memory=2), a
- * normal write uses malloc.  Symbol tables (elfsym) are read with malloc,
- * after the counts were taken.
+ * program never made.  If the mapping fails (vm.overcommit_memory=2, or a
+ * `ulimit -v` below 4 GB), smaller ones are tried, down to 16 MB: a write
+ * from a signal handler or _exit had nothing else, and wrote no profile
+ * under `ulimit -v 1000000`; past that, a normal write uses malloc, and
+ * one from a handler says it writes none.  Symbol tables (elfsym) are read
+ * with malloc, after the counts were taken.
  */
 
 struct wmem {
@@ -286,6 +289,18 @@ struct wmem {
 };
 
 #define WRITE_RESERVE (sizeof(size_t) > 4 ? (size_t)1 << 32 : (size_t)1 << 28)
+#define WRITE_RESERVE_MIN ((size_t)1 << 24)
+
+/* The largest mapping of WRITE_RESERVE, a quarter of it, ... down to
+ * WRITE_RESERVE_MIN that the system grants (Note [Memory for a write]). */
+static void wmem_map(struct wmem *m)
+{
+	for (size_t size = WRITE_RESERVE; size >= WRITE_RESERVE_MIN; size /= 4)
+		if ((m->base = rt_map(size)) != NULL) {
+			m->cap = size;
+			return;
+		}
+}
 
 static void *wmem_alloc(struct wmem *m, size_t n)
 {
@@ -693,10 +708,11 @@ static int write_profile(int async)
 	if (getpid() != rt_pid)
 		return -1;
 	memset(&p, 0, sizeof p);
-	if ((m.base = rt_map(WRITE_RESERVE)) != NULL) /* Note [Memory for a write] */
-		m.cap = WRITE_RESERVE;
-	if (async && m.base == NULL)
+	wmem_map(&m); /* Note [Memory for a write] */
+	if (async && m.base == NULL) {
+		rt_warn("no memory to write the profile from a signal handler or _exit; none written");
 		return -1;
+	}
 	if (output_path(path, sizeof path) != 0) {
 		rt_warn("output path too long; no profile written");
 		goto out;
