@@ -29,6 +29,7 @@ import json
 import re
 
 from ccp import *
+from pprof_read import *
 
 MJ = MJ_BYTES
 MEASURED = "alloc 100 3\n" + MJ
@@ -383,6 +384,17 @@ def unchanged(plain, unmeasured_prof):
           "no allocation data: --hot and --cycles lines as before")
 
 
+def pprof(prof, both):
+    """convert --to pprof: every sample type adds up to report --json's
+    total, the 100 bytes in 3 blocks outside any context included, as one
+    sample of their own at "[outside]" with 0 time and 0 calls; under
+    --threads that sample has no thread label (the profile counts them per
+    process, not per thread), and a focus keeps none of them, as report's
+    totals do (docs/exports.md, "pprof")."""
+    for p, opts in ((prof, ()), (both, ("--threads",)), (both, ()), (prof, ("--deselect", "b"))):
+        pprof_report_check(p, opts, [0, 0, 3, 100])
+    pprof_report_check(prof, ("--focus", "c"), None)
+
 prof = make_profile("alloc_mj", MEASURED)
 plain = make_profile("alloc_plain", PLAIN)
 flat_and_tree(prof)
@@ -391,7 +403,9 @@ unmeasured(plain, make_profile("alloc_unmeasured", MJ))
 selection(prof)
 prune(prof, plain)
 focus_and_callers(prof)
-threads(make_profile("alloc_threads", THREADS))
+both = make_profile("alloc_threads", THREADS)
+threads(both)
+pprof(prof, both)
 merge_diff_info(prof, plain)
 hot(prof)
 spivey = make_profile("alloc_spivey", "alloc 1000 5\n" + SPIVEY)

@@ -16,6 +16,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from ccp import *
 from speedscope import *
+from pprof_read import *
 
 D = os.path.join(OUT, "exports")
 os.makedirs(D, exist_ok=True)
@@ -946,78 +947,6 @@ def speedscope(prof, rep, thr, thr_rep):
 
 
 # ---- pprof --------------------------------------------------------------------------
-
-def varint_at(buf, i):
-    """The LEB128 varint at buf[i] (protobuf's, and ccprof's own): (value, next i)."""
-    v = s = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7f) << s
-        s += 7
-        if b < 0x80:
-            return v, i
-
-
-def pb_fields(buf):
-    """Decode one protobuf message: [(field, wire type, value)]."""
-    out, i = [], 0
-    def varint():
-        nonlocal i
-        v, i = varint_at(buf, i)
-        return v
-    while i < len(buf):
-        key = varint()
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            out.append((field, 0, varint()))
-        elif wire == 2:
-            n = varint()
-            out.append((field, 2, buf[i:i + n]))
-            i += n
-        else:
-            raise ValueError("wire type %d" % wire)
-    return out
-
-
-def _varints(buf):
-    vals, v, s = [], 0, 0
-    for b in buf:
-        v |= (b & 0x7f) << s
-        s += 7
-        if b < 0x80:
-            vals.append(v)
-            v = s = 0
-    return vals
-
-
-def pprof_decode(raw):
-    """The parts of a Profile the tests need."""
-    top = pb_fields(raw)
-    strings = [v.decode("utf-8") for f, _, v in top if f == 6]
-    samples = []
-    for f, _, v in top:
-        if f == 2:
-            s = {1: [], 2: []}
-            for sf, sw, sv in pb_fields(v):
-                if sf in s:
-                    s[sf] += _varints(sv) if sw == 2 else [sv]
-            samples.append(s)
-    funcs = {}
-    for f, _, v in top:
-        if f == 5:
-            d = {ff: vv for ff, _, vv in pb_fields(v)}
-            funcs[d[1]] = strings[d.get(2, 0)]
-    locs = {}
-    for f, _, v in top:
-        if f == 4:
-            d = pb_fields(v)
-            lid = next(vv for ff, _, vv in d if ff == 1)
-            line = next(vv for ff, _, vv in d if ff == 4)
-            locs[lid] = funcs[next(vv for ff, _, vv in pb_fields(line) if ff == 1)]
-    types = [[strings[vv] for _, _, vv in pb_fields(v)] for f, _, v in top if f == 1]
-    return strings, samples, locs, types
-
 
 def pprof(prof, rep, thr, thr_rep):
     path = convert("pprof", prof, "names.pb.gz")

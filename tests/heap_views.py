@@ -22,6 +22,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from ccp import *
+from pprof_read import *
 
 # (E, T, bytes, blocks, live bytes, live blocks, history), per thread.
 MAIN = [
@@ -747,6 +748,18 @@ def pprof_raw(path):
     return types, rows
 
 
+def pprof_totals_outside(prof, both):
+    """Every sample type adds up to report --json --heap's total: the
+    allocations and the live heap at the end, each with its part outside
+    any context (100 bytes in 3 blocks allocated, 16 bytes in 1 block of
+    them live), which is one sample of its own at "[outside]" (0 ns, 0
+    calls), with no thread label under --threads; a focus keeps none of
+    it (docs/exports.md, "pprof")."""
+    outside = [0, 0, 3, 100, OUTSIDE_LIVE[1], OUTSIDE_LIVE[0]]
+    for p, opts in ((prof, ()), (both, ("--threads",)), (prof, ("--deselect", "b"))):
+        pprof_report_check(p, opts, outside, heap=True)
+    pprof_report_check(prof, ("--focus", "c"), None, heap=True)
+
 def pprof(prof, twin):
     if not shutil.which("go"):
         print("# SKIP go tool pprof not installed (package golang-go)")
@@ -771,8 +784,10 @@ def pprof(prof, twin):
         st = tuple(reversed(s)) if s != ["[root]"] else ()
         got[st][0] += v[5]
         got[st][1] += v[4]
-    check({k: v for k, v in got.items() if v != [0, 0]} == dict(c.stacks),
-          "pprof: each stack's inuse_space and inuse_objects are its live bytes and blocks")
+    check(got.pop(("[outside]",), None) == list(OUTSIDE_LIVE) and
+          {k: v for k, v in got.items() if v != [0, 0]} == dict(c.stacks),
+          "pprof: each stack's inuse_space and inuse_objects are its live bytes and blocks, "
+          "and [outside]'s the live ones outside any context")
 
 
 # ---- merge and diff ----------------------------------------------------------------
@@ -861,6 +876,7 @@ if __name__ == "__main__":  # tests/heap_svg.py imports the tables and definitio
     hp_name_length(prof, both)
     no_samples()
     pprof(prof, twin)
+    pprof_totals_outside(prof, both)
     merge_diff(prof, twin)
     diff_live(prof, both)
     real_run()

@@ -24,6 +24,8 @@
  *   location      one per function, same id, one line (no addresses: a
  *                 ccprof profile has cost centres, not instructions)
  *   "<root>"      a function for time outside every cost centre
+ *   "[outside]"   a function for the allocations in no context, with
+ *                 a sample of its own (Note [Outside in pprof])
  *
  * Nanoseconds are rounded by export_scale, so the samples add up to
  * ccprof's total (exact for the cpu and wall clocks, whose ticks are ns).
@@ -53,6 +55,7 @@
  * "<unknown>". */
 #define PPROF_ROOT_NAME "[root]"
 #define PPROF_HIDDEN_NAME "[hidden]"
+#define PPROF_OUTSIDE_NAME "[outside]"
 
 /* Field numbers of profile.proto (the link above). */
 enum {
@@ -74,7 +77,8 @@ struct pp {
 	const struct model *m;
 	struct export_strtab str;
 	struct export_scale ns;
-	uint32_t root_id;     /* function/location id of "<root>"; +1 "(hidden)" */
+	uint32_t root_id;     /* function/location id of "<root>"; +1 "(hidden)",
+			       * +2 "[outside]" */
 	int64_t label_key;    /* "thread", or -1 */
 	int64_t label_str;
 	int alloc;            /* the alloc_objects and alloc_space values too */
@@ -111,6 +115,26 @@ static uint64_t pp_int64(uint64_t v)
 	return v > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : v;
 }
 
+/* A sample's values: time in ns, calls, and the blocks and bytes
+ * allocated (with allocation data) and live at the end (with_live). */
+static void pp_values(struct pp *p, uint64_t ns, uint64_t calls, struct model_alloc alloc,
+		      struct model_alloc live, int with_live)
+{
+	struct pbuf *b = &p->b;
+	size_t vals = pb_begin(b, SAMPLE_VALUE); /* packed */
+	pb_varint(b, pp_int64(ns));
+	pb_varint(b, pp_int64(calls));
+	if (p->alloc) {
+		pb_varint(b, pp_int64(alloc.blocks));
+		pb_varint(b, pp_int64(alloc.bytes));
+	}
+	if (with_live) {
+		pb_varint(b, pp_int64(live.blocks));
+		pb_varint(b, pp_int64(live.bytes));
+	}
+	pb_end(b, vals);
+}
+
 /* Location ids: cost centre + 1, the root nfns + 1 (ids are non-zero). */
 static void pp_sample(void *arg, const struct model_node *x, const struct model_node_alloc *a,
 		      const uint32_t *path, uint32_t depth, int leaving)
@@ -131,19 +155,9 @@ static void pp_sample(void *arg, const struct model_node *x, const struct model_
 	for (uint32_t i = depth; i-- > 0;)
 		pb_varint(b, path[i] == EXPORT_HIDDEN ? p->root_id + 1 : (uint64_t)path[i] + 1);
 	pb_end(b, ids);
-	size_t vals = pb_begin(b, SAMPLE_VALUE);
-	pb_varint(b, pp_int64(ns));
-	pb_varint(b, pp_int64(x->entries));
-	if (p->alloc) {
-		pb_varint(b, pp_int64(a->individual.blocks));
-		pb_varint(b, pp_int64(a->individual.bytes));
-	}
-	if (p->heap) { /* live within allocated: a stack with any has a sample */
-		struct model_alloc live = pp_live(p, x);
-		pb_varint(b, pp_int64(live.blocks));
-		pb_varint(b, pp_int64(live.bytes));
-	}
-	pb_end(b, vals);
+	/* live within allocated: a stack with any has a sample */
+	pp_values(p, ns, x->entries, a->individual,
+		  p->heap ? pp_live(p, x) : (struct model_alloc){0, 0}, p->heap != NULL);
 	if (p->label_key >= 0) {
 		size_t lab = pb_begin(b, SAMPLE_LABEL);
 		pb_uint(b, LABEL_KEY, (uint64_t)p->label_key);
@@ -214,6 +228,39 @@ static void pp_samples(struct pp *p, const struct model *m, const struct heap_ba
 	}
 }
 
+/* Note [Outside in pprof]: the allocations in no context (profile.h,
+ * struct ccp_alloc; the live ones, struct ccp_heap) belong to no stack,
+ * but `ccprof report` counts them in its totals (model_alloc_total, the
+ * heap's live at end), and so must pprof's samples: one sample whose
+ * stack is the pseudo-function "[outside]", with 0 time and calls, the
+ * outside blocks and bytes allocated and those live at the end; none
+ * when all of these are 0 (the file is then what it was before).  A
+ * focus keeps none of them, as everywhere (model_alloc_outside,
+ * heap_bands_outside).  The profile counts them per process, not per
+ * thread (one ALLOC section total, docs/format.md), so under --threads
+ * the sample is written once, with no thread label: it belongs to no
+ * thread that can be named, and the totals still add up (a
+ * -tagfocus=thread=... leaves it out, as it should).  Returns whether it
+ * wrote the sample (then the function is needed). */
+static int pp_outside(struct pp *p, const struct model *m, const struct heap_base *live)
+{
+	struct model_alloc a = {0, 0}, l = {0, 0};
+	if (p->alloc)
+		a = model_alloc_outside(m);
+	if (live && !(m->view && m->view->focus))
+		l = model_alloc_outside(&live->model); /* the copy's: live ones */
+	if (!a.bytes && !a.blocks && !l.bytes && !l.blocks)
+		return 0;
+	struct pbuf *b = &p->b;
+	size_t mk = pb_begin(b, PROFILE_SAMPLE);
+	size_t ids = pb_begin(b, SAMPLE_LOCATION_ID); /* packed, as pp_sample's */
+	pb_varint(b, (uint64_t)p->root_id + 2);
+	pb_end(b, ids);
+	pp_values(p, 0, 0, a, l, live != NULL);
+	pb_end(b, mk);
+	return 1;
+}
+
 int export_pprof(FILE *f, const struct export_input *in, const struct export_opts *opts)
 {
 	const struct model *m = in->m;
@@ -259,6 +306,7 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 		model_thread_free(&one);
 	}
 	p->m = m;
+	int outside = pp_outside(p, m, live);
 	/* pprof adds up the functions of one name (go tool pprof -top showed
 	 * a header's two static helpers as one): Note [Names that collide]
 	 * in names.c.  The string table keeps pointers: the names live on to
@@ -276,6 +324,8 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 	pp_function(p, p->root_id, PPROF_ROOT_NAME, prof->program ? prof->program : "", 0);
 	if (m->tree_pruned.hidden)
 		pp_function(p, (uint64_t)p->root_id + 1, PPROF_HIDDEN_NAME, "", 0);
+	if (outside)
+		pp_function(p, (uint64_t)p->root_id + 2, PPROF_OUTSIDE_NAME, "", 0);
 	if (prof->start_ns)
 		pb_uint(b, PROFILE_TIME_NANOS, pp_int64(prof->start_ns));
 	if (prof->end_ns > prof->start_ns)
