@@ -1232,7 +1232,8 @@ def callgrind_in_sources():
           "with their inherited time%s" % ("" if not bad else " %r" % bad))
 
 
-CG_H = "static int helper(int x) { return x * 3; }\n"
+CG_H = ("static int helper(int x)\n{\n\tvolatile int s = x;\n"
+        "\tfor (int i = 0; i < 100000; i++)\n\t\ts += i;\n\treturn s;\n}\n")
 CG_HA = '#include "h.h"\nint a(int x) { return helper(x) + 1; }\n'
 CG_HB = '#include "h.h"\nint b(int x) { return helper(x) + 2; }\n'
 CG_HM = """#include <stdio.h>
@@ -1265,7 +1266,7 @@ def callgrind_header_statics():
         with open(os.path.join(d, name), "w") as f:
             f.write(text)
     exe = build("exports_cghdr", *(os.path.join(d, n) for n in ("a.c", "b.c", "m.c")))
-    r, prof = record(exe, profile=os.path.join(d, "prog.ccprof"))
+    r, prof = record(exe, clock="cycles", profile=os.path.join(d, "prog.ccprof"))
     own = {l.split()[1]: int(l.split()[2]) for l in r.stdout.splitlines() if l.startswith("through")}
     # pprof adds up functions of one name too (go tool pprof -top)
     raw = gzip.decompress(open(convert("pprof", prof, "cghdr/prog.pb.gz"), "rb").read())
@@ -1279,6 +1280,13 @@ def callgrind_header_statics():
                                   for n in calls),
           "pprof, a header's static in two files: two functions, each with its offset (%s)"
           % sorted(calls))
+    # and folded stacks: flamegraph.pl adds up the lines of one stack
+    folded = open(convert("folded", prof, "cghdr/prog.folded")).read()
+    leaves = sorted({l.rsplit(" ", 1)[0].split(";")[-1] for l in folded.splitlines()
+                     if l.rsplit(" ", 1)[0].split(";")[-1].startswith("helper")})
+    check(len(leaves) == 2 and all(re.match(r"^helper \[exports_cghdr\+0x[0-9a-f]+\]$", n)
+                                   for n in leaves),
+          "folded, a header's static in two files: two frames, each with its offset (%s)" % leaves)
     path = convert("callgrind", prof, "cghdr/callgrind.out.prog")
     names = sorted(re.findall(r"^c?fn=\(\d+\) (helper.*)$", open(path).read(), re.M))
     check(len(names) == 2 and names[0] != names[1] and

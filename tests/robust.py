@@ -162,6 +162,19 @@ def raw_exit_last_interval():
           % (CLOCK, got, own.group(1) if own else "?"))
 
 
+def wait_in_openat(pid):
+    """Until process pid is in the openat system call (257), as a write to
+    a FIFO is until a reader comes; at most 10 s."""
+    for _ in range(2000):
+        try:
+            with open("/proc/%d/syscall" % pid) as f:
+                if f.read().split(" ")[0] == "257":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.005)
+
+
 def raw_exit_fifo_term():
     """A SIGTERM that comes while _exit's write waits for a FIFO's reader:
     the process still ends by _exit(3), as the program chose, not by the
@@ -175,14 +188,7 @@ def raw_exit_fifo_term():
     p = subprocess.Popen([exe, "main"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          env=dict(os.environ, LD_PRELOAD=PRELOAD,
                                   CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, fifo)))
-    for _ in range(2000):  # the write blocks in openat (257) until a reader comes
-        try:
-            with open("/proc/%d/syscall" % p.pid) as f:
-                if f.read().split(" ")[0] == "257":
-                    break
-        except OSError:
-            pass
-        time.sleep(0.005)
+    wait_in_openat(p.pid)  # the write blocks there until a reader comes
     os.kill(p.pid, signal.SIGTERM)
     time.sleep(0.1)
     with open(fifo, "rb") as f:
@@ -1460,15 +1466,7 @@ def signal_after_exit_write():
         p = subprocess.Popen([exe, "20"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              env=dict(os.environ, LD_PRELOAD=PRELOAD,
                                       CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, fifo)))
-        # The write at exit blocks in openat (257) until a reader comes.
-        for _ in range(2000):
-            try:
-                with open("/proc/%d/syscall" % p.pid) as f:
-                    if f.read().split(" ")[0] == "257":
-                        break
-            except OSError:
-                pass
-            time.sleep(0.005)
+        wait_in_openat(p.pid)  # the write at exit blocks there until a reader comes
         os.kill(p.pid, signal.SIGTERM)
         time.sleep(0.1)  # the signal waits, held back; no race either way
         with open(fifo, "rb") as f:

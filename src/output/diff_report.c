@@ -55,16 +55,16 @@ static int fmt_delta(char *buf, size_t len, uint64_t a, uint64_t b)
 		      : snprintf(buf, len, "-%" PRIu64, a - b);
 }
 
-/* b against a, in %.  From zero there is no ratio: "new" for a row of B
- * only, "from 0" for one in both (a function A called that spent no
- * time there is not new). */
-static int fmt_rel(char *buf, size_t len, double a, double b, int only)
+/* b against a, in %, then `unit` ("%" or nothing).  From zero there is
+ * no ratio, and no unit: "new" for a row of B only, "from 0" for one in
+ * both (a function A called that spent no time there is not new). */
+static int fmt_rel(char *buf, size_t len, double a, double b, int only, const char *unit)
 {
 	double r = diff_rel(a, b);
 	if (isnan(r))
 		return snprintf(buf, len, "%s",
 				b == 0 ? "0.0" : only == DIFF_ONLY_B ? "new" : "from 0");
-	return snprintf(buf, len, "%+.1f", 100 * r);
+	return snprintf(buf, len, "%+.1f%s", 100 * r, unit);
 }
 
 /* Cell c of row as text; returns its length. */
@@ -72,13 +72,13 @@ static int cell(const struct dtext *t, const struct diff_row *row, int c, char *
 {
 	switch (c) {
 	case C_DSELF: return snprintf(buf, len, "%+.*f", t->prec, row->self[1] - row->self[0]);
-	case C_RSELF: return fmt_rel(buf, len, row->self[0], row->self[1], row->only);
+	case C_RSELF: return fmt_rel(buf, len, row->self[0], row->self[1], row->only, "");
 	case C_DINH:
 		return snprintf(buf, len, "%+.*f", t->prec, row->inherited[1] - row->inherited[0]);
-	case C_RINH: return fmt_rel(buf, len, row->inherited[0], row->inherited[1], row->only);
+	case C_RINH: return fmt_rel(buf, len, row->inherited[0], row->inherited[1], row->only, "");
 	case C_DCALLS: return fmt_delta(buf, len, row->calls[0], row->calls[1]);
 	case C_RCALLS:
-		return fmt_rel(buf, len, (double)row->calls[0], (double)row->calls[1], row->only);
+		return fmt_rel(buf, len, (double)row->calls[0], (double)row->calls[1], row->only, "");
 	case C_DALLOC: return fmt_delta(buf, len, row->alloc[0], row->alloc[1]);
 	case C_DLIVE: return fmt_delta(buf, len, row->live[0], row->live[1]);
 	case C_SELFA: return snprintf(buf, len, "%.*f", t->prec, row->self[0]);
@@ -167,9 +167,8 @@ int diff_text(FILE *f, const struct diff_input *in)
 	text_side(&t, in, 0);
 	text_side(&t, in, 1);
 	char rel[32];
-	fmt_rel(rel, sizeof rel, d->total[0], d->total[1], DIFF_BOTH);
-	ob_printf(t.o, "    change      %+.*f secs (%s%s)\n", t.prec, d->total[1] - d->total[0], rel,
-		  isnan(diff_rel(d->total[0], d->total[1])) ? "" : "%");
+	fmt_rel(rel, sizeof rel, d->total[0], d->total[1], DIFF_BOTH, "%");
+	ob_printf(t.o, "    change      %+.*f secs (%s)\n", t.prec, d->total[1] - d->total[0], rel);
 	if (in->normalized)
 		ob_printf(t.o, "    normalized  B's times x %.6g, so both totals are A's; compare "
 			       "shares of the run\n",

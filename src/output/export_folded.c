@@ -27,6 +27,7 @@
 #include "model/view.h"
 #include "model/xalloc.h"
 #include "output/escape.h"
+#include "output/names.h"
 #include "output/ob.h"
 
 #define NBSP "\xc2\xa0"
@@ -40,21 +41,29 @@ struct folded {
 	int alloc;             /* counts are bytes (--weight alloc) */
 };
 
-/* s escaped for a frame, in a new string. */
-static char *frame_of(const char *s)
+/* An escaped frame e (malloc'd) whose end is not read as the line's
+ * count: a blank before trailing digits becomes NBSP; e, or its new
+ * place. */
+static char *guard_count(char *e)
 {
-	size_t len = strlen(s);
-	char *e = xmalloc(ESCAPE_MAX(len) + 2);
-	size_t n = escape_mem(e, &escape_folded, s, len);
-	e[n] = '\0';
-	size_t d = n;
+	size_t n = strlen(e), d = n;
 	while (d > 0 && e[d - 1] >= '0' && e[d - 1] <= '9')
 		d--;
 	if (d < n && d > 0 && e[d - 1] == ' ') {
+		e = xrealloc(e, n + 2, 1);
 		memmove(e + d + 1, e + d, n - d + 1); /* ' ' (1 byte) -> NBSP (2) */
 		memcpy(e + d - 1, NBSP, 2);
 	}
 	return e;
+}
+
+/* s escaped for a frame, in a new string. */
+static char *frame_of(const char *s)
+{
+	size_t len = strlen(s);
+	char *e = xmalloc(ESCAPE_MAX(len) + 1);
+	e[escape_mem(e, &escape_folded, s, len)] = '\0';
+	return guard_count(e);
 }
 
 static void folded_line(void *arg, const struct model_node *x, const struct model_node_alloc *a,
@@ -83,12 +92,17 @@ static void folded_line(void *arg, const struct model_node *x, const struct mode
 	ob_putc(o, '\n');
 }
 
-/* Names of m's cost centres; a thread's model has the same ones. */
+/* Names of m's cost centres; a thread's model has the same ones.  Those
+ * two functions share are qualified (Note [Names that collide] in
+ * names.c): flamegraph.pl adds up the frames of one name. */
 static char **folded_names(const struct model *m)
 {
+	struct names nm;
 	char **name = xnmalloc(m->nfns ? m->nfns : 1, sizeof *name);
+	names_init_qualified(&nm, m, &escape_folded);
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
-		name[cc] = frame_of(m->fns[cc].name);
+		name[cc] = guard_count(names_strdup(&nm, cc));
+	names_free(&nm);
 	return name;
 }
 

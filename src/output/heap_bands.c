@@ -113,14 +113,21 @@ int heap_bands_outside(const struct heap_bands *b)
 	return !(b->m->view && b->m->view->focus);
 }
 
-/* The bytes of a band's stack after "(k)": its names and the '/'s. */
+/* What a band's stack starts with: a stand-in's "(hidden)", with a '/'
+ * before its parent's names, the root's "<root>", or nothing. */
+static const char *band_head(const struct model *m, uint32_t band)
+{
+	if (band >= m->nnodes)
+		return band - m->nnodes ? EXPORT_HIDDEN_NAME "/" : EXPORT_HIDDEN_NAME;
+	return band == 0 ? EXPORT_ROOT_NAME : "";
+}
+
+/* The bytes of a band's stack after "(k)": its head, names and the '/'s. */
 static size_t stack_length(const struct heap_bands *b, const struct names *nm, uint32_t band)
 {
 	const struct model *m = b->m;
 	uint32_t k = band < m->nnodes ? band : band - m->nnodes;
-	size_t len = band >= m->nnodes ? strlen(k ? EXPORT_HIDDEN_NAME "/" : EXPORT_HIDDEN_NAME)
-		     : k == 0	    ? strlen(EXPORT_ROOT_NAME)
-				    : 0;
+	size_t len = strlen(band_head(m, band));
 	for (; k != 0; k = m->nodes[k].parent)
 		len += nm->off[m->nodes[k].cc + 1] - nm->off[m->nodes[k].cc] +
 		       (m->nodes[k].parent != 0);
@@ -148,9 +155,7 @@ void heap_bands_name(struct ob *o, const struct heap_bands *b, const struct name
 	uint32_t k = band < m->nnodes ? band : band - m->nnodes;
 	int cut = max && stack_length(b, nm, band) > max;
 	size_t room = cut ? max - strlen(HEAP_BANDS_CUT) : SIZE_MAX;
-	const char *head = band >= m->nnodes ? (k ? EXPORT_HIDDEN_NAME "/" : EXPORT_HIDDEN_NAME)
-			   : k == 0	      ? EXPORT_ROOT_NAME
-					      : "";
+	const char *head = band_head(m, band);
 	ob_putc(o, '(');
 	ob_u64(o, band, 0);
 	ob_putc(o, ')');

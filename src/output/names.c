@@ -118,9 +118,10 @@ static void qualify_group(const struct model *m, const uint32_t *g, size_t n, ch
  * "helper [prog+0x1211]" beside "helper [libl.so]" (the shortest label
  * that tells them apart: the library's once took the offset too).
  * Only the display changes; patterns, diff and the other formats see the
- * plain name (JSON gives the module beside it), but for callgrind's,
- * whose readers take one name for one function (callgrind_annotate added
- * zstd's two static MEM_read32 up as one).  NULL where nothing
+ * plain name (JSON gives the module beside it), but for those whose
+ * readers take one name for one function: callgrind (callgrind_annotate
+ * added zstd's two static MEM_read32 up as one), pprof and folded stacks
+ * (flamegraph.pl).  NULL where nothing
  * collides; else one string or NULL per function, for names_free_display.
  */
 static char **display_names(const struct model *m)

@@ -52,9 +52,6 @@ static void start_lookup(void)
 	real_start = dlsym(RTLD_NEXT, "__libc_start_main");
 }
 
-/* Looked up before main, where nothing can interrupt it: the first exit
- * may come from a signal handler, where dlsym is no safe call.  (A
- * preloaded library's constructors run before the program's start.) */
 /* Whether this process's exit() has gone through the gate: its
  * destructors run inside exit (Note [After the libraries' destructors]
  * in init.c). */
@@ -63,6 +60,9 @@ static int exiting(void)
 	return __atomic_load_n(&gate_pid, __ATOMIC_ACQUIRE) == getpid();
 }
 
+/* Looked up before main, where nothing can interrupt it: the first exit
+ * may come from a signal handler, where dlsym is no safe call.  (A
+ * preloaded library's constructors run before the program's start.) */
 __attribute__((constructor)) static void exitgate_lookup(void)
 {
 	exit_lookup();

@@ -9,8 +9,8 @@
  * its parent's stdio buffers does.  (daemon(3)'s parent ends by libc's
  * own _exit, which no interposer reaches: it writes nothing.)  So the
  * preloaded runtime interposes both names and writes the profile before
- * it ends the process, with the write of a deadly signal (rt_write_once
- * in signals.c): async-signal-safe, as _exit is called from signal
+ * it ends the process, with the write of a deadly signal
+ * (rt_write_before_exit in signals.c): async-signal-safe, as _exit is called from signal
  * handlers; once, if other threads end the process at the same time; and
  * not at all in a vfork child (a pid not ours), whose parent's profile
  * it would write, nor after exit's write in this process (a destructor

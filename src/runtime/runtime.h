@@ -425,12 +425,9 @@ RT_HIDDEN int rt_sys_execvpe(const char *file, char *const argv[], char *const e
 
 /* signals.c */
 RT_HIDDEN void rt_signals_install(void);
-/* Write the profile once, from a deadly signal's handler or _exit
- * (rawexit.c): async-signal-safe; not in a vfork child, nor after the
- * write at exit; another thread's write is waited for. */
-RT_HIDDEN void rt_write_once(void);
-/* The same for _exit (rawexit.c): on a stack with room, the terminating
- * signals held from then on. */
+/* The write of a deadly signal, for _exit (rawexit.c): once, async-signal-
+ * safe, not in a vfork child nor after the write at exit, on a stack with
+ * room, the terminating signals held from then on. */
 RT_HIDDEN void rt_write_before_exit(void);
 
 /* dispositions.c: the program's view of its signal actions */

@@ -62,12 +62,13 @@ static void sample_all(void)
  * Note [The last interval of a write that ends the process]: at exit the
  * sampler is stopped and takes a last sample (rt_sampler_finish), so the
  * time since its last wake-up is charged.  The write of a deadly signal
- * or of _exit (rt_write_once) cannot stop it: that joins a thread, in a
- * signal handler.  So it charges each live thread the time since its last
- * sample itself, under the registry lock if it can have it (the sampler
- * may hold it, mid-sample, and charges that time then), else not at all:
- * a subshell that ends by _exit ran one interval or less, and without
- * this showed no time.  Async-signal-safe: a trylock and clock_gettime.
+ * or of _exit (write_once in signals.c) cannot stop it: that joins a
+ * thread, in a signal handler.  So it charges each live thread the time
+ * since its last sample itself, under the registry lock if it can have it
+ * (the sampler may hold it, mid-sample, and charges that time then), else
+ * not at all: a subshell that ends by _exit ran one interval or less,
+ * and without this showed no time.  Async-signal-safe: a trylock and
+ * clock_gettime.
  */
 void rt_sampler_last_async(void)
 {

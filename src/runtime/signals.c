@@ -203,7 +203,7 @@ static void hold_signals(sigset_t *saved)
  * a child forked during the write, which has no such thread (tgkill with
  * signal 0 says so).
  */
-void rt_write_once(void)
+static void write_once(void)
 {
 	long self = (long)syscall(SYS_gettid), first = 0;
 	sigset_t saved;
@@ -268,7 +268,7 @@ static void report(int sig)
 {
 	if (sig && rt_config.crash_stack)
 		print_stack(sig);
-	rt_write_once();
+	write_once();
 }
 
 static void report_on_own_stack(void)

@@ -1,6 +1,6 @@
 /*
- * Morgan & Jarvis's compressed-stack example (their paper's, as DESIGN.md
- * gives it) as a real program: a runs 3 units, calls b which runs 7, which
+ * Morgan & Jarvis's compressed-stack example (from their paper, "Profiling
+ * large-scale lazy functional programs") as a real program: a runs 3 units, calls b which runs 7, which
  * calls a which runs 1.  Stacks (top first) ⟨a⟩ 3, ⟨b,a⟩ 7, ⟨a,b⟩ 1, so
  * COST a = 4, b = 7 and INHERITED a = 11, b = 8 (not 12: a counts once,
  * docs/semantics.md, "The views").  argv[1] rounds (default 100).  burn()

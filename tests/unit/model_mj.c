@@ -1,8 +1,8 @@
 /*
  * model_mj.c - Morgan & Jarvis's examples (the selection example of
  * docs/views.md, "Selection"; the compressed-stack example of their paper,
- * as DESIGN.md gives it) and the average-time trap (README.md, "Why: the
- * average-time trap"), on hand-built contexts.
+ * "Profiling large-scale lazy functional programs") and the average-time
+ * trap (README.md, "Why: the average-time trap"), on hand-built contexts.
  *
  * Compressed stacks (M&J write the top first; a history lists the bottom
  * first).  `a` runs 3, calls `b` which runs 7, which calls `a` which runs 1:
