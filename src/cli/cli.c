@@ -16,7 +16,6 @@
 #include "format/arena.h"
 #include "format/format.h"
 #include "model/combine.h"
-#include "model/heap.h"
 #include "model/xalloc.h"
 
 void cli_help(FILE *f, const struct cli_command *c)
@@ -216,18 +215,6 @@ void cli_unload(struct cli_profile *cp)
 {
 	model_free(&cp->model);
 	ccp_profile_free(&cp->prof);
-}
-
-int cli_heap_base(const char *path, const struct ccp_profile *p, uint32_t sample,
-		  struct heap_base *b)
-{
-	char err[256] = "";
-	if (heap_base_build(b, p, sample, err, sizeof err) != 0) {
-		fprintf(stderr, "ccprof: %s: %s\n", path, err);
-		heap_base_free(b);
-		return CLI_EXIT_FAIL;
-	}
-	return 0;
 }
 
 int cli_finish_output(int status)

@@ -96,16 +96,6 @@ void cli_anchor_modules(struct ccp_profile *p, const char *path);
 int cli_load(const char *path, unsigned passes, struct cli_profile *cp);
 void cli_unload(struct cli_profile *cp);
 
-struct heap_base;
-
-/* Into b the copy of p (read from path) with the live heap at `sample`
- * (model/heap.h, heap_base_build); on failure prints "ccprof: PATH:
- * REASON" and returns 1 (nothing to free).  It cannot fail for a p whose
- * model was built, being built from the same histories, but says so if
- * it does rather than leave out the heap. */
-int cli_heap_base(const char *path, const struct ccp_profile *p, uint32_t sample,
-		  struct heap_base *b);
-
 /* Write p to path as the runtime writes a profile: to a temporary file in
  * path's directory, renamed over path when complete, so a reader never
  * sees half a file; a file replaced keeps its permissions (and its owner,

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/report_heap.h"
 #include "cli/view_opts.h"
 #include "model/heap.h"
 #include "model/sources.h"
@@ -257,7 +258,7 @@ static int convert(const struct export_format *fmt, const char *path, const char
 	struct heap_base live_end;
 	int status = 0;
 	if (fmt->live_end && heap_measured(&cp.prof)) {
-		status = cli_heap_base(path, &cp.prof, HEAP_AT_END, &live_end);
+		status = report_heap_base(path, &cp.prof, HEAP_AT_END, &live_end);
 		in.live_end = status == 0 ? &live_end : NULL;
 	}
 	if (fmt->whole) { /* the page applies the view itself */

@@ -10,12 +10,24 @@
 #include "model/view.h"
 #include "output/heap_text.h"
 
+int report_heap_base(const char *path, const struct ccp_profile *p, uint32_t sample,
+		     struct heap_base *b)
+{
+	char err[256] = "";
+	if (heap_base_build(b, p, sample, err, sizeof err) != 0) {
+		fprintf(stderr, "ccprof: %s: %s\n", path, err);
+		heap_base_free(b);
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
+}
+
 /* The live heap at `sample` under vm's view, into b and m; 0, or 1
- * after saying why not (cli_heap_base). */
+ * after saying why not (report_heap_base). */
 static int heap_view(const char *path, const struct model *vm, uint32_t sample, unsigned passes,
 		     struct heap_base *b, struct model *m)
 {
-	if (cli_heap_base(path, vm->prof, sample, b) != 0)
+	if (report_heap_base(path, vm->prof, sample, b) != 0)
 		return CLI_EXIT_FAIL;
 	heap_view_build(m, b, vm, passes);
 	return 0;

@@ -17,6 +17,16 @@ struct report_heap_args {
 	int text;    /* --heap in text: the heap report instead of the time one */
 };
 
+struct heap_base;
+
+/* Into b the copy of p (read from path) with the live heap at `sample`
+ * (model/heap.h, heap_base_build), for report and convert; on failure
+ * prints "ccprof: PATH: REASON" and returns 1 (nothing to free).  It
+ * cannot fail for a p whose model was built, being built from the same
+ * histories, but says so if it does rather than leave out the heap. */
+int report_heap_base(const char *path, const struct ccp_profile *p, uint32_t sample,
+		     struct heap_base *b);
+
 /* Write the report of vm (a view's model of the profile at path) to out:
  * the time report (text or JSON, with the heap members when the profile
  * has heap data), or with a->text the heap report.  Returns the exit
