@@ -175,33 +175,41 @@ def wait_in_openat(pid):
         time.sleep(0.005)
 
 
-def raw_exit_fifo_term():
-    """A SIGTERM that comes while _exit's write waits for a FIFO's reader:
-    the process still ends by _exit(3), as the program chose, not by the
-    signal let in after the write; one profile comes through."""
-    exe = build("rawexit_fifo", "tests/progs/rawexit.c")
-    d = os.path.join(OUT, "rawexitfifo")
+def term_during_fifo_write(cmd, d):
+    """Run cmd preloaded, its profile going to a FIFO in a fresh d; once
+    the write waits in open for a reader, send SIGTERM, then read the
+    FIFO.  (exit status or None if it outlived 20 s, the bytes read, and
+    `ccprof info` of them)."""
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     fifo = os.path.join(d, "prof.fifo")
     os.mkfifo(fifo)
-    p = subprocess.Popen([exe, "main"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          env=dict(os.environ, LD_PRELOAD=PRELOAD,
                                   CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, fifo)))
     wait_in_openat(p.pid)  # the write blocks there until a reader comes
     os.kill(p.pid, signal.SIGTERM)
-    time.sleep(0.1)
+    time.sleep(0.1)  # the signal waits, held back; no race either way
     with open(fifo, "rb") as f:
         data = f.read()
     try:
         rc = p.wait(timeout=20)
     except subprocess.TimeoutExpired:
         p.kill()
-        rc = p.wait()
+        p.wait()
+        rc = None
     got = os.path.join(d, "got.ccprof")
     with open(got, "wb") as f:
         f.write(data)
-    r = run([CCPROF, "info", got])
+    return rc, data, run([CCPROF, "info", got])
+
+
+def raw_exit_fifo_term():
+    """A SIGTERM that comes while _exit's write waits for a FIFO's reader:
+    the process still ends by _exit(3), as the program chose, not by the
+    signal let in after the write; one profile comes through."""
+    exe = build("rawexit_fifo", "tests/progs/rawexit.c")
+    rc, _, r = term_during_fifo_write([exe, "main"], os.path.join(OUT, "rawexitfifo"))
     check(rc == 3 and r.returncode == 0,
           "rawexit: SIGTERM while _exit's write waits for a FIFO: ends by _exit(3) (got %s), "
           "one profile through the FIFO (%s)" % (rc, r.stderr.strip() or "valid"))
@@ -1458,29 +1466,7 @@ def signal_after_exit_write():
     exit] in init.c)."""
     exe = build("fib_fifo", "tests/progs/fib.c")
     for attempt in range(5):
-        d = os.path.join(OUT, "exitfifo%d" % attempt)
-        shutil.rmtree(d, ignore_errors=True)
-        os.makedirs(d)
-        fifo = os.path.join(d, "prof.fifo")
-        os.mkfifo(fifo)
-        p = subprocess.Popen([exe, "20"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             env=dict(os.environ, LD_PRELOAD=PRELOAD,
-                                      CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, fifo)))
-        wait_in_openat(p.pid)  # the write at exit blocks there until a reader comes
-        os.kill(p.pid, signal.SIGTERM)
-        time.sleep(0.1)  # the signal waits, held back; no race either way
-        with open(fifo, "rb") as f:
-            data = f.read()
-        try:
-            rc = p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-            rc = None
-        got = os.path.join(d, "got.ccprof")
-        with open(got, "wb") as f:
-            f.write(data)
-        r = run([CCPROF, "info", got])
+        rc, data, r = term_during_fifo_write([exe, "20"], os.path.join(OUT, "exitfifo%d" % attempt))
         if not check(rc == -signal.SIGTERM and r.returncode == 0,
                      "SIGTERM during the write at exit (%s): one profile through the FIFO "
                      "(%d bytes: %s), dies by SIGTERM (%s)"
