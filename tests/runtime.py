@@ -631,10 +631,15 @@ def short_threads():
                              text, re.M)
             what = "clock=%s, %s ms in a long thread's loop" % (clock, long_ms)
             if clock == "cpu":
+                # Each thread is charged from its clock's zero to its
+                # end, which comes after the end of the start routine it
+                # measured: never less, more by what ending a thread
+                # costs (25 us of the 400 here).
                 check(r.returncode == 0 and sp[1] > 0 and short == 300 and
-                      abs(worker + roots - sp[1]) <= 0.005 + 0.1 * sp[1],
+                      sp[1] - 0.001 <= worker + roots <= 0.005 + 1.25 * sp[1],
                       "short threads, %s: worker %.3f s + their roots %.3f s = the threads' "
-                      "own %.3f s of CPU, %d short threads" % (what, worker, roots, sp[1], short))
+                      "own %.3f s of CPU and their ends, %d short threads"
+                      % (what, worker, roots, sp[1], short))
                 check(line is not None and abs(float(line.group(1)) - roots) < 0.0006 and
                       line.group(2) == "300",
                       "short threads, %s: the header says how much of the outside time is "
