@@ -28,6 +28,19 @@ def status_passthrough():
           "record of a missing program: one error line, exit 127")
     r, prof = record(prog, ["exit", "0"])
     check("profile written to " + prof in r.stderr, "record says where the profile went")
+    # A relative -o is named from the directory it resolves to, in the
+    # run's line and in the runtime's output= alike: not "<cwd>/sub/../p".
+    sub = os.path.join(OUT, "status_sub")
+    os.makedirs(sub, exist_ok=True)
+    want = os.path.join(os.path.realpath(OUT), "status_up.ccprof")
+    if os.path.exists(want):
+        os.unlink(want)
+    r = run([CCPROF, "record", "-o", "status_sub/../status_up.ccprof", "--", prog, "exit", "0"],
+            cwd=OUT)
+    check(ccprof_said(r.stderr) == ["ccprof: profile written to " + want] and
+          os.path.exists(want),
+          "record names -o status_sub/../status_up.ccprof by its resolved directory (%r)"
+          % ccprof_said(r.stderr))
 
 
 def listed_profiles(name, prog, args, out, bare_stdout):
@@ -225,6 +238,16 @@ def record_checks_runtime_flags():
     r = run([CCPROF, "record", "--help"])
     check(r.returncode == 0 and "--dump-signal=SIG" in r.stdout and "--max-contexts=N" in r.stdout,
           "record --help names --dump-signal and --max-contexts")
+    least = re.search(r"contexts per thread, at least ([0-9]+) ", r.stdout)
+    least = int(least.group(1)) if least else 0
+
+    def runtime_takes(n):
+        got = run([prog, "exit", "0"], env=dict(
+            os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+            CCPROF_OPTIONS="output=/dev/null:max_contexts=%d" % n))
+        return got.returncode == 0 and "bad max_contexts" not in got.stderr
+    check(least > 1 and runtime_takes(least) and not runtime_takes(least - 1),
+          "record --help's least --max-contexts, %d, is the runtime's least" % least)
 
 
 def linked(kind):

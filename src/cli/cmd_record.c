@@ -91,7 +91,8 @@ const struct cli_command cli_record = {
 		"                     SIGUSR1, SIGUSR2, SIGHUP, SIGQUIT, SIGPROF, SIGWINCH,\n"
 		"                     SIGINT, SIGTERM, SIGALRM (SIG optional) or a number;\n"
 		"                     not a crash signal, SIGKILL, SIGSTOP, 32 or 33\n"
-		"  --max-contexts=N   contexts per thread, at least 16 (default 1000000);\n"
+		"  --max-contexts=N   contexts per thread, at least " CCP_STRINGIFY(CCP_MIN_MAX_CONTEXTS)
+		" (default " CCP_STRINGIFY(CCP_DEFAULT_MAX_CONTEXTS) ");\n"
 		"                     past it, a function's calls go to its overflow context\n"
 		"  -h, --help         show this help\n\n"
 		"Environment:\n"
@@ -304,6 +305,28 @@ static char *find_library(const struct record_opts *o)
 	return path;
 }
 
+/* path with its directory resolved: "/w/d/../p.ccprof" is "/w/p.ccprof",
+ * as record names it and the runtime writes it.  The base name stays as
+ * given (a symbolic link, a %p); a directory that does not resolve (not
+ * there yet, or named with a %p) stays as given too. */
+static char *resolve_directory(char *path)
+{
+	char *slash = strrchr(path, '/'), *dir, *out;
+	if (slash == NULL || slash == path)
+		return path;
+	*slash = '\0';
+	dir = realpath(path, NULL);
+	*slash = '/';
+	if (dir == NULL)
+		return path;
+	size_t len = strlen(dir) + strlen(slash) + 1;
+	out = xmalloc(len);
+	snprintf(out, len, "%s%s", strcmp(dir, "/") ? dir : "", slash);
+	free(dir);
+	free(path);
+	return out;
+}
+
 /* The absolute profile path (Note [Which profile]). */
 static char *output_path(const struct record_opts *o)
 {
@@ -331,7 +354,7 @@ static char *output_path(const struct record_opts *o)
 		free(cwd);
 	}
 	free(dflt);
-	return path;
+	return resolve_directory(path);
 }
 
 /* name=value prepended (LD_PRELOAD) or appended (CCPROF_OPTIONS). */

@@ -11,8 +11,13 @@
 
 #include <stdint.h>
 
-/* The fewest contexts per thread max_contexts= takes. */
+/* The fewest contexts per thread max_contexts= takes, and its default. */
 #define CCP_MIN_MAX_CONTEXTS 16
+#define CCP_DEFAULT_MAX_CONTEXTS 1000000
+
+/* A number macro as a string literal, for help texts. */
+#define CCP_STRINGIFY_(x) #x
+#define CCP_STRINGIFY(x) CCP_STRINGIFY_(x)
 
 /* The signal v names for dump_signal= ("SIGUSR2", "USR2", "12"), or 0 if
  * it names none, or one that cannot be the dump signal. */

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/option_values.h"
 #include "runtime.h"
 
 struct rt_config rt_config = {
@@ -19,7 +20,7 @@ struct rt_config rt_config = {
 	.interval_ns = 1000000,
 	.crash_stack = 1,
 	.handle_signals = 1,
-	.max_contexts = 1000000,
+	.max_contexts = CCP_DEFAULT_MAX_CONTEXTS,
 	.heap_interval_ns = 10000000,
 };
 int rt_cycles;
