@@ -677,6 +677,27 @@ def short_threads():
                       "counted" % (what, rep["root_time_s"] - roots))
 
 
+def late_first_call():
+    """A thread's CPU time before its first instrumented call (60 ms in
+    its uninstrumented start routine) is charged at its root under
+    clock=cpu, from the thread's start (Note [A thread's time before its
+    first hook] in src/runtime/threads.c): before, the runtime counted
+    from the first hook and the 60 ms were charged nowhere.  work(), the
+    first call, keeps its own 20 ms."""
+    exe = build("latefirst", "tests/progs/latefirst.c")
+    r, prof = record(exe, ["60", "20"], clock="cpu")
+    before, work = (spent_ns(r.stdout) + [-1, -1])[:2]
+    rep = report(prof)
+    root = rep["root_time_s"]
+    got = functions(rep).get("work", {}).get("self_s", -1)
+    # Never less than the thread's own 60 ms; more by the thread's start
+    # and end and the main thread's time outside main (a few ms).
+    check(r.returncode == 0 and before >= 0.06 and before - 0.001 <= root <= before + 0.03,
+          "a thread's %.3f s before its first call are at the root (%.3f s)" % (before, root))
+    check(work >= 0.02 and timing_near(got, work),
+          "the thread's first call keeps its %.3f s (%.3f s)" % (work, got))
+
+
 def options():
     prog = build("fib_opt", "tests/progs/fib.c")
     d = os.path.join(OUT, "opts")
@@ -813,5 +834,6 @@ region_time()
 cxx_scope()
 clocks()
 short_threads()
+late_first_call()
 options()
 finish()

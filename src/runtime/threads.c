@@ -369,19 +369,23 @@ struct rt_thread *rt_thread_private(void)
 /*
  * Note [A thread's time before its first hook]: a thread's CPU clock
  * starts at zero with the thread, so under clock=cpu a thread other than
- * the leader is charged from zero: its time before its first
+ * the leader is charged from zero, at its root: its time before its first
  * instrumented call (glibc's start of the thread, code that is not
- * instrumented, this registration) goes to its root, and the threads'
- * charged times add up to the CPU time they took.  Read at the first hook
- * instead, 60 us of each short thread's 420 went uncharged on a slow
- * machine (tests/progs/shortthreads.c).  The leader's clock carries its
- * time before exec, so it is read, as the wall clock is.
+ * instrumented, this registration) is its root's, and the threads'
+ * charged times add up to the CPU time they took.  Charged here, while
+ * the thread is at its root: left to the first sample, it went to the
+ * context that sample found.  Counted from the first hook instead, 60 us
+ * of each short thread's 420 went uncharged on a slow machine
+ * (tests/progs/shortthreads.c).  The leader's clock carries its time
+ * before exec, so it is counted from now, as the wall clock is.
  */
-static uint64_t first_sample(const struct rt_thread *t)
+static void first_sample(struct rt_thread *t)
 {
-	if (rt_config.clock != CCP_CLOCK_CPU)
-		return rt_now_ns(CLOCK_MONOTONIC);
-	return t->tid == (uint64_t)getpid() ? rt_now_ns(t->cpu_clock) : 0;
+	int cpu = rt_config.clock == CCP_CLOCK_CPU;
+	uint64_t now = rt_now_ns(cpu ? t->cpu_clock : CLOCK_MONOTONIC);
+
+	t->last_sample = cpu && t->tid != (uint64_t)getpid() ? 0 : now;
+	rt_charge_sample(t, now);
 }
 
 static struct rt_thread *thread_start(void)
@@ -404,7 +408,7 @@ static struct rt_thread *thread_start(void)
 	stack_bounds(t);
 	if (pthread_getcpuclockid(pthread_self(), &t->cpu_clock) != 0)
 		t->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
-	t->last_sample = first_sample(t);
+	first_sample(t); /* at its root */
 	t->last_tick = rt_cycles ? rt_tick() : 0;
 	t->first_tick = t->last_tick;
 	t->alive = 1;
@@ -460,7 +464,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	survivor->tid = (uint64_t)syscall(SYS_gettid);
 	if (pthread_getcpuclockid(pthread_self(), &survivor->cpu_clock) != 0)
 		survivor->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
-	survivor->last_sample = first_sample(survivor); /* the child's own clock */
+	first_sample(survivor); /* the child's own clock, from now */
 	survivor->next = NULL;
 	survivor->live_next = survivor->live_prev = NULL;
 	registry = survivor;
