@@ -542,6 +542,28 @@ def own_malloc():
               % allocs)
 
 
+def own_getenv():
+    """A program that defines getenv and strtod, instrumented (bash defines
+    getenv): the runtime read CCPROF_OPTIONS through the program's getenv
+    as it started, whose hook started it again inside its own
+    pthread_once, and the program hung before main (Note [A hook while
+    the runtime starts]).  Now the runtime reads environ itself, and a
+    function of the program's it calls while starting (strtod, for
+    interval=2.5ms) counts nothing and waits for nothing."""
+    p, prof = same_behaviour("owngetenv", "tests/progs/owngetenv.c", timeout=30,
+                             env={"OWNGETENV_WORD": "yes", "CCPROF_OPTIONS": "interval=2.5ms"})
+    if p is None:
+        return
+    check(p.stdout.startswith("word yes, none -, 2.50\ncalls getenv 2\n"),
+          "own getenv: the program's getenv called by main alone (%r)" % p.stdout)
+    rep = exact_calls("own getenv", p, prof)
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+    check(rep is not None and functions(rep).get("strtod", {}).get("calls") == 1 and
+          info.get("interval_ns") == 2500000,
+          "own getenv: CCPROF_OPTIONS' interval=2.5ms taken (%s), strtod's call from main "
+          "counted, not the runtime's" % info.get("interval_ns"))
+
+
 def file_size_limit():
     """RLIMIT_FSIZE below the profile's size (ulimit -f 0): the write at
     exit raised SIGXFSZ, and the program, which exits 0, died by it with
@@ -2117,6 +2139,7 @@ shell_children()
 exit_race()
 exit_wait()
 own_malloc()
+own_getenv()
 file_size_limit()
 small_stack()
 jumps()

@@ -83,7 +83,7 @@ static int try_exec(const char *path, char *const argv[], char *const envp[], in
 
 int rt_sys_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	const char *path = getenv("PATH"), *dir, *end;
+	const char *path = rt_getenv("PATH"), *dir, *end;
 	size_t flen = strlen(file) + 1, dlen;
 	int eacces = 0;
 	char *buf;

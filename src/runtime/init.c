@@ -167,7 +167,7 @@ static void init_all(void)
 	if (getauxval(AT_SECURE)) /* setuid/setgid: do nothing at all */
 		rt_config.disabled = 1;
 	else
-		rt_options_parse(getenv("CCPROF_OPTIONS"), &rt_config);
+		rt_options_parse(rt_getenv("CCPROF_OPTIONS"), &rt_config);
 	/* Before the sampler, which takes its samples; disabled too, which
 	 * forgets the blocks from before the start (heap.c). */
 	rt_heap_configure();
@@ -197,11 +197,32 @@ static void init_once(void)
 	rt_nocancel_end(cancel);
 }
 
+/*
+ * Note [A hook while the runtime starts]: what init_all calls may be the
+ * program's own, instrumented: a getenv, a strtod, a signal function it
+ * defines (bash defines getenv).  Their hooks come back here on the same
+ * thread, inside pthread_once, which would wait for itself for ever: so
+ * while this thread starts the runtime, its hooks count nothing
+ * (rt_thread_start returns NULL) and rt_init returns at once.  The
+ * runtime reads its own environment without getenv (rt_getenv), so the
+ * usual case drops no call.
+ */
+static __thread int initialising __attribute__((tls_model("initial-exec")));
+
+int rt_initialising(void)
+{
+	return initialising;
+}
+
 void rt_init(void)
 {
+	if (initialising)
+		return;
+	initialising = 1;
 	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 	pthread_once(&once, init_once);
 	rt_alloc_own_end();
+	initialising = 0;
 }
 
 __attribute__((constructor)) static void ccprof_constructor(int argc, char **argv, char **envp)

@@ -216,6 +216,7 @@ extern __thread struct rt_thread *rt_self
 
 /* init.c */
 RT_HIDDEN void rt_init(void);
+RT_HIDDEN int rt_initialising(void);
 RT_HIDDEN struct rt_thread *rt_thread_start(void);
 RT_HIDDEN struct rt_thread *rt_thread_private(void);
 
@@ -449,6 +450,7 @@ RT_HIDDEN void *rt_map(size_t n);
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 RT_HIDDEN ssize_t rt_write_quietly(int fd, const void *buf, size_t len);
+RT_HIDDEN const char *rt_getenv(const char *name);
 
 /* interposed.c: whether *real, libc's function behind an interposed one,
  * is there, `lookup` called to find it if not yet. */

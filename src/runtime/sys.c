@@ -1,7 +1,8 @@
 /*
- * sys.c - memory and messages straight from the kernel.  The runtime's
- * slow paths may run inside malloc or a signal handler, so they take memory
- * from mmap and print with write(2).
+ * sys.c - memory and messages straight from the kernel, and the
+ * environment straight from environ.  The runtime's slow paths may run
+ * inside malloc or a signal handler, so they take memory from mmap and
+ * print with write(2).
  */
 #include <errno.h>
 #include <signal.h>
@@ -12,6 +13,24 @@
 #include <unistd.h>
 
 #include "runtime.h"
+
+/* getenv, not the program's: a program may define its own, instrumented
+ * (bash does), and the runtime reads CCPROF_OPTIONS as it starts, where
+ * that function's hook would start it again (Note [A hook while the
+ * runtime starts] in init.c).  From environ, as glibc's exec family
+ * reads PATH; no libc call, since the program may define those too. */
+const char *rt_getenv(const char *name)
+{
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		const char *v = *e, *n = name;
+
+		while (*n != '\0' && *v == *n)
+			v++, n++;
+		if (*n == '\0' && *v == '=')
+			return v + 1;
+	}
+	return NULL;
+}
 
 void *rt_map(size_t n)
 {

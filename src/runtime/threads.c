@@ -392,7 +392,7 @@ static struct rt_thread *thread_start(void)
 {
 	struct rt_thread *t;
 
-	if (starting)
+	if (starting || rt_initialising()) /* Note [A hook while the runtime starts] */
 		return NULL;
 	starting = 1;
 	rt_init();
