@@ -1187,7 +1187,8 @@ def execsys_as_glibc():
             f.write(text)
         os.chmod(os.path.join(d, name), mode)
     os.symlink(shutil.which("echo"), os.path.join(d, "prog", "script"))
-    srcs = [os.path.join(TOP, "tests/progs/execsys.c"), os.path.join(TOP, "src/runtime/execsys.c")]
+    srcs = [os.path.join(TOP, x) for x in ("tests/progs/execsys.c", "src/runtime/execsys.c",
+                                           "src/runtime/sys.c")]  # sys.c: rt_getenv
     inc = ["-I" + os.path.join(TOP, x) for x in ("src/runtime", "src", "include")]
     exes = []
     for name, flags in (("execsys", []), ("execsys_asan", ["-fsanitize=address"])):
@@ -1346,6 +1347,43 @@ def handlers_present_at_start():
             check("faults 3, a profile already absent" in p.stdout and "SIGSEGV" not in p.stderr,
                   "%s: handled faults, no stack, no profile before exit (%r)" % (name, p.stdout))
         check(os.path.exists(prof), "%s: profile written" % name)
+
+
+def dump_signal_handler_installed_later():
+    """A handler the program installs for dump_signal after the runtime
+    started (xz's SIGUSR1, for its progress line) goes behind the
+    runtime's, as one present at start does (Note [Handlers present at
+    start]): each signal writes the profile, then runs the program's
+    handler, which finds the dump written.  It took the runtime's place
+    before, and --dump-signal=SIGUSR1 wrote nothing.  By sigaction, by
+    signal, and by sysv_signal, whose SA_RESETHAND lets the second signal
+    kill as without ccprof.  The program sees its own action either way."""
+    src = "tests/progs/latesig.c"
+    for how, dumps, status in (("sigaction", 3, 0), ("signal", 3, 0),
+                               ("sysv", 1, -signal.SIGUSR1)):
+        name = "latesig_" + how
+        bare, inst = os.path.join(OUT, name + "_bare"), os.path.join(OUT, name)
+        builds = [run([CC, "-g", "-O1", os.path.join(TOP, src), "-o", exe] + flags)
+                  for exe, flags in ((bare, []), (inst, ["-finstrument-functions"]))]
+        if not check(all(b.returncode == 0 for b in builds), "%s builds" % name):
+            continue
+        prof = os.path.join(OUT, name + ".ccprof")
+        env = dict(os.environ, LATESIG_PROFILE=prof)
+        b = run([bare, how], env=env, timeout=20, preexec_fn=default_signals)
+        p = run([inst, how], env=dict(env, LD_PRELOAD=PRELOAD,
+                                      CCPROF_OPTIONS="dump_signal=SIGUSR1:output=" + prof),
+                timeout=20, preexec_fn=default_signals)
+        seen = [l for l in p.stderr.splitlines() if l.startswith("dumps seen ")]
+        check(p.returncode == b.returncode == status and p.stdout == b.stdout and
+              "ours 1" in p.stdout and b.stderr.splitlines()[-1:] == ["dumps seen 0"],
+              "%s: same exit status (%d), same stdout, the program's handler in its view "
+              "(%r)" % (name, p.returncode, p.stdout))
+        check(seen[-1:] == ["dumps seen %d" % dumps],
+              "%s: each of %d SIGUSR1 wrote the profile before the program's handler ran "
+              "(%s)" % (name, dumps, seen))
+        if status == 0:
+            check(nonzero_calls(prof).get("step") == 3,
+                  "%s: the profile at exit has step's 3 calls" % name)
 
 
 def unmanaged_children_view():
@@ -2159,6 +2197,7 @@ cancel_in_handler_write()
 cancel_in_term_write()
 signal_after_exit_write()
 handlers_present_at_start()
+dump_signal_handler_installed_later()
 unmanaged_children_view()
 unmanaged_children_static_signal()
 unmanaged_children_siginterrupt()

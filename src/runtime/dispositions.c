@@ -34,6 +34,9 @@
  * action the program asked for since. */
 static struct sigaction previous[SIGNALS];
 static rt_handler ours[SIGNALS];
+/* Signals whose handler of the program's stands behind ours, not in its
+ * place (dump_signal's: Note [Handlers present at start]). */
+static unsigned char in_front[SIGNALS];
 
 const struct sigaction *rt_program_action(int sig)
 {
@@ -125,13 +128,17 @@ RT_UNSANITIZED static int is_default(const struct sigaction *sa)
  * with the reset, and the second signal ends the process with the
  * profile of the first one's dump; a program that asks for the default
  * action again by sigaction or signal gets ours again, as it would
- * have without the handler.
+ * have without the handler.  A handler the program installs for
+ * dump_signal later goes behind ours the same way (goes_behind): it took
+ * ours' place before, and the signal dumped no more
+ * (tests/progs/latesig.c).
  */
 void rt_take_signal(int sig, rt_handler fn, int always)
 {
 	if (sig <= 0 || sig >= SIGNALS || __sigaction(sig, NULL, &previous[sig]) != 0)
 		return;
 	ours[sig] = fn;
+	in_front[sig] = (unsigned char)always;
 	if (!(previous[sig].sa_flags & SA_SIGINFO) && previous[sig].sa_handler == SIG_IGN)
 		return; /* ignored stays ignored */
 	if (is_handler(&previous[sig]) && !always)
@@ -358,7 +365,18 @@ RT_UNSANITIZED static int unmanaged_sigaction(int sig, const struct sigaction *a
 	return 0;
 }
 
-/* sigaction for a managed signal, under the lock. */
+/* Whether act goes behind ours rather than to the kernel: the default
+ * action of a signal we handle, or a handler for dump_signal, which the
+ * program may install at any time (xz's SIGUSR1, for its progress line:
+ * --dump-signal=SIGUSR1 wrote nothing when it came). */
+RT_UNSANITIZED static int goes_behind(int sig, const struct sigaction *act)
+{
+	return is_default(act) || (in_front[sig] && is_handler(act));
+}
+
+/* sigaction for a managed signal, under the lock.  Ours is installed
+ * again whenever the action behind it changes: it takes a handler's
+ * flags and mask (install_ours). */
 RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction view, kept;
@@ -366,9 +384,9 @@ RT_UNSANITIZED static int change_disposition(int sig, const struct sigaction *ac
 
 	if (current_view(sig, &view, &held) != 0)
 		return -1;
-	if (act && is_default(act)) {
+	if (act && goes_behind(sig, act)) {
 		previous[sig] = *act;
-		if (!held && install_ours(sig) != 0)
+		if (install_ours(sig) != 0)
 			return -1;
 		if (__sigaction(sig, NULL, &kept) == 0)
 			as_kept(&previous[sig], &kept);
@@ -507,8 +525,8 @@ RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 
 	if (!managed(sig))
 		return as_seen(sig, set_handler(sig, handler));
-	if (handler == SIG_DFL) {
-		bsd_action(&sa, sig, SIG_DFL);
+	if (handler == SIG_DFL || (in_front[sig] && handler != SIG_IGN && handler != SIG_ERR)) {
+		bsd_action(&sa, sig, handler);
 		return program_sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
 	}
 	lock_dispositions(&saved);
