@@ -280,6 +280,16 @@ def option_sets(prof, extra=()):
                  {"select": [a], "focus": [b]}, {"select": [a, b], "deselect": [b]}]
     if names:
         sets.append({"deselect": [names[0][:1] + "*"]})
+    # Labels as the report gives functions that share a name: "name
+    # [module+0xoffset]", "name [module]" (Note [Qualified names in
+    # patterns] in select.c).
+    coded = [f for f in full["functions"] if f.get("offset") is not None][:2]
+    if coded:
+        f, g = coded[0], coded[-1]
+        base = lambda h: os.path.basename(h.get("module") or "") or "?"
+        sets += [{"deselect": ["%s [%s+0x%x]" % (f["name"], base(f), f["offset"])]},
+                 {"focus": ["%s [%s]" % (g["name"], base(g))]},
+                 {"select": ["%s [*]" % f["name"], "%s [%s+0x%x]" % (g["name"], base(g), g["offset"] + 1)]}]
     sets += [{"module": ["*"]}, {"module": ["nosuch.so"]}, {"onlyExported": True},
              {"onlyExported": True, "deselect": [names[-1]]},
              {"deselect": ["nosuch_function"]}, {"select": ["%s,nosuch*" % names[0]]},

@@ -563,6 +563,44 @@ def offsets():
           "offsets: the regions program's functions at their symbol values (%s)" % funcs)
 
 
+def qualified_patterns():
+    """A label the report gives a function whose name another shares
+    is a pattern for that one function (Note [Qualified names in
+    patterns] in src/model/select.c): twins.c's and twins2.c's static
+    `step`, one executable, are "step [views_twins+0x...]" each;
+    deselecting one by its label leaves the other with its own calls.
+    "[views_twins]" without the offset names both, and a label of no
+    function is an error, as a name of none is.  Before, such a label
+    matched no function."""
+    exe = os.path.join(OUT, "views_twins")
+    r, prof = record(exe)
+    n = {w[1]: int(w[2]) for w in (l.split() for l in r.stdout.splitlines()) if w[0] == "calls"}
+    labels = sorted(set(re.findall(r"^(step \[views_twins\+0x[0-9a-f]+\])", text(prof)[1], re.M)))
+    if not check(r.returncode == 0 and len(labels) == 2,
+                 "qualified patterns: the report labels the two step (%s)" % labels):
+        return
+    left = []
+    for label in labels:
+        steps = [f["calls"] for f in rep(prof, "--deselect", label)["functions"]
+                 if f["name"] == "step"]
+        left += steps
+        check(len(steps) == 1, "qualified patterns: --deselect '%s' leaves one step (%s)"
+              % (label, steps))
+    check(sorted(left) == sorted([n["step_here"], n["step_there"]]),
+          "qualified patterns: each label left the other step, with its calls (%s)" % left)
+    both = [f for f in rep(prof, "--deselect", "step [views_twins]")["functions"]
+            if f["name"] == "step"]
+    globbed = [f for f in rep(prof, "--deselect", "st* [views_t*]")["functions"]
+               if f["name"] == "step"]
+    check(both == [] and globbed == [],
+          "qualified patterns: 'step [views_twins]' and 'st* [views_t*]' name both")
+    for bad in ("step [views_twins+0x1]", "step [nosuch]", "nosuch [views_twins]"):
+        r = run([CCPROF, "report", "--callers", bad, prof])
+        check(r.returncode != 0 and r.stderr.count("\n") == 1 and "matches no function" in r.stderr,
+              "qualified patterns: '%s' matches no function, an error (%d, %r)"
+              % (bad, r.returncode, r.stderr))
+
+
 def modules():
     so = os.path.join(OUT, "libshlib.so")
     r = run([CC, "-O0", "-g", "-shared", "-fPIC", "-finstrument-functions",
@@ -885,6 +923,7 @@ threads()
 many_threads()
 modules()
 offsets()
+qualified_patterns()
 patterns()
 if sp:
     diff(sp)

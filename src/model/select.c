@@ -170,6 +170,58 @@ int model_name_matches(const char *list, const char *name)
 	return 0;
 }
 
+/*
+ * Note [Qualified names in patterns]: where functions share a name, the
+ * text report shows each with its module, and with its offset where the
+ * module's base name is shared too: "helper [libl.so]", "helper
+ * [prog+0x1169]" (Note [Names that collide] in output/names.c).  A
+ * pattern may be such a label, to pick one of them: the part before the
+ * last " [" matches the name as any pattern does, the part in brackets
+ * the module's base name (`*` globs; "?" for a function whose module is
+ * not known), and the offset after "+0x", if given, the function's
+ * offset.  A pattern that matches a name whole (operator[]) still does.
+ */
+static int qualifier_matches(const struct model *m, uint32_t cc, const char *q, size_t qlen)
+{
+	const char *mod = model_basename(model_module_path(m, cc));
+	size_t modlen = qlen;
+	if (!mod[0])
+		mod = "?";
+	for (size_t i = qlen; i-- > 0;) {
+		if (i + 3 <= qlen && q[i] == '+' && q[i + 1] == '0' && q[i + 2] == 'x') {
+			char hex[20];
+			size_t n = qlen - i - 3;
+			char *end;
+			if (n == 0 || n > 16) /* 64 bits, no more: model.js reads them alike */
+				return 0;
+			memcpy(hex, q + i + 3, n);
+			hex[n] = '\0';
+			if (!isxdigit((unsigned char)hex[0]) ||
+			    strtoull(hex, &end, 16) != m->prof->ccs[cc].offset || *end)
+				return 0;
+			modlen = i;
+			break;
+		}
+	}
+	return glob_match(q, modlen, mod, strlen(mod));
+}
+
+/* Whether pattern p matches function cc: by its name, or by the label
+ * that names its module too (Note [Qualified names in patterns]). */
+static int fn_matches(const struct model *m, uint32_t cc, const char *p, size_t plen)
+{
+	const char *name = m->fns[cc].name;
+	if (one_matches(p, plen, name))
+		return 1;
+	if (plen < 4 || p[plen - 1] != ']' || m->prof->ccs[cc].kind != CCP_CC_FUNCTION)
+		return 0;
+	size_t open = plen - 1;
+	while (open > 1 && !(p[open] == '[' && p[open - 1] == ' '))
+		open--;
+	return open > 1 && one_matches(p, open - 1, name) &&
+	       qualifier_matches(m, cc, p + open + 1, plen - open - 2);
+}
+
 static char *copy_pattern(const char *p, size_t len)
 {
 	char *s = xmalloc(len + 1);
@@ -181,7 +233,7 @@ static char *copy_pattern(const char *p, size_t len)
 static int matches_any(const struct model *m, const char *p, size_t len)
 {
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
-		if (m->fns[cc].seen && one_matches(p, len, m->fns[cc].name))
+		if (m->fns[cc].seen && fn_matches(m, cc, p, len))
 			return 1;
 	return 0;
 }
@@ -204,9 +256,18 @@ uint32_t model_find_fns(struct model *m, const char *patterns, uint32_t **out)
 {
 	uint32_t n = 0;
 	*out = model_calloc(m, m->nfns ? m->nfns : 1, sizeof **out);
-	for (uint32_t cc = 0; cc < m->nfns; cc++)
-		if (m->fns[cc].seen && model_name_matches(patterns, m->fns[cc].name))
-			(*out)[n++] = cc;
+	for (uint32_t cc = 0; cc < m->nfns; cc++) {
+		if (!m->fns[cc].seen)
+			continue;
+		for (const char *p = patterns; *p;) {
+			size_t len = next_pattern(p);
+			if (len && fn_matches(m, cc, p, len)) {
+				(*out)[n++] = cc;
+				break;
+			}
+			p += len + (p[len] == ',');
+		}
+	}
 	return n;
 }
 
@@ -221,7 +282,7 @@ typedef int matcher(const struct model *m, uint32_t cc, const char *p, size_t le
 
 static int match_name(const struct model *m, uint32_t cc, const char *p, size_t len)
 {
-	return one_matches(p, len, m->fns[cc].name);
+	return fn_matches(m, cc, p, len);
 }
 
 static int match_module(const struct model *m, uint32_t cc, const char *p, size_t len)

@@ -141,9 +141,39 @@ const ccprofModel = (function () {
 
 	/* Whether a pattern matches cost centre cc's name, or its name
 	 * without the parameter list (p.shortNames: null when it has none). */
-	function ccMatches(p, pattern, cc) {
+	function nameMatches(p, pattern, cc) {
 		const short = p.shortNames[cc];
 		return globMatch(pattern, p.fns[cc].name) || (short !== null && globMatch(pattern, short));
+	}
+
+	/* The bracketed part of a label, "module" or "module+0xoffset",
+	 * against function f (qualifier_matches in select.c). */
+	function qualifierMatches(f, q) {
+		const mod = basename(f.module || '') || '?';
+		const plus = q.lastIndexOf('+0x');
+		if (plus < 0)
+			return globMatch(q, mod);
+		const hex = q.slice(plus + 3);
+		if (!/^[0-9a-fA-F]{1,16}$/.test(hex) || BigInt('0x' + hex) !== BigInt(f.offset))
+			return false;
+		return globMatch(q.slice(0, plus), mod);
+	}
+
+	/* Whether a pattern matches cost centre cc: by its name, or by the
+	 * label that names its module too, "step [twins+0x1159]" (Note
+	 * [Qualified names in patterns] in select.c). */
+	function ccMatches(p, pattern, cc) {
+		const f = p.fns[cc];
+		if (nameMatches(p, pattern, cc))
+			return true;
+		if (pattern.length < 4 || pattern[pattern.length - 1] !== ']' || f.offset === null ||
+		    f.offset === undefined)
+			return false;
+		let open = pattern.length - 1;
+		while (open > 1 && !(pattern[open] === '[' && pattern[open - 1] === ' '))
+			open--;
+		return open > 1 && nameMatches(p, pattern.slice(0, open - 1), cc) &&
+			qualifierMatches(f, pattern.slice(open + 1, pattern.length - 1));
 	}
 
 	function basename(path) {
