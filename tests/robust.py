@@ -16,10 +16,17 @@ import time
 from ccp import *
 
 PRELOAD = os.path.join(LIB, "libccprof.so")
-# A suite started in the background (`make check &`) inherits SIGINT
-# ignored, and so would the programs: then raise(SIGINT) does nothing.
-# They must see the default disposition, as from a terminal.
+# A suite started in the background (`make check &`, or by a tool that
+# runs it so) inherits SIGINT and SIGQUIT ignored (a shell's asynchronous
+# command without job control), under nohup SIGHUP too, and so would the
+# programs: then raise(SIGQUIT) does nothing and the program lives on
+# ("signal quit: the process still dies by SIGQUIT" failed so, now and
+# then, never from a terminal).  They must see the default dispositions,
+# as from a terminal: the keyboard's two here, and every one of
+# default_signals() in same_behaviour's runs (this suite itself keeps
+# nohup's SIGHUP).
 signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 CLOCK = "cpu"  # the clock of same_behaviour's runs; see the end
 
 
@@ -43,15 +50,19 @@ def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=Non
     prof = os.path.join(d, name + ".ccprof")
     e = dict(os.environ)
     e.update(env or {})
+    def start():  # as from a terminal, whatever this suite inherited
+        default_signals()
+        if preexec:
+            preexec()
     try:
-        b = run([bare] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=preexec)
+        b = run([bare] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=start)
     except subprocess.TimeoutExpired:
         check(False, "%s: the bare program ends within %d s" % (name, timeout))
         return None, None
     e["LD_PRELOAD"] = PRELOAD
     e["CCPROF_OPTIONS"] = "clock=" + CLOCK + ":output=" + prof + (":" + env["CCPROF_OPTIONS"] if env and "CCPROF_OPTIONS" in env else "")
     try:
-        p = run([inst] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=preexec)
+        p = run([inst] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=start)
     except subprocess.TimeoutExpired:
         check(False, "%s: ends within %d s, as the bare program does" % (name, timeout))
         return None, None
