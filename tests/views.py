@@ -262,16 +262,32 @@ def ring():
     it inside P (focus P)."""
     n, times = 4, 10
     prog = build("views_ring", "tests/progs/ring.c")
-    r, prof = record(prog, [str(n), str(times)], clock="cycles")
-    if not check(r.returncode == 0, "ring: runs"):
-        return
-    burnt = {k: v / 1e9 for k, v in spent(r.stderr, "P", "Q", "R", "S", "cycle").items()}
     # Elapsed time (clock=cycles) and the program's clock_gettime around
     # each burn see the same preemptions; the profile adds the hooks'
-    # cost and the few instructions outside burn().
+    # cost and the few instructions outside burn().  A preemption there
+    # adds its milliseconds to that function alone (4 runs in 100 under
+    # three busy loops on two CPUs): such a run is repeated, three in
+    # all; a wrong attribution would fail every time.
     tol = lambda s: 0.03 * s + 0.0005
-    j = rep(prof, "--cycles")
-    f = fns(j)
+    for attempt in range(3):
+        r, prof = record(prog, [str(n), str(times)], clock="cycles")
+        if r.returncode != 0:
+            break
+        burnt = {k: v / 1e9 for k, v in spent(r.stderr, "P", "Q", "R", "S", "cycle").items()}
+        j = rep(prof, "--cycles")
+        f = fns(j)
+        cyc = j["cycles"]
+        foc = rep(prof, "--focus", "P")
+        inside = sum(burnt[fn] for fn in "PQRS")
+        measured = [(fn, f[fn]["self_s"], burnt[fn]) for fn in "PQRS"]
+        measured += [("cycle", cyc[0]["time_s"] if len(cyc) == 1 else -1, burnt["cycle"]),
+                     ("focus P", foc["total_time_s"], inside)]
+        off = ["%s %.6f s, burnt %.6f s" % m for m in measured if abs(m[1] - m[2]) > tol(m[2])]
+        if not off:
+            break
+        print("# ring try %d: %s, run again (machine busy?)" % (attempt + 1, "; ".join(off)))
+    if not check(r.returncode == 0, "ring: runs"):
+        return
     check(burnt["S"] > 0, "ring: the program says what it burnt (%r)" % r.stderr.strip())
     for fn in "PQRS":
         near(f[fn]["self_s"], burnt[fn], tol(burnt[fn]), "ring: self(%s) as the program burnt it" % fn)
@@ -282,7 +298,6 @@ def ring():
         unmarked = {e["name"] for e in c["history"] if not e["marked"]}
         if members <= marked and members & unmarked:
             want += c["time_s"]
-    cyc = j["cycles"]
     check(len(cyc) == 1 and abs(cyc[0]["time_s"] - want) <= 10 * EPS and want > 0,
           "ring: cycle time = time of the contexts where P, Q, R are active and one also "
           "unmarked (%.6f s)" % want)
@@ -293,8 +308,6 @@ def ring():
                   any(e["name"] == c["history"][-1]["name"] for e in c["history"][:-1]))
     check(len(cyc) == 1 and cyc[0]["entries"] == closing == times * (3 * n - 2),
           "ring: cycle entries = entries of the closing contexts (%d)" % closing)
-    foc = rep(prof, "--focus", "P")
-    inside = sum(burnt[fn] for fn in "PQRS")
     check(abs(foc["total_time_s"] - f["P"]["inherited_s"]) <= EPS,
           "ring: focus P: total = inherited(P)")
     near(foc["total_time_s"], inside, tol(inside),
