@@ -174,15 +174,23 @@ def raw_exit_last_interval():
 
 
 def wait_in_openat(pid):
-    """Until process pid is in the openat system call (257), as a write to
-    a FIFO is until a reader comes; at most 10 s."""
+    """Until a thread of process pid waits in the openat system call (257)
+    for a FIFO's reader, as a write to one does until a reader comes; at
+    most 10 s.  Where the kernel names what it waits in (wchan), an
+    openat that waits for something else (the loader's open of a library
+    from a slow disk) is not taken for it: a signal sent then ended the
+    process before it opened the FIFO, and the reader waited for ever."""
     for _ in range(2000):
-        try:
-            with open("/proc/%d/syscall" % pid) as f:
-                if f.read().split(" ")[0] == "257":
-                    return
-        except OSError:
-            pass
+        for task in glob.glob("/proc/%d/task/*" % pid):
+            try:
+                with open(task + "/syscall") as f:
+                    call = f.read().split(" ")[0]
+                with open(task + "/wchan") as f:
+                    wchan = f.read().strip()
+            except OSError:
+                continue
+            if call == "257" and wchan in ("wait_for_partner", "fifo_open", "0", ""):
+                return
         time.sleep(0.005)
 
 
@@ -1754,7 +1762,10 @@ def second_signal_mid_write():
             p.wait()
             continue
         os.kill(p.pid, signal.SIGTERM)
-        time.sleep(0.3)  # its handler now waits in open() for a reader
+        # Until its handler waits in open() for a reader: a second signal
+        # sent before that (a sleep's guess, on a loaded machine) could
+        # find the first still pending, and test nothing.
+        wait_in_openat(p.pid)
         os.kill(p.pid, second)
         time.sleep(0.3)
         check(p.poll() is None, "%s: the process outlives the second signal while the "
