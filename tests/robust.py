@@ -16,10 +16,17 @@ import time
 from ccp import *
 
 PRELOAD = os.path.join(LIB, "libccprof.so")
-# A suite started in the background (`make check &`) inherits SIGINT
-# ignored, and so would the programs: then raise(SIGINT) does nothing.
-# They must see the default disposition, as from a terminal.
+# A suite started in the background (`make check &`, or by a tool that
+# runs it so) inherits SIGINT and SIGQUIT ignored (a shell's asynchronous
+# command without job control), under nohup SIGHUP too, and so would the
+# programs: then raise(SIGQUIT) does nothing and the program lives on
+# ("signal quit: the process still dies by SIGQUIT" failed so, now and
+# then, never from a terminal).  They must see the default dispositions,
+# as from a terminal: the keyboard's two here, and every one of
+# default_signals() in same_behaviour's runs (this suite itself keeps
+# nohup's SIGHUP).
 signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 CLOCK = "cpu"  # the clock of same_behaviour's runs; see the end
 
 
@@ -43,15 +50,19 @@ def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=Non
     prof = os.path.join(d, name + ".ccprof")
     e = dict(os.environ)
     e.update(env or {})
+    def start():  # as from a terminal, whatever this suite inherited
+        default_signals()
+        if preexec:
+            preexec()
     try:
-        b = run([bare] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=preexec)
+        b = run([bare] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=start)
     except subprocess.TimeoutExpired:
         check(False, "%s: the bare program ends within %d s" % (name, timeout))
         return None, None
     e["LD_PRELOAD"] = PRELOAD
     e["CCPROF_OPTIONS"] = "clock=" + CLOCK + ":output=" + prof + (":" + env["CCPROF_OPTIONS"] if env and "CCPROF_OPTIONS" in env else "")
     try:
-        p = run([inst] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=preexec)
+        p = run([inst] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=start)
     except subprocess.TimeoutExpired:
         check(False, "%s: ends within %d s, as the bare program does" % (name, timeout))
         return None, None
@@ -163,15 +174,23 @@ def raw_exit_last_interval():
 
 
 def wait_in_openat(pid):
-    """Until process pid is in the openat system call (257), as a write to
-    a FIFO is until a reader comes; at most 10 s."""
+    """Until a thread of process pid waits in the openat system call (257)
+    for a FIFO's reader, as a write to one does until a reader comes; at
+    most 10 s.  Where the kernel names what it waits in (wchan), an
+    openat that waits for something else (the loader's open of a library
+    from a slow disk) is not taken for it: a signal sent then ended the
+    process before it opened the FIFO, and the reader waited for ever."""
     for _ in range(2000):
-        try:
-            with open("/proc/%d/syscall" % pid) as f:
-                if f.read().split(" ")[0] == "257":
-                    return
-        except OSError:
-            pass
+        for task in glob.glob("/proc/%d/task/*" % pid):
+            try:
+                with open(task + "/syscall") as f:
+                    call = f.read().split(" ")[0]
+                with open(task + "/wchan") as f:
+                    wchan = f.read().strip()
+            except OSError:
+                continue
+            if call == "257" and wchan in ("wait_for_partner", "fifo_open", "0", ""):
+                return
         time.sleep(0.005)
 
 
@@ -1803,7 +1822,10 @@ def second_signal_mid_write():
             p.wait()
             continue
         os.kill(p.pid, signal.SIGTERM)
-        time.sleep(0.3)  # its handler now waits in open() for a reader
+        # Until its handler waits in open() for a reader: a second signal
+        # sent before that (a sleep's guess, on a loaded machine) could
+        # find the first still pending, and test nothing.
+        wait_in_openat(p.pid)
         os.kill(p.pid, second)
         time.sleep(0.3)
         check(p.poll() is None, "%s: the process outlives the second signal while the "

@@ -262,16 +262,32 @@ def ring():
     it inside P (focus P)."""
     n, times = 4, 10
     prog = build("views_ring", "tests/progs/ring.c")
-    r, prof = record(prog, [str(n), str(times)], clock="cycles")
-    if not check(r.returncode == 0, "ring: runs"):
-        return
-    burnt = {k: v / 1e9 for k, v in spent(r.stderr, "P", "Q", "R", "S", "cycle").items()}
     # Elapsed time (clock=cycles) and the program's clock_gettime around
     # each burn see the same preemptions; the profile adds the hooks'
-    # cost and the few instructions outside burn().
+    # cost and the few instructions outside burn().  A preemption there
+    # adds its milliseconds to that function alone (4 runs in 100 under
+    # three busy loops on two CPUs): such a run is repeated, three in
+    # all; a wrong attribution would fail every time.
     tol = lambda s: 0.03 * s + 0.0005
-    j = rep(prof, "--cycles")
-    f = fns(j)
+    for attempt in range(3):
+        r, prof = record(prog, [str(n), str(times)], clock="cycles")
+        if r.returncode != 0:
+            break
+        burnt = {k: v / 1e9 for k, v in spent(r.stderr, "P", "Q", "R", "S", "cycle").items()}
+        j = rep(prof, "--cycles")
+        f = fns(j)
+        cyc = j["cycles"]
+        foc = rep(prof, "--focus", "P")
+        inside = sum(burnt[fn] for fn in "PQRS")
+        measured = [(fn, f[fn]["self_s"], burnt[fn]) for fn in "PQRS"]
+        measured += [("cycle", cyc[0]["time_s"] if len(cyc) == 1 else -1, burnt["cycle"]),
+                     ("focus P", foc["total_time_s"], inside)]
+        off = ["%s %.6f s, burnt %.6f s" % m for m in measured if abs(m[1] - m[2]) > tol(m[2])]
+        if not off:
+            break
+        print("# ring try %d: %s, run again (machine busy?)" % (attempt + 1, "; ".join(off)))
+    if not check(r.returncode == 0, "ring: runs"):
+        return
     check(burnt["S"] > 0, "ring: the program says what it burnt (%r)" % r.stderr.strip())
     for fn in "PQRS":
         near(f[fn]["self_s"], burnt[fn], tol(burnt[fn]), "ring: self(%s) as the program burnt it" % fn)
@@ -282,7 +298,6 @@ def ring():
         unmarked = {e["name"] for e in c["history"] if not e["marked"]}
         if members <= marked and members & unmarked:
             want += c["time_s"]
-    cyc = j["cycles"]
     check(len(cyc) == 1 and abs(cyc[0]["time_s"] - want) <= 10 * EPS and want > 0,
           "ring: cycle time = time of the contexts where P, Q, R are active and one also "
           "unmarked (%.6f s)" % want)
@@ -293,8 +308,6 @@ def ring():
                   any(e["name"] == c["history"][-1]["name"] for e in c["history"][:-1]))
     check(len(cyc) == 1 and cyc[0]["entries"] == closing == times * (3 * n - 2),
           "ring: cycle entries = entries of the closing contexts (%d)" % closing)
-    foc = rep(prof, "--focus", "P")
-    inside = sum(burnt[fn] for fn in "PQRS")
     check(abs(foc["total_time_s"] - f["P"]["inherited_s"]) <= EPS,
           "ring: focus P: total = inherited(P)")
     near(foc["total_time_s"], inside, tol(inside),
@@ -867,35 +880,56 @@ def hook_cost():
         return
     # clock=cycles charges the time the thread was descheduled to the
     # function it was in: on a loaded machine add_one's few ns per call
-    # grew past the line in one run of `make check` with clang.  So up to
-    # three runs, the first with the three marked kept.
+    # grew past the line in one run of `make check` with clang, and under
+    # three busy loops on two CPUs (work() taking 5 times its CPU time)
+    # every run marked one helper or none.  So up to three runs, the
+    # first with the three marked kept.  If none has them, that fails
+    # unless every run was descheduled for long: elapsed time over half as
+    # much again as work()'s CPU time (a helper's self time per call nears
+    # the line, twice the hooks' cost, at about thrice).  No run may mark
+    # another function.
+    helpers = ["add_one", "clamp01", "scale"]
+    stretches = []  # work()'s elapsed time over its CPU time, by run
+    anywhere = set()  # marked in any run
     for attempt in range(3):
         r, prof = record(prog, clock="cycles")
         h = rep(prof, "--hook-cost")["hook_cost"]
         rows = {f["name"]: f for f in h["functions"]}
-        if sorted(n for n, f in rows.items() if f["hooks_outweigh"]) == ["add_one", "clamp01", "scale"]:
+        marked = sorted(n for n, f in rows.items() if f["hooks_outweigh"])
+        anywhere |= set(marked)
+        m = re.search(r"^work elapsed_ns (\d+) cpu_ns (\d+)$", r.stderr, re.M)
+        stretch = int(m.group(1)) / max(int(m.group(2)), 1) if m else 0
+        stretches.append(round(stretch, 1))
+        if marked == helpers:
             break
-        print("# hook-cost: run %d marked %s; again (a loaded machine?)"
-              % (attempt + 1, sorted(n for n, f in rows.items() if f["hooks_outweigh"])))
+        print("# hook-cost: run %d marked %s, work() took %.1f times its CPU time; again "
+              "(a loaded machine?)" % (attempt + 1, marked, stretch))
     want = {w[1]: int(w[2]) for w in (l.split() for l in r.stdout.splitlines()) if w[0] == "calls"}
     check(all(rows[n]["calls"] == c for n, c in want.items()),
           "hook-cost: calls are the program's own (%s)" % want)
     check([f["calls"] for f in h["functions"]] == sorted((f["calls"] for f in h["functions"]),
                                                          reverse=True),
           "hook-cost: functions by calls, most first")
-    marked = sorted(n for n, f in rows.items() if f["hooks_outweigh"])
-    check(marked == ["add_one", "clamp01", "scale"],
-          "hook-cost: the three helpers marked, not rescale, work or main (%s)" % marked)
-    files = h["exclude_file_list"]
-    check(h["exclude_function_list"] == ["add_one"] and len(files) == 1
-          and files == ["hookcost.h"]
-          and h["unnamed"] == ["scale"],
-          "hook-cost: add_one by name, hookcost.h by file; scale, part of rescale's name, "
-          "by neither (%s, %s, %s)" % (h["exclude_function_list"], files, h["unnamed"]))
-    text = run([CCPROF, "report", "--hook-cost", prof]).stdout
-    check("-finstrument-functions-exclude-function-list=add_one\n" in text
-          and "-finstrument-functions-exclude-file-list=" + files[0] in text,
-          "hook-cost: the text report prints both options")
+    check(anywhere <= set(helpers),
+          "hook-cost: none but the helpers marked, not rescale, work or main (%s)"
+          % sorted(anywhere))
+    if marked != helpers and min(stretches) > 1.5:
+        print("# hook-cost: work() took %s times its CPU time: the helpers' marks and the "
+              "options they make not checked" % stretches)
+        files = ["hookcost.h"]
+    else:
+        check(marked == helpers, "hook-cost: the three helpers marked (%s; work() took %s "
+              "times its CPU time)" % (marked, stretches))
+        files = h["exclude_file_list"]
+        check(h["exclude_function_list"] == ["add_one"] and len(files) == 1
+              and files == ["hookcost.h"]
+              and h["unnamed"] == ["scale"],
+              "hook-cost: add_one by name, hookcost.h by file; scale, part of rescale's name, "
+              "by neither (%s, %s, %s)" % (h["exclude_function_list"], files, h["unnamed"]))
+        text = run([CCPROF, "report", "--hook-cost", prof]).stdout
+        check("-finstrument-functions-exclude-function-list=add_one\n" in text
+              and "-finstrument-functions-exclude-file-list=" + files[0] in text,
+              "hook-cost: the text report prints both options")
     # Rebuilt with them: add_one and clamp01 are gone, their calls no
     # longer counted, the others' calls the same.
     prog2 = hook_cost_build("hookcost_excluded",
