@@ -29,6 +29,20 @@ void rt_charge_sample(struct rt_thread *t, uint64_t now)
 	t->last_sample = now;
 }
 
+/*
+ * Note [The tail after the last hook]: under clock=cycles the hooks
+ * charge each interval when it ends, at the next hook, so a thread's
+ * time after its last hook was charged nowhere: a pool's loop at the end
+ * of its uninstrumented start routine, main's thread in the program's
+ * atexit handlers (tests/progs/latefirst.c: 0.5 s of a thread vanished).
+ * A thread's end charges it (thread_exit), and so does the write at exit
+ * for the thread that writes, both on the thread's own state, which only
+ * its hooks change.  Not another thread's, still running at exit: its
+ * hooks may be mid-charge; nor a thread's time before its first hook,
+ * which no tick marks (clock=cpu charges both: Note [A thread's time
+ * before its first hook] in threads.c).
+ */
+
 /* The tick rate, measured over the whole run (at least 20 ms of it). */
 uint64_t rt_ticks_per_sec(void)
 {

@@ -54,6 +54,8 @@ static void at_exit(void)
 		return;
 	}
 	rt_sampler_finish();
+	if (rt_cycles && rt_self) /* Note [The tail after the last hook] in clock.c */
+		rt_charge_ticks(rt_self, rt_tick());
 	/* Signals held from before the write until it is marked over, not
 	 * only while the write's lock is held: one held back by the lock
 	 * and let in at its release would find the write not yet over and

@@ -285,7 +285,9 @@ static void thread_exit(void *arg)
 	rt_release_lookups(t);
 	rt_registry_lock();
 	if (t->alive) {
-		if (rt_config.clock != CCP_CLOCK_CYCLES)
+		if (rt_cycles) /* Note [The tail after the last hook] in clock.c */
+			rt_charge_ticks(t, rt_tick());
+		else
 			rt_charge_sample(t, rt_now_ns(rt_config.clock == CCP_CLOCK_CPU ?
 							  t->cpu_clock : CLOCK_MONOTONIC));
 		read_name(t);
