@@ -39,7 +39,7 @@ for cc in gcc clang; do
 		continue
 	fi
 	log="$OUT/build-$cc.log"
-	if make -B CC=$cc BUILD="$OUT/build-$cc" all tool-lib > "$log" 2>&1; then
+	if MAKEFLAGS= make -j2 -B CC=$cc BUILD="$OUT/build-$cc" all tool-lib > "$log" 2>&1; then
 		ok "make CC=$cc builds"
 	else
 		notok "make CC=$cc builds (see $log)"
@@ -67,7 +67,7 @@ for cc in gcc clang; do
 	# other branch: the tool still builds cleanly and says it reads no lines.
 	nodw="$OUT/build-$cc-nolibdw"
 	log="$OUT/build-$cc-nolibdw.log"
-	if make -B CC=$cc LIBDW=no BUILD="$nodw" "$nodw/bin/ccprof" > "$log" 2>&1; then
+	if MAKEFLAGS= make -j2 -B CC=$cc LIBDW=no BUILD="$nodw" "$nodw/bin/ccprof" > "$log" 2>&1; then
 		ok "make CC=$cc LIBDW=no builds the tool"
 	else
 		notok "make CC=$cc LIBDW=no builds the tool (see $log)"
