@@ -98,6 +98,31 @@ def threads():
         check(info.get("threads") == 9, "threads: 9 threads in the profile (got %s)" % info.get("threads"))
 
 
+def sampler_thread_name():
+    """The runtime's sampling thread is named ccprof-sampler, as top -H
+    and ps -L show it; it was named as the program, like one of its own
+    threads (redis-server's).  The program's three threads keep their
+    names."""
+    exe = build("sig_names", "tests/progs/signals.c")
+    p = subprocess.Popen([exe, "threads"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=/dev/null"),
+                         preexec_fn=default_signals)
+    line = line_from(p.stdout, "waiting ", 20)
+    names = []
+    for task in glob.glob("/proc/%d/task/*/comm" % p.pid):
+        try:
+            with open(task) as f:
+                names.append(f.read().strip())
+        except OSError:
+            pass
+    p.kill()
+    p.communicate()
+    base = os.path.basename(exe)[:15]
+    check(line is not None and sorted(names) == sorted([base] * 3 + ["ccprof-sampler"]),
+          "the sampling thread is ccprof-sampler, the program's three threads %s (%s)"
+          % (base, names))
+
+
 def raw_exit():
     """_exit and _Exit write the profile first (Note [Ending by _exit] in
     src/runtime/rawexit.c): from main, from a signal handler, from an
@@ -2173,6 +2198,7 @@ def replaced():
 
 
 threads()
+sampler_thread_name()
 raw_exit()
 term_names()
 threads_tsan()

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -182,6 +183,9 @@ static void *sampler_main(void *arg)
 
 	(void)arg;
 	helper_tid = (pid_t)syscall(SYS_gettid);
+	/* Named as ours in top -H and ps -L, not as one of the program's
+	 * threads (it took the program's name: helper-94, redis-server). */
+	prctl(PR_SET_NAME, (unsigned long)"ccprof-sampler", 0UL, 0UL, 0UL);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	check = next;
 	advance(&check, ALONE_CHECK_NS);
