@@ -61,6 +61,32 @@ def listed_profiles(name, prog, args, out, bare_stdout):
     return said, pids, pids.pop(main, None), main
 
 
+def record_lists_in_fork_order():
+    """record names the children in the order they were forked, not in
+    the order each first ran: the first child here runs its fork handlers
+    300 ms late (tests/progs/forkorder.c), and its profile's start, read
+    in the child, came after the second's (nginx's workers were named out
+    of order)."""
+    lib = os.path.join(OUT, "libforkorder.so")
+    src = os.path.join(TOP, "tests/progs/forkorder.c")
+    r = run([CC, "-O1", "-fPIC", "-shared", "-pthread", "-DFORKORDER_LIB", src, "-o", lib])
+    if not check(r.returncode == 0, "libforkorder.so builds (%s)" % r.stderr[-200:]):
+        return
+    exe = build("forkorder", "tests/progs/forkorder.c", "-L" + OUT, "-Wl,--no-as-needed",
+                "-lforkorder", "-Wl,-rpath," + OUT)
+    d = os.path.join(OUT, "forkorder_run")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    out = os.path.join(d, "fo.ccprof")
+    r = run([CCPROF, "record", "-o", out, "--", exe])
+    kids = [l.split()[2] for l in r.stdout.splitlines() if l.startswith("child ")]
+    said = ccprof_said(r.stderr)
+    want = ["ccprof: profile written to " + out] + [
+        "ccprof: profile of child %s written to %s.%s" % (k, out, k) for k in kids]
+    check(r.returncode == 0 and len(kids) == 2 and said == want,
+          "record names the children in the order forked, the first held 300 ms (%s)" % said)
+
+
 def record_lists_profiles():
     """record names every profile the run wrote, a line each on stderr:
     the program's first, as before, then those of its forked children
@@ -835,6 +861,7 @@ def bad_options():
 
 status_passthrough()
 record_lists_profiles()
+record_lists_in_fork_order()
 record_lists_many()
 record_max_contexts()
 record_checks_runtime_flags()

@@ -25,7 +25,7 @@ static char exe_path[4096];
 static char hostname[256];
 static char **args;
 static int nargs;
-static uint64_t start_ns;
+static uint64_t start_ns, fork_ns;
 static int forked_child;
 static int out_taken_at_fork; /* out_taken() in the process forked from */
 /* Held with signals blocked (Note [Locks and signals] in quietlock.c): a
@@ -88,7 +88,16 @@ void rt_dump_after_fork(void)
 {
 	rt_quiet_after_fork(&dump_lock);
 	forked_child = 1;
-	start_ns = rt_now_ns(CLOCK_REALTIME);
+	start_ns = fork_ns;
+}
+
+/* In the parent, with fork's locks held (so one fork at a time): the
+ * child's start.  Read in the child, after the fork, it followed the
+ * order the scheduler ran the children in, and record named nginx's
+ * workers out of the order they were forked in (tests/progs/forkorder.c). */
+void rt_dump_fork_time(void)
+{
+	fork_ns = rt_now_ns(CLOCK_REALTIME);
 }
 
 /* ---- Where the profile goes ------------------------------------------- */

@@ -125,6 +125,7 @@ static void before_fork(void)
 	rt_heap_before_fork();
 	rt_cc_lock();
 	rt_dispositions_before_fork();
+	rt_dump_fork_time();
 }
 
 static void after_fork_parent(void)

@@ -338,6 +338,7 @@ RT_HIDDEN int rt_dump(void); /* the normal write: at exit, before exec, ccprof_d
 RT_HIDDEN void rt_dump_set_args(int argc, char **argv);
 RT_HIDDEN void rt_dump_before_fork(void);
 RT_HIDDEN void rt_dump_after_fork(void);
+RT_HIDDEN void rt_dump_fork_time(void);
 /* output= for the image a forked child execs, or a child posix_spawn
  * makes (Note [Exec in a forked child] in exec.c); 0, or -1 if it needs
  * none. */
