@@ -123,6 +123,29 @@ def sampler_thread_name():
           % (base, names))
 
 
+def dropped_user():
+    """A process that gives up root (a server's worker, as nobody)
+    cannot create its profile in a directory only root may write to; the
+    runtime's warning says so and what to do, and the program exits as
+    before.  Only as root."""
+    if os.geteuid() != 0:
+        print("# SKIP dropped user: not root")
+        return
+    exe = build("dropuser", "tests/progs/dropuser.c")
+    d = os.path.join(OUT, "dropuser_dir")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o755)
+    prof = os.path.join(d, "dropuser.ccprof")
+    r = run([exe, "65534"], env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                       CCPROF_OPTIONS="output=" + prof))
+    said = ccprof_said(r.stderr)
+    check(r.returncode == 0 and r.stdout == "uid 65534\n" and len(said) == 1 and
+          "cannot write %s: Permission denied (the process changed its user from uid 0 to "
+          "65534: give output= a directory that user can write" % prof in said[0] and
+          not os.path.exists(prof),
+          "dropped user: exit 0, one warning saying the user changed (%r)" % said)
+
+
 def raw_exit():
     """_exit and _Exit write the profile first (Note [Ending by _exit] in
     src/runtime/rawexit.c): from main, from a signal handler, from an
@@ -2199,6 +2222,7 @@ def replaced():
 
 threads()
 sampler_thread_name()
+dropped_user()
 raw_exit()
 term_names()
 threads_tsan()

@@ -26,6 +26,7 @@ static char hostname[256];
 static char **args;
 static int nargs;
 static uint64_t start_ns, fork_ns;
+static uid_t start_euid; /* a forked child's is its parent's */
 static int forked_child;
 static int out_taken_at_fork; /* out_taken() in the process forked from */
 /* Held with signals blocked (Note [Locks and signals] in quietlock.c): a
@@ -58,6 +59,22 @@ void rt_dump_init(void)
 		strcpy(start_dir, ".");
 	gethostname(hostname, sizeof hostname - 1);
 	start_ns = rt_now_ns(CLOCK_REALTIME);
+	start_euid = geteuid();
+}
+
+/* Why a write failed, for the warning: a server's worker that gave up
+ * root (nginx's, as nobody) cannot create its profile in the directory
+ * its master could, and the warning says what to do. */
+static void warn_cannot_write(const char *path, int e)
+{
+	uid_t now = geteuid();
+
+	if (e == EACCES && now != start_euid)
+		rt_warn("cannot write %s: %s (the process changed its user from uid %ld to %ld: "
+			"give output= a directory that user can write, as 1777 /tmp is)",
+			path, strerror(e), (long)start_euid, (long)now);
+	else
+		rt_warn("cannot write %s: %s", path, strerror(e));
 }
 
 /*
@@ -752,7 +769,7 @@ static int write_profile(int async)
 	if (rc != 0 && async) /* strerror is not async-signal-safe */
 		rt_warn("cannot write %s: errno %d", path, errno);
 	else if (rc != 0)
-		rt_warn("cannot write %s: %s", path, strerror(errno));
+		warn_cannot_write(path, errno);
 	else if (rt_config.verbose)
 		rt_warn("profile written to %s", path);
 out:
