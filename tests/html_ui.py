@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -35,6 +36,10 @@ ASSETS = os.path.join(TOP, "src", "output", "html")
 BROWSER = "chromium-headless-shell"
 TOGGLES = "\u25b8\u25be"
 FRAME_H = 18  # a flame graph row, as ui.js draws it
+# Which half of the pages this process draws (t_html_ui.sh runs both at
+# once: nearly all of the suite's time is a browser starting): "1", "2",
+# or "" for all.  The pages of a half share files only within it.
+PART = sys.argv[1] if len(sys.argv) > 1 else ""
 
 # The page's scripts must never turn a string into HTML or code.
 FORBIDDEN = [
@@ -827,7 +832,7 @@ def injection_blocked(page):
     with open(page, encoding="utf-8") as f:
         text = f.read()
     at = text.rindex("</body>")
-    bad = os.path.join(D, "injected.html")
+    bad = os.path.join(D, "injected%s.html" % PART)
     with open(bad, "w", encoding="utf-8") as f:
         f.write(text[:at] + "<script>document.documentElement.setAttribute('data-pwned', '1')"
                 "</script><img src=x onerror=\"document.documentElement.setAttribute("
@@ -848,7 +853,7 @@ def interact(page, hash_, steps, what):
         text = f.read()
     js = STEPS_JS % ",\n".join("function (log, q, qa, names) { %s; }" % s for s in steps)
     at = text.rindex("</body>")
-    copy = os.path.join(D, "interact.html")
+    copy = os.path.join(D, "interact%s.html" % PART)
     with open(copy, "w", encoding="utf-8") as f:
         f.write(allow_script(text[:at], js) + "<script>" + js + "</script>" + text[at:])
     dom, errors = render(copy, hash_, what)
@@ -971,7 +976,7 @@ def messages(prof, page, name):
 def broken_page_is_seen(page):
     """The console check can fail: a page whose data is not JSON.  Data
     of another version is refused in words."""
-    bad = os.path.join(D, "broken.html")
+    bad = os.path.join(D, "broken%s.html" % PART)
     with open(page, encoding="utf-8") as f:
         text = f.read()
     with open(bad, "w", encoding="utf-8") as f:
@@ -1444,22 +1449,25 @@ def large():
 
 
 def main():
-    static_checks()
+    if PART != "2":
+        static_checks()
     if not have_browser():
         skip("%s not installed: the page is not rendered" % BROWSER)
         finish()
-    exact()
-    allocs()
-    threads()
-    heap()
-    hot()
-    hooks()
-    statics()
-    mj()
-    spivey()
-    hostile()
-    button_notes()
-    large()
+    if PART != "2":
+        exact()
+        allocs()
+        threads()
+        heap()  # threads()'s page
+        hot()
+        hooks()  # exact()'s profile
+        statics()
+    if PART != "1":
+        mj()
+        spivey()
+        hostile()
+        button_notes()
+        large()
     finish()
 
 
