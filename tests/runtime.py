@@ -718,25 +718,37 @@ def late_first_call():
     hook] in src/runtime/clock.c)."""
     exe = build("latefirst", "tests/progs/latefirst.c")
     for clock in ("cpu", "cycles"):
-        r, prof = record(exe, ["60", "20", "40"], clock=clock)
-        before, work, after = (spent_ns(r.stdout) + [-1, -1, -1])[:3]
-        rep = report(prof)
-        root = rep["root_time_s"]
-        got = functions(rep).get("work", {}).get("self_s", -1)
-        # Never less than what the threads measured at their roots (under
-        # cycles, elapsed time, no less than CPU time); more by the
-        # thread's start and end and main's time outside main, a few ms
-        # (under cycles, any time the threads were kept off a CPU).
-        least = (before if clock == "cpu" else 0) + 2 * after
-        most = least + 0.03 + (0.3 if clock == "cycles" else 0)
-        check(r.returncode == 0 and before >= 0.06 and after >= 0.04 and
-              least - 0.002 <= root <= most,
+        # A run kept off a busy CPU is charged that time under cycles, and
+        # a sampler kept off it charges a function's tail to the next:
+        # such a run is repeated, three in all; a lost tail fails each.
+        for attempt in range(3):
+            r, prof = record(exe, ["60", "20", "40"], clock=clock)
+            before, work, after = (spent_ns(r.stdout) + [-1, -1, -1])[:3]
+            m = re.search(r"^elapsed ([0-9]+) ([0-9]+) ([0-9]+)$", r.stdout, re.M)
+            el_work, el_after, el_atexit = [int(x) / 1e9 for x in m.groups()] if m else [-1] * 3
+            rep = report(prof)
+            root = rep["root_time_s"]
+            got = functions(rep).get("work", {}).get("self_s", -1)
+            # Never less than what the threads spent at their roots (CPU
+            # time, which elapsed time is never less than); more by the
+            # thread's start and end and main's time outside main, a few ms.
+            if clock == "cpu":
+                least, most, want_work = before + 2 * after, before + 2 * after, work
+            else:
+                least, most, want_work = 2 * after, el_after + el_atexit, el_work
+            root_ok = before >= 0.06 and after >= 0.04 and least - 0.002 <= root <= most + 0.03
+            work_ok = work >= 0.02 and timing_near(got, want_work)
+            if root_ok and work_ok:
+                break
+            print("# clock=%s: root %.3f s, work %.3f s, run again (machine busy?)"
+                  % (clock, root, got))
+        check(r.returncode == 0 and root_ok,
               "clock=%s: a thread's %.3f s before its first call%s and %.3f s after its last, "
               "and main's %.3f s in an atexit handler, are at the root (%.3f s)"
               % (clock, before, "" if clock == "cpu" else " (no tick marks them)",
                  after, after, root))
-        check(work >= 0.02 and timing_near(got, work),
-              "clock=%s: the thread's first call keeps its %.3f s (%.3f s)" % (clock, work, got))
+        check(work_ok, "clock=%s: the thread's first call keeps its %.3f s (%.3f s)"
+              % (clock, want_work, got))
 
 
 def options():

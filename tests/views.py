@@ -607,7 +607,8 @@ def qualified_patterns():
                if f["name"] == "step"]
     check(both == [] and globbed == [],
           "qualified patterns: 'step [views_twins]' and 'st* [views_t*]' name both")
-    for bad in ("step [views_twins+0x1]", "step [nosuch]", "nosuch [views_twins]"):
+    for bad in ("step [views_twins+0x1]", "step [nosuch]", "nosuch [views_twins]",
+                labels[0].replace("+0x", "+0x0x"), labels[0].replace("+0x", "+0x ")):
         r = run([CCPROF, "report", "--callers", bad, prof])
         check(r.returncode != 0 and r.stderr.count("\n") == 1 and "matches no function" in r.stderr,
               "qualified patterns: '%s' matches no function, an error (%d, %r)"

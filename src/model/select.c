@@ -159,15 +159,28 @@ static int one_matches(const char *p, size_t plen, const char *name)
 	return short_len < n && glob_match(p, plen, name, short_len);
 }
 
-int model_name_matches(const char *list, const char *name)
+/* Whether one of the patterns of a comma list satisfies match. */
+typedef int pattern_test(const char *p, size_t len, const void *arg);
+
+static int list_matches(const char *list, pattern_test *match, const void *arg)
 {
 	for (const char *p = list; *p;) {
 		size_t len = next_pattern(p);
-		if (len && one_matches(p, len, name))
+		if (len && match(p, len, arg))
 			return 1;
 		p += len + (p[len] == ',');
 	}
 	return 0;
+}
+
+static int name_test(const char *p, size_t len, const void *name)
+{
+	return one_matches(p, len, name);
+}
+
+int model_name_matches(const char *list, const char *name)
+{
+	return list_matches(list, name_test, name);
 }
 
 /*
@@ -191,13 +204,13 @@ static int qualifier_matches(const struct model *m, uint32_t cc, const char *q, 
 		if (i + 3 <= qlen && q[i] == '+' && q[i + 1] == '0' && q[i + 2] == 'x') {
 			char hex[20];
 			size_t n = qlen - i - 3;
-			char *end;
 			if (n == 0 || n > 16) /* 64 bits, no more: model.js reads them alike */
 				return 0;
 			memcpy(hex, q + i + 3, n);
 			hex[n] = '\0';
-			if (!isxdigit((unsigned char)hex[0]) ||
-			    strtoull(hex, &end, 16) != m->prof->ccs[cc].offset || *end)
+			/* digits only: strtoull would take a second 0x, and spaces */
+			if (strspn(hex, "0123456789abcdefABCDEF") != n ||
+			    strtoull(hex, NULL, 16) != m->prof->ccs[cc].offset)
 				return 0;
 			modlen = i;
 			break;
@@ -252,22 +265,30 @@ char *model_unmatched_pattern(const struct model *const *ms, uint32_t n, const c
 	return NULL;
 }
 
+struct fn_ref {
+	const struct model *m;
+	uint32_t cc;
+};
+
+static int fn_test(const char *p, size_t len, const void *arg)
+{
+	const struct fn_ref *f = arg;
+	return fn_matches(f->m, f->cc, p, len);
+}
+
+int model_fn_matches(const struct model *m, uint32_t cc, const char *list)
+{
+	struct fn_ref f = { m, cc };
+	return list_matches(list, fn_test, &f);
+}
+
 uint32_t model_find_fns(struct model *m, const char *patterns, uint32_t **out)
 {
 	uint32_t n = 0;
 	*out = model_calloc(m, m->nfns ? m->nfns : 1, sizeof **out);
-	for (uint32_t cc = 0; cc < m->nfns; cc++) {
-		if (!m->fns[cc].seen)
-			continue;
-		for (const char *p = patterns; *p;) {
-			size_t len = next_pattern(p);
-			if (len && fn_matches(m, cc, p, len)) {
-				(*out)[n++] = cc;
-				break;
-			}
-			p += len + (p[len] == ',');
-		}
-	}
+	for (uint32_t cc = 0; cc < m->nfns; cc++)
+		if (m->fns[cc].seen && model_fn_matches(m, cc, patterns))
+			(*out)[n++] = cc;
 	return n;
 }
 

@@ -65,7 +65,7 @@
 #include "model/model.h"
 
 /* A list of option values as given; each is a comma-separated list of
- * names with `*` globs (see model_name_matches). */
+ * names with `*` globs (see model_name_matches, model_fn_matches). */
 struct model_patterns {
 	const char **v;
 	uint32_t n, cap;
@@ -173,6 +173,12 @@ static inline int model_view_selected(const struct model_view *v, uint32_t cc)
  * pattern also matches a C++ name up to its parameter list ("ns::f"
  * matches "ns::f(int)"); commas inside () <> [] do not split. */
 int model_name_matches(const char *list, const char *name);
+
+/* Does function cc of m match one of them: by its name, as above, or by
+ * the label the report gives it where another function shares its name,
+ * "step [twins+0x1159]" (Note [Qualified names in patterns] in
+ * select.c)? */
+int model_fn_matches(const struct model *m, uint32_t cc, const char *list);
 
 /* The first pattern of list that matches no function that ran in any of
  * the n models (malloc'd), or NULL if each matches in one of them: a

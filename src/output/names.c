@@ -117,8 +117,9 @@ static void qualify_group(const struct model *m, const uint32_t *g, size_t n, ch
  * "plugin_entry [libalpha.so]"; "helper [prog+0x1169]" and
  * "helper [prog+0x1211]" beside "helper [libl.so]" (the shortest label
  * that tells them apart: the library's once took the offset too).
- * Only the display changes; patterns, diff and the other formats see the
- * plain name (JSON gives the module beside it), but for those whose
+ * Only the display changes: diff and the other formats see the plain
+ * name (JSON gives the module beside it), and a pattern may be either
+ * (Note [Qualified names in patterns] in select.c); but for those whose
  * readers take one name for one function: callgrind (callgrind_annotate
  * added zstd's two static MEM_read32 up as one), pprof and folded stacks
  * (flamegraph.pl).  NULL where nothing

@@ -4,8 +4,9 @@
  *
  * sigaction, signal, bsd_signal, ssignal, sysv_signal, __sysv_signal and
  * siginterrupt are interposed (Note [The program's dispositions]): a
- * request for the default action of a signal the runtime handles installs
- * the runtime's handler instead, and the program is told what it asked
+ * request for the default action of a signal the runtime handles, or for
+ * a handler of dump_signal, installs the runtime's handler instead, with
+ * the program's action behind it, and the program is told what it asked
  * for.
  */
 #include <dlfcn.h>
@@ -31,7 +32,7 @@
 
 /* While ours[sig] is installed, previous[sig] is the action the program
  * believes is there: what was there when we started, or the default
- * action the program asked for since. */
+ * action (or dump_signal's handler: goes_behind) it asked for since. */
 static struct sigaction previous[SIGNALS];
 static rt_handler ours[SIGNALS];
 /* Signals whose handler of the program's stands behind ours, not in its
@@ -153,7 +154,8 @@ void rt_take_signal(int sig, rt_handler fn, int always)
  * signal again (xz).  Had the default action gone to the kernel, that
  * death would write no profile.  So while ours[sig] is set, a request for
  * the default action installs ours instead, and previous[sig] records
- * the request; a handler or SIG_IGN goes to the kernel as asked.  And
+ * the request; a handler or SIG_IGN goes to the kernel as asked, but
+ * for dump_signal's handler, which goes behind ours too.  And
  * whatever is installed, the program is told of its own action: a
  * program that saves the old action to restore it later (old =
  * signal(SIGINT, SIG_IGN); ... signal(SIGINT, old)) must get SIG_DFL,
@@ -257,8 +259,9 @@ void rt_dispositions_after_fork(void)
 	unlock_dispositions(&fork_saved);
 }
 
-/* sa, a default action the program asked for, as sigaction gives it back
- * once the kernel has it; kept: our action as the kernel has it. */
+/* sa, an action the program asked for that went behind ours, as
+ * sigaction gives it back once the kernel has it; kept: our action as the
+ * kernel has it. */
 RT_UNSANITIZED static void as_kept(struct sigaction *sa, const struct sigaction *kept)
 {
 	sa->sa_flags |= kept->sa_flags & ~(SA_SIGINFO | SA_RESTART | SA_ONSTACK);

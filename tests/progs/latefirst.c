@@ -12,7 +12,9 @@
  *                        thread, after main returned
  *
  * Prints "spent BEFORE WORK AFTER" in nanoseconds, as the thread measured
- * them on its own CPU clock (AFTER: the thread's, after work()).
+ * them on its own CPU clock (AFTER: the thread's, after work()), then
+ * "elapsed WORK AFTER ATEXIT", the same on the monotonic clock (what
+ * clock=cycles charges, more than CPU time on a loaded machine).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include <time.h>
 
 static long long ms_before, ms_work, ms_after, spent_before, spent_work, spent_after;
+static long long elapsed_work, elapsed_after;
 static volatile unsigned sink;
 
 __attribute__((no_instrument_function)) static long long thread_ns(void)
@@ -27,6 +30,14 @@ __attribute__((no_instrument_function)) static long long thread_ns(void)
 	struct timespec t;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+__attribute__((no_instrument_function)) static long long mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
@@ -39,10 +50,11 @@ __attribute__((no_instrument_function)) static void spin_until(long long until)
 
 void work(void)
 {
-	long long t0 = thread_ns();
+	long long t0 = thread_ns(), e0 = mono_ns();
 
 	spin_until(t0 + ms_work * 1000000);
 	spent_work = thread_ns() - t0;
+	elapsed_work = mono_ns() - e0;
 }
 
 __attribute__((no_instrument_function)) static void *start(void *arg)
@@ -52,17 +64,21 @@ __attribute__((no_instrument_function)) static void *start(void *arg)
 	spent_before = thread_ns();
 	work(); /* the first instrumented call: the runtime meets the thread */
 	if (ms_after) { /* after its last hook */
-		long long t0 = thread_ns();
+		long long t0 = thread_ns(), e0 = mono_ns();
 
 		spin_until(t0 + ms_after * 1000000);
 		spent_after = thread_ns() - t0;
+		elapsed_after = mono_ns() - e0;
 	}
 	return NULL;
 }
 
 __attribute__((no_instrument_function)) static void at_end(void)
 {
+	long long e0 = mono_ns();
+
 	spin_until(thread_ns() + ms_after * 1000000);
+	printf("elapsed %lld %lld %lld\n", elapsed_work, elapsed_after, mono_ns() - e0);
 }
 
 int main(int argc, char **argv)
