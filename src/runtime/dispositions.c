@@ -528,10 +528,9 @@ RT_UNSANITIZED static sighandler_t program_signal(int sig, sighandler_t handler)
 
 	if (!managed(sig))
 		return as_seen(sig, set_handler(sig, handler));
-	if (handler == SIG_DFL || (in_front[sig] && handler != SIG_IGN && handler != SIG_ERR)) {
-		bsd_action(&sa, sig, handler);
+	bsd_action(&sa, sig, handler);
+	if (handler != SIG_ERR && goes_behind(sig, &sa)) /* as sigaction decides */
 		return program_sigaction(sig, &sa, &view) == 0 ? view.sa_handler : SIG_ERR;
-	}
 	lock_dispositions(&saved);
 	r = current_view(sig, &view, &held) != 0 ? SIG_ERR : set_handler(sig, handler);
 	if (r != SIG_ERR && held)
