@@ -8,7 +8,7 @@ Every file is made here, deterministically, from the valid profiles that
 tests/fuzz/gen_seeds.c writes through ccp_format_encode (built against
 build/lib/libccprof-tool.a) or from scratch with the small encoder below
 (docs/format.md), the CRC recomputed where a damaged file should reach the
-checks behind it.  The files stay in tests/out/hostile/; a failure names
+checks behind it.  The files stay in tests/out/t_hostile/hostile/; a failure names
 its file in a '#' line.  HOSTILE_TIMING=1 prints the time taken.
 """
 import os

@@ -3,8 +3,11 @@
 # report over every profile the earlier tests wrote, plus bad input.
 . "$TOP/tests/lib.sh"
 cd "$TOP" || exit 1
+# The profiles the other suites wrote: tests/run gives each its own
+# directory under $TESTS_OUT.
+SUITES=${TESTS_OUT:-$OUT}
 san="$OUT/asan"
-if ! make -s BUILD="$san" CC="$CC" asan > "$OUT/asan-build.log" 2>&1; then
+if ! MAKEFLAGS= make -s -j2 BUILD="$san" CC="$CC" asan > "$OUT/asan-build.log" 2>&1; then
 	notok "the tool builds with -fsanitize=address,undefined (see $OUT/asan-build.log)"
 	exit 1
 fi
@@ -44,7 +47,7 @@ n=0
 bad=0
 files=0
 # The suite's own profiles (the hostile corpus is t_hostile's business).
-for f in $(find "$OUT" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort | head -80); do
+for f in $(find "$SUITES" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort | head -80); do
 	files=$((files + 1))
 	for args in "report" "report --graph --hook-cost" "report --contexts" "report --json --hook-cost" "info" "info --json" \
 		"convert --to html -o /dev/null" "convert --to chrome --threads -o /dev/null"; do
@@ -55,9 +58,9 @@ done
 check_eq "sanitizers: $n runs of report/info over real profiles, no finding" "$bad" 0
 # The earlier suites leave hundreds; a handful means they did not run.
 [ $files -ge 40 ] && ok "sanitizers: $files of the suite's profiles read" ||
-	notok "sanitizers: only $files of the suite's profiles found in $OUT (40 at least)"
+	notok "sanitizers: only $files of the suite's profiles found in $SUITES (40 at least)"
 printf 'not a profile\n' > "$OUT/text.ccprof.bad"
-head -c 40 "$(find "$OUT" -name '*.ccprof' -type f | head -1)" > "$OUT/trunc.ccprof.bad"
+head -c 40 "$(find "$SUITES" -name '*.ccprof' -type f | head -1)" > "$OUT/trunc.ccprof.bad"
 for f in "$OUT/text.ccprof.bad" "$OUT/trunc.ccprof.bad" "$OUT/missing.ccprof"; do
 	$tool report "$f" > /dev/null 2> "$OUT/san.err"
 	st=$?
@@ -101,7 +104,7 @@ check_eq "sanitizers: record (a fork, an exec), merge, convert with source lines
 n=0
 bad=0
 prev=""
-for f in $(find "$OUT" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort); do
+for f in $(find "$SUITES" -name '*.ccprof' -type f -not -path '*/hostile/*' | sort); do
 	"$CCPROF" info --json "$f" 2> /dev/null | grep -q '"peak_bytes"' || continue
 	[ $n -lt 120 ] || break
 	for args in "report --heap --threads" "report --json" "convert --to hp" "convert --to heap-svg" \
@@ -119,7 +122,7 @@ check_eq "sanitizers: $n runs of the heap views over heap profiles, no finding" 
 # 3000-byte name, a stack 260 deep): it runs before this one, and makes 4.
 n=0
 bad=0
-for f in "$OUT"/ghc_prof_*.ccprof; do
+for f in $(find "$SUITES" -name 'ghc_prof_*.ccprof' -type f | sort); do
 	[ -f "$f" ] || continue
 	n=$((n + 1))
 	san convert --to ghc-prof "$f" && bad=$((bad + 1))
