@@ -925,6 +925,24 @@ def exits():
         exact_calls("static link, destructor", r, prof)
 
 
+def daemonized():
+    """daemon(3) ends the parent by libc's own _exit, out of the
+    interposer's reach, and the child starts with fresh counts: the work
+    before the call was in no profile (Note [daemon's parent]).  Now the
+    parent writes OUT, the daemon OUT.<pid>.  The daemon keeps stdout, so
+    the run ends when it does."""
+    p, prof = same_behaviour("daemonize", "tests/progs/daemonize.c", timeout=30)
+    if p is None:
+        return
+    kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
+    calls = lambda path: {f["name"]: f["calls"] for f in report(path)["functions"] if f["calls"]}
+    check(os.path.exists(prof) and calls(prof) == {"main": 1, "before_daemon": 5},
+          "daemon: the parent writes OUT, main and 5 before_daemon (%s)"
+          % (os.path.exists(prof) and calls(prof)))
+    check(len(kids) == 1 and calls(kids[0]) == {"after_daemon": 7},
+          "daemon: the daemon writes OUT.<pid>, 7 after_daemon (%s)" % [calls(k) for k in kids])
+
+
 def exec_():
     p, prof = same_behaviour("execer", "tests/progs/execer.c")
     if p is None:
@@ -2244,6 +2262,7 @@ fork()
 last_thread()
 quiet_helper()
 exits()
+daemonized()
 exec_()
 reexec()
 exec_then_signal()

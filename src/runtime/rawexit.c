@@ -7,7 +7,7 @@
  * and it left no profile.  That is how many programs end: dash ends
  * every shell and subshell so, and a forked child that must not flush
  * its parent's stdio buffers does.  (daemon(3)'s parent ends by libc's
- * own _exit, which no interposer reaches: it writes nothing.)  So the
+ * own _exit, which no interposer reaches: Note [daemon's parent].)  So the
  * preloaded runtime interposes both names and writes the profile before
  * it ends the process, with the write of a deadly signal
  * (rt_write_before_exit in signals.c): async-signal-safe, as _exit is called from signal
@@ -29,10 +29,12 @@
 typedef void (*exit_fn)(int);
 
 static void *real_exit;
+static void *real_daemon;
 
 static void rawexit_lookup_now(void)
 {
 	real_exit = dlsym(RTLD_NEXT, "_exit");
+	real_daemon = dlsym(RTLD_NEXT, "daemon");
 }
 
 /* Looked up before main: _exit may come from a signal handler, where
@@ -59,4 +61,28 @@ RT_API void _exit(int status)
 RT_API void _Exit(int status)
 {
 	end_process(status);
+}
+
+/*
+ * Note [daemon's parent]: glibc's daemon(3) forks and ends the parent by
+ * its own _exit, inside libc, where the interposer above never sees it.
+ * The parent wrote nothing, and as the child starts with fresh counts,
+ * the work before the call was in no profile at all.  So the runtime
+ * takes daemon over and marks the calling thread: the fork's parent
+ * handler (init.c), the last code of ours the parent runs before libc's
+ * _exit, writes the parent's profile when it finds the mark, as _exit
+ * would.  The child goes on with fresh counts and writes PATH.<pid> when
+ * it ends.  If the fork fails, daemon returns -1 in the parent, which
+ * lives on unwritten, as before.
+ */
+RT_API int daemon(int nochdir, int noclose)
+{
+	int r;
+
+	if (!rt_real_ready(&real_daemon, rawexit_lookup_now))
+		return -1;
+	rt_daemon_forking = 1;
+	r = ((int (*)(int, int))real_daemon)(nochdir, noclose);
+	rt_daemon_forking = 0;
+	return r;
 }
