@@ -290,6 +290,15 @@ def option_sets(prof, extra=()):
         sets += [{"deselect": ["%s [%s+0x%x]" % (f["name"], base(f), f["offset"])]},
                  {"focus": ["%s [%s]" % (g["name"], base(g))]},
                  {"select": ["%s [*]" % f["name"], "%s [%s+0x%x]" % (g["name"], base(g), g["offset"] + 1)]}]
+        # Where base name and offset are shared too: the path, then the
+        # build-id's first digits (Note [Names that collide]).
+        path = lambda h: h.get("module") or "?"
+        sets += [{"deselect": ["%s [%s+0x%x]" % (f["name"], path(f), f["offset"])]},
+                 {"focus": ["%s [*/%s]" % (g["name"], base(g))]},
+                 {"deselect": ["%s [%s+0x%x@%s]" % (g["name"], base(g), g["offset"],
+                                                    g.get("build_id", "")[:12].upper() or "0")]},
+                 {"select": ["%s [%s+0x%x@%s]" % (f["name"], base(f), f["offset"],
+                                                  "f" if f.get("build_id", "")[:1] != "f" else "0")]}]
     sets += [{"module": ["*"]}, {"module": ["nosuch.so"]}, {"onlyExported": True},
              {"onlyExported": True, "deselect": [names[-1]]},
              {"deselect": ["nosuch_function"]}, {"select": ["%s,nosuch*" % names[0]]},
@@ -613,6 +622,22 @@ def real():
     os.remove(os.path.join(OUT, "hm_gone"))
     profile("gone", gone, only=[{"onlyExported": True}, {"onlyExported": True, "select": ["P,Q"]},
                                 {"onlyExported": True, "module": ["nosuch"]}, {}])
+    # Two builds of one path, merged: the report labels each fib by its
+    # build-id (Note [Names that collide] in names.c).
+    runs = []
+    for n, bid in (("10", "aaaa1111"), ("12", "bbbb2222")):
+        runs.append(recorded("bid", "tests/progs/fib.c", [n], clock="cycles",
+                             flags=["-Wl,--build-id=0x" + bid * 4]))
+        os.rename(runs[-1], runs[-1] + "." + n)
+        runs[-1] += "." + n
+    merged = os.path.join(OUT, "hm_bid_merged.ccprof")
+    r = run([CCPROF, "merge", "-o", merged] + runs)
+    check(r.returncode == 0, "bid: merge of two builds of one path%s" % said(r))
+    labels = sorted(set(re.findall(r"^(fib \[[^]\n]*@[0-9a-f]+\])",
+                                   run([CCPROF, "report", merged]).stdout, re.M)))
+    check(len(labels) == 2, "bid: the report labels two fib by build-id (%s)" % labels)
+    profile("bid", merged, [{"deselect": [l]} for l in labels] + [{"focus": labels[:1]}] +
+            [{"select": ["fib [hm_bid+0x*@aaaa]"]}, {"deselect": ["fib [*/hm_bid]"]}])
     prog = build("hm_regions", "tests/progs/regions.c", os.path.join(LIB, "libccprof.a"))
     prof = os.path.join(OUT, "hm_regions.ccprof")
     run([prog], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))

@@ -140,12 +140,13 @@ def threads_agree(data, prof, what):
 def functions_agree(data, rep, what):
     fns = data["functions"]
     ok = all(f["id"] < len(fns) and fns[f["id"]]["name"] == f["name"] and
-             fns[f["id"]]["module"] == f["module"] and fns[f["id"]]["offset"] == f["offset"] and
+             fns[f["id"]]["module"] == f["module"] and fns[f["id"]]["build_id"] == f["build_id"] and
+             fns[f["id"]]["offset"] == f["offset"] and
              fns[f["id"]]["file"] == f["file"] and fns[f["id"]]["line"] == f["line"]
              for f in rep["functions"])
     check(ok and len(rep["functions"]) <= len(fns),
           "%s: every function of report --json is DATA's of the same id, name, module, "
-          "offset and source line" % what)
+          "build-id, offset and source line" % what)
 
 
 def shell_is_sealed(text, page, what):

@@ -615,6 +615,58 @@ def qualified_patterns():
               % (bad, r.returncode, r.stderr))
 
 
+def labels_by_path_and_build_id():
+    """Where functions share a name, a base name and an offset, the label
+    names the module's path; where they share the path too (two builds of
+    one program, merged), its build-id's first digits (Note [Names that
+    collide] in src/output/names.c).  Before, both got one label, which
+    picked out neither, and the folded stacks (and pprof) added the two
+    up as one function."""
+    libs = []
+    for d, variant in (("plug_a", 1), ("plug_b", 3)):
+        os.makedirs(os.path.join(OUT, d), exist_ok=True)
+        libs.append(os.path.join(OUT, d, "libplug.so"))
+        r = run([CC, "-O1", "-shared", "-fPIC", "-finstrument-functions", "-DVARIANT=%d" % variant,
+                 os.path.join(TOP, "tests/progs/plug.c"), "-o", libs[-1]])
+        if not check(r.returncode == 0, "labels: %s/libplug.so builds" % d):
+            return
+    exe = build("views_plugins", "tests/progs/plugins.c", "-ldl")
+    r, prof = record(exe, libs, clock="cycles")  # every stack has time: folded shows it
+    labels = sorted(set(re.findall(r"^(plug \[[^]\n]*\])", text(prof)[1], re.M)))
+    want = ["plug [%s+0x%x]" % (lib, off) for lib, off in
+            sorted((f["module"], f["offset"]) for f in rep(prof)["functions"] if f["name"] == "plug")]
+    check(r.returncode == 0 and "calls plug 20 30" in r.stdout and labels == want,
+          "labels: two libplug.so at one offset are told apart by path (%s)" % labels)
+    for label, lib, other in zip(want, libs, (30, 20)):
+        left = [f["calls"] for f in rep(prof, "--deselect", label)["functions"] if f["name"] == "plug"]
+        check(left == [other], "labels: --deselect '%s' leaves the other plug, %d calls (%s)"
+              % (label, other, left))
+    mine = [f["calls"] for f in rep(prof, "--focus", "plug [*/plug_a/*]")["functions"]
+            if f["name"] == "plug"]
+    check(mine == [20], "labels: 'plug [*/plug_a/*]' globs the path: plug_a's 20 calls (%s)" % mine)
+    folded = run([CCPROF, "convert", "--to", "folded", prof]).stdout
+    frames = sorted(set(re.findall(r"plug \[[^]]*\]", folded)))
+    check(frames == want, "labels: the folded stacks keep the two plug apart (%s)" % frames)
+    # Two builds of one path, merged: same offsets, different build-ids.
+    runs = []
+    for n, bid in ((10, "aaaa1111"), (12, "bbbb2222")):
+        exe = build("views_bid", "tests/progs/fib.c", "-Wl,--build-id=0x" + bid * 4)
+        runs.append(record(exe, [str(n)], profile=os.path.join(OUT, "views_bid_%d.ccprof" % n))[1])
+    merged = os.path.join(OUT, "views_bid_merged.ccprof")
+    r = run([CCPROF, "merge", "-o", merged] + runs)
+    labels = sorted(set(re.findall(r"^(fib \[[^]\n]*\])", text(merged)[1], re.M)))
+    off = [f["offset"] for f in rep(merged)["functions"] if f["name"] == "fib"]
+    want = ["fib [views_bid+0x%x@%s]" % (off[0], (bid * 4)[:12]) for bid in ("aaaa1111", "bbbb2222")]
+    check(r.returncode == 0 and labels == want,
+          "labels: two builds of one path, merged, are told apart by build-id (%s)" % labels)
+    for label, other in zip(want, (465, 177)):  # fib(12) calls fib 465 times, fib(10) 177
+        at = label.index("@") + 1
+        upper = label[:at] + label[at:].upper()  # the build-id's digits in either case
+        left = [f["calls"] for f in rep(merged, "--deselect", upper)["functions"] if f["name"] == "fib"]
+        check(left == [other], "labels: --deselect '%s' leaves the other build's fib, %d calls (%s)"
+              % (upper, other, left))
+
+
 def modules():
     so = os.path.join(OUT, "libshlib.so")
     r = run([CC, "-O0", "-g", "-shared", "-fPIC", "-finstrument-functions",
@@ -959,6 +1011,7 @@ many_threads()
 modules()
 offsets()
 qualified_patterns()
+labels_by_path_and_build_id()
 patterns()
 if sp:
     diff(sp)

@@ -83,6 +83,15 @@ const char *model_module_path(const struct model *m, uint32_t cc)
 	return p->modules[mod].path;
 }
 
+const char *model_module_build_id(const struct model *m, uint32_t cc)
+{
+	const struct ccp_profile *p = m->prof;
+	int32_t mod = p->ccs[cc].module;
+	if (mod < 0 || (uint32_t)mod >= p->nmodules || !p->modules[mod].build_id)
+		return "";
+	return p->modules[mod].build_id;
+}
+
 const char *model_cc_name(struct model *m, uint32_t cc)
 {
 	const struct ccp_profile *p = m->prof;

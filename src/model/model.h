@@ -471,6 +471,9 @@ const char *model_basename(const char *path);
 /* The path of the module (object file) cost centre cc is in, "" if none. */
 const char *model_module_path(const struct model *m, uint32_t cc);
 
+/* Its module's build-id, lowercase hex, "" if none is known. */
+const char *model_module_build_id(const struct model *m, uint32_t cc);
+
 /* The name to show for a cost centre: its name, or 0x<offset>@<module
  * basename> when the name is empty.  Allocated in the arena. */
 const char *model_cc_name(struct model *m, uint32_t cc);

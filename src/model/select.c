@@ -187,36 +187,75 @@ int model_name_matches(const char *list, const char *name)
  * Note [Qualified names in patterns]: where functions share a name, the
  * text report shows each with its module, and with its offset where the
  * module's base name is shared too: "helper [libl.so]", "helper
- * [prog+0x1169]" (Note [Names that collide] in output/names.c).  A
- * pattern may be such a label, to pick one of them: the part before the
- * last " [" matches the name as any pattern does, the part in brackets
- * the module's base name (`*` globs; "?" for a function whose module is
- * not known), and the offset after "+0x", if given, the function's
- * offset.  A pattern that matches a name whole (operator[]) still does.
+ * [prog+0x1169]"; with the module's path, or its build-id's first
+ * digits, where even those are shared (Note [Names that collide] in
+ * output/names.c).  A pattern may be such a label, to pick one of them:
+ * the part before the last " [" matches the name as any pattern does;
+ * in the brackets, the module's base name, or its path if the pattern
+ * has a '/' there (`*` globs; "?" for a function whose module is not
+ * known), then the offset after "+0x", if given, and after that a
+ * prefix of the build-id after '@', if given.  A pattern that matches a
+ * name whole (operator[]) still does.
  */
+static int hex_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return n > 0;
+}
+
+/* The index of the last "+0x" in q[0, n), or n if there is none. */
+static size_t offset_mark(const char *q, size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		if (i + 3 <= n && q[i] == '+' && q[i + 1] == '0' && q[i + 2] == 'x')
+			return i;
+	return n;
+}
+
+/* A label's "@BUILDID" after its offset: 0 if cc's module's build-id does
+ * not begin with it, else 1, with *qlen cut to before the '@' (left as
+ * it is where q has no such part). */
+static int build_id_matches(const struct model *m, uint32_t cc, const char *q, size_t *qlen)
+{
+	size_t at = *qlen;
+	while (at > 0 && q[at - 1] != '@')
+		at--;
+	if (at == 0 || *qlen - at > 40 || !hex_digits(q + at, *qlen - at) ||
+	    offset_mark(q, at - 1) == at - 1)
+		return 1;
+	const char *id = model_module_build_id(m, cc);
+	for (size_t i = at; i < *qlen; i++, id++)
+		if (*id != tolower((unsigned char)q[i]))
+			return 0;
+	*qlen = at - 1;
+	return 1;
+}
+
 static int qualifier_matches(const struct model *m, uint32_t cc, const char *q, size_t qlen)
 {
-	const char *mod = model_basename(model_module_path(m, cc));
-	size_t modlen = qlen;
+	if (!build_id_matches(m, cc, q, &qlen))
+		return 0;
+	size_t plus = offset_mark(q, qlen);
+	if (plus < qlen) {
+		char hex[20];
+		size_t n = qlen - plus - 3;
+		/* 64 bits, no more: model.js reads them alike; digits only:
+		 * strtoull would take a second 0x, and spaces */
+		if (n > 16 || !hex_digits(q + plus + 3, n))
+			return 0;
+		memcpy(hex, q + plus + 3, n);
+		hex[n] = '\0';
+		if (strtoull(hex, NULL, 16) != m->prof->ccs[cc].offset)
+			return 0;
+		qlen = plus;
+	}
+	const char *path = model_module_path(m, cc);
+	const char *mod = memchr(q, '/', qlen) ? path : model_basename(path);
 	if (!mod[0])
 		mod = "?";
-	for (size_t i = qlen; i-- > 0;) {
-		if (i + 3 <= qlen && q[i] == '+' && q[i + 1] == '0' && q[i + 2] == 'x') {
-			char hex[20];
-			size_t n = qlen - i - 3;
-			if (n == 0 || n > 16) /* 64 bits, no more: model.js reads them alike */
-				return 0;
-			memcpy(hex, q + i + 3, n);
-			hex[n] = '\0';
-			/* digits only: strtoull would take a second 0x, and spaces */
-			if (strspn(hex, "0123456789abcdefABCDEF") != n ||
-			    strtoull(hex, NULL, 16) != m->prof->ccs[cc].offset)
-				return 0;
-			modlen = i;
-			break;
-		}
-	}
-	return glob_match(q, modlen, mod, strlen(mod));
+	return glob_match(q, qlen, mod, strlen(mod));
 }
 
 /* Whether pattern p matches function cc: by its name, or by the label

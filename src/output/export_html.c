@@ -115,6 +115,7 @@ static void data_functions(struct json *j, const struct model *m)
 		json_begin_object(j);
 		json_kstring(j, "name", m->fns[cc].name);
 		json_kstring(j, "module", model_module_path(m, cc));
+		json_kstring(j, "build_id", model_module_build_id(m, cc));
 		json_key(j, "offset");
 		if (c->kind == CCP_CC_FUNCTION)
 			json_uint(j, c->offset);

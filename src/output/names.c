@@ -60,38 +60,104 @@ static int by_name(const void *a, const void *b, void *arg)
 	return c ? c : (x > y) - (x < y);
 }
 
-/* A function's module, as the name's qualifier: its base name, with the
- * offset if by_offset (qualify_group). */
-static char *qualified(const struct model *m, uint32_t cc, int by_offset)
+/* How much of its module a function's label names: as little as tells
+ * it from the others of its name (qualify_group). */
+enum qualifier_tier {
+	BY_BASE,     /* "name [prog]" */
+	BY_OFFSET,   /* "name [prog+0x1169]": a module of that base name */
+	BY_PATH,     /* "name [/opt/a/prog+0x1169]": its offset in one too */
+	BY_BUILD_ID, /* "name [prog+0x1169@3f2a9c1d04e7]": and its path */
+};
+
+/* The digits of a build-id a label shows: enough to tell two builds of
+ * one file apart. */
+#define LABEL_BUILD_ID_DIGITS 12
+
+/* A function's label: its name and as much of its module as tier says. */
+static char *qualified(const struct model *m, uint32_t cc, enum qualifier_tier tier)
 {
-	const char *mod = model_basename(model_module_path(m, cc));
+	const char *path = model_module_path(m, cc);
+	const char *mod = tier == BY_PATH ? path : model_basename(path);
 	const char *name = m->fns[cc].name;
-	size_t n = strlen(name) + strlen(mod) + 40;
+	size_t n = strlen(name) + strlen(mod) + 60;
 	char *q = xmalloc(n);
-	if (by_offset)
-		snprintf(q, n, "%s [%s+0x%llx]", name, mod[0] ? mod : "?",
-			 (unsigned long long)m->prof->ccs[cc].offset);
+	unsigned long long off = (unsigned long long)m->prof->ccs[cc].offset;
+	if (!mod[0])
+		mod = "?";
+	if (tier == BY_BASE)
+		snprintf(q, n, "%s [%s]", name, mod);
+	else if (tier == BY_BUILD_ID)
+		snprintf(q, n, "%s [%s+0x%llx@%.*s]", name, mod, off, LABEL_BUILD_ID_DIGITS,
+			 model_module_build_id(m, cc));
 	else
-		snprintf(q, n, "%s [%s]", name, mod[0] ? mod : "?");
+		snprintf(q, n, "%s [%s+0x%llx]", name, mod, off);
 	return q;
 }
 
-/* For qsort_r of a group's members by module base name, then number,
- * the model its argument (as by_name). */
+/* For qsort_r of a group's members by module base name, offset, path,
+ * build-id, then number, the model its argument (as by_name): those that
+ * a label must tell apart by more end up neighbours. */
 static int by_module(const void *a, const void *b, void *arg)
 {
 	const struct model *m = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t ox = m->prof->ccs[x].offset, oy = m->prof->ccs[y].offset;
 	int c = strcmp(model_basename(model_module_path(m, x)),
 		       model_basename(model_module_path(m, y)));
+	if (c)
+		return c;
+	if (ox != oy)
+		return ox < oy ? -1 : 1;
+	c = strcmp(model_module_path(m, x), model_module_path(m, y));
+	if (c)
+		return c;
+	c = strcmp(model_module_build_id(m, x), model_module_build_id(m, y));
 	return c ? c : (x > y) - (x < y);
 }
 
+static int same_base(const struct model *m, uint32_t x, uint32_t y)
+{
+	return !strcmp(model_basename(model_module_path(m, x)),
+		       model_basename(model_module_path(m, y)));
+}
+
+static int same_offset(const struct model *m, uint32_t x, uint32_t y)
+{
+	return same_base(m, x, y) && m->prof->ccs[x].offset == m->prof->ccs[y].offset;
+}
+
+static int same_path(const struct model *m, uint32_t x, uint32_t y)
+{
+	return same_offset(m, x, y) &&
+	       !strcmp(model_module_path(m, x), model_module_path(m, y));
+}
+
+/* The tier of by[k], in its run of one base name [i, j): the offset if
+ * another there shares the base name; the path if another shares the
+ * offset too; the build-id if another shares the path too and the
+ * build-id is known (with none, two loads of one path at one offset keep
+ * one label). */
+static enum qualifier_tier tier_of(const struct model *m, const uint32_t *by, size_t k,
+				   size_t i, size_t j)
+{
+	int offset_shared = (k > i && same_offset(m, by[k - 1], by[k])) ||
+			    (k + 1 < j && same_offset(m, by[k], by[k + 1]));
+	int path_shared = (k > i && same_path(m, by[k - 1], by[k])) ||
+			  (k + 1 < j && same_path(m, by[k], by[k + 1]));
+	if (j - i < 2)
+		return BY_BASE;
+	if (!offset_shared)
+		return BY_OFFSET;
+	if (!path_shared)
+		return BY_PATH;
+	return model_module_build_id(m, by[k])[0] ? BY_BUILD_ID : BY_OFFSET;
+}
+
 /* The display names of a group of n functions of one name: each with its
- * module's base name, and with its offset too when another of the group
- * lives in a module of that base name (the members sorted by base name,
- * those are neighbours: a group can be every function of the profile, so
- * no pairwise test).  A member alone in its module keeps the short label
+ * module's base name, and more where another of the group would get the
+ * same label (tier_of).  The members sorted by module (by_module), those
+ * are neighbours: a group can be every function of the profile, so no
+ * pairwise test.  A member alone in its module keeps the short label
  * whatever the others share. */
 static void qualify_group(const struct model *m, const uint32_t *g, size_t n, char **display)
 {
@@ -99,12 +165,10 @@ static void qualify_group(const struct model *m, const uint32_t *g, size_t n, ch
 	memcpy(by, g, n * sizeof *by);
 	qsort_r(by, n, sizeof *by, by_module, (void *)m);
 	for (size_t i = 0, j; i < n; i = j) {
-		const char *mod = model_basename(model_module_path(m, by[i]));
-		for (j = i + 1;
-		     j < n && !strcmp(mod, model_basename(model_module_path(m, by[j]))); j++)
+		for (j = i + 1; j < n && same_base(m, by[i], by[j]); j++)
 			;
 		for (size_t k = i; k < j; k++)
-			display[by[k]] = qualified(m, by[k], j - i > 1);
+			display[by[k]] = qualified(m, by[k], tier_of(m, by, k, i, j));
 	}
 	free(by);
 }

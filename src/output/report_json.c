@@ -135,6 +135,7 @@ void jr_functions(struct jrep *r)
 		json_kuint(j, "id", cc);
 		jr_name(r, "name", cc);
 		json_kstring(j, "module", model_module_path(m, cc));
+		json_kstring(j, "build_id", model_module_build_id(m, cc));
 		jr_offset(j, c);
 		json_kstring(j, "file", c->file ? c->file : "");
 		json_kuint(j, "line", c->line);

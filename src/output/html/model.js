@@ -146,17 +146,26 @@ const ccprofModel = (function () {
 		return globMatch(pattern, p.fns[cc].name) || (short !== null && globMatch(pattern, short));
 	}
 
-	/* The bracketed part of a label, "module" or "module+0xoffset",
-	 * against function f (qualifier_matches in select.c). */
+	/* The bracketed part of a label, "module", "module+0xoffset" or
+	 * "module+0xoffset@build-id", the module a base name or, with a '/',
+	 * a path, against function f (qualifier_matches in select.c). */
 	function qualifierMatches(f, q) {
-		const mod = basename(f.module || '') || '?';
+		const at = q.lastIndexOf('@');
+		if (at >= 0 && /^[0-9a-fA-F]{1,40}$/.test(q.slice(at + 1)) &&
+		    q.slice(0, at).lastIndexOf('+0x') >= 0) {
+			if (!(f.build_id || '').startsWith(q.slice(at + 1).toLowerCase()))
+				return false;
+			q = q.slice(0, at);
+		}
 		const plus = q.lastIndexOf('+0x');
-		if (plus < 0)
-			return globMatch(q, mod);
-		const hex = q.slice(plus + 3);
-		if (!/^[0-9a-fA-F]{1,16}$/.test(hex) || BigInt('0x' + hex) !== BigInt(f.offset))
-			return false;
-		return globMatch(q.slice(0, plus), mod);
+		if (plus >= 0) {
+			const hex = q.slice(plus + 3);
+			if (!/^[0-9a-fA-F]{1,16}$/.test(hex) || BigInt('0x' + hex) !== BigInt(f.offset))
+				return false;
+			q = q.slice(0, plus);
+		}
+		const path = f.module || '';
+		return globMatch(q, (q.includes('/') ? path : basename(path)) || '?');
 	}
 
 	/* Whether a pattern matches cost centre cc: by its name, or by the
