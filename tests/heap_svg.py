@@ -149,9 +149,9 @@ def views(prof, threads, name, opts=(), pruned=False, **view):
     hp_names = {b for _, bands in hp[1] for b in bands}
     check({n for n, _ in chart.bands} == hp_names, "%s: the bands are named as hp names them" % what)
     edges(chart, pts, times, what)
-    # largest sample of the profile (all threads, outside included), as report --heap
-    totals = [sum(b for _, b, _ in sample_items(threads, k)) + SAMPLES[k][1]
-              for k in range(len(SAMPLES))]
+    # the largest sample of the view (its contexts, and the outside part
+    # unless focused), as report --heap
+    totals = [sum(pts[k + 1].values()) for k in range(len(SAMPLES))]
     big = totals.index(max(totals)) + 1
     want = {n: pts[big].get(band_key(n), 0) for n, _ in chart.bands}
     got = {n: (v, t) for n, v, t in chart.keys}
@@ -265,6 +265,8 @@ twin = make_profile("heap_twin", spec([MAIN], heap=False))
 views(prof, [MAIN], "heap.svg")
 views(prof, [MAIN], "heap_deselect.svg", ("--deselect", "b"), deselect={"b"})
 views(prof, [MAIN], "heap_focus.svg", ("--focus", "b"), focus={"b"})
+# a's part is largest at the first sample, the whole heap at the second
+views(prof, [MAIN], "heap_focus_a.svg", ("--focus", "a"), focus={"a"})
 views(both, [MAIN, WORKER], "heap_threads.svg")
 chart = views(prof, [MAIN], "heap_pruned.svg", ("--min-percent", "20"), pruned=True)
 check(chart is not None and any("(hidden)/a/main" in n for n, _ in chart.bands),

@@ -204,8 +204,11 @@ def text_report(prof, threads, opts=(), **view):
     want = {stack_text(s): [str(v[0]), c.pct(v[0]), str(v[1])] for s, v in c.stacks.items()}
     got = stack_rows(out, "Live at end by stack")
     check(got == want, "%s: by stack (%s)" % (what, got))
-    big = max(range(len(SAMPLES)), key=lambda k: sum(b for _, b, _ in sample_items(threads, k))
-              + SAMPLES[k][1])
+    # The largest sample in the view: its contexts, and the outside part
+    # unless focused (max takes the first of equals).
+    big = max(range(len(SAMPLES)), key=lambda k: Costs(sample_items(threads, k), roots_of(threads),
+                                                       **view).total[0]
+              + (0 if view.get("focus") else SAMPLES[k][1]))
     s = Costs(sample_items(threads, big), roots_of(threads), **view)
     want = {stack_text(st): [str(v[0]), s.pct(v[0])] for st, v in s.stacks.items()}
     got = stack_rows(out, "Largest sample by stack", blocks=False)
@@ -242,6 +245,14 @@ def views(prof):
           "are of the view's total\n\n" in out and "of profile" not in out,
           "report --heap --focus b: the view's share of the live heap, not of the time")
     text_report(prof, [MAIN], ("--focus", "c", "--deselect", "b"), focus={"c"}, deselect={"b"})
+    # a's part of the heap is largest at the first sample (70 bytes, as at
+    # the second), the whole heap at the second (110): the view's own.
+    out, _ = text_report(prof, [MAIN], ("--focus", "a"), focus={"a"})
+    check("    samples      3, every 10 ms; the largest at 0.001500 s: 70 bytes\n" in out,
+          "report --heap --focus a: the largest sample of the view, not of the profile")
+    j = report(prof, "--focus", "a")
+    check(j["heap"]["largest_sample"] == 0,
+          "json --focus a: largest_sample is the view's (%s)" % j["heap"]["largest_sample"])
 
 
 def threads_view(prof):

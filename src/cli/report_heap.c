@@ -42,7 +42,7 @@ static int write_text(FILE *out, const char *path, const struct model *vm,
 	struct heap_report h = {.m = vm, .live = live};
 	struct heap_base big;
 	struct model sample;
-	h.sample_index = heap_largest_sample(&vm->prof->heap);
+	h.sample_index = heap_largest_sample(vm);
 	if (h.sample_index != HEAP_AT_END) {
 		if (heap_view(path, vm, h.sample_index, MODEL_TREE, &big, &sample) != 0)
 			return CLI_EXIT_FAIL;

@@ -181,20 +181,6 @@ uint64_t heap_sample_total(const struct ccp_heap_sample *s)
 	return total;
 }
 
-uint32_t heap_largest_sample(const struct ccp_heap *h)
-{
-	uint32_t best = HEAP_AT_END;
-	uint64_t most = 0;
-	for (uint32_t k = 0; k < h->nsamples; k++) {
-		uint64_t total = heap_sample_total(&h->samples[k]);
-		if (best == HEAP_AT_END || total > most) {
-			best = k;
-			most = total;
-		}
-	}
-	return best;
-}
-
 /* Whether the view of m keeps the context of record x. */
 static int view_keeps(const struct model *m, const struct ccp_heap_record *x)
 {
@@ -219,4 +205,19 @@ uint64_t heap_sample_in_view(const struct model *m, const struct ccp_heap_sample
 		if (view_keeps(m, &s->records[r]))
 			total += s->records[r].bytes;
 	return total;
+}
+
+uint32_t heap_largest_sample(const struct model *m)
+{
+	const struct ccp_heap *h = &m->prof->heap;
+	uint32_t best = HEAP_AT_END;
+	uint64_t most = 0;
+	for (uint32_t k = 0; k < h->nsamples; k++) {
+		uint64_t total = heap_sample_in_view(m, &h->samples[k]);
+		if (best == HEAP_AT_END || total > most) {
+			best = k;
+			most = total;
+		}
+	}
+	return best;
 }

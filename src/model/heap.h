@@ -93,13 +93,16 @@ struct model_alloc heap_live_in_contexts(const struct ccp_profile *p);
 /* Sample s's total: its records and the outside part. */
 uint64_t heap_sample_total(const struct ccp_heap_sample *s);
 
-/* The sample with the largest total (the earliest of equals), or
- * HEAP_AT_END when there is none. */
-uint32_t heap_largest_sample(const struct ccp_heap *h);
 
 /* Sample s's live bytes that the view of m keeps (the contexts a focus
  * keeps; all of them without one), and the outside part unless m is
  * focused (as model_alloc_outside). */
 uint64_t heap_sample_in_view(const struct model *m, const struct ccp_heap_sample *s);
+
+/* The sample whose total in the view of m (heap_sample_in_view) is the
+ * largest, the earliest of equals, or HEAP_AT_END when there is none: a
+ * focus on one function's part of the heap looks at its own largest
+ * moment, not the whole program's. */
+uint32_t heap_largest_sample(const struct model *m);
 
 #endif

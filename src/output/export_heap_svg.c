@@ -89,7 +89,7 @@ static void points(struct hsvg *s)
 	s->time = xcalloc(s->npts, sizeof *s->time);
 	for (uint32_t k = 0; k < h->nsamples; k++)
 		s->time[point_of(s, k)] = h->samples[k].time_ns;
-	uint32_t big = heap_largest_sample(h);
+	uint32_t big = heap_largest_sample(s->m);
 	s->largest = big == HEAP_AT_END ? UINT32_MAX : point_of(s, big);
 }
 

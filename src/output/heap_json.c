@@ -130,7 +130,7 @@ void jr_heap(struct jrep *r)
 		return;
 	total = model_alloc_total(live);
 	outside = model_alloc_outside(live);
-	largest = heap_largest_sample(h);
+	largest = heap_largest_sample(r->m);
 	json_newline(&r->j);
 	json_key(&r->j, "heap");
 	json_begin_object(&r->j);

@@ -944,17 +944,13 @@ const ccprofModel = (function () {
 
 	const sumBytes = (ctx) => ctx.reduce((n, c) => n + c.bytes, 0);
 
-	/* heap_largest_sample: the index of the sample of the whole profile
-	 * with the most bytes (outside included), the first of equals; null
-	 * without samples. */
-	function largestSample(h) {
-		let largest = null, most = 0;
-		h.samples.forEach((s, i) => {
-			const total = s.records.reduce((n, r) => n + r[1], s.outside_bytes);
-			if (largest === null || total > most) {
+	/* heap_largest_sample: the index of the sample with the most bytes
+	 * in the view, the first of equals; null without samples. */
+	function largestSample(samples) {
+		let largest = null;
+		samples.forEach((s, i) => {
+			if (largest === null || s.bytes > samples[largest].bytes)
 				largest = i;
-				most = total;
-			}
 		});
 		return largest;
 	}
@@ -977,7 +973,7 @@ const ccprofModel = (function () {
 			bytes: (focused ? 0 : s.outside_bytes) +
 				s.records.reduce((n, r) => n + (keeps(r[0]) ? r[1] : 0), 0),
 		}));
-		const largest = largestSample(h);
+		const largest = largestSample(samples);
 		const out = {
 			peakBytes: h.peak_bytes, intervalNs: h.interval_ns, samples, largest,
 			liveBytes: inCtx.bytes, liveBlocks: inCtx.blocks,
@@ -1091,7 +1087,8 @@ const ccprofModel = (function () {
 		for (const r of [other, outside])
 			if (r.values.some((x) => x))
 				rows.push(r);
-		const largest = largestSample(h);
+		const largest = largestSample(samples.map((s) =>
+			({bytes: s.bytes.reduce((n, x) => n + x, s.outsideBytes)})));
 		return {peakBytes: h.peak_bytes, intervalNs: h.interval_ns, times, lead,
 			largest: largest === null ? null : largest + lead, samples, rows, bandName};
 	}
