@@ -672,6 +672,24 @@ def diff_separators():
           "diff: main → a\\x1fb (A) and main → a → b (B) are two stacks (%s)" % (stacks,))
 
 
+def program_names_in_warnings():
+    """diff's and merge's warnings name the profiles' programs, which a
+    file may spell with any bytes: an escape sequence there must reach the
+    terminal escaped, as report shows it, not drive it."""
+    paths = []
+    for side, prog in (("a", b"./sp\x1b[31mX\x07"), ("b", b"./other")):
+        strs = strings_sec(b"", prog, b"main")
+        ccs = section(4, vs(1, 1, 2, 0, 0, 0, 0))
+        paths.append(write("warn.prog_" + side, profile(strings=strs, ccs=ccs,
+                                                        threads=[histories(([(0, 1)], 1, 0, 1))])))
+    merged = os.path.join(HOST, "warn.merged")
+    for cmd in (["diff"] + paths, ["merge", "-o", merged] + paths):
+        r = run([CCPROF] + cmd)
+        check(r.returncode == 0 and "sp?[31mX?" in r.stderr and "\x1b" not in r.stderr and
+              "\x07" not in r.stderr,
+              "%s: the program's name in the warning is escaped (%r)" % (cmd[0], r.stderr))
+
+
 def dot_long_program():
     """convert --to dot cuts the program's name in the graph's label to
     DOT_NAME_MAX bytes as it cuts function names (src/output/export_dot.c):
@@ -1171,6 +1189,7 @@ def main():
     shared_names()
     reloaded_library()
     diff_separators()
+    program_names_in_warnings()
     dot_long_program()
     many_threads()
     repeated_histories()

@@ -17,6 +17,7 @@
 #include "format/format.h"
 #include "model/combine.h"
 #include "model/xalloc.h"
+#include "output/escape.h"
 
 void cli_help(FILE *f, const struct cli_command *c)
 {
@@ -131,6 +132,14 @@ int cli_parse_decimal(const char *s, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+char *cli_shown(const char *s)
+{
+	size_t len = strlen(s);
+	char *out = xmalloc(ESCAPE_MAX(len) + 1);
+	out[escape_mem(out, &escape_text, s, len)] = '\0';
+	return out;
 }
 
 int cli_is_stdout(const char *path)

@@ -73,6 +73,12 @@ int cli_parse_decimal(const char *s, double *out);
 /* "-" for an output file is standard output, as for most tools. */
 int cli_is_stdout(const char *path);
 
+/* s as the text report shows it (control characters and invalid UTF-8
+ * escaped), for a message on stderr that names something a profile
+ * says, such as its program: a file's bytes must not drive the
+ * terminal.  Allocated: free it. */
+char *cli_shown(const char *s);
+
 /* A profile read from a file, with its model built. */
 struct cli_profile {
 	struct ccp_profile prof;

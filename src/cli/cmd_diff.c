@@ -105,10 +105,14 @@ static void diff_warn(const struct diff_args *a, const struct ccp_profile *pa,
 		      const struct ccp_profile *pb)
 {
 	const char *na = model_basename(pa->program), *nb = model_basename(pb->program);
-	if (strcmp(na, nb) != 0)
+	if (strcmp(na, nb) != 0) {
+		char *sa = cli_shown(na), *sb = cli_shown(nb);
 		fprintf(stderr, "ccprof diff: warning: %s and %s are profiles of different "
 				"programs (%s, %s)\n",
-			a->path[0], a->path[1], na, nb);
+			a->path[0], a->path[1], sa, sb);
+		free(sa);
+		free(sb);
+	}
 	if (pa->clock != pb->clock)
 		fprintf(stderr, "ccprof diff: warning: %s and %s were measured with different "
 				"clocks (%s, %s)\n",

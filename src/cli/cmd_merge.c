@@ -55,8 +55,11 @@ static void warn_programs(const struct ccp_profile *in, char **files, uint32_t n
 	for (uint32_t i = 1; i < n; i++) {
 		const char *name = model_basename(in[i].program);
 		if (strcmp(name, first) != 0) {
+			char *sn = cli_shown(name), *sf = cli_shown(first);
 			fprintf(stderr, "ccprof merge: warning: %s is a profile of %s, %s of %s\n",
-				files[i], name, files[0], first);
+				files[i], sn, files[0], sf);
+			free(sn);
+			free(sf);
 			return;
 		}
 	}
