@@ -1059,6 +1059,33 @@ def pprof_saturated():
           "pprof: time, calls, blocks and bytes of 2^63+5 are INT64_MAX (%s)" % main)
 
 
+def pprof_stand_ins():
+    """The names the tool gives cost centres in angle brackets,
+    "<overflow>" and "<unnamed region>", are "[overflow]" and "[unnamed
+    region]" in pprof, as the root is "[root]": go tool pprof simplifies
+    names as C++ ones, and showed both as "<unknown>", the overflow
+    holding most of a run past --max-contexts."""
+    exe = build("exp_standins", "tests/progs/standins.c")
+    prof = os.path.join(OUT, "exp_standins.ccprof")
+    r = run([CCPROF, "record", "--clock=cycles", "--max-contexts=16", "-o", prof, "--", exe])
+    names = {f["name"] for f in report(prof)["functions"]} if r.returncode == 0 else r.stderr
+    if not check({"<overflow>", "<unnamed region>"} <= set(names),
+                 "stand-ins: the report has <overflow> and <unnamed region> (%s)" % names):
+        return
+    path = convert("pprof", prof, "standins.pb.gz")
+    _, _, locs, _ = pprof_read(path)
+    got = set(locs.values())
+    check({"[overflow]", "[unnamed region]"} <= got and not any(n.startswith("<") for n in got),
+          "pprof: the stand-ins are [overflow] and [unnamed region] (%s)" % sorted(got))
+    if have("go"):
+        env = dict(os.environ, GOCACHE=os.path.join(CACHE, "go-build"),
+                   PPROF_TMPDIR=D, HOME=os.environ.get("HOME") or D)
+        r = run(["go", "tool", "pprof", "-raw", path], env=env)
+        shown = set(re.findall(r"^\s+\d+: 0x0 M=\d+ (.*?) \S*:\d+", r.stdout, re.M))
+        check(r.returncode == 0 and {"[overflow]", "[unnamed region]"} <= shown and "" not in shown,
+              "pprof: go tool pprof's default symbolization keeps both names (%s)" % sorted(shown))
+
+
 def dot(prof, rep):
     path = convert("dot", prof, "names.dot", "--node-threshold", "0")
     text = open(path, encoding="utf-8").read()
@@ -1721,6 +1748,7 @@ folded(names, rep, thr, thr_rep)
 speedscope(names, rep, thr, thr_rep)
 pprof(names, rep, thr, thr_rep)
 pprof_saturated()
+pprof_stand_ins()
 dot(names, rep)
 dot_long_names()
 svg(names, rep)

@@ -23,7 +23,9 @@
  *                 file when known, else the object file
  *   location      one per function, same id, one line (no addresses: a
  *                 ccprof profile has cost centres, not instructions)
- *   "<root>"      a function for time outside every cost centre
+ *   "[root]"      a function for time outside every cost centre (and
+ *                 "[hidden]", "[overflow]", "[unnamed region]": the
+ *                 tool's names in brackets, PPROF_ROOT_NAME)
  *   "[outside]"   a function for the allocations in no context, with
  *                 a sample of its own (Note [Outside in pprof])
  *
@@ -56,6 +58,20 @@
 #define PPROF_ROOT_NAME "[root]"
 #define PPROF_HIDDEN_NAME "[hidden]"
 #define PPROF_OUTSIDE_NAME "[outside]"
+
+/* The same for model_cc_name's own stand-ins in angle brackets: pprof
+ * showed "<overflow>", most of a run past --max-contexts, as
+ * "<unknown>".  NULL for a cost centre with a name of its own. */
+static const char *pp_stand_in(const struct ccp_cc *c)
+{
+	if (c->name && c->name[0])
+		return NULL;
+	if (c->kind == CCP_CC_OVERFLOW)
+		return "[overflow]";
+	if (c->kind == CCP_CC_MANUAL)
+		return "[unnamed region]";
+	return NULL;
+}
 
 /* Field numbers of profile.proto (the link above). */
 enum {
@@ -316,7 +332,8 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 	char **fname = xcalloc(m->nfns ? m->nfns : 1, sizeof *fname);
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
 		if (m->fns[cc].seen) {
-			fname[cc] = names_strdup(&nm, cc);
+			const char *stand_in = pp_stand_in(&prof->ccs[cc]);
+			fname[cc] = stand_in ? xstrdup(stand_in) : names_strdup(&nm, cc);
 			pp_function(p, (uint64_t)cc + 1, fname[cc], export_file(m, cc),
 				    prof->ccs[cc].line);
 		}
