@@ -140,7 +140,7 @@ static void after_fork_parent(void)
 	rt_heap_after_fork_parent();
 	rt_registry_unlock();
 	if (rt_daemon_forking)
-		rt_write_before_exit();
+		rt_dump();
 }
 
 /* The child starts with fresh counts and writes its own profile. */

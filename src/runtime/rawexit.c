@@ -70,10 +70,12 @@ RT_API void _Exit(int status)
  * the work before the call was in no profile at all.  So the runtime
  * takes daemon over and marks the calling thread: the fork's parent
  * handler (init.c), the last code of ours the parent runs before libc's
- * _exit, writes the parent's profile when it finds the mark, as _exit
- * would.  The child goes on with fresh counts and writes PATH.<pid> when
- * it ends.  If the fork fails, daemon returns -1 in the parent, which
- * lives on unwritten, as before.
+ * _exit, writes the parent's profile when it finds the mark.  It writes
+ * as ccprof_dump does, not as _exit: glibc runs the parent's handlers
+ * when the fork fails too, and then daemon returns -1 and the parent
+ * lives on, so the write must leave the signal mask as it was and the
+ * write at exit still to come, which then replaces this one.  The child
+ * goes on with fresh counts and writes PATH.<pid> when it ends.
  */
 RT_API int daemon(int nochdir, int noclose)
 {
