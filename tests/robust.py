@@ -12,6 +12,7 @@ import select
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from ccp import *
 
@@ -941,6 +942,33 @@ def daemonized():
           % (os.path.exists(prof) and calls(prof)))
     check(len(kids) == 1 and calls(kids[0]) == {"after_daemon": 7},
           "daemon: the daemon writes OUT.<pid>, 7 after_daemon (%s)" % [calls(k) for k in kids])
+    # daemon's fork fails: glibc runs the parent's fork handlers all the
+    # same, and the process lives on: its signals not held, and its
+    # profile written at exit, with the calls after daemon.  As root, the
+    # program gives up root to uid 65534 first, so it writes in a
+    # directory of its own under /tmp, which anyone may reach.
+    exe = os.path.join(OUT, "daemonize")
+    bare = run([exe + "_bare", "fail"], timeout=30)
+    if bare.returncode != 0:
+        print("# SKIP daemon failing: the program cannot forbid its fork here (%s)"
+              % bare.stderr.strip())
+        return
+    d = tempfile.mkdtemp(prefix="ccprof-daemon-")
+    try:
+        os.chmod(d, 0o777)
+        prof = os.path.join(d, "daemonize.ccprof")
+        p = run([exe, "fail"], cwd=d, timeout=30, env=dict(
+            os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, prof)))
+        check(p.returncode == 0 and p.stdout == bare.stdout and
+              "daemon: -1 (Resource temporarily unavailable), 0 signals blocked" in p.stdout,
+              "daemon fails: -1, EAGAIN, no signal blocked after it, as bare (%r)" % p.stdout)
+        check(os.path.exists(prof) and
+              calls(prof) == {"main": 1, "before_daemon": 5, "forbid_fork": 1,
+                              "blocked_signals": 1, "after_daemon": 7},
+              "daemon fails: the process writes its profile at exit, the calls after it in it "
+              "(%s)" % (os.path.exists(prof) and calls(prof)))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def exec_():
