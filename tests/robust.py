@@ -1700,22 +1700,29 @@ def blocked_or_ignored(pid, sigs):
 def default_signals():
     """In record: the default actions and no mask, as from a terminal,
     whatever this suite inherited (nohup, a background job)."""
-    for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP):
+    for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
+              signal.SIGUSR2, signal.SIGALRM):
         signal.signal(s, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 
 def record_passes_signals():
-    """SIGTERM or SIGHUP sent to record while the program runs: record
-    passes it on, waits for the program, says what became of the profile
-    and then ends as the program did (Note [Signals while the program
-    runs] in cmd_record.c): by the signal, or with exit 0 when the
-    program's own handler exits cleanly; sent to the whole group, record
-    still reports."""
+    """A signal sent to record while the program runs (SIGTERM, SIGHUP,
+    and any other that would end it: SIGUSR1, SIGALRM; SIGINT sent by
+    kill): record passes it on, waits for the program, says what became
+    of the profile and then ends as the program did (Note [Signals while
+    the program runs] in cmd_record.c): by the signal, or with exit 0
+    when the program's own handler exits cleanly; sent to the whole
+    group, record still reports.  Before, record died by SIGUSR1 and
+    SIGALRM, leaving the program running on its own, and took no notice
+    of a SIGINT sent to it alone."""
     exe = build("sig_wait", "tests/progs/signals.c")
-    run_sigs = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)
+    run_sigs = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
+                signal.SIGUSR2, signal.SIGALRM)
     for sig, group, mode in ((signal.SIGTERM, False, "wait"), (signal.SIGHUP, False, "wait"),
-                             (signal.SIGTERM, True, "wait"), (signal.SIGTERM, False, "waitexit")):
+                             (signal.SIGTERM, True, "wait"), (signal.SIGTERM, False, "waitexit"),
+                             (signal.SIGUSR1, False, "wait"), (signal.SIGALRM, False, "wait"),
+                             (signal.SIGINT, False, "wait"), (signal.SIGQUIT, True, "wait")):
         what = "%s to record's %s (%s)" % (sig.name, "process group" if group else "pid alone", mode)
         prof = os.path.join(OUT, "sig_%s_%s%s.ccprof" % (mode, sig.name, "_group" if group else ""))
         if os.path.exists(prof):
@@ -1757,14 +1764,63 @@ def record_passes_signals():
               "%s: the runtime wrote the profile, wait_here in it" % what)
 
 
+def record_terminal_interrupt():
+    """Ctrl-C at the terminal sends SIGINT to the whole foreground group,
+    record and the program: record lets it pass (si_code SI_KERNEL), so
+    the program gets it once, as without record, and not a second time
+    from record (Note [Signals while the program runs])."""
+    import fcntl
+    import pty
+    import termios
+    exe = build("sig_countint", "tests/progs/signals.c")
+    prof = os.path.join(OUT, "sig_countint.ccprof")
+    master, slave = pty.openpty()
+
+    def terminal():  # a session of its own, with the pty as its terminal
+        default_signals()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", exe, "countint"], stdin=slave,
+                         stdout=slave, stderr=slave, start_new_session=True, preexec_fn=terminal)
+    os.close(slave)
+    out = b""
+    try:
+        deadline = time.time() + 20
+        while b"waiting " not in out and time.time() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                out += os.read(master, 4096)
+        os.write(master, b"\x03")  # the terminal's interrupt character
+        status = p.wait(timeout=20)
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO once every writer has gone
+                break
+            if not chunk:
+                break
+            out += chunk
+    except subprocess.TimeoutExpired:
+        status = None
+        p.kill()
+    finally:
+        os.close(master)
+    text = out.decode(errors="replace")
+    check(status == 0 and "SIGINT 1 times" in text,
+          "Ctrl-C under record: the program gets one SIGINT, as without record (status %s, %r)"
+          % (status, text[-200:]))
+
+
 def record_dump_signal():
     """record --dump-signal=SIG passes dump_signal=SIG on: when SIG
     arrives the program writes its profile and goes on (here waiting in
     wait_here), and a SIGTERM to record later ends it as before, record
     then saying where the profile went.  By name and by number."""
     exe = build("sig_dump", "tests/progs/signals.c")
-    for value, sig in (("USR1", signal.SIGUSR1), (str(int(signal.SIGUSR2)), signal.SIGUSR2)):
-        what = "record --dump-signal=%s" % value
+    # Sent to the program, or to record, which passes it on (SIGUSR1 would
+    # have ended record, SIGWINCH did nothing).
+    for value, sig, to_record in (("USR1", signal.SIGUSR1, False),
+                                  (str(int(signal.SIGUSR2)), signal.SIGUSR2, False),
+                                  ("SIGUSR1", signal.SIGUSR1, True), ("WINCH", signal.SIGWINCH, True)):
+        what = "record --dump-signal=%s%s" % (value, ", sent to record" if to_record else "")
         prof = os.path.join(OUT, "sig_dump_%s.ccprof" % value)
         if os.path.exists(prof):
             os.unlink(prof)
@@ -1774,7 +1830,7 @@ def record_dump_signal():
         line = line_from(p.stdout, "waiting ", 20)
         child = int(line.split()[1]) if line else None
         if check(child is not None, "%s: the program started (%s)" % (what, line)):
-            os.kill(child, sig)
+            os.kill(p.pid if to_record else child, sig)
             deadline = time.time() + 20
             while not os.path.exists(prof) and time.time() < deadline:
                 time.sleep(0.05)
@@ -1787,7 +1843,10 @@ def record_dump_signal():
                   "%s: %s makes the program (pid %d) write its profile, wait_here's call in it, "
                   "and go on running (running %s, pid %s, options %s)"
                   % (what, sig.name, child, running, info.get("pid"), info.get("options")))
-            os.kill(p.pid, signal.SIGTERM)
+            try:
+                os.kill(p.pid, signal.SIGTERM)
+            except ProcessLookupError:  # record died by the dump signal
+                pass
         try:
             status = p.wait(timeout=20)
         except subprocess.TimeoutExpired:
@@ -2325,6 +2384,7 @@ unmanaged_children_view()
 unmanaged_children_static_signal()
 unmanaged_children_siginterrupt()
 record_passes_signals()
+record_terminal_interrupt()
 record_dump_signal()
 record_stops_with_program()
 second_signal_mid_write()

@@ -8,8 +8,8 @@
  * where the profiles of its children and of images before an exec went
  * (Note [The run's other profiles]), a line each, and
  * ends with the program's exit status, or by the same signal, so it can
- * stand in for the program in scripts, also when record got the SIGTERM
- * or SIGHUP and passed it on (Note [Signals while the program runs]),
+ * stand in for the program in scripts, also when record got a signal
+ * and passed it on (Note [Signals while the program runs]),
  * and it stops when the program stops (Note [When the program stops]).
  *
  * Note [Which profile]: record always passes output=<absolute path> (the
@@ -62,8 +62,10 @@ const struct cli_command cli_record = {
 		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
 		"are appended to CCPROF_OPTIONS, so they override the user's.  The exit\n"
 		"status is PROGRAM's; if it was killed by a signal, ccprof ends by the\n"
-		"same signal.  A SIGTERM or SIGHUP sent to ccprof is passed on to\n"
-		"PROGRAM, and ccprof then ends as PROGRAM does.  When PROGRAM stops\n"
+		"same signal.  A signal sent to ccprof (SIGTERM, SIGHUP, SIGUSR1, the\n"
+		"dump signal, any that ends a process; SIGINT and SIGQUIT unless from\n"
+		"the terminal, which sends them to both) is passed on to PROGRAM,\n"
+		"and ccprof then ends as PROGRAM does.  When PROGRAM stops\n"
 		"(SIGSTOP, SIGTSTP), ccprof stops by the same signal, and continues\n"
 		"PROGRAM when it is continued.  Right after the\n"
 		"run, record adds each function's source file and line (from the debug\n"
@@ -444,7 +446,7 @@ struct run_result {
 	uint64_t start_ns; /* CLOCK_REALTIME before the fork */
 	int exec_errno; /* exec failed with this, or 0 */
 	int status;     /* from waitpid */
-	int passed;     /* SIGTERM or SIGHUP record passed on to the program, or 0 */
+	int passed;     /* an ending signal record passed on to the program, or 0 */
 };
 
 static uint64_t realtime_ns(void)
@@ -455,22 +457,30 @@ static uint64_t realtime_ns(void)
 }
 
 /*
- * Note [Signals while the program runs]: SIGINT and SIGQUIT come from the
- * terminal, to the whole foreground process group, so the program gets
- * them too and decides whether to die: record ignores them, as system()
- * does.  SIGTERM and SIGHUP are often sent to record alone (kill PID, a
- * supervisor, a closed terminal's hang-up to the session leader), and
- * record dying by them would leave the program running and unreported.
- * So record catches them, passes each on to the program, goes on waiting
- * for it, reports as usual and ends as the program did: the program
- * decides what a SIGTERM means (a clean exit, perhaps), and record stands
- * in for it.  Only if the program never ran (exec failed) does record die
- * by the signal itself.  Sent to the whole group, the program gets the signal twice,
- * which the default action takes as once, and so does the runtime's
- * handler: it writes once, and a second signal, even one another thread
- * takes, waits for that write (write_once in src/runtime/signals.c).  A
- * signal ignored when record starts (nohup) stays ignored, by record and
- * the program.
+ * Note [Signals while the program runs]: a signal sent to record alone
+ * (kill PID, a supervisor, a closed terminal's hang-up to the session
+ * leader, a --dump-signal meant for the program) must reach the program:
+ * record dying by it left the program running, orphaned and unreported,
+ * and a dump signal never reached it.  So record catches every signal
+ * whose default action ends a process (and the dump signal, whatever
+ * its default), passes each on to the program, goes on waiting for it,
+ * reports as usual and ends as the program did: the program decides
+ * what a SIGTERM means (a clean exit, perhaps), and record stands in for
+ * it.  Only if the program never ran (exec failed) does record die by
+ * the signal itself.
+ *
+ * SIGINT, SIGQUIT and SIGWINCH from the terminal go to the whole
+ * foreground process group, so the program gets them too: record lets
+ * those pass (si_code SI_KERNEL), as system() ignores the first two, and
+ * passes on only those sent to it.  Others sent to the whole group reach
+ * the program twice, which the default action takes as once, and so does
+ * the runtime's handler: it writes once, and a second signal, even one
+ * another thread takes, waits for that write (write_once in
+ * src/runtime/signals.c).  Left as they were: SIGPIPE, SIGXCPU and
+ * SIGXFSZ, which record's own writes and limits raise (unless one is the
+ * dump signal), SIGCHLD and job control (Note [When the program
+ * stops]).  A signal ignored when record starts (nohup) stays ignored,
+ * by record and the program.
  *
  * They are blocked across the fork, so that none is handled before the
  * parent knows the program's pid, nor by record's handler in the child,
@@ -478,64 +488,89 @@ static uint64_t realtime_ns(void)
  * has been reaped the program's pid cannot name another process, so the
  * wait leaves it a zombie while the handler may still use its pid.
  */
-static const int run_signals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
-#define NRUN_SIGNALS (sizeof run_signals / sizeof *run_signals)
+#define MAX_RUN_SIGNALS 64
 
-static int passed_on(int sig)
+/* Those whose default ends a process and that nothing of record's own
+ * raises; the real-time signals (past glibc's own two) are added. */
+static const int ending_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+	SIGPROF, SIGIO, SIGPWR, SIGSTKFLT,
+};
+
+/* Those the terminal sends the whole foreground group. */
+static int from_terminal_too(int sig)
 {
-	return sig == SIGTERM || sig == SIGHUP;
+	return sig == SIGINT || sig == SIGQUIT || sig == SIGWINCH;
 }
 
 struct run_signals_saved {
-	struct sigaction old[NRUN_SIGNALS];
+	int sig[MAX_RUN_SIGNALS];
+	struct sigaction old[MAX_RUN_SIGNALS];
+	size_t n;
 	sigset_t mask;
 };
 
 static volatile sig_atomic_t pass_to;      /* the program's pid while it runs, else 0 */
-static volatile sig_atomic_t passed_signal; /* the first SIGTERM or SIGHUP, or 0 */
+static volatile sig_atomic_t passed_signal; /* the first ending signal passed on, or 0 */
 
-static void pass_on(int sig)
+static void pass_on(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
-	if (!passed_signal)
-		passed_signal = sig;
+	(void)uctx;
+	if (from_terminal_too(sig) && info && info->si_code == SI_KERNEL)
+		return; /* the program had it too */
+	if (!passed_signal && sig != SIGWINCH && sig != SIGURG)
+		passed_signal = sig; /* one that would have ended record */
 	if (pass_to > 0)
 		kill((pid_t)pass_to, sig);
 	errno = saved;
 }
 
-/* Block SIGTERM and SIGHUP, then set the run's dispositions; what they
- * were goes to s. */
-static void take_signals(struct run_signals_saved *s)
+/* The signals record passes on: ending_signals, the real-time ones and
+ * the dump signal (0 for none). */
+static void run_signal_set(int dump_signal, struct run_signals_saved *s)
 {
-	struct sigaction ign, pass;
+	s->n = 0;
+	for (size_t i = 0; i < sizeof ending_signals / sizeof *ending_signals; i++)
+		s->sig[s->n++] = ending_signals[i];
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX && s->n < MAX_RUN_SIGNALS; sig++)
+		s->sig[s->n++] = sig;
+	int listed = 0;
+	for (size_t i = 0; i < s->n; i++)
+		listed |= s->sig[i] == dump_signal;
+	if (dump_signal > 0 && !listed && s->n < MAX_RUN_SIGNALS && dump_signal != SIGCHLD &&
+	    dump_signal != SIGCONT && dump_signal != SIGTSTP && dump_signal != SIGTTIN &&
+	    dump_signal != SIGTTOU)
+		s->sig[s->n++] = dump_signal;
+}
+
+/* Block the signals record passes on, then set the run's dispositions;
+ * what they were goes to s. */
+static void take_signals(int dump_signal, struct run_signals_saved *s)
+{
+	struct sigaction pass;
 	sigset_t block;
+	run_signal_set(dump_signal, s);
 	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
+	for (size_t i = 0; i < s->n; i++)
+		sigaddset(&block, s->sig[i]);
 	sigprocmask(SIG_BLOCK, &block, &s->mask);
-	memset(&ign, 0, sizeof ign);
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
 	memset(&pass, 0, sizeof pass);
-	pass.sa_handler = pass_on;
+	pass.sa_sigaction = pass_on;
 	pass.sa_mask = block; /* one handler at a time: the first signal is kept */
-	pass.sa_flags = SA_RESTART;
-	for (size_t i = 0; i < NRUN_SIGNALS; i++) {
-		int sig = run_signals[i];
-		sigaction(sig, NULL, &s->old[i]);
-		if (!passed_on(sig))
-			sigaction(sig, &ign, NULL);
-		else if ((s->old[i].sa_flags & SA_SIGINFO) || s->old[i].sa_handler != SIG_IGN)
-			sigaction(sig, &pass, NULL);
+	pass.sa_flags = SA_RESTART | SA_SIGINFO;
+	for (size_t i = 0; i < s->n; i++) {
+		sigaction(s->sig[i], NULL, &s->old[i]);
+		if ((s->old[i].sa_flags & SA_SIGINFO) || s->old[i].sa_handler != SIG_IGN)
+			sigaction(s->sig[i], &pass, NULL);
 	}
 	passed_signal = 0;
 }
 
 static void restore_signals(const struct run_signals_saved *s)
 {
-	for (size_t i = 0; i < NRUN_SIGNALS; i++)
-		sigaction(run_signals[i], &s->old[i], NULL);
+	for (size_t i = 0; i < s->n; i++)
+		sigaction(s->sig[i], &s->old[i], NULL);
 }
 
 /* The child: record's signals put back, then the program. */
@@ -614,7 +649,7 @@ static void wait_program(pid_t pid, int *status)
  * runs] says.  A close-on-exec pipe carries exec's errno back, so "not
  * found" is reported by the parent, once.
  */
-static int run_program(char **command, struct run_result *r)
+static int run_program(char **command, int dump_signal, struct run_result *r)
 {
 	struct run_signals_saved saved;
 	int pfd[2];
@@ -622,7 +657,7 @@ static int run_program(char **command, struct run_result *r)
 	memset(r, 0, sizeof *r);
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return -1;
-	take_signals(&saved);
+	take_signals(dump_signal, &saved);
 	fflush(NULL);
 	r->start_ns = realtime_ns();
 	pid_t pid = r->pid = fork();
@@ -1269,7 +1304,7 @@ static int record_run(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	env_join("LD_PRELOAD", lib, 1);
-	if (run_program(o.command, &r) != 0) {
+	if (run_program(o.command, o.dump_signal ? ccp_parse_dump_signal(o.dump_signal) : 0, &r) != 0) {
 		rc = record_fail("cannot start the program: ", strerror(errno));
 	} else if (r.exec_errno) {
 		fprintf(stderr, "ccprof: %s: %s\n", o.command[0], strerror(r.exec_errno));

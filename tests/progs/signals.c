@@ -28,6 +28,9 @@
  *                             idle(), to take a second signal
  *   waitexit                  the same, but a SIGTERM handler of its own
  *                             ends the wait, and the program exits 0
+ *   countint                  print "waiting PID", then count the SIGINTs
+ *                             that come until 0.3 s after the first, print
+ *                             "SIGINT N times" and exit 0
  *   segvpipe | endpipe        stderr becomes a pipe nobody reads, then a
  *                             crash (segv) or the normal end: whatever the
  *                             runtime writes there must not end the
@@ -258,6 +261,28 @@ NOINLINE void wait_here(void)
 	exit(0);
 }
 
+static volatile sig_atomic_t ints;
+
+static void count_int(int sig)
+{
+	(void)sig;
+	ints++;
+}
+
+NOINLINE void count_ints(void)
+{
+	struct timespec rest = { 0, 300000000 };
+
+	signal(SIGINT, count_int);
+	printf("waiting %ld\n", (long)getpid());
+	while (!ints)
+		pause();
+	while (nanosleep(&rest, &rest) != 0)
+		;
+	printf("SIGINT %d times\n", (int)ints);
+	exit(0);
+}
+
 NOINLINE void stop_here(int sig)
 {
 	printf("stopping %ld\n", (long)getpid());
@@ -380,6 +405,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(how, "waitexit") == 0) {
 		signal(SIGTERM, note);
 		wait_here();
+	} else if (strcmp(how, "countint") == 0) {
+		count_ints();
 	} else if (strcmp(how, "stop") == 0 || strcmp(how, "tstp") == 0) {
 		stop_here(how[0] == 's' ? SIGSTOP : SIGTSTP);
 	} else if (strcmp(how, "threads") == 0) {
