@@ -812,6 +812,14 @@ def merge_diff(prof, twin):
     i = ok_out("info", out).replace(out, "")
     check("heap" not in i and "allocated          591 bytes in 39 blocks" in i,
           "merge: the result reads, has the allocations of all three and no heap")
+    # What needs the heap says that merge left it out, not that the runs
+    # did not follow it (they did).
+    for args in (("report", "--heap"), ("convert", "--to", "hp")):
+        r = ccprof(*(args + (out,)))
+        check(r.returncode == 1 and len(r.stderr.splitlines()) == 1 and
+              "merge leaves it out" in r.stderr and "did not follow" not in r.stderr,
+              "%s on the merged profile: one line saying merge left the heap out (%r)"
+              % (" ".join(args), r.stderr))
     r = ccprof("merge", "-o", os.path.join(OUT, "heap_merged2.ccprof"), twin, twin)
     check(r.returncode == 0 and r.stderr == "", "merge without heap data: no note")
     a = json.loads(ok_out("diff", "--json", prof, twin))

@@ -241,7 +241,7 @@ static int convert(const struct export_format *fmt, const char *path, const char
 		return cli_no_alloc_data(&cli_convert, "--weight alloc", path);
 	}
 	if (fmt->heap && !heap_measured(&cp.prof)) {
-		fprintf(stderr, "ccprof: %s: %s\n", path, HEAP_MISSING);
+		fprintf(stderr, "ccprof: %s: %s\n", path, HEAP_NONE(&cp.prof));
 		cli_unload(&cp);
 		return CLI_EXIT_FAIL;
 	}

@@ -250,7 +250,7 @@ static int report_show(struct report_args *a)
 		return cli_no_alloc_data(&cli_report, "--sort alloc", a->path);
 	}
 	if (a->heap && !heap_measured(&cp.prof)) {
-		fprintf(stderr, "ccprof: %s: --heap: %s\n", a->path, HEAP_MISSING);
+		fprintf(stderr, "ccprof: %s: --heap: %s\n", a->path, HEAP_NONE(&cp.prof));
 		cli_unload(&cp);
 		return CLI_EXIT_FAIL;
 	}

@@ -48,8 +48,12 @@ struct heap_base {
 	struct model model;           /* model_merge of prof */
 };
 
-/* What a command that needs heap data says of a profile without. */
+/* What a command that needs heap data says of a profile without: of a
+ * merged one, that merge left it out (cmd_merge.c says why), not that
+ * the runs did not follow the heap. */
 #define HEAP_MISSING "no heap data: the run did not follow the heap (record with `ccprof record --heap`)"
+#define HEAP_MERGED_OUT "no heap data: merge leaves it out, as the runs' heaps over time do not add up (use each run's own profile)"
+#define HEAP_NONE(p) ((p)->stats.merged ? HEAP_MERGED_OUT : HEAP_MISSING)
 
 /* Whether the run followed the heap (heap=1). */
 static inline int heap_measured(const struct ccp_profile *p)
