@@ -186,9 +186,9 @@ static void samples(void)
 	struct heaped h;
 	build_mj_heap(&f);
 	CHECK_EQ_U(heap_sample_total(&f.p.heap.samples[0]), 120, "sample 0's total");
-	CHECK_EQ_U(heap_largest_sample(&f.p.heap), 0, "sample 0 is the largest");
 	heaped_init(&h);
 	CHECK(heaped_build(&h, &f, 0) == 0, "sample 0 builds");
+	CHECK_EQ_U(heap_largest_sample(&h.w.vm), 0, "sample 0 is the largest");
 	check_alloc(fx_fn(&h.m, "a")->self_alloc, 20, 0, "sample 0: COST(a), no blocks");
 	check_alloc(fx_fn(&h.m, "c")->self_alloc, 60, 0, "sample 0: COST(c)");
 	check_alloc(fx_fn(&h.m, "a")->inherited_alloc, 80, 0, "sample 0: INHERITED(a)");
@@ -203,10 +203,13 @@ static void samples(void)
 	CHECK(heaped_build(&h, &f, 0) == 0, "focus b builds");
 	CHECK_EQ_U(heap_sample_in_view(&h.w.vm, &f.p.heap.samples[0]), 50,
 		   "focus b: 50 bytes of sample 0, none outside");
+	CHECK_EQ_U(heap_largest_sample(&h.w.vm), 0, "focus b: sample 0 is its largest too");
 	heaped_free(&h);
 
-	struct ccp_heap none = {.measured = 1};
-	CHECK_EQ_U(heap_largest_sample(&none), HEAP_AT_END, "no samples: no largest");
+	static struct ccp_profile none;
+	none.heap.measured = 1;
+	struct model nothing = {.prof = &none};
+	CHECK_EQ_U(heap_largest_sample(&nothing), HEAP_AT_END, "no samples: no largest");
 }
 
 /* The .hp export's escapes (export_hp.c): a band name has no

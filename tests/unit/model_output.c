@@ -167,7 +167,7 @@ static void reports(void)
 	CHECK(strstr(json, "\"total_time_s\":0.365") != NULL, "json: total_time_s");
 	CHECK(strstr(json, "\"argv\":[\"./spivey\",\"two words\",\"it's\"]") != NULL, "json: argv");
 	CHECK(strstr(json, "\"caller\":null") == NULL, "json: no spontaneous arcs");
-	CHECK(strstr(json, "\"name\":\"main\",\"module\":\"\",\"offset\":4096,\"file\":\"\","
+	CHECK(strstr(json, "\"name\":\"main\",\"module\":\"\",\"build_id\":\"\",\"offset\":4096,\"file\":\"\","
 			   "\"line\":0,\"calls\":1,\"root_calls\":1,") != NULL,
 	      "json: main, at offset 0x1000, was called once as a thread root");
 	CHECK(strstr(json, "\"self_in_s\":0.05,\"child_in_s\":0.21") != NULL,
