@@ -128,19 +128,12 @@ static void before_fork(void)
 	rt_dump_fork_time();
 }
 
-/* Set by daemon (rawexit.c) around libc's, whose parent ends by an
- * _exit no interposer reaches: its profile is written here (Note
- * [daemon's parent]). */
-__thread int rt_daemon_forking __attribute__((tls_model("initial-exec")));
-
 static void after_fork_parent(void)
 {
 	rt_dispositions_after_fork();
 	rt_cc_unlock();
 	rt_heap_after_fork_parent();
 	rt_registry_unlock();
-	if (rt_daemon_forking)
-		rt_dump();
 }
 
 /* The child starts with fresh counts and writes its own profile. */

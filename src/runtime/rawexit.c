@@ -68,23 +68,21 @@ RT_API void _Exit(int status)
  * its own _exit, inside libc, where the interposer above never sees it.
  * The parent wrote nothing, and as the child starts with fresh counts,
  * the work before the call was in no profile at all.  So the runtime
- * takes daemon over and marks the calling thread: the fork's parent
- * handler (init.c), the last code of ours the parent runs before libc's
- * _exit, writes the parent's profile when it finds the mark.  It writes
- * as ccprof_dump does, not as _exit: glibc runs the parent's handlers
- * when the fork fails too, and then daemon returns -1 and the parent
- * lives on, so the write must leave the signal mask as it was and the
- * write at exit still to come, which then replaces this one.  The child
- * goes on with fresh counts and writes PATH.<pid> when it ends.
+ * takes daemon over and writes the parent's profile first, as
+ * ccprof_dump does, then calls libc's: if the fork succeeds, the parent
+ * does nothing more before its _exit, so that is its whole profile; if
+ * it fails, daemon returns -1 and the parent lives on, its signal mask
+ * untouched and its write at exit still to come, which replaces this
+ * one.  The child goes on with fresh counts and writes PATH.<pid> when
+ * it ends.  Not from the fork's parent handler: glibc runs ours before
+ * those registered after it, whose locks (a program's own allocator's)
+ * are still held there, and the write allocates.
  */
 RT_API int daemon(int nochdir, int noclose)
 {
-	int r;
-
 	if (!rt_real_ready(&real_daemon, rawexit_lookup_now))
 		return -1;
-	rt_daemon_forking = 1;
-	r = ((int (*)(int, int))real_daemon)(nochdir, noclose);
-	rt_daemon_forking = 0;
-	return r;
+	if (!rt_config.disabled)
+		rt_dump();
+	return ((int (*)(int, int))real_daemon)(nochdir, noclose);
 }

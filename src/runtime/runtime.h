@@ -217,8 +217,6 @@ extern __thread struct rt_thread *rt_self
 /* init.c */
 RT_HIDDEN void rt_init(void);
 RT_HIDDEN int rt_initialising(void);
-/* daemon (rawexit.c) sets it around libc's: Note [daemon's parent] */
-extern __thread int rt_daemon_forking __attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 RT_HIDDEN struct rt_thread *rt_thread_start(void);
 RT_HIDDEN struct rt_thread *rt_thread_private(void);
 
