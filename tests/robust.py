@@ -1834,15 +1834,21 @@ def record_dump_signal():
     exe = build("sig_dump", "tests/progs/signals.c")
     # Sent to the program, or to record, which passes it on (SIGUSR1 would
     # have ended record, SIGWINCH did nothing).
-    for value, sig, to_record in (("USR1", signal.SIGUSR1, False),
-                                  (str(int(signal.SIGUSR2)), signal.SIGUSR2, False),
-                                  ("SIGUSR1", signal.SIGUSR1, True), ("WINCH", signal.SIGWINCH, True)):
-        what = "record --dump-signal=%s%s" % (value, ", sent to record" if to_record else "")
-        prof = os.path.join(OUT, "sig_dump_%s.ccprof" % value)
+    # Or given in the user's CCPROF_OPTIONS, which record reads to know it.
+    for value, sig, to_record, via_env in (
+            ("USR1", signal.SIGUSR1, False, False),
+            (str(int(signal.SIGUSR2)), signal.SIGUSR2, False, False),
+            ("SIGUSR1", signal.SIGUSR1, True, False), ("WINCH", signal.SIGWINCH, True, False),
+            ("WINCH", signal.SIGWINCH, True, True)):
+        what = "record %s=%s%s" % ("with CCPROF_OPTIONS dump_signal" if via_env else "--dump-signal",
+                                   value, ", sent to record" if to_record else "")
+        prof = os.path.join(OUT, "sig_dump_%s%s.ccprof" % (value, "_env" if via_env else ""))
         if os.path.exists(prof):
             os.unlink(prof)
-        p = subprocess.Popen([CCPROF, "record", "-o", prof, "--dump-signal=" + value, "--", exe,
-                              "wait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        opt = [] if via_env else ["--dump-signal=" + value]
+        env = dict(os.environ, CCPROF_OPTIONS="verbose=0,dump_signal=" + value) if via_env else None
+        p = subprocess.Popen([CCPROF, "record", "-o", prof] + opt + ["--", exe, "wait"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                              start_new_session=True, preexec_fn=default_signals)
         line = line_from(p.stdout, "waiting ", 20)
         child = int(line.split()[1]) if line else None
@@ -1856,7 +1862,7 @@ def record_dump_signal():
             fs = functions(report(prof)) if info else {}
             check(running and info.get("pid") == child and
                   fs.get("wait_here", {}).get("calls") == 1 and
-                  "dump_signal=" + value in info.get("options", "").split(":"),
+                  "dump_signal=" + value in re.split("[:,]", info.get("options", "")),
                   "%s: %s makes the program (pid %d) write its profile, wait_here's call in it, "
                   "and go on running (running %s, pid %s, options %s)"
                   % (what, sig.name, child, running, info.get("pid"), info.get("options")))

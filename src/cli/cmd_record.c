@@ -573,6 +573,30 @@ static void restore_signals(const struct run_signals_saved *s)
 		sigaction(s->sig[i], &s->old[i], NULL);
 }
 
+/* The dump signal the run will have, for record to pass on (Note
+ * [Signals while the program runs]): --dump-signal's, else the last
+ * dump_signal= of the user's CCPROF_OPTIONS, which record's settings are
+ * appended to (pairs separated by ':' or ','); 0 for none. */
+static int run_dump_signal(const struct record_opts *o)
+{
+	const char *env = getenv("CCPROF_OPTIONS"), *last = NULL;
+	static const char key[] = "dump_signal=";
+	char value[32];
+	if (o->dump_signal)
+		return ccp_parse_dump_signal(o->dump_signal);
+	for (const char *p = env; p && (p = strstr(p, key)) != NULL; p++)
+		if (p == env || p[-1] == ':' || p[-1] == ',')
+			last = p + sizeof key - 1;
+	if (!last)
+		return 0;
+	size_t n = strcspn(last, ":,");
+	if (n >= sizeof value)
+		return 0;
+	memcpy(value, last, n);
+	value[n] = '\0';
+	return ccp_parse_dump_signal(value);
+}
+
 /* The child: record's signals put back, then the program. */
 static void exec_program(char **command, int err_fd, const struct run_signals_saved *s)
 {
@@ -1304,7 +1328,7 @@ static int record_run(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	env_join("LD_PRELOAD", lib, 1);
-	if (run_program(o.command, o.dump_signal ? ccp_parse_dump_signal(o.dump_signal) : 0, &r) != 0) {
+	if (run_program(o.command, run_dump_signal(&o), &r) != 0) {
 		rc = record_fail("cannot start the program: ", strerror(errno));
 	} else if (r.exec_errno) {
 		fprintf(stderr, "ccprof: %s: %s\n", o.command[0], strerror(r.exec_errno));
