@@ -665,6 +665,27 @@ def labels_by_path_and_build_id():
         left = [f["calls"] for f in rep(merged, "--deselect", upper)["functions"] if f["name"] == "fib"]
         check(left == [other], "labels: --deselect '%s' leaves the other build's fib, %d calls (%s)"
               % (upper, other, left))
+    # And a third, the first build again in another directory: the two
+    # builds of the first path name it too, so that no label's pattern
+    # also names the copy (same base name, offset and build-id).
+    os.makedirs(os.path.join(OUT, "bid_copy"), exist_ok=True)
+    copy = os.path.join(OUT, "bid_copy", "views_bid")
+    run([CC, "-g", "-O1", "-finstrument-functions", os.path.join(TOP, "tests/progs/fib.c"), "-o",
+         copy, "-Wl,--build-id=0x" + "aaaa1111" * 4])
+    runs.append(record(copy, ["8"], profile=os.path.join(OUT, "views_bid_copy.ccprof"))[1])
+    merged3 = os.path.join(OUT, "views_bid_merged3.ccprof")
+    r = run([CCPROF, "merge", "-o", merged3] + runs)
+    labels = sorted(set(re.findall(r"^(fib \[[^]\n]*\])", text(merged3)[1], re.M)))
+    first = os.path.join(OUT, "views_bid")
+    want = sorted(["fib [%s+0x%x@%s]" % (first, off[0], "aaaa1111aaaa"),
+                   "fib [%s+0x%x@%s]" % (first, off[0], "bbbb2222bbbb"),
+                   "fib [%s+0x%x]" % (copy, off[0])])
+    check(r.returncode == 0 and labels == want,
+          "labels: two builds of one path beside a copy elsewhere: path and build-id (%s)" % labels)
+    got = {l: sorted(f["calls"] for f in rep(merged3, "--focus", l)["functions"]
+                     if f["name"] == "fib") for l in want}
+    check(sorted(map(tuple, got.values())) == [(67,), (177,), (465,)],
+          "labels: each of the three labels focuses on its own fib only (%s)" % got)
 
 
 def modules():

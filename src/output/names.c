@@ -63,10 +63,12 @@ static int by_name(const void *a, const void *b, void *arg)
 /* How much of its module a function's label names: as little as tells
  * it from the others of its name (qualify_group). */
 enum qualifier_tier {
-	BY_BASE,     /* "name [prog]" */
-	BY_OFFSET,   /* "name [prog+0x1169]": a module of that base name */
-	BY_PATH,     /* "name [/opt/a/prog+0x1169]": its offset in one too */
-	BY_BUILD_ID, /* "name [prog+0x1169@3f2a9c1d04e7]": and its path */
+	BY_BASE,          /* "name [prog]" */
+	BY_OFFSET,        /* "name [prog+0x1169]": a module of that base name */
+	BY_PATH,          /* "name [/opt/a/prog+0x1169]": its offset in one too */
+	BY_BUILD_ID,      /* "name [prog+0x1169@3f2a9c1d04e7]": and its path */
+	BY_PATH_BUILD_ID, /* "name [/opt/a/prog+0x1169@3f2a...]": and its path,
+			   * where others at that offset have other paths */
 };
 
 /* The digits of a build-id a label shows: enough to tell two builds of
@@ -77,7 +79,7 @@ enum qualifier_tier {
 static char *qualified(const struct model *m, uint32_t cc, enum qualifier_tier tier)
 {
 	const char *path = model_module_path(m, cc);
-	const char *mod = tier == BY_PATH ? path : model_basename(path);
+	const char *mod = tier == BY_PATH || tier == BY_PATH_BUILD_ID ? path : model_basename(path);
 	const char *name = m->fns[cc].name;
 	size_t n = strlen(name) + strlen(mod) + 60;
 	char *q = xmalloc(n);
@@ -86,7 +88,7 @@ static char *qualified(const struct model *m, uint32_t cc, enum qualifier_tier t
 		mod = "?";
 	if (tier == BY_BASE)
 		snprintf(q, n, "%s [%s]", name, mod);
-	else if (tier == BY_BUILD_ID)
+	else if (tier == BY_BUILD_ID || tier == BY_PATH_BUILD_ID)
 		snprintf(q, n, "%s [%s+0x%llx@%.*s]", name, mod, off, LABEL_BUILD_ID_DIGITS,
 			 model_module_build_id(m, cc));
 	else
@@ -132,43 +134,62 @@ static int same_path(const struct model *m, uint32_t x, uint32_t y)
 	       !strcmp(model_module_path(m, x), model_module_path(m, y));
 }
 
-/* The tier of by[k], in its run of one base name [i, j): the offset if
- * another there shares the base name; the path if another shares the
- * offset too; the build-id if another shares the path too and the
- * build-id is known (with none, two loads of one path at one offset keep
- * one label). */
-static enum qualifier_tier tier_of(const struct model *m, const uint32_t *by, size_t k,
-				   size_t i, size_t j)
+/* The end of the run of members from by[i] on that alike finds like
+ * by[i] (by_module sorts those together). */
+static size_t run_end(const struct model *m, const uint32_t *by, size_t i, size_t n,
+		      int (*alike)(const struct model *, uint32_t, uint32_t))
 {
-	int offset_shared = (k > i && same_offset(m, by[k - 1], by[k])) ||
-			    (k + 1 < j && same_offset(m, by[k], by[k + 1]));
-	int path_shared = (k > i && same_path(m, by[k - 1], by[k])) ||
-			  (k + 1 < j && same_path(m, by[k], by[k + 1]));
-	if (j - i < 2)
-		return BY_BASE;
-	if (!offset_shared)
-		return BY_OFFSET;
-	if (!path_shared)
-		return BY_PATH;
-	return model_module_build_id(m, by[k])[0] ? BY_BUILD_ID : BY_OFFSET;
+	size_t j = i + 1;
+	while (j < n && alike(m, by[i], by[j]))
+		j++;
+	return j;
+}
+
+/* The labels of the members [a, b) that share a base name and an offset,
+ * where others share the base name: the offset if alone; the path if
+ * alone in its path; else the build-id too, with the path if others at
+ * that offset have other paths (a label's pattern then names only its
+ * own), and with no build-id known, the path if that tells it apart at
+ * all (two loads of one path at one offset keep one label). */
+static void qualify_offset_run(const struct model *m, const uint32_t *by, size_t a, size_t b,
+			       char **display)
+{
+	int paths = strcmp(model_module_path(m, by[a]), model_module_path(m, by[b - 1])) != 0;
+	for (size_t c = a, d; c < b; c = d) {
+		d = run_end(m, by, c, b, same_path);
+		for (size_t k = c; k < d; k++) {
+			enum qualifier_tier t = paths ? BY_PATH_BUILD_ID : BY_BUILD_ID;
+			if (b - a == 1)
+				t = BY_OFFSET;
+			else if (d - c == 1)
+				t = BY_PATH;
+			else if (!model_module_build_id(m, by[k])[0])
+				t = paths ? BY_PATH : BY_OFFSET;
+			display[by[k]] = qualified(m, by[k], t);
+		}
+	}
 }
 
 /* The display names of a group of n functions of one name: each with its
  * module's base name, and more where another of the group would get the
- * same label (tier_of).  The members sorted by module (by_module), those
- * are neighbours: a group can be every function of the profile, so no
- * pairwise test.  A member alone in its module keeps the short label
- * whatever the others share. */
+ * same label (qualify_offset_run).  The members sorted by module
+ * (by_module), those are neighbours: a group can be every function of
+ * the profile, so no pairwise test.  A member alone in its module keeps
+ * the short label whatever the others share. */
 static void qualify_group(const struct model *m, const uint32_t *g, size_t n, char **display)
 {
 	uint32_t *by = xnmalloc(n, sizeof *by);
 	memcpy(by, g, n * sizeof *by);
 	qsort_r(by, n, sizeof *by, by_module, (void *)m);
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && same_base(m, by[i], by[j]); j++)
-			;
-		for (size_t k = i; k < j; k++)
-			display[by[k]] = qualified(m, by[k], tier_of(m, by, k, i, j));
+		j = run_end(m, by, i, n, same_base);
+		if (j - i == 1)
+			display[by[i]] = qualified(m, by[i], BY_BASE);
+		else
+			for (size_t a = i, b; a < j; a = b) {
+				b = run_end(m, by, a, j, same_offset);
+				qualify_offset_run(m, by, a, b, display);
+			}
 	}
 	free(by);
 }
