@@ -74,22 +74,24 @@ static const char *model_strdup(struct model *m, const char *s)
 	return strcpy(d, s);
 }
 
-const char *model_module_path(const struct model *m, uint32_t cc)
+/* The module cost centre cc is in, or NULL if none is known. */
+static const struct ccp_module *cc_module(const struct model *m, uint32_t cc)
 {
 	const struct ccp_profile *p = m->prof;
 	int32_t mod = p->ccs[cc].module;
-	if (mod < 0 || (uint32_t)mod >= p->nmodules || !p->modules[mod].path)
-		return "";
-	return p->modules[mod].path;
+	return mod < 0 || (uint32_t)mod >= p->nmodules ? NULL : &p->modules[mod];
+}
+
+const char *model_module_path(const struct model *m, uint32_t cc)
+{
+	const struct ccp_module *mod = cc_module(m, cc);
+	return mod && mod->path ? mod->path : "";
 }
 
 const char *model_module_build_id(const struct model *m, uint32_t cc)
 {
-	const struct ccp_profile *p = m->prof;
-	int32_t mod = p->ccs[cc].module;
-	if (mod < 0 || (uint32_t)mod >= p->nmodules || !p->modules[mod].build_id)
-		return "";
-	return p->modules[mod].build_id;
+	const struct ccp_module *mod = cc_module(m, cc);
+	return mod && mod->build_id ? mod->build_id : "";
 }
 
 const char *model_cc_name(struct model *m, uint32_t cc)
