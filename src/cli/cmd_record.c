@@ -1016,7 +1016,7 @@ static void say_why_none(const char *command, int status)
 	} else if (WIFEXITED(status) && file && names_hook(file)) {
 		fprintf(stderr, "ccprof: no profile written: %s calls the hooks of "
 				"-finstrument-functions, so it probably ended past exit and _exit: by "
-				"the exit_group system call, or inside libc, as daemon(3)'s parent does "
+				"the exit_group system call, or by a call of _exit inside libc "
 				"(docs/options.md, \"How the run ends\"; ccprof_dump() before it "
 				"writes one)\n",
 			command);
