@@ -173,14 +173,6 @@ struct model_alloc heap_live_in_contexts(const struct ccp_profile *p)
 	return sum;
 }
 
-uint64_t heap_sample_total(const struct ccp_heap_sample *s)
-{
-	uint64_t total = s->outside_bytes;
-	for (uint32_t r = 0; r < s->nrecords; r++)
-		total += s->records[r].bytes;
-	return total;
-}
-
 /* Whether the view of m keeps the context of record x. */
 static int view_keeps(const struct model *m, const struct ccp_heap_record *x)
 {

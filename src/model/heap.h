@@ -94,10 +94,6 @@ const struct model_arc_alloc *heap_arc_alloc(const struct model *live, const str
  * outside part is p->heap.outside_live_*). */
 struct model_alloc heap_live_in_contexts(const struct ccp_profile *p);
 
-/* Sample s's total: its records and the outside part. */
-uint64_t heap_sample_total(const struct ccp_heap_sample *s);
-
-
 /* Sample s's live bytes that the view of m keeps (the contexts a focus
  * keeps; all of them without one), and the outside part unless m is
  * focused (as model_alloc_outside). */
