@@ -59,18 +59,20 @@
 #define PPROF_HIDDEN_NAME "[hidden]"
 #define PPROF_OUTSIDE_NAME "[outside]"
 
-/* The same for model_cc_name's own stand-ins in angle brackets: pprof
- * showed "<overflow>", most of a run past --max-contexts, as
- * "<unknown>".  NULL for a cost centre with a name of its own. */
-static const char *pp_stand_in(const struct ccp_cc *c)
+/* The same for the model's own stand-ins in angle brackets, for a cost
+ * centre with no name of its own ("<overflow>", "<unnamed region>":
+ * model_cc_name): pprof showed "<overflow>", most of a run past
+ * --max-contexts, as "<unknown>".  NULL for any other. */
+static char *pp_stand_in(const struct model *m, uint32_t cc)
 {
-	if (c->name && c->name[0])
+	const char *own = m->prof->ccs[cc].name, *shown = m->fns[cc].name;
+	size_t len = strlen(shown);
+	if ((own && own[0]) || len < 2 || shown[0] != '<' || shown[len - 1] != '>')
 		return NULL;
-	if (c->kind == CCP_CC_OVERFLOW)
-		return "[overflow]";
-	if (c->kind == CCP_CC_MANUAL)
-		return "[unnamed region]";
-	return NULL;
+	char *s = xstrdup(shown);
+	s[0] = '[';
+	s[len - 1] = ']';
+	return s;
 }
 
 /* Field numbers of profile.proto (the link above). */
@@ -332,8 +334,9 @@ int export_pprof(FILE *f, const struct export_input *in, const struct export_opt
 	char **fname = xcalloc(m->nfns ? m->nfns : 1, sizeof *fname);
 	for (uint32_t cc = 0; cc < m->nfns; cc++)
 		if (m->fns[cc].seen) {
-			const char *stand_in = pp_stand_in(&prof->ccs[cc]);
-			fname[cc] = stand_in ? xstrdup(stand_in) : names_strdup(&nm, cc);
+			fname[cc] = pp_stand_in(m, cc);
+			if (!fname[cc])
+				fname[cc] = names_strdup(&nm, cc);
 			pp_function(p, (uint64_t)cc + 1, fname[cc], export_file(m, cc),
 				    prof->ccs[cc].line);
 		}

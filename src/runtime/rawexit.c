@@ -24,6 +24,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define CCPROF_BUILDING_RUNTIME
+#include "ccprof.h"
 #include "runtime.h"
 
 typedef void (*exit_fn)(int);
@@ -82,7 +84,6 @@ RT_API int daemon(int nochdir, int noclose)
 {
 	if (!rt_real_ready(&real_daemon, rawexit_lookup_now))
 		return -1;
-	if (!rt_config.disabled)
-		rt_dump();
+	ccprof__dump(); /* nothing where the runtime is disabled */
 	return ((int (*)(int, int))real_daemon)(nochdir, noclose);
 }
