@@ -945,18 +945,32 @@ def daemonized():
     # A program whose allocator holds its lock across fork (its fork
     # handlers registered after the runtime's): the parent's write came
     # from the runtime's parent handler, before the program's gave the
-    # lock back, and waited for ever.  clock=cycles: under a sampling
-    # clock the child, which starts the sampler thread in its fork
-    # handler, still waits so (noted in docs/options.md).
-    if CLOCK == "cycles":
-        p, prof = same_behaviour("daemonlock", "tests/progs/daemonlock.c", timeout=20)
-        if p is not None:
-            kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
-            check(os.path.exists(prof) and calls(prof) == {"main": 1, "before_daemon": 5} and
-                  len(kids) == 1 and calls(kids[0]) == {"after_daemon": 7},
-                  "daemon with an allocator locked across fork: no wait, the parent's "
-                  "profile and the daemon's (%s, %s)" % (os.path.exists(prof) and calls(prof),
-                                                        [calls(k) for k in kids]))
+    # lock back, and waited for ever; and under a sampling clock the
+    # child, which started its sampler thread in the runtime's child
+    # handler, waited so too (Note [The child's sampler]).  Through
+    # daemon, fork and forkpty; the child's 60 ms of CPU in spin() show
+    # its sampler ran.
+    for mode in ("daemon", "fork", "forkpty"):
+        p, prof = same_behaviour("forklock", "tests/progs/forklock.c", args=[mode], timeout=20)
+        if p is None:
+            continue
+        kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
+        # fork is called before wait_child, which both processes enter.
+        parent = {"main": 1, "before_daemon": 5,
+                  "run_daemon" if mode == "daemon" else "wait_child": 1}
+        child = {"after_daemon": 7, "spin": 1, "child_work": 1}
+        if mode != "daemon":
+            child["wait_child"] = 1
+        check(os.path.exists(prof) and calls(prof) == parent and
+              len(kids) == 1 and calls(kids[0]) == child,
+              "%s with an allocator locked across fork: no wait, the parent's profile and "
+              "the child's (%s, %s)" % (mode, os.path.exists(prof) and calls(prof),
+                                        [calls(k) for k in kids]))
+        if CLOCK == "cpu" and len(kids) == 1:
+            spin = [f["self_s"] for f in report(kids[0])["functions"] if f["name"] == "spin"]
+            check(spin and 0.04 <= spin[0] <= 0.09,
+                  "%s, clock=cpu: the child's sampler ran, spin's 60 ms of CPU charged (%s s)"
+                  % (mode, spin))
     # daemon's fork fails: glibc runs the parent's fork handlers all the
     # same, and the process lives on: its signals not held, and its
     # profile written at exit, with the calls after daemon.  As root, the

@@ -6,6 +6,7 @@
  * .init_array functions) or on the first hook, whichever comes first:
  * instrumented constructors of the program may run before ours.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 #include <sys/auxv.h>
@@ -136,6 +137,36 @@ static void after_fork_parent(void)
 	rt_registry_unlock();
 }
 
+/* Whether this thread is inside an interposed fork, forkpty or daemon,
+ * and whether the child's sampler waits for its return (Note [The
+ * child's sampler] in forkchild.c). */
+static __thread int fork_interposed __attribute__((tls_model("initial-exec")));
+static int sampler_deferred;
+
+int rt_fork_interposed_begin(void)
+{
+	int outer = fork_interposed;
+
+	fork_interposed = 1;
+	return outer;
+}
+
+/* In the parent and in the child, after libc's call and so after every
+ * fork handler: the child's sampler starts here.  errno is the call's. */
+void rt_fork_interposed_end(int outer)
+{
+	int saved = errno;
+
+	fork_interposed = outer;
+	if (!outer && sampler_deferred) {
+		sampler_deferred = 0;
+		rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
+		rt_sampler_start();
+		rt_alloc_own_end();
+	}
+	errno = saved;
+}
+
 /* The child starts with fresh counts and writes its own profile. */
 static void after_fork_child(void)
 {
@@ -155,7 +186,10 @@ static void after_fork_child(void)
 		rt_shell_after_fork();
 	rt_manual_after_fork();
 	rt_alloc_after_fork();
-	rt_sampler_start();
+	if (fork_interposed)
+		sampler_deferred = 1;
+	else
+		rt_sampler_start();
 	rt_alloc_own_end();
 	rt_dispositions_after_fork();
 	pthread_sigmask(SIG_SETMASK, &mask, NULL); /* the signals held since before the fork come now */

@@ -7,11 +7,11 @@
  * and it left no profile.  That is how many programs end: dash ends
  * every shell and subshell so, and a forked child that must not flush
  * its parent's stdio buffers does.  (daemon(3)'s parent ends by libc's
- * own _exit, which no interposer reaches: Note [daemon's parent].)  So the
- * preloaded runtime interposes both names and writes the profile before
- * it ends the process, with the write of a deadly signal
- * (rt_write_before_exit in signals.c): async-signal-safe, as _exit is called from signal
- * handlers; once, if other threads end the process at the same time; and
+ * own _exit, which no interposer reaches: Note [daemon's parent] in
+ * forkchild.c.)  So the preloaded runtime interposes both names and
+ * writes the profile before it ends the process, with the write of a
+ * deadly signal (rt_write_before_exit in signals.c): async-signal-safe,
+ * as _exit is called from signal handlers; once, if other threads end the process at the same time; and
  * not at all in a vfork child (a pid not ours), whose parent's profile
  * it would write, nor after exit's write in this process (a destructor
  * that calls _exit).  exit() itself, and glibc's own ends of processes
@@ -24,19 +24,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define CCPROF_BUILDING_RUNTIME
-#include "ccprof.h"
 #include "runtime.h"
 
 typedef void (*exit_fn)(int);
 
 static void *real_exit;
-static void *real_daemon;
 
 static void rawexit_lookup_now(void)
 {
 	real_exit = dlsym(RTLD_NEXT, "_exit");
-	real_daemon = dlsym(RTLD_NEXT, "daemon");
 }
 
 /* Looked up before main: _exit may come from a signal handler, where
@@ -63,27 +59,4 @@ RT_API void _exit(int status)
 RT_API void _Exit(int status)
 {
 	end_process(status);
-}
-
-/*
- * Note [daemon's parent]: glibc's daemon(3) forks and ends the parent by
- * its own _exit, inside libc, where the interposer above never sees it.
- * The parent wrote nothing, and as the child starts with fresh counts,
- * the work before the call was in no profile at all.  So the runtime
- * takes daemon over and writes the parent's profile first, as
- * ccprof_dump does, then calls libc's: if the fork succeeds, the parent
- * does nothing more before its _exit, so that is its whole profile; if
- * it fails, daemon returns -1 and the parent lives on, its signal mask
- * untouched and its write at exit still to come, which replaces this
- * one.  The child goes on with fresh counts and writes PATH.<pid> when
- * it ends.  Not from the fork's parent handler: glibc runs ours before
- * those registered after it, whose locks (a program's own allocator's)
- * are still held there, and the write allocates.
- */
-RT_API int daemon(int nochdir, int noclose)
-{
-	if (!rt_real_ready(&real_daemon, rawexit_lookup_now))
-		return -1;
-	ccprof__dump(); /* nothing where the runtime is disabled */
-	return ((int (*)(int, int))real_daemon)(nochdir, noclose);
 }

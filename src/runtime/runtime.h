@@ -320,6 +320,8 @@ RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 
 /* sampler.c */
 RT_HIDDEN void rt_sampler_start(void);
+RT_HIDDEN int rt_fork_interposed_begin(void);
+RT_HIDDEN void rt_fork_interposed_end(int outer);
 RT_HIDDEN void rt_sampler_stop(void);
 RT_HIDDEN void rt_sampler_finish(void); /* at exit: no restart after it */
 /* The time since each thread's last sample, charged by a write that ends

@@ -1,6 +1,6 @@
 /* daemon(3): the parent's work before the call, then the daemon's after
  * it.  glibc's daemon ends the parent by its own _exit, out of reach of
- * the runtime's _exit (Note [daemon's parent] in src/runtime/rawexit.c).
+ * the runtime's _exit (Note [daemon's parent] in src/runtime/forkchild.c).
  * nochdir and noclose: the daemon keeps the directory and stdout, so its
  * line comes through the same pipe, and a reader of the pipe waits for
  * the daemon to end.  Prints what each process counted.
