@@ -142,6 +142,7 @@ function report(opts) {
 		hooks_s: g15(hc.perCall * hc.calls * tickS), functions: hc.rows.map((f) => ({
 			name: name(f.id), id: f.id, calls: f.calls, hooks_s: g15(hc.perCall * f.calls * tickS),
 			self_per_call_ns: g15(f.selfTicks / f.calls * tickS * 1e9),
+			self_bound_per_call_ns: g15(f.selfBoundTicks / f.calls * tickS * 1e9),
 			hooks_outweigh: f.candidate})),
 		exclude_file_list: hc.files, exclude_function_list: hc.names,
 		unnamed: hc.clashing.map(name)};

@@ -534,12 +534,13 @@ def hot_tab(prof, page, what, view):
         same(mine[1], theirs[1], "%s: the expensive arm as report --hot prints it" % what)
 
 
-HOOK_ROW = re.compile(r"^ *(\d+)  +([\d.]+) +([\d.]+) +([\d.]+) ns ([* ]) (.*)$")
+HOOK_ROW = re.compile(r"^ *(\d+)  +([\d.]+) +([\d.]+) +([\d.]+) ns(?: +([\d.]+) ns)? ([* ]) (.*)$")
 
 
 def text_hooks(text):
     """report --hook-cost: its estimate line, its rows (calls, hooks,
-    %run, self per call, mark, name) and the lines after the table."""
+    %run, self per call, its bound under a sampling clock, mark, name)
+    and the lines after the table."""
     lines = section_lines(text, r"Hook cost: ", stop_blank=False)
     fact = next((l for l in lines if l.startswith(("The runtime's estimate", "(unknown"))), None)
     at = next((i for i, l in enumerate(lines) if re.match(r" *calls +hooks\(s\)", l)), None)
@@ -550,7 +551,8 @@ def text_hooks(text):
         if not l.strip():
             break
         m = HOOK_ROW.match(l)
-        rows.append(m.groups()[:4] + (m.group(5).strip(), m.group(6)) if m else (l,))
+        rows.append(m.groups()[:4] + ((m.group(5),) if m.group(5) else ()) +
+                    (m.group(6).strip(), m.group(7)) if m else (l,))
     after = lines[at + 1 + len(rows) + 1:]
     return fact, rows, after[:after.index("")] if "" in after else after
 

@@ -1004,6 +1004,32 @@ def hook_cost():
         check("-finstrument-functions-exclude-function-list=add_one\n" in text
               and "-finstrument-functions-exclude-file-list=" + files[0] in text,
               "hook-cost: the text report prints both options")
+    # A sampled profile: the marks compare self time per call at its
+    # upper bound, k + 2 sqrt(k) + 3 samples for k seen, which the JSON and
+    # the text's bound/call column show: a mark where the bound is under
+    # twice the estimate (and the hooks take 0.1 % of the run), none where
+    # it is not, and every bound above the time itself.
+    rc, profc = record(prog, clock="cpu")
+    hc = rep(profc, "--hook-cost")["hook_cost"]
+    whole = rep(profc)
+    tick, run_s = whole["interval_ns"], whole["total_time_s"]
+    def bound_ns(f):
+        k = f["self_per_call_ns"] * f["calls"] / tick
+        return (k + 2 * k ** 0.5 + 3) * tick / f["calls"]
+    bad = [f["name"] for f in hc["functions"]
+           if abs(f["self_bound_per_call_ns"] - bound_ns(f)) > 1e-6 * bound_ns(f)
+           or f["hooks_outweigh"] != (f["self_bound_per_call_ns"] < 2 * hc["ns_per_call"] and
+                                      f["hooks_s"] >= 0.001 * run_s)]
+    check(hc["functions"] and not bad,
+          "hook-cost, clock=cpu: each function's bound is k + 2 sqrt(k) + 3 samples, and "
+          "marked exactly when under twice the estimate (%s)" % bad)
+    text = run([CCPROF, "report", "--hook-cost", profc]).stdout
+    shown = dict((m.group(2), float(m.group(1))) for m in
+                 re.finditer(r"^ *\d+ +\S+ +\S+ +\S+ ns +(\S+) ns [* ] (.*)$", text, re.M))
+    check(re.search(r"^ *calls +hooks\(s\) +%run +self/call +bound/call +function$", text, re.M)
+          and all(abs(shown.get(f["name"], -1) - round(f["self_bound_per_call_ns"], 1)) <= 0.051
+                  for f in hc["functions"]),
+          "hook-cost, clock=cpu: the text's bound/call column is the JSON's (%s)" % shown)
     # Rebuilt with them: add_one and clamp01 are gone, their calls no
     # longer counted, the others' calls the same.
     prog2 = hook_cost_build("hookcost_excluded",

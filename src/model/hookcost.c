@@ -97,6 +97,11 @@ static double self_bound(const struct model *m, uint32_t cc, const struct model_
 	return (k + 2 * sqrt(k) + 3) * h->sample_ticks;
 }
 
+double model_hook_self_bound(const struct model *m, uint32_t cc)
+{
+	return self_bound(m, cc, m->hook_cost);
+}
+
 static int hooks_outweigh(const struct model *m, uint32_t cc, const struct model_hook_cost *h)
 {
 	double calls = (double)m->fns[cc].calls;

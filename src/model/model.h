@@ -400,6 +400,9 @@ struct model_short_threads model_short_threads(const struct ccp_profile *p);
  *                  exclusions that would drop those costing more than
  *                  the function's own work; needs MODEL_FLAT */
 void model_hook_cost(struct model *m);
+/* cc's self time at the upper bound the marks compare (ticks; Note
+ * [Hooks that outweigh] in hookcost.c): the time itself for clock=cycles. */
+double model_hook_self_bound(const struct model *m, uint32_t cc);
 
 /* Cost centres whose name matches a pattern list (view.h), into a new
  * array in the arena; returns how many. */

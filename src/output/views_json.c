@@ -246,6 +246,8 @@ void jr_hook_cost(struct jrep *r)
 		json_kuint(j, "calls", f->calls);
 		json_kdouble(j, "hooks_s", h->per_call * (double)f->calls * tick_s);
 		json_kdouble(j, "self_per_call_ns", (double)f->self / (double)f->calls * tick_s * 1e9);
+		json_kdouble(j, "self_bound_per_call_ns",
+			     model_hook_self_bound(m, cc) / (double)f->calls * tick_s * 1e9);
 		json_key(j, "hooks_outweigh");
 		json_bool(j, h->candidate[cc]);
 		json_end_object(j);

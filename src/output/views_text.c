@@ -334,21 +334,26 @@ void text_hook_cost(const struct text *t, unsigned top)
 		ob_puts(o, "clock=cycles: the estimate includes reading the counter at every hook;\n"
 			   "take build advice from a clock=cpu profile, which marks fewer.\n");
 	else
-		ob_puts(o, "Self times are taken at their upper bound from the samples: a longer run\n"
-			   "or a finer --interval marks more.\n");
+		ob_puts(o, "Self times are taken at their upper bound from the samples (bound/call,\n"
+			   "what the marks compare): a longer run or a finer --interval marks more.\n");
 	ob_putc(o, '\n');
+	int sampled = h->sample_ticks > 0; /* else the bound is the time itself */
 	int cw = text_max(text_udigits(h->nrows ? t->m->fns[h->rows[0]].calls : 0), 5);
-	ob_printf(o, "%*s  %9s  %6s  %12s  function\n", cw, "calls", "hooks(s)", "%run",
-		  "self/call");
+	ob_printf(o, "%*s  %9s  %6s  %12s", cw, "calls", "hooks(s)", "%run", "self/call");
+	if (sampled)
+		ob_printf(o, "  %12s", "bound/call");
+	ob_puts(o, "  function\n");
 	uint32_t shown = top && top < h->nrows ? top : h->nrows;
 	for (uint32_t i = 0; i < shown; i++) {
 		uint32_t cc = h->rows[i];
 		const struct model_fn *f = &m->fns[cc];
-		double hooks = h->per_call * (double)f->calls;
+		double hooks = h->per_call * (double)f->calls, calls = (double)f->calls;
 		ob_u64(o, f->calls, cw);
-		ob_printf(o, "  %9.3f  %6.1f  %9.1f ns %c ", hooks / (double)t->tps,
-			  run > 0 ? 100 * hooks / run : 0,
-			  (double)f->self / (double)f->calls * tick_ns, h->candidate[cc] ? '*' : ' ');
+		ob_printf(o, "  %9.3f  %6.1f  %9.1f ns", hooks / (double)t->tps,
+			  run > 0 ? 100 * hooks / run : 0, (double)f->self / calls * tick_ns);
+		if (sampled)
+			ob_printf(o, "  %9.1f ns", model_hook_self_bound(m, cc) / calls * tick_ns);
+		ob_printf(o, " %c ", h->candidate[cc] ? '*' : ' ');
 		names_put(o, &t->names, cc);
 		ob_putc(o, '\n');
 	}

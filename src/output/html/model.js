@@ -1127,8 +1127,10 @@ const ccprofModel = (function () {
 	}
 
 	/* report --hook-cost of the view v: {perCall (ticks; 0: unknown),
-	 * calls, run (ticks), rows [{id, calls, selfTicks, candidate}] most
-	 * calls first, files, names (to exclude), clashing (ids)}. */
+	 * calls, run (ticks), rows [{id, calls, selfTicks, selfBoundTicks (what
+	 * the marks compare), candidate}] most calls first, sampled (whether
+	 * the bound is above the time), files, names (to exclude), clashing
+	 * (ids)}. */
 	function hookCost(p, v) {
 		const d = p.data, hc = d.hook_cost || {overhead_milliticks: 0, subtracted: 0, symbols: []};
 		const symbol = new Map(hc.symbols.map((x) => [x[0], x[1]]));
@@ -1200,7 +1202,8 @@ const ccprofModel = (function () {
 		}
 		return {perCall, run, calls: rows.reduce((n, f) => n + f.calls, 0),
 			rows: rows.map((f) => ({id: f.id, calls: f.calls, selfTicks: f.selfTicks,
-				candidate: candidate.has(f.id)})), files, names, clashing};
+				selfBoundTicks: selfBound(f), candidate: candidate.has(f.id)})),
+			sampled: sampleTicks > 0, files, names, clashing};
 	}
 
 	/* ---- the view ------------------------------------------------------------ */

@@ -1146,16 +1146,17 @@
 			'(its hooks cost at least half as much as its work), if they take 0.1 % of the run. ' +
 			(data.clock === 'cycles' ? 'clock=cycles: the estimate includes reading the counter ' +
 				'at every hook; take build advice from a clock=cpu profile, which marks fewer.'
-				: 'Self times are taken at their upper bound from the samples: a longer run or ' +
-				'a finer --interval marks more.')));
-		const t = table('grid hookcost', ['calls', 'hooks(s)', '%run', 'self/call (ns)', '',
-			el('th', 'txt', 'function')]);
+				: 'Self times are taken at their upper bound from the samples (bound/call, ' +
+				'what the marks compare): a longer run or a finer --interval marks more.')));
+		const t = table('grid hookcost', ['calls', 'hooks(s)', '%run', 'self/call (ns)']
+			.concat(h.sampled ? ['bound/call (ns)'] : [], ['', el('th', 'txt', 'function')]));
 		for (const f of h.rows.slice(0, MAX_ROWS)) {
 			const hooks = h.perCall * f.calls;
+			const bound = h.sampled ? [td(fixedC(f.selfBoundTicks / f.calls * tickNs, 1))] : [];
 			t.body.appendChild(add(el('tr'), td(String(f.calls)), td(fixedC(hooks / tps, 3)),
 				td(fixedC(run > 0 ? 100 * hooks / run : 0, 1), 'num pc'),
-				td(fixedC(f.selfTicks / f.calls * tickNs, 1)), td(f.candidate ? '*' : ''),
-				add(el('td', 'name'), nameLink(f.id))));
+				td(fixedC(f.selfTicks / f.calls * tickNs, 1)), ...bound,
+				td(f.candidate ? '*' : ''), add(el('td', 'name'), nameLink(f.id))));
 		}
 		main.appendChild(t.table);
 		if (h.rows.length > MAX_ROWS)
