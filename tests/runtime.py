@@ -264,6 +264,18 @@ def record_checks_runtime_flags():
     r = run([CCPROF, "record", "--help"])
     check(r.returncode == 0 and "--dump-signal=SIG" in r.stdout and "--max-contexts=N" in r.stdout,
           "record --help names --dump-signal and --max-contexts")
+    # The names --help lists are the names record takes, the ones it
+    # refuses are not listed: the list is written by hand.
+    para = re.search(r"--dump-signal=SIG  (.*?) or a number", r.stdout, re.S)
+    listed = re.findall(r"SIG[A-Z0-9]+", para.group(1)) if para else []
+    def record_takes(sig):
+        return run([CCPROF, "record", "-o", "/dev/null", "--dump-signal=" + sig, "--",
+                    prog, "exit", "0"]).returncode == 0
+    names = sorted(n.name for n in signal.Signals if not n.name.startswith("SIGRT"))
+    wrong = [n for n in names if record_takes(n) != (n in listed)]
+    check(len(listed) >= 5 and all(record_takes(n[3:]) for n in listed) and not wrong,
+          "record --help's dump signals (%s) are the names record takes, with SIG or "
+          "without; of %d signal names, no other (%s)" % (" ".join(listed), len(names), wrong))
     least = re.search(r"contexts per thread, at least ([0-9]+) ", r.stdout)
     least = int(least.group(1)) if least else 0
 
