@@ -774,6 +774,12 @@ def diff(spivey_prof):
           abs(fib["b_self_s"] - fns(rb)["fib"]["self_s"] * scale) < 1e-9 and
           fib["b_calls"] == cb,
           "diff --normalize: B's times scaled by total(A)/total(B) = %.4f, calls not" % scale)
+    text = run([CCPROF, "diff", "--normalize", a, b]).stdout
+    raw = "%+.3f secs" % (rb["total_time_s"] - ra["total_time_s"])
+    check(re.search(r"^    change      %s \(.*\) in the runs' totals, before scaling\n"
+                    r"    normalized  B's times x %.6g, " % (re.escape(raw), j["scale"]), text, re.M),
+          "diff --normalize, text: the change in the runs' own totals (%s), said to be before "
+          "the scaling the next line gives" % raw)
     r = run([CCPROF, "diff", "--json", a, spivey_prof])
     j = json.loads(r.stdout) if r.returncode == 0 else {"functions": []}
     only = {x["name"]: x["only_in"] for x in j["functions"]}

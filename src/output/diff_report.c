@@ -168,7 +168,10 @@ int diff_text(FILE *f, const struct diff_input *in)
 	text_side(&t, in, 1);
 	char rel[32];
 	fmt_rel(rel, sizeof rel, d->total[0], d->total[1], DIFF_BOTH, "%");
-	ob_printf(t.o, "    change      %+.*f secs (%s)\n", t.prec, d->total[1] - d->total[0], rel);
+	/* The runs' own totals, which the scaling below leaves apart: said so,
+	 * or a reader takes it for a change after scaling (helper-96). */
+	ob_printf(t.o, "    change      %+.*f secs (%s)%s\n", t.prec, d->total[1] - d->total[0], rel,
+		  in->normalized ? " in the runs' totals, before scaling" : "");
 	if (in->normalized)
 		ob_printf(t.o, "    normalized  B's times x %.6g, so both totals are A's; compare "
 			       "shares of the run\n",
