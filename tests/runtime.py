@@ -578,6 +578,48 @@ def empty_output(prog, d, prof):
               % (opts, os.path.relpath(where, d), r.stderr))
 
 
+def fifo_output(prog, d):
+    """output= a FIFO: with no reader the write at exit fails at once, with
+    a warning that says why (it waited for a reader for ever, and held the
+    process at its exit, even against SIGTERM); with a reader it gets the
+    profile."""
+    fifo = os.path.join(d, "out.fifo")
+    if os.path.exists(fifo):
+        os.remove(fifo)
+    os.mkfifo(fifo)
+    env = dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
+               CCPROF_OPTIONS="output=" + fifo)
+    try:
+        r = run([prog, "exit", "0"], cwd=d, env=env, timeout=20)
+        check(r.returncode == 0 and ccprof_said(r.stderr) ==
+              ["ccprof: cannot write %s: no process has that FIFO open for reading" % fifo],
+              "output= a FIFO with no reader: the program ends, exit 0, one warning (%r)"
+              % r.stderr)
+    except subprocess.TimeoutExpired:
+        check(False, "output= a FIFO with no reader: the program ends within 20 s")
+    rd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, before the writer
+    try:
+        r = run([prog, "exit", "0"], cwd=d, env=env, timeout=20)
+        data = b""
+        while True:
+            try:
+                chunk = os.read(rd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(rd)
+    got = os.path.join(d, "from-fifo.ccprof")
+    with open(got, "wb") as f:
+        f.write(data)
+    check(r.returncode == 0 and ccprof_said(r.stderr) == [] and
+          nonzero_calls(got) == {"main": 1, "finish": 1},
+          "output= a FIFO with a reader: the profile comes through it (%d bytes, %r)"
+          % (len(data), r.stderr))
+
+
 def spent_ns(stdout):
     """The numbers of the program's "spent ..." line, in seconds."""
     m = re.search(r"^spent (.*)$", stdout, re.M)
@@ -852,6 +894,7 @@ def bad_options():
           not glob.glob(prof + "-*") and os.path.exists(os.path.join(d, "status_opt.ccprof")),
           "CCPROF_OPTIONS of 5,000 bytes: one warning, all ignored, the default output")
     empty_output(prog, d, prof)
+    fifo_output(prog, d)
     # Digits only, and no more than fit: " -1" and 10^20 were taken as 2^64 - 1.
     for v in ("1e9", " -1", "+16", "99999999999999999999"):
         r, _ = go("max_contexts=" + v)

@@ -69,7 +69,9 @@ static void warn_cannot_write(const char *path, int e)
 {
 	uid_t now = geteuid();
 
-	if (e == EACCES && now != start_euid)
+	if (e == ENXIO) /* put_special */
+		rt_warn("cannot write %s: no process has that FIFO open for reading", path);
+	else if (e == EACCES && now != start_euid)
 		rt_warn("cannot write %s: %s (the process changed its user from uid %ld to %ld: "
 			"give output= a directory that user can write, as 1777 /tmp is)",
 			path, strerror(e), (long)start_euid, (long)now);
@@ -256,8 +258,25 @@ static int beyond_size_limit(size_t len)
 	return 1;
 }
 
+/* A target that exists and is not a regular file (/dev/null, a FIFO),
+ * written directly.  A FIFO that no process has open for reading fails
+ * at once with ENXIO: a plain open would wait for a reader, and the
+ * process, at its exit, for ever (helper-101: `record -o FIFO`, which
+ * even SIGTERM did not end, as the write holds it back).  With a reader,
+ * the writes block as usual. */
+static int put_special(const char *path, const unsigned char *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), flags, rc;
+
+	if (fd < 0)
+		return -1;
+	flags = fcntl(fd, F_GETFL);
+	rc = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ? -1 : write_all(fd, buf, len);
+	return close(fd) | rc;
+}
+
 /* Temporary file in the same directory, then rename; a target that exists
- * and is not a regular file (/dev/null, a FIFO) is written directly.  No
+ * and is not a regular file is written directly (put_special).  No
  * symlink is followed. */
 static int put_file(const char *path, const unsigned char *buf, size_t len)
 {
@@ -265,13 +284,8 @@ static int put_file(const char *path, const unsigned char *buf, size_t len)
 	struct stat st;
 	int fd, i;
 
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			return -1;
-		i = write_all(fd, buf, len);
-		return close(fd) | i;
-	}
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return put_special(path, buf, len);
 	if (beyond_size_limit(len)) /* Note [File size limit] */
 		return -1;
 	for (i = 0;; i++) {
