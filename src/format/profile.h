@@ -93,10 +93,15 @@ struct ccp_stats {
 	uint64_t lost_calls;      /* calls not recorded (budget, re-entry) */
 	uint64_t lost_time;       /* ticks charged to overflow contexts */
 	uint64_t dispatchers;     /* contexts whose inline cache is bypassed or on retrial */
-	uint64_t subtracted;      /* clock=cycles: ticks taken off as the monitor's own
-				   * cost; 0 in files from before it was recorded */
+	uint64_t subtracted;      /* clock=cycles: ticks taken off as the monitor's
+				   * estimated cost per hook (own_time apart); 0 in
+				   * files from before it was recorded */
 	uint64_t merged;          /* profiles `ccprof merge` added up into this one;
 				   * 0 in a run's own */
+	uint64_t own_time;        /* ticks the runtime spent making transitions,
+				   * contexts and cost centres, charged to no
+				   * context (Note [The profiler's own time] in
+				   * src/runtime/machine.c); 0 in older files */
 };
 
 /*

@@ -135,6 +135,8 @@ static void text_counts(struct ob *f, const struct info_input *in)
 		(double)s->memory_bytes / 1048576.0);
 	text_u64(f, "lost calls", s->lost_calls);
 	ob_printf(f, "%-18s %.3f s\n", "lost time", model_seconds(m, s->lost_time));
+	ob_printf(f, "%-18s %.6f s (making new contexts, charged to no function)\n", "own time",
+		  model_seconds(m, s->own_time));
 	ob_printf(f, "%-18s %" PRIu64 " (contexts whose inline cache is bypassed or on retrial)\n",
 		  "dispatchers", s->dispatchers);
 }
@@ -260,6 +262,8 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "lost_calls", s->lost_calls);
 	json_kuint(&j, "lost_ticks", s->lost_time);
 	json_kseconds(&j, "lost_time_s", s->lost_time, p->ticks_per_sec);
+	json_kuint(&j, "own_ticks", s->own_time);
+	json_kseconds(&j, "own_time_s", s->own_time, p->ticks_per_sec);
 	json_kuint(&j, "dispatchers", s->dispatchers);
 	jr_alloc_member(&j, m);
 	json_heap(&j, p);

@@ -95,6 +95,7 @@ static void jr_header(struct jrep *r)
 	json_kuint(j, "total_ticks", m->total_time);
 	jr_secs(r, "total_time_s", m->total_time);
 	jr_secs(r, "root_time_s", m->root_time);
+	jr_secs(r, "own_time_s", p->stats.own_time);
 	struct model_short_threads st = model_short_threads(p);
 	json_kuint(j, "short_threads", st.threads);
 	jr_secs(r, "short_threads_root_time_s", st.root_time);

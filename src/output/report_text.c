@@ -142,6 +142,22 @@ static void text_short_threads(const struct text *t)
 		  (double)p->interval_ns / 1e6, s.threads == 1 ? "it is" : "they are");
 }
 
+/* The runtime's own time making transitions and contexts, which no
+ * context was charged (Note [The profiler's own time] in
+ * src/runtime/machine.c): said, since the total leaves it out. */
+static void text_own_time(const struct text *t)
+{
+	const struct ccp_profile *p = t->m->prof;
+
+	if (p->stats.own_time == 0)
+		return;
+	ob_puts(t->o, "    own time     ");
+	text_secs(t, p->stats.own_time, 0);
+	ob_puts(t->o, p->clock == CCP_CLOCK_CYCLES
+			      ? " secs making new contexts, charged to no function (measured)\n"
+			      : " secs making new contexts, charged to no function (sampled)\n");
+}
+
 static void text_header(const struct text *t)
 {
 	const struct model *m = t->m;
@@ -166,6 +182,7 @@ static void text_header(const struct text *t)
 	text_outside(t);
 	text_short_threads(t);
 	text_compensation(t);
+	text_own_time(t);
 	text_view_header(t);
 	ob_putc(o, '\n');
 }

@@ -19,13 +19,16 @@ uint64_t rt_now_ns(clockid_t id)
 }
 
 /* Sampling clocks: charge what the thread's clock advanced since the last
- * sample to the context it is in now.  Caller holds the registry lock. */
+ * sample to the context it is in now, or, if the runtime is making a
+ * transition there, to its own time (Note [The profiler's own time] in
+ * machine.c).  Caller holds the registry lock. */
 void rt_charge_sample(struct rt_thread *t, uint64_t now)
 {
 	struct rt_ctx *c = RT_ACQUIRE(&t->cur);
+	uint64_t *to = RT_LOAD(&t->busy) == RT_BUSY_MAKING ? &t->own_ticks : &c->time;
 
 	if (now > t->last_sample)
-		RT_STORE(&c->time, RT_LOAD(&c->time) + (now - t->last_sample));
+		RT_STORE(to, RT_LOAD(to) + (now - t->last_sample));
 	t->last_sample = now;
 }
 
@@ -95,10 +98,14 @@ void rt_overhead_thread_init(struct rt_thread *t)
 	t->probe_left = PROBE_EVERY;
 }
 
-/* The end of a probed hook, which read `start` first thing. */
+/* The end of a probed hook, which read `start` first thing.  A slow path
+ * that moved the interval's start past its making (Note [The profiler's
+ * own time] in machine.c) is no part of a hook's cost: measured from
+ * there. */
 void rt_probe_overhead(struct rt_thread *t, uint64_t start)
 {
-	uint64_t d = rt_tick() - start;
+	uint64_t from = t->last_tick > start ? t->last_tick : start;
+	uint64_t d = rt_tick() - from;
 	int64_t est;
 
 	t->probe_left = t->probe_every;

@@ -422,6 +422,7 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 	st->contexts += n;
 	if (rt_cycles)
 		st->subtracted += rt_subtracted_ticks(t, charged);
+	st->own_time += RT_LOAD(&t->own_ticks);
 	st->transitions += t->transitions;
 	st->lost_calls += t->lost_calls;
 	st->memory_bytes += t->memory_bytes + rt_shadow_in_use(t);

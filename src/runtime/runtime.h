@@ -124,13 +124,19 @@ struct rt_tcache {
 #define RT_TCACHE_SLOT(c, fn) \
 	((size_t)((((uintptr_t)(fn) >> 2) ^ ((uintptr_t)(c) >> 5)) & ((1u << RT_TCACHE_BITS) - 1)))
 
+#define RT_BUSY 1        /* in the slow path */
+#define RT_BUSY_MAKING 2 /* and making a transition, a context or a cost centre */
+
 struct rt_thread {
 	/* Hot: read on every call. */
 	struct rt_ctx *cur;
 	struct rt_shadow *top;
 	struct rt_shadow *limit;
 	uint32_t overflow;  /* calls past the end of the shadow stack */
-	uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c */
+	uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c;
+			     * RT_BUSY_MAKING while it makes transitions,
+			     * contexts and cost centres (the sampler reads
+			     * it: Note [The profiler's own time]) */
 	uint64_t tcache_gen; /* bumped by every write of tcache: Note [Cache reads] */
 	/* Cycles clock (Note [Cycles clock] in clock.c). */
 	uint64_t last_tick;   /* tick of the previous hook (others read it: dump.c) */
@@ -166,6 +172,10 @@ struct rt_thread {
 	/* Sampler (under the registry lock). */
 	clockid_t cpu_clock;
 	uint64_t last_sample;
+	/* Ticks of the slow path's making charged to no context: the owner's
+	 * under clock=cycles, the sampler's otherwise (Note [The profiler's
+	 * own time] in machine.c); the profile writer reads it. */
+	uint64_t own_ticks;
 	int alive;
 
 	uint64_t tid;
@@ -565,6 +575,7 @@ static inline uint64_t rt_subtracted_ticks(const struct rt_thread *t, uint64_t c
 {
 	uint64_t span = RT_LOAD(&t->last_tick) - t->first_tick;
 
+	charged += RT_LOAD(&t->own_ticks); /* measured apart: not the estimate's */
 	return span > charged ? span - charged : 0;
 }
 

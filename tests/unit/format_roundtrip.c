@@ -504,10 +504,10 @@ static void rejects(void)
 	totals_past_2_64();
 }
 
-/* STATS keys 11 (clock=cycles' subtracted ticks) and 12 (the runs a
- * merged profile holds) are written only when not 0: the other files
- * keep the ten keys they always had (the tiny example).  Set to value,
- * the key takes `bytes` more. */
+/* STATS keys 11 (clock=cycles' subtracted ticks), 12 (the runs a
+ * merged profile holds) and 13 (the runtime's own time) are written only
+ * when not 0: the other files keep the ten keys they always had (the
+ * tiny example).  Set to value, the key takes `bytes` more. */
 static void optional_key(struct ccp_profile *p, uint64_t *field, uint64_t value, int key,
 			 size_t bytes)
 {
@@ -520,7 +520,8 @@ static void optional_key(struct ccp_profile *p, uint64_t *field, uint64_t value,
 	rc |= ccp_format_encode(p, &b2, &n2);
 	CHECK(rc == 0 && n2 == n1 + bytes, "STATS key %d takes %zu bytes when set (%zu -> %zu)",
 	      key, bytes, n1, n2);
-	roundtrip(p, key == 11 ? "sample with subtracted" : "sample with merged");
+	roundtrip(p, key == 11 ? "sample with subtracted" : key == 12 ? "sample with merged"
+							   : "sample with own time");
 	*field = saved;
 	free(b1);
 	free(b2);
@@ -629,6 +630,7 @@ int main(void)
 	roundtrip(&p, "sample");
 	optional_key(&p, &p.stats.subtracted, 300, 11, 3); /* a 2-byte varint after the key */
 	optional_key(&p, &p.stats.merged, 3, 12, 2);
+	optional_key(&p, &p.stats.own_time, 5000, 13, 3);
 	tiny_example();
 	empty_profile();
 	determinism();

@@ -71,6 +71,18 @@ int main(void)
 	CHECK(t.carry == -(int64_t)FX(100), "and owes the difference (%lld)", (long long)t.carry);
 	CHECK_EQ_U(subtracted(), 10 * 20, "subtracted: the span, not the 300 still owed in part");
 
+	/* The runtime's own making, measured apart (Note [The profiler's own
+	 * time] in machine.c): the interval's start moves past its 500
+	 * ticks, which no context is charged and the estimate's subtracted
+	 * leaves out. */
+	start(10);
+	hook(110, &b);
+	t.last_tick += 500;
+	t.own_ticks += 500;
+	hook(60, &a);
+	CHECK_EQ_U(b.time, 50, "the making's ticks are not the context's");
+	CHECK_EQ_U(subtracted(), 2 * 10, "subtracted: the estimate for 2 hooks, not the making");
+
 	/* The clock is never read here: a tick counter far from zero works. */
 	start(1);
 	t.last_tick = t.first_tick = UINT64_C(1) << 62;
