@@ -1795,6 +1795,65 @@ def record_passes_signals():
               "%s: the runtime wrote the profile, wait_here in it" % what)
 
 
+def background_start():
+    """As a non-interactive shell starts a job in the background: SIGINT
+    and SIGQUIT ignored, the rest at their defaults."""
+    default_signals()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+
+
+def record_passes_ignored_signals():
+    """record started with SIGINT ignored (`ccprof record prog &` in a
+    script) still passes on a SIGINT sent to it, and the program starts
+    with it ignored, as bare.  One that sets its own handler anyway (Lua
+    does) gets it, as a kill of its own pid would give it; before, record
+    kept it ignored and such a program never got it, and ran on
+    (helper-100).  One that keeps it ignored still ignores it, and record
+    does not die by it."""
+    exe = build("sig_wait", "tests/progs/signals.c")
+    for mode in ("countint", "wait"):
+        what = "SIGINT to a record started with it ignored (%s)" % mode
+        prof = os.path.join(OUT, "sig_ignored_%s.ccprof" % mode)
+        p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", exe, mode],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True, preexec_fn=background_start)
+        line = line_from(p.stdout, "waiting ", 20)
+        child = int(line.split()[1]) if line else None
+        if check(child is not None, "%s: the program started (%s)" % (what, line)):
+            check(blocked_or_ignored(child, (signal.SIGINT, signal.SIGQUIT)) ==
+                  (["SIGQUIT"] if mode == "countint" else ["SIGINT", "SIGQUIT"]),
+                  "%s: the program starts with them ignored, as bare, until it sets a "
+                  "handler (%s)" % (what, blocked_or_ignored(child, (signal.SIGINT,
+                                                                      signal.SIGQUIT))))
+            os.kill(p.pid, signal.SIGINT)
+        try:
+            status = p.wait(timeout=5 if mode == "countint" else 1)
+        except subprocess.TimeoutExpired:
+            status = None
+        alive = child is not None and os.path.exists("/proc/%d" % child)
+        if mode == "wait" and child is not None:
+            check(status is None and alive,
+                  "%s: the program ignores it, as bare, and record goes on waiting (%s)"
+                  % (what, status))
+            os.kill(p.pid, signal.SIGTERM)
+            try:
+                status = p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                status = None
+            check(status == -signal.SIGTERM,
+                  "%s: a SIGTERM then ends both, as the program did (%s)" % (what, status))
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # what is left of this run
+        except ProcessLookupError:
+            pass
+        out, _ = p.communicate()
+        if mode == "countint" and child is not None:
+            check(status == 0 and "SIGINT 1 times" in out.decode(errors="replace"),
+                  "%s: the program's own handler got it once and it exited 0, record "
+                  "with it (%s, %r)" % (what, status, out[-60:]))
+
+
 def record_terminal_interrupt():
     """Ctrl-C at the terminal sends SIGINT to the whole foreground group,
     record and the program: record lets it pass (si_code SI_KERNEL), so
@@ -2421,6 +2480,7 @@ unmanaged_children_view()
 unmanaged_children_static_signal()
 unmanaged_children_siginterrupt()
 record_passes_signals()
+record_passes_ignored_signals()
 record_terminal_interrupt()
 record_dump_signal()
 record_stops_with_program()

@@ -529,8 +529,9 @@ check_eq "record: dies by the program's signal" "$?" 143
 # the shell dies by it, and record by the same signal.
 "$CCPROF" record -- sh -c 'kill -INT $PPID; sleep 5; exit 5' > /dev/null 2>&1
 check_eq "record: passes on a SIGINT sent to it, and ends by it as the program did" "$?" 130
-# record passes signals on (robust.py), but not one it was started
-# ignoring, as under nohup: that stays ignored.
+# record passes signals on (robust.py), one it was started ignoring too,
+# as under nohup; the program starts with it ignored, as bare, and this
+# one keeps it so.
 (trap '' HUP; exec "$CCPROF" record -- sh -c 'kill -HUP $PPID; exit 5') > /dev/null 2>&1
 check_eq "record: a SIGHUP ignored at start stays ignored" "$?" 5
 (trap '' INT; exec "$CCPROF" record -- sh -c 'kill -INT $PPID; exit 5') > /dev/null 2>&1

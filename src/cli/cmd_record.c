@@ -479,8 +479,15 @@ static uint64_t realtime_ns(void)
  * src/runtime/signals.c).  Left as they were: SIGPIPE, SIGXCPU and
  * SIGXFSZ, which record's own writes and limits raise (unless one is the
  * dump signal), SIGCHLD and job control (Note [When the program
- * stops]).  A signal ignored when record starts (nohup) stays ignored,
- * by record and the program.
+ * stops]).  A signal ignored when record starts (nohup; SIGINT and
+ * SIGQUIT in a job a non-interactive shell starts in the background) is
+ * caught and passed on all the same, and the program starts with it
+ * ignored, as it would bare: a program that ignores it still does, and
+ * one that sets a handler anyway (Lua, for SIGINT) gets it, as a kill of
+ * its own pid would give it.  Before, record kept it ignored and a
+ * `kill -INT` of a backgrounded record never reached such a program,
+ * which ran on (helper-100).  record never dies by such a signal: it
+ * would not have ended record either.
  *
  * They are blocked across the fork, so that none is handled before the
  * parent knows the program's pid, nor by record's handler in the child,
@@ -489,6 +496,7 @@ static uint64_t realtime_ns(void)
  * wait leaves it a zombie while the handler may still use its pid.
  */
 #define MAX_RUN_SIGNALS 64
+#define MAX_SIGNAL 64 /* SIGRTMAX on Linux */
 
 /* Those whose default ends a process and that nothing of record's own
  * raises; the real-time signals (past glibc's own two) are added. */
@@ -512,6 +520,7 @@ struct run_signals_saved {
 
 static volatile sig_atomic_t pass_to;      /* the program's pid while it runs, else 0 */
 static volatile sig_atomic_t passed_signal; /* the first ending signal passed on, or 0 */
+static volatile sig_atomic_t ignored_at_start[MAX_SIGNAL + 1]; /* by signal number */
 
 static void pass_on(int sig, siginfo_t *info, void *uctx)
 {
@@ -519,7 +528,7 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 	(void)uctx;
 	if (from_terminal_too(sig) && info && info->si_code == SI_KERNEL)
 		return; /* the program had it too */
-	if (!passed_signal && sig != SIGWINCH && sig != SIGURG)
+	if (!passed_signal && sig != SIGWINCH && sig != SIGURG && !ignored_at_start[sig])
 		passed_signal = sig; /* one that would have ended record */
 	if (pass_to > 0)
 		kill((pid_t)pass_to, sig);
@@ -533,7 +542,7 @@ static void run_signal_set(int dump_signal, struct run_signals_saved *s)
 	s->n = 0;
 	for (size_t i = 0; i < sizeof ending_signals / sizeof *ending_signals; i++)
 		s->sig[s->n++] = ending_signals[i];
-	for (int sig = SIGRTMIN; sig <= SIGRTMAX && s->n < MAX_RUN_SIGNALS; sig++)
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX && sig <= MAX_SIGNAL && s->n < MAX_RUN_SIGNALS; sig++)
 		s->sig[s->n++] = sig;
 	int listed = 0;
 	for (size_t i = 0; i < s->n; i++)
@@ -561,8 +570,9 @@ static void take_signals(int dump_signal, struct run_signals_saved *s)
 	pass.sa_flags = SA_RESTART | SA_SIGINFO;
 	for (size_t i = 0; i < s->n; i++) {
 		sigaction(s->sig[i], NULL, &s->old[i]);
-		if ((s->old[i].sa_flags & SA_SIGINFO) || s->old[i].sa_handler != SIG_IGN)
-			sigaction(s->sig[i], &pass, NULL);
+		ignored_at_start[s->sig[i]] =
+			!(s->old[i].sa_flags & SA_SIGINFO) && s->old[i].sa_handler == SIG_IGN;
+		sigaction(s->sig[i], &pass, NULL);
 	}
 	passed_signal = 0;
 }
