@@ -65,6 +65,8 @@ class Node:
         return (self.attrs.get("class") or "").split()
 
     def text(self):
+        if self.tag == "button" and "fn" in self.classes():
+            return full_name(self)
         return "".join(k if isinstance(k, str) else k.text() for k in self.kids)
 
     def walk(self):
@@ -80,6 +82,29 @@ class Node:
     def find(self, tag=None, cls=None):
         found = self.find_all(tag, cls)
         return found[0] if found else None
+
+
+NAME_MAX, CUT = 60, "\u22ef"  # ui.js's shortName
+
+
+def short_name(name, most=NAME_MAX):
+    """A name as ui.js's shortName shows it: cut in the middle."""
+    if len(name) <= most:
+        return name
+    head = most // 2
+    return name[:head] + CUT + name[len(name) - (most - 1 - head):]
+
+
+def full_name(button):
+    """A name link's function name: its text, or when the text is its
+    title's name cut as shortName cuts it, the whole name (so that the
+    page's names compare with report's; the title adds "  file:line")."""
+    shown = "".join(k if isinstance(k, str) else k.text() for k in button.kids)
+    title = button.attrs.get("title") or ""
+    for name in (title, title.rsplit("  ", 1)[0]):
+        if CUT in shown and short_name(name) == shown:
+            return name
+    return shown
 
 
 VOID = {"meta", "br", "input", "img", "link", "hr", "col", "area", "base", "wbr", "source"}
@@ -1407,6 +1432,85 @@ def hostile():
               % (cmd.text() if cmd else None))
 
 
+# A cycle of 12 names (as SQLite's) and C++ names of some 3,500
+# characters that differ only at their end, and 40 long names to deselect.
+CYCLE12 = ["sqlite3_exec", "sqlite3_prepare_v2", "sqlite3LockAndPrepare", "sqlite3Prepare",
+           "sqlite3RunParser", "sqlite3Parser", "yy_reduce", "sqlite3FinishCoding",
+           "sqlite3VdbeExec", "sqlite3_step", "sqlite3Step", "sqlite3VdbeExecInner"]
+MAPT = "std::map<std::string, std::vector<std::map<std::string, int>>>"
+LONG_CXX = [("std::_Rb_tree<" + MAPT + ", ") * 45 + "std::less<std::string>>::" + tail
+            for tail in ("_M_begin()", "_M_end()", "_M_root()")]
+
+
+def long_names():
+    """Long names never push the page apart: the Cycles tab shows a whole
+    cycle, wrapped; the Stack tree's names are cut (in the middle, their
+    end kept) so that its numbers stay on the screen; the header lists
+    the first 8 deselected names and "and N more" as report's does;
+    every cut name is whole in its title.  Measured in the browser."""
+    esc = lambda n: n.replace(" ", "\\x20")
+    spec = ["program ./longnames", "clock cpu 1000000000", "thread 1", "ctx 0 0 1000 :",
+            "ctx 1 0 1000000 : [main]",
+            "ctx 1 0 5000000 : [main] %s [%s]" % (" ".join(CYCLE12), CYCLE12[0])]
+    for i, name in enumerate(LONG_CXX):
+        spec += ["ctx 1 0 %d : [main] [%s]" % (3000000 + i, esc(name)),
+                 "ctx 1 0 %d : [main] [%s] [leaf%d]" % (1000000 + i, esc(name), i)]
+    spec += ["ctx 1 0 %d : [main] [deselme_%02d_%s]" % (100000 + i, i, esc(MAPT * 3))
+             for i in range(40)]
+    prof = make_profile("html_ui_longnames", "\n".join(spec) + "\n")
+    page = convert(prof, "longnames")
+    # each step logs [what, value]: boxes in px, texts and titles
+    steps = [
+        "var c = q('table.cycles td.cyc'), r = c.getBoundingClientRect();"
+        "log.push(['cycle', [c.scrollWidth, c.clientWidth, qa('table.cycles td.cyc button.fn')"
+        ".filter(function (b) { var x = b.getBoundingClientRect(); return b.offsetWidth > 0 && "
+        "x.left >= r.left && x.right <= r.right + 0.5; }).map(function (b) { return b.textContent; })]])",
+        "location.hash = 'tab=tree&depth=2'",
+        "log.push(['tree', [q('table.tree').getBoundingClientRect().width, window.innerWidth, "
+        "qa('table.tree button.fn').filter(function (b) { return b.title.length > 1000; })"
+        ".map(function (b) { return [b.textContent, b.title.split('  ')[0], b.scrollWidth <= "
+        "b.clientWidth]; })]])",
+        "location.hash = 'tab=functions&deselect=deselme*'",
+        "log.push(['head', [q('header.head').textContent.length, q('header.head')"
+        ".getBoundingClientRect().height, qa('header.head .lname').map(function (n) { return "
+        "[n.textContent, n.title]; }), q('header.head').textContent]])",
+        "log.push(['fns', qa('table.fns button.fn').filter(function (b) { return b.title.length > "
+        "1000; }).map(function (b) { return [b.textContent, b.scrollWidth <= b.clientWidth]; })])",
+    ]
+    log = interact(page, "tab=cycles", steps, "long names")
+    if not log:
+        return
+    cyc = log.get("cycle") or [1, 0, []]
+    want = CYCLE12 + CYCLE12[:1]
+    check(cyc[0] <= cyc[1] and cyc[2] == want,
+          "long names: the Cycles tab shows the whole cycle of 12, wrapped in its cell, as report "
+          "--cycles does (scrollWidth %d, clientWidth %d; names seen whole %d of %d)"
+          % (cyc[0], cyc[1], len(cyc[2]), len(want)))
+    tree = log.get("tree") or [1e9, 0, []]
+    shown = {t: (full, fits) for t, full, fits in tree[2]}
+    ends = ["\u22ef" in t and t.endswith(n.rsplit("::", 1)[1]) and full == n and fits
+            for n in LONG_CXX for t, (full, fits) in shown.items() if full == n]
+    check(tree[0] <= tree[1] and len(shown) == 3 and all(ends),
+          "long names: the Stack tree stays within the window (%d px of %d), each 3,500-character "
+          "name cut in the middle, its end kept, whole in its title (%r)"
+          % (tree[0], tree[1], [t[-20:] for t in shown]))
+    fns = log.get("fns") or []
+    check(sorted(t.rsplit("::", 1)[-1] for t, _ in fns) == ["_M_begin()", "_M_end()", "_M_root()"]
+          and all(fits for _, fits in fns),
+          "long names: in the Functions table the three names that differ only at their end "
+          "show their ends, none clipped (%r)" % [(t[-12:], fits) for t, fits in fns])
+    head = log.get("head") or [1e9, 1e9, [], ""]
+    more = re.search(r"deselected: .* and (\d+) more",
+                     text_report(prof, "--deselect", "deselme*"))
+    names = ["deselme_%02d_%s" % (i, MAPT * 3) for i in range(8)]
+    check(head[0] < 2000 and head[1] < 300 and [n[1] for n in head[2]] == names and
+          all(len(n[0]) <= 60 for n in head[2]) and more and
+          (" and %s more" % more.group(1)) in head[3],
+          "long names: 40 deselected, the header lists the first 8 (each cut, whole in its "
+          "title) and \"and %s more\" as report's header (%d characters, %d px high)"
+          % (more.group(1) if more else "?", head[0], head[1]))
+
+
 def large():
     """A profile of some 27,000 contexts: every tab draws within the
     budget, the whole tree is opened only as far as 5,000 rows."""
@@ -1468,6 +1572,7 @@ def main():
         mj()
         spivey()
         hostile()
+        long_names()
         button_notes()
         large()
     finish()

@@ -115,6 +115,24 @@
 			return GAP;
 		return fns[id] ? fns[id].name : '?' + id;
 	}
+	/*
+	 * A name as the page shows it: at most max characters (NAME_MAX, or
+	 * what fits a flame frame), a longer one cut in the middle with CUT,
+	 * so that its end stays visible (C++ names that share a long template
+	 * prefix differ at the end, ::_M_begin() from ::_M_end()).  CUT is the
+	 * midline ellipsis, not GAP, which marks an elided path.  Whoever
+	 * shows it puts the whole name in a title.  Counted in code points: a
+	 * cut never splits one.
+	 */
+	const NAME_MAX = 60;
+	const CUT = '\u22ef';
+	function shortName(name, max = NAME_MAX) {
+		const cps = Array.from(name);
+		if (cps.length <= max)
+			return name;
+		const head = Math.ceil((max - 1) / 2), tail = max - 1 - head;
+		return cps.slice(0, head).join('') + CUT + cps.slice(cps.length - tail).join('');
+	}
 	function basename(path) {
 		const i = path.lastIndexOf('/');
 		return i < 0 ? path : path.slice(i + 1);
@@ -418,6 +436,25 @@
 		add(app, header, bar, nav, parts.current, parts.main);
 	}
 
+	/*
+	 * The header's list of names, as report's header lists them
+	 * (views_text.c): the first LIST_MAX, then "and N more"; each cut as
+	 * the tables cut it, whole in its title.  Bounded so that long names
+	 * never push the view bar and the tabs down the page.
+	 */
+	const LIST_MAX = 8;
+	function nameList(ids) {
+		const span = el('span', 'names');
+		ids.slice(0, LIST_MAX).forEach((id, i) => {
+			const name = el('span', 'lname', shortName(fnName(id)));
+			name.title = fnName(id);
+			add(span, i ? ', ' : null, name);
+		});
+		if (ids.length > LIST_MAX)
+			add(span, ' and ' + (ids.length - LIST_MAX) + ' more');
+		return span;
+	}
+
 	function renderHeader(c) {
 		const h = clear(parts.header);
 		const title = el('h1', null);
@@ -425,7 +462,7 @@
 		h.appendChild(title);
 		const dl = el('dl', 'facts');
 		h.appendChild(dl);
-		const fact = (k, v) => add(dl, add(el('div', 'fact'), el('dt', null, k), el('dd', null, v)));
+		const fact = (k, ...v) => add(dl, add(el('div', 'fact'), el('dt', null, k), add(el('dd'), ...v)));
 		fact('command', (data.argv || []).join(' '));
 		if (data.merged_profiles) // as report's header (text_title)
 			fact('merged', data.merged_profiles + ' profile' + (data.merged_profiles === 1 ? '' : 's') +
@@ -453,12 +490,11 @@
 				     (v.outsideBytes || v.outsideBlocks
 					? ' (' + bb(v.outsideBytes, v.outsideBlocks) + ' before a thread\'s ' +
 					  'first call: in no context, and not in %alloc)' : ''));
-			const list = (ids) => ids.slice(0, 20).map(fnName).join(', ') +
-				(ids.length > 20 ? ', \u2026 (' + ids.length + ')' : '');
 			if ((v.focus || []).length)
-				fact('focus', list(v.focus));
+				fact('focus', nameList(v.focus));
 			if ((v.deselected || []).length)
-				fact('deselected', list(v.deselected) + ' (their costs go to the nearest selected caller)');
+				fact('deselected', nameList(v.deselected),
+				     ' (their costs go to the nearest selected caller)');
 			fact('total calls', String(v.totalCalls));
 			fact('contexts', v.ncontexts + ' of ' + data.contexts.length + ' in ' +
 			     plural(data.threads, 'thread', 'threads'));
@@ -492,7 +528,7 @@
 	function nameLink(id) {
 		if (id === null || id === undefined || !fns[id])
 			return el('span', 'fn gap', GAP);
-		const b = button(fns[id].name, 'fn', () => go({fn: id}));
+		const b = button(shortName(fns[id].name), 'fn', () => go({fn: id}));
 		b.title = fns[id].name + (srcOf(id) ? '  ' + srcOf(id) : '');
 		if (id === state.fn)
 			b.classList.add('cur');
@@ -523,8 +559,10 @@
 		if (id === null)
 			return;
 		const name = fns[id].name;
+		const shown = el('strong', 'curname', shortName(name));
+		shown.title = name;
 		const f = c.fnById.get(id);
-		add(box, el('span', 'flabel', 'Function'), el('strong', 'curname', name));
+		add(box, el('span', 'flabel', 'Function'), shown);
 		if (srcOf(id))
 			add(box, el('span', 'src', srcOf(id)));
 		if (fns[id].module)
@@ -778,7 +816,12 @@
 			const tr = el('tr', n.id === state.fn && n.id !== null ? 'cur' : null);
 			tr.dataset.depth = String(depth);
 			const name = el('td', 'name');
-			name.style.paddingLeft = (0.3 + depth * 1.1) + 'em';
+			// The name's cell is bounded as in the other tabs, plus its
+			// indentation, so that depth never eats the name and a long
+			// name never pushes the numbers off the screen.
+			const indent = 0.3 + depth * 1.1;
+			name.style.paddingLeft = indent + 'em';
+			name.style.maxWidth = 'calc(60ch + ' + indent + 'em)';
 			const kids = sortedKids(n);
 			const tog = el(kids.length ? 'button' : 'span', 'tog', kids.length ? '\u25b8' : '');
 			name.appendChild(tog);
@@ -998,7 +1041,7 @@
 				const t = svg('text');
 				t.setAttribute('x', (fr.x + 3).toFixed(2));
 				t.setAttribute('y', rowY(fr.d) + FRAME_H - 5);
-				t.textContent = name.length > chars ? name.slice(0, chars - 1) + GAP : name;
+				t.textContent = shortName(name, chars); // as the tables cut it, to the frame
 				g.appendChild(t);
 			}
 			g.addEventListener('click', (e) => {
