@@ -669,6 +669,10 @@ def alloc_header(facts, text, what):
     mine = {k: facts.get(k) for k in lines}
     check(mine == lines, "%s: the header's total alloc and outside as report's%s" % (
         what, "" if mine == lines else " (%r, %r)" % (mine, lines)))
+    own = re.search(r"^    own time     (.*)$", text, re.M)
+    check(facts.get("own time") == (own.group(1) if own else None),
+          "%s: the header's own time as report's (%r, %r)" % (what, facts.get("own time"),
+                                                               own and own.group(1)))
 
 
 def compare_view(prof, page, name, view, fn_name):

@@ -430,6 +430,7 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 	json_kuint(&j, "ticks_per_sec", p->ticks_per_sec);
 	json_kuint(&j, "interval_ns", p->interval_ns);
 	json_kuint(&j, "samples", p->stats.samples);
+	json_kuint(&j, "own_time_ticks", p->stats.own_time);
 	json_kuint(&j, "threads", p->nthreads);
 	json_key(&j, "alloc");
 	json_bool(&j, model_alloc_measured(m));

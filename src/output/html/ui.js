@@ -501,6 +501,11 @@
 			fact('outside', secs(v.rootTicks) + ' secs (' + pct(v.rootTicks, v.totalTicks) + '%)' +
 			     (hasAlloc ? ' and ' + plural(v.rootBytes, 'byte', 'bytes') + ' (' +
 			      pct(v.rootBytes, v.totalBytes) + '%)' : '') + ' in no cost centre');
+			// report's own time line (text_own_time): the runtime's, in no total
+			if (data.own_time_ticks)
+				fact('own time', secs(data.own_time_ticks) + ' secs making new contexts, ' +
+				     'charged to no function (' +
+				     (data.clock === 'cycles' ? 'measured' : 'sampled') + ')');
 		}
 	}
 
