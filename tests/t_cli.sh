@@ -354,6 +354,40 @@ check_eq "merge -o -: exit status" "$?" 0
 "$CCPROF" merge -o "$D/merged.want" "$D/s.ccprof" "$D/s.ccprof"
 check "merge -o -: the profile on standard output" cmp -s "$D/merged.ccprof" "$D/merged.want"
 check "merge -o -: no file named -" test ! -e "$D/-"
+# A failed write of -o (a file size limit here; a full disk alike) leaves
+# the previous file as it was, and no temporary file: convert once wrote
+# straight into OUT, leaving half a page in place of the old one.
+echo previous > "$D/prev.html"
+(trap '' XFSZ; ulimit -f 8; exec "$CCPROF" convert --to html -o "$D/prev.html" "$D/l.ccprof") \
+	> "$D/out" 2> "$D/err"
+check_eq "convert -o over ulimit -f: exit status" "$?" 1
+one_error_line "convert -o over ulimit -f"
+check_eq "convert -o over ulimit -f: the old file as it was" "$(cat "$D/prev.html")" previous
+check_eq "convert -o over ulimit -f: no temporary file left" "$(ls "$D" | grep -c 'prev\.html\.tmp')" 0
+echo previous > "$D/prev.ccprof"
+(trap '' XFSZ; ulimit -f 1; exec "$CCPROF" merge -o "$D/prev.ccprof" "$D/l.ccprof" "$D/l.ccprof") \
+	> "$D/out" 2> "$D/err"
+check_eq "merge -o over ulimit -f: exit status" "$?" 1
+check_eq "merge -o over ulimit -f: the old file as it was" "$(cat "$D/prev.ccprof")" previous
+# A target in /proc (/dev/stdout, /dev/fd/1) stands for an open file: it is
+# written as is, not renamed over (merge failed, and as root replaced the
+# system's /dev/stdout link with the profile).
+"$CCPROF" convert --to folded -o /dev/stdout "$D/s.ccprof" > "$D/folded.stdout" 2> "$D/err"
+check_eq "convert -o /dev/stdout: exit status" "$?" 0
+check "convert -o /dev/stdout: the export in the redirected file" cmp -s "$D/folded.stdout" "$D/folded.want"
+"$CCPROF" merge -o /dev/fd/1 "$D/s.ccprof" "$D/s.ccprof" > "$D/merged.fd1" 2> "$D/err"
+check_eq "merge -o /dev/fd/1: exit status" "$?" 0
+check "merge -o /dev/fd/1: the profile in the redirected file" cmp -s "$D/merged.fd1" "$D/merged.want"
+# Any valid file name works: the temporary name PATH.tmp.XXXXXX of a name
+# of 245 bytes or more was too long ("File name too long").
+for n in 244 245 250 255; do
+	long=$(printf "%0${n}d" 0)
+	run 0 "merge -o NAME of $n bytes" "$CCPROF" merge -o "$D/$long" "$D/s.ccprof" "$D/s.ccprof"
+	check "merge -o NAME of $n bytes: written" cmp -s "$D/$long" "$D/merged.want"
+	run 0 "convert -o NAME of $n bytes" "$CCPROF" convert --to folded -o "$D/$long" "$D/s.ccprof"
+	check "convert -o NAME of $n bytes: written" cmp -s "$D/$long" "$D/folded.want"
+	rm -f "$D/$long"
+done
 (cd "$D" && run 2 "record -o -" "$CCPROF" record -o - true)
 one_error_line "record -o -"
 check "record -o -: no file named -" test ! -e "$D/-"

@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "common/elfsym.h"
@@ -239,13 +241,52 @@ int cli_finish_output(int status)
 	return status;
 }
 
-/* Into a target that is not a regular file (/dev/null, a FIFO), as is. */
-static int write_in_place(const struct ccp_profile *p, const char *path)
+/* Whether path reaches its file through a symbolic link that lives in
+ * /proc: /dev/stdout is /proc/self/fd/1, which stands for an open file
+ * (the shell's redirection), not a name; renaming over it would fail, or
+ * leave the file the link stands for untouched. */
+static int through_proc(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	char *cur = xstrdup(path);
+	int found = 0;
+	for (int hops = 0; hops < 40 && !found; hops++) { /* 40: the kernel's limit */
+		struct stat st;
+		char target[PATH_MAX];
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+			break;
+		const char *slash = strrchr(cur, '/');
+		char *dir = slash ? xmalloc((size_t)(slash - cur) + 2) : xstrdup(".");
+		if (slash)
+			snprintf(dir, (size_t)(slash - cur) + 2, "%.*s", (int)(slash - cur + 1), cur);
+		struct statfs fs;
+		found = statfs(dir, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+		ssize_t n = readlink(cur, target, sizeof target - 1);
+		if (n >= 0) {
+			target[n] = '\0';
+			size_t len = strlen(dir) + (size_t)n + 2;
+			char *next = xmalloc(len);
+			snprintf(next, len, "%s%s%s", target[0] == '/' ? "" : dir,
+				 target[0] == '/' || slash ? "" : "/", target);
+			free(cur);
+			cur = next;
+		}
+		free(dir);
+		if (n < 0)
+			break;
+	}
+	free(cur);
+	return found;
+}
+
+/* Into a target that is not a regular file (/dev/null, a FIFO,
+ * /dev/stdout), as is: there is no file to replace.  O_TRUNC as fopen's
+ * "w", for /dev/stdout redirected to a file. */
+static int write_in_place(const char *path, cli_file_writer *write_out, const void *arg)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	int rc = ccp_format_write_fd(p, fd);
+	int rc = write_out(fd, arg);
 	int e = errno;
 	if (close(fd) != 0 && rc == 0)
 		return -1;
@@ -270,24 +311,44 @@ static int take_over(int fd, const struct stat *old)
 	return fchmod(fd, old->st_mode & 0777);
 }
 
+/* The mkstemp template for path: PATH.tmp.XXXXXX in path's directory,
+ * its file name cut so that the whole fits NAME_MAX (an output name of
+ * 245 bytes or more once failed with "File name too long"). */
+static char *temp_template(const char *path)
+{
+	static const char suffix[] = ".tmp.XXXXXX";
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t base = strlen(path + dirlen);
+	if (base > NAME_MAX - (sizeof suffix - 1))
+		base = NAME_MAX - (sizeof suffix - 1);
+	char *tmp = xmalloc(dirlen + base + sizeof suffix);
+	memcpy(tmp, path, dirlen + base);
+	memcpy(tmp + dirlen + base, suffix, sizeof suffix);
+	return tmp;
+}
+
 /* A temporary file in path's directory, renamed over path when complete;
  * old is the file it replaces, or NULL. */
-static int replace_file(const struct ccp_profile *p, const char *path, const struct stat *old)
+static int replace_file(const char *path, const struct stat *old, cli_file_writer *write_out,
+			const void *arg)
 {
-	size_t len = strlen(path);
-	char *tmp = xmalloc(len + 16);
-	snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+	char *tmp = temp_template(path);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		free(tmp);
 		return -1;
 	}
-	int rc = take_over(fd, old) == 0 ? ccp_format_write_fd(p, fd) : -1;
-	if (close(fd) != 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
+	int rc = take_over(fd, old) == 0 ? write_out(fd, arg) : -1;
 	int e = errno;
+	if (close(fd) != 0 && rc == 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (rc == 0 && rename(tmp, path) != 0) {
+		rc = -1;
+		e = errno;
+	}
 	if (rc != 0)
 		unlink(tmp);
 	free(tmp);
@@ -295,11 +356,21 @@ static int replace_file(const struct ccp_profile *p, const char *path, const str
 	return rc;
 }
 
-int cli_write_profile(const struct ccp_profile *p, const char *path)
+int cli_write_file(const char *path, cli_file_writer *write_out, const void *arg)
 {
 	struct stat st;
 	int exists = stat(path, &st) == 0;
-	if (exists && !S_ISREG(st.st_mode))
-		return write_in_place(p, path);
-	return replace_file(p, path, exists ? &st : NULL);
+	if ((exists && !S_ISREG(st.st_mode)) || through_proc(path))
+		return write_in_place(path, write_out, arg);
+	return replace_file(path, exists ? &st : NULL, write_out, arg);
+}
+
+static int write_profile_fd(int fd, const void *p)
+{
+	return ccp_format_write_fd(p, fd);
+}
+
+int cli_write_profile(const struct ccp_profile *p, const char *path)
+{
+	return cli_write_file(path, write_profile_fd, p);
 }

@@ -102,11 +102,21 @@ void cli_anchor_modules(struct ccp_profile *p, const char *path);
 int cli_load(const char *path, unsigned passes, struct cli_profile *cp);
 void cli_unload(struct cli_profile *cp);
 
-/* Write p to path as the runtime writes a profile: to a temporary file in
- * path's directory, renamed over path when complete, so a reader never
- * sees half a file; a file replaced keeps its permissions (and its owner,
- * where we may give it); a target that exists and is not a regular file
- * (/dev/null, a FIFO) is written directly.  0, or -1 with errno. */
+/* What cli_write_file calls to write the output into fd (which it
+ * closes itself): 0, or -1 with errno. */
+typedef int cli_file_writer(int fd, const void *arg);
+
+/* Write an output file (-o) as the runtime writes a profile: to a
+ * temporary file in path's directory, renamed over path when complete, so
+ * a reader never sees half a file and a failed write (a full disk, a file
+ * size limit) leaves the previous file as it was; a file replaced keeps
+ * its permissions (and its owner, where we may give it).  A target that
+ * exists and is not a regular file (/dev/null, a FIFO), or that is
+ * reached through a link in /proc (/dev/stdout), is written directly.
+ * 0, or -1 with errno. */
+int cli_write_file(const char *path, cli_file_writer *write_out, const void *arg);
+
+/* cli_write_file of the profile p. */
 int cli_write_profile(const struct ccp_profile *p, const char *path);
 
 /* Flush stdout and report a write error (returns 1) if there was one.

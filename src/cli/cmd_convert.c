@@ -7,8 +7,9 @@
  * with the passes the format reads, and with --threads the breakdown by
  * thread under the same view (model_threads: the writer builds each
  * thread's model in turn), then hands it all to the format's writer.
- * The output file is opened only once the input has been read, so a bad
- * input leaves no empty output behind.
+ * The output file is written only once the input has been read, and as
+ * cli_write_file says (a temporary file renamed over it), so neither a
+ * bad input nor a failed write leaves a partial output behind.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/report_heap.h"
@@ -183,7 +185,41 @@ static int is_input(const char *out_path, const char *path)
 	       stat(out_path, &out) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino;
 }
 
-/* Write to out_path (or stdout when NULL); returns the exit status. */
+/* What the format's writer needs, for cli_write_file. */
+struct convert_job {
+	const struct export_format *fmt;
+	const struct export_input *in;
+	const struct export_opts *o;
+};
+
+/* The format's writer into fd, through a stream of its own (on a dup:
+ * cli_write_file closes fd itself).  0, or -1 with errno. */
+static int write_job(int fd, const void *arg)
+{
+	const struct convert_job *job = arg;
+	int copy = dup(fd);
+	FILE *f = copy >= 0 ? fdopen(copy, job->fmt->binary ? "wb" : "w") : NULL;
+	if (!f) {
+		int e = errno;
+		if (copy >= 0)
+			close(copy);
+		errno = e;
+		return -1;
+	}
+	errno = 0;
+	int bad = job->fmt->write(f, job->in, job->o) != 0;
+	int e = bad ? errno : 0; /* the failed write's, before fclose */
+	if (fclose(f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	errno = bad && !e ? EIO : e; /* a writer's error without errno */
+	return bad ? -1 : 0;
+}
+
+/* Write to out_path (or stdout when NULL); returns the exit status.  A
+ * file is written as cli_write_file says: a failed write (a full disk,
+ * ulimit -f) leaves no partial file and the previous one as it was. */
 static int write_output(const struct export_format *fmt, const char *out_path,
 			const struct export_input *in, const struct export_opts *o)
 {
@@ -191,20 +227,9 @@ static int write_output(const struct export_format *fmt, const char *out_path,
 		fmt->write(stdout, in, o);
 		return cli_finish_output(0);
 	}
-	FILE *f = fopen(out_path, fmt->binary ? "wb" : "w");
-	if (!f) {
+	struct convert_job job = {.fmt = fmt, .in = in, .o = o};
+	if (cli_write_file(out_path, write_job, &job) != 0) {
 		fprintf(stderr, "ccprof: %s: %s\n", out_path, strerror(errno));
-		return CLI_EXIT_FAIL;
-	}
-	errno = 0;
-	int bad = fmt->write(f, in, o) != 0;
-	int e = bad ? errno : 0; /* the failed write's, before fclose */
-	if (fclose(f) != 0 && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	if (bad) {
-		fprintf(stderr, "ccprof: %s: %s\n", out_path, e ? strerror(e) : "write error");
 		return CLI_EXIT_FAIL;
 	}
 	return 0;
