@@ -880,6 +880,26 @@ def special_files():
     os.unlink(huge)
 
 
+def endless_inputs():
+    """Input that is not a regular file is refused as soon as its first
+    bytes cannot start a profile, with the reason a regular file of the
+    same bytes gets: /dev/zero and zeros on a pipe were read up to the 1
+    GiB limit first (1 s, 1 GB of memory; 2.2 GB under ASan), then "file
+    too large"."""
+    zeros = os.path.join(HOST, "zeros.1m")
+    want = run_one(zeros, ("info",))[1].split(": ", 2)[-1]
+    for what, args in (("info /dev/zero", [CCPROF, "info", "/dev/zero"]),
+                       ("2 GB of zeros on a pipe to report -",
+                        ["sh", "-c", 'head -c 2G /dev/zero | "$0" report -', CCPROF])):
+        status, kb = peak_rss_kb(args)
+        check(status == 1 and kb < 100 * 1024, "%s: refused at once, peak RSS %d MB, under 100 MB "
+              "(status %d)" % (what, kb >> 10, status))
+        r = run(args)
+        lines = r.stderr.splitlines()
+        check(len(lines) == 1 and lines[0].split(": ", 2)[-1] + "\n" == want,
+              "%s: the reason a regular file of zeros gets (%r, %r)" % (what, r.stderr, want))
+
+
 def module_paths():
     """A valid profile whose unnamed function lives in a module whose path
     is not an ELF file: the model tries to look the name up there (model.c
@@ -1196,6 +1216,7 @@ def main():
     hash_flood()
     garbage()
     special_files()
+    endless_inputs()
     module_paths()
     overlapping_dwarf()
     module_names()

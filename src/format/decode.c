@@ -593,8 +593,9 @@ static uint32_t le32(const unsigned char *b)
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-/* The fixed 16-byte header; returns its size (where sections start), or -1. */
-static long check_header(struct rd *r, const unsigned char *b, size_t n)
+/* The fixed 16-byte header, of n bytes or more; returns the header's size
+ * (where sections start, maybe past n), or -1. */
+static long check_fixed_header(struct rd *r, const unsigned char *b, size_t n)
 {
 	if (n == 0)
 		return fail(r, "empty file");
@@ -615,9 +616,26 @@ static long check_header(struct rd *r, const unsigned char *b, size_t n)
 		return fail(r, "corrupt header (bad endianness probe)");
 	if (hsize < CCP_HEADER_SIZE)
 		return fail(r, "corrupt header (header size %u)", hsize);
-	if (hsize > n)
+	return (long)hsize;
+}
+
+/* The header of a whole file of n bytes; returns its size, or -1. */
+static long check_header(struct rd *r, const unsigned char *b, size_t n)
+{
+	long hsize = check_fixed_header(r, b, n);
+	if (hsize > (long)n)
 		return fail(r, "truncated (header)");
-	return (long)hsize; /* a longer header is a future extension: skip it */
+	return hsize; /* a longer header is a future extension: skip it */
+}
+
+int ccp_format_check_start(const unsigned char *buf, size_t len, char *err, size_t errlen)
+{
+	struct rd r = {.err = err, .errlen = errlen};
+	if (err && errlen)
+		err[0] = '\0';
+	if (len > CCP_HEADER_SIZE)
+		len = CCP_HEADER_SIZE;
+	return check_fixed_header(&r, buf, len) < 0 ? -1 : 0;
 }
 
 /*

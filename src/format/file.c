@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "wire.h"
 
 #define MAX_FILE ((size_t)1 << 30)
 
@@ -66,7 +67,10 @@ static int io_error(char *err, size_t errlen, int e)
 
 /* Read all of fd, at most MAX_FILE bytes.  Regular files are sized up
  * front (one byte extra to see EOF without another realloc); pipes and
- * devices grow as data comes. */
+ * devices grow as data comes, and are refused as soon as their first
+ * bytes cannot start a profile: /dev/zero or 2 GB of zeros on a pipe were
+ * read up to the limit (a second, a GB of memory) before "file too
+ * large", where a regular file says "bad magic". */
 static int read_all(int fd, unsigned char **out, size_t *outlen, char *err, size_t errlen)
 {
 	struct stat st;
@@ -94,6 +98,11 @@ static int read_all(int fd, unsigned char **out, size_t *outlen, char *err, size
 		if (k <= 0) {
 			e = k < 0 ? errno : 0;
 			break;
+		}
+		if (n < CCP_HEADER_SIZE && n + (size_t)k >= CCP_HEADER_SIZE &&
+		    ccp_format_check_start(buf, n + (size_t)k, err, errlen) != 0) {
+			free(buf);
+			return -1;
 		}
 		n += (size_t)k;
 	}

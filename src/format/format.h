@@ -44,6 +44,15 @@ int ccp_format_decode(const unsigned char *buf, size_t len, struct ccp_profile *
 		      char *err, size_t errlen);
 
 /*
+ * Whether the first len bytes of a file (CCP_HEADER_SIZE, 16, or more;
+ * the whole file if shorter) can start a profile: -1 with the reason
+ * ccp_format_decode would give (bad magic, version, ...) in err if not.
+ * For a reader of a pipe or a device, which can refuse at once instead of
+ * reading up to the size limit first.
+ */
+int ccp_format_check_start(const unsigned char *buf, size_t len, char *err, size_t errlen);
+
+/*
  * ccp_format_decode with flags.  CCP_DECODE_NO_CRC skips the checksum, so
  * that tests and fuzzers can reach the structural checks behind it (and a
  * damaged file can be salvaged); every other check still applies.
