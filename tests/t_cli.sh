@@ -507,6 +507,36 @@ bad "wrong version" "$D/version.ccprof" "version 99"
 bad "corrupt file" "$D/corrupt.ccprof"
 bad "a directory" "$D"
 
+# File names and option values are escaped in every line on stderr (Note
+# [One line on stderr], cli.c): a newline made two lines, and an escape
+# sequence reached the terminal.
+nl=$(printf 'a\nb')
+esc=$(printf '\033]0;pwned\007.ccprof')
+raw_ctl() { # raw_ctl WHAT: the last stderr has no control character but its last newline
+	if [ "$(LC_ALL=C tr -d '\000-\011\013-\037\177' < "$D/err" | wc -c)" = "$(wc -c < "$D/err")" ]; then
+		ok "$1: no control character on stderr"
+	else notok "$1: no control character on stderr"; fi
+}
+run 1 "info NAME-WITH-NEWLINE" "$CCPROF" info "$nl"
+one_error_line "info NAME-WITH-NEWLINE"
+check_eq "info NAME-WITH-NEWLINE: message" "$(cat "$D/err")" "ccprof: a?b: No such file or directory"
+run 2 "report --top VALUE-WITH-NEWLINE" "$CCPROF" report --top "$(printf '1\nx')" f
+one_error_line "report --top VALUE-WITH-NEWLINE"
+err_has "report --top VALUE-WITH-NEWLINE: the value escaped" "--top needs a count, not '1?x'"
+run 1 "report NAME-WITH-ESCAPES" "$CCPROF" report "$esc"
+one_error_line "report NAME-WITH-ESCAPES"
+raw_ctl "report NAME-WITH-ESCAPES"
+check_eq "report NAME-WITH-ESCAPES: message" "$(cat "$D/err")" "ccprof: ?]0;pwned?.ccprof: No such file or directory"
+run 2 "unknown command with a newline" "$CCPROF" "$nl"
+one_error_line "unknown command with a newline"
+run 1 "merge of NAME-WITH-ESCAPES" "$CCPROF" merge -o "$D/m.ccprof" "$D/s.ccprof" "$esc"
+one_error_line "merge of NAME-WITH-ESCAPES"
+raw_ctl "merge of NAME-WITH-ESCAPES"
+run 1 "convert -o NAME-WITH-NEWLINE in a missing directory" "$CCPROF" convert --to folded -o "$D/none/$nl" "$D/s.ccprof"
+one_error_line "convert -o NAME-WITH-NEWLINE in a missing directory"
+(cd "$D" && run 127 "record PROGRAM-WITH-NEWLINE" "$CCPROF" record -o r.ccprof "$nl")
+one_error_line "record PROGRAM-WITH-NEWLINE"
+
 # ---- record ----------------------------------------------------------------
 
 run 127 "record: program not found" "$CCPROF" record -- "$D/no-such-program"

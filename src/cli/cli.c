@@ -26,15 +26,50 @@ void cli_help(FILE *f, const struct cli_command *c)
 	fprintf(f, "usage: %s\n\n%s", c->usage, c->help);
 }
 
+char *cli_vformat(const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int len = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (len < 0)
+		len = 0; /* an encoding error: an empty message rather than none */
+	char *out = xmalloc((size_t)len + 1);
+	out[0] = '\0';
+	vsnprintf(out, (size_t)len + 1, fmt, ap);
+	return out;
+}
+
+/*
+ * Note [One line on stderr]: every line the tool prints on stderr (an
+ * error, a warning, a note) goes through cli_error, which escapes the
+ * whole line as the text report escapes names (cli_shown): a file name or
+ * an option value is the user's, may hold any byte, and was printed raw,
+ * so a name with a newline made two lines (`ccprof info $'a\nb'`) and an
+ * escape sequence in one reached the terminal.  Escaping is idempotent,
+ * so a part already shown with cli_shown stays as it was.
+ */
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = cli_vformat(fmt, ap);
+	va_end(ap);
+	char *shown = cli_shown(line);
+	fprintf(stderr, "%s\n", shown);
+	free(shown);
+	free(line);
+}
+
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 {
 	va_list ap;
 	fflush(stdout);
-	fprintf(stderr, "ccprof %s: ", c->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	char *msg = cli_vformat(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (usage: %s)\n", c->usage);
+	cli_error("ccprof %s: %s (usage: %s)", c->name, msg, c->usage);
+	free(msg);
 	return CLI_EXIT_USAGE;
 }
 
@@ -207,13 +242,13 @@ int cli_load(const char *path, unsigned passes, struct cli_profile *cp)
 	memset(cp, 0, sizeof *cp);
 	size_t bytes = 0;
 	if (ccp_format_read_file_sized(cli_input_path(path), &cp->prof, &bytes, err, sizeof err) != 0) {
-		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "cannot read profile");
+		cli_error("ccprof: %s: %s", path, err[0] ? err : "cannot read profile");
 		return CLI_EXIT_FAIL;
 	}
 	cli_anchor_modules(&cp->prof, path); /* Note [Relative module paths] */
 	combine_fold_reloads(&cp->prof); /* Note [One function, several cost centres] */
 	if (model_build(&cp->model, &cp->prof, passes, err, sizeof err) != 0) {
-		fprintf(stderr, "ccprof: %s: %s\n", path, err[0] ? err : "inconsistent profile");
+		cli_error("ccprof: %s: %s", path, err[0] ? err : "inconsistent profile");
 		model_free(&cp->model);
 		ccp_profile_free(&cp->prof);
 		return CLI_EXIT_FAIL;
@@ -234,7 +269,7 @@ int cli_finish_output(int status)
 	int flush_failed = fflush(stdout) != 0;
 	int e = flush_failed ? errno : 0; /* after ferror alone, errno is stale */
 	if (flush_failed || ferror(stdout)) {
-		fprintf(stderr, "ccprof: error writing standard output%s%s\n", e ? ": " : "",
+		cli_error("ccprof: error writing standard output%s%s", e ? ": " : "",
 			e ? strerror(e) : "");
 		return CLI_EXIT_FAIL;
 	}

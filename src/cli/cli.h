@@ -5,12 +5,14 @@
  * Conventions (every subcommand): options parsed with getopt_long; exit
  * status 0 on success, 1 when an input or the system fails (one line
  * "ccprof: FILE: REASON" on stderr), 2 on a usage error (one line on
- * stderr).  Output goes to stdout.
+ * stderr).  Every line on stderr is printed by cli_error, which escapes
+ * it.  Output goes to stdout.
  */
 #ifndef CCPROF_CLI_H
 #define CCPROF_CLI_H
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,6 +42,15 @@ extern const struct cli_command cli_merge;
 
 /* Print "usage: ..." and the help text of c to f. */
 void cli_help(FILE *f, const struct cli_command *c);
+
+/* The message fmt formats, allocated: free it. */
+char *cli_vformat(const char *fmt, va_list ap);
+
+/* The one way a line goes to stderr: fmt formatted, control characters
+ * and invalid UTF-8 escaped as cli_shown does (a file name or an option
+ * value may hold a newline or an escape sequence), then a newline.  See
+ * Note [One line on stderr] in cli.c. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* One line "ccprof NAME: MESSAGE (usage: USAGE)" on stderr; returns 2. */
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)

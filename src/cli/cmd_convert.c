@@ -229,7 +229,7 @@ static int write_output(const struct export_format *fmt, const char *out_path,
 	}
 	struct convert_job job = {.fmt = fmt, .in = in, .o = o};
 	if (cli_write_file(out_path, write_job, &job) != 0) {
-		fprintf(stderr, "ccprof: %s: %s\n", out_path, strerror(errno));
+		cli_error("ccprof: %s: %s", out_path, strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
 	return 0;
@@ -266,7 +266,7 @@ static int convert(const struct export_format *fmt, const char *path, const char
 		return cli_no_alloc_data(&cli_convert, "--weight alloc", path);
 	}
 	if (fmt->heap && !heap_measured(&cp.prof)) {
-		fprintf(stderr, "ccprof: %s: %s\n", path, HEAP_NONE(&cp.prof));
+		cli_error("ccprof: %s: %s", path, HEAP_NONE(&cp.prof));
 		cli_unload(&cp);
 		return CLI_EXIT_FAIL;
 	}

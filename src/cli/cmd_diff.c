@@ -107,15 +107,15 @@ static void diff_warn(const struct diff_args *a, const struct ccp_profile *pa,
 	const char *na = model_basename(pa->program), *nb = model_basename(pb->program);
 	if (strcmp(na, nb) != 0) {
 		char *sa = cli_shown(na), *sb = cli_shown(nb);
-		fprintf(stderr, "ccprof diff: warning: %s and %s are profiles of different "
-				"programs (%s, %s)\n",
+		cli_error("ccprof diff: warning: %s and %s are profiles of different "
+			  "programs (%s, %s)",
 			a->path[0], a->path[1], sa, sb);
 		free(sa);
 		free(sb);
 	}
 	if (pa->clock != pb->clock)
-		fprintf(stderr, "ccprof diff: warning: %s and %s were measured with different "
-				"clocks (%s, %s)\n",
+		cli_error("ccprof diff: warning: %s and %s were measured with different "
+			  "clocks (%s, %s)",
 			a->path[0], a->path[1], report_clock_name(pa->clock),
 			report_clock_name(pb->clock));
 }
@@ -154,19 +154,17 @@ static int check_focus(const struct diff_args *a, const struct side s[2])
 	for (uint32_t i = 0; i < a->view.focus.n; i++) {
 		char *miss = model_unmatched_pattern(base, 2, a->view.focus.v[i]);
 		if (miss) {
-			fprintf(stderr,
-				"ccprof diff: --focus '%s' matches no function in either profile\n",
-				miss);
+			cli_error("ccprof diff: --focus '%s' matches no function in either profile",
+				  miss);
 			free(miss);
 			return -1;
 		}
 	}
 	for (int i = 0; i < 2; i++)
 		if (s[i].focus_missed)
-			fprintf(stderr,
-				"ccprof: %s: warning: --focus '%s' matches no function: that side "
-				"is empty\n",
-				a->path[i], s[i].v.unmatched_focus);
+			cli_error("ccprof: %s: warning: --focus '%s' matches no function: that "
+				  "side is empty",
+				  a->path[i], s[i].v.unmatched_focus);
 	return 0;
 }
 

@@ -56,7 +56,7 @@ static void warn_programs(const struct ccp_profile *in, char **files, uint32_t n
 		const char *name = model_basename(in[i].program);
 		if (strcmp(name, first) != 0) {
 			char *sn = cli_shown(name), *sf = cli_shown(first);
-			fprintf(stderr, "ccprof merge: warning: %s is a profile of %s, %s of %s\n",
+			cli_error("ccprof merge: warning: %s is a profile of %s, %s of %s",
 				files[i], sn, files[0], sf);
 			free(sn);
 			free(sf);
@@ -73,8 +73,8 @@ static void note_heap(const struct ccp_profile *in, char **files, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (heap_measured(&in[i])) {
-			fprintf(stderr, "ccprof merge: note: heap data (%s has some) is left out: "
-					"runs' live heaps do not add up; allocations are merged\n",
+			cli_error("ccprof merge: note: heap data (%s has some) is left out: "
+				  "runs' live heaps do not add up; allocations are merged",
 				files[i]);
 			return;
 		}
@@ -93,8 +93,8 @@ static void note_alloc(const struct ccp_profile *in, char **files, uint32_t n)
 			other = i;
 	}
 	if (measured && other < n)
-		fprintf(stderr, "ccprof merge: note: %s did not count allocations: the merged "
-				"allocations are those of the %u run%s that did\n",
+		cli_error("ccprof merge: note: %s did not count allocations: the merged "
+			  "allocations are those of the %u run%s that did",
 			files[other], measured, measured == 1 ? "" : "s");
 }
 
@@ -116,7 +116,7 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 	char err[512] = "";
 	for (; loaded < n; loaded++) {
 		if (ccp_format_read_file(cli_input_path(files[loaded]), &in[loaded], err, sizeof err) != 0) {
-			fprintf(stderr, "ccprof: %s: %s\n", files[loaded],
+			cli_error("ccprof: %s: %s", files[loaded],
 				err[0] ? err : "cannot read profile");
 			goto out;
 		}
@@ -133,9 +133,9 @@ static int merge_files(const char *out_path, char **files, uint32_t n)
 	if (!arena)
 		xalloc_die(0, __func__);
 	if (combine_profiles(&sum, arena, ptrs, (const char *const *)files, n, err, sizeof err) != 0)
-		fprintf(stderr, "ccprof merge: cannot merge: %s\n", err);
+		cli_error("ccprof merge: cannot merge: %s", err);
 	else if (write_sum(&sum, out_path) != 0)
-		fprintf(stderr, "ccprof: %s: %s\n",
+		cli_error("ccprof: %s: %s",
 			cli_is_stdout(out_path) ? "standard output" : out_path, strerror(errno));
 	else
 		status = 0;

@@ -136,7 +136,7 @@ struct record_opts {
 
 static int record_fail(const char *msg, const char *arg)
 {
-	fprintf(stderr, "ccprof: %s%s\n", msg, arg ? arg : "");
+	cli_error("ccprof: %s%s", msg, arg ? arg : "");
 	return CLI_EXIT_FAIL;
 }
 
@@ -430,8 +430,8 @@ static int set_options(const struct record_opts *o, const char *output)
 	size_t total = (old && old[0] ? strlen(old) + 1 : 0) + strlen(opts);
 	int rc = 0;
 	if (total > RUNTIME_OPTIONS_MAX) {
-		fprintf(stderr, "ccprof: CCPROF_OPTIONS with record's settings would be %zu bytes; "
-				"the runtime reads at most %d\n",
+		cli_error("ccprof: CCPROF_OPTIONS with record's settings would be %zu bytes; "
+			  "the runtime reads at most %d",
 			total, RUNTIME_OPTIONS_MAX);
 		rc = CLI_EXIT_FAIL;
 	} else {
@@ -816,13 +816,13 @@ static int output_writable(const char *out)
 	struct stat st;
 	int exists = stat(path, &st) == 0, rc = 0;
 	if (exists && S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "ccprof: %s: %s\n", out, strerror(EISDIR));
+		cli_error("ccprof: %s: %s", out, strerror(EISDIR));
 		rc = CLI_EXIT_FAIL;
 	} else if (pid && pid < slash) {
 		/* the directory is named after the pid: the runtime's to make */
 	} else if (exists && !S_ISREG(st.st_mode) ? access(path, W_OK) != 0
 						  : can_create_beside(path) != 0) {
-		fprintf(stderr, "ccprof: cannot write %s: %s\n", out, strerror(errno));
+		cli_error("ccprof: cannot write %s: %s", out, strerror(errno));
 		rc = CLI_EXIT_FAIL;
 	}
 	free(path);
@@ -1003,41 +1003,41 @@ static void say_why_none(const char *command, int status)
 	char *file = find_program(command);
 	char sig[32];
 	if (options_disable(getenv("CCPROF_OPTIONS"))) {
-		fprintf(stderr, "ccprof: no profile written (CCPROF_OPTIONS has enabled=0)\n");
+		cli_error("ccprof: no profile written (CCPROF_OPTIONS has enabled=0)");
 	} else if (file && statically_linked(file)) {
-		fprintf(stderr, "ccprof: no profile written: %s is statically linked, so the "
-				"runtime cannot be preloaded (link libccprof.a into it)\n",
+		cli_error("ccprof: no profile written: %s is statically linked, so the "
+			  "runtime cannot be preloaded (link libccprof.a into it)",
 			command);
 	} else if (WIFSIGNALED(status) && file && names_hook(file)) {
 		int s = WTERMSIG(status);
 		signal_text(s, sig, sizeof sig);
 		if (s == SIGKILL)
-			fprintf(stderr, "ccprof: no profile written: %s was killed by SIGKILL\n", command);
+			cli_error("ccprof: no profile written: %s was killed by SIGKILL", command);
 		else if (runtime_handles(s))
-			fprintf(stderr, "ccprof: no profile written: %s died by %s without the runtime's "
-					"handler (a handler of the program's own replaces it: docs/options.md, "
-					"\"Signals\")\n",
+			cli_error("ccprof: no profile written: %s died by %s without the runtime's "
+				  "handler (a handler of the program's own replaces it: docs/options.md, "
+				  "\"Signals\")",
 				command, sig);
 		else
-			fprintf(stderr, "ccprof: no profile written: %s died by %s; the runtime writes "
-					"one at exit, on crashes and on the usual signals that end a program "
-					"(docs/options.md, \"Signals\")\n",
+			cli_error("ccprof: no profile written: %s died by %s; the runtime writes "
+				  "one at exit, on crashes and on the usual signals that end a program "
+				  "(docs/options.md, \"Signals\")",
 				command, sig);
 	} else if (WIFEXITED(status) && file && names_hook(file)) {
-		fprintf(stderr, "ccprof: no profile written: %s calls the hooks of "
-				"-finstrument-functions, so it probably ended past exit and _exit: by "
-				"the exit_group system call, or by a call of _exit inside libc "
-				"(docs/options.md, \"How the run ends\"; ccprof_dump() before it "
-				"writes one)\n",
+		cli_error("ccprof: no profile written: %s calls the hooks of "
+			  "-finstrument-functions, so it probably ended past exit and _exit: by "
+			  "the exit_group system call, or by a call of _exit inside libc "
+			  "(docs/options.md, \"How the run ends\"; ccprof_dump() before it "
+			  "writes one)",
 			command);
 	} else if (WIFEXITED(status)) {
-		fprintf(stderr, "ccprof: no profile written (is %s built with "
-				"-finstrument-functions? or did it end by the exit_group system "
-				"call?)\n",
+		cli_error("ccprof: no profile written (is %s built with "
+			  "-finstrument-functions? or did it end by the exit_group system "
+			  "call?)",
 			command);
 	} else {
-		fprintf(stderr, "ccprof: no profile written (is %s built with "
-				"-finstrument-functions?)\n",
+		cli_error("ccprof: no profile written (is %s built with "
+			  "-finstrument-functions?)",
 			command);
 	}
 	free(file);
@@ -1104,7 +1104,7 @@ static struct profile_seen add_sources(const char *path, uint64_t since_ns)
 		seen.start_ns = p.start_ns;
 		if (seen.this_run && whole_file(&p, size) && sources_resolve(&p) > 0 &&
 		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
-			fprintf(stderr, "ccprof: %s: cannot add source lines: %s\n", path,
+			cli_error("ccprof: %s: cannot add source lines: %s", path,
 				strerror(errno));
 		ccp_profile_free(&p);
 	}
@@ -1265,12 +1265,12 @@ static void say_others(const struct other_profile *others, size_t n, pid_t progr
 			snprintf(who, sizeof who, "the program");
 		else
 			snprintf(who, sizeof who, "child %llu", (unsigned long long)others[i].pid);
-		fprintf(stderr, "ccprof: profile of %s%s written to %s\n", who,
+		cli_error("ccprof: profile of %s%s written to %s", who,
 			before_exec(others[i].path) ? " before its exec" : "", others[i].path);
 	}
 	if (shown < n) {
 		char *dir = directory_of(out);
-		fprintf(stderr, "ccprof: and %zu more profiles of the run's processes, in %s\n",
+		cli_error("ccprof: and %zu more profiles of the run's processes, in %s",
 			n - shown, dir);
 		free(dir);
 	}
@@ -1295,20 +1295,20 @@ static void record_outcome(const struct record_opts *o, const char *out,
 		/* The runtime that wrote it did not count: libccprof.a is
 		 * linked into PROGRAM, or CCPROF_ALLOC_LIBRARY names a runtime
 		 * without the counting (docs/alloc.md). */
-		fprintf(stderr, "ccprof: --alloc: no allocation counted: the runtime that ran %s "
-				"was not libccprof-alloc.so (libccprof.a linked in?)\n",
+		cli_error("ccprof: --alloc: no allocation counted: the runtime that ran %s "
+			  "was not libccprof-alloc.so (libccprof.a linked in?)",
 			o->command[0]);
 	else if (written && o->heap && !(measured & MEASURED_HEAP))
-		fprintf(stderr, "ccprof: --heap: no heap followed: the runtime that ran %s "
-				"does not know heap=1 (CCPROF_ALLOC_LIBRARY from an older ccprof?)\n",
+		cli_error("ccprof: --heap: no heap followed: the runtime that ran %s "
+			  "does not know heap=1 (CCPROF_ALLOC_LIBRARY from an older ccprof?)",
 			o->command[0]);
 	if (written)
-		fprintf(stderr, "ccprof: profile written to %s\n", real);
+		cli_error("ccprof: profile written to %s", real);
 	else if (stat(real, &st) == 0 && !S_ISREG(st.st_mode))
 		/* /dev/null, a FIFO: no file to look at, and the runtime says
 		 * so itself if its write failed (/dev/full), so no guess why. */
-		fprintf(stderr, "ccprof: %s is not a regular file: record cannot tell whether "
-				"the profile was written\n",
+		cli_error("ccprof: %s is not a regular file: record cannot tell whether "
+			  "the profile was written",
 			real);
 	else
 		say_why_none(o->command[0], r->status);
@@ -1341,7 +1341,7 @@ static int record_run(int argc, char **argv)
 	if (run_program(o.command, run_dump_signal(&o), &r) != 0) {
 		rc = record_fail("cannot start the program: ", strerror(errno));
 	} else if (r.exec_errno) {
-		fprintf(stderr, "ccprof: %s: %s\n", o.command[0], strerror(r.exec_errno));
+		cli_error("ccprof: %s: %s", o.command[0], strerror(r.exec_errno));
 		rc = r.passed ? die_by(r.passed) : r.exec_errno == ENOENT ? 127 : 126;
 	} else {
 		record_outcome(&o, out, &r, &before, existed);

@@ -191,7 +191,7 @@ static int find_targets(struct model *m, const char *path, const char *opt,
 			/* "in this view" only where a selection or focus left
 			 * functions out (the model always has a view). */
 			int narrowed = m->view && (m->view->selected || m->view->focus);
-			fprintf(stderr, "ccprof: %s: --%s '%s' matches no function%s\n", path, opt,
+			cli_error("ccprof: %s: --%s '%s' matches no function%s", path, opt,
 				miss, narrowed ? " in this view" : "");
 			free(miss);
 			return -1;
@@ -250,7 +250,7 @@ static int report_show(struct report_args *a)
 		return cli_no_alloc_data(&cli_report, "--sort alloc", a->path);
 	}
 	if (a->heap && !heap_measured(&cp.prof)) {
-		fprintf(stderr, "ccprof: %s: --heap: %s\n", a->path, HEAP_NONE(&cp.prof));
+		cli_error("ccprof: %s: --heap: %s", a->path, HEAP_NONE(&cp.prof));
 		cli_unload(&cp);
 		return CLI_EXIT_FAIL;
 	}

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -72,11 +73,11 @@ __attribute__((format(printf, 1, 2))) static int main_usage_error(const char *fm
 {
 	va_list ap;
 	fflush(stdout);
-	fputs("ccprof: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	char *msg = cli_vformat(fmt, ap);
 	va_end(ap);
-	fputs(" (usage: " MAIN_USAGE ")\n", stderr);
+	cli_error("ccprof: %s (usage: " MAIN_USAGE ")", msg);
+	free(msg);
 	return CLI_EXIT_USAGE;
 }
 

@@ -15,7 +15,7 @@ int report_heap_base(const char *path, const struct ccp_profile *p, uint32_t sam
 {
 	char err[256] = "";
 	if (heap_base_build(b, p, sample, err, sizeof err) != 0) {
-		fprintf(stderr, "ccprof: %s: %s\n", path, err);
+		cli_error("ccprof: %s: %s", path, err);
 		heap_base_free(b);
 		return CLI_EXIT_FAIL;
 	}

@@ -61,7 +61,7 @@ int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err
 static void warn_unmatched(const char *path, const char *opt, const char *pattern)
 {
 	if (pattern)
-		fprintf(stderr, "ccprof: %s: warning: --%s '%s' matches no function\n", path, opt,
+		cli_error("ccprof: %s: warning: --%s '%s' matches no function", path, opt,
 			pattern);
 }
 
@@ -86,14 +86,14 @@ int view_opts_model_may_miss(const char *path, const struct model *base,
 {
 	char err[256] = "";
 	if (model_view_resolve(v, base, o, err, sizeof err) != 0) {
-		fprintf(stderr, "ccprof: %s: %s\n", path, err);
+		cli_error("ccprof: %s: %s", path, err);
 		model_view_free(v);
 		return CLI_EXIT_FAIL;
 	}
 	if (focus_missed)
 		*focus_missed = focus_empty(v);
 	if (v->unmatched_focus && !focus_missed) {
-		fprintf(stderr, "ccprof: %s: --focus '%s' matches no function\n", path,
+		cli_error("ccprof: %s: --focus '%s' matches no function", path,
 			v->unmatched_focus);
 		model_view_free(v);
 		return CLI_EXIT_FAIL;
@@ -102,10 +102,9 @@ int view_opts_model_may_miss(const char *path, const struct model *base,
 	warn_unmatched(path, "deselect", v->unmatched_deselect);
 	warn_unmatched(path, "module", v->unmatched_module);
 	if (v->unreadable_module)
-		fprintf(stderr,
-			"ccprof: %s: warning: --only-exported: cannot read symbols of %s; its "
-			"functions count as not exported\n",
-			path, v->unreadable_module);
+		cli_error("ccprof: %s: warning: --only-exported: cannot read symbols of %s; "
+			  "its functions count as not exported",
+			  path, v->unreadable_module);
 	model_view_build(vm, base, v, passes);
 	if ((passes & MODEL_TREE) && model_prune_any(&o->prune))
 		model_prune(vm, &o->prune);
