@@ -354,6 +354,16 @@ check_eq "merge -o -: exit status" "$?" 0
 "$CCPROF" merge -o "$D/merged.want" "$D/s.ccprof" "$D/s.ccprof"
 check "merge -o -: the profile on standard output" cmp -s "$D/merged.ccprof" "$D/merged.want"
 check "merge -o -: no file named -" test ! -e "$D/-"
+# Standard input is read once: a second '-' read as an empty file ("-:
+# empty file", exit 1); now a usage error.
+for cmd in "diff - -" "merge -o $D/m2.ccprof - $D/s.ccprof -"; do
+	cat "$D/s.ccprof" | "$CCPROF" $cmd > "$D/out" 2> "$D/err"
+	check_eq "$cmd: exit status" "$?" 2
+	one_error_line "$cmd"
+	err_has "$cmd: says why" "'-' (standard input) can be given once"
+done
+check "merge with '-' twice: no output written" test ! -e "$D/m2.ccprof"
+run 0 "diff - FILE: '-' once is fine" sh -c '"$0" diff - "$1" < "$1"' "$CCPROF" "$D/s.ccprof"
 # A failed write of -o (a file size limit here; a full disk alike) leaves
 # the previous file as it was, and no temporary file: convert once wrote
 # straight into OUT, leaving half a page in place of the old one.

@@ -184,6 +184,15 @@ int cli_is_stdout(const char *path)
 	return strcmp(path, "-") == 0;
 }
 
+int cli_stdin_once(const struct cli_command *c, char *const *files, int n)
+{
+	int seen = 0;
+	for (int i = 0; i < n; i++)
+		if (strcmp(files[i], "-") == 0 && seen++)
+			return cli_usage_error(c, "'-' (standard input) can be given once");
+	return 0;
+}
+
 /* "-" is standard input, as for most tools that read a file. */
 const char *cli_input_path(const char *path)
 {
