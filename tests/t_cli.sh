@@ -111,6 +111,18 @@ run 2 "unknown global option" "$CCPROF" --frobnicate
 one_error_line "unknown global option"
 run 2 "help for an unknown command" "$CCPROF" help frobnicate
 one_error_line "help for an unknown command"
+# Common guesses from other tools get a hint in the same line.
+for g in "export f.ccprof" "help export"; do
+	run 2 "$g" "$CCPROF" $g
+	one_error_line "$g"
+	err_has "$g: names convert" "unknown command 'export'; to write another format, see 'ccprof convert'"
+done
+run 2 "view" "$CCPROF" view f.ccprof
+one_error_line "view"
+err_has "view: names report and convert --to html" \
+	"unknown command 'view'; to view a profile, see 'ccprof report', or 'ccprof convert --to html' for a page"
+run 2 "frobnicate" "$CCPROF" frobnicate
+err_has "frobnicate: no hint" "unknown command 'frobnicate' (usage:"
 for cmd in report info record; do
 	run 2 "$cmd --bogus" "$CCPROF" $cmd --bogus x
 	one_error_line "$cmd --bogus"

@@ -33,6 +33,23 @@ static const struct cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/* For a command name people guess from other tools, a hint naming the
+ * command that does it, to follow "unknown command 'NAME'"; else "". */
+static const char *command_hint(const char *name)
+{
+	static const struct {
+		const char *guess, *hint;
+	} hints[] = {
+		{"export", "; to write another format, see 'ccprof convert'"},
+		{"view", "; to view a profile, see 'ccprof report', or 'ccprof convert --to html' "
+			 "for a page"},
+	};
+	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+		if (strcmp(name, hints[i].guess) == 0)
+			return hints[i].hint;
+	return "";
+}
+
 /* text after column col, its words wrapped at 79 columns under the
  * summaries (column 11). */
 static void wrap_more(FILE *f, size_t col, const char *text)
@@ -97,7 +114,7 @@ static int cmd_help(int argc, char **argv)
 	}
 	const struct cli_command *c = find_command(argv[1]);
 	if (!c)
-		return main_usage_error("unknown command '%s'", argv[1]);
+		return main_usage_error("unknown command '%s'%s", argv[1], command_hint(argv[1]));
 	cli_help(stdout, c);
 	return cli_finish_output(0);
 }
@@ -125,6 +142,6 @@ int main(int argc, char **argv)
 		return main_usage_error("unknown option '%s'", cmd);
 	const struct cli_command *c = find_command(cmd);
 	if (!c)
-		return main_usage_error("unknown command '%s'", cmd);
+		return main_usage_error("unknown command '%s'%s", cmd, command_hint(cmd));
 	return c->run(argc - 1, argv + 1);
 }
