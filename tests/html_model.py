@@ -137,15 +137,22 @@ def cli_args(o):
     return args
 
 
+def terminal(s):
+    """A line as the CLI prints it on stderr (cli_error): a control
+    character as '?', so that a name cannot break the line or reach the
+    terminal; the page shows text as it is."""
+    return re.sub(r"[\x00-\x1f\x7f]", "?", s)
+
+
 def cli_said(prof, err, js):
     """Whether the CLI's stderr is the model's warnings, or its error, line
-    for line (names may hold a CR or LF: compared as one text).  A
-    usage error names the command and ends with the usage."""
+    for line, as the CLI escapes them (terminal).  A usage error names
+    the command and ends with the usage."""
     if "error" not in js:
-        return err == "".join("ccprof: %s: %s\n" % (prof, w) for w in js["warnings"])
+        return err == "".join("ccprof: %s: %s\n" % (prof, terminal(w)) for w in js["warnings"])
     usage = re.match(r"ccprof report: (.*) \(usage: .*\)\n$", err, re.S)
-    return err == "ccprof: %s: %s\n" % (prof, js["error"]) or bool(
-        usage and usage.group(1) == js["error"])
+    return err == "ccprof: %s: %s\n" % (prof, terminal(js["error"])) or bool(
+        usage and usage.group(1) == terminal(js["error"]))
 
 
 def model_views(name, data, sets):

@@ -971,6 +971,19 @@ def daemonized():
             check(spin and 0.04 <= spin[0] <= 0.09,
                   "%s, clock=cpu: the child's sampler ran, spin's 60 ms of CPU charged (%s s)"
                   % (mode, spin))
+    # A fork from a signal handler that interrupted another fork (raised
+    # by the program's parent fork handler): only the inner fork's child
+    # handler deferred the sampler, and its end started it only outside
+    # every other call, so that child had none (helper-105: 1 sample).
+    if CLOCK == "cpu":
+        p, prof = same_behaviour("forknest", "tests/progs/forknest.c", timeout=20)
+        kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()] if p else []
+        info = json.loads(run([CCPROF, "info", "--json", kids[0]]).stdout) if len(kids) == 1 else {}
+        spin = [f["self_s"] for f in report(kids[0])["functions"] if f["name"] == "spin"] \
+            if len(kids) == 1 else []
+        check(info.get("samples", 0) >= 20 and spin and spin[0] >= 0.03,
+              "a fork nested in a fork: the inner child's sampler ran (%s wake-ups; spin "
+              "%s s of its 60 ms)" % (info.get("samples"), spin))
     # daemon's fork fails: glibc runs the parent's fork handlers all the
     # same, and the process lives on: its signals not held, and its
     # profile written at exit, with the calls after daemon.  As root, the

@@ -152,13 +152,16 @@ int rt_fork_interposed_begin(void)
 }
 
 /* In the parent and in the child, after libc's call and so after every
- * fork handler: the child's sampler starts here.  errno is the call's. */
+ * fork handler: the child's sampler starts here, also in a call nested
+ * in another (a fork from a signal handler that interrupted one): only
+ * the innermost fork's child handler deferred it, and that fork's
+ * handlers are done.  errno is the call's. */
 void rt_fork_interposed_end(int outer)
 {
 	int saved = errno;
 
 	fork_interposed = outer;
-	if (!outer && sampler_deferred) {
+	if (sampler_deferred) {
 		sampler_deferred = 0;
 		rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
 		rt_sampler_start();

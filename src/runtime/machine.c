@@ -600,17 +600,31 @@ void rt_release_lookups(struct rt_thread *t)
  * interval there.  Finding a transition that exists stays charged as
  * before: it is as short as a hook's miss, and common.
  */
-static uint64_t making_begin(struct rt_thread *t)
+struct making {
+	uint64_t start;      /* clock=cycles: the counter as the making began */
+	uint64_t last_tick;  /* and the interval's start then */
+};
+
+static struct making making_begin(struct rt_thread *t)
 {
+	struct making m = { 0, t->last_tick };
+
 	RT_STORE(&t->busy, RT_BUSY_MAKING);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return rt_cycles ? rt_tick() : 0;
+	if (rt_cycles)
+		m.start = rt_tick();
+	return m;
 }
 
-static void making_end(struct rt_thread *t, uint64_t start)
+/* Under clock=cycles the making's ticks are skipped: the interval's start
+ * moves past them.  An instrumented signal handler that ran meanwhile
+ * charged its own hooks' intervals and moved the start itself: then
+ * only the making after its last hook is skipped. */
+static void making_end(struct rt_thread *t, struct making m)
 {
 	if (rt_cycles) {
-		uint64_t took = rt_tick() - start;
+		uint64_t now = rt_tick(), from = t->last_tick == m.last_tick ? m.start : t->last_tick;
+		uint64_t took = now > from ? now - from : 0;
 
 		RT_STORE(&t->last_tick, t->last_tick + took);
 		RT_STORE(&t->own_ticks, t->own_ticks + took);
@@ -622,14 +636,14 @@ static void making_end(struct rt_thread *t, uint64_t start)
 /* Not found in the tables: make it. */
 static struct rt_ctx *make_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
 {
-	uint64_t start = making_begin(t);
+	struct making m = making_begin(t);
 	struct rt_ctx *n = find_or_create(t, c, fn);
 
 	if (n && !t->over_budget && table_insert(t, &t->transitions_tab, (struct rt_slot){ fn, c, n }))
 		n = NULL;
 	if (n && !t->over_budget)
 		t->transitions++;
-	making_end(t, start);
+	making_end(t, m);
 	return n;
 }
 
