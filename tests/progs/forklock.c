@@ -20,8 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "cpuspin.h"
 
 extern void *__libc_malloc(size_t), *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t), *__libc_memalign(size_t, size_t);
@@ -93,20 +94,9 @@ __attribute__((noinline)) static void after_daemon(void)
 
 #define SPIN_NS 60000000L
 
-__attribute__((no_instrument_function)) static long cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
 __attribute__((noinline)) static void spin(void)
 {
-	long end = cpu_ns() + SPIN_NS;
-
-	while (cpu_ns() < end)
-		;
+	spin_cpu(SPIN_NS);
 }
 
 static void child_work(void)

@@ -9,26 +9,18 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "cpuspin.h"
 
 #define SPIN_NS 60000000L
 
 static volatile int raised;
 static pid_t inner;
 
-__attribute__((no_instrument_function)) static long cpu_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
 __attribute__((noinline)) static void spin(void)
 {
-	long end = cpu_ns() + SPIN_NS;
-	while (cpu_ns() < end)
-		;
+	spin_cpu(SPIN_NS);
 }
 
 static void on_usr1(int sig)
