@@ -183,9 +183,6 @@ static void *sampler_main(void *arg)
 
 	(void)arg;
 	helper_tid = (pid_t)syscall(SYS_gettid);
-	/* Named as ours in top -H and ps -L, not as one of the program's
-	 * threads (it took the program's name: helper-94, redis-server). */
-	prctl(PR_SET_NAME, (unsigned long)"ccprof-sampler", 0UL, 0UL, 0UL);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	check = next;
 	advance(&check, ALONE_CHECK_NS);
@@ -246,6 +243,24 @@ static void control_release(void)
 	pthread_mutex_unlock(&control_lock);
 }
 
+/* The helper, named as ours in top -H and ps -L, not as one of the
+ * program's threads (it took the program's name: helper-94,
+ * redis-server).  A new thread takes its creator's name, so the creator
+ * wears ours for the moment of the creation: named from the helper
+ * itself, the helper kept the program's name until it first ran, which a
+ * loaded machine delays (robust.py sampler_thread_name, in a lane). */
+static int create_named(pthread_t *t, void *(*start)(void *))
+{
+	char name[17] = "";
+	int made, renamed = prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) == 0 &&
+			    prctl(PR_SET_NAME, (unsigned long)"ccprof-sampler", 0UL, 0UL, 0UL) == 0;
+
+	made = pthread_create(t, NULL, start, NULL) == 0;
+	if (renamed)
+		prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+	return made;
+}
+
 static void start_locked(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -259,7 +274,7 @@ static void start_locked(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	stop_requested = 0;
-	running = pthread_create(&sampler, NULL, sampler_main, NULL) == 0;
+	running = create_named(&sampler, sampler_main);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* A process that ran no instrumented code has no time to lose, and
 	 * a line of ours would be all it changed: unshare(1) after its

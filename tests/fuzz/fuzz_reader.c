@@ -28,6 +28,7 @@
  * (model.c resolve_names, for functions without a name), so run the
  * fuzzer where opening an arbitrary short path is harmless.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,11 +36,24 @@
 
 #include "format/format.h"
 #include "model/model.h"
+#include "cli/cli.h"
 #include "cli/report_heap.h"
 #include "output/export.h"
 #include "output/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* report_heap.c says why a heap cannot be built with the CLI's error
+ * line, and the rest of the CLI (src/cli/cli.c) is not linked here: the
+ * line goes to stderr as it is. */
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 static FILE *devnull;
 
