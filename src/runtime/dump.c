@@ -68,6 +68,7 @@ void rt_dump_init(void)
 static void warn_cannot_write(const char *path, int e)
 {
 	uid_t now = geteuid();
+
 	if (e == EACCES && now != start_euid)
 		rt_warn("cannot write %s: %s (the process changed its user from uid %ld to %ld: "
 			"give output= a directory that user can write, as 1777 /tmp is)",
