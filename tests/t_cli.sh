@@ -428,6 +428,14 @@ done
 for v in "0" "2" "0.5" "5." "100"; do
 	run 0 "convert --node-threshold '$v'" "$CCPROF" convert --to dot --node-threshold "$v" "$D/s.ccprof"
 done
+# Output far larger than stdio's buffer into a full device: the write
+# that fails comes mid-report, and stdio drops the rest, so the final
+# flush succeeds; the reason was lost ("error writing standard output").
+for cmd in "report --contexts" "report --json" "convert --to folded"; do
+	run 1 "$cmd > /dev/full" sh -c "exec \"\$0\" $cmd \"\$1\" > /dev/full" "$CCPROF" "$D/l.ccprof"
+	check_eq "$cmd > /dev/full: one line, with the reason" "$(cat "$D/err")" \
+		"ccprof: error writing standard output: $(python3 -c 'import os; print(os.strerror(28))')"
+done
 run 2 "diff --select ''" "$CCPROF" diff --select '' "$D/s.ccprof" "$D/s.ccprof"
 one_error_line "diff --select ''"
 # diff shows no tree: the pruning options are refused, not ignored.

@@ -20,6 +20,7 @@
 #include "model/combine.h"
 #include "model/xalloc.h"
 #include "output/escape.h"
+#include "output/ob.h"
 
 void cli_help(FILE *f, const struct cli_command *c)
 {
@@ -277,6 +278,8 @@ int cli_finish_output(int status)
 	errno = 0;
 	int flush_failed = fflush(stdout) != 0;
 	int e = flush_failed ? errno : 0; /* after ferror alone, errno is stale */
+	if (e == 0)
+		e = ob_write_errno(stdout); /* a failure mid-report: stdio dropped the rest */
 	if (flush_failed || ferror(stdout)) {
 		cli_error("ccprof: error writing standard output%s%s", e ? ": " : "",
 			e ? strerror(e) : "");

@@ -3,6 +3,7 @@
  */
 #include "output/ob.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,29 @@ void ob_init(struct ob *o, FILE *f)
 	o->p = o->buf;
 }
 
+/* The first write that failed, and why.  stdio drops what it could not
+ * write, so a later fflush succeeds and only ferror remains: the reason
+ * (ENOSPC of `report > /dev/full`) is kept here, for ob_write_errno. */
+static FILE *failed_file;
+static int failed_errno;
+
+static void put(struct ob *o, const void *s, size_t n)
+{
+	errno = 0;
+	if (n > 0 && fwrite(s, 1, n, o->f) != n && failed_file == NULL) {
+		failed_file = o->f;
+		failed_errno = errno ? errno : EIO;
+	}
+}
+
+int ob_write_errno(FILE *f)
+{
+	return f == failed_file ? failed_errno : 0;
+}
+
 void ob_flush(struct ob *o)
 {
-	if (o->p > o->buf)
-		fwrite(o->buf, 1, (size_t)(o->p - o->buf), o->f);
+	put(o, o->buf, (size_t)(o->p - o->buf));
 	o->p = o->buf;
 }
 
@@ -51,7 +71,7 @@ void ob_write_full(struct ob *o, const char *s, size_t n)
 {
 	if (n > OB_SIZE / 2) {
 		ob_flush(o);
-		fwrite(s, 1, n, o->f);
+		put(o, s, n);
 		return;
 	}
 	memcpy(ob_reserve(o, n), s, n);
