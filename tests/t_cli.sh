@@ -436,6 +436,15 @@ for cmd in "report --contexts" "report --json" "convert --to folded"; do
 	check_eq "$cmd > /dev/full: one line, with the reason" "$(cat "$D/err")" \
 		"ccprof: error writing standard output: $(python3 -c 'import os; print(os.strerror(28))')"
 done
+# The same through -o, small and large: a stream that fails at its close
+# or mid-write says why (it said "Input/output error").
+for p in s l; do
+	for f in html svg pprof; do
+		run 1 "convert --to $f -o /dev/full $p.ccprof" "$CCPROF" convert --to $f -o /dev/full "$D/$p.ccprof"
+		check_eq "convert --to $f -o /dev/full $p.ccprof: one line, with the reason" "$(cat "$D/err")" \
+			"ccprof: /dev/full: $(python3 -c 'import os; print(os.strerror(28))')"
+	done
+done
 run 2 "diff --select ''" "$CCPROF" diff --select '' "$D/s.ccprof" "$D/s.ccprof"
 one_error_line "diff --select ''"
 # diff shows no tree: the pruning options are refused, not ignored.

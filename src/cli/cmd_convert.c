@@ -26,6 +26,7 @@
 #include "model/sources.h"
 #include "model/xalloc.h"
 #include "output/export.h"
+#include "output/ob.h"
 
 static int convert_run(int argc, char **argv);
 static const char *format_names(void);
@@ -209,9 +210,14 @@ static int write_job(int fd, const void *arg)
 	errno = 0;
 	int bad = job->fmt->write(f, job->in, job->o) != 0;
 	int e = bad ? errno : 0; /* the failed write's, before fclose */
-	if (fclose(f) != 0 && !bad) {
+	if (bad && ob_write_errno(f)) /* stdio's, which later calls overwrite */
+		e = ob_write_errno(f);
+	ob_forget(f);
+	errno = 0;
+	if (fclose(f) != 0) { /* what the stream still held fails now, with its reason */
+		if (!bad || e == 0)
+			e = errno;
 		bad = 1;
-		e = errno;
 	}
 	errno = bad && !e ? EIO : e; /* a writer's error without errno */
 	return bad ? -1 : 0;

@@ -46,6 +46,12 @@ int ob_write_errno(FILE *f)
 	return f == failed_file ? failed_errno : 0;
 }
 
+void ob_forget(FILE *f)
+{
+	if (f == failed_file)
+		failed_file = NULL;
+}
+
 void ob_flush(struct ob *o)
 {
 	put(o, o->buf, (size_t)(o->p - o->buf));

@@ -36,8 +36,10 @@ void ob_flush(struct ob *o); /* hand the buffered bytes to the FILE */
  * one check, at the end). */
 struct ob *ob_open(FILE *f);
 int ob_close(struct ob *o);
-/* Why the first failed write to f failed (an errno), or 0. */
+/* Why the first failed write to f failed (an errno), or 0; ob_forget
+ * before f is closed, as another stream may take its address. */
 int ob_write_errno(FILE *f);
+void ob_forget(FILE *f);
 
 /* Room for n more bytes (n <= OB_SIZE). */
 static inline char *ob_reserve(struct ob *o, size_t n)
