@@ -1753,6 +1753,19 @@ def default_signals():
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 
+def record_waiting(prof, exe, mode, start, what):
+    """`ccprof record exe mode`, started by start() in a session of its own
+    (the group can be signalled, and cleaned up), until the program says
+    "waiting PID": (the record process, the program's pid or None)."""
+    p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", exe, mode],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True, preexec_fn=start)
+    line = line_from(p.stdout, "waiting ", 20)
+    child = int(line.split()[1]) if line else None
+    check(child is not None, "%s: the program started (%s)" % (what, line))
+    return p, child
+
+
 def record_passes_signals():
     """A signal sent to record while the program runs (SIGTERM, SIGHUP,
     and any other that would end it: SIGUSR1, SIGALRM; SIGINT sent by
@@ -1774,13 +1787,8 @@ def record_passes_signals():
         prof = os.path.join(OUT, "sig_%s_%s%s.ccprof" % (mode, sig.name, "_group" if group else ""))
         if os.path.exists(prof):
             os.unlink(prof)
-        # A session of its own: the group can be signalled, and cleaned up.
-        p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", exe, mode],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             start_new_session=True, preexec_fn=default_signals)
-        line = line_from(p.stdout, "waiting ", 20)
-        child = int(line.split()[1]) if line else None
-        if check(child is not None, "%s: the program started (%s)" % (what, line)):
+        p, child = record_waiting(prof, exe, mode, default_signals, what)
+        if child is not None:
             check(blocked_or_ignored(child, run_sigs) == [],
                   "%s: the program runs with record's signals neither blocked nor ignored (%s)"
                   % (what, blocked_or_ignored(child, run_sigs)))
@@ -1831,12 +1839,8 @@ def record_passes_ignored_signals():
     for mode in ("countint", "wait"):
         what = "SIGINT to a record started with it ignored (%s)" % mode
         prof = os.path.join(OUT, "sig_ignored_%s.ccprof" % mode)
-        p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", exe, mode],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             start_new_session=True, preexec_fn=background_start)
-        line = line_from(p.stdout, "waiting ", 20)
-        child = int(line.split()[1]) if line else None
-        if check(child is not None, "%s: the program started (%s)" % (what, line)):
+        p, child = record_waiting(prof, exe, mode, background_start, what)
+        if child is not None:
             check(blocked_or_ignored(child, (signal.SIGINT, signal.SIGQUIT)) ==
                   (["SIGQUIT"] if mode == "countint" else ["SIGINT", "SIGQUIT"]),
                   "%s: the program starts with them ignored, as bare, until it sets a "
