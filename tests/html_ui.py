@@ -669,6 +669,11 @@ def alloc_header(facts, text, what):
     mine = {k: facts.get(k) for k in lines}
     check(mine == lines, "%s: the header's total alloc and outside as report's%s" % (
         what, "" if mine == lines else " (%r, %r)" % (mine, lines)))
+
+
+def own_time_header(facts, text, what):
+    """The header's own time (the runtime's, in no total) as report's
+    header says it, or neither has one."""
     own = re.search(r"^    own time     (.*)$", text, re.M)
     check(facts.get("own time") == (own.group(1) if own else None),
           "%s: the header's own time as report's (%r, %r)" % (what, facts.get("own time"),
@@ -707,6 +712,7 @@ def compare_view(prof, page, name, view, fn_name):
           "%s: the header's total time, calls and the view's share as report's (%r, %r)"
           % (what, facts, head))
     alloc_header(facts, text, what)
+    own_time_header(facts, text, what)
     # and the clock as report says it: the sampler's wake-ups, not samples
     check(facts.get("total time", "").split(" (", 1)[-1] ==
           (head["total time"] or "").split("  (", 1)[-1],

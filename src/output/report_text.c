@@ -153,9 +153,8 @@ static void text_own_time(const struct text *t)
 		return;
 	ob_puts(t->o, "    own time     ");
 	text_secs(t, p->stats.own_time, 0);
-	ob_puts(t->o, p->clock == CCP_CLOCK_CYCLES
-			      ? " secs making new contexts, charged to no function (measured)\n"
-			      : " secs making new contexts, charged to no function (sampled)\n");
+	ob_printf(t->o, " secs making new contexts, charged to no function (%s)\n",
+		  p->clock == CCP_CLOCK_CYCLES ? "measured" : "sampled");
 }
 
 static void text_header(const struct text *t)
