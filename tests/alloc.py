@@ -204,7 +204,9 @@ def cxx_new():
     check(r.returncode == 0 and own_counts(r.stderr) == own_counts(bare.stderr),
           "C++: same behaviour under --alloc")
     by_name = {f["name"].split("(")[0]: f for f in report(prof)["functions"]}
-    for name, (b, k) in own_counts(bare.stderr).items():
+    own = own_counts(bare.stderr)
+    check(own, "C++: the program printed its own allocations (%d functions)" % len(own))
+    for name, (b, k) in own.items():
         f = by_name.get(name)
         got = (f["inherited_alloc_bytes"], f["inherited_alloc_blocks"]) if f else None
         check(got == (b, k), "C++ %s: allocated %s, the program says %s" % (name, got, (b, k)))

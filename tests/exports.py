@@ -982,6 +982,8 @@ def pprof(prof, rep, thr, thr_rep):
     else:
         skip("protoc not installed (package protobuf-compiler)")
 
+    # The thread-labelled profile, decoded below with or without go.
+    tpath = convert("pprof", thr, "threads.pb.gz", "--threads")
     if have("go"):
         env = dict(os.environ, GOCACHE=os.path.join(CACHE, "go-build"),
                    PPROF_TMPDIR=D, HOME=os.environ.get("HOME") or D)
@@ -1016,7 +1018,6 @@ def pprof(prof, rep, thr, thr_rep):
         frames |= {re.sub(r"^\s*\S+\s+", "", l) for l in r.stdout.splitlines()
                    if re.match(r"^\s+[\d.]+\w*s\s+\S", l)}
         names_in(frames, "pprof -traces")
-        tpath = convert("pprof", thr, "threads.pb.gz", "--threads")
         r = gop("-tags", p=tpath)
         labels = re.findall(r"^\s+\S+ \(\s*[\d.]+%\): (.* \[\d+\])$", r.stdout, re.M)
         ths = report(thr, "--threads")["threads"]
@@ -1031,8 +1032,8 @@ def pprof(prof, rep, thr, thr_rep):
               "with its name and tid (%s)" % (len(timed), sorted(set(labels) ^ timed)))
     else:
         skip("go not installed (package golang-go): go tool pprof not run")
-    tpath = os.path.join(D, "threads.pb.gz")
-    if os.path.exists(tpath):
+    if check(os.path.exists(tpath) and os.path.getsize(tpath) > 0,
+             "pprof --threads: the file is written"):
         strings, samples, locs, types = pprof_decode(gzip.decompress(open(tpath, "rb").read()))
         check(types[0] == ["cpu", "nanoseconds"] and
               sum(s[2][0] for s in samples) == total_in(thr_rep, 10 ** 9) and

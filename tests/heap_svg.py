@@ -83,6 +83,9 @@ def convert(prof, path, *opts):
         x = run(["xmllint", "--noout", path])
         check(x.returncode == 0 and x.stderr == "", "heap-svg %s: xmllint --noout (%s)" % (
             " ".join(opts), x.stderr.strip()[:200]))
+    elif ok:
+        print("# SKIP xmllint not installed (Debian: libxml2-utils): heap-svg %s not parsed "
+              "as XML" % " ".join(opts))
     return ok
 
 

@@ -5,8 +5,20 @@ CCPROF="$TOP/$BUILD/bin/ccprof"
 LIBDIR="$TOP/$BUILD/lib"
 PROGS="$TOP/tests/progs"
 
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; }
+# One line per check: a newline in the text would start a line that
+# tests/run could count as a check of its own.
+oneline() {
+	case "$*" in
+	*"
+"*) printf '%s' "$*" | awk '{ printf "%s%s", (NR > 1 ? "\\n" : ""), $0 }' ;;
+	*) printf '%s' "$*" ;;
+	esac
+}
+ok() { printf 'ok - %s\n' "$(oneline "$@")"; }
+notok() { printf 'not ok - %s\n' "$(oneline "$@")"; }
+# The suite's last line: tests/run counts a suite that never printed it
+# as failed, since whatever ended it early skipped the checks after.
+finish() { echo "# completed"; }
 check() { # check "what" command...  (passes when the command succeeds)
 	what=$1; shift
 	if "$@" > /dev/null 2>&1; then ok "$what"; else notok "$what"; fi

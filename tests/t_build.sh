@@ -168,7 +168,11 @@ for m in man1/ccprof.1 man3/ccprof.3; do
 		echo "# groff not installed: $m not checked"
 	fi
 done
-for cmd in $("$prefix/bin/ccprof" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
+commands=$("$prefix/bin/ccprof" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+# The list parsed from --help, so that a change of its layout cannot
+# leave the loop below with nothing to check.
+check_eq "ccprof --help lists its commands" "$(echo $commands)" "record report diff merge convert info"
+for cmd in $commands; do
 	if grep -q "^\.SS \"ccprof $cmd" "$prefix/share/man/man1/ccprof.1"; then
 		ok "ccprof.1 describes ccprof $cmd"
 	else
@@ -235,3 +239,4 @@ else
 	notok "make fuzz-replay builds and replays the seeds (see $log)"
 fi
 check_eq "make fuzz-replay: no warnings" "$(grep -c 'warning:' "$log")" 0
+finish

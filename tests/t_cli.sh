@@ -705,3 +705,4 @@ if build_prog fib "$PROGS/fib.c" 2> "$D/build.log"; then
 else
 	notok "fib builds (see $D/build.log)"
 fi
+finish

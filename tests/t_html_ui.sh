@@ -14,4 +14,9 @@ second=$?
 wait $first
 first=$?
 cat "$OUT/html_ui.1.log" "$OUT/html_ui.2.log"
+# Each half ends with "# completed" (ccp.finish); tests/run sees one.
+for part in 1 2; do
+	grep -q '^# completed$' "$OUT/html_ui.$part.log" ||
+		printf 'not ok - html_ui.py %s ended before its last check\n' $part
+done
 [ $first -eq 0 ] && [ $second -eq 0 ]

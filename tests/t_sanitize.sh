@@ -133,3 +133,4 @@ done
 check_eq "sanitizers: convert --to ghc-prof over $n profiles of tests/exports.py, no finding" \
 	"$bad" 0
 [ $n -ge 4 ] || notok "sanitizers: $n of tests/exports.py's 4 ghc_prof_*.ccprof found"
+finish

@@ -72,7 +72,7 @@ static unsigned char *valid_file(size_t *n)
 				.clock = CCP_CLOCK_WALL, .options = "interval=1ms",
 				.hostname = "h", .nmodules = 1, .modules = m, .nccs = 4,
 				.ccs = cc, .nthreads = 2, .threads = th,
-				.stats = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0},
+				.stats = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 0, 0},
 				.alloc = {1, 64, 1}};
 	unsigned char *b = NULL;
 	*n = 0;

@@ -221,7 +221,7 @@ static struct ccp_profile sample(void)
 		.ccs = ccs,
 		.nthreads = LEN(threads),
 		.threads = threads,
-		.stats = {UINT64_MAX, 15, 19, 6, 1ull << 40, 123456789, 0, 7, 1ull << 63, 3, 0},
+		.stats = {UINT64_MAX, 15, 19, 6, 1ull << 40, 123456789, 0, 7, 1ull << 63, 3, 0, 0, 0},
 	};
 	return p;
 }
