@@ -157,13 +157,14 @@ def have_browser():
     return shutil.which(BROWSER) is not None
 
 
-def render(page, hash_, what):
-    """(Dom, console errors) of page at #hash_, or (None, [reason])."""
+def render(page, hash_, what, width=1200):
+    """(Dom, console errors) of page at #hash_ in a window width px wide,
+    or (None, [reason])."""
     with tempfile.TemporaryDirectory(dir=D) as tmp:
         try:
             r = subprocess.run(
                 [BROWSER, "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-                 "--virtual-time-budget=10000", "--window-size=1200,900",
+                 "--virtual-time-budget=10000", "--window-size=%d,900" % width,
                  "--user-data-dir=" + os.path.join(tmp, "profile"), "--dump-dom",
                  "file://%s#%s" % (page, hash_)],
                 capture_output=True, text=True, timeout=90)
@@ -883,9 +884,10 @@ def injection_blocked(page):
           "the browser says the policy refused it (%d console lines)" % len(errors))
 
 
-def interact(page, hash_, steps, what):
+def interact(page, hash_, steps, what, width=1200):
     """The log of steps (JavaScript statements) run in the page opened at
-    #hash_, or None; the page is a copy with the steps' script added."""
+    #hash_ (in a window width px wide), or None; the page is a copy with
+    the steps' script added."""
     with open(page, encoding="utf-8") as f:
         text = f.read()
     js = STEPS_JS % ",\n".join("function (log, q, qa, names) { %s; }" % s for s in steps)
@@ -893,7 +895,7 @@ def interact(page, hash_, steps, what):
     copy = os.path.join(D, "interact%s.html" % PART)
     with open(copy, "w", encoding="utf-8") as f:
         f.write(allow_script(text[:at], js) + "<script>" + js + "</script>" + text[at:])
-    dom, errors = render(copy, hash_, what)
+    dom, errors = render(copy, hash_, what, width)
     if not page_ok(dom, errors, what):
         return None
     pre = [n for n in dom.root.find_all("pre") if n.attrs.get("id") == "testlog"]
@@ -1151,12 +1153,33 @@ def heap():
         odd = make_profile("html_ui_heap_%d" % ns, HEAP_TWO.replace("heap 1000000 ", "heap %d " % ns))
         heap_tab(odd, convert(odd, "heap_%d" % ns), "heap_two, sampled every %d ns" % ns, {})
     heap_chart_hover(prof, page)
+    narrow(page, "heap_two")
     heap_chart_edges()
     dom, errors = render(os.path.join(D, "two.html"), "tab=heap", "no heap")  # threads()'s
     if page_ok(dom, errors, "a profile without heap data, #tab=heap"):
         tabs = [b.text() for b in dom.root.find_all("button", "tab")]
         check("Heap" not in tabs and "Threads" in tabs and dom.root.find("table", "fns"),
               "a profile without heap data: no Heap tab; #tab=heap shows the functions (%r)" % tabs)
+
+
+def narrow(page, name):
+    """In a window 480 px wide the page never scrolls sideways, on any
+    tab: a table wider than that scrolls in its own box."""
+    steps = []
+    for tab in ("functions", "graph", "tree", "hot", "callers", "flame", "cycles", "threads",
+                "hooks", "heap"):
+        steps += ["location.hash = 'tab=%s&depth=1000'" % tab,
+                  "var d = document.documentElement; log.push(['%s', [q('main').dataset.tab, "
+                  "d.scrollWidth, d.clientWidth]])" % tab]
+    log = interact(page, "tab=functions", steps, name + ", 480 px wide", width=480)
+    if not log:
+        return
+    seen = log
+    wide = {k: v[1:] for k, v in seen.items() if v[0] == k and v[1] > v[2]}
+    drawn = sorted(k for k, v in seen.items() if v[0] == k)
+    check(len(drawn) >= 9 and not wide and all(v[2] <= 480 for v in seen.values()),
+          "%s: 480 px wide, no tab scrolls the page sideways (%d tabs drawn; too wide: %r)"
+          % (name, len(drawn), wide))
 
 
 def heap_chart_hover(prof, page):
@@ -1488,6 +1511,7 @@ def long_names():
         "1000; }).map(function (b) { return [b.textContent, b.scrollWidth <= b.clientWidth]; })])",
     ]
     log = interact(page, "tab=cycles", steps, "long names")
+    narrow(page, "long names")
     if not log:
         return
     cyc = log.get("cycle") or [1, 0, []]

@@ -594,7 +594,8 @@
 	/* ---- tables ---- */
 
 	/* A table with its heading row; groups: [label, columns] spanning the
-	 * headings, a row above them. */
+	 * headings, a row above them.  Its box (.table, what the tabs add to
+	 * the page) scrolls sideways on a narrow screen, not the page. */
 	function table(cls, heads, groups) {
 		const t = el('table', cls);
 		const thead = el('thead');
@@ -614,7 +615,7 @@
 		t.appendChild(thead);
 		const body = el('tbody');
 		t.appendChild(body);
-		return {table: t, body: body};
+		return {table: add(el('div', 'tablebox'), t), body: body};
 	}
 	function td(text, cls) {
 		return el('td', cls === undefined ? 'num' : cls, text);
