@@ -465,7 +465,9 @@ def dom_chart(dom):
         title = g.find("title").text()
         bands.append([title.split("\n")[0], len(poly.attrs["points"].split()) // 2,
                       poly.attrs.get("fill"), title])
-    legend = [[c[2], int(c[1])] for c in map(cells, table_rows(dom, "heapbands") or [])]
+    # a band's name: its cell's title (the text may be cut, as shortName cuts)
+    legend = [[tr.find("td", "name").attrs.get("title", c[2]), int(c[1])]
+              for tr, c in ((tr, cells(tr)) for tr in table_rows(dom, "heapbands") or [])]
     caption = dom.root.find("p", "heapat")
     peak = chart.find("g", "hpeak")
     return (bands, legend, caption.text() if caption else "", peak.text() if peak else "")
@@ -1545,6 +1547,46 @@ def long_names():
           % (more.group(1) if more else "?", head[0], head[1]))
 
 
+def long_names_heap():
+    """The Heap tab's legend and the flame graph's line under the pointer
+    cut a long name as the tables do, in the middle, its end kept (C++
+    names that differ only there stay apart), whole in a title, nothing
+    clipped at the end."""
+    esc = lambda n: n.replace(" ", "\\x20")
+    spec = HEAP_TWO.replace("[a]", "[%s]" % esc(LONG_CXX[0])).replace("[b]", "[%s]" % esc(LONG_CXX[1]))
+    prof = make_profile("html_ui_longheap", spec)
+    page = convert(prof, "longheap")
+    steps = [
+        "log.push(['legend', qa('table.heapbands tbody tr').map(function (r) { var c = r.cells[2]; "
+        "return [c.textContent, c.title, c.scrollWidth <= c.clientWidth]; })])",
+        "location.hash = 'tab=flame'",
+        "var i = q('.flameinfo'); log.push(['info', qa('svg.flame g.frame').filter(function (g) { "
+        "return g.querySelector('title').textContent.length > 1000; }).map(function (g) { "
+        "g.dispatchEvent(new MouseEvent('mouseenter')); var n = i.querySelector('.iname'); "
+        "return [i.textContent, n ? n.textContent : '', n ? n.title : '', "
+        "i.scrollWidth <= i.clientWidth, g.querySelector('title').textContent]; })])",
+    ]
+    log = interact(page, "tab=heap", steps, "long names, heap and flame")
+    if not log:
+        return
+    legend = log.get("legend") or []
+    longs = [r for r in legend if len(r[1]) > 1000]
+    check(len(longs) >= 3 and len({r[0] for r in longs}) == len(longs) and
+          all(r[0] == short_name(r[1]) and r[2] for r in longs) and
+          all(r[0] == r[1] for r in legend if len(r[1]) <= NAME_MAX),
+          "long names: the Heap tab's legend cuts a long band name in the middle, its end kept, "
+          "whole in its title, not clipped (%r)" % [(r[0][-24:], len(r[1]), r[2]) for r in legend])
+    info = log.get("info") or []
+    ok = []
+    for text, shown, full, fits, title in info:
+        name, cost = title.split("\n")
+        ok.append(full == name and shown == short_name(name) and text == shown + "  " + cost and fits)
+    check(len(info) >= 2 and all(ok),
+          "long names: the flame graph's line under the pointer cuts a long name in the middle, "
+          "its end kept, whole in its title, then the cost, not clipped (%r)"
+          % [(t[0][-50:], t[3]) for t in info])
+
+
 def large():
     """A profile of some 27,000 contexts: every tab draws within the
     budget, the whole tree is opened only as far as 5,000 rows."""
@@ -1607,6 +1649,7 @@ def main():
         spivey()
         hostile()
         long_names()
+        long_names_heap()
         button_notes()
         large()
     finish()

@@ -991,13 +991,20 @@
 
 		const frames = [];
 		const cur = currentFn(c);
-		const info = el('div', 'flameinfo', '\u00a0');
 		let maxDepth = 0;
 		const label = (n) => n === root ? ROOT : fnName(n.id);
 		const tip = (n) => {
 			const w = nodeWeight(n, 'inh');
 			return label(n) + '\n' + (bytes ? w + ' bytes' : secs(w) + ' s') + ' (' +
 				pct(w, total) + '%), ' + n.entries + ' entries';
+		};
+		/* the frame pointed at: its name, cut as the tables cut it (whole
+		 * in its title), and its cost */
+		const info = el('div', 'flameinfo', '\u00a0');
+		const showInfo = (n) => {
+			const name = el('span', 'iname', shortName(label(n)));
+			name.title = label(n);
+			add(clear(info), name, tip(n).slice(label(n).length).replace('\n', '  '));
 		};
 		chain.forEach((n, d) => frames.push({n: n, x: 0, w: width, d: d,
 			zoom: path.slice(0, d).join('.'), above: d < chain.length - 1}));
@@ -1055,9 +1062,7 @@
 					return;
 				go({zoom: fr.zoom});
 			});
-			g.addEventListener('mouseenter', () => {
-				info.textContent = tip(fr.n).replace('\n', '  ');
-			});
+			g.addEventListener('mouseenter', () => showInfo(fr.n));
 			g.addEventListener('dblclick', () => {
 				if (fr.n.id !== null && fr.n.id !== undefined)
 					go({fn: fr.n.id});
@@ -1429,7 +1434,9 @@
 			box.setAttribute('fill', bandColour(r));
 			sw.appendChild(box);
 			const bytes = td('');
-			lt.body.appendChild(add(el('tr'), add(el('td', 'sw'), sw), bytes, el('td', 'name', r.name)));
+			const name = el('td', 'name', shortName(r.name)); // cut as the tables cut names
+			name.title = r.name;
+			lt.body.appendChild(add(el('tr'), add(el('td', 'sw'), sw), bytes, name));
 			return [r, bytes];
 		});
 		const at = (i) => {
