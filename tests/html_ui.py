@@ -978,6 +978,43 @@ def clicks(prof, page, name, rep):
           "bottom one (%r)" % (name, flamed))
 
 
+def tab_keys(page, name):
+    """The tabs as WAI-ARIA's tabs pattern has them: a tablist of tabs,
+    each controlling the tabpanel, only the selected one in the tab
+    order; Right and Left (round the ends), Home and End move the focus
+    to another tab and select it."""
+    state = ("log.push([%r, [location.hash.match(/tab=\\w+/)[0], document.activeElement.id, "
+             "qa('[role=tablist] [role=tab]').filter(function (b) { return b.tabIndex === 0; })"
+             ".map(function (b) { return b.id; }), qa('[role=tab][aria-selected=true]')"
+             ".map(function (b) { return b.id; }), q('[role=tabpanel]').getAttribute("
+             "'aria-labelledby')]])")
+    key = "document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: %r, bubbles: true}))"
+    steps = ["log.push(['tabs', [qa('[role=tablist] > [role=tab]').map(function (b) { return [b.id, "
+             "b.getAttribute('aria-controls')]; }), q('[role=tabpanel]').id]])",
+             "q('[role=tab][aria-selected=true]').focus()", state % "start"]
+    # the keys, and the tab each leaves selected (-1: the last)
+    keys = [("ArrowRight", 1), ("ArrowRight", 2), ("End", -1), ("ArrowRight", 0),
+            ("ArrowLeft", -1), ("Home", 0), ("ArrowLeft", -1)]
+    for i, (k, _) in enumerate(keys):
+        steps += [key % k, state % ("k%d" % i)]
+    log = interact(page, "tab=functions", steps, name + ", tabs by keys")
+    if not log:
+        return
+    tabs = log.get("tabs") or [[], ""]
+    ids = [t[0] for t in tabs[0]]
+    check(len(ids) >= 9 and ids[0] == "tab-functions" and tabs[1] and
+          all(t[1] == tabs[1] for t in tabs[0]),
+          "%s: the tabs are a tablist of tabs, each controlling the tabpanel (%r)" % (name, tabs))
+    if not ids:
+        return
+    seen = [log.get("start")] + [log.get("k%d" % i) for i in range(len(keys))]
+    want = [ids[at] for at in [0] + [at for _, at in keys]]
+    check(all(st == ["tab=" + t[4:], t, [t], [t], t] for st, t in zip(seen, want)),
+          "%s: Right, Left (round the ends), Home and End move the focus to a tab and select "
+          "it; only the selected tab is in the tab order; the panel is labelled by it (%r)"
+          % (name, [(st[1] if st else None) for st in seen]))
+
+
 def lazy_tree(page, name, nchildren):
     dom, errors = render(page, "tab=tree&depth=1", name)
     if page_ok(dom, errors, name + ", stack tree at depth 1"):
@@ -1059,6 +1096,7 @@ def mj():
     clicks(prof, page, "mj", rep)
     flame(prof, page, "mj")
     lazy_tree(page, "mj", len(rep["tree"]["children"]))
+    tab_keys(page, "mj")
     messages(prof, page, "mj")
     broken_page_is_seen(page)
     injection_blocked(page)

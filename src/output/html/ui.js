@@ -411,15 +411,33 @@
 		const cmdline = add(el('div', 'cmdline'), el('span', 'flabel', 'Command'), parts.cmd, copy);
 		add(bar, fields, parts.messages, cmdline);
 
-		const nav = el('nav', 'tabs');
+		/* The tabs, as WAI-ARIA's tabs pattern has them: one stop in the
+		 * tab order (the selected tab), the arrow keys, Home and End move
+		 * to another tab and select it; one panel, the page's main. */
+		const tabs = el('div', 'tabs');
+		const nav = el('nav', 'tablist');
 		nav.setAttribute('role', 'tablist');
+		nav.setAttribute('aria-label', 'Views');
 		parts.tabs = {};
 		for (const [k, label] of TABS) {
 			const b = button(label, 'tab', () => go({tab: k}));
+			b.id = 'tab-' + k;
 			b.setAttribute('role', 'tab');
+			b.setAttribute('aria-controls', 'panel');
 			parts.tabs[k] = b;
 			nav.appendChild(b);
 		}
+		nav.addEventListener('keydown', (e) => {
+			const i = TABS.findIndex((t) => parts.tabs[t[0]] === e.target);
+			const to = {ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: TABS.length - 1}[e.key];
+			if (i < 0 || to === undefined || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey)
+				return;
+			e.preventDefault();
+			const k = TABS[(to + TABS.length) % TABS.length][0];
+			parts.tabs[k].focus();
+			go({tab: k});
+		});
+		tabs.appendChild(nav);
 		const weight = el('span', 'weight');
 		if (hasAlloc) {
 			add(weight, el('span', 'flabel', 'Weight'));
@@ -430,10 +448,13 @@
 				weight.appendChild(b);
 			}
 		}
-		nav.appendChild(weight);
+		tabs.appendChild(weight);
 		parts.current = el('div', 'current');
 		parts.main = el('main', 'content');
-		add(app, header, bar, nav, parts.current, parts.main);
+		parts.main.id = 'panel';
+		parts.main.setAttribute('role', 'tabpanel');
+		parts.main.tabIndex = 0;
+		add(app, header, bar, tabs, parts.current, parts.main);
 	}
 
 	/*
@@ -1572,7 +1593,9 @@
 		for (const [k] of TABS) {
 			parts.tabs[k].classList.toggle('on', k === state.tab);
 			parts.tabs[k].setAttribute('aria-selected', k === state.tab ? 'true' : 'false');
+			parts.tabs[k].tabIndex = k === state.tab ? 0 : -1;
 		}
+		parts.main.setAttribute('aria-labelledby', 'tab-' + state.tab);
 		if (parts.weight)
 			for (const k in parts.weight)
 				parts.weight[k].classList.toggle('on', k === state.weight);
