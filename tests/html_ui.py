@@ -811,6 +811,63 @@ def flame(prof, page, name):
               "bottom (%d frames)" % (name, zoom, len(up)))
 
 
+def flame_keys(page, name, rep):
+    """The flame graph by keyboard: one stop in the tab order (a roving
+    tabindex), the graph a labelled group; arrows move between frames
+    (Up to the parent, Down to the first child, Left and Right to a
+    sibling), Enter and Space zoom as a click does, the focus kept,
+    Escape zooms out; the frame with the focus is outlined and its name
+    and cost shown as under the pointer.  In the flame orientation Up
+    and Down follow the picture.  Needs a tree root > main > a > (b, c)
+    (mj's)."""
+    kids = [c["name"] for c in rep["tree"]["children"][0]["children"][0]["children"]]
+    at = ("log.push([%r, [location.hash.replace(/.*zoom=([0-9.]*).*|.*/, '$1'), "
+          "document.activeElement.querySelector('title').textContent.split('\\n')[0], "
+          "qa('svg.flame g.frame[tabindex=\"0\"]').length, qa('svg.flame g.frame').filter("
+          "function (g) { return g.tabIndex === 0 && g === document.activeElement; }).length, "
+          "q('.flameinfo .iname') ? q('.flameinfo .iname').textContent : q('.flameinfo').textContent, "
+          "getComputedStyle(document.activeElement.querySelector('rect')).strokeWidth]])")
+    key = "document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: %r, bubbles: true}))"
+    steps = ["log.push(['svg', [q('svg.flame').getAttribute('role'), "
+             "q('svg.flame').getAttribute('aria-label') || '', qa('svg.flame g.frame').length, "
+             "qa('svg.flame g.frame[tabindex=\"0\"]').length, qa('svg.flame g.frame[tabindex]').length, "
+             "getComputedStyle(qa('svg.flame g.frame rect')[1]).strokeWidth]])",
+             "q('svg.flame g.frame[tabindex=\"0\"]').focus()", at % "start"]
+    # the keys and the frame each leaves the focus on, and the zoom
+    keys = [("ArrowDown", "main", ""), ("ArrowDown", "a", ""), ("ArrowDown", kids[0], ""),
+            ("ArrowRight", kids[1], ""), ("ArrowRight", kids[1], ""), ("ArrowLeft", kids[0], ""),
+            ("ArrowUp", "a", ""), ("Enter", "a", "0.0"), ("ArrowDown", kids[0], "0.0"),
+            (" ", kids[0], "0.0.0"), ("Escape", kids[0], ""), ("ArrowUp", "a", ""),
+            ("ArrowUp", "main", ""), ("ArrowUp", "<root>", ""), ("ArrowUp", "<root>", "")]
+    for i, (k, _, _) in enumerate(keys):
+        steps += [key % k, at % ("k%d" % i)]
+    # as a flame, the root at the bottom: Up goes to a child
+    steps += ["location.hash = 'tab=flame&orient=flame'", "q('svg.flame g.frame').focus()",
+              key % "ArrowUp", at % "flameUp", key % "ArrowDown", at % "flameDown"]
+    log = interact(page, "tab=flame", steps, name + ", flame graph by keys")
+    if not log:
+        return
+    svg_ = log.get("svg") or ["", "", 0, 0, 0, ""]
+    check(svg_[0] == "group" and "arrow keys" in svg_[1] and svg_[2] > 4 and svg_[3] == 1 and
+          svg_[4] == svg_[2], "%s: the flame graph is a labelled group, its frames focusable, one of "
+          "them in the tab order (%r)" % (name, svg_))
+    unfocused = svg_[5]
+    seen = [log.get("start")] + [log.get("k%d" % i) for i in range(len(keys))]
+    want = [["", "<root>"]] + [[z, f] for _, f, z in keys]
+    good = [st is not None and st[:2] == w and st[2] == 1 and st[3] == 1 and
+            st[4] == short_name(w[1]) and st[5] == "3px" for st, w in zip(seen, want)]
+    check(all(good), "%s: the flame graph by keys: arrows move (Up parent, Down first child, "
+          "Left/Right siblings), Enter and Space zoom, Escape zooms out, the focus kept, the one "
+          "tab stop with it, outlined (stroke %s, not %s: 3px), its name shown as under the "
+          "pointer (%r)" % (name, (seen[1] or [0] * 6)[5], unfocused,
+             [(k[0], st[:2] if st else None) for k, st, ok in zip([("start",)] + keys, seen, good)
+              if not ok]))
+    up, down = log.get("flameUp") or [], log.get("flameDown") or []
+    check(up[1:2] == ["main"] and down[1:2] == ["<root>"],
+          "%s: as a flame (root at the bottom), Up goes to the child above, Down to the parent "
+          "below (%r, %r)" % (name, up[:2], down[:2]))
+
+
 def table_tools(page, name, rep):
     """The functions table filtered by name and sorted by a column (ties
     in report's order), from the hash."""
@@ -1095,6 +1152,7 @@ def mj():
     table_tools(page, "mj", rep)
     clicks(prof, page, "mj", rep)
     flame(prof, page, "mj")
+    flame_keys(page, "mj", rep)
     lazy_tree(page, "mj", len(rep["tree"]["children"]))
     tab_keys(page, "mj")
     messages(prof, page, "mj")

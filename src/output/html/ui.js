@@ -979,6 +979,9 @@
 	/* -- Flame graph (an icicle, the root on top, or a flame, the root at the bottom) -- */
 
 	const FRAME_H = 18;
+	/* The keyboard's frame, by its zoom path; whether it had the focus
+	 * when the page was drawn again (a zoom), to give it back. */
+	let flameAt = null, flameRefocus = false;
 
 	function hue(name) {
 		let h = 0;
@@ -995,7 +998,8 @@
 		main.appendChild(note('Flame graph of the stack tree (compressed stacks, root ' +
 			(up ? 'at the bottom' : 'on top') + '), ' +
 			'widths by ' + (bytes ? 'bytes allocated' : 'inherited time') + '. Click a frame to ' +
-			'zoom in, a frame ' + (up ? 'below' : 'above') + ' it to zoom out; hover for name and cost.'));
+			'zoom in, a frame ' + (up ? 'below' : 'above') + ' it to zoom out; hover for name and cost. ' +
+			'Keys: Tab into the graph, arrows move, Enter zooms in, Escape zooms out.'));
 		const root = v.tree();
 		// The zoom: child indices from the root, as "0.2.1".
 		const path = state.zoom === '' ? [] : state.zoom.split('.').map((s) => parseInt(s, 10));
@@ -1027,35 +1031,57 @@
 			name.title = label(n);
 			add(clear(info), name, tip(n).slice(label(n).length).replace('\n', '  '));
 		};
-		chain.forEach((n, d) => frames.push({n: n, x: 0, w: width, d: d,
-			zoom: path.slice(0, d).join('.'), above: d < chain.length - 1}));
-		const walk = (n, x, d, zpath) => {
+		// A frame: its node, box, zoom path (its name here), the frame
+		// of its parent (up) and those of its children drawn (kids).
+		const frame = (fr, parent) => {
+			fr.up = parent;
+			fr.kids = [];
+			if (parent)
+				parent.kids.push(fr);
+			frames.push(fr);
+			return fr;
+		};
+		let zoomed = null;
+		chain.forEach((n, d) => {
+			zoomed = frame({n: n, x: 0, w: width, d: d, zoom: path.slice(0, d).join('.'),
+				above: d < chain.length - 1}, zoomed);
+		});
+		const walk = (n, x, d, zpath, parent) => {
 			let cx = x;
 			sortedKids(n).forEach((k, i) => {
 				const w = nodeWeight(k, 'inh') * scale;
 				if (w >= 0.5) {
 					const zp = zpath === '' ? String(i) : zpath + '.' + i;
-					frames.push({n: k, x: cx, w: w, d: d, zoom: zp});
+					const fr = frame({n: k, x: cx, w: w, d: d, zoom: zp}, parent);
 					maxDepth = Math.max(maxDepth, d);
 					if (d < 400)
-						walk(k, cx, d + 1, zp);
+						walk(k, cx, d + 1, zp, fr);
 				}
 				cx += w;
 			});
 		};
 		if (scale)
-			walk(focus, 0, chain.length, path.slice(0, chain.length - 1).join('.'));
+			walk(focus, 0, chain.length, path.slice(0, chain.length - 1).join('.'), zoomed);
 		maxDepth = Math.max(maxDepth, chain.length - 1);
 
 		const s = svg('svg');
 		s.setAttribute('class', 'flame');
+		s.setAttribute('role', 'group');
+		s.setAttribute('aria-label', 'Flame graph: arrow keys move between frames, Enter zooms in, ' +
+			'Escape zooms out');
 		s.setAttribute('width', width);
 		s.setAttribute('height', (maxDepth + 1) * FRAME_H);
 		s.setAttribute('viewBox', '0 0 ' + width + ' ' + (maxDepth + 1) * FRAME_H);
 		// The row of depth d: from the top in an icicle, from the bottom in a flame.
 		const rowY = (d) => (up ? maxDepth - d : d) * FRAME_H;
+		// The keyboard's frame (one stop in the tab order): the one it
+		// was on, else the zoomed one.
+		const stop = frames.find((fr) => fr.zoom === flameAt) || zoomed;
 		for (const fr of frames) {
 			const g = svg('g');
+			fr.g = g;
+			g.setAttribute('role', 'button');
+			g.setAttribute('tabindex', fr === stop ? '0' : '-1');
 			g.setAttribute('class', 'frame' + (fr.above ? ' above' : '') +
 				(fr.n.id === cur && fr.n !== root ? ' cur' : ''));
 			const title = svg('title');
@@ -1084,6 +1110,33 @@
 				go({zoom: fr.zoom});
 			});
 			g.addEventListener('mouseenter', () => showInfo(fr.n));
+			g.addEventListener('focus', () => {
+				for (const other of s.querySelectorAll('g.frame[tabindex="0"]'))
+					other.setAttribute('tabindex', '-1');
+				g.setAttribute('tabindex', '0');
+				flameAt = fr.zoom;
+				showInfo(fr.n);
+			});
+			g.addEventListener('keydown', (e) => {
+				if (e.altKey || e.ctrlKey || e.metaKey)
+					return;
+				// Up and Down follow the picture: to the parent and the
+				// first child in an icicle, the other way round in a flame.
+				const sib = (k) => fr.up && fr.up.kids[fr.up.kids.indexOf(fr) + k];
+				const to = {ArrowLeft: sib(-1), ArrowRight: sib(1),
+					ArrowUp: up ? fr.kids[0] : fr.up, ArrowDown: up ? fr.up : fr.kids[0]};
+				if (e.key in to) {
+					if (to[e.key])
+						to[e.key].g.focus();
+				} else if (e.key === 'Enter' || e.key === ' ') {
+					go({zoom: fr.zoom});
+				} else if (e.key === 'Escape') {
+					go({zoom: ''});
+				} else {
+					return;
+				}
+				e.preventDefault();
+			});
 			g.addEventListener('dblclick', () => {
 				if (fr.n.id !== null && fr.n.id !== undefined)
 					go({fn: fr.n.id});
@@ -1105,6 +1158,8 @@
 		main.appendChild(tools);
 		main.appendChild(info);
 		main.appendChild(add(el('div', 'flamebox'), s));
+		if (flameRefocus && stop)
+			stop.g.focus();
 	}
 
 	/* -- Cycles -- */
@@ -1599,6 +1654,9 @@
 		if (parts.weight)
 			for (const k in parts.weight)
 				parts.weight[k].classList.toggle('on', k === state.weight);
+		const active = document.activeElement;
+		flameRefocus = !!(active && active.closest && active.closest('svg.flame') &&
+			parts.main.contains(active));
 		const main = clear(parts.main);
 		main.dataset.tab = state.tab;
 		if (!c.v) {
