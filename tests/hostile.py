@@ -690,6 +690,37 @@ def program_names_in_warnings():
               "%s: the program's name in the warning is escaped (%r)" % (cmd[0], r.stderr))
 
 
+def c1_controls():
+    """The C1 controls U+0080..U+009F are valid UTF-8, and some terminals act
+    on them as on C0 ones (U+009B is CSI, U+0085 a new line): text on the
+    terminal shows them as '?', as it shows ESC, in the report, info and
+    stderr, while U+00A0 and later are kept.  JSON keeps them: they are
+    valid there, and escape nothing in a page."""
+    fn, prog = b"f\xc2\x9b2Jg\xc2\x85h\xc2\x80\xc2\xa0\xc3\xa9", b"./c1\xc2\x9b31mX"
+    shown = "f?2Jg?h?\u00a0\u00e9"
+    paths = []
+    for side, p in (("a", prog), ("b", b"./other")):
+        strs = strings_sec(b"", p, b"main", fn)
+        ccs = section(4, vs(2, 1, 2, 0, 0, 0, 0, 1, 3, 0, 0, 0, 0))  # regions
+        paths.append(write("c1." + side, profile(
+            strings=strs, ccs=ccs,
+            threads=[histories(([(0, 1)], 1, 0, 1), ([(0, 1), (1, 1)], 5, 0, 7))])))
+    c1 = [chr(c) for c in range(0x80, 0xa0)]
+    for cmd, want in ((["report", paths[0]], shown), (["report", "--contexts", paths[0]], shown),
+                      (["info", paths[0]], "./c1?31mX"),
+                      (["diff", paths[0], paths[1]], shown)):
+        r = run([CCPROF] + cmd)
+        text = r.stdout + r.stderr
+        check(r.returncode == 0 and want in text and not any(c in text for c in c1),
+              "%s: C1 controls shown as '?', U+00A0 and U+00E9 kept (%r)"
+              % (" ".join(cmd[:-1] if cmd[0] != "diff" else cmd[:1]), text[:300]))
+    r = run([CCPROF, "diff", paths[0], paths[1]])
+    check("(c1?31mX, other)" in r.stderr and "\x9b" not in r.stderr,
+          "diff: the program's name with a C1 control escaped in its warning (%r)" % r.stderr)
+    names = [f["name"] for f in report(paths[0])["functions"]]
+    check(fn.decode() in names, "report --json: a name with C1 controls kept as it is (%r)" % names)
+
+
 def dot_long_program():
     """convert --to dot cuts the program's name in the graph's label to
     DOT_NAME_MAX bytes as it cuts function names (src/output/export_dot.c):
@@ -1210,6 +1241,7 @@ def main():
     reloaded_library()
     diff_separators()
     program_names_in_warnings()
+    c1_controls()
     dot_long_program()
     many_threads()
     repeated_histories()

@@ -566,6 +566,16 @@ run 1 "report NAME-WITH-ESCAPES" "$CCPROF" report "$esc"
 one_error_line "report NAME-WITH-ESCAPES"
 raw_ctl "report NAME-WITH-ESCAPES"
 check_eq "report NAME-WITH-ESCAPES: message" "$(cat "$D/err")" "ccprof: ?]0;pwned?.ccprof: No such file or directory"
+# C1 controls (U+0080..U+009F, valid UTF-8) are escaped as C0 ones: some
+# terminals take U+009B as CSI, as they take ESC [.
+c1=$(printf 'a\302\2332Jb\302\205c\302\240d.ccprof')
+run 1 "report NAME-WITH-C1" "$CCPROF" report "$c1"
+one_error_line "report NAME-WITH-C1"
+check_eq "report NAME-WITH-C1: message" "$(cat "$D/err")" \
+	"ccprof: a?2Jb?c$(printf '\302\240')d.ccprof: No such file or directory"
+run 2 "report --top VALUE-WITH-C1" "$CCPROF" report --top "$(printf '1\302\233')" f
+err_has "report --top VALUE-WITH-C1: the value escaped" "--top needs a count"
+err_has "report --top VALUE-WITH-C1: as '?'" "not '1?'"
 run 2 "unknown command with a newline" "$CCPROF" "$nl"
 one_error_line "unknown command with a newline"
 run 1 "merge of NAME-WITH-ESCAPES" "$CCPROF" merge -o "$D/m.ccprof" "$D/s.ccprof" "$esc"

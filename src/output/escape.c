@@ -3,7 +3,8 @@
  *
  * A table gives the replacement for each ASCII byte (NULL: copy it), the
  * replacement for a byte that does not start valid UTF-8, and optional
- * replacements for U+2028 and U+2029 (JavaScript line terminators).
+ * replacements for the C1 controls U+0080..U+009F and for U+2028 and
+ * U+2029 (JavaScript line terminators).
  * escape_mem is the one engine; the others feed it.
  */
 #include "output/escape.h"
@@ -13,6 +14,7 @@
 struct escape_table {
 	const char *ascii[128];
 	const char *bad_utf8;  /* for each byte of an invalid sequence */
+	const char *c1;        /* for each of U+0080..U+009F; NULL: copy */
 	const char *u2028, *u2029; /* NULL: copy */
 };
 
@@ -41,6 +43,8 @@ const struct escape_table escape_json = {
 	.u2029 = "\\u2029",
 };
 
+/* The terminal: C1 controls as C0 ones, since a terminal may act on
+ * them in UTF-8 too (U+009B is CSI to some, as ESC [ is to all). */
 #define Q "?"
 const struct escape_table escape_text = {
 	.ascii = {
@@ -49,6 +53,7 @@ const struct escape_table escape_text = {
 		[0x7f] = Q,
 	},
 	.bad_utf8 = Q,
+	.c1 = Q,
 };
 #undef Q
 
@@ -173,6 +178,8 @@ static const char *replacement(const struct escape_table *t, const unsigned char
 		return t->bad_utf8;
 	if (n == 1)
 		return t->ascii[s[0]];
+	if (n == 2 && s[0] == 0xc2 && s[1] <= 0x9f) /* U+0080..U+009F */
+		return t->c1;
 	if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9))
 		return s[2] == 0xa8 ? t->u2028 : t->u2029;
 	return NULL;

@@ -11,9 +11,9 @@
  *                U+2029 as \u2028 \u2029, so the JSON can be pasted into an
  *                HTML <script> or a JavaScript literal unchanged; invalid
  *                UTF-8 replaced by \ufffd, so the output is always valid.
- *   escape_text  for the terminal: control characters and invalid UTF-8
- *                become '?', so a name cannot move the cursor or recolour
- *                the report.
+ *   escape_text  for the terminal: control characters (C0, DEL and C1,
+ *                U+0080..U+009F) and invalid UTF-8 become '?', so a name
+ *                cannot move the cursor or recolour the report.
  *
  * For the export formats (docs/exports.md), invalid UTF-8 becomes U+FFFD:
  *   escape_xml     SVG text and attributes: & < > " ' as entities

@@ -43,6 +43,12 @@ static void escaping(void)
 	      "overlong and surrogate encodings replaced byte by byte");
 	CHECK(strcmp(ESC(escape_text, "a\x1b[31mb\xff" "c\xc3\xa9"), "a?[31mb?c\xc3\xa9") == 0,
 	      "text: control and invalid bytes become ?");
+	CHECK(strcmp(ESC(escape_text, "a\xc2\x80" "b\xc2\x9b" "2Jc\xc2\x9f" "d\xc2\xa0" "e"),
+		     "a?b?2Jc?d\xc2\xa0" "e") == 0,
+	      "text: C1 controls U+0080..U+009F become ?, U+00A0 stays");
+	CHECK(strcmp(ESC(escape_json, "\xc2\x9b\xc2\x85"), "\xc2\x9b\xc2\x85") == 0,
+	      "JSON: C1 controls are valid, copied");
+	CHECK(strcmp(ESC(escape_xml, "\xc2\x9b"), "\xc2\x9b") == 0, "XML: C1 controls copied");
 	CHECK_EQ_U(escape_text_width("caf\xc3\xa9"), 4, "text width counts characters");
 }
 
