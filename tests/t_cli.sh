@@ -410,6 +410,42 @@ for n in 244 245 250 255; do
 	check "convert -o NAME of $n bytes: written" cmp -s "$D/$long" "$D/folded.want"
 	rm -f "$D/$long"
 done
+# -o through a symbolic link writes where it points, as `> LINK` does: the
+# file was renamed over the link, which became a regular file (Note
+# [Output through a symbolic link], cli.c).  A link in another directory,
+# relative, then a chain; a dangling one has its target created.
+mkdir -p "$D/lnk/real" "$D/lnk/here"
+echo previous > "$D/lnk/real/t.ccprof"
+chmod 640 "$D/lnk/real/t.ccprof"
+ln -s ../real/t.ccprof "$D/lnk/here/link.ccprof"
+ln -s "$D/lnk/here/link.ccprof" "$D/lnk/chain.txt"
+ln -s ../real/new.ccprof "$D/lnk/here/dangling.ccprof"
+run 0 "merge -o LINK" "$CCPROF" merge -o "$D/lnk/here/link.ccprof" "$D/s.ccprof" "$D/s.ccprof"
+check "merge -o LINK: still a link" test -L "$D/lnk/here/link.ccprof"
+check "merge -o LINK: the target has the profile" cmp -s "$D/lnk/real/t.ccprof" "$D/merged.want"
+check_eq "merge -o LINK: the target keeps its mode" "$(stat -c %a "$D/lnk/real/t.ccprof")" 640
+run 0 "convert -o LINK-TO-LINK" "$CCPROF" convert --to folded -o "$D/lnk/chain.txt" "$D/s.ccprof"
+check "convert -o LINK-TO-LINK: both still links" \
+	sh -c "test -L '$D/lnk/chain.txt' && test -L '$D/lnk/here/link.ccprof'"
+check "convert -o LINK-TO-LINK: the final target has the export" \
+	cmp -s "$D/lnk/real/t.ccprof" "$D/folded.want"
+run 0 "merge -o DANGLING-LINK" "$CCPROF" merge -o "$D/lnk/here/dangling.ccprof" "$D/s.ccprof" "$D/s.ccprof"
+check "merge -o DANGLING-LINK: still a link" test -L "$D/lnk/here/dangling.ccprof"
+check "merge -o DANGLING-LINK: its target created with the profile" \
+	cmp -s "$D/lnk/real/new.ccprof" "$D/merged.want"
+check_eq "-o LINK: no temporary file left" "$(ls "$D/lnk/real" "$D/lnk/here" | grep -c "\.tmp\.")" 0
+# A loop fails as `>` does, and stays a loop.
+ln -s loop.b "$D/lnk/loop.a" && ln -s loop.a "$D/lnk/loop.b"
+run 1 "merge -o LINK-LOOP" "$CCPROF" merge -o "$D/lnk/loop.a" "$D/s.ccprof" "$D/s.ccprof"
+err_has "merge -o LINK-LOOP: says why" "$(python3 -c 'import os; print(os.strerror(40))')"
+check "merge -o LINK-LOOP: the links stay" sh -c "test -L '$D/lnk/loop.a' && test -L '$D/lnk/loop.b'"
+# A failed write through a link leaves the target as it was.
+echo previous > "$D/lnk/real/t.ccprof"
+(trap '' XFSZ; ulimit -f 1; exec "$CCPROF" merge -o "$D/lnk/here/link.ccprof" "$D/l.ccprof" "$D/l.ccprof") \
+	> "$D/out" 2> "$D/err"
+check_eq "merge -o LINK over ulimit -f: exit status" "$?" 1
+check_eq "merge -o LINK over ulimit -f: the target as it was" "$(cat "$D/lnk/real/t.ccprof")" previous
+check "merge -o LINK over ulimit -f: still a link" test -L "$D/lnk/here/link.ccprof"
 (cd "$D" && run 2 "record -o -" "$CCPROF" record -o - true)
 one_error_line "record -o -"
 check "record -o -: no file named -" test ! -e "$D/-"

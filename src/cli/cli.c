@@ -288,27 +288,31 @@ int cli_finish_output(int status)
 	return status;
 }
 
-/* Whether path reaches its file through a symbolic link that lives in
- * /proc: /dev/stdout is /proc/self/fd/1, which stands for an open file
- * (the shell's redirection), not a name; renaming over it would fail, or
- * leave the file the link stands for untouched. */
-static int through_proc(const char *path)
+/* The name path's chain of symbolic links ends at (path itself if it is
+ * no link; the name a dangling link gives, which need not exist), and
+ * in *in_proc whether a link of the chain lives in /proc: /dev/stdout is
+ * /proc/self/fd/1, which stands for an open file (the shell's
+ * redirection), not a name; renaming over it would fail, or leave the
+ * file the link stands for untouched.  The walk stops there.  NULL with
+ * ELOOP for a chain longer than the kernel follows. */
+static char *final_name(const char *path, int *in_proc)
 {
 	char *cur = xstrdup(path);
-	int found = 0;
-	for (int hops = 0; hops < 40 && !found; hops++) { /* 40: the kernel's limit */
+	*in_proc = 0;
+	for (int hops = 0; hops <= 40; hops++) { /* 40: the kernel's limit */
 		struct stat st;
 		char target[PATH_MAX];
 		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
-			break;
+			return cur;
 		const char *slash = strrchr(cur, '/');
 		char *dir = slash ? xmalloc((size_t)(slash - cur) + 2) : xstrdup(".");
 		if (slash)
 			snprintf(dir, (size_t)(slash - cur) + 2, "%.*s", (int)(slash - cur + 1), cur);
 		struct statfs fs;
-		found = statfs(dir, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
-		ssize_t n = readlink(cur, target, sizeof target - 1);
+		*in_proc = statfs(dir, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+		ssize_t n = *in_proc ? -1 : readlink(cur, target, sizeof target - 1);
 		if (n >= 0) {
+			/* A relative target is relative to the link's directory. */
 			target[n] = '\0';
 			size_t len = strlen(dir) + (size_t)n + 2;
 			char *next = xmalloc(len);
@@ -319,10 +323,11 @@ static int through_proc(const char *path)
 		}
 		free(dir);
 		if (n < 0)
-			break;
+			return cur; /* in /proc, or gone meanwhile: open will judge */
 	}
 	free(cur);
-	return found;
+	errno = ELOOP;
+	return NULL;
 }
 
 /* Into a target that is not a regular file (/dev/null, a FIFO,
@@ -403,13 +408,59 @@ static int replace_file(const char *path, const struct stat *old, cli_file_write
 	return rc;
 }
 
+/*
+ * Note [Output through a symbolic link]: -o LINK writes where LINK points,
+ * as `> LINK` does; renaming over LINK itself replaced the link with a
+ * regular file.  The temporary file goes beside the link's final target
+ * and is renamed over that.  The kernel still judges the link as it
+ * would for `>` (fs.protected_symlinks: root's -o through a link another
+ * user planted in /tmp): stat(LINK) follows it, and the target is
+ * replaced only if it is the very file stat(LINK) reached; a dangling
+ * link's target is first created through the link (open's O_CREAT, as
+ * `>` creates it), then replaced, and removed again if the write fails.
+ * A link changed meanwhile is written through in place, as `>` would.
+ */
+static int replace_linked(const char *path, const char *target, const struct stat *old,
+			  cli_file_writer *write_out, const void *arg)
+{
+	struct stat st, now;
+	int created = 0;
+	if (old == NULL) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+		if (fd < 0 || close(fd) != 0 || stat(path, &st) != 0)
+			return -1;
+		created = 1;
+		old = &st;
+	}
+	if (stat(target, &now) != 0 || now.st_dev != old->st_dev || now.st_ino != old->st_ino)
+		return write_in_place(path, write_out, arg);
+	int rc = replace_file(target, created ? NULL : old, write_out, arg);
+	if (rc != 0 && created) {
+		int e = errno;
+		unlink(target);
+		errno = e;
+	}
+	return rc;
+}
+
 int cli_write_file(const char *path, cli_file_writer *write_out, const void *arg)
 {
+	int in_proc;
+	char *target = final_name(path, &in_proc);
+	if (target == NULL)
+		return -1;
 	struct stat st;
-	int exists = stat(path, &st) == 0;
-	if ((exists && !S_ISREG(st.st_mode)) || through_proc(path))
-		return write_in_place(path, write_out, arg);
-	return replace_file(path, exists ? &st : NULL, write_out, arg);
+	int exists = stat(path, &st) == 0, rc;
+	if ((exists && !S_ISREG(st.st_mode)) || in_proc)
+		rc = write_in_place(path, write_out, arg);
+	else if (strcmp(target, path) == 0)
+		rc = replace_file(path, exists ? &st : NULL, write_out, arg);
+	else /* Note [Output through a symbolic link] */
+		rc = replace_linked(path, target, exists ? &st : NULL, write_out, arg);
+	int e = errno;
+	free(target);
+	errno = e;
+	return rc;
 }
 
 static int write_profile_fd(int fd, const void *p)

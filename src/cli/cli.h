@@ -129,6 +129,8 @@ typedef int cli_file_writer(int fd, const void *arg);
  * its permissions (and its owner, where we may give it).  A target that
  * exists and is not a regular file (/dev/null, a FIFO), or that is
  * reached through a link in /proc (/dev/stdout), is written directly.
+ * Through a symbolic link, the file it points to is replaced, or created
+ * if it dangles, as `> path` would (the link stays a link).
  * 0, or -1 with errno. */
 int cli_write_file(const char *path, cli_file_writer *write_out, const void *arg);
 
