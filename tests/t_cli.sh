@@ -200,6 +200,22 @@ for v in "2 2" "10 10" "0.5 0.5" "5. 5" "2.50 2.5" "0.001 0.01" "3600000 3600000
 		sh -c "! grep -q CCPROF_OPTIONS '$D/err'"
 done
 
+# A positive number too small for a double is positive all the same (Note
+# [Decimals beyond a double], cli.c): raised to 0.01 as 0.001 is, by record
+# and by the runtime; it was refused as "not above 0".
+tiny="0.$(printf '%0400d' 0)1"
+(unset CCPROF_OPTIONS; cd "$D" && "$CCPROF" record -o "$D/iv.ccprof" --interval="$tiny" \
+	--heap-interval="$tiny" -- sh -c 'printf "%s\n" "$CCPROF_OPTIONS"') > "$D/out" 2> "$D/err"
+check_eq "record --interval=0.(400 zeros)1 --heap-interval=0.(400 zeros)1: CCPROF_OPTIONS" \
+	"$(cat "$D/out")" "output=$D/iv.ccprof:interval=0.01ms:heap=1:heap_interval=0.01ms"
+for k in interval heap_interval; do
+	CCPROF_OPTIONS="$k=${tiny}ms" LD_PRELOAD="$LIBDIR/libccprof.so" sh -c true > "$D/out" 2> "$D/err"
+	check_eq "CCPROF_OPTIONS $k=0.(400 zeros)1ms: the runtime takes it without a warning" \
+		"$(cat "$D/err")" ""
+done
+run 2 "record --interval=1(400 zeros)" "$CCPROF" record --interval="1$(printf '%0400d' 0)" true
+err_has "record --interval=1(400 zeros): above the most" "and at most 3600000 (an hour)"
+
 # ---- a generated profile ---------------------------------------------------
 
 # gen FILE NCTX: Spivey's example (docs/semantics.md) plus NCTX extra contexts
@@ -461,6 +477,33 @@ for v in " 5" "0x10" "1e1" "inf"; do
 	run 2 "report --min-time '$v'" "$CCPROF" report --min-time "$v" "$D/s.ccprof"
 	one_error_line "report --min-time '$v'"
 done
+# Numbers beyond a double (Note [Decimals beyond a double], cli.c): a tiny
+# one is the tiny number it is, not "not a percentage"; a huge one is above
+# a percentage's 100, and the most of any time.
+huge="1$(printf '%0400d' 0)"
+for o in --min-percent --min-time; do
+	run 0 "report $o 0.(400 zeros)1" "$CCPROF" report $o "$tiny" "$D/s.ccprof"
+	no_stderr "report $o 0.(400 zeros)1"
+done
+run 0 "convert --node-threshold 0.(400 zeros)1" "$CCPROF" convert --to dot --node-threshold "$tiny" "$D/s.ccprof"
+run 0 "report --min-time 1(400 zeros)" "$CCPROF" report --json --min-time "$huge" "$D/s.ccprof"
+check_eq "report --min-time 1(400 zeros): taken as the largest double" \
+	"$(json 'len(j["functions"]) > 0 and j["view"]["prune"]["min_time_s"] > 1e300' "$D/out")" True
+run 2 "report --min-percent 1(400 zeros)" "$CCPROF" report --min-percent "$huge" "$D/s.ccprof"
+err_has "report --min-percent 1(400 zeros): says the range" "--min-percent needs a percentage from 0 to 100"
+# Counts say their limits; --min-calls takes 64 bits, as the calls it is
+# compared with (it stopped at 2^32 - 1, "needs a count").
+run 0 "report --min-calls 99999999999" "$CCPROF" report --min-calls 99999999999 "$D/s.ccprof"
+run 0 "report --min-calls 2^64 - 1" "$CCPROF" report --min-calls 18446744073709551615 "$D/s.ccprof"
+run 2 "report --min-calls 2^64" "$CCPROF" report --min-calls 18446744073709551616 "$D/s.ccprof"
+err_has "report --min-calls 2^64: says the limit" "--min-calls needs a count, digits only and below 2^64"
+for cmd in "report --top 4294967296 F" "diff --top 4294967296 F F"; do
+	run 2 "$cmd" "$CCPROF" ${cmd%%F*} "$D/s.ccprof" $(case $cmd in diff*) echo "$D/s.ccprof";; esac)
+	err_has "$cmd: says the limit" "--top needs a count, digits only and at most 4294967295"
+done
+run 0 "report --top 4294967295" "$CCPROF" report --top 4294967295 "$D/s.ccprof"
+run 2 "convert --name-length 4294967296" "$CCPROF" convert --to dot --name-length 4294967296 "$D/s.ccprof"
+err_has "convert --name-length 4294967296: says the limit" "of at least 4 and at most 4294967295"
 for v in "0" "2" "0.5" "5." "100"; do
 	run 0 "convert --node-threshold '$v'" "$CCPROF" convert --to dot --node-threshold "$v" "$D/s.ccprof"
 done
@@ -597,7 +640,7 @@ one_error_line "info NAME-WITH-NEWLINE"
 check_eq "info NAME-WITH-NEWLINE: message" "$(cat "$D/err")" "ccprof: a?b: No such file or directory"
 run 2 "report --top VALUE-WITH-NEWLINE" "$CCPROF" report --top "$(printf '1\nx')" f
 one_error_line "report --top VALUE-WITH-NEWLINE"
-err_has "report --top VALUE-WITH-NEWLINE: the value escaped" "--top needs a count, not '1?x'"
+err_has "report --top VALUE-WITH-NEWLINE: the value escaped" "--top needs a count, digits only and at most 4294967295, not '1?x'"
 run 1 "report NAME-WITH-ESCAPES" "$CCPROF" report "$esc"
 one_error_line "report NAME-WITH-ESCAPES"
 raw_ctl "report NAME-WITH-ESCAPES"

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <linux/magic.h>
 #include <stdarg.h>
@@ -142,20 +143,40 @@ int cli_one_profile(const struct cli_command *c, int argc, char **argv, const ch
 	return 0;
 }
 
-int cli_parse_count(const char *s, unsigned *out)
+int cli_parse_count64(const char *s, uint64_t *out)
 {
 	char *end;
-	/* Digits only: strtoul also takes a sign, after blanks (" -0"). */
+	/* Digits only: strtoull also takes a sign, after blanks (" -0"). */
 	if (*s < '0' || *s > '9')
 		return -1;
 	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (*end || errno || v > UINT_MAX)
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || errno) /* ERANGE: 2^64 or more */
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int cli_parse_count(const char *s, unsigned *out)
+{
+	uint64_t v;
+	if (cli_parse_count64(s, &v) != 0 || v > UINT_MAX)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
 }
 
+/*
+ * Note [Decimals beyond a double]: strtod gives ERANGE for a number too
+ * small for a double ("0." and 400 zeros and "1") as for one too large,
+ * and both were refused as not numbers: --interval said "a decimal number
+ * above 0", of a number above 0.  The user's number is a number: it is
+ * taken as the nearest double that is neither 0 nor infinite, which
+ * compares with every quantity of a profile (times, percentages, ticks)
+ * as the number itself does.  So the tiniest interval is raised to the
+ * least one, as 0.001 is, and a huge one is above the most an option
+ * allows and refused as such, in the option's own words.
+ */
 int cli_parse_decimal(const char *s, double *out)
 {
 	/* Digits only, as cli_parse_count: strtod also takes blanks, a
@@ -166,7 +187,11 @@ int cli_parse_decimal(const char *s, double *out)
 		return -1;
 	errno = 0;
 	double v = strtod(s, NULL);
-	if (errno)
+	if (errno == ERANGE && v > 1) /* Note [Decimals beyond a double] */
+		v = DBL_MAX;
+	else if (errno == ERANGE && v == 0)
+		v = DBL_TRUE_MIN; /* a subnormal result is kept: it is not 0 */
+	else if (errno && errno != ERANGE)
 		return -1;
 	*out = v;
 	return 0;

@@ -74,11 +74,18 @@ int cli_bad_option(const struct cli_command *c, int ret, char **argv);
  * the usage error's status when there is none or more than one. */
 int cli_one_profile(const struct cli_command *c, int argc, char **argv, const char **path);
 
-/* A decimal count for an option value; -1 if s is not one. */
+/* A decimal count for an option value, digits only, at most UINT_MAX
+ * (CLI_COUNT_MAX in messages); -1 if s is not one. */
 int cli_parse_count(const char *s, unsigned *out);
+#define CLI_COUNT_MAX "4294967295"
+
+/* The same up to UINT64_MAX (below 2^64). */
+int cli_parse_count64(const char *s, uint64_t *out);
 
 /* A finite non-negative decimal number, digits with at most one '.'
- * ("5", "0.5", "5."); -1 if s is not one. */
+ * ("5", "0.5", "5."); -1 if s is not one.  A number beyond a double's
+ * range is the nearest finite one that is not 0 (Note [Decimals beyond
+ * a double] in cli.c). */
 int cli_parse_decimal(const char *s, double *out);
 
 /* "-" for an output file is standard output, as for most tools. */

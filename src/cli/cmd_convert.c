@@ -361,7 +361,7 @@ static int convert_run(int argc, char **argv)
 			if (parse_name_length(optarg, &o.name_length) != 0) {
 				snprintf(err, sizeof err,
 					 "--name-length needs a number of bytes of at least "
-					 "4, not '%.100s'",
+					 "4 and at most " CLI_COUNT_MAX ", not '%.100s'",
 					 optarg);
 				goto usage_msg;
 			}

@@ -79,7 +79,8 @@ static int diff_parse(int argc, char **argv, struct diff_args *a)
 		case 'j': a->json = 1; break;
 		case 't':
 			if (cli_parse_count(optarg, &a->top) != 0)
-				return cli_usage_error(&cli_diff, "--top needs a count, not '%s'", optarg);
+				return cli_usage_error(&cli_diff, "--top needs a count, digits only "
+						       "and at most " CLI_COUNT_MAX ", not '%s'", optarg);
 			break;
 		case 'h':
 			cli_help(stdout, &cli_diff);

@@ -125,7 +125,8 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		switch (c) {
 		case 't':
 			if (cli_parse_count(optarg, &a->o.top) != 0)
-				return cli_usage_error(&cli_report, "--top needs a count, not '%s'",
+				return cli_usage_error(&cli_report, "--top needs a count, digits only "
+						       "and at most " CLI_COUNT_MAX ", not '%s'",
 						       optarg);
 			break;
 		case 's':

@@ -33,7 +33,6 @@ static int add_patterns(struct model_patterns *p, const char *opt, const char *a
 int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err,
 		    size_t errlen)
 {
-	unsigned n;
 	switch (c) {
 	case VIEW_OPT_SELECT: return add_patterns(&o->select, "select", arg, err, errlen);
 	case VIEW_OPT_DESELECT: return add_patterns(&o->deselect, "deselect", arg, err, errlen);
@@ -42,16 +41,18 @@ int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err
 	case VIEW_OPT_ONLY_EXPORTED: o->only_exported = 1; return 1;
 	case VIEW_OPT_MIN_PERCENT:
 		if (cli_parse_decimal(arg, &o->prune.min_percent) != 0 || o->prune.min_percent > 100)
-			return bad_value(err, errlen, "min-percent", "a percentage", arg);
+			return bad_value(err, errlen, "min-percent", "a percentage from 0 to 100",
+					 arg);
 		return 1;
 	case VIEW_OPT_MIN_TIME:
 		if (cli_parse_decimal(arg, &o->prune.min_time) != 0)
 			return bad_value(err, errlen, "min-time", "seconds", arg);
 		return 1;
 	case VIEW_OPT_MIN_CALLS:
-		if (cli_parse_count(arg, &n) != 0)
-			return bad_value(err, errlen, "min-calls", "a count", arg);
-		o->prune.min_calls = n;
+		/* 64 bits, as the calls it is compared with. */
+		if (cli_parse_count64(arg, &o->prune.min_calls) != 0)
+			return bad_value(err, errlen, "min-calls", "a count, digits only and below 2^64",
+					 arg);
 		return 1;
 	default:
 		return 0;

@@ -45,6 +45,10 @@ static uint64_t parse_interval(const char *v)
 	double x = n ? strtod(v, &end) : 0;
 	double unit = 1e6; /* milliseconds by default */
 
+	/* A number too small for a double ("0." and 400 zeros and "1") is
+	 * above 0 all the same: raised to 10 us below, as 0.001ms is. */
+	if (n > 0 && x == 0 && strspn(v, "0.") < n)
+		x = 1e-300;
 	if (n == 0 || end != v + n || !(x > 0))
 		return 0;
 	if (strcmp(end, "us") == 0)
