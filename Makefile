@@ -5,6 +5,7 @@
 #   make demo         build, profile examples/trap.c, print its report
 #   make check        build and run every test (ends "N passed, N failed")
 #   make bench        side-by-side overhead benchmark (never part of check)
+#   make asan         the tool (not the runtime: see below) under ASan and UBSan
 #   make install PREFIX=/usr/local   (make uninstall, the same PREFIX and
 #                                     DESTDIR, removes what it installed)
 
@@ -159,7 +160,16 @@ demo: all
 check: all tool-lib
 	@CC="$(CC)" BUILD="$(BUILD)" sh tests/run
 
-# The tool again, under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The tool again, under AddressSanitizer and UndefinedBehaviorSanitizer
+# (tests/t_sanitize.sh runs it, recording with the normal runtime).  Not
+# the runtime: it is preloaded into programs built without ASan, and an
+# ASan-built libccprof.so aborts there ("ASan runtime does not come first
+# in initial library list") unless libasan.so is preloaded before it,
+# which record does not do (its runtime comes first).  Even then ASan's
+# malloc takes the calls libccprof-alloc.so's shim must see, so that one
+# counts no allocation at all.  A runtime built with CFLAGS having
+# -fsanitize=undefined alone loads as it is (libubsan asks no place in
+# the list and takes no malloc); record takes it with CCPROF_LIBRARY.
 asan:
 	$(MAKE) BUILD=$(BUILD)/asan CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 	    $(BUILD)/asan/bin/ccprof $(BUILD)/asan/lib/libccprof-tool.a
