@@ -15,6 +15,7 @@ use none of the APIs that parse HTML or code.  Without
 chromium-headless-shell the browser checks are skipped ("# SKIP"); the
 static checks still run."""
 import base64
+import collections
 import hashlib
 import html.parser
 import json
@@ -378,7 +379,10 @@ def threads_tab(prof, page, what, view):
     if not page_ok(dom, errors, what + ", threads"):
         return
     theirs = text_threads(text_report(prof, "--threads", *cli_opts(view)))
-    mine = [(h, flat_as_text(rows, t[1])) for (h, rows), t in zip(dom_threads(dom), theirs)]
+    drawn = dom_threads(dom)
+    # A thread the page has and the report not is a row of its own.
+    mine = [(h, flat_as_text(rows, t[1])) for (h, rows), t in zip(drawn, theirs)]
+    mine += [(h, rows) for h, rows in drawn[len(theirs):]]
     same(mine, theirs, "%s: each thread's heading and cost centres as report --threads "
          "prints them (%d threads)" % (what, len(theirs)))
 
@@ -515,6 +519,7 @@ def heap_tab(prof, page, what, view):
          "report --heap --threads prints them (%d threads)" % (what, len(theirs_t)))
     for i, part in ((1, "by function"), (2, "by stack"), (3, "the largest sample by stack")):
         if mine[i] or theirs[i]:
+            COMPARED["the live heap " + part] += 1
             same(mine[i], theirs[i], "%s: the live heap %s as report --heap prints it" % (what, part))
 
 
@@ -602,6 +607,7 @@ def hooks_tab(prof, page, what, view):
         return
     dom, mine, theirs = got
     if theirs[1] or mine[1]:
+        COMPARED["each function's hook cost"] += 1
         same(mine[1], theirs[1], "%s: each function's hook cost as report --hook-cost prints it"
              % what)
         same(mine[2], theirs[2], "%s: the exclude options and notes as report --hook-cost "
@@ -622,6 +628,21 @@ def diff_rows(mine, theirs):
     if len(mine) != len(theirs):
         return " (%d rows, report %d)" % (len(mine), len(theirs))
     return ""
+
+
+# Sections compared only where the page or the report has rows (a view
+# may leave none): how often each was, so that a parser that finds no
+# rows on either side cannot drop every comparison.
+COMPARED = collections.Counter()
+
+
+def compared_somewhere(part):
+    """Each such section compared at least once, with rows, in this half."""
+    want = {"1": ["the live heap by function", "the live heap by stack",
+                  "the live heap the largest sample by stack", "each function's hook cost"],
+            "2": ["the cycles"]}
+    for k in want.get(part, []):
+        check(COMPARED[k] > 0, "%s: compared with the report's, with rows, %d times" % (k, COMPARED[k]))
 
 
 def same(mine, theirs, what):
@@ -753,6 +774,7 @@ def compare_view(prof, page, name, view, fn_name):
         theirs = text_cycles(text)
         mine = dom_cycles(dom)
         if theirs or mine:
+            COMPARED["the cycles"] += 1
             same(mine, theirs, "%s: the cycles as report --cycles prints them" % what)
 
 
@@ -1748,6 +1770,9 @@ def main():
         long_names_heap()
         button_notes()
         large()
+    for part in ("1", "2"):
+        if PART != ("2" if part == "1" else "1"):
+            compared_somewhere(part)
     finish()
 
 

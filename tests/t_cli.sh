@@ -374,12 +374,16 @@ check "convert -o INPUT INPUT: the profile is left as it was" cmp -s "$D/s.ccpro
 # "-o -" is standard output (convert, merge), not a file named "-";
 # record refuses it: its standard output is the program's.
 "$CCPROF" convert --to folded "$D/s.ccprof" > "$D/folded.want"
+# The references the outputs below are compared with: empty ones would
+# make every comparison of an empty output pass.
+check "convert --to folded: the reference export has stacks" grep -q ' [0-9]*$' "$D/folded.want"
 (cd "$D" && run 0 "convert -o -" "$CCPROF" convert --to folded -o - "$D/s.ccprof")
 check "convert -o -: the export on standard output" cmp -s "$D/out" "$D/folded.want"
 check "convert -o -: no file named -" test ! -e "$D/-"
 (cd "$D" && "$CCPROF" merge -o - "$D/s.ccprof" "$D/s.ccprof" > "$D/merged.ccprof" 2> "$D/err")
 check_eq "merge -o -: exit status" "$?" 0
 "$CCPROF" merge -o "$D/merged.want" "$D/s.ccprof" "$D/s.ccprof"
+check "merge -o: the reference profile reads" "$CCPROF" info "$D/merged.want"
 check "merge -o -: the profile on standard output" cmp -s "$D/merged.ccprof" "$D/merged.want"
 check "merge -o -: no file named -" test ! -e "$D/-"
 # Standard input is read once: a second '-' read as an empty file ("-:
