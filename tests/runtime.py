@@ -865,6 +865,14 @@ def options():
                                   CCPROF_OPTIONS="bogus=1:output=/dev/null"))
     check(r.returncode == 0 and "unknown option 'bogus'" in r.stderr,
           "unknown CCPROF_OPTIONS key: warned, program unaffected")
+    # A value's control characters (C0, DEL, C1) are '?' in the warning:
+    # one line, nothing for the terminal to obey.
+    env = dict(os.environb, LD_PRELOAD=os.path.join(LIB, "libccprof.so").encode(),
+               CCPROF_OPTIONS=b"output=/dev/null:bo\x1b[31mgus\tx\x7f=1:clock=c\xc2\x9b2J\nx")
+    r = subprocess.run([prog, "5"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    check(r.returncode == 0 and r.stderr == b"ccprof: CCPROF_OPTIONS: unknown option 'bo?[31mgus?x?'\n"
+          b"ccprof: CCPROF_OPTIONS: unknown clock 'c?2J?x' (cpu, cycles or wall)\n",
+          "CCPROF_OPTIONS' control characters are '?' in the runtime's warnings (%r)" % r.stderr)
     # Escapes (Note [Escapes in CCPROF_OPTIONS]): a separator, '=' and a
     # backslash in a value; empty pairs skipped; a final backslash kept.
     for opts, name in (("output=a\\,b\\:c=d\\\\e::,clock=wall", "a,b:c=d\\e"),

@@ -495,6 +495,14 @@ check_eq "report --min-time 1(400 zeros): taken as the largest double" \
 	"$(json 'len(j["functions"]) > 0 and j["view"]["prune"]["min_time_s"] > 1e300' "$D/out")" True
 run 2 "report --min-percent 1(400 zeros)" "$CCPROF" report --min-percent "$huge" "$D/s.ccprof"
 err_has "report --min-percent 1(400 zeros): says the range" "--min-percent needs a percentage from 0 to 100"
+# A long bad value is cut, quoted whole and followed by the usage (a
+# 256-byte message once ended in the middle of the value).
+long_bad="x$(printf '%0300d' 7)"
+run 2 "report --min-percent X(300)" "$CCPROF" report --min-percent "$long_bad" "$D/s.ccprof"
+one_error_line "report --min-percent X(300)"
+err_has "report --min-percent X(300): the value cut, then the usage" "0000...' (usage: ccprof report"
+run 2 "convert --node-threshold X(300)" "$CCPROF" convert --to dot --node-threshold "$long_bad" "$D/s.ccprof"
+err_has "convert --node-threshold X(300): the value cut, then the usage" "0000...' (usage: ccprof convert"
 # Counts say their limits; --min-calls takes 64 bits, as the calls it is
 # compared with (it stopped at 2^32 - 1, "needs a count").
 run 0 "report --min-calls 99999999999" "$CCPROF" report --min-calls 99999999999 "$D/s.ccprof"

@@ -343,8 +343,8 @@ static int convert_run(int argc, char **argv)
 			if (parse_percent(optarg, &o.node_threshold) != 0) {
 				snprintf(err, sizeof err,
 					 "--node-threshold needs a percentage from 0 to 100, "
-					 "not '%s'",
-					 optarg);
+					 "not '%.100s%s'",
+					 optarg, strlen(optarg) > 100 ? "..." : "");
 				goto usage_msg;
 			}
 			given |= EXPORT_OPT_THRESHOLD;

@@ -10,7 +10,9 @@
 static int bad_value(char *err, size_t errlen, const char *opt, const char *what,
 		     const char *arg)
 {
-	snprintf(err, errlen, "--%s needs %s, not '%s'", opt, what, arg);
+	/* A value cut short here, in a buffer of 256, would lose its quote and the usage after. */
+	snprintf(err, errlen, "--%s needs %s, not '%.100s%s'", opt, what, arg,
+		 strlen(arg) > 100 ? "..." : "");
 	return -1;
 }
 

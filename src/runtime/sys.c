@@ -75,6 +75,30 @@ ssize_t rt_write_quietly(int fd, const void *buf, size_t len)
 	return n;
 }
 
+/* A warning quotes what the user gave (CCPROF_OPTIONS' values, paths):
+ * its control characters, C0 and DEL and the C1 ones (U+0080..U+009F,
+ * two bytes in UTF-8, some terminals taking U+009B as ESC [) become '?',
+ * as the tool's escape_text makes them, so that a value can neither
+ * split the line nor drive the terminal.  Returns the new length. */
+static int plain_line(char *s, int n)
+{
+	int out = 0;
+
+	for (int i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f) {
+			i++;
+			c = '?';
+		} else if (c < 0x20 || c == 0x7f) {
+			c = '?';
+		}
+		s[out++] = (char)c;
+	}
+	return out;
+}
+
 void rt_warn(const char *fmt, ...)
 {
 	char buf[512];
@@ -86,6 +110,7 @@ void rt_warn(const char *fmt, ...)
 	va_end(ap);
 	if (n > (int)sizeof buf - 2)
 		n = (int)sizeof buf - 2;
+	n = plain_line(buf, n);
 	buf[n++] = '\n';
 	if (rt_write_quietly(2, buf, (size_t)n) < 0) {
 		/* nothing sensible to do: stderr is gone */
