@@ -298,6 +298,45 @@ def forked_child():
           "fork: the parent's hold keeps its 4 blocks (the child freed one of its copies)")
 
 
+def fork_child_contexts():
+    """A forked child's heap profile names only the child's contexts (Note
+    [A forked child's profile] in src/runtime/forkprune.c): the parent of
+    tests/progs/forkfresh.c allocates in 512 contexts and keeps 2000
+    bytes; the child's child_c allocates 3 blocks of 1000 bytes and keeps
+    them.  Its profile's allocations, live heap and samples are all
+    [main] [child_c]'s, renumbered with the contexts the write left out."""
+    prog = build("forkfresh", "tests/progs/forkfresh.c")
+    r, files = record_fork("forkfresh_heap", prog)
+    if not check(r.returncode == 0 and len(files) == 2,
+                 "fork, fresh child: two heap profiles (%d)" % len(files)):
+        return
+    child, parent = child_and_parent(files, "child_c")
+    if not check(len(child) == 1 and len(parent) == 1, "fork, fresh child: one child profile"):
+        return
+    csum, cctx, csamples = child[0]
+    check([(c["names"], c["alloc"], c["live"]) for c in cctx] ==
+          [(["main", "child_c"], (3000, 3), (3000, 3))],
+          "fork, fresh child: its only allocating context is [main] [child_c], 3000 bytes in "
+          "3 blocks, all live (%s)" % cctx)
+    recs = [rec for s in csamples for rec in s["recs"]]
+    check(csum["peak"] == 3000 and csamples and
+          all(rec[2] == ["main", "child_c"] and rec[1] <= 3000 for rec in recs),
+          "fork, fresh child: its samples name [main] [child_c] only, peak 3000 (%s)"
+          % sorted(set((tuple(rec[2]), rec[1]) for rec in recs)))
+    prof = [f for f in files if heapdump(f) == child[0]][0]
+    fs = functions(report(prof))
+    c = fs.get("child_c", {})
+    check(sorted(fs) == ["child_a", "child_b", "child_c", "main"] and
+          (c.get("self_alloc_bytes"), c.get("self_alloc_blocks"), c.get("self_live_bytes")) ==
+          (3000, 3, 3000),
+          "fork, fresh child: report charges child_c with its 3000 bytes and lists no function "
+          "of the parent's (%s)" % sorted(fs))
+    check(live_under(parent[0][1], "main")[0] >= 2000 and
+          sum(1 for x in parent[0][1] if any(n.startswith("leaf_") for n in x["names"])) == 512,
+          "fork, fresh child: the parent's profile keeps its 512 allocating leaves and its "
+          "2000 live bytes")
+
+
 def samples_over_time(clock=None):
     """Samples see each step: after step k (100 ms each, ten intervals, so
     that a loaded machine's late wake-ups still land in it), a sample with
@@ -689,6 +728,7 @@ other_threads()
 stressed()
 stressed_tsan()
 forked_child()
+fork_child_contexts()
 samples_over_time()
 samples_over_time("cycles")
 thinned()

@@ -181,6 +181,67 @@ def record_lists_many():
               "child_work, the program's its %d parent_work" % (n, n))
 
 
+def fork_child_contexts():
+    """A forked child's profile holds only what the child did (Note [A
+    forked child's profile] in src/runtime/forkprune.c): the parent of
+    tests/progs/forkfresh.c makes 585 contexts over 28 functions, then
+    forks; the child calls child_a 3 times, child_b 6 times (from child_a)
+    and child_c once.  Its profile has those three contexts with those
+    calls and at most [main], where its time between them goes (always,
+    under clock=cycles), and no other function, not even at 0 calls.
+    Before, it had all 589 contexts, 585 of them at 0.  report, info,
+    convert and merge read it; the parent's profile is as before."""
+    prog = build("forkfresh", "tests/progs/forkfresh.c")
+    want = {("main", "child_a"): 3, ("main", "child_a", "child_b"): 6, ("main", "child_c"): 1}
+    for clock in ("cpu", "cycles"):
+        d = os.path.join(OUT, "forkfresh_" + clock)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        out = os.path.join(d, "ff.ccprof")
+        r = run([CCPROF, "record", "--clock=" + clock, "-o", out, "--", prog])
+        kids = [f for f in glob.glob(out + ".*") if f[len(out) + 1:].isdigit()]
+        if not check(r.returncode == 0 and len(kids) == 1,
+                     "fork, fresh child (%s): runs, the child writes OUT.<pid> (%s)"
+                     % (clock, kids)):
+            continue
+        rep = report(kids[0], "--contexts")
+        got = {tuple(e["name"] for e in c["history"]): c["entries"] + c["recursive"]
+               for c in rep["contexts"]}
+        rest = {h: n for h, n in got.items() if h not in want}
+        check(all(got.get(h) == n for h, n in want.items()) and
+              set(rest) <= {("main",)} and not any(rest.values()) and
+              rep["ncontexts"] == len(got) and (clock != "cycles" or ("main",) in rest),
+              "fork, fresh child (%s): the child's profile has only its own contexts, with "
+              "their calls, and [main] (%s)" % (clock, got))
+        names = sorted(f["name"] for f in rep["functions"])
+        check(names == ["child_a", "child_b", "child_c", "main"],
+              "fork, fresh child (%s): the child's report lists only its own functions and "
+              "main (%s)" % (clock, names))
+        info = json.loads(run([CCPROF, "info", "--json", kids[0]]).stdout or "{}")
+        check(info.get("contexts") == len(got) and info.get("cost_centres") == 4 and
+              info.get("calls") == 10,
+              "fork, fresh child (%s): info counts %d contexts, 4 cost centres, 10 calls (%s)"
+              % (clock, len(got), {k: info.get(k) for k in ("contexts", "cost_centres", "calls")}))
+        parent = report(out, "--contexts")
+        check(parent["ncontexts"] >= 585 and
+              functions(parent).get("leaf_7", {}).get("calls") == 64 and
+              "child_a" not in functions(parent),
+              "fork, fresh child (%s): the parent's profile keeps its %d contexts"
+              % (clock, parent["ncontexts"]))
+        conv = run([CCPROF, "convert", "--to", "ghc-prof", kids[0]])
+        check(conv.returncode == 0 and "child_b" in conv.stdout and
+              "leaf_" not in conv.stdout,
+              "fork, fresh child (%s): convert --to ghc-prof reads it (%r)"
+              % (clock, conv.stderr[-200:]))
+        merged = os.path.join(d, "merged.ccprof")
+        m = run([CCPROF, "merge", "-o", merged, out, kids[0]])
+        fs = functions(report(merged)) if m.returncode == 0 else {}
+        check(fs.get("child_a", {}).get("calls") == 3 and fs.get("child_b", {}).get("calls") == 6
+              and fs.get("leaf_7", {}).get("calls") == 64 and fs.get("mid_0", {}).get("calls") == 8,
+              "fork, fresh child (%s): merge of parent and child adds both (%r)"
+              % (clock, m.stderr[-200:]))
+
+
 def record_max_contexts():
     """record --max-contexts=16 passes max_contexts=16 on: the program's
     thousands of contexts are capped at 16 (the root's among them), past
@@ -981,6 +1042,7 @@ status_passthrough()
 record_lists_profiles()
 record_lists_in_fork_order()
 record_lists_many()
+fork_child_contexts()
 record_max_contexts()
 record_checks_runtime_flags()
 linked("pkg-config")

@@ -29,6 +29,9 @@ static uint64_t start_ns, fork_ns;
 static uid_t start_euid; /* a forked child's is its parent's */
 static int forked_child;
 static int out_taken_at_fork; /* out_taken() in the process forked from */
+/* Cost centres numbered before the fork: Note [A forked child's profile]
+ * in forkprune.c.  0 in a process that was not forked. */
+static uint32_t ccs_at_fork;
 /* Held with signals blocked (Note [Locks and signals] in quietlock.c): a
  * handler that calls exit in the middle of its thread's ccprof_dump()
  * would wait for ever for it in exit's write.  The outermost of the
@@ -106,6 +109,7 @@ void rt_dump_after_fork(void)
 	rt_quiet_after_fork(&dump_lock);
 	forked_child = 1;
 	start_ns = fork_ns;
+	ccs_at_fork = rt_cc_count(); /* the fork held the cc lock */
 }
 
 /* In the parent, with fork's locks held (so one fork at a time): the
@@ -384,11 +388,17 @@ static void enc_free(void *ctx, void *p, size_t n)
 	wmem_free(ctx, p);
 }
 
+static void scratch_release(void *ctx, void *p)
+{
+	wmem_free(ctx, p);
+}
+
 /* ---- Gathering --------------------------------------------------------- */
 
 static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 			  struct ccp_stats *st, struct wmem *m)
 {
+	uint32_t inherited = t->inherited; /* Note [A forked child's profile] */
 	const struct rt_ctx *head = RT_ACQUIRE(&t->all), *c;
 	uint32_t n = head ? head->id + 1 : 0;
 	uint64_t charged = 0;
@@ -415,7 +425,8 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		o->alloc_blocks = RT_LOAD(&c->alloc_blocks);
 		st->calls += o->entries + o->recursive;
 		charged += o->time;
-		st->dispatchers += RT_LOAD(&c->slots) != RT_SLOTS_USED;
+		if (c->id >= inherited || rt_ctx_used(o)) /* of the contexts written */
+			st->dispatchers += RT_LOAD(&c->slots) != RT_SLOTS_USED;
 	}
 	st->contexts += n;
 	if (rt_cycles)
@@ -446,7 +457,8 @@ static int lock_registry(int async)
 	return 1;
 }
 
-static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
+/* *inherited: each thread's rt_thread.inherited, in the profile's order. */
+static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint32_t **inherited)
 {
 	struct rt_thread *t, *head;
 	uint32_t i = 0;
@@ -460,7 +472,8 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 	for (t = head; t; t = t->next)
 		i++;
 	p->threads = wmem_alloc(m, (i ? i : 1) * sizeof *p->threads);
-	if (p->threads == NULL) {
+	*inherited = wmem_alloc(m, (i ? i : 1) * sizeof **inherited);
+	if (p->threads == NULL || *inherited == NULL) {
 		if (locked)
 			rt_registry_unlock();
 		return -1;
@@ -473,7 +486,8 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async)
 		 * the lock, where an ending thread may be reading its own. */
 		if (t->alive && locked)
 			rt_thread_refresh_name(t);
-		gather_thread(t, &p->threads[--i], &p->stats, m);
+		(*inherited)[--i] = t->inherited;
+		gather_thread(t, &p->threads[i], &p->stats, m);
 	}
 	p->overhead_milliticks = rt_overhead_milliticks();
 	if (locked)
@@ -571,12 +585,15 @@ static const char *function_name(const struct ccp_profile *p, const struct ccp_c
 
 /* The modules and cost centres, gathered after the threads, so that every
  * CC a gathered history names exists.  A normal write (tabsp != NULL)
- * looks the names up, after giving back the cc lock (Note above); a write
- * from a signal handler takes the lock only if it is free, and leaves the
- * names empty for the tool to find from module and offset. */
+ * looks the names up, after giving back the cc lock (Note above), of the
+ * CCs written only (a forked child's, rt_prune_ccs, which copies the
+ * histories into *hists); a write from a signal handler takes the lock
+ * only if it is free, and leaves the names empty for the tool to find
+ * from module and offset. */
 static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table **tabsp,
-		      char **loadedp)
+		      char **loadedp, uint32_t **hists)
 {
+	const struct rt_scratch scratch = { heap_mem, scratch_release, m };
 	int locked = tabsp ? (rt_cc_lock(), 1) : rt_cc_trylock();
 	uint32_t i;
 
@@ -627,6 +644,8 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 	}
 	if (locked)
 		rt_cc_unlock();
+	if (rt_prune_ccs(p, ccs_at_fork, &scratch, hists) != 0)
+		return -1;
 	if (tabsp)
 		for (i = 0; i < p->nccs; i++)
 			if (p->ccs[i].kind != CCP_CC_MANUAL)
@@ -734,6 +753,8 @@ static int write_profile(int async)
 	struct ccp_profile p;
 	struct wmem m = { NULL, 0, 0 };
 	struct ccp_allocator alloc = { enc_realloc, enc_free, &m };
+	const struct rt_scratch scratch = { heap_mem, scratch_release, &m };
+	uint32_t *inherited = NULL, *hists = NULL;
 	struct elfsym_table *tabs = NULL;
 	char *loaded = NULL;
 	unsigned char *buf = NULL;
@@ -761,8 +782,9 @@ static int write_profile(int async)
 		rt_heap_final_sample();
 	heap_mark = rt_heap_mark(); /* Note [Samples a write takes] in heap.c */
 	/* Live counts before allocated ones: never more live than allocated. */
-	if (gather_threads(&p, &m, async) != 0 ||
-	    rt_heap_gather(&p, heap_mem, &m, async, heap_mark) != 0) {
+	if (gather_threads(&p, &m, async, &inherited) != 0 ||
+	    rt_heap_gather(&p, heap_mem, &m, async, heap_mark) != 0 ||
+	    rt_prune_contexts(&p, inherited, &scratch) != 0) { /* after the heap's samples */
 		rt_warn("out of memory; no profile written");
 		goto out;
 	}
@@ -772,7 +794,7 @@ static int write_profile(int async)
 	 * would (init.c). */
 	if (async && p.stats.calls == 0)
 		goto out;
-	if (gather_ccs(&p, &m, async ? NULL : &tabs, &loaded) != 0 ||
+	if (gather_ccs(&p, &m, async ? NULL : &tabs, &loaded, &hists) != 0 ||
 	    (count_lost_time(&p), ccp_format_encode_with(&p, &alloc, &buf, &len)) != 0) {
 		rt_warn("out of memory; no profile written");
 		goto out;
@@ -788,6 +810,8 @@ static int write_profile(int async)
 out:
 	if (m.base == NULL)
 		free(buf);
+	wmem_free(&m, hists);
+	wmem_free(&m, inherited);
 	release(&p, &m, tabs, loaded);
 	return rc;
 }

@@ -156,6 +156,10 @@ struct rt_thread {
 	struct rt_ctx *root;
 	struct rt_ctx *all; /* newest first; published with release */
 	uint32_t ncontexts;
+	/* In a forked child, the contexts it had at the fork (ids below
+	 * this), which a write leaves out unless the child used them: Note
+	 * [A forked child's profile] in forkprune.c.  0 elsewhere. */
+	uint32_t inherited;
 	uint64_t transitions;
 	uint64_t deepest_history;
 	uint64_t max_depth;
@@ -358,6 +362,21 @@ RT_HIDDEN int rt_dump_exec_output(char *out, size_t size);
 RT_HIDDEN int rt_dump_spawn_output(char *out, size_t size);
 RT_HIDDEN void rt_dump_init(void);
 RT_HIDDEN void rt_manual_after_fork(void);
+
+/* forkprune.c: a forked child's profile without what it only inherited
+ * (Note [A forked child's profile]).  Memory comes from the write's
+ * (Note [Memory for a write] in dump.c): `alloc` gives zeroed memory or
+ * NULL, `release` gives it back (a no-op for the write's mapping). */
+struct rt_scratch {
+	void *(*alloc)(void *ctx, size_t n);
+	void (*release)(void *ctx, void *p);
+	void *ctx;
+};
+RT_HIDDEN int rt_ctx_used(const struct ccp_context *c);
+RT_HIDDEN int rt_prune_contexts(struct ccp_profile *p, const uint32_t *inherited,
+				const struct rt_scratch *s);
+RT_HIDDEN int rt_prune_ccs(struct ccp_profile *p, uint32_t first_own, const struct rt_scratch *s,
+			   uint32_t **hists);
 
 /* alloc.c: allocation profiling (libccprof-alloc.so) */
 RT_HIDDEN int rt_alloc_measured(void);

@@ -440,7 +440,8 @@ struct rt_thread *rt_thread_start(void)
 /*
  * After fork, in the child: only the forking thread survives.  Its
  * contexts stay (its shadow stack points into them) but start from zero,
- * and the other threads' states are dropped from the registry.
+ * and its profile leaves out those the child does not use; the other
+ * threads' states are dropped from the registry.
  */
 void rt_registry_after_fork(struct rt_thread *survivor)
 {
@@ -454,6 +455,8 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	if (survivor == NULL)
 		return;
 	survivor->seq = started++;
+	/* Note [A forked child's profile] in forkprune.c */
+	survivor->inherited = survivor->all ? survivor->all->id + 1 : 0;
 	for (c = survivor->all; c; c = c->all_next) {
 		c->entries = 0;
 		c->recursive = 0;
