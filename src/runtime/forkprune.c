@@ -7,11 +7,11 @@
  * shadow stack points into them, so they stay), the transitions between
  * them and every cost centre, with the counts set to zero
  * (rt_registry_after_fork).  Written as they were, the child's profile
- * held every context the parent had made, at zero: a forking server's
- * child (tmux's) wrote thousands of contexts for its 76 calls, its
- * reports listed the parent's functions with 0 calls, and its write
- * before an exec encoded and named them all.  So the write of a forked
- * child leaves out:
+ * held every context the parent had made, at zero: a child of tmux's
+ * server wrote 1,627 contexts for its 75 calls before its exec, its
+ * report listed the parent's functions with 0 calls, and its write
+ * encoded and named them all.  So the write of a forked child leaves
+ * out:
  *
  *   - each context it inherited (an id below rt_thread.inherited, the
  *     count at the fork) that the child did not use: no entries,
@@ -37,18 +37,16 @@
  * renumbered here too, in copies (the runtime's own histories are the
  * child's, in use).
  *
- * Only in a forked child.  A process that was not forked has nothing to
- * leave out that any other process would show (each of its contexts was
- * made by an entry of its own, but its threads' roots), and its profile
- * stays as it was, byte for byte.
+ * Only in a forked child: a process that was not forked inherited
+ * nothing, and what it made is what it did (each context was made by an
+ * entry into it, but its threads' roots).  Its profile stays as it was,
+ * byte for byte, roots at zero included, which tests and users compare.
  *
  * The write may run in a signal handler, or at exit with other threads
  * running: this works only on what the write has gathered (its snapshot
  * of the counts, so a context is judged by the counts that are written),
  * allocates only from the write's memory and calls nothing else.
  */
-#include <string.h>
-
 #include "runtime.h"
 
 /* Whether the profile would show anything of c. */
