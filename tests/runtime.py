@@ -189,20 +189,23 @@ def fork_child_contexts():
     and child_c once.  Its profile has those three contexts with those
     calls and at most [main], where its time between them goes (always,
     under clock=cycles), and no other function, not even at 0 calls.
-    Before, it had all 589 contexts, 585 of them at 0.  report, info,
-    convert and merge read it; the parent's profile is as before."""
+    Before, it had all 589 contexts, 585 of them at 0.  So also when the
+    child dies by SIGTERM, its profile written from the signal handler.
+    report, info, convert and merge read it; the parent's profile is as
+    before."""
     prog = build("forkfresh", "tests/progs/forkfresh.c")
     want = {("main", "child_a"): 3, ("main", "child_a", "child_b"): 6, ("main", "child_c"): 1}
-    for clock in ("cpu", "cycles"):
-        d = os.path.join(OUT, "forkfresh_" + clock)
+    for clock, args in (("cpu", ()), ("cycles", ()), ("cpu", ("term",))):
+        d = os.path.join(OUT, "forkfresh_" + "_".join((clock,) + args))
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
         out = os.path.join(d, "ff.ccprof")
-        r = run([CCPROF, "record", "--clock=" + clock, "-o", out, "--", prog])
+        r = run([CCPROF, "record", "--clock=" + clock, "-o", out, "--", prog] + list(args))
+        tag = " ".join((clock,) + args)
         kids = [f for f in glob.glob(out + ".*") if f[len(out) + 1:].isdigit()]
         if not check(r.returncode == 0 and len(kids) == 1,
                      "fork, fresh child (%s): runs, the child writes OUT.<pid> (%s)"
-                     % (clock, kids)):
+                     % (tag, kids)):
             continue
         rep = report(kids[0], "--contexts")
         got = {tuple(e["name"] for e in c["history"]): c["entries"] + c["recursive"]
@@ -212,34 +215,34 @@ def fork_child_contexts():
               set(rest) <= {("main",)} and not any(rest.values()) and
               rep["ncontexts"] == len(got) and (clock != "cycles" or ("main",) in rest),
               "fork, fresh child (%s): the child's profile has only its own contexts, with "
-              "their calls, and [main] (%s)" % (clock, got))
+              "their calls, and [main] (%s)" % (tag, got))
         names = sorted(f["name"] for f in rep["functions"])
         check(names == ["child_a", "child_b", "child_c", "main"],
               "fork, fresh child (%s): the child's report lists only its own functions and "
-              "main (%s)" % (clock, names))
+              "main (%s)" % (tag, names))
         info = json.loads(run([CCPROF, "info", "--json", kids[0]]).stdout or "{}")
         check(info.get("contexts") == len(got) and info.get("cost_centres") == 4 and
               info.get("calls") == 10,
               "fork, fresh child (%s): info counts %d contexts, 4 cost centres, 10 calls (%s)"
-              % (clock, len(got), {k: info.get(k) for k in ("contexts", "cost_centres", "calls")}))
+              % (tag, len(got), {k: info.get(k) for k in ("contexts", "cost_centres", "calls")}))
         parent = report(out, "--contexts")
         check(parent["ncontexts"] >= 585 and
               functions(parent).get("leaf_7", {}).get("calls") == 64 and
               "child_a" not in functions(parent),
               "fork, fresh child (%s): the parent's profile keeps its %d contexts"
-              % (clock, parent["ncontexts"]))
+              % (tag, parent["ncontexts"]))
         conv = run([CCPROF, "convert", "--to", "ghc-prof", kids[0]])
         check(conv.returncode == 0 and "child_b" in conv.stdout and
               "leaf_" not in conv.stdout,
               "fork, fresh child (%s): convert --to ghc-prof reads it (%r)"
-              % (clock, conv.stderr[-200:]))
+              % (tag, conv.stderr[-200:]))
         merged = os.path.join(d, "merged.ccprof")
         m = run([CCPROF, "merge", "-o", merged, out, kids[0]])
         fs = functions(report(merged)) if m.returncode == 0 else {}
         check(fs.get("child_a", {}).get("calls") == 3 and fs.get("child_b", {}).get("calls") == 6
               and fs.get("leaf_7", {}).get("calls") == 64 and fs.get("mid_0", {}).get("calls") == 8,
               "fork, fresh child (%s): merge of parent and child adds both (%r)"
-              % (clock, m.stderr[-200:]))
+              % (tag, m.stderr[-200:]))
 
 
 def record_max_contexts():

@@ -3,10 +3,13 @@
  * leaf allocating and freeing a block, and keeps 4 blocks of 500 bytes
  * live, then forks.  The child calls child_a 3 times, child_a calls
  * child_b twice each time (6), and child_c once, which allocates 3 blocks
- * of 1000 bytes and keeps them; it prints "child done" and exits.  The
- * parent waits and returns 0.  (tests/runtime.py fork_child_contexts,
+ * of 1000 bytes and keeps them; it prints "child done" and exits, or with
+ * the argument "term" dies by SIGTERM (its profile is then written from
+ * the runtime's signal handler).  The parent waits and returns 0.  (tests/runtime.py fork_child_contexts,
  * tests/heap.py fork_child_contexts.) */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,7 +49,7 @@ __attribute__((noinline)) void child_c(void)
 		kept[4 + i] = malloc(1000);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int status;
 	pid_t pid;
@@ -63,10 +66,14 @@ int main(void)
 			child_a();
 		child_c();
 		printf("child done\n");
+		if (argc > 1 && strcmp(argv[1], "term") == 0) {
+			fflush(stdout);
+			raise(SIGTERM);
+		}
 		exit(0);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return 1;
-	printf("parent done %d\n", WEXITSTATUS(status));
+	printf("parent done %d\n", WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
 	return 0;
 }
