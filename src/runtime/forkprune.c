@@ -68,14 +68,16 @@ static void keep_sampled(const struct ccp_profile *p, uint32_t t, uint32_t *keep
 	}
 }
 
-/* The heap samples' records of thread t by their new numbers. */
-static void renumber_samples(struct ccp_profile *p, uint32_t t, const uint32_t *to)
+/* The heap samples' records of thread t, of its n contexts, by their new
+ * numbers (one beyond them, which keep_sampled passed over too, is left
+ * for the encoder to refuse, as it would have been). */
+static void renumber_samples(struct ccp_profile *p, uint32_t t, uint32_t n, const uint32_t *to)
 {
 	for (uint32_t i = 0; i < p->heap.nsamples; i++) {
 		struct ccp_heap_sample *s = &p->heap.samples[i];
 
 		for (uint32_t r = 0; r < s->nrecords; r++)
-			if (s->records[r].thread == t)
+			if (s->records[r].thread == t && s->records[r].context < n)
 				s->records[r].context = to[s->records[r].context];
 	}
 }
@@ -100,7 +102,7 @@ static int prune_thread(struct ccp_profile *p, uint32_t t, uint32_t inherited,
 		th->contexts[kept] = th->contexts[j];
 		to[j] = kept++;
 	}
-	renumber_samples(p, t, to);
+	renumber_samples(p, t, n, to);
 	p->stats.contexts -= n - kept;
 	th->ncontexts = kept;
 	s->release(s->ctx, to);
