@@ -21,6 +21,7 @@ import html.parser
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -174,6 +175,89 @@ def render(page, hash_, what, width=1200):
     errors = [line for line in r.stderr.splitlines()
               if "CONSOLE" in line or "Uncaught" in line or "SyntaxError" in line]
     return Dom(r.stdout), errors
+
+
+class Keyboard:
+    """A page in headless Chromium driven by real key presses, through the
+    DevTools protocol on a pipe (--remote-debugging-pipe: the browser
+    reads fd 3, writes fd 4, each message JSON ended by a NUL): what
+    synthetic events cannot do, the browser's own Tab and Shift+Tab
+    moving the focus.  Every read waits at most 30 s."""
+
+    KEYS = {"Tab": ("Tab", 9, None), "Enter": ("Enter", 13, "\r"), "ArrowDown": ("ArrowDown", 40, None),
+            "ArrowUp": ("ArrowUp", 38, None)}
+
+    def __init__(self, page, hash_, width=1200):
+        self.tmp = tempfile.mkdtemp(dir=D)
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+
+        def fds():  # in the child: its ends as fds 3 and 4, inherited
+            a, b = os.dup(to_r), os.dup(from_w)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+            os.set_inheritable(3, True)
+            os.set_inheritable(4, True)
+        self.proc = subprocess.Popen(
+            [BROWSER, "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+             "--window-size=%d,900" % width, "--user-data-dir=" + os.path.join(self.tmp, "profile"),
+             "about:blank"], preexec_fn=fds, close_fds=False,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_r)
+        os.close(from_w)
+        self.w, self.r = to_w, from_r
+        self.n, self.buf = 0, b""
+        targets = self.call("Target.getTargets")["targetInfos"]
+        target = next(t["targetId"] for t in targets if t["type"] == "page")
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.call("Page.navigate", True, url="file://%s#%s" % (page, hash_))
+        for _ in range(100):
+            if self.js("document.documentElement.dataset.ready") == "1":
+                break
+            time.sleep(0.1)
+
+    def call(self, method, in_page=False, **params):
+        self.n += 1
+        msg = {"id": self.n, "method": method, "params": params}
+        if in_page:
+            msg["sessionId"] = self.session
+        os.write(self.w, json.dumps(msg).encode() + b"\0")
+        while True:
+            while b"\0" not in self.buf:
+                if not select.select([self.r], [], [], 30)[0]:
+                    raise RuntimeError("no answer to " + method)
+                more = os.read(self.r, 65536)
+                if not more:
+                    raise RuntimeError("the browser ended")
+                self.buf += more
+            line, _, self.buf = self.buf.partition(b"\0")
+            answer = json.loads(line)
+            if answer.get("id") == self.n:
+                if "error" in answer:
+                    raise RuntimeError("%s: %s" % (method, answer["error"]))
+                return answer["result"]
+
+    def js(self, expr):
+        r = self.call("Runtime.evaluate", True, expression=expr, returnByValue=True)
+        return r["result"].get("value")
+
+    def press(self, key, shift=False):
+        code, vk, text = self.KEYS[key]
+        down = dict(type="rawKeyDown" if text is None else "keyDown", key=key, code=code,
+                    windowsVirtualKeyCode=vk, modifiers=8 if shift else 0)
+        if text is not None:
+            down["text"] = text
+        self.call("Input.dispatchKeyEvent", True, **down)
+        self.call("Input.dispatchKeyEvent", True, type="keyUp", key=key, code=code,
+                  windowsVirtualKeyCode=vk, modifiers=8 if shift else 0)
+        time.sleep(0.1)  # a hashchange is drawn
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        os.close(self.w)
+        os.close(self.r)
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def page_ok(dom, errors, what):
@@ -890,6 +974,59 @@ def flame_keys(page, name, rep):
           "below (%r, %r)" % (name, up[:2], down[:2]))
 
 
+def flame_current_key(page, name, rep):
+    """Shift+Enter on a flame frame makes its function the current one,
+    as a double-click does (not a zoom), the focus kept on the frame;
+    from there Shift+Tab reaches the current function's buttons.  Real
+    key presses, the browser's own focus moves.  Needs a tree root >
+    main > a > (b, c) (mj's)."""
+    kids = [c["name"] for c in rep["tree"]["children"][0]["children"][0]["children"]]
+    default = rep["functions"][0]["name"]  # the current function before any choice
+    path = ["main", "a"] + kids[:1]
+    downs = next(i for i, n in enumerate(path) if n != default) + 1
+    want = path[downs - 1]
+    ids = {f["name"]: f["id"] for f in rep["functions"]}  # report's ids are the page's
+    seen = {}
+    try:
+        kb = Keyboard(page, "tab=flame", width=1200)
+    except (OSError, RuntimeError) as e:
+        check(False, "%s: a page driven by real keys (%s)" % (name, e))
+        return
+    try:
+        at = ("(function () { var a = document.activeElement, t = a && a.querySelector && "
+              "a.querySelector('title'); return [t ? t.textContent.split('\\n')[0] : '', "
+              "a && a.getAttribute('class') || '', location.hash, "
+              "(document.querySelector('.current .curname') || {}).textContent || '']; })()")
+        kb.js("document.querySelector('svg.flame g.frame[tabindex=\"0\"]').focus()")
+        for _ in range(downs):
+            kb.press("ArrowDown")
+        seen["before"] = kb.js(at)
+        kb.press("Enter", shift=True)
+        seen["after"] = kb.js(at)
+        order = []
+        for _ in range(12):
+            kb.press("Tab", shift=True)
+            order.append(kb.js("(function () { var a = document.activeElement; return a.closest("
+                               "'.current') ? 'current ' + a.textContent : a.tagName; })()"))
+        seen["order"] = order
+    except RuntimeError as e:
+        seen["error"] = str(e)
+    finally:
+        kb.close()
+    before, after = seen.get("before") or [""] * 4, seen.get("after") or [""] * 4
+    check(before[0] == want and "fn=" not in before[2],
+          "%s: real keys: ArrowDown %d times reaches %s (%r)" % (name, downs, want, seen))
+    hash_ = dict(kv.split("=", 1) for kv in after[2].lstrip("#").split("&") if "=" in kv)
+    check(after[0] == want and "cur" in after[1].split() and after[3] == want and
+          hash_.get("fn") == str(ids.get(want)) and "zoom" not in hash_,
+          "%s: Shift+Enter on the frame of %s makes it the current function (the bar says so, "
+          "the frame is marked), no zoom, the focus kept on the frame (%r)" % (name, want, after))
+    cur = [x[len("current "):] for x in seen.get("order", []) if x.startswith("current ")]
+    check(cur[:5] == ["callers", "call graph", "select only", "deselect", "focus"],
+          "%s: from the frame, Shift+Tab reaches the current function's buttons (%r)"
+          % (name, seen.get("order")))
+
+
 def table_tools(page, name, rep):
     """The functions table filtered by name and sorted by a column (ties
     in report's order), from the hash."""
@@ -1175,6 +1312,7 @@ def mj():
     clicks(prof, page, "mj", rep)
     flame(prof, page, "mj")
     flame_keys(page, "mj", rep)
+    flame_current_key(page, "mj", rep)
     lazy_tree(page, "mj", len(rep["tree"]["children"]))
     tab_keys(page, "mj")
     messages(prof, page, "mj")

@@ -999,7 +999,8 @@
 			(up ? 'at the bottom' : 'on top') + '), ' +
 			'widths by ' + (bytes ? 'bytes allocated' : 'inherited time') + '. Click a frame to ' +
 			'zoom in, a frame ' + (up ? 'below' : 'above') + ' it to zoom out; hover for name and cost. ' +
-			'Keys: Tab into the graph, arrows move, Enter zooms in, Escape zooms out.'));
+			'Keys: Tab into the graph, arrows move, Enter zooms in, Escape zooms out, ' +
+			'Shift+Enter makes the frame\u2019s function the current one.'));
 		const root = v.tree();
 		// The zoom: child indices from the root, as "0.2.1".
 		const path = state.zoom === '' ? [] : state.zoom.split('.').map((s) => parseInt(s, 10));
@@ -1068,7 +1069,7 @@
 		s.setAttribute('class', 'flame');
 		s.setAttribute('role', 'group');
 		s.setAttribute('aria-label', 'Flame graph: arrow keys move between frames, Enter zooms in, ' +
-			'Escape zooms out');
+			'Escape zooms out, Shift+Enter makes the frame\u2019s function the current function');
 		s.setAttribute('width', width);
 		s.setAttribute('height', (maxDepth + 1) * FRAME_H);
 		s.setAttribute('viewBox', '0 0 ' + width + ' ' + (maxDepth + 1) * FRAME_H);
@@ -1128,6 +1129,11 @@
 				if (e.key in to) {
 					if (to[e.key])
 						to[e.key].g.focus();
+				} else if (e.key === 'Enter' && e.shiftKey) {
+					// as a double-click: the frame's function becomes
+					// the current one (the root has none)
+					if (fr.n.id !== null && fr.n.id !== undefined)
+						go({fn: fr.n.id});
 				} else if (e.key === 'Enter' || e.key === ' ') {
 					go({zoom: fr.zoom});
 				} else if (e.key === 'Escape') {
@@ -1154,7 +1160,8 @@
 		add(tools, orient);
 		if (focus !== root && focus.id !== null && focus.id !== undefined)
 			add(tools, el('span', 'flabel', 'zoomed on'), nameLink(focus.id));
-		add(tools, el('span', 'hint', 'double-click a frame: make it the current function'));
+		add(tools, el('span', 'hint', 'double-click a frame (or Shift+Enter): make it the current ' +
+			'function'));
 		main.appendChild(tools);
 		main.appendChild(info);
 		main.appendChild(add(el('div', 'flamebox'), s));
