@@ -1823,15 +1823,17 @@ def long_names_heap():
         "i.scrollWidth <= i.clientWidth, g.querySelector('title').textContent]; })])",
     ]
     log = interact(page, "tab=heap", steps, "long names, heap and flame")
+    heap_stacks_cut(page)
     if not log:
         return
     legend = log.get("legend") or []
     longs = [r for r in legend if len(r[1]) > 1000]
     check(len(longs) >= 3 and len({r[0] for r in longs}) == len(longs) and
-          all(r[0] == short_name(r[1]) and r[2] for r in longs) and
+          all(r[0] == band_shown(r[1]) and r[2] for r in longs) and
           all(r[0] == r[1] for r in legend if len(r[1]) <= NAME_MAX),
-          "long names: the Heap tab's legend cuts a long band name in the middle, its end kept, "
-          "whole in its title, not clipped (%r)" % [(r[0][-24:], len(r[1]), r[2]) for r in legend])
+          "long names: the Heap tab's legend cuts each long name of a band in the middle, its end "
+          "kept, the band whole in its title, not clipped (%r)"
+          % [(r[0][-24:], len(r[1]), r[2]) for r in legend])
     info = log.get("info") or []
     ok = []
     for text, shown, full, fits, title in info:
@@ -1841,6 +1843,45 @@ def long_names_heap():
           "long names: the flame graph's line under the pointer cuts a long name in the middle, "
           "its end kept, whole in its title, then the cost, not clipped (%r)"
           % [(t[0][-50:], t[3]) for t in info])
+
+
+def band_shown(band):
+    """A heap band's legend as ui.js shows it: heap-svg's name "(k)f/g/h"
+    with each function's name cut as shortName cuts it (the test's names
+    hold no slash)."""
+    m = re.match(r"(\(\d+\))(.*)$", band, re.S)
+    if not m or m.group(2) == "<root>":
+        return band
+    return m.group(1) + "/".join(short_name(n) for n in m.group(2).split("/"))
+
+
+def heap_stacks_cut(page):
+    """The Heap tab's stacks, in the live heap by stack, the largest
+    sample by stack and the chart's legend, with long names that share
+    their start (HEAP_TWO's a and b, two of LONG_CXX): each stack whole,
+    wrapped, nothing clipped at its end, each name in it cut in the
+    middle as the tables cut names and whole in its title, so that two
+    stacks that differ only at their end look different; 480 px wide,
+    the page still does not scroll sideways."""
+    cells_js = ("qa('table.%s tbody tr').map(function (r) { var c = r.cells[r.cells.length - 1]; "
+                "return [c.textContent, c.scrollWidth <= c.clientWidth, "
+                "Array.prototype.map.call(c.querySelectorAll('button.fn'), function (b) { "
+                "return [b.textContent, b.title, b.scrollWidth <= b.clientWidth]; })]; })")
+    steps = ["log.push(['%s', %s])" % (t, cells_js % t) for t in ("heapstacks", "heapsample")]
+    log = interact(page, "tab=heap", steps, "long names, the Heap tab's stacks")
+    narrow(page, "long names, heap")
+    if not log:
+        return
+    for cls, what in (("heapstacks", "live at end by stack"), ("heapsample", "largest sample by stack")):
+        rows = log.get(cls) or []
+        names = [n for _, _, ns in rows for n in ns]
+        check(len(rows) >= 2 and len({t for t, _, _ in rows}) == len(rows) and
+              all(fits for _, fits, _ in rows) and any(len(title) > 1000 for _, title, _ in names) and
+              all(shown == short_name(title) and fits for shown, title, fits in names) and
+              all(t == " \u2192 ".join(n[0] for n in ns) for t, _, ns in rows),
+              "long names: the Heap tab's %s: each stack whole, nothing clipped, each name cut in "
+              "the middle, whole in its title, no two stacks alike (%r)"
+              % (what, [(t[-40:], fits) for t, fits, _ in rows]))
 
 
 def large():

@@ -1517,8 +1517,20 @@
 			box.setAttribute('fill', bandColour(r));
 			sw.appendChild(box);
 			const bytes = td('');
-			const name = el('td', 'name', shortName(r.name)); // cut as the tables cut names
+			// heap-svg's name, each function in it cut as the tables cut
+			// names, the stack wrapped at its slashes, whole in the title
+			const name = el('td', 'name stack');
 			name.title = r.name;
+			if (r.kind !== 'stack' || r.band === 0) {
+				name.textContent = r.name;
+			} else {
+				name.textContent = '(' + r.band + ')';
+				r.ids.slice().reverse().forEach((x, i) => {
+					if (i)
+						add(name, '/', el('wbr'));
+					add(name, shortName(fnName(x)));
+				});
+			}
 			lt.body.appendChild(add(el('tr'), add(el('td', 'sw'), sw), bytes, name));
 			return [r, bytes];
 		});
@@ -1595,8 +1607,10 @@
 		};
 		fnTable('heapfns', h.functions, h.liveBytes, MAX_ROWS);
 
+		/* a stack whole, wrapped between its names (each cut as
+		 * shortName cuts it), as the Cycles tab shows a cycle */
 		const stackCell = (ids) => {
-			const cell = el('td', 'name');
+			const cell = el('td', 'name stack');
 			if (!ids.length)
 				cell.textContent = ROOT;
 			ids.forEach((x, i) => {
