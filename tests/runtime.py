@@ -225,6 +225,12 @@ def fork_child_contexts():
               info.get("calls") == 10,
               "fork, fresh child (%s): info counts %d contexts, 4 cost centres, 10 calls (%s)"
               % (tag, len(got), {k: info.get(k) for k in ("contexts", "cost_centres", "calls")}))
+        # The child's own slow-path misses (a handful: main -> child_a ->
+        # child_b, main -> child_c), not the parent's 585 with them, and
+        # the deepest history written, [main] [child_a] [child_b].
+        check(0 < info.get("transitions", 0) < 20 and info.get("deepest_history") == 3,
+              "fork, fresh child (%s): info's transitions are the child's, its deepest "
+              "history 3 (%s)" % (tag, {k: info.get(k) for k in ("transitions", "deepest_history")}))
         parent = report(out, "--contexts")
         check(parent["ncontexts"] >= 585 and
               functions(parent).get("leaf_7", {}).get("calls") == 64 and
@@ -929,13 +935,17 @@ def options():
                                   CCPROF_OPTIONS="bogus=1:output=/dev/null"))
     check(r.returncode == 0 and "unknown option 'bogus'" in r.stderr,
           "unknown CCPROF_OPTIONS key: warned, program unaffected")
-    # A value's control characters (C0, DEL, C1) are '?' in the warning:
-    # one line, nothing for the terminal to obey.
+    # A value's control characters (C0, DEL, C1) and each byte of what is
+    # not UTF-8 (a lone 0x9B, CSI in an 8-bit locale) are '?' in the
+    # warning: one line, nothing for the terminal to obey; UTF-8 text
+    # (U+20AC, whose bytes include 0x82) stays.
     env = dict(os.environb, LD_PRELOAD=os.path.join(LIB, "libccprof.so").encode(),
-               CCPROF_OPTIONS=b"output=/dev/null:bo\x1b[31mgus\tx\x7f=1:clock=c\xc2\x9b2J\nx")
+               CCPROF_OPTIONS=b"output=/dev/null:bo\x1b[31mgus\tx\x7f=1:clock=c\xc2\x9b2J\nx:"
+               b"interval=\x9b1m\xe2\x82\xac\xc2")
     r = subprocess.run([prog, "5"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     check(r.returncode == 0 and r.stderr == b"ccprof: CCPROF_OPTIONS: unknown option 'bo?[31mgus?x?'\n"
-          b"ccprof: CCPROF_OPTIONS: unknown clock 'c?2J?x' (cpu, cycles or wall)\n",
+          b"ccprof: CCPROF_OPTIONS: unknown clock 'c?2J?x' (cpu, cycles or wall)\n"
+          b"ccprof: CCPROF_OPTIONS: bad interval '?1m\xe2\x82\xac?' (e.g. 1ms, 500us; at most 3600s)\n",
           "CCPROF_OPTIONS' control characters are '?' in the runtime's warnings (%r)" % r.stderr)
     # Escapes (Note [Escapes in CCPROF_OPTIONS]): a separator, '=' and a
     # backslash in a value; empty pairs skipped; a final backslash kept.

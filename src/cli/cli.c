@@ -442,7 +442,10 @@ static int replace_file(const char *path, const struct stat *old, cli_file_write
  * user planted in /tmp): stat(LINK) follows it, and the target is
  * replaced only if it is the very file stat(LINK) reached; a dangling
  * link's target is first created through the link (open's O_CREAT, as
- * `>` creates it), then replaced, and removed again if the write fails.
+ * `>` creates it), then replaced, and removed again if the write fails
+ * and it is still the empty file that open gave (another process may
+ * have created the target between final_name and the open: its file is
+ * written through, and not removed unless it is that empty file).
  * A link changed meanwhile is written through in place, as `>` would.
  */
 static int replace_linked(const char *path, const char *target, const struct stat *old,
@@ -452,7 +455,10 @@ static int replace_linked(const char *path, const char *target, const struct sta
 	int created = 0;
 	if (old == NULL) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-		if (fd < 0 || close(fd) != 0 || stat(path, &st) != 0)
+		if (fd < 0)
+			return -1;
+		int r = fstat(fd, &st);
+		if (close(fd) != 0 || r != 0)
 			return -1;
 		created = 1;
 		old = &st;
@@ -460,7 +466,8 @@ static int replace_linked(const char *path, const char *target, const struct sta
 	if (stat(target, &now) != 0 || now.st_dev != old->st_dev || now.st_ino != old->st_ino)
 		return write_in_place(path, write_out, arg);
 	int rc = replace_file(target, created ? NULL : old, write_out, arg);
-	if (rc != 0 && created) {
+	if (rc != 0 && created && stat(target, &now) == 0 && now.st_dev == st.st_dev &&
+	    now.st_ino == st.st_ino && now.st_size == 0) {
 		int e = errno;
 		unlink(target);
 		errno = e;

@@ -8,6 +8,7 @@
  * escape_mem is the one engine; the others feed it.
  */
 #include "output/escape.h"
+#include "common/utf8.h"
 
 #include <string.h>
 
@@ -149,26 +150,7 @@ const struct escape_table escape_utf8 = {
 
 size_t escape_utf8_len(const unsigned char *s, size_t avail)
 {
-	unsigned c = s[0];
-	size_t n;
-	unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-	else
-		return 0; /* continuation byte, overlong lead, or > U+10FFFF */
-	if (avail < n || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
+	return utf8_len(s, avail);
 }
 
 /* Replacement for the sequence at s of length n, or NULL to copy it. */
@@ -178,7 +160,7 @@ static const char *replacement(const struct escape_table *t, const unsigned char
 		return t->bad_utf8;
 	if (n == 1)
 		return t->ascii[s[0]];
-	if (n == 2 && s[0] == 0xc2 && s[1] <= 0x9f) /* U+0080..U+009F */
+	if (utf8_is_c1(s, n))
 		return t->c1;
 	if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9))
 		return s[2] == 0xa8 ? t->u2028 : t->u2029;

@@ -109,14 +109,34 @@ static int prune_thread(struct ccp_profile *p, uint32_t t, uint32_t inherited,
 	return 0;
 }
 
+/* The longest history written: a pruned profile's deepest_history is of
+ * its own contexts, not of the table the child inherited. */
+static uint64_t deepest_written(const struct ccp_profile *p)
+{
+	uint64_t deepest = 0;
+
+	for (uint32_t t = 0; t < p->nthreads; t++)
+		for (uint32_t j = 0; j < p->threads[t].ncontexts; j++)
+			if (p->threads[t].contexts[j].len > deepest)
+				deepest = p->threads[t].contexts[j].len;
+	return deepest;
+}
+
 /* Every thread without the inherited contexts it did not use;
  * inherited[t] is thread t's rt_thread.inherited. */
 int rt_prune_contexts(struct ccp_profile *p, const uint32_t *inherited,
 		      const struct rt_scratch *s)
 {
+	int pruned = 0;
+
 	for (uint32_t t = 0; t < p->nthreads; t++)
-		if (inherited[t] && prune_thread(p, t, inherited[t], s) != 0)
-			return -1;
+		if (inherited[t]) {
+			if (prune_thread(p, t, inherited[t], s) != 0)
+				return -1;
+			pruned = 1;
+		}
+	if (pruned)
+		p->stats.deepest_history = deepest_written(p);
 	return 0;
 }
 

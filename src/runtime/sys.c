@@ -8,10 +8,12 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/utf8.h"
 #include "runtime.h"
 
 /* getenv, not the program's: a program may define its own, instrumented
@@ -76,25 +78,27 @@ ssize_t rt_write_quietly(int fd, const void *buf, size_t len)
 }
 
 /* A warning quotes what the user gave (CCPROF_OPTIONS' values, paths):
- * its control characters, C0 and DEL and the C1 ones (U+0080..U+009F,
- * two bytes in UTF-8, some terminals taking U+009B as ESC [) become '?',
- * as the tool's escape_text makes them, so that a value can neither
- * split the line nor drive the terminal.  Returns the new length. */
-static int plain_line(char *s, int n)
+ * as the tool's escape_text does, its control characters (C0, DEL, and
+ * C1, U+0080..U+009F, some terminals taking U+009B as ESC [) become '?',
+ * and so does each byte of what is not UTF-8 (a lone 0x9B is CSI to a
+ * terminal in an 8-bit locale), so that a value can neither split the
+ * line nor drive the terminal.  In place; returns the new length. */
+static size_t plain_line(char *line, size_t n)
 {
-	int out = 0;
+	unsigned char *s = (unsigned char *)line;
+	size_t out = 0;
 
-	for (int i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_len(s + i, n - i);
 
-		if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
-		    (unsigned char)s[i + 1] <= 0x9f) {
-			i++;
-			c = '?';
-		} else if (c < 0x20 || c == 0x7f) {
-			c = '?';
+		if (len == 0 || utf8_is_c1(s + i, len) || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+			s[out++] = '?';
+			i += len ? len : 1;
+		} else {
+			memmove(s + out, s + i, len);
+			out += len;
+			i += len;
 		}
-		s[out++] = (char)c;
 	}
 	return out;
 }
@@ -110,7 +114,7 @@ void rt_warn(const char *fmt, ...)
 	va_end(ap);
 	if (n > (int)sizeof buf - 2)
 		n = (int)sizeof buf - 2;
-	n = plain_line(buf, n);
+	n = (int)plain_line(buf, (size_t)n);
 	buf[n++] = '\n';
 	if (rt_write_quietly(2, buf, (size_t)n) < 0) {
 		/* nothing sensible to do: stderr is gone */
