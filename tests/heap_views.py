@@ -717,7 +717,7 @@ def hp_name_length(prof, both):
     check(any(re.match(r"^\(\d+\)\u00e9\.\.\.$", k) for k in names),
           "hp --name-length 6: '\u00e9\u00e9\u00e9/a/main' is cut before the second "
           "\u00e9's second byte (%s)" % names)
-    for args, msg in ((("--to", "hp", "--name-length", "3"), "at least 4, not '3'"),
+    for args, msg in ((("--to", "hp", "--name-length", "3"), "at least 4 and at most 4294967295, not '3'"),
                       (("--to", "hp", "--name-length", "-5"), "not '-5'"),
                       (("--to", "hp", "--name-length", "4x"), "not '4x'"),
                       (("--to", "heap-svg", "--name-length", "9"),
