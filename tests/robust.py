@@ -645,7 +645,8 @@ def file_size_limit():
     if p is not None:
         check(p.returncode == 0 and p.stdout == "calls work 7\n",
               "file size limit 0: exit 0 and stdout as without ccprof (%d)" % p.returncode)
-        left = glob.glob(prof + "*")
+        left = glob.glob(prof + "*") + glob.glob(os.path.join(os.path.dirname(prof), "." +
+                                                               os.path.basename(prof) + "*"))
         check(left == [], "file size limit 0: no profile, no temporary file (%s)" % left)
         check("File too large" in p.stderr, "file size limit 0: ccprof says why it wrote nothing")
     p, prof = same_behaviour("fsizelimit", "tests/progs/fsizelimit.c", ["1m"], timeout=30)
@@ -1919,6 +1920,52 @@ def record_terminal_interrupt():
           % (status, text[-200:]))
 
 
+def comm_of(pid):
+    """A process's name, or None once it has gone."""
+    try:
+        with open("/proc/%s/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def record_group_signal_once():
+    """A signal sent to record's whole process group (kill -INT -PGID, as a
+    supervisor or timeout(1) sends) reached the program already: record
+    does not pass it on a second time, while one sent to record alone it
+    does (Note [The group's canary] in src/cli/group_canary.c).  The
+    program counts the SIGINTs it gets within 0.3 s of the first.  Before,
+    a group's SIGINT came twice (GNU make, interrupted, then died in its
+    handler before deleting its intermediate files)."""
+    exe = build("sig_countint", "tests/progs/signals.c")
+    prof = os.path.join(OUT, "sig_group.ccprof")
+    for seq, want in ((("group",), 1), (("group", "record"), 2), (("record", "group"), 2),
+                      (("group", "group"), 2)):
+        what = "SIGINT to %s" % " then ".join(seq)
+        p, child = record_waiting(prof, exe, "countint", default_signals, what)
+        if child is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            continue
+        for to in seq:
+            if to == "group":
+                os.killpg(p.pid, signal.SIGINT)
+            else:
+                os.kill(p.pid, signal.SIGINT)
+            time.sleep(0.1)
+        try:
+            out, _ = p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+        said = re.findall(r"SIGINT (\d+) times", out.decode(errors="replace"))
+        check(p.returncode == 0 and said == [str(want)],
+              "%s: the program gets %d, as without record (status %s, %s)"
+              % (what, want, p.returncode, said))
+    canaries = [d for d in os.listdir("/proc") if d.isdigit() and comm_of(d) == "ccprof-canary"]
+    check(not canaries, "record's canaries are gone when it ends (%s)" % canaries)
+
+
 def record_dump_signal():
     """record --dump-signal=SIG passes dump_signal=SIG on: when SIG
     arrives the program writes its profile and goes on (here waiting in
@@ -2508,6 +2555,7 @@ unmanaged_children_siginterrupt()
 record_passes_signals()
 record_passes_ignored_signals()
 record_terminal_interrupt()
+record_group_signal_once()
 record_dump_signal()
 record_stops_with_program()
 second_signal_mid_write()

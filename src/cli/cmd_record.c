@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/group_canary.h"
 #include "common/handled_signals.h"
 #include "common/option_values.h"
 #include "format/format.h"
@@ -65,7 +66,8 @@ const struct cli_command cli_record = {
 		"same signal.  A signal sent to ccprof (SIGTERM, SIGHUP, SIGUSR1, the\n"
 		"dump signal, any that ends a process; SIGINT and SIGQUIT unless from\n"
 		"the terminal, which sends them to both) is passed on to PROGRAM,\n"
-		"and ccprof then ends as PROGRAM does.  When PROGRAM stops\n"
+		"unless it was sent to the whole process group, which PROGRAM is in\n"
+		"too; ccprof then ends as PROGRAM does.  When PROGRAM stops\n"
 		"(SIGSTOP, SIGTSTP), ccprof stops by the same signal, and continues\n"
 		"PROGRAM when it is continued.  Right after the\n"
 		"run, record adds each function's source file and line (from the debug\n"
@@ -472,10 +474,12 @@ static uint64_t realtime_ns(void)
  * SIGINT, SIGQUIT and SIGWINCH from the terminal go to the whole
  * foreground process group, so the program gets them too: record lets
  * those pass (si_code SI_KERNEL), as system() ignores the first two, and
- * passes on only those sent to it.  Others sent to the whole group reach
- * the program twice, which the default action takes as once, and so does
- * the runtime's handler: it writes once, and a second signal, even one
- * another thread takes, waits for that write (write_once in
+ * passes on only those sent to it.  Any signal sent to the whole group
+ * reached the program as well, and record's canary tells record so
+ * (Note [The group's canary] in group_canary.c): passed on too, it came
+ * twice, and the second cut short a handler that cleans up.  A second
+ * signal that does come (two sent close together) waits for the
+ * runtime's write, if its handler is writing (write_once in
  * src/runtime/signals.c).  Left as they were: SIGPIPE, SIGXCPU and
  * SIGXFSZ, which record's own writes and limits raise (unless one is the
  * dump signal), SIGCHLD and job control (Note [When the program
@@ -521,6 +525,7 @@ struct run_signals_saved {
 static volatile sig_atomic_t pass_to;      /* the program's pid while it runs, else 0 */
 static volatile sig_atomic_t passed_signal; /* the first ending signal passed on, or 0 */
 static volatile sig_atomic_t ignored_at_start[MAX_SIGNAL + 1]; /* by signal number */
+static struct group_canary canary; /* set while signals are blocked, before pass_to */
 
 static void pass_on(int sig, siginfo_t *info, void *uctx)
 {
@@ -530,7 +535,7 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 		return; /* the program had it too */
 	if (!passed_signal && sig != SIGWINCH && sig != SIGURG && !ignored_at_start[sig])
 		passed_signal = sig; /* one that would have ended record */
-	if (pass_to > 0)
+	if (pass_to > 0 && !group_canary_had(&canary, sig)) /* else the program had it too */
 		kill((pid_t)pass_to, sig);
 	errno = saved;
 }
@@ -674,6 +679,7 @@ static void wait_program(pid_t pid, int *status)
 			stop_as(pid, info.si_status);
 	}
 	pass_to = 0;
+	group_canary_stop(&canary);
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
 }
@@ -702,6 +708,7 @@ static int run_program(char **command, int dump_signal, struct run_result *r)
 	int fork_errno = errno;
 	close(pfd[1]);
 	if (pid > 0) {
+		group_canary_start(&canary); /* younger than record: Note [The group's canary] */
 		pass_to = pid;
 		sigprocmask(SIG_SETMASK, &saved.mask, NULL);
 		ssize_t n;
