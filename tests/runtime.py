@@ -181,6 +181,58 @@ def record_lists_many():
               "child_work, the program's its %d parent_work" % (n, n))
 
 
+def hidden_temporary():
+    """The runtime writes a profile under a hidden temporary name in the
+    same directory, then renames it (dump.c, temp_name): a write killed
+    half-way (bash's tests SIGKILL children as they write) leaves a file
+    no glob of the profiles takes, where PATH.tmpPID.0 made `ccprof merge
+    PATH.*` fail on it (helper-107).  Seen through tests/progs/renamelog.c,
+    preloaded before the runtime."""
+    shim = os.path.join(OUT, "librenamelog.so")
+    r = run([CC, "-O1", "-fPIC", "-shared", os.path.join(TOP, "tests/progs/renamelog.c"),
+             "-o", shim, "-ldl"])
+    if not check(r.returncode == 0, "renamelog.c builds (%s)" % r.stderr[-200:]):
+        return
+    prog = build("fib_tmp", "tests/progs/fib.c")
+    d = os.path.join(OUT, "hidden_tmp")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    out = os.path.join(d, "fib.ccprof")
+    r = run([prog, "5"], env=dict(os.environ, LD_PRELOAD=shim + " " + os.path.join(LIB, "libccprof.so"),
+                                  CCPROF_OPTIONS="output=" + out))
+    moves = [l.split()[1:] for l in r.stderr.splitlines() if l.startswith("rename ")]
+    check(r.returncode == 0 and len(moves) == 1 and moves[0][1] == out and
+          os.path.dirname(moves[0][0]) == d and
+          os.path.basename(moves[0][0]).startswith(".fib.ccprof.tmp") and
+          sorted(os.listdir(d)) == ["fib.ccprof"],
+          "the profile is written as a hidden .fib.ccprof.tmp* beside it, then renamed (%s)" % moves)
+
+
+def fork_child_start():
+    """Under clock=cycles a forked child's start (its counts set to zero,
+    the runtime's state remade) is the runtime's own time, not the forking
+    function's (Note [A forked child's start] in src/runtime/init.c):
+    tests/progs/forkstart.c's child only calls leaf() again from main, a
+    transition it inherited, so it makes nothing, and yet its profile has
+    own time, which before was main's."""
+    prog = build("forkstart", "tests/progs/forkstart.c")
+    d = os.path.join(OUT, "forkstart_run")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    out = os.path.join(d, "fs.ccprof")
+    r = run([CCPROF, "record", "--clock=cycles", "-o", out, "--", prog])
+    kid = out + "." + (r.stdout.split() + ["?"])[1]
+    if not check(r.returncode == 0 and os.path.exists(kid),
+                 "fork, child's start: runs, the child writes OUT.<pid> (%s)" % r.stdout.strip()):
+        return
+    info = json.loads(run([CCPROF, "info", "--json", kid]).stdout or "{}")
+    fs = functions(report(kid))
+    check(info.get("own_ticks", 0) > 0 and info.get("transitions") == 0 and
+          fs.get("leaf", {}).get("calls") == 1,
+          "fork, child's start (cycles): own time %s ticks with no context made, leaf called "
+          "once (%s)" % (info.get("own_ticks"), {k: info.get(k) for k in ("transitions", "own_time_s")}))
+
+
 def fork_child_contexts():
     """A forked child's profile holds only what the child did (Note [A
     forked child's profile] in src/runtime/forkprune.c): the parent of
@@ -713,7 +765,7 @@ def own_time():
             check(own > 0, "manyctx, clock=cpu: samples that found the runtime making a "
                   "context charged its own time (%.6f s), not a function" % own)
         text = run([CCPROF, "report", prof]).stdout
-        check(re.search(r"^    own time     [0-9.]+ secs making new contexts, charged to no "
+        check(re.search(r"^    own time     [0-9.]+ secs the profiler took for itself, charged to no "
                         r"function \((measured|sampled)\)$", text, re.M),
               "manyctx, clock=%s: report's header says the own time" % clock)
         merged = os.path.join(OUT, "manyctx-%s-twice.ccprof" % clock)
@@ -1056,6 +1108,8 @@ record_lists_profiles()
 record_lists_in_fork_order()
 record_lists_many()
 fork_child_contexts()
+fork_child_start()
+hidden_temporary()
 record_max_contexts()
 record_checks_runtime_flags()
 linked("pkg-config")

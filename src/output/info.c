@@ -135,7 +135,7 @@ static void text_counts(struct ob *f, const struct info_input *in)
 		(double)s->memory_bytes / 1048576.0);
 	text_u64(f, "lost calls", s->lost_calls);
 	ob_printf(f, "%-18s %.3f s\n", "lost time", model_seconds(m, s->lost_time));
-	ob_printf(f, "%-18s %.6f s (making new contexts, charged to no function)\n", "own time",
+	ob_printf(f, "%-18s %.6f s (the profiler's own work, charged to no function)\n", "own time",
 		  model_seconds(m, s->own_time));
 	ob_printf(f, "%-18s %" PRIu64 " (contexts whose inline cache is bypassed or on retrial)\n",
 		  "dispatchers", s->dispatchers);

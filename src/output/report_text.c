@@ -153,7 +153,7 @@ static void text_own_time(const struct text *t)
 		return;
 	ob_puts(t->o, "    own time     ");
 	text_secs(t, p->stats.own_time, 0);
-	ob_printf(t->o, " secs making new contexts, charged to no function (%s)\n",
+	ob_printf(t->o, " secs the profiler took for itself, charged to no function (%s)\n",
 		  p->clock == CCP_CLOCK_CYCLES ? "measured" : "sampled");
 }
 

@@ -277,6 +277,20 @@ static int put_special(const char *path, const unsigned char *buf, size_t len)
 	return close(fd) | rc;
 }
 
+/* The temporary file for path: "DIR/.BASE.tmpPID.I", hidden, so that a
+ * glob of the profiles (PATH.*, *.ccprof) never takes one that a write
+ * killed half-way left behind (bash's tests SIGKILL a child as it writes:
+ * `ccprof merge PATH.*` then failed on the empty file, helper-107); BASE
+ * cut to 200 bytes, so that the name fits NAME_MAX. */
+static int temp_name(char *tmp, size_t size, const char *path, int i)
+{
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path) + 1 : 0;
+
+	return snprintf(tmp, size, "%.*s.%.200s.tmp%d.%d", dir, path, path + dir, (int)getpid(), i) >=
+	       (int)size ? -1 : 0;
+}
+
 /* Temporary file in the same directory, then rename; a target that exists
  * and is not a regular file is written directly (put_special).  No
  * symlink is followed. */
@@ -291,7 +305,7 @@ static int put_file(const char *path, const unsigned char *buf, size_t len)
 	if (beyond_size_limit(len)) /* Note [File size limit] */
 		return -1;
 	for (i = 0;; i++) {
-		if (snprintf(tmp, sizeof tmp, "%s.tmp%d.%d", path, (int)getpid(), i) >= (int)sizeof tmp)
+		if (temp_name(tmp, sizeof tmp, path, i) != 0)
 			return -1;
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0 || errno != EEXIST || i == 100)

@@ -598,7 +598,9 @@ void rt_release_lookups(struct rt_thread *t)
  * moves its interval's start past it; under the sampling clocks a sample
  * that finds the thread making (busy == RT_BUSY_MAKING) puts its
  * interval there.  Finding a transition that exists stays charged as
- * before: it is as short as a hook's miss, and common.
+ * before: it is as short as a hook's miss, and common.  A forked child's
+ * start is the runtime's too (rt_own_time_since, Note [A forked child's
+ * start] in init.c).
  */
 struct making {
 	uint64_t start;      /* clock=cycles: the counter as the making began */
@@ -631,6 +633,17 @@ static void making_end(struct rt_thread *t, struct making m)
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	RT_STORE(&t->busy, RT_BUSY);
+}
+
+/* Under clock=cycles, the runtime's work since the counter read `from`
+ * (no hook of the thread's ran meanwhile) is skipped as a making's is,
+ * and counted as its own time. */
+void rt_own_time_since(struct rt_thread *t, uint64_t from)
+{
+	uint64_t now = rt_tick(), took = now > from ? now - from : 0;
+
+	RT_STORE(&t->last_tick, t->last_tick + took);
+	RT_STORE(&t->own_ticks, t->own_ticks + took);
 }
 
 /* Not found in the tables: make it. */

@@ -524,7 +524,7 @@
 			      pct(v.rootBytes, v.totalBytes) + '%)' : '') + ' in no cost centre');
 			// report's own time line (text_own_time): the runtime's, in no total
 			if (data.own_time_ticks)
-				fact('own time', secs(data.own_time_ticks) + ' secs making new contexts, ' +
+				fact('own time', secs(data.own_time_ticks) + ' secs the profiler took for itself, ' +
 				     'charged to no function (' +
 				     (data.clock === 'cycles' ? 'measured' : 'sampled') + ')');
 		}
