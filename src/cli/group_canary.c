@@ -21,8 +21,8 @@
  * process is added at the head of its group's list), and the canary is
  * younger than record.  So record's handler reads the canary's pending
  * signals from /proc/PID/status: if the signal is there, the program had
- * it too, and record asks the canary to take its pending signals (so that
- * the next one sent to record alone is told apart) and passes nothing on.
+ * it too, and record asks the canary to take it (so that the next one sent
+ * to record alone is told apart) and passes nothing on.
  * Without a canary (fork failed, no /proc), record passes every signal on,
  * as before.  The canary holds no file of record's, never runs the
  * program's code and dies with record (PR_SET_PDEATHSIG) or when record
@@ -57,12 +57,14 @@ static void close_all_but(int a, int b)
 }
 
 /* The canary: every signal blocked at its default, pending until record
- * asks for it to be taken. */
+ * asks for it to be taken: that one alone (its number the byte asked),
+ * so that another sent to the group meanwhile, which record has yet to
+ * handle, stays to be seen. */
 static void canary_main(int ask, int answer, pid_t record)
 {
 	const struct timespec now = {0, 0};
-	sigset_t all;
-	char b;
+	sigset_t all, one;
+	unsigned char b;
 
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
@@ -74,7 +76,9 @@ static void canary_main(int ask, int answer, pid_t record)
 	prctl(PR_SET_NAME, "ccprof-canary");
 	close_all_but(ask, answer);
 	while (read(ask, &b, 1) == 1) {
-		while (sigtimedwait(&all, NULL, &now) > 0)
+		sigemptyset(&one);
+		sigaddset(&one, b);
+		while (sigtimedwait(&one, NULL, &now) > 0)
 			;
 		if (write(answer, &b, 1) != 1)
 			break;
@@ -152,13 +156,14 @@ static uint64_t canary_pending(const struct group_canary *c)
 	return status_mask(status, "SigPnd") | status_mask(status, "ShdPnd");
 }
 
-/* The canary takes what is pending; its answer waited for a moment (a
- * stopped canary answers when it is continued: a late answer is read
- * and dropped before the next question). */
-static void canary_take(const struct group_canary *c)
+/* The canary takes sig; its answer waited for a moment (a stopped canary
+ * answers when it is continued: a late answer is read and dropped before
+ * the next question). */
+static void canary_take(const struct group_canary *c, int sig)
 {
 	struct pollfd p = {.fd = c->answer, .events = POLLIN};
-	char b = 1, late[16];
+	unsigned char b = (unsigned char)sig;
+	char late[16];
 
 	while (read(c->answer, late, sizeof late) > 0)
 		;
@@ -172,7 +177,7 @@ int group_canary_had(const struct group_canary *c, int sig)
 {
 	if (c->pid <= 0 || sig < 1 || sig > 64 || !(canary_pending(c) >> (sig - 1) & 1))
 		return 0;
-	canary_take(c);
+	canary_take(c, sig);
 	return 1;
 }
 

@@ -21,7 +21,7 @@ void group_canary_start(struct group_canary *c);
 
 /* Async-signal-safe: whether the canary has sig pending, that is whether
  * the signal record is handling went to the whole group; if so the
- * canary takes it (and whatever else is pending), ready for the next. */
+ * canary takes it, ready for the next. */
 int group_canary_had(const struct group_canary *c, int sig);
 
 /* End the canary and reap it. */
