@@ -3,6 +3,7 @@ import collections
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -45,6 +46,24 @@ def build(name, src, *flags, instrument=True, cc=None):
         sys.stderr.write(r.stderr)
         raise SystemExit("cannot build " + src)
     return out
+
+
+def preload_shim(name):
+    """OUT/libNAME.so built from tests/progs/NAME.c, a library a test
+    preloads to watch a process's calls; None (a failed check) if it does
+    not build."""
+    so = os.path.join(OUT, "lib%s.so" % name)
+    r = run([CC, "-O1", "-fPIC", "-shared", os.path.join(TOP, "tests/progs/%s.c" % name),
+             "-o", so, "-ldl"])
+    return so if check(r.returncode == 0, "%s.c builds (%s)" % (name, r.stderr[-200:])) else None
+
+
+def fresh_dir(name):
+    """OUT/name, empty."""
+    d = os.path.join(OUT, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
 
 
 def record(prog, args=(), clock=None, profile=None, env=None):

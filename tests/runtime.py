@@ -188,15 +188,11 @@ def hidden_temporary():
     no glob of the profiles takes, where PATH.tmpPID.0 made `ccprof merge
     PATH.*` fail on it (helper-107).  Seen through tests/progs/renamelog.c,
     preloaded before the runtime."""
-    shim = os.path.join(OUT, "librenamelog.so")
-    r = run([CC, "-O1", "-fPIC", "-shared", os.path.join(TOP, "tests/progs/renamelog.c"),
-             "-o", shim, "-ldl"])
-    if not check(r.returncode == 0, "renamelog.c builds (%s)" % r.stderr[-200:]):
+    shim = preload_shim("renamelog")
+    if shim is None:
         return
     prog = build("fib_tmp", "tests/progs/fib.c")
-    d = os.path.join(OUT, "hidden_tmp")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    d = fresh_dir("hidden_tmp")
     out = os.path.join(d, "fib.ccprof")
     r = run([prog, "5"], env=dict(os.environ, LD_PRELOAD=shim + " " + os.path.join(LIB, "libccprof.so"),
                                   CCPROF_OPTIONS="output=" + out))

@@ -371,19 +371,106 @@ static void share_equal(struct wants *w)
 }
 
 /* The functions ccs[0..n) of the file of module mi, all wanting a source. */
-static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, const uint32_t *ccs, uint32_t n)
+/*
+ * Note [Sources across profiles]: record resolves every profile the run
+ * left (Note [Which profile] in cmd_record.c), and a forking program
+ * leaves one per process: a shell's test suite, thousands.  Each opened
+ * and walked the same binary again, 7.6 ms a profile for bash, which made
+ * record's end of 1,600 subshells take 15.9 s instead of 3.7 (helper-107).
+ * So what a module's walk found (a file and line, or nothing) is kept for
+ * the tool's process, by the module's build-id and the function's
+ * offset, and a profile whose functions are all known opens no file.  A
+ * build-id names one build, so the answer cannot change; a module that
+ * could not be opened is not remembered (it may appear).
+ */
+struct known_source {
+	char *build_id;
+	uint64_t offset;
+	char *file;        /* NULL: the walk found none */
+	uint32_t line;
+};
+
+static struct known_source *known;
+static uint32_t nknown, known_cap;
+static struct htab known_index;
+
+static uint64_t known_hash(const char *build_id, uint64_t offset)
+{
+	return htab_hash_str(build_id) ^ htab_mix64(offset);
+}
+
+static struct known_source *known_find(const char *build_id, uint64_t offset)
+{
+	uint64_t h = known_hash(build_id, offset);
+	if (known == NULL)
+		return NULL;
+	for (size_t i = htab_first(&known_index, h); known_index.slot[i].item;
+	     i = htab_next(&known_index, i)) {
+		struct known_source *k = &known[known_index.slot[i].item - 1];
+		if (known_index.slot[i].hash == h && k->offset == offset &&
+		    strcmp(k->build_id, build_id) == 0)
+			return k;
+	}
+	return NULL;
+}
+
+static void known_add(const char *build_id, uint64_t offset, const char *file, uint32_t line)
+{
+	uint64_t h = known_hash(build_id, offset);
+	if (known == NULL)
+		htab_init(&known_index, 64);
+	else if (known_find(build_id, offset))
+		return;
+	if (nknown == known_cap) {
+		known_cap = known_cap ? 2 * known_cap : 64;
+		known = xrealloc(known, known_cap, sizeof *known);
+	}
+	known[nknown] = (struct known_source){xstrdup(build_id), offset,
+					       file ? xstrdup(file) : NULL, line};
+	size_t i = htab_first(&known_index, h);
+	while (known_index.slot[i].item)
+		i = htab_next(&known_index, i);
+	htab_put(&known_index, i, h, nknown++);
+}
+
+/* The cost centres of ccs[0..n) that are known take their answer; the
+ * others are moved to the front of ccs, their number returned. */
+static uint32_t take_known(struct ccp_profile *p, const char *build_id, uint32_t *ccs, uint32_t n,
+			   unsigned *filled)
+{
+	uint32_t unknown = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ccp_cc *c = &p->ccs[ccs[i]];
+		const struct known_source *k = build_id[0] ? known_find(build_id, c->offset) : NULL;
+		if (k == NULL) {
+			ccs[unknown++] = ccs[i];
+		} else if (k->file) {
+			c->file = ccp_arena_strdup(p->arena, k->file);
+			c->line = k->line;
+			(*filled)++;
+		}
+	}
+	return unknown;
+}
+
+static unsigned resolve_module(struct ccp_profile *p, uint32_t mi, uint32_t *ccs, uint32_t n)
 {
 	const struct ccp_module *pm = &p->modules[mi];
+	const char *build_id = pm->build_id ? pm->build_id : "";
 	struct dwarf_module m;
 	unsigned filled = 0;
-	if (!dwarfmod_open(pm->path ? pm->path : "", pm->build_id ? pm->build_id : "", &m))
-		return 0;
+	if ((n = take_known(p, build_id, ccs, n, &filled)) == 0 ||
+	    !dwarfmod_open(pm->path ? pm->path : "", build_id, &m))
+		return filled;
 	struct wants w = make_wants(p, &m, ccs, n);
 	scan_units(&m, &w);
 	share_equal(&w);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ccp_cc *c = &p->ccs[w.v[i].cc];
-		filled += (unsigned)locate(p->arena, &w.v[i], &c->file, &c->line);
+		int found = locate(p->arena, &w.v[i], &c->file, &c->line);
+		filled += (unsigned)found;
+		if (build_id[0]) /* Note [Sources across profiles] */
+			known_add(build_id, c->offset, found ? c->file : NULL, found ? c->line : 0);
 	}
 	free_wants(&w);
 	dwarfmod_close(&m);
