@@ -1,10 +1,12 @@
 /*
  * calib.c - the calibration fixture: the only code in the runtime that is
  * compiled with -finstrument-functions (see the Makefile).  It is never
- * profiled: it runs once at start-up on a private thread state, so that
- * clock.c can measure what instrumentation really adds to a call (the
- * instrumented prologue and epilogue, the calls through the PLT, both
- * hooks) by comparing it with the same empty function uninstrumented.
+ * profiled: it runs once per process, when the first thread state is made
+ * (Note [Calibration at the first hook] in clock.c), on a private thread
+ * state, so that clock.c can measure what instrumentation really adds to
+ * a call (the instrumented prologue and epilogue, the calls through the
+ * PLT, both hooks) by comparing it with the same empty function
+ * uninstrumented.
  */
 #include "runtime.h"
 

@@ -381,18 +381,26 @@ struct rt_thread *rt_thread_private(void)
  * (tests/progs/shortthreads.c).  The leader's clock carries its time
  * before exec, so it is counted from now, as the wall clock is.
  */
-static void first_sample(struct rt_thread *t)
+static void first_sample(struct rt_thread *t, uint64_t own)
 {
 	int cpu = rt_config.clock == CCP_CLOCK_CPU;
 	uint64_t now = rt_now_ns(cpu ? t->cpu_clock : CLOCK_MONOTONIC);
 
-	t->last_sample = cpu && t->tid != (uint64_t)getpid() ? 0 : now;
-	rt_charge_sample(t, now);
+	if (cpu && t->tid != (uint64_t)getpid()) {
+		/* `own`: the calibration's time on this thread (Note
+		 * [Calibration at the first hook] in clock.c), not its root's. */
+		own = own < now ? own : now;
+		t->last_sample = 0;
+		rt_charge_sample(t, now - own);
+		RT_STORE(&t->own_ticks, t->own_ticks + own);
+	}
+	t->last_sample = now;
 }
 
 static struct rt_thread *thread_start(void)
 {
 	struct rt_thread *t;
+	uint64_t own;
 
 	if (starting || rt_initialising()) /* Note [A hook while the runtime starts] */
 		return NULL;
@@ -402,6 +410,7 @@ static struct rt_thread *thread_start(void)
 		starting = 0;
 		return rt_self;
 	}
+	own = rt_clock_calibrate_once(); /* before the state, which copies the estimate */
 	t = thread_new(1);
 	if (t == NULL) {
 		starting = 0;
@@ -410,7 +419,7 @@ static struct rt_thread *thread_start(void)
 	stack_bounds(t);
 	if (pthread_getcpuclockid(pthread_self(), &t->cpu_clock) != 0)
 		t->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
-	first_sample(t); /* at its root */
+	first_sample(t, own); /* at its root */
 	t->last_tick = rt_cycles ? rt_tick() : 0;
 	t->first_tick = t->last_tick;
 	t->alive = 1;
@@ -471,7 +480,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	survivor->tid = (uint64_t)syscall(SYS_gettid);
 	if (pthread_getcpuclockid(pthread_self(), &survivor->cpu_clock) != 0)
 		survivor->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
-	first_sample(survivor); /* the child's own clock, from now */
+	first_sample(survivor, 0); /* the child's own clock, from now */
 	survivor->next = NULL;
 	survivor->live_next = survivor->live_prev = NULL;
 	registry = survivor;
