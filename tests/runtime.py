@@ -966,6 +966,59 @@ def late_first_call():
               % (clock, want_work, got))
 
 
+def calibration_at_first_hook():
+    """The runtime calibrates its estimate of a call's cost once per
+    process, when the first thread state is made, not at start-up (Note
+    [Calibration at the first hook] in src/runtime/clock.c): a process
+    that runs no instrumented code (a shell, /bin/true, a compiler make
+    runs, all preloaded by record) paid 14 ms each under clock=cycles.
+    tests/progs/hookcount.c, preloaded first, counts the calibration
+    fixture's calls (its hooks reach it through the PLT): deterministic,
+    not a timing.  Old build: /bin/true and `calibonce none` counted
+    410,000 (cycles) or 10,000, and a child forked before the first call
+    0, as it had its parent's."""
+    shim = os.path.join(OUT, "libhookcount.so")
+    r = run([CC, "-O2", "-fPIC", "-shared", "-pthread",
+             os.path.join(TOP, "tests/progs/hookcount.c"), "-o", shim])
+    if not check(r.returncode == 0, "libhookcount.so builds (%s)" % r.stderr[-200:]):
+        return
+    exe = build("calibonce", "tests/progs/calibonce.c", instrument=False)
+    runtime = os.path.join(LIB, "libccprof.so")
+
+    def counts(clock, cmd, output="/dev/null"):
+        env = dict(os.environ, LD_PRELOAD=shim + " " + runtime,
+                   CCPROF_OPTIONS="clock=%s,output=%s" % (clock, output))
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        got = [int(n) for n in re.findall(r"^hookcount [0-9]+ ([0-9]+)$", r.stderr, re.M)]
+        return r.returncode, got
+
+    for clock in ("cycles", "cpu", "wall"):
+        rc, one = counts(clock, [exe, "one"])
+        k = one[0] if one else 0
+        check(rc == 0 and len(one) == 1 and k > 0,
+              "clock=%s: a process that enters a region calibrates (%r)" % (clock, one))
+        rc, got = counts(clock, ["/bin/true"])
+        check(rc == 0 and got == [0], "clock=%s: /bin/true under the runtime does not "
+              "calibrate (fixture calls %r)" % (clock, got))
+        rc, got = counts(clock, [exe, "none"])
+        check(rc == 0 and got == [0], "clock=%s: a program that runs no instrumented code "
+              "does not calibrate (fixture calls %r)" % (clock, got))
+        prof = os.path.join(OUT, "calibonce-%s.ccprof" % clock)
+        rc, got = counts(clock, [exe, "threads"], output=prof)
+        check(rc == 0 and got == [k], "clock=%s: four threads whose first region comes at once "
+              "calibrate once (fixture calls %r, one calibration %d)" % (clock, got, k))
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+        ns = info.get("overhead_ns_per_call", 0)
+        check(0 < ns < 2000, "clock=%s: the four threads' profile records the estimate "
+              "(%.1f ns per call)" % (clock, ns))
+        # Destructors in exit order: the first child, the second, the parent.
+        rc, got = counts(clock, [exe, "fork"])
+        check(rc == 0 and got == [k, 0, k],
+              "clock=%s: a child forked before the first region calibrates for itself, one "
+              "forked after has its parent's (fixture calls %r, one calibration %d)"
+              % (clock, got, k))
+
+
 def options():
     prog = build("fib_opt", "tests/progs/fib.c")
     d = os.path.join(OUT, "opts")
@@ -1120,6 +1173,7 @@ cxx_scope()
 clocks()
 short_threads()
 late_first_call()
+calibration_at_first_hook()
 own_time()
 options()
 finish()
