@@ -1011,6 +1011,14 @@ def calibration_at_first_hook():
         ns = info.get("overhead_ns_per_call", 0)
         check(0 < ns < 2000, "clock=%s: the four threads' profile records the estimate "
               "(%.1f ns per call)" % (clock, ns))
+        # A profile written with no call in it says so.
+        prof = os.path.join(OUT, "calibonce-dump-%s.ccprof" % clock)
+        rc, got = counts(clock, [exe, "dump"], output=prof)
+        text = run([CCPROF, "info", prof]).stdout
+        check(rc == 0 and got == [0] and
+              re.search(r"^overhead estimate +not measured$", text, re.M) is not None,
+              "clock=%s: a profile written before any call: nothing calibrated (%r), info says "
+              "the estimate was not measured" % (clock, got))
         # Destructors in exit order: the first child, the second, the parent.
         rc, got = counts(clock, [exe, "fork"])
         check(rc == 0 and got == [k, 0, k],

@@ -84,7 +84,10 @@ static void text_clock(struct ob *f, const struct model *m)
 	else
 		ob_printf(f, "%-18s %g ms\n", "sampling interval", (double)p->interval_ns / 1e6);
 	text_u64(f, "samples", p->stats.samples);
-	ob_printf(f, "%-18s %.1f ns per call\n", "overhead estimate", overhead_ns(p));
+	if (p->overhead_milliticks == 0) /* no instrumented call ran: never calibrated */
+		ob_printf(f, "%-18s not measured\n", "overhead estimate");
+	else
+		ob_printf(f, "%-18s %.1f ns per call\n", "overhead estimate", overhead_ns(p));
 	if (p->clock == CCP_CLOCK_CYCLES)
 		ob_printf(f, "%-18s %.3f s%s\n", "subtracted", model_seconds(m, p->stats.subtracted),
 			  p->stats.subtracted || !p->overhead_milliticks || !p->stats.calls

@@ -7,6 +7,8 @@
  *
  *   calibonce none      no region: nothing calibrates
  *   calibonce one       main enters a region: one calibration
+ *   calibonce dump      only writes a profile (ccprof_dump): no call,
+ *                       nothing calibrated, the estimate not measured
  *   calibonce threads   four threads enter a region at once: one
  *                       calibration, the others wait for it
  *   calibonce fork      a child forked before the first region enters
@@ -58,6 +60,8 @@ int main(int argc, char **argv)
 
 	if (strcmp(mode, "one") == 0) {
 		region();
+	} else if (strcmp(mode, "dump") == 0) {
+		return ccprof_dump() == 0 ? 0 : 1;
 	} else if (strcmp(mode, "threads") == 0) {
 		pthread_t t[4];
 		int i;
