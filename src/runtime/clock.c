@@ -320,17 +320,19 @@ static void calibrate(void)
  * The calibration switches rt_self to a private state (calibrate), from
  * inside a hook's slow path: a signal handler that ran instrumented code
  * then would record on that state, lost, and upset the timing.  So
- * signals are held until it is over (up to ~15 ms late), but for the
- * synchronous ones, which a fault in the runtime itself would raise and
- * which the kernel would not leave blocked anyway.  A first hook inside a
- * signal handler calibrates there: the calibration calls what a thread's
- * start calls (mmap, the clocks), nothing more.
+ * signals are held (up to ~15 ms late), but for the synchronous ones,
+ * which a fault in the runtime itself would raise and which the kernel
+ * would not leave blocked anyway; held until the thread's state is made
+ * (rt_thread_start puts them back), so that a handler that came
+ * meanwhile records its calls, which `starting` would have dropped.  A
+ * first hook inside a signal handler calibrates there: the calibration
+ * calls what a thread's start calls (mmap, the clocks), nothing more.
  *
- * Returns the CPU time this thread spent calibrating, in ns (0 if it did
- * not): under clock=cpu, a thread other than the leader is charged from
- * its start (Note [A thread's time before its first hook] in threads.c),
- * and this is the profiler's own time, not its root's.  Under the other
- * clocks the thread's time counts from after the calibration, as before.
+ * The CPU time the calibrating thread took is the profiler's own time:
+ * under clock=cpu a thread other than the leader is charged from its
+ * start (Note [A thread's time before its first hook] in threads.c), and
+ * this is not its root's.  Under the other clocks, and for the leader,
+ * the thread's time counts from after the calibration, as before.
  */
 #define CALIB_DONE (-1L)
 
@@ -349,10 +351,11 @@ static int owner_gone(long tid, long self)
 	return gone;
 }
 
-static uint64_t calibrate_here(void)
+/* Calibrate here, signals held (the caller gives them back). */
+static uint64_t calibrate_here(sigset_t *mask)
 {
 	uint64_t cpu = rt_now_ns(CLOCK_THREAD_CPUTIME_ID), after;
-	sigset_t held, saved;
+	sigset_t held;
 
 	sigfillset(&held);
 	sigdelset(&held, SIGSEGV);
@@ -360,21 +363,23 @@ static uint64_t calibrate_here(void)
 	sigdelset(&held, SIGILL);
 	sigdelset(&held, SIGFPE);
 	sigdelset(&held, SIGTRAP);
-	pthread_sigmask(SIG_BLOCK, &held, &saved);
+	pthread_sigmask(SIG_BLOCK, &held, mask);
 	calibrate();
 	__atomic_store_n(&calib_owner, CALIB_DONE, __ATOMIC_RELEASE);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	after = rt_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	return after > cpu ? after - cpu : 0;
 }
 
-uint64_t rt_clock_calibrate_once(void)
+/* Whether this thread calibrated: then *own is the CPU time it took and
+ * the signals are held, *mask the mask to put back once the thread's
+ * state is made (a handler that came meanwhile then records its calls). */
+int rt_clock_calibrate_once(uint64_t *own, sigset_t *mask)
 {
 	struct timespec ms = {0, 1000000};
 	long seen = __atomic_load_n(&calib_owner, __ATOMIC_ACQUIRE), self;
-	int saved = errno;
-	uint64_t took = 0;
+	int saved = errno, here = 0;
 
+	*own = 0;
 	if (seen == CALIB_DONE)
 		return 0;
 	self = (long)syscall(SYS_gettid);
@@ -382,7 +387,8 @@ uint64_t rt_clock_calibrate_once(void)
 		if (seen == 0 || owner_gone(seen, self)) {
 			if (__atomic_compare_exchange_n(&calib_owner, &seen, self, 0,
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-				took = calibrate_here();
+				*own = calibrate_here(mask);
+				here = 1;
 				break;
 			}
 			continue; /* another thread took it: `seen` says which */
@@ -391,5 +397,5 @@ uint64_t rt_clock_calibrate_once(void)
 		seen = __atomic_load_n(&calib_owner, __ATOMIC_ACQUIRE);
 	}
 	errno = saved;
-	return took;
+	return here;
 }

@@ -326,7 +326,7 @@ RT_HIDDEN void rt_calib_bare(void);
 static inline uint64_t rt_tick(void); /* cycles clock, below */
 RT_HIDDEN uint64_t rt_now_ns(clockid_t id);
 RT_HIDDEN void rt_clock_start(void);
-RT_HIDDEN uint64_t rt_clock_calibrate_once(void);
+RT_HIDDEN int rt_clock_calibrate_once(uint64_t *own, sigset_t *mask);
 RT_HIDDEN uint64_t rt_ticks_per_sec(void);
 RT_HIDDEN void rt_charge_sample(struct rt_thread *t, uint64_t now);
 RT_HIDDEN void rt_probe_overhead(struct rt_thread *t, uint64_t start);

@@ -397,25 +397,12 @@ static void first_sample(struct rt_thread *t, uint64_t own)
 	t->last_sample = now;
 }
 
-static struct rt_thread *thread_start(void)
+static struct rt_thread *make_state(uint64_t own)
 {
-	struct rt_thread *t;
-	uint64_t own;
+	struct rt_thread *t = thread_new(1);
 
-	if (starting || rt_initialising()) /* Note [A hook while the runtime starts] */
+	if (t == NULL)
 		return NULL;
-	starting = 1;
-	rt_init();
-	if (rt_config.disabled || rt_self) {
-		starting = 0;
-		return rt_self;
-	}
-	own = rt_clock_calibrate_once(); /* before the state, which copies the estimate */
-	t = thread_new(1);
-	if (t == NULL) {
-		starting = 0;
-		return NULL;
-	}
 	stack_bounds(t);
 	if (pthread_getcpuclockid(pthread_self(), &t->cpu_clock) != 0)
 		t->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
@@ -427,7 +414,30 @@ static struct rt_thread *thread_start(void)
 	pthread_setspecific(exit_key, t);
 	rt_registry_add(t);
 	rt_self = t;
+	return t;
+}
+
+static struct rt_thread *thread_start(void)
+{
+	struct rt_thread *t;
+	uint64_t own;
+	sigset_t mask;
+	int held;
+
+	if (starting || rt_initialising()) /* Note [A hook while the runtime starts] */
+		return NULL;
+	starting = 1;
+	rt_init();
+	if (rt_config.disabled || rt_self) {
+		starting = 0;
+		return rt_self;
+	}
+	/* Before the state, which copies the estimate */
+	held = rt_clock_calibrate_once(&own, &mask);
+	t = make_state(own);
 	starting = 0;
+	if (held) /* Note [Calibration at the first hook] in clock.c */
+		pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	return t;
 }
 
