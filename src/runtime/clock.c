@@ -302,8 +302,8 @@ static void calibrate(void)
  * thread state of the process calibrates, in rt_thread_start, once per
  * process; what the run's duration needs stays at start-up
  * (rt_clock_start).  A process that never runs instrumented code
- * records nothing and writes no profile; one written without a call (a
- * dump_signal) says the estimate is not measured (0).
+ * records nothing and writes no profile; one written before any call
+ * (ccprof_dump) records 0, which `ccprof info` shows as not measured.
  *
  * Once: calib_owner is 0, then the tid of the thread calibrating, then
  * CALIB_DONE.  Another thread's first hook meanwhile waits for it, in
