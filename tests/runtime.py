@@ -212,9 +212,7 @@ def fork_child_start():
     transition it inherited, so it makes nothing, and yet its profile has
     own time, which before was main's."""
     prog = build("forkstart", "tests/progs/forkstart.c")
-    d = os.path.join(OUT, "forkstart_run")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    d = fresh_dir("forkstart_run")
     out = os.path.join(d, "fs.ccprof")
     r = run([CCPROF, "record", "--clock=cycles", "-o", out, "--", prog])
     kid = out + "." + (r.stdout.split() + ["?"])[1]
@@ -244,9 +242,7 @@ def fork_child_contexts():
     prog = build("forkfresh", "tests/progs/forkfresh.c")
     want = {("main", "child_a"): 3, ("main", "child_a", "child_b"): 6, ("main", "child_c"): 1}
     for clock, args in (("cpu", ()), ("cycles", ()), ("cpu", ("term",))):
-        d = os.path.join(OUT, "forkfresh_" + "_".join((clock,) + args))
-        shutil.rmtree(d, ignore_errors=True)
-        os.makedirs(d)
+        d = fresh_dir("forkfresh_" + "_".join((clock,) + args))
         out = os.path.join(d, "ff.ccprof")
         r = run([CCPROF, "record", "--clock=" + clock, "-o", out, "--", prog] + list(args))
         tag = " ".join((clock,) + args)
