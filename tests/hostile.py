@@ -1192,6 +1192,137 @@ def module_misaligned():
           "found (status %d%s)" % (r.returncode, ": " + r.stderr.strip()[:300] if r.stderr else ""))
 
 
+LOAD_FOR_PROBE = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/elfsym.h"
+
+static int fail(const char *what)
+{
+	printf("FAIL %s\n", what);
+	return 1;
+}
+
+static const char *name_in(const struct elfsym_table *t, uint64_t off)
+{
+	const char *n = elfsym_find(t, off);
+	return n ? n : "(none)";
+}
+
+/* argv[1]: a crafted file whose 0x2000 has aliases (the global g1 first of
+ * the globals), 0x3000 a local `lo` of 8 bytes, 0x4000.. 1000 others. */
+static int crafted(const char *path)
+{
+	const uint64_t both[] = { 0x2000, 0x3000 }, inner[] = { 0x2000, 0x3004 };
+	struct elfsym_table t;
+	int bad = 0;
+
+	if (elfsym_load_for(path, NULL, both, 2, &t) != 0)
+		return fail("load_for of two symbol starts");
+	printf("for-starts n=%zu %s %s\n", t.n, name_in(&t, 0x2000), name_in(&t, 0x3000));
+	elfsym_free(&t);
+	if (elfsym_load_for(path, NULL, inner, 2, &t) != 0)
+		return fail("load_for of an offset inside a function");
+	printf("for-inner n=%zu %s %s\n", t.n, name_in(&t, 0x2000), name_in(&t, 0x3004));
+	elfsym_free(&t);
+	if (elfsym_load_as(path, NULL, &t) != 0)
+		return fail("load_as");
+	printf("whole n=%zu %s %s\n", t.n, name_in(&t, 0x2000), name_in(&t, 0x3004));
+	elfsym_free(&t);
+	return bad;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* argv[2]: a real binary.  Every third function's address of the whole
+ * table, loaded for alone, gets the whole table's name. */
+static int real(const char *path)
+{
+	struct elfsym_table whole, part;
+	uint64_t *offs;
+	size_t i, n = 0, differ = 0;
+
+	if (elfsym_load_as(path, NULL, &whole) != 0 || whole.n < 30)
+		return fail("load_as of a real binary");
+	offs = malloc(whole.n * sizeof *offs);
+	for (i = whole.n; i-- > 0;)
+		if (i % 3 == 0)
+			offs[n++] = whole.syms[i].addr;
+	qsort(offs, n, sizeof *offs, by_u64);
+	if (elfsym_load_for(path, NULL, offs, n, &part) != 0)
+		return fail("load_for of a real binary");
+	for (i = 0; i < n; i++)
+		differ += strcmp(name_in(&whole, offs[i]), name_in(&part, offs[i])) != 0;
+	printf("real wanted=%zu kept=%zu of %zu differ=%zu\n", n, part.n, whole.n, differ);
+	free(offs);
+	elfsym_free(&whole);
+	elfsym_free(&part);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	return crafted(argv[1]) | real(argv[2]);
+}
+"""
+
+
+def module_names_for():
+    """The runtime reads each module's symbols for the functions it writes
+    only (elfsym_load_for, Note [Names for the functions written] in
+    src/runtime/dump.c): the same names as the whole table's.  Of aliases
+    at one address the global, and of globals the first in the file, in
+    both (the file's order is the last tie-break, not the sort's
+    stability).  An offset inside a function and not at its start takes
+    the whole table, which names it.  And on a real binary, a third of its
+    functions loaded alone have the names the whole table gives."""
+    # 0x2000: lf (local), then g1, g2, ... g40 (globals); g1 must win.
+    names = [b"lf", b"lo"] + [b"g%d" % i for i in range(1, 41)] + [b"o%d" % i for i in range(1000)]
+    strtab = b"\0" + b"".join(n + b"\0" for n in names)
+    at = {n: strtab.index(b"\0" + n + b"\0") + 1 for n in names}
+    syms = ([(at[b"lf"], 0, 0x2000, 16)] + [(at[b"g%d" % i], 1, 0x2000, 16) for i in range(1, 41)] +
+            [(at[b"lo"], 0, 0x3000, 8)] + [(at[b"o%d" % i], 1, 0x4000 + 16 * i, 16)
+                                            for i in range(1000)])
+    elf = elf_module("syms.for", syms, strtab=strtab)
+    src = write("load_for_probe.c", LOAD_FOR_PROBE.encode())
+    probe = os.path.join(HOST, "load_for_probe")
+    flags = ["-std=c11", "-D_GNU_SOURCE", "-g", "-O1"]
+    trivial = write("asan_probe.c", b"int main(void)\n{\n\treturn 0;\n}\n")
+    if run([CC] + flags + ["-fsanitize=address,undefined", trivial, "-o",
+                           os.path.join(HOST, "asan_probe")]).returncode == 0:
+        flags += ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+    r = run([CC] + flags + ["-I" + os.path.join(TOP, "src"), src,
+                            os.path.join(TOP, "src", "common", "elfsym.c"),
+                            os.path.join(TOP, "src", "common", "buildid.c"), "-o", probe])
+    if not check(r.returncode == 0, "elfsym_load_for: the probe builds (%s)" % r.stderr[:300]):
+        return
+    r = run([probe, elf, CCPROF])
+    lines = dict((l.split(" ", 1) + [""])[:2] for l in r.stdout.splitlines())
+    check(r.returncode == 0 and not r.stderr, "elfsym_load_for: the probe runs clean "
+          "(status %d: %s)" % (r.returncode, (r.stdout + r.stderr)[-300:]))
+    check(lines.get("for-starts") == "n=2 g1 lo",
+          "loaded for two starts: only those two symbols, g1 the first global of 41 "
+          "aliases, lo the local (%s)" % lines.get("for-starts"))
+    check(lines.get("whole") == "n=1002 g1 lo",
+          "the whole table: 1002 addresses, the same g1, lo around 0x3004 (%s)"
+          % lines.get("whole"))
+    check(lines.get("for-inner") == "n=1002 g1 lo",
+          "loaded for an offset inside lo: the whole table, which names it lo (%s)"
+          % lines.get("for-inner"))
+    m = re.match(r"wanted=(\d+) kept=(\d+) of (\d+) differ=(\d+)$", lines.get("real", ""))
+    check(m is not None and int(m.group(1)) > 100 and m.group(1) == m.group(2) and
+          int(m.group(3)) > int(m.group(2)) and m.group(4) == "0",
+          "a real binary (ccprof): its every third function loaded alone, named as "
+          "in the whole table (%s)" % lines.get("real"))
+
+
 def wide_text_export():
     """convert --to ghc-prof pads every row to its widest label (indent +
     name): a stack 20000 cost centres deep and a 1 MB name must not make
@@ -1254,6 +1385,7 @@ def main():
     module_names()
     module_symbols_bounded()
     module_misaligned()
+    module_names_for()
     wide_text_export()
     if os.environ.get("HOSTILE_TIMING"):
         print("# hostile corpus: %.1f s" % (time.time() - t0))

@@ -57,7 +57,11 @@ static int by_addr(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return y->global - x->global; /* globals first: the name people know */
+	if (x->global != y->global)
+		return y->global - x->global; /* globals first: the name people know */
+	/* Then the table's order, so that every sort keeps the same alias,
+	 * whether it sorts the whole table or a few (elfsym_load_for). */
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 static int is_function(const Sym *s)
@@ -98,11 +102,81 @@ static void symbol(const struct symbols *st, size_t i, Sym *out)
 	memcpy(out, st->syms + i * sizeof *out, sizeof *out);
 }
 
-/* The named function symbols of st into out (room for st->n), sorted by
- * address and only the preferred one (by_addr) of those at one address:
- * a lookup then needs no walk over aliases, which 200,000 symbols at one
- * address made cost 200,000 steps each.  Names still point into st. */
-static size_t gather(const struct symbols *st, struct elfsym *out)
+/* The offsets a table is loaded for (elfsym_load_for): sorted, distinct,
+ * and a bit per hash of each, which tells most other addresses apart
+ * without a binary search (whose mispredicted branches cost 10 ns a
+ * symbol).  NULL for the whole table. */
+#define WANTED_BITS 4096
+struct wanted {
+	const uint64_t *offsets;
+	size_t n;
+	uint64_t bits[WANTED_BITS / 64];
+};
+
+static unsigned wanted_bit(uint64_t addr)
+{
+	return (unsigned)((addr * 0x9e3779b97f4a7c15u) >> 52); /* 12 bits */
+}
+
+static void wanted_init(struct wanted *w, const uint64_t *offsets, size_t n)
+{
+	size_t i;
+
+	memset(w, 0, sizeof *w);
+	w->offsets = offsets;
+	w->n = n;
+	for (i = 0; i < n; i++)
+		w->bits[wanted_bit(offsets[i]) / 64] |= 1ull << (wanted_bit(offsets[i]) % 64);
+}
+
+static int is_wanted(const struct wanted *w, uint64_t addr)
+{
+	size_t lo = 0, hi = w->n;
+
+	if (!(w->bits[wanted_bit(addr) / 64] >> (wanted_bit(addr) % 64) & 1))
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->offsets[mid] == addr)
+			return 1;
+		if (w->offsets[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Whether symbol s is a named function the table keeps. */
+static int kept_symbol(const struct symbols *st, const Sym *s, const struct wanted *w)
+{
+	return is_function(s) && s->st_name < st->strings_size && s->st_value != 0 &&
+	       st->strings[s->st_name] != '\0' && (w == NULL || is_wanted(w, s->st_value));
+}
+
+/* How many symbols gather keeps at most: the room it needs. */
+static size_t count_kept(const struct symbols *st, const struct wanted *w)
+{
+	size_t i, n = 0;
+
+	if (w == NULL)
+		return st->n;
+	for (i = 0; i < st->n; i++) {
+		Sym s;
+
+		symbol(st, i, &s);
+		n += kept_symbol(st, &s, w);
+	}
+	return n;
+}
+
+/* The named function symbols of st (those at w's offsets only, unless w
+ * is NULL) into out, sorted by address and only the preferred one
+ * (by_addr) of those at one address: a lookup then needs no walk over
+ * aliases, which 200,000 symbols at one address made cost 200,000 steps
+ * each.  Names still point into st. */
+static size_t gather(const struct symbols *st, const struct wanted *w, struct elfsym *out)
 {
 	size_t i, n = 0, kept = 0;
 
@@ -110,13 +184,13 @@ static size_t gather(const struct symbols *st, struct elfsym *out)
 		Sym s;
 
 		symbol(st, i, &s);
-		if (!is_function(&s) || s.st_name >= st->strings_size || s.st_value == 0 ||
-		    st->strings[s.st_name] == '\0')
+		if (!kept_symbol(st, &s, w))
 			continue;
 		out[n].addr = s.st_value;
 		out[n].size = s.st_size;
 		out[n].name = st->strings + s.st_name;
 		out[n].global = ELF64_ST_BIND(s.st_info) == STB_GLOBAL;
+		out[n].index = (uint32_t)i;
 		n++;
 	}
 	qsort(out, n, sizeof *out, by_addr);
@@ -189,17 +263,19 @@ static int own_names(struct elfsym_table *t, const struct symbols *st)
 }
 
 static int collect(const struct image *im, const Ehdr *eh, const Shdr *symtab,
-		   struct elfsym_table *t)
+		   const struct wanted *w, struct elfsym_table *t)
 {
 	struct symbols st;
+	size_t room;
 
 	if (open_symbols(im, eh, symtab, &st) != 0)
 		return -1;
-	t->syms = calloc(st.n ? st.n : 1, sizeof *t->syms);
+	room = count_kept(&st, w);
+	t->syms = calloc(room ? room : 1, sizeof *t->syms);
 	if (t->syms == NULL)
 		return -1;
-	t->n = gather(&st, t->syms);
-	if (t->n < st.n) { /* give back the room of what gather dropped */
+	t->n = gather(&st, w, t->syms);
+	if (t->n < room) { /* give back the room of what gather dropped */
 		struct elfsym *fit = realloc(t->syms, (t->n ? t->n : 1) * sizeof *fit);
 
 		if (fit)
@@ -208,7 +284,7 @@ static int collect(const struct image *im, const Ehdr *eh, const Shdr *symtab,
 	return own_names(t, &st);
 }
 
-static int parse(const struct image *im, struct elfsym_table *t)
+static int parse(const struct image *im, const struct wanted *w, struct elfsym_table *t)
 {
 	const Ehdr *eh = (const Ehdr *)im->p;
 	Shdr tab;
@@ -220,7 +296,7 @@ static int parse(const struct image *im, struct elfsym_table *t)
 	if (find_table(im, eh, SHT_SYMTAB, &tab) != 0 &&
 	    find_table(im, eh, SHT_DYNSYM, &tab) != 0)
 		return -1;
-	return collect(im, eh, &tab, t);
+	return collect(im, eh, &tab, w, t);
 }
 
 /* Map a regular file at least an ELF header long.  System calls only, so
@@ -304,7 +380,9 @@ int elfsym_load(const char *path, struct elfsym_table *t)
 	return elfsym_load_as(path, NULL, t);
 }
 
-int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *t)
+/* elfsym_load_as, of the symbols at w's offsets only if w is not NULL. */
+static int load(const char *path, const char *build_id, const struct wanted *w,
+		struct elfsym_table *t)
 {
 	struct image im;
 	int rc;
@@ -320,11 +398,31 @@ int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *
 		unmap_image(&im);
 		return -2;
 	}
-	rc = parse(&im, t);
+	rc = parse(&im, w, t);
+	if (rc == 0 && w && t->n < w->n) {
+		/* An offset at no symbol's address: the whole table, in which
+		 * a lookup may find the function around it. */
+		elfsym_free(t);
+		rc = parse(&im, NULL, t);
+	}
 	unmap_image(&im);
 	if (rc != 0)
 		elfsym_free(t);
 	return rc;
+}
+
+int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *t)
+{
+	return load(path, build_id, NULL, t);
+}
+
+int elfsym_load_for(const char *path, const char *build_id, const uint64_t *offsets, size_t n,
+		    struct elfsym_table *t)
+{
+	struct wanted w;
+
+	wanted_init(&w, offsets, n);
+	return load(path, build_id, &w, t);
 }
 
 const char *elfsym_find(const struct elfsym_table *t, uint64_t offset)

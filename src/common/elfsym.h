@@ -17,6 +17,7 @@ struct elfsym {
 	uint64_t size;
 	const char *name;
 	int global;
+	uint32_t index; /* in the file's table: the last tie-break of aliases */
 };
 
 struct elfsym_table {
@@ -34,6 +35,15 @@ int elfsym_load(const char *path, struct elfsym_table *t);
  * -2 when its build-id differs, as for a binary replaced since it was
  * loaded.  A NULL build_id checks nothing. */
 int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *t);
+
+/* elfsym_load_as for lookups of `offsets` only (n of them, ascending,
+ * distinct): the table holds just the symbols at those addresses.  That
+ * costs one pass over the file's symbols instead of sorting them all: a
+ * forked child of bash names its 100 functions, not bash's 4,300.  When
+ * some offset is no symbol's address, the whole table is loaded, so that
+ * elfsym_find gives for each offset what it gives on the whole table. */
+int elfsym_load_for(const char *path, const char *build_id, const uint64_t *offsets, size_t n,
+		    struct elfsym_table *t);
 
 /* Whether path is an ELF file with that build-id ("" for none). */
 int elfsym_is_build(const char *path, const char *build_id);

@@ -543,8 +543,10 @@ static int same_stat(const struct rt_module *mod, const char *path)
 	       (int64_t)st.st_mtim.tv_nsec == mod->mtime_nsec;
 }
 
-/* The symbol table of module i from its loaded file: 0, or -1. */
-static int load_names(const struct ccp_profile *p, uint32_t i, struct elfsym_table *tab)
+/* The symbols at `offsets` (n, ascending, distinct) of module i, from
+ * its loaded file: 0, or -1. */
+static int load_names(const struct ccp_profile *p, uint32_t i, const uint64_t *offsets, size_t n,
+		      struct elfsym_table *tab)
 {
 	const struct rt_module *mod = rt_module_get(i);
 	const char *id = p->modules[i].build_id;
@@ -552,35 +554,92 @@ static int load_names(const struct ccp_profile *p, uint32_t i, struct elfsym_tab
 
 	if (id[0] == '\0')
 		id = NULL; /* nothing to check the first two by */
-	if (mod->main && elfsym_load_as("/proc/self/exe", id, tab) == 0)
+	if (mod->main && elfsym_load_for("/proc/self/exe", id, offsets, n, tab) == 0)
 		return 0;
 	if (!mod->retired && rt_map_files_path(mod->lo, mapped) &&
-	    elfsym_load_as(mapped, id, tab) == 0)
+	    elfsym_load_for(mapped, id, offsets, n, tab) == 0)
 		return 0;
 	if (p->modules[i].path[0] == '\0')
 		return -1;
 	if (id)
-		return elfsym_load_as(p->modules[i].path, id, tab) == 0 ? 0 : -1;
+		return elfsym_load_for(p->modules[i].path, id, offsets, n, tab) == 0 ? 0 : -1;
 	if (mod->stat_ok && !same_stat(mod, p->modules[i].path))
 		return -1;
-	return elfsym_load_as(p->modules[i].path, "", tab) == 0 ? 0 : -1;
+	return elfsym_load_for(p->modules[i].path, "", offsets, n, tab) == 0 ? 0 : -1;
 }
 
-/* Names come from each module's symbol table, read once per module. */
-static const char *function_name(const struct ccp_profile *p, const struct ccp_cc *cc,
-				 struct elfsym_table *tabs, char *loaded)
-{
-	if (cc->module < 0 || (uint32_t)cc->module >= p->nmodules)
-		return "";
-	if (!loaded[cc->module])
-		loaded[cc->module] = load_names(p, (uint32_t)cc->module, &tabs[cc->module]) == 0 ? 1 : 2;
-	if (loaded[cc->module] == 1) {
-		const char *name = elfsym_find(&tabs[cc->module], cc->offset);
+/* A function cost centre's place: by module, then offset. */
+struct cc_place {
+	int32_t module;
+	uint64_t offset;
+};
 
-		if (name)
-			return name;
+static int by_place(const void *a, const void *b)
+{
+	const struct cc_place *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The places of p's function cost centres in modules, sorted, each once:
+ * how many, into out (room for p->nccs). */
+static size_t function_places(const struct ccp_profile *p, struct cc_place *out)
+{
+	size_t i, n = 0, kept = 0;
+
+	for (i = 0; i < p->nccs; i++)
+		if (p->ccs[i].kind != CCP_CC_MANUAL && p->ccs[i].module >= 0 &&
+		    (uint32_t)p->ccs[i].module < p->nmodules)
+			out[n++] = (struct cc_place){ p->ccs[i].module, p->ccs[i].offset };
+	qsort(out, n, sizeof *out, by_place);
+	for (i = 0; i < n; i++)
+		if (kept == 0 || by_place(&out[i], &out[kept - 1]) != 0)
+			out[kept++] = out[i];
+	return kept;
+}
+
+/*
+ * Note [Names for the functions written]: each module's symbols are read
+ * for the functions the profile names only (elfsym_load_for), not sorted
+ * whole.  A forked child writes its own profile, and a shell forks
+ * hundreds: bash's 4,300 symbols, sorted twice in every subshell, were a
+ * fifth of what profiling a loop of subshells cost.
+ */
+static void load_tables(const struct ccp_profile *p, struct elfsym_table *tabs, char *loaded)
+{
+	struct cc_place *places = malloc((p->nccs ? p->nccs : 1) * sizeof *places);
+	uint64_t *offsets = malloc((p->nccs ? p->nccs : 1) * sizeof *offsets);
+	size_t i, n, first;
+
+	if (places == NULL || offsets == NULL) { /* the tool names them later */
+		free(places);
+		free(offsets);
+		return;
 	}
-	return "";
+	n = function_places(p, places);
+	for (first = 0; first < n; first = i) {
+		int32_t module = places[first].module;
+		size_t k = 0;
+
+		for (i = first; i < n && places[i].module == module; i++)
+			offsets[k++] = places[i].offset;
+		loaded[module] = load_names(p, (uint32_t)module, offsets, k, &tabs[module]) == 0 ? 1 : 2;
+	}
+	free(places);
+	free(offsets);
+}
+
+static const char *function_name(const struct ccp_profile *p, const struct ccp_cc *cc,
+				 const struct elfsym_table *tabs, const char *loaded)
+{
+	const char *name;
+
+	if (cc->module < 0 || (uint32_t)cc->module >= p->nmodules || loaded[cc->module] != 1)
+		return "";
+	name = elfsym_find(&tabs[cc->module], cc->offset);
+	return name ? name : "";
 }
 
 /*
@@ -660,10 +719,12 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 		rt_cc_unlock();
 	if (rt_prune_ccs(p, ccs_at_fork, &scratch, hists) != 0)
 		return -1;
-	if (tabsp)
+	if (tabsp) {
+		load_tables(p, *tabsp, *loadedp);
 		for (i = 0; i < p->nccs; i++)
 			if (p->ccs[i].kind != CCP_CC_MANUAL)
 				p->ccs[i].name = function_name(p, &p->ccs[i], *tabsp, *loadedp);
+	}
 	return 0;
 }
 
