@@ -46,56 +46,86 @@ static const struct option merge_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+/*
+ * What the notes after the reading say of the inputs: each file is
+ * freed once added (Note [One file at a time] in src/model/combine.c),
+ * so these are gathered as it goes.  They are printed only when every
+ * file could be read, and before any refusal of the sum, as when all the
+ * files were read first.  A field that names a file holds its index, n
+ * for none.
+ */
+struct merge_notes {
+	uint32_t n;
+	char *first_program; /* the base name of the first file's program */
+	uint32_t other;      /* the first file of another program */
+	char *other_program; /* its base name */
+	uint32_t heap;       /* the first file with heap data */
+	uint32_t counted;    /* how many counted allocations */
+	uint32_t uncounted;  /* the first that did not */
+};
+
+static void notes_init(struct merge_notes *m, uint32_t n)
+{
+	*m = (struct merge_notes){.n = n, .other = n, .heap = n, .uncounted = n};
+}
+
+static void notes_free(struct merge_notes *m)
+{
+	free(m->first_program);
+	free(m->other_program);
+}
+
+static void notes_take(struct merge_notes *m, const struct ccp_profile *p, uint32_t i)
+{
+	const char *name = model_basename(p->program);
+	if (i == 0)
+		m->first_program = xstrdup(name);
+	else if (m->other == m->n && strcmp(name, m->first_program) != 0) {
+		m->other = i;
+		m->other_program = xstrdup(name);
+	}
+	if (m->heap == m->n && heap_measured(p))
+		m->heap = i;
+	if (p->alloc.measured)
+		m->counted++;
+	else if (m->uncounted == m->n)
+		m->uncounted = i;
+}
 
 /* Runs of different programs add up all the same (their functions stay
  * apart: different modules), but it is more likely a mistake. */
-static void warn_programs(const struct ccp_profile *in, char **files, uint32_t n)
+static void warn_programs(const struct merge_notes *m, char **files)
 {
-	const char *first = model_basename(in[0].program);
-	for (uint32_t i = 1; i < n; i++) {
-		const char *name = model_basename(in[i].program);
-		if (strcmp(name, first) != 0) {
-			char *sn = cli_shown(name), *sf = cli_shown(first);
-			cli_error("ccprof merge: warning: %s is a profile of %s, %s of %s",
-				files[i], sn, files[0], sf);
-			free(sn);
-			free(sf);
-			return;
-		}
-	}
+	if (m->other == m->n)
+		return;
+	char *sn = cli_shown(m->other_program), *sf = cli_shown(m->first_program);
+	cli_error("ccprof merge: warning: %s is a profile of %s, %s of %s", files[m->other], sn,
+		  files[0], sf);
+	free(sn);
+	free(sf);
 }
 
 /* Heap data does not add up: the samples are each run's own timeline,
  * and the peak of a sum is not the sum of the peaks (nor any number the
  * runs recorded).  So the result has none (combine.c writes no HEAP),
  * which is worth a line: a report --heap of it will refuse. */
-static void note_heap(const struct ccp_profile *in, char **files, uint32_t n)
+static void note_heap(const struct merge_notes *m, char **files)
 {
-	for (uint32_t i = 0; i < n; i++)
-		if (heap_measured(&in[i])) {
-			cli_error("ccprof merge: note: heap data (%s has some) is left out: "
-				  "runs' live heaps do not add up; allocations are merged",
-				files[i]);
-			return;
-		}
+	if (m->heap < m->n)
+		cli_error("ccprof merge: note: heap data (%s has some) is left out: "
+			  "runs' live heaps do not add up; allocations are merged",
+			  files[m->heap]);
 }
 
 /* A run that did not count allocations adds none: the merged bytes are
  * those of the runs that did, which a report of OUT cannot tell from a
  * sum over every run, so the command says so. */
-static void note_alloc(const struct ccp_profile *in, char **files, uint32_t n)
+static void note_alloc(const struct merge_notes *m, char **files)
 {
-	uint32_t measured = 0, other = n;
-	for (uint32_t i = 0; i < n; i++) {
-		if (in[i].alloc.measured)
-			measured++;
-		else if (other == n)
-			other = i;
-	}
-	if (measured && other < n)
+	if (m->counted && m->uncounted < m->n)
 		cli_error("ccprof merge: note: %s did not count allocations: the merged "
 			  "allocations are those of the %u run%s that did",
-			files[other], measured, measured == 1 ? "" : "s");
+			  files[m->uncounted], m->counted, m->counted == 1 ? "" : "s");
 }
 
 /* "-o -": to standard output, for a pipe (`merge -o - a b | ccprof report
@@ -107,44 +137,74 @@ static int write_sum(const struct ccp_profile *sum, const char *out_path)
 	return ccp_format_write_fd(sum, STDOUT_FILENO);
 }
 
+/* One input read as every command reads a profile, with its source
+ * lines.  0, or CLI_EXIT_FAIL said. */
+static int read_input(const char *file, struct ccp_profile *p)
+{
+	char err[512] = "";
+	if (ccp_format_read_file(cli_input_path(file), p, err, sizeof err) != 0) {
+		cli_error("ccprof: %s: %s", file, err[0] ? err : "cannot read profile");
+		return CLI_EXIT_FAIL;
+	}
+	cli_anchor_modules(p, file); /* Note [Relative module paths] */
+	sources_resolve(p);
+	combine_fold_reloads(p); /* Note [One function, several cost centres] */
+	return 0;
+}
+
+/* Each file is read, added to sum and freed before the next (Note [One
+ * file at a time] in src/model/combine.c).  0, or CLI_EXIT_FAIL at the
+ * first file that cannot be read, said. */
+static int add_files(struct combine *sum, struct merge_notes *notes, char **files, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct ccp_profile in;
+		if (read_input(files[i], &in) != 0)
+			return CLI_EXIT_FAIL;
+		notes_take(notes, &in, i);
+		combine_add(sum, &in, files[i]);
+		ccp_profile_free(&in);
+	}
+	return 0;
+}
+
+/* Every file read: the notes, then the sum written, or why there is none
+ * (result NULL, err). */
+static int conclude(const struct merge_notes *notes, char **files,
+		    const struct ccp_profile *result, const char *err, const char *out_path)
+{
+	warn_programs(notes, files);
+	note_heap(notes, files);
+	note_alloc(notes, files);
+	if (!result) {
+		cli_error("ccprof merge: cannot merge: %s", err);
+		return CLI_EXIT_FAIL;
+	}
+	if (write_sum(result, out_path) != 0) {
+		cli_error("ccprof: %s: %s", cli_is_stdout(out_path) ? "standard output" : out_path,
+			  strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* OUT is written only when every file was read and added. */
 static int merge_files(const char *out_path, char **files, uint32_t n)
 {
-	struct ccp_profile *in = xcalloc(n, sizeof *in);
-	const struct ccp_profile **ptrs = xcalloc(n, sizeof *ptrs);
-	uint32_t loaded = 0;
-	int status = CLI_EXIT_FAIL;
-	char err[512] = "";
-	for (; loaded < n; loaded++) {
-		if (ccp_format_read_file(cli_input_path(files[loaded]), &in[loaded], err, sizeof err) != 0) {
-			cli_error("ccprof: %s: %s", files[loaded],
-				err[0] ? err : "cannot read profile");
-			goto out;
-		}
-		cli_anchor_modules(&in[loaded], files[loaded]); /* Note [Relative module paths] */
-		sources_resolve(&in[loaded]);
-		combine_fold_reloads(&in[loaded]); /* Note [One function, several cost centres] */
-		ptrs[loaded] = &in[loaded];
-	}
-	warn_programs(in, files, n);
-	note_heap(in, files, n);
-	note_alloc(in, files, n);
 	struct ccp_arena *arena = ccp_arena_new();
-	struct ccp_profile sum;
 	if (!arena)
 		xalloc_die(0, __func__);
-	if (combine_profiles(&sum, arena, ptrs, (const char *const *)files, n, err, sizeof err) != 0)
-		cli_error("ccprof merge: cannot merge: %s", err);
-	else if (write_sum(&sum, out_path) != 0)
-		cli_error("ccprof: %s: %s",
-			cli_is_stdout(out_path) ? "standard output" : out_path, strerror(errno));
-	else
-		status = 0;
+	struct combine *sum = combine_begin(arena);
+	struct merge_notes notes;
+	notes_init(&notes, n);
+	int status = add_files(sum, &notes, files, n);
+	struct ccp_profile result;
+	char err[512] = "";
+	int summed = combine_end(sum, &result, err, sizeof err) == 0;
+	if (status == 0)
+		status = conclude(&notes, files, summed ? &result : NULL, err, out_path);
+	notes_free(&notes);
 	ccp_arena_free(arena);
-out:
-	for (uint32_t i = 0; i < loaded; i++)
-		ccp_profile_free(&in[i]);
-	free(in);
-	free(ptrs);
 	return status;
 }
 

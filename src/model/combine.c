@@ -7,11 +7,26 @@
  * centre), and, per result thread, contexts by history after the cost
  * centres are renumbered.  Everything the result points to lives in the
  * arena; the growable arrays are malloc'd and copied there at the end.
+ *
+ * Note [One file at a time]: `ccprof merge` of a fork-heavy program's
+ * profiles (one per process, 9,000 of them) took 683 MB, because every
+ * file stayed loaded until the sum was made: the checks compared each
+ * with the first, and the sum was made from all of them at once.  Now a
+ * file is checked and added as soon as it is read, and freed before the
+ * next (combine_add): the sum keeps of the first file only what the
+ * checks compare (clock, interval, rate and name) and its header, which
+ * the result takes, and of any file only what the result holds (its new
+ * modules, cost centres and contexts; a name or source line the result
+ * lacked).  Memory is that of the result and one file, not of all.  The
+ * messages are those of the sum of all at once: the first file that does
+ * not fit the first is named, even when an earlier one took the counts
+ * past 2^64, so files are still checked after an overflow.
  */
 #include "model/combine.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +73,14 @@ struct combine {
 	struct ccp_totals totals; /* of the result: it must stay readable */
 	struct ccp_alloc_sums alloc; /* the same for its allocations */
 	uint32_t too_big;         /* the first file that took it past 2^64, + 1 */
+	uint32_t nfiles;          /* added so far */
+	struct ccp_profile out;   /* the result's header and stats, so far */
+	int unknown_subtracted;   /* a file did not say (subtracted_known) */
+	struct ccp_profile first; /* what check_fits compares: clock, interval_ns,
+				   * ticks_per_sec of the first file */
+	char *first_name;
+	char *refused;            /* why the first file that does not fit, does not */
+	char *overflow;           /* the message for too_big */
 };
 
 static void *arena_copy(struct ccp_arena *a, const void *p, size_t n)
@@ -116,35 +139,45 @@ static const char *clock_name(uint32_t c)
 	return c == CCP_CLOCK_CPU ? "cpu" : c == CCP_CLOCK_CYCLES ? "cycles" : c == CCP_CLOCK_WALL ? "wall" : "unknown";
 }
 
-static int check_compatible(const struct ccp_profile *const *in, const char *const *names,
-			    uint32_t n, char *err, size_t errlen)
+/* A malloc'd message of any length: the caller's err buffer cuts it as
+ * snprintf into err would have. */
+__attribute__((format(printf, 1, 2))) static char *message(const char *fmt, ...)
 {
-	const struct ccp_profile *a = in[0];
-	for (uint32_t i = 1; i < n; i++) {
-		const struct ccp_profile *b = in[i];
-		if (b->clock != a->clock) {
-			snprintf(err, errlen, "%s: clock is %s, but %s's is %s", names[i],
-				 clock_name(b->clock), names[0], clock_name(a->clock));
-			return -1;
-		}
-		if (a->clock != CCP_CLOCK_CYCLES && b->interval_ns != a->interval_ns) {
-			snprintf(err, errlen, "%s: sampling interval is %" PRIu64 " ns, but %s's is %" PRIu64
-				 " ns", names[i], b->interval_ns, names[0], a->interval_ns);
-			return -1;
-		}
-		double rel = a->ticks_per_sec
-				     ? fabs((double)b->ticks_per_sec - (double)a->ticks_per_sec) /
-					       (double)a->ticks_per_sec
-				     : (b->ticks_per_sec ? INFINITY : 0);
-		double limit = a->clock == CCP_CLOCK_CYCLES ? COMBINE_TPS_TOLERANCE : 0;
-		if (rel > limit || (a->ticks_per_sec == 0) != (b->ticks_per_sec == 0)) {
-			snprintf(err, errlen, "%s: clock rate is %" PRIu64 " ticks/s, but %s's is %" PRIu64
-				 "%s", names[i], b->ticks_per_sec, names[0], a->ticks_per_sec,
-				 a->clock == CCP_CLOCK_CYCLES ? " (more than 0.5% apart)" : "");
-			return -1;
-		}
-	}
-	return 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		len = 0;
+	char *s = xmalloc((size_t)len + 1);
+	s[0] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Why file b (name) cannot be added to files of the first, a (first its
+ * name), in a malloc'd message; NULL if it can. */
+static char *misfit(const struct ccp_profile *a, const char *first, const struct ccp_profile *b,
+		    const char *name)
+{
+	if (b->clock != a->clock)
+		return message("%s: clock is %s, but %s's is %s", name, clock_name(b->clock), first,
+			       clock_name(a->clock));
+	if (a->clock != CCP_CLOCK_CYCLES && b->interval_ns != a->interval_ns)
+		return message("%s: sampling interval is %" PRIu64 " ns, but %s's is %" PRIu64 " ns",
+			       name, b->interval_ns, first, a->interval_ns);
+	double rel = a->ticks_per_sec
+			     ? fabs((double)b->ticks_per_sec - (double)a->ticks_per_sec) /
+				       (double)a->ticks_per_sec
+			     : (b->ticks_per_sec ? INFINITY : 0);
+	double limit = a->clock == CCP_CLOCK_CYCLES ? COMBINE_TPS_TOLERANCE : 0;
+	if (rel > limit || (a->ticks_per_sec == 0) != (b->ticks_per_sec == 0))
+		return message("%s: clock rate is %" PRIu64 " ticks/s, but %s's is %" PRIu64 "%s", name,
+			       b->ticks_per_sec, first, a->ticks_per_sec,
+			       a->clock == CCP_CLOCK_CYCLES ? " (more than 0.5% apart)" : "");
+	return NULL;
 }
 
 /* ---- modules and cost centres -------------------------------------------- */
@@ -513,43 +546,94 @@ static void finish(struct combine *c, struct ccp_profile *out)
 			.ncontexts = t->n,
 			.contexts = arena_copy(c->arena, t->ctx, t->n * sizeof *t->ctx),
 		};
-		free(t->ctx);
+		free(t->ctx); /* one thread's at a time: the copies are the peak */
+		t->ctx = NULL;
 		htab_free(&t->tab);
 	}
+}
+
+struct combine *combine_begin(struct ccp_arena *arena)
+{
+	struct combine *c = xcalloc(1, sizeof *c);
+	c->arena = arena;
+	return c;
+}
+
+/* The first file: the result's header, and what the others must match. */
+static void start(struct combine *c, const struct ccp_profile *p, const char *name)
+{
+	htab_init(&c->modkeys.tab, 16);
+	htab_init(&c->cckeys.tab, p->nccs);
+	copy_header(c, &c->out, p);
+	c->first = (struct ccp_profile){.clock = p->clock, .interval_ns = p->interval_ns,
+					.ticks_per_sec = p->ticks_per_sec};
+	c->first_name = xstrdup(name);
+}
+
+void combine_add(struct combine *c, const struct ccp_profile *p, const char *name)
+{
+	uint32_t f = c->nfiles++;
+	if (f == 0)
+		start(c, p, name);
+	else if (c->refused || (c->refused = misfit(&c->first, c->first_name, p, name)) != NULL)
+		return;
+	if (c->too_big)
+		return; /* checked all the same: Note [One file at a time] */
+	add_file(c, p, f, c->out.ticks_per_sec);
+	add_outside(c, &c->out, p, f);
+	add_stats(&c->out, p, c->out.ticks_per_sec);
+	/* One file that does not know makes the sum unknown (0), not low. */
+	c->unknown_subtracted |= !subtracted_known(p);
+	if (c->too_big)
+		c->overflow = message("%s: calls, time or allocations would add up past 2^64", name);
+}
+
+static void combine_free(struct combine *c)
+{
+	for (uint32_t i = 0; i < c->nthreads; i++) { /* those finish did not take */
+		free(c->threads[i].ctx);
+		htab_free(&c->threads[i].tab);
+	}
+	keyed_free(&c->modkeys);
+	keyed_free(&c->cckeys);
+	free(c->mods);
+	free(c->ccs);
+	free(c->same);
+	free(c->threads);
+	free(c->hist);
+	free(c->first_name);
+	free(c->refused);
+	free(c->overflow);
+	free(c);
+}
+
+int combine_end(struct combine *c, struct ccp_profile *out, char *err, size_t errlen)
+{
+	int status = -1;
+	if (c->refused)
+		snprintf(err, errlen, "%s", c->refused);
+	else if (c->nfiles > 0) {
+		if (c->unknown_subtracted)
+			c->out.stats.subtracted = 0;
+		finish(c, &c->out);
+		*out = c->out;
+		if (c->overflow)
+			snprintf(err, errlen, "%s", c->overflow);
+		else
+			status = 0;
+	}
+	combine_free(c);
+	return status;
 }
 
 int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
 		     const struct ccp_profile *const *in, const char *const *names, uint32_t n,
 		     char *err, size_t errlen)
 {
-	if (n == 0 || check_compatible(in, names, n, err, errlen) != 0)
-		return -1;
-	struct combine c = {.arena = arena};
-	int unknown_subtracted = 0;
-	htab_init(&c.modkeys.tab, 16);
-	htab_init(&c.cckeys.tab, in[0]->nccs);
-	copy_header(&c, out, in[0]);
-	for (uint32_t f = 0; f < n && !c.too_big; f++) {
-		add_file(&c, in[f], f, out->ticks_per_sec);
-		add_outside(&c, out, in[f], f);
-		add_stats(out, in[f], out->ticks_per_sec);
-		/* One file that does not know makes the sum unknown (0), not low. */
-		unknown_subtracted |= !subtracted_known(in[f]);
-	}
-	if (unknown_subtracted)
-		out->stats.subtracted = 0;
-	if (c.too_big)
-		snprintf(err, errlen, "%s: calls, time or allocations would add up past 2^64",
-			 names[c.too_big - 1]);
-	finish(&c, out);
-	keyed_free(&c.modkeys);
-	keyed_free(&c.cckeys);
-	free(c.mods);
-	free(c.ccs);
-	free(c.same);
-	free(c.threads);
-	free(c.hist);
-	return c.too_big ? -1 : 0;
+	struct combine *c = combine_begin(arena);
+	for (uint32_t f = 0; f < n; f++)
+		combine_add(c, in[f], names[f]);
+	return combine_end(c, out, err, errlen);
 }
 
 /* ---- one profile: cost centres of one function ----------------------------

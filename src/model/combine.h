@@ -34,13 +34,32 @@
 #define COMBINE_TPS_TOLERANCE 0.005 /* relative, cycles clock only */
 
 /*
- * Add n >= 1 profiles into *out, allocated in arena (out->arena stays
- * NULL: free the arena, not the profile).  names[i] is the file of in[i],
- * for messages.  Returns 0, or -1 with "FILE: what differs" in err.
- * Header fields come from the first file, except: start_ns the earliest,
- * end_ns the latest; counters add, except deepest_history, max_depth and
- * memory_bytes, which are the largest.
+ * Profiles added one at a time (Note [One file at a time] in combine.c):
+ * combine_begin, then combine_add for each file in order (it keeps
+ * nothing of the file: free it after), then combine_end for the sum.
+ * Memory is that of the sum, whatever the number of files.
  */
+struct combine;
+
+/* An empty sum whose result will live in arena. */
+struct combine *combine_begin(struct ccp_arena *arena);
+
+/* Check p against the first file added and add it.  name is p's file,
+ * for messages (copied when one is made).  A file that cannot be added
+ * is remembered for combine_end; the files after it are still checked,
+ * so that combine_end names the first that does not fit. */
+void combine_add(struct combine *c, const struct ccp_profile *p, const char *name);
+
+/* The sum into *out, allocated in the arena (out->arena stays NULL:
+ * free the arena, not the profile), and c freed.  Returns 0, or -1 with
+ * "FILE: what differs" in err (no file added: -1 and err untouched).
+ * Header fields come from the first file, except: start_ns the
+ * earliest, end_ns the latest; counters add, except deepest_history,
+ * max_depth and memory_bytes, which are the largest. */
+int combine_end(struct combine *c, struct ccp_profile *out, char *err, size_t errlen);
+
+/* The same for n profiles at hand: combine_begin, combine_add of each
+ * in[i] (names[i] its file), combine_end. */
 int combine_profiles(struct ccp_profile *out, struct ccp_arena *arena,
 		     const struct ccp_profile *const *in, const char *const *names, uint32_t n,
 		     char *err, size_t errlen);
