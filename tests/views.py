@@ -10,6 +10,7 @@ loaded machine preempts the program and the cycles clock counts that.
 import json
 import os
 import re
+import shutil
 import time
 from ccp import *
 
@@ -865,6 +866,67 @@ def merge():
           "merge: different clocks refused with a message, nothing written (%s)" % r.stderr.strip())
 
 
+# merge of many files (a fork-heavy program's, one per process): each is
+# read, added and freed before the next (Note [One file at a time] in
+# src/model/combine.c), so 2000 copies of a profile of MANY_FILES_CTX
+# contexts take 32 KB more than 50 do; keeping every file loaded took
+# 84 MB more (86 MB against 4.8 MB).  The bound leaves room for
+# AddressSanitizer's quarantine (16 MB in peak_rss).
+MANY_FILES = 2000
+MANY_FILES_CTX = 300
+MANY_FILES_GROWTH_KB = 32 * 1024
+
+
+def many_files_spec():
+    """Function f<i> called i + 1 times, i % 7 ticks of self time."""
+    out = ["program ./forker", "clock cpu 1000", "thread 77 main", "ctx 0 0 1 : "]
+    for i in range(MANY_FILES_CTX):
+        out.append("ctx %d 0 %d : [main] [f%d]" % (i + 1, i % 7, i))
+    return "\n".join(out) + "\n"
+
+
+def merge_many_files():
+    """merge of MANY_FILES copies of one profile: its peak resident set
+    does not grow with the number of files, and the sum is MANY_FILES
+    times the spec's counts."""
+    one = make_profile("views_many_files_one", many_files_spec())
+    d = fresh_dir("views_many_files")
+    # Not named *.ccprof: t_sanitize samples the suites' profiles.
+    copies = [os.path.join(d, "copy%04d" % i) for i in range(MANY_FILES)]
+    for c in copies:
+        shutil.copyfile(one, c)
+    few, many = os.path.join(OUT, "views_merged_few.ccprof"), os.path.join(OUT, "views_merged_many.ccprof")
+    st_few, _, kb_few = peak_rss([CCPROF, "merge", "-o", few] + copies[:50])
+    st_many, _, kb_many = peak_rss([CCPROF, "merge", "-o", many] + copies)
+    # A bad file after a thousand added: its one line, and no OUT.
+    bad, part = os.path.join(d, "bad"), os.path.join(OUT, "views_merged_part.ccprof")
+    with open(bad, "w") as f:
+        f.write("not a profile\n")
+    r = run([CCPROF, "merge", "-o", part] + copies[:1000] + [bad] + copies[1000:1010])
+    check(r.returncode == 1 and r.stderr.startswith("ccprof: %s: " % bad) and r.stderr.count("\n") == 1
+          and not os.path.exists(part),
+          "merge many files: a bad file after 1000 others: one line, exit 1, nothing written (%s)"
+          % r.stderr.strip())
+    shutil.rmtree(d)
+    if not check(st_few == 0 and st_many == 0, "merge many files: 50 and %d files merged (exit %d, %d)"
+                 % (MANY_FILES, st_few, st_many)):
+        return
+    check(kb_few > 0 and kb_many - kb_few < MANY_FILES_GROWTH_KB,
+          "merge many files: %d files take less than %d KB more than 50 (%d KB, 50: %d KB)"
+          % (MANY_FILES, MANY_FILES_GROWTH_KB, kb_many, kb_few))
+    m = rep(many)
+    f = fns(m)
+    want = {"f%d" % i: (MANY_FILES * (i + 1), MANY_FILES * (i % 7) / 1000.0) for i in range(MANY_FILES_CTX)}
+    got = {n: (x["calls"], x["self_s"]) for n, x in f.items() if n != "main"}
+    check(set(got) == set(want) and all(got[n][0] == want[n][0] and abs(got[n][1] - want[n][1]) <= EPS
+                                        for n in want),
+          "merge many files: each f<i> has %d times its calls and self time" % MANY_FILES)
+    check(m["merged_profiles"] == MANY_FILES and f["main"]["calls"] == 0 and
+          m["total_calls"] == MANY_FILES * MANY_FILES_CTX * (MANY_FILES_CTX + 1) // 2,
+          "merge many files: %d profiles merged, the total calls %d times one's (%d, %d)"
+          % (MANY_FILES, MANY_FILES, m["merged_profiles"], m["total_calls"]))
+
+
 def merge_nameless():
     """A program without a build-id, one run ending by exit (names in the
     profile) and one by _exit (written as from a signal handler: no
@@ -1071,5 +1133,6 @@ if sp:
 merge()
 merge_threads()
 merge_nameless()
+merge_many_files()
 hook_cost()
 finish()
