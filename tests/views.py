@@ -869,8 +869,8 @@ def merge():
 # merge of many files (a fork-heavy program's, one per process): each is
 # read, added and freed before the next (Note [One file at a time] in
 # src/model/combine.c), so 2000 copies of a profile of MANY_FILES_CTX
-# contexts take 32 KB more than 50 do; keeping every file loaded took
-# 84 MB more (86 MB against 4.8 MB).  The bound leaves room for
+# contexts take what 50 do, 2.8 MB; keeping every file loaded took 82 MB
+# more (86.8 MB against 4.6 MB).  The bound leaves room for
 # AddressSanitizer's quarantine (16 MB in peak_rss).
 MANY_FILES = 2000
 MANY_FILES_CTX = 300

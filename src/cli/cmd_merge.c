@@ -46,6 +46,7 @@ static const struct option merge_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+
 /*
  * What the notes after the reading say of the inputs: each file is
  * freed once added (Note [One file at a time] in src/model/combine.c),

@@ -76,7 +76,7 @@ struct combine {
 	uint32_t nfiles;          /* added so far */
 	struct ccp_profile out;   /* the result's header and stats, so far */
 	int unknown_subtracted;   /* a file did not say (subtracted_known) */
-	struct ccp_profile first; /* what check_fits compares: clock, interval_ns,
+	struct ccp_profile first; /* what misfit compares: clock, interval_ns,
 				   * ticks_per_sec of the first file */
 	char *first_name;
 	char *refused;            /* why the first file that does not fit, does not */
