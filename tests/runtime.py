@@ -1023,6 +1023,49 @@ def calibration_at_first_hook():
               % (clock, got, k))
 
 
+def sampler_waits_for_first_call():
+    """The sampling helper takes no sample before the process's first
+    thread state (Note [The sampler waits for the first call] in
+    src/runtime/sampler.c): a process that never runs instrumented code
+    (a shell, a compiler under `record`) woke about 1,000 times a second.
+    tests/progs/latestart.c counts its own voluntary context switches,
+    every thread's.  Old build: about 1,000 over a 1 s sleep.  A first
+    call that comes late is sampled from then on (its two halves are each
+    charged theirs), and a process whose main ends by pthread_exit before
+    any call still ends with its last thread (Note [Last thread])."""
+    exe = build("latestart", "tests/progs/latestart.c")
+    runtime = os.path.join(LIB, "libccprof.so")
+    d = fresh_dir("latestart.d")
+
+    def go(mode, clock="cpu"):
+        prof = os.path.join(d, "%s-%s.ccprof" % (mode, clock))
+        env = dict(os.environ, LD_PRELOAD=runtime,
+                   CCPROF_OPTIONS="clock=%s,output=%s" % (clock, prof))
+        try:
+            r = run([exe, mode], env=env, timeout=30)
+        except subprocess.TimeoutExpired:
+            r = None
+        m = r and re.search(r"^nvcsw ([0-9]+)$", r.stdout, re.M)
+        return r, (int(m.group(1)) if m else None), prof
+
+    for clock in ("cpu", "wall"):
+        r, n, prof = go("idle", clock)
+        check(r is not None and r.returncode == 0 and n is not None and n < 200 and
+              not os.path.exists(prof), "clock=%s: a process that sleeps 1 s and calls no "
+              "instrumented code switches %s times (under 200), no profile" % (clock, n))
+    r, n, prof = go("late")
+    fs = functions(report(prof)) if r is not None and os.path.exists(prof) else {}
+    a = fs.get("burn_a", {}).get("self_s", 0)
+    b = fs.get("burn_b", {}).get("self_s", 0)
+    check(r is not None and r.returncode == 0 and 0.04 < a < 0.2 and 0.04 < b < 0.2,
+          "a first call after 200 ms: burn_a and burn_b, 60 ms of CPU each, charged "
+          "%.3f s and %.3f s" % (a, b))
+    r, n, prof = go("lastthread")
+    check(r is not None and r.returncode == 0 and r.stdout == "main exits\n",
+          "main ends by pthread_exit before any call: the process ends with its last "
+          "thread (%s)" % ("timed out" if r is None else "status %d, %r" % (r.returncode, r.stdout)))
+
+
 def options():
     prog = build("fib_opt", "tests/progs/fib.c")
     d = os.path.join(OUT, "opts")
@@ -1178,6 +1221,7 @@ clocks()
 short_threads()
 late_first_call()
 calibration_at_first_hook()
+sampler_waits_for_first_call()
 own_time()
 options()
 finish()

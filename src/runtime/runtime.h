@@ -335,6 +335,9 @@ RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 
 /* sampler.c */
 RT_HIDDEN void rt_sampler_start(void);
+/* The first thread state exists: the helper starts sampling (Note [The
+ * sampler waits for the first call] in sampler.c).  Async-signal-safe. */
+RT_HIDDEN void rt_sampler_go(void);
 RT_HIDDEN void rt_own_time_since(struct rt_thread *t, uint64_t from);
 RT_HIDDEN int rt_fork_interposed_begin(void);
 RT_HIDDEN void rt_fork_interposed_end(int outer);

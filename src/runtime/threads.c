@@ -435,6 +435,8 @@ static struct rt_thread *thread_start(void)
 	/* Before the state, which copies the estimate */
 	held = rt_clock_calibrate_once(&own, &mask);
 	t = make_state(own);
+	if (t)
+		rt_sampler_go(); /* Note [The sampler waits for the first call] */
 	starting = 0;
 	if (held) /* Note [Calibration at the first hook] in clock.c */
 		pthread_sigmask(SIG_SETMASK, &mask, NULL);

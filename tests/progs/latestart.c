@@ -1,0 +1,88 @@
+/*
+ * latestart.c - built with -finstrument-functions, but only burn_a and
+ * burn_b are instrumented: a process whose first instrumented call comes
+ * late, or never (Note [The sampler waits for the first call] in
+ * src/runtime/sampler.c).  It prints its own voluntary context switches
+ * (all its threads', the sampler's included) as "nvcsw N".
+ *
+ *   latestart idle        no instrumented call: sleeps 1 s
+ *   latestart late        sleeps 200 ms, then burn_a and burn_b take
+ *                         60 ms of CPU each
+ *   latestart lastthread  no instrumented call: main ends by pthread_exit
+ *                         while a thread sleeps 150 ms; the process must
+ *                         end when that thread does (Note [Last thread])
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define PLAIN __attribute__((no_instrument_function))
+
+PLAIN static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+PLAIN static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+PLAIN static void spin(double ms)
+{
+	double end = cpu_ms() + ms;
+	volatile unsigned x = 0;
+
+	while (cpu_ms() < end)
+		for (int i = 0; i < 1000; i++)
+			x += (unsigned)i;
+}
+
+__attribute__((noinline)) void burn_a(void)
+{
+	spin(60);
+}
+
+__attribute__((noinline)) void burn_b(void)
+{
+	spin(60);
+}
+
+PLAIN static void *sleeper(void *arg)
+{
+	(void)arg;
+	sleep_ms(150);
+	return NULL;
+}
+
+PLAIN int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "idle";
+	struct rusage ru;
+
+	if (strcmp(mode, "late") == 0) {
+		sleep_ms(200);
+		burn_a();
+		burn_b();
+	} else if (strcmp(mode, "lastthread") == 0) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, sleeper, NULL);
+		puts("main exits");
+		fflush(stdout);
+		pthread_exit(NULL);
+	} else {
+		sleep_ms(1000);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("nvcsw %ld\n", ru.ru_nvcsw);
+	return 0;
+}
