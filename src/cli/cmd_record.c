@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -42,6 +43,7 @@
 #include "common/handled_signals.h"
 #include "common/option_values.h"
 #include "format/format.h"
+#include "model/model.h"
 #include "model/sources.h"
 #include "model/xalloc.h"
 
@@ -1089,6 +1091,8 @@ struct profile_seen {
 	int measured;  /* MEASURED_* */
 	uint64_t pid;  /* of the process that wrote it */
 	uint64_t start_ns;
+	uint32_t nthreads;
+	struct model_overflow overflow; /* what it lost to max_contexts */
 };
 
 /* The source lines added to the profile at path if it is this run's
@@ -1109,6 +1113,8 @@ static struct profile_seen add_sources(const char *path, uint64_t since_ns)
 				(p.heap.measured ? MEASURED_HEAP : 0);
 		seen.pid = p.pid;
 		seen.start_ns = p.start_ns;
+		seen.nthreads = p.nthreads;
+		seen.overflow = model_overflow(&p);
 		if (seen.this_run && whole_file(&p, size) && sources_resolve(&p) > 0 &&
 		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
 			cli_error("ccprof: %s: cannot add source lines: %s", path,
@@ -1283,6 +1289,29 @@ static void say_others(const struct other_profile *others, size_t n, pid_t progr
 	}
 }
 
+/* Note [Saying the overflow] in src/model/overflow.c: a profile cut
+ * short by max_contexts is said at once, with the option that keeps it
+ * whole; report's header says which threads and how much time. */
+static void say_overflow(const struct profile_seen *seen)
+{
+	const struct model_overflow *ov = &seen->overflow;
+	char who[64];
+
+	if (ov->threads == 0)
+		return;
+	if (seen->nthreads == 1)
+		snprintf(who, sizeof who, "the run");
+	else if (ov->threads == seen->nthreads)
+		snprintf(who, sizeof who, "all %" PRIu32 " threads", ov->threads);
+	else
+		snprintf(who, sizeof who, "%" PRIu32 " of %" PRIu32 " threads", ov->threads,
+			 seen->nthreads);
+	cli_error("ccprof: %s reached max_contexts=%" PRIu64 ", so %" PRIu64 " call%s lost %s "
+		  "callers; --max-contexts=N with N above %" PRIu64 " keeps them",
+		  who, ov->max_contexts, ov->calls, ov->calls == 1 ? "" : "s",
+		  ov->calls == 1 ? "its" : "their", ov->max_contexts);
+}
+
 /* After the run: say where the profile went (Note [Which profile]), and
  * where the run's other profiles went (Note [The run's other profiles]),
  * with source lines added (Note [Lines at record time]). */
@@ -1293,8 +1322,11 @@ static void record_outcome(const struct record_opts *o, const char *out,
 	if (strcmp(real, out) != 0)
 		existed = 0; /* a name with this run's pid in it */
 	int written = profile_written(real, before, existed), measured = 0;
-	if (written)
-		measured = add_sources(real, 0).measured; /* this run's, by Note [Which profile] */
+	struct profile_seen seen = {0};
+	if (written) {
+		seen = add_sources(real, 0); /* this run's, by Note [Which profile] */
+		measured = seen.measured;
+	}
 	size_t nothers;
 	struct other_profile *others = add_sources_beside(out, real, r->start_ns, &nothers);
 	struct stat st;
@@ -1309,9 +1341,10 @@ static void record_outcome(const struct record_opts *o, const char *out,
 		cli_error("ccprof: --heap: no heap followed: the runtime that ran %s "
 			  "does not know heap=1 (CCPROF_ALLOC_LIBRARY from an older ccprof?)",
 			o->command[0]);
-	if (written)
+	if (written) {
 		cli_error("ccprof: profile written to %s", real);
-	else if (stat(real, &st) == 0 && !S_ISREG(st.st_mode))
+		say_overflow(&seen);
+	} else if (stat(real, &st) == 0 && !S_ISREG(st.st_mode))
 		/* /dev/null, a FIFO: no file to look at, and the runtime says
 		 * so itself if its write failed (/dev/full), so no guess why. */
 		cli_error("ccprof: %s is not a regular file: record cannot tell whether "

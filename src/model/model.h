@@ -396,6 +396,22 @@ struct model_short_threads {
 	uint64_t root_time;
 };
 struct model_short_threads model_short_threads(const struct ccp_profile *p);
+/* What the profile lost to the context budget (Note [Saying the
+ * overflow] in overflow.c): the threads that reached it, and the calls
+ * and time in their overflow contexts, whose callers are lost; all 0
+ * (threads too) in a profile that kept every context. */
+struct model_overflow {
+	uint32_t threads;      /* threads with an overflow context */
+	uint32_t first_thread; /* the first of them (an index), if any */
+	uint32_t functions;    /* distinct functions entered past the limit */
+	uint64_t calls;        /* E + R of the overflow contexts */
+	uint64_t time;         /* their ticks (the runtime's stats.lost_time) */
+	uint64_t total_time;   /* every context's ticks, for the share */
+	uint64_t max_contexts; /* the limit in the profile's options, or the default */
+};
+struct model_overflow model_overflow(const struct ccp_profile *p);
+/* Whether thread t (an index) has an overflow context. */
+int model_thread_overflowed(const struct ccp_profile *p, uint32_t t);
 /*   model_hook_cost what the hooks cost per function, and the gcc
  *                  exclusions that would drop those costing more than
  *                  the function's own work; needs MODEL_FLAT */

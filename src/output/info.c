@@ -112,6 +112,22 @@ static uint32_t with_source(const struct model *m, uint32_t *functions)
 	return with;
 }
 
+/* Note [Saying the overflow] in src/model/overflow.c: who reached
+ * max_contexts, and what "lost time" above is the time of. */
+static void text_overflow_info(struct ob *f, const struct ccp_profile *p)
+{
+	struct model_overflow ov = model_overflow(p);
+
+	if (ov.threads == 0)
+		return;
+	ob_printf(f, "%-18s ", "overflow");
+	text_overflow_who(f, p, &ov);
+	ob_printf(f, ",\n%-18s so %" PRIu64 " call%s of %" PRIu32 " function%s lost their callers "
+		     "(under <overflow>);\n%-18s record --max-contexts=N with N above %" PRIu64
+		     " keeps them\n", "", ov.calls, ov.calls == 1 ? "" : "s", ov.functions,
+		  ov.functions == 1 ? "" : "s", "", ov.max_contexts);
+}
+
 static void text_counts(struct ob *f, const struct info_input *in)
 {
 	const struct model *m = in->m;
@@ -138,6 +154,7 @@ static void text_counts(struct ob *f, const struct info_input *in)
 		(double)s->memory_bytes / 1048576.0);
 	text_u64(f, "lost calls", s->lost_calls);
 	ob_printf(f, "%-18s %.3f s\n", "lost time", model_seconds(m, s->lost_time));
+	text_overflow_info(f, p);
 	ob_printf(f, "%-18s %.6f s (the profiler's own work, charged to no function)\n", "own time",
 		  model_seconds(m, s->own_time));
 	ob_printf(f, "%-18s %" PRIu64 " (contexts whose inline cache is bypassed or on retrial)\n",
@@ -268,6 +285,7 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "own_ticks", s->own_time);
 	json_kseconds(&j, "own_time_s", s->own_time, p->ticks_per_sec);
 	json_kuint(&j, "dispatchers", s->dispatchers);
+	jr_overflow_member(&j, p);
 	jr_alloc_member(&j, m);
 	json_heap(&j, p);
 	json_end_object(&j);

@@ -43,6 +43,11 @@ void jr_named_object(struct jrep *r, uint32_t cc);
  * allocation and the part outside any context, when m has allocation
  * data (report_json.c; `info --json` writes it too). */
 void jr_alloc_member(struct json *j, const struct model *m);
+/* "overflow": what the profile lost to max_contexts (model_overflow),
+ * when any thread reached it: the limit, the threads, and the calls and
+ * time in overflow contexts (report_json.c; `info --json` and the HTML
+ * page's data write it too). */
+void jr_overflow_member(struct json *j, const struct ccp_profile *p);
 /* "functions": the flat profile of r->m (report_json.c). */
 void jr_functions(struct jrep *r);
 /* A function's costs as in "functions": "self_s", "inherited_s" and,

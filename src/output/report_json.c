@@ -74,6 +74,36 @@ void jr_alloc_member(struct json *j, const struct model *m)
 	json_end_object(j);
 }
 
+/* Note [Saying the overflow] in src/model/overflow.c. */
+void jr_overflow_member(struct json *j, const struct ccp_profile *p)
+{
+	struct model_overflow ov = model_overflow(p);
+
+	if (ov.threads == 0)
+		return;
+	json_newline(j);
+	json_key(j, "overflow");
+	json_begin_object(j);
+	json_kuint(j, "max_contexts", ov.max_contexts);
+	json_key(j, "threads");
+	json_begin_array(j);
+	for (uint32_t t = ov.first_thread; t < p->nthreads; t++) {
+		if (!model_thread_overflowed(p, t))
+			continue;
+		json_begin_object(j);
+		json_kuint(j, "index", t);
+		json_kuint(j, "tid", p->threads[t].tid);
+		json_kstring(j, "name", p->threads[t].name ? p->threads[t].name : "");
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_kuint(j, "functions", ov.functions);
+	json_kuint(j, "calls", ov.calls);
+	json_kuint(j, "ticks", ov.time);
+	json_kseconds(j, "time_s", ov.time, p->ticks_per_sec);
+	json_end_object(j);
+}
+
 static void jr_header(struct jrep *r)
 {
 	struct json *j = &r->j;
@@ -103,6 +133,7 @@ static void jr_header(struct jrep *r)
 	if (!m->nthread_models) /* else "threads" is the breakdown (views_json.c) */
 		json_kuint(j, "threads", p->nthreads);
 	json_kuint(j, "ncontexts", m->nctx);
+	jr_overflow_member(j, p);
 	jr_alloc_member(j, m);
 }
 

@@ -157,6 +157,31 @@ static void text_own_time(const struct text *t)
 		  p->clock == CCP_CLOCK_CYCLES ? "measured" : "sampled");
 }
 
+/* Note [Saying the overflow] in src/model/overflow.c: a profile whose
+ * threads reached max_contexts says so where everyone looks, with the
+ * calls and time past it and the option that keeps them; whatever the
+ * view, as the limit is the run's. */
+static void text_overflow(const struct text *t)
+{
+	const struct ccp_profile *p = t->m->prof;
+	struct model_overflow ov = model_overflow(p);
+	struct ob *o = t->o;
+
+	if (ov.threads == 0)
+		return;
+	ob_puts(o, "    overflow     ");
+	text_overflow_who(o, p, &ov);
+	ob_printf(o, ",\n                 so %" PRIu64 " call%s of %" PRIu32 " function%s (", ov.calls,
+		  ov.calls == 1 ? "" : "s", ov.functions, ov.functions == 1 ? "" : "s");
+	text_secs(t, ov.time, 0);
+	ob_puts(o, " secs, ");
+	ob_ratio(o, ov.time, ov.total_time, 2, 1, 0);
+	ob_printf(o, "%%) lost their callers:\n"
+		     "                 the tree has them under <overflow>, and their callers' times leave\n"
+		     "                 them out; record --max-contexts=N with N above %" PRIu64
+		     " keeps them\n", ov.max_contexts);
+}
+
 static void text_header(const struct text *t)
 {
 	const struct model *m = t->m;
@@ -182,6 +207,7 @@ static void text_header(const struct text *t)
 	text_short_threads(t);
 	text_compensation(t);
 	text_own_time(t);
+	text_overflow(t);
 	text_view_header(t);
 	ob_putc(o, '\n');
 }

@@ -254,6 +254,47 @@ void text_title(struct ob *o, const struct ccp_profile *p, const char *title)
 			  p->stats.merged, p->stats.merged == 1 ? "" : "s");
 }
 
+/* "thread 2 worker (tid 4243)", numbered as --threads numbers them; a
+ * thread without a name is "thread 2 (tid 4243)". */
+static void overflow_thread(struct ob *o, const struct ccp_profile *p, uint32_t t)
+{
+	const struct ccp_thread *th = &p->threads[t];
+
+	ob_printf(o, "thread %" PRIu32 " ", t + 1);
+	if (th->name && th->name[0]) {
+		escape_puts(o, &escape_text, th->name);
+		ob_putc(o, ' ');
+	}
+	ob_printf(o, "(tid %" PRIu64 ")", th->tid);
+}
+
+void text_overflow_who(struct ob *o, const struct ccp_profile *p,
+		       const struct model_overflow *ov)
+{
+	uint32_t shown = 0;
+
+	if (p->nthreads == 1)
+		ob_puts(o, "the thread");
+	else if (ov->threads == p->nthreads)
+		ob_printf(o, "all %" PRIu32 " threads", p->nthreads);
+	else
+		ob_printf(o, "%" PRIu32 " of %" PRIu32 " threads", ov->threads, p->nthreads);
+	ob_printf(o, " reached max_contexts=%" PRIu64, ov->max_contexts);
+	if (p->stats.merged) /* the options are the first run's */
+		ob_puts(o, " (the first run's)");
+	if (ov->threads == p->nthreads)
+		return;
+	ob_puts(o, ": ");
+	for (uint32_t t = ov->first_thread; t < p->nthreads && shown < TEXT_OVERFLOW_LISTED; t++) {
+		if (!model_thread_overflowed(p, t))
+			continue;
+		ob_puts(o, shown++ ? ", " : "");
+		overflow_thread(o, p, t);
+	}
+	if (shown < ov->threads)
+		ob_printf(o, " and %" PRIu32 " more", ov->threads - shown);
+}
+
 /* An argument as a shell would need it quoted.  The text between quotes
  * is escaped a run at a time, not byte by byte, so that a UTF-8
  * character stays whole. */

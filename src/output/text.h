@@ -67,6 +67,15 @@ void text_shell_word(struct ob *o, const char *s);
  * written, then the program and its command line (no newline after). */
 void text_title(struct ob *o, const struct ccp_profile *p, const char *title);
 
+/* Who reached the context budget (model_overflow, ov->threads > 0):
+ * "the thread reached max_contexts=N", "all 3 threads ...", or "1 of 2
+ * threads reached max_contexts=N: thread 2 worker (tid 4243)", the
+ * first TEXT_OVERFLOW_LISTED of them and a count of the rest.  No
+ * newline after. */
+#define TEXT_OVERFLOW_LISTED 3
+void text_overflow_who(struct ob *o, const struct ccp_profile *p,
+		       const struct model_overflow *ov);
+
 /* The indent of a tree row at depth (capped at TEXT_INDENT_MAX). */
 size_t text_indent(uint32_t depth);
 

@@ -2,8 +2,11 @@
  * model_misc.c - the model's edge cases: names of unnamed cost centres,
  * empty and root-only profiles, a damaged history, a very deep history
  * (no recursion anywhere in the passes), and the spontaneous arc of a
- * thread root that is re-entered through mutual recursion.
+ * thread root that is re-entered through mutual recursion, and what a
+ * profile lost to the context budget (model_overflow).
  */
+#include <inttypes.h>
+
 #include "model_fixture.h"
 #include "output/report.h"
 
@@ -129,6 +132,56 @@ static void root_reentered(void)
 	model_free(&m);
 }
 
+/* What model_overflow finds (Note [Saying the overflow]): the threads
+ * with an overflow context, the distinct functions and the calls and
+ * ticks there; the limit read from the options as the runtime reads
+ * them (later keys win, a bad value keeps the earlier one, a backslash
+ * escapes the next character). */
+static uint64_t limit_in(struct fixture *f, const char *options)
+{
+	f->p.options = options;
+	return model_overflow(&f->p).max_contexts;
+}
+
+static void overflow(void)
+{
+	static struct fixture f;
+	struct model_overflow ov;
+	fx_init(&f, 1000);
+	fx_ctx(&f, "[main] [f]", 4, 0, 100);
+	ov = model_overflow(&f.p);
+	CHECK(ov.threads == 0 && ov.calls == 0 && ov.time == 0 && ov.functions == 0 &&
+	      ov.total_time == 100 && ov.max_contexts == 1000000,
+	      "no overflow context: nothing lost, the default limit");
+	fx_thread(&f);
+	fx_ctx(&f, "[w]", 1, 0, 7);
+	fx_ctx(&f, "[O] [f]", 5, 2, 30);
+	fx_ctx(&f, "[O] [g]", 3, 0, 10);
+	fx_thread(&f);
+	fx_ctx(&f, "[O] [f]", 1, 0, 5);
+	fx_thread(&f);
+	fx_ctx(&f, "[x]", 1, 0, 1);
+	f.ccs[fx_cc(&f, "O")] = (struct ccp_cc){.kind = CCP_CC_OVERFLOW, .name = "", .module = -1};
+	ov = model_overflow(&f.p);
+	CHECK(ov.threads == 2 && ov.first_thread == 1 && ov.functions == 2 && ov.calls == 11 &&
+	      ov.time == 45 && ov.total_time == 153,
+	      "overflow: 2 threads from the second, f and g, 11 calls, 45 ticks of 153 "
+	      "(%" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 ")",
+	      ov.threads, ov.first_thread, ov.functions, ov.calls, ov.time, ov.total_time);
+	CHECK(!model_thread_overflowed(&f.p, 0) && model_thread_overflowed(&f.p, 1) &&
+	      model_thread_overflowed(&f.p, 2) && !model_thread_overflowed(&f.p, 3),
+	      "overflow: the second and third threads reached the limit");
+	CHECK_EQ_U(limit_in(&f, "clock=cycles:max_contexts=16"), 16, "max_contexts=16");
+	CHECK_EQ_U(limit_in(&f, "max_contexts=20:max_contexts=bad"), 20, "a bad value keeps 20");
+	CHECK_EQ_U(limit_in(&f, "max_contexts=20,max_contexts=15"), 20, "below 16 keeps 20");
+	CHECK_EQ_U(limit_in(&f, "max_contexts=20:max_contexts=0032"), 32, "later wins: 0032");
+	CHECK_EQ_U(limit_in(&f, "max_contexts=64:output=a\\:max_contexts=17"), 64,
+		   "an escaped ':' is part of output=");
+	CHECK_EQ_U(limit_in(&f, "max\\_contexts=40::x"), 40, "an escaped key character");
+	CHECK_EQ_U(limit_in(&f, "max_contexts= 50"), 1000000, "' 50' is bad: the default");
+	CHECK_EQ_U(limit_in(&f, ""), 1000000, "no options: the default");
+}
+
 int main(void)
 {
 	names();
@@ -136,5 +189,6 @@ int main(void)
 	damaged();
 	deep();
 	root_reentered();
+	overflow();
 	return check_failures != 0;
 }

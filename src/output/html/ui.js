@@ -528,6 +528,41 @@
 				     'charged to no function (' +
 				     (data.clock === 'cycles' ? 'measured' : 'sampled') + ')');
 		}
+		overflowFact(dl);
+	}
+
+	/*
+	 * report's overflow line (text_overflow, Note [Saying the overflow] in
+	 * src/model/overflow.c), its lines joined: the threads that reached
+	 * max_contexts, the first LISTED_THREADS of them named, and what
+	 * their calls past it lost; whatever the view, as the limit is the
+	 * run's.  Shown as a warning, names as text.
+	 */
+	const LISTED_THREADS = 3;
+	function overflowFact(dl) {
+		const o = data.overflow;
+		if (!o)
+			return;
+		const all = o.threads.length === data.threads;
+		let who = data.threads === 1 ? 'the thread'
+			: all ? 'all ' + data.threads + ' threads'
+			: o.threads.length + ' of ' + data.threads + ' threads';
+		who += ' reached max_contexts=' + o.max_contexts +
+			(data.merged_profiles ? ' (the first run\u2019s)' : '');
+		if (!all) {
+			who += ': ' + o.threads.slice(0, LISTED_THREADS).map(t =>
+				'thread ' + (t.index + 1) + ' ' + (t.name ? t.name + ' ' : '') +
+				'(tid ' + t.tid + ')').join(', ');
+			if (o.threads.length > LISTED_THREADS)
+				who += ' and ' + (o.threads.length - LISTED_THREADS) + ' more';
+		}
+		const lost = plural(o.calls, 'call', 'calls') + ' of ' +
+			plural(o.functions, 'function', 'functions') + ' (' + secs(o.ticks) + ' secs, ' +
+			pct(o.ticks, P.totalTicks) + '%) lost their callers: the tree has them under ' +
+			'<overflow>, and their callers\' times leave them out; record ' +
+			'--max-contexts=N with N above ' + o.max_contexts + ' keeps them';
+		add(dl, add(el('div', 'fact overflow'), el('dt', null, 'overflow'),
+			    add(el('dd'), who + ', so ' + lost)));
 	}
 
 	function renderBar(c) {
