@@ -320,11 +320,15 @@ def record_max_contexts():
     check(r.returncode == 0 and free.get("contexts", 0) > 1000 and exact,
           "explode without a budget: %s contexts, every call counted" % free.get("contexts"))
     r, capped, exact, ordinary, over = recorded("--max-contexts=16")
-    check(r.returncode == 0 and ccprof_said(r.stderr) == ["ccprof: profile written to %s"
-                                                          % capped.get("file")] and
-          "max_contexts=16" in capped.get("options", "").split(":"),
-          "record --max-contexts=16: no warning, max_contexts=16 in the profile's options "
-          "(%r, %s)" % (r.stderr, capped.get("options")))
+    prof = capped.get("file")
+    past = sum(c["entries"] + c["recursive"] for c in report(prof)["contexts"]
+               if c["history"][:1] and c["history"][0]["name"] == "<overflow>") if capped else -1
+    check(r.returncode == 0 and ccprof_said(r.stderr) == ["ccprof: profile written to %s" % prof,
+                                                          OVERFLOW_NOTE % ("the run", 16, past, 16)]
+          and "max_contexts=16" in capped.get("options", "").split(":"),
+          "record --max-contexts=16: no warning, the profile said reached (%d calls past "
+          "it), max_contexts=16 in the profile's options (%r, %s)"
+          % (past, r.stderr, capped.get("options")))
     callees = [h[-1] for h in over]
     check(ordinary == 16 and over and all(h == ["<overflow>", h[-1]] for h in over) and
           len(set(callees)) == len(callees) and capped.get("contexts") == 16 + len(over) and
@@ -332,6 +336,103 @@ def record_max_contexts():
           "record --max-contexts=16: ccprof info's %s contexts are 16 (got %d) and one "
           "overflow context for each of %d functions entered past them, every call "
           "still counted" % (capped.get("contexts"), ordinary, len(over)))
+
+
+OVERFLOW_NOTE = ("ccprof: %s reached max_contexts=%d, so %d calls lost their callers; "
+                 "--max-contexts=N with N above %d keeps them")
+
+
+def header_line(text, label, indent):
+    """The header line label of a report or info (text), its continued
+    lines (indent spaces) joined by one space; None without one."""
+    m = re.search(r"^%s(\S.*)\n((?: {%d}\S.*\n)*)" % (re.escape(label), indent), text, re.M)
+    return " ".join([m.group(1)] + [l.strip() for l in m.group(2).splitlines()]) if m else None
+
+
+def overflow_said():
+    """A profile that reached max_contexts says so where one looks (Note
+    [Saying the overflow] in src/model/overflow.c): report's header, its
+    JSON, info, and record as the run ends, with the threads, the calls
+    and time past the limit and the option that keeps them.
+    tests/progs/overflow.c's thread "spread" makes 2 + 2K contexts, the
+    main thread 3: with max_contexts=16, spread keeps its root, itself
+    and f0 .. f6 with their leaf, so the R calls of each of f7 .. f11 and
+    of leaf under them, 2R(K - 7) calls of K - 6 functions, lose their
+    callers; every call stays counted.  The time past the limit is the
+    profile's contexts under <overflow>, and the runtime's lost_time.
+    A run that kept every context says nothing of it."""
+    exe = build("overflow", "tests/progs/overflow.c")
+    prof = os.path.join(OUT, "overflow.ccprof")
+    r = run([CCPROF, "record", "--clock=cycles", "--max-contexts=16", "-o", prof, "--", exe])
+    own = counts(r.stdout)
+    k, rounds = (int(w) for w in r.stdout.split()[1:4:2]) if r.returncode == 0 else (0, 0)
+    rep = report(prof, "--threads")
+    calls, funcs = 2 * rounds * (k - 7), k - 6
+    over = [c for c in report(prof)["contexts"] if c["history"][:1] and c["history"][0]["name"] == "<overflow>"]
+    ticks = sum(round(c["time_s"] * rep["ticks_per_sec"]) for c in over)
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+    spread = [(i, t) for i, t in enumerate(rep["threads"]) if t["name"] == "spread"]
+    check(r.returncode == 0 and k == 12 and own == {f: n for f, n in nonzero_calls(prof).items()
+                                                     if f not in ("main", "spread")} and
+          len(spread) == 1 and sum(c["entries"] + c["recursive"] for c in over) == calls and
+          len({c["history"][-1]["name"] for c in over}) == funcs,
+          "overflow.c, max_contexts=16: every call counted, %d calls of %d functions past "
+          "the limit in thread spread" % (calls, funcs))
+    i, spread = spread[0] if spread else (0, {"tid": 0})
+    want = {"max_contexts": 16, "threads": [{"index": i, "tid": spread["tid"], "name": "spread"}],
+            "functions": funcs, "calls": calls, "ticks": info.get("lost_ticks"),
+            "time_s": info.get("lost_time_s")}
+    check(rep.get("overflow") == want and abs(ticks - info.get("lost_ticks", -1)) <= 2 * len(over),
+          "overflow.c: report --json's overflow is the limit, thread spread, the calls and "
+          "the runtime's lost time (%r, %r)" % (rep.get("overflow"), want))
+    check(info.get("overflow") == want, "overflow.c: info --json's overflow is report's (%r)"
+          % info.get("overflow"))
+    check(ccprof_said(r.stderr) == ["ccprof: profile written to " + prof,
+                                    OVERFLOW_NOTE % ("1 of 2 threads", 16, calls, 16)],
+          "overflow.c: record says the profile reached the limit (%r)" % r.stderr)
+    text = run([CCPROF, "report", prof]).stdout
+    lost, tps, total = info.get("lost_ticks", 0), rep["ticks_per_sec"], rep["total_ticks"]
+    micros, tenths = (2 * lost * 10**6 + tps) // (2 * tps), (2000 * lost + total) // (2 * total)
+    secs, pct = "%d.%06d" % divmod(micros, 10**6), "%d.%d" % divmod(tenths, 10)  # half up
+    line = ("1 of 2 threads reached max_contexts=16: thread %d spread (tid %d), so %d calls of "
+            "%d functions (%s secs, %s%%) lost their callers: the tree has them under "
+            "<overflow>, and their callers' times leave them out; record --max-contexts=N "
+            "with N above 16 keeps them" % (i + 1, spread["tid"], calls, funcs, secs, pct))
+    got = header_line(text, "    overflow     ", 17)
+    check(got == line, "overflow.c: report's header line overflow (%r, %r)" % (got, line))
+    got = header_line(run([CCPROF, "info", prof]).stdout, "overflow           ", 19)
+    line = ("1 of 2 threads reached max_contexts=16: thread %d spread (tid %d), so %d calls of "
+            "%d functions lost their callers (under <overflow>); record --max-contexts=N with "
+            "N above 16 keeps them" % (i + 1, spread["tid"], calls, funcs))
+    check(got == line, "overflow.c: info's overflow line (%r)" % got)
+    # The limit as the runtime took it: a bad later value keeps 20, so
+    # spread keeps f0 .. f8; a merge of the two says the first run's.
+    prof20 = os.path.join(OUT, "overflow20.ccprof")
+    r = run([CCPROF, "record", "--clock=cycles", "-o", prof20, "--", exe],
+            env=dict(os.environ, CCPROF_OPTIONS="max_contexts=20:max_contexts=7"))
+    o = report(prof20).get("overflow", {})
+    check(r.returncode == 0 and "bad max_contexts" in r.stderr and o.get("max_contexts") == 20
+          and o.get("calls") == 2 * rounds * (k - 9) and
+          OVERFLOW_NOTE % ("1 of 2 threads", 20, 2 * rounds * (k - 9), 20) in r.stderr,
+          "overflow.c, max_contexts=20 then a bad 7: the limit said is the runtime's 20 (%r)" % o)
+    both = os.path.join(OUT, "overflow-merged.ccprof")
+    m = run([CCPROF, "merge", "-o", both, prof, prof20])
+    got = header_line(run([CCPROF, "report", both]).stdout, "    overflow     ", 17) or ""
+    check(m.returncode == 0 and got.startswith("1 of 2 threads reached max_contexts=16 (the "
+                                               "first run's): thread %d spread " % (i + 1)) and
+          " so %d calls of %d functions " % (calls + 2 * rounds * (k - 9), funcs) in got,
+          "overflow.c: a merge of both (threads merged in order) says the first run's limit "
+          "and both runs' calls (%r)" % got)
+    # Within the default limit: no line, no member, no note.
+    whole = os.path.join(OUT, "overflow-whole.ccprof")
+    r = run([CCPROF, "record", "-o", whole, "--", exe])
+    text, info = run([CCPROF, "report", whole]).stdout, run([CCPROF, "info", whole]).stdout
+    check(r.returncode == 0 and ccprof_said(r.stderr) == ["ccprof: profile written to " + whole]
+          and "    total calls  " in text and header_line(text, "    overflow     ", 17) is None
+          and "\nlost time " in info and header_line(info, "overflow           ", 19) is None
+          and "overflow" not in report(whole) and
+          "overflow" not in json.loads(run([CCPROF, "info", "--json", whole]).stdout),
+          "overflow.c within the default limit: report, info and record say no overflow")
 
 
 # Values of dump_signal and max_contexts, and whether the runtime takes
@@ -1207,6 +1308,7 @@ fork_child_contexts()
 fork_child_start()
 hidden_temporary()
 record_max_contexts()
+overflow_said()
 record_checks_runtime_flags()
 linked("pkg-config")
 linked("static")
