@@ -222,6 +222,8 @@ def recorded():
           "spivey: read from standard input, DATA names no profile file")
     check(data["threads"] == rep["threads"] and data["alloc"] is False,
           "spivey: threads, and no allocation data")
+    check("overflow" not in data and "overflow" not in rep,
+          "spivey: within max_contexts, no overflow in DATA (nor in report --json)")
     check(len(data["contexts"]) == rep["ncontexts"] == 9,
           "spivey: the 8 contexts of Spivey's example and the root (%d)" % len(data["contexts"]))
     contexts_agree(data, rep, "spivey")
@@ -235,6 +237,26 @@ def recorded():
     check(a.returncode == 0 and a.stdout == b.stdout == text,
           "spivey: standard output is the -o file's bytes, the same every time")
     return prof
+
+
+def overflow_data():
+    """A run past max_contexts (tests/progs/overflow.c, its thread named
+    with markup): DATA's overflow, what the header says (ui.js), is
+    report --json's, the name a JSON string that ends no element."""
+    name = "<i>x</i>&amp;"
+    prog = build("html_overflow", "tests/progs/overflow.c")
+    prof = os.path.join(D, "overflow.ccprof")
+    r = run([CCPROF, "record", "--clock=cycles", "--max-contexts=16", "-o", prof, "--", prog, name])
+    if not check(r.returncode == 0, "overflow: recorded"):
+        return
+    r, out = convert_html(prof, "overflow")
+    text, page = parse(out)
+    shell_is_sealed(text, page, "overflow")
+    data, rep = data_of(page), report(prof)
+    over = (data or {}).get("overflow")
+    check(over is not None and over == rep.get("overflow") and
+          [t["name"] for t in over["threads"]] == [name] and name not in text,
+          "overflow: DATA's overflow is report --json's, the thread's name escaped (%r)" % over)
 
 
 def view_options(prof):
@@ -466,6 +488,7 @@ def main():
     allocations()
     heap_data(prof)
     hook_cost_data()
+    overflow_data()
     hostile_names()
     damaged_files(prof)
     embed_refuses()

@@ -788,6 +788,21 @@ def own_time_header(facts, text, what):
                                                                own and own.group(1)))
 
 
+def overflow_line(text):
+    """Report's header line overflow (Note [Saying the overflow] in
+    src/model/overflow.c), its lines joined, or None."""
+    m = re.search(r"^    overflow     (\S.*)\n((?: {17}\S.*\n)*)", text, re.M)
+    return " ".join([m.group(1)] + m.group(2).split()) if m else None
+
+
+def overflow_header(facts, text, what):
+    """The header's overflow fact as report's header says it, or neither
+    has one."""
+    line = overflow_line(text)
+    check(facts.get("overflow") == line, "%s: the header's overflow as report's (%r, %r)"
+          % (what, facts.get("overflow"), line))
+
+
 def compare_view(prof, page, name, view, fn_name):
     """The page at a view (all tabs) against `ccprof report` of that view."""
     opts = cli_opts(view)
@@ -821,6 +836,7 @@ def compare_view(prof, page, name, view, fn_name):
           % (what, facts, head))
     alloc_header(facts, text, what)
     own_time_header(facts, text, what)
+    overflow_header(facts, text, what)
     # and the clock as report says it: the sampler's wake-ups, not samples
     check(facts.get("total time", "").split(" (", 1)[-1] ==
           (head["total time"] or "").split("  (", 1)[-1],
@@ -1509,6 +1525,30 @@ def hot():
         hot_tab(prof, page, "hot" + (" %r" % view if view else ""), view)
 
 
+def overflow():
+    """A run past max_contexts (tests/progs/overflow.c, its thread named
+    "<i>x</i>&amp;"): the header says so as report's does, under every
+    view (the limit is the run's), its thread's name as text, no element
+    of it."""
+    name = "<i>x</i>&amp;"
+    prog = build("html_ui_overflow", "tests/progs/overflow.c")
+    prof = os.path.join(D, "overflow.ccprof")
+    r = run([CCPROF, "record", "--clock=cycles", "--max-contexts=16", "-o", prof, "--", prog, name])
+    if not check(r.returncode == 0, "overflow: recorded"):
+        return
+    page = convert(prof, "overflow")
+    for view in ({}, {"focus": "f9"}, {"deselect": "leaf"}):
+        what = "overflow" + (" %r" % view if view else "")
+        dom, errors = render(page, view_hash(view, tab="functions"), what)
+        if not page_ok(dom, errors, what):
+            continue
+        got, line = header_facts(dom).get("overflow"), overflow_line(text_report(prof, *cli_opts(view)))
+        check(got is not None and got == line, "%s: the header says the overflow as report's "
+              "(%r, %r)" % (what, got, line))
+        check(name in (got or "") and "<overflow>" in (got or "") and not dom.root.find_all("i"),
+              "%s: the thread's name and <overflow> are text" % what)
+
+
 def hooks():
     """The Hook cost tab of tests/progs/hookcost.c built with gcc (its
     helpers' hooks outweigh their work: marks, exclude lists), measured by
@@ -1939,6 +1979,7 @@ def main():
         threads()
         heap()  # threads()'s page
         hot()
+        overflow()
         hooks()  # exact()'s profile
         statics()
     if PART != "1":
