@@ -434,7 +434,6 @@ static void write_data(struct ob *o, const struct model *m, const struct model_v
 	json_kuint(&j, "own_time_ticks", p->stats.own_time);
 	json_kuint(&j, "threads", p->nthreads);
 	jr_overflow_member(&j, p); /* the header's overflow line (ui.js) */
-	json_newline(&j);
 	json_key(&j, "alloc");
 	json_bool(&j, model_alloc_measured(m));
 	/* Allocated before a thread's first call, in no context: report's
