@@ -718,6 +718,93 @@ def fork_exec():
           "record sh -c 'prog; true': the program the shell forks writes OUT itself (%s)" % files)
 
 
+def one_out_per_run():
+    """Two instrumented programs that a shell of `ccprof record` runs both
+    wrote OUT (a child of a process that ran no instrumented code passes
+    its image nothing: Note [Exec in a forked child]), and the last to
+    end replaced the other's profile in silence: `sh -c 'p a; p b'`,
+    `sh -c 'p a & p b & wait'`, a pipeline of two zstd.  Now the first of
+    the run takes OUT, a later one OUT.<pid>, and record names both (Note
+    [One OUT per run] in src/runtime/dump.c).  A profile at OUT from an
+    earlier run is still replaced; so is one where link(2) fails."""
+    exe = build("fib_out", "tests/progs/fib.c")
+    d = fresh_dir("one_out")
+    out = os.path.join(d, "x.ccprof")
+    argv = lambda f: json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}").get("argv")
+    pid_of = lambda f: f[len(out) + 1:]
+    kids = lambda: sorted(f for f in glob.glob(out + ".*") if pid_of(f).isdigit())
+
+    def two(cmd, what, first=None):
+        for f in glob.glob(out + ".*"):
+            os.unlink(f)
+        r = run([CCPROF, "record", "-o", out, "--", "sh", "-c", cmd % {"p": exe}], cwd=d)
+        k = kids()
+        got = sorted(map(str, [argv(out)] + [argv(f) for f in k]))
+        want = sorted(map(str, [[exe, "5"], [exe, "7", "x"]]))
+        said = ["ccprof: profile written to " + out] + \
+            ["ccprof: profile of child %s written to %s" % (pid_of(f), f) for f in k]
+        check(r.returncode == 0 and len(k) == 1 and got == want and
+              (first is None or argv(out) == first) and
+              r.stderr == "".join(l + "\n" for l in said) and
+              sorted(os.listdir(d)) == sorted(["x.ccprof"] + [os.path.basename(f) for f in k]),
+              "record sh -c %r: %s: OUT and OUT.<pid>, one program's each, both named "
+              "(%d, %s, %s, %r)" % (cmd % {"p": "p"}, what, r.returncode, got,
+                                   sorted(os.listdir(d)), r.stderr))
+        return k
+
+    two("%(p)s 5; %(p)s 7 x; true", "one after the other", first=[exe, "5"])
+    two("%(p)s 5 & %(p)s 7 x & wait", "at once")
+    # An earlier run's OUT is replaced by this run's first, not kept.
+    run([CCPROF, "record", "-o", out, "--", exe, "3"], cwd=d)
+    check(argv(out) == [exe, "3"], "record p 3: writes OUT (%s)" % argv(out))
+    k = two("%(p)s 5; %(p)s 7 x; true", "an earlier run's OUT there", first=[exe, "5"])
+    # The program alone, over an earlier run's OUT: OUT, named once.
+    for args in (["3"], ["5"]):
+        r = run([CCPROF, "record", "-o", out, "--", exe] + args, cwd=d)
+    check(r.returncode == 0 and argv(out) == [exe, "5"] and kids() == k and
+          r.stderr == "ccprof: profile written to %s\n" % out,
+          "record -o OUT p, twice: OUT replaced, no OUT.<pid> (%s, %r)" % (argv(out), r.stderr))
+    # An exec chain after another program took OUT: the second image
+    # writes OUT.<pid>, the first moves aside to OUT.<pid>.pre-exec.1;
+    # also when the second dies by SIGTERM (its write from the handler).
+    reexec = os.path.join(OUT, "reexec")
+    if not os.path.exists(reexec):
+        reexec = build("reexec", "tests/progs/reexec.c")
+    for mode in ([], ["die"]):
+        for f in glob.glob(out + "*"):
+            os.unlink(f)
+        r = run([CCPROF, "record", "-o", out, "--", "sh", "-c",
+                 " ".join([exe, "5;", reexec] + mode + ["; true"])], cwd=d)
+        k = kids()
+        calls = lambda f: {n: c["calls"] for n, c in functions(report(f)).items() if c["calls"]} \
+            if os.path.exists(f) else None
+        pre = k[0] + ".pre-exec.1" if len(k) == 1 else "?"
+        said = ["ccprof: profile written to " + out,
+                "ccprof: profile of child %s before its exec written to %s" % (pid_of(pre[:-11]), pre),
+                "ccprof: profile of child %s written to %s" % (pid_of(pre[:-11]), pre[:-11])]
+        check(len(k) == 1 and argv(out) == [exe, "5"] and
+              calls(pre) == {"main": 1, "before": 2} and
+              calls(k[0]) == {"main": 1, "after": 3 if mode else 1} and
+              # the shell says "Terminated" of the image that dies
+              [l for l in r.stderr.splitlines() if l.startswith("ccprof:")] == said,
+              "record sh -c 'p 5; reexec%s': p's OUT stays, the image chain in OUT.<pid> and "
+              "OUT.<pid>.pre-exec.1 (%s, %s, %s, %r)"
+              % (" die" if mode else "", argv(out), calls(pre), k and calls(k[0]), r.stderr))
+    # Without hard links (vfat: link fails with EPERM) the profile is put
+    # in place by rename, as before: the last program's is at OUT.
+    shim = preload_shim("nolink")
+    if shim:
+        for f in glob.glob(out + "*"):
+            os.unlink(f)
+        r = run([CCPROF, "record", "-o", out, "--", "sh", "-c", "%s 5; %s 7 x; true" % (exe, exe)],
+                cwd=d, env=dict(os.environ, LD_PRELOAD=shim))
+        check(r.returncode == 0 and r.stderr.count("link refused\n") == 2 and
+              argv(out) == [exe, "7", "x"] and kids() == [] and
+              "cannot write" not in r.stderr,
+              "link(2) refused: the profiles are renamed into place as before (%s, %r)"
+              % (argv(out), r.stderr))
+
+
 def separators_in_paths():
     """A directory with ',', ':' and a backslash in its name: record
     escapes its output= in CCPROF_OPTIONS, and the runtime the output= it
@@ -2523,6 +2610,7 @@ exec_()
 reexec()
 exec_then_signal()
 fork_exec()
+one_out_per_run()
 separators_in_paths()
 shell_children()
 exit_race()

@@ -411,12 +411,15 @@ static char *option_appended(char *opts, const char *key, const char *value)
 	return out;
 }
 
-/* Our settings appended to CCPROF_OPTIONS; 1 after a message if the
+/* Our settings appended to CCPROF_OPTIONS, with the run's start (Note
+ * [One OUT per run] in src/runtime/dump.c); 1 after a message if the
  * runtime would ignore the result. */
-static int set_options(const struct record_opts *o, const char *output)
+static int set_options(const struct record_opts *o, const char *output, uint64_t start_ns)
 {
-	char ms[48];
+	char ms[48], start[24];
 	char *opts = option_appended(NULL, "output", output);
+	snprintf(start, sizeof start, "%llu", (unsigned long long)start_ns);
+	opts = option_appended(opts, "run_start", start);
 	if (o->clock)
 		opts = option_appended(opts, "clock", o->clock);
 	if (o->interval)
@@ -447,7 +450,7 @@ static int set_options(const struct record_opts *o, const char *output)
 
 struct run_result {
 	pid_t pid;
-	uint64_t start_ns; /* CLOCK_REALTIME before the fork */
+	uint64_t start_ns; /* CLOCK_REALTIME before the fork: the run_start= passed */
 	int exec_errno; /* exec failed with this, or 0 */
 	int status;     /* from waitpid */
 	int passed;     /* an ending signal record passed on to the program, or 0 */
@@ -691,7 +694,7 @@ static void wait_program(pid_t pid, int *status)
  * runs] says.  A close-on-exec pipe carries exec's errno back, so "not
  * found" is reported by the parent, once.
  */
-static int run_program(char **command, int dump_signal, struct run_result *r)
+static int run_program(char **command, int dump_signal, uint64_t start_ns, struct run_result *r)
 {
 	struct run_signals_saved saved;
 	int pfd[2];
@@ -701,7 +704,7 @@ static int run_program(char **command, int dump_signal, struct run_result *r)
 		return -1;
 	take_signals(dump_signal, &saved);
 	fflush(NULL);
-	r->start_ns = realtime_ns();
+	r->start_ns = start_ns;
 	pid_t pid = r->pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
@@ -1129,7 +1132,9 @@ static struct profile_seen add_sources(const char *path, uint64_t since_ns)
  * Note [The run's other profiles]: besides the profile record names
  * (Note [Which profile]) the runtime writes, in the same directory, one
  * for each forked child, OUT.<pid> (or with its own pid where OUT has
- * %p), and moves the profile of an image before an exec to
+ * %p), one for each process but the first that would write OUT itself,
+ * OUT.<pid> too (two programs a shell runs: Note [One OUT per run] in
+ * src/runtime/dump.c, which run_start= makes work), and moves the profile of an image before an exec to
  * OUT.pre-exec.N when the next image writes OUT (docs/options.md).  These
  * are the names that match OUT with any number for %p, then optionally
  * ".<number>", then optionally ".pre-exec.<number>"; the runtime's
@@ -1372,13 +1377,14 @@ static int record_run(int argc, char **argv)
 	struct stat before;
 	int existed = stat(out, &before) == 0;
 	struct run_result r;
-	if (set_options(&o, out) != 0) {
+	uint64_t start_ns = realtime_ns(); /* before every process of the run */
+	if (set_options(&o, out, start_ns) != 0) {
 		free(lib);
 		free(out);
 		return CLI_EXIT_FAIL;
 	}
 	env_join("LD_PRELOAD", lib, 1);
-	if (run_program(o.command, run_dump_signal(&o), &r) != 0) {
+	if (run_program(o.command, run_dump_signal(&o), start_ns, &r) != 0) {
 		rc = record_fail("cannot start the program: ", strerror(errno));
 	} else if (r.exec_errno) {
 		cli_error("ccprof: %s: %s", o.command[0], strerror(r.exec_errno));

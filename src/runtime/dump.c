@@ -152,8 +152,10 @@ static int prefix_start_dir(char *out, size_t size, size_t *n)
 }
 
 /* Expand %p; a forked child without %p gets ".<pid>" so that nothing is
- * overwritten; relative paths are taken from the starting directory. */
-static int output_path(char *out, size_t size)
+ * overwritten; relative paths are taken from the starting directory.
+ * *shared: the path is the template's own name, which other processes
+ * of the run may write too (Note [One OUT per run]). */
+static int output_path(char *out, size_t size, int *shared)
 {
 	char tmpl[4096 + 64];
 	const char *s;
@@ -178,6 +180,7 @@ static int output_path(char *out, size_t size)
 		return -1;
 	if (forked_child && !has_pid)
 		snprintf(out + n, size - n, ".%d", (int)getpid());
+	*shared = !forked_child && !has_pid;
 	return 0;
 }
 
@@ -291,10 +294,83 @@ static int temp_name(char *tmp, size_t size, const char *path, int i)
 	       (int)size ? -1 : 0;
 }
 
-/* Temporary file in the same directory, then rename; a target that exists
- * and is not a regular file is written directly (put_special).  No
- * symlink is followed. */
-static int put_file(const char *path, const unsigned char *buf, size_t len)
+/*
+ * Note [One OUT per run]: under `ccprof record`, every process whose
+ * path is the template's own name OUT (not OUT.<pid>, not a %p name)
+ * writes OUT: the program itself, an exec chain's images, and each
+ * instrumented program a shell or make of the run forks and execs (Note
+ * [Exec in a forked child] in exec.c: a child of a process that ran no
+ * instrumented code passes its image nothing).  `sh -c './p a; ./p b'`
+ * or a pipeline of two zstd then wrote OUT twice, and the last write
+ * replaced the first in silence.  So the first process of the run to
+ * write takes OUT, and a later one writes OUT.<pid>, the name a forked
+ * child takes, which record names with the run's other profiles.
+ *
+ * The run is what record says it is: it passes run_start=, its start in
+ * ns since the epoch, in CCPROF_OPTIONS, which every process of the run
+ * inherits.  The temporary is put at OUT by link(2), which fails with
+ * EEXIST where rename would replace.  Then the profile there is peeked
+ * at, without allocating (a signal handler's write comes here too;
+ * format/peek.c, as keep_pre_exec_profile does): another pid's that
+ * started at or after run_start is this run's, and ours goes to
+ * OUT.<pid> (its own earlier image's moved aside first, Note [Pre-exec
+ * profile]); anything else (an earlier run's, our own earlier write,
+ * not a profile) is replaced by rename, as before.  Without run_start
+ * (the runtime preloaded by hand), or where the file system has no hard
+ * links (link fails otherwise: vfat's EPERM), it is rename as before.
+ *
+ * What remains: two processes that find an earlier run's OUT at the same
+ * moment both rename over it, and one profile is lost, as every profile
+ * but the last was before; so are those of a process whose write finds
+ * OUT between an image's move aside and the next image's link (the
+ * image then writes OUT.<pid>, named all the same).  The times are
+ * CLOCK_REALTIME's: a clock set back during the run may take a profile
+ * of this run for an earlier one.
+ */
+
+/* Whether the profile at path is another process's of this run (Note
+ * [One OUT per run]). */
+static int taken_in_this_run(const char *path)
+{
+	uint64_t pid, started;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), taken;
+
+	if (fd < 0)
+		return 0;
+	taken = ccp_format_peek_pid(fd, &pid, &started) == 0 && pid != (uint64_t)getpid() &&
+		started >= rt_config.run_start_ns;
+	close(fd);
+	return taken;
+}
+
+static void keep_pre_exec_profile(const char *path);
+
+/* The temporary tmp put at path, the run's OUT, or if another process of
+ * the run has it, at OUT.<pid>, into path (Note [One OUT per run]). */
+static int claim_out(const char *tmp, char *path, size_t size)
+{
+	size_t n = strlen(path);
+
+	if (link(tmp, path) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	if (errno != EEXIST || !taken_in_this_run(path))
+		return rename(tmp, path); /* no hard links here, or not this run's */
+	if (snprintf(path + n, size - n, ".%d", (int)getpid()) >= (int)(size - n)) {
+		path[n] = '\0';
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	keep_pre_exec_profile(path);
+	return rename(tmp, path);
+}
+
+/* Temporary file in the same directory, then rename, or with `claim` put
+ * at path by claim_out, which may change path; a target that exists and
+ * is not a regular file is written directly (put_special).  No symlink
+ * is followed. */
+static int put_file(char *path, size_t size, int claim, const unsigned char *buf, size_t len)
 {
 	char tmp[4096 + 128];
 	struct stat st;
@@ -313,7 +389,8 @@ static int put_file(const char *path, const unsigned char *buf, size_t len)
 	}
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, buf, len) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+	if (write_all(fd, buf, len) != 0 || close(fd) != 0 ||
+	    (claim ? claim_out(tmp, path, size) : rename(tmp, path)) != 0) {
 		int e = errno;
 
 		unlink(tmp);
@@ -836,7 +913,7 @@ static int write_profile(int async)
 	size_t len = 0;
 	char path[4096 + 64];
 	uint64_t heap_mark;
-	int rc = -1;
+	int rc = -1, shared;
 
 	/* Not a process of ours: a child made without fork()'s handlers
 	 * (init.c) would write its parent's file. */
@@ -848,7 +925,7 @@ static int write_profile(int async)
 		rt_warn("no memory to write the profile from a signal handler or _exit; none written");
 		return -1;
 	}
-	if (output_path(path, sizeof path) != 0) {
+	if (output_path(path, sizeof path, &shared) != 0) {
 		rt_warn("output path too long; no profile written");
 		goto out;
 	}
@@ -875,7 +952,7 @@ static int write_profile(int async)
 		goto out;
 	}
 	keep_pre_exec_profile(path);
-	rc = put_file(path, buf, len);
+	rc = put_file(path, sizeof path, shared && rt_config.run_start_ns, buf, len);
 	if (rc != 0 && async) /* strerror is not async-signal-safe */
 		rt_warn("cannot write %s: errno %d", path, errno);
 	else if (rc != 0)

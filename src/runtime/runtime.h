@@ -220,6 +220,8 @@ struct rt_config {
 	uint64_t max_contexts;   /* per thread; past it, overflow contexts */
 	int heap;                /* heap=1: follow blocks to their free (heap.c) */
 	uint64_t heap_interval_ns; /* between heap samples */
+	uint64_t run_start_ns;   /* run_start=: when ccprof record's run began
+				    (Note [One OUT per run] in dump.c), or 0 */
 };
 
 extern struct rt_config rt_config RT_HIDDEN;
