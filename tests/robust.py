@@ -790,6 +790,12 @@ def one_out_per_run():
               "record sh -c 'p 5; reexec%s': p's OUT stays, the image chain in OUT.<pid> and "
               "OUT.<pid>.pre-exec.1 (%s, %s, %s, %r)"
               % (" die" if mode else "", argv(out), calls(pre), k and calls(k[0]), r.stderr))
+    # run_start= takes digits only, as max_contexts= does.
+    for bad in ("-1", "0", "1e9", " 5", "99999999999999999999"):
+        r = run([exe, "3"], cwd=d, env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                             CCPROF_OPTIONS="output=%s:run_start=%s" % (out, bad)))
+        check(r.returncode == 0 and "CCPROF_OPTIONS: bad run_start '%s'" % bad in r.stderr,
+              "run_start=%r: warned about, the run goes on (%r)" % (bad, r.stderr))
     # Without hard links (vfat: link fails with EPERM) the profile is put
     # in place by rename, as before: the last program's is at OUT.
     shim = preload_shim("nolink")

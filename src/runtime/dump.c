@@ -320,12 +320,16 @@ static int temp_name(char *tmp, size_t size, const char *path, int i)
  * links (link fails otherwise: vfat's EPERM), it is rename as before.
  *
  * What remains: two processes that find an earlier run's OUT at the same
- * moment both rename over it, and one profile is lost, as every profile
- * but the last was before; so are those of a process whose write finds
- * OUT between an image's move aside and the next image's link (the
- * image then writes OUT.<pid>, named all the same).  The times are
- * CLOCK_REALTIME's: a clock set back during the run may take a profile
- * of this run for an earlier one.
+ * moment (both links fail, both peek at the old file) both rename over
+ * it, and the first of the two profiles is lost, as all but the last
+ * were before.  Between an image's move of its earlier image's OUT
+ * aside and its link, another process of the run may take OUT: both
+ * profiles are kept, the image's at OUT.<pid>.  A process of the run
+ * with the pid of an earlier one of the run whose profile has OUT (pids
+ * wrapped round) replaces it.  The times are CLOCK_REALTIME's: a clock
+ * set back during the run takes this run's profiles for an earlier
+ * run's; and of two records at once with one OUT, the later run
+ * replaces the earlier's OUT, whose later writers then write OUT.<pid>.
  */
 
 /* Whether the profile at path is another process's of this run (Note

@@ -95,7 +95,9 @@ static int ready(void *const *real)
  * then moves aside to OUT.<pid>.pre-exec.1, as at any exec.  A child of a
  * process that ran no instrumented code (a shell, make: record preloads
  * them too) passes nothing: its image's profile is the run's OUT, as
- * `ccprof record sh -c ...` expects; but not a child forked from one that
+ * `ccprof record sh -c ...` expects (under record, the first such image
+ * to write takes OUT, a later one OUT.<pid>: Note [One OUT per run] in
+ * dump.c); but not a child forked from one that
  * had, whose OUT is taken (dump.c, out_taken).  CCPROF_OPTIONS becomes the old
  * value with output= appended (the last value wins), unless that would
  * be longer than the runtime reads.  posix_spawn makes its child without
