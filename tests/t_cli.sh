@@ -194,8 +194,9 @@ for v in "2 2" "10 10" "0.5 0.5" "5. 5" "2.50 2.5" "0.001 0.01" "3600000 3600000
 	set -- $v
 	(unset CCPROF_OPTIONS; cd "$D" && "$CCPROF" record -o "$D/iv.ccprof" --interval="$1" \
 		--heap-interval="$1" -- sh -c 'printf "%s\n" "$CCPROF_OPTIONS"') > "$D/out" 2> "$D/err"
-	check_eq "record --interval=$1 --heap-interval=$1: CCPROF_OPTIONS" "$(cat "$D/out")" \
-		"output=$D/iv.ccprof:interval=$2ms:heap=1:heap_interval=$2ms"
+	check_eq "record --interval=$1 --heap-interval=$1: CCPROF_OPTIONS" \
+		"$(sed 's/:run_start=[0-9]*:/:run_start=N:/' "$D/out")" \
+		"output=$D/iv.ccprof:run_start=N:interval=$2ms:heap=1:heap_interval=$2ms"
 	check "record --interval=$1: the runtime takes it without a warning" \
 		sh -c "! grep -q CCPROF_OPTIONS '$D/err'"
 done
@@ -207,7 +208,8 @@ tiny="0.$(printf '%0400d' 0)1"
 (unset CCPROF_OPTIONS; cd "$D" && "$CCPROF" record -o "$D/iv.ccprof" --interval="$tiny" \
 	--heap-interval="$tiny" -- sh -c 'printf "%s\n" "$CCPROF_OPTIONS"') > "$D/out" 2> "$D/err"
 check_eq "record --interval=0.(400 zeros)1 --heap-interval=0.(400 zeros)1: CCPROF_OPTIONS" \
-	"$(cat "$D/out")" "output=$D/iv.ccprof:interval=0.01ms:heap=1:heap_interval=0.01ms"
+	"$(sed 's/:run_start=[0-9]*:/:run_start=N:/' "$D/out")" \
+	"output=$D/iv.ccprof:run_start=N:interval=0.01ms:heap=1:heap_interval=0.01ms"
 for k in interval heap_interval; do
 	CCPROF_OPTIONS="$k=${tiny}ms" LD_PRELOAD="$LIBDIR/libccprof.so" sh -c true > "$D/out" 2> "$D/err"
 	check_eq "CCPROF_OPTIONS $k=0.(400 zeros)1ms: the runtime takes it without a warning" \
@@ -685,13 +687,20 @@ run 126 "record: not executable" "$CCPROF" record -- "$D/text.ccprof"
 one_error_line "record: not executable"
 
 mkdir -p "$D/rec"
-# Our settings are appended to the user's, LD_PRELOAD gets the runtime first.
+# Our settings are appended to the user's, LD_PRELOAD gets the runtime first;
+# run_start= is the run's start, in ns since the epoch (Note [One OUT per
+# run] in src/runtime/dump.c).
+before=$(date +%s%N)
 (cd "$D/rec" && CCPROF_OPTIONS=verbose=0 LD_PRELOAD="$LIBDIR/libccprof.so" \
 	"$CCPROF" record --clock=wall --interval=2 -- sh -c \
 	'printf "%s\n%s\n" "$CCPROF_OPTIONS" "$LD_PRELOAD"; exit 3') > "$D/out" 2> "$D/err"
 check_eq "record: exit status passed through" "$?" 3
-check_eq "record: CCPROF_OPTIONS" "$(sed -n 1p "$D/out")" \
-	"verbose=0:output=$D/rec/sh.ccprof:clock=wall:interval=2ms"
+after=$(date +%s%N)
+check_eq "record: CCPROF_OPTIONS" "$(sed -n '1s/:run_start=[0-9]*:/:run_start=N:/p' "$D/out")" \
+	"verbose=0:output=$D/rec/sh.ccprof:run_start=N:clock=wall:interval=2ms"
+start=$(sed -n '1s/.*:run_start=\([0-9]*\):.*/\1/p' "$D/out")
+check "record: run_start= is the run's start ($before <= ${start:-none} <= $after)" \
+	sh -c "[ '${start:-0}' -ge $before ] && [ '${start:-0}' -le $after ]"
 check_eq "record: LD_PRELOAD" "$(sed -n 2p "$D/out")" \
 	"$(cd "$LIBDIR" && pwd -P)/libccprof.so.0:$LIBDIR/libccprof.so"
 check_eq "record: uninstrumented program" "$(cat "$D/err")" \
