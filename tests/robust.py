@@ -718,6 +718,85 @@ def fork_exec():
           "record sh -c 'prog; true': the program the shell forks writes OUT itself (%s)" % files)
 
 
+def own_environment():
+    """A forked child that execs with an environment the program builds
+    (Note [An environment the program makes] in src/runtime/exec.c).  With
+    LD_PRELOAD kept and CCPROF_OPTIONS left out (nginx's binary upgrade),
+    the image runs with the run's options, not the defaults: the old build
+    sampled it with the cpu clock under record --clock=wall, and merge
+    refused the pair.  Without LD_PRELOAD either, the image's environment
+    is the program's own: the old build added CCPROF_OPTIONS, which
+    /usr/bin/env printed."""
+    exe = build("ownenv", "tests/progs/ownenv.c")
+    d = fresh_dir("ownenv.d")
+    prof = os.path.join(d, "o.ccprof")
+    r = run([CCPROF, "record", "-o", prof, "--clock=wall", "--interval=5", exe, "keep"])
+    kids = sorted(f for f in os.listdir(d) if re.fullmatch(r"o\.ccprof\.[0-9]+", f))
+    check(r.returncode == 0 and r.stdout == "image ran\n" and len(kids) == 1,
+          "keep: the image of a child whose environment is LD_PRELOAD alone runs and writes "
+          "its profile (status %d, %r, %s)" % (r.returncode, r.stdout, kids))
+    for name in ["o.ccprof"] + kids:
+        info = json.loads(run([CCPROF, "info", "--json", os.path.join(d, name)]).stdout or "{}")
+        check(info.get("clock") == "wall" and info.get("interval_ns") == 5000000,
+              "keep: %s has the run's options, clock wall every 5 ms (%s, %s)"
+              % (name, info.get("clock"), info.get("interval_ns")))
+    m = run([CCPROF, "merge", "-o", os.path.join(d, "m.ccprof"), prof] +
+            [os.path.join(d, k) for k in kids])
+    check(m.returncode == 0 and m.stderr == "", "keep: the two profiles merge (%d: %s)"
+          % (m.returncode, m.stderr.strip()))
+    r = run([CCPROF, "record", "-o", os.path.join(d, "c.ccprof"), exe, "clean"])
+    check(r.returncode == 0 and r.stdout == "FOO=1\nTZ=UTC\n",
+          "clean: env, exec'd with FOO=1 and TZ=UTC alone, prints just those (%r)" % r.stdout)
+
+
+def one_out_per_namespace():
+    """Note [One OUT per run] in pid namespaces, where two processes of
+    the run are each pid 1 (`unshare -pf`): the one whose profile has OUT
+    is told apart by its start as well as its pid.  fib 36 runs long; fib
+    5 x, started after it, ends first and takes OUT; fib 36 must then
+    write OUT.1, not replace it (by pid alone it took OUT for its own,
+    and fib 5 x's profile was lost: helper-119).  Skipped where
+    unshare -pf is refused."""
+    if run(["unshare", "-pf", "true"]).returncode != 0:
+        print("# SKIP unshare -pf is refused here")
+        return
+    exe = build("fib_ns", "tests/progs/fib.c")
+    d = fresh_dir("ns.d")
+    prof = os.path.join(d, "x.ccprof")
+    r = run([CCPROF, "record", "-o", prof, "sh", "-c",
+             "unshare -pf %s 36 & sleep 0.05; unshare -pf %s 5 x; wait" % (exe, exe)])
+    got = {}
+    for f in sorted(os.listdir(d)):
+        info = json.loads(run([CCPROF, "info", "--json", os.path.join(d, f)]).stdout or "{}")
+        got[f] = " ".join(info.get("argv", [])[1:])
+    check(r.returncode == 0 and sorted(got.values()) == ["36", "5 x"],
+          "two fibs, each pid 1 in its own namespace: both profiles kept (%s)" % got)
+
+
+def record_probe_hidden():
+    """Before the run, record checks that the runtime can make its
+    temporary file beside the profile by making one and removing it:
+    under the runtime's own hidden name (.BASE.tmpPID.N), so that a record
+    killed in between leaves nothing that a glob of the profiles (PATH.*)
+    takes.  The old build made PATH.tmpPID.0.  tests/progs/createlog.c,
+    preloaded into record, logs every file opened to be created."""
+    shim = preload_shim("createlog")
+    if shim is None:
+        return
+    exe = build("fib_probe", "tests/progs/fib.c")
+    d = fresh_dir("probe.d")
+    log = os.path.join(d, "created.log")
+    r = run([CCPROF, "record", "-o", os.path.join(d, "x.ccprof"), exe, "5"],
+            env=dict(os.environ, LD_PRELOAD=shim, CREATELOG=log))
+    made = open(log).read().split() if os.path.exists(log) else []
+    probes = [os.path.basename(m) for m in made if ".tmp" in os.path.basename(m)]
+    check(r.returncode == 0 and probes and all(p.startswith(".x.ccprof.tmp") for p in probes),
+          "record's probe and the runtime's temporary are hidden (.x.ccprof.tmpPID.N): %s"
+          % probes)
+    left = [f for f in os.listdir(d) if f not in ("x.ccprof", "created.log")]
+    check(left == [], "nothing else is left beside the profile (%s)" % left)
+
+
 def one_out_per_run():
     """Two instrumented programs that a shell of `ccprof record` runs both
     wrote OUT (a child of a process that ran no instrumented code passes
@@ -2617,6 +2696,9 @@ reexec()
 exec_then_signal()
 fork_exec()
 one_out_per_run()
+own_environment()
+record_probe_hidden()
+one_out_per_namespace()
 separators_in_paths()
 shell_children()
 exit_race()

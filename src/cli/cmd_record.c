@@ -795,16 +795,37 @@ static int pass_status(const struct run_result *r)
 	return die_by(WTERMSIG(r->status));
 }
 
+/* Whether path's file name (from byte dir on) is longer than its
+ * directory allows: the temporary's name below is cut to fit, the name it
+ * is renamed to is not. */
+static int name_too_long(const char *path, int dir)
+{
+	char *d = xstrdup(dir > 0 ? path : ".");
+	if (dir > 0)
+		d[dir] = '\0';
+	long max = pathconf(d, _PC_NAME_MAX);
+	free(d);
+	return strlen(path + dir) > (size_t)(max > 0 ? max : NAME_MAX);
+}
+
 /* Whether the runtime can make its temporary file beside path (put_file
- * in src/runtime/dump.c: PATH.tmp<pid>.<n>, renamed to PATH): made and
- * removed here.  access() on the directory is not enough: it says yes to
- * root in /proc, and knows nothing of a name too long.  0, or -1 with
- * errno. */
+ * and temp_name in src/runtime/dump.c: DIR/.BASE.tmp<pid>.<n>, hidden,
+ * BASE cut to 200 bytes, renamed to PATH): one of that name made and
+ * removed here, hidden too, so that a record killed in between leaves
+ * nothing a glob of the profiles takes.  access() on the directory is
+ * not enough: it says yes to root in /proc, and knows nothing of a name
+ * too long.  0, or -1 with errno. */
 static int can_create_beside(const char *path)
 {
-	size_t len = strlen(path) + 32;
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path) + 1 : 0;
+	if (name_too_long(path, dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	size_t len = strlen(path) + 40;
 	char *tmp = xmalloc(len);
-	snprintf(tmp, len, "%s.tmp%d.0", path, (int)getpid());
+	snprintf(tmp, len, "%.*s.%.200s.tmp%d.0", dir, path, path + dir, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int e = errno;
 	if (fd >= 0) {
@@ -1138,7 +1159,7 @@ static struct profile_seen add_sources(const char *path, uint64_t since_ns)
  * OUT.pre-exec.N when the next image writes OUT (docs/options.md).  These
  * are the names that match OUT with any number for %p, then optionally
  * ".<number>", then optionally ".pre-exec.<number>"; the runtime's
- * temporary files (OUT.tmp<pid>.<n>) do not.  Of them, those that
+ * temporary files (.OUT.tmp<pid>.<n>, hidden) do not.  Of them, those that
  * started after the fork are this run's.  A %p in OUT's directory part
  * leaves only the one record names.
  */
@@ -1312,7 +1333,7 @@ static void say_overflow(const struct profile_seen *seen)
 		snprintf(who, sizeof who, "%" PRIu32 " of %" PRIu32 " threads", ov->threads,
 			 seen->nthreads);
 	cli_error("ccprof: %s reached max_contexts=%" PRIu64 ", so %" PRIu64 " call%s lost %s "
-		  "callers; --max-contexts=N with N above %" PRIu64 " keeps them",
+		  "callers; a larger --max-contexts (above %" PRIu64 ") keeps more of them",
 		  who, ov->max_contexts, ov->calls, ov->calls == 1 ? "" : "s",
 		  ov->calls == 1 ? "its" : "their", ov->max_contexts);
 }

@@ -123,8 +123,8 @@ static void text_overflow_info(struct ob *f, const struct ccp_profile *p)
 	ob_printf(f, "%-18s ", "overflow");
 	text_overflow_who(f, p, &ov);
 	ob_printf(f, ",\n%-18s so %" PRIu64 " call%s of %" PRIu32 " function%s lost their callers "
-		     "(under <overflow>);\n%-18s record --max-contexts=N with N above %" PRIu64
-		     " keeps them\n", "", ov.calls, ov.calls == 1 ? "" : "s", ov.functions,
+		     "(under <overflow>);\n%-18s record with a larger --max-contexts (above %" PRIu64
+		     ") keeps more of them\n", "", ov.calls, ov.calls == 1 ? "" : "s", ov.functions,
 		  ov.functions == 1 ? "" : "s", "", ov.max_contexts);
 }
 

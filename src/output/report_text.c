@@ -178,8 +178,8 @@ static void text_overflow(const struct text *t)
 	ob_ratio(o, ov.time, ov.total_time, 2, 1, 0);
 	ob_printf(o, "%%) lost their callers:\n"
 		     "                 the tree has them under <overflow>, and their callers' times leave\n"
-		     "                 them out; record --max-contexts=N with N above %" PRIu64
-		     " keeps them\n", ov.max_contexts);
+		     "                 them out; record with a larger --max-contexts (above %" PRIu64
+		     ") keeps\n                 more of them\n", ov.max_contexts);
 }
 
 static void text_header(const struct text *t)

@@ -324,24 +324,31 @@ static int temp_name(char *tmp, size_t size, const char *path, int i)
  * it, and the first of the two profiles is lost, as all but the last
  * were before.  Between an image's move of its earlier image's OUT
  * aside and its link, another process of the run may take OUT: both
- * profiles are kept, the image's at OUT.<pid>.  A process of the run
- * with the pid of an earlier one of the run whose profile has OUT (pids
- * wrapped round) replaces it.  The times are CLOCK_REALTIME's: a clock
+ * profiles are kept, the image's at OUT.<pid>.  A process with the pid
+ * of the one whose profile has OUT (pids wrapped round, or pid
+ * namespaces, where each may be pid 1) is told apart by its start; but
+ * one that starts after that one ended is taken for its next image, and
+ * moves its profile to OUT.pre-exec.N (Note [Pre-exec profile]).  The times are CLOCK_REALTIME's: a clock
  * set back during the run takes this run's profiles for an earlier
  * run's; and of two records at once with one OUT, the later run
  * replaces the earlier's OUT, whose later writers then write OUT.<pid>.
  */
 
 /* Whether the profile at path is another process's of this run (Note
- * [One OUT per run]). */
+ * [One OUT per run]).  Another's, not ours, by pid and start: in pid
+ * namespaces every process of a run may be pid 1 (`unshare -pf`, a
+ * container), and by pid alone one replaced another's profile
+ * (helper-119).  O_NONBLOCK: a FIFO put there since put_file looked must
+ * not hold up the write (one from a signal handler, or at exit). */
 static int taken_in_this_run(const char *path)
 {
 	uint64_t pid, started;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), taken;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), taken;
 
 	if (fd < 0)
 		return 0;
-	taken = ccp_format_peek_pid(fd, &pid, &started) == 0 && pid != (uint64_t)getpid() &&
+	taken = ccp_format_peek_pid(fd, &pid, &started) == 0 &&
+		!(pid == (uint64_t)getpid() && started == start_ns) &&
 		started >= rt_config.run_start_ns;
 	close(fd);
 	return taken;

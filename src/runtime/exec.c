@@ -174,6 +174,28 @@ void rt_child_entry_write(const struct rt_child_entry *c, char *to)
 	snprintf(to, c->bytes, "%s%s%soutput=%s", RT_OPTIONS_VAR, c->value, c->sep, c->out);
 }
 
+/*
+ * Note [An environment the program makes]: a program may exec with an
+ * environment it builds, without CCPROF_OPTIONS: nginx's binary upgrade
+ * passes its own variables, and LD_PRELOAD if its configuration keeps
+ * it.  The image ran with output= alone and the defaults for the rest:
+ * under `record --clock=wall` the new master sampled the cpu clock, and
+ * merge refused its profile (helper-116).  So such an image gets this
+ * process's options, then output=.  But an environment without LD_PRELOAD
+ * either gets nothing: its image does not load the runtime, and the
+ * variable was all the program saw changed (`env` printed it).  With
+ * libccprof.a linked in, which needs no LD_PRELOAD, it is added as before.
+ */
+static int needs_options(const char *old, int preloads)
+{
+	return old != NULL || preloads || rt_shell_after_fork == NULL; /* NULL: libccprof.a */
+}
+
+static int is_preload_entry(const char *entry)
+{
+	return strncmp(entry, "LD_PRELOAD=", sizeof "LD_PRELOAD=" - 1) == 0;
+}
+
 /* envp with output= for the image of a forked child (spawn = 0), or of a
  * child posix_spawn or vfork makes (spawn = 1, or a vfork child), or envp
  * itself. */
@@ -183,18 +205,22 @@ static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 	const char *old = NULL;
 	struct rt_child_entry c;
 	size_t n, k = 0;
-	int vforked = e->room != NULL;
+	int vforked = e->room != NULL, preloads = 0;
 
 	e->envp = NULL;
 	e->mapped = 0;
 	if ((spawn || vforked ? rt_dump_spawn_output : rt_dump_exec_output)(out, sizeof out) != 0)
 		return envp;
-	for (n = 0; envp && envp[n]; n++)
+	for (n = 0; envp && envp[n]; n++) {
 		if (old == NULL && rt_is_options_entry(envp[n]))
 			old = envp[n] + RT_OPTIONS_VAR_LEN; /* the one getenv finds */
+		preloads |= is_preload_entry(envp[n]);
+	}
 	if (n == 0) /* asked for none (clearenv, a NULL envp): none it gets */
 		return envp;
-	if (rt_child_entry(&c, old ? old : "", out) != 0)
+	if (!needs_options(old, preloads)) /* Note [An environment the program makes] */
+		return envp;
+	if (rt_child_entry(&c, old ? old : rt_config.options, out) != 0)
 		return envp;
 	e->envp = env_room(e, (n + 2) * sizeof(char *) + c.bytes);
 	if (e->envp == NULL)

@@ -272,8 +272,14 @@ int rt_initialising(void)
 	return initialising;
 }
 
+/* errno kept: the first call of an instrumented function may come before
+ * our constructor (a library's constructor, a C++ static initialiser),
+ * and the start-up runs inside its hook, where the option parsers'
+ * strtoull would leave the program an errno of 0 (helper-119). */
 void rt_init(void)
 {
+	int saved = errno;
+
 	if (initialising)
 		return;
 	initialising = 1;
@@ -281,6 +287,7 @@ void rt_init(void)
 	pthread_once(&once, init_once);
 	rt_alloc_own_end();
 	initialising = 0;
+	errno = saved;
 }
 
 __attribute__((constructor)) static void ccprof_constructor(int argc, char **argv, char **envp)

@@ -438,6 +438,9 @@ void rt_sampler_after_fork(void)
 	wake_init();
 	running = 0;
 	samples = 0;
+	/* The child has a thread state only if the thread that forked had
+	 * one: else it waits for its first call too. */
+	__atomic_store_n(&gate_open, rt_self != NULL, __ATOMIC_SEQ_CST);
 }
 
 uint64_t rt_sampler_samples(void)

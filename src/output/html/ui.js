@@ -559,8 +559,8 @@
 		const lost = plural(o.calls, 'call', 'calls') + ' of ' +
 			plural(o.functions, 'function', 'functions') + ' (' + secs(o.ticks) + ' secs, ' +
 			pct(o.ticks, P.totalTicks) + '%) lost their callers: the tree has them under ' +
-			'<overflow>, and their callers\' times leave them out; record ' +
-			'--max-contexts=N with N above ' + o.max_contexts + ' keeps them';
+			'<overflow>, and their callers\' times leave them out; record with a ' +
+			'larger --max-contexts (above ' + o.max_contexts + ') keeps more of them';
 		add(dl, add(el('div', 'fact overflow'), el('dt', null, 'overflow'),
 			    add(el('dd'), who + ', so ' + lost)));
 	}
