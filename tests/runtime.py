@@ -1161,6 +1161,12 @@ def sampler_waits_for_first_call():
     check(r is not None and r.returncode == 0 and 0.04 < a < 0.2 and 0.04 < b < 0.2,
           "a first call after 200 ms: burn_a and burn_b, 60 ms of CPU each, charged "
           "%.3f s and %.3f s" % (a, b))
+    r, n, prof = go("forkidle")
+    m = r and re.search(r"^child nvcsw ([0-9]+)$", r.stdout, re.M)
+    kid = int(m.group(1)) if m else None
+    check(r is not None and r.returncode == 0 and kid is not None and kid < 200,
+          "a child forked by a thread that never called instrumented code, while main had, "
+          "sleeps 1 s and switches %s times (under 200)" % kid)
     r, n, prof = go("lastthread")
     check(r is not None and r.returncode == 0 and r.stdout == "main exits\n",
           "main ends by pthread_exit before any call: the process ends with its last "

@@ -11,12 +11,18 @@
  *   latestart lastthread  no instrumented call: main ends by pthread_exit
  *                         while a thread sleeps 150 ms; the process must
  *                         end when that thread does (Note [Last thread])
+ *   latestart forkidle    main calls burn_a (1 ms), then a thread that
+ *                         never calls instrumented code forks: the child,
+ *                         with no thread state, sleeps 1 s and prints
+ *                         its own count ("child nvcsw N")
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define PLAIN __attribute__((no_instrument_function))
 
@@ -46,9 +52,11 @@ PLAIN static void spin(double ms)
 			x += (unsigned)i;
 }
 
+static double burn_ms = 60;
+
 __attribute__((noinline)) void burn_a(void)
 {
-	spin(60);
+	spin(burn_ms);
 }
 
 __attribute__((noinline)) void burn_b(void)
@@ -63,6 +71,23 @@ PLAIN static void *sleeper(void *arg)
 	return NULL;
 }
 
+PLAIN static void *forker(void *arg)
+{
+	struct rusage ru;
+	pid_t pid = fork();
+
+	(void)arg;
+	if (pid == 0) {
+		sleep_ms(1000);
+		getrusage(RUSAGE_SELF, &ru);
+		printf("child nvcsw %ld\n", ru.ru_nvcsw);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	return NULL;
+}
+
 PLAIN int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "idle";
@@ -72,6 +97,13 @@ PLAIN int main(int argc, char **argv)
 		sleep_ms(200);
 		burn_a();
 		burn_b();
+	} else if (strcmp(mode, "forkidle") == 0) {
+		pthread_t t;
+
+		burn_ms = 1;
+		burn_a();
+		pthread_create(&t, NULL, forker, NULL);
+		pthread_join(t, NULL);
 	} else if (strcmp(mode, "lastthread") == 0) {
 		pthread_t t;
 
