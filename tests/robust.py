@@ -773,6 +773,31 @@ def one_out_per_namespace():
           "two fibs, each pid 1 in its own namespace: both profiles kept (%s)" % got)
 
 
+def record_says_still_running():
+    """A program that daemonizes ends at once, and record with it; the
+    daemon's profile comes later, beside OUT, which record cannot name.
+    It says the daemon is still running, found by the run's run_start= in
+    its environment (Note [Processes that outlive the run] in
+    src/cli/cmd_record.c); the old build said nothing.  A run that leaves
+    nothing behind gets no such line."""
+    exe = build("lingering", "tests/progs/lingering.c")
+    d = fresh_dir("linger.d")
+    prof = os.path.join(d, "l.ccprof")
+    r = run([CCPROF, "record", "-o", prof, exe])
+    m = re.search(r"^daemon ([0-9]+)$", r.stdout, re.M)
+    pid = m.group(1) if m else "?"
+    line = ("ccprof: 1 process of the run is still running (pid %s); it writes its profile "
+            "in %s when it ends, after record is done" % (pid, d))
+    check(r.returncode == 0 and line in r.stderr.splitlines(),
+          "record of a program that daemonizes says the daemon runs on (%r)" % r.stderr)
+    check(os.path.exists(prof + "." + pid), "... and the daemon's profile is %s.%s, once it "
+          "ended (%s)" % (os.path.basename(prof), pid, sorted(os.listdir(d))))
+    r = run([CCPROF, "record", "-o", os.path.join(d, "f.ccprof"), build("fib_linger",
+                                                                       "tests/progs/fib.c"), "5"])
+    check(r.returncode == 0 and "still running" not in r.stderr,
+          "a run that leaves nothing behind: no such line (%r)" % r.stderr)
+
+
 def record_probe_hidden():
     """Before the run, record checks that the runtime can make its
     temporary file beside the profile by making one and removing it:
@@ -2698,6 +2723,7 @@ fork_exec()
 one_out_per_run()
 own_environment()
 record_probe_hidden()
+record_says_still_running()
 one_out_per_namespace()
 separators_in_paths()
 shell_children()

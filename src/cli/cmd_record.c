@@ -1341,6 +1341,69 @@ static void say_overflow(const struct profile_seen *seen)
 /* After the run: say where the profile went (Note [Which profile]), and
  * where the run's other profiles went (Note [The run's other profiles]),
  * with source lines added (Note [Lines at record time]). */
+/*
+ * Note [Processes that outlive the run]: a program that daemonizes (nginx,
+ * a server's double fork) ends at once, and record with it, as a bare run
+ * returns at once; its processes run on and write their profiles later,
+ * beside OUT, where record can neither name them nor add source lines to
+ * them (helper-116).  record cannot wait for them, but it says so: every
+ * process of the run was started with the run's CCPROF_OPTIONS, whose
+ * run_start= no other process has, and /proc/PID/environ keeps the
+ * environment a process was started with.  A process of another user, or
+ * one that exec'd with an environment of its own, is not found.
+ */
+#define STILL_LISTED 5
+
+/* Whether the environment of process pid (its /proc entry's environ,
+ * read into buf, cap bytes) holds the run's token, "run_start=<ns>". */
+static int of_this_run(long pid, const char *token, char *buf, size_t cap)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	size_t n = fread(buf, 1, cap, f), len = strlen(token);
+	fclose(f);
+	for (size_t i = 0; i + len <= n; i++)
+		if (memcmp(buf + i, token, len) == 0 &&
+		    (i + len == n || buf[i + len] < '0' || buf[i + len] > '9'))
+			return 1;
+	return 0;
+}
+
+static void say_still_running(uint64_t start_ns, const char *out)
+{
+	DIR *proc = opendir("/proc");
+	if (proc == NULL)
+		return;
+	char token[48], listed[STILL_LISTED * 24] = "";
+	snprintf(token, sizeof token, "run_start=%llu", (unsigned long long)start_ns);
+	size_t cap = 1 << 20, found = 0, used = 0;
+	char *buf = xmalloc(cap);
+	for (struct dirent *d; (d = readdir(proc)) != NULL;) {
+		long pid = d->d_name[0] >= '1' && d->d_name[0] <= '9' ? atol(d->d_name) : 0;
+		if (pid <= 0 || pid == (long)getpid() || !of_this_run(pid, token, buf, cap))
+			continue;
+		if (found++ < STILL_LISTED)
+			used += (size_t)snprintf(listed + used, sizeof listed - used, "%s%ld",
+						 found > 1 ? ", " : "", pid);
+	}
+	closedir(proc);
+	free(buf);
+	if (found == 0)
+		return;
+	char *dir = directory_of(out);
+	if (found == 1)
+		cli_error("ccprof: 1 process of the run is still running (pid %s); it writes its "
+			  "profile in %s when it ends, after record is done", listed, dir);
+	else
+		cli_error("ccprof: %zu processes of the run are still running (pids %s%s); each "
+			  "writes its profile in %s when it ends, after record is done",
+			  found, listed, found > STILL_LISTED ? ", ..." : "", dir);
+	free(dir);
+}
+
 static void record_outcome(const struct record_opts *o, const char *out,
 			   const struct run_result *r, const struct stat *before, int existed)
 {
@@ -1379,6 +1442,7 @@ static void record_outcome(const struct record_opts *o, const char *out,
 	else
 		say_why_none(o->command[0], r->status);
 	say_others(others, nothers, r->pid, real);
+	say_still_running(r->start_ns, out); /* Note [Processes that outlive the run] */
 	for (size_t i = 0; i < nothers; i++)
 		free(others[i].path);
 	free(others);
