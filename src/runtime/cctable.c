@@ -19,6 +19,21 @@ struct cc_table {
 };
 
 static struct cc_table tab;
+/* Changed whenever a key may come to name another number (a module
+ * unloaded, or loaded again elsewhere): what threads remember of the
+ * table (Note [Cost centres a thread remembers] in machine.c) is then
+ * stale.  Written under the lock, read without it. */
+static uint32_t generation = 1;
+
+uint32_t rt_cc_generation(void)
+{
+	return __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+}
+
+static void keys_moved(void)
+{
+	__atomic_store_n(&generation, generation + 1 ? generation + 1 : 1, __ATOMIC_RELEASE);
+}
 /* Note [Locks and signals] in quietlock.c */
 static struct rt_quiet_mutex tab_lock = RT_QUIET_MUTEX_INIT;
 
@@ -177,6 +192,7 @@ void rt_cc_retire_module(int32_t module)
 	for (i = 0; i < tab.count; i++)
 		if (tab.info[i].kind == CCP_CC_FUNCTION && tab.info[i].module == module)
 			tab.info[i].retired = 1;
+	keys_moved();
 }
 
 /* An unloaded module is loaded again, at base `to` instead of `from`
@@ -203,6 +219,7 @@ int rt_cc_rebase_module(int32_t module, uintptr_t from, uintptr_t to)
 	}
 	rt_unmap(tab.index, tab.index_cap * sizeof *tab.index);
 	tab.index = index;
+	keys_moved();
 	return 0;
 }
 

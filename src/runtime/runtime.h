@@ -169,6 +169,7 @@ struct rt_thread {
 	unsigned char *arena_next, *arena_end;
 	struct rt_table *transitions_tab;
 	struct rt_table *contexts_tab;
+	struct rt_cc_memo *cc_memo; /* Note [Cost centres a thread remembers] in machine.c */
 	/* (fn, call site) of entries rt_discard_gone dropped, hashed into
 	 * one word each, direct-mapped: Note [Split functions] in hooks.c. */
 	uintptr_t dropped[1u << RT_DROPPED_BITS];
@@ -260,6 +261,7 @@ RT_HIDDEN void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp);
 
 /* cctable.c: process-wide cost-centre numbering. */
 RT_HIDDEN uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name);
+RT_HIDDEN uint32_t rt_cc_generation(void); /* changes when keys may name other numbers */
 RT_HIDDEN void rt_cc_lock(void);
 RT_HIDDEN int rt_cc_trylock(void); /* 1 if acquired */
 RT_HIDDEN void rt_cc_unlock(void);
