@@ -798,6 +798,41 @@ def record_says_still_running():
           "a run that leaves nothing behind: no such line (%r)" % r.stderr)
 
 
+def one_signal_to_die_by():
+    """A second deadly signal that comes while the runtime writes the
+    profile of the first stays held through the re-raise (Note [One
+    signal to die by] in src/runtime/signals.c): the old build let it in
+    first, so the program's handler ran for it too and the process died
+    by it, not by the first (helper-120, git).  tests/progs/renamekill.c
+    sends SIGTERM from inside the write; tests/progs/sigtwice.c raises
+    SIGINT, whose handler re-raises it.  And a record whose stderr reader
+    is gone ends with the program's status, not by SIGPIPE as it names
+    the profile (git's 0 became 141)."""
+    shim = preload_shim("renamekill")
+    if shim is None:
+        return
+    exe = build("sigtwice", "tests/progs/sigtwice.c")
+    bare = run([exe])
+    d = fresh_dir("sigtwice.d")
+    env = dict(os.environ, LD_PRELOAD=shim + " " + os.path.join(LIB, "libccprof.so"),
+               CCPROF_OPTIONS="output=" + os.path.join(d, "s.ccprof"))
+    r = run([exe], env=env)
+    check(bare.returncode == -signal.SIGINT and bare.stdout == "handler 02\n" and
+          r.returncode == bare.returncode and r.stdout == bare.stdout and
+          os.path.exists(os.path.join(d, "s.ccprof")),
+          "SIGTERM during the write of SIGINT's profile: dies by SIGINT, its handler once, "
+          "as bare (bare %d %r, profiled %d %r)" % (bare.returncode, bare.stdout,
+                                                     r.returncode, r.stdout))
+    rd, wr = os.pipe()
+    os.close(rd)
+    fib = build("fib_pipe", "tests/progs/fib.c")
+    p = subprocess.run([CCPROF, "record", "-o", os.path.join(d, "f.ccprof"), fib, "5"],
+                       stdout=subprocess.DEVNULL, stderr=wr)
+    os.close(wr)
+    check(p.returncode == 0, "record whose stderr is a pipe with no reader: the program's "
+          "status 0 (%d)" % p.returncode)
+
+
 def record_probe_hidden():
     """Before the run, record checks that the runtime can make its
     temporary file beside the profile by making one and removing it:
@@ -2723,6 +2758,7 @@ fork_exec()
 one_out_per_run()
 own_environment()
 record_probe_hidden()
+one_signal_to_die_by()
 record_says_still_running()
 one_out_per_namespace()
 separators_in_paths()

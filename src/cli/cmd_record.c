@@ -1475,6 +1475,10 @@ static int record_run(int argc, char **argv)
 		cli_error("ccprof: %s: %s", o.command[0], strerror(r.exec_errno));
 		rc = r.passed ? die_by(r.passed) : r.exec_errno == ENOENT ? 127 : 126;
 	} else {
+		/* The exit status is the program's: a reader of stderr gone
+		 * (`2>&1 | true`) must not end record by SIGPIPE as it names
+		 * the profiles (helper-120: git's 0 became 141). */
+		signal(SIGPIPE, SIG_IGN);
 		record_outcome(&o, out, &r, &before, existed);
 		rc = pass_status(&r);
 	}

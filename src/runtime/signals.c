@@ -159,6 +159,16 @@ static void call_previous(int sig, siginfo_t *info, void *uctx)
 }
 
 /* Default action, exactly: reset it, unblock the signal, raise it. */
+/*
+ * Note [One signal to die by]: the signals that end a program are held
+ * while the profile is written, and a second one that came meanwhile was
+ * let in when the write ended, before the first was raised again: the
+ * program's handler for it ran (git's cleanup, twice) and the process died
+ * by the second, where a bare run dies by the first and never sees the
+ * second (helper-120: git's SIGINT then SIGTERM, 0.5 ms apart).  So they
+ * stay held through the re-raise, which unblocks only its own signal;
+ * given back only if the process lives on after it.
+ */
 static void die_by(int sig)
 {
 	struct sigaction dfl;
@@ -357,6 +367,7 @@ void rt_write_before_exit(void)
 static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno, cancel;
+	sigset_t mask;
 
 	/* Ours runs only where the program's action is the default one (Note
 	 * [Handlers present at start] in dispositions.c): a handler of the
@@ -369,8 +380,10 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	cancel = rt_nocancel_begin();
+	hold_signals(&mask); /* Note [One signal to die by] */
 	report_with_room(sig);
 	die_by(sig);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	rt_nocancel_end(cancel);
 	errno = saved; /* a fault re-executes and now dies by default */
 }
@@ -378,6 +391,7 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 static void on_term(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno, cancel;
+	sigset_t mask;
 
 	if (is_handler(rt_program_action(sig))) {
 		call_previous(sig, info, uctx);
@@ -385,8 +399,10 @@ static void on_term(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	cancel = rt_nocancel_begin(); /* as on_fatal's */
+	hold_signals(&mask); /* Note [One signal to die by] */
 	report_with_room(0); /* a handler on an alternate stack may be below */
 	die_by(sig);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	rt_nocancel_end(cancel);
 	errno = saved;
 }
