@@ -749,6 +749,16 @@ def own_environment():
           "clean: env, exec'd with FOO=1 and TZ=UTC alone, prints just those (%r)" % r.stdout)
 
 
+def whose(argv, program):
+    """What record adds after a profile's pid: its command, cut to 60
+    bytes, when it is not the program's (Note [Whose profile] in
+    src/cli/cmd_record.c)."""
+    if argv == program:
+        return ""
+    cmd = " ".join(argv)
+    return " (%s)" % (cmd if len(cmd) <= 60 else cmd[:57] + "...")
+
+
 def one_out_per_namespace():
     """Note [One OUT per run] in pid namespaces, where two processes of
     the run are each pid 1 (`unshare -pf`): the one whose profile has OUT
@@ -881,7 +891,8 @@ def one_out_per_run():
         got = sorted(map(str, [argv(out)] + [argv(f) for f in k]))
         want = sorted(map(str, [[exe, "5"], [exe, "7", "x"]]))
         said = ["ccprof: profile written to " + out] + \
-            ["ccprof: profile of child %s written to %s" % (pid_of(f), f) for f in k]
+            ["ccprof: profile of child %s%s written to %s" % (pid_of(f), whose(argv(f), None), f)
+             for f in k]
         check(r.returncode == 0 and len(k) == 1 and got == want and
               (first is None or argv(out) == first) and
               r.stderr == "".join(l + "\n" for l in said) and
@@ -919,8 +930,10 @@ def one_out_per_run():
             if os.path.exists(f) else None
         pre = k[0] + ".pre-exec.1" if len(k) == 1 else "?"
         said = ["ccprof: profile written to " + out,
-                "ccprof: profile of child %s before its exec written to %s" % (pid_of(pre[:-11]), pre),
-                "ccprof: profile of child %s written to %s" % (pid_of(pre[:-11]), pre[:-11])]
+                "ccprof: profile of child %s%s before its exec written to %s"
+                % (pid_of(pre[:-11]), whose(argv(pre), None), pre),
+                "ccprof: profile of child %s%s written to %s"
+                % (pid_of(pre[:-11]), whose(argv(pre[:-11]), None), pre[:-11])]
         check(len(k) == 1 and argv(out) == [exe, "5"] and
               calls(pre) == {"main": 1, "before": 2} and
               calls(k[0]) == {"main": 1, "after": 3 if mode else 1} and
@@ -983,7 +996,8 @@ def separators_in_paths():
         said = ["ccprof: profile written to " + out,
                 "ccprof: profile of child %s before its exec written to %s.%s.pre-exec.1"
                 % (kid, out, kid),
-                "ccprof: profile of child %s written to %s.%s" % (kid, out, kid)]
+                "ccprof: profile of child %s%s written to %s.%s"
+                % (kid, whose([exe, "image"], [exe, "execl"]), out, kid)]
         check(r.returncode == 0 and r.stderr == "".join(l + "\n" for l in said),
               "%s: runs, and says where each profile went, the forked child's too (%d, %r)"
               % (what, r.returncode, r.stderr))

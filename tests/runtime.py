@@ -142,9 +142,11 @@ def record_lists_profiles():
     want = [os.path.join(d, "x.%s.ccprof" % child) + e for e in (".pre-exec.1", "")]
     check(main == os.path.join(d, "x.%s.ccprof" % parent) and child not in (None, parent) and
           said[1:] == ["ccprof: profile of child %s before its exec written to %s" % (child, want[0]),
-                       "ccprof: profile of child %s written to %s" % (child, want[1])],
+                       "ccprof: profile of child %s (%s image) written to %s"
+                       % (child, forkexec, want[1])],
           "record lists profiles, fork + exec, %%p: the program's x.<pid>.ccprof, then the "
-          "child's part before its exec, then its image's (%s)" % said)
+          "child's part before its exec, then its image's, named with its command, which is "
+          "not the program's (Note [Whose profile] in src/cli/cmd_record.c) (%s)" % said)
     check(len(image) == 1 and
           [nonzero_calls(f) for f in [main] + want if os.path.exists(f)] ==
           [{"main": 1, "parent_work": 5}, {"exec_image": 1, "child_work": 1},

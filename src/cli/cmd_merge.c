@@ -28,7 +28,7 @@ const struct cli_command cli_merge = {
 		"shows the sum of the runs (with allocations if any FILE has them, and\n"
 		"a note when some do not; heap data, which does not add up, is left out,\n"
 		"with a note).\n"
-		"Functions are matched by module (path and build-id) and offset,\n"
+		"Functions are matched by module (build-id, or path without one) and offset,\n"
 		"manual regions by name; thread i of each file is added to thread i of OUT.\n"
 		"The files must have the same clock, sampling interval and clock rate (for\n"
 		"the cycles clock, rates within 0.5% are accepted and rescaled to the\n"

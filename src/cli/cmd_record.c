@@ -1117,12 +1117,45 @@ struct profile_seen {
 	uint64_t start_ns;
 	uint32_t nthreads;
 	struct model_overflow overflow; /* what it lost to max_contexts */
+	char *command; /* its command if not the program's (malloc'd), or NULL */
 };
+
+/*
+ * Note [Whose profile]: a run of many processes (git gc: pack-objects,
+ * index-pack, hooks) named each profile by pid alone, and finding which
+ * was which took an `info` of each (helper-120).  So a profile whose
+ * command is not the program's (an image a child exec'd, a program a
+ * shell ran) is named with it, cut to COMMAND_SHOWN bytes; a forked
+ * child's, whose command is its parent's, is not.
+ */
+#define COMMAND_SHOWN 60
+
+/* argv joined by spaces, escaped for the terminal, cut with "..."; or
+ * NULL if it is `program`'s (NULL-terminated). */
+static char *other_command(const struct ccp_profile *p, char *const *program)
+{
+	uint32_t i = 0;
+	while (i < p->argc && program[i] && strcmp(p->argv[i] ? p->argv[i] : "", program[i]) == 0)
+		i++;
+	if (i == p->argc && program[i] == NULL)
+		return NULL;
+	size_t len = 1;
+	for (i = 0; i < p->argc; i++)
+		len += strlen(p->argv[i] ? p->argv[i] : "") + 1;
+	char *joined = xmalloc(len), *o = joined;
+	for (i = 0; i < p->argc; i++)
+		o += sprintf(o, "%s%s", i ? " " : "", p->argv[i] ? p->argv[i] : "");
+	char *shown = cli_shown(joined);
+	free(joined);
+	if (strlen(shown) > COMMAND_SHOWN)
+		strcpy(shown + COMMAND_SHOWN - 3, "...");
+	return shown;
+}
 
 /* The source lines added to the profile at path if it is this run's
  * (Note [Lines at record time]); what was read of it, all 0 if it could
  * not be read. */
-static struct profile_seen add_sources(const char *path, uint64_t since_ns)
+static struct profile_seen add_sources(const char *path, uint64_t since_ns, char *const *program)
 {
 	struct profile_seen seen = {0};
 	struct ccp_profile p;
@@ -1139,6 +1172,8 @@ static struct profile_seen add_sources(const char *path, uint64_t since_ns)
 		seen.start_ns = p.start_ns;
 		seen.nthreads = p.nthreads;
 		seen.overflow = model_overflow(&p);
+		if (program)
+			seen.command = other_command(&p, program);
 		if (seen.this_run && whole_file(&p, size) && sources_resolve(&p) > 0 &&
 		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
 			cli_error("ccprof: %s: cannot add source lines: %s", path,
@@ -1240,6 +1275,7 @@ struct other_profile {
 	char *path;
 	uint64_t pid;
 	uint64_t start_ns;
+	char *command; /* Note [Whose profile] */
 };
 
 /* In the order the processes started, so that a child's part before its
@@ -1256,7 +1292,7 @@ static int by_start(const void *a, const void *b)
  * rename adds a name to it, which readdir may or may not return.  Those
  * of this run, sorted by_start, *n of them; malloc'd, paths too. */
 static struct other_profile *add_sources_beside(const char *out, const char *written,
-						uint64_t since_ns, size_t *n)
+						uint64_t since_ns, char *const *program, size_t *n)
 {
 	char **others = other_profiles(out, written);
 	size_t count = 0;
@@ -1265,11 +1301,13 @@ static struct other_profile *add_sources_beside(const char *out, const char *wri
 	struct other_profile *found = xnmalloc(count + 1, sizeof *found);
 	*n = 0;
 	for (char **o = others; *o != NULL; o++) {
-		struct profile_seen seen = add_sources(*o, since_ns);
-		if (seen.this_run)
-			found[(*n)++] = (struct other_profile){*o, seen.pid, seen.start_ns};
-		else
+		struct profile_seen seen = add_sources(*o, since_ns, program);
+		if (seen.this_run) {
+			found[(*n)++] = (struct other_profile){*o, seen.pid, seen.start_ns, seen.command};
+		} else {
 			free(*o);
+			free(seen.command);
+		}
 	}
 	free(others);
 	qsort(found, *n, sizeof *found, by_start);
@@ -1304,7 +1342,9 @@ static void say_others(const struct other_profile *others, size_t n, pid_t progr
 			snprintf(who, sizeof who, "the program");
 		else
 			snprintf(who, sizeof who, "child %llu", (unsigned long long)others[i].pid);
-		cli_error("ccprof: profile of %s%s written to %s", who,
+		cli_error("ccprof: profile of %s%s%s%s%s written to %s", who,
+			others[i].command ? " (" : "", others[i].command ? others[i].command : "",
+			others[i].command ? ")" : "",
 			before_exec(others[i].path) ? " before its exec" : "", others[i].path);
 	}
 	if (shown < n) {
@@ -1413,11 +1453,12 @@ static void record_outcome(const struct record_opts *o, const char *out,
 	int written = profile_written(real, before, existed), measured = 0;
 	struct profile_seen seen = {0};
 	if (written) {
-		seen = add_sources(real, 0); /* this run's, by Note [Which profile] */
+		seen = add_sources(real, 0, NULL); /* this run's, by Note [Which profile] */
 		measured = seen.measured;
 	}
 	size_t nothers;
-	struct other_profile *others = add_sources_beside(out, real, r->start_ns, &nothers);
+	struct other_profile *others = add_sources_beside(out, real, r->start_ns, o->command,
+							  &nothers);
 	struct stat st;
 	if (written && o->alloc && !(measured & MEASURED_ALLOC))
 		/* The runtime that wrote it did not count: libccprof.a is
@@ -1443,8 +1484,10 @@ static void record_outcome(const struct record_opts *o, const char *out,
 		say_why_none(o->command[0], r->status);
 	say_others(others, nothers, r->pid, real);
 	say_still_running(r->start_ns, out); /* Note [Processes that outlive the run] */
-	for (size_t i = 0; i < nothers; i++)
+	for (size_t i = 0; i < nothers; i++) {
 		free(others[i].path);
+		free(others[i].command);
+	}
 	free(others);
 	free(real);
 }

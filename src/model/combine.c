@@ -195,11 +195,33 @@ static char *module_key(const struct ccp_module *m)
 	return key;
 }
 
+/*
+ * Note [One binary by two paths]: across files a module with a build-id
+ * is known by it alone.  One file reached by two names is one module:
+ * git runs as bin/git and as libexec/git-core/git, hard links, and the
+ * merge of a `git gc` run's 15 profiles showed 741 of its 1,514
+ * functions twice, xread [bin/git] and xread [libexec/.../git]
+ * (helper-120).  The result names it by the first path seen.  Within one
+ * file, modules are still told apart by path too (combine_fold_reloads,
+ * module_key): a file may claim another's build-id (docs/fuzzing.md).
+ */
+static char *merged_module_key(const struct ccp_module *m)
+{
+	if (m->build_id && m->build_id[0]) {
+		size_t li = strlen(m->build_id);
+		char *key = xmalloc(li + 2);
+		key[0] = '\x1e'; /* no path starts so: never a path's key */
+		memcpy(key + 1, m->build_id, li + 1);
+		return key;
+	}
+	return module_key(m);
+}
+
 static uint32_t map_module(struct combine *c, const struct ccp_module *m)
 {
 	const char *path = m->path ? m->path : "", *id = m->build_id ? m->build_id : "";
 	size_t slot;
-	char *key = module_key(m);
+	char *key = merged_module_key(m);
 	uint32_t k = keyed_find(&c->modkeys, key, &slot);
 	if (k == UINT32_MAX) {
 		k = keyed_add(&c->modkeys, key, slot);

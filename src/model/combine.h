@@ -3,9 +3,10 @@
  * (`ccprof merge`).
  *
  * Cost centres are matched across the files by what identifies them in
- * any run (docs/format.md, "3.3 MODULES"): a function by its module (path
- * and build-id) and its offset there, a manual region by its name.
- * Modules are matched by path and build-id.  Thread i of every file is
+ * any run (docs/format.md, "3.3 MODULES"): a function by its module and
+ * its offset there, a manual region by its name.  Modules are matched by
+ * build-id, or by path without one (Note [One binary by two paths] in
+ * combine.c).  Thread i of every file is
  * added to thread i of the result (threads are written in start order, so
  * the main thread is thread 0 everywhere), and within a thread contexts
  * with the same history are added up: entries, recursive calls, time and
