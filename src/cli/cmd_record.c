@@ -42,6 +42,7 @@
 #include "cli/group_canary.h"
 #include "common/handled_signals.h"
 #include "common/option_values.h"
+#include "common/utf8.h"
 #include "format/format.h"
 #include "model/model.h"
 #include "model/sources.h"
@@ -1142,13 +1143,23 @@ static char *other_command(const struct ccp_profile *p, char *const *program)
 	size_t len = 1;
 	for (i = 0; i < p->argc; i++)
 		len += strlen(p->argv[i] ? p->argv[i] : "") + 1;
-	char *joined = xmalloc(len), *o = joined;
+	char *joined = xmalloc(len + 3), *o = joined;
 	for (i = 0; i < p->argc; i++)
 		o += sprintf(o, "%s%s", i ? " " : "", p->argv[i] ? p->argv[i] : "");
+	size_t n = (size_t)(o - joined);
+	if (n > COMMAND_SHOWN) { /* cut between characters, before the escaping */
+		size_t at = 0;
+		while (at < n) {
+			size_t k = utf8_len((const unsigned char *)joined + at, n - at);
+			k = k ? k : 1; /* no character: cli_shown makes the byte one '?' */
+			if (at + k > COMMAND_SHOWN - 3)
+				break;
+			at += k;
+		}
+		strcpy(joined + at, "...");
+	}
 	char *shown = cli_shown(joined);
 	free(joined);
-	if (strlen(shown) > COMMAND_SHOWN)
-		strcpy(shown + COMMAND_SHOWN - 3, "...");
 	return shown;
 }
 
@@ -1435,11 +1446,11 @@ static void say_still_running(uint64_t start_ns, const char *out)
 		return;
 	char *dir = directory_of(out);
 	if (found == 1)
-		cli_error("ccprof: 1 process of the run is still running (pid %s); it writes its "
-			  "profile in %s when it ends, after record is done", listed, dir);
+		cli_error("ccprof: 1 process of the run is still running (pid %s); if it ran "
+			  "instrumented code, its profile goes to %s when it ends", listed, dir);
 	else
-		cli_error("ccprof: %zu processes of the run are still running (pids %s%s); each "
-			  "writes its profile in %s when it ends, after record is done",
+		cli_error("ccprof: %zu processes of the run are still running (pids %s%s); those "
+			  "that ran instrumented code write their profiles to %s when they end",
 			  found, listed, found > STILL_LISTED ? ", ..." : "", dir);
 	free(dir);
 }

@@ -182,9 +182,12 @@ void rt_child_entry_write(const struct rt_child_entry *c, char *to)
  * under `record --clock=wall` the new master sampled the cpu clock, and
  * merge refused its profile (helper-116).  So such an image gets this
  * process's options, then output=.  But an environment without LD_PRELOAD
- * either gets nothing: its image does not load the runtime, and the
- * variable was all the program saw changed (`env` printed it).  With
- * libccprof.a linked in, which needs no LD_PRELOAD, it is added as before.
+ * either gets nothing: an image that is not linked with libccprof.a does
+ * not load the runtime, and the variable was all the program saw changed
+ * (`env` printed it).  One that is (a static image) then runs with its
+ * defaults, and writes <program>.ccprof in its own directory, not beside
+ * the run's: a program that builds an environment without our variables
+ * chose that.  This process linked with libccprof.a adds them as before.
  */
 static int needs_options(const char *old, int preloads)
 {

@@ -476,21 +476,29 @@ static struct rt_ctx *runs(struct rt_ctx *n, uintptr_t fn)
  * written in the slow path only, under busy, so no handler of the
  * thread's sees one half-written.
  */
-#define RT_CC_MEMO_BITS 9
+#define RT_CC_MEMO_BITS 8
 struct rt_cc_memo {
 	uintptr_t key;
 	uint32_t cc;
-	uint32_t generation;
+	uint32_t generation; /* 0 in a zeroed entry: never the table's */
 };
+#define RT_CC_MEMO_BYTES (sizeof(struct rt_cc_memo) << RT_CC_MEMO_BITS) /* one page */
+
+/* Mapped on its own, not from the arena: an ended thread gives it back
+ * with its other lookups (rt_release_lookups), 4 KB each (helper-121). */
+static struct rt_cc_memo *cc_memo(struct rt_thread *t)
+{
+	if (t->cc_memo == NULL && (t->cc_memo = rt_map(RT_CC_MEMO_BYTES)) != NULL)
+		t->memory_bytes += RT_CC_MEMO_BYTES;
+	return t->cc_memo;
+}
 
 static uint32_t cc_of(struct rt_thread *t, uintptr_t key, uint32_t kind, const char *name)
 {
 	uint32_t generation = rt_cc_generation(), cc;
 	struct rt_cc_memo *m;
 
-	if (t->cc_memo == NULL)
-		t->cc_memo = rt_thread_alloc(t, sizeof *m << RT_CC_MEMO_BITS); /* zeroed */
-	if (t->cc_memo == NULL)
+	if (cc_memo(t) == NULL)
 		return rt_cc_intern(key, kind, name);
 	m = &t->cc_memo[(key * 0x9e3779b97f4a7c15ULL) >> (64 - RT_CC_MEMO_BITS)];
 	if (m->key == key && m->generation == generation)
@@ -610,6 +618,11 @@ void rt_release_lookups(struct rt_thread *t)
 	if (t->contexts_tab)
 		table_free(t, t->contexts_tab);
 	t->transitions_tab = t->contexts_tab = NULL;
+	if (t->cc_memo) {
+		rt_unmap(t->cc_memo, RT_CC_MEMO_BYTES);
+		t->memory_bytes -= RT_CC_MEMO_BYTES;
+		t->cc_memo = NULL;
+	}
 	t->tcache_gen++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (page > 0) {
