@@ -328,7 +328,9 @@ static int temp_name(char *tmp, size_t size, const char *path, int i)
  * of the one whose profile has OUT (pids wrapped round, or pid
  * namespaces, where each may be pid 1) is told apart by its start; but
  * one that starts after that one ended is taken for its next image, and
- * moves its profile to OUT.pre-exec.N (Note [Pre-exec profile]).  The times are CLOCK_REALTIME's: a clock
+ * moves its profile to OUT.pre-exec.N (Note [Pre-exec profile]); and of
+ * three or more such, two that both find OUT taken both write OUT.<pid>,
+ * the same name, and the first of them is lost (helper-121).  The times are CLOCK_REALTIME's: a clock
  * set back during the run takes this run's profiles for an earlier
  * run's; and of two records at once with one OUT, the later run
  * replaces the earlier's OUT, whose later writers then write OUT.<pid>.
