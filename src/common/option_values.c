@@ -65,3 +65,23 @@ int ccp_parse_max_contexts(const char *v, uint64_t *n)
 	*n = (uint64_t)x;
 	return 0;
 }
+
+size_t ccp_option_next(const char **s, char *buf, char **value)
+{
+	const char *p = *s;
+	size_t n = 0;
+
+	*value = NULL;
+	for (; *p && *p != ':' && *p != ','; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == '=' && *value == NULL)
+			*value = buf + n;
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	*s = *p ? p + 1 : p;
+	if (*value != NULL)
+		*(*value)++ = '\0';
+	return n;
+}

@@ -9,6 +9,7 @@
 #ifndef CCPROF_OPTION_VALUES_H
 #define CCPROF_OPTION_VALUES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The fewest contexts per thread max_contexts= takes, and its default. */
@@ -18,6 +19,15 @@
 /* A number macro as a string literal, for help texts. */
 #define CCP_STRINGIFY_(x) #x
 #define CCP_STRINGIFY(x) CCP_STRINGIFY_(x)
+
+/* The next entry of a CCPROF_OPTIONS string at *s (Note [Escapes in
+ * CCPROF_OPTIONS] in src/runtime/options.c: ':' or ',' ends it, a
+ * backslash takes the character after it), unescaped into buf (room for
+ * the rest of *s and a NUL), *s moved past it and its separator.  Its
+ * first '=' becomes a NUL and *value points after it; NULL without one.
+ * Returns the entry's length, 0 for an empty one.  The runtime reads its
+ * options with it, and the tool the options a profile kept. */
+size_t ccp_option_next(const char **s, char *buf, char **value);
 
 /* The signal v names for dump_signal= ("SIGUSR2", "USR2", "12"), or 0 if
  * it names none, or one that cannot be the dump signal. */

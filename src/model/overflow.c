@@ -66,24 +66,10 @@ static uint64_t options_max_contexts(const char *options)
 	const char *s = options ? options : "";
 
 	while (*s) {
-		char *eq = NULL;
-		size_t n = 0;
+		char *value;
 
-		for (; *s && *s != ':' && *s != ','; s++) {
-			if (*s == '\\' && s[1])
-				s++;
-			else if (*s == '=' && eq == NULL)
-				eq = buf + n;
-			buf[n++] = *s;
-		}
-		buf[n] = '\0';
-		if (*s)
-			s++;
-		if (eq == NULL)
-			continue;
-		*eq = '\0';
-		if (strcmp(buf, "max_contexts") == 0)
-			(void)ccp_parse_max_contexts(eq + 1, &limit); /* a bad one keeps limit */
+		if (ccp_option_next(&s, buf, &value) && value && strcmp(buf, "max_contexts") == 0)
+			(void)ccp_parse_max_contexts(value, &limit); /* a bad one keeps limit */
 	}
 	free(buf);
 	return limit;

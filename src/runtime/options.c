@@ -187,27 +187,15 @@ void rt_options_parse(const char *s, struct rt_config *cfg)
 	_Static_assert(sizeof cfg->options == sizeof buf, "the profile keeps what is read");
 	strcpy(cfg->options, s);
 	while (*s) {
-		char *eq = NULL;
-		size_t n = 0;
+		char *value;
 
-		for (; *s && *s != ':' && *s != ','; s++) {
-			if (*s == '\\' && s[1])
-				s++;
-			else if (*s == '=' && eq == NULL)
-				eq = buf + n;
-			buf[n++] = *s;
-		}
-		buf[n] = '\0';
-		if (*s)
-			s++;
-		if (n == 0) /* "a=1::b=2" */
+		if (ccp_option_next(&s, buf, &value) == 0) /* "a=1::b=2" */
 			continue;
-		if (eq == NULL) {
+		if (value == NULL) {
 			rt_warn("CCPROF_OPTIONS: '%s' is not key=value", buf);
 			continue;
 		}
-		*eq = '\0';
-		set(cfg, buf, eq + 1);
+		set(cfg, buf, value);
 	}
 }
 
