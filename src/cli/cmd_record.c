@@ -42,6 +42,7 @@
 #include "cli/group_canary.h"
 #include "common/handled_signals.h"
 #include "common/option_values.h"
+#include "common/tempname.h"
 #include "common/utf8.h"
 #include "format/format.h"
 #include "model/model.h"
@@ -810,23 +811,21 @@ static int name_too_long(const char *path, int dir)
 }
 
 /* Whether the runtime can make its temporary file beside path (put_file
- * and temp_name in src/runtime/dump.c: DIR/.BASE.tmp<pid>.<n>, hidden,
- * BASE cut to 200 bytes, renamed to PATH): one of that name made and
- * removed here, hidden too, so that a record killed in between leaves
- * nothing a glob of the profiles takes.  access() on the directory is
- * not enough: it says yes to root in /proc, and knows nothing of a name
- * too long.  0, or -1 with errno. */
+ * in src/runtime/dump.c, named by ccp_temp_name, renamed to PATH): one of
+ * that name made and removed here, hidden too, so that a record killed in
+ * between leaves nothing a glob of the profiles takes.  access() on the
+ * directory is not enough: it says yes to root in /proc, and knows
+ * nothing of a name too long.  0, or -1 with errno. */
 static int can_create_beside(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	int dir = slash ? (int)(slash - path) + 1 : 0;
-	if (name_too_long(path, dir)) {
+	if (name_too_long(path, slash ? (int)(slash - path) + 1 : 0)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	size_t len = strlen(path) + 40;
 	char *tmp = xmalloc(len);
-	snprintf(tmp, len, "%.*s.%.200s.tmp%d.0", dir, path, path + dir, (int)getpid());
+	ccp_temp_name(tmp, len, path, (int)getpid(), 0);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int e = errno;
 	if (fd >= 0) {

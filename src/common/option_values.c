@@ -50,7 +50,7 @@ int ccp_parse_dump_signal(const char *v)
 	return (int)n;
 }
 
-int ccp_parse_max_contexts(const char *v, uint64_t *n)
+int ccp_parse_count(const char *v, uint64_t min, uint64_t *n)
 {
 	char *end = NULL;
 	unsigned long long x = 0;
@@ -60,10 +60,15 @@ int ccp_parse_max_contexts(const char *v, uint64_t *n)
 	errno = 0;
 	if (v[0] >= '0' && v[0] <= '9')
 		x = strtoull(v, &end, 10);
-	if (x < CCP_MIN_MAX_CONTEXTS || *end != '\0' || errno != 0)
+	if (x < min || x == 0 || *end != '\0' || errno != 0)
 		return -1;
 	*n = (uint64_t)x;
 	return 0;
+}
+
+int ccp_parse_max_contexts(const char *v, uint64_t *n)
+{
+	return ccp_parse_count(v, CCP_MIN_MAX_CONTEXTS, n);
 }
 
 size_t ccp_option_next(const char **s, char *buf, char **value)

@@ -33,6 +33,10 @@ size_t ccp_option_next(const char **s, char *buf, char **value);
  * it names none, or one that cannot be the dump signal. */
 int ccp_parse_dump_signal(const char *v);
 
+/* A plain decimal number of at least min (and above 0) that fits 64
+ * bits, digits only: 0 with *n set, or -1.  run_start= takes this. */
+int ccp_parse_count(const char *v, uint64_t min, uint64_t *n);
+
 /* max_contexts=: 0 with *n set, or -1 (not a plain decimal number of at
  * least CCP_MIN_MAX_CONTEXTS that fits 64 bits). */
 int ccp_parse_max_contexts(const char *v, uint64_t *n);

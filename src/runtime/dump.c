@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/elfsym.h"
+#include "common/tempname.h"
 #include "format/format.h"
 #include "runtime.h"
 
@@ -280,19 +281,7 @@ static int put_special(const char *path, const unsigned char *buf, size_t len)
 	return close(fd) | rc;
 }
 
-/* The temporary file for path: "DIR/.BASE.tmpPID.I", hidden, so that a
- * glob of the profiles (PATH.*, *.ccprof) never takes one that a write
- * killed half-way left behind (bash's tests SIGKILL a child as it writes:
- * `ccprof merge PATH.*` then failed on the empty file, helper-107); BASE
- * cut to 200 bytes, so that the name fits NAME_MAX. */
-static int temp_name(char *tmp, size_t size, const char *path, int i)
-{
-	const char *slash = strrchr(path, '/');
-	int dir = slash ? (int)(slash - path) + 1 : 0;
 
-	return snprintf(tmp, size, "%.*s.%.200s.tmp%d.%d", dir, path, path + dir, (int)getpid(), i) >=
-	       (int)size ? -1 : 0;
-}
 
 /*
  * Note [One OUT per run]: under `ccprof record`, every process whose
@@ -394,7 +383,7 @@ static int put_file(char *path, size_t size, int claim, const unsigned char *buf
 	if (beyond_size_limit(len)) /* Note [File size limit] */
 		return -1;
 	for (i = 0;; i++) {
-		if (temp_name(tmp, sizeof tmp, path, i) != 0)
+		if (ccp_temp_name(tmp, sizeof tmp, path, (int)getpid(), i) != 0)
 			return -1;
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0 || errno != EEXIST || i == 100)

@@ -18,7 +18,6 @@
  *   heap_interval=N[ms|..]  between heap samples (default 10ms)
  *   run_start=NS            the run's start, ns since the epoch (set by record)
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,21 +78,6 @@ static void set_bool(int *out, const char *key, const char *val, int invert)
 		rt_warn("CCPROF_OPTIONS: bad %s '%s' (0 or 1)", key, val);
 }
 
-/* run_start=: nanoseconds since the epoch, digits only (strtoull takes
- * blanks and a sign), above 0 and no more than fit; 0 if not. */
-static uint64_t parse_epoch_ns(const char *v)
-{
-	char *end = NULL;
-	unsigned long long x = 0;
-
-	errno = 0;
-	if (v[0] >= '0' && v[0] <= '9')
-		x = strtoull(v, &end, 10);
-	if (x == 0 || *end != '\0' || errno != 0)
-		return 0;
-	return (uint64_t)x;
-}
-
 static void set(struct rt_config *cfg, const char *key, const char *val)
 {
 	if (strcmp(key, "clock") == 0) {
@@ -150,11 +134,7 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 			rt_warn("CCPROF_OPTIONS: bad heap_interval '%s' (e.g. 10ms, 1s; at most 3600s)",
 				val);
 	} else if (strcmp(key, "run_start") == 0) {
-		uint64_t ns = parse_epoch_ns(val);
-
-		if (ns)
-			cfg->run_start_ns = ns;
-		else
+		if (ccp_parse_count(val, 1, &cfg->run_start_ns) != 0)
 			rt_warn("CCPROF_OPTIONS: bad run_start '%s' (nanoseconds since the epoch, "
 				"digits only)", val);
 	} else if (strcmp(key, "enabled") == 0) {

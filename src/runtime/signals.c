@@ -364,10 +364,23 @@ void rt_write_before_exit(void)
  * without it (tests/progs/sigkids.c asynccancelterm).  Given back only
  * if the process survives the re-raise (a fault re-executes to die).
  */
+/* Write the profile (reporting the crash `crash`, or 0), on a stack with
+ * room (a handler on a small alternate stack may be below), and die by
+ * sig, the terminating signals held throughout (Note [One signal to die
+ * by]); back if the process lives on. */
+static void write_and_die(int sig, int crash)
+{
+	sigset_t mask;
+
+	hold_signals(&mask);
+	report_with_room(crash);
+	die_by(sig);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+}
+
 static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno, cancel;
-	sigset_t mask;
 
 	/* Ours runs only where the program's action is the default one (Note
 	 * [Handlers present at start] in dispositions.c): a handler of the
@@ -380,10 +393,7 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	cancel = rt_nocancel_begin();
-	hold_signals(&mask); /* Note [One signal to die by] */
-	report_with_room(sig);
-	die_by(sig);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	write_and_die(sig, sig);
 	rt_nocancel_end(cancel);
 	errno = saved; /* a fault re-executes and now dies by default */
 }
@@ -391,7 +401,6 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 static void on_term(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno, cancel;
-	sigset_t mask;
 
 	if (is_handler(rt_program_action(sig))) {
 		call_previous(sig, info, uctx);
@@ -399,10 +408,7 @@ static void on_term(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	cancel = rt_nocancel_begin(); /* as on_fatal's */
-	hold_signals(&mask); /* Note [One signal to die by] */
-	report_with_room(0); /* a handler on an alternate stack may be below */
-	die_by(sig);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	write_and_die(sig, 0); /* no crash to report */
 	rt_nocancel_end(cancel);
 	errno = saved;
 }
