@@ -28,20 +28,6 @@ void cli_help(FILE *f, const struct cli_command *c)
 	fprintf(f, "usage: %s\n\n%s", c->usage, c->help);
 }
 
-char *cli_vformat(const char *fmt, va_list ap)
-{
-	va_list again;
-	va_copy(again, ap);
-	int len = vsnprintf(NULL, 0, fmt, again);
-	va_end(again);
-	if (len < 0)
-		len = 0; /* an encoding error: an empty message rather than none */
-	char *out = xmalloc((size_t)len + 1);
-	out[0] = '\0';
-	vsnprintf(out, (size_t)len + 1, fmt, ap);
-	return out;
-}
-
 /*
  * Note [One line on stderr]: every line the tool prints on stderr (an
  * error, a warning, a note) goes through cli_error, which escapes the
@@ -55,7 +41,7 @@ void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *line = cli_vformat(fmt, ap);
+	char *line = xvformat(fmt, ap);
 	va_end(ap);
 	char *shown = cli_shown(line);
 	fprintf(stderr, "%s\n", shown);
@@ -68,7 +54,7 @@ int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 	va_list ap;
 	fflush(stdout);
 	va_start(ap, fmt);
-	char *msg = cli_vformat(fmt, ap);
+	char *msg = xvformat(fmt, ap);
 	va_end(ap);
 	cli_error("ccprof %s: %s (usage: %s)", c->name, msg, c->usage);
 	free(msg);

@@ -43,9 +43,6 @@ extern const struct cli_command cli_merge;
 /* Print "usage: ..." and the help text of c to f. */
 void cli_help(FILE *f, const struct cli_command *c);
 
-/* The message fmt formats, allocated: free it. */
-char *cli_vformat(const char *fmt, va_list ap);
-
 /* The one way a line goes to stderr: fmt formatted, control characters
  * and invalid UTF-8 escaped as cli_shown does (a file name or an option
  * value may hold a newline or an escape sequence), then a newline.  See

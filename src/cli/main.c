@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "model/sources.h"
+#include "model/xalloc.h"
 
 static const struct cli_command *const commands[] = {
 	&cli_record,
@@ -91,7 +92,7 @@ __attribute__((format(printf, 1, 2))) static int main_usage_error(const char *fm
 	va_list ap;
 	fflush(stdout);
 	va_start(ap, fmt);
-	char *msg = cli_vformat(fmt, ap);
+	char *msg = xvformat(fmt, ap);
 	va_end(ap);
 	cli_error("ccprof: %s (usage: " MAIN_USAGE ")", msg);
 	free(msg);

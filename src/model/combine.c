@@ -26,7 +26,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,34 +138,16 @@ static const char *clock_name(uint32_t c)
 	return c == CCP_CLOCK_CPU ? "cpu" : c == CCP_CLOCK_CYCLES ? "cycles" : c == CCP_CLOCK_WALL ? "wall" : "unknown";
 }
 
-/* A malloc'd message of any length: the caller's err buffer cuts it as
- * snprintf into err would have. */
-__attribute__((format(printf, 1, 2))) static char *message(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int len = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		len = 0;
-	char *s = xmalloc((size_t)len + 1);
-	s[0] = '\0';
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)len + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 /* Why file b (name) cannot be added to files of the first, a (first its
  * name), in a malloc'd message; NULL if it can. */
 static char *misfit(const struct ccp_profile *a, const char *first, const struct ccp_profile *b,
 		    const char *name)
 {
 	if (b->clock != a->clock)
-		return message("%s: clock is %s, but %s's is %s", name, clock_name(b->clock), first,
+		return xformat("%s: clock is %s, but %s's is %s", name, clock_name(b->clock), first,
 			       clock_name(a->clock));
 	if (a->clock != CCP_CLOCK_CYCLES && b->interval_ns != a->interval_ns)
-		return message("%s: sampling interval is %" PRIu64 " ns, but %s's is %" PRIu64 " ns",
+		return xformat("%s: sampling interval is %" PRIu64 " ns, but %s's is %" PRIu64 " ns",
 			       name, b->interval_ns, first, a->interval_ns);
 	double rel = a->ticks_per_sec
 			     ? fabs((double)b->ticks_per_sec - (double)a->ticks_per_sec) /
@@ -174,7 +155,7 @@ static char *misfit(const struct ccp_profile *a, const char *first, const struct
 			     : (b->ticks_per_sec ? INFINITY : 0);
 	double limit = a->clock == CCP_CLOCK_CYCLES ? COMBINE_TPS_TOLERANCE : 0;
 	if (rel > limit || (a->ticks_per_sec == 0) != (b->ticks_per_sec == 0))
-		return message("%s: clock rate is %" PRIu64 " ticks/s, but %s's is %" PRIu64 "%s", name,
+		return xformat("%s: clock rate is %" PRIu64 " ticks/s, but %s's is %" PRIu64 "%s", name,
 			       b->ticks_per_sec, first, a->ticks_per_sec,
 			       a->clock == CCP_CLOCK_CYCLES ? " (more than 0.5% apart)" : "");
 	return NULL;
@@ -607,7 +588,7 @@ void combine_add(struct combine *c, const struct ccp_profile *p, const char *nam
 	/* One file that does not know makes the sum unknown (0), not low. */
 	c->unknown_subtracted |= !subtracted_known(p);
 	if (c->too_big)
-		c->overflow = message("%s: calls, time or allocations would add up past 2^64", name);
+		c->overflow = xformat("%s: calls, time or allocations would add up past 2^64", name);
 }
 
 static void combine_free(struct combine *c)

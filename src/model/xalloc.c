@@ -3,6 +3,7 @@
  */
 #include "model/xalloc.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,4 +49,27 @@ char *xstrdup_at(const char *s, const char *who)
 	char *p = xmalloc_at(n, who);
 	memcpy(p, s, n);
 	return p;
+}
+
+char *xvformat(const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int len = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (len < 0)
+		len = 0; /* an encoding error: an empty message rather than none */
+	char *out = xmalloc((size_t)len + 1);
+	out[0] = '\0';
+	vsnprintf(out, (size_t)len + 1, fmt, ap);
+	return out;
+}
+
+char *xformat(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *out = xvformat(fmt, ap);
+	va_end(ap);
+	return out;
 }

@@ -12,6 +12,7 @@
 #ifndef CCPROF_XALLOC_H
 #define CCPROF_XALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *xmalloc_at(size_t n, const char *who);
@@ -19,6 +20,9 @@ void *xcalloc_at(size_t n, size_t size, const char *who);
 void *xrealloc_at(void *p, size_t n, size_t size, const char *who);
 char *xstrdup_at(const char *s, const char *who);
 _Noreturn void xalloc_die(size_t n, const char *who);
+/* The message fmt formats, of any length, allocated: free it. */
+char *xvformat(const char *fmt, va_list ap);
+__attribute__((format(printf, 1, 2))) char *xformat(const char *fmt, ...);
 
 #define xmalloc(n) xmalloc_at((n), __func__)
 #define xcalloc(n, size) xcalloc_at((n), (size), __func__)

@@ -27,28 +27,31 @@ static void note(const char *path, int flags)
 	}
 }
 
+/* The next library's sym ("open" or "open64"), after noting path. */
+static int pass_on(const char *sym, const char *path, int flags, mode_t mode)
+{
+	note(path, flags);
+	return ((int (*)(const char *, int, ...))dlsym(RTLD_NEXT, sym))(path, flags, mode);
+}
+
 int open(const char *path, int flags, ...)
 {
-	int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
 	va_list ap;
 	mode_t mode;
 
 	va_start(ap, flags);
 	mode = (mode_t)va_arg(ap, int);
 	va_end(ap);
-	note(path, flags);
-	return real(path, flags, mode);
+	return pass_on("open", path, flags, mode);
 }
 
 int open64(const char *path, int flags, ...)
 {
-	int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
 	va_list ap;
 	mode_t mode;
 
 	va_start(ap, flags);
 	mode = (mode_t)va_arg(ap, int);
 	va_end(ap);
-	note(path, flags);
-	return real(path, flags, mode);
+	return pass_on("open64", path, flags, mode);
 }
