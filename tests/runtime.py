@@ -185,7 +185,7 @@ def record_lists_many():
 
 def hidden_temporary():
     """The runtime writes a profile under a hidden temporary name in the
-    same directory, then renames it (dump.c, temp_name): a write killed
+    same directory, then renames it (dump.c, ccp_temp_name in common/tempname.h): a write killed
     half-way (bash's tests SIGKILL children as they write) leaves a file
     no glob of the profiles takes, where PATH.tmpPID.0 made `ccprof merge
     PATH.*` fail on it (helper-107).  Seen through tests/progs/renamelog.c,
