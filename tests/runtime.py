@@ -1175,6 +1175,47 @@ def sampler_waits_for_first_call():
           "thread (%s)" % ("timed out" if r is None else "status %d, %r" % (r.returncode, r.stdout)))
 
 
+def cpu_where_it_ran():
+    """clock=cpu charges CPU where the thread ran, not where it blocked
+    (Note [CPU time where it ran] in src/runtime/sampler.c).
+    tests/progs/bursts.c works 0.4 ms and blocks 1.1 ms (a nanosleep, or
+    a read from a pipe another thread feeds), and measures the CPU each
+    part took.  Each part's share of the profile's total must be within
+    35 points of the share the program measured: the old sampler charged
+    what a thread took since the last sample to where the sample found it,
+    mostly blocked, and gave the sleep 88 % of the CPU (truth 3.5 %) and
+    the read 71 % (truth 1.4 %).  The margin is wide because on a CPU
+    shared with others a sample can find a thread woken but not yet run,
+    still in its blocking call (Note [The sampler's slice]): 14-31 % for
+    the sleep on one CPU.  Then again on one CPU (taskset), where no
+    sample sees another thread run and the sampler asks /proc."""
+    exe = build("bursts", "tests/progs/bursts.c")
+    d = fresh_dir("bursts.d")
+    cases = [("sleep", "burn", "pause_for"), ("pipe", "handle", "wait_input")]
+    pin = [shutil.which("taskset")] if shutil.which("taskset") else None
+    for where, prefix in (("", []), (" on one CPU", [pin[0], "-c", "0"] if pin else None)):
+        if prefix is None:
+            check(False, "taskset(1) is there to run on one CPU")
+            continue
+        for mode, work, block in cases:
+            prof = os.path.join(d, "%s%s.ccprof" % (mode, "-1cpu" if prefix else ""))
+            r = run(prefix + [CCPROF, "record", "-o", prof, "--", exe, mode, "400"])
+            truth = dict((k, int(v)) for k, v in re.findall(r"^(\w+) ([0-9]+)$", r.stdout, re.M))
+            if not check(r.returncode == 0 and work in truth and block in truth and
+                         os.path.exists(prof), "bursts %s%s ran (%s)" % (mode, where, r.stderr[-200:])):
+                continue
+            rep = report(prof)
+            fs = functions(rep)
+            total = rep["total_time_s"]
+            measured = truth[work] + truth[block]
+            got = {k: fs.get(k, {}).get("inherited_s", 0) / total if total else 0 for k in (work, block)}
+            want = {k: truth[k] / measured for k in (work, block)}
+            check(abs(got[work] - want[work]) <= 0.35 and abs(got[block] - want[block]) <= 0.35,
+                  "bursts %s%s: %s charged %.1f %% (measured %.1f %%), %s %.1f %% (measured %.1f %%)"
+                  % (mode, where, work, 100 * got[work], 100 * want[work], block, 100 * got[block],
+                     100 * want[block]))
+
+
 def errno_at_start():
     """The runtime starts inside the first hook when an instrumented call
     comes before its constructor (a library's constructor: tests/progs/
@@ -1355,6 +1396,7 @@ short_threads()
 late_first_call()
 calibration_at_first_hook()
 sampler_waits_for_first_call()
+cpu_where_it_ran()
 errno_at_start()
 own_time()
 options()

@@ -31,18 +31,27 @@ uint64_t rt_now_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Sampling clocks: charge what the thread's clock advanced since the last
+/* clock=wall, and the charges made apart (a thread's time before its
+ * first hook): charge what the thread's clock advanced since the last
  * sample to the context it is in now, or, if the runtime is making a
  * transition there, to its own time (Note [The profiler's own time] in
- * machine.c).  Caller holds the registry lock. */
+ * machine.c).  clock=cpu samples otherwise: Note [CPU time where it ran]
+ * in sampler.c.  Caller holds the registry lock. */
 void rt_charge_sample(struct rt_thread *t, uint64_t now)
+{
+	if (now > t->last_sample)
+		rt_charge_current(t, now - t->last_sample);
+	t->last_sample = now;
+}
+
+/* Charge ns to the context the thread is in now, or to the runtime's own
+ * time if it is making a transition there.  Under the registry lock. */
+void rt_charge_current(struct rt_thread *t, uint64_t ns)
 {
 	struct rt_ctx *c = RT_ACQUIRE(&t->cur);
 	uint64_t *to = RT_LOAD(&t->busy) == RT_BUSY_MAKING ? &t->own_ticks : &c->time;
 
-	if (now > t->last_sample)
-		RT_STORE(to, RT_LOAD(to) + (now - t->last_sample));
-	t->last_sample = now;
+	RT_STORE(to, RT_LOAD(to) + ns);
 }
 
 /*

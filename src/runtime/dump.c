@@ -577,8 +577,10 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 		/* From a signal handler too (open, read and close): a write
 		 * on SIGTERM named every live thread "(unnamed)".  Not without
 		 * the lock, where an ending thread may be reading its own. */
-		if (t->alive && locked)
+		if (t->alive && locked) {
 			rt_thread_refresh_name(t);
+			rt_settle_cpu(t); /* Note [CPU time where it ran] */
+		}
 		(*inherited)[--i] = t->inherited;
 		gather_thread(t, &p->threads[i], &p->stats, m);
 	}

@@ -177,6 +177,14 @@ struct rt_thread {
 	/* Sampler (under the registry lock). */
 	clockid_t cpu_clock;
 	uint64_t last_sample;
+	/* clock=cpu (Note [CPU time where it ran] in sampler.c): the clock's
+	 * reading its charges count from, the wall time of its previous
+	 * sample, the samples that found it on a CPU, and those in a row that
+	 * found it had run but was not running. */
+	uint64_t cpu_from;
+	uint64_t last_wall;
+	uint64_t hits;
+	uint32_t unseen;
 	/* Ticks of the slow path's making charged to no context: the owner's
 	 * under clock=cycles, the sampler's otherwise (Note [The profiler's
 	 * own time] in machine.c); the profile writer reads it. */
@@ -333,6 +341,7 @@ RT_HIDDEN void rt_clock_start(void);
 RT_HIDDEN int rt_clock_calibrate_once(uint64_t *own, sigset_t *mask);
 RT_HIDDEN uint64_t rt_ticks_per_sec(void);
 RT_HIDDEN void rt_charge_sample(struct rt_thread *t, uint64_t now);
+RT_HIDDEN void rt_charge_current(struct rt_thread *t, uint64_t ns);
 RT_HIDDEN void rt_probe_overhead(struct rt_thread *t, uint64_t start);
 RT_HIDDEN void rt_overhead_thread_init(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
@@ -351,6 +360,12 @@ RT_HIDDEN void rt_sampler_finish(void); /* at exit: no restart after it */
  * the process from a signal handler or _exit (Note [The last interval of a
  * write that ends the process] in sampler.c) */
 RT_HIDDEN void rt_sampler_last_async(void);
+/* clock=cpu: a thread's first sample, its last, and its charges made to
+ * add up to what its clock says (Note [CPU time where it ran]).  Under
+ * the registry lock; the last two async-signal-safe. */
+RT_HIDDEN void rt_sampler_thread_begins(struct rt_thread *t, uint64_t from);
+RT_HIDDEN void rt_sampler_thread_ends(struct rt_thread *t);
+RT_HIDDEN void rt_settle_cpu(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_sampler_samples(void);
 RT_HIDDEN void rt_sampler_after_fork(void);
 

@@ -287,9 +287,10 @@ static void thread_exit(void *arg)
 	if (t->alive) {
 		if (rt_cycles) /* Note [The tail after the last hook] in clock.c */
 			rt_charge_ticks(t, rt_tick());
+		else if (rt_config.clock == CCP_CLOCK_CPU)
+			rt_sampler_thread_ends(t);
 		else
-			rt_charge_sample(t, rt_now_ns(rt_config.clock == CCP_CLOCK_CPU ?
-							  t->cpu_clock : CLOCK_MONOTONIC));
+			rt_charge_sample(t, rt_now_ns(CLOCK_MONOTONIC));
 		read_name(t);
 		RT_STORE(&t->alive, 0);
 		unlink_live(t);
@@ -393,6 +394,9 @@ static void first_sample(struct rt_thread *t, uint64_t own)
 		t->last_sample = 0;
 		rt_charge_sample(t, now - own);
 		RT_STORE(&t->own_ticks, t->own_ticks + own);
+		rt_sampler_thread_begins(t, 0);
+	} else {
+		rt_sampler_thread_begins(t, now);
 	}
 	t->last_sample = now;
 }

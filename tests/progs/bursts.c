@@ -1,0 +1,121 @@
+/*
+ * bursts.c - threads that work in short bursts and block in between, and
+ * say how much CPU each part took (Note [CPU time where it ran] in
+ * src/runtime/sampler.c).
+ *
+ *   bursts sleep N   main: N times, `burn` 0.4 ms of CPU, then `pause_for`
+ *                    a 1.1 ms nanosleep
+ *   bursts pipe N    a worker: N times, `wait_input` blocks in read(2) on a
+ *                    pipe, then `handle` burns 0.4 ms; main's `feed`
+ *                    writes a byte every 1.1 ms (nanosleep)
+ *
+ * Prints "FUNCTION NS" for each function named above: the CPU time its
+ * thread's clock advanced while in it, measured around the part.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static unsigned long long now_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static void spin_until(unsigned long long end)
+{
+	while (now_cpu() < end)
+		for (int i = 0; i < 200; i++)
+			sink++;
+}
+
+__attribute__((noinline)) void burn(void)
+{
+	spin_until(now_cpu() + 400000);
+}
+
+__attribute__((noinline)) void pause_for(void)
+{
+	struct timespec ts = {0, 1100000};
+
+	nanosleep(&ts, NULL);
+}
+
+static unsigned long long burn_ns, pause_ns, handle_ns, wait_ns, feed_ns;
+static int pipefd[2];
+static int rounds;
+
+/* The part's CPU, added to *into. */
+#define MEASURED(into, call)                                                                       \
+	do {                                                                                       \
+		unsigned long long t0_ = now_cpu();                                                \
+		call;                                                                              \
+		*(into) += now_cpu() - t0_;                                                        \
+	} while (0)
+
+__attribute__((noinline)) void handle(void)
+{
+	spin_until(now_cpu() + 400000);
+}
+
+__attribute__((noinline)) int wait_input(void)
+{
+	char c;
+
+	return (int)read(pipefd[0], &c, 1);
+}
+
+__attribute__((noinline)) void feed(void)
+{
+	struct timespec ts = {0, 1100000};
+
+	nanosleep(&ts, NULL);
+	if (write(pipefd[1], "x", 1) != 1)
+		exit(3);
+}
+
+static void *worker(void *arg)
+{
+	int got;
+
+	(void)arg;
+	for (;;) {
+		MEASURED(&wait_ns, got = wait_input());
+		if (got != 1)
+			return NULL;
+		MEASURED(&handle_ns, handle());
+	}
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+
+	if (argc != 3)
+		return 2;
+	rounds = atoi(argv[2]);
+	if (strcmp(argv[1], "sleep") == 0) {
+		for (int i = 0; i < rounds; i++) {
+			MEASURED(&burn_ns, burn());
+			MEASURED(&pause_ns, pause_for());
+		}
+		printf("burn %llu\npause_for %llu\n", burn_ns, pause_ns);
+		return 0;
+	}
+	if (strcmp(argv[1], "pipe") != 0 || pipe(pipefd) != 0 ||
+	    pthread_create(&t, NULL, worker, NULL) != 0)
+		return 2;
+	for (int i = 0; i < rounds; i++)
+		MEASURED(&feed_ns, feed());
+	close(pipefd[1]);
+	pthread_join(t, NULL);
+	printf("handle %llu\nwait_input %llu\nfeed %llu\n", handle_ns, wait_ns, feed_ns);
+	return 0;
+}
