@@ -44,14 +44,15 @@ void model_thread_free(struct model_thread *th)
 }
 
 /*
- * Note [Short threads]: under a sampling clock each thread's CPU time is
- * charged, at every sample, to the context the sample finds it in, and
- * at the thread's end its time since the last sample goes to where it is
- * then: its root, since its start routine has returned.  A thread that
- * lives less than the interval is seldom sampled at all, so nearly all
- * its time lands at its root: 300 threads of 0.3 ms each, one after
- * another, left 78 % of the run outside every cost centre at 1 ms
- * (tests/progs/shortthreads.c).  Where it went is not known, and guessing
+ * Note [Short threads]: under a sampling clock a thread's time goes
+ * where samples found it, and what no sample placed goes to where it is
+ * at its end: its root, since its start routine has returned (clock=wall
+ * charges its time since the last sample there; clock=cpu, all of a
+ * thread's time that no sample found on a CPU: Note [CPU time where it
+ * ran] in src/runtime/sampler.c).  A thread that lives less than the
+ * interval is seldom sampled at all, so nearly all its time lands at its
+ * root: 300 threads of 0.3 ms each, one after another, left 70-89 % of
+ * the run outside every cost centre at 1 ms (tests/progs/shortthreads.c).  Where it went is not known, and guessing
  * (the thread's first function, its last sample's context) would put
  * self time on functions that did not spend it, so the report keeps it
  * at the root and says how much of the root is short threads' and what

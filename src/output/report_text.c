@@ -134,12 +134,11 @@ static void text_short_threads(const struct text *t)
 		return;
 	ob_puts(t->o, "      of which   ");
 	text_secs(t, s.root_time, 0);
-	ob_printf(t->o, " secs in %" PRIu32 " short thread%s: %s time since %s last\n"
-			"                 sample, as %s ended; shorter than two %g ms intervals,\n"
-			"                 %s seldom sampled (record --clock=cycles charges it)\n",
-		  s.threads, s.threads == 1 ? "" : "s", s.threads == 1 ? "its" : "their",
-		  s.threads == 1 ? "its" : "their", s.threads == 1 ? "it" : "they",
-		  (double)p->interval_ns / 1e6, s.threads == 1 ? "it is" : "they are");
+	ob_printf(t->o, " secs in %" PRIu32 " short thread%s: time that no sample\n"
+			"                 placed; shorter than two %g ms intervals, %s seldom\n"
+			"                 sampled (record --clock=cycles charges it)\n",
+		  s.threads, s.threads == 1 ? "" : "s", (double)p->interval_ns / 1e6,
+		  s.threads == 1 ? "it is" : "they are");
 }
 
 /* The runtime's own time making transitions and contexts, which no

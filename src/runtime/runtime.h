@@ -179,12 +179,16 @@ struct rt_thread {
 	uint64_t last_sample;
 	/* clock=cpu (Note [CPU time where it ran] in sampler.c): the clock's
 	 * reading its charges count from, the wall time of its previous
-	 * sample, the samples that found it on a CPU, and those in a row that
-	 * found it had run but was not running. */
+	 * sample, the samples that found it on a CPU, what those that found
+	 * it making charged (not yet in own_ticks), the root's time charged
+	 * apart, and a second look's due: the span and clock reading. */
 	uint64_t cpu_from;
 	uint64_t last_wall;
 	uint64_t hits;
-	uint32_t unseen;
+	uint64_t own_hits;
+	uint64_t root_exact;
+	uint64_t look_span, look_clock;
+	int look_again;
 	/* Ticks of the slow path's making charged to no context: the owner's
 	 * under clock=cycles, the sampler's otherwise (Note [The profiler's
 	 * own time] in machine.c); the profile writer reads it. */

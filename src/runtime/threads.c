@@ -395,8 +395,10 @@ static void first_sample(struct rt_thread *t, uint64_t own)
 		rt_charge_sample(t, now - own);
 		RT_STORE(&t->own_ticks, t->own_ticks + own);
 		rt_sampler_thread_begins(t, 0);
+		t->root_exact = now - own;
 	} else {
 		rt_sampler_thread_begins(t, now);
+		t->root_exact = 0;
 	}
 	t->last_sample = now;
 }

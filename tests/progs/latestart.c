@@ -15,6 +15,9 @@
  *                         never calls instrumented code forks: the child,
  *                         with no thread state, sleeps 1 s and prints
  *                         its own count ("child nvcsw N")
+ *   latestart quiet       burn_a, a 1 s sleep, burn_b; prints the sleep's
+ *                         own switches as "quiet nvcsw N" (Note [Quiet
+ *                         samples])
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -93,7 +96,17 @@ PLAIN int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "idle";
 	struct rusage ru;
 
-	if (strcmp(mode, "late") == 0) {
+	if (strcmp(mode, "quiet") == 0) {
+		long before;
+
+		burn_a();
+		getrusage(RUSAGE_SELF, &ru);
+		before = ru.ru_nvcsw;
+		sleep_ms(1000);
+		getrusage(RUSAGE_SELF, &ru);
+		printf("quiet nvcsw %ld\n", ru.ru_nvcsw - before);
+		burn_b();
+	} else if (strcmp(mode, "late") == 0) {
 		sleep_ms(200);
 		burn_a();
 		burn_b();
