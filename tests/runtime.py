@@ -1198,10 +1198,15 @@ def cpu_where_it_ran():
     (without it, 14-31 % for the sleep).  And the sampler opens no file
     meanwhile: tests/progs/lowfd.c's open(2) expects the lowest free
     descriptor (a version that read /proc gave it another 961 times in
-    370,624)."""
+    370,624).  A program whose period is exactly 1 ms, the interval,
+    has its two functions charged their shares of its CPU (60 and 40 %)
+    within 20 points: with samples 1 ms apart they fell at one phase of
+    it and one of the two took 96-99 % in half the runs (Note [Samples out
+    of step])."""
     exe = build("bursts", "tests/progs/bursts.c")
     d = fresh_dir("bursts.d")
-    cases = [("sleep", "burn", "pause_for"), ("pipe", "handle", "wait_input")]
+    cases = [("sleep", "burn", "pause_for"), ("pipe", "handle", "wait_input"),
+             ("period", "first", "second")]
     pin = [shutil.which("taskset")] if shutil.which("taskset") else None
     for where, prefix in (("", []), (" on one CPU", [pin[0], "-c", "0"] if pin else None)):
         if prefix is None:

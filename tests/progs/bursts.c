@@ -8,6 +8,9 @@
  *   bursts pipe N    a worker: N times, `wait_input` blocks in read(2) on a
  *                    pipe, then `handle` burns 0.4 ms; main's `feed`
  *                    writes a byte every 1.1 ms (nanosleep)
+ *   bursts period N  main: N periods of exactly 1 ms (clock_nanosleep to
+ *                    an absolute time), `first` burning 0.3 ms and
+ *                    `second` 0.2 ms in each (Note [Samples out of step])
  *
  * Prints "FUNCTION NS" for each function named above: the CPU time its
  * thread's clock advanced while in it, measured around the part.
@@ -48,7 +51,7 @@ __attribute__((noinline)) void pause_for(void)
 	nanosleep(&ts, NULL);
 }
 
-static unsigned long long burn_ns, pause_ns, handle_ns, wait_ns, feed_ns;
+static unsigned long long burn_ns, pause_ns, handle_ns, wait_ns, feed_ns, first_ns, second_ns;
 static int pipefd[2];
 static int rounds;
 
@@ -59,6 +62,35 @@ static int rounds;
 		call;                                                                              \
 		*(into) += now_cpu() - t0_;                                                        \
 	} while (0)
+
+__attribute__((noinline)) void first(void)
+{
+	spin_until(now_cpu() + 300000);
+}
+
+__attribute__((noinline)) void second(void)
+{
+	spin_until(now_cpu() + 200000);
+}
+
+static void periods(void)
+{
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (int i = 0; i < rounds; i++) {
+		MEASURED(&first_ns, first());
+		MEASURED(&second_ns, second());
+		next.tv_nsec += 1000000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0)
+			;
+	}
+	printf("first %llu\nsecond %llu\n", first_ns, second_ns);
+}
 
 __attribute__((noinline)) void handle(void)
 {
@@ -107,6 +139,10 @@ int main(int argc, char **argv)
 			MEASURED(&pause_ns, pause_for());
 		}
 		printf("burn %llu\npause_for %llu\n", burn_ns, pause_ns);
+		return 0;
+	}
+	if (strcmp(argv[1], "period") == 0) {
+		periods();
 		return 0;
 	}
 	if (strcmp(argv[1], "pipe") != 0 || pipe(pipefd) != 0 ||
