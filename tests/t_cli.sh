@@ -315,7 +315,7 @@ check "generate a large profile" "$D/gen" "$D/l.ccprof" 20000
 
 run 0 "report" "$CCPROF" report "$D/s.ccprof"
 no_stderr "report"
-out_has "report: total time" "total time   0.365 secs  (cpu clock; the sampler woke 365 times, every 1 ms)"
+out_has "report: total time" "total time   0.365 secs  (cpu clock; the sampler woke 365 times, interval 1 ms)"
 out_has "report: command line" "./gen 'two words'"
 out_has "report: flat row" "R             30.1    0.110      2"
 out_has "report: tree row" "     S            4    21.9  0.080    21.9  0.080"

@@ -37,9 +37,11 @@ static void text_clock(const struct text *t)
 		ob_puts(t->o, " GHz)");
 		return;
 	}
-	/* The sampler's wake-ups, each charging every thread what its clock
-	 * advanced: not samples of 1 interval each, so not the time / interval. */
-	ob_printf(t->o, "(%s clock; the sampler woke %" PRIu64 " time%s, every %g ms)",
+	/* The sampler's wake-ups: the interval is their mean while the
+	 * program runs (drawn from 0.5-1.5 times it, longer while it is
+	 * idle), and what is charged is what the threads' clocks advanced,
+	 * so the time is not the wake-ups times the interval. */
+	ob_printf(t->o, "(%s clock; the sampler woke %" PRIu64 " time%s, interval %g ms)",
 		  report_clock_name(p->clock), p->stats.samples, p->stats.samples == 1 ? "" : "s",
 		  (double)p->interval_ns / 1e6);
 }

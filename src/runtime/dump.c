@@ -494,7 +494,9 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 	uint32_t inherited = t->inherited; /* Note [A forked child's profile] */
 	const struct rt_ctx *head = RT_ACQUIRE(&t->all), *c;
 	uint32_t n = head ? head->id + 1 : 0;
-	uint64_t charged = 0;
+	uint64_t charged = 0, own = RT_LOAD(&t->own_ticks);
+	int cpu = !rt_cycles && rt_config.clock == CCP_CLOCK_CPU;
+	struct rt_cpu_split split;
 
 	out->tid = t->tid;
 	out->name = t->name;
@@ -503,6 +505,8 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 	if (out->contexts == NULL)
 		return;
 	out->ncontexts = n;
+	if (cpu) /* Note [CPU time where it ran] in sampler.c */
+		own = rt_cpu_split_begin(t, &split);
 	for (c = head; c; c = c->all_next) {
 		struct ccp_context *o = &out->contexts[c->id];
 
@@ -510,7 +514,7 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		o->hist = c->hist;
 		o->entries = RT_LOAD(&c->entries);
 		o->recursive = RT_LOAD(&c->recursive);
-		o->time = RT_LOAD(&c->time);
+		o->time = cpu ? rt_cpu_split_time(&split, c) : RT_LOAD(&c->time);
 		o->live_bytes = RT_LOAD(&c->live_bytes); /* before: never more than allocated */
 		o->live_blocks = RT_LOAD(&c->live_blocks);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* pairs with rt_alloc_note's */
@@ -521,10 +525,16 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		if (c->id >= inherited || rt_ctx_used(o)) /* of the contexts written */
 			st->dispatchers += RT_LOAD(&c->slots) != RT_SLOTS_USED;
 	}
+	if (cpu && charged < split.contexts) { /* what rounding left, or all of it */
+		const struct rt_ctx *now = RT_ACQUIRE(&t->cur);
+
+		if (now->id < n)
+			out->contexts[now->id].time += split.contexts - charged;
+	}
 	st->contexts += n;
 	if (rt_cycles)
 		st->subtracted += rt_subtracted_ticks(t, charged);
-	st->own_time += RT_LOAD(&t->own_ticks);
+	st->own_time += own;
 	st->transitions += t->transitions;
 	st->lost_calls += t->lost_calls;
 	st->memory_bytes += t->memory_bytes + rt_shadow_in_use(t);
@@ -577,10 +587,8 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 		/* From a signal handler too (open, read and close): a write
 		 * on SIGTERM named every live thread "(unnamed)".  Not without
 		 * the lock, where an ending thread may be reading its own. */
-		if (t->alive && locked) {
+		if (t->alive && locked)
 			rt_thread_refresh_name(t);
-			rt_settle_cpu(t); /* Note [CPU time where it ran] */
-		}
 		(*inherited)[--i] = t->inherited;
 		gather_thread(t, &p->threads[i], &p->stats, m);
 	}

@@ -82,7 +82,8 @@ struct rt_ctx {
 	uint16_t wait;         /* windows left to bypass the slots */
 	uint64_t entries;
 	uint64_t recursive;
-	uint64_t time;
+	uint64_t time;         /* clock=cpu: the hits' (Note [CPU time where it ran]) */
+	uint64_t seen;         /* clock=cpu: the CPU of samples that found it current */
 	uint64_t slot_entries; /* the slots' targets' entries when the window began */
 	uint32_t id;  /* dense per thread, in creation order */
 	uint32_t len; /* history length */
@@ -185,7 +186,7 @@ struct rt_thread {
 	uint64_t cpu_from;
 	uint64_t last_wall;
 	uint64_t hits;
-	uint64_t own_hits;
+	uint64_t own_hits, own_seen; /* the making's, for own_ticks */
 	uint64_t root_exact;
 	uint64_t look_span, look_clock;
 	int look_again;
@@ -364,12 +365,20 @@ RT_HIDDEN void rt_sampler_finish(void); /* at exit: no restart after it */
  * the process from a signal handler or _exit (Note [The last interval of a
  * write that ends the process] in sampler.c) */
 RT_HIDDEN void rt_sampler_last_async(void);
-/* clock=cpu: a thread's first sample, its last, and its charges made to
- * add up to what its clock says (Note [CPU time where it ran]).  Under
- * the registry lock; the last two async-signal-safe. */
+/* clock=cpu: a thread's first sample and its last (Note [CPU time where
+ * it ran]), under the registry lock; and what the profile says of its
+ * time: its contexts' and its own, shared out as its clock says it took
+ * (async-signal-safe, reads only). */
 RT_HIDDEN void rt_sampler_thread_begins(struct rt_thread *t, uint64_t from);
 RT_HIDDEN void rt_sampler_thread_ends(struct rt_thread *t);
-RT_HIDDEN void rt_settle_cpu(struct rt_thread *t);
+struct rt_cpu_split {
+	double per_hit, per_seen; /* ns for each ns of a context's hits, seen */
+	uint64_t contexts;        /* what the contexts are to add up to */
+	uint64_t root_exact;
+	const struct rt_ctx *root;
+};
+RT_HIDDEN uint64_t rt_cpu_split_begin(const struct rt_thread *t, struct rt_cpu_split *s);
+RT_HIDDEN uint64_t rt_cpu_split_time(const struct rt_cpu_split *s, const struct rt_ctx *c);
 RT_HIDDEN uint64_t rt_sampler_samples(void);
 RT_HIDDEN void rt_sampler_after_fork(void);
 

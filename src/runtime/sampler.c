@@ -109,39 +109,47 @@ static char task_state(long tid)
  * its clock moves while the sampler reads it twice, and the hit charges
  * its context the wall time since the previous sample: the CPU time one
  * hit stands for, on average.  Hits fall on contexts in proportion to
- * the CPU spent in them; rt_settle_cpu then shares what the thread's
- * clock says it took among its contexts in proportion to what the hits
- * charged them, so its total is exact.  A thread that took no CPU since
- * the last sample is not read twice.
+ * the CPU spent in them; when the profile is written, what the thread's
+ * clock says it took is shared among its contexts in proportion to what
+ * the hits charged them (rt_cpu_split_begin; Note [Too few hits]), so
+ * its total is exact.  A thread that took no CPU since the last sample
+ * is not read twice.
  *
  * A thread not on a CPU is blocked, or runnable: waiting behind another
  * thread, or displaced by the sampler itself, which always happens on
  * one CPU and often on a busy machine, where the sampler tends to wake
  * on the CPU of the thread it samples (a thread that never showed
  * running then: two phases of 60 ms of CPU charged 117 and 0 ms).  So a
- * thread that took at least an eighth of the interval in CPU but is not
- * running gets a second look: the sampler sleeps for a pause (an eighth
- * of the interval, at most PAUSE_NS), which gives a runnable thread the
- * CPU, and then counts a hit if the thread is running, or ran for three
- * quarters of the pause (on one CPU it is displaced again by then),
- * charged to the context it is in then.  A blocked thread does not move.
+ * thread that took CPU since the last sample but is not running gets a
+ * second look: the sampler sleeps for a pause (PAUSE_NS, or an eighth of
+ * a shorter interval; its timer slack is 1 us, so that the pause is
+ * that), which gives a runnable thread the CPU, and then counts a hit if
+ * the thread is running, or ran for three quarters of the pause (on one
+ * CPU it is displaced again by then), charged to the context it is in
+ * then.  Only a short pause: the context then is some microseconds into
+ * the thread's run, and with 100 us and a second look only for a thread
+ * that took an eighth of the interval, the first part of a short burst
+ * after a sleep was charged too little (helper-123: 0-18 ms of a
+ * server's 24 ms `parse`).  A blocked thread does not move.
  * A thread woken together with the sampler, still in its blocking call
  * at the first look, has left it by the second.  Runnable threads that
  * did not get the CPU in the pause are missed, at random, which the
- * settling makes up.  No file is opened: reading /proc's state took the
+ * sharing makes up.  No file is opened: reading /proc's state took the
  * lowest free descriptor for the moment, and a thread that closes 0 and
  * opens /dev/null got another 1,076 times in 811,160 (helper-122).
  *
  * A thread's charges apart from the hits are exact and stay as they
  * are: its root's time before its first hook (Note [A thread's time
  * before its first hook] in threads.c) and the calibration's, its own.
- * A thread no sample found on a CPU (shorter than the interval, mostly)
- * has what its clock took on the context it is in when it is settled:
- * its root, once it has ended.  The write at exit, exec or unshare takes
- * a last sample, which is no hit for the thread that writes: its instant
- * is not at random (helper-122).
+ * The write at exit, exec or unshare takes a last sample, which is no
+ * hit for the thread that writes: its instant is not at random
+ * (helper-122).  The sharing is done as the profile is written, from
+ * what the counts are then, and changes nothing: a write from a signal
+ * handler that could not take the registry lock once left the raw hits,
+ * which did not add up to the clock (helper-123).
  */
-#define PAUSE_NS 100000u
+#define PAUSE_NS 50000u
+#define HITS_TRUSTED 8u /* Note [Too few hits] */
 
 static void hit(struct rt_thread *t, uint64_t span)
 {
@@ -152,6 +160,18 @@ static void hit(struct rt_thread *t, uint64_t span)
 		rt_charge_current(t, span);
 }
 
+/* What the thread's clock advanced, to where the sample finds it (Note
+ * [Too few hits]). */
+static void seen(struct rt_thread *t, uint64_t took)
+{
+	struct rt_ctx *c = RT_ACQUIRE(&t->cur);
+
+	if (RT_LOAD(&t->busy) == RT_BUSY_MAKING)
+		t->own_seen += took;
+	else
+		RT_STORE(&c->seen, RT_LOAD(&c->seen) + took);
+}
+
 enum look { LOOK_AGAIN, LOOK_FINAL };
 
 /* Whether the thread took CPU since the last sample.  *again: it is to
@@ -160,18 +180,18 @@ static int sample_cpu(struct rt_thread *t, uint64_t wall, enum look look, int *a
 {
 	uint64_t now = rt_now_ns(t->cpu_clock);
 	uint64_t span = wall > t->last_wall ? wall - t->last_wall : 0;
-	uint64_t took = now - t->last_sample;
 
 	t->last_wall = wall;
 	t->look_again = 0;
 	if (now <= t->last_sample)
 		return 0;
+	seen(t, now - t->last_sample);
 	t->last_sample = now;
 	if (look == LOOK_FINAL && t == rt_self)
 		return 1; /* the writer: not an instant at random */
 	if (rt_now_ns(t->cpu_clock) > now) {
 		hit(t, span);
-	} else if (look == LOOK_AGAIN && took >= span / 8) {
+	} else if (look == LOOK_AGAIN) {
 		t->look_again = 1;
 		t->look_span = span;
 		t->look_clock = now;
@@ -205,7 +225,7 @@ static void look_again(void)
 		t->look_again = 0;
 		now = rt_now_ns(t->cpu_clock);
 		ran = now > t->look_clock ? now - t->look_clock : 0;
-		if (ran > 0 && (rt_now_ns(t->cpu_clock) > now || ran * 4 >= paused * 3))
+		if (ran > 0 && (rt_now_ns(t->cpu_clock) > now || ran * 2 >= paused))
 			hit(t, t->look_span);
 	}
 	rt_registry_unlock();
@@ -217,29 +237,36 @@ void rt_sampler_thread_begins(struct rt_thread *t, uint64_t from)
 	t->last_wall = rt_now_ns(CLOCK_MONOTONIC);
 	t->hits = 0;
 	t->own_hits = 0;
+	t->own_seen = 0;
 	t->look_again = 0;
 }
 
-/* The thread ends: what it took since its last sample, settled without a
+/* The thread ends: what it took since its last sample counts, without a
  * hit (its end is no instant at random). */
 void rt_sampler_thread_ends(struct rt_thread *t)
 {
 	uint64_t now = rt_now_ns(t->cpu_clock);
 
-	if (now > t->last_sample)
+	if (now > t->last_sample) {
+		seen(t, now - t->last_sample);
 		t->last_sample = now;
-	rt_settle_cpu(t);
+	}
 }
 
-/* part * whole / of, for part <= of: without overflow. */
-static uint64_t share(uint64_t part, uint64_t of, uint64_t whole)
-{
-#ifdef __SIZEOF_INT128__
-	return (uint64_t)((unsigned __int128)part * whole / of);
-#else
-	return (uint64_t)((long double)part * (long double)whole / (long double)of);
-#endif
-}
+/*
+ * Note [Too few hits]: a thread that gets few hits has its time shared
+ * by chance: with 100 threads busy on 2 CPUs, each on a CPU a fiftieth of
+ * the time and often displaced by the sampler for longer than its second
+ * look, 22 of 100 threads that lived 4 s had no hit at all (helper-123),
+ * and all their time went to their roots.  So each sample also notes what
+ * a thread's clock advanced since the last on the context it finds the
+ * thread in ("seen", the old way of charging, exact for a thread that
+ * never blocks, wrong for one that does), and a thread's time is shared
+ * by a blend of the two: hits weigh hits / (hits + HITS_TRUSTED), seen
+ * the rest.  A thread with hundreds of hits is shared by its hits; one
+ * with none by what was seen; one with neither has its time on the
+ * context it is in.
+ */
 
 /* The part of a context's time that hits charged. */
 static uint64_t hit_part(const struct rt_thread *t, const struct rt_ctx *c)
@@ -251,40 +278,44 @@ static uint64_t hit_part(const struct rt_thread *t, const struct rt_ctx *c)
 	return time > t->root_exact ? time - t->root_exact : 0;
 }
 
-void rt_settle_cpu(struct rt_thread *t)
+/* The thread's own time, and in *s how its contexts' is shared: what its
+ * clock says it took, less the exact parts (the root's before its first
+ * hook, the calibration's own), in proportion to the blend of Note [Too
+ * few hits], the making's share into its own time.  Reads only, so that
+ * a write from a signal handler, with or without the registry lock, and
+ * a write in the middle of the run (ccprof_dump), say the same. */
+uint64_t rt_cpu_split_begin(const struct rt_thread *t, struct rt_cpu_split *s)
 {
-	uint64_t took, exact, sum, done;
-	struct rt_ctx *c;
+	uint64_t took, exact, own = RT_LOAD(&t->own_ticks), hits = t->own_hits, saw = t->own_seen;
+	uint64_t own_share = 0;
+	const struct rt_ctx *c;
+	double w;
 
-	if (rt_cycles || rt_config.clock != CCP_CLOCK_CPU)
-		return;
 	took = t->last_sample > t->cpu_from ? t->last_sample - t->cpu_from : 0;
-	exact = t->root_exact + RT_LOAD(&t->own_ticks);
-	took = took > exact ? took - exact : 0; /* what the hits are to add up to */
-	sum = t->own_hits;
-	for (c = RT_ACQUIRE(&t->all); c; c = c->all_next)
-		sum += hit_part(t, c);
-	if (sum == took && t->own_hits == 0)
-		return;
-	if (t->hits == 0 || sum == 0) {
-		struct rt_ctx *now = RT_ACQUIRE(&t->cur);
-
-		if (took > sum) /* to a context, even in the middle of a making */
-			RT_STORE(&now->time, RT_LOAD(&now->time) + (took - sum));
-		return;
-	}
-	/* Cumulative shares, so that the parts add up to `took` exactly: the
-	 * making's hits first, into the profiler's own time, then the
-	 * contexts' (their exact parts kept). */
-	done = t->own_hits;
-	RT_STORE(&t->own_ticks, RT_LOAD(&t->own_ticks) + share(done, sum, took));
-	t->own_hits = 0;
+	exact = t->root_exact + own;
+	took = took > exact ? took - exact : 0;
 	for (c = RT_ACQUIRE(&t->all); c; c = c->all_next) {
-		uint64_t before = share(done, sum, took), exact_part = c == t->root ? t->root_exact : 0;
-
-		done += hit_part(t, c);
-		RT_STORE(&c->time, share(done, sum, took) - before + exact_part);
+		hits += hit_part(t, c);
+		saw += RT_LOAD(&c->seen);
 	}
+	w = hits == 0 ? 0 : saw == 0 ? 1 : (double)t->hits / (double)(t->hits + HITS_TRUSTED);
+	s->per_hit = hits ? w * (double)took / (double)hits : 0;
+	s->per_seen = saw ? (1 - w) * (double)took / (double)saw : 0;
+	s->root = t->root;
+	s->root_exact = t->root_exact;
+	if (hits || saw)
+		own_share = (uint64_t)(s->per_hit * (double)t->own_hits + s->per_seen * (double)t->own_seen);
+	own_share = own_share < took ? own_share : took;
+	s->contexts = took - own_share + t->root_exact;
+	return own + own_share;
+}
+
+uint64_t rt_cpu_split_time(const struct rt_cpu_split *s, const struct rt_ctx *c)
+{
+	uint64_t time = RT_LOAD(&c->time), exact = c == s->root ? s->root_exact : 0;
+	uint64_t hits = time > exact ? time - exact : 0;
+
+	return exact + (uint64_t)(s->per_hit * (double)hits + s->per_seen * (double)RT_LOAD(&c->seen));
 }
 
 /* clock=wall charges the context a thread is in whatever it does there.
@@ -532,16 +563,19 @@ static uint64_t next_interval(void)
  * the helper every interval all the same, a thousand times a second.  A
  * sample in which no thread took CPU since the last (clock=cpu, no heap
  * samples due) is quiet; after QUIET_STEP quiet samples in a row the
- * interval doubles, up to QUIET_MAX_SHIFT doublings (64 ms at 1 ms:
- * reached after about a second of quiet), and the first sample that
- * finds CPU taken brings it back.  Nothing is lost: a quiet sample
+ * interval doubles, up to QUIET_MAX_SHIFT doublings (32 ms at 1 ms:
+ * reached after two seconds of quiet), and the first sample that finds
+ * CPU taken brings it back.  Not sooner: a server with a short request
+ * every 50-200 ms was sampled seldom enough, doubling every 16 samples
+ * up to 64 times, that its requests' parts were charged by chance
+ * (helper-123).  Nothing is lost: a quiet sample
  * charges nothing, and a hit after a long wait charges the wall time
  * since the previous sample, which is what it stands for (Note [CPU time
  * where it ran]): samples are rarer while the program is mostly idle,
  * not biased.  clock=wall charges blocked time, and keeps its interval.
  */
-#define QUIET_STEP 16u
-#define QUIET_MAX_SHIFT 6u
+#define QUIET_STEP 64u
+#define QUIET_MAX_SHIFT 5u
 
 static uint64_t interval_after(unsigned quiet)
 {
@@ -558,6 +592,7 @@ static void *sampler_main(void *arg)
 	(void)arg;
 	helper_tid = (pid_t)syscall(SYS_gettid);
 	take_short_slice();
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* Note [CPU time where it ran] */
 	clock_gettime(CLOCK_MONOTONIC, &check);
 	advance(&check, ALONE_CHECK_NS);
 	if (wait_for_gate(&check) != GATE_OPEN)

@@ -488,6 +488,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 		c->entries = 0;
 		c->recursive = 0;
 		c->time = 0;
+		c->seen = 0;
 		c->alloc_bytes = 0;
 		c->alloc_blocks = 0;
 	}

@@ -8,6 +8,12 @@
  *   bursts pipe N    a worker: N times, `wait_input` blocks in read(2) on a
  *                    pipe, then `handle` burns 0.4 ms; main's `feed`
  *                    writes a byte every 1.1 ms (nanosleep)
+ *   bursts stages N  main: N requests, each after a 3 ms sleep in
+ *                    `wait_request`: `parse` 0.3 ms, `compute` 1 ms,
+ *                    `reply` 0.2 ms (the start of a burst, helper-123)
+ *   bursts crowd N   N threads, each busy for 1.5 s: `alpha` 0.25 ms,
+ *                    `beta` 0.75 ms in turn (on two CPUs each runs a
+ *                    fraction of the time: Note [Too few hits])
  *   bursts period N  main: N periods of exactly 1 ms (clock_nanosleep to
  *                    an absolute time), `first` burning 0.3 ms and
  *                    `second` 0.2 ms in each (Note [Samples out of step])
@@ -52,6 +58,9 @@ __attribute__((noinline)) void pause_for(void)
 }
 
 static unsigned long long burn_ns, pause_ns, handle_ns, wait_ns, feed_ns, first_ns, second_ns;
+static unsigned long long parse_ns, compute_ns, reply_ns, request_wait_ns;
+static unsigned long long alpha_ns, beta_ns; /* summed over threads, atomically */
+static unsigned long long crowd_end;
 static int pipefd[2];
 static int rounds;
 
@@ -71,6 +80,89 @@ __attribute__((noinline)) void first(void)
 __attribute__((noinline)) void second(void)
 {
 	spin_until(now_cpu() + 200000);
+}
+
+__attribute__((noinline)) void parse(void)
+{
+	spin_until(now_cpu() + 300000);
+}
+
+__attribute__((noinline)) void compute(void)
+{
+	spin_until(now_cpu() + 1000000);
+}
+
+__attribute__((noinline)) void reply(void)
+{
+	spin_until(now_cpu() + 200000);
+}
+
+__attribute__((noinline)) void wait_request(void)
+{
+	struct timespec ts = {0, 3000000};
+
+	nanosleep(&ts, NULL);
+}
+
+static void requests(void)
+{
+	for (int i = 0; i < rounds; i++) {
+		MEASURED(&request_wait_ns, wait_request());
+		MEASURED(&parse_ns, parse());
+		MEASURED(&compute_ns, compute());
+		MEASURED(&reply_ns, reply());
+	}
+	printf("wait_request %llu\nparse %llu\ncompute %llu\nreply %llu\n", request_wait_ns, parse_ns,
+	       compute_ns, reply_ns);
+}
+
+static unsigned long long now_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+__attribute__((noinline)) void alpha(void)
+{
+	unsigned long long t0 = now_cpu();
+
+	spin_until(t0 + 250000);
+	__atomic_add_fetch(&alpha_ns, now_cpu() - t0, __ATOMIC_RELAXED);
+}
+
+__attribute__((noinline)) void beta(void)
+{
+	unsigned long long t0 = now_cpu();
+
+	spin_until(t0 + 750000);
+	__atomic_add_fetch(&beta_ns, now_cpu() - t0, __ATOMIC_RELAXED);
+}
+
+static void *crowd_member(void *arg)
+{
+	(void)arg;
+	while (now_wall() < crowd_end) {
+		alpha();
+		beta();
+	}
+	return NULL;
+}
+
+static int crowd(void)
+{
+	pthread_t t[256];
+	int n = rounds < 256 ? rounds : 256;
+
+	crowd_end = now_wall() + 1500000000ull;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, crowd_member, NULL) != 0)
+			return 2;
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("alpha %llu\nbeta %llu\n", alpha_ns, beta_ns);
+	return 0;
 }
 
 static void periods(void)
@@ -139,6 +231,12 @@ int main(int argc, char **argv)
 			MEASURED(&pause_ns, pause_for());
 		}
 		printf("burn %llu\npause_for %llu\n", burn_ns, pause_ns);
+		return 0;
+	}
+	if (strcmp(argv[1], "crowd") == 0)
+		return crowd();
+	if (strcmp(argv[1], "stages") == 0) {
+		requests();
 		return 0;
 	}
 	if (strcmp(argv[1], "period") == 0) {

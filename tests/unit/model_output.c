@@ -150,7 +150,7 @@ static void reports(void)
 	struct report_opts o = {.top = 2, .graph = 1, .contexts = 1};
 	char *text = render(report_text, &m, &o);
 	CHECK(strstr(text, "./spivey 'two words' 'it'\\''s'") != NULL, "command line shell-quoted");
-	CHECK(strstr(text, "total time   0.365 secs  (cpu clock; the sampler woke 365 times, every 1 ms)") != NULL,
+	CHECK(strstr(text, "total time   0.365 secs  (cpu clock; the sampler woke 365 times, interval 1 ms)") != NULL,
 	      "header: total time and clock");
 	CHECK(strstr(text, "Top cost centres by self time (2 of 5)") != NULL, "--top limits rows");
 	CHECK(strstr(text, "\nR             30.1    0.110      2         0.300\n") != NULL,

@@ -491,7 +491,7 @@
 		const clock = data.clock === 'cycles'
 			? 'cycles clock @ ' + ratio(data.ticks_per_sec, 1e9, 0, 3) + ' GHz'
 			: data.clock + ' clock; the sampler woke ' + data.samples +
-			  (data.samples === 1 ? ' time' : ' times') + ', every ' +
+			  (data.samples === 1 ? ' time' : ' times') + ', interval ' +
 			  (data.interval_ns / 1e6) + ' ms';
 		if (!c.v) {
 			fact('total time', secs(P.totalTicks) + ' secs (' + clock + ')');
