@@ -406,6 +406,19 @@ def spacing():
     check(summary["interval"] == 20000000 and len(gaps) >= 5 and middle >= 15000000,
           "spacing: --interval=20 --heap-interval=1 records 20 ms (%d ns), samples a median "
           "%.1f ms apart (%d)" % (summary["interval"], middle / 1e6, len(gaps)))
+    # At the default 1 ms interval, samples 10 ms apart keep to their
+    # schedule: taken from each wake-up that found one due, they drifted
+    # 5-8 % apart beyond it (helper-122).  Gaps under 5 ms are the
+    # samples at the start and the write's own at the end.
+    _, r, prof = record_heap("steps", os.path.join(OUT, "heapuse_schedule.ccprof"),
+                             ["--heap-interval=10"], args=["80"])
+    d = heapdump(prof)
+    times = [s["time"] for s in d[2]] if r.returncode == 0 and d is not None else []
+    gaps = [b - a for a, b in zip(times, times[1:]) if b - a >= 5000000]
+    mean = sum(gaps) / len(gaps) if len(gaps) > 10 else 0
+    check(9700000 <= mean <= 10300000,
+          "spacing: --heap-interval=10 samples a mean %.2f ms apart, within 3 %% of 10 (%d gaps)"
+          % (mean / 1e6, len(gaps)))
 
 
 def dumped_mid_run():
