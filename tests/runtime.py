@@ -1209,6 +1209,10 @@ def cpu_where_it_ran():
         on two CPUs each runs a fraction of the time and few samples find
         it running: without Note [Too few hits], 24 % of the time (on one
         CPU, all of it) was at the threads' roots.
+      - pool: 400 short threads, each 0.3 ms of work, then a 2 ms sleep
+        in `rest`.  Charged what each sample saw on the context it found,
+        `rest` got 55 % (helper-124; the old sampler 91-98 %); it has its
+        few per cent.
     Then all again on one CPU (taskset), where no sample sees another
     thread run (without the second look, 14-31 % for the sleep).  And the
     sampler opens no file meanwhile: tests/progs/lowfd.c's open(2)
@@ -1218,7 +1222,8 @@ def cpu_where_it_ran():
     d = fresh_dir("bursts.d")
     cases = [("sleep", ["burn", "pause_for"], "400"), ("pipe", ["handle", "wait_input"], "400"),
              ("period", ["first", "second"], "400"),
-             ("stages", ["parse", "reply", "wait_request"], "200"), ("crowd", ["alpha", "beta"], "64")]
+             ("stages", ["parse", "reply", "wait_request"], "200"), ("crowd", ["alpha", "beta"], "64"),
+             ("pool", ["rest"], "400")]
     pin = [shutil.which("taskset")] if shutil.which("taskset") else None
     for where, prefix in (("", []), (" on one CPU", [pin[0], "-c", "0"] if pin else None)):
         if prefix is None:
@@ -1237,7 +1242,12 @@ def cpu_where_it_ran():
             measured = sum(truth.values())
             got = {k: fs.get(k, {}).get("inherited_s", 0) / total if total else 0 for k in names}
             want = {k: truth[k] / measured for k in names}
-            check(all(abs(got[k] - want[k]) <= max(0.08, 0.4 * want[k]) for k in names),
+            # A pool's short threads mostly go unsampled, their time at
+            # their roots (Note [Short threads]): only `rest` is checked,
+            # and only that it has no more than its share.
+            near = (lambda k: got[k] <= want[k] + 0.08) if mode == "pool" else \
+                (lambda k: abs(got[k] - want[k]) <= max(0.08, 0.4 * want[k]))
+            check(all(near(k) for k in names),
                   "bursts %s%s: %s" % (mode, where, ", ".join(
                       "%s charged %.1f %% (measured %.1f %%)" % (k, 100 * got[k], 100 * want[k])
                       for k in names)))

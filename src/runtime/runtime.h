@@ -186,6 +186,7 @@ struct rt_thread {
 	uint64_t cpu_from;
 	uint64_t last_wall;
 	uint64_t hits;
+	uint64_t took_samples; /* samples that found it had taken CPU */
 	uint64_t own_hits, own_seen; /* the making's, for own_ticks */
 	uint64_t root_exact;
 	uint64_t look_span, look_clock;

@@ -14,6 +14,8 @@
  *   bursts crowd N   N threads, each busy for 1.5 s: `alpha` 0.25 ms,
  *                    `beta` 0.75 ms in turn (on two CPUs each runs a
  *                    fraction of the time: Note [Too few hits])
+ *   bursts pool N    N short threads, two at a time: each `task` 0.3 ms,
+ *                    then `rest` in a 2 ms sleep (Note [Too few hits])
  *   bursts period N  main: N periods of exactly 1 ms (clock_nanosleep to
  *                    an absolute time), `first` burning 0.3 ms and
  *                    `second` 0.2 ms in each (Note [Samples out of step])
@@ -61,6 +63,7 @@ static unsigned long long burn_ns, pause_ns, handle_ns, wait_ns, feed_ns, first_
 static unsigned long long parse_ns, compute_ns, reply_ns, request_wait_ns;
 static unsigned long long alpha_ns, beta_ns; /* summed over threads, atomically */
 static unsigned long long crowd_end;
+static unsigned long long task_ns, rest_ns; /* summed over threads, atomically */
 static int pipefd[2];
 static int rounds;
 
@@ -124,20 +127,23 @@ static unsigned long long now_wall(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
 
-__attribute__((noinline)) void alpha(void)
+/* Burns ns of CPU and adds what it took to *into, which threads share. */
+static void burn_into(unsigned long long ns, unsigned long long *into)
 {
 	unsigned long long t0 = now_cpu();
 
-	spin_until(t0 + 250000);
-	__atomic_add_fetch(&alpha_ns, now_cpu() - t0, __ATOMIC_RELAXED);
+	spin_until(t0 + ns);
+	__atomic_add_fetch(into, now_cpu() - t0, __ATOMIC_RELAXED);
+}
+
+__attribute__((noinline)) void alpha(void)
+{
+	burn_into(250000, &alpha_ns);
 }
 
 __attribute__((noinline)) void beta(void)
 {
-	unsigned long long t0 = now_cpu();
-
-	spin_until(t0 + 750000);
-	__atomic_add_fetch(&beta_ns, now_cpu() - t0, __ATOMIC_RELAXED);
+	burn_into(750000, &beta_ns);
 }
 
 static void *crowd_member(void *arg)
@@ -148,6 +154,43 @@ static void *crowd_member(void *arg)
 		beta();
 	}
 	return NULL;
+}
+
+__attribute__((noinline)) void task(void)
+{
+	burn_into(300000, &task_ns);
+}
+
+__attribute__((noinline)) void rest(void)
+{
+	unsigned long long t0 = now_cpu();
+	struct timespec ts = {0, 2000000};
+
+	nanosleep(&ts, NULL);
+	__atomic_add_fetch(&rest_ns, now_cpu() - t0, __ATOMIC_RELAXED);
+}
+
+static void *pool_member(void *arg)
+{
+	(void)arg;
+	task();
+	rest();
+	return NULL;
+}
+
+static int pool(void)
+{
+	for (int i = 0; i < rounds; i += 2) {
+		pthread_t a, b;
+
+		if (pthread_create(&a, NULL, pool_member, NULL) != 0 ||
+		    pthread_create(&b, NULL, pool_member, NULL) != 0)
+			return 2;
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+	}
+	printf("task %llu\nrest %llu\n", task_ns, rest_ns);
+	return 0;
 }
 
 static int crowd(void)
@@ -235,6 +278,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "crowd") == 0)
 		return crowd();
+	if (strcmp(argv[1], "pool") == 0)
+		return pool();
 	if (strcmp(argv[1], "stages") == 0) {
 		requests();
 		return 0;
