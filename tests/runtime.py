@@ -1174,10 +1174,10 @@ def sampler_waits_for_first_call():
     quiet = int(m.group(1)) if m else None
     fs = functions(report(prof)) if r is not None and os.path.exists(prof) else {}
     b = fs.get("burn_b", {}).get("self_s", 0)
-    check(r is not None and r.returncode == 0 and quiet is not None and quiet < 300 and
-          0.04 < b < 0.2, "after a first call, a 1 s sleep switches %s times (under 300: Note "
-          "[Quiet samples]; 1,000 before), and burn_b's 60 ms after it is charged %.3f s"
-          % (quiet, b))
+    check(r is not None and r.returncode == 0 and quiet is not None and quiet < 500 and
+          0.04 < b < 0.2, "after a first call, a 1 s sleep switches %s times (under 500, about "
+          "300: Note [Quiet samples]; 1,000 before), and burn_b's 60 ms after it is charged "
+          "%.3f s" % (quiet, b))
     r, n, prof = go("lastthread")
     check(r is not None and r.returncode == 0 and r.stdout == "main exits\n",
           "main ends by pthread_exit before any call: the process ends with its last "
