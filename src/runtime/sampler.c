@@ -278,14 +278,13 @@ void rt_sampler_thread_ends(struct rt_thread *t)
  * % in its sleep against 12 % (helper-124; the old sampler, 91-98 %).
  */
 
-/* The part of a context's time that hits charged. */
-static uint64_t hit_part(const struct rt_thread *t, const struct rt_ctx *c)
+/* The part of a context's time that hits charged: all of it but, at the
+ * root, the exact time before the thread's first hook. */
+static uint64_t hit_part(const struct rt_ctx *c, const struct rt_ctx *root, uint64_t root_exact)
 {
-	uint64_t time = RT_LOAD(&c->time);
+	uint64_t time = RT_LOAD(&c->time), exact = c == root ? root_exact : 0;
 
-	if (c != t->root)
-		return time;
-	return time > t->root_exact ? time - t->root_exact : 0;
+	return time > exact ? time - exact : 0;
 }
 
 /* The thread's own time, and in *s how its contexts' is shared: what its
@@ -305,7 +304,7 @@ uint64_t rt_cpu_split_begin(const struct rt_thread *t, struct rt_cpu_split *s)
 	exact = t->root_exact + own;
 	took = took > exact ? took - exact : 0;
 	for (c = RT_ACQUIRE(&t->all); c; c = c->all_next) {
-		hits += hit_part(t, c);
+		hits += hit_part(c, t->root, t->root_exact);
 		saw += RT_LOAD(&c->seen);
 	}
 	if (t->took_samples < SEEN_TRUSTED)
@@ -325,10 +324,10 @@ uint64_t rt_cpu_split_begin(const struct rt_thread *t, struct rt_cpu_split *s)
 
 uint64_t rt_cpu_split_time(const struct rt_cpu_split *s, const struct rt_ctx *c)
 {
-	uint64_t time = RT_LOAD(&c->time), exact = c == s->root ? s->root_exact : 0;
-	uint64_t hits = time > exact ? time - exact : 0;
+	uint64_t exact = c == s->root ? s->root_exact : 0;
+	double hits = (double)hit_part(c, s->root, s->root_exact);
 
-	return exact + (uint64_t)(s->per_hit * (double)hits + s->per_seen * (double)RT_LOAD(&c->seen));
+	return exact + (uint64_t)(s->per_hit * hits + s->per_seen * (double)RT_LOAD(&c->seen));
 }
 
 /* clock=wall charges the context a thread is in whatever it does there.
