@@ -749,6 +749,37 @@ def own_environment():
           "clean: env, exec'd with FOO=1 and TZ=UTC alone, prints just those (%r)" % r.stdout)
 
 
+def sandboxed():
+    """A program under a seccomp filter that kills the process at any
+    sched_getattr, sched_setattr or prctl, calls it never makes (Note
+    [Sandboxed] in src/runtime/sandbox.c), as a systemd unit with
+    SystemCallFilter=~@resources does for the first two.  A child forked
+    under it and an image exec'd under it start a sampling helper: the old
+    build made those calls for it, and the child died of SIGSYS, the image
+    with status 159.  Now both behave as bare and their profiles have the
+    work in them."""
+    exe = build("sandboxed", "tests/progs/sandboxed.c")
+    d = fresh_dir("sandboxed.d")
+    for mode, out, written, want in (("fork", "child exited 3\nworked 2\n", r"\.[0-9]+", [1, 2]),
+                                     ("exec", "image worked\n", r"\.pre-exec\.1", [1, 1])):
+        bare = run([exe, mode])
+        if bare.returncode != 0 and "seccomp" in bare.stderr:
+            print("# SKIP sandboxed %s: no seccomp filter here (%s)" % (mode, bare.stderr.strip()))
+            continue
+        check(bare.returncode == 0 and bare.stdout == out,
+              "sandboxed %s: bare run (%d, %r)" % (mode, bare.returncode, bare.stdout))
+        prof = os.path.join(d, mode + ".ccprof")
+        r = run([CCPROF, "record", "-o", prof, exe, mode])
+        check(r.returncode == 0 and r.stdout == out,
+              "sandboxed %s: runs under record as bare (%d, %r)" % (mode, r.returncode, r.stdout))
+        second = [f for f in os.listdir(d) if re.fullmatch(re.escape(mode) + r"\.ccprof" + written, f)]
+        check(len(second) == 1, "sandboxed %s: two profiles written (%s)" % (mode, sorted(os.listdir(d))))
+        works = sorted(nonzero_calls(os.path.join(d, name)).get("work", 0)
+                       for name in [mode + ".ccprof"] + second if os.path.exists(os.path.join(d, name)))
+        check(works == want, "sandboxed %s: calls of work in the two profiles %s (want %s)"
+              % (mode, works, want))
+
+
 def whose(argv, program):
     """What record adds after a profile's pid: its command, cut to 60
     bytes between characters, when it is not the program's (Note [Whose
@@ -2822,6 +2853,7 @@ catch_big()
 static_exec()
 execsys_as_glibc()
 signals_()
+sandboxed()
 signals_kept()
 signals_unwritten()
 signals_own_writes()

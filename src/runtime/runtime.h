@@ -381,6 +381,9 @@ struct rt_cpu_split {
 RT_HIDDEN uint64_t rt_cpu_split_begin(const struct rt_thread *t, struct rt_cpu_split *s);
 RT_HIDDEN uint64_t rt_cpu_split_time(const struct rt_cpu_split *s, const struct rt_ctx *c);
 RT_HIDDEN uint64_t rt_sampler_samples(void);
+/* Whether the calling thread may be under a seccomp filter (Note
+ * [Sandboxed] in sandbox.c); keeps errno. */
+RT_HIDDEN int rt_thread_sandboxed(void);
 RT_HIDDEN void rt_sampler_after_fork(void);
 
 /* options.c */

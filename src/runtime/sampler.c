@@ -28,6 +28,9 @@
 
 static pthread_t sampler;
 static int running;
+/* Only the calls sampling cannot do without: Note [Sandboxed] in
+ * sandbox.c.  Set before the helper is made. */
+static int sandboxed;
 static int stop_requested; /* under wake_lock */
 static uint64_t samples;
 /* The helper waits on `wake` between samples, so that a stop does not wait
@@ -605,8 +608,10 @@ static void *sampler_main(void *arg)
 
 	(void)arg;
 	helper_tid = (pid_t)syscall(SYS_gettid);
-	take_short_slice();
-	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* Note [CPU time where it ran] */
+	if (!sandboxed) {
+		take_short_slice();
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* Note [CPU time where it ran] */
+	}
 	clock_gettime(CLOCK_MONOTONIC, &check);
 	advance(&check, ALONE_CHECK_NS);
 	if (wait_for_gate(&check) != GATE_OPEN)
@@ -674,11 +679,14 @@ static void control_release(void)
  * redis-server).  A new thread takes its creator's name, so the creator
  * wears ours for the moment of the creation: named from the helper
  * itself, the helper kept the program's name until it first ran, which a
- * loaded machine delays (robust.py sampler_thread_name, in a lane). */
+ * loaded machine delays (robust.py sampler_thread_name, in a lane).
+ * Under a seccomp filter it keeps the program's name (Note [Sandboxed]
+ * in sandbox.c). */
 static int create_named(pthread_t *t, void *(*start)(void *))
 {
 	char name[17] = "";
-	int made, renamed = prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) == 0 &&
+	int made, renamed = !sandboxed &&
+			    prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) == 0 &&
 			    prctl(PR_SET_NAME, (unsigned long)"ccprof-sampler", 0UL, 0UL, 0UL) == 0;
 
 	made = pthread_create(t, NULL, start, NULL) == 0;
@@ -700,6 +708,7 @@ static void start_locked(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	__atomic_store_n(&stop_requested, 0, __ATOMIC_SEQ_CST);
+	sandboxed = rt_thread_sandboxed();
 	running = create_named(&sampler, sampler_main);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* A process that ran no instrumented code has no time to lose, and

@@ -1,0 +1,105 @@
+/*
+ * sandboxed.c - a program under a seccomp filter that kills the process
+ * at any sched_getattr, sched_setattr or prctl, system calls it never
+ * makes itself (Note [Sandboxed] in src/runtime/sandbox.c), as a systemd
+ * unit with SystemCallFilter=~@resources does for the first two.
+ *
+ *   sandboxed fork   installs the filter, forks a child that works and
+ *                    exits with 3; prints how the child ended, then works
+ *   sandboxed exec   installs the filter and execs itself as `image`,
+ *                    which starts the runtime anew under it
+ *
+ * Without a profiler: "child exited 3" and "worked 2" for fork, "image
+ * worked" for exec; exit status 0.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SECCOMP_RET_KILL_PROCESS
+#define SECCOMP_RET_KILL_PROCESS 0x80000000U
+#endif
+
+static volatile unsigned long sink;
+static int worked;
+
+__attribute__((noinline)) static void work(void)
+{
+	for (unsigned long i = 0; i < 20000000; i++)
+		sink += i;
+	worked++;
+}
+
+#define KILL_ON(nr)                                                  \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),             \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
+
+static void install_filter(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		KILL_ON(SYS_sched_getattr),
+		KILL_ON(SYS_sched_setattr),
+		KILL_ON(SYS_prctl),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {(unsigned short)(sizeof code / sizeof code[0]), code};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+		perror("sandboxed: seccomp");
+		exit(1);
+	}
+}
+
+static int forked(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return perror("fork"), 1;
+	if (pid == 0) {
+		work();
+		exit(3);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return perror("waitpid"), 1;
+	if (WIFEXITED(status))
+		printf("child exited %d\n", WEXITSTATUS(status));
+	else
+		printf("child killed by signal %d\n", WTERMSIG(status));
+	work();
+	printf("worked %d\n", worked);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "image") == 0) {
+		work();
+		printf("image worked\n");
+		return 0;
+	}
+	if (argc < 2 || (strcmp(argv[1], "fork") != 0 && strcmp(argv[1], "exec") != 0)) {
+		fprintf(stderr, "usage: sandboxed fork|exec\n");
+		return 2;
+	}
+	work();
+	install_filter();
+	if (strcmp(argv[1], "fork") == 0)
+		return forked();
+	execl("/proc/self/exe", argv[0], "image", (char *)NULL);
+	perror("exec");
+	return 1;
+}
