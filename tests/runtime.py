@@ -1214,10 +1214,16 @@ def cpu_where_it_ran():
         `rest` got 55 % (helper-124; the old sampler 91-98 %); it has its
         few per cent.
     Then all again on one CPU (taskset), where no sample sees another
-    thread run (without the second look, 14-31 % for the sleep).  And the
-    sampler opens no file meanwhile: tests/progs/lowfd.c's open(2)
-    expects the lowest free descriptor (a version that read /proc gave
-    it another 961 times in 370,624)."""
+    thread run (without the second look, 14-31 % for the sleep).  The
+    shares are not checked (# SKIP) where the work waited for a CPU
+    more than 15 % of the CPU it took, on a machine with more
+    runnable threads than CPUs (next to a build of ccprof: 77-109 %;
+    alone, 0.5-6 %): there the second looks charge partly where a thread
+    waits, and `stages`' `reply`, held back at the end of each burst, got
+    25-39 % against 13 % (`crowd` and `pool`, whose threads wait for
+    each other by design, are always checked).  And the sampler opens no file meanwhile: tests/progs/
+    lowfd.c's open(2) expects the lowest free descriptor (a version that
+    read /proc gave it another 961 times in 370,624)."""
     exe = build("bursts", "tests/progs/bursts.c")
     d = fresh_dir("bursts.d")
     cases = [("sleep", ["burn", "pause_for"], "400"), ("pipe", ["handle", "wait_input"], "400"),
@@ -1235,6 +1241,14 @@ def cpu_where_it_ran():
             truth = dict((k, int(v)) for k, v in re.findall(r"^(\w+) ([0-9]+)$", r.stdout, re.M))
             if not check(r.returncode == 0 and all(k in truth for k in names) and
                          os.path.exists(prof), "bursts %s%s ran (%s)" % (mode, where, r.stderr[-200:])):
+                continue
+            waited = int((re.findall(r"^waited-for-cpu ([0-9]+)$", r.stdout, re.M) or ["0"])[0])
+            work = int((re.findall(r"^work-cpu ([0-9]+)$", r.stdout, re.M) or ["0"])[0])
+            if mode not in ("crowd", "pool") and waited > 0.15 * work:
+                print("# SKIP bursts %s%s: the machine had more runnable threads than CPUs: the work "
+                      "waited %.0f ms for a CPU as it took %.0f ms (alone, 0.5-6 %%), and clock=cpu "
+                      "charges partly where a thread waits (docs/options.md)"
+                      % (mode, where, waited / 1e6, work / 1e6))
                 continue
             rep = report(prof)
             fs = functions(rep)
