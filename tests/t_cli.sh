@@ -720,7 +720,7 @@ if build_prog exits "$PROGS/exits.c" 2> "$D/build.log"; then
 	(cd "$D/rec" && rm -f exits.ccprof && "$CCPROF" record -- "$OUT/exits" exit_group) > "$D/out" 2> "$D/err"
 	check_eq "record of a program that calls exit_group: exit status" "$?" 6
 	check_eq "record of a program that calls exit_group: says why no profile" "$(cat "$D/err")" \
-		"ccprof: no profile written: $OUT/exits calls the hooks of -finstrument-functions, so it probably ended past exit and _exit: by the exit_group system call, or by a call of _exit inside libc (docs/options.md, \"How the run ends\"; ccprof_dump() before it writes one)"
+		"ccprof: no profile written: $OUT/exits calls the hooks of -finstrument-functions; unless the runtime said why above, it probably ended past exit and _exit: by the exit_group system call, or by a call of _exit inside libc (docs/options.md, \"How the run ends\"; ccprof_dump() before it writes one)"
 else
 	notok "exits builds (see $D/build.log)"
 fi

@@ -1028,7 +1028,9 @@ static int runtime_handles(int sig)
  * "Signals"), and asking about -finstrument-functions would mislead.
  * One that exited without a profile ended past every libc function the
  * runtime takes over, with the exit_group system call itself, or from a
- * process made without fork's handlers ("How the run ends"); a program
+ * process made without fork's handlers ("How the run ends"), unless the
+ * runtime declined or failed to write, which it says on the program's
+ * stderr, out of record's sight (a seccomp filter, a full disk); a program
  * whose own file names no hook may still be instrumented in its
  * libraries, and so either cause is named. */
 static void say_why_none(const char *command, int status)
@@ -1058,7 +1060,8 @@ static void say_why_none(const char *command, int status)
 				command, sig);
 	} else if (WIFEXITED(status) && file && names_hook(file)) {
 		cli_error("ccprof: no profile written: %s calls the hooks of "
-			  "-finstrument-functions, so it probably ended past exit and _exit: by "
+			  "-finstrument-functions; unless the runtime said why above, it "
+			  "probably ended past exit and _exit: by "
 			  "the exit_group system call, or by a call of _exit inside libc "
 			  "(docs/options.md, \"How the run ends\"; ccprof_dump() before it "
 			  "writes one)",

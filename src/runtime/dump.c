@@ -931,6 +931,11 @@ static int write_profile(int async)
 	 * (init.c) would write its parent's file. */
 	if (getpid() != rt_pid)
 		return -1;
+	if (rt_sandboxed_since_start()) {
+		rt_warn("the program put itself under a seccomp filter, which may kill it for the calls "
+			"a write makes; no profile written");
+		return -1;
+	}
 	memset(&p, 0, sizeof p);
 	wmem_map(&m); /* Note [Memory for a write] */
 	if (async && m.base == NULL) {

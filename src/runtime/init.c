@@ -237,6 +237,7 @@ static void init_all(void)
 		rt_warn("CCPROF_OPTIONS: heap=1 needs the allocation runtime, libccprof-alloc.so "
 			"(ccprof record --heap); no heap profile");
 	rt_dump_init();
+	rt_sandbox_start(); /* Note [Sandboxed] in sandbox.c */
 	rt_clock_start(); /* calibrated at the first hook: Note [Calibration at the first hook] */
 	rt_sampler_start();
 	at_quick_exit(at_exit); /* exit() and main's return: ccprof_destructor */

@@ -381,9 +381,12 @@ struct rt_cpu_split {
 RT_HIDDEN uint64_t rt_cpu_split_begin(const struct rt_thread *t, struct rt_cpu_split *s);
 RT_HIDDEN uint64_t rt_cpu_split_time(const struct rt_cpu_split *s, const struct rt_ctx *c);
 RT_HIDDEN uint64_t rt_sampler_samples(void);
-/* Whether the calling thread may be under a seccomp filter (Note
- * [Sandboxed] in sandbox.c); keeps errno. */
+/* Whether the calling thread may be under a seccomp filter; the filters
+ * the image starts under; whether the calling thread has put itself
+ * under more since (Note [Sandboxed] in sandbox.c).  Keep errno. */
 RT_HIDDEN int rt_thread_sandboxed(void);
+RT_HIDDEN void rt_sandbox_start(void);
+RT_HIDDEN int rt_sandboxed_since_start(void);
 RT_HIDDEN void rt_sampler_after_fork(void);
 
 /* options.c */

@@ -8,9 +8,13 @@
  *                    exits with 3; prints how the child ended, then works
  *   sandboxed exec   installs the filter and execs itself as `image`,
  *                    which starts the runtime anew under it
+ *   sandboxed late   works, then puts itself under a filter that kills at
+ *                    link, rename and unlink in all their forms (a sandbox
+ *                    that lets nothing change in the file system), works
+ *                    again and returns: writing a profile then would die
  *
  * Without a profiler: "child exited 3" and "worked 2" for fork, "image
- * worked" for exec; exit status 0.
+ * worked" for exec, "worked 2" for late; exit status 0.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -43,6 +47,17 @@ __attribute__((noinline)) static void work(void)
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),             \
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
 
+static void load(struct sock_filter *code, unsigned short len)
+{
+	struct sock_fprog prog = {len, code};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+		perror("sandboxed: seccomp");
+		exit(1);
+	}
+}
+
 static void install_filter(void)
 {
 	struct sock_filter code[] = {
@@ -52,13 +67,25 @@ static void install_filter(void)
 		KILL_ON(SYS_prctl),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = {(unsigned short)(sizeof code / sizeof code[0]), code};
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
-		perror("sandboxed: seccomp");
-		exit(1);
-	}
+	load(code, (unsigned short)(sizeof code / sizeof code[0]));
+}
+
+static void forbid_changes(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		KILL_ON(SYS_link),
+		KILL_ON(SYS_linkat),
+		KILL_ON(SYS_rename),
+		KILL_ON(SYS_renameat),
+		KILL_ON(SYS_renameat2),
+		KILL_ON(SYS_unlink),
+		KILL_ON(SYS_unlinkat),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+
+	load(code, (unsigned short)(sizeof code / sizeof code[0]));
 }
 
 static int forked(void)
@@ -91,11 +118,18 @@ int main(int argc, char **argv)
 		printf("image worked\n");
 		return 0;
 	}
-	if (argc < 2 || (strcmp(argv[1], "fork") != 0 && strcmp(argv[1], "exec") != 0)) {
-		fprintf(stderr, "usage: sandboxed fork|exec\n");
+	if (argc < 2 || (strcmp(argv[1], "fork") != 0 && strcmp(argv[1], "exec") != 0 &&
+			 strcmp(argv[1], "late") != 0)) {
+		fprintf(stderr, "usage: sandboxed fork|exec|late\n");
 		return 2;
 	}
 	work();
+	if (strcmp(argv[1], "late") == 0) {
+		forbid_changes();
+		work();
+		printf("worked %d\n", worked);
+		return 0;
+	}
 	install_filter();
 	if (strcmp(argv[1], "fork") == 0)
 		return forked();
