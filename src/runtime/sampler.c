@@ -147,9 +147,10 @@ static char task_state(long tid)
  * (13 %) charged 25-39 %.  Second looks only on one CPU put it right
  * (11-18 %), but a steady thread next to two busy loops, charged 50/50
  * with them, came out between 38/62 and 58/42 without them: they were
- * most of its hits.  Kept, and said in docs/options.md.  No file is opened: reading /proc's state took the
- * lowest free descriptor for the moment, and a thread that closes 0 and
- * opens /dev/null got another 1,076 times in 811,160 (helper-122).
+ * most of its hits.  Kept, and said in docs/options.md.  No file is
+ * opened: reading /proc's state took the lowest free descriptor for the
+ * moment, and a thread that closes 0 and opens /dev/null got another
+ * 1,076 times in 811,160 (helper-122).
  *
  * A thread's charges apart from the hits are exact and stay as they
  * are: its root's time before its first hook (Note [A thread's time
