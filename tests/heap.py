@@ -419,6 +419,19 @@ def spacing():
     check(9700000 <= mean <= 10300000,
           "spacing: --heap-interval=10 samples a mean %.2f ms apart, within 3 %% of 10 (%d gaps)"
           % (mean / 1e6, len(gaps)))
+    # With the sampler waking 0.5-1.5 intervals apart (Note [Samples out
+    # of step] in src/runtime/sampler.c) and samples due every interval,
+    # a late wake-up that started the schedule again from itself spaced
+    # them 1.17 intervals apart (helper-126); now about 1.035.
+    _, r, prof = record_heap("steps", os.path.join(OUT, "heapuse_jitter.ccprof"),
+                             ["--interval=10", "--heap-interval=10"], args=["150"])
+    d = heapdump(prof)
+    times = [s["time"] for s in d[2]] if r.returncode == 0 and d is not None else []
+    gaps = [b - a for a, b in zip(times[1:-1], times[2:-1])]
+    mean = sum(gaps) / len(gaps) if len(gaps) > 50 else 0
+    check(9500000 <= mean <= 11200000,
+          "spacing: --interval=10 --heap-interval=10 samples a mean %.2f ms apart, within "
+          "12 %% of 10 (%d gaps)" % (mean / 1e6, len(gaps)))
 
 
 def dumped_mid_run():

@@ -236,7 +236,9 @@ def fork_child_contexts():
     forks; the child calls child_a 3 times, child_b 6 times (from child_a)
     and child_c once.  Its profile has those three contexts with those
     calls and at most [main], where its time between them goes (always,
-    under clock=cycles), and no other function, not even at 0 calls.
+    under clock=cycles), and the root, where clock=cpu puts the time no
+    sample placed (Note [Too few hits]), and no other function, not even
+    at 0 calls.
     Before, it had all 589 contexts, 585 of them at 0.  So also when the
     child dies by SIGTERM, its profile written from the signal handler.
     report, info, convert and merge read it; the parent's profile is as
@@ -258,7 +260,7 @@ def fork_child_contexts():
                for c in rep["contexts"]}
         rest = {h: n for h, n in got.items() if h not in want}
         check(all(got.get(h) == n for h, n in want.items()) and
-              set(rest) <= {("main",)} and not any(rest.values()) and
+              set(rest) <= {("main",), ()} and not any(rest.values()) and
               rep["ncontexts"] == len(got) and (clock != "cycles" or ("main",) in rest),
               "fork, fresh child (%s): the child's profile has only its own contexts, with "
               "their calls, and [main] (%s)" % (tag, got))
@@ -1269,12 +1271,29 @@ def cpu_where_it_ran():
                 check(total > 0 and rep["root_time_s"] / total < 0.1,
                       "bursts crowd%s: %.1f %% at the threads' roots (under 10 %%)"
                       % (where, 100 * rep["root_time_s"] / total if total else 0))
+    # Threads alive as the profile is written, each with 0.3 ms of CPU
+    # that few samples saw, now in `park` for good: what no sample
+    # placed is at their roots (Note [Too few hits]), not where the write
+    # finds them, which gave `park` 42-59 % (helper-126).
+    prof = os.path.join(d, "parked.ccprof")
+    r = run([CCPROF, "record", "-o", prof, "--", exe, "parked", "20"])
+    if check(r.returncode == 0 and os.path.exists(prof), "bursts parked ran (%s)" % r.stderr[-200:]):
+        rep = report(prof)
+        park = functions(rep).get("park", {}).get("inherited_s", 0)
+        check(rep["total_time_s"] > 0 and park / rep["total_time_s"] < 0.1,
+              "bursts parked: park, where 20 threads block for good, charged %.1f %% (under 10 %%)"
+              % (100 * park / rep["total_time_s"] if rep["total_time_s"] else 0))
     exe = build("lowfd", "tests/progs/lowfd.c")
-    r = run([CCPROF, "record", "-o", os.path.join(d, "lowfd.ccprof"), "--", exe])
-    m = re.search(r"^opens ([0-9]+) other ([0-9]+)$", r.stderr, re.M)
-    check(r.returncode == 0 and m is not None and int(m.group(1)) > 0 and m.group(2) == "0",
-          "the sampler opens no file: a thread's open(2) got the lowest free descriptor "
-          "(%s)" % (m.group(0) if m else r.stderr[-200:]))
+    # And with the sampler restarted at each unshare(0) meanwhile, which
+    # looked in /proc for a seccomp filter: 5,540 misses in 200,000
+    # (helper-126; Note [Sandboxed] in src/runtime/sandbox.c).
+    for how in ([], ["unshare"]):
+        r = run([CCPROF, "record", "-o", os.path.join(d, "lowfd.ccprof"), "--", exe] + how)
+        m = re.search(r"^opens ([0-9]+) other ([0-9]+)$", r.stderr, re.M)
+        check(r.returncode == 0 and m is not None and int(m.group(1)) > 0 and m.group(2) == "0",
+              "the sampler opens no file%s: a thread's open(2) got the lowest free descriptor "
+              "(%s)" % (" as it restarts after unshare" if how else "",
+                        m.group(0) if m else r.stderr[-200:]))
 
 
 def errno_at_start():

@@ -525,12 +525,12 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		if (c->id >= inherited || rt_ctx_used(o)) /* of the contexts written */
 			st->dispatchers += RT_LOAD(&c->slots) != RT_SLOTS_USED;
 	}
-	if (cpu && charged < split.contexts) { /* what rounding left, or all of it */
-		const struct rt_ctx *now = RT_ACQUIRE(&t->cur);
-
-		if (now->id < n)
-			out->contexts[now->id].time += split.contexts - charged;
-	}
+	/* What rounding left, or all of it when no sample placed any (Note
+	 * [Too few hits]): at the root, as Note [Short threads] in
+	 * src/model/threads.c says, not where the thread happens to be as
+	 * the profile is written, mostly its blocking call (helper-126). */
+	if (cpu && charged < split.contexts && t->root->id < n)
+		out->contexts[t->root->id].time += split.contexts - charged;
 	st->contexts += n;
 	if (rt_cycles)
 		st->subtracted += rt_subtracted_ticks(t, charged);
@@ -931,9 +931,15 @@ static int write_profile(int async)
 	 * (init.c) would write its parent's file. */
 	if (getpid() != rt_pid)
 		return -1;
-	if (rt_sandboxed_since_start()) {
+	switch (rt_sandboxed_since_start()) { /* Note [Sandboxed] in sandbox.c */
+	case RT_SANDBOX_MORE:
 		rt_warn("the program put itself under a seccomp filter, which may kill it for the calls "
 			"a write makes; no profile written");
+		return -1;
+	case RT_SANDBOX_UNSEEN:
+		rt_warn("/proc is gone since the program started (a chroot): cannot tell whether it put "
+			"itself under a seccomp filter, which may kill it for the calls a write makes; "
+			"no profile written");
 		return -1;
 	}
 	memset(&p, 0, sizeof p);

@@ -72,7 +72,7 @@ static void before_exec(void)
 		return;
 	rt_sampler_stop();
 	rt_dump();
-	rt_sampler_start(); /* in case the exec fails */
+	rt_sampler_restart(); /* in case the exec fails (Note [Sandboxed]) */
 }
 
 /* Ready to call the real function (rt_real_ready), and the profile

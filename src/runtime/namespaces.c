@@ -50,7 +50,7 @@ static void resume_sampler(int paused)
 	int saved = errno;
 
 	if (paused)
-		rt_sampler_start();
+		rt_sampler_restart(); /* other threads may be at work: Note [Sandboxed] */
 	errno = saved;
 }
 

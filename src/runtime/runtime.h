@@ -352,8 +352,10 @@ RT_HIDDEN void rt_probe_overhead(struct rt_thread *t, uint64_t start);
 RT_HIDDEN void rt_overhead_thread_init(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 
-/* sampler.c */
+/* sampler.c.  start where no other thread can be opening files (the
+ * constructor, a fork child), restart elsewhere (Note [Sandboxed]). */
 RT_HIDDEN void rt_sampler_start(void);
+RT_HIDDEN void rt_sampler_restart(void);
 /* The first thread state exists: the helper starts sampling (Note [The
  * sampler waits for the first call] in sampler.c).  Async-signal-safe. */
 RT_HIDDEN void rt_sampler_go(void);
@@ -386,6 +388,7 @@ RT_HIDDEN uint64_t rt_sampler_samples(void);
  * under more since (Note [Sandboxed] in sandbox.c).  Keep errno. */
 RT_HIDDEN int rt_thread_sandboxed(void);
 RT_HIDDEN void rt_sandbox_start(void);
+enum { RT_SANDBOX_SAME, RT_SANDBOX_MORE, RT_SANDBOX_UNSEEN };
 RT_HIDDEN int rt_sandboxed_since_start(void);
 RT_HIDDEN void rt_sampler_after_fork(void);
 

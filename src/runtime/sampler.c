@@ -127,7 +127,7 @@ static char task_state(long tid)
  * second look: the sampler sleeps for a pause (PAUSE_NS, or an eighth of
  * a shorter interval; its timer slack is 1 us, so that the pause is
  * that), which gives a runnable thread the CPU, and then counts a hit if
- * the thread is running, or ran for three quarters of the pause (on one
+ * the thread is running, or ran for half the pause (on one
  * CPU it is displaced again by then), charged to the context it is in
  * then.  Only a short pause: the context then is some microseconds into
  * the thread's run, and with 100 us and a second look only for a thread
@@ -706,7 +706,9 @@ static int create_named(pthread_t *t, void *(*start)(void *))
 	return made;
 }
 
-static void start_locked(void)
+/* look: whether it may read /proc to learn of a seccomp filter (Note
+ * [Sandboxed] in sandbox.c); else it counts as filtered. */
+static void start_locked(int look)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	sigset_t all, old;
@@ -719,7 +721,7 @@ static void start_locked(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	__atomic_store_n(&stop_requested, 0, __ATOMIC_SEQ_CST);
-	sandboxed = rt_thread_sandboxed();
+	sandboxed = look ? rt_thread_sandboxed() : 1;
 	running = create_named(&sampler, sampler_main);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* A process that ran no instrumented code has no time to lose, and
@@ -733,15 +735,25 @@ static void start_locked(void)
 /* Under the control lock, pthread_join and rt_warn's write are
  * cancellation points: cancellation waits (Note [Cancellation] in
  * cancel.c), also for unshare and the exec family. */
-void rt_sampler_start(void)
+static void start(int look)
 {
 	int cancel = rt_nocancel_begin();
 
 	if (control_acquire()) {
-		start_locked();
+		start_locked(look);
 		control_release();
 	}
 	rt_nocancel_end(cancel);
+}
+
+void rt_sampler_start(void)
+{
+	start(1);
+}
+
+void rt_sampler_restart(void)
+{
+	start(0);
 }
 
 /* Stop the helper and take a last sample, so the tail of the run counts. */

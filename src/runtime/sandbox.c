@@ -16,9 +16,15 @@
  * looks, because the helper inherits its filters: that thread's, not the
  * process leader's (/proc/thread-self, not /proc/self).  A thread that
  * cannot tell (no /proc, or a filter that refused the open) counts as
- * filtered.  A filter installed after the helper started does not reach
- * it, unless installed for all threads (SECCOMP_FILTER_FLAG_TSYNC); the
- * helper's own calls after its start are the ones it cannot do without.
+ * filtered.  It looks where no other thread can be opening files (the
+ * constructor, a fork child), for the open takes the lowest free
+ * descriptor for a moment (Note [CPU time where it ran] in sampler.c):
+ * a restart after unshare, setns or an exec counts as filtered without
+ * looking (with a thread looping unshare and another reopening fd 0, the
+ * look cost 5,540 misses in 200,000; helper-126).  A filter installed
+ * after the helper started does not reach it, unless installed for all
+ * threads (SECCOMP_FILTER_FLAG_TSYNC); the helper's own calls after its
+ * start are the ones it cannot do without.
  *
  * Writing the profile takes calls a sandboxed program seldom makes
  * (link, rename, unlink, readlink): a program that puts itself under a
@@ -31,7 +37,13 @@
  * run and do not stop the write: a unit that lets a program run lets it
  * write files, as a rule, and a profile lost to each such unit would be
  * the worse default.  A fork child keeps its image's note, so a filter
- * installed before the fork counts as new in the child too.
+ * installed before the fork counts as new in the child too.  A process
+ * that had /proc at its start and has none at the write has chrooted,
+ * which sandboxing daemons do before they install their filter (vsftpd,
+ * sshd's privileged separation): it cannot tell, and does not write
+ * either (a write in the chroot, to a path that means another file
+ * there, was seldom wanted).  Before Linux 5.9 the status gives the
+ * mode, not the count: a second filter on a filtered image goes unseen.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,73 +52,91 @@
 
 #include "runtime.h"
 
-/* The status file of a thread is about 1.5 KB; "Seccomp:" is past its
- * middle. */
-#define STATUS_MAX 8192
-
-static ssize_t read_all(int fd, char *buf, size_t size)
+/* The value of a "NAME:\tNUMBER" line, or -1. */
+static long line_value(const char *line, size_t len, const char *name)
 {
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < size && (n = read(fd, buf + got, size - got)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-/* The number after "\nNAME:" in the status text, or -1 without that line. */
-static long status_field(const char *text, const char *name)
-{
-	size_t len = strlen(name);
-	const char *p = text;
+	size_t n = strlen(name);
 	long v = 0;
 
-	for (; (p = strstr(p, name)) != NULL; p += len)
-		if ((p == text || p[-1] == '\n') && p[len] == ':')
-			break;
-	if (p == NULL)
+	if (len <= n || memcmp(line, name, n) != 0 || line[n] != ':')
 		return -1;
-	for (p += len + 1; *p == ' ' || *p == '\t'; p++)
+	for (n++; n < len && (line[n] == ' ' || line[n] == '\t'); n++)
 		;
-	for (; *p >= '0' && *p <= '9' && v < 1000000; p++)
-		v = v * 10 + (*p - '0');
+	for (; n < len && line[n] >= '0' && line[n] <= '9' && v < 1000000; n++)
+		v = v * 10 + (line[n] - '0');
 	return v;
 }
 
 /* The filters the calling thread runs under: Seccomp_filters (Linux 5.9
  * on), else 1 for mode 2 (filter) and 0 for mode 0, or for a kernel
- * without seccomp (neither line).  FILTERS_NO_PROC if there is no /proc
- * to say (ENOENT: a chroot, or none mounted), FILTERS_REFUSED if it
- * could not be read otherwise (a filter's EACCES, say). */
+ * without seccomp (neither line).  Read line by line, as lines come: the
+ * file has no bound, and "Groups:" comes first (a user in 2,000 groups
+ * made it longer than any buffer we would keep on the stack; helper-126).
+ * FILTERS_NO_PROC if there is no /proc to say (ENOENT: a chroot, or none
+ * mounted), FILTERS_REFUSED if reading it was refused (EACCES, EPERM:
+ * what a filter answers), FILTERS_UNKNOWN for anything else (no
+ * descriptor left, say). */
 #define FILTERS_NO_PROC (-1)
 #define FILTERS_REFUSED (-2)
+#define FILTERS_UNKNOWN (-3)
+
+struct status_scan {
+	char line[128]; /* the start of the current line: enough for ours */
+	size_t len;
+	int skipping; /* the rest of a longer line */
+	long filters, mode;
+};
+
+static void scan_line(struct status_scan *s)
+{
+	long v;
+
+	if ((v = line_value(s->line, s->len, "Seccomp_filters")) >= 0)
+		s->filters = v;
+	else if ((v = line_value(s->line, s->len, "Seccomp")) >= 0)
+		s->mode = v;
+}
+
+static void scan(struct status_scan *s, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			if (!s->skipping)
+				scan_line(s);
+			s->len = 0;
+			s->skipping = 0;
+		} else if (s->len < sizeof s->line) {
+			s->line[s->len++] = buf[i];
+		} else {
+			s->skipping = 1;
+		}
+	}
+}
 
 static long thread_filters(void)
 {
-	char buf[STATUS_MAX + 1];
-	int saved = errno, fd;
-	long filters = FILTERS_REFUSED, mode;
+	struct status_scan s = {.filters = -1, .mode = -1};
+	char buf[512];
+	int saved = errno, fd, e;
+	long filters = FILTERS_UNKNOWN;
 	ssize_t n;
 
 	fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT)
-		filters = FILTERS_NO_PROC;
-	if (fd >= 0) {
-		n = read_all(fd, buf, STATUS_MAX);
-		close(fd);
-		if (n > 0) {
-			buf[n] = '\0';
-			filters = status_field(buf, "Seccomp_filters");
-			mode = status_field(buf, "Seccomp");
-			if (filters < 0)
-				filters = mode > 0 ? 1 : 0;
+	if (fd < 0) {
+		e = errno;
+		filters = e == ENOENT ? FILTERS_NO_PROC :
+			  e == EACCES || e == EPERM ? FILTERS_REFUSED : FILTERS_UNKNOWN;
+	} else {
+		while ((n = read(fd, buf, sizeof buf)) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			scan(&s, buf, (size_t)n);
 		}
+		close(fd);
+		if (n == 0)
+			filters = s.filters >= 0 ? s.filters : s.mode > 0 ? 1 : 0;
 	}
 	errno = saved;
 	return filters;
@@ -130,7 +160,11 @@ int rt_sandboxed_since_start(void)
 	long now;
 
 	if (filters_at_start < 0)
-		return 0; /* nothing to go by: write as ever */
+		return RT_SANDBOX_SAME; /* nothing to go by: write as ever */
 	now = thread_filters();
-	return now == FILTERS_REFUSED || now > filters_at_start;
+	if (now == FILTERS_NO_PROC)
+		return RT_SANDBOX_UNSEEN; /* /proc gone since: chrooted */
+	if (now == FILTERS_REFUSED || now > filters_at_start)
+		return RT_SANDBOX_MORE;
+	return RT_SANDBOX_SAME; /* FILTERS_UNKNOWN too: the write will say */
 }

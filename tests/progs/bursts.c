@@ -19,6 +19,10 @@
  *   bursts period N  main: N periods of exactly 1 ms (clock_nanosleep to
  *                    an absolute time), `first` burning 0.3 ms and
  *                    `second` 0.2 ms in each (Note [Samples out of step])
+ *   bursts parked N  N threads, each `task` 0.3 ms, then `park` on a
+ *                    condition variable for good; main exits after 200 ms
+ *                    with them parked, so the profile is written while
+ *                    they are in `park` (Note [Too few hits])
  *
  * Prints "FUNCTION NS" for each function named above: the CPU time its
  * thread's clock advanced while in it, measured around the part.  Then
@@ -219,6 +223,40 @@ static int pool(void)
 	return 0;
 }
 
+static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+
+__attribute__((noinline)) void park(void)
+{
+	pthread_mutex_lock(&park_lock);
+	for (;;)
+		pthread_cond_wait(&never, &park_lock);
+}
+
+static void *parked_member(void *arg)
+{
+	(void)arg;
+	task();
+	park();
+	return NULL;
+}
+
+static int parked(void)
+{
+	struct timespec ts = {0, 200000000};
+
+	for (int i = 0; i < rounds; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, parked_member, NULL) != 0)
+			return 2;
+		pthread_detach(t);
+	}
+	nanosleep(&ts, NULL);
+	printf("task %llu\n", task_ns);
+	return 0;
+}
+
 static int crowd(void)
 {
 	pthread_t t[256];
@@ -318,6 +356,8 @@ static int run_mode(const char *mode)
 		return crowd();
 	if (strcmp(mode, "pool") == 0)
 		return pool();
+	if (strcmp(mode, "parked") == 0)
+		return parked();
 	if (strcmp(mode, "stages") == 0)
 		return requests(), 0;
 	if (strcmp(mode, "period") == 0)

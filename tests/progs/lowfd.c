@@ -7,14 +7,22 @@
  * main closes 0, then opens /dev/null and closes it again until the
  * worker has done 600 rounds of 0.4 ms of work and a 1.1 ms sleep, and
  * prints "opens N other M": M of the N opens did not return 0.
+ *
+ * lowfd unshare: the worker also calls unshare(0) in each round, which
+ * the runtime takes over and after which it restarts its sampling
+ * thread (Note [Sandboxed] in src/runtime/sandbox.c).
  */
+#define _GNU_SOURCE /* unshare */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 static volatile int done;
+static int unshares;
 static volatile unsigned long sink;
 
 static unsigned long long cpu_ns(void)
@@ -45,17 +53,20 @@ static void *worker(void *arg)
 {
 	for (int i = 0; i < 600; i++) {
 		work();
+		if (unshares && unshare(0) != 0)
+			perror("unshare");
 		nap();
 	}
 	done = 1;
 	return arg;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	unsigned long opens = 0, other = 0;
 	pthread_t t;
 
+	unshares = argc > 1 && strcmp(argv[1], "unshare") == 0;
 	close(0);
 	if (pthread_create(&t, NULL, worker, NULL) != 0)
 		return 2;

@@ -12,6 +12,12 @@
  *                    link, rename and unlink in all their forms (a sandbox
  *                    that lets nothing change in the file system), works
  *                    again and returns: writing a profile then would die
+ *   sandboxed groups (root) joins 3,000 supplementary groups, which makes
+ *                    /proc/thread-self/status longer than 8 KB, then as
+ *                    exec, which prints "image worked"
+ *   sandboxed jail   (root) works, chroots into the current directory,
+ *                    which has no /proc, then as late: vsftpd's and sshd's
+ *                    order
  *
  * Without a profiler: "child exited 3" and "worked 2" for fork, "image
  * worked" for exec, "worked 2" for late; exit status 0.
@@ -24,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -88,6 +95,18 @@ static void forbid_changes(void)
 	load(code, (unsigned short)(sizeof code / sizeof code[0]));
 }
 
+static void join_many_groups(void)
+{
+	static gid_t gids[3000];
+
+	for (int i = 0; i < 3000; i++)
+		gids[i] = (gid_t)(1000000000u + (unsigned)i);
+	if (setgroups(3000, gids) != 0) {
+		perror("sandboxed: setgroups");
+		exit(1);
+	}
+}
+
 static int forked(void)
 {
 	int status;
@@ -119,12 +138,19 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2 || (strcmp(argv[1], "fork") != 0 && strcmp(argv[1], "exec") != 0 &&
-			 strcmp(argv[1], "late") != 0)) {
-		fprintf(stderr, "usage: sandboxed fork|exec|late\n");
+			 strcmp(argv[1], "late") != 0 && strcmp(argv[1], "groups") != 0 &&
+			 strcmp(argv[1], "jail") != 0)) {
+		fprintf(stderr, "usage: sandboxed fork|exec|late|groups|jail\n");
 		return 2;
 	}
 	work();
-	if (strcmp(argv[1], "late") == 0) {
+	if (strcmp(argv[1], "groups") == 0)
+		join_many_groups();
+	if (strcmp(argv[1], "jail") == 0 && (chroot(".") != 0 || chdir("/") != 0)) {
+		perror("sandboxed: chroot");
+		return 1;
+	}
+	if (strcmp(argv[1], "late") == 0 || strcmp(argv[1], "jail") == 0) {
 		forbid_changes();
 		work();
 		printf("worked %d\n", worked);
