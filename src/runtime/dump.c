@@ -911,8 +911,9 @@ static void keep_pre_exec_profile(const char *path)
 	}
 }
 
-/* Gather, encode and put in place; `async` from a signal handler. */
-static int write_profile(int async)
+/* Gather, encode and put in place; `async` from a signal handler;
+ * `asked`: whether a seccomp filter forbids it is known. */
+static int write_profile(int async, int asked)
 {
 	struct ccp_profile p;
 	struct wmem m = { NULL, 0, 0 };
@@ -931,17 +932,8 @@ static int write_profile(int async)
 	 * (init.c) would write its parent's file. */
 	if (getpid() != rt_pid)
 		return -1;
-	switch (rt_sandboxed_since_start()) { /* Note [Sandboxed] in sandbox.c */
-	case RT_SANDBOX_MORE:
-		rt_warn("the program put itself under a seccomp filter, which may kill it for the calls "
-			"a write makes; no profile written");
+	if (!asked && rt_sandbox_forbids_write()) /* Note [Sandboxed] in sandbox.c */
 		return -1;
-	case RT_SANDBOX_UNSEEN:
-		rt_warn("/proc is gone since the program started (a chroot): cannot tell whether it put "
-			"itself under a seccomp filter, which may kill it for the calls a write makes; "
-			"no profile written");
-		return -1;
-	}
 	memset(&p, 0, sizeof p);
 	wmem_map(&m); /* Note [Memory for a write] */
 	if (async && m.base == NULL) {
@@ -993,18 +985,28 @@ out:
 
 /* open, write and close are cancellation points: cancellation waits for
  * the write (Note [Cancellation] in cancel.c). */
-int rt_dump(void)
+static int dump(int asked)
 {
 	int cancel = rt_nocancel_begin();
 	int rc;
 
 	rt_quiet_lock(&dump_lock);
 	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
-	rc = write_profile(0);
+	rc = write_profile(0, asked);
 	rt_alloc_own_end();
 	rt_quiet_unlock(&dump_lock);
 	rt_nocancel_end(cancel);
 	return rc;
+}
+
+int rt_dump(void)
+{
+	return dump(0);
+}
+
+int rt_dump_sandbox_asked(void)
+{
+	return dump(1);
 }
 
 /* From a signal handler: async-signal-safe calls only (Note above).
@@ -1017,7 +1019,7 @@ int rt_dump_async(void)
 	int rc;
 
 	rt_alloc_own_begin();
-	rc = write_profile(1);
+	rc = write_profile(1, 0);
 	rt_alloc_own_end();
 
 	if (locked)

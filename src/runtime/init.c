@@ -44,11 +44,16 @@ static int exit_written; /* its write is over (Note [Concurrent exit] in exitgat
 
 static void at_exit(void)
 {
-	long none = 0, self = (long)syscall(SYS_gettid);
+	long none = 0, self;
 	sigset_t all, saved;
 
 	if (getpid() != rt_pid)
 		return;
+	/* First, before any call the program may not make (Note [Sandboxed]
+	 * in sandbox.c).  The sampler ends with the process. */
+	if (rt_anything_recorded() && rt_sandbox_forbids_write())
+		return;
+	self = (long)syscall(SYS_gettid);
 	if (!__atomic_compare_exchange_n(&exit_writer, &none, self, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
 		rt_exit_wait(); /* another thread's: our _exit would cut it short */
@@ -64,7 +69,7 @@ static void at_exit(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	if (rt_anything_recorded())
-		rt_dump();
+		rt_dump_sandbox_asked();
 	__atomic_store_n(&exit_written, 1, __ATOMIC_RELEASE);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }

@@ -388,8 +388,7 @@ RT_HIDDEN uint64_t rt_sampler_samples(void);
  * under more since (Note [Sandboxed] in sandbox.c).  Keep errno. */
 RT_HIDDEN int rt_thread_sandboxed(void);
 RT_HIDDEN void rt_sandbox_start(void);
-enum { RT_SANDBOX_SAME, RT_SANDBOX_MORE, RT_SANDBOX_UNSEEN };
-RT_HIDDEN int rt_sandboxed_since_start(void);
+RT_HIDDEN int rt_sandbox_forbids_write(void); /* says why, if it does */
 RT_HIDDEN void rt_sampler_after_fork(void);
 
 /* options.c */
@@ -398,6 +397,7 @@ RT_HIDDEN int rt_options_escape(char *out, size_t size, const char *s);
 
 /* dump.c */
 RT_HIDDEN int rt_dump(void); /* the normal write: at exit, before exec, ccprof_dump */
+RT_HIDDEN int rt_dump_sandbox_asked(void); /* rt_dump, rt_sandbox_forbids_write asked already */
 RT_HIDDEN void rt_dump_set_args(int argc, char **argv);
 RT_HIDDEN void rt_dump_before_fork(void);
 RT_HIDDEN void rt_dump_after_fork(void);

@@ -36,7 +36,10 @@
  * started under (a systemd unit's, bwrap's) are the same for the whole
  * run and do not stop the write: a unit that lets a program run lets it
  * write files, as a rule, and a profile lost to each such unit would be
- * the worse default.  A fork child keeps its image's note, so a filter
+ * the worse default.  At exit this is the first thing asked, before
+ * any other call of ours: file(1)'s filter kills the thread, not the
+ * process, at a call it does not list, and the exit's gettid killed the
+ * main thread and left the sampler alone, for ever (helper-125).  A fork child keeps its image's note, so a filter
  * installed before the fork counts as new in the child too.  A process
  * that had /proc at its start and has none at the write has chrooted,
  * which sandboxing daemons do before they install their filter (vsftpd,
@@ -147,7 +150,10 @@ static long filters_at_start = FILTERS_NO_PROC;
 
 int rt_thread_sandboxed(void)
 {
-	return thread_filters() != 0;
+	int cancel = rt_nocancel_begin(), sandboxed = thread_filters() != 0;
+
+	rt_nocancel_end(cancel);
+	return sandboxed;
 }
 
 void rt_sandbox_start(void)
@@ -155,16 +161,46 @@ void rt_sandbox_start(void)
 	filters_at_start = thread_filters();
 }
 
-int rt_sandboxed_since_start(void)
+/* One write(2) and nothing else: rt_warn's care for SIGPIPE takes calls
+ * (sigpending, sigtimedwait) that file(1)'s filter kills the thread
+ * for. */
+static void say(const char *line)
+{
+	if (write(2, line, strlen(line)) < 0) {
+		/* nothing to do: stderr is gone */
+	}
+}
+
+/* open, read and write are cancellation points: a request pending as
+ * the program exits must act where it would without us, not in here
+ * (Note [Cancellation] in cancel.c; robust.py latecancel_exit). */
+static int forbids_write(void);
+
+int rt_sandbox_forbids_write(void)
+{
+	int cancel = rt_nocancel_begin(), forbids = forbids_write();
+
+	rt_nocancel_end(cancel);
+	return forbids;
+}
+
+static int forbids_write(void)
 {
 	long now;
 
 	if (filters_at_start < 0)
-		return RT_SANDBOX_SAME; /* nothing to go by: write as ever */
+		return 0; /* nothing to go by: write as ever */
 	now = thread_filters();
-	if (now == FILTERS_NO_PROC)
-		return RT_SANDBOX_UNSEEN; /* /proc gone since: chrooted */
-	if (now == FILTERS_REFUSED || now > filters_at_start)
-		return RT_SANDBOX_MORE;
-	return RT_SANDBOX_SAME; /* FILTERS_UNKNOWN too: the write will say */
+	if (now == FILTERS_NO_PROC) { /* /proc gone since: chrooted */
+		say("ccprof: /proc is gone since the program started (a chroot): cannot tell whether "
+		    "it put itself under a seccomp filter, which may kill it for the calls a write "
+		    "makes; no profile written\n");
+		return 1;
+	}
+	if (now == FILTERS_REFUSED || now > filters_at_start) {
+		say("ccprof: the program put itself under a seccomp filter, which may kill it for the "
+		    "calls a write makes; no profile written\n");
+		return 1;
+	}
+	return 0; /* FILTERS_UNKNOWN too: the write will say */
 }

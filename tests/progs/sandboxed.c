@@ -15,6 +15,10 @@
  *   sandboxed groups (root) joins 3,000 supplementary groups, which makes
  *                    /proc/thread-self/status longer than 8 KB, then as
  *                    exec, which prints "image worked"
+ *   sandboxed strict works, then puts itself under a list of allowed
+ *                    calls, the thread killed at any other (as file(1)'s
+ *                    sandbox): those of the exit and of stdio, and open
+ *                    and read; works again and returns
  *   sandboxed jail   (root) works, chroots into the current directory,
  *                    which has no /proc, then as late: vsftpd's and sshd's
  *                    order
@@ -36,6 +40,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef SECCOMP_RET_KILL_THREAD
+#define SECCOMP_RET_KILL_THREAD 0x00000000U
+#endif
 #ifndef SECCOMP_RET_KILL_PROCESS
 #define SECCOMP_RET_KILL_PROCESS 0x80000000U
 #endif
@@ -107,6 +114,25 @@ static void join_many_groups(void)
 	}
 }
 
+#define ALLOW(nr)                                                    \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),             \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+static void allow_only_few(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		ALLOW(SYS_read), ALLOW(SYS_write), ALLOW(SYS_openat), ALLOW(SYS_close),
+		ALLOW(SYS_fstat), ALLOW(SYS_newfstatat), ALLOW(SYS_lseek), ALLOW(SYS_brk),
+		ALLOW(SYS_mmap), ALLOW(SYS_munmap), ALLOW(SYS_madvise), ALLOW(SYS_futex),
+		ALLOW(SYS_getpid), ALLOW(SYS_rt_sigprocmask), ALLOW(SYS_exit),
+		ALLOW(SYS_exit_group), ALLOW(SYS_getrandom),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_THREAD),
+	};
+
+	load(code, (unsigned short)(sizeof code / sizeof code[0]));
+}
+
 static int forked(void)
 {
 	int status;
@@ -139,8 +165,8 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2 || (strcmp(argv[1], "fork") != 0 && strcmp(argv[1], "exec") != 0 &&
 			 strcmp(argv[1], "late") != 0 && strcmp(argv[1], "groups") != 0 &&
-			 strcmp(argv[1], "jail") != 0)) {
-		fprintf(stderr, "usage: sandboxed fork|exec|late|groups|jail\n");
+			 strcmp(argv[1], "jail") != 0 && strcmp(argv[1], "strict") != 0)) {
+		fprintf(stderr, "usage: sandboxed fork|exec|late|groups|jail|strict\n");
 		return 2;
 	}
 	work();
@@ -150,8 +176,12 @@ int main(int argc, char **argv)
 		perror("sandboxed: chroot");
 		return 1;
 	}
-	if (strcmp(argv[1], "late") == 0 || strcmp(argv[1], "jail") == 0) {
-		forbid_changes();
+	if (strcmp(argv[1], "late") == 0 || strcmp(argv[1], "jail") == 0 ||
+	    strcmp(argv[1], "strict") == 0) {
+		if (strcmp(argv[1], "strict") == 0)
+			allow_only_few();
+		else
+			forbid_changes();
 		work();
 		printf("worked %d\n", worked);
 		return 0;
