@@ -57,14 +57,22 @@ __attribute__((noinline)) static void work(void)
 	worked++;
 }
 
-#define KILL_ON(nr)                                                  \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),             \
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
-
-static void load(struct sock_filter *code, unsigned short len)
+/* A filter: `listed` for the n calls in nrs[], `otherwise` for the rest. */
+static void filter(const long *nrs, unsigned n, unsigned listed, unsigned otherwise)
 {
-	struct sock_fprog prog = {len, code};
+	struct sock_filter code[2 + 2 * 32];
+	struct sock_fprog prog;
+	unsigned k = 0;
 
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						 offsetof(struct seccomp_data, nr));
+	for (unsigned i = 0; i < n && i < 32; i++) {
+		code[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nrs[i], 0, 1);
+		code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, listed);
+	}
+	code[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, otherwise);
+	prog.len = (unsigned short)k;
+	prog.filter = code;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
 		perror("sandboxed: seccomp");
@@ -72,34 +80,32 @@ static void load(struct sock_filter *code, unsigned short len)
 	}
 }
 
+#define COUNT(a) (unsigned)(sizeof(a) / sizeof(a)[0])
+
 static void install_filter(void)
 {
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		KILL_ON(SYS_sched_getattr),
-		KILL_ON(SYS_sched_setattr),
-		KILL_ON(SYS_prctl),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
+	static const long nrs[] = {SYS_sched_getattr, SYS_sched_setattr, SYS_prctl};
 
-	load(code, (unsigned short)(sizeof code / sizeof code[0]));
+	filter(nrs, COUNT(nrs), SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ALLOW);
 }
 
 static void forbid_changes(void)
 {
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		KILL_ON(SYS_link),
-		KILL_ON(SYS_linkat),
-		KILL_ON(SYS_rename),
-		KILL_ON(SYS_renameat),
-		KILL_ON(SYS_renameat2),
-		KILL_ON(SYS_unlink),
-		KILL_ON(SYS_unlinkat),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
+	static const long nrs[] = {SYS_link,   SYS_linkat,    SYS_rename, SYS_renameat,
+				   SYS_renameat2, SYS_unlink, SYS_unlinkat};
 
-	load(code, (unsigned short)(sizeof code / sizeof code[0]));
+	filter(nrs, COUNT(nrs), SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ALLOW);
+}
+
+/* file(1)'s kind: what the exit and stdio need, open and read. */
+static void allow_only_few(void)
+{
+	static const long nrs[] = {
+		SYS_read,  SYS_write,  SYS_openat, SYS_close,	  SYS_fstat,	     SYS_newfstatat,
+		SYS_lseek, SYS_brk,    SYS_mmap,   SYS_munmap,	  SYS_madvise,	     SYS_futex,
+		SYS_getpid, SYS_rt_sigprocmask, SYS_exit, SYS_exit_group, SYS_getrandom};
+
+	filter(nrs, COUNT(nrs), SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_THREAD);
 }
 
 static void join_many_groups(void)
@@ -112,25 +118,6 @@ static void join_many_groups(void)
 		perror("sandboxed: setgroups");
 		exit(1);
 	}
-}
-
-#define ALLOW(nr)                                                    \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),             \
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-
-static void allow_only_few(void)
-{
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		ALLOW(SYS_read), ALLOW(SYS_write), ALLOW(SYS_openat), ALLOW(SYS_close),
-		ALLOW(SYS_fstat), ALLOW(SYS_newfstatat), ALLOW(SYS_lseek), ALLOW(SYS_brk),
-		ALLOW(SYS_mmap), ALLOW(SYS_munmap), ALLOW(SYS_madvise), ALLOW(SYS_futex),
-		ALLOW(SYS_getpid), ALLOW(SYS_rt_sigprocmask), ALLOW(SYS_exit),
-		ALLOW(SYS_exit_group), ALLOW(SYS_getrandom),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_THREAD),
-	};
-
-	load(code, (unsigned short)(sizeof code / sizeof code[0]));
 }
 
 static int forked(void)
