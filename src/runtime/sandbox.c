@@ -145,13 +145,22 @@ static long thread_filters(void)
 	return filters;
 }
 
-/* What the image had when it started: rt_sandbox_start. */
+/* What the image had when it started: rt_sandbox_start.  `fresh`: not
+ * yet asked again, so the sampler's start in the same constructor takes
+ * that answer rather than read the file twice. */
 static long filters_at_start = FILTERS_NO_PROC;
+static int fresh;
 
 int rt_thread_sandboxed(void)
 {
-	int cancel = rt_nocancel_begin(), sandboxed = thread_filters() != 0;
+	int cancel, sandboxed;
 
+	if (fresh) {
+		fresh = 0;
+		return filters_at_start != 0;
+	}
+	cancel = rt_nocancel_begin();
+	sandboxed = thread_filters() != 0;
 	rt_nocancel_end(cancel);
 	return sandboxed;
 }
@@ -159,6 +168,7 @@ int rt_thread_sandboxed(void)
 void rt_sandbox_start(void)
 {
 	filters_at_start = thread_filters();
+	fresh = 1;
 }
 
 /* One write(2) and nothing else: rt_warn's care for SIGPIPE takes calls
