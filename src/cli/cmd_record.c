@@ -706,6 +706,11 @@ static int run_program(char **command, int dump_signal, uint64_t start_ns, struc
 		return -1;
 	take_signals(dump_signal, &saved);
 	fflush(NULL);
+	/* Before the program: started after it, under load the canary could
+	 * come after the program was up and a group's signal had reached it,
+	 * which record then passed on a second time (robust.py
+	 * record_group_signal_once, once in a clang make check). */
+	group_canary_start(&canary); /* younger than record: Note [The group's canary] */
 	r->start_ns = start_ns;
 	pid_t pid = r->pid = fork();
 	if (pid == 0) {
@@ -715,7 +720,6 @@ static int run_program(char **command, int dump_signal, uint64_t start_ns, struc
 	int fork_errno = errno;
 	close(pfd[1]);
 	if (pid > 0) {
-		group_canary_start(&canary); /* younger than record: Note [The group's canary] */
 		pass_to = pid;
 		sigprocmask(SIG_SETMASK, &saved.mask, NULL);
 		ssize_t n;
@@ -725,6 +729,8 @@ static int run_program(char **command, int dump_signal, uint64_t start_ns, struc
 		if (n != (ssize_t)sizeof r->exec_errno)
 			r->exec_errno = 0;
 		wait_program(pid, &r->status);
+	} else {
+		group_canary_stop(&canary);
 	}
 	close(pfd[0]);
 	restore_signals(&saved);

@@ -19,7 +19,10 @@
  * signal sent to the group is pending in the canary by the time record's
  * handler runs: the kernel signals a group's members newest first (each
  * process is added at the head of its group's list), and the canary is
- * younger than record.  So record's handler reads the canary's pending
+ * younger than record.  It is started before the program: started
+ * after, it missed a group's signal sent once the program was up but
+ * before record, descheduled after the program's fork, had made it,
+ * and record passed that signal on (once in a clang make check).  So record's handler reads the canary's pending
  * signals from /proc/PID/status: if the signal is there, the program had
  * it too, and record asks the canary to take it (so that the next one sent
  * to record alone is told apart) and passes nothing on.
