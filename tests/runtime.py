@@ -1218,9 +1218,10 @@ def cpu_where_it_ran():
     Then all again on one CPU (taskset), where no sample sees another
     thread run (without the second look, 14-31 % for the sleep).  The
     shares are not checked (# SKIP) where the work waited for a CPU
-    more than 15 % of the CPU it took, on a machine with more
+    more than half the CPU it took, on a machine with more
     runnable threads than CPUs (next to a build of ccprof: 77-109 %;
-    alone, 0.5-6 %): there the second looks charge partly where a thread
+    alone, 0.5-6 %; on one CPU beside another suite's lane, 23-30 %,
+    where the shares held): there the second looks charge partly where a thread
     waits, and `stages`' `reply`, held back at the end of each burst, got
     25-39 % against 13 % (`crowd` and `pool`, whose threads wait for
     each other by design, are always checked).  And the sampler opens no file meanwhile: tests/progs/
@@ -1246,7 +1247,7 @@ def cpu_where_it_ran():
                 continue
             waited = int((re.findall(r"^waited-for-cpu ([0-9]+)$", r.stdout, re.M) or ["0"])[0])
             work = int((re.findall(r"^work-cpu ([0-9]+)$", r.stdout, re.M) or ["0"])[0])
-            if mode not in ("crowd", "pool") and waited > 0.15 * work:
+            if mode not in ("crowd", "pool") and waited > 0.5 * work:
                 print("# SKIP bursts %s%s: the machine had more runnable threads than CPUs: the work "
                       "waited %.0f ms for a CPU as it took %.0f ms (alone, 0.5-6 %%), and clock=cpu "
                       "charges partly where a thread waits (docs/options.md)"
