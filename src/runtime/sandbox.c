@@ -39,8 +39,9 @@
  * the worse default.  At exit this is the first thing asked, before
  * any other call of ours: file(1)'s filter kills the thread, not the
  * process, at a call it does not list, and the exit's gettid killed the
- * main thread and left the sampler alone, for ever (helper-125).  A fork child keeps its image's note, so a filter
- * installed before the fork counts as new in the child too.  A process
+ * main thread and left the sampler alone, for ever (helper-125).  A
+ * fork child keeps its image's note, so a filter installed before the
+ * fork counts as new in the child too.  A process
  * that had /proc at its start and has none at the write has chrooted,
  * which sandboxing daemons do before they install their filter (vsftpd,
  * sshd's privileged separation): it cannot tell, and does not write
