@@ -763,7 +763,11 @@ def sandboxed():
     itself under a filter after its image started (the fork's parent and
     child, the exec's process before it) writes none, and says why on
     stderr: under a filter that kills at link, rename and unlink, the old
-    build's write at exit died of SIGSYS, leaving its temporary file."""
+    build's write at exit died of SIGSYS, leaving its temporary file.
+    Under a filter that kills the thread at unlisted calls (file(1)'s), the
+    old build hung at exit (strict), and when the program broke its own
+    sandbox, the sampler kept the process alive for ever (violate): now it
+    dies by SIGSYS as bare, and the sampler, under no filter, writes."""
     exe = build("sandboxed", "tests/progs/sandboxed.c")
     d = fresh_dir("sandboxed.d")
     modes = [("fork", "child exited 3\nworked 2\n", {}, 2),
@@ -772,7 +776,11 @@ def sandboxed():
              # file(1)'s kind: calls not listed kill the thread; the exit's
              # gettid killed the main thread, and the sampler lived on for
              # ever (helper-125).
-             ("strict", "worked 2\n", {}, 1)]
+             ("strict", "worked 2\n", {}, 1),
+             # The same sandbox broken by the program: the old build's
+             # sampler kept the process alive for ever (Note [A leader
+             # that died alone]); the sampler, under no filter, writes.
+             ("violate", "worked 2\n", {"violate.ccprof": 2}, 0)]
     # 3,000 groups make the status file longer than the 8 KB the first
     # version read, which then saw no filter: the image died of SIGSYS.
     if os.geteuid() == 0:
@@ -780,25 +788,26 @@ def sandboxed():
     else:
         print("# SKIP sandboxed groups, jail: not root")
     for mode, out, want, declined in modes:
+        status = -signal.SIGSYS if mode == "violate" else 0
         bare = run([exe, mode])
         if bare.returncode != 0 and "seccomp" in bare.stderr:
             print("# SKIP sandboxed %s: no seccomp filter here (%s)" % (mode, bare.stderr.strip()))
             continue
-        check(bare.returncode == 0 and bare.stdout == out,
+        check(bare.returncode == status and bare.stdout == out,
               "sandboxed %s: bare run (%d, %r)" % (mode, bare.returncode, bare.stdout))
         out_dir = fresh_dir("sandboxed-%s.d" % mode)
         prof = os.path.join(out_dir, mode + ".ccprof")
-        if mode == "strict": # preloaded, so that a hang's timeout ends the program itself
+        if mode in ("strict", "violate"): # preloaded, so that a hang's timeout ends the program itself
             try:
                 r = run([exe, mode], timeout=60, env=dict(
                     os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
                     CCPROF_OPTIONS="output=" + prof))
             except subprocess.TimeoutExpired:
-                check(False, "sandboxed strict: ends (it hung for 60 s)")
+                check(False, "sandboxed %s: ends (it hung for 60 s)" % mode)
                 continue
         else:
             r = run([CCPROF, "record", "-o", prof, exe, mode])
-        check(r.returncode == 0 and r.stdout == out,
+        check(r.returncode == status and r.stdout == out,
               "sandboxed %s: runs under record as bare (%d, %r)" % (mode, r.returncode, r.stdout))
         works = {name: nonzero_calls(os.path.join(out_dir, name)).get("work", 0)
                  for name in sorted(os.listdir(out_dir))}
@@ -1222,10 +1231,25 @@ def exit_wait():
 
 def last_thread():
     """main calls pthread_exit; the process ends with the program's last
-    thread, not with the runtime's sampler (Note [Last thread])."""
+    thread, not with the runtime's sampler (Note [Last thread]).  main ends
+    by the exit system call itself, alone (raw) or before its workers
+    (rawfirst): the registry still listed it, and the old build's sampler
+    kept the process alive for ever, deaf to SIGTERM (Note [A leader that
+    died alone]).  Now it ends as bare, with the same status, and under
+    the sampling clocks with a profile the helper writes: exact counts.
+    Under clock=cycles there is no helper to write one."""
     p, prof = same_behaviour("lastthread", "tests/progs/lastthread.c", timeout=60)
     if p is not None:
         exact_calls("lastthread", p, prof)
+    for mode in ("raw", "rawfirst"):
+        name = "lastthread_" + mode
+        p, prof = same_behaviour(name, "tests/progs/lastthread.c", [mode], timeout=20)
+        if p is None:
+            continue
+        if CLOCK == "cycles":
+            check(not os.path.exists(prof), "%s: no helper under clock=cycles, no profile" % name)
+        else:
+            exact_calls(name, p, prof)
 
 
 def quiet_helper():

@@ -1137,7 +1137,8 @@ def sampler_waits_for_first_call():
     every thread's.  Old build: about 1,000 over a 1 s sleep.  A first
     call that comes late is sampled from then on (its two halves are each
     charged theirs), and a process whose main ends by pthread_exit before
-    any call still ends with its last thread (Note [Last thread])."""
+    any call still ends with its last thread (Note [Last thread]), or, if
+    main ends by the exit system call, with main's status."""
     exe = build("latestart", "tests/progs/latestart.c")
     runtime = os.path.join(LIB, "libccprof.so")
     d = fresh_dir("latestart.d")
@@ -1184,6 +1185,12 @@ def sampler_waits_for_first_call():
     check(r is not None and r.returncode == 0 and r.stdout == "main exits\n",
           "main ends by pthread_exit before any call: the process ends with its last "
           "thread (%s)" % ("timed out" if r is None else "status %d, %r" % (r.returncode, r.stdout)))
+    # The old build's helper, alone, returned, and glibc ended it as a
+    # thread: status 0 (Note [A leader that died alone]).
+    r, n, prof = go("rawexit")
+    check(r is not None and r.returncode == 3 and r.stdout == "main exits\n",
+          "main ends by the exit system call, status 3, before any call: so does the process "
+          "(%s)" % ("timed out" if r is None else "status %d, %r" % (r.returncode, r.stdout)))
 
 
 def cpu_where_it_ran():

@@ -391,6 +391,15 @@ RT_HIDDEN void rt_sandbox_start(void);
 RT_HIDDEN int rt_sandbox_forbids_write(void); /* says why, if it does */
 RT_HIDDEN void rt_sampler_after_fork(void);
 
+/* lastthread.c: Note [Last thread].  watch: in the thread that starts the
+ * helper with a look, whether it may ask the kernel (Note [Sandboxed]);
+ * ends: a thread of the registry ends; alone: whether the helper should
+ * return, for glibc to end the process; it does not come back if it ends
+ * the process itself (Note [A leader that died alone]). */
+RT_HIDDEN void rt_last_thread_watch(int may_call);
+RT_HIDDEN void rt_last_thread_ends(void);
+RT_HIDDEN int rt_helper_alone(pid_t helper_tid);
+
 /* options.c */
 RT_HIDDEN void rt_options_parse(const char *s, struct rt_config *cfg);
 RT_HIDDEN int rt_options_escape(char *out, size_t size, const char *s);
@@ -509,6 +518,9 @@ RT_HIDDEN void rt_signals_install(void);
  * safe, not in a vfork child nor after the write at exit, on a stack with
  * room, the terminating signals held from then on. */
 RT_HIDDEN void rt_write_before_exit(void);
+/* That write, then the end of the process's last thread with wait status
+ * `status` (Note [A leader that died alone] in lastthread.c). */
+RT_HIDDEN _Noreturn void rt_end_as_last_thread(int status);
 
 /* dispositions.c: the program's view of its signal actions */
 typedef void (*rt_handler)(int, siginfo_t *, void *);

@@ -10,9 +10,7 @@
  * all.  With heap=1 it also takes the heap samples (heap.c), under any
  * clock.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -63,42 +61,11 @@ static int before(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/*
- * Note [Last thread]: glibc ends the process with exit(0) when its last
- * thread ends, and the helper is a thread too.  After main calls
- * pthread_exit and the program's other threads end, the process would
- * live on with the helper alone, for ever, and no signal could end it
- * (the helper blocks them all).  So every ALONE_CHECK_NS the helper looks
- * whether the thread group's leader (main, or the thread that forked) is
- * a zombie and no other task but the helper is left (in /proc, unless the
- * registry shows the leader still running).  Then it returns,
- * and glibc calls exit(0) in it, as it would have in the program's last
- * thread: the atexit handlers run and the profile is written.  Where
- * /proc is missing it never knows, and the process stays as before.
- */
+/* How often the helper looks whether it is alone: Note [Last thread] in
+ * lastthread.c. */
 #define ALONE_CHECK_NS 100000000u /* 100 ms */
 
 static pid_t helper_tid;
-
-/* The state letter of one of our tasks, or 0 if unknown. */
-static char task_state(long tid)
-{
-	char path[64], buf[512];
-	const char *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the name may hold anything */
-	return p && p[1] == ' ' ? p[2] : 0;
-}
 
 /*
  * Note [CPU time where it ran]: under clock=cpu a sample reads each
@@ -402,48 +369,6 @@ void rt_sampler_last_async(void)
 	rt_registry_unlock();
 }
 
-/* Whether the leader is a thread of the registry that has not ended: the
- * usual case, known without opening a file (each open of ours takes the
- * lowest free descriptor for a moment, which a program that closes 0 and
- * opens /dev/null expects to get). */
-static int leader_runs(void)
-{
-	struct rt_thread *t;
-
-	rt_registry_lock();
-	for (t = rt_live_first(); t && t->tid != (uint64_t)getpid(); t = t->live_next)
-		;
-	rt_registry_unlock();
-	return t != NULL;
-}
-
-static int alone(void)
-{
-	char buf[4096];
-	long n, i;
-	int fd, others = 0;
-
-	if (leader_runs() || task_state(getpid()) != 'Z') /* the leader runs */
-		return 0;
-	if ((fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return 0;
-	while (!others && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-		for (i = 0; i < n && !others;) {
-			const struct dirent64 *d = (const struct dirent64 *)(buf + i);
-			long tid = strtol(d->d_name, NULL, 10);
-
-			if (tid > 0 && tid != getpid() && tid != helper_tid) {
-				char st = task_state(tid);
-
-				others = st != 'Z' && st != 'X';
-			}
-			i += d->d_reclen;
-		}
-	}
-	close(fd);
-	return n == 0 && !others;
-}
-
 /*
  * Note [The sampler waits for the first call]: the runtime is preloaded
  * into every process of a run, and most of them (a shell, make, the
@@ -496,7 +421,7 @@ static uint64_t until(const struct timespec *now, const struct timespec *t)
 enum gate_end { GATE_OPEN, GATE_STOP, GATE_ALONE };
 
 /* Wait for the gate (Note [The sampler waits for the first call]),
- * checking Note [Last thread] every ALONE_CHECK_NS meanwhile. */
+ * checking Note [Last thread] (lastthread.c) every ALONE_CHECK_NS meanwhile. */
 static enum gate_end wait_for_gate(struct timespec *check)
 {
 	for (;;) {
@@ -510,7 +435,7 @@ static enum gate_end wait_for_gate(struct timespec *check)
 			return GATE_OPEN;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!before(&now, check)) {
-			if (alone())
+			if (rt_helper_alone(helper_tid))
 				return GATE_ALONE;
 			*check = now;
 			advance(check, ALONE_CHECK_NS);
@@ -642,7 +567,7 @@ static void *sampler_main(void *arg)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!before(&now, &check)) {
-			if (alone())
+			if (rt_helper_alone(helper_tid))
 				return NULL; /* Note [Last thread]: glibc calls exit(0) */
 			check = now;
 			advance(&check, ALONE_CHECK_NS);
@@ -722,6 +647,8 @@ static void start_locked(int look)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	__atomic_store_n(&stop_requested, 0, __ATOMIC_SEQ_CST);
 	sandboxed = look ? rt_thread_sandboxed() : 1;
+	if (look)
+		rt_last_thread_watch(!sandboxed);
 	running = create_named(&sampler, sampler_main);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* A process that ran no instrumented code has no time to lose, and

@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -353,6 +354,18 @@ void rt_write_before_exit(void)
 
 	hold_signals(&saved);
 	report_with_room(0);
+}
+
+/* The helper, the process's last thread: die by the signal the leader
+ * died of, or end as a thread with its exit status, which is the
+ * process's (Note [A leader that died alone] in lastthread.c). */
+_Noreturn void rt_end_as_last_thread(int status)
+{
+	rt_write_before_exit();
+	if (WIFSIGNALED(status))
+		die_by(WTERMSIG(status));
+	for (;;)
+		syscall(SYS_exit, WIFEXITED(status) ? WEXITSTATUS(status) : 0);
 }
 
 /*

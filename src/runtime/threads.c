@@ -292,6 +292,7 @@ static void thread_exit(void *arg)
 		else
 			rt_charge_sample(t, rt_now_ns(CLOCK_MONOTONIC));
 		read_name(t);
+		rt_last_thread_ends();
 		RT_STORE(&t->alive, 0);
 		unlink_live(t);
 		spare_put(t);

@@ -11,6 +11,9 @@
  *   latestart lastthread  no instrumented call: main ends by pthread_exit
  *                         while a thread sleeps 150 ms; the process must
  *                         end when that thread does (Note [Last thread])
+ *   latestart rawexit     no instrumented call: main ends by the exit
+ *                         system call itself, with status 3, and so does
+ *                         the process (Note [A leader that died alone])
  *   latestart forkidle    main calls burn_a (1 ms), then a thread that
  *                         never calls instrumented code forks: the child,
  *                         with no thread state, sleeps 1 s and prints
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,6 +121,10 @@ PLAIN int main(int argc, char **argv)
 		burn_a();
 		pthread_create(&t, NULL, forker, NULL);
 		pthread_join(t, NULL);
+	} else if (strcmp(mode, "rawexit") == 0) {
+		puts("main exits");
+		fflush(stdout);
+		syscall(SYS_exit, 3);
 	} else if (strcmp(mode, "lastthread") == 0) {
 		pthread_t t;
 

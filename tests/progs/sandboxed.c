@@ -19,6 +19,9 @@
  *                    calls, the thread killed at any other (as file(1)'s
  *                    sandbox): those of the exit and of stdio, and open
  *                    and read; works again and returns
+ *   sandboxed violate as strict, but then breaks its own sandbox (getppid,
+ *                    not listed): its only thread is killed, and so is
+ *                    the process, by SIGSYS
  *   sandboxed jail   (root) works, chroots into the current directory,
  *                    which has no /proc, then as late: vsftpd's and sshd's
  *                    order
@@ -152,8 +155,9 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2 || (strcmp(argv[1], "fork") != 0 && strcmp(argv[1], "exec") != 0 &&
 			 strcmp(argv[1], "late") != 0 && strcmp(argv[1], "groups") != 0 &&
-			 strcmp(argv[1], "jail") != 0 && strcmp(argv[1], "strict") != 0)) {
-		fprintf(stderr, "usage: sandboxed fork|exec|late|groups|jail|strict\n");
+			 strcmp(argv[1], "jail") != 0 && strcmp(argv[1], "strict") != 0 &&
+			 strcmp(argv[1], "violate") != 0)) {
+		fprintf(stderr, "usage: sandboxed fork|exec|late|groups|jail|strict|violate\n");
 		return 2;
 	}
 	work();
@@ -164,13 +168,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(argv[1], "late") == 0 || strcmp(argv[1], "jail") == 0 ||
-	    strcmp(argv[1], "strict") == 0) {
-		if (strcmp(argv[1], "strict") == 0)
-			allow_only_few();
-		else
+	    strcmp(argv[1], "strict") == 0 || strcmp(argv[1], "violate") == 0) {
+		if (strcmp(argv[1], "late") == 0 || strcmp(argv[1], "jail") == 0)
 			forbid_changes();
+		else
+			allow_only_few();
 		work();
 		printf("worked %d\n", worked);
+		if (strcmp(argv[1], "violate") == 0) {
+			fflush(stdout);
+			syscall(SYS_getppid);
+		}
 		return 0;
 	}
 	install_filter();

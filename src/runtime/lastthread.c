@@ -1,0 +1,179 @@
+/*
+ * lastthread.c - whether the sampling helper is all that is left of the
+ * process, and how the process then ends.
+ *
+ * Note [Last thread]: glibc ends the process with exit(0) when its last
+ * thread ends, and the helper is a thread too.  After main calls
+ * pthread_exit and the program's other threads end, the process would
+ * live on with the helper alone, for ever, and no signal could end it
+ * (the helper blocks them all).  So every ALONE_CHECK_NS (sampler.c) the
+ * helper looks whether the thread group's leader (main, or the thread
+ * that forked) is a zombie and no other task but the helper is left (in
+ * /proc, unless the registry shows the leader still running).  Then it
+ * returns, and glibc calls exit(0) in it, as it would have in the
+ * program's last thread: the atexit handlers run and the profile is
+ * written.  Where /proc is missing it never knows, and the process stays
+ * as before.
+ *
+ * Note [A leader that died alone]: the leader can also end without
+ * pthread_exit, and so without leaving the registry: killed alone by a
+ * seccomp filter whose verdict is SECCOMP_RET_KILL_THREAD (libseccomp's
+ * SCMP_ACT_KILL, file(1)'s sandbox) at a call its filter does not list,
+ * or by a raw exit system call.  Bare, a process with no other thread
+ * then ended (by SIGSYS, or with the exit's status); profiled, the
+ * registry still listed the leader, the helper never looked in /proc,
+ * and the process lived on for ever, deaf even to SIGTERM, for the
+ * leader that would have taken it was gone.  Neither the leader's CPU
+ * clock nor tgkill(…, 0) tells (it is a zombie, still there), and
+ * looking in /proc while the leader runs is what Note [CPU time where it
+ * ran] forbids.  But the kernel marks every thread's end: it writes 0 at
+ * the thread's clear_child_tid address, where glibc keeps the thread's
+ * tid.  So the thread that starts the helper, where it may make the call
+ * (Note [Sandboxed] in sandbox.c), asks the kernel for its leader's
+ * address (PR_GET_TID_ADDRESS), and the helper reads it: a listed leader
+ * whose word is 0 ended, and /proc may be read.  glibc's count of
+ * threads never saw that end, so no exit(0) is coming: the helper writes
+ * the profile itself (the write of _exit, rawexit.c) and ends the process
+ * as its last thread did.  Since Linux 6.0 that is the status of the
+ * process's last thread to end, before it the leader's: the helper dies
+ * by the leader's signal, or ends as a thread with the leader's exit
+ * status, or with 0 if one of the program's threads ended by returning
+ * after the leader (rt_last_thread_ends); on an older kernel, the leader's
+ * status wins as it does bare.  A leader whose exit status /proc gives as
+ * not 0 ended so too, listed or not: a main that ran no instrumented code.
+ * Under clock=cycles there is no helper, and the process ends as bare,
+ * without a profile.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#ifndef PR_GET_TID_ADDRESS
+#define PR_GET_TID_ADDRESS 40
+#endif
+
+/* The leader's clear_child_tid word, or NULL where unknown. */
+static int *leader_word;
+/* One of the program's threads ended by returning after the leader. */
+static int ended_after_leader;
+
+void rt_last_thread_watch(int may_call)
+{
+	int *word = NULL;
+
+	if (!may_call || (pid_t)syscall(SYS_gettid) != getpid() ||
+	    prctl(PR_GET_TID_ADDRESS, (unsigned long)&word, 0UL, 0UL, 0UL) != 0)
+		word = NULL;
+	__atomic_store_n(&ended_after_leader, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&leader_word, word, __ATOMIC_RELEASE);
+}
+
+static int leader_ended(void)
+{
+	int *word = __atomic_load_n(&leader_word, __ATOMIC_ACQUIRE);
+
+	return word != NULL && __atomic_load_n(word, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* From a thread of the registry as it ends (threads.c). */
+void rt_last_thread_ends(void)
+{
+	if (leader_ended())
+		__atomic_store_n(&ended_after_leader, 1, __ATOMIC_RELAXED);
+}
+
+/* One of our tasks' /proc stat: its state letter, or 0 if unknown, and
+ * its exit status as wait gives it (field 52, Linux 3.5 on), or -1. */
+static char task_stat(long tid, int *exit_status)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd, field;
+
+	*exit_status = -1;
+	snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold anything */
+	if (!p || p[1] != ' ')
+		return 0;
+	p += 2; /* field 3, the state */
+	for (field = 3; field < 52 && (p = strchr(p, ' ')) != NULL; field++)
+		p++;
+	if (p)
+		*exit_status = atoi(p);
+	p = strrchr(buf, ')');
+	return p[2];
+}
+
+/* Whether the registry lists the leader as running: the usual case, known
+ * without opening a file (each open of ours takes the lowest free
+ * descriptor for a moment, which a program that closes 0 and opens
+ * /dev/null expects to get). */
+static int leader_listed(void)
+{
+	struct rt_thread *t;
+
+	rt_registry_lock();
+	for (t = rt_live_first(); t && t->tid != (uint64_t)getpid(); t = t->live_next)
+		;
+	rt_registry_unlock();
+	return t != NULL;
+}
+
+/* Whether some task other than the leader and the helper is alive. */
+static int others_alive(pid_t helper_tid)
+{
+	char buf[4096];
+	long n, i;
+	int fd, others = 0, unused;
+
+	if ((fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 1;
+	while (!others && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (i = 0; i < n && !others;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + i);
+			long tid = strtol(d->d_name, NULL, 10);
+
+			if (tid > 0 && tid != getpid() && tid != helper_tid) {
+				char st = task_stat(tid, &unused);
+
+				others = st != 'Z' && st != 'X';
+			}
+			i += d->d_reclen;
+		}
+	}
+	close(fd);
+	return n != 0 || others;
+}
+
+int rt_helper_alone(pid_t helper_tid)
+{
+	int listed = leader_listed(), status;
+
+	if (listed && !leader_ended())
+		return 0;
+	if (task_stat(getpid(), &status) != 'Z' || others_alive(helper_tid))
+		return 0;
+	if (!listed && status <= 0)
+		return 1; /* Note [Last thread]: glibc calls exit(0) */
+	/* Note [A leader that died alone] */
+	if (__atomic_load_n(&ended_after_leader, __ATOMIC_RELAXED) || status < 0)
+		status = 0;
+	rt_end_as_last_thread(status);
+}
