@@ -39,7 +39,9 @@
  * the worse default.  At exit this is the first thing asked, before
  * any other call of ours: file(1)'s filter kills the thread, not the
  * process, at a call it does not list, and the exit's gettid killed the
- * main thread and left the sampler alone, for ever (helper-125).  A
+ * main thread and left the sampler alone, for ever (helper-125); a call
+ * the program's own code makes against its filter does the same, which
+ * Note [A leader that died alone] in lastthread.c sees to.  A
  * fork child keeps its image's note, so a filter installed before the
  * fork counts as new in the child too.  A process
  * that had /proc at its start and has none at the write has chrooted,
