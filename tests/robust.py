@@ -1618,6 +1618,33 @@ def uninstrumented_signals():
               % (name, r.stderr.strip()))
 
 
+def sent_fault():
+    """A SIGSEGV another process sends (kill -SEGV) is no crash: the
+    report says who sent it, before the stack of the thread that took it
+    (helper-128 read `kill -SEGV` to make as a crash in make's stack).
+    The process still dies by it, its profile written."""
+    exe = build("sig_sent", "tests/progs/signals.c")
+    prof = os.path.join(OUT, "sig_sent.ccprof")
+    p = subprocess.Popen([exe, "wait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof),
+                         preexec_fn=default_signals)
+    line = line_from(p.stdout, "waiting ", 20)
+    if line:
+        os.kill(p.pid, signal.SIGSEGV)
+    try:
+        _, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    err = err.decode(errors="replace")
+    first = [l for l in err.splitlines() if l.startswith("ccprof: SIGSEGV")]
+    check(p.returncode == -signal.SIGSEGV and first ==
+          ["ccprof: SIGSEGV sent by process %d, in thread %d; cost-centre stack, innermost first:"
+           % (os.getpid(), p.pid)] and "wait_here" in err and os.path.exists(prof),
+          "kill -SEGV: dies by it, the report names the sender, then the stack; profile "
+          "written (status %s, %r)" % (p.returncode, err[-300:]))
+
+
 def signals_():
     src = "tests/progs/signals.c"
     for how, sig in (("segv", signal.SIGSEGV), ("fpe", signal.SIGFPE), ("abort", signal.SIGABRT),
@@ -1633,8 +1660,11 @@ def signals_():
                       "signal %s: names resolved from module+offset after a crash" % how)
                 check("crash_here" in p.stderr and "level2" in p.stderr,
                       "signal %s: cost-centre stack printed" % how)
+                check("sent by" not in p.stderr,
+                      "signal %s: a fault, or raised by the program: no sender named" % how)
             else:
                 check(fs.get("work", {}).get("calls") == 1, "signal %s: work() recorded" % how)
+    sent_fault()
     p, prof = same_behaviour("sig_quiet", src, ["segv"], env={"CCPROF_OPTIONS": "crash_stack=0"})
     if p is not None:
         check("crash_here" not in p.stderr, "crash_stack=0: no stack printed")

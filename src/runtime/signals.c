@@ -109,6 +109,23 @@ static void print_cc(uint32_t cc)
 	put("\n");
 }
 
+/*
+ * A fault signal another process sent (kill -SEGV, sigqueue: si_code 0 or
+ * below, and not our pid) is no fault of the thread's: the report names
+ * the sender, so that it does not read as a crash where the stack shows
+ * (helper-128, `kill -SEGV` to make).  0 for a fault, or a signal the
+ * process raised itself (abort's SIGABRT).  Per thread: two threads may
+ * report at once.
+ */
+static __thread pid_t signal_sender __attribute__((tls_model("initial-exec")));
+
+static void note_sender(const siginfo_t *info)
+{
+	signal_sender = info != NULL && info->si_code <= 0 && info->si_pid != rt_pid
+				? info->si_pid
+				: 0;
+}
+
 static void print_stack(int sig)
 {
 	struct rt_thread *t = rt_self;
@@ -121,6 +138,11 @@ static void print_stack(int sig)
 		return;
 	put("ccprof: ");
 	put(signal_name(sig));
+	if (signal_sender > 0) {
+		put(" sent by process ");
+		put_number((uint64_t)signal_sender, 10);
+		put(t != NULL ? "," : "");
+	}
 	if (t == NULL) {
 		put(" outside any profiled function\n");
 		return;
@@ -406,6 +428,7 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	cancel = rt_nocancel_begin();
+	note_sender(info);
 	write_and_die(sig, sig);
 	rt_nocancel_end(cancel);
 	errno = saved; /* a fault re-executes and now dies by default */
