@@ -96,7 +96,7 @@ void rt_last_thread_ends(void)
 static char task_stat(long tid, int *exit_status)
 {
 	char path[64], buf[1024];
-	const char *p;
+	const char *state, *p;
 	ssize_t n;
 	int fd, field;
 
@@ -109,16 +109,15 @@ static char task_stat(long tid, int *exit_status)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the name may hold anything */
-	if (!p || p[1] != ' ')
+	state = strrchr(buf, ')'); /* the name may hold anything */
+	if (!state || state[1] != ' ')
 		return 0;
-	p += 2; /* field 3, the state */
-	for (field = 3; field < 52 && (p = strchr(p, ' ')) != NULL; field++)
+	state += 2; /* field 3 */
+	for (p = state, field = 3; field < 52 && (p = strchr(p, ' ')) != NULL; field++)
 		p++;
 	if (p)
 		*exit_status = atoi(p);
-	p = strrchr(buf, ')');
-	return p[2];
+	return *state;
 }
 
 /* Whether the registry lists the leader as running: the usual case, known
