@@ -23,16 +23,18 @@
  * then ended (by SIGSYS, or with the exit's status); profiled, the
  * registry still listed the leader, the helper never looked in /proc,
  * and the process lived on for ever, deaf even to SIGTERM, for the
- * leader that would have taken it was gone.  Neither the leader's CPU
- * clock nor tgkill(…, 0) tells (it is a zombie, still there), and
- * looking in /proc while the leader runs is what Note [CPU time where it
- * ran] forbids.  But the kernel marks every thread's end: it writes 0 at
- * the thread's clear_child_tid address, where glibc keeps the thread's
- * tid.  So the thread that starts the helper, where it may make the call
- * (Note [Sandboxed] in sandbox.c), asks the kernel for its leader's
- * address (PR_GET_TID_ADDRESS), and the helper reads it: a listed leader
- * whose word is 0 ended, and /proc may be read.  glibc's count of
- * threads never saw that end, so no exit(0) is coming: the helper writes
+ * leader that would have taken it was gone.  Neither reading the
+ * leader's CPU clock nor tgkill(…, 0) tells (it is a zombie, still
+ * there), and looking in /proc while the leader runs is what Note [CPU
+ * time where it ran] forbids.  But the kernel marks every thread's end:
+ * it writes 0 where the thread asked it to at its start (its
+ * clear_child_tid), glibc keeps the thread's tid there, and glibc then
+ * answers ESRCH when asked for the thread's clock id: no system call, so
+ * under any seccomp filter too.  So the thread that starts the helper in
+ * a new image or a fork child, the leader, is remembered, and the helper
+ * asks every ALONE_CHECK_NS: a listed leader that glibc says is gone has
+ * ended, and /proc may be read.  glibc's count of threads never saw that
+ * end, so no exit(0) is coming: the helper writes
  * the profile itself (the write of _exit, rawexit.c) and ends the process
  * as its last thread did.  Since Linux 6.0 that is the status of the
  * process's last thread to end, before it the leader's: the helper dies
@@ -45,43 +47,41 @@
  * without a profile.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "runtime.h"
 
-#ifndef PR_GET_TID_ADDRESS
-#define PR_GET_TID_ADDRESS 40
-#endif
-
-/* The leader's clear_child_tid word, or NULL where unknown. */
-static int *leader_word;
+/* The leader, if the thread that started the helper was the leader. */
+static pthread_t leader;
+static int leader_known;
 /* One of the program's threads ended by returning after the leader. */
 static int ended_after_leader;
 
-void rt_last_thread_watch(int may_call)
+void rt_last_thread_watch(void)
 {
-	int *word = NULL;
+	int known = (pid_t)syscall(SYS_gettid) == getpid();
 
-	if (!may_call || (pid_t)syscall(SYS_gettid) != getpid() ||
-	    prctl(PR_GET_TID_ADDRESS, (unsigned long)&word, 0UL, 0UL, 0UL) != 0)
-		word = NULL;
+	if (known)
+		leader = pthread_self();
 	__atomic_store_n(&ended_after_leader, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&leader_word, word, __ATOMIC_RELEASE);
+	__atomic_store_n(&leader_known, known, __ATOMIC_RELEASE);
 }
 
 static int leader_ended(void)
 {
-	int *word = __atomic_load_n(&leader_word, __ATOMIC_ACQUIRE);
+	clockid_t unused;
 
-	return word != NULL && __atomic_load_n(word, __ATOMIC_ACQUIRE) == 0;
+	return __atomic_load_n(&leader_known, __ATOMIC_ACQUIRE) &&
+	       pthread_getcpuclockid(leader, &unused) == ESRCH;
 }
 
 /* From a thread of the registry as it ends (threads.c). */

@@ -391,12 +391,12 @@ RT_HIDDEN void rt_sandbox_start(void);
 RT_HIDDEN int rt_sandbox_forbids_write(void); /* says why, if it does */
 RT_HIDDEN void rt_sampler_after_fork(void);
 
-/* lastthread.c: Note [Last thread].  watch: in the thread that starts the
- * helper with a look, whether it may ask the kernel (Note [Sandboxed]);
- * ends: a thread of the registry ends; alone: whether the helper should
- * return, for glibc to end the process; it does not come back if it ends
- * the process itself (Note [A leader that died alone]). */
-RT_HIDDEN void rt_last_thread_watch(int may_call);
+/* lastthread.c: Note [Last thread].  watch: from the thread that starts
+ * the helper in a new image or a fork child; ends: a thread of the
+ * registry ends; alone: whether the helper should return, for glibc to
+ * end the process; it does not come back if it ends the process itself
+ * (Note [A leader that died alone]). */
+RT_HIDDEN void rt_last_thread_watch(void);
 RT_HIDDEN void rt_last_thread_ends(void);
 RT_HIDDEN int rt_helper_alone(pid_t helper_tid);
 

@@ -648,7 +648,7 @@ static void start_locked(int look)
 	__atomic_store_n(&stop_requested, 0, __ATOMIC_SEQ_CST);
 	sandboxed = look ? rt_thread_sandboxed() : 1;
 	if (look)
-		rt_last_thread_watch(!sandboxed);
+		rt_last_thread_watch();
 	running = create_named(&sampler, sampler_main);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* A process that ran no instrumented code has no time to lose, and

@@ -8,6 +8,9 @@
  *                    exits with 3; prints how the child ended, then works
  *   sandboxed exec   installs the filter and execs itself as `image`,
  *                    which starts the runtime anew under it
+ *   sandboxed execraw as exec, but the image's main ends by the exit
+ *                    system call itself, with status 3 (Note [A leader
+ *                    that died alone])
  *   sandboxed late   works, then puts itself under a filter that kills at
  *                    link, rename and unlink in all their forms (a sandbox
  *                    that lets nothing change in the file system), works
@@ -148,16 +151,20 @@ static int forked(void)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "image") == 0) {
+	if (argc > 1 && (strcmp(argv[1], "image") == 0 || strcmp(argv[1], "imageraw") == 0)) {
 		work();
 		printf("image worked\n");
+		if (strcmp(argv[1], "imageraw") == 0) {
+			fflush(stdout);
+			syscall(SYS_exit, 3);
+		}
 		return 0;
 	}
 	if (argc < 2 || (strcmp(argv[1], "fork") != 0 && strcmp(argv[1], "exec") != 0 &&
 			 strcmp(argv[1], "late") != 0 && strcmp(argv[1], "groups") != 0 &&
 			 strcmp(argv[1], "jail") != 0 && strcmp(argv[1], "strict") != 0 &&
-			 strcmp(argv[1], "violate") != 0)) {
-		fprintf(stderr, "usage: sandboxed fork|exec|late|groups|jail|strict|violate\n");
+			 strcmp(argv[1], "violate") != 0 && strcmp(argv[1], "execraw") != 0)) {
+		fprintf(stderr, "usage: sandboxed fork|exec|execraw|late|groups|jail|strict|violate\n");
 		return 2;
 	}
 	work();
@@ -184,7 +191,8 @@ int main(int argc, char **argv)
 	install_filter();
 	if (strcmp(argv[1], "fork") == 0)
 		return forked();
-	execl("/proc/self/exe", argv[0], "image", (char *)NULL);
+	execl("/proc/self/exe", argv[0], strcmp(argv[1], "execraw") == 0 ? "imageraw" : "image",
+	      (char *)NULL);
 	perror("exec");
 	return 1;
 }
