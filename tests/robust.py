@@ -186,6 +186,59 @@ def raw_exit():
     raw_exit_last_interval()
     raw_exit_fifo_term()
     raw_exit_small_address_space()
+    tight_address_space()
+
+
+def tight_address_space():
+    """An address-space limit too tight for the profiler (helper-130,
+    coreutils' csplit-heap and printf-surprise).  aslimit.c limits itself
+    to what it maps and 1 MB more, then makes a million calls: the thread's
+    state cannot be mapped, and the old build tried again at every call
+    (two mmaps each, 12 KB kept each time: 18 times the time here) and said
+    nothing of the missing profile.  Now one line says why, the program
+    runs as bare, and no profile is written.  A shell that ran no
+    instrumented code and dies by SIGPIPE under a 20 MB limit writes
+    nothing and says nothing: the old build said it had no memory to write
+    the profile from a signal handler.  With room for all but the sampling
+    thread's stack, the first call says no time will be recorded (the old
+    build said nothing)."""
+    exe = build("aslimit", "tests/progs/aslimit.c")
+    prof = os.path.join(OUT, "aslimit.ccprof")
+    if os.path.exists(prof):
+        os.unlink(prof)
+    p = run([exe], env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof))
+    said = ccprof_said(p.stderr)
+    check(p.returncode == 0 and p.stdout == "calls work 1000000\n" and len(said) == 1 and
+          "no memory for a thread's profiling state" in said[0] and not os.path.exists(prof),
+          "a limit too tight for the thread's state: the program runs as bare, one line says why, "
+          "no profile (status %d, %r, %s)" % (p.returncode, p.stdout, said))
+
+    # Room for all but the sampling thread's stack (RLIMIT_STACK's size,
+    # glibc's default): the old build's silence left a profile without
+    # time unexplained.
+    env = dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof)
+    m = re.match(r"vmsize (\d+)$", run([exe, "size"], env=env).stdout)
+    stack = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    stack = stack if 0 < stack < (1 << 30) else 8 << 20
+    if check(m is not None, "aslimit size: what a profiled process maps"):
+        room = int(m.group(1)) - stack + (4 << 20)
+        p = run([exe, "work"], env=env,
+                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (room, room)))
+        said = ccprof_said(p.stderr)
+        fs = functions(report(prof)) if os.path.exists(prof) else {}
+        check(p.returncode == 0 and said == ["ccprof: cannot start the sampling thread; no time "
+                                             "will be recorded"] and
+              fs.get("work", {}).get("calls") == 1000000,
+              "no room for the sampling thread's stack: one line says so, the calls are "
+              "recorded (status %d, %s, %s)" % (p.returncode, said, fs.get("work", {}).get("calls")))
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (20 << 20, 20 << 20))
+    r = run(["sh", "-c", "kill -PIPE $$"], preexec_fn=limit,
+            env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof))
+    check(r.returncode == -signal.SIGPIPE and r.stderr == "",
+          "sh under a 20 MB limit, dead by SIGPIPE: no line of ours (status %d, %r)"
+          % (r.returncode, r.stderr))
 
 
 def raw_exit_small_address_space():

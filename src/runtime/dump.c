@@ -934,6 +934,11 @@ static int write_profile(int async, int asked)
 		return -1;
 	if (!asked && rt_sandbox_forbids_write()) /* Note [Sandboxed] in sandbox.c */
 		return -1;
+	/* A process that ran no instrumented function writes nothing, and
+	 * needs no memory for it: under `ulimit -v` a shell's _exit said it
+	 * had none (helper-130, coreutils' printf-surprise). */
+	if (async && rt_registry_empty())
+		return -1;
 	memset(&p, 0, sizeof p);
 	wmem_map(&m); /* Note [Memory for a write] */
 	if (async && m.base == NULL) {

@@ -398,11 +398,18 @@ static void gate_wake(void)
 	errno = saved;
 }
 
+/* The helper could not be made (an address-space limit too tight for its
+ * stack), which start_locked says only once something was recorded; the
+ * first thread state says it then. */
+static int start_failed;
+
 void rt_sampler_go(void)
 {
 	if (__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&start_failed, 0, __ATOMIC_ACQ_REL))
+		rt_warn("cannot start the sampling thread; no time will be recorded");
 	gate_wake();
 }
 
@@ -657,6 +664,8 @@ static void start_locked(int look)
 	 * (namespaces.c). */
 	if (!running && rt_anything_recorded())
 		rt_warn("cannot start the sampling thread; no time will be recorded");
+	else
+		__atomic_store_n(&start_failed, !running, __ATOMIC_RELEASE);
 }
 
 /* Under the control lock, pthread_join and rt_warn's write are

@@ -24,6 +24,8 @@
 
 __thread struct rt_thread *rt_self __attribute__((tls_model("initial-exec")));
 static __thread int starting __attribute__((tls_model("initial-exec")));
+/* Note [No memory for a thread's state] */
+static __thread int stateless __attribute__((tls_model("initial-exec")));
 
 static struct rt_thread *registry; /* every thread, for the writer */
 static struct rt_thread *live;     /* threads still running, for the sampler */
@@ -347,11 +349,11 @@ static struct rt_thread *thread_new(int reuse)
 		t->shadow_bytes = (size_t)SHADOW_FIRST * sizeof(struct rt_shadow);
 		t->base = rt_map(t->shadow_bytes);
 	}
-	if (t->base == NULL)
+	if (t->base == NULL || (t->root = rt_root_context(t)) == NULL) {
+		rt_unmap(t->base, t->shadow_bytes);
+		rt_unmap(t, sizeof *t);
 		return NULL;
-	t->root = rt_root_context(t);
-	if (t->root == NULL)
-		return NULL;
+	}
 	t->base[0].ctx = t->root;
 	t->base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
 	t->base[0].fn = (uintptr_t)&rt_no_context;
@@ -424,6 +426,26 @@ static struct rt_thread *make_state(uint64_t own)
 	return t;
 }
 
+/*
+ * Note [No memory for a thread's state]: under an address-space limit
+ * (`ulimit -v`) the mappings of a thread's state (its shadow stack, its
+ * first contexts) can fail.  The next hook tried again, and so did every
+ * hook after it: each call of the program paid two mmap calls, and kept
+ * the first of them, 12 KB, until even that failed; and nothing said why
+ * no profile came (helper-130, coreutils' csplit-heap).  So a thread that
+ * had no memory for its state stays without one, its calls not recorded,
+ * and the first such thread of a process says so on stderr.
+ */
+static void no_state(void)
+{
+	static int said;
+
+	stateless = 1;
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		rt_warn("no memory for a thread's profiling state (an address-space limit, "
+			"ulimit -v?); its calls are not recorded");
+}
+
 static struct rt_thread *thread_start(void)
 {
 	struct rt_thread *t;
@@ -431,7 +453,7 @@ static struct rt_thread *thread_start(void)
 	sigset_t mask;
 	int held;
 
-	if (starting || rt_initialising()) /* Note [A hook while the runtime starts] */
+	if (starting || stateless || rt_initialising()) /* Note [A hook while the runtime starts] */
 		return NULL;
 	starting = 1;
 	rt_init();
@@ -444,6 +466,8 @@ static struct rt_thread *thread_start(void)
 	t = make_state(own);
 	if (t)
 		rt_sampler_go(); /* Note [The sampler waits for the first call] */
+	else
+		no_state();
 	starting = 0;
 	if (held) /* Note [Calibration at the first hook] in clock.c */
 		pthread_sigmask(SIG_SETMASK, &mask, NULL);
