@@ -2402,6 +2402,15 @@ def comm_of(pid):
         return None
 
 
+def parent_of(pid):
+    """A process's parent pid, or None once it has gone."""
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def record_group_signal_once():
     """A signal sent to record's whole process group (kill -INT -PGID, as a
     supervisor or timeout(1) sends) reached the program already: record
@@ -2412,10 +2421,13 @@ def record_group_signal_once():
     handler before deleting its intermediate files)."""
     exe = build("sig_countint", "tests/progs/signals.c")
     prof = os.path.join(OUT, "sig_group.ccprof")
+    ours = []  # this test's canaries: another suite's records have theirs
     for seq, want in ((("group",), 1), (("group", "record"), 2), (("record", "group"), 2),
                       (("group", "group"), 2)):
         what = "SIGINT to %s" % " then ".join(seq)
         p, child = record_waiting(prof, exe, "countint", default_signals, what)
+        ours += [d for d in os.listdir("/proc")
+                 if d.isdigit() and comm_of(d) == "ccprof-canary" and parent_of(d) == p.pid]
         if child is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.communicate()
@@ -2435,8 +2447,9 @@ def record_group_signal_once():
         check(p.returncode == 0 and said == [str(want)],
               "%s: the program gets %d, as without record (status %s, %s)"
               % (what, want, p.returncode, said))
-    canaries = [d for d in os.listdir("/proc") if d.isdigit() and comm_of(d) == "ccprof-canary"]
-    check(not canaries, "record's canaries are gone when it ends (%s)" % canaries)
+    canaries = [d for d in ours if comm_of(d) == "ccprof-canary"]
+    check(len(ours) == 4 and not canaries,
+          "record's canaries (%d of 4 seen) are gone when it ends (%s)" % (len(ours), canaries))
 
 
 def record_dump_signal():
