@@ -1053,9 +1053,16 @@ def hook_cost():
     # much again as work()'s CPU time (a helper's self time per call nears
     # the line, twice the hooks' cost, at about thrice).  No run may mark
     # another function.
+    # The hooks are most of this program's time (4 M calls at about 45 ns
+    # estimated each, against rescale's 6-10 ms of work): an estimate 5 %
+    # high leaves a debt that rescale's time pays (Note [Cycles clock]),
+    # and rescale, with no self time left, counted as doing no work, so
+    # hookcost.c itself was suggested (3 runs in 8 on a new VM, with either
+    # compiler).  Such a run is tried again too.
     helpers = ["add_one", "clamp01", "scale"]
     stretches = []  # work()'s elapsed time over its CPU time, by run
     anywhere = set()  # marked in any run
+    overshot = 0  # runs whose estimate left rescale no self time
     for attempt in range(3):
         r, prof = record(prog, clock="cycles")
         h = rep(prof, "--hook-cost")["hook_cost"]
@@ -1065,10 +1072,13 @@ def hook_cost():
         m = re.search(r"^work elapsed_ns (\d+) cpu_ns (\d+)$", r.stderr, re.M)
         stretch = int(m.group(1)) / max(int(m.group(2)), 1) if m else 0
         stretches.append(round(stretch, 1))
-        if marked == helpers:
+        eaten = rows.get("rescale", {}).get("self_per_call_ns", 0) == 0
+        overshot += eaten
+        if marked == helpers and not eaten:
             break
-        print("# hook-cost: run %d marked %s, work() took %.1f times its CPU time; again "
-              "(a loaded machine?)" % (attempt + 1, marked, stretch))
+        print("# hook-cost: run %d marked %s, rescale's self time %s, work() took %.1f times "
+              "its CPU time; again (a loaded machine, or an estimate that overshot?)"
+              % (attempt + 1, marked, "eaten" if eaten else "kept", stretch))
     want = {w[1]: int(w[2]) for w in (l.split() for l in r.stdout.splitlines()) if w[0] == "calls"}
     check(all(rows[n]["calls"] == c for n, c in want.items()),
           "hook-cost: calls are the program's own (%s)" % want)
@@ -1081,6 +1091,11 @@ def hook_cost():
     if marked != helpers and min(stretches) > 1.5:
         print("# hook-cost: work() took %s times its CPU time: the helpers' marks and the "
               "options they make not checked" % stretches)
+        files = ["hookcost.h"]
+    elif overshot == 3:
+        check(marked == helpers, "hook-cost: the three helpers marked (%s)" % marked)
+        print("# hook-cost: in 3 runs of 3 the estimate left rescale no self time: the "
+              "options not checked")
         files = ["hookcost.h"]
     else:
         check(marked == helpers, "hook-cost: the three helpers marked (%s; work() took %s "
