@@ -46,12 +46,16 @@ static void at_exit(void)
 {
 	long none = 0, self;
 	sigset_t all, saved;
+	int asked;
 
 	if (getpid() != rt_pid)
 		return;
 	/* First, before any call the program may not make (Note [Sandboxed]
-	 * in sandbox.c).  The sampler ends with the process. */
-	if (rt_anything_recorded() && rt_sandbox_forbids_write())
+	 * in sandbox.c).  The sampler ends with the process.  Not asked
+	 * where nothing was recorded (a shell: no /proc read for it); if
+	 * another thread records something before the write, the write asks. */
+	asked = rt_anything_recorded();
+	if (asked && rt_sandbox_forbids_write())
 		return;
 	self = (long)syscall(SYS_gettid);
 	if (!__atomic_compare_exchange_n(&exit_writer, &none, self, 0, __ATOMIC_ACQ_REL,
@@ -68,8 +72,10 @@ static void at_exit(void)
 	 * write again (Note [A signal after the write at exit]). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	if (rt_anything_recorded())
+	if (asked)
 		rt_dump_sandbox_asked();
+	else if (rt_anything_recorded())
+		rt_dump();
 	__atomic_store_n(&exit_written, 1, __ATOMIC_RELEASE);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
