@@ -963,6 +963,64 @@ def one_out_per_namespace():
           "two fibs, each pid 1 in its own namespace: both profiles kept (%s)" % got)
 
 
+def reused_pid():
+    """Note [A reused pid] in src/runtime/preexec.c: a process whose pid an
+    earlier process of the run had takes that one's profile for its own
+    image's before an exec only if it was written after the process
+    started.  Each command below runs in a pid namespace of its own
+    (`unshare -pf`), so pids repeat as after a wrap: the old build named
+    the earlier process's profile .pre-exec.N (coreutils' suite: 22,219
+    such names).  forkexec execl, twice: each child has the same pid K
+    and execs; the second child's part finds the first image's OUT.K,
+    which moves to OUT.K.1; the .pre-exec files hold only the children's
+    parts.  fib,
+    three times as pid 1: the third finds OUT taken, and the second's
+    OUT.1 moves to OUT.1.1 (helper-121: both wrote OUT.1 and one was
+    lost).  record names every profile.  Skipped where unshare -pf is
+    refused."""
+    if run(["unshare", "-pf", "true"]).returncode != 0:
+        print("# SKIP unshare -pf is refused here")
+        return
+    exe = build("forkexec_ns", "tests/progs/forkexec.c")
+    fib = build("fib_ns", "tests/progs/fib.c")
+    d = fresh_dir("reused.d")
+    prof = os.path.join(d, "x.ccprof")
+    r = run([CCPROF, "record", "-o", prof, "sh", "-c",
+             "unshare -pf %s execl; sleep 0.1; unshare -pf %s execl" % (exe, exe)])
+    calls = lambda f: {n: c["calls"] for n, c in functions(report(os.path.join(d, f))).items()
+                       if c["calls"]}
+    got = {f: calls(f) for f in sorted(os.listdir(d))}
+    parent = {"main": 1, "parent_work": 5}
+    child = {"exec_image": 1, "child_work": 1}
+    image = {"main": 1, "image_work": 4}
+    kid = "x.ccprof." + ([f[9:] for f in got if f[9:].isdigit() and f != "x.ccprof.1"] + ["?"])[0]
+    want = {"x.ccprof": parent, "x.ccprof.1": parent, kid: image, kid + ".1": image,
+            kid + ".pre-exec.1": child, kid + ".pre-exec.2": child}
+    check(r.returncode == 0 and got == want,
+          "forkexec execl twice, the children with the same pid K: the first image's OUT.K "
+          "moves to OUT.K.1, only the children's parts are .pre-exec (%s)" % got)
+    named = sorted(l.split(" written to ")[-1] for l in r.stderr.splitlines()
+                   if " written to " in l)
+    before = sorted(l.split(" written to ")[-1] for l in r.stderr.splitlines()
+                    if " before its exec written to " in l)
+    check(named == sorted(os.path.join(d, f) for f in want) and
+          before == sorted(os.path.join(d, f) for f in want if "pre-exec" in f),
+          "... record names all six, 'before its exec' the two .pre-exec ones (%r)" % r.stderr)
+    d = fresh_dir("reused1.d")
+    prof = os.path.join(d, "x.ccprof")
+    r = run([CCPROF, "record", "-o", prof, "sh", "-c",
+             "unshare -pf %s 5 a; sleep 0.1; unshare -pf %s 5 b; sleep 0.1; unshare -pf %s 5 c"
+             % (fib, fib, fib)])
+    got = {}
+    for f in sorted(os.listdir(d)):
+        info = json.loads(run([CCPROF, "info", "--json", os.path.join(d, f)]).stdout or "{}")
+        got[f] = " ".join(info.get("argv", [])[2:])
+    check(r.returncode == 0 and got == {"x.ccprof": "a", "x.ccprof.1": "c", "x.ccprof.1.1": "b"}
+          and r.stderr.count(" written to ") == 3,
+          "three fibs as pid 1 one after another: OUT, then the second's OUT.1 moves to OUT.1.1 "
+          "for the third's (%s, %r)" % (got, r.stderr))
+
+
 def record_says_still_running():
     """A program that daemonizes ends at once, and record with it; the
     daemon's profile comes later, beside OUT, which record cannot name.
@@ -3016,6 +3074,7 @@ one_signal_to_die_by()
 record_says_still_running()
 record_names_commands()
 one_out_per_namespace()
+reused_pid()
 separators_in_paths()
 shell_children()
 exit_race()

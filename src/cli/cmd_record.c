@@ -1210,8 +1210,10 @@ static struct profile_seen add_sources(const char *path, uint64_t since_ns, char
  * %p), one for each process but the first that would write OUT itself,
  * OUT.<pid> too (two programs a shell runs: Note [One OUT per run] in
  * src/runtime/dump.c, which run_start= makes work), and moves the profile of an image before an exec to
- * OUT.pre-exec.N when the next image writes OUT (docs/options.md).  These
- * are the names that match OUT with any number for %p, then optionally
+ * OUT.pre-exec.N when the next image writes OUT (docs/options.md), and
+ * an earlier process's OUT.<pid> to OUT.<pid>.N when a later one of the
+ * run has its pid (Note [A reused pid] in src/runtime/preexec.c).  These
+ * are the names that match OUT with any number for %p, then up to two
  * ".<number>", then optionally ".pre-exec.<number>"; the runtime's
  * temporary files (.OUT.tmp<pid>.<n>, hidden) do not.  Of them, those that
  * started after the fork are this run's.  A %p in OUT's directory part
@@ -1242,7 +1244,7 @@ static int run_profile_name(const char *name, const char *tmpl)
 			s = *s == *t++ ? s + 1 : NULL;
 		}
 	}
-	if (s != NULL && (next = past_number(s, ".")) != NULL)
+	for (int i = 0; i < 2 && s != NULL && (next = past_number(s, ".")) != NULL; i++)
 		s = next;
 	if (s != NULL && (next = past_number(s, ".pre-exec.")) != NULL)
 		s = next;

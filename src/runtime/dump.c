@@ -300,7 +300,7 @@ static int put_special(const char *path, const unsigned char *buf, size_t len)
  * inherits.  The temporary is put at OUT by link(2), which fails with
  * EEXIST where rename would replace.  Then the profile there is peeked
  * at, without allocating (a signal handler's write comes here too;
- * format/peek.c, as keep_pre_exec_profile does): another pid's that
+ * format/peek.c, as rt_keep_earlier_profile does): another pid's that
  * started at or after run_start is this run's, and ours goes to
  * OUT.<pid> (its own earlier image's moved aside first, Note [Pre-exec
  * profile]); anything else (an earlier run's, our own earlier write,
@@ -315,11 +315,11 @@ static int put_special(const char *path, const unsigned char *buf, size_t len)
  * aside and its link, another process of the run may take OUT: both
  * profiles are kept, the image's at OUT.<pid>.  A process with the pid
  * of the one whose profile has OUT (pids wrapped round, or pid
- * namespaces, where each may be pid 1) is told apart by its start; but
- * one that starts after that one ended is taken for its next image, and
- * moves its profile to OUT.pre-exec.N (Note [Pre-exec profile]); and of
- * three or more such, two that both find OUT taken both write OUT.<pid>,
- * the same name, and the first of them is lost (helper-121).  The times are CLOCK_REALTIME's: a clock
+ * namespaces, where each may be pid 1) is told apart by its start, or
+ * if it started after that one ended, by the process's start (Note [A
+ * reused pid] in preexec.c); of three or more such, the second to find
+ * OUT taken moves the first's OUT.<pid> aside to OUT.<pid>.1 (helper-121
+ * saw the first lost).  The times are CLOCK_REALTIME's: a clock
  * set back during the run takes this run's profiles for an earlier
  * run's; and of two records at once with one OUT, the later run
  * replaces the earlier's OUT, whose later writers then write OUT.<pid>.
@@ -345,8 +345,6 @@ static int taken_in_this_run(const char *path)
 	return taken;
 }
 
-static void keep_pre_exec_profile(const char *path);
-
 /* The temporary tmp put at path, the run's OUT, or if another process of
  * the run has it, at OUT.<pid>, into path (Note [One OUT per run]). */
 static int claim_out(const char *tmp, char *path, size_t size)
@@ -364,7 +362,7 @@ static int claim_out(const char *tmp, char *path, size_t size)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	keep_pre_exec_profile(path);
+	rt_keep_earlier_profile(path, start_ns, 1);
 	return rename(tmp, path);
 }
 
@@ -872,45 +870,6 @@ static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *
 	free(p->heap.samples);
 }
 
-/*
- * Note [Pre-exec profile]: exec keeps the pid, so an image that writes
- * where the image before it wrote before its exec (exec.c) would replace
- * that profile.  Move the earlier one aside first, to PATH.pre-exec.N:
- * the last image's profile is at PATH, the earlier ones beside it.  Also
- * from a signal handler: an image that dies by SIGTERM (a shell's `exec
- * prog`, then prog killed) replaced the profile of the image before it.
- * So the earlier file's pid and start time are peeked at without
- * allocating (format/peek.c), and the rest is lstat and rename.
- */
-static void keep_pre_exec_profile(const char *path)
-{
-	char aside[4096 + 128];
-	uint64_t pid, started;
-	struct stat st;
-	int fd, i, ours;
-
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	/* Same pid, started earlier: an image before an exec (a profile this
-	 * image wrote itself, with ccprof_dump, has our start time). */
-	ours = ccp_format_peek_pid(fd, &pid, &started) == 0 && pid == (uint64_t)getpid() &&
-	       started < start_ns;
-	close(fd);
-	if (!ours)
-		return;
-	for (i = 1; i < 1000; i++) {
-		if (snprintf(aside, sizeof aside, "%s.pre-exec.%d", path, i) >= (int)sizeof aside)
-			return;
-		if (lstat(aside, &st) != 0) {
-			rename(path, aside);
-			return;
-		}
-	}
-}
-
 /* Gather, encode and put in place; `async` from a signal handler;
  * `asked`: whether a seccomp filter forbids it is known. */
 static int write_profile(int async, int asked)
@@ -926,7 +885,7 @@ static int write_profile(int async, int asked)
 	size_t len = 0;
 	char path[4096 + 64];
 	uint64_t heap_mark;
-	int rc = -1, shared;
+	int rc = -1, shared, claim;
 
 	/* Not a process of ours: a child made without fork()'s handlers
 	 * (init.c) would write its parent's file. */
@@ -971,8 +930,9 @@ static int write_profile(int async, int asked)
 		rt_warn("out of memory; no profile written");
 		goto out;
 	}
-	keep_pre_exec_profile(path);
-	rc = put_file(path, sizeof path, shared && rt_config.run_start_ns, buf, len);
+	claim = shared && rt_config.run_start_ns;
+	rt_keep_earlier_profile(path, start_ns, !claim);
+	rc = put_file(path, sizeof path, claim, buf, len);
 	if (rc != 0 && async) /* strerror is not async-signal-safe */
 		rt_warn("cannot write %s: errno %d", path, errno);
 	else if (rc != 0)

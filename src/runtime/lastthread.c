@@ -96,27 +96,14 @@ void rt_last_thread_ends(void)
 static char task_stat(long tid, int *exit_status)
 {
 	char path[64], buf[1024];
-	const char *state, *p;
-	ssize_t n;
-	int fd, field;
+	const char *state, *status;
 
 	*exit_status = -1;
 	snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((state = rt_proc_stat_read(path, buf, sizeof buf)) == NULL)
 		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	state = strrchr(buf, ')'); /* the name may hold anything */
-	if (!state || state[1] != ' ')
-		return 0;
-	state += 2; /* field 3 */
-	for (p = state, field = 3; field < 52 && (p = strchr(p, ' ')) != NULL; field++)
-		p++;
-	if (p)
-		*exit_status = atoi(p);
+	if ((status = rt_proc_stat_field(state, 52)) != NULL)
+		*exit_status = atoi(status);
 	return *state;
 }
 

@@ -391,6 +391,14 @@ RT_HIDDEN void rt_sandbox_start(void);
 RT_HIDDEN int rt_sandbox_forbids_write(void); /* says why, if it does */
 RT_HIDDEN void rt_sampler_after_fork(void);
 
+/* preexec.c: Note [Pre-exec profile], Note [A reused pid]. */
+RT_HIDDEN void rt_keep_earlier_profile(const char *path, uint64_t image_start_ns, int others);
+
+/* procstat.c: a /proc stat file's fields from the third on (NULL if it
+ * cannot be read), and one of them by its number in proc(5). */
+RT_HIDDEN const char *rt_proc_stat_read(const char *path, char *buf, size_t size);
+RT_HIDDEN const char *rt_proc_stat_field(const char *third, int field);
+
 /* lastthread.c: Note [Last thread].  watch: from the thread that starts
  * the helper in a new image or a fork child; ends: a thread of the
  * registry ends; alone: whether the helper should return, for glibc to
