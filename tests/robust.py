@@ -1703,6 +1703,46 @@ def many_threads():
         check(kb <= 8, "many threads (%s): %.1f KB resident per ended thread (at most 8)" % (mode, kb))
 
 
+def thread_system_calls():
+    """What a short thread costs the runtime as it ends: its name read
+    from /proc under the registry lock (the sampler and the next thread
+    waited for the walk through /proc), and pages given back, each a TLB
+    flush on every CPU: 120 us per thread here, 4 us now (docs/
+    performance.md).  300 threads one after another, counted with strace
+    against the bare run: no open per thread (own_name asks prctl), no
+    munmap per thread (its lookups' pages wait for the next thread: Note
+    [Pages for the next thread] in src/runtime/pagepool.c), and one
+    madvise per thread, its thread cache (a shadow stack taken over is
+    cleared by writing its resident pages, not given back: clear_shadow
+    in threads.c; trim_shadow makes no call with nothing to give back).
+    The old build: an open, 3 munmaps and 3 madvises more per thread.
+    Skipped without strace."""
+    if shutil.which("strace") is None:
+        print("# thread_system_calls: no strace, skipped")
+        return
+    exe = build("manythreads", "tests/progs/manythreads.c")
+    prof = os.path.join(OUT, "threadcalls.ccprof")
+
+    def calls(env):
+        log = os.path.join(OUT, "threadcalls.strace")
+        r = run(["strace", "-f", "-qq", "-e", "trace=munmap,madvise,open,openat", "-o", log,
+                 exe, "300"], env=env)
+        text = open(log).read() if os.path.exists(log) else ""
+        return r, {c: len(re.findall(r"\b%s\(" % c, text)) for c in ("munmap", "madvise", "open", "openat")}
+
+    bare, was = calls(os.environ)
+    if bare.returncode != 0:
+        print("# thread_system_calls: strace does not run here (%s), skipped"
+              % bare.stderr.strip()[-200:])
+        return
+    r, got = calls(dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof))
+    more = {c: got[c] - was[c] for c in got}
+    check(r.returncode == 0 and more["munmap"] <= 20 and more["madvise"] <= 300 + 20 and
+          more["open"] + more["openat"] <= 40,
+          "300 short threads: at most 20 munmaps and 40 opens more than bare, and one madvise "
+          "per thread and 20 (bare %s, profiled %s)" % (was, got))
+
+
 def thread_churn():
     """3,000 short threads one after another, then 1,000 mmaps, under a
     1 GB limit on the address space: as bare, every count exact.  Each
@@ -3116,6 +3156,7 @@ uninstrumented_signals()
 userns()
 pid_namespace()
 many_threads()
+thread_system_calls()
 thread_churn()
 deep()
 explode()

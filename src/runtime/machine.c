@@ -70,7 +70,8 @@ struct rt_table {
 static struct rt_table *table_new(struct rt_thread *t, size_t cap)
 {
 	size_t bytes = sizeof(struct rt_table) + cap * sizeof(struct rt_slot);
-	struct rt_table *tab = rt_map(bytes);
+	/* Note [Pages for the next thread] in pagepool.c */
+	struct rt_table *tab = bytes <= RT_POOL_PAGE ? rt_page_take() : rt_map(bytes);
 
 	if (tab == NULL)
 		return NULL;
@@ -84,7 +85,10 @@ static void table_free(struct rt_thread *t, struct rt_table *tab)
 	size_t bytes = sizeof(struct rt_table) + tab->cap * sizeof(struct rt_slot);
 
 	t->memory_bytes -= bytes;
-	rt_unmap(tab, bytes);
+	if (bytes <= RT_POOL_PAGE)
+		rt_page_give(tab);
+	else
+		rt_unmap(tab, bytes);
 }
 
 static uint64_t mix(uint64_t x)
@@ -483,12 +487,14 @@ struct rt_cc_memo {
 	uint32_t generation; /* 0 in a zeroed entry: never the table's */
 };
 #define RT_CC_MEMO_BYTES (sizeof(struct rt_cc_memo) << RT_CC_MEMO_BITS) /* one page */
+_Static_assert(RT_CC_MEMO_BYTES == RT_POOL_PAGE, "the memo is one pool page");
 
-/* Mapped on its own, not from the arena: an ended thread gives it back
- * with its other lookups (rt_release_lookups), 4 KB each (helper-121). */
+/* A page of its own, not from the arena: an ended thread gives it back
+ * with its other lookups (rt_release_lookups), 4 KB each (helper-121),
+ * to the pool (Note [Pages for the next thread] in pagepool.c). */
 static struct rt_cc_memo *cc_memo(struct rt_thread *t)
 {
-	if (t->cc_memo == NULL && (t->cc_memo = rt_map(RT_CC_MEMO_BYTES)) != NULL)
+	if (t->cc_memo == NULL && (t->cc_memo = rt_page_take()) != NULL)
 		t->memory_bytes += RT_CC_MEMO_BYTES;
 	return t->cc_memo;
 }
@@ -597,9 +603,10 @@ _Static_assert(offsetof(struct rt_thread, tcache) == RT_TCACHE_ALIGN,
 /*
  * A thread has ended: give back what only finds transitions, and keep
  * what is written at exit (contexts, counters).  The hash tables are
- * freed and the thread cache's pages returned to the kernel, which makes
- * them read as zeros, an empty cache: 27 KB resident per ended thread
- * become 12.  Instrumented code that still runs on the thread (another
+ * freed (small ones to the pool: Note [Pages for the next thread] in
+ * pagepool.c) and the thread cache's pages returned to the kernel, which
+ * makes them read as zeros, an empty cache: 27 KB resident per ended
+ * thread become 12.  Instrumented code that still runs on the thread (another
  * key's destructor) finds every transition anew, in tables that are
  * given back again (rt_thread_used_after_end), and a history it enters
  * again gets a second context, which ccprof merges when it reads the file
@@ -619,7 +626,7 @@ void rt_release_lookups(struct rt_thread *t)
 		table_free(t, t->contexts_tab);
 	t->transitions_tab = t->contexts_tab = NULL;
 	if (t->cc_memo) {
-		rt_unmap(t->cc_memo, RT_CC_MEMO_BYTES);
+		rt_page_give(t->cc_memo);
 		t->memory_bytes -= RT_CC_MEMO_BYTES;
 		t->cc_memo = NULL;
 	}

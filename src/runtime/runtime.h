@@ -391,6 +391,11 @@ RT_HIDDEN void rt_sandbox_start(void);
 RT_HIDDEN int rt_sandbox_forbids_write(void); /* says why, if it does */
 RT_HIDDEN void rt_sampler_after_fork(void);
 
+/* pagepool.c: Note [Pages for the next thread]. */
+#define RT_POOL_PAGE 4096u
+RT_HIDDEN void *rt_page_take(void);
+RT_HIDDEN void rt_page_give(void *p);
+
 /* preexec.c: Note [Pre-exec profile], Note [A reused pid]. */
 RT_HIDDEN void rt_keep_earlier_profile(const char *path, uint64_t image_start_ns, int others);
 

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -120,6 +121,24 @@ static void read_name(struct rt_thread *t)
 		t->name[n - 1] = '\0';
 }
 
+/* The calling thread's own name, for it to keep as it ends, or "" (the
+ * name kept before).  prctl, not /proc/self/task/TID/comm: the open's
+ * walk through /proc, made under the registry lock, for which the
+ * sampler and the next thread to start then waited, was 87 of the 120 us
+ * a short thread cost the runtime (10,000 threads one after another, a
+ * 2-CPU VM).  And a sandbox that lists prctl's options allows
+ * PR_GET_NAME (glibc's pthread_getname_np asks it so) more often than
+ * an open of /proc (Note [Sandboxed] in sandbox.c). */
+static void own_name(char name[16])
+{
+	int saved = errno;
+
+	if (prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) != 0)
+		name[0] = '\0';
+	name[15] = '\0';
+	errno = saved;
+}
+
 /* Which of the shadow stack's pages are resident (touched; mincore, a
  * system call per 4,096 pages): how many, and the last.  -1 if mincore
  * fails.  From a signal handler too. */
@@ -163,29 +182,37 @@ uint64_t rt_shadow_in_use(const struct rt_thread *t)
  * deepest is in max_depth (thread_exit put it there): its shadow stack
  * may be another thread's by now (Note [Ended threads' reserve]).
  */
-uint64_t rt_shadow_high_water(const struct rt_thread *t)
+static uint64_t deepest_written(const struct rt_thread *t, size_t last)
 {
 	const size_t per_page = SHADOW_PAGE / sizeof(struct rt_shadow);
 	const struct rt_shadow *s;
-	uint64_t resident;
-	size_t last;
 
-	if (!RT_LOAD(&t->alive) || shadow_pages(t, &resident, &last) != 0)
-		return t->max_depth;
 	for (s = t->base + (last + 1) * per_page; s-- > t->base + last * per_page;)
 		if (s->ctx != NULL)
 			return (uint64_t)(s - t->base); /* entry 0 is the sentinel */
 	return t->max_depth;
 }
 
+uint64_t rt_shadow_high_water(const struct rt_thread *t)
+{
+	uint64_t resident;
+	size_t last;
+
+	if (!RT_LOAD(&t->alive) || shadow_pages(t, &resident, &last) != 0)
+		return t->max_depth;
+	return deepest_written(t, last);
+}
+
 /* Give back the shadow stack's pages above the one in use: a thread that
- * went deep once does not keep that memory after it ends. */
-static void trim_shadow(struct rt_thread *t)
+ * went deep once does not keep that memory after it ends.  `last`: the
+ * last page resident; none above it, no system call (a madvise that
+ * gives back a page makes the kernel flush every CPU's TLB). */
+static void trim_shadow(struct rt_thread *t, size_t last)
 {
 	uintptr_t keep = ((uintptr_t)(t->top + 1) + SHADOW_PAGE - 1) & ~(uintptr_t)(SHADOW_PAGE - 1);
 	uintptr_t end = (uintptr_t)t->base + t->shadow_bytes;
 
-	if (keep < end)
+	if (keep < end && (uintptr_t)t->base + (last + 1) * SHADOW_PAGE > keep)
 		madvise((void *)keep, end - keep, MADV_DONTNEED);
 }
 
@@ -239,6 +266,34 @@ static int task_gone(uint64_t tid)
 	return gone;
 }
 
+/* Zeros in a shadow stack taken from an ended thread: rt_shadow_high_water
+ * reads the deepest entry written.  Only its resident pages are written
+ * (most often one or two: trim_shadow gave back those above the end's),
+ * not the whole given back with madvise, which made the kernel flush
+ * every CPU's TLB: with the lookups' pages (Note [Pages for the next
+ * thread] in pagepool.c), 29 of the 33 us a short thread still cost the
+ * runtime once own_name no longer opened a file (10,000 threads one
+ * after another, a 2-CPU VM).  If mincore fails, the rest is given back
+ * as before. */
+static void clear_shadow(struct rt_thread *t)
+{
+	size_t npages = t->shadow_bytes / SHADOW_PAGE, done, i;
+	unsigned char vec[512];
+
+	for (done = 0; done < npages; done += sizeof vec) {
+		size_t n = npages - done < sizeof vec ? npages - done : sizeof vec;
+		char *at = (char *)t->base + done * SHADOW_PAGE;
+
+		if (mincore(at, n * SHADOW_PAGE, vec) != 0) {
+			madvise(at, (npages - done) * SHADOW_PAGE, MADV_DONTNEED);
+			return;
+		}
+		for (i = 0; i < n; i++)
+			if (vec[i] & 1)
+				memset(at + i * SHADOW_PAGE, 0, SHADOW_PAGE);
+	}
+}
+
 /* A new thread t takes an ended one's shadow stack and arena chunk, if
  * there is one whose task is gone. */
 static void spare_take(struct rt_thread *t)
@@ -264,27 +319,31 @@ static void spare_take(struct rt_thread *t)
 		break;
 	}
 	rt_registry_unlock();
-	if (t->base != NULL) /* zeros: rt_shadow_high_water reads the deepest entry written */
-		madvise(t->base, t->shadow_bytes, MADV_DONTNEED);
+	if (t->base != NULL)
+		clear_shadow(t);
 }
 
 /* A thread ends: take its last sample and keep its state (its contexts
- * are written at exit with everyone else's).  Reading its name opens a
- * file under the registry lock: cancellation waits (Note [Cancellation]
- * in cancel.c). */
+ * are written at exit with everyone else's), and its name.
+ * Cancellation waits (Note [Cancellation] in cancel.c). */
 static void thread_exit(void *arg)
 {
 	struct rt_thread *t = arg;
 	int cancel = rt_nocancel_begin();
+	char name[16];
 
 	{
-		uint64_t deepest = rt_shadow_high_water(t);
+		uint64_t resident, deepest;
+		size_t last;
 
-		if (deepest > t->max_depth)
+		if (shadow_pages(t, &resident, &last) != 0)
+			last = t->shadow_bytes / SHADOW_PAGE - 1; /* unknown: all */
+		else if ((deepest = deepest_written(t, last)) > t->max_depth)
 			t->max_depth = deepest;
+		trim_shadow(t, last);
 	}
-	trim_shadow(t);
 	rt_release_lookups(t);
+	own_name(name);
 	rt_registry_lock();
 	if (t->alive) {
 		if (rt_cycles) /* Note [The tail after the last hook] in clock.c */
@@ -293,7 +352,8 @@ static void thread_exit(void *arg)
 			rt_sampler_thread_ends(t);
 		else
 			rt_charge_sample(t, rt_now_ns(CLOCK_MONOTONIC));
-		read_name(t);
+		if (name[0])
+			memcpy(t->name, name, sizeof name);
 		rt_last_thread_ends();
 		RT_STORE(&t->alive, 0);
 		unlink_live(t);
