@@ -1056,13 +1056,12 @@ def hook_cost():
     # The hooks are most of this program's time (4 M calls at about 45 ns
     # estimated each, against rescale's 6-10 ms of work): an estimate 5 %
     # high leaves a debt that rescale's time pays (Note [Cycles clock]),
-    # and rescale, with no self time left, counted as doing no work, so
-    # hookcost.c itself was suggested (3 runs in 8 on a new VM, with either
-    # compiler).  Such a run is tried again too.
+    # 3 runs in 8 on this VM.  Such a run is checked like any other: the
+    # advice takes self times up to 5 % of what was subtracted (Note [A
+    # debt that ate work]; hostile.py hook_cost_debt makes that run).
     helpers = ["add_one", "clamp01", "scale"]
     stretches = []  # work()'s elapsed time over its CPU time, by run
     anywhere = set()  # marked in any run
-    overshot = 0  # runs whose estimate left rescale no self time
     for attempt in range(3):
         r, prof = record(prog, clock="cycles")
         h = rep(prof, "--hook-cost")["hook_cost"]
@@ -1072,13 +1071,10 @@ def hook_cost():
         m = re.search(r"^work elapsed_ns (\d+) cpu_ns (\d+)$", r.stderr, re.M)
         stretch = int(m.group(1)) / max(int(m.group(2)), 1) if m else 0
         stretches.append(round(stretch, 1))
-        eaten = rows.get("rescale", {}).get("self_per_call_ns", 0) == 0
-        overshot += eaten
-        if marked == helpers and not eaten:
+        if marked == helpers:
             break
-        print("# hook-cost: run %d marked %s, rescale's self time %s, work() took %.1f times "
-              "its CPU time; again (a loaded machine, or an estimate that overshot?)"
-              % (attempt + 1, marked, "eaten" if eaten else "kept", stretch))
+        print("# hook-cost: run %d marked %s, work() took %.1f times its CPU time; again "
+              "(a loaded machine?)" % (attempt + 1, marked, stretch))
     want = {w[1]: int(w[2]) for w in (l.split() for l in r.stdout.splitlines()) if w[0] == "calls"}
     check(all(rows[n]["calls"] == c for n, c in want.items()),
           "hook-cost: calls are the program's own (%s)" % want)
@@ -1091,11 +1087,6 @@ def hook_cost():
     if marked != helpers and min(stretches) > 1.5:
         print("# hook-cost: work() took %s times its CPU time: the helpers' marks and the "
               "options they make not checked" % stretches)
-        files = ["hookcost.h"]
-    elif overshot == 3:
-        check(marked == helpers, "hook-cost: the three helpers marked (%s)" % marked)
-        print("# hook-cost: in 3 runs of 3 the estimate left rescale no self time: the "
-              "options not checked")
         files = ["hookcost.h"]
     else:
         check(marked == helpers, "hook-cost: the three helpers marked (%s; work() took %s "
@@ -1110,6 +1101,16 @@ def hook_cost():
         check("-finstrument-functions-exclude-function-list=add_one\n" in text
               and "-finstrument-functions-exclude-file-list=" + files[0] in text,
               "hook-cost: the text report prints both options")
+    # Under clock=cycles the bound is the self time plus 5 % of all that
+    # the hooks subtracted (Note [A debt that ate work]), over the calls.
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+    debt_ns = 0.05 * info["subtracted_s"] * 1e9
+    off = [f["name"] for f in h["functions"]
+           if abs(f["self_bound_per_call_ns"] - (f["self_per_call_ns"] + debt_ns / f["calls"]))
+           > 1e-6 * f["self_bound_per_call_ns"] + 1e-3]
+    check(info["subtracted_s"] > 0 and h["functions"] and not off,
+          "hook-cost, clock=cycles: each bound is the self time and 5 %% of the %.3f s "
+          "subtracted, per call (%s)" % (info["subtracted_s"], off))
     # A sampled profile: the marks compare self time per call at its
     # upper bound, k + 2 sqrt(k) + 3 samples for k seen, which the JSON and
     # the text's bound/call column show: a mark where the bound is under

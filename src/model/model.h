@@ -236,6 +236,9 @@ struct model_hook_cost {
 	uint64_t calls;        /* Σ calls over the rows */
 	double run;            /* ticks of the run (clock=cycles: with what it subtracted) */
 	double sample_ticks;   /* the sampling interval in ticks; 0 for clock=cycles */
+	double debt_bound;     /* clock=cycles: what an estimate too high may have
+				* taken from any one function's self time (Note
+				* [A debt that ate work] in hookcost.c) */
 	uint32_t nrows;
 	uint32_t *rows;        /* functions called, most calls first */
 	uint8_t *candidate;    /* per CC: its hooks outweigh its work (Note [Hooks

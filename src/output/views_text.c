@@ -332,12 +332,15 @@ void text_hook_cost(const struct text *t, unsigned top)
 		   "cost at least half as much as its work), if they take 0.1 % of the run.\n");
 	if (m->prof->clock == CCP_CLOCK_CYCLES)
 		ob_puts(o, "clock=cycles: the estimate includes reading the counter at every hook;\n"
-			   "take build advice from a clock=cpu profile, which marks fewer.\n");
+			   "take build advice from a clock=cpu profile, which marks fewer.  Self\n"
+			   "times are taken up to 5 % of what the hooks subtracted above what they\n"
+			   "show (bound/call, what the marks compare): an estimate a few % high\n"
+			   "takes its excess from the work of whatever runs next.\n");
 	else
 		ob_puts(o, "Self times are taken at their upper bound from the samples (bound/call,\n"
 			   "what the marks compare): a longer run or a finer --interval marks more.\n");
 	ob_putc(o, '\n');
-	int sampled = h->sample_ticks > 0; /* else the bound is the time itself */
+	int sampled = h->sample_ticks > 0 || h->debt_bound > 0; /* else the bound is the time */
 	int cw = text_max(text_udigits(h->nrows ? t->m->fns[h->rows[0]].calls : 0), 5);
 	ob_printf(o, "%*s  %9s  %6s  %12s", cw, "calls", "hooks(s)", "%run", "self/call");
 	if (sampled)
