@@ -126,9 +126,10 @@ static void read_name(struct rt_thread *t)
  * walk through /proc, made under the registry lock, for which the
  * sampler and the next thread to start then waited, was 87 of the 120 us
  * a short thread cost the runtime (10,000 threads one after another, a
- * 2-CPU VM).  And a sandbox that lists prctl's options allows
- * PR_GET_NAME (glibc's pthread_getname_np asks it so) more often than
- * an open of /proc (Note [Sandboxed] in sandbox.c). */
+ * 2-CPU VM), and 50 made before the lock.  A sandbox that lists prctl's
+ * options allows PR_GET_NAME (glibc's pthread_getname_np asks it so)
+ * more often than an allow-list allows an open (Note [Sandboxed] in
+ * sandbox.c; docs/performance.md, session 26). */
 static void own_name(char name[16])
 {
 	int saved = errno;
