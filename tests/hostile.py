@@ -1411,7 +1411,7 @@ def main():
     extreme_values()
     subtracted_key()
     hook_cost_bounded()
-hook_cost_debt()
+    hook_cost_debt()
     cycles_bounded()
     shared_names()
     reloaded_library()
