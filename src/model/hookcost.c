@@ -292,15 +292,16 @@ void model_hook_cost(struct model *m)
 	m->hook_cost = h;
 	h->per_call = (double)m->prof->overhead_milliticks / 1000.0;
 	h->run = (double)m->total_time;
+	sort_rows(m, h);
 	if (m->prof->clock == CCP_CLOCK_CYCLES) { /* their cost is off the total already */
 		double subtracted = (double)m->prof->stats.subtracted;
 		if (subtracted == 0) /* a file from before it was recorded */
-			subtracted = h->per_call * (double)m->total_calls;
+			subtracted = h->per_call * (double)h->calls;
 		h->run += (double)m->prof->stats.subtracted;
 		h->debt_bound = ESTIMATE_HIGH * subtracted;
-	} else
+	} else {
 		h->sample_ticks = (double)m->prof->interval_ns * (double)m->prof->ticks_per_sec / 1e9;
-	sort_rows(m, h);
+	}
 	h->candidate = model_calloc(m, m->nfns ? m->nfns : 1, 1);
 	uint32_t nrows = h->nrows < HOOK_ROWS_MAX ? h->nrows : HOOK_ROWS_MAX;
 	for (uint32_t i = 0; i < nrows; i++)

@@ -1116,6 +1116,7 @@ const ccprofModel = (function () {
 	/* Note [Hooks that outweigh] and Note [Bounded suggestions] in
 	 * hookcost.c: the same doubles in the same order. */
 	const HOOK_COST_MIN = 0.001, WORK_PER_HOOK = 2.0, HOOK_ROWS_MAX = 1000, HOOK_WORK_MAX = 20000;
+	const ESTIMATE_HIGH = 0.05; /* Note [A debt that ate work] in src/model/hookcost.c */
 
 	/* The name gcc would match for a C function: the symbol up to a
 	 * clone's suffix, or null (not a C identifier, or mangled C++). */
@@ -1136,16 +1137,20 @@ const ccprofModel = (function () {
 		const symbol = new Map(hc.symbols.map((x) => [x[0], x[1]]));
 		const raw = (id) => (symbol.has(id) ? symbol.get(id) : p.fns[id].name);
 		const perCall = hc.overhead_milliticks / 1000.0;
-		let run = v.totalTicks, sampleTicks = 0;
-		if (d.clock === 'cycles') /* their cost is off the total already */
-			run += hc.subtracted;
-		else
-			sampleTicks = d.interval_ns * d.ticks_per_sec / 1e9;
 		const rows = v.functions().filter((f) => p.fns[f.id].offset !== null && f.calls > 0)
 			.sort((a, b) => b.calls - a.calls || a.id - b.id);
+		let run = v.totalTicks, sampleTicks = 0, debtBound = 0;
+		if (d.clock === 'cycles') { /* their cost is off the total already */
+			run += hc.subtracted;
+			/* Note [A debt that ate work] in src/model/hookcost.c */
+			debtBound = ESTIMATE_HIGH * (hc.subtracted ||
+				perCall * rows.reduce((n, f) => n + f.calls, 0));
+		} else {
+			sampleTicks = d.interval_ns * d.ticks_per_sec / 1e9;
+		}
 		const selfBound = (f) => {
 			if (sampleTicks <= 0)
-				return f.selfTicks;
+				return f.selfTicks + debtBound;
 			const k = f.selfTicks / sampleTicks;
 			return (k + 2 * Math.sqrt(k) + 3) * sampleTicks;
 		};
@@ -1203,7 +1208,7 @@ const ccprofModel = (function () {
 		return {perCall, run, calls: rows.reduce((n, f) => n + f.calls, 0),
 			rows: rows.map((f) => ({id: f.id, calls: f.calls, selfTicks: f.selfTicks,
 				selfBoundTicks: selfBound(f), candidate: candidate.has(f.id)})),
-			sampled: sampleTicks > 0, files, names, clashing};
+			sampled: sampleTicks > 0 || debtBound > 0, files, names, clashing};
 	}
 
 	/* ---- the view ------------------------------------------------------------ */

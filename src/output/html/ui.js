@@ -1317,7 +1317,10 @@
 		main.appendChild(note('* marks a function whose own time per call is below twice that ' +
 			'(its hooks cost at least half as much as its work), if they take 0.1 % of the run. ' +
 			(data.clock === 'cycles' ? 'clock=cycles: the estimate includes reading the counter ' +
-				'at every hook; take build advice from a clock=cpu profile, which marks fewer.'
+				'at every hook; take build advice from a clock=cpu profile, which marks fewer. ' +
+				'Self times are taken up to 5 % of what the hooks subtracted above what they ' +
+				'show (bound/call, what the marks compare): an estimate a few % high takes its ' +
+				'excess from the work of whatever runs next.'
 				: 'Self times are taken at their upper bound from the samples (bound/call, ' +
 				'what the marks compare): a longer run or a finer --interval marks more.')));
 		const t = table('grid hookcost', ['calls', 'hooks(s)', '%run', 'self/call (ns)']
