@@ -110,10 +110,11 @@ so_links = ln -sfn $(2).so.$(VERSION) $(1)/$(2).so.$(SOVERSION) && \
 $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 	$(call so_links,$(BUILD)/lib,$*)
 
-# Not in the static library: their system, popen, exit, _exit, fork and
-# longjmp would take the place of libc's, with none left to call
-# (src/runtime/shellspawn.c, exitgate.c, rawexit.c, forkchild.c, longjmp.c).
-RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild longjmp catch
+# Not in the static library: their system, popen, exit, _exit, fork,
+# longjmp, prctl and syscall would take the place of libc's, with none
+# left to call (src/runtime/shellspawn.c, exitgate.c, rawexit.c,
+# forkchild.c, longjmp.c, seccomp.c).
+RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild longjmp catch seccomp
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking

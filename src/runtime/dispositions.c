@@ -277,6 +277,30 @@ RT_UNSANITIZED static int is_ours(int sig, const struct sigaction *sa)
 	       sa->sa_sigaction == ours[sig];
 }
 
+/* Note [Handlers under a filter] in seccomp.c: every signal the runtime
+ * handles gets the program's own action back, and the runtime's calls
+ * for it go to libc unchanged from then on.  Only in the process the
+ * runtime manages: a vfork child shares ours[] with its parent. */
+void rt_dispositions_step_aside(void)
+{
+	sigset_t saved;
+	int sig;
+
+	if (rt_pid == 0 || getpid() != rt_pid)
+		return;
+	lock_dispositions(&saved);
+	for (sig = 1; sig < SIGNALS; sig++) {
+		struct sigaction now;
+
+		if (!ours[sig])
+			continue;
+		if (__sigaction(sig, NULL, &now) == 0 && is_ours(sig, &now))
+			__sigaction(sig, &previous[sig], NULL);
+		ours[sig] = NULL;
+	}
+	unlock_dispositions(&saved);
+}
+
 /* The program's view of sig's action; *held: whether ours is installed. */
 RT_UNSANITIZED static int current_view(int sig, struct sigaction *view, int *held)
 {

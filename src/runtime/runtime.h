@@ -391,6 +391,9 @@ RT_HIDDEN void rt_sandbox_start(void);
 RT_HIDDEN int rt_sandbox_forbids_write(void); /* says why, if it does */
 RT_HIDDEN void rt_sampler_after_fork(void);
 
+/* dispositions.c: Note [Handlers under a filter] in seccomp.c. */
+RT_HIDDEN void rt_dispositions_step_aside(void);
+
 /* pagepool.c: Note [Pages for the next thread]. */
 #define RT_POOL_PAGE 4096u
 RT_HIDDEN void *rt_page_take(void);

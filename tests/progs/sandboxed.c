@@ -25,6 +25,13 @@
  *   sandboxed violate as strict, but then breaks its own sandbox (getppid,
  *                    not listed): its only thread is killed, and so is
  *                    the process, by SIGSYS
+ *   sandboxed term   as strict, then prints "filtered" and waits in a read
+ *                    of standard input to be killed: by the signal it is
+ *                    sent, as without ccprof, not by SIGSYS (Note
+ *                    [Handlers under a filter] in src/runtime/seccomp.c);
+ *                    "term libseccomp" installs the same filter the way
+ *                    libseccomp does when the seccomp call is missing,
+ *                    by prctl(PR_SET_SECCOMP)
  *   sandboxed jail   (root) works, chroots into the current directory,
  *                    which has no /proc, then as late: vsftpd's and sshd's
  *                    order
@@ -64,6 +71,8 @@ __attribute__((noinline)) static void work(void)
 }
 
 /* A filter: `listed` for the n calls in nrs[], `otherwise` for the rest. */
+static int by_prctl; /* install with prctl(PR_SET_SECCOMP), not seccomp(2) */
+
 static void filter(const long *nrs, unsigned n, unsigned listed, unsigned otherwise)
 {
 	struct sock_filter code[2 + 2 * 32];
@@ -80,7 +89,8 @@ static void filter(const long *nrs, unsigned n, unsigned listed, unsigned otherw
 	prog.len = (unsigned short)k;
 	prog.filter = code;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+	    (by_prctl ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0L, 0L)
+		      : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)) != 0) {
 		perror("sandboxed: seccomp");
 		exit(1);
 	}
@@ -163,9 +173,23 @@ int main(int argc, char **argv)
 	if (argc < 2 || (strcmp(argv[1], "fork") != 0 && strcmp(argv[1], "exec") != 0 &&
 			 strcmp(argv[1], "late") != 0 && strcmp(argv[1], "groups") != 0 &&
 			 strcmp(argv[1], "jail") != 0 && strcmp(argv[1], "strict") != 0 &&
-			 strcmp(argv[1], "violate") != 0 && strcmp(argv[1], "execraw") != 0)) {
-		fprintf(stderr, "usage: sandboxed fork|exec|execraw|late|groups|jail|strict|violate\n");
+			 strcmp(argv[1], "violate") != 0 && strcmp(argv[1], "execraw") != 0 &&
+			 strcmp(argv[1], "term") != 0)) {
+		fprintf(stderr,
+			"usage: sandboxed fork|exec|execraw|late|groups|jail|strict|violate|term\n");
 		return 2;
+	}
+	if (strcmp(argv[1], "term") == 0) {
+		char c;
+
+		by_prctl = argc > 2 && strcmp(argv[2], "libseccomp") == 0;
+		work();
+		allow_only_few();
+		printf("filtered\n");
+		fflush(stdout);
+		while (read(0, &c, 1) != 0)
+			;
+		return 0;
 	}
 	work();
 	if (strcmp(argv[1], "groups") == 0)
