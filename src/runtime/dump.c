@@ -339,8 +339,7 @@ static int taken_in_this_run(const char *path)
 	if (fd < 0)
 		return 0;
 	taken = ccp_format_peek_pid(fd, &pid, &started) == 0 &&
-		!(pid == (uint64_t)getpid() && started == start_ns) &&
-		started >= rt_config.run_start_ns;
+		rt_other_of_this_run(pid, started, start_ns);
 	close(fd);
 	return taken;
 }

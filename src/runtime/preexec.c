@@ -99,6 +99,16 @@ static void move_aside(const char *path, const char *suffix)
 	}
 }
 
+/* Whether a profile of process pid that started at `started` is another
+ * process's of this run (Note [One OUT per run] in dump.c): not this
+ * image's own (in pid namespaces every process of a run may be pid 1),
+ * started since record's run began. */
+int rt_other_of_this_run(uint64_t pid, uint64_t started, uint64_t image_start_ns)
+{
+	return rt_config.run_start_ns != 0 && started >= rt_config.run_start_ns &&
+	       !(pid == (uint64_t)getpid() && started == image_start_ns);
+}
+
 /* Before this image (started at image_start_ns) writes path; others:
  * whether another process's profile of this run may be moved aside (not
  * at the run's OUT). */
@@ -119,8 +129,7 @@ void rt_keep_earlier_profile(const char *path, uint64_t image_start_ns, int othe
 	if (peeked && pid == (uint64_t)getpid() && started < image_start_ns)
 		ours = written_by_this_process(fd);
 	close(fd);
-	this_run = peeked && rt_config.run_start_ns != 0 && started >= rt_config.run_start_ns &&
-		   !(pid == (uint64_t)getpid() && started == image_start_ns);
+	this_run = peeked && rt_other_of_this_run(pid, started, image_start_ns);
 	if (ours)
 		move_aside(path, ".pre-exec.");
 	else if (others && this_run)

@@ -401,6 +401,7 @@ RT_HIDDEN void rt_page_give(void *p);
 
 /* preexec.c: Note [Pre-exec profile], Note [A reused pid]. */
 RT_HIDDEN void rt_keep_earlier_profile(const char *path, uint64_t image_start_ns, int others);
+RT_HIDDEN int rt_other_of_this_run(uint64_t pid, uint64_t started, uint64_t image_start_ns);
 
 /* procstat.c: a /proc stat file's fields from the third on (NULL if it
  * cannot be read), and one of them by its number in proc(5). */
