@@ -140,28 +140,52 @@ static void own_name(char name[16])
 	errno = saved;
 }
 
-/* Which of the shadow stack's pages are resident (touched; mincore, a
- * system call per 4,096 pages): how many, and the last.  -1 if mincore
- * fails.  From a signal handler too. */
-static int shadow_pages(const struct rt_thread *t, uint64_t *resident, size_t *last)
+/* Each of the shadow stack's pages that is resident (touched; mincore, a
+ * system call per 4,096 pages), to visit, lowest first.  -1 if mincore
+ * fails. */
+static int each_resident_page(const struct rt_thread *t, void (*visit)(char *page, void *arg),
+			      void *arg)
 {
 	size_t npages = t->shadow_bytes / SHADOW_PAGE, done, i;
 	unsigned char vec[4096];
 
-	*resident = 0;
-	*last = 0;
 	for (done = 0; done < npages; done += sizeof vec) {
 		size_t n = npages - done < sizeof vec ? npages - done : sizeof vec;
+		char *at = (char *)t->base + done * SHADOW_PAGE;
 
-		if (mincore((char *)t->base + done * SHADOW_PAGE, n * SHADOW_PAGE, vec) != 0)
+		if (mincore(at, n * SHADOW_PAGE, vec) != 0)
 			return -1;
 		for (i = 0; i < n; i++)
-			if (vec[i] & 1) {
-				(*resident)++;
-				*last = done + i;
-			}
+			if (vec[i] & 1)
+				visit(at + i * SHADOW_PAGE, arg);
 	}
 	return 0;
+}
+
+struct resident_count {
+	const char *base;
+	uint64_t resident;
+	size_t last;
+};
+
+static void count_page(char *page, void *arg)
+{
+	struct resident_count *c = arg;
+
+	c->resident++;
+	c->last = (size_t)(page - c->base) / SHADOW_PAGE;
+}
+
+/* How many of the shadow stack's pages are resident, and the last.  -1
+ * if mincore fails.  From a signal handler too. */
+static int shadow_pages(const struct rt_thread *t, uint64_t *resident, size_t *last)
+{
+	struct resident_count c = { (const char *)t->base, 0, 0 };
+	int rc = each_resident_page(t, count_page, &c);
+
+	*resident = c.resident;
+	*last = c.last;
+	return rc;
 }
 
 /* The shadow stack's memory in use: it is reserved large but touched
@@ -267,6 +291,12 @@ static int task_gone(uint64_t tid)
 	return gone;
 }
 
+static void zero_page(char *page, void *arg)
+{
+	(void)arg;
+	memset(page, 0, SHADOW_PAGE);
+}
+
 /* Zeros in a shadow stack taken from an ended thread: rt_shadow_high_water
  * reads the deepest entry written.  Only its resident pages are written
  * (most often one or two: trim_shadow gave back those above the end's),
@@ -274,25 +304,12 @@ static int task_gone(uint64_t tid)
  * every CPU's TLB: with the lookups' pages (Note [Pages for the next
  * thread] in pagepool.c), 29 of the 33 us a short thread still cost the
  * runtime once own_name no longer opened a file (10,000 threads one
- * after another, a 2-CPU VM).  If mincore fails, the rest is given back
- * as before. */
+ * after another, a 2-CPU VM).  If mincore fails, the whole is given
+ * back as before. */
 static void clear_shadow(struct rt_thread *t)
 {
-	size_t npages = t->shadow_bytes / SHADOW_PAGE, done, i;
-	unsigned char vec[512];
-
-	for (done = 0; done < npages; done += sizeof vec) {
-		size_t n = npages - done < sizeof vec ? npages - done : sizeof vec;
-		char *at = (char *)t->base + done * SHADOW_PAGE;
-
-		if (mincore(at, n * SHADOW_PAGE, vec) != 0) {
-			madvise(at, (npages - done) * SHADOW_PAGE, MADV_DONTNEED);
-			return;
-		}
-		for (i = 0; i < n; i++)
-			if (vec[i] & 1)
-				memset(at + i * SHADOW_PAGE, 0, SHADOW_PAGE);
-	}
+	if (each_resident_page(t, zero_page, NULL) != 0)
+		madvise(t->base, t->shadow_bytes, MADV_DONTNEED);
 }
 
 /* A new thread t takes an ended one's shadow stack and arena chunk, if
