@@ -7,14 +7,16 @@
 #include "runtime.h"
 
 /* Interposed functions (exec.c, namespaces.c, dlclose.c and the shared
- * runtime's exitgate.c, shellspawn.c, longjmp.c, catch.c) call libc's own,
+ * runtime's exitgate.c, shellspawn.c, longjmp.c, catch.c, seccomp.c) call libc's own,
  * which `lookup` finds with dlsym, at start-up or late if a constructor
  * that ran before ours calls one.  0 with errno ENOSYS if libc has none. */
 int rt_real_ready(void *const *real, void (*lookup)(void))
 {
-	if (*real == NULL)
+	/* Atomic: a lookup may run in two threads at once (seccomp.c's, in
+	 * the sampling thread before that file's constructor). */
+	if (__atomic_load_n(real, __ATOMIC_ACQUIRE) == NULL)
 		lookup();
-	if (*real == NULL)
+	if (__atomic_load_n(real, __ATOMIC_ACQUIRE) == NULL)
 		errno = ENOSYS;
-	return *real != NULL;
+	return __atomic_load_n(real, __ATOMIC_ACQUIRE) != NULL;
 }

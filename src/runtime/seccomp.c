@@ -26,7 +26,6 @@
  * these would clash with libc's.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include <linux/seccomp.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
@@ -39,27 +38,18 @@
 static void *real_prctl;
 static void *real_syscall;
 
-/* libc's function, looked up once.  Atomic: the sampling thread, started
- * by init.c's constructor before this file's runs, makes both calls too
- * (its timer slack, gettid). */
-static void *real(void **slot, const char *name)
+/* Stored atomically: the sampling thread, started by init.c's
+ * constructor before this file's runs, makes both calls too (its timer
+ * slack, gettid), and may look them up at the same time. */
+static void seccomp_lookup_now(void)
 {
-	void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-
-	if (f == NULL) {
-		f = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(slot, f, __ATOMIC_RELEASE);
-	}
-	if (f == NULL)
-		errno = ENOSYS;
-	return f;
+	__atomic_store_n(&real_prctl, dlsym(RTLD_NEXT, "prctl"), __ATOMIC_RELEASE);
+	__atomic_store_n(&real_syscall, dlsym(RTLD_NEXT, "syscall"), __ATOMIC_RELEASE);
 }
 
-/* At start-up, not in a signal handler's first call: dlsym takes locks. */
 __attribute__((constructor)) static void seccomp_lookup(void)
 {
-	real(&real_prctl, "prctl");
-	real(&real_syscall, "syscall");
+	seccomp_lookup_now();
 }
 
 static int installs_filter_by_prctl(long option, unsigned long mode)
@@ -80,8 +70,10 @@ RT_API int prctl(int option, ...)
 	va_end(ap);
 	if (installs_filter_by_prctl(option, a[0]))
 		rt_dispositions_step_aside(); /* Note [Handlers under a filter] */
-	prctl_fn f = (prctl_fn)real(&real_prctl, "prctl");
-	return f ? f(option, a[0], a[1], a[2], a[3]) : -1;
+	if (!rt_real_ready(&real_prctl, seccomp_lookup_now))
+		return -1;
+	return ((prctl_fn)__atomic_load_n(&real_prctl, __ATOMIC_ACQUIRE))(option, a[0], a[1],
+									   a[2], a[3]);
 }
 
 RT_API long syscall(long number, ...)
@@ -98,6 +90,9 @@ RT_API long syscall(long number, ...)
 	     (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT)) ||
 	    (number == SYS_prctl && installs_filter_by_prctl(a[0], (unsigned long)a[1])))
 		rt_dispositions_step_aside(); /* Note [Handlers under a filter] */
-	syscall_fn f = (syscall_fn)real(&real_syscall, "syscall");
-	return f ? f(number, a[0], a[1], a[2], a[3], a[4], a[5]) : -1;
+	if (!rt_real_ready(&real_syscall, seccomp_lookup_now))
+		return -1;
+	return ((syscall_fn)__atomic_load_n(&real_syscall, __ATOMIC_ACQUIRE))(number, a[0], a[1],
+									      a[2], a[3], a[4],
+									      a[5]);
 }
