@@ -187,8 +187,11 @@ struct rt_thread {
 	uint64_t last_wall;
 	uint64_t hits;
 	uint64_t took_samples; /* samples that found it had taken CPU */
+	uint64_t blocks; /* its voluntary switches as it ended, or RT_BLOCKS_UNKNOWN */
 	uint64_t own_hits, own_seen; /* the making's, for own_ticks */
 	uint64_t root_exact;
+	uint64_t root_first; /* Note [The end of a thread] in sampler.c */
+	int at_root;
 	uint64_t look_span, look_clock;
 	int look_again;
 	/* Ticks of the slow path's making charged to no context: the owner's
@@ -198,6 +201,7 @@ struct rt_thread {
 	int alive;
 
 	uint64_t tid;
+	pthread_t handle; /* pthread_self() of its thread */
 	uint32_t seq; /* start order: the thread's index in the profile */
 	char name[32];
 	struct rt_thread *next; /* registry list */
@@ -373,13 +377,14 @@ RT_HIDDEN void rt_sampler_last_async(void);
  * time: its contexts' and its own, shared out as its clock says it took
  * (async-signal-safe, reads only). */
 RT_HIDDEN void rt_sampler_thread_begins(struct rt_thread *t, uint64_t from);
-RT_HIDDEN void rt_sampler_thread_ends(struct rt_thread *t);
+RT_HIDDEN void rt_sampler_thread_ends(struct rt_thread *t, uint64_t blocks);
 struct rt_cpu_split {
 	double per_hit, per_seen; /* ns for each ns of a context's hits, seen */
 	uint64_t contexts;        /* what the contexts are to add up to */
 	uint64_t root_exact;
 	const struct rt_ctx *root;
 };
+#define RT_BLOCKS_UNKNOWN UINT64_MAX
 RT_HIDDEN uint64_t rt_cpu_split_begin(const struct rt_thread *t, struct rt_cpu_split *s);
 RT_HIDDEN uint64_t rt_cpu_split_time(const struct rt_cpu_split *s, const struct rt_ctx *c);
 RT_HIDDEN uint64_t rt_sampler_samples(void);
@@ -389,6 +394,14 @@ RT_HIDDEN uint64_t rt_sampler_samples(void);
 RT_HIDDEN int rt_thread_sandboxed(void);
 RT_HIDDEN void rt_sandbox_start(void);
 RT_HIDDEN int rt_sandbox_forbids_write(void); /* says why, if it does */
+/* The program is putting itself under a filter (seccomp.c); whether it
+ * has: Note [Calls as a thread ends] in threads.c. */
+RT_HIDDEN void rt_sandbox_installing(void);
+RT_HIDDEN int rt_sandbox_installed(void);
+/* threads.c: a thread's name as the program gives it, and the calling
+ * thread's, kept before a filter comes (Note [Calls as a thread ends]). */
+RT_HIDDEN void rt_thread_named(pthread_t handle, const char *name);
+RT_HIDDEN void rt_thread_keep_own_name(void);
 RT_HIDDEN void rt_sampler_after_fork(void);
 
 /* dispositions.c: Note [Handlers under a filter] in seccomp.c. */

@@ -174,6 +174,22 @@ void rt_sandbox_start(void)
 	fresh = 1;
 }
 
+/* Set in the process that makes the call, not in a vfork child, which
+ * shares our memory but not its filters with us; a fork child keeps it,
+ * with the filter. */
+static int installed;
+
+void rt_sandbox_installing(void)
+{
+	if (rt_pid != 0 && getpid() == rt_pid)
+		__atomic_store_n(&installed, 1, __ATOMIC_RELAXED);
+}
+
+int rt_sandbox_installed(void)
+{
+	return __atomic_load_n(&installed, __ATOMIC_RELAXED);
+}
+
 /* One write(2) and nothing else: rt_warn's care for SIGPIPE takes calls
  * (sigpending, sigtimedwait) that file(1)'s filter kills the thread
  * for. */

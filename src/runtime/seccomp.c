@@ -1,6 +1,7 @@
 /*
  * seccomp.c - prctl and syscall: a seccomp filter the program puts
- * itself under, seen before it is (shared runtime only).
+ * itself under, seen before it is, and a name it gives its thread
+ * (shared runtime only).
  *
  * Note [Handlers under a filter]: the runtime's handlers for fatal
  * signals (signals.c) make system calls of their own before the signal
@@ -27,6 +28,7 @@
  */
 #include <dlfcn.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -58,23 +60,36 @@ static int installs_filter_by_prctl(long option, unsigned long mode)
 	       (mode == SECCOMP_MODE_FILTER || mode == SECCOMP_MODE_STRICT);
 }
 
+/* Before libc's call, whether or not it then succeeds. */
+static void installing(void)
+{
+	rt_dispositions_step_aside(); /* Note [Handlers under a filter] */
+	rt_thread_keep_own_name();    /* Note [Calls as a thread ends] in threads.c */
+	rt_sandbox_installing();
+}
+
 RT_API int prctl(int option, ...)
 {
 	typedef int (*prctl_fn)(int, unsigned long, unsigned long, unsigned long, unsigned long);
 	unsigned long a[4];
 	va_list ap;
+	int r;
 
 	va_start(ap, option);
 	for (int i = 0; i < 4; i++)
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
 	if (installs_filter_by_prctl(option, a[0]))
-		rt_dispositions_step_aside(); /* Note [Handlers under a filter] */
+		installing();
 	if (!rt_real_ready(&real_prctl, seccomp_lookup_now))
 		return -1;
-	return ((prctl_fn)__atomic_load_n(&real_prctl, __ATOMIC_ACQUIRE))(option, a[0], a[1],
-									   a[2], a[3]);
+	r = ((prctl_fn)__atomic_load_n(&real_prctl, __ATOMIC_ACQUIRE))(option, a[0], a[1], a[2],
+									a[3]);
+	if (r == 0 && option == PR_SET_NAME && a[0] != 0 && rt_self != NULL)
+		rt_thread_named(pthread_self(), (const char *)a[0]); /* threadname.c */
+	return r;
 }
+
 
 RT_API long syscall(long number, ...)
 {
@@ -89,7 +104,7 @@ RT_API long syscall(long number, ...)
 	if ((number == SYS_seccomp &&
 	     (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT)) ||
 	    (number == SYS_prctl && installs_filter_by_prctl(a[0], (unsigned long)a[1])))
-		rt_dispositions_step_aside(); /* Note [Handlers under a filter] */
+		installing();
 	if (!rt_real_ready(&real_syscall, seccomp_lookup_now))
 		return -1;
 	return ((syscall_fn)__atomic_load_n(&real_syscall, __ATOMIC_ACQUIRE))(number, a[0], a[1],

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -121,23 +122,82 @@ static void read_name(struct rt_thread *t)
 		t->name[n - 1] = '\0';
 }
 
-/* The calling thread's own name, for it to keep as it ends, or "" (the
- * name kept before).  prctl, not /proc/self/task/TID/comm: the open's
- * walk through /proc, made under the registry lock, for which the
- * sampler and the next thread to start then waited, was 87 of the 120 us
- * a short thread cost the runtime (10,000 threads one after another, a
- * 2-CPU VM), and 50 made before the lock.  A sandbox that lists prctl's
- * options allows PR_GET_NAME (glibc's pthread_getname_np asks it so)
- * more often than an allow-list allows an open (Note [Sandboxed] in
- * sandbox.c; docs/performance.md, session 26). */
+/*
+ * Note [Calls as a thread ends]: an ending thread asks the kernel two
+ * things about itself, before it takes the registry lock: its name, for
+ * the profile, and how often it blocked, for the sharing of its time
+ * (Note [Too few hits] in sampler.c).  prctl(PR_GET_NAME), not
+ * /proc/self/task/TID/comm: the open's walk through /proc, made under
+ * the registry lock, for which the sampler and the next thread to start
+ * then waited, was 87 of the 120 us a short thread cost the runtime
+ * (10,000 threads one after another, a 2-CPU VM), and 50 made before the
+ * lock (docs/performance.md, session 26).  getrusage(RUSAGE_THREAD) for
+ * the other: no file, and the thread's own counts.  systemd's filters
+ * list both in @process; Chrome's and Firefox's allow PR_GET_NAME (glibc's
+ * pthread_getname_np asks it so).  Once the program has put itself under
+ * a filter (seccomp.c sees it; the shared runtime only), neither is
+ * asked: a filter that lists prctl's options, or leaves getrusage out,
+ * would kill the thread as it ends.  The thread keeps the name it had
+ * as the filter came (the caller's own, asked then) or was given since
+ * through prctl(PR_SET_NAME) or pthread_setname_np (seccomp.c and
+ * threadname.c see them made), and its time is shared as if it might
+ * have blocked at every sample.  A filter installed by a raw system
+ * call, or any in a static program, goes unseen (the calls stay).
+ */
 static void own_name(char name[16])
 {
 	int saved = errno;
 
-	if (prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) != 0)
+	if (rt_sandbox_installed() ||
+	    prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) != 0)
 		name[0] = '\0';
 	name[15] = '\0';
 	errno = saved;
+}
+
+/* The program named a thread (prctl(PR_SET_NAME) for itself,
+ * pthread_setname_np for any): seccomp.c sees it, in the shared runtime.
+ * A thread not yet known (no call made) asks as it ends.  Keeps errno. */
+void rt_thread_named(pthread_t handle, const char *name)
+{
+	struct rt_thread *t;
+	int saved = errno;
+
+	rt_registry_lock();
+	for (t = rt_live_first(); t; t = t->live_next)
+		if (pthread_equal(t->handle, handle)) {
+			snprintf(t->name, sizeof t->name, "%.15s", name);
+			break;
+		}
+	rt_registry_unlock();
+	errno = saved;
+}
+
+/* Before the calling thread's filter comes: its name now, which it keeps
+ * as it ends if not named again (Note [Calls as a thread ends]). */
+void rt_thread_keep_own_name(void)
+{
+	char name[16];
+
+	if (rt_self == NULL)
+		return;
+	own_name(name);
+	if (name[0])
+		rt_thread_named(pthread_self(), name);
+}
+
+/* How often the calling thread has blocked (its voluntary context
+ * switches), or RT_BLOCKS_UNKNOWN: Note [Calls as a thread ends]. */
+static uint64_t own_blocks(void)
+{
+	struct rusage ru;
+	int saved = errno;
+	uint64_t blocks = RT_BLOCKS_UNKNOWN;
+
+	if (!rt_sandbox_installed() && getrusage(RUSAGE_THREAD, &ru) == 0 && ru.ru_nvcsw >= 0)
+		blocks = (uint64_t)ru.ru_nvcsw;
+	errno = saved;
+	return blocks;
 }
 
 /* Each of the shadow stack's pages that is resident (touched; mincore, a
@@ -349,6 +409,7 @@ static void thread_exit(void *arg)
 	struct rt_thread *t = arg;
 	int cancel = rt_nocancel_begin();
 	char name[16];
+	uint64_t blocks;
 
 	{
 		uint64_t resident, deepest;
@@ -362,12 +423,13 @@ static void thread_exit(void *arg)
 	}
 	rt_release_lookups(t);
 	own_name(name);
+	blocks = rt_config.clock == CCP_CLOCK_CPU ? own_blocks() : RT_BLOCKS_UNKNOWN;
 	rt_registry_lock();
 	if (t->alive) {
 		if (rt_cycles) /* Note [The tail after the last hook] in clock.c */
 			rt_charge_ticks(t, rt_tick());
 		else if (rt_config.clock == CCP_CLOCK_CPU)
-			rt_sampler_thread_ends(t);
+			rt_sampler_thread_ends(t, blocks);
 		else
 			rt_charge_sample(t, rt_now_ns(CLOCK_MONOTONIC));
 		if (name[0])
@@ -441,6 +503,7 @@ static struct rt_thread *thread_new(int reuse)
 	rt_overhead_thread_init(t);
 	t->memory_bytes += sizeof *t;
 	t->tid = (uint64_t)syscall(SYS_gettid);
+	t->handle = pthread_self();
 	return t;
 }
 

@@ -32,6 +32,18 @@
  *                    "term libseccomp" installs the same filter the way
  *                    libseccomp does when the seccomp call is missing,
  *                    by prctl(PR_SET_SECCOMP)
+ *   sandboxed worker prctl|getrusage
+ *                    a thread names itself "sealed", works and puts
+ *                    itself alone (no other thread) under a filter that
+ *                    kills the process at that call (and sched_*), and
+ *                    then: with getrusage, names itself "self-renamed" by
+ *                    prctl(PR_SET_NAME); with prctl, main names it
+ *                    "renamed" (pthread_setname_np, a write to its /proc
+ *                    comm); then works again and ends.  main joins it,
+ *                    prints "worker worked 2" and returns 0, and writes
+ *                    the profile: the thread must make neither call as
+ *                    it ends (Note [Calls as a thread ends] in
+ *                    src/runtime/threads.c)
  *   sandboxed jail   (root) works, chroots into the current directory,
  *                    which has no /proc, then as late: vsftpd's and sshd's
  *                    order
@@ -40,6 +52,7 @@
  * worked" for exec, "worked 2" for late; exit status 0.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -124,6 +137,52 @@ static void allow_only_few(void)
 	filter(nrs, COUNT(nrs), SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_THREAD);
 }
 
+/* sandboxed worker: its two steps, each told through a pipe. */
+static int to_main[2], to_worker[2];
+static int worker_by_prctl;
+
+static void *worker(void *arg)
+{
+	static const long by_prctl_nrs[] = {SYS_sched_getattr, SYS_sched_setattr, SYS_prctl};
+	static const long by_rusage_nrs[] = {SYS_sched_getattr, SYS_sched_setattr, SYS_getrusage};
+	char c = 0;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "sealed");
+	work();
+	if (worker_by_prctl)
+		filter(by_prctl_nrs, COUNT(by_prctl_nrs), SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ALLOW);
+	else
+		filter(by_rusage_nrs, COUNT(by_rusage_nrs), SECCOMP_RET_KILL_PROCESS,
+		       SECCOMP_RET_ALLOW);
+	if (!worker_by_prctl)
+		prctl(PR_SET_NAME, "self-renamed", 0L, 0L, 0L);
+	if (write(to_main[1], &c, 1) != 1 || read(to_worker[0], &c, 1) != 1)
+		return NULL;
+	work();
+	return NULL;
+}
+
+static int sealed_worker(const char *how)
+{
+	pthread_t t;
+	char c = 0;
+
+	worker_by_prctl = strcmp(how, "prctl") == 0;
+	if (pipe(to_main) != 0 || pipe(to_worker) != 0 ||
+	    pthread_create(&t, NULL, worker, NULL) != 0)
+		return perror("sandboxed: worker"), 1;
+	if (read(to_main[0], &c, 1) != 1)
+		return 1;
+	if (worker_by_prctl && pthread_setname_np(t, "renamed") != 0)
+		return perror("sandboxed: pthread_setname_np"), 1;
+	if (write(to_worker[1], &c, 1) != 1)
+		return 1;
+	pthread_join(t, NULL);
+	printf("worker worked %d\n", worked);
+	return 0;
+}
+
 static void join_many_groups(void)
 {
 	static gid_t gids[3000];
@@ -174,11 +233,13 @@ int main(int argc, char **argv)
 			 strcmp(argv[1], "late") != 0 && strcmp(argv[1], "groups") != 0 &&
 			 strcmp(argv[1], "jail") != 0 && strcmp(argv[1], "strict") != 0 &&
 			 strcmp(argv[1], "violate") != 0 && strcmp(argv[1], "execraw") != 0 &&
-			 strcmp(argv[1], "term") != 0)) {
-		fprintf(stderr,
-			"usage: sandboxed fork|exec|execraw|late|groups|jail|strict|violate|term\n");
+			 strcmp(argv[1], "term") != 0 && strcmp(argv[1], "worker") != 0)) {
+		fprintf(stderr, "usage: sandboxed "
+				"fork|exec|execraw|late|groups|jail|strict|violate|term|worker\n");
 		return 2;
 	}
+	if (strcmp(argv[1], "worker") == 0)
+		return sealed_worker(argc > 2 ? argv[2] : "prctl");
 	if (strcmp(argv[1], "term") == 0) {
 		char c;
 
