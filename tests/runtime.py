@@ -1319,12 +1319,13 @@ def crowd_beside_busy_loops():
     pin = shutil.which("taskset")
     if not check(pin is not None, "taskset(1) is there to run on one CPU"):
         return
+    cpu = str(min(os.sched_getaffinity(0)))  # one this process may run on
     exe = build("bursts", "tests/progs/bursts.c")
     prof = os.path.join(OUT, "crowd-beside.ccprof")
-    loops = [subprocess.Popen([pin, "-c", "0", "sh", "-c", "while :; do :; done"])
+    loops = [subprocess.Popen([pin, "-c", cpu, "sh", "-c", "while :; do :; done"])
              for _ in range(4)]
     try:
-        r = run([pin, "-c", "0", CCPROF, "record", "-o", prof, "--", exe, "crowd", "64"],
+        r = run([pin, "-c", cpu, CCPROF, "record", "-o", prof, "--", exe, "crowd", "64"],
                 env=dict(os.environ, CCPROF_OPTIONS="interval=4ms"))
     finally:
         for p in loops:

@@ -394,10 +394,10 @@ RT_HIDDEN uint64_t rt_sampler_samples(void);
 RT_HIDDEN int rt_thread_sandboxed(void);
 RT_HIDDEN void rt_sandbox_start(void);
 RT_HIDDEN int rt_sandbox_forbids_write(void); /* says why, if it does */
-/* The program is putting itself under a filter (seccomp.c); whether it
- * has: Note [Calls as a thread ends] in threads.c. */
+/* The program is putting itself under a filter (seccomp.c); whether the
+ * process is under none: Note [Calls as a thread ends] in threads.c. */
 RT_HIDDEN void rt_sandbox_installing(void);
-RT_HIDDEN int rt_sandbox_installed(void);
+RT_HIDDEN int rt_sandbox_none(void);
 /* threads.c: a thread's name as the program gives it, and the calling
  * thread's, kept before a filter comes (Note [Calls as a thread ends]). */
 RT_HIDDEN void rt_thread_named(pthread_t handle, const char *name);

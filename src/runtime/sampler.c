@@ -149,7 +149,6 @@ static void hit(struct rt_thread *t, uint64_t span)
 static void seen(struct rt_thread *t, uint64_t took)
 {
 	struct rt_ctx *c = RT_ACQUIRE(&t->cur);
-
 	int at_root = RT_LOAD(&t->busy) != RT_BUSY_MAKING && c == t->root;
 
 	if (RT_LOAD(&t->busy) == RT_BUSY_MAKING)
@@ -252,7 +251,9 @@ void rt_sampler_thread_begins(struct rt_thread *t, uint64_t from)
  * time is, by its hits and sights (rt_cpu_split_begin).  Unless a hit
  * in that run found the thread running at its root: then it worked
  * there (tests/progs/latefirst.c's 40 ms after its last call), and the
- * sights stay.  The later sights of the run hold CPU taken at the root.
+ * sights stay; or unless the thread ends away from its root
+ * (pthread_exit, cancellation), where that run was not its way out.
+ * The later sights of the run hold CPU taken at the root.
  */
 /* `blocks`: how often it blocked (Note [Too few hits]). */
 void rt_sampler_thread_ends(struct rt_thread *t, uint64_t blocks)
@@ -260,7 +261,7 @@ void rt_sampler_thread_ends(struct rt_thread *t, uint64_t blocks)
 	uint64_t now = rt_now_ns(t->cpu_clock);
 
 	t->blocks = blocks;
-	if (t->root_first) {
+	if (t->root_first && RT_ACQUIRE(&t->cur) == t->root) {
 		uint64_t was = RT_LOAD(&t->root->seen);
 
 		RT_STORE(&t->root->seen, was > t->root_first ? was - t->root_first : 0);

@@ -185,9 +185,12 @@ void rt_sandbox_installing(void)
 		__atomic_store_n(&installed, 1, __ATOMIC_RELAXED);
 }
 
-int rt_sandbox_installed(void)
+/* Under no filter as far as the runtime knows: none as the image
+ * started (a process that could not tell counts as filtered), none the
+ * program installed since. */
+int rt_sandbox_none(void)
 {
-	return __atomic_load_n(&installed, __ATOMIC_RELAXED);
+	return filters_at_start == 0 && !__atomic_load_n(&installed, __ATOMIC_RELAXED);
 }
 
 /* One write(2) and nothing else: rt_warn's care for SIGPIPE takes calls

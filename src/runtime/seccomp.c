@@ -86,10 +86,9 @@ RT_API int prctl(int option, ...)
 	r = ((prctl_fn)__atomic_load_n(&real_prctl, __ATOMIC_ACQUIRE))(option, a[0], a[1], a[2],
 									a[3]);
 	if (r == 0 && option == PR_SET_NAME && a[0] != 0 && rt_self != NULL)
-		rt_thread_named(pthread_self(), (const char *)a[0]); /* threadname.c */
+		rt_thread_named(pthread_self(), (const char *)a[0]); /* threads.c */
 	return r;
 }
-
 
 RT_API long syscall(long number, ...)
 {

@@ -20,15 +20,18 @@ static void setname_lookup_now(void)
 	__atomic_store_n(&real_setname, dlsym(RTLD_NEXT, "pthread_setname_np"), __ATOMIC_RELEASE);
 }
 
-/* glibc names the calling thread by prctl, which it calls directly, not
- * through seccomp.c's, and another by a write to its /proc comm. */
+/* glibc (2.34 on) names the calling thread by prctl, which it calls
+ * directly, not through seccomp.c's, and another by a write to its /proc
+ * comm.  Keeps errno, as libc's does. */
 RT_API int pthread_setname_np(pthread_t thread, const char *name)
 {
 	typedef int (*setname_fn)(pthread_t, const char *);
-	int r;
+	int r, saved = errno;
 
-	if (!rt_real_ready(&real_setname, setname_lookup_now))
+	if (!rt_real_ready(&real_setname, setname_lookup_now)) {
+		errno = saved;
 		return ENOSYS;
+	}
 	r = ((setname_fn)__atomic_load_n(&real_setname, __ATOMIC_ACQUIRE))(thread, name);
 	if (r == 0)
 		rt_thread_named(thread, name);

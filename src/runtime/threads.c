@@ -132,43 +132,58 @@ static void read_name(struct rt_thread *t)
  * then waited, was 87 of the 120 us a short thread cost the runtime
  * (10,000 threads one after another, a 2-CPU VM), and 50 made before the
  * lock (docs/performance.md, session 26).  getrusage(RUSAGE_THREAD) for
- * the other: no file, and the thread's own counts.  systemd's filters
- * list both in @process; Chrome's and Firefox's allow PR_GET_NAME (glibc's
- * pthread_getname_np asks it so).  Once the program has put itself under
- * a filter (seccomp.c sees it; the shared runtime only), neither is
- * asked: a filter that lists prctl's options, or leaves getrusage out,
- * would kill the thread as it ends.  The thread keeps the name it had
- * as the filter came (the caller's own, asked then) or was given since
- * through prctl(PR_SET_NAME) or pthread_setname_np (seccomp.c and
- * threadname.c see them made), and its time is shared as if it might
- * have blocked at every sample.  A filter installed by a raw system
- * call, or any in a static program, goes unseen (the calls stay).
+ * the other: no file, and the thread's own counts.  A thread asks its
+ * name as its state is made too, so that it has one if it cannot ask
+ * as it ends.
+ *
+ * Only in a process under no seccomp filter (rt_sandbox_none): neither
+ * call is one the runtime cannot do without, and a filter may kill at
+ * either (Note [Sandboxed] in sandbox.c; robust.py's `sandboxed exec`
+ * starts an image under one that kills at prctl, and the name asked as
+ * the main thread's state was made killed it).  A filter the program
+ * installs may reach threads it makes later, which the runtime cannot
+ * tell apart, so once one is seen (seccomp.c; the shared runtime only)
+ * no thread asks: the installer's name is asked just before.  A thread
+ * under a filter keeps the name it had as its state was made or as the
+ * filter came, or was given since through prctl(PR_SET_NAME) or
+ * pthread_setname_np (seccomp.c and threadname.c see them made), or
+ * none; a thread alive at the write is named from /proc then (dump.c).
+ * Its time is shared as if it might have blocked at every sample.  A
+ * filter installed by a raw system call, or any in a static program,
+ * goes unseen (the calls stay), and so does one that another thread
+ * installs for all threads (SECCOMP_FILTER_FLAG_TSYNC) between a
+ * thread's look and its call.
  */
 static void own_name(char name[16])
 {
 	int saved = errno;
 
-	if (rt_sandbox_installed() ||
-	    prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) != 0)
+	if (!rt_sandbox_none() || prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) != 0)
 		name[0] = '\0';
 	name[15] = '\0';
 	errno = saved;
 }
 
-/* The program named a thread (prctl(PR_SET_NAME) for itself,
- * pthread_setname_np for any): seccomp.c sees it, in the shared runtime.
- * A thread not yet known (no call made) asks as it ends.  Keeps errno. */
+/* The program named a thread (prctl(PR_SET_NAME) for itself, seen in
+ * seccomp.c; pthread_setname_np for any, in threadname.c).  A thread
+ * with no state yet (no call made) asks as its state is made.  Not in
+ * a vfork child, which shares our records but is not their thread.
+ * Keeps errno. */
 void rt_thread_named(pthread_t handle, const char *name)
 {
-	struct rt_thread *t;
+	struct rt_thread *t = rt_self;
 	int saved = errno;
 
+	if (rt_pid == 0 || getpid() != rt_pid) {
+		errno = saved;
+		return;
+	}
 	rt_registry_lock();
-	for (t = rt_live_first(); t; t = t->live_next)
-		if (pthread_equal(t->handle, handle)) {
-			snprintf(t->name, sizeof t->name, "%.15s", name);
-			break;
-		}
+	if (t == NULL || !pthread_equal(handle, pthread_self()))
+		for (t = rt_live_first(); t && !pthread_equal(t->handle, handle); t = t->live_next)
+			;
+	if (t != NULL && t->alive)
+		snprintf(t->name, sizeof t->name, "%.15s", name);
 	rt_registry_unlock();
 	errno = saved;
 }
@@ -194,7 +209,7 @@ static uint64_t own_blocks(void)
 	int saved = errno;
 	uint64_t blocks = RT_BLOCKS_UNKNOWN;
 
-	if (!rt_sandbox_installed() && getrusage(RUSAGE_THREAD, &ru) == 0 && ru.ru_nvcsw >= 0)
+	if (rt_sandbox_none() && getrusage(RUSAGE_THREAD, &ru) == 0 && ru.ru_nvcsw >= 0)
 		blocks = (uint64_t)ru.ru_nvcsw;
 	errno = saved;
 	return blocks;
@@ -550,6 +565,7 @@ static void first_sample(struct rt_thread *t, uint64_t own)
 static struct rt_thread *make_state(uint64_t own)
 {
 	struct rt_thread *t = thread_new(1);
+	char name[16];
 
 	if (t == NULL)
 		return NULL;
@@ -560,6 +576,8 @@ static struct rt_thread *make_state(uint64_t own)
 	t->last_tick = rt_cycles ? rt_tick() : 0;
 	t->first_tick = t->last_tick;
 	t->alive = 1;
+	own_name(name); /* Note [Calls as a thread ends] */
+	memcpy(t->name, name, sizeof name);
 	pthread_once(&key_once, make_key);
 	pthread_setspecific(exit_key, t);
 	rt_registry_add(t);

@@ -39,10 +39,13 @@
  *                    then: with getrusage, names itself "self-renamed" by
  *                    prctl(PR_SET_NAME); with prctl, main names it
  *                    "renamed" (pthread_setname_np, a write to its /proc
- *                    comm); then works again and ends.  main joins it,
- *                    prints "worker worked 2" and returns 0, and writes
- *                    the profile: the thread must make neither call as
- *                    it ends (Note [Calls as a thread ends] in
+ *                    comm); then works again and ends.  A second thread,
+ *                    "bystander", works first, under no filter, and ends
+ *                    once the worker is sealed.  main joins both, prints
+ *                    "worker worked 3" and returns 0, and writes the
+ *                    profile: the worker must make neither call as it
+ *                    ends, and the bystander keeps the name it has
+ *                    (Note [Calls as a thread ends] in
  *                    src/runtime/threads.c)
  *   sandboxed jail   (root) works, chroots into the current directory,
  *                    which has no /proc, then as late: vsftpd's and sshd's
@@ -137,9 +140,21 @@ static void allow_only_few(void)
 	filter(nrs, COUNT(nrs), SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_THREAD);
 }
 
-/* sandboxed worker: its two steps, each told through a pipe. */
-static int to_main[2], to_worker[2];
+/* sandboxed worker: its two steps, each told through a pipe; the
+ * bystander's end, told through a third. */
+static int to_main[2], to_worker[2], to_bystander[2];
 static int worker_by_prctl;
+
+static void *bystander(void *arg)
+{
+	char c;
+
+	(void)arg;
+	work();
+	if (read(to_bystander[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
 
 static void *worker(void *arg)
 {
@@ -165,17 +180,21 @@ static void *worker(void *arg)
 
 static int sealed_worker(const char *how)
 {
-	pthread_t t;
+	pthread_t t, b;
 	char c = 0;
 
 	worker_by_prctl = strcmp(how, "prctl") == 0;
-	if (pipe(to_main) != 0 || pipe(to_worker) != 0 ||
+	if (pipe(to_main) != 0 || pipe(to_worker) != 0 || pipe(to_bystander) != 0 ||
+	    pthread_create(&b, NULL, bystander, NULL) != 0 ||
 	    pthread_create(&t, NULL, worker, NULL) != 0)
 		return perror("sandboxed: worker"), 1;
 	if (read(to_main[0], &c, 1) != 1)
 		return 1;
 	if (worker_by_prctl && pthread_setname_np(t, "renamed") != 0)
 		return perror("sandboxed: pthread_setname_np"), 1;
+	if (write(to_bystander[1], &c, 1) != 1)
+		return 1;
+	pthread_join(b, NULL);
 	if (write(to_worker[1], &c, 1) != 1)
 		return 1;
 	pthread_join(t, NULL);
