@@ -487,18 +487,22 @@ static uint64_t realtime_ns(void)
  * twice, and the second cut short a handler that cleans up.  A second
  * signal that does come (two sent close together) waits for the
  * runtime's write, if its handler is writing (write_once in
- * src/runtime/signals.c).  Left as they were: SIGPIPE, SIGXCPU and
- * SIGXFSZ, which record's own writes and limits raise (unless one is the
- * dump signal), SIGCHLD and job control (Note [When the program
- * stops]).  A signal ignored when record starts (nohup; SIGINT and
+ * src/runtime/signals.c).  Those that record's own doings raise too (a
+ * write to a closed pipe, a file-size or CPU limit, abort, a fault, a
+ * seccomp filter, a breakpoint) are passed on only when another process
+ * sent them (si_code SI_USER, SI_QUEUE or SI_TKILL, si_pid not record's);
+ * record's own act as they did before record caught them: `kill -PIPE`
+ * and the rest killed record and left the program running (helper-132).
+ * Left as they were: SIGCHLD and job control (Note [When the program
+ * stops]), and those whose default is to be ignored.  A signal ignored when record starts (nohup; SIGINT and
  * SIGQUIT in a job a non-interactive shell starts in the background) is
  * caught and passed on all the same, and the program starts with it
  * ignored, as it would bare: a program that ignores it still does, and
  * one that sets a handler anyway (Lua, for SIGINT) gets it, as a kill of
  * its own pid would give it.  Before, record kept it ignored and a
  * `kill -INT` of a backgrounded record never reached such a program,
- * which ran on (helper-100).  record never dies by such a signal: it
- * would not have ended record either.
+ * which ran on (helper-100).  record never dies by a signal it passed
+ * on: one ignored would not have ended record either.
  *
  * They are blocked across the fork, so that none is handled before the
  * parent knows the program's pid, nor by record's handler in the child,
@@ -515,6 +519,27 @@ static const int ending_signals[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
 	SIGPROF, SIGIO, SIGPWR, SIGSTKFLT,
 };
+
+/* Those whose default ends a process and that record's own doings may
+ * raise: passed on only when another process sent them. */
+static const int raised_too_signals[] = {
+	SIGPIPE, SIGXCPU, SIGXFSZ, SIGABRT, SIGSYS, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+};
+
+static int raised_too(int sig)
+{
+	for (size_t i = 0; i < sizeof raised_too_signals / sizeof *raised_too_signals; i++)
+		if (raised_too_signals[i] == sig)
+			return 1;
+	return 0;
+}
+
+static int sent_by_another(const siginfo_t *info)
+{
+	return info != NULL &&
+	       (info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL) &&
+	       info->si_pid != getpid();
+}
 
 /* Those the terminal sends the whole foreground group. */
 static int from_terminal_too(int sig)
@@ -534,12 +559,35 @@ static volatile sig_atomic_t passed_signal; /* the first ending signal passed on
 static volatile sig_atomic_t ignored_at_start[MAX_SIGNAL + 1]; /* by signal number */
 static struct group_canary canary; /* set while signals are blocked, before pass_to */
 
+/* A signal of record's own making acts as it would have: ignored if it
+ * was at the start, else by its default, which ends record. */
+static void as_without_record(int sig)
+{
+	struct sigaction dfl;
+	sigset_t set;
+	if (ignored_at_start[sig])
+		return;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+
 static void pass_on(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
 	(void)uctx;
 	if (from_terminal_too(sig) && info && info->si_code == SI_KERNEL)
 		return; /* the program had it too */
+	if (raised_too(sig) && !sent_by_another(info)) {
+		as_without_record(sig);
+		errno = saved;
+		return;
+	}
 	if (!passed_signal && sig != SIGWINCH && sig != SIGURG && !ignored_at_start[sig])
 		passed_signal = sig; /* one that would have ended record */
 	if (pass_to > 0 && !group_canary_had(&canary, sig)) /* else the program had it too */
@@ -547,13 +595,15 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 	errno = saved;
 }
 
-/* The signals record passes on: ending_signals, the real-time ones and
- * the dump signal (0 for none). */
+/* The signals record passes on: ending_signals, raised_too_signals, the
+ * real-time ones and the dump signal (0 for none). */
 static void run_signal_set(int dump_signal, struct run_signals_saved *s)
 {
 	s->n = 0;
 	for (size_t i = 0; i < sizeof ending_signals / sizeof *ending_signals; i++)
 		s->sig[s->n++] = ending_signals[i];
+	for (size_t i = 0; i < sizeof raised_too_signals / sizeof *raised_too_signals; i++)
+		s->sig[s->n++] = raised_too_signals[i];
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX && sig <= MAX_SIGNAL && s->n < MAX_RUN_SIGNALS; sig++)
 		s->sig[s->n++] = sig;
 	int listed = 0;
