@@ -2061,16 +2061,35 @@ def signals_kept():
                      ("xcpu", signal.SIGXCPU), ("xfsz", signal.SIGXFSZ),
                      ("vforkterm", signal.SIGTERM), ("altterm", signal.SIGTERM),
                      ("altabort", signal.SIGABRT), ("altsegv", signal.SIGSEGV),
-                     ("altdisarm", signal.SIGSEGV)):
+                     ("altdisarm", signal.SIGSEGV), ("overflow", signal.SIGSEGV)):
         name = signal.Signals(sig).name
         p, prof = same_behaviour("sig_" + how, src, [how])
         if p is None:
             continue
         check(p.returncode == -sig, "signal %s: the process still dies by %s" % (how, name))
+        if how == "overflow":
+            # Note [A stack to overflow onto]: the main thread's stack
+            # lent by the runtime; the old build wrote nothing.
+            check("ccprof:   deeper  (" in p.stderr,
+                  "signal overflow: the cost-centre stack is reported (%r)" % p.stderr[-300:])
         if check(os.path.exists(prof), "signal %s: profile written" % how):
             fs = functions(report(prof))
+            if how == "overflow":
+                check(fs.get("deeper", {}).get("calls", 0) > 1000,
+                      "signal overflow: deeper()'s calls recorded (%s)"
+                      % fs.get("deeper", {}).get("calls"))
+                continue
             last = "crash_here" if how in ("segvreraise", "altabort", "altsegv", "altdisarm") else "work"
             check(fs.get(last, {}).get("calls") == 1, "signal %s: %s() recorded" % (how, last))
+    # The stack lent to the main thread does not show: sigaltstack says
+    # there is none, and the program's own replaces it (same_behaviour
+    # compares the output with the bare run's).
+    p, prof = same_behaviour("sig_altview", src, ["altview"])
+    if p is not None:
+        check(p.returncode == 0 and p.stdout.endswith("\naltstack disabled\naltstack of 16384 bytes, "
+                                                      "flags 0\naltstack disabled\n"),
+              "signal altview: the program sees no alternate stack until it sets its own (%r)"
+              % p.stdout)
     early_siginterrupt()
     # A static program (libccprof.a): sigaction is glibc's __sigaction, and
     # signal is built as glibc builds it, with no libc to find by dlsym.
@@ -2087,6 +2106,15 @@ def signals_kept():
         b = run([os.path.join(OUT, "sig_%s_bare" % how if how != "handled" else "sig_handled_bare"), how])
         check(p.stdout == b.stdout and p.returncode == b.returncode and os.path.exists(prof),
               "signal %s, static: as bare, profile written (%d, bare %d)" % (how, p.returncode, b.returncode))
+    # A thread other than main overflows its stack: no handler can run,
+    # and record says that may be why (it blamed a handler of the
+    # program's own; helper-132).
+    exe = build("sig_threadoverflow", src)
+    r, prof = record(exe, ["threadoverflow"], profile=os.path.join(OUT, "sig_tov.ccprof"))
+    check(r.returncode == -signal.SIGSEGV and "a stack overflow in a thread with no alternate "
+          "signal stack" in r.stderr,
+          "signal threadoverflow under record: dies by SIGSEGV, and record names a stack "
+          "overflow (%d, %r)" % (r.returncode, r.stderr[-300:]))
     for how, sig in (("reraise", signal.SIGINT), ("pipe", signal.SIGPIPE)):
         name = signal.Signals(sig).name
         prof = os.path.join(OUT, "sig_%s_record.ccprof" % how)

@@ -27,7 +27,7 @@ exports_rt="_Exit __cxa_begin_catch __cyg_profile_func_enter __cyg_profile_func_
 __longjmp_chk __sysv_signal _longjmp bsd_signal ccprof__cc ccprof__dump ccprof__enter ccprof__leave
 daemon dlclose execl execle execlp execv execve execveat execvp execvpe exit fexecve fork forkpty
 longjmp popen prctl pthread_setname_np
-posix_spawn posix_spawnp setns sigaction siginterrupt siglongjmp signal ssignal syscall system sysv_signal
+sigaltstack posix_spawn posix_spawnp setns sigaction siginterrupt siglongjmp signal ssignal syscall system sysv_signal
 unshare"
 exports_alloc="$exports_rt aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc
 reallocarray valloc"

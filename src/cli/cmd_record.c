@@ -1104,6 +1104,12 @@ static void say_why_none(const char *command, int status)
 		signal_text(s, sig, sizeof sig);
 		if (s == SIGKILL)
 			cli_error("ccprof: no profile written: %s was killed by SIGKILL", command);
+		else if (s == SIGSEGV)
+			cli_error("ccprof: no profile written: %s died by SIGSEGV without the "
+				  "runtime's handler (a stack overflow in a thread with no alternate "
+				  "signal stack, where no handler can run; or a handler of the "
+				  "program's own replaces it: docs/options.md, \"Signals\")",
+				command);
 		else if (runtime_handles(s))
 			cli_error("ccprof: no profile written: %s died by %s without the runtime's "
 				  "handler (a handler of the program's own replaces it: docs/options.md, "

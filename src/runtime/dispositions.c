@@ -20,16 +20,6 @@
 
 #define SIGNALS 65 /* 1..64 */
 
-/* The interposed functions may run before a sanitizer's runtime is ready
- * (ThreadSanitizer installs its own handlers through sigaction from its
- * start-up): a build of the runtime with -fsanitize=thread must put no
- * call of the sanitizer's on their way to libc. */
-#if defined(__has_attribute) && __has_attribute(disable_sanitizer_instrumentation)
-#define RT_UNSANITIZED __attribute__((disable_sanitizer_instrumentation)) /* clang */
-#else
-#define RT_UNSANITIZED __attribute__((no_sanitize("thread"))) /* gcc: all of it */
-#endif
-
 /* While ours[sig] is installed, previous[sig] is the action the program
  * believes is there: what was there when we started, or the default
  * action (or dump_signal's handler: goes_behind) it asked for since. */

@@ -35,6 +35,10 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
  * that name. */
 void (*rt_shell_after_fork)(void);
 
+/* Put here by altstack.c's constructor, which runs before ours; NULL in
+ * libccprof.a (Note [A stack to overflow onto]). */
+void (*rt_lend_altstack)(void);
+
 /* A process that recorded nothing writes nothing (threads.c).  A child
  * made without fork()'s handlers (_Fork, a raw clone, a vfork child that
  * calls exit) has our memory but not our sampler, which it would wait for
@@ -254,6 +258,8 @@ static void init_all(void)
 	at_quick_exit(at_exit); /* exit() and main's return: ccprof_destructor */
 	if (rt_config.handle_signals)
 		rt_signals_install();
+	if (rt_lend_altstack)
+		rt_lend_altstack();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 

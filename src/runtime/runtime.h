@@ -48,6 +48,17 @@
 /* What the program calls: the hooks, the manual API and the interposed
  * libc functions.  Never instrumented, like the rest of the runtime. */
 #define RT_API __attribute__((visibility("default"), no_instrument_function))
+
+/* The interposed functions may run before a sanitizer's runtime is ready
+ * (ThreadSanitizer installs its own handlers through sigaction, and its
+ * alternate stack through sigaltstack, from its start-up): a build of the runtime with -fsanitize=thread must put no
+ * call of the sanitizer's on their way to libc. */
+#if defined(__has_attribute) && __has_attribute(disable_sanitizer_instrumentation)
+#define RT_UNSANITIZED __attribute__((disable_sanitizer_instrumentation)) /* clang */
+#else
+#define RT_UNSANITIZED __attribute__((no_sanitize("thread"))) /* gcc: all of it */
+#endif
+
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -530,6 +541,7 @@ RT_HIDDEN void rt_child_entry_write(const struct rt_child_entry *c, char *to);
 /* init.c: shellspawn.c's reset in a fork child (Note [Shell children]),
  * or NULL where shellspawn.c is not linked in (libccprof.a). */
 extern void (*rt_shell_after_fork)(void) RT_HIDDEN;
+extern void (*rt_lend_altstack)(void) RT_HIDDEN; /* altstack.c */
 /* exitgate.c's, for init.c's write at exit (Note [After the libraries'
  * destructors]): 1 in exit() */
 extern int (*rt_exiting)(void) RT_HIDDEN;

@@ -40,6 +40,15 @@
  *                             c-stack and Rust give threads, for stack
  *                             overflows), then SIGTERM, abort(), or a
  *                             fault (whose handler runs on that stack)
+ *   overflow                  print "overflowing", then recurse in deeper()
+ *                             until the stack overflows (SIGSEGV, no
+ *                             alternate stack of the program's)
+ *   threadoverflow            the same in a second thread, which has no
+ *                             alternate stack (the runtime lends the main
+ *                             thread's only)
+ *   altview                   print what sigaltstack says of the thread's
+ *                             alternate stack, set one of 16 KB, print
+ *                             again, disable it, print again, exit 0
  *   altdisarm                 altsegv with the stack set up with
  *                             SS_AUTODISARM: the kernel disarms it as the
  *                             handler starts, and sigaltstack then says
@@ -93,6 +102,34 @@ NOINLINE void crash_here(const char *how)
 }
 
 NOINLINE void level2(const char *how) { crash_here(how); }
+
+/* Not a tail call: the buffer is read after the call returns. */
+NOINLINE int deeper(int n)
+{
+	volatile char frame[512];
+
+	frame[0] = (char)n;
+	return deeper(n + 1) + frame[0];
+}
+
+static void *overflow_thread(void *arg)
+{
+	(void)arg;
+	deeper(0);
+	return NULL;
+}
+
+static void print_altstack(void)
+{
+	stack_t ss;
+
+	if (sigaltstack(NULL, &ss) != 0)
+		printf("sigaltstack failed\n");
+	else if (ss.ss_flags & SS_DISABLE)
+		printf("altstack disabled\n");
+	else
+		printf("altstack of %zu bytes, flags %d\n", ss.ss_size, ss.ss_flags);
+}
 
 NOINLINE void in_handler(void) { n_in_handler++; sink++; }
 
@@ -433,6 +470,27 @@ int main(int argc, char **argv)
 			work(SIGTERM);
 		else
 			level2(how + 3); /* abort, segv */
+	} else if (strcmp(how, "overflow") == 0) {
+		printf("overflowing\n");
+		fflush(stdout);
+		return deeper(0);
+	} else if (strcmp(how, "threadoverflow") == 0) {
+		pthread_t t;
+
+		printf("overflowing\n");
+		fflush(stdout);
+		pthread_create(&t, NULL, overflow_thread, NULL);
+		pthread_join(t, NULL);
+	} else if (strcmp(how, "altview") == 0) {
+		static char alt[16384];
+		stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt }, off = { .ss_flags = SS_DISABLE };
+
+		print_altstack();
+		sigaltstack(&ss, NULL);
+		print_altstack();
+		sigaltstack(&off, NULL);
+		print_altstack();
+		return 0;
 	} else if (strcmp(how, "altdisarm") == 0) {
 		static char alt[8192];
 		stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt, .ss_flags = SS_AUTODISARM };
