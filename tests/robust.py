@@ -2081,6 +2081,28 @@ def signals_kept():
                 continue
             last = "crash_here" if how in ("segvreraise", "altabort", "altsegv", "altdisarm") else "work"
             check(fs.get(last, {}).get("calls") == 1, "signal %s: %s() recorded" % (how, last))
+    # Started by a library's instrumented constructor, before the
+    # runtime's own (tests/progs/ctorlib.c): the stack is lent all the
+    # same (it was not: helper-133).
+    lib = os.path.join(OUT, "libctorlib.so")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions",
+             os.path.join(TOP, "tests/progs/ctorlib.c"), "-o", lib])
+    if check(r.returncode == 0, "ctorlib.c builds (%s)" % r.stderr[-200:]):
+        exe = build("sig_overflow_ctorlib", src, "-L" + OUT, "-Wl,--no-as-needed", "-lctorlib",
+                    "-Wl,-rpath," + OUT)
+        r, prof = record(exe, ["overflow"], profile=os.path.join(OUT, "sig_overflow_ctorlib.ccprof"))
+        check(r.returncode == -signal.SIGSEGV and "ccprof:   deeper  (" in r.stderr and
+              os.path.exists(prof),
+              "signal overflow, the runtime started by a library's constructor: reported, "
+              "profile written (%d, %r)" % (r.returncode, r.stderr[-300:]))
+    # A handler of the program's with SA_ONSTACK and no stack of its own
+    # runs on the lent one: 200 KB of it, as on the thread's stack (64 KB
+    # of static memory, no guard, let 60 KB write over the runtime's).
+    p, prof = same_behaviour("sig_onstack", src, ["onstack"])
+    if p is not None:
+        check(p.returncode == 0 and "handled " in p.stdout,
+              "signal onstack: a 200 KB SA_ONSTACK handler runs as bare (%d, %r)"
+              % (p.returncode, p.stdout))
     # The stack lent to the main thread does not show: sigaltstack says
     # there is none, and the program's own replaces it (same_behaviour
     # compares the output with the bare run's).
@@ -2511,6 +2533,30 @@ def background_start():
     default_signals()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+
+
+def record_own_fault():
+    """A fault in record itself (tests/progs/recordfault.c, preloaded)
+    with SIGSEGV ignored by record's parent: record dies by SIGSEGV at
+    once, as before it caught SIGSEGV to pass on (Note [Signals while the
+    program runs]); after, it returned to the fault from its handler for
+    the whole run (helper-133: 4.45 s of CPU in 6 s).  Its CPU time is
+    the check, not a clock."""
+    shim = preload_shim("recordfault")
+    if shim is None:
+        return
+    marker = "7.31%d" % os.getpid()  # the program, orphaned, found by its argument
+    def cpu():
+        u = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return u.ru_utime + u.ru_stime
+    before = cpu()
+    r = run(["sh", "-c", 'trap "" SEGV; LD_PRELOAD=%s exec "$@"' % shim, "sh", CCPROF, "record",
+             "-o", os.path.join(OUT, "recordfault.ccprof"), "--", "sleep", marker], timeout=60)
+    used = cpu() - before
+    run(["pkill", "-f", "sleep " + marker])
+    check(r.returncode == -signal.SIGSEGV and used < 2.0,
+          "record's own fault with SIGSEGV ignored: record dies by SIGSEGV at once, %.2f s of "
+          "CPU (under 2; %d, %r)" % (used, r.returncode, r.stderr[-200:]))
 
 
 def record_passes_ignored_signals():
@@ -3260,6 +3306,7 @@ unmanaged_children_view()
 unmanaged_children_static_signal()
 unmanaged_children_siginterrupt()
 record_passes_signals()
+record_own_fault()
 record_passes_ignored_signals()
 record_terminal_interrupt()
 record_group_signal_once()

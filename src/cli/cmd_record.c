@@ -560,12 +560,16 @@ static volatile sig_atomic_t ignored_at_start[MAX_SIGNAL + 1]; /* by signal numb
 static struct group_canary canary; /* set while signals are blocked, before pass_to */
 
 /* A signal of record's own making acts as it would have: ignored if it
- * was at the start, else by its default, which ends record. */
+ * was at the start and may be (SIGPIPE, SIGXCPU, SIGXFSZ), else by its
+ * default, which ends record.  A fault, a breakpoint or a filter's
+ * SIGSYS is never ignored: the kernel puts the default back for one that
+ * is, and record, returning to the faulting instruction, spun at it for
+ * the rest of the run (helper-133). */
 static void as_without_record(int sig)
 {
 	struct sigaction dfl;
 	sigset_t set;
-	if (ignored_at_start[sig])
+	if (ignored_at_start[sig] && (sig == SIGPIPE || sig == SIGXCPU || sig == SIGXFSZ))
 		return;
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;

@@ -17,17 +17,21 @@
  * ours is set and not in use, and a stack the program sets replaces it,
  * as it would replace none.  A handler of the program's own installed
  * with SA_ONSTACK runs on it too, where it would have run on the
- * thread's stack: 64 KB, eight times SIGSTKSZ.  The main thread only,
- * as the process starts, under no seccomp filter (one call more;
- * Note [Calls as a thread ends] in threads.c): other threads would pay
- * a mapping and two calls each.  Static memory, none of it touched
- * unless used.  Only in the shared runtime: linked into a static
- * program, sigaltstack would clash with libc's, and the stack would
- * show.
+ * thread's stack: 256 KB, 32 times SIGSTKSZ, above a guard page (a
+ * handler that needs more dies by SIGSEGV there; on static memory it
+ * wrote over the runtime's, helper-133), and from inside such a handler
+ * sigaltstack says it is in use and refuses to replace it (EPERM).  The
+ * main thread only, as the process starts, under no seccomp filter
+ * (three calls more; Note [Calls as a thread ends] in threads.c): other
+ * threads would pay a mapping and more calls each.  No page of it is
+ * touched unless used.  Only in the shared runtime: linked into a
+ * static program, sigaltstack would clash with libc's, and the stack
+ * would show.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,7 +39,9 @@
 #include "ccprof.h"
 #include "runtime.h"
 
-static char lent[64 * 1024] __attribute__((aligned(64)));
+#define LENT_BYTES (256 * 1024)
+
+static void *lent; /* the stack's lowest byte, above its guard page */
 static void *real_sigaltstack;
 
 /* libc's.  Looked up here if called before our constructor:
@@ -60,7 +66,25 @@ RT_UNSANITIZED static int call_real(const stack_t *ss, stack_t *old)
 
 RT_UNSANITIZED static int is_lent(const stack_t *ss)
 {
-	return ss->ss_sp == (void *)lent && !(ss->ss_flags & SS_DISABLE);
+	void *ours = __atomic_load_n(&lent, __ATOMIC_ACQUIRE);
+
+	return ours != NULL && ss->ss_sp == ours && !(ss->ss_flags & SS_DISABLE);
+}
+
+/* LENT_BYTES above a guard page, which a handler that needs more meets
+ * rather than the memory below. */
+static void *map_stack(void)
+{
+	char *p = mmap(NULL, LENT_BYTES + RT_POOL_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p, RT_POOL_PAGE, PROT_NONE) != 0) {
+		munmap(p, LENT_BYTES + RT_POOL_PAGE);
+		return NULL;
+	}
+	return p + RT_POOL_PAGE;
 }
 
 /* In the main thread, as the runtime starts. */
@@ -71,18 +95,23 @@ static void lend(void)
 	if (rt_config.disabled || !rt_config.handle_signals || !rt_sandbox_none() ||
 	    (pid_t)syscall(SYS_gettid) != getpid())
 		return;
-	if (call_real(NULL, &old) != 0 || !(old.ss_flags & SS_DISABLE))
+	if (lent != NULL || call_real(NULL, &old) != 0 || !(old.ss_flags & SS_DISABLE))
 		return;
-	ss.ss_sp = lent;
-	ss.ss_size = sizeof lent;
+	ss.ss_sp = map_stack();
+	ss.ss_size = LENT_BYTES;
 	ss.ss_flags = 0;
-	call_real(&ss, NULL);
+	if (ss.ss_sp != NULL && call_real(&ss, NULL) == 0)
+		__atomic_store_n(&lent, ss.ss_sp, __ATOMIC_RELEASE);
 }
 
-/* Before ccprof_constructor (init.c), which lends through this. */
+/* Before ccprof_constructor (init.c), which lends through this; or after
+ * an instrumented constructor of a library started the runtime, which
+ * found no pointer here yet: then now (helper-133). */
 __attribute__((constructor(200))) static void altstack_start(void)
 {
 	rt_lend_altstack = lend;
+	if (rt_pid != 0)
+		lend();
 }
 
 /* The program's view: no alternate stack where ours is set and idle.  In

@@ -46,6 +46,10 @@
  *   threadoverflow            the same in a second thread, which has no
  *                             alternate stack (the runtime lends the main
  *                             thread's only)
+ *   onstack                   a SIGUSR1 handler installed with SA_ONSTACK
+ *                             (but no alternate stack of the program's)
+ *                             that uses 200 KB of stack; raise SIGUSR1,
+ *                             print "handled N", exit 0
  *   altview                   print what sigaltstack says of the thread's
  *                             alternate stack, set one of 16 KB, print
  *                             again, disable it, print again, exit 0
@@ -117,6 +121,16 @@ static void *overflow_thread(void *arg)
 	(void)arg;
 	deeper(0);
 	return NULL;
+}
+
+static volatile int onstack_sum;
+
+static void on_usr1_onstack(int sig)
+{
+	volatile char big[200 * 1024];
+
+	memset((char *)big, sig, sizeof big);
+	onstack_sum = big[0] + big[sizeof big - 1];
 }
 
 static void print_altstack(void)
@@ -474,6 +488,16 @@ int main(int argc, char **argv)
 		printf("overflowing\n");
 		fflush(stdout);
 		return deeper(0);
+	} else if (strcmp(how, "onstack") == 0) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_usr1_onstack;
+		sa.sa_flags = SA_ONSTACK;
+		sigaction(SIGUSR1, &sa, NULL);
+		raise(SIGUSR1);
+		printf("handled %d\n", onstack_sum);
+		return 0;
 	} else if (strcmp(how, "threadoverflow") == 0) {
 		pthread_t t;
 
