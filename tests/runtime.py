@@ -1347,6 +1347,27 @@ def crowd_beside_busy_loops():
              100 * fs.get("beta", {}).get("inherited_s", 0) / total if total else 0))
 
 
+def disabled_hooks():
+    """enabled=0: the hooks do nothing, cheaply (Note [A disabled runtime]
+    in src/runtime/threads.c).  Every hook of the program tried to start
+    its thread's state again, and found the runtime disabled: 24 ns a
+    call, two calls of pthread_setcancelstate each (tests/progs/
+    cancelcount.c counts them): 485,570 for fib 25's 242,785 calls.  Now
+    a thread tries once.  No profile either way."""
+    shim = preload_shim("cancelcount")
+    if shim is None:
+        return
+    exe = build("fib_disabled", "tests/progs/fib.c")
+    prof = os.path.join(OUT, "fib_disabled.ccprof")
+    r = run([exe, "25"], env=dict(os.environ, LD_PRELOAD=shim + ":" + os.path.join(LIB, "libccprof.so"),
+                                  CCPROF_OPTIONS="enabled=0:output=" + prof))
+    m = re.search(r"^setcancelstate ([0-9]+)$", r.stderr, re.M)
+    check(r.returncode == 0 and "calls fib 242785" in r.stdout and m is not None and
+          int(m.group(1)) < 100 and not os.path.exists(prof),
+          "enabled=0: fib 25's 242,785 calls run, the runtime tries its start %s times "
+          "(under 100), no profile" % (int(m.group(1)) // 2 if m else "?"))
+
+
 def errno_at_start():
     """The runtime starts inside the first hook when an instrumented call
     comes before its constructor (a library's constructor: tests/progs/
@@ -1529,6 +1550,7 @@ calibration_at_first_hook()
 sampler_waits_for_first_call()
 cpu_where_it_ran()
 crowd_beside_busy_loops()
+disabled_hooks()
 errno_at_start()
 own_time()
 options()
