@@ -15,9 +15,9 @@
  * reports and writes, and the process dies by SIGSEGV as before.  Lent,
  * not given: sigaltstack tells the program the thread has none while
  * ours is set and not in use, and a stack the program sets replaces it,
- * as it would replace none.  A handler of the program's own installed
- * with SA_ONSTACK runs on it too, where it would have run on the
- * thread's stack: 256 KB, 32 times SIGSTKSZ, above a guard page (a
+ * as it would replace none; one it takes away is replaced by ours.  A
+ * handler of the program's own installed with SA_ONSTACK runs on it
+ * too, where it would have run on the thread's stack: 256 KB, 32 times SIGSTKSZ, above a guard page (a
  * handler that needs more dies by SIGSEGV there; on static memory it
  * wrote over the runtime's, helper-133), and from inside such a handler
  * sigaltstack says it is in use and refuses to replace it (EPERM).  The
@@ -87,17 +87,24 @@ static void *map_stack(void)
 	return p + RT_POOL_PAGE;
 }
 
-/* In the main thread, as the runtime starts. */
+/* In the main thread of the process the runtime started in, if it has no
+ * alternate stack: as the runtime starts, and after the program took its
+ * own away (helper-134: a program that set one up and disabled it died
+ * of its overflow with no profile).  Mapped once. */
 static void lend(void)
 {
 	stack_t old, ss;
+	void *ours = __atomic_load_n(&lent, __ATOMIC_ACQUIRE);
 
-	if (rt_config.disabled || !rt_config.handle_signals || !rt_sandbox_none() ||
-	    (pid_t)syscall(SYS_gettid) != getpid())
+	if (rt_pid == 0 || getpid() != rt_pid || rt_config.disabled ||
+	    !rt_config.handle_signals || !rt_sandbox_none() ||
+	    (pid_t)syscall(SYS_gettid) != rt_pid)
 		return;
-	if (lent != NULL || call_real(NULL, &old) != 0 || !(old.ss_flags & SS_DISABLE))
+	if (call_real(NULL, &old) != 0 || !(old.ss_flags & SS_DISABLE))
 		return;
-	ss.ss_sp = map_stack();
+	if (ours == NULL)
+		ours = map_stack();
+	ss.ss_sp = ours;
 	ss.ss_size = LENT_BYTES;
 	ss.ss_flags = 0;
 	if (ss.ss_sp != NULL && call_real(&ss, NULL) == 0)
@@ -116,7 +123,8 @@ __attribute__((constructor(200))) static void altstack_start(void)
 
 /* The program's view: no alternate stack where ours is set and idle.  In
  * use (SS_ONSTACK), it says so: the handler running on it is ours, or
- * one of the program's with SA_ONSTACK, which is on it. */
+ * one of the program's with SA_ONSTACK, which is on it.  One the program
+ * takes away is replaced by ours, which it is then told is none. */
 RT_API RT_UNSANITIZED int sigaltstack(const stack_t *ss, stack_t *old)
 {
 	int r = call_real(ss, old);
@@ -126,5 +134,7 @@ RT_API RT_UNSANITIZED int sigaltstack(const stack_t *ss, stack_t *old)
 		old->ss_size = 0;
 		old->ss_flags = SS_DISABLE;
 	}
+	if (r == 0 && ss != NULL && (ss->ss_flags & SS_DISABLE) && rt_lend_altstack != NULL)
+		lend();
 	return r;
 }

@@ -43,6 +43,8 @@
  *   overflow                  print "overflowing", then recurse in deeper()
  *                             until the stack overflows (SIGSEGV, no
  *                             alternate stack of the program's)
+ *   altoff                    set an alternate stack of 64 KB, take it
+ *                             away (SS_DISABLE), then as overflow
  *   threadoverflow            the same in a second thread, which has no
  *                             alternate stack (the runtime lends the main
  *                             thread's only)
@@ -498,6 +500,15 @@ int main(int argc, char **argv)
 		raise(SIGUSR1);
 		printf("handled %d\n", onstack_sum);
 		return 0;
+	} else if (strcmp(how, "altoff") == 0) {
+		static char alt[65536];
+		stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt }, off = { .ss_flags = SS_DISABLE };
+
+		sigaltstack(&ss, NULL);
+		sigaltstack(&off, NULL);
+		printf("overflowing\n");
+		fflush(stdout);
+		return deeper(0);
 	} else if (strcmp(how, "threadoverflow") == 0) {
 		pthread_t t;
 
