@@ -494,8 +494,9 @@ static uint64_t realtime_ns(void)
  * record's own act as they did before record caught them: `kill -PIPE`
  * and the rest killed record and left the program running (helper-132).
  * Left as they were: SIGCHLD and job control (Note [When the program
- * stops]), and those whose default is to be ignored.  A signal ignored when record starts (nohup; SIGINT and
- * SIGQUIT in a job a non-interactive shell starts in the background) is
+ * stops]), and those whose default is to be ignored.  A signal ignored
+ * when record starts (nohup; SIGINT and SIGQUIT in a job a
+ * non-interactive shell starts in the background) is
  * caught and passed on all the same, and the program starts with it
  * ignored, as it would bare: a program that ignores it still does, and
  * one that sets a handler anyway (Lua, for SIGINT) gets it, as a kill of

@@ -17,10 +17,11 @@
  * ours is set and not in use, and a stack the program sets replaces it,
  * as it would replace none; one it takes away is replaced by ours.  A
  * handler of the program's own installed with SA_ONSTACK runs on it
- * too, where it would have run on the thread's stack: 256 KB, 32 times SIGSTKSZ, above a guard page (a
- * handler that needs more dies by SIGSEGV there; on static memory it
- * wrote over the runtime's, helper-133), and from inside such a handler
- * sigaltstack says it is in use and refuses to replace it (EPERM).  The
+ * too, where it would have run on the thread's stack: 256 KB, 32 times
+ * SIGSTKSZ, above a guard page (a handler that needs more dies by
+ * SIGSEGV there; on static memory it wrote over the runtime's,
+ * helper-133), and from inside such a handler sigaltstack says it is in
+ * use and refuses to replace it (EPERM).  The
  * main thread only, as the process starts, under no seccomp filter
  * (three calls more; Note [Calls as a thread ends] in threads.c): other
  * threads would pay a mapping and more calls each.  No page of it is
@@ -29,7 +30,6 @@
  * would show.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -44,24 +44,22 @@
 static void *lent; /* the stack's lowest byte, above its guard page */
 static void *real_sigaltstack;
 
-/* libc's.  Looked up here if called before our constructor:
- * ThreadSanitizer's start-up sets its alternate stack through its
- * interceptor, which calls ours, before any constructor of ours runs and
- * before a sanitized function may (RT_UNSANITIZED). */
+RT_UNSANITIZED static void altstack_lookup_now(void)
+{
+	__atomic_store_n(&real_sigaltstack, dlsym(RTLD_NEXT, "sigaltstack"), __ATOMIC_RELEASE);
+}
+
+/* libc's.  Looked up at the first call: ThreadSanitizer's start-up sets
+ * its alternate stack through its interceptor, which calls ours, before
+ * any constructor of ours runs and before a sanitized function may
+ * (RT_UNSANITIZED). */
 RT_UNSANITIZED static int call_real(const stack_t *ss, stack_t *old)
 {
 	typedef int (*sigaltstack_fn)(const stack_t *, stack_t *);
-	void *real = __atomic_load_n(&real_sigaltstack, __ATOMIC_ACQUIRE);
 
-	if (real == NULL) {
-		real = dlsym(RTLD_NEXT, "sigaltstack");
-		__atomic_store_n(&real_sigaltstack, real, __ATOMIC_RELEASE);
-	}
-	if (real == NULL) {
-		errno = ENOSYS;
+	if (!rt_real_ready(&real_sigaltstack, altstack_lookup_now))
 		return -1;
-	}
-	return ((sigaltstack_fn)real)(ss, old);
+	return ((sigaltstack_fn)__atomic_load_n(&real_sigaltstack, __ATOMIC_ACQUIRE))(ss, old);
 }
 
 RT_UNSANITIZED static int is_lent(const stack_t *ss)
@@ -75,28 +73,28 @@ RT_UNSANITIZED static int is_lent(const stack_t *ss)
  * rather than the memory below. */
 static void *map_stack(void)
 {
-	char *p = mmap(NULL, LENT_BYTES + RT_POOL_PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *p = rt_map(LENT_BYTES + RT_POOL_PAGE);
 
-	if (p == MAP_FAILED)
+	if (p == NULL)
 		return NULL;
 	if (mprotect(p, RT_POOL_PAGE, PROT_NONE) != 0) {
-		munmap(p, LENT_BYTES + RT_POOL_PAGE);
+		rt_unmap(p, LENT_BYTES + RT_POOL_PAGE);
 		return NULL;
 	}
 	return p + RT_POOL_PAGE;
 }
 
-/* In the main thread of the process the runtime started in, if it has no
- * alternate stack: as the runtime starts, and after the program took its
- * own away (helper-134: a program that set one up and disabled it died
- * of its overflow with no profile).  Mapped once. */
+/* In the main thread of the process the runtime started in (its tid is
+ * that pid: not a vfork child's), if it has no alternate stack: as the
+ * runtime starts, and after the program took its own away (helper-134:
+ * a program that set one up and disabled it died of its overflow with
+ * no profile).  Mapped once. */
 static void lend(void)
 {
 	stack_t old, ss;
 	void *ours = __atomic_load_n(&lent, __ATOMIC_ACQUIRE);
 
-	if (rt_pid == 0 || getpid() != rt_pid || rt_config.disabled ||
+	if (rt_pid == 0 || rt_config.disabled ||
 	    !rt_config.handle_signals || !rt_sandbox_none() ||
 	    (pid_t)syscall(SYS_gettid) != rt_pid)
 		return;

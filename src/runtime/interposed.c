@@ -7,10 +7,12 @@
 #include "runtime.h"
 
 /* Interposed functions (exec.c, namespaces.c, dlclose.c and the shared
- * runtime's exitgate.c, shellspawn.c, longjmp.c, catch.c, seccomp.c) call libc's own,
- * which `lookup` finds with dlsym, at start-up or late if a constructor
- * that ran before ours calls one.  0 with errno ENOSYS if libc has none. */
-int rt_real_ready(void *const *real, void (*lookup)(void))
+ * runtime's exitgate.c, shellspawn.c, longjmp.c, catch.c, seccomp.c,
+ * threadname.c, altstack.c) call libc's own, which `lookup` finds with
+ * dlsym, at start-up or late if a constructor that ran before ours calls
+ * one.  0 with errno ENOSYS if libc has none.  Unsanitized: altstack.c's
+ * is called from ThreadSanitizer's start-up. */
+RT_UNSANITIZED int rt_real_ready(void *const *real, void (*lookup)(void))
 {
 	/* Atomic: a lookup may run in two threads at once (seccomp.c's, in
 	 * the sampling thread before that file's constructor). */

@@ -51,8 +51,9 @@
 
 /* The interposed functions may run before a sanitizer's runtime is ready
  * (ThreadSanitizer installs its own handlers through sigaction, and its
- * alternate stack through sigaltstack, from its start-up): a build of the runtime with -fsanitize=thread must put no
- * call of the sanitizer's on their way to libc. */
+ * alternate stack through sigaltstack, from its start-up): a build of
+ * the runtime with -fsanitize=thread must put no call of the sanitizer's
+ * on their way to libc. */
 #if defined(__has_attribute) && __has_attribute(disable_sanitizer_instrumentation)
 #define RT_UNSANITIZED __attribute__((disable_sanitizer_instrumentation)) /* clang */
 #else

@@ -149,9 +149,9 @@ static void hit(struct rt_thread *t, uint64_t span)
 static void seen(struct rt_thread *t, uint64_t took)
 {
 	struct rt_ctx *c = RT_ACQUIRE(&t->cur);
-	int at_root = RT_LOAD(&t->busy) != RT_BUSY_MAKING && c == t->root;
+	int making = RT_LOAD(&t->busy) == RT_BUSY_MAKING, at_root = !making && c == t->root;
 
-	if (RT_LOAD(&t->busy) == RT_BUSY_MAKING)
+	if (making)
 		t->own_seen += took;
 	else
 		RT_STORE(&c->seen, RT_LOAD(&c->seen) + took);
