@@ -565,7 +565,6 @@ static void first_sample(struct rt_thread *t, uint64_t own)
 static struct rt_thread *make_state(uint64_t own)
 {
 	struct rt_thread *t = thread_new(1);
-	char name[16];
 
 	if (t == NULL)
 		return NULL;
@@ -576,8 +575,7 @@ static struct rt_thread *make_state(uint64_t own)
 	t->last_tick = rt_cycles ? rt_tick() : 0;
 	t->first_tick = t->last_tick;
 	t->alive = 1;
-	own_name(name); /* Note [Calls as a thread ends] */
-	memcpy(t->name, name, sizeof name);
+	own_name(t->name); /* Note [Calls as a thread ends]; not yet seen by others */
 	pthread_once(&key_once, make_key);
 	pthread_setspecific(exit_key, t);
 	rt_registry_add(t);
