@@ -187,6 +187,7 @@ def raw_exit():
     raw_exit_fifo_term()
     raw_exit_small_address_space()
     tight_address_space()
+    out_of_address_space()
 
 
 def tight_address_space():
@@ -239,6 +240,33 @@ def tight_address_space():
     check(r.returncode == -signal.SIGPIPE and r.stderr == "",
           "sh under a 20 MB limit, dead by SIGPIPE: no line of ours (status %d, %r)"
           % (r.returncode, r.stderr))
+
+
+def out_of_address_space():
+    """A program that used up its address space (`ulimit -v`) and exits
+    "out of memory" still gets its profile, from the room kept for the
+    write (Note [Room kept for the write] in src/runtime/dump.c): the
+    old build said "out of memory; no profile written" (helper-134,
+    gawk).  aslimit.c fill makes a million calls, limits itself to what
+    it maps and 64 MB more, and mallocs until malloc fails; the names are
+    left to the tool, since the write's malloc fails too.  Then exit 2, or
+    abort() as xmalloc does (the write from the signal handler)."""
+    exe = build("aslimit", "tests/progs/aslimit.c")
+    prof = os.path.join(OUT, "aslimit_fill.ccprof")
+    for how, status in (("exit", 2), ("abort", -signal.SIGABRT)):
+        if os.path.exists(prof):
+            os.unlink(prof)
+        p = run([exe, "fill", how], env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                             CCPROF_OPTIONS="output=%s:crash_stack=0" % prof))
+        fs = functions(report(prof)) if os.path.exists(prof) else {}
+        check(p.returncode == status and
+              re.match(r"calls work 1000000\nfilled \d+ blocks\n$", p.stdout) and
+              ccprof_said(p.stderr) == [] and fs.get("work", {}).get("calls") == 1000000 and
+              fs.get("fill", {}).get("calls") == 2,
+              "a program out of address space (%s): status %d as bare, its profile written with "
+              "the calls it made (status %d, %r, %s, work %s, fill %s)"
+              % (how, status, p.returncode, p.stdout, ccprof_said(p.stderr),
+                 fs.get("work", {}).get("calls"), fs.get("fill", {}).get("calls")))
 
 
 def raw_exit_small_address_space():

@@ -410,21 +410,51 @@ static int put_file(char *path, size_t size, int claim, const unsigned char *buf
  * program never made.  If the mapping fails (vm.overcommit_memory=2, or a
  * `ulimit -v` below 4 GB), smaller ones are tried, down to 16 MB: a write
  * from a signal handler or _exit had nothing else, and wrote no profile
- * under `ulimit -v 1000000`; past that, a normal write uses malloc, and
- * one from a handler says it writes none.  Symbol tables (elfsym) are read
- * with malloc, after the counts were taken.
+ * under `ulimit -v 1000000`; past that, the mapping kept for the write
+ * (Note [Room kept for the write]), then, for a normal write, malloc; one
+ * from a handler says it writes none.  Symbol tables (elfsym) are read
+ * with malloc, after the counts were taken, and left to the tool if
+ * malloc fails.
+ *
+ * Note [Room kept for the write]: a program that used up its address
+ * space under `ulimit -v` and then exited ("out of memory", exit 2:
+ * gawk in unbounded recursion, helper-134) left the write no room for
+ * even the smallest mapping, and no profile was written, just when a
+ * profile of where the memory went is wanted.  So the first thread state
+ * made (threads.c) is followed by a mapping of WRITE_KEEP bytes kept
+ * for the write, reserved, never touched until used: address space, no
+ * memory.  A write takes it only when no mapping can be had; one write
+ * at a time (an atomic exchange: a handler's write may run beside
+ * another), and it is given back zeroed (madvise), as fresh pages are.
+ * 4 MiB holds the write of a profile of about 40,000 contexts (one of
+ * 8,193 contexts used 0.86 MB); a larger one fails as before.  A
+ * process that runs no instrumented code maps none.
  */
 
 struct wmem {
 	unsigned char *base; /* NULL: use malloc */
 	size_t used, cap;
+	int kept; /* base is the kept room */
 };
 
 #define WRITE_RESERVE (sizeof(size_t) > 4 ? (size_t)1 << 32 : (size_t)1 << 28)
 #define WRITE_RESERVE_MIN ((size_t)1 << 24)
+#define WRITE_KEEP ((size_t)4 << 20)
+
+static unsigned char *kept_room; /* Note [Room kept for the write] */
+
+void rt_dump_keep_room(void)
+{
+	static int tried;
+
+	if (__atomic_exchange_n(&tried, 1, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&kept_room, rt_map(WRITE_KEEP), __ATOMIC_RELEASE);
+}
 
 /* The largest mapping of WRITE_RESERVE, a quarter of it, ... down to
- * WRITE_RESERVE_MIN that the system grants (Note [Memory for a write]). */
+ * WRITE_RESERVE_MIN that the system grants, else the kept room (Note
+ * [Memory for a write]). */
 static void wmem_map(struct wmem *m)
 {
 	for (size_t size = WRITE_RESERVE; size >= WRITE_RESERVE_MIN; size /= 4)
@@ -432,6 +462,24 @@ static void wmem_map(struct wmem *m)
 			m->cap = size;
 			return;
 		}
+	m->base = __atomic_exchange_n(&kept_room, NULL, __ATOMIC_ACQ_REL);
+	if (m->base != NULL) {
+		m->cap = WRITE_KEEP;
+		m->kept = 1;
+	}
+}
+
+/* The kept room goes back zeroed; any other mapping is unmapped. */
+static void wmem_unmap(struct wmem *m)
+{
+	if (!m->kept) {
+		rt_unmap(m->base, m->cap);
+		return;
+	}
+	if (m->used)
+		madvise(m->base, (m->used + RT_POOL_PAGE - 1) & ~(size_t)(RT_POOL_PAGE - 1),
+			MADV_DONTNEED);
+	__atomic_store_n(&kept_room, m->base, __ATOMIC_RELEASE);
 }
 
 static void *wmem_alloc(struct wmem *m, size_t n)
@@ -767,8 +815,14 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 	if (tabsp) {
 		*tabsp = calloc(p->nmodules + 1, sizeof **tabsp);
 		*loadedp = calloc(p->nmodules + 1, 1);
+		if (!*tabsp || !*loadedp) { /* the tool names them later */
+			free(*tabsp);
+			free(*loadedp);
+			*tabsp = NULL;
+			*loadedp = NULL;
+		}
 	}
-	if (!p->modules || !p->ccs || (tabsp && (!*tabsp || !*loadedp))) {
+	if (!p->modules || !p->ccs) {
 		if (locked)
 			rt_cc_unlock();
 		return -1;
@@ -805,7 +859,7 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 		rt_cc_unlock();
 	if (rt_prune_ccs(p, ccs_at_fork, &scratch, hists) != 0)
 		return -1;
-	if (tabsp) {
+	if (tabsp && *tabsp) {
 		load_tables(p, *tabsp, *loadedp);
 		for (i = 0; i < p->nccs; i++)
 			if (p->ccs[i].kind != CCP_CC_MANUAL)
@@ -856,7 +910,7 @@ static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *
 	free(tabs);
 	free(loaded);
 	if (m->base) {
-		rt_unmap(m->base, m->cap);
+		wmem_unmap(m);
 		return;
 	}
 	for (i = 0; p->threads && i < p->nthreads; i++)
@@ -874,7 +928,7 @@ static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *
 static int write_profile(int async, int asked)
 {
 	struct ccp_profile p;
-	struct wmem m = { NULL, 0, 0 };
+	struct wmem m = { NULL, 0, 0, 0 };
 	struct ccp_allocator alloc = { enc_realloc, enc_free, &m };
 	const struct rt_scratch scratch = { heap_mem, scratch_release, &m };
 	uint32_t *inherited = NULL, *hists = NULL;

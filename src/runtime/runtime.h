@@ -459,6 +459,7 @@ RT_HIDDEN void rt_dump_fork_time(void);
 RT_HIDDEN int rt_dump_exec_output(char *out, size_t size);
 RT_HIDDEN int rt_dump_spawn_output(char *out, size_t size);
 RT_HIDDEN void rt_dump_init(void);
+RT_HIDDEN void rt_dump_keep_room(void);
 RT_HIDDEN void rt_manual_after_fork(void);
 
 /* forkprune.c: a forked child's profile without what it only inherited

@@ -622,9 +622,10 @@ static struct rt_thread *thread_start(void)
 	/* Before the state, which copies the estimate */
 	held = rt_clock_calibrate_once(&own, &mask);
 	t = make_state(own);
-	if (t)
+	if (t) {
+		rt_dump_keep_room(); /* Note [Room kept for the write] in dump.c */
 		rt_sampler_go(); /* Note [The sampler waits for the first call] */
-	else
+	} else
 		no_state();
 	starting = 0;
 	if (held) /* Note [Calibration at the first hook] in clock.c */

@@ -6,8 +6,15 @@
  * work() a million times and prints "calls work 1000000".  Exit status 0.
  *   aslimit size   prints what the process maps, "vmsize BYTES", only
  *   aslimit work   sets no limit of its own (its caller did), and works
+ *   aslimit fill   works, then sets RLIMIT_AS to what the process maps
+ *                  and 64 MB more, fills it with malloc (1 MB blocks,
+ *                  then 64 bytes) until malloc fails, prints "calls work
+ *                  1000000" and "filled N blocks" and exits 2, as a
+ *                  program out of memory does (gawk, helper-134)
+ *   aslimit fill abort   the same, then abort() (xmalloc's way)
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -16,6 +23,22 @@ static volatile unsigned long sink;
 __attribute__((noinline)) void work(unsigned long i)
 {
 	sink += i;
+}
+
+static void *kept;
+
+/* malloc blocks of `size` until it fails; how many it gave. */
+__attribute__((noinline)) unsigned long fill(size_t size)
+{
+	unsigned long n = 0;
+	void **p;
+
+	while ((p = malloc(size)) != NULL) {
+		*p = kept;
+		kept = p;
+		n++;
+	}
+	return n;
 }
 
 /* VmSize of /proc/self/status, in bytes, or 0. */
@@ -48,6 +71,24 @@ __attribute__((no_instrument_function)) int main(int argc, char **argv)
 	if (strcmp(mode, "size") == 0) {
 		printf("vmsize %lu\n", now);
 		return 0;
+	}
+	if (strcmp(mode, "fill") == 0) {
+		unsigned long blocks;
+
+		for (unsigned long i = 0; i < n; i++)
+			work(i);
+		printf("calls work %lu\n", n);
+		lim.rlim_cur = lim.rlim_max = mapped_now() + (64ul << 20);
+		if (setrlimit(RLIMIT_AS, &lim) != 0) {
+			perror("aslimit: setrlimit");
+			return 1;
+		}
+		blocks = fill(1ul << 20);
+		blocks += fill(64);
+		printf("filled %lu blocks\n", blocks);
+		if (argc > 2 && strcmp(argv[2], "abort") == 0)
+			abort();
+		return 2;
 	}
 	lim.rlim_cur = lim.rlim_max = now + (1ul << 20);
 	if (strcmp(mode, "work") != 0 && setrlimit(RLIMIT_AS, &lim) != 0) {
