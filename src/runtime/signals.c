@@ -287,7 +287,12 @@ static void write_once(void)
  * on it: the kernel no longer sees this thread on its alternate stack, and
  * would put a handler with SA_ONSTACK at the top of it, over the frames
  * we return to.  A crash inside the write, the signal blocked, ends the
- * process at once, as before.
+ * process at once, as before.  The handler's way to the move is short
+ * (about 1 KB), but only because the runtime is linked with -z now
+ * (Makefile): a first call into libc from it went through the lazy
+ * binder, which saves every register on the stack and looks the symbol
+ * up there, and a program's 4 KB stack (room for the kernel's frame and
+ * little more) overflowed before the move (signals.c's alt4k).
  */
 #define STACK_NEED (64 * 1024)
 

@@ -45,6 +45,9 @@
  *                             alternate stack of the program's)
  *   altoff                    set an alternate stack of 64 KB, take it
  *                             away (SS_DISABLE), then as overflow
+ *   alt4k                     set an alternate stack of 4 KB (room for the
+ *                             kernel's frame and little more) above a
+ *                             page no one may touch, then as overflow
  *   threadoverflow            the same in a second thread, which has no
  *                             alternate stack (the runtime lends the main
  *                             thread's only)
@@ -79,6 +82,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -506,6 +510,19 @@ int main(int argc, char **argv)
 
 		sigaltstack(&ss, NULL);
 		sigaltstack(&off, NULL);
+		printf("overflowing\n");
+		fflush(stdout);
+		return deeper(0);
+	} else if (strcmp(how, "alt4k") == 0) {
+		char *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		stack_t ss = { .ss_sp = p + 4096, .ss_size = 4096 };
+
+		if (p == MAP_FAILED || mprotect(p, 4096, PROT_NONE) != 0 ||
+		    sigaltstack(&ss, NULL) != 0) {
+			perror("signals: alt4k");
+			return 1;
+		}
 		printf("overflowing\n");
 		fflush(stdout);
 		return deeper(0);
