@@ -2090,25 +2090,36 @@ def signals_kept():
                      ("vforkterm", signal.SIGTERM), ("altterm", signal.SIGTERM),
                      ("altabort", signal.SIGABRT), ("altsegv", signal.SIGSEGV),
                      ("altdisarm", signal.SIGSEGV), ("overflow", signal.SIGSEGV),
-                     ("altoff", signal.SIGSEGV), ("alt4k", signal.SIGSEGV)):
+                     ("altoff", signal.SIGSEGV), ("alt4k", signal.SIGSEGV),
+                     ("threadoverflow", signal.SIGSEGV), ("threadalt", signal.SIGSEGV)):
         name = signal.Signals(sig).name
         p, prof = same_behaviour("sig_" + how, src, [how])
         if p is None:
             continue
         check(p.returncode == -sig, "signal %s: the process still dies by %s" % (how, name))
-        if how in ("overflow", "altoff", "alt4k"):
+        overflows = ("overflow", "altoff", "alt4k", "threadoverflow", "threadalt")
+        if how in overflows:
             # Note [A stack to overflow onto]: the main thread's stack
             # lent by the runtime, also after the program took its own
             # away (helper-134); the old build wrote nothing.  On the
             # program's own 4 KB, the handler's first call into libc
             # resolved its symbol there (lazy binding saves every
             # register on the stack): no report, no profile, before the
-            # runtime was linked with -z now.
+            # runtime was linked with -z now.  Other threads are lent
+            # one too (Note [Stacks for other threads]), from a pool:
+            # threadalt's view of its own is bare's (same_behaviour),
+            # and its twenty short threads, one after another, leave a
+            # stack for the one that overflows.
             check("ccprof:   deeper  (" in p.stderr,
                   "signal %s: the cost-centre stack is reported (%r)" % (how, p.stderr[-300:]))
+        if how == "threadalt":
+            check("\naltstack disabled\naltstack of 16384 bytes, flags 0\naltstack disabled\n"
+                  "20 short calls\n" in p.stdout,
+                  "signal threadalt: a thread sees no alternate stack until it sets its own (%r)"
+                  % p.stdout)
         if check(os.path.exists(prof), "signal %s: profile written" % how):
             fs = functions(report(prof))
-            if how in ("overflow", "altoff", "alt4k"):
+            if how in overflows:
                 check(fs.get("deeper", {}).get("calls", 0) > 1000,
                       "signal %s: deeper()'s calls recorded (%s)"
                       % (how, fs.get("deeper", {}).get("calls")))
@@ -2162,14 +2173,14 @@ def signals_kept():
         b = run([os.path.join(OUT, "sig_%s_bare" % how if how != "handled" else "sig_handled_bare"), how])
         check(p.stdout == b.stdout and p.returncode == b.returncode and os.path.exists(prof),
               "signal %s, static: as bare, profile written (%d, bare %d)" % (how, p.returncode, b.returncode))
-    # A thread other than main overflows its stack: no handler can run,
-    # and record says that may be why (it blamed a handler of the
-    # program's own; helper-132).
-    exe = build("sig_threadoverflow", src)
-    r, prof = record(exe, ["threadoverflow"], profile=os.path.join(OUT, "sig_tov.ccprof"))
-    check(r.returncode == -signal.SIGSEGV and "a stack overflow in a thread with no alternate "
-          "signal stack" in r.stderr,
-          "signal threadoverflow under record: dies by SIGSEGV, and record names a stack "
+    # A stack overflow on an alternate stack of the program's too small
+    # for the kernel's frame (2 KB): no handler can run, and record says
+    # that may be why (it blamed a handler of the program's own;
+    # helper-132).
+    exe = build("sig_alt2k", src)
+    r, prof = record(exe, ["alt2k"], profile=os.path.join(OUT, "sig_alt2k.ccprof"))
+    check(r.returncode == -signal.SIGSEGV and "a stack overflow where no handler can run" in r.stderr,
+          "signal alt2k under record: dies by SIGSEGV, and record names a stack "
           "overflow (%d, %r)" % (r.returncode, r.stderr[-300:]))
     for how, sig in (("reraise", signal.SIGINT), ("pipe", signal.SIGPIPE)):
         name = signal.Signals(sig).name

@@ -1111,8 +1111,9 @@ static void say_why_none(const char *command, int status)
 			cli_error("ccprof: no profile written: %s was killed by SIGKILL", command);
 		else if (s == SIGSEGV)
 			cli_error("ccprof: no profile written: %s died by SIGSEGV without the "
-				  "runtime's handler (a stack overflow in a thread with no alternate "
-				  "signal stack, where no handler can run; or a handler of the "
+				  "runtime's handler (a stack overflow where no handler can run: "
+				  "on an alternate signal stack too small for the kernel's frame, or "
+				  "with none, as under a seccomp filter; or a handler of the "
 				  "program's own replaces it: docs/options.md, \"Signals\")",
 				command);
 		else if (runtime_handles(s))

@@ -1,6 +1,6 @@
 /*
- * altstack.c - an alternate signal stack lent to the main thread, so that
- * a stack overflow is reported (shared runtime only).
+ * altstack.c - an alternate signal stack lent to each thread, so that a
+ * stack overflow is reported (shared runtime only).
  *
  * Note [A stack to overflow onto]: a thread that overflows its stack gets
  * SIGSEGV, and a handler can run only on an alternate signal stack: with
@@ -8,7 +8,7 @@
  * without end, the commonest crash of the programs a call-graph profiler
  * is for, died by SIGSEGV with no profile and no cost-centre stack,
  * while record blamed a handler of the program's own (helper-132:
- * GNU make including its own makefile).  So the runtime lends the main
+ * GNU make including its own makefile).  So the runtime lends each
  * thread a stack of its own, if it has none, for SIGSEGV's handler to
  * start on (SA_ONSTACK, dispositions.c): the handler then moves to the
  * runtime's larger stack (Note [A small alternate stack] in signals.c),
@@ -21,15 +21,21 @@
  * SIGSTKSZ, above a guard page (a handler that needs more dies by
  * SIGSEGV there; on static memory it wrote over the runtime's,
  * helper-133), and from inside such a handler sigaltstack says it is in
- * use and refuses to replace it (EPERM).  The
- * main thread only, as the process starts, under no seccomp filter
- * (three calls more; Note [Calls as a thread ends] in threads.c): other
- * threads would pay a mapping and more calls each.  No page of it is
- * touched unless used.  Only in the shared runtime: linked into a
- * static program, sigaltstack would clash with libc's, and the stack
- * would show.
+ * use and refuses to replace it (EPERM).  No page of it is touched
+ * unless used.  Under no seccomp filter only (Note [Calls as a thread
+ * ends] in threads.c).
+ *
+ * The main thread's is lent as the process starts (three calls), and
+ * kept.  Another thread's is lent at its first call, as its state is
+ * made, in one call that also says whether the thread had one of its
+ * own (then put back), and taken back as the thread ends, in one more
+ * (Note [Stacks for other threads]).
+ *
+ * Only in the shared runtime: linked into a static program, sigaltstack
+ * would clash with libc's, and the stack would show.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -41,7 +47,10 @@
 
 #define LENT_BYTES (256 * 1024)
 
-static void *lent; /* the stack's lowest byte, above its guard page */
+static void *lent; /* the main thread's: its lowest byte, above its guard page */
+/* Another thread's, from its first call to its end: Note [Stacks for
+ * other threads]. */
+static __thread void *thread_lent __attribute__((tls_model("initial-exec")));
 static void *real_sigaltstack;
 
 RT_UNSANITIZED static void altstack_lookup_now(void)
@@ -64,9 +73,10 @@ RT_UNSANITIZED static int call_real(const stack_t *ss, stack_t *old)
 
 RT_UNSANITIZED static int is_lent(const stack_t *ss)
 {
-	void *ours = __atomic_load_n(&lent, __ATOMIC_ACQUIRE);
+	void *main_lent = __atomic_load_n(&lent, __ATOMIC_ACQUIRE);
 
-	return ours != NULL && ss->ss_sp == ours && !(ss->ss_flags & SS_DISABLE);
+	return ss->ss_sp != NULL && !(ss->ss_flags & SS_DISABLE) &&
+	       (ss->ss_sp == main_lent || ss->ss_sp == thread_lent);
 }
 
 /* LENT_BYTES above a guard page, which a handler that needs more meets
@@ -84,6 +94,11 @@ static void *map_stack(void)
 	return p + RT_POOL_PAGE;
 }
 
+static int may_lend(void)
+{
+	return rt_pid != 0 && !rt_config.disabled && rt_config.handle_signals && rt_sandbox_none();
+}
+
 /* In the main thread of the process the runtime started in (its tid is
  * that pid: not a vfork child's), if it has no alternate stack: as the
  * runtime starts, and after the program took its own away (helper-134:
@@ -94,9 +109,7 @@ static void lend(void)
 	stack_t old, ss;
 	void *ours = __atomic_load_n(&lent, __ATOMIC_ACQUIRE);
 
-	if (rt_pid == 0 || rt_config.disabled ||
-	    !rt_config.handle_signals || !rt_sandbox_none() ||
-	    (pid_t)syscall(SYS_gettid) != rt_pid)
+	if (!may_lend() || (pid_t)syscall(SYS_gettid) != rt_pid)
 		return;
 	if (call_real(NULL, &old) != 0 || !(old.ss_flags & SS_DISABLE))
 		return;
@@ -109,11 +122,121 @@ static void lend(void)
 		__atomic_store_n(&lent, ss.ss_sp, __ATOMIC_RELEASE);
 }
 
+/*
+ * Note [Stacks for other threads]: a thread other than main that
+ * overflowed its stack died with no profile, as main did before it had a
+ * stack lent.  Each thread is lent one as its state is made (its first
+ * call), and takes it back as it ends (thread_exit in threads.c): a
+ * stack may then serve the next thread, so the mappings go with the
+ * threads running at once, not with all the threads there were, and up
+ * to POOL_STACKS wait for the next thread (slots taken and filled by one
+ * atomic exchange each, as pagepool.c's).  Lending is one call that sets
+ * ours and says what was set before; a thread that had a stack of its
+ * own before its first call (a sanitizer's, a runtime's of another
+ * language) has it put back at once.  Taking back is one call that
+ * disables the thread's stack, and puts back one of the program's that
+ * replaced ours; from a handler running on ours it fails (EPERM), and
+ * the stack is left to the thread.  Instrumented code that runs on the
+ * thread after its end (another key's destructor) has no stack lent.
+ */
+#define POOL_STACKS 32
+
+static void *pool[POOL_STACKS];
+
+static void *pool_take(void)
+{
+	int i;
+
+	for (i = 0; i < POOL_STACKS; i++) {
+		void *p = __atomic_exchange_n(&pool[i], NULL, __ATOMIC_ACQUIRE);
+
+		if (p != NULL)
+			return p;
+	}
+	return map_stack();
+}
+
+static void pool_give(void *p)
+{
+	int i;
+
+	for (i = 0; i < POOL_STACKS; i++) {
+		void *none = NULL;
+
+		if (__atomic_compare_exchange_n(&pool[i], &none, p, 0, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return;
+	}
+	rt_unmap((char *)p - RT_POOL_PAGE, LENT_BYTES + RT_POOL_PAGE);
+}
+
+/* ours, if the calling thread has no alternate stack; 1 if set. */
+static int set_if_none(void *ours)
+{
+	stack_t ss = { .ss_sp = ours, .ss_size = LENT_BYTES, .ss_flags = 0 }, old;
+
+	if (call_real(&ss, &old) != 0)
+		return 0; /* on one now (EPERM) */
+	if (!(old.ss_flags & SS_DISABLE) && old.ss_sp != ours) {
+		call_real(&old, NULL); /* its own: put back */
+		return 0;
+	}
+	return 1;
+}
+
+/* A thread other than main makes its state (threads.c). */
+static void lend_to_thread(void)
+{
+	int saved = errno;
+	void *ours;
+
+	if (thread_lent != NULL || !may_lend() || (ours = pool_take()) == NULL)
+		return;
+	if (set_if_none(ours))
+		thread_lent = ours;
+	else
+		pool_give(ours);
+	errno = saved;
+}
+
+/* The thread ends (threads.c): its stack back to the pool. */
+static void take_back_from_thread(void)
+{
+	stack_t off = { .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE }, old;
+	void *ours = thread_lent;
+	int saved = errno;
+
+	if (ours == NULL || call_real(&off, &old) != 0) {
+		errno = saved;
+		return; /* none, or on it now (EPERM): the thread keeps it */
+	}
+	if (!(old.ss_flags & SS_DISABLE) && old.ss_sp != ours)
+		call_real(&old, NULL); /* the program's own, which replaced ours */
+	thread_lent = NULL;
+	pool_give(ours);
+	errno = saved;
+}
+
+/* The program took its own stack away: ours again, in main or in a
+ * thread that was lent one. */
+RT_UNSANITIZED static void lend_again(void)
+{
+	int saved = errno;
+
+	if (thread_lent != NULL)
+		set_if_none(thread_lent);
+	else if (rt_lend_altstack != NULL)
+		lend();
+	errno = saved;
+}
+
 /* Before ccprof_constructor (init.c), which lends through this; or after
  * an instrumented constructor of a library started the runtime, which
  * found no pointer here yet: then now (helper-133). */
 __attribute__((constructor(200))) static void altstack_start(void)
 {
+	rt_lend_thread_altstack = lend_to_thread;
+	rt_take_back_thread_altstack = take_back_from_thread;
 	rt_lend_altstack = lend;
 	if (rt_pid != 0)
 		lend();
@@ -132,7 +255,7 @@ RT_API RT_UNSANITIZED int sigaltstack(const stack_t *ss, stack_t *old)
 		old->ss_size = 0;
 		old->ss_flags = SS_DISABLE;
 	}
-	if (r == 0 && ss != NULL && (ss->ss_flags & SS_DISABLE) && rt_lend_altstack != NULL)
-		lend();
+	if (r == 0 && ss != NULL && (ss->ss_flags & SS_DISABLE))
+		lend_again();
 	return r;
 }

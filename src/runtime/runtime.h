@@ -544,6 +544,8 @@ RT_HIDDEN void rt_child_entry_write(const struct rt_child_entry *c, char *to);
  * or NULL where shellspawn.c is not linked in (libccprof.a). */
 extern void (*rt_shell_after_fork)(void) RT_HIDDEN;
 extern void (*rt_lend_altstack)(void) RT_HIDDEN; /* altstack.c */
+extern void (*rt_lend_thread_altstack)(void) RT_HIDDEN;
+extern void (*rt_take_back_thread_altstack)(void) RT_HIDDEN;
 /* exitgate.c's, for init.c's write at exit (Note [After the libraries'
  * destructors]): 1 in exit() */
 extern int (*rt_exiting)(void) RT_HIDDEN;

@@ -34,6 +34,9 @@ static struct rt_thread *live;     /* threads still running, for the sampler */
 /* Note [Locks and signals] in quietlock.c */
 static struct rt_quiet_mutex registry_lock = RT_QUIET_MUTEX_INIT;
 static uint32_t started; /* threads registered: the next one's seq */
+/* altstack.c, in the shared runtime only: Note [Stacks for other threads] */
+void (*rt_lend_thread_altstack)(void);
+void (*rt_take_back_thread_altstack)(void);
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -426,6 +429,9 @@ static void thread_exit(void *arg)
 	char name[16];
 	uint64_t blocks;
 
+	if (rt_take_back_thread_altstack)
+		rt_take_back_thread_altstack(); /* Note [Stacks for other threads] in altstack.c */
+
 	{
 		uint64_t resident, deepest;
 		size_t last;
@@ -580,6 +586,8 @@ static struct rt_thread *make_state(uint64_t own)
 	pthread_setspecific(exit_key, t);
 	rt_registry_add(t);
 	rt_self = t;
+	if (t->tid != (uint64_t)rt_pid && rt_lend_thread_altstack)
+		rt_lend_thread_altstack(); /* Note [Stacks for other threads] in altstack.c */
 	return t;
 }
 

@@ -48,9 +48,13 @@
  *   alt4k                     set an alternate stack of 4 KB (room for the
  *                             kernel's frame and little more) above a
  *                             page no one may touch, then as overflow
+ *   alt2k                     the same with 2 KB (MINSIGSTKSZ), too small
+ *                             for the kernel's frame: no handler can run
  *   threadoverflow            the same in a second thread, which has no
- *                             alternate stack (the runtime lends the main
- *                             thread's only)
+ *                             alternate stack of the program's
+ *   threadalt                 a thread prints what altview prints; then 20
+ *                             threads one after another each make a call;
+ *                             then as threadoverflow
  *   onstack                   a SIGUSR1 handler installed with SA_ONSTACK
  *                             (but no alternate stack of the program's)
  *                             that uses 200 KB of stack; raise SIGUSR1,
@@ -127,6 +131,41 @@ static void *overflow_thread(void *arg)
 	(void)arg;
 	deeper(0);
 	return NULL;
+}
+
+static void print_altstack(void);
+
+/* What sigaltstack says of the thread's alternate stack; then with one
+ * of 16 KB set, and again with it disabled. */
+NOINLINE void altview(void)
+{
+	static char alt[16384];
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt }, off = { .ss_flags = SS_DISABLE };
+
+	print_altstack();
+	sigaltstack(&ss, NULL);
+	print_altstack();
+	sigaltstack(&off, NULL);
+	print_altstack();
+}
+
+static void *altview_thread(void *arg)
+{
+	altview();
+	return arg;
+}
+
+static volatile int short_calls;
+
+NOINLINE void short_call(void)
+{
+	short_calls++;
+}
+
+static void *short_thread(void *arg)
+{
+	short_call();
+	return arg;
 }
 
 static volatile int onstack_sum;
@@ -513,19 +552,33 @@ int main(int argc, char **argv)
 		printf("overflowing\n");
 		fflush(stdout);
 		return deeper(0);
-	} else if (strcmp(how, "alt4k") == 0) {
+	} else if (strcmp(how, "alt4k") == 0 || strcmp(how, "alt2k") == 0) {
 		char *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			       -1, 0);
-		stack_t ss = { .ss_sp = p + 4096, .ss_size = 4096 };
+		size_t size = how[3] == '4' ? 4096 : 2048;
+		stack_t ss = { .ss_sp = p + 4096 + 4096 - size, .ss_size = size };
 
 		if (p == MAP_FAILED || mprotect(p, 4096, PROT_NONE) != 0 ||
 		    sigaltstack(&ss, NULL) != 0) {
-			perror("signals: alt4k");
+			perror("signals: alt4k/alt2k");
 			return 1;
 		}
 		printf("overflowing\n");
 		fflush(stdout);
 		return deeper(0);
+	} else if (strcmp(how, "threadalt") == 0) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, altview_thread, NULL);
+		pthread_join(t, NULL);
+		for (int i = 0; i < 20; i++) {
+			pthread_create(&t, NULL, short_thread, NULL);
+			pthread_join(t, NULL);
+		}
+		printf("%d short calls\noverflowing\n", short_calls);
+		fflush(stdout);
+		pthread_create(&t, NULL, overflow_thread, NULL);
+		pthread_join(t, NULL);
 	} else if (strcmp(how, "threadoverflow") == 0) {
 		pthread_t t;
 
@@ -534,14 +587,7 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, overflow_thread, NULL);
 		pthread_join(t, NULL);
 	} else if (strcmp(how, "altview") == 0) {
-		static char alt[16384];
-		stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt }, off = { .ss_flags = SS_DISABLE };
-
-		print_altstack();
-		sigaltstack(&ss, NULL);
-		print_altstack();
-		sigaltstack(&off, NULL);
-		print_altstack();
+		altview();
 		return 0;
 	} else if (strcmp(how, "altdisarm") == 0) {
 		static char alt[8192];
