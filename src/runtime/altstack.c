@@ -129,14 +129,14 @@ static void lend(void)
  * call), and takes it back as it ends (thread_exit in threads.c): a
  * stack may then serve the next thread, so the mappings go with the
  * threads running at once, not with all the threads there were, and up
- * to POOL_STACKS wait for the next thread (slots taken and filled by one
- * atomic exchange each, as pagepool.c's).  Lending is one call that sets
- * ours and says what was set before; a thread that had a stack of its
- * own before its first call (a sanitizer's, a runtime's of another
- * language) has it put back at once.  Taking back is one call that
- * disables the thread's stack, and puts back one of the program's that
- * replaced ours; from a handler running on ours it fails (EPERM), and
- * the stack is left to the thread.  Instrumented code that runs on the
+ * to POOL_STACKS wait for the next thread (rt_slot_take, pagepool.c).
+ * Lending is one call that sets ours and says what was set before; a
+ * thread that had a stack of its own before its first call (a
+ * sanitizer's, a runtime's of another language) has it put back at
+ * once.  Taking back is one call that disables the thread's stack, and
+ * puts back one of the program's that replaced ours; from a handler
+ * running on ours it fails (EPERM), and the stack is left to the
+ * thread.  Instrumented code that runs on the
  * thread after its end (another key's destructor) has no stack lent.
  */
 #define POOL_STACKS 32
@@ -145,29 +145,15 @@ static void *pool[POOL_STACKS];
 
 static void *pool_take(void)
 {
-	int i;
+	void *p = rt_slot_take(pool, POOL_STACKS);
 
-	for (i = 0; i < POOL_STACKS; i++) {
-		void *p = __atomic_exchange_n(&pool[i], NULL, __ATOMIC_ACQUIRE);
-
-		if (p != NULL)
-			return p;
-	}
-	return map_stack();
+	return p != NULL ? p : map_stack();
 }
 
 static void pool_give(void *p)
 {
-	int i;
-
-	for (i = 0; i < POOL_STACKS; i++) {
-		void *none = NULL;
-
-		if (__atomic_compare_exchange_n(&pool[i], &none, p, 0, __ATOMIC_RELEASE,
-						__ATOMIC_RELAXED))
-			return;
-	}
-	rt_unmap((char *)p - RT_POOL_PAGE, LENT_BYTES + RT_POOL_PAGE);
+	if (!rt_slot_give(pool, POOL_STACKS, p))
+		rt_unmap((char *)p - RT_POOL_PAGE, LENT_BYTES + RT_POOL_PAGE);
 }
 
 /* ours, if the calling thread has no alternate stack; 1 if set. */

@@ -25,33 +25,50 @@
 
 static void *pool[POOL_PAGES];
 
-/* A zeroed page of RT_POOL_PAGE bytes: one given back, or a new one. */
-void *rt_page_take(void)
+/* One of the n slots' pointers, its slot emptied, or NULL if all are
+ * empty; each slot taken by one atomic exchange (Note above). */
+void *rt_slot_take(void **slots, int n)
 {
 	int i;
 
-	for (i = 0; i < POOL_PAGES; i++) {
-		void *p = __atomic_exchange_n(&pool[i], NULL, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n; i++) {
+		void *p = __atomic_exchange_n(&slots[i], NULL, __ATOMIC_ACQUIRE);
 
-		if (p != NULL) {
-			memset(p, 0, RT_POOL_PAGE);
+		if (p != NULL)
 			return p;
-		}
 	}
-	return rt_map(RT_POOL_PAGE);
+	return NULL;
+}
+
+/* p into an empty one of the n slots: 1, or 0 if all are full. */
+int rt_slot_give(void **slots, int n, void *p)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		void *none = NULL;
+
+		if (__atomic_compare_exchange_n(&slots[i], &none, p, 0, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return 1;
+	}
+	return 0;
+}
+
+/* A zeroed page of RT_POOL_PAGE bytes: one given back, or a new one. */
+void *rt_page_take(void)
+{
+	void *p = rt_slot_take(pool, POOL_PAGES);
+
+	if (p == NULL)
+		return rt_map(RT_POOL_PAGE);
+	memset(p, 0, RT_POOL_PAGE);
+	return p;
 }
 
 /* A page from rt_page_take, no longer used: kept, or unmapped. */
 void rt_page_give(void *p)
 {
-	int i;
-
-	for (i = 0; i < POOL_PAGES; i++) {
-		void *none = NULL;
-
-		if (__atomic_compare_exchange_n(&pool[i], &none, p, 0, __ATOMIC_RELEASE,
-						__ATOMIC_RELAXED))
-			return;
-	}
-	rt_unmap(p, RT_POOL_PAGE);
+	if (!rt_slot_give(pool, POOL_PAGES, p))
+		rt_unmap(p, RT_POOL_PAGE);
 }

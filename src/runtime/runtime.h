@@ -421,6 +421,8 @@ RT_HIDDEN void rt_dispositions_step_aside(void);
 
 /* pagepool.c: Note [Pages for the next thread]. */
 #define RT_POOL_PAGE 4096u
+RT_HIDDEN void *rt_slot_take(void **slots, int n);
+RT_HIDDEN int rt_slot_give(void **slots, int n, void *p);
 RT_HIDDEN void *rt_page_take(void);
 RT_HIDDEN void rt_page_give(void *p);
 
