@@ -188,6 +188,7 @@ def raw_exit():
     raw_exit_small_address_space()
     tight_address_space()
     out_of_address_space()
+    errno_without_room()
 
 
 def tight_address_space():
@@ -267,6 +268,29 @@ def out_of_address_space():
               "the calls it made (status %d, %r, %s, work %s, fill %s)"
               % (how, status, p.returncode, p.stdout, ccprof_said(p.stderr),
                  fs.get("work", {}).get("calls"), fs.get("fill", {}).get("calls")))
+
+
+def errno_without_room():
+    """A hook leaves errno alone when the runtime's own mappings fail: the
+    thread's state, the room kept for the write (Note [Room kept for the
+    write]), the sampler's stack, a thread's lent alternate stack (Note
+    [Stacks for other threads]).  aslimit.c errno KB limits the address
+    space to what the process maps and KB more, then makes its first
+    call with errno 0; threaderrno does it in a second thread.  Swept
+    over the limits at which each mapping in turn fails: the build
+    before helper-135's review left ENOMEM (12) in errno at all of them
+    in main, and in a thread up to 2.3 MB."""
+    exe = build("aslimit", "tests/progs/aslimit.c")
+    prof = os.path.join(OUT, "aslimit_errno.ccprof")
+    bad = []
+    for mode in ("errno", "threaderrno"):
+        for kb in range(512, 6656, 128):
+            p = run([exe, mode, str(kb)], env=dict(os.environ, LD_PRELOAD=PRELOAD,
+                                                   CCPROF_OPTIONS="output=" + prof))
+            if p.returncode != 0 or p.stdout != "errno 0\n":
+                bad.append((mode, kb, p.returncode, p.stdout))
+    check(bad == [], "errno after a first call whose mappings fail under an address-space "
+          "limit: 0, as set before it (%s)" % bad[:6])
 
 
 def raw_exit_small_address_space():
@@ -961,7 +985,10 @@ def sandboxed_worker(exe):
     src/runtime/threads.c), and the profile has the name the program gave
     it last, seen as given.  A bystander thread, under no filter, ends
     after the worker is sealed: it keeps the name it inherited, asked as
-    its state was made (a first version of this change left it none)."""
+    its state was made (a first version of this change left it none).
+    The filters kill at sigaltstack too: the worker's first call was lent
+    an alternate stack, and taking it back as it ended killed the process
+    (helper-135; Note [Stacks for other threads] in altstack.c)."""
     for how, name in (("prctl", "renamed"), ("getrusage", "self-renamed")):
         bare = run([exe, "worker", how])
         if bare.returncode != 0 and "seccomp" in bare.stderr:
@@ -2091,13 +2118,14 @@ def signals_kept():
                      ("altabort", signal.SIGABRT), ("altsegv", signal.SIGSEGV),
                      ("altdisarm", signal.SIGSEGV), ("overflow", signal.SIGSEGV),
                      ("altoff", signal.SIGSEGV), ("alt4k", signal.SIGSEGV),
-                     ("threadoverflow", signal.SIGSEGV), ("threadalt", signal.SIGSEGV)):
+                     ("threadoverflow", signal.SIGSEGV), ("threadalt", signal.SIGSEGV),
+                     ("threadownalt", signal.SIGSEGV)):
         name = signal.Signals(sig).name
         p, prof = same_behaviour("sig_" + how, src, [how])
         if p is None:
             continue
         check(p.returncode == -sig, "signal %s: the process still dies by %s" % (how, name))
-        overflows = ("overflow", "altoff", "alt4k", "threadoverflow", "threadalt")
+        overflows = ("overflow", "altoff", "alt4k", "threadoverflow", "threadalt", "threadownalt")
         if how in overflows:
             # Note [A stack to overflow onto]: the main thread's stack
             # lent by the runtime, also after the program took its own
@@ -2109,7 +2137,9 @@ def signals_kept():
             # one too (Note [Stacks for other threads]), from a pool:
             # threadalt's view of its own is bare's (same_behaviour),
             # and its twenty short threads, one after another, leave a
-            # stack for the one that overflows.
+            # stack for the one that overflows.  threadownalt's thread
+            # had its own at its first call, and takes it away: it is
+            # lent one then (it was not: helper-135).
             check("ccprof:   deeper  (" in p.stderr,
                   "signal %s: the cost-centre stack is reported (%r)" % (how, p.stderr[-300:]))
         if how == "threadalt":

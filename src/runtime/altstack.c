@@ -22,7 +22,9 @@
  * SIGSEGV there; on static memory it wrote over the runtime's,
  * helper-133), and from inside such a handler sigaltstack says it is in
  * use and refuses to replace it (EPERM).  No page of it is touched
- * unless used.  Under no seccomp filter only (Note [Calls as a thread
+ * unless used (but with overcommit off, vm.overcommit_memory=2, it counts
+ * as committed memory, and a program that locks its memory makes it
+ * resident).  Under no seccomp filter only (Note [Calls as a thread
  * ends] in threads.c).
  *
  * The main thread's is lent as the process starts (three calls), and
@@ -51,6 +53,7 @@ static void *lent; /* the main thread's: its lowest byte, above its guard page *
 /* Another thread's, from its first call to its end: Note [Stacks for
  * other threads]. */
 static __thread void *thread_lent __attribute__((tls_model("initial-exec")));
+static __thread int thread_may_lend __attribute__((tls_model("initial-exec")));
 static void *real_sigaltstack;
 
 RT_UNSANITIZED static void altstack_lookup_now(void)
@@ -170,47 +173,61 @@ static int set_if_none(void *ours)
 	return 1;
 }
 
-/* A thread other than main makes its state (threads.c). */
+/* A thread other than main makes its state (threads.c): ours, unless it
+ * has its own; either way lent one again when it takes its own away. */
 static void lend_to_thread(void)
 {
 	int saved = errno;
 	void *ours;
 
-	if (thread_lent != NULL || !may_lend() || (ours = pool_take()) == NULL)
-		return;
-	if (set_if_none(ours))
-		thread_lent = ours;
-	else
-		pool_give(ours);
+	if (thread_lent == NULL && may_lend() && (ours = pool_take()) != NULL) {
+		if (set_if_none(ours))
+			thread_lent = ours;
+		else
+			pool_give(ours);
+		thread_may_lend = 1;
+	}
 	errno = saved;
 }
 
-/* The thread ends (threads.c): its stack back to the pool. */
+/* The thread ends (threads.c): its stack back to the pool.  Forgotten
+ * before it is disabled, so that a handler that takes its own stack
+ * away meanwhile is not lent it again (lend_again), which would leave it
+ * set here and in the pool.  Not under a filter that came since (Note
+ * [Calls as a thread ends] in threads.c), nor from a handler on it
+ * (EPERM): then it is lost, 260 KB of address space. */
 static void take_back_from_thread(void)
 {
 	stack_t off = { .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE }, old;
 	void *ours = thread_lent;
 	int saved = errno;
 
-	if (ours == NULL || call_real(&off, &old) != 0) {
+	thread_may_lend = 0;
+	if (ours == NULL || !rt_sandbox_none())
+		return;
+	thread_lent = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (call_real(&off, &old) != 0) {
+		thread_lent = ours;
 		errno = saved;
-		return; /* none, or on it now (EPERM): the thread keeps it */
+		return;
 	}
 	if (!(old.ss_flags & SS_DISABLE) && old.ss_sp != ours)
 		call_real(&old, NULL); /* the program's own, which replaced ours */
-	thread_lent = NULL;
 	pool_give(ours);
 	errno = saved;
 }
 
 /* The program took its own stack away: ours again, in main or in a
- * thread that was lent one. */
+ * thread that was lent one or had its own. */
 RT_UNSANITIZED static void lend_again(void)
 {
 	int saved = errno;
 
 	if (thread_lent != NULL)
 		set_if_none(thread_lent);
+	else if (thread_may_lend)
+		lend_to_thread();
 	else if (rt_lend_altstack != NULL)
 		lend();
 	errno = saved;

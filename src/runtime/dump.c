@@ -423,7 +423,9 @@ static int put_file(char *path, size_t size, int claim, const unsigned char *buf
  * profile of where the memory went is wanted.  So the first thread state
  * made (threads.c) is followed by a mapping of WRITE_KEEP bytes kept
  * for the write, reserved, never touched until used: address space, no
- * memory.  A write takes it only when no mapping can be had; one write
+ * memory (unless overcommit is off, vm.overcommit_memory=2, or the
+ * program locks its memory).  A write takes it only when no mapping can
+ * be had; one write
  * at a time (an atomic exchange: a handler's write may run beside
  * another), and it is given back zeroed (madvise), as fresh pages are.
  * 4 MiB holds the write of a profile of about 40,000 contexts (one of
@@ -446,10 +448,12 @@ static unsigned char *kept_room; /* Note [Room kept for the write] */
 void rt_dump_keep_room(void)
 {
 	static int tried;
+	int saved = errno; /* a hook's: mmap's ENOMEM must not show */
 
 	if (__atomic_exchange_n(&tried, 1, __ATOMIC_RELAXED))
 		return;
 	__atomic_store_n(&kept_room, rt_map(WRITE_KEEP), __ATOMIC_RELEASE);
+	errno = saved;
 }
 
 /* The largest mapping of WRITE_RESERVE, a quarter of it, ... down to
@@ -476,9 +480,11 @@ static void wmem_unmap(struct wmem *m)
 		rt_unmap(m->base, m->cap);
 		return;
 	}
-	if (m->used)
-		madvise(m->base, (m->used + RT_POOL_PAGE - 1) & ~(size_t)(RT_POOL_PAGE - 1),
-			MADV_DONTNEED);
+	size_t used = (m->used + RT_POOL_PAGE - 1) & ~(size_t)(RT_POOL_PAGE - 1);
+
+	/* Locked memory (mlockall) cannot be given back: zeroed by hand. */
+	if (used && madvise(m->base, used, MADV_DONTNEED) != 0)
+		memset(m->base, 0, used);
 	__atomic_store_n(&kept_room, m->base, __ATOMIC_RELEASE);
 }
 

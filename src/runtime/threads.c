@@ -616,7 +616,7 @@ static struct rt_thread *thread_start(void)
 	struct rt_thread *t;
 	uint64_t own;
 	sigset_t mask;
-	int held;
+	int held, saved = errno; /* a hook's: a failed mapping's ENOMEM must not show */
 
 	if (starting || stateless || rt_initialising()) /* Note [A hook while the runtime starts] */
 		return NULL;
@@ -638,6 +638,7 @@ static struct rt_thread *thread_start(void)
 	starting = 0;
 	if (held) /* Note [Calibration at the first hook] in clock.c */
 		pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	errno = saved;
 	return t;
 }
 

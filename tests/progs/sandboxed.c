@@ -35,7 +35,8 @@
  *   sandboxed worker prctl|getrusage
  *                    a thread names itself "sealed", works and puts
  *                    itself alone (no other thread) under a filter that
- *                    kills the process at that call (and sched_*), and
+ *                    kills the process at that call (and sched_* and
+ *                    sigaltstack), and
  *                    then: with getrusage, names itself "self-renamed" by
  *                    prctl(PR_SET_NAME); with prctl, main names it
  *                    "renamed" (pthread_setname_np, a write to its /proc
@@ -43,8 +44,8 @@
  *                    "bystander", works first, under no filter, and ends
  *                    once the worker is sealed.  main joins both, prints
  *                    "worker worked 3" and returns 0, and writes the
- *                    profile: the worker must make neither call as it
- *                    ends, and the bystander keeps the name it has
+ *                    profile: the worker must make none of these calls
+ *                    as it ends, and the bystander keeps the name it has
  *                    (Note [Calls as a thread ends] in
  *                    src/runtime/threads.c)
  *   sandboxed jail   (root) works, chroots into the current directory,
@@ -158,8 +159,10 @@ static void *bystander(void *arg)
 
 static void *worker(void *arg)
 {
-	static const long by_prctl_nrs[] = {SYS_sched_getattr, SYS_sched_setattr, SYS_prctl};
-	static const long by_rusage_nrs[] = {SYS_sched_getattr, SYS_sched_setattr, SYS_getrusage};
+	static const long by_prctl_nrs[] = {SYS_sched_getattr, SYS_sched_setattr, SYS_prctl,
+					    SYS_sigaltstack};
+	static const long by_rusage_nrs[] = {SYS_sched_getattr, SYS_sched_setattr, SYS_getrusage,
+					     SYS_sigaltstack};
 	char c = 0;
 
 	(void)arg;

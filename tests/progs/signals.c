@@ -52,6 +52,9 @@
  *                             for the kernel's frame: no handler can run
  *   threadoverflow            the same in a second thread, which has no
  *                             alternate stack of the program's
+ *   threadownalt              a thread sets an alternate stack of its own
+ *                             before its first call, takes it away
+ *                             (SS_DISABLE), then overflows
  *   threadalt                 a thread prints what altview prints; then 20
  *                             threads one after another each make a call;
  *                             then as threadoverflow
@@ -160,6 +163,19 @@ static volatile int short_calls;
 NOINLINE void short_call(void)
 {
 	short_calls++;
+}
+
+/* Not instrumented: the thread's first call comes after its own stack. */
+__attribute__((no_instrument_function)) static void *own_alt_thread(void *arg)
+{
+	static char alt[65536];
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt }, off = { .ss_flags = SS_DISABLE };
+
+	sigaltstack(&ss, NULL);
+	short_call();
+	sigaltstack(&off, NULL);
+	deeper(0);
+	return arg;
 }
 
 static void *short_thread(void *arg)
@@ -566,6 +582,13 @@ int main(int argc, char **argv)
 		printf("overflowing\n");
 		fflush(stdout);
 		return deeper(0);
+	} else if (strcmp(how, "threadownalt") == 0) {
+		pthread_t t;
+
+		printf("overflowing\n");
+		fflush(stdout);
+		pthread_create(&t, NULL, own_alt_thread, NULL);
+		pthread_join(t, NULL);
 	} else if (strcmp(how, "threadalt") == 0) {
 		pthread_t t;
 
