@@ -1067,6 +1067,33 @@ def late_first_call():
               % (clock, want_work, got))
 
 
+def cycles_estimate_bounded():
+    """Under clock=cycles a hook cannot cost more than the interval between
+    two hooks, and the estimate subtracted is cut to the shortest
+    intervals the probes see (Note [The shortest interval] in
+    src/runtime/clock.c).  The bench's recurse.c at 100 units: 6.9 M
+    calls that do almost nothing, in deep chains and mutual recursion, so
+    every interval is nearly all monitor.  The estimate per call recorded
+    must not exceed the thread's span per call (what it subtracted and
+    charged), and something must be charged.  On a VM whose counter read
+    costs 11 ns the old estimate was 45.8 ns a call against 28.2 ns of
+    span, and 0.00003 s was charged for a run of 0.19 s."""
+    exe = build("recurse_cycles", "bench/workloads/recurse.c")
+    prof = os.path.join(OUT, "recurse_cycles.ccprof")
+    r = run([CCPROF, "record", "--clock=cycles", "-o", prof, "--", exe, "100"])
+    if not check(r.returncode == 0 and "calls 6857717" in r.stderr and os.path.exists(prof),
+                 "recurse 100 under clock=cycles runs (%d, %r)" % (r.returncode, r.stderr[-200:])):
+        return
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+    rep = report(prof)
+    span_ns = (info["subtracted_s"] + rep["total_time_s"]) * 1e9 / info["calls"]
+    check(0 < info["overhead_ns_per_call"] <= span_ns * 1.01,
+          "recurse/cycles: estimate %.1f ns per call, no more than the span per call, %.1f ns"
+          % (info["overhead_ns_per_call"], span_ns))
+    check(rep["total_time_s"] > 0.001 * span_ns * info["calls"] / 1e9,
+          "recurse/cycles: more than 0.1 %% of the span charged (%.6f s)" % rep["total_time_s"])
+
+
 def calibration_at_first_hook():
     """The runtime calibrates its estimate of a call's cost once per
     process, when the first thread state is made, not at start-up (Note
@@ -1547,6 +1574,7 @@ clocks()
 short_threads()
 late_first_call()
 calibration_at_first_hook()
+cycles_estimate_bounded()
 sampler_waits_for_first_call()
 cpu_where_it_ran()
 crowd_beside_busy_loops()

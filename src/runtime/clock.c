@@ -107,6 +107,24 @@ uint64_t rt_ticks_per_sec(void)
  * keeps its own P, a running mean over batches of 64 probes.  A probe
  * longer than PROBE_MAX_TICKS is an interruption, not the hook's cost;
  * the probe's own second read is charged to no one.
+ *
+ * The estimate never exceeds the shortest interval a batch's probed hooks
+ * ended (Note [The shortest interval]).
+ *
+ * Note [The shortest interval]: an interval holds one hook's worth of
+ * monitor and the program's work in between, so what a hook costs is at
+ * most the shortest interval there is.  F + (P - Pf) broke that bound on
+ * a 2-vCPU VM whose counter read costs 11 ns: 45-68 ns per call against
+ * the 23-36 ns per call that clock=cycles really added to the bare run,
+ * and every interval was owed to the estimate: clock=cycles charged
+ * nothing at all on 11 of make bench's 14 rows (docs/performance.md,
+ * session 28).  The session-4 runtime did the same there, so the machine
+ * moved, not the code.  So each probed hook also notes the interval its
+ * read ended, and a batch's estimate is cut to the shortest of those 64
+ * (a sample of every 61st interval; a rare short one only lowers the
+ * bound).  Where calls do almost nothing, the shortest interval is
+ * nearly all monitor, and the bound is the estimate; where they do real
+ * work, the shortest still holds some, which the bound then takes too.
  */
 #define PROBE_EVERY 61 /* prime: no lockstep with a loop's pattern of calls */
 #define PROBE_BATCH 64
@@ -118,19 +136,38 @@ void rt_overhead_thread_init(struct rt_thread *t)
 	t->probe_avg_fx = rt_config.probe_base_fx;
 	t->probe_every = PROBE_EVERY;
 	t->probe_left = PROBE_EVERY;
+	t->probe_shortest[RT_AT_ENTER] = t->probe_shortest[RT_AT_EXIT] = UINT64_MAX;
 }
 
-/* The end of a probed hook, which read `start` first thing.  A slow path
- * that moved the interval's start past its making (Note [The profiler's
- * own time] in machine.c) is no part of a hook's cost: measured from
- * there. */
-void rt_probe_overhead(struct rt_thread *t, uint64_t start)
+/* The bound of Note [The shortest interval], RT_FX units, or -1: the mean
+ * of the shortest intervals ending at each kind of hook (an enter's and
+ * an exit's hold different halves of the hooks). */
+static int64_t shortest_bound(const struct rt_thread *t)
+{
+	uint64_t in = t->probe_shortest[RT_AT_ENTER], out = t->probe_shortest[RT_AT_EXIT];
+	const uint64_t none = (uint64_t)1 << 40;
+
+	if (in >= none && out >= none)
+		return -1;
+	if (in >= none || out >= none)
+		return (int64_t)((in < out ? in : out) << RT_FX);
+	return (int64_t)(((in + out) << RT_FX) / 2);
+}
+
+/* The end of a probed hook, which read `start` first thing, ending an
+ * interval of `interval` ticks.  A slow path that moved the interval's
+ * start past its making (Note [The profiler's own time] in machine.c) is
+ * no part of a hook's cost: measured from there. */
+void rt_probe_overhead(struct rt_thread *t, uint64_t start, uint64_t interval,
+		       enum rt_hook_kind kind)
 {
 	uint64_t from = t->last_tick > start ? t->last_tick : start;
 	uint64_t d = rt_tick() - from;
-	int64_t est;
+	int64_t est, shortest;
 
 	t->probe_left = t->probe_every;
+	if (interval < t->probe_shortest[kind])
+		t->probe_shortest[kind] = interval;
 	/* The probe's own read lands in the next interval: owe it there. */
 	t->carry -= (int64_t)(rt_config.tick_cost << RT_FX);
 	if (d > PROBE_MAX_TICKS)
@@ -143,9 +180,12 @@ void rt_probe_overhead(struct rt_thread *t, uint64_t start)
 		return;
 	t->probe_avg_fx = (3 * t->probe_avg_fx + (t->probe_sum << RT_FX) / PROBE_BATCH) / 4;
 	est = (int64_t)rt_config.overhead_fx + (int64_t)t->probe_avg_fx - (int64_t)rt_config.probe_base_fx;
+	shortest = shortest_bound(t);
+	est = shortest >= 0 && est > shortest ? shortest : est; /* Note [The shortest interval] */
 	RT_STORE(&t->overhead_fx, est > 0 ? (uint64_t)est : 0);
 	t->probe_sum = 0;
 	t->probe_n = 0;
+	t->probe_shortest[RT_AT_ENTER] = t->probe_shortest[RT_AT_EXIT] = UINT64_MAX;
 }
 
 /* The estimate per call (two hooks) the profile records, in thousandths of

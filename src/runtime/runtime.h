@@ -158,6 +158,7 @@ struct rt_thread {
 	uint32_t probe_left;  /* hooks until the next probe */
 	uint32_t probe_every;
 	uint64_t probe_sum, probe_n; /* the current batch of probes */
+	uint64_t probe_shortest[2];  /* the batch's shortest intervals, ticks, by rt_hook_kind */
 	uint64_t probe_avg_fx;       /* recent probes' mean, RT_FX units */
 	uint64_t probe_total, probes; /* all probes kept */
 	uint64_t first_tick;          /* last_tick at start (or fork): the span's start */
@@ -364,7 +365,9 @@ RT_HIDDEN int rt_clock_calibrate_once(uint64_t *own, sigset_t *mask);
 RT_HIDDEN uint64_t rt_ticks_per_sec(void);
 RT_HIDDEN void rt_charge_sample(struct rt_thread *t, uint64_t now);
 RT_HIDDEN void rt_charge_current(struct rt_thread *t, uint64_t ns);
-RT_HIDDEN void rt_probe_overhead(struct rt_thread *t, uint64_t start);
+enum rt_hook_kind { RT_AT_ENTER, RT_AT_EXIT };
+RT_HIDDEN void rt_probe_overhead(struct rt_thread *t, uint64_t start, uint64_t interval,
+				 enum rt_hook_kind kind);
 RT_HIDDEN void rt_overhead_thread_init(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 
