@@ -2610,6 +2610,27 @@ def background_start():
     signal.signal(signal.SIGQUIT, signal.SIG_IGN)
 
 
+def record_small_stack():
+    """`ccprof record` under `ulimit -s 64` (soft and hard, as bash sets
+    them): the program runs under that limit as it would bare, and record
+    reads the source lines on a thread of its own stack size (Note
+    [Record's own stack] in src/cli/cmd_record.c).  The old record died by
+    SIGSEGV in libdw's line tables after the program had run (helper-136,
+    xz and jq; fib.c built with -g shows it too)."""
+    exe = build("fib_g", "tests/progs/fib.c")
+    prof = os.path.join(OUT, "record_small_stack.ccprof")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_STACK, (64 << 10, 64 << 10))
+    r = run([CCPROF, "record", "-o", prof, exe, "25"], preexec_fn=limit)
+    inner = run([CCPROF, "record", "-o", prof + ".sh", "sh", "-c", "ulimit -s"], preexec_fn=limit)
+    check(r.returncode == 0 and "calls fib 242785" in r.stdout and os.path.exists(prof) and
+          functions(report(prof)).get("fib", {}).get("calls") == 242785 and
+          inner.stdout == "64\n",
+          "record under a 64 KB stack limit: runs, writes, the program keeps the limit "
+          "(%d, %r, %r)" % (r.returncode, r.stderr[-200:], inner.stdout))
+
+
 def record_own_fault():
     """A fault in record itself (tests/progs/recordfault.c, preloaded)
     with SIGSEGV ignored by record's parent: record dies by SIGSEGV at
@@ -3382,6 +3403,7 @@ unmanaged_children_static_signal()
 unmanaged_children_siginterrupt()
 record_passes_signals()
 record_own_fault()
+record_small_stack()
 record_passes_ignored_signals()
 record_terminal_interrupt()
 record_group_signal_once()

@@ -28,6 +28,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1236,6 +1237,49 @@ static char *other_command(const struct ccp_profile *p, char *const *program)
 /* The source lines added to the profile at path if it is this run's
  * (Note [Lines at record time]); what was read of it, all 0 if it could
  * not be read. */
+/*
+ * Note [Record's own stack]: record runs under the stack limit given for
+ * the program (`ulimit -s`, which sets the hard limit too, so record
+ * cannot raise it), and libdw's line tables need more than a small
+ * program does: under 160-176 KB record died by SIGSEGV in
+ * dwarf_getsrclines after the program had run and written its profile
+ * (helper-136, xz and jq).  So where the limit is under ROOMY_STACK the
+ * lines are read on a thread of that stack size, which the limit does
+ * not bound (an mmap).  Record's own start needs about 16 KB.
+ */
+#define ROOMY_STACK ((size_t)8 << 20)
+
+struct resolve_job {
+	struct ccp_profile *p;
+	int found;
+};
+
+static void *resolve_job_run(void *arg)
+{
+	struct resolve_job *job = arg;
+	job->found = sources_resolve(job->p);
+	return NULL;
+}
+
+static int sources_resolve_with_room(struct ccp_profile *p)
+{
+	struct rlimit lim;
+	struct resolve_job job = {p, 0};
+	pthread_attr_t attr;
+	pthread_t t;
+	int made;
+	if (getrlimit(RLIMIT_STACK, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+	    lim.rlim_cur >= ROOMY_STACK || pthread_attr_init(&attr) != 0)
+		return sources_resolve(p);
+	made = pthread_attr_setstacksize(&attr, ROOMY_STACK) == 0 &&
+	       pthread_create(&t, &attr, resolve_job_run, &job) == 0;
+	pthread_attr_destroy(&attr);
+	if (!made)
+		return sources_resolve(p);
+	pthread_join(t, NULL);
+	return job.found;
+}
+
 static struct profile_seen add_sources(const char *path, uint64_t since_ns, char *const *program)
 {
 	struct profile_seen seen = {0};
@@ -1255,7 +1299,7 @@ static struct profile_seen add_sources(const char *path, uint64_t since_ns, char
 		seen.overflow = model_overflow(&p);
 		if (program)
 			seen.command = other_command(&p, program);
-		if (seen.this_run && whole_file(&p, size) && sources_resolve(&p) > 0 &&
+		if (seen.this_run && whole_file(&p, size) && sources_resolve_with_room(&p) > 0 &&
 		    stat(real, &now) == 0 && same_file(&was, &now) && cli_write_profile(&p, real) != 0)
 			cli_error("ccprof: %s: cannot add source lines: %s", path,
 				strerror(errno));
