@@ -46,8 +46,9 @@
  *   altoff                    set an alternate stack of 64 KB, take it
  *                             away (SS_DISABLE), then as overflow
  *   alt4k                     set an alternate stack of 4 KB (room for the
- *                             kernel's frame and little more) above a
- *                             page no one may touch, then as overflow
+ *                             kernel's frame, 3.6 KB here, and little
+ *                             more) above a page no one may touch, then
+ *                             as overflow
  *   alt2k                     the same with 2 KB (MINSIGSTKSZ), too small
  *                             for the kernel's frame: no handler can run
  *   threadoverflow            the same in a second thread, which has no
@@ -572,7 +573,7 @@ int main(int argc, char **argv)
 		char *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			       -1, 0);
 		size_t size = how[3] == '4' ? 4096 : 2048;
-		stack_t ss = { .ss_sp = p + 4096 + 4096 - size, .ss_size = size };
+		stack_t ss = { .ss_sp = p + 2 * 4096 - size, .ss_size = size };
 
 		if (p == MAP_FAILED || mprotect(p, 4096, PROT_NONE) != 0 ||
 		    sigaltstack(&ss, NULL) != 0) {
