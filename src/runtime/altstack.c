@@ -175,10 +175,10 @@ static int set_if_none(void *ours)
 }
 
 /* A thread other than main makes its state (threads.c): ours, unless it
- * has its own; either way lent one again when it takes its own away. */
+ * has its own; either way lent one again when it takes its own away.
+ * Both callers keep errno (thread_start, lend_again). */
 static void lend_to_thread(void)
 {
-	int saved = errno;
 	void *ours;
 
 	if (thread_lent == NULL && may_lend() && (ours = pool_take()) != NULL) {
@@ -188,7 +188,6 @@ static void lend_to_thread(void)
 			pool_give(ours);
 		thread_may_lend = 1;
 	}
-	errno = saved;
 }
 
 /* The thread ends (threads.c): its stack back to the pool.  Forgotten

@@ -445,15 +445,14 @@ struct wmem {
 
 static unsigned char *kept_room; /* Note [Room kept for the write] */
 
+/* From a thread's start, which keeps errno for the hook (threads.c). */
 void rt_dump_keep_room(void)
 {
 	static int tried;
-	int saved = errno; /* a hook's: mmap's ENOMEM must not show */
 
 	if (__atomic_exchange_n(&tried, 1, __ATOMIC_RELAXED))
 		return;
 	__atomic_store_n(&kept_room, rt_map(WRITE_KEEP), __ATOMIC_RELEASE);
-	errno = saved;
 }
 
 /* The largest mapping of WRITE_RESERVE, a quarter of it, ... down to
