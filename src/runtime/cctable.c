@@ -5,7 +5,8 @@
  * the same in every thread.  A function's number is given the first time
  * any thread makes a transition into it (a slow path, so a lock is fine);
  * a manual region's when ccprof_cc() names it.  The writer reads the table
- * under the same lock.
+ * under the same lock; a thread asking for a number the table already
+ * has does not take it (Note [Numbers read without the lock]).
  */
 #include <string.h>
 
@@ -14,11 +15,48 @@
 struct cc_table {
 	struct rt_cc_info *info; /* by number */
 	uint32_t count, cap;
-	uint32_t *index; /* open addressing: number + 1, 0 = empty */
+	/* Open addressing: number + 1, 0 = empty.  index[-1] holds
+	 * index_cap, so that a reader without the lock has both from one
+	 * pointer. */
+	uint32_t *index;
 	uint32_t index_cap;
 };
 
 static struct cc_table tab;
+
+/*
+ * Note [Numbers read without the lock]: each thread asks the table once
+ * for each function it enters (Note [Cost centres a thread remembers] in
+ * machine.c), and the cc lock's two sigprocmask calls (Note [Locks and
+ * signals] in quietlock.c) made most of a short thread's system calls:
+ * 202 of about 230 for a thread that called 100 functions the threads
+ * before it had called (tests/robust.py wide_thread_calls;
+ * docs/performance.md, session 29).  So a number the table has is read
+ * without the lock, under a sequence count (a seqlock): every change of
+ * the table is made with `changing` odd, and a reader that saw it odd,
+ * or changed by the end of its look, asks again under the lock, as does
+ * one that did not find the key.  A look may so read a table being
+ * changed, and must not fault: the arrays a table outgrows are never
+ * unmapped (together at most the size of its last ones), every word a
+ * reader reads is read and written atomically, the capacity of an index
+ * is read from the index itself, and an index slot is published
+ * (release) only after the entry it names and the array that holds it,
+ * so the reader finds both.  A handler that interrupts a reader reads or
+ * takes the lock itself; no writer is interrupted (the lock blocks
+ * signals).
+ */
+static uint32_t changing;
+
+static void change_begin(void)
+{
+	RT_STORE(&changing, changing + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void change_end(void)
+{
+	__atomic_store_n(&changing, changing + 1, __ATOMIC_RELEASE);
+}
 /* Changed whenever a key may come to name another number (a module
  * unloaded, or loaded again elsewhere): what threads remember of the
  * table (Note [Cost centres a thread remembers] in machine.c) is then
@@ -64,14 +102,16 @@ static size_t key_slot(uintptr_t key, uint32_t cap)
 	return (size_t)(x >> 32) & (cap - 1);
 }
 
-/* An index of cap slots holding every number, or NULL. */
+/* An index of cap slots holding every number (its capacity before it),
+ * or NULL.  Not yet seen by readers: plain stores. */
 static uint32_t *fill_index(uint32_t cap)
 {
-	uint32_t *index = rt_map(cap * sizeof *index);
+	uint32_t *index = rt_map_written((cap + 1) * sizeof *index); /* sys.c */
 	uint32_t i;
 
 	if (index == NULL)
 		return NULL;
+	*index++ = cap;
 	for (i = 0; i < tab.count; i++) {
 		size_t s = key_slot(tab.info[i].key, cap);
 
@@ -82,6 +122,15 @@ static uint32_t *fill_index(uint32_t cap)
 	return index;
 }
 
+/* The old index stays mapped: Note [Numbers read without the lock]. */
+static void publish_index(uint32_t *index, uint32_t cap)
+{
+	change_begin();
+	__atomic_store_n(&tab.index, index, __ATOMIC_RELEASE);
+	tab.index_cap = cap;
+	change_end();
+}
+
 static int grow_index(void)
 {
 	uint32_t cap = tab.index_cap ? 2 * tab.index_cap : 1024;
@@ -89,9 +138,7 @@ static int grow_index(void)
 
 	if (index == NULL)
 		return -1;
-	rt_unmap(tab.index, tab.index_cap * sizeof *tab.index);
-	tab.index = index;
-	tab.index_cap = cap;
+	publish_index(index, cap);
 	return 0;
 }
 
@@ -104,10 +151,36 @@ static int grow_info(void)
 		return -1;
 	if (tab.count)
 		memcpy(info, tab.info, tab.count * sizeof *info);
-	rt_unmap(tab.info, tab.cap * sizeof *tab.info);
-	tab.info = info;
+	change_begin();
+	__atomic_store_n(&tab.info, info, __ATOMIC_RELEASE);
 	tab.cap = cap;
+	change_end();
 	return 0;
+}
+
+/* The number of `key`, looked up without the lock; UINT32_MAX if it is
+ * not there or the table changed meanwhile (Note [Numbers read without
+ * the lock]). */
+static uint32_t lookup_unlocked(uintptr_t key)
+{
+	uint32_t before = __atomic_load_n(&changing, __ATOMIC_ACQUIRE), id = UINT32_MAX, v;
+	const uint32_t *index = __atomic_load_n(&tab.index, __ATOMIC_ACQUIRE);
+	size_t s, cap;
+
+	if ((before & 1) || index == NULL)
+		return UINT32_MAX;
+	cap = RT_LOAD(&index[-1]);
+	for (s = key_slot(key, cap); (v = __atomic_load_n(&index[s], __ATOMIC_ACQUIRE)) != 0;
+	     s = (s + 1) & (cap - 1)) {
+		const struct rt_cc_info *i = __atomic_load_n(&tab.info, __ATOMIC_ACQUIRE) + (v - 1);
+
+		if (RT_LOAD(&i->key) == key && !RT_LOAD(&i->retired)) {
+			id = v - 1;
+			break;
+		}
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return RT_LOAD(&changing) == before ? id : UINT32_MAX;
 }
 
 static uint32_t lookup(uintptr_t key)
@@ -136,7 +209,9 @@ static uint32_t revive(uintptr_t key, int32_t module)
 		struct rt_cc_info *i = &tab.info[tab.index[s] - 1];
 
 		if (i->key == key && i->retired && i->kind == CCP_CC_FUNCTION && i->module == module) {
-			i->retired = 0;
+			change_begin();
+			RT_STORE(&i->retired, 0);
+			change_end();
 			return tab.index[s] - 1;
 		}
 	}
@@ -157,14 +232,16 @@ static uint32_t add(uintptr_t key, uint32_t kind, const char *name)
 	if (tab.count == tab.cap && grow_info())
 		return UINT32_MAX;
 	i = &tab.info[tab.count];
-	i->key = key;
+	change_begin();
+	RT_STORE(&i->key, key);
 	i->kind = kind;
 	i->name = name;
 	i->module = module;
-	i->retired = 0;
+	RT_STORE(&i->retired, 0);
 	for (s = key_slot(key, tab.index_cap); tab.index[s]; s = (s + 1) & (tab.index_cap - 1))
 		;
-	tab.index[s] = tab.count + 1;
+	__atomic_store_n(&tab.index[s], tab.count + 1, __ATOMIC_RELEASE); /* after the entry */
+	change_end();
 	return tab.count++;
 }
 
@@ -172,8 +249,10 @@ static uint32_t add(uintptr_t key, uint32_t kind, const char *name)
  * ran out. */
 uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name)
 {
-	uint32_t id;
+	uint32_t id = lookup_unlocked(key);
 
+	if (id != UINT32_MAX)
+		return id;
 	rt_cc_lock();
 	id = lookup(key);
 	if (id == UINT32_MAX)
@@ -189,10 +268,24 @@ void rt_cc_retire_module(int32_t module)
 {
 	uint32_t i;
 
+	change_begin();
 	for (i = 0; i < tab.count; i++)
 		if (tab.info[i].kind == CCP_CC_FUNCTION && tab.info[i].module == module)
-			tab.info[i].retired = 1;
+			RT_STORE(&tab.info[i].retired, 1);
+	change_end();
 	keys_moved();
+}
+
+/* The keys of an unloaded module's functions move by `by` (modulo the
+ * word).  Under the cc lock, in a change. */
+static void move_retired_keys(int32_t module, uintptr_t by)
+{
+	uint32_t i;
+
+	for (i = 0; i < tab.count; i++)
+		if (tab.info[i].kind == CCP_CC_FUNCTION && tab.info[i].module == module &&
+		    tab.info[i].retired)
+			RT_STORE(&tab.info[i].key, tab.info[i].key + by);
 }
 
 /* An unloaded module is loaded again, at base `to` instead of `from`
@@ -201,24 +294,20 @@ void rt_cc_retire_module(int32_t module)
  * -1 (nothing changed) when memory ran out.  Under the cc lock. */
 int rt_cc_rebase_module(int32_t module, uintptr_t from, uintptr_t to)
 {
-	uint32_t i, *index;
+	uint32_t *index;
 
 	if (tab.index_cap == 0)
 		return 0;
-	for (i = 0; i < tab.count; i++)
-		if (tab.info[i].kind == CCP_CC_FUNCTION && tab.info[i].module == module &&
-		    tab.info[i].retired)
-			tab.info[i].key = tab.info[i].key - from + to;
+	change_begin();
+	move_retired_keys(module, to - from);
 	index = fill_index(tab.index_cap); /* the keys moved: so do their slots */
-	if (index == NULL) {
-		for (i = 0; i < tab.count; i++)
-			if (tab.info[i].kind == CCP_CC_FUNCTION && tab.info[i].module == module &&
-			    tab.info[i].retired)
-				tab.info[i].key = tab.info[i].key - to + from;
+	if (index == NULL)
+		move_retired_keys(module, from - to);
+	else
+		__atomic_store_n(&tab.index, index, __ATOMIC_RELEASE); /* the old stays mapped */
+	change_end();
+	if (index == NULL)
 		return -1;
-	}
-	rt_unmap(tab.index, tab.index_cap * sizeof *tab.index);
-	tab.index = index;
 	keys_moved();
 	return 0;
 }

@@ -70,8 +70,9 @@ struct rt_table {
 static struct rt_table *table_new(struct rt_thread *t, size_t cap)
 {
 	size_t bytes = sizeof(struct rt_table) + cap * sizeof(struct rt_slot);
-	/* Note [Pages for the next thread] in pagepool.c */
-	struct rt_table *tab = bytes <= RT_POOL_PAGE ? rt_page_take() : rt_map(bytes);
+	/* Note [Pages for the next thread] in pagepool.c; Note [Pages
+	 * written first] in sys.c */
+	struct rt_table *tab = rt_pages_take(bytes);
 
 	if (tab == NULL)
 		return NULL;
@@ -85,10 +86,7 @@ static void table_free(struct rt_thread *t, struct rt_table *tab)
 	size_t bytes = sizeof(struct rt_table) + tab->cap * sizeof(struct rt_slot);
 
 	t->memory_bytes -= bytes;
-	if (bytes <= RT_POOL_PAGE)
-		rt_page_give(tab);
-	else
-		rt_unmap(tab, bytes);
+	rt_pages_give(tab, bytes);
 }
 
 static uint64_t mix(uint64_t x)

@@ -1,5 +1,5 @@
 /*
- * pagepool.c - single pages for a thread's lookups, kept when given back.
+ * pagepool.c - pages for a thread's lookups, kept when given back.
  *
  * Note [Pages for the next thread]: a thread's transition and context
  * tables start as one page each, and its memo of cost centres is one;
@@ -8,22 +8,31 @@
  * CPU the process ran on: with the shadow stack a new thread cleared by
  * madvise (clear_shadow in threads.c), 29 of the 33 us a short thread
  * cost the runtime (10,000 threads one after another, each making two
- * calls, on a 2-CPU VM; 4 us now).  So up to POOL_PAGES such pages wait here, zeroed
- * again when taken, for the next thread's first tables; the rest, and
- * the tables that grew, are unmapped as before.  The pool is an array of
- * slots, each taken or filled by one atomic exchange: a page given back
- * in a signal handler's slow path, or by two threads at once, is had by
- * one of them only, and a fork child inherits a consistent pool.  What
- * stays mapped is at most POOL_PAGES pages, whatever the number of
- * threads.
+ * calls, on a 2-CPU VM; 4 us now).  So up to POOL_PAGES such pages wait
+ * here, zeroed again when taken, for the next thread's first tables; the
+ * rest are unmapped as before.  Tables that grew wait here too, up to
+ * POOL_BIGGEST pages (2, 4 or 8 pages, POOL_BIG of each size): a thread
+ * that called 100 functions unmapped two tables of 2 pages as it ended,
+ * two more flushes (tests/robust.py wide_thread_calls;
+ * docs/performance.md, session 29).  Larger tables (a thread's over 511
+ * transitions or contexts) are unmapped.  The pool is an array of slots,
+ * each taken or filled by one atomic exchange: a page given back in a
+ * signal handler's slow path, or by two threads at once, is had by one
+ * of them only, and a fork child inherits a consistent pool.  What stays
+ * mapped is at most POOL_PAGES + POOL_BIG * (2 + 4 + 8) pages (704 KB),
+ * whatever the number of threads.
  */
 #include <string.h>
 
 #include "runtime.h"
 
 #define POOL_PAGES 64
+#define POOL_BIG 8
+#define POOL_BIGGEST 8 /* pages */
+#define POOL_CLASSES 3 /* 2, 4, 8 pages */
 
 static void *pool[POOL_PAGES];
+static void *big_pool[POOL_CLASSES][POOL_BIG];
 
 /* One of the n slots' pointers, its slot emptied, or NULL if all are
  * empty; each slot taken by one atomic exchange (Note above). */
@@ -61,7 +70,7 @@ void *rt_page_take(void)
 	void *p = rt_slot_take(pool, POOL_PAGES);
 
 	if (p == NULL)
-		return rt_map(RT_POOL_PAGE);
+		return rt_map_written(RT_POOL_PAGE); /* Note [Pages written first] in sys.c */
 	memset(p, 0, RT_POOL_PAGE);
 	return p;
 }
@@ -71,4 +80,56 @@ void rt_page_give(void *p)
 {
 	if (!rt_slot_give(pool, POOL_PAGES, p))
 		rt_unmap(p, RT_POOL_PAGE);
+}
+
+/* The pool class of a block of `bytes` (0 for 2 pages, 1 for 4, 2 for 8),
+ * or -1 if it is not pooled. */
+static int big_class(size_t bytes)
+{
+	size_t pages = (bytes + RT_POOL_PAGE - 1) / RT_POOL_PAGE;
+	int k = 0;
+
+	if (pages <= 1 || pages > POOL_BIGGEST)
+		return -1;
+	while ((size_t)2 << k < pages)
+		k++;
+	return k;
+}
+
+/* What is mapped for a block of `bytes`: a pooled one takes its class's
+ * size, so that any block of the class can serve it. */
+static size_t mapped_bytes(size_t bytes)
+{
+	int k = big_class(bytes);
+
+	return k < 0 ? bytes : (size_t)RT_POOL_PAGE << (k + 1);
+}
+
+/* Zeroed memory of at least `bytes`: a page from rt_page_take, a pooled
+ * block given back, or a new mapping (written first: Note [Pages written
+ * first] in sys.c). */
+void *rt_pages_take(size_t bytes)
+{
+	int k = big_class(bytes);
+	void *p;
+
+	if (bytes <= RT_POOL_PAGE)
+		return rt_page_take();
+	if (k >= 0 && (p = rt_slot_take(big_pool[k], POOL_BIG)) != NULL) {
+		memset(p, 0, mapped_bytes(bytes));
+		return p;
+	}
+	return rt_map_written(mapped_bytes(bytes));
+}
+
+/* A block from rt_pages_take of the same `bytes`, no longer used: kept,
+ * or unmapped. */
+void rt_pages_give(void *p, size_t bytes)
+{
+	int k = big_class(bytes);
+
+	if (bytes <= RT_POOL_PAGE)
+		rt_page_give(p);
+	else if (k < 0 || !rt_slot_give(big_pool[k], POOL_BIG, p))
+		rt_unmap(p, mapped_bytes(bytes));
 }

@@ -32,10 +32,24 @@
  * hooks' fast path takes no lock.  A signal sent during a write waits
  * for its end, as one sent during a thread's start does.
  */
+/* A thread of the runtime's own (the sampler) runs with every signal
+ * blocked from its start: its locks need no mask, and took two system
+ * calls a sample (tests/robust.py wide_thread_calls). */
+static __thread int always_quiet __attribute__((tls_model("initial-exec")));
+
+void rt_quiet_thread(void)
+{
+	always_quiet = 1;
+}
+
 void rt_quiet_lock(struct rt_quiet_mutex *q)
 {
 	sigset_t all, saved;
 
+	if (always_quiet) {
+		pthread_mutex_lock(&q->mutex);
+		return;
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	pthread_mutex_lock(&q->mutex);
@@ -46,6 +60,8 @@ int rt_quiet_trylock(struct rt_quiet_mutex *q)
 {
 	sigset_t all, saved;
 
+	if (always_quiet)
+		return pthread_mutex_trylock(&q->mutex) == 0;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	if (pthread_mutex_trylock(&q->mutex) != 0) {
@@ -60,8 +76,13 @@ int rt_quiet_trylock(struct rt_quiet_mutex *q)
  * writes `kept`. */
 void rt_quiet_unlock(struct rt_quiet_mutex *q)
 {
-	sigset_t saved = q->kept;
+	sigset_t saved;
 
+	if (always_quiet) {
+		pthread_mutex_unlock(&q->mutex);
+		return;
+	}
+	saved = q->kept;
 	pthread_mutex_unlock(&q->mutex);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }

@@ -428,6 +428,8 @@ RT_HIDDEN void *rt_slot_take(void **slots, int n);
 RT_HIDDEN int rt_slot_give(void **slots, int n, void *p);
 RT_HIDDEN void *rt_page_take(void);
 RT_HIDDEN void rt_page_give(void *p);
+RT_HIDDEN void *rt_pages_take(size_t bytes);
+RT_HIDDEN void rt_pages_give(void *p, size_t bytes);
 
 /* preexec.c: Note [Pre-exec profile], Note [A reused pid]. */
 RT_HIDDEN void rt_keep_earlier_profile(const char *path, uint64_t image_start_ns, int others);
@@ -590,6 +592,9 @@ RT_HIDDEN void rt_dispositions_after_fork(void);
  * run inside malloc or a signal handler, so it never calls malloc). */
 RT_HIDDEN void *rt_map(size_t n);
 RT_HIDDEN void rt_unmap(void *p, size_t n);
+/* Note [Pages written first] in sys.c */
+RT_HIDDEN void rt_touch_pages(void *p, size_t n);
+RT_HIDDEN void *rt_map_written(size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 RT_HIDDEN ssize_t rt_write_quietly(int fd, const void *buf, size_t len);
 RT_HIDDEN const char *rt_getenv(const char *name);
@@ -623,6 +628,7 @@ RT_HIDDEN void rt_quiet_unlock(struct rt_quiet_mutex *q);
 /* In a fork child: free again (its holder was the forking thread, or a
  * thread the child does not have); `kept` stays for the child to read. */
 RT_HIDDEN void rt_quiet_after_fork(struct rt_quiet_mutex *q);
+RT_HIDDEN void rt_quiet_thread(void);
 
 /* waitflag.c: wait, in steps of 1 ms, until *flag is set, or the thread
  * `owner` of this process has gone (0: none to watch), or max_ms have

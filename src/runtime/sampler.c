@@ -609,6 +609,7 @@ static void *sampler_main(void *arg)
 	unsigned quiet = 0;
 
 	(void)arg;
+	rt_quiet_thread(); /* created with every signal blocked: start_locked */
 	helper_tid = (pid_t)syscall(SYS_gettid);
 	if (!sandboxed) {
 		take_short_slice();

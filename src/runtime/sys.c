@@ -42,6 +42,35 @@ void *rt_map(size_t n)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/*
+ * Note [Pages written first]: a fresh anonymous page that is first read
+ * is mapped to the kernel's shared zero page, and the write that follows
+ * replaces that mapping, which makes the kernel flush the TLB of every
+ * CPU the process has run on (an interrupt to each; on a VM, an exit to
+ * the hypervisor).  A thread's lookups are such memory: a hash table
+ * probed before it is filled, the thread cache read before it is
+ * written: 8 of the 14 flushes a thread that called 100 functions made
+ * (perf's tlb:tlb_flush events; docs/performance.md, session 29).  So
+ * memory that will be read first is written first, a word a page: the
+ * write fault maps a page of its own, with no flush.
+ */
+void rt_touch_pages(void *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i += 4096)
+		((volatile char *)p)[i] = 0;
+}
+
+void *rt_map_written(size_t n)
+{
+	void *p = rt_map(n);
+
+	if (p != NULL)
+		rt_touch_pages(p, n);
+	return p;
+}
+
 void rt_unmap(void *p, size_t n)
 {
 	if (p)
