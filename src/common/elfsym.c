@@ -148,35 +148,45 @@ static int is_wanted(const struct wanted *w, uint64_t addr)
 	return 0;
 }
 
-/* Whether symbol s is a named function the table keeps. */
+/*
+ * Whether symbol s is a named function the table keeps.  The tests that
+ * read only the entry come first, and the name's first byte, a read at
+ * a random place in the string table, last: when a write names a few
+ * functions of a large program, most symbols fail is_wanted's bit test
+ * before it (GNU objdump's 4,270 symbols for 164 functions took 110 us
+ * to scan, in two passes, against 25 now; docs/performance.md, session
+ * 29).
+ */
 static int kept_symbol(const struct symbols *st, const Sym *s, const struct wanted *w)
 {
-	return is_function(s) && s->st_name < st->strings_size && s->st_value != 0 &&
-	       st->strings[s->st_name] != '\0' && (w == NULL || is_wanted(w, s->st_value));
+	return is_function(s) && s->st_value != 0 && (w == NULL || is_wanted(w, s->st_value)) &&
+	       s->st_name < st->strings_size && st->strings[s->st_name] != '\0';
 }
 
-/* How many symbols gather keeps at most: the room it needs. */
-static size_t count_kept(const struct symbols *st, const struct wanted *w)
+/* Room for one more symbol in *out, which holds n of *room: doubled when
+ * full.  0, or -1 without memory (*out unchanged). */
+static int room_for_one(struct elfsym **out, size_t n, size_t *room)
 {
-	size_t i, n = 0;
+	struct elfsym *bigger;
 
-	if (w == NULL)
-		return st->n;
-	for (i = 0; i < st->n; i++) {
-		Sym s;
-
-		symbol(st, i, &s);
-		n += kept_symbol(st, &s, w);
-	}
-	return n;
+	if (n < *room)
+		return 0;
+	bigger = realloc(*out, 2 * *room * sizeof *bigger);
+	if (bigger == NULL)
+		return -1;
+	*out = bigger;
+	*room *= 2;
+	return 0;
 }
 
 /* The named function symbols of st (those at w's offsets only, unless w
- * is NULL) into out, sorted by address and only the preferred one
- * (by_addr) of those at one address: a lookup then needs no walk over
- * aliases, which 200,000 symbols at one address made cost 200,000 steps
- * each.  Names still point into st. */
-static size_t gather(const struct symbols *st, const struct wanted *w, struct elfsym *out)
+ * is NULL) into *out, an array of *room (grown as needed), sorted by
+ * address and only the preferred one (by_addr) of those at one address:
+ * a lookup then needs no walk over aliases, which 200,000 symbols at one
+ * address made cost 200,000 steps each.  Names still point into st.
+ * Returns how many, or -1 without memory. */
+static ssize_t gather(const struct symbols *st, const struct wanted *w, struct elfsym **out,
+		      size_t *room)
 {
 	size_t i, n = 0, kept = 0;
 
@@ -186,18 +196,20 @@ static size_t gather(const struct symbols *st, const struct wanted *w, struct el
 		symbol(st, i, &s);
 		if (!kept_symbol(st, &s, w))
 			continue;
-		out[n].addr = s.st_value;
-		out[n].size = s.st_size;
-		out[n].name = st->strings + s.st_name;
-		out[n].global = ELF64_ST_BIND(s.st_info) == STB_GLOBAL;
-		out[n].index = (uint32_t)i;
+		if (room_for_one(out, n, room) != 0)
+			return -1;
+		(*out)[n].addr = s.st_value;
+		(*out)[n].size = s.st_size;
+		(*out)[n].name = st->strings + s.st_name;
+		(*out)[n].global = ELF64_ST_BIND(s.st_info) == STB_GLOBAL;
+		(*out)[n].index = (uint32_t)i;
 		n++;
 	}
-	qsort(out, n, sizeof *out, by_addr);
+	qsort(*out, n, sizeof **out, by_addr);
 	for (i = 0; i < n; i++)
-		if (kept == 0 || out[i].addr != out[kept - 1].addr)
-			out[kept++] = out[i];
-	return kept;
+		if (kept == 0 || (*out)[i].addr != (*out)[kept - 1].addr)
+			(*out)[kept++] = (*out)[i];
+	return (ssize_t)kept;
 }
 
 static int by_name(const void *a, const void *b)
@@ -266,15 +278,21 @@ static int collect(const struct image *im, const Ehdr *eh, const Shdr *symtab,
 		   const struct wanted *w, struct elfsym_table *t)
 {
 	struct symbols st;
+	/* One pass: room for every symbol of a whole table, for about the
+	 * offsets asked for otherwise (aliases grow it). */
 	size_t room;
+	ssize_t n;
 
 	if (open_symbols(im, eh, symtab, &st) != 0)
 		return -1;
-	room = count_kept(&st, w);
-	t->syms = calloc(room ? room : 1, sizeof *t->syms);
+	room = w == NULL ? st.n : w->n + 16;
+	t->syms = malloc((room ? room : 1) * sizeof *t->syms);
 	if (t->syms == NULL)
 		return -1;
-	t->n = gather(&st, w, t->syms);
+	room = room ? room : 1;
+	if ((n = gather(&st, w, &t->syms, &room)) < 0)
+		return -1;
+	t->n = (size_t)n;
 	if (t->n < room) { /* give back the room of what gather dropped */
 		struct elfsym *fit = realloc(t->syms, (t->n ? t->n : 1) * sizeof *fit);
 
