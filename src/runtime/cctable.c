@@ -37,13 +37,17 @@ static struct cc_table tab;
  * or changed by the end of its look, asks again under the lock, as does
  * one that did not find the key.  A look may so read a table being
  * changed, and must not fault: the arrays a table outgrows are never
- * unmapped (together at most the size of its last ones), every word a
- * reader reads is read and written atomically, the capacity of an index
- * is read from the index itself, and an index slot is published
+ * unmapped (together about the size of its last ones), nor is the index
+ * a rebase replaced (rt_cc_rebase_module reuses it at the next), every
+ * word a reader reads (an index's slots and capacity, an entry's key
+ * and `retired`; never its other fields) is read and written
+ * atomically, the capacity of an index is read from the index itself, a
+ * look makes at most that many probes, and an index slot is published
  * (release) only after the entry it names and the array that holds it,
  * so the reader finds both.  A handler that interrupts a reader reads or
  * takes the lock itself; no writer is interrupted (the lock blocks
- * signals).
+ * signals).  ThreadSanitizer checks the atomic accesses
+ * (tests/robust.py threads_tsan), not the fences' order.
  */
 static uint32_t changing;
 
@@ -102,25 +106,40 @@ static size_t key_slot(uintptr_t key, uint32_t cap)
 	return (size_t)(x >> 32) & (cap - 1);
 }
 
-/* An index of cap slots holding every number (its capacity before it),
- * or NULL.  Not yet seen by readers: plain stores. */
+/* Every number into the slots of `index` (cap of them, all empty).
+ * Atomic stores: a reader may be looking at a reused index meanwhile
+ * (it then asks again: Note [Numbers read without the lock]). */
+static void fill_slots(uint32_t *index, uint32_t cap)
+{
+	uint32_t i;
+
+	for (i = 0; i < tab.count; i++) {
+		size_t s = key_slot(tab.info[i].key, cap);
+
+		while (RT_LOAD(&index[s]))
+			s = (s + 1) & (cap - 1);
+		RT_STORE(&index[s], i + 1);
+	}
+}
+
+/* A new index of cap slots holding every number (its capacity in the
+ * word before them), or NULL. */
 static uint32_t *fill_index(uint32_t cap)
 {
 	uint32_t *index = rt_map_written((cap + 1) * sizeof *index); /* sys.c */
-	uint32_t i;
 
 	if (index == NULL)
 		return NULL;
 	*index++ = cap;
-	for (i = 0; i < tab.count; i++) {
-		size_t s = key_slot(tab.info[i].key, cap);
-
-		while (index[s])
-			s = (s + 1) & (cap - 1);
-		index[s] = i + 1;
-	}
+	fill_slots(index, cap);
 	return index;
 }
+
+/* The index a rebase replaced, of the current capacity, for the next
+ * rebase to reuse, or NULL: a library loaded again elsewhere, over and
+ * over (a plugin loop), left a written index behind each time, 8 KB a
+ * reload at 1,024 slots (helper-137). */
+static uint32_t *spare_index;
 
 /* The old index stays mapped: Note [Numbers read without the lock]. */
 static void publish_index(uint32_t *index, uint32_t cap)
@@ -139,6 +158,7 @@ static int grow_index(void)
 	if (index == NULL)
 		return -1;
 	publish_index(index, cap);
+	spare_index = NULL; /* too small now; it stays mapped */
 	return 0;
 }
 
@@ -165,13 +185,16 @@ static uint32_t lookup_unlocked(uintptr_t key)
 {
 	uint32_t before = __atomic_load_n(&changing, __ATOMIC_ACQUIRE), id = UINT32_MAX, v;
 	const uint32_t *index = __atomic_load_n(&tab.index, __ATOMIC_ACQUIRE);
-	size_t s, cap;
+	size_t s, cap, n;
 
 	if ((before & 1) || index == NULL)
 		return UINT32_MAX;
 	cap = RT_LOAD(&index[-1]);
-	for (s = key_slot(key, cap); (v = __atomic_load_n(&index[s], __ATOMIC_ACQUIRE)) != 0;
-	     s = (s + 1) & (cap - 1)) {
+	/* At most cap probes: an index being refilled may be full of a
+	 * change's slots for a moment (rt_cc_rebase_module). */
+	for (s = key_slot(key, cap), n = 0;
+	     n < cap && (v = __atomic_load_n(&index[s], __ATOMIC_ACQUIRE)) != 0;
+	     s = (s + 1) & (cap - 1), n++) {
 		const struct rt_cc_info *i = __atomic_load_n(&tab.info, __ATOMIC_ACQUIRE) + (v - 1);
 
 		if (RT_LOAD(&i->key) == key && !RT_LOAD(&i->retired)) {
@@ -294,17 +317,25 @@ static void move_retired_keys(int32_t module, uintptr_t by)
  * -1 (nothing changed) when memory ran out.  Under the cc lock. */
 int rt_cc_rebase_module(int32_t module, uintptr_t from, uintptr_t to)
 {
-	uint32_t *index;
+	uint32_t *index, i;
 
 	if (tab.index_cap == 0)
 		return 0;
 	change_begin();
 	move_retired_keys(module, to - from);
-	index = fill_index(tab.index_cap); /* the keys moved: so do their slots */
-	if (index == NULL)
+	/* The keys moved: so do their slots, in the index the last rebase
+	 * replaced if there is one. */
+	if ((index = spare_index) != NULL) {
+		for (i = 0; i < tab.index_cap; i++)
+			RT_STORE(&index[i], 0);
+		fill_slots(index, tab.index_cap);
+	} else if ((index = fill_index(tab.index_cap)) == NULL) {
 		move_retired_keys(module, from - to);
-	else
-		__atomic_store_n(&tab.index, index, __ATOMIC_RELEASE); /* the old stays mapped */
+	}
+	if (index != NULL) {
+		spare_index = tab.index; /* stays mapped for readers */
+		__atomic_store_n(&tab.index, index, __ATOMIC_RELEASE);
+	}
 	change_end();
 	if (index == NULL)
 		return -1;

@@ -77,7 +77,7 @@ static struct rt_table *table_new(struct rt_thread *t, size_t cap)
 	if (tab == NULL)
 		return NULL;
 	tab->cap = cap;
-	t->memory_bytes += bytes;
+	t->memory_bytes += rt_pages_bytes(bytes); /* what it holds */
 	return tab;
 }
 
@@ -85,7 +85,7 @@ static void table_free(struct rt_thread *t, struct rt_table *tab)
 {
 	size_t bytes = sizeof(struct rt_table) + tab->cap * sizeof(struct rt_slot);
 
-	t->memory_bytes -= bytes;
+	t->memory_bytes -= rt_pages_bytes(bytes);
 	rt_pages_give(tab, bytes);
 }
 
@@ -308,6 +308,22 @@ struct rt_ctx *rt_root_context(struct rt_thread *t)
  * test, and the target of (c, fn) is unique.  Filled here; how the hooks
  * read them safely while a signal handler may be filling them is Note
  * [Cache reads] in hooks.c.
+ *
+ * Note [The thread cache's slots]: a (context, fn) pair's slot was
+ * (fn >> 2) ^ (context >> 5), of 512.  Functions start 16 bytes apart
+ * at least (gcc and clang align them so), and contexts, allocated one
+ * after another, crowd together too, so the pairs of a real program
+ * piled into few of the slots: GNU objdump's -d made 170,000 to 760,000
+ * lookups in the slow path's hash table (the count varies with the
+ * addresses a run gets) for 17 million calls, SQLite's driver 316,000.
+ * Now both addresses are shifted by four: 70,000 and 90,000-100,000,
+ * and the bench's other workloads as before (13 to 521); objdump ran
+ * 1.53 times bare against 1.67 (docs/performance.md, session 29).
+ * 1,024 slots cut the lookups further (1,948 and 46,000) but ran no
+ * faster (1.53), and would have cost each ended thread 8 KB more
+ * address space.  A multiplicative hash spread the pairs at random, and
+ * some runs then thrashed on two hot pairs in one slot (vm.c: 532,000
+ * lookups in 3 runs of 5, 24 in the others).
  */
 static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
 {

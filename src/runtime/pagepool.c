@@ -14,7 +14,7 @@
  * POOL_BIGGEST pages (2, 4 or 8 pages, POOL_BIG of each size): a thread
  * that called 100 functions unmapped two tables of 2 pages as it ended,
  * two more flushes (tests/robust.py wide_thread_calls;
- * docs/performance.md, session 29).  Larger tables (a thread's over 511
+ * docs/performance.md, session 29).  Larger tables (a thread's over 512
  * transitions or contexts) are unmapped.  The pool is an array of slots,
  * each taken or filled by one atomic exchange: a page given back in a
  * signal handler's slow path, or by two threads at once, is had by one
@@ -132,4 +132,11 @@ void rt_pages_give(void *p, size_t bytes)
 		rt_page_give(p);
 	else if (k < 0 || !rt_slot_give(big_pool[k], POOL_BIG, p))
 		rt_unmap(p, mapped_bytes(bytes));
+}
+
+/* The memory a block of `bytes` from rt_pages_take holds: what a
+ * thread's memory counts (machine.c). */
+size_t rt_pages_bytes(size_t bytes)
+{
+	return bytes <= RT_POOL_PAGE ? RT_POOL_PAGE : mapped_bytes(bytes);
 }

@@ -23,10 +23,11 @@
  * only) and put back as the lock is given back; so the locks must be
  * given back in the reverse order of their taking, as every use of them
  * does (each is taken and given back in one function), and an inner
- * lock then puts back the all-blocked mask the outer one made.  Not in
- * thread-local storage: glibc carves a preloaded library's from each
- * thread's stack, and a thread with the smallest stack
- * (tests/progs/smallstack.c) has none to spare.  The cost, two
+ * lock then puts back the all-blocked mask the outer one made.  The
+ * masks are not in thread-local storage: glibc carves a preloaded
+ * library's from each thread's stack, and a thread with the smallest
+ * stack (tests/progs/smallstack.c) has no room for a sigset_t a lock
+ * (an int, always_quiet below, it has).  The cost, two
  * sigprocmask calls per acquisition, falls on slow paths only (a
  * thread's start and end, a new cost centre, a sample, a write); the
  * hooks' fast path takes no lock.  A signal sent during a write waits
@@ -34,12 +35,14 @@
  */
 /* A thread of the runtime's own (the sampler) runs with every signal
  * blocked from its start: its locks need no mask, and took two system
- * calls a sample (tests/robust.py wide_thread_calls). */
+ * calls a sample (tests/robust.py wide_thread_calls).  Set only while
+ * it samples: glibc may run exit's handlers, the program's code, on it
+ * after (Note [Last thread] in lastthread.c; helper-137). */
 static __thread int always_quiet __attribute__((tls_model("initial-exec")));
 
-void rt_quiet_thread(void)
+void rt_quiet_thread(int on)
 {
-	always_quiet = 1;
+	always_quiet = on;
 }
 
 void rt_quiet_lock(struct rt_quiet_mutex *q)

@@ -132,10 +132,11 @@ struct rt_tcache {
 	struct rt_ctx *from;
 	struct rt_ctx *to; /* to->fn is the function entered */
 };
+/* Note [The thread cache's slots] in machine.c */
 #define RT_TCACHE_BITS 9
 #define RT_TCACHE_ALIGN 4096
 #define RT_TCACHE_SLOT(c, fn) \
-	((size_t)((((uintptr_t)(fn) >> 2) ^ ((uintptr_t)(c) >> 5)) & ((1u << RT_TCACHE_BITS) - 1)))
+	((size_t)((((uintptr_t)(fn) ^ (uintptr_t)(c)) >> 4) & ((1u << RT_TCACHE_BITS) - 1)))
 
 #define RT_BUSY 1        /* in the slow path */
 #define RT_BUSY_MAKING 2 /* and making a transition, a context or a cost centre */
@@ -430,6 +431,7 @@ RT_HIDDEN void *rt_page_take(void);
 RT_HIDDEN void rt_page_give(void *p);
 RT_HIDDEN void *rt_pages_take(size_t bytes);
 RT_HIDDEN void rt_pages_give(void *p, size_t bytes);
+RT_HIDDEN size_t rt_pages_bytes(size_t bytes);
 
 /* preexec.c: Note [Pre-exec profile], Note [A reused pid]. */
 RT_HIDDEN void rt_keep_earlier_profile(const char *path, uint64_t image_start_ns, int others);
@@ -628,7 +630,7 @@ RT_HIDDEN void rt_quiet_unlock(struct rt_quiet_mutex *q);
 /* In a fork child: free again (its holder was the forking thread, or a
  * thread the child does not have); `kept` stays for the child to read. */
 RT_HIDDEN void rt_quiet_after_fork(struct rt_quiet_mutex *q);
-RT_HIDDEN void rt_quiet_thread(void);
+RT_HIDDEN void rt_quiet_thread(int on);
 
 /* waitflag.c: wait, in steps of 1 ms, until *flag is set, or the thread
  * `owner` of this process has gone (0: none to watch), or max_ms have

@@ -603,13 +603,11 @@ static uint64_t interval_after(unsigned quiet)
 	return next_interval() << (shift < QUIET_MAX_SHIFT ? shift : QUIET_MAX_SHIFT);
 }
 
-static void *sampler_main(void *arg)
+static void *sampler_loop(void)
 {
 	struct timespec next, check, now;
 	unsigned quiet = 0;
 
-	(void)arg;
-	rt_quiet_thread(); /* created with every signal blocked: start_locked */
 	helper_tid = (pid_t)syscall(SYS_gettid);
 	if (!sandboxed) {
 		take_short_slice();
@@ -647,6 +645,17 @@ static void *sampler_main(void *arg)
 		}
 	}
 	return NULL;
+}
+
+static void *sampler_main(void *arg)
+{
+	void *r;
+
+	(void)arg;
+	rt_quiet_thread(1); /* created with every signal blocked: start_locked */
+	r = sampler_loop();
+	rt_quiet_thread(0); /* exit's handlers may run here next: quietlock.c */
+	return r;
 }
 
 /* Start and stop come from the program's threads (exit, exec, unshare):
