@@ -3,7 +3,7 @@
  * that the next load lands elsewhere.  Each load at a new place moves the
  * plugin's functions' keys in the runtime's table of cost centres
  * (rt_cc_rebase_module in src/runtime/cctable.c), which left a written
- * index behind every time (8 KB a reload; helper-137).  Prints the
+ * index behind every time (16 KB a reload; helper-137).  Prints the
  * resident memory each reload added and the calls the profile must show.
  * Usage: dlmove PLUGIN.so [N [rss]]: the resident memory with "rss". */
 #include <dlfcn.h>
@@ -11,20 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+/* The resident memory, from /proc/self/statm (in pages). */
 static long resident_kb(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = -1;
 
 	if (f == NULL)
 		return -1;
-	while (fgets(line, sizeof line, f))
-		if (strncmp(line, "VmRSS:", 6) == 0)
-			kb = atol(line + 6);
+	if (fscanf(f, "%*ld %ld", &pages) != 1)
+		pages = -1;
 	fclose(f);
-	return kb;
+	return pages < 0 ? -1 : pages * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 /* One load, call and close; 1 if it loaded somewhere else than `last`. */
