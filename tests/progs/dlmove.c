@@ -21,7 +21,7 @@ static long resident_kb(void)
 
 	if (f == NULL)
 		return -1;
-	if (fscanf(f, "%*ld %ld", &pages) != 1)
+	if (fscanf(f, "%*d %ld", &pages) != 1)
 		pages = -1;
 	fclose(f);
 	return pages < 0 ? -1 : pages * (sysconf(_SC_PAGESIZE) / 1024);
