@@ -595,7 +595,6 @@ RT_HIDDEN void rt_dispositions_after_fork(void);
 RT_HIDDEN void *rt_map(size_t n);
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 /* Note [Pages written first] in sys.c */
-RT_HIDDEN void rt_touch_pages(void *p, size_t n);
 RT_HIDDEN void *rt_map_written(size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 RT_HIDDEN ssize_t rt_write_quietly(int fd, const void *buf, size_t len);

@@ -361,8 +361,7 @@ static void trim_shadow(struct rt_thread *t, size_t last)
  * tails left two per ended thread, towards the kernel's limit of 65,530).
  * So the address space goes with the most threads running at once; each
  * ended thread keeps its state (12 KB, its 8 KB thread cache given back
- * by rt_release_lookups) and its
- * arena's pages in use.
+ * by rt_release_lookups) and its arena's pages in use.
  */
 #define SPARE_TRIES 4
 
