@@ -154,7 +154,7 @@ static int is_wanted(const struct wanted *w, uint64_t addr)
  * a random place in the string table, last: when a write names a few
  * functions of a large program, most symbols fail is_wanted's bit test
  * before it (GNU objdump's 4,270 symbols for 164 functions took 110 us
- * to scan, in two passes, against 25 now; docs/performance.md, session
+ * to load, in two passes, against 44 now; docs/performance.md, session
  * 29).
  */
 static int kept_symbol(const struct symbols *st, const Sym *s, const struct wanted *w)
@@ -286,10 +286,11 @@ static int collect(const struct image *im, const Ehdr *eh, const Shdr *symtab,
 	if (open_symbols(im, eh, symtab, &st) != 0)
 		return -1;
 	room = w == NULL ? st.n : w->n + 16;
-	t->syms = malloc((room ? room : 1) * sizeof *t->syms);
+	if (room == 0)
+		room = 1;
+	t->syms = malloc(room * sizeof *t->syms);
 	if (t->syms == NULL)
 		return -1;
-	room = room ? room : 1;
 	if ((n = gather(&st, w, &t->syms, &room)) < 0)
 		return -1;
 	t->n = (size_t)n;

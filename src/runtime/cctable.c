@@ -137,8 +137,8 @@ static uint32_t *fill_index(uint32_t cap)
 
 /* The index a rebase replaced, of the current capacity, for the next
  * rebase to reuse, or NULL: a library loaded again elsewhere, over and
- * over (a plugin loop), left a written index behind each time, 8 KB a
- * reload at 1,024 slots (helper-137). */
+ * over (a plugin loop), left a written index behind each time, 16 KB
+ * a reload in tests/progs/dlmove.c (helper-137). */
 static uint32_t *spare_index;
 
 /* The old index stays mapped: Note [Numbers read without the lock]. */
