@@ -1739,6 +1739,29 @@ def jump_siblings():
             check(leaf == want, "%s: leaf's callers %s (%s)" % (name, want, leaf))
 
 
+def main_stack_limits():
+    """Note [The main thread's stack] in threads.c: the main thread's
+    stack is worked out from __libc_stack_end, AT_EXECFN and RLIMIT_STACK
+    where the limit is at most 128 MB, and asked of glibc above that.
+    Both ways, a handler on an alternate stack below the main thread's
+    (jumpsibling.c's `handler`) jumps back to its setjmp frame, and only
+    a top at or above that frame's entries lets the jump drop the frames
+    it leaves: `big` then is rounds' callee, not small's."""
+    for kb in (256, 8 * 1024, 128 * 1024, 512 * 1024):
+        def limit(kb=kb):
+            hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+            want = kb * 1024 if hard == resource.RLIM_INFINITY else min(kb * 1024, hard)
+            resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+        name = "mainstack_%dk" % kb
+        p, prof = same_behaviour(name, "tests/progs/jumpsibling.c", args=["handler"], preexec=limit)
+        rep = p and exact_calls(name, p, prof)
+        if rep:
+            into = sorted((k[0], v["calls"]) for k, v in arcs(rep).items() if k[1] == "big")
+            check(into == [("rounds", 20)],
+                  "%s: with a %d KB stack limit, big is called from rounds 20 times (%s)"
+                  % (name, kb, into))
+
+
 def coroutines():
     """swapcontext between two stacks: calls do not nest on one stack any
     more, yet every count stays exact and nothing is lost, whether the
@@ -3500,6 +3523,7 @@ file_size_limit()
 small_stack()
 jumps()
 jump_siblings()
+main_stack_limits()
 coroutines()
 exceptions()
 catch_big()

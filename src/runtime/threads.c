@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -499,6 +500,46 @@ static void make_key(void)
 	pthread_key_create(&exit_key, thread_exit);
 }
 
+/*
+ * Note [The main thread's stack]: glibc's pthread_getattr_np finds the
+ * main thread's stack by reading /proc/self/maps for the mapping that
+ * holds __libc_stack_end, 70 us of the 1.7 ms the runtime cost a short
+ * process (objdump -h; docs/performance.md, session 30).  The process
+ * has the same answer at hand.  The top glibc gives is the page above
+ * __libc_stack_end.  The stack's mapping ends at the page that holds the
+ * end of the name the program was executed by, which the kernel puts
+ * first, at the very top, as it builds the stack (AT_EXECFN); the bottom
+ * is RLIMIT_STACK below that end, as glibc takes it.  glibc also stops
+ * the bottom at the end of the mapping below the stack; the kernel keeps
+ * other mappings at least 128 MB below a stack whose limit is finite
+ * (mm/util.c's MIN_GAP), so only a limit up to that is taken so.  Any
+ * other case (an unlimited stack, whose layout puts mappings anywhere;
+ * no AT_EXECFN; a top that is not below it) asks glibc.  Another thread's
+ * stack glibc knows without a file.
+ */
+extern void *__libc_stack_end;
+
+#define MAPPINGS_GAP ((uintptr_t)128 << 20)
+
+static int main_stack_bounds(struct rt_thread *t)
+{
+	const char *execfn = (const char *)getauxval(AT_EXECFN);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), top, end;
+	struct rlimit r;
+
+	if (execfn == NULL || page == 0 || (page & (page - 1)) || __libc_stack_end == NULL ||
+	    getrlimit(RLIMIT_STACK, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+	    r.rlim_cur > MAPPINGS_GAP)
+		return -1;
+	top = ((uintptr_t)__libc_stack_end & ~(page - 1)) + page;
+	end = ((uintptr_t)execfn + strlen(execfn) + page) & ~(page - 1); /* past its NUL */
+	if (top > end || (uintptr_t)r.rlim_cur > end || end - (uintptr_t)r.rlim_cur >= top)
+		return -1;
+	t->stack_lo = end - (uintptr_t)r.rlim_cur;
+	t->stack_hi = top;
+	return 0;
+}
+
 static void stack_bounds(struct rt_thread *t)
 {
 	pthread_attr_t attr;
@@ -507,6 +548,8 @@ static void stack_bounds(struct rt_thread *t)
 
 	t->stack_lo = 0;
 	t->stack_hi = UINTPTR_MAX;
+	if (t->tid == (uint64_t)getpid() && main_stack_bounds(t) == 0)
+		return;
 	if (pthread_getattr_np(pthread_self(), &attr) != 0)
 		return;
 	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
