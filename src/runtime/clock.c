@@ -301,6 +301,20 @@ static double probed_per_hook(struct rt_thread *t, int n, int rounds)
 }
 
 /*
+ * Note [A quick estimate]: under the sampling clocks the estimate is
+ * only reported (`ccprof info`, report --hook-cost), and a short
+ * process paid for it in full: 10,000 calls of the fixture each way, 150
+ * of the 1,700 us the runtime cost `objdump -h` (docs/performance.md,
+ * session 30).  3 rounds of 500 give the same estimate, the fastest
+ * round being the cost: 40 runs of that objdump each way, median 4.4 ns
+ * a call against 4.2, the middle half 3.9-5.0 against 3.6-4.7, in 20 us
+ * of calls; the state the fixture runs on (threads.c) is no longer
+ * written through, which took 27 us more.
+ */
+#define CALIB_CALLS 500
+#define CALIB_ROUNDS 3
+
+/*
  * What the profiler adds to one call, in the clock's ticks: an empty
  * instrumented function against the same function bare (calib.c), both
  * run on a private thread state with the transition memoised.  Under
@@ -312,7 +326,7 @@ static double probed_per_hook(struct rt_thread *t, int n, int rounds)
  */
 static void calibrate(void)
 {
-	int n = rt_cycles ? 5000 : 2000, rounds = rt_cycles ? 41 : 5;
+	int n = rt_cycles ? 5000 : CALIB_CALLS, rounds = rt_cycles ? 41 : CALIB_ROUNDS;
 	struct rt_thread *saved = rt_self, *t = rt_thread_private();
 	double inst, bare, probed = 0;
 

@@ -559,17 +559,19 @@ static void stack_bounds(struct rt_thread *t)
 	pthread_attr_destroy(&attr);
 }
 
-/* A thread's state; `reuse`: with an ended thread's shadow stack and
- * arena chunk, if one is free (Note [Ended threads' reserve]). */
-static struct rt_thread *thread_new(int reuse)
+/* A thread's state; `own`: a thread's own, with an ended thread's
+ * shadow stack and arena chunk if one is free (Note [Ended threads'
+ * reserve]), else the calibration's (clock.c), which touches a few of
+ * its pages for a moment. */
+static struct rt_thread *thread_new(int own)
 {
-	/* The thread cache is read before it is written: Note [Pages
+	/* A thread's cache is read before it is written: Note [Pages
 	 * written first] in sys.c. */
-	struct rt_thread *t = rt_map_written(sizeof *t);
+	struct rt_thread *t = own ? rt_map_written(sizeof *t) : rt_map(sizeof *t);
 
 	if (t == NULL)
 		return NULL;
-	if (reuse)
+	if (own)
 		spare_take(t);
 	if (t->base == NULL) {
 		t->shadow_bytes = (size_t)SHADOW_FIRST * sizeof(struct rt_shadow);
