@@ -36,12 +36,16 @@ static uint64_t samples;
  * a sleep would hold up every exit of the program by up to ten seconds. */
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
+/* Held by the helper while it samples: Note [The last stop needs no
+ * join]. */
+static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void wake_init(void)
 {
 	pthread_condattr_t a;
 
 	pthread_mutex_init(&wake_lock, NULL);
+	pthread_mutex_init(&sample_lock, NULL);
 	pthread_condattr_init(&a);
 	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
 	pthread_cond_init(&wake, &a);
@@ -603,6 +607,22 @@ static uint64_t interval_after(unsigned quiet)
 	return next_interval() << (shift < QUIET_MAX_SHIFT ? shift : QUIET_MAX_SHIFT);
 }
 
+/* A sample, unless a stop came first (Note [The last stop needs no
+ * join]): whether it was taken, and in *quiet the count of quiet samples
+ * in a row. */
+static int sample_unless_stopped(unsigned *quiet)
+{
+	int taken = 0;
+
+	pthread_mutex_lock(&sample_lock);
+	if (!__atomic_load_n(&stop_requested, __ATOMIC_SEQ_CST)) {
+		*quiet = sample_all(LOOK_AGAIN) ? 0 : *quiet + (*quiet < UINT_MAX);
+		taken = 1;
+	}
+	pthread_mutex_unlock(&sample_lock);
+	return taken;
+}
+
 static void *sampler_loop(void)
 {
 	struct timespec next, check, now;
@@ -638,7 +658,8 @@ static void *sampler_loop(void)
 			advance(&check, ALONE_CHECK_NS);
 		}
 		if (!before(&now, &next)) {
-			quiet = sample_all(LOOK_AGAIN) ? 0 : quiet + (quiet < UINT_MAX);
+			if (!sample_unless_stopped(&quiet))
+				break;
 			advance(&next, interval_after(quiet));
 			if (now.tv_sec > next.tv_sec + 1) /* after a long stall, do not catch up */
 				next = now;
@@ -761,8 +782,23 @@ void rt_sampler_restart(void)
 	start(0);
 }
 
-/* Stop the helper and take a last sample, so the tail of the run counts. */
-static void stop_locked(void)
+/*
+ * Note [The last stop needs no join]: the stop at exit waited for the
+ * helper to wake, end and be joined: two wake-ups across CPUs and the
+ * end of a thread, 60-110 us of the 1.7 ms the runtime cost a short
+ * process (docs/performance.md, session 30), for a thread the process's
+ * end would end anyway.  The wake alone, a futex call that reaches a
+ * thread asleep on another CPU, took 45 us on a 2-CPU VM.  What the
+ * write needs is only that the helper takes no sample meanwhile: it
+ * samples holding sample_lock, and looks at stop_requested under it
+ * first, so once the stop has taken and given back that lock, any sample
+ * begun before is over and none begins after.  So the last stop wakes
+ * nothing: the helper sees the stop when it next wakes, if the process
+ * has not ended by then, and ends; detached, it needs no join.  Before
+ * an exec, and for unshare and setns, which want the process alone, the
+ * stop still wakes it and joins.
+ */
+static void stop_locked(int join)
 {
 	if (!running)
 		return;
@@ -773,10 +809,17 @@ static void stop_locked(void)
 	}
 	pthread_mutex_lock(&wake_lock);
 	__atomic_store_n(&stop_requested, 1, __ATOMIC_SEQ_CST);
-	pthread_cond_signal(&wake);
+	if (join)
+		pthread_cond_signal(&wake);
 	pthread_mutex_unlock(&wake_lock);
-	gate_wake(); /* a helper waiting for the first call */
-	pthread_join(sampler, NULL);
+	if (join) {
+		gate_wake(); /* a helper waiting for the first call */
+		pthread_join(sampler, NULL);
+	} else {
+		pthread_mutex_lock(&sample_lock);
+		pthread_mutex_unlock(&sample_lock);
+		pthread_detach(sampler);
+	}
 	running = 0;
 	sample_all(LOOK_FINAL);
 }
@@ -786,7 +829,7 @@ void rt_sampler_stop(void)
 	int cancel = rt_nocancel_begin();
 
 	if (control_acquire()) {
-		stop_locked();
+		stop_locked(1);
 		control_release();
 	}
 	rt_nocancel_end(cancel);
@@ -799,7 +842,7 @@ void rt_sampler_finish(void)
 
 	if (control_acquire()) {
 		finished = 1;
-		stop_locked();
+		stop_locked(0);
 		control_release();
 	}
 	rt_nocancel_end(cancel);
