@@ -36,16 +36,12 @@ static uint64_t samples;
  * a sleep would hold up every exit of the program by up to ten seconds. */
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
-/* Held by the helper while it samples: Note [The last stop needs no
- * join]. */
-static pthread_mutex_t sample_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void wake_init(void)
 {
 	pthread_condattr_t a;
 
 	pthread_mutex_init(&wake_lock, NULL);
-	pthread_mutex_init(&sample_lock, NULL);
 	pthread_condattr_init(&a);
 	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
 	pthread_cond_init(&wake, &a);
@@ -607,22 +603,6 @@ static uint64_t interval_after(unsigned quiet)
 	return next_interval() << (shift < QUIET_MAX_SHIFT ? shift : QUIET_MAX_SHIFT);
 }
 
-/* A sample, unless a stop came first (Note [The last stop needs no
- * join]): whether it was taken, and in *quiet the count of quiet samples
- * in a row. */
-static int sample_unless_stopped(unsigned *quiet)
-{
-	int taken = 0;
-
-	pthread_mutex_lock(&sample_lock);
-	if (!__atomic_load_n(&stop_requested, __ATOMIC_SEQ_CST)) {
-		*quiet = sample_all(LOOK_AGAIN) ? 0 : *quiet + (*quiet < UINT_MAX);
-		taken = 1;
-	}
-	pthread_mutex_unlock(&sample_lock);
-	return taken;
-}
-
 static void *sampler_loop(void)
 {
 	struct timespec next, check, now;
@@ -658,8 +638,7 @@ static void *sampler_loop(void)
 			advance(&check, ALONE_CHECK_NS);
 		}
 		if (!before(&now, &next)) {
-			if (!sample_unless_stopped(&quiet))
-				break;
+			quiet = sample_all(LOOK_AGAIN) ? 0 : quiet + (quiet < UINT_MAX);
 			advance(&next, interval_after(quiet));
 			if (now.tv_sec > next.tv_sec + 1) /* after a long stall, do not catch up */
 				next = now;
@@ -782,23 +761,8 @@ void rt_sampler_restart(void)
 	start(0);
 }
 
-/*
- * Note [The last stop needs no join]: the stop at exit waited for the
- * helper to wake, end and be joined: two wake-ups across CPUs and the
- * end of a thread, 60-110 us of the 1.7 ms the runtime cost a short
- * process (docs/performance.md, session 30), for a thread the process's
- * end would end anyway.  The wake alone, a futex call that reaches a
- * thread asleep on another CPU, took 45 us on a 2-CPU VM.  What the
- * write needs is only that the helper takes no sample meanwhile: it
- * samples holding sample_lock, and looks at stop_requested under it
- * first, so once the stop has taken and given back that lock, any sample
- * begun before is over and none begins after.  So the last stop wakes
- * nothing: the helper sees the stop when it next wakes, if the process
- * has not ended by then, and ends; detached, it needs no join.  Before
- * an exec, and for unshare and setns, which want the process alone, the
- * stop still wakes it and joins.
- */
-static void stop_locked(int join)
+/* Stop the helper and take a last sample, so the tail of the run counts. */
+static void stop_locked(void)
 {
 	if (!running)
 		return;
@@ -809,17 +773,10 @@ static void stop_locked(int join)
 	}
 	pthread_mutex_lock(&wake_lock);
 	__atomic_store_n(&stop_requested, 1, __ATOMIC_SEQ_CST);
-	if (join)
-		pthread_cond_signal(&wake);
+	pthread_cond_signal(&wake);
 	pthread_mutex_unlock(&wake_lock);
-	if (join) {
-		gate_wake(); /* a helper waiting for the first call */
-		pthread_join(sampler, NULL);
-	} else {
-		pthread_mutex_lock(&sample_lock);
-		pthread_mutex_unlock(&sample_lock);
-		pthread_detach(sampler);
-	}
+	gate_wake(); /* a helper waiting for the first call */
+	pthread_join(sampler, NULL);
 	running = 0;
 	sample_all(LOOK_FINAL);
 }
@@ -829,7 +786,7 @@ void rt_sampler_stop(void)
 	int cancel = rt_nocancel_begin();
 
 	if (control_acquire()) {
-		stop_locked(1);
+		stop_locked();
 		control_release();
 	}
 	rt_nocancel_end(cancel);
@@ -842,7 +799,7 @@ void rt_sampler_finish(void)
 
 	if (control_acquire()) {
 		finished = 1;
-		stop_locked(0);
+		stop_locked();
 		control_release();
 	}
 	rt_nocancel_end(cancel);
