@@ -781,6 +781,22 @@ def small_stack():
         exact_calls("smallstack", p, prof)
 
 
+def small_stack_exit():
+    """A worker thread with a PTHREAD_STACK_MIN stack calls exit(3): the
+    write at exit runs on a stack of the runtime's own there (Note [The
+    write at exit on a small stack] in src/runtime/init.c), and the
+    program exits 3, as bare, with every call counted; before, it died
+    by SIGSEGV in the write, with no profile.  The main thread's exit
+    (status 4) stays where it is."""
+    for how in ("worker", "main"):
+        name = "smallexit_" + how
+        p, prof = same_behaviour(name, "tests/progs/smallexit.c", args=[how])
+        if p is not None:
+            check(p.returncode == (3 if how == "worker" else 4),
+                  "%s: the program's own exit status (%d)" % (name, p.returncode))
+            exact_calls(name, p, prof)
+
+
 def fork_exec():
     """A forked child that execs: its image writes where the child would,
     OUT.<pid>, not over the parent's OUT, and the child's own part moves
@@ -3521,6 +3537,7 @@ own_malloc()
 own_getenv()
 file_size_limit()
 small_stack()
+small_stack_exit()
 jumps()
 jump_siblings()
 main_stack_limits()

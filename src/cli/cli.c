@@ -44,7 +44,13 @@ void cli_error(const char *fmt, ...)
 	char *line = xvformat(fmt, ap);
 	va_end(ap);
 	char *shown = cli_shown(line);
-	fprintf(stderr, "%s\n", shown);
+	char *out = xformat("%s\n", shown);
+	/* fputs, not fprintf: glibc's fprintf to an unbuffered stream takes
+	 * an 8 KB buffer on the stack, which record does not have under the
+	 * smallest stack limits its program runs under (Note [Record's own
+	 * stack] in cmd_record.c); one write for the line still. */
+	fputs(out, stderr);
+	free(out);
 	free(shown);
 	free(line);
 }

@@ -269,10 +269,12 @@ static char *find_runtime(void)
 	const char *env = getenv("CCPROF_LIBRARY");
 	if (env && env[0])
 		return xstrdup(env);
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
+	char *exe = xmalloc(PATH_MAX); /* not on the stack: Note [Record's own stack] */
+	ssize_t n = readlink("/proc/self/exe", exe, PATH_MAX - 1);
+	if (n <= 0) {
+		free(exe);
 		return NULL;
+	}
 	exe[n] = '\0';
 	char *slash = strrchr(exe, '/');
 	if (slash)
@@ -289,6 +291,7 @@ static char *find_runtime(void)
 	char *path = xmalloc(len);
 	snprintf(path, len, "%s/" RUNTIME_NAME, dir);
 	free(dir);
+	free(exe);
 	return path;
 }
 
@@ -754,7 +757,10 @@ static void wait_program(pid_t pid, int *status)
  */
 static int run_program(char **command, int dump_signal, uint64_t start_ns, struct run_result *r)
 {
-	struct run_signals_saved saved;
+	/* Static: 10 KB of saved actions, which on the stack made record
+	 * die by SIGSEGV under a 16 KB stack limit that the program itself
+	 * runs under (Note [Record's own stack]); record runs one program. */
+	static struct run_signals_saved saved;
 	int pfd[2];
 
 	memset(r, 0, sizeof *r);
@@ -1245,7 +1251,11 @@ static char *other_command(const struct ccp_profile *p, char *const *program)
  * dwarf_getsrclines after the program had run and written its profile
  * (helper-136, xz and jq).  So where the limit is under ROOMY_STACK the
  * lines are read on a thread of that stack size, which the limit does
- * not bound (an mmap).  Record's own start needs about 16 KB.
+ * not bound (an mmap).  Record's own start needs about 16 KB; its
+ * largest buffers are not on the stack (run_program's saved actions,
+ * find_runtime's path, cli_error's line: glibc's fprintf to stderr takes
+ * 8 KB of stack), so that it runs wherever its program does, from
+ * 20 KB (robust.py record_small_stack).
  */
 #define ROOMY_STACK ((size_t)8 << 20)
 

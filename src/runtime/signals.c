@@ -302,7 +302,8 @@ static void write_once(void)
 static char own_stack[256 * 1024] __attribute__((aligned(64)));
 static int own_stack_taken;
 static ucontext_t on_own, left;
-static int report_sig;
+static void (*own_fn)(int);
+static int own_arg;
 
 /* sig 0: a write with no crash to report (_exit's). */
 static void report(int sig)
@@ -312,15 +313,17 @@ static void report(int sig)
 	write_once();
 }
 
-static void report_on_own_stack(void)
+static void own_stack_entry(void)
 {
-	report(report_sig);
+	own_fn(own_arg);
 }
 
 /* Whether this thread runs on an alternate signal stack with less than
- * STACK_NEED below the current frame, or off its own stack, or on a
- * stack it cannot tell (Note [A small alternate stack]). */
-static int short_of_stack(void)
+ * STACK_NEED below the current frame, or off its own stack, or with less
+ * than that left on it (a thread made with a small stack: Note [The
+ * write at exit on a small stack] in init.c), or on a stack it cannot
+ * tell (Note [A small alternate stack]). */
+int rt_short_of_stack(void)
 {
 	const struct rt_thread *t = rt_self;
 	stack_t ss;
@@ -334,10 +337,12 @@ static int short_of_stack(void)
 	/* An SS_AUTODISARM stack reads as disabled while in use. */
 	if (t == NULL || (t->stack_lo == 0 && t->stack_hi == UINTPTR_MAX))
 		return 1;
-	return sp < t->stack_lo || sp >= t->stack_hi;
+	return sp < t->stack_lo || sp >= t->stack_hi || sp - t->stack_lo < STACK_NEED;
 }
 
-static void report_off_small_stack(int sig)
+/* fn(arg) on the runtime's own stack, every signal blocked meanwhile, or
+ * here if there is no way there (Note [A small alternate stack]). */
+void rt_on_own_stack(void (*fn)(int), int arg)
 {
 	struct timespec ms = { 0, 1000000 };
 	sigset_t all, saved;
@@ -346,16 +351,17 @@ static void report_off_small_stack(int sig)
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	while (__atomic_exchange_n(&own_stack_taken, 1, __ATOMIC_ACQUIRE))
 		nanosleep(&ms, NULL);
-	report_sig = sig;
+	own_fn = fn;
+	own_arg = arg;
 	if (getcontext(&on_own) == 0) {
 		on_own.uc_stack.ss_sp = own_stack;
 		on_own.uc_stack.ss_size = sizeof own_stack;
 		on_own.uc_link = &left;
-		makecontext(&on_own, report_on_own_stack, 0);
+		makecontext(&on_own, own_stack_entry, 0);
 		if (swapcontext(&left, &on_own) != 0)
-			report(sig); /* no way off: try here */
+			fn(arg); /* no way off: try here */
 	} else {
-		report(sig);
+		fn(arg);
 	}
 	__atomic_store_n(&own_stack_taken, 0, __ATOMIC_RELEASE);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
@@ -365,8 +371,8 @@ static void report_off_small_stack(int sig)
  * stack]). */
 static void report_with_room(int sig)
 {
-	if (short_of_stack())
-		report_off_small_stack(sig);
+	if (rt_short_of_stack())
+		rt_on_own_stack(report, sig);
 	else
 		report(sig);
 }
