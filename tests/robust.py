@@ -783,12 +783,12 @@ def small_stack():
 
 def small_stack_exit():
     """A worker thread with a PTHREAD_STACK_MIN stack calls exit(3): the
-    write at exit runs on a stack of the runtime's own there (Note [The
-    write at exit on a small stack] in src/runtime/init.c), and the
-    program exits 3, as bare, with every call counted; before, it died
-    by SIGSEGV in the write, with no profile.  The main thread's exit
-    (status 4) stays where it is."""
-    for how in ("worker", "main"):
+    write at exit runs on a stack of the runtime's own there (Note [A
+    write on a small stack] in src/runtime/dump.c), and the program exits
+    3, as bare, with every call counted; before, it died by SIGSEGV in
+    the write, with no profile.  So does its ccprof_dump() (`dump`).  The
+    main thread's exit (status 4) stays where it is."""
+    for how in ("worker", "main", "dump"):
         name = "smallexit_" + how
         p, prof = same_behaviour(name, "tests/progs/smallexit.c", args=[how])
         if p is not None:

@@ -1022,14 +1022,45 @@ static int dump(int asked)
 	return rc;
 }
 
+/*
+ * Note [A write on a small stack]: the write takes some 20 KB of stack,
+ * and exit(), exec or ccprof_dump() may come from a thread made with less
+ * (PTHREAD_STACK_MIN, 16 KB): a worker that called exit(3) died by
+ * SIGSEGV in the write, with no profile, where bare it exited 3
+ * (tests/progs/smallexit.c).  So where under STACK_NEED is left below
+ * the caller, the write runs on the stack the crash handler moves to
+ * (Note [A small alternate stack] in signals.c), signals held meanwhile,
+ * as the write's lock holds them anyway.
+ */
+struct dump_call {
+	int asked, rc;
+};
+
+static void dump_there(void *arg)
+{
+	struct dump_call *d = arg;
+
+	d->rc = dump(d->asked);
+}
+
+static int dump_with_room(int asked)
+{
+	struct dump_call d = { asked, -1 };
+
+	if (!rt_short_of_stack())
+		return dump(asked);
+	rt_on_own_stack(dump_there, &d);
+	return d.rc;
+}
+
 int rt_dump(void)
 {
-	return dump(0);
+	return dump_with_room(0);
 }
 
 int rt_dump_sandbox_asked(void)
 {
-	return dump(1);
+	return dump_with_room(1);
 }
 
 /* From a signal handler: async-signal-safe calls only (Note above).

@@ -46,22 +46,6 @@ void (*rt_lend_altstack)(void);
 static long exit_writer;  /* the thread whose exit writes (0: none yet) */
 static int exit_written; /* its write is over (Note [Concurrent exit] in exitgate.c) */
 
-/*
- * Note [The write at exit on a small stack]: exit() may come from a
- * thread made with a small stack (PTHREAD_STACK_MIN, 16 KB), and the write
- * takes more than that: such a program, which exits with its status bare,
- * died by SIGSEGV (tests/progs/smallexit.c).  So where less than
- * STACK_NEED is left below the caller, the write runs on the stack the
- * crash handler moves to (Note [A small alternate stack] in signals.c).
- */
-static void write_at_exit(int asked)
-{
-	if (asked)
-		rt_dump_sandbox_asked();
-	else if (rt_anything_recorded())
-		rt_dump();
-}
-
 static void at_exit(void)
 {
 	long none = 0, self;
@@ -92,10 +76,10 @@ static void at_exit(void)
 	 * write again (Note [A signal after the write at exit]). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	if (rt_short_of_stack()) /* Note [The write at exit on a small stack] */
-		rt_on_own_stack(write_at_exit, asked);
-	else
-		write_at_exit(asked);
+	if (asked)
+		rt_dump_sandbox_asked();
+	else if (rt_anything_recorded())
+		rt_dump();
 	__atomic_store_n(&exit_written, 1, __ATOMIC_RELEASE);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }

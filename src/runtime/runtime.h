@@ -268,7 +268,7 @@ RT_HIDDEN void rt_init(void);
 RT_HIDDEN int rt_initialising(void);
 RT_HIDDEN struct rt_thread *rt_thread_start(void);
 RT_HIDDEN int rt_short_of_stack(void);
-RT_HIDDEN void rt_on_own_stack(void (*fn)(int), int arg);
+RT_HIDDEN void rt_on_own_stack(void (*fn)(void *), void *arg);
 RT_HIDDEN struct rt_thread *rt_thread_private(void);
 
 /* hooks.c */

@@ -302,8 +302,8 @@ static void write_once(void)
 static char own_stack[256 * 1024] __attribute__((aligned(64)));
 static int own_stack_taken;
 static ucontext_t on_own, left;
-static void (*own_fn)(int);
-static int own_arg;
+static void (*own_fn)(void *);
+static void *own_arg;
 
 /* sig 0: a write with no crash to report (_exit's). */
 static void report(int sig)
@@ -320,9 +320,9 @@ static void own_stack_entry(void)
 
 /* Whether this thread runs on an alternate signal stack with less than
  * STACK_NEED below the current frame, or off its own stack, or with less
- * than that left on it (a thread made with a small stack: Note [The
- * write at exit on a small stack] in init.c), or on a stack it cannot
- * tell (Note [A small alternate stack]). */
+ * than that left on it (a thread made with a small stack: Note [A write
+ * on a small stack] in dump.c), or on a stack it cannot tell (Note [A
+ * small alternate stack]). */
 int rt_short_of_stack(void)
 {
 	const struct rt_thread *t = rt_self;
@@ -342,7 +342,7 @@ int rt_short_of_stack(void)
 
 /* fn(arg) on the runtime's own stack, every signal blocked meanwhile, or
  * here if there is no way there (Note [A small alternate stack]). */
-void rt_on_own_stack(void (*fn)(int), int arg)
+void rt_on_own_stack(void (*fn)(void *), void *arg)
 {
 	struct timespec ms = { 0, 1000000 };
 	sigset_t all, saved;
@@ -367,12 +367,17 @@ void rt_on_own_stack(void (*fn)(int), int arg)
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
+static void report_there(void *sig)
+{
+	report(*(int *)sig);
+}
+
 /* report(sig), on a stack with room for it (Note [A small alternate
  * stack]). */
 static void report_with_room(int sig)
 {
 	if (rt_short_of_stack())
-		rt_on_own_stack(report, sig);
+		rt_on_own_stack(report_there, &sig);
 	else
 		report(sig);
 }
