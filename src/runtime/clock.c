@@ -337,7 +337,7 @@ static void calibrate(void)
 
 		if (c == NULL)
 			return;
-		t->root->cache[0] = c;
+		rt_pair_put(&t->root->cache[0], c);
 	}
 	if (rt_cycles)
 		rt_config.tick_cost = tick_cost();

@@ -257,7 +257,8 @@ static uint32_t next_history(const uint32_t *h, uint32_t len, uint32_t cc, uint3
  * point back at it. */
 struct rt_ctx rt_no_context = {
 	.fn = (uintptr_t)&rt_no_context,
-	.cache = { &rt_no_context, &rt_no_context },
+	.cache = { { (uintptr_t)&rt_no_context, &rt_no_context },
+		   { (uintptr_t)&rt_no_context, &rt_no_context } },
 };
 
 /* A context running `fn` with empty caches, not yet part of the machine. */
@@ -268,7 +269,8 @@ struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn)
 	if (c == NULL)
 		return NULL;
 	c->fn = fn;
-	c->cache[0] = c->cache[1] = &rt_no_context;
+	rt_pair_put(&c->cache[0], &rt_no_context);
+	rt_pair_put(&c->cache[1], &rt_no_context);
 	return c;
 }
 
@@ -374,20 +376,20 @@ static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
 
 static uint64_t slot_entries(const struct rt_ctx *c)
 {
-	return c->cache[0]->entries + c->cache[1]->entries;
+	return c->cache[0].to->entries + c->cache[1].to->entries;
 }
 
 static void slots_put(struct rt_ctx *c, struct rt_ctx *older, struct rt_ctx *newer)
 {
-	c->cache[1] = older;
+	rt_pair_put(&c->cache[1], older);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	c->cache[0] = newer;
+	rt_pair_put(&c->cache[0], newer);
 }
 
 /* The slot whose target was entered less. */
 static int colder_slot(const struct rt_ctx *c)
 {
-	return c->cache[0]->entries >= c->cache[1]->entries ? 1 : 0;
+	return c->cache[0].to->entries >= c->cache[1].to->entries ? 1 : 0;
 }
 
 /* n, a miss, replaces the slot whose target was entered less: the
@@ -395,7 +397,7 @@ static int colder_slot(const struct rt_ctx *c)
  * hottest callee for its coldest once per window.) */
 static void slots_take(struct rt_ctx *c, struct rt_ctx *n)
 {
-	slots_put(c, c->cache[1 - colder_slot(c)], n);
+	slots_put(c, c->cache[1 - colder_slot(c)].to, n);
 }
 
 static void bypass(struct rt_ctx *c)
@@ -456,7 +458,7 @@ static void cache_put(struct rt_ctx *c, struct rt_ctx *n)
 
 	if (c->slots == RT_SLOTS_BYPASSED)
 		return;
-	slots_put(c, c->cache[0], n);
+	slots_put(c, c->cache[0].to, n);
 	c->slot_entries = slot_entries(c) - hits;
 }
 
@@ -595,9 +597,21 @@ static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uint
  * finds its old context by the history and restores its fn (runs(),
  * above): a plugin opened and closed in a loop keeps one set of cost
  * centres and contexts, as before dlclose was interposed.  Retiring is
- * the one write of another thread's fn; a call racing with it would be a
- * call into a library being unloaded.
+ * the one write of another thread's fn, and of the copies of it in its
+ * inline cache slots (Note [Cache pairs] in hooks.c); a call racing with
+ * it would be a call into a library being unloaded.
  */
+/* A pair's function half alone, in one 8-byte store: a hook's 16-byte
+ * load sees it before or after, with its target either way (Note [Cache
+ * pairs] in hooks.c). */
+static void retire_pair(struct rt_pair *p, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t fn = RT_LOAD(&p->fn);
+
+	if (fn >= lo && fn < hi)
+		RT_STORE(&p->fn, (uintptr_t)&rt_no_context);
+}
+
 void rt_retire_contexts(uintptr_t lo, uintptr_t hi)
 {
 	struct rt_thread *t;
@@ -605,9 +619,12 @@ void rt_retire_contexts(uintptr_t lo, uintptr_t hi)
 
 	rt_registry_lock();
 	for (t = rt_registry_first(); t; t = t->next)
-		for (c = RT_ACQUIRE(&t->all); c; c = c->all_next)
+		for (c = RT_ACQUIRE(&t->all); c; c = c->all_next) {
 			if (RT_LOAD(&c->fn) >= lo && RT_LOAD(&c->fn) < hi) /* owners write it too: runs() */
 				RT_STORE(&c->fn, (uintptr_t)&rt_no_context);
+			retire_pair(&c->cache[0], lo, hi);
+			retire_pair(&c->cache[1], lo, hi);
+		}
 	rt_registry_unlock();
 }
 

@@ -83,15 +83,23 @@ static inline uintptr_t rt_dropped_key(uintptr_t fn, uintptr_t cs)
 
 #define RT_DROPPED_SLOT(key) ((key) >> (sizeof(uintptr_t) * 8 - RT_DROPPED_BITS))
 
+/* A slot of a context's inline cache: a target and the function it runs,
+ * read and written in one 16-byte access each (Note [Cache pairs] in
+ * hooks.c). */
+struct rt_pair {
+	uintptr_t fn; /* to->fn as written; &rt_no_context's once to is retired */
+	struct rt_ctx *to;
+} __attribute__((aligned(16)));
+
 struct rt_ctx {
 	uintptr_t fn; /* key of the running CC: A1 compares against it */
-	struct rt_ctx *cache[2]; /* targets of recent transitions from here */
 	/* Note [Adaptive inline cache] in machine.c; `misses` next to the
 	 * slots, as the lookups that count it have just read them. */
 	uint32_t misses;       /* lookups past the slots, this window */
 	uint8_t slots;         /* enum rt_slots */
 	uint8_t backoff;       /* failures in a row: log2 of the next wait */
 	uint16_t wait;         /* windows left to bypass the slots */
+	struct rt_pair cache[2]; /* recent transitions from here */
 	uint64_t entries;
 	uint64_t recursive;
 	uint64_t time;         /* clock=cpu: the hits' (Note [CPU time where it ran]) */
@@ -106,6 +114,23 @@ struct rt_ctx {
 	uint64_t live_bytes;   /* heap.c: of those, not yet freed; any thread */
 	uint64_t live_blocks;  /* frees them, so changed by atomic adds */
 };
+
+/* A cache pair as one 16-byte value: loaded and stored by one
+ * instruction each, which no signal handler can come between (Note
+ * [Cache pairs] in hooks.c). */
+typedef uintptr_t rt_pair_bits __attribute__((vector_size(16)));
+
+static inline rt_pair_bits rt_pair_load(const struct rt_pair *p)
+{
+	return *(const volatile rt_pair_bits *)p;
+}
+
+static inline void rt_pair_put(struct rt_pair *p, struct rt_ctx *to)
+{
+	rt_pair_bits v = { RT_LOAD(&to->fn), (uintptr_t)to };
+
+	*(volatile rt_pair_bits *)p = v;
+}
 
 /* Lookups past a context's inline cache between two looks at its hit rate. */
 #define RT_CACHE_WINDOW 1024u
