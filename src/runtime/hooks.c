@@ -62,10 +62,11 @@ static inline __attribute__((always_inline)) void push(struct rt_thread *t, stru
  * between two instructions, never inside one, so it sees a slot before
  * or after a write, whole.  The slots held targets only, tested by the
  * target's own fn: three loads one after another (the context, its
- * slot, the target's fn) before the hook knew it had a hit, now two.
- * objdump -d, dispatch and vm ran 2.5, 2.3 and 3.5 % faster in all
- * (CPU time, median of 31-60 rounds' ratios; docs/performance.md,
- * session 30).  The function half is a copy: the one thing that changes
+ * slot, the target's fn) before the hook knew it had a hit, now two,
+ * and the hit path saves no register: 1-3 % of a run's CPU time on
+ * objdump -d, dispatch, vm and tiny, at the edge of a 2-CPU VM's noise
+ * (faster in 103 of 186 rounds; docs/performance.md, session 30).  The
+ * function half is a copy: the one thing that changes
  * a target's fn, its library's unloading, changes the halves that name
  * it too (retire_pair in machine.c), by an 8-byte store of that half
  * alone, which a 16-byte load sees before or after, beside the same
