@@ -1549,6 +1549,16 @@ def overflow():
               "%s: the thread's name and <overflow> are text" % what)
 
 
+NEAR_TIES = """program ./ties
+clock cycles 1000000000
+hooks 20000 5000000
+thread 1 main
+ctx 1 0 1000000 : [main]
+ctx 4 0 1 : [main] [exact_tie]
+ctx 400 0 85927540 : [main] [near_tie]
+"""
+
+
 def hooks():
     """The Hook cost tab of tests/progs/hookcost.c built with gcc (its
     helpers' hooks outweigh their work: marks, exclude lists), measured by
@@ -1567,6 +1577,13 @@ def hooks():
         page = convert(prof, name)
         for view in ({}, {"deselect": "scale"}, {"focus": "rescale"}, {"select": "add_one"}):
             hooks_tab(prof, page, name + (" %r" % view if view else ""), view)
+    # Self times per call on and near a tie of %.1f: 1 ns over 4 calls is
+    # 0.25 exactly, which printf rounds to even (0.2); 85,927,540 ns over
+    # 400 is the double 214818.85000000000582, which printf rounds up
+    # (.9), and the page rounded to even (.8) when it took x * 10 for a
+    # tie (a recorded hookcost_cpu came out so, in a clang make check).
+    prof = make_profile("html_ui_hooks_ties", NEAR_TIES)
+    hooks_tab(prof, convert(prof, "hooks_ties"), "hooks on and near a tie", {})
     prof = make_profile("html_ui_hooks", HOOKS)
     page = convert(prof, "hooks")
     for view in ({}, {"deselect": "prefetch_all"}, {"focus": "prefetch_all"},

@@ -66,11 +66,11 @@ static inline __attribute__((always_inline)) void push(struct rt_thread *t, stru
  * and the hit path saves no register: 1-3 % of a run's CPU time on
  * objdump -d, dispatch, vm and tiny, at the edge of a 2-CPU VM's noise
  * (faster in 103 of 186 rounds; docs/performance.md, session 30).  The
- * function half is a copy: the one thing that changes
- * a target's fn, its library's unloading, changes the halves that name
- * it too (retire_pair in machine.c), by an 8-byte store of that half
- * alone, which a 16-byte load sees before or after, beside the same
- * target.  A context is 16 bytes larger for it.
+ * function half is a copy: the one thing that changes a target's fn,
+ * its library's unloading, changes the halves that name it too
+ * (retire_pair in machine.c), by an 8-byte store of that half alone,
+ * which a 16-byte load sees before or after, beside the same target.  A
+ * context is 16 bytes larger for it.
  */
 
 /* A pair's target: never NULL (an empty slot holds rt_no_context), which

@@ -583,6 +583,17 @@ static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uint
 	return runs(n, fn);
 }
 
+/* A pair's function half alone, in one 8-byte store: a hook's 16-byte
+ * load sees it before or after, with its target either way (Note [Cache
+ * pairs] in hooks.c). */
+static void retire_pair(struct rt_pair *p, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t fn = RT_LOAD(&p->fn);
+
+	if (fn >= lo && fn < hi)
+		RT_STORE(&p->fn, (uintptr_t)&rt_no_context);
+}
+
 /*
  * Note [Unloaded functions]: contexts, caches and tables know a function
  * by its address, and after dlclose another library may be loaded at the
@@ -601,17 +612,6 @@ static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uint
  * inline cache slots (Note [Cache pairs] in hooks.c); a call racing with
  * it would be a call into a library being unloaded.
  */
-/* A pair's function half alone, in one 8-byte store: a hook's 16-byte
- * load sees it before or after, with its target either way (Note [Cache
- * pairs] in hooks.c). */
-static void retire_pair(struct rt_pair *p, uintptr_t lo, uintptr_t hi)
-{
-	uintptr_t fn = RT_LOAD(&p->fn);
-
-	if (fn >= lo && fn < hi)
-		RT_STORE(&p->fn, (uintptr_t)&rt_no_context);
-}
-
 void rt_retire_contexts(uintptr_t lo, uintptr_t hi)
 {
 	struct rt_thread *t;
