@@ -1294,9 +1294,6 @@ def cpu_where_it_ran():
             measured = sum(truth.values())
             got = {k: fs.get(k, {}).get("inherited_s", 0) / total if total else 0 for k in names}
             want = {k: truth[k] / measured for k in names}
-            # A pool's short threads mostly go unsampled, their time at
-            # their roots (Note [Short threads]): only `rest` is checked,
-            # and only that it has no more than its share.
             # On one CPU every hit of `stages` is a second look's, 50 us
             # after the sample, which moves part of `parse` (the burst's
             # first stage) to the stages after it: 13-15 % of its 20 %
@@ -1304,6 +1301,9 @@ def cpu_where_it_ran():
             # clang make check): half of its share, not 40 %, is allowed
             # there.  The old sampler's 0-4 % still fails.
             slack = 0.5 if (mode == "stages" and prefix) else 0.4
+            # A pool's short threads mostly go unsampled, their time at
+            # their roots (Note [Short threads]): only `rest` is checked,
+            # and only that it has no more than its share.
             near = (lambda k: got[k] <= want[k] + 0.08) if mode == "pool" else \
                 (lambda k: abs(got[k] - want[k]) <= max(0.08, slack * want[k]))
             check(all(near(k) for k in names),

@@ -1254,8 +1254,8 @@ static char *other_command(const struct ccp_profile *p, char *const *program)
  * not bound (an mmap).  Record's own start needs about 16 KB; its
  * largest buffers are not on the stack (run_program's saved actions,
  * find_runtime's path, cli_error's line: glibc's fprintf to stderr takes
- * 8 KB of stack), so that it runs wherever its program does, from
- * 20 KB (robust.py record_small_stack).
+ * 8 KB of stack), so that it runs wherever its program does: by hand,
+ * from 16 KB (robust.py record_small_stack runs it under 64 KB).
  */
 #define ROOMY_STACK ((size_t)8 << 20)
 

@@ -67,9 +67,9 @@
 	/* C's %.Nf of a double: toFixed, but an exact tie rounds to even as
 	 * glibc's printf does (toFixed rounds it up).  A tie is one in the
 	 * double's exact decimal value, which toFixed(100) spells out for any
-	 * value a tie can have: x * 10 ** N, rounded, made one of
-	 * 214818.85000000000582 (a self time of 85,927,540 ns over 400
-	 * calls), which printf rounds up, and this rounded to even. */
+	 * value a tie can have.  Looked for in x * 10 ** N, whose rounding
+	 * turned 214818.85000000000582 (85,927,540 ns over 400 calls) into a
+	 * tie, the page printed .8 where printf prints .9. */
 	function exactTie(x, decimals) {
 		const s = x.toFixed(100), rest = s.slice(s.indexOf('.') + 1 + decimals);
 		return rest[0] === '5' && !/[1-9]/.test(rest.slice(1));
