@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """bench/ab.py - compare builds of the runtime side by side on one workload.
 
-    python3 bench/ab.py [-n ROUNDS] [--wall] BARE INSTR 'ARGS' LABEL=LIB.so[+OPTIONS] ...
+    python3 bench/ab.py [-n ROUNDS] [--wall] [--vs LABEL] BARE INSTR 'ARGS' LABEL=LIB.so[+OPTIONS] ...
 
 Runs BARE (the uninstrumented build) and INSTR (the -finstrument-functions
-build) with each LIB preloaded, in turn, ROUNDS times (default 9), and
-prints for each label the median CPU time (user + sys; elapsed time with
---wall, which is what `make bench` compares), the median over
-rounds of its ratio to the same round's bare run, and R against the label
-`dummy` (the empty hooks, bench/.work/bin/dummy_hooks.so) when one is
-given.  Labels other than `dummy` get CCPROF_OPTIONS=output=<a scratch
+build) with each LIB preloaded, in turn, ROUNDS times (default 9), every
+other round in the reverse order, and prints for each label the median
+CPU time (user + sys; elapsed time with --wall, which is what `make bench`
+compares), the median over rounds of its ratio to the same round's bare
+run, and R against the label `dummy` (the empty hooks,
+bench/.work/bin/dummy_hooks.so) when one is given.  Then each other
+runtime against the baseline (--vs, else the first label that is not
+`dummy`): the median per-round ratio of their times with its 95 %
+confidence interval, the rounds it was faster in, and the sign test's p
+(bench/stats.py).  Labels other than `dummy` get CCPROF_OPTIONS=output=<a scratch
 file> so that nothing lands in the working directory, followed by OPTIONS
 when given (`cur=build/lib/libccprof.so+interval=10ms` runs the same
 library with a longer sampling interval).
@@ -18,7 +22,9 @@ This is the tool for deciding whether a change to the hot path helps: build
 the candidate into its own directory (make BUILD=/tmp/cand
 /tmp/cand/lib/libccprof.so) and compare it with the current library in one
 run.  On a 2-core shared VM a difference in R below about 0.1 is not
-resolved by 7 rounds (docs/performance.md, "Hot-path experiments").
+resolved by 7 rounds (docs/performance.md, "Hot-path experiments"), and
+one of 2-3 % takes 150 rounds or more (session 31): read the interval,
+not the median alone.
 """
 import os
 import statistics
@@ -27,9 +33,12 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402 (bench/stats.py, beside this file)
+
 
 def usage():
-    sys.stderr.write("usage: ab.py [-n ROUNDS] [--wall] BARE INSTR 'ARGS' LABEL=LIB.so[+OPTIONS] ...\n")
+    sys.stderr.write("usage: ab.py [-n ROUNDS] [--wall] [--vs LABEL] BARE INSTR 'ARGS' LABEL=LIB.so[+OPTIONS] ...\n")
     sys.exit(2)
 
 
@@ -50,12 +59,15 @@ def seconds(argv, env):
 
 def main(argv):
     global WALL
-    rounds = 9
-    while argv and argv[0] in ("-n", "--wall"):
+    rounds, vs = 9, None
+    while argv and argv[0] in ("-n", "--wall", "--vs"):
         if argv[0] == "--wall":
             WALL = True
             argv = argv[1:]
-        elif len(argv) > 1:
+        elif len(argv) > 1 and argv[0] == "--vs":
+            vs = argv[1]
+            argv = argv[2:]
+        elif len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0:
             rounds = int(argv[1])
             argv = argv[2:]
         else:
@@ -69,9 +81,19 @@ def main(argv):
     times = {label: [] for label in ["bare"] + [v[0] for v in variants]}
     if len(times) != len(variants) + 1:
         sys.exit("ab.py: each label once, and not 'bare'")
-    for _ in range(rounds):
-        times["bare"].append(seconds([bare] + args, dict(os.environ)))
-        for label, lib, options in variants:
+    runtimes = [v[0] for v in variants if v[0] != "dummy"]
+    if vs is None and runtimes:
+        vs = runtimes[0]
+    if vs is not None and vs not in runtimes:
+        sys.exit("ab.py: --vs %s: no such label (other than dummy)" % vs)
+    runs = [("bare", None, "")] + variants
+    for r in range(rounds):
+        # Every other round backwards: a variant that always ran after
+        # another would share its drift (a warm cache, a neighbour's load).
+        for label, lib, options in (runs if r % 2 == 0 else runs[::-1]):
+            if lib is None:
+                times["bare"].append(seconds([bare] + args, dict(os.environ)))
+                continue
             env = dict(os.environ, LD_PRELOAD=os.path.abspath(lib))
             if label != "dummy":
                 env["CCPROF_OPTIONS"] = "output=" + os.path.join(scratch, label + ".ccprof")
@@ -80,14 +102,22 @@ def main(argv):
             times[label].append(seconds([instr] + args, env))
     base = times["bare"]
     for label, ts in times.items():
-        ratio = statistics.median(t / b for t, b in zip(ts, base))
-        line = "%-12s median %.3f s  (%.3f-%.3f)  x bare %.3f" % (
-            label, statistics.median(ts), min(ts), max(ts), ratio)
+        ratios = [t / b for t, b in zip(ts, base) if b > 0]  # a time of 0: no ratio
+        line = "%-12s median %.3f s  (%.3f-%.3f)  x bare %s" % (
+            label, statistics.median(ts), min(ts), max(ts),
+            "%.3f" % statistics.median(ratios) if ratios else "-")
         if "dummy" in times and label not in ("bare", "dummy"):
             rs = [(t - b) / (d - b) for t, b, d in zip(ts, base, times["dummy"]) if d > b]
             if rs:
                 line += "  R %.3f" % statistics.median(rs)
         print(line)
+    for label in runtimes:
+        if label == vs:
+            continue
+        try:
+            print(stats.describe(label, vs, stats.compare(times[vs], times[label])))
+        except ValueError as e:
+            print("%-12s / %-12s %s" % (label, vs, e))
     for f in os.listdir(scratch):
         os.unlink(os.path.join(scratch, f))
     os.rmdir(scratch)

@@ -1,0 +1,85 @@
+"""bench/stats.py and bench/ab.py (t_bench_stats.sh).
+
+The intervals' ranks are those of the published table of distribution-free
+confidence intervals for the median (Conover, Practical Nonparametric
+Statistics, table A3; any nonparametrics text has it: n = 10 gives the 2nd
+and 9th values, n = 20 the 6th and 15th); the sign test's p-values are
+binomial sums worked out by hand below."""
+import os
+import sys
+
+import ccp
+from ccp import check, near, run
+
+sys.path.insert(0, os.path.join(ccp.TOP, "bench"))
+import stats  # noqa: E402
+
+AB = os.path.join(ccp.TOP, "bench", "ab.py")
+LIB = os.path.join(ccp.LIB, "libccprof.so")
+
+
+def test_sign_test():
+    near(stats.sign_test(0, 10), 2 / 1024, 1e-12, "sign test, 0 of 10: 2/2^10")
+    near(stats.sign_test(10, 10), 2 / 1024, 1e-12, "sign test, 10 of 10: symmetric")
+    # 2 * (C(20,0) + ... + C(20,5)) / 2^20 = 2 * 21700 / 1048576
+    near(stats.sign_test(5, 20), 43400 / 1048576, 1e-12, "sign test, 5 of 20")
+    near(stats.sign_test(3, 6), 1.0, 1e-12, "sign test, an even split is p = 1")
+    near(stats.sign_test(0, 0), 1.0, 0, "sign test, no rounds that differ")
+
+
+def test_ranks():
+    check(stats.median_ci_ranks(10) == (2, 9), "95 %% interval of 10: ranks 2 and 9, %s" %
+          (stats.median_ci_ranks(10),))
+    check(stats.median_ci_ranks(20) == (6, 15), "95 %% interval of 20: ranks 6 and 15, %s" %
+          (stats.median_ci_ranks(20),))
+    check(stats.median_ci_ranks(6) == (1, 6), "95 %% interval of 6: the extremes, %s" %
+          (stats.median_ci_ranks(6),))
+    check(stats.median_ci_ranks(5) is None, "no 95 % interval from 5 rounds (at most 93.75 %)")
+    # n = 20, ranks 6 and 15: 1 - 2 * P(X <= 5) = 1 - 43400 / 1048576
+    near(1 - 2 * stats.binomial_cdf(5, 20), 0.958611, 1e-6, "coverage of ranks 6-15 of 20")
+
+
+def test_compare():
+    base = [1.0] * 10
+    cand = [0.90, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 1.05, 1.0]
+    c = stats.compare(base, cand)
+    check(c["n"] == 10 and c["faster"] == 8 and c["slower"] == 1,
+          "compare: 8 faster, 1 slower, 1 tie of 10: %s" % c)
+    near(c["median"], 0.945, 1e-12, "compare: median ratio")
+    check(c["ci"] == (0.91, 1.0), "compare: interval from ranks 2 and 9: %s" % (c["ci"],))
+    near(c["p"], stats.sign_test(1, 9), 1e-12, "compare: ties left out of the sign test")
+    near(c["p"], 20 / 512, 1e-12, "compare: p = 2 * (1 + 9) / 2^9")
+    c = stats.compare([0.0, 2.0], [1.0, 1.0])
+    check(c["n"] == 1 and c["median"] == 0.5, "compare: a baseline time of 0 gives no ratio")
+    line = stats.describe("new", "cur", stats.compare([1.0] * 4, [1.0] * 4))
+    check("no CI with 4 rounds" in line, "describe: too few rounds for an interval: " + line)
+
+
+def test_ab():
+    true = "/bin/true"
+    r = run([sys.executable, AB, "-n", "6", true, true, "", "cur=" + LIB, "new=" + LIB])
+    check(r.returncode == 0, "ab.py runs two runtimes: " + r.stderr.strip())
+    lines = r.stdout.splitlines()
+    check([ln.split()[0] for ln in lines[:3]] == ["bare", "cur", "new"],
+          "ab.py: a line per variant: %s" % lines[:3])
+    cmp = [ln for ln in lines if ln.startswith("new") and "/ cur" in ln]
+    check(len(cmp) == 1 and "95 % CI" in cmp[0] and "of 6 rounds" in cmp[0] and "p = " in cmp[0],
+          "ab.py: new against cur, interval and sign test: %s" % cmp)
+    r = run([sys.executable, AB, "-n", "2", "--vs", "new", true, true, "", "cur=" + LIB,
+             "new=" + LIB])
+    check(any(ln.startswith("cur") and "/ new" in ln for ln in r.stdout.splitlines()),
+          "ab.py --vs new: cur against new")
+    r = run([sys.executable, AB, "-n", "2", "--vs", "dummy", true, true, "", "cur=" + LIB])
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "--vs dummy" in r.stderr,
+          "ab.py --vs with no such runtime: one line, status 1: " + r.stderr.strip())
+    for bad in (["-n", "0"], ["-n", "x"], ["-n"], []):
+        r = run([sys.executable, AB] + bad + [true])
+        check(r.returncode == 2 and r.stderr.startswith("usage: ab.py"),
+              "ab.py %s: usage, status 2" % " ".join(bad))
+
+
+test_sign_test()
+test_ranks()
+test_compare()
+test_ab()
+ccp.finish()
