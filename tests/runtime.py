@@ -1087,7 +1087,13 @@ def cycles_estimate_bounded():
     info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
     rep = report(prof)
     span_ns = (info["subtracted_s"] + rep["total_time_s"]) * 1e9 / info["calls"]
-    check(0 < info["overhead_ns_per_call"] <= span_ns * 1.01,
+    # 10 % over: a counter may move in steps (Note [A coarse counter]),
+    # 26 ticks (10 ns) on this VM, so the shortest intervals the bound
+    # takes are whole steps, and where an interval is nearly all monitor
+    # the bound can sit just above the mean: 29.1 ns against a span of
+    # 28.6 in one full check (session 31).  The bug this catches was 62 %
+    # over: 45.8 ns against 28.2.
+    check(0 < info["overhead_ns_per_call"] <= span_ns * 1.10,
           "recurse/cycles: estimate %.1f ns per call, no more than the span per call, %.1f ns"
           % (info["overhead_ns_per_call"], span_ns))
     check(rep["total_time_s"] > 0.001 * span_ns * info["calls"] / 1e9,
