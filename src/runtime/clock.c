@@ -135,8 +135,8 @@ uint64_t rt_ticks_per_sec(void)
  * Note [A coarse counter]: a counter need not count every tick.  On a
  * 2-vCPU VM whose counter runs at 2.6 GHz it moves in steps of 26 ticks
  * (10 ns), and two reads within one step differ by 1: of a million pairs
- * of back-to-back reads, 94 % differed by 26, 3 % by 52 and 2.6 % by 1
- * (the hypervisor keeps the counter rising).  An interval that reads 1
+ * of back-to-back reads, 94 % differed by 26, 3 % by 52 and 2.6 % by
+ * 1.  An interval that reads 1
  * tick ended within the step it began in; it says nothing about what a
  * hook costs, yet as the shortest interval it cut the estimate to one
  * tick a hook: tests/progs/hookcost.c's estimate read 0.8 ns a call in 5
