@@ -135,17 +135,17 @@ uint64_t rt_ticks_per_sec(void)
  * Note [A coarse counter]: a counter need not count every tick.  On a
  * 2-vCPU VM whose counter runs at 2.6 GHz it moves in steps of 26 ticks
  * (10 ns), and two reads within one step differ by 1: of a million pairs
- * of back-to-back reads, 94 % differed by 26, 3 % by 52 and 2.6 % by
- * 1.  An interval that reads 1
- * tick ended within the step it began in; it says nothing about what a
- * hook costs, yet as the shortest interval it cut the estimate to one
- * tick a hook: tests/progs/hookcost.c's estimate read 0.8 ns a call in 5
- * runs of 8 instead of 10-20, and report --hook-cost marked none of its
- * helpers (session 31).  No interval between two hooks can be shorter
- * than a read of the counter, which ends it, so one below tick_cost
- * (the median of back-to-back reads: a read's cost, or the counter's
- * step) is left out of the shortest.  On a counter that counts every
- * tick no interval is that short, and nothing changes.
+ * of back-to-back reads, 94 % differed by 26, 3 % by 52 and 2.6 % by 1.
+ * An interval that reads 1 tick ended within the step it began in; it
+ * says nothing about what a hook costs, yet as the shortest interval it
+ * cut the estimate to one tick a hook: tests/progs/hookcost.c's
+ * estimate read 0.8 ns a call in 5 runs of 8 instead of 10-20, and
+ * report --hook-cost marked none of its helpers (session 31).  No
+ * interval between two hooks can be shorter than a read of the counter,
+ * which ends it, so one below tick_cost (the median of back-to-back
+ * reads: a read's cost, or the counter's step) is left out of the
+ * shortest.  On a counter that counts every tick no interval is that
+ * short, and nothing changes.
  */
 #define PROBE_EVERY 61 /* prime: no lockstep with a loop's pattern of calls */
 #define PROBE_BATCH 64
