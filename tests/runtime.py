@@ -1145,6 +1145,11 @@ def calibration_at_first_hook():
         ns = info.get("overhead_ns_per_call", 0)
         check(0 < ns < 2000, "clock=%s: the four threads' profile records the estimate "
               "(%.1f ns per call)" % (clock, ns))
+        if clock == "cycles":
+            # 41 rounds of 5,000 calls, inst and probed: 410,000, 15 ms of
+            # every process (Note [How long clock=cycles calibrates]).
+            check(k <= 50000, "clock=cycles: one calibration calls the fixture %d times, no "
+                  "more than 50,000" % k)
         # A profile written with no call in it says so.
         prof = os.path.join(OUT, "calibonce-dump-%s.ccprof" % clock)
         rc, got = counts(clock, [exe, "dump"], output=prof)
@@ -1159,6 +1164,36 @@ def calibration_at_first_hook():
               "clock=%s: a child forked before the first region calibrates for itself, one "
               "forked after has its parent's (fixture calls %r, one calibration %d)"
               % (clock, got, k))
+
+
+def tick_rate_without_waiting():
+    """clock=cycles' tick rate is measured over the run, from its start to
+    the write (Note [The tick rate] in src/runtime/clock.c), and a run
+    longer than the shortest span, 1 ms, is not made to wait for it.
+    The runtime spun on CLOCK_MONOTONIC until the run had lasted 20 ms:
+    tests/progs/clockcount.c, preloaded first, counts the reads that reach
+    libc's clock_gettime, the write's included, so this is a count, not a
+    timing.  Old build: 43,725 reads for `calibonce late` (a 5 ms sleep,
+    then a region), 13 now.  The rate it gives is checked against one
+    measured over 300 ms in tests/unit/runtime_tickrate.c."""
+    shim = os.path.join(OUT, "libclockcount.so")
+    r = run([CC, "-O2", "-fPIC", "-shared", "-pthread",
+             os.path.join(TOP, "tests/progs/clockcount.c"), "-o", shim, "-ldl"])
+    if not check(r.returncode == 0, "libclockcount.so builds (%s)" % r.stderr[-200:]):
+        return
+    exe = build("calibonce", "tests/progs/calibonce.c", instrument=False)
+    prof = os.path.join(OUT, "ticklate.ccprof")
+    env = dict(os.environ, LD_PRELOAD=shim + " " + os.path.join(LIB, "libccprof.so"),
+               CCPROF_OPTIONS="clock=cycles,output=" + prof)
+    r = subprocess.run([exe, "late"], capture_output=True, text=True, env=env)
+    got = [int(n) for n in re.findall(r"^clockcount [0-9]+ ([0-9]+)$", r.stderr, re.M)]
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+    check(r.returncode == 0 and len(got) == 1 and info.get("ticks_per_sec", 0) > 0,
+          "calibonce late under clock=cycles writes a profile with a tick rate, and the "
+          "shim counts (%r, %r)" % (r.returncode, got))
+    check(len(got) == 1 and got[0] < 100,
+          "a 5 ms run under clock=cycles reads CLOCK_MONOTONIC %s times, fewer than 100: "
+          "the write measures the tick rate without waiting" % (got[0] if got else None))
 
 
 def sampler_waits_for_first_call():
@@ -1613,6 +1648,7 @@ clocks()
 short_threads()
 late_first_call()
 calibration_at_first_hook()
+tick_rate_without_waiting()
 cycles_estimate_bounded()
 sampler_waits_for_first_call()
 cpu_where_it_ran()

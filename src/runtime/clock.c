@@ -14,12 +14,48 @@
 
 static uint64_t start_tick, start_ns;
 
+/*
+ * Note [The tick rate]: the profile gives the counter's rate, which turns
+ * clock=cycles' ticks into seconds, measured against CLOCK_MONOTONIC from
+ * the run's start to the write.  Each end is a pair of the two clocks
+ * read close together: the monotonic clock between two reads of the
+ * counter, whose midpoint stands for the counter at that moment, from the
+ * tightest of a few tries; so an end is off by half that bracket at most
+ * (two reads of the counter and one of the clock: 20-40 ns on a 2-vCPU
+ * VM), and over the shortest span measured, 1 ms, the rate by less than
+ * 0.01 %, where a report prints four digits of it.  A run shorter than
+ * that waits for the rest, spinning, as the write may run where a
+ * sandbox's filter allows no sleep (Note [Sandboxed] in sandbox.c).  The
+ * span was 20 ms, one read of each clock an end: every short process
+ * under clock=cycles spun until it had run 20 ms, 20 ms of CPU more for a
+ * program that runs 0.5 ms (docs/performance.md, session 32).
+ */
+#define TICK_RATE_MIN_NS 1000000u
+#define TICK_PAIR_TRIES 5
+
+/* The counter and the monotonic clock at one moment, as closely as the
+ * tightest of a few brackets gives it (Note [The tick rate]). */
+static void tick_ns_pair(uint64_t *tick, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < TICK_PAIR_TRIES; i++) {
+		uint64_t before = rt_tick(), now = rt_now_ns(CLOCK_MONOTONIC), after = rt_tick();
+
+		if (after - before < best) {
+			best = after - before;
+			*tick = before + (after - before) / 2;
+			*ns = now;
+		}
+	}
+}
+
 /* At start-up: the run's start, which the tick rate is measured from
  * (rt_ticks_per_sec) whether or not anything is ever recorded. */
 void rt_clock_start(void)
 {
-	start_tick = rt_tick();
-	start_ns = rt_now_ns(CLOCK_MONOTONIC);
+	tick_ns_pair(&start_tick, &start_ns);
 }
 
 uint64_t rt_now_ns(clockid_t id)
@@ -68,16 +104,17 @@ void rt_charge_current(struct rt_thread *t, uint64_t ns)
  * before its first hook] in threads.c).
  */
 
-/* The tick rate, measured over the whole run (at least 20 ms of it). */
+/* The tick rate, measured over the whole run, at least 1 ms of it (Note
+ * [The tick rate]). */
 uint64_t rt_ticks_per_sec(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	uint64_t ns, ticks;
+	uint64_t tick, ns;
 
-	while ((ns = rt_now_ns(CLOCK_MONOTONIC) - start_ns) < 20000000u)
+	while (rt_now_ns(CLOCK_MONOTONIC) - start_ns < TICK_RATE_MIN_NS)
 		;
-	ticks = rt_tick() - start_tick;
-	return (uint64_t)((double)ticks * 1e9 / (double)ns);
+	tick_ns_pair(&tick, &ns);
+	return (uint64_t)((double)(tick - start_tick) * 1e9 / (double)(ns - start_ns));
 #else
 	return 1000000000u;
 #endif
@@ -330,6 +367,23 @@ static double probed_per_hook(struct rt_thread *t, int n, int rounds)
 #define CALIB_ROUNDS 3
 
 /*
+ * Note [How long clock=cycles calibrates]: 41 rounds of 5,000 calls for
+ * each of its three measurements took 15 ms of every process that ran
+ * instrumented code (hello world: 18 ms under clock=cycles against 0.5
+ * bare, once the tick rate no longer spun for 20 ms: Note [The tick
+ * rate]).  21 rounds of 500 take 2 ms, and estimate as well: over 24
+ * runs each, the estimate a process made fell in the same two groups
+ * (43.6 and 52-68 ticks a call on a 2-vCPU VM; which one a process gets
+ * does not depend on the rounds), and within the lower one 500 x 21
+ * gave 43.4-43.6 against 43.6-44.4.  On dispatch, the charged total
+ * spread the same with either (0.41-0.82 s and 0.44-0.70 s, 6 runs each,
+ * bare 0.43 s): the run's probes (Note [Cycles clock]), not the
+ * fixture's rounds, decide how close it comes.
+ */
+#define CALIB_CYCLES_CALLS 500
+#define CALIB_CYCLES_ROUNDS 21
+
+/*
  * What the profiler adds to one call, in the clock's ticks: an empty
  * instrumented function against the same function bare (calib.c), both
  * run on a private thread state with the transition memoised.  Under
@@ -341,7 +395,8 @@ static double probed_per_hook(struct rt_thread *t, int n, int rounds)
  */
 static void calibrate(void)
 {
-	int n = rt_cycles ? 5000 : CALIB_CALLS, rounds = rt_cycles ? 41 : CALIB_ROUNDS;
+	int n = rt_cycles ? CALIB_CYCLES_CALLS : CALIB_CALLS;
+	int rounds = rt_cycles ? CALIB_CYCLES_ROUNDS : CALIB_ROUNDS;
 	struct rt_thread *saved = rt_self, *t = rt_thread_private();
 	double inst, bare, probed = 0;
 
@@ -404,7 +459,7 @@ static void calibrate(void)
  * The calibration switches rt_self to a private state (calibrate), from
  * inside a hook's slow path: a signal handler that ran instrumented code
  * then would record on that state, lost, and upset the timing.  So
- * signals are held (up to ~15 ms late), but for the synchronous ones,
+ * signals are held (up to ~2 ms late), but for the synchronous ones,
  * which a fault in the runtime itself would raise and which the kernel
  * would not leave blocked anyway; held until the thread's state is made
  * (rt_thread_start puts them back), so that a handler that came

@@ -15,11 +15,16 @@
  *                       one (its own calibration), then the parent does
  *                       (its own), then a child forked after enters one
  *                       (none: it has its parent's)
+ *   calibonce late      sleeps 5 ms, then enters a region: a run longer
+ *                       than the tick rate's shortest span, 1 ms, which
+ *                       the write then measures without waiting (Note
+ *                       [The tick rate] in src/runtime/clock.c)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,6 +76,12 @@ int main(int argc, char **argv)
 			pthread_create(&t[i], NULL, thread, NULL);
 		for (i = 0; i < 4; i++)
 			pthread_join(t[i], NULL);
+	} else if (strcmp(mode, "late") == 0) {
+		struct timespec pause = { 0, 5000000 };
+
+		while (nanosleep(&pause, &pause) != 0)
+			;
+		region();
 	} else if (strcmp(mode, "fork") == 0) {
 		child();
 		region();
