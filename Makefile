@@ -122,7 +122,8 @@ $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 # longjmp, prctl and syscall would take the place of libc's, with none
 # left to call (src/runtime/shellspawn.c, exitgate.c, rawexit.c,
 # forkchild.c, longjmp.c, seccomp.c).
-RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild longjmp catch seccomp threadname altstack
+RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild longjmp catch seccomp threadname altstack \
+                  instrumented
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking

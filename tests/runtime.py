@@ -1196,6 +1196,61 @@ def tick_rate_without_waiting():
           "the write measures the tick rate without waiting" % (got[0] if got else None))
 
 
+def sampler_made_where_code_calls():
+    """The sampling helper is made at start-up only where some code loaded
+    then calls the runtime; elsewhere at the first thread state (Note [A
+    helper for code that calls the hooks] in src/runtime/instrumented.c).
+    tests/progs/lateload.c counts its threads at start (a constructor that
+    runs after the runtime's), before and after its first call into an
+    instrumented library it loads.  Old build: 2 threads at start in the
+    uninstrumented program, /bin/true and sh too."""
+    src = "tests/progs/lateload.c"
+    lib = os.path.join(OUT, "liblateload.so")
+    r = run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", "-DLATELOAD_LIB",
+             os.path.join(TOP, src), "-o", lib])
+    if not check(r.returncode == 0, "liblateload.so builds (%s)" % r.stderr[-200:]):
+        return
+    runtime = os.path.join(LIB, "libccprof.so")
+    d = fresh_dir("lateload.d")
+
+    def threads(out):
+        got = dict((m.group(1), int(m.group(2)))
+                   for m in re.finditer(r"^threads (at start|before the call|after the call) "
+                                        r"(-?[0-9]+)$", out, re.M))
+        return [got.get(k) for k in ("at start", "before the call", "after the call")]
+
+    for instrumented in (False, True):
+        exe = build("lateload-%s" % ("instr" if instrumented else "plain"), src, "-ldl",
+                    instrument=instrumented)
+        prof = os.path.join(d, os.path.basename(exe) + ".ccprof")
+        env = dict(os.environ, LD_PRELOAD=runtime, CCPROF_OPTIONS="output=" + prof)
+        r = subprocess.run([exe, lib], capture_output=True, text=True, env=env)
+        got = threads(r.stdout)
+        want = [2, 2, 2] if instrumented else [1, 1, 2]
+        check(r.returncode == 0 and got == want,
+              "lateload, %s: threads at start, before and after the first call %r, want %r "
+              "(the helper made %s)" % ("instrumented" if instrumented else "not instrumented",
+                                        got, want, "at start-up" if instrumented else
+                                        "at the library's first call"))
+        rep = json.loads(run([CCPROF, "report", "--json", prof]).stdout or "{}")
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+        spin = sum(f["self_s"] for f in rep.get("functions", []) if f["name"] == "late_spin")
+        total = rep.get("total_time_s", 0)
+        check(info.get("samples", 0) > 0 and total > 0 and spin >= 0.5 * total,
+              "lateload, %s: sampled (%d samples), late_spin's 200 ms of CPU charged to it "
+              "(%.3f s of %.3f s)" % ("instrumented" if instrumented else "not instrumented",
+                                      info.get("samples", 0), spin, total))
+    # Programs with no instrumented code at all.
+    for cmd, what in (([os.path.join(OUT, "lateload-plain")], "lateload without a library"),
+                      (["sh", "-c", "ls /proc/$$/task | wc -l"], "sh")):
+        env = dict(os.environ, LD_PRELOAD=runtime, CCPROF_OPTIONS="output=" +
+                   os.path.join(d, "none.ccprof"))
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        first = (r.stdout.split() or ["?"])[-1] if what == "sh" else str(threads(r.stdout)[0])
+        check(first == "1" and not os.path.exists(os.path.join(d, "none.ccprof")),
+              "%s under the runtime: one thread, no helper (%r), no profile" % (what, r.stdout))
+
+
 def sampler_waits_for_first_call():
     """The sampling helper takes no sample before the process's first
     thread state (Note [The sampler waits for the first call] in
@@ -1650,6 +1705,7 @@ late_first_call()
 calibration_at_first_hook()
 tick_rate_without_waiting()
 cycles_estimate_bounded()
+sampler_made_where_code_calls()
 sampler_waits_for_first_call()
 cpu_where_it_ran()
 crowd_beside_busy_loops()

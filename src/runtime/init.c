@@ -254,7 +254,7 @@ static void init_all(void)
 	rt_dump_init();
 	rt_sandbox_start(); /* Note [Sandboxed] in sandbox.c */
 	rt_clock_start(); /* calibrated at the first hook: Note [Calibration at the first hook] */
-	rt_sampler_start();
+	rt_sampler_start_or_defer();
 	at_quick_exit(at_exit); /* exit() and main's return: ccprof_destructor */
 	if (rt_config.handle_signals)
 		rt_signals_install();

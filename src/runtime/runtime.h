@@ -400,12 +400,20 @@ RT_HIDDEN void rt_overhead_thread_init(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 
 /* sampler.c.  start where no other thread can be opening files (the
- * constructor, a fork child), restart elsewhere (Note [Sandboxed]). */
+ * constructor, a fork child), restart elsewhere (Note [Sandboxed]);
+ * start_or_defer at start-up (Note [A helper for code that calls the
+ * hooks] in instrumented.c). */
 RT_HIDDEN void rt_sampler_start(void);
+RT_HIDDEN void rt_sampler_start_or_defer(void);
 RT_HIDDEN void rt_sampler_restart(void);
 /* The first thread state exists: the helper starts sampling (Note [The
- * sampler waits for the first call] in sampler.c).  Async-signal-safe. */
+ * sampler waits for the first call] in sampler.c), made now if it was
+ * deferred; else async-signal-safe. */
 RT_HIDDEN void rt_sampler_go(void);
+/* instrumented.c, shared runtime only (NULL in libccprof.a): whether an
+ * object loaded now, other than the runtime, calls the hooks or the
+ * region API. */
+RT_HIDDEN int rt_loaded_code_calls_runtime(void) __attribute__((weak));
 RT_HIDDEN void rt_own_time_since(struct rt_thread *t, uint64_t from);
 RT_HIDDEN int rt_fork_interposed_begin(void);
 RT_HIDDEN void rt_fork_interposed_end(int outer);

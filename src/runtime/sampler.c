@@ -441,7 +441,9 @@ void rt_sampler_last_async(void)
  * only for Note [Last thread]'s check meanwhile.  It is made at start-up,
  * not at that first hook, because a hook may run inside the program's
  * own malloc (bash's), which pthread_create would call again, or in a
- * signal handler.  The first hook wakes it through a futex, a system
+ * signal handler; but for a process whose code loaded at start-up calls
+ * no hook (Note [A helper for code that calls the hooks] in
+ * instrumented.c).  The first hook wakes it through a futex, a system
  * call, safe there; its count changes at every go and at every stop, so
  * that a wake between the helper's look and its wait is not lost.
  */
@@ -462,11 +464,26 @@ static void gate_wake(void)
  * first thread state says it then. */
 static int start_failed;
 
+/* No code loaded at start-up called the runtime: the helper is made at
+ * the first thread state (Note [A helper for code that calls the hooks]
+ * in instrumented.c). */
+static int deferred;
+
+enum start_look {
+	START_BLIND, /* counts as filtered: other threads may be opening files */
+	START_LOOK,  /* reads its filters (Note [Sandboxed] in sandbox.c) */
+	START_KNOWN, /* filtered unless the image had none and none came since */
+};
+
+static void start(enum start_look look);
+
 void rt_sampler_go(void)
 {
 	if (__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&deferred, 0, __ATOMIC_ACQ_REL))
+		start(START_KNOWN);
 	if (__atomic_exchange_n(&start_failed, 0, __ATOMIC_ACQ_REL) && !rt_cycles)
 		rt_warn("cannot start the sampling thread; no time will be recorded");
 	gate_wake();
@@ -694,36 +711,40 @@ static void control_release(void)
  * loaded machine delays (robust.py sampler_thread_name, in a lane).
  * Under a seccomp filter it keeps the program's name (Note [Sandboxed]
  * in sandbox.c). */
-static int create_named(pthread_t *t, void *(*start)(void *))
+static int create_named(pthread_t *t, void *(*routine)(void *))
 {
 	char name[17] = "";
 	int made, renamed = !sandboxed &&
 			    prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) == 0 &&
 			    prctl(PR_SET_NAME, (unsigned long)"ccprof-sampler", 0UL, 0UL, 0UL) == 0;
 
-	made = pthread_create(t, NULL, start, NULL) == 0;
+	made = pthread_create(t, NULL, routine, NULL) == 0;
 	if (renamed)
 		prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 	return made;
 }
 
-/* look: whether it may read /proc to learn of a seccomp filter (Note
- * [Sandboxed] in sandbox.c); else it counts as filtered. */
-static void start_locked(int look)
+/* look: how it learns of a seccomp filter (enum start_look). */
+static void start_locked(enum start_look look)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	sigset_t all, old;
 
+	/* A fork child of a process whose helper is deferred: its one thread
+	 * is the leader that a start here notes (lastthread.c). */
+	if (RT_LOAD(&deferred) && look == START_LOOK)
+		rt_last_thread_watch();
 	/* clock=cycles needs no helper but for heap samples. */
-	if (running || finished || (rt_cycles && !RT_LOAD(&rt_heap_active)))
+	if (running || finished || RT_LOAD(&deferred) || (rt_cycles && !RT_LOAD(&rt_heap_active)))
 		return;
 	pthread_once(&once, wake_init);
 	/* The helper must never take a signal meant for the program. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	__atomic_store_n(&stop_requested, 0, __ATOMIC_SEQ_CST);
-	sandboxed = look ? rt_thread_sandboxed() : 1;
-	if (look)
+	sandboxed = look == START_LOOK ? rt_thread_sandboxed() :
+		    look == START_KNOWN ? !rt_sandbox_none() : 1;
+	if (look == START_LOOK)
 		rt_last_thread_watch();
 	running = create_named(&sampler, sampler_main);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -740,7 +761,7 @@ static void start_locked(int look)
 /* Under the control lock, pthread_join and rt_warn's write are
  * cancellation points: cancellation waits (Note [Cancellation] in
  * cancel.c), also for unshare and the exec family. */
-static void start(int look)
+static void start(enum start_look look)
 {
 	int cancel = rt_nocancel_begin();
 
@@ -753,12 +774,24 @@ static void start(int look)
 
 void rt_sampler_start(void)
 {
-	start(1);
+	start(START_LOOK);
+}
+
+void rt_sampler_start_or_defer(void)
+{
+	if (rt_loaded_code_calls_runtime == NULL || RT_LOAD(&rt_heap_active) ||
+	    (rt_cycles && !RT_LOAD(&rt_heap_active)) || rt_loaded_code_calls_runtime()) {
+		start(START_LOOK);
+		return;
+	}
+	rt_thread_sandboxed(); /* takes sandbox.c's answer at start, as a start here would: later looks read anew */
+	rt_last_thread_watch(); /* the constructor's thread: the leader */
+	__atomic_store_n(&deferred, 1, __ATOMIC_RELEASE);
 }
 
 void rt_sampler_restart(void)
 {
-	start(0);
+	start(START_BLIND);
 }
 
 /* Stop the helper and take a last sample, so the tail of the run counts. */
