@@ -8,9 +8,10 @@
  * preloads the runtime into every process of a run, and most of them (a
  * shell, make, the compilers and tools it runs) contain no instrumented
  * code at all.  Each made the sampling helper at start-up and ended it at
- * exit, a thread that never took a sample: /bin/true took 1.51 times its
- * bare CPU time under the runtime, 1.42 without the helper (bench/ab.py,
- * 21 rounds; docs/performance.md, session 32).  An object that calls the
+ * exit, a thread that never took a sample: /bin/true took 1.55 times its
+ * bare CPU time under the runtime, and 1.40 made without it; a shell
+ * running it 50 times, 1.51 and 1.29 (bench/ab.py, 21 and 15 rounds;
+ * docs/performance.md, session 32).  An object that calls the
  * hooks or the region API has the symbol undefined in its dynamic symbol
  * table, resolved to ours or glibc's at load.  So at start-up the
  * runtime looks through the objects loaded then (the program, its
@@ -25,6 +26,9 @@
  * that is both loaded later and first run in such a place could meet it.
  * Whatever cannot be read (no hash table, a table out of the object's
  * segments) counts as calling the hooks: the helper is made at start-up.
+ * The look stops at the first object that calls (an instrumented program
+ * is the first); through a program that does not, it took 4 us with libc
+ * alone and 15-20 us with libstdc++ and libcrypto loaded too.
  */
 #include <elf.h>
 #include <link.h>
