@@ -129,15 +129,17 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # One relocatable object, its hidden symbols made local: a program linking
 # the archive sees only the runtime's API and the calls it takes over, never
 # an internal name (rt_*, ccp_*, elfsym_*...) to collide with its own.
-# The one hidden name left undefined, alloc.c's weak reference to the shim
-# (never in the archive), is renamed to one no C program can define: a
-# program's own rt_alloc_shim_linked made the runtime count allocations.
+# The hidden names left undefined, weak references to what is never in
+# the archive (alloc.c's to the shim, sampler.c's to instrumented.c), are
+# renamed to ones no C program can define: a program's own
+# rt_alloc_shim_linked made the runtime count allocations.
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
 
 $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)
 	$(OBJCOPY) --localize-hidden --redefine-sym rt_alloc_shim_linked=ccprof.alloc_shim_linked \
+	    --redefine-sym rt_loaded_code_calls_runtime=ccprof.loaded_code_calls_runtime \
 	    $@.tmp $@ && rm -f $@.tmp
 
 $(BUILD)/lib/libccprof.a: $(RT_STATIC_ONE)

@@ -537,12 +537,15 @@ def own_names():
     may define elfsym_free, rt_config or ccp_crc32 itself (they were global,
     and linking failed with "multiple definition"), and rt_alloc_shim_linked
     (the archive's weak reference to the allocation shim took the program's
-    for it, and the profile claimed allocations counted)."""
+    for it, and the profile claimed allocations counted), or
+    rt_loaded_code_calls_runtime (a weak reference to a function of the
+    shared runtime's only, which the constructor would call)."""
     src = os.path.join(OUT, "ownnames.c")
     with open(src, "w") as f:
         f.write("#include <stdio.h>\n"
                 "int rt_config = 7;\n"
                 "const int rt_alloc_shim_linked = 1;\n"
+                "const int rt_loaded_code_calls_runtime = 1;\n"
                 "int ccp_crc32(int x) { return x + rt_config - rt_alloc_shim_linked + 1; }\n"
                 "int elfsym_free(int x) { return ccp_crc32(x) * 2; }\n"
                 "int main(void) { printf(\"%d\\n\", elfsym_free(1)); return 0; }\n")
@@ -564,6 +567,11 @@ def own_names():
               "...which has the program's elfsym_free and ccp_crc32, once each")
         check("alloc" not in report(prof),
               "...and no allocation counts: the program's rt_alloc_shim_linked is not the shim")
+    # No internal name is left undefined in it for a program to define.
+    out = run(["nm", os.path.join(LIB, "libccprof.a")]).stdout.split("\n")
+    loose = sorted(l.split()[-1] for l in out if len(l.split()) == 2 and l.split()[0] in "Uwv"
+                   and re.match(r"(rt|ccp|elfsym)_", l.split()[-1]))
+    check(not loose, "libccprof.a leaves no internal name undefined (got %s)" % " ".join(loose[:8]))
     # Every global the archive defines is one the shared runtime exports too.
     def defined(args):
         out = run(["nm", "--defined-only"] + args).stdout.split("\n")
@@ -1240,6 +1248,16 @@ def sampler_made_where_code_calls():
               "lateload, %s: sampled (%d samples), late_spin's 200 ms of CPU charged to it "
               "(%.3f s of %.3f s)" % ("instrumented" if instrumented else "not instrumented",
                                       info.get("samples", 0), spin, total))
+    # A filter installed before the first call: the helper, made by that
+    # call's thread, would be under it; none is made, and one line says so.
+    exe = os.path.join(OUT, "lateload-plain")
+    env = dict(os.environ, LD_PRELOAD=runtime, CCPROF_OPTIONS="output=" +
+               os.path.join(d, "filter.ccprof"))
+    r = subprocess.run([exe, lib, "filter"], capture_output=True, text=True, env=env)
+    check(r.returncode == 0 and threads(r.stdout) == [1, 1, 1] and
+          r.stderr.count("a seccomp filter was installed before the first instrumented call") == 1,
+          "lateload under a filter installed before the first call: no helper made %r, said once "
+          "(%r)" % (threads(r.stdout), r.stderr[-300:]))
     # Programs with no instrumented code at all.
     for cmd, what in (([os.path.join(OUT, "lateload-plain")], "lateload without a library"),
                       (["sh", "-c", "ls /proc/$$/task | wc -l"], "sh")):

@@ -24,7 +24,12 @@
  * a program whose own malloc or signal handlers are instrumented has the
  * symbols at start-up and makes the helper then, as before, so only code
  * that is both loaded later and first run in such a place could meet it.
- * Whatever cannot be read (no hash table, a table out of the object's
+ * That first call makes the helper only in the process itself, not in a
+ * vfork child, which shares our memory and would make it for itself; and
+ * not under a seccomp filter the program installed since start-up, which
+ * the helper, made by that call's thread, would inherit: one line says
+ * no time will be recorded (rt_sampler_go).  A fork child whose forking
+ * thread has its state makes its helper at once.  Whatever cannot be read (no hash table, a table out of the object's
  * segments) counts as calling the hooks: the helper is made at start-up.
  * The look stops at the first object that calls (an instrumented program
  * is the first); through a program that does not, it took 4 us with libc
@@ -32,6 +37,7 @@
  */
 #include <elf.h>
 #include <link.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "runtime.h"
@@ -41,8 +47,9 @@ struct scan {
 	int calls;
 };
 
-/* Whether the object's loaded segments hold [p, p + n). */
-static int within(const struct dl_phdr_info *info, uintptr_t p, size_t n)
+/* Whether the object's loaded segments hold [p, p + n).  n is 64 bits
+ * wide, so that a count times a size from a damaged table cannot wrap. */
+static int within(const struct dl_phdr_info *info, uintptr_t p, uint64_t n)
 {
 	int i;
 
@@ -78,8 +85,10 @@ static size_t gnu_hash_symbols(const struct dl_phdr_info *info, const uint32_t *
 	nbuckets = h[0];
 	symoffset = h[1];
 	bloom = h[2];
+	if (!within(info, (uintptr_t)(h + 4), (uint64_t)bloom * sizeof(ElfW(Addr))))
+		return 0;
 	buckets = h + 4 + (size_t)bloom * (sizeof(ElfW(Addr)) / sizeof *h);
-	if (!within(info, (uintptr_t)buckets, (size_t)nbuckets * sizeof *buckets))
+	if (!within(info, (uintptr_t)buckets, (uint64_t)nbuckets * sizeof *buckets))
 		return 0;
 	for (i = 0; i < nbuckets; i++)
 		top = buckets[i] > top ? buckets[i] : top;
@@ -101,9 +110,19 @@ static size_t sysv_symbols(const struct dl_phdr_info *info, const uint32_t *h)
 	return within(info, (uintptr_t)h, 2 * sizeof *h) ? h[1] : 0;
 }
 
-static int names_runtime(const char *name)
+/* Whether the name at strs + at (strsz bytes in all) begins with one of
+ * ours, read no further than the table. */
+static int names_runtime(const char *strs, size_t strsz, size_t at)
 {
-	return strncmp(name, "__cyg_profile_func_", 19) == 0 || strncmp(name, "ccprof__", 8) == 0;
+	static const char *const ours[] = { "__cyg_profile_func_", "ccprof__" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof ours / sizeof *ours; i++) {
+		n = strlen(ours[i]);
+		if (at < strsz && strsz - at >= n && memcmp(strs + at, ours[i], n) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* Whether one object has a symbol of ours undefined (the hooks, the
@@ -112,8 +131,9 @@ static int object_calls(const struct dl_phdr_info *info)
 {
 	const ElfW(Dyn) *d = NULL;
 	const ElfW(Sym) *syms = NULL;
+	const uint32_t *sysv = NULL, *gnu = NULL;
 	const char *strs = NULL;
-	size_t nsyms = 0, strsz = 0, i;
+	size_t nsyms, strsz = 0, i;
 	int k;
 
 	for (k = 0; k < info->dlpi_phnum; k++)
@@ -128,17 +148,19 @@ static int object_calls(const struct dl_phdr_info *info)
 			strs = (const char *)dyn_address(info, d->d_un.d_ptr);
 		else if (d->d_tag == DT_STRSZ)
 			strsz = d->d_un.d_val;
-		else if (d->d_tag == DT_HASH && nsyms == 0)
-			nsyms = sysv_symbols(info, (const uint32_t *)dyn_address(info, d->d_un.d_ptr));
+		else if (d->d_tag == DT_HASH)
+			sysv = (const uint32_t *)dyn_address(info, d->d_un.d_ptr);
 		else if (d->d_tag == DT_GNU_HASH)
-			nsyms = gnu_hash_symbols(info, (const uint32_t *)dyn_address(info, d->d_un.d_ptr));
+			gnu = (const uint32_t *)dyn_address(info, d->d_un.d_ptr);
 	}
+	/* SysV's count is exact; GNU's is worked out. */
+	nsyms = sysv != NULL ? sysv_symbols(info, sysv) : gnu != NULL ? gnu_hash_symbols(info, gnu) : 0;
 	if (syms == NULL || strs == NULL || nsyms == 0 ||
-	    !within(info, (uintptr_t)syms, nsyms * sizeof *syms) || !within(info, (uintptr_t)strs, strsz))
+	    !within(info, (uintptr_t)syms, (uint64_t)nsyms * sizeof *syms) ||
+	    !within(info, (uintptr_t)strs, strsz))
 		return 1;
 	for (i = 1; i < nsyms; i++)
-		if (syms[i].st_shndx == SHN_UNDEF && syms[i].st_name < strsz &&
-		    names_runtime(strs + syms[i].st_name))
+		if (syms[i].st_shndx == SHN_UNDEF && names_runtime(strs, strsz, syms[i].st_name))
 			return 1;
 	return 0;
 }

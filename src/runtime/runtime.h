@@ -407,8 +407,9 @@ RT_HIDDEN void rt_sampler_start(void);
 RT_HIDDEN void rt_sampler_start_or_defer(void);
 RT_HIDDEN void rt_sampler_restart(void);
 /* The first thread state exists: the helper starts sampling (Note [The
- * sampler waits for the first call] in sampler.c), made now if it was
- * deferred; else async-signal-safe. */
+ * sampler waits for the first call] in sampler.c).  Async-signal-safe,
+ * but where the helper was deferred (Note [A helper for code that calls
+ * the hooks] in instrumented.c): it is made now. */
 RT_HIDDEN void rt_sampler_go(void);
 /* instrumented.c, shared runtime only (NULL in libccprof.a): whether an
  * object loaded now, other than the runtime, calls the hooks or the
@@ -449,6 +450,7 @@ RT_HIDDEN int rt_sandbox_forbids_write(void); /* says why, if it does */
  * process is under none: Note [Calls as a thread ends] in threads.c. */
 RT_HIDDEN void rt_sandbox_installing(void);
 RT_HIDDEN int rt_sandbox_none(void);
+RT_HIDDEN int rt_sandbox_added(void);
 /* threads.c: a thread's name as the program gives it, and the calling
  * thread's, kept before a filter comes (Note [Calls as a thread ends]). */
 RT_HIDDEN void rt_thread_named(pthread_t handle, const char *name);

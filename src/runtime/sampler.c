@@ -477,13 +477,35 @@ enum start_look {
 
 static void start(enum start_look look);
 
-void rt_sampler_go(void)
+/* The deferred helper, made before the gate opens: a thread whose first
+ * hook found the gate open may fork at once, and its child, whose gate
+ * is then open too, makes a helper only if none is deferred.  Not in a
+ * vfork child, which shares our memory but would make the thread for
+ * itself; not under a filter the program installed since start-up,
+ * which the helper, made by this thread, would inherit (Note [Sandboxed]
+ * in sandbox.c).  0 if the gate must stay as it is. */
+static int make_deferred(void)
 {
-	if (__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE))
-		return;
-	__atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
+	if (!RT_LOAD(&deferred))
+		return 1;
+	if (getpid() != rt_pid)
+		return 0;
+	if (rt_sandbox_added()) {
+		if (__atomic_exchange_n(&deferred, 0, __ATOMIC_ACQ_REL))
+			rt_warn("a seccomp filter was installed before the first instrumented call: "
+				"no sampling thread, no time will be recorded");
+		return 1;
+	}
 	if (__atomic_exchange_n(&deferred, 0, __ATOMIC_ACQ_REL))
 		start(START_KNOWN);
+	return 1;
+}
+
+void rt_sampler_go(void)
+{
+	if (__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE) || !make_deferred())
+		return;
+	__atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(&start_failed, 0, __ATOMIC_ACQ_REL) && !rt_cycles)
 		rt_warn("cannot start the sampling thread; no time will be recorded");
 	gate_wake();
@@ -853,8 +875,11 @@ void rt_sampler_after_fork(void)
 	running = 0;
 	samples = 0;
 	/* The child has a thread state only if the thread that forked had
-	 * one: else it waits for its first call too. */
+	 * one: else it waits for its first call too.  With one, it has its
+	 * helper at once, deferred or not in the parent. */
 	__atomic_store_n(&gate_open, rt_self != NULL, __ATOMIC_SEQ_CST);
+	if (rt_self != NULL)
+		__atomic_store_n(&deferred, 0, __ATOMIC_SEQ_CST);
 }
 
 uint64_t rt_sampler_samples(void)

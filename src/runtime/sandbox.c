@@ -185,6 +185,12 @@ void rt_sandbox_installing(void)
 		__atomic_store_n(&installed, 1, __ATOMIC_RELAXED);
 }
 
+/* A filter the program installed since the image started. */
+int rt_sandbox_added(void)
+{
+	return __atomic_load_n(&installed, __ATOMIC_RELAXED);
+}
+
 /* Under no filter as far as the runtime knows: none as the image
  * started (a process that could not tell counts as filtered), none the
  * program installed since. */

@@ -8,6 +8,12 @@
  *
  *     lateload LIB    "threads at start N", "threads before the call N",
  *                     "threads after the call N"
+ *     lateload LIB filter
+ *                     the same, with a seccomp filter that allows every
+ *                     call installed before the library is loaded: the
+ *                     helper, made by the thread of that first call,
+ *                     would be under it, and is not made (Note [A helper
+ *                     for code that calls the hooks])
  *
  * Built without -finstrument-functions, nothing in it calls the hooks:
  * the runtime's sampling helper is made at that first call, not at
@@ -17,7 +23,11 @@
  */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
 
 #include "cpuspin.h"
 
@@ -43,6 +53,17 @@ static __attribute__((no_instrument_function)) int threads(void)
 	return n - 2; /* . and .. */
 }
 
+/* A filter that allows everything: the process is filtered, nothing is
+ * refused. */
+static __attribute__((no_instrument_function)) int allow_all(void)
+{
+	struct sock_filter code[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sock_fprog prog = { sizeof code / sizeof *code, code };
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0;
+}
+
 __attribute__((constructor, no_instrument_function)) static void at_start(void)
 {
 	printf("threads at start %d\n", threads());
@@ -55,6 +76,10 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
+	if (argc > 2 && strcmp(argv[2], "filter") == 0 && !allow_all()) {
+		perror("seccomp");
+		return 1;
+	}
 	printf("threads before the call %d\n", threads());
 	if ((h = dlopen(argv[1], RTLD_NOW)) == NULL) {
 		printf("dlopen: %s\n", dlerror());

@@ -3,10 +3,15 @@
  * rate] in src/runtime/clock.c), measured from the run's start to the
  * write, is checked against the rate this test measures by itself over
  * 300 ms: a run of no more than the shortest span, 1 ms, must already
- * give it to within 0.02 %.  clock.c is compiled in here.
+ * give it to within 0.02 %, and within twice the tightest bracket more
+ * where reading the clock takes a system call (microseconds, not tens of
+ * nanoseconds).  clock.c is compiled in here.
  */
 #include "unit/clock_stubs.h"
 #include "unit/check.h"
+
+/* The tightest bracket reference_pair saw, in ticks. */
+static uint64_t tightest = UINT64_MAX;
 
 /* The counter and the monotonic clock at one moment: the tightest of 20
  * brackets, the test's own (it is what it checks clock.c against). */
@@ -23,6 +28,7 @@ static void reference_pair(uint64_t *tick, uint64_t *ns)
 			*ns = n;
 		}
 	}
+	tightest = best < tightest ? best : tightest;
 }
 
 static double reference_rate(void)
@@ -53,8 +59,11 @@ int main(void)
 		worst = off > worst ? off : worst;
 		least = span < least ? span : least;
 	}
-	CHECK(worst < 2e-4, "a run's rate is within 0.02 %% of one measured over 300 ms (worst of 5: "
-			    "%.4f %%, reference %.6f GHz)", 100 * worst, want / 1e9);
+	double bracket_ns = (double)tightest * 1e9 / want, allowed = 2e-4 + 2 * bracket_ns / 1e6;
+
+	CHECK(worst < allowed, "a run's rate is within %.3f %% of one measured over 300 ms (worst of 5: "
+			       "%.4f %%, reference %.6f GHz, a bracket %.0f ns)",
+	      100 * allowed, 100 * worst, want / 1e9, bracket_ns);
 	CHECK(least >= 1000000, "the rate is measured over 1 ms at least (shortest: %lu ns)",
 	      (unsigned long)least);
 #else
