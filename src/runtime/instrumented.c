@@ -29,8 +29,9 @@
  * not under a seccomp filter the program installed since start-up, which
  * the helper, made by that call's thread, would inherit: one line says
  * no time will be recorded (rt_sampler_go).  A fork child whose forking
- * thread has its state makes its helper at once.  Whatever cannot be read (no hash table, a table out of the object's
- * segments) counts as calling the hooks: the helper is made at start-up.
+ * thread has its state makes its helper at once.  Whatever cannot be
+ * read (no hash table, a table out of the object's segments) counts as
+ * calling the hooks: the helper is made at start-up.
  * The look stops at the first object that calls (an instrumented program
  * is the first); through a program that does not, it took 4 us with libc
  * alone and 15-20 us with libstdc++ and libcrypto loaded too.
