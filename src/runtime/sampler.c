@@ -799,15 +799,20 @@ void rt_sampler_start(void)
 	start(START_LOOK);
 }
 
+/* Heap samples are due from the start, and clock=cycles makes no helper
+ * for the rest: neither needs the look (libccprof.a has none). */
 void rt_sampler_start_or_defer(void)
 {
-	if (rt_loaded_code_calls_runtime == NULL || RT_LOAD(&rt_heap_active) ||
-	    (rt_cycles && !RT_LOAD(&rt_heap_active)) || rt_loaded_code_calls_runtime()) {
+	if (rt_loaded_code_calls_runtime == NULL || rt_cycles || RT_LOAD(&rt_heap_active) ||
+	    rt_loaded_code_calls_runtime()) {
 		start(START_LOOK);
 		return;
 	}
-	rt_thread_sandboxed(); /* takes sandbox.c's answer at start, as a start here would: later looks read anew */
-	rt_last_thread_watch(); /* the constructor's thread: the leader */
+	/* What a start here would take: sandbox.c's answer of the
+	 * constructor (later looks read anew), and this thread, the
+	 * leader, for Note [Last thread]. */
+	rt_thread_sandboxed();
+	rt_last_thread_watch();
 	__atomic_store_n(&deferred, 1, __ATOMIC_RELEASE);
 }
 
