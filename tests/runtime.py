@@ -1184,10 +1184,8 @@ def tick_rate_without_waiting():
     timing.  Old build: 43,725 reads for `calibonce late` (a 5 ms sleep,
     then a region), 13 now.  The rate it gives is checked against one
     measured over 300 ms in tests/unit/runtime_tickrate.c."""
-    shim = os.path.join(OUT, "libclockcount.so")
-    r = run([CC, "-O2", "-fPIC", "-shared", "-pthread",
-             os.path.join(TOP, "tests/progs/clockcount.c"), "-o", shim, "-ldl"])
-    if not check(r.returncode == 0, "libclockcount.so builds (%s)" % r.stderr[-200:]):
+    shim = preload_shim("clockcount")
+    if shim is None:
         return
     exe = build("calibonce", "tests/progs/calibonce.c", instrument=False)
     prof = os.path.join(OUT, "ticklate.ccprof")

@@ -490,13 +490,12 @@ static int make_deferred(void)
 		return 1;
 	if (getpid() != rt_pid)
 		return 0;
-	if (rt_sandbox_added()) {
-		if (__atomic_exchange_n(&deferred, 0, __ATOMIC_ACQ_REL))
-			rt_warn("a seccomp filter was installed before the first instrumented call: "
-				"no sampling thread, no time will be recorded");
-		return 1;
-	}
-	if (__atomic_exchange_n(&deferred, 0, __ATOMIC_ACQ_REL))
+	if (!__atomic_exchange_n(&deferred, 0, __ATOMIC_ACQ_REL))
+		return 1; /* another thread's first hook makes it */
+	if (rt_sandbox_added())
+		rt_warn("a seccomp filter was installed before the first instrumented call: "
+			"no sampling thread, no time will be recorded");
+	else
 		start(START_KNOWN);
 	return 1;
 }
