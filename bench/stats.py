@@ -68,6 +68,31 @@ def compare(base, cand, level=0.95):
     }
 
 
+def overhead_ratio(bare, dummy, cand, level=0.95):
+    """R, what cand adds to bare over what dummy adds, judged round by
+    round: each round's (cand - bare) / (dummy - bare) from the three
+    times that round ran, then the median and its distribution-free
+    interval (median_ci_ranks), as compare() does for a ratio.  Where
+    dummy adds little, R is a quotient of two small differences: a few
+    per cent of noise in a round moves it by half, and the median of one
+    run's ratios can land anywhere in that spread, so the interval says
+    what the rounds allow.  A round where dummy took no longer than bare
+    has no R; it counts as an infinite one (the pessimistic side), and
+    `undefined` says how many there were.  A dict with n, median, ci
+    (lo, hi, or None) and undefined."""
+    if not (len(bare) == len(dummy) == len(cand)) or not bare:
+        raise ValueError("overhead_ratio: three lists of one length, not empty")
+    rs = sorted((c - b) / (d - b) if d > b else math.inf for b, d, c in zip(bare, dummy, cand))
+    n = len(rs)
+    ranks = median_ci_ranks(n, level)
+    return {
+        "n": n,
+        "median": statistics.median(rs),
+        "ci": (rs[ranks[0] - 1], rs[ranks[1] - 1]) if ranks else None,
+        "undefined": sum(1 for b, d in zip(bare, dummy) if d <= b),
+    }
+
+
 def describe(label, base_label, c, level=0.95):
     """One line for a comparison from compare()."""
     ci = ("%d %% CI %.3f-%.3f" % (round(level * 100), c["ci"][0], c["ci"][1])

@@ -55,6 +55,53 @@ def test_compare():
     check("no CI with 4 rounds" in line, "describe: too few rounds for an interval: " + line)
 
 
+def test_overhead_ratio():
+    # Rounds of (bare, empty hooks, ccprof): R per round 0.5, 1, 1.5, 2,
+    # 2.5, 3 and 4; the median is the 4th, the interval of 7 its extremes.
+    bare = [1.0] * 7
+    dummy = [1.2] * 7
+    cand = [1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8]
+    r = stats.overhead_ratio(bare, dummy, cand)
+    near(r["median"], 2.0, 1e-9, "overhead_ratio: the median of the rounds' R")
+    check(r["n"] == 7 and r["undefined"] == 0 and r["ci"] is not None and
+          abs(r["ci"][0] - 0.5) < 1e-9 and abs(r["ci"][1] - 4.0) < 1e-9,
+          "overhead_ratio: 7 rounds, interval 0.5-4: %s" % r)
+    # Each round from its own times: a slow round slows all three alike.
+    r = stats.overhead_ratio([1, 2, 1, 2, 1, 2], [2, 4, 2, 4, 2, 4], [3, 6, 3, 6, 3, 6])
+    check(r["median"] == 2 and r["ci"] == (2, 2),
+          "overhead_ratio: rounds twice as slow give the same R: %s" % r)
+    # Empty hooks no slower than bare in a round: no R there, counted as
+    # an infinite one, which the interval shows.
+    r = stats.overhead_ratio([1.0] * 6, [1.2, 1.2, 1.2, 1.2, 1.2, 0.9], [1.3] * 6)
+    check(r["undefined"] == 1 and r["ci"][1] == float("inf") and abs(r["median"] - 1.5) < 1e-9,
+          "overhead_ratio: a round without R counts as infinite: %s" % r)
+    check(stats.overhead_ratio([1.0] * 5, [1.2] * 5, [1.3] * 5)["ci"] is None,
+          "overhead_ratio: no interval from 5 rounds")
+    for bad in (([], [], []), ([1.0], [1.0, 2.0], [1.0])):
+        try:
+            stats.overhead_ratio(*bad)
+            check(False, "overhead_ratio refuses lists %s" % (bad,))
+        except ValueError:
+            check(True, "overhead_ratio refuses lists %s" % (bad,))
+
+
+def test_r_goal():
+    """bench.py's goal line for R: by the interval where there is one."""
+    import bench  # noqa: E402  (bench/ is on the path)
+    got = []
+    for cpu in ({"R": 1.3, "R_ci": (1.1, 1.45)}, {"R": 1.7, "R_ci": (1.55, 2.0)},
+                {"R": 1.4, "R_ci": (1.2, 1.8)}, {"R": 1.4, "R_ci": None},
+                {"R": 1.6, "R_ci": (1.2, float("inf"))}):
+        lines = []
+        bench.r_goal(cpu, "w", lambda ok, text: lines.append(("PASS " if ok else "MISS ") + text),
+                     lines)
+        got.append(lines[0].split()[0] if len(lines) == 1 else lines)
+    check(got == ["PASS", "MISS", "OPEN", "PASS", "OPEN"],
+          "bench R goal: met, missed, straddling, no interval, open to infinity: %s" % got)
+    check(bench.fmt_R({"R": 1.234, "R_ci": (1.1, float("inf"))}) == "1.23 (1.10–∞)",
+          "bench R with its interval: %s" % bench.fmt_R({"R": 1.234, "R_ci": (1.1, float("inf"))}))
+
+
 def test_ab():
     true = "/bin/true"
     r = run([sys.executable, AB, "-n", "6", true, true, "", "cur=" + LIB, "new=" + LIB])
@@ -81,5 +128,7 @@ def test_ab():
 test_sign_test()
 test_ranks()
 test_compare()
+test_overhead_ratio()
+test_r_goal()
 test_ab()
 ccp.finish()
