@@ -9,7 +9,8 @@ other round in the reverse order, and prints for each label the median
 CPU time (user + sys; elapsed time with --wall, which is what `make bench`
 compares), the median over rounds of its ratio to the same round's bare
 run, and R against the label `dummy` (the empty hooks,
-bench/.work/bin/dummy_hooks.so) when one is given.  Then each other
+bench/.work/bin/dummy_hooks.so) when one is given, with its 95 %
+interval (from 6 rounds on, as make bench gives it).  Then each other
 runtime against the baseline (--vs, else the first label that is not
 `dummy`): the median per-round ratio of their times with its 95 %
 confidence interval, the rounds it was faster in, and the sign test's p
@@ -107,9 +108,12 @@ def main(argv):
             label, statistics.median(ts), min(ts), max(ts),
             "%.3f" % statistics.median(ratios) if ratios else "-")
         if "dummy" in times and label not in ("bare", "dummy"):
-            rs = [(t - b) / (d - b) for t, b, d in zip(ts, base, times["dummy"]) if d > b]
-            if rs:
-                line += "  R %.3f" % statistics.median(rs)
+            # make bench's R (stats.overhead_ratio): a round where the
+            # empty hooks took no longer than bare counts as infinite.
+            r = stats.overhead_ratio(base, times["dummy"], ts)
+            line += "  R %.3f" % r["median"]
+            if r["ci"]:
+                line += " (95 %% CI %.3f-%.3f)" % r["ci"]
         print(line)
     for label in runtimes:
         if label == vs:

@@ -6,6 +6,7 @@ Statistics, table A3; any nonparametrics text has it: n = 10 gives the 2nd
 and 9th values, n = 20 the 6th and 15th); the sign test's p-values are
 binomial sums worked out by hand below."""
 import os
+import re
 import sys
 
 import ccp
@@ -112,6 +113,10 @@ def test_ab():
     cmp = [ln for ln in lines if ln.startswith("new") and "/ cur" in ln]
     check(len(cmp) == 1 and "95 % CI" in cmp[0] and "of 6 rounds" in cmp[0] and "p = " in cmp[0],
           "ab.py: new against cur, interval and sign test: %s" % cmp)
+    r = run([sys.executable, AB, "-n", "6", true, true, "", "dummy=" + LIB, "cur=" + LIB])
+    cur = [ln for ln in r.stdout.splitlines() if ln.startswith("cur")]
+    check(r.returncode == 0 and len(cur) == 1 and re.search(r"  R (inf|[0-9.]+) \(95 % CI ", cur[0]),
+          "ab.py with dummy: R and its interval: %s %s" % (cur, r.stderr.strip()))
     r = run([sys.executable, AB, "-n", "2", "--vs", "new", true, true, "", "cur=" + LIB,
              "new=" + LIB])
     check(any(ln.startswith("cur") and "/ new" in ln for ln in r.stdout.splitlines()),
