@@ -1202,11 +1202,13 @@ def headline(results):
                     return "-"
                 return "%.0f×" % ((t["ratio"] - 1) / over)
             cr = fr.get("cycles_charged_ratio")
+            # R below R_FLOOR is a quotient of noise: the Goals say N/A.
+            ill = "ratio" in dummy and dummy["ratio"] - 1 < R_FLOOR
             rows.append([
                 w["name"], F["label"], fmt_count(fr.get("calls")),
                 "%.2f" % dummy["ratio"] if "ratio" in dummy else "-",
                 "%.2f" % cpu["ratio"] if "ratio" in cpu else "-",
-                fmt_R(cpu),
+                "—" if ill else fmt_R(cpu),
                 "%.1f" % cpu["ns_dummy"] if "ns_dummy" in cpu else "-",
                 "%.2f" % pg["ratio"] if "ratio" in pg else "-",
                 factor(F["uftrace"]), factor(F["callgrind"]),

@@ -77,8 +77,9 @@ def overhead_ratio(bare, dummy, cand, level=0.95):
     per cent of noise in a round moves it by half, and the median of one
     run's ratios can land anywhere in that spread, so the interval says
     what the rounds allow.  A round where dummy took no longer than bare
-    has no R; it counts as an infinite one (the pessimistic side), and
-    `undefined` says how many there were.  A dict with n, median, ci
+    has no R; it counts as an infinite one, which can only raise the
+    median and the interval's ends, and `undefined` says how many there
+    were.  A dict with n, median, ci
     (lo, hi, or None) and undefined."""
     if not (len(bare) == len(dummy) == len(cand)) or not bare:
         raise ValueError("overhead_ratio: three lists of one length, not empty")

@@ -115,7 +115,7 @@ def test_ab():
           "ab.py: new against cur, interval and sign test: %s" % cmp)
     r = run([sys.executable, AB, "-n", "6", true, true, "", "dummy=" + LIB, "cur=" + LIB])
     cur = [ln for ln in r.stdout.splitlines() if ln.startswith("cur")]
-    check(r.returncode == 0 and len(cur) == 1 and re.search(r"  R (inf|[0-9.]+) \(95 % CI ", cur[0]),
+    check(r.returncode == 0 and len(cur) == 1 and re.search(r"  R (inf|-?[0-9.]+) \(95 % CI ", cur[0]),
           "ab.py with dummy: R and its interval: %s %s" % (cur, r.stderr.strip()))
     r = run([sys.executable, AB, "-n", "2", "--vs", "new", true, true, "", "cur=" + LIB,
              "new=" + LIB])
