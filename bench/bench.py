@@ -858,6 +858,12 @@ def machine():
 R_GOAL = 1.5
 
 
+def r_ill_conditioned(dummy):
+    """Whether the empty hooks (their stats) cost too little for R to
+    mean anything: the Goals say N/A, the headline "—"."""
+    return dummy.get("ratio", 1.0) - 1 < R_FLOOR
+
+
 def r_goal(cpu, n, check, lines):
     """R against its goal, judged by its interval where there is one:
     met if all of it is at or under the goal, missed if all of it is
@@ -879,7 +885,7 @@ def family_checks(w, F, check, lines):
     n = "%s [%s]" % (w["name"], F["label"])
     cpu = st[F["cpu"]]
     dr = st[F["dummy"]].get("ratio", 1.0) if F["dummy"] in st else None
-    if dr is not None and dr - 1 < R_FLOOR:
+    if dr is not None and r_ill_conditioned(st[F["dummy"]]):
         # R divides by the empty hooks' overhead: within the machine's noise
         # when they cost almost nothing (few calls left after inlining).
         lines.append("N/A   %s: clock=cpu R ill-conditioned: the empty hooks cost %+.0f %% of %s "
@@ -1125,8 +1131,9 @@ def main():
                                                                         not CLANG_PG)]
     out.append("Variants: " + "; ".join("`%s` %s" % kv for kv in shown) + ".")
     out.append("Each workload has a table per family (gcc, clang).  × bare: median of per-round "
-               "ratios to the family's bare run of the same round; R = (× variant − 1) / "
-               "(× dummy − 1), against the family's empty hooks (cpu-static against "
+               "ratios to the family's bare run of the same round; R: (variant − bare) / (dummy − "
+               "bare) in each round, the median over rounds and its 95 % interval (from 6 "
+               "rounds), against the family's empty hooks (cpu-static against "
                "dummy-static, gcc-excl cpu against gcc-excl dummy); calls: ccprof's count for "
                "the family's instrumented build, which ns/call divides by; ns/call: (variant − "
                "bare) / calls, and (variant − its dummy) / calls; * = run on the small input, "
@@ -1202,8 +1209,7 @@ def headline(results):
                     return "-"
                 return "%.0f×" % ((t["ratio"] - 1) / over)
             cr = fr.get("cycles_charged_ratio")
-            # R below R_FLOOR is a quotient of noise: the Goals say N/A.
-            ill = "ratio" in dummy and dummy["ratio"] - 1 < R_FLOOR
+            ill = F["dummy"] in st and r_ill_conditioned(dummy)
             rows.append([
                 w["name"], F["label"], fmt_count(fr.get("calls")),
                 "%.2f" % dummy["ratio"] if "ratio" in dummy else "-",

@@ -48,22 +48,6 @@ struct scan {
 	int calls;
 };
 
-/* Whether the object's loaded segments hold [p, p + n).  n is 64 bits
- * wide, so that a count times a size from a damaged table cannot wrap. */
-static int within(const struct dl_phdr_info *info, uintptr_t p, uint64_t n)
-{
-	int i;
-
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && p >= lo && p - lo <= ph->p_memsz && n <= ph->p_memsz - (p - lo))
-			return 1;
-	}
-	return 0;
-}
-
 /* A dynamic entry's address: glibc relocates the program's and the
  * libraries' in place, not the vDSO's. */
 static uintptr_t dyn_address(const struct dl_phdr_info *info, ElfW(Addr) ptr)
@@ -81,15 +65,15 @@ static size_t gnu_hash_symbols(const struct dl_phdr_info *info, const uint32_t *
 	uint32_t nbuckets, symoffset, bloom, i, top = 0;
 	const uint32_t *buckets, *chain;
 
-	if (!within(info, (uintptr_t)h, 4 * sizeof *h))
+	if (!rt_object_holds(info, (uintptr_t)h, 4 * sizeof *h))
 		return 0;
 	nbuckets = h[0];
 	symoffset = h[1];
 	bloom = h[2];
-	if (!within(info, (uintptr_t)(h + 4), (uint64_t)bloom * sizeof(ElfW(Addr))))
+	if (!rt_object_holds(info, (uintptr_t)(h + 4), (uint64_t)bloom * sizeof(ElfW(Addr))))
 		return 0;
 	buckets = h + 4 + (size_t)bloom * (sizeof(ElfW(Addr)) / sizeof *h);
-	if (!within(info, (uintptr_t)buckets, (uint64_t)nbuckets * sizeof *buckets))
+	if (!rt_object_holds(info, (uintptr_t)buckets, (uint64_t)nbuckets * sizeof *buckets))
 		return 0;
 	for (i = 0; i < nbuckets; i++)
 		top = buckets[i] > top ? buckets[i] : top;
@@ -97,7 +81,7 @@ static size_t gnu_hash_symbols(const struct dl_phdr_info *info, const uint32_t *
 		return symoffset;
 	chain = buckets + nbuckets;
 	for (;; top++) {
-		if (!within(info, (uintptr_t)&chain[top - symoffset], sizeof *chain))
+		if (!rt_object_holds(info, (uintptr_t)&chain[top - symoffset], sizeof *chain))
 			return 0;
 		if (chain[top - symoffset] & 1)
 			return (size_t)top + 1;
@@ -108,7 +92,7 @@ static size_t gnu_hash_symbols(const struct dl_phdr_info *info, const uint32_t *
  * length), or 0. */
 static size_t sysv_symbols(const struct dl_phdr_info *info, const uint32_t *h)
 {
-	return within(info, (uintptr_t)h, 2 * sizeof *h) ? h[1] : 0;
+	return rt_object_holds(info, (uintptr_t)h, 2 * sizeof *h) ? h[1] : 0;
 }
 
 /* Whether the name at strs + at (strsz bytes in all) begins with one of
@@ -157,8 +141,8 @@ static int object_calls(const struct dl_phdr_info *info)
 	/* SysV's count is exact; GNU's is worked out. */
 	nsyms = sysv != NULL ? sysv_symbols(info, sysv) : gnu != NULL ? gnu_hash_symbols(info, gnu) : 0;
 	if (syms == NULL || strs == NULL || nsyms == 0 ||
-	    !within(info, (uintptr_t)syms, (uint64_t)nsyms * sizeof *syms) ||
-	    !within(info, (uintptr_t)strs, strsz))
+	    !rt_object_holds(info, (uintptr_t)syms, (uint64_t)nsyms * sizeof *syms) ||
+	    !rt_object_holds(info, (uintptr_t)strs, strsz))
 		return 1;
 	for (i = 1; i < nsyms; i++)
 		if (syms[i].st_shndx == SHN_UNDEF && names_runtime(strs, strsz, syms[i].st_name))
@@ -171,7 +155,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 	struct scan *s = arg;
 
 	(void)size;
-	if (within(info, s->self, 1))
+	if (rt_object_holds(info, s->self, 1))
 		return 0; /* the runtime defines them */
 	s->calls = object_calls(info);
 	return s->calls; /* stop at the first that calls */

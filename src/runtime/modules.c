@@ -380,22 +380,31 @@ static int32_t record(struct dl_phdr_info *info)
 	return (int32_t)nmodules++;
 }
 
+/* Whether the object's loaded segments hold [p, p + n).  n is 64 bits
+ * wide, so that a count times a size from a damaged table cannot wrap. */
+int rt_object_holds(const struct dl_phdr_info *info, uintptr_t p, uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && p >= lo && p - lo <= ph->p_memsz && n <= ph->p_memsz - (p - lo))
+			return 1;
+	}
+	return 0;
+}
+
 static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct search *s = arg;
-	int i;
 
 	(void)size;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && s->addr >= a && s->addr < a + ph->p_memsz) {
-			s->found = record(info);
-			return 1;
-		}
-	}
-	return 0;
+	if (!rt_object_holds(info, s->addr, 1))
+		return 0;
+	s->found = record(info);
+	return 1;
 }
 
 /* The module of the function at addr, recorded if new; errno as it was

@@ -351,6 +351,9 @@ struct rt_module {
 	int64_t mtime_sec, mtime_nsec;
 };
 RT_HIDDEN int32_t rt_module_of(uintptr_t addr); /* under the cc lock */
+/* Whether a loaded object's PT_LOAD segments hold [p, p + n). */
+struct dl_phdr_info;
+RT_HIDDEN int rt_object_holds(const struct dl_phdr_info *info, uintptr_t p, uint64_t n);
 RT_HIDDEN int32_t rt_module_retire(uintptr_t base); /* under the cc lock */
 RT_HIDDEN void rt_cc_retire_module(int32_t module); /* under the cc lock */
 RT_HIDDEN int rt_cc_rebase_module(int32_t module, uintptr_t from, uintptr_t to); /* cc lock */
