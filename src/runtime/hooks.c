@@ -9,7 +9,7 @@
  * else is a slow path in machine.c.  See Note [Ownership] and
  * Note [Shadow stack] in runtime.h.
  */
-#include "runtime.h"
+#include "hotpath.h"
 
 extern const int rt_manual_anchor RT_HIDDEN;
 __attribute__((used)) static const int *const pull_manual = &rt_manual_anchor;
@@ -17,26 +17,6 @@ __attribute__((used)) static const int *const pull_manual = &rt_manual_anchor;
 /* The instrumented function's stack pointer when it called the hook: the
  * same for its enter and exit calls, lower for anything it calls. */
 #define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
-
-/* Push a frame: write the slot, move top past it, write it again.  A
- * handler that interrupts us before top moves pushes into the same slot
- * and pops again (Note [Shadow stack]). */
-static inline __attribute__((always_inline)) void push(struct rt_thread *t, struct rt_shadow *s,
-							struct rt_ctx *c, uintptr_t fn,
-							uintptr_t sp, uintptr_t cs)
-{
-	s->ctx = c;
-	s->sp = sp;
-	s->fn = fn;
-	s->cs = cs;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->top = s + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->ctx = c;
-	s->sp = sp;
-	s->fn = fn;
-	s->cs = cs;
-}
 
 /*
  * Note [Cache reads]: a signal handler that runs instrumented code can
@@ -73,61 +53,10 @@ static inline __attribute__((always_inline)) void push(struct rt_thread *t, stru
  * context is 16 bytes larger for it.
  */
 
-/* A pair's target: never NULL (an empty slot holds rt_no_context), which
- * the compiler is told, so that the hooks test for NULL only after the
- * thread cache. */
-static inline __attribute__((always_inline)) struct rt_ctx *pair_target(rt_pair_bits p)
-{
-	struct rt_ctx *to = (struct rt_ctx *)p[1];
-
-	if (to == NULL)
-		__builtin_unreachable();
-	return to;
-}
-
-/* The memoised transition from c on fn, or NULL: the context's inline
- * cache, then the thread's direct-mapped cache (Note [Transition cache]
- * in machine.c).  Every RT_CACHE_WINDOW lookups past the inline cache, the
- * general path (fast = 0) reconsiders it (Note [Adaptive inline cache]);
- * the fast path returns NULL then, to stay free of calls. */
-static inline __attribute__((always_inline)) struct rt_ctx *
-cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, int fast)
-{
-	rt_pair_bits p = rt_pair_load(&c->cache[0]);
-	const struct rt_tcache *e;
-	struct rt_ctx *n;
-	uint64_t gen;
-
-	if (RT_LIKELY(p[0] == fn))
-		return pair_target(p);
-	p = rt_pair_load(&c->cache[1]);
-	if (p[0] == fn)
-		return pair_target(p);
-	/* Atomic loads, so that the fences order them (a compiler may move
-	 * plain loads across a signal fence). */
-	gen = RT_LOAD(&t->tcache_gen);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	e = &t->tcache[RT_TCACHE_SLOT(c, fn)];
-	if (RT_LOAD(&e->from) != c)
-		return NULL;
-	n = RT_LOAD(&e->to);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (n->fn != fn || RT_LOAD(&t->tcache_gen) != gen)
-		return NULL;
-	if (RT_UNLIKELY(c->misses >= RT_CACHE_WINDOW - 1)) { /* this one ends it */
-		if (fast)
-			return NULL;
-		rt_count32(&c->misses);
-		rt_cache_adapt(c, n);
-		return n;
-	}
-	rt_count32(&c->misses);
-	return n;
-}
-
-/* Push a frame and move to the context entered with `fn`: the general
- * path, also for manual regions. */
-void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs)
+/* Push a frame and move to the context entered with `fn`, the cost
+ * centre at `start` (fn itself but under -mfentry: Note [Fentry keys] in
+ * fentry.c): the general path, also for manual regions. */
+void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp, uintptr_t cs)
 {
 	struct rt_shadow *s = t->top;
 	struct rt_ctx *c = t->cur;
@@ -147,61 +76,25 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs)
 		return;
 	}
 	n = cached_transition(t, c, fn, 0);
-	if (n == NULL && (n = rt_transition(t, c, fn)) == NULL)
+	if (n == NULL && (n = rt_transition(t, c, fn, start)) == NULL)
 		return; /* not recorded: Note [Re-entry] in machine.c */
 	rt_count(&n->entries);
 	RT_PUBLISH(&t->cur, n);
 }
 
-/* The entry below is not gone: at equal sp, from the same call site, a
- * function inlined into that frame (gcc hooks those too). */
-static inline int same_frame(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uintptr_t fn)
-{
-	return e->sp == sp && e->cs == cs && e->fn != fn;
-}
-
-/*
- * The enter fast path of both clocks: a memoised transition, nothing to
- * discard, room on the shadow stack.  Returns 0, before anything has
- * changed, for every other case.
- */
-static inline __attribute__((always_inline)) int enter_fast(struct rt_thread *t, uintptr_t fn,
-							    uintptr_t sp, uintptr_t cs)
-{
-	struct rt_shadow *s = t->top;
-	struct rt_ctx *c, *n;
-
-	if (RT_UNLIKELY(s[-1].sp <= sp) && !same_frame(&s[-1], sp, cs, fn))
-		return 0;
-	if (RT_UNLIKELY(s == t->limit))
-		return 0;
-	c = t->cur;
-	if (c->fn == fn) { /* A1 */
-		push(t, s, c, fn, sp, cs);
-		rt_count(&c->recursive);
-		return 1;
-	}
-	n = cached_transition(t, c, fn, 1);
-	if (RT_UNLIKELY(n == NULL))
-		return 0;
-	push(t, s, c, fn, sp, cs);
-	rt_count(&n->entries);
-	RT_PUBLISH(&t->cur, n);
-	return 1;
-}
-
 /* Everything the fast path leaves out: frames to discard, a full shadow
  * stack, a transition not cached. */
 static __attribute__((noinline)) void enter_general(struct rt_thread *t, uintptr_t fn,
-						    uintptr_t sp, uintptr_t cs)
+						    uintptr_t start, uintptr_t sp, uintptr_t cs)
 {
 	if (t->top[-1].sp <= sp)
 		rt_discard_gone(t, sp, cs, fn);
-	rt_enter(t, fn, sp, cs);
+	rt_enter(t, fn, start, sp, cs);
 }
 
 /* The thread's first call. */
-static __attribute__((noinline, cold)) void enter_first(uintptr_t fn, uintptr_t sp, uintptr_t cs)
+static __attribute__((noinline, cold)) void enter_first(uintptr_t fn, uintptr_t start, uintptr_t sp,
+							uintptr_t cs)
 {
 	struct rt_thread *t = rt_thread_start();
 
@@ -209,19 +102,19 @@ static __attribute__((noinline, cold)) void enter_first(uintptr_t fn, uintptr_t 
 		return;
 	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
-	enter_general(t, fn, sp, cs);
+	enter_general(t, fn, start, sp, cs);
 }
 
 /* clock=cycles: one clock read, at the start, then the same paths
  * (Note [Cycles clock] in clock.c). */
-static __attribute__((noinline)) void enter_cycles(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
-						   uintptr_t cs)
+static __attribute__((noinline)) void enter_cycles(struct rt_thread *t, uintptr_t fn,
+						   uintptr_t start, uintptr_t sp, uintptr_t cs)
 {
 	uint64_t now = rt_tick(), interval = now - t->last_tick;
 
 	rt_charge_ticks(t, now);
 	if (RT_UNLIKELY(!enter_fast(t, fn, sp, cs)))
-		enter_general(t, fn, sp, cs);
+		enter_general(t, fn, start, sp, cs);
 	if (RT_UNLIKELY(--t->probe_left == 0))
 		rt_probe_overhead(t, now, interval, RT_AT_ENTER);
 }
@@ -246,29 +139,15 @@ RT_API HOOK_ALIGN void __cyg_profile_func_enter(void *this_fn, void *call_site)
 	uintptr_t sp = CALLER_SP(), fn = (uintptr_t)this_fn, cs = (uintptr_t)call_site;
 
 	if (RT_UNLIKELY(t == NULL)) {
-		enter_first(fn, sp, cs);
+		enter_first(fn, fn, sp, cs);
 		return;
 	}
 	if (RT_UNLIKELY(rt_cycles)) {
-		enter_cycles(t, fn, sp, cs);
+		enter_cycles(t, fn, fn, sp, cs);
 		return;
 	}
 	if (RT_UNLIKELY(!enter_fast(t, fn, sp, cs)))
-		enter_general(t, fn, sp, cs);
-}
-
-/* The exit fast path of both clocks: the top entry is this call's (the
- * sentinel's fn is a data address, so it never matches).  `cur` is
- * restored before `top` moves back. */
-static inline __attribute__((always_inline)) int exit_fast(struct rt_thread *t, uintptr_t fn,
-							   uintptr_t cs)
-{
-	struct rt_shadow *s = t->top - 1;
-
-	if (RT_UNLIKELY(t->overflow || s->fn != fn || s->cs != cs))
-		return 0;
-	rt_pop_to(t, s);
-	return 1;
+		enter_general(t, fn, fn, sp, cs);
 }
 
 /* The newest entry of this (fn, call site), or NULL.  The exit hook's sp
@@ -368,4 +247,70 @@ RT_API HOOK_ALIGN void __cyg_profile_func_exit(void *this_fn, void *call_site)
 	}
 	if (RT_UNLIKELY(!exit_fast(t, fn, cs)))
 		exit_general(t, fn, CALLER_SP(), cs);
+}
+
+/*
+ * gcc's -pg -mfentry -minstrument-return=call (fentry.c): what its fast
+ * paths leave, with the program's vector and x87 registers saved.  An
+ * exit knows no function: it ends the newest call whose frame began at
+ * sp from call site cs.  Entries above that are frames gone without a
+ * return (a longjmp, an exception); an entry above sp that does not match
+ * is a live outer frame, and the exit is not its.
+ */
+void rt_fentry_enter_slow(uintptr_t key, uintptr_t sp, uintptr_t cs)
+{
+	struct rt_thread *t = rt_self;
+	uintptr_t start = rt_fentry_start(key);
+
+	if (t == NULL)
+		enter_first(key, start, sp, cs);
+	else if (rt_cycles)
+		enter_cycles(t, key, start, sp, cs);
+	else
+		enter_general(t, key, start, sp, cs);
+}
+
+static struct rt_shadow *entry_of_frame(struct rt_thread *t, uintptr_t sp, uintptr_t cs)
+{
+	struct rt_shadow *s;
+
+	for (s = t->top; s > t->base + 1; s--) {
+		if (s[-1].sp == sp && s[-1].cs == cs)
+			return s - 1;
+		if (s[-1].sp > sp && !(s[-1].sp & RT_REGION_SP))
+			return NULL;
+	}
+	return NULL;
+}
+
+static void exit_frame_general(struct rt_thread *t, uintptr_t sp, uintptr_t cs)
+{
+	struct rt_shadow *s;
+
+	if (t->overflow) {
+		t->overflow--;
+		return;
+	}
+	s = entry_of_frame(t, sp, cs);
+	if (s != NULL)
+		rt_pop_to(t, s);
+}
+
+void rt_fentry_exit_slow(uintptr_t sp, uintptr_t cs)
+{
+	struct rt_thread *t = rt_self;
+
+	if (t == NULL)
+		return;
+	if (rt_cycles) {
+		uint64_t now = rt_tick(), interval = now - t->last_tick;
+
+		rt_charge_ticks(t, now);
+		if (!exit_fast_at(t, sp, cs))
+			exit_frame_general(t, sp, cs);
+		if (RT_UNLIKELY(--t->probe_left == 0))
+			rt_probe_overhead(t, now, interval, RT_AT_EXIT);
+		return;
+	}
+	exit_frame_general(t, sp, cs);
 }

@@ -1,6 +1,7 @@
 /*
  * instrumented.c - whether the code loaded in the process calls the
- * runtime: the hooks (-finstrument-functions) or the region API
+ * runtime: the hooks (-finstrument-functions; gcc's -minstrument-return,
+ * whose __return__ only the runtime defines) or the region API
  * (ccprof.h), as an undefined symbol of some loaded object's (shared
  * runtime only).
  *
@@ -99,7 +100,7 @@ static size_t sysv_symbols(const struct dl_phdr_info *info, const uint32_t *h)
  * ours, read no further than the table. */
 static int names_runtime(const char *strs, size_t strsz, size_t at)
 {
-	static const char *const ours[] = { "__cyg_profile_func_", "ccprof__" };
+	static const char *const ours[] = { "__cyg_profile_func_", "ccprof__", "__return__" };
 	size_t i, n;
 
 	for (i = 0; i < sizeof ours / sizeof *ours; i++) {

@@ -515,17 +515,21 @@ static struct rt_cc_memo *cc_memo(struct rt_thread *t)
 	return t->cc_memo;
 }
 
-static uint32_t cc_of(struct rt_thread *t, uintptr_t key, uint32_t kind, const char *name)
+/* The cost centre at address `at`, memoised under `key`: the same but
+ * for -mfentry's functions, known to the hooks by their __fentry__
+ * call's return address (Note [Fentry keys] in fentry.c). */
+static uint32_t cc_of(struct rt_thread *t, uintptr_t key, uintptr_t at, uint32_t kind,
+		      const char *name)
 {
 	uint32_t generation = rt_cc_generation(), cc;
 	struct rt_cc_memo *m;
 
 	if (cc_memo(t) == NULL)
-		return rt_cc_intern(key, kind, name);
+		return rt_cc_intern(at, kind, name);
 	m = &t->cc_memo[(key * 0x9e3779b97f4a7c15ULL) >> (64 - RT_CC_MEMO_BITS)];
 	if (m->key == key && m->generation == generation)
 		return m->cc;
-	cc = rt_cc_intern(key, kind, name);
+	cc = rt_cc_intern(at, kind, name);
 	if (cc != UINT32_MAX)
 		*m = (struct rt_cc_memo){ key, cc, generation };
 	return cc;
@@ -533,7 +537,7 @@ static uint32_t cc_of(struct rt_thread *t, uintptr_t key, uint32_t kind, const c
 
 static struct rt_ctx *overflow_context(struct rt_thread *t, uint32_t cc, uintptr_t fn)
 {
-	uint32_t ovf = cc_of(t, OVERFLOW_KEY, CCP_CC_OVERFLOW, "<overflow>");
+	uint32_t ovf = cc_of(t, OVERFLOW_KEY, OVERFLOW_KEY, CCP_CC_OVERFLOW, "<overflow>");
 	uint32_t h[2];
 	uintptr_t hash;
 	struct rt_ctx *n;
@@ -552,9 +556,10 @@ static struct rt_ctx *overflow_context(struct rt_thread *t, uint32_t cc, uintptr
 	return runs(n, fn);
 }
 
-static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
+static struct rt_ctx *find_or_create(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn,
+				     uintptr_t start)
 {
-	uint32_t cc = cc_of(t, fn, CCP_CC_FUNCTION, NULL);
+	uint32_t cc = cc_of(t, fn, start, CCP_CC_FUNCTION, NULL);
 	uint32_t stackbuf[256];
 	uint32_t *h = stackbuf;
 	uint32_t len;
@@ -736,10 +741,11 @@ void rt_own_time_since(struct rt_thread *t, uint64_t from)
 }
 
 /* Not found in the tables: make it. */
-static struct rt_ctx *make_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
+static struct rt_ctx *make_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn,
+				      uintptr_t start)
 {
 	struct making m = making_begin(t);
-	struct rt_ctx *n = find_or_create(t, c, fn);
+	struct rt_ctx *n = find_or_create(t, c, fn, start);
 
 	if (n && !t->over_budget && table_insert(t, &t->transitions_tab, (struct rt_slot){ fn, c, n }))
 		n = NULL;
@@ -752,7 +758,7 @@ static struct rt_ctx *make_transition(struct rt_thread *t, struct rt_ctx *c, uin
 /* A thread that enabled asynchronous cancellation is not cancelled in
  * here, with the cost-centre lock or a table half-built: Note
  * [Cancellation] in cancel.c. */
-struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
+struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, uintptr_t start)
 {
 	struct rt_ctx *n;
 	int cancel;
@@ -766,7 +772,7 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	n = transition_lookup(t->transitions_tab, c, fn);
 	if (n == NULL)
-		n = make_transition(t, c, fn);
+		n = make_transition(t, c, fn, start);
 	if (n) {
 		cache_put(c, n);
 		tcache_put(t, c, n);

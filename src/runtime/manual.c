@@ -185,7 +185,7 @@ RT_API void ccprof__enter(ccprof_cc_t cc)
 	 * caller's stack pointer (its own entry stays). */
 	if (t->top[-1].sp < REGION_SP())
 		rt_discard_gone(t, REGION_SP() - 1, 0, 0);
-	rt_enter(t, (uintptr_t)cc, REGION_SP(), 0);
+	rt_enter(t, (uintptr_t)cc, (uintptr_t)cc, REGION_SP(), 0);
 }
 
 /* Pop back to the context that was current before `cc` was entered: the

@@ -301,7 +301,8 @@ void __cyg_profile_func_enter(void *fn, void *call_site) __attribute__((no_instr
 void __cyg_profile_func_exit(void *fn, void *call_site) __attribute__((no_instrument_function));
 
 /* machine.c: the context machine's slow path. */
-RT_HIDDEN struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn);
+RT_HIDDEN struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn,
+				       uintptr_t start);
 RT_HIDDEN struct rt_ctx *rt_root_context(struct rt_thread *t);
 RT_HIDDEN struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn);
 extern struct rt_ctx rt_no_context RT_HIDDEN; /* what an empty cache slot holds */
@@ -310,7 +311,13 @@ RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
 RT_HIDDEN void rt_release_lookups(struct rt_thread *t);
 
 /* hooks.c: shared by the manual API. */
-RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t sp, uintptr_t cs);
+RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp,
+		       uintptr_t cs);
+/* The -mfentry hooks' slow paths (Note [Fentry registers] in fentry.c). */
+RT_HIDDEN void rt_fentry_enter_slow(uintptr_t key, uintptr_t sp, uintptr_t cs);
+RT_HIDDEN void rt_fentry_exit_slow(uintptr_t sp, uintptr_t cs);
+/* fentry.c: the function whose __fentry__ call returns to key. */
+RT_HIDDEN uintptr_t rt_fentry_start(uintptr_t key);
 RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn);
 
 /* machine.c: pop the newest entries for which left(t, entry, sp) holds,

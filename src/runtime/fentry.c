@@ -1,0 +1,242 @@
+/*
+ * fentry.c - hooks for gcc's -pg -mfentry -minstrument-return=call
+ * (x86-64): __fentry__ at the start of every function gcc did not inline
+ * away, __return__ before each of its returns.
+ *
+ * gcc's -finstrument-functions hooks inlined copies too, and pays for it
+ * (bench vm: 36 M hook calls for 3.6 M real ones); these flags hook the
+ * calls that are left after inlining, as clang's
+ * -finstrument-functions-after-inlining does.  The program must not be
+ * linked with -pg (that would start gprof's own collector), only
+ * compiled with it, and linked with the runtime (-lccprof), which defines
+ * __return__: glibc defines __fentry__ (for gprof) but not __return__.
+ *
+ * Note [Fentry registers]: gcc emits both calls with no regard for the
+ * calling convention: __fentry__ runs before the prologue, with the
+ * arguments still in their registers (integer and vector), and __return__
+ * after the epilogue, with the return value in rax:rdx, xmm0:xmm1 or
+ * st(0), or before a sibling call with that call's arguments loaded.
+ * So the hooks (assembly, below) save the integer registers that may
+ * hold arguments and call fast paths compiled with -mgeneral-regs-only,
+ * which touch no vector register but xmm15 (hotpath.h), dead at both
+ * places.  Anything else goes through rt_fentry_saved, which saves the
+ * x87, SSE, AVX and AVX-512 state with xsave (fxsave without it) around
+ * the slow path, a call of the runtime's compiled as usual.
+ *
+ * Note [Fentry keys]: neither hook is told which function it is in.
+ * __fentry__'s return address is in the function, just after the call,
+ * and unique to it: the hooks key contexts and caches by it.  The cost
+ * centre is the function's own address: the call (5 bytes, or 6 through
+ * the GOT in PIC code) and an endbr64 before it (-fcf-protection) are
+ * counted back, in the slow path only (rt_fentry_start).  A GNU C
+ * nested function pushes its static chain before the call, so its
+ * __fentry__ sees the stack 8 bytes lower than its __return__: its exit
+ * does not match, and its entry goes when the next call or exit of its
+ * caller finds its frame gone.  __return__'s
+ * stack pointer is the function's at entry, the address of its return
+ * address, which is also __fentry__'s; it and the call site found there
+ * name the call an exit ends.
+ */
+#define RT_HOT_NO_VECTORS 1
+#include "hotpath.h"
+
+#if defined(__x86_64__) && defined(__ELF__)
+
+#include <cpuid.h>
+
+/* Bytes rt_fentry_saved takes for the state (0 until measured, at the
+ * first slow path), and the xsave mask (0: fxsave). */
+RT_HIDDEN uint32_t rt_fentry_save_bytes;
+RT_HIDDEN uint32_t rt_fentry_xsave_mask;
+
+/* x87, SSE, AVX, and AVX-512's opmask, ZMM_Hi256 and Hi16_ZMM: the state
+ * a program's arguments and return values can be in.  Not AMX's tiles,
+ * which no call passes. */
+#define XSAVE_WANTED 0xe7u
+
+/* Measures the save area once per process (every thread finds the same;
+ * a race writes the same values).  No vector register: it runs before
+ * they are saved. */
+RT_HIDDEN uint32_t rt_fentry_save_setup(void);
+uint32_t rt_fentry_save_setup(void)
+{
+	unsigned a, b, c, d, i;
+	uint32_t mask = 0, bytes = 512; /* fxsave */
+
+	if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE)) {
+		uint32_t lo, hi;
+
+		__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+		mask = lo & XSAVE_WANTED;
+		bytes = 512 + 64; /* legacy area and header */
+		for (i = 2; i < 8; i++)
+			if ((mask >> i) & 1 && __get_cpuid_count(0xd, i, &a, &b, &c, &d) &&
+			    a + b > bytes)
+				bytes = a + b; /* size, offset */
+	}
+	RT_STORE(&rt_fentry_xsave_mask, mask);
+	RT_PUBLISH(&rt_fentry_save_bytes, bytes + 64); /* and room to align to 64 */
+	return bytes + 64;
+}
+
+/* The fast paths: 1 if done, 0 to take the slow path, before anything
+ * has changed. */
+RT_HIDDEN int rt_fentry_enter_fast(uintptr_t key, uintptr_t sp, uintptr_t cs);
+int rt_fentry_enter_fast(uintptr_t key, uintptr_t sp, uintptr_t cs)
+{
+	struct rt_thread *t = rt_self;
+
+	if (RT_UNLIKELY(t == NULL || rt_cycles))
+		return 0;
+	return enter_fast(t, key, sp, cs);
+}
+
+RT_HIDDEN int rt_fentry_exit_fast(uintptr_t sp, uintptr_t cs);
+int rt_fentry_exit_fast(uintptr_t sp, uintptr_t cs)
+{
+	struct rt_thread *t = rt_self;
+
+	if (RT_UNLIKELY(t == NULL))
+		return 1; /* no call of this thread's was seen */
+	if (RT_UNLIKELY(rt_cycles))
+		return 0;
+	return exit_fast_at(t, sp, cs);
+}
+
+/* Note [Fentry keys].  The call is `call *__fentry__@GOTPCREL(%rip)` (ff
+ * 15, 6 bytes) in PIC code, which the linker makes `addr32 call` (67 e8)
+ * where it defines __fentry__ itself (libccprof.a), or else `call` (e8,
+ * 5 bytes).  A GNU C nested function saves its static chain around it
+ * (push %r10: 41 52).  The bytes before the call are looked at only where
+ * they are on the call's page: a function that begins a mapping would
+ * have nothing readable before it.  Missed, the cost centre is a few
+ * bytes into its function, which the tool's lookup still names. */
+static int bytes_before(uintptr_t at, unsigned char a, unsigned char b)
+{
+	const unsigned char *p = (const unsigned char *)at;
+
+	return (at & 4095) >= 2 && p[-2] == a && p[-1] == b;
+}
+
+uintptr_t rt_fentry_start(uintptr_t key)
+{
+	const unsigned char *k = (const unsigned char *)key;
+	uintptr_t call = (k[-6] == 0xff && k[-5] == 0x15) || (k[-6] == 0x67 && k[-5] == 0xe8) ?
+		key - 6 : key - 5;
+
+	if (bytes_before(call, 0x41, 0x52))
+		call -= 2;
+	if (bytes_before(call, 0x1e, 0xfa) && bytes_before(call - 2, 0xf3, 0x0f))
+		call -= 4; /* endbr64 */
+	return call;
+}
+
+/*
+ * The hooks.  At entry to either, rsp is 16-byte aligned: [rsp] is the
+ * return address into the function, [rsp + 8] the function's own return
+ * address (the call site), and rsp + 8 the function's stack pointer at
+ * its entry.  Eight pushes keep the alignment; the call site is then at
+ * 72(%rsp).  r11 is not saved: no argument is passed in it, and a PLT
+ * stub may clobber it on the way to any function.
+ */
+#define SAVE_GPRS "push %rdi\n push %rsi\n push %rdx\n push %rcx\n" \
+		  "push %r8\n push %r9\n push %rax\n push %r10\n"
+#define RESTORE_GPRS "pop %r10\n pop %rax\n pop %r9\n pop %r8\n" \
+		     "pop %rcx\n pop %rdx\n pop %rsi\n pop %rdi\n"
+
+__asm__(".text\n"
+	".globl __fentry__\n"
+	".type __fentry__, @function\n"
+	".p2align 6\n"
+	"__fentry__:\n"
+	SAVE_GPRS
+	"mov 64(%rsp), %rdi\n"          /* key */
+	"lea 72(%rsp), %rsi\n"          /* sp */
+	"mov 72(%rsp), %rdx\n"          /* call site */
+	"call rt_fentry_enter_fast\n"
+	"test %eax, %eax\n"
+	"jz 1f\n"
+	"0:\n"
+	RESTORE_GPRS
+	"ret\n"
+	"1:\n"
+	"mov 64(%rsp), %rdi\n"
+	"lea 72(%rsp), %rsi\n"
+	"mov 72(%rsp), %rdx\n"
+	"lea rt_fentry_enter_slow(%rip), %rcx\n"
+	"call rt_fentry_saved\n"
+	"jmp 0b\n"
+	".size __fentry__, .-__fentry__\n"
+
+	".globl __return__\n"
+	".type __return__, @function\n"
+	".p2align 6\n"
+	"__return__:\n"
+	SAVE_GPRS
+	"lea 72(%rsp), %rdi\n"          /* sp */
+	"mov 72(%rsp), %rsi\n"          /* call site */
+	"call rt_fentry_exit_fast\n"
+	"test %eax, %eax\n"
+	"jz 1f\n"
+	"0:\n"
+	RESTORE_GPRS
+	"ret\n"
+	"1:\n"
+	"lea 72(%rsp), %rdi\n"
+	"mov 72(%rsp), %rsi\n"
+	"lea rt_fentry_exit_slow(%rip), %rcx\n"
+	"call rt_fentry_saved\n"
+	"jmp 0b\n"
+	".size __return__, .-__return__\n"
+
+	/* (*rcx)(rdi, rsi, rdx) with the vector and x87 state saved on the
+	 * stack: xsave's area 64-byte aligned, its header zeroed first
+	 * (xrstor faults on a header xsave did not write). */
+	".hidden rt_fentry_saved\n"
+	".type rt_fentry_saved, @function\n"
+	"rt_fentry_saved:\n"
+	"push %rbp\n"
+	"mov %rsp, %rbp\n"
+	"push %r12\n push %r13\n push %r14\n push %r15\n"
+	"mov %rdi, %r12\n mov %rsi, %r13\n mov %rdx, %r14\n mov %rcx, %r15\n"
+	"mov rt_fentry_save_bytes(%rip), %eax\n"
+	"test %eax, %eax\n"
+	"jnz 1f\n"
+	"call rt_fentry_save_setup\n"
+	"1:\n"
+	"sub %rax, %rsp\n"
+	"and $-64, %rsp\n"
+	"mov rt_fentry_xsave_mask(%rip), %eax\n"
+	"test %eax, %eax\n"
+	"jz 2f\n"
+	"xor %edx, %edx\n"
+	"movq %rdx, 512(%rsp)\n movq %rdx, 520(%rsp)\n movq %rdx, 528(%rsp)\n"
+	"movq %rdx, 536(%rsp)\n movq %rdx, 544(%rsp)\n movq %rdx, 552(%rsp)\n"
+	"movq %rdx, 560(%rsp)\n movq %rdx, 568(%rsp)\n"
+	"xsave (%rsp)\n"
+	"mov %r12, %rdi\n mov %r13, %rsi\n mov %r14, %rdx\n"
+	"call *%r15\n"
+	"mov rt_fentry_xsave_mask(%rip), %eax\n"
+	"xor %edx, %edx\n"
+	"xrstor (%rsp)\n"
+	"jmp 3f\n"
+	"2:\n"
+	"fxsave (%rsp)\n"
+	"mov %r12, %rdi\n mov %r13, %rsi\n mov %r14, %rdx\n"
+	"call *%r15\n"
+	"fxrstor (%rsp)\n"
+	"3:\n"
+	"lea -32(%rbp), %rsp\n"
+	"pop %r15\n pop %r14\n pop %r13\n pop %r12\n"
+	"pop %rbp\n"
+	"ret\n"
+	".size rt_fentry_saved, .-rt_fentry_saved\n");
+
+#else /* not x86-64: gcc has no -minstrument-return there */
+
+uintptr_t rt_fentry_start(uintptr_t key)
+{
+	return key;
+}
+
+#endif

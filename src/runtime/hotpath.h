@@ -1,0 +1,184 @@
+/*
+ * hotpath.h - the hooks' fast paths, inline: hooks.c's for
+ * -finstrument-functions and fentry.c's for gcc's -pg -mfentry
+ * -minstrument-return=call run the same code.  fentry.c is built with
+ * -mgeneral-regs-only (its hooks save no vector register: Note [Fentry
+ * registers] in fentry.c) and defines RT_HOT_NO_VECTORS first, which
+ * reads a cache pair through xmm15 by hand.  The reasons for each step
+ * are the Notes in hooks.c.
+ */
+#ifndef CCPROF_RUNTIME_HOTPATH_H
+#define CCPROF_RUNTIME_HOTPATH_H
+
+#include "runtime.h"
+
+/* A cache pair as read in one 16-byte load (Note [Cache pairs] in
+ * hooks.c). */
+#ifdef RT_HOT_NO_VECTORS
+typedef struct {
+	uintptr_t fn, to;
+} hot_pair;
+
+/* xmm15 is neither an argument nor a return register, so it is dead
+ * where gcc calls __fentry__ and __return__; the compiler is not told of
+ * the clobber (gcc refuses one under -mgeneral-regs-only) and uses no
+ * vector register of its own here. */
+static inline __attribute__((always_inline)) hot_pair hot_pair_load(const struct rt_pair *p)
+{
+	hot_pair v;
+
+	__asm__ volatile("movdqa %2, %%xmm15\n\t"
+			 "movq %%xmm15, %0\n\t"
+			 "punpckhqdq %%xmm15, %%xmm15\n\t"
+			 "movq %%xmm15, %1"
+			 : "=r"(v.fn), "=r"(v.to)
+			 : "m"(*p));
+	return v;
+}
+#define HOT_PAIR_FN(v) ((v).fn)
+#define HOT_PAIR_TO(v) ((v).to)
+#else
+typedef rt_pair_bits hot_pair;
+#define hot_pair_load rt_pair_load
+#define HOT_PAIR_FN(v) ((v)[0])
+#define HOT_PAIR_TO(v) ((v)[1])
+#endif
+
+/* Push a frame: write the slot, move top past it, write it again.  A
+ * handler that interrupts us before top moves pushes into the same slot
+ * and pops again (Note [Shadow stack]). */
+static inline __attribute__((always_inline)) void push(struct rt_thread *t, struct rt_shadow *s,
+							struct rt_ctx *c, uintptr_t fn,
+							uintptr_t sp, uintptr_t cs)
+{
+	s->ctx = c;
+	s->sp = sp;
+	s->fn = fn;
+	s->cs = cs;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->top = s + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->ctx = c;
+	s->sp = sp;
+	s->fn = fn;
+	s->cs = cs;
+}
+
+/* A pair's target: never NULL (an empty slot holds rt_no_context), which
+ * the compiler is told, so that the hooks test for NULL only after the
+ * thread cache. */
+static inline __attribute__((always_inline)) struct rt_ctx *pair_target(hot_pair p)
+{
+	struct rt_ctx *to = (struct rt_ctx *)HOT_PAIR_TO(p);
+
+	if (to == NULL)
+		__builtin_unreachable();
+	return to;
+}
+
+/* The memoised transition from c on fn, or NULL: the context's inline
+ * cache, then the thread's direct-mapped cache (Note [Transition cache]
+ * in machine.c).  Every RT_CACHE_WINDOW lookups past the inline cache, the
+ * general path (fast = 0) reconsiders it (Note [Adaptive inline cache]);
+ * the fast path returns NULL then, to stay free of calls. */
+static inline __attribute__((always_inline)) struct rt_ctx *
+cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, int fast)
+{
+	hot_pair p = hot_pair_load(&c->cache[0]);
+	const struct rt_tcache *e;
+	struct rt_ctx *n;
+	uint64_t gen;
+
+	if (RT_LIKELY(HOT_PAIR_FN(p) == fn))
+		return pair_target(p);
+	p = hot_pair_load(&c->cache[1]);
+	if (HOT_PAIR_FN(p) == fn)
+		return pair_target(p);
+	/* Atomic loads, so that the fences order them (a compiler may move
+	 * plain loads across a signal fence). */
+	gen = RT_LOAD(&t->tcache_gen);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e = &t->tcache[RT_TCACHE_SLOT(c, fn)];
+	if (RT_LOAD(&e->from) != c)
+		return NULL;
+	n = RT_LOAD(&e->to);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (n->fn != fn || RT_LOAD(&t->tcache_gen) != gen)
+		return NULL;
+	if (RT_UNLIKELY(c->misses >= RT_CACHE_WINDOW - 1)) { /* this one ends it */
+		if (fast)
+			return NULL;
+		rt_count32(&c->misses);
+		rt_cache_adapt(c, n);
+		return n;
+	}
+	rt_count32(&c->misses);
+	return n;
+}
+
+/* The entry below is not gone: at equal sp, from the same call site, a
+ * function inlined into that frame (gcc hooks those too). */
+static inline int same_frame(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uintptr_t fn)
+{
+	return e->sp == sp && e->cs == cs && e->fn != fn;
+}
+
+/*
+ * The enter fast path of both clocks: a memoised transition, nothing to
+ * discard, room on the shadow stack.  Returns 0, before anything has
+ * changed, for every other case.
+ */
+static inline __attribute__((always_inline)) int enter_fast(struct rt_thread *t, uintptr_t fn,
+							    uintptr_t sp, uintptr_t cs)
+{
+	struct rt_shadow *s = t->top;
+	struct rt_ctx *c, *n;
+
+	if (RT_UNLIKELY(s[-1].sp <= sp) && !same_frame(&s[-1], sp, cs, fn))
+		return 0;
+	if (RT_UNLIKELY(s == t->limit))
+		return 0;
+	c = t->cur;
+	if (c->fn == fn) { /* A1 */
+		push(t, s, c, fn, sp, cs);
+		rt_count(&c->recursive);
+		return 1;
+	}
+	n = cached_transition(t, c, fn, 1);
+	if (RT_UNLIKELY(n == NULL))
+		return 0;
+	push(t, s, c, fn, sp, cs);
+	rt_count(&n->entries);
+	RT_PUBLISH(&t->cur, n);
+	return 1;
+}
+
+/* The exit fast path of both clocks: the top entry is this call's (the
+ * sentinel's fn is a data address, so it never matches).  `cur` is
+ * restored before `top` moves back. */
+static inline __attribute__((always_inline)) int exit_fast(struct rt_thread *t, uintptr_t fn,
+							   uintptr_t cs)
+{
+	struct rt_shadow *s = t->top - 1;
+
+	if (RT_UNLIKELY(t->overflow || s->fn != fn || s->cs != cs))
+		return 0;
+	rt_pop_to(t, s);
+	return 1;
+}
+
+/* The same for gcc's -minstrument-return (fentry.c): the top entry is
+ * the frame at sp from call site cs (the sentinel's sp is above every
+ * frame's). */
+static inline __attribute__((always_inline)) int exit_fast_at(struct rt_thread *t, uintptr_t sp,
+							      uintptr_t cs)
+{
+	struct rt_shadow *s = t->top - 1;
+
+	if (RT_UNLIKELY(t->overflow || s->sp != sp || s->cs != cs))
+		return 0;
+	rt_pop_to(t, s);
+	return 1;
+}
+
+#endif

@@ -1,0 +1,128 @@
+"""gcc's -pg -mfentry -minstrument-return=call (src/runtime/fentry.c):
+tests/progs/fentry.c built so, linked with the runtime, shared and
+static, with and without PIE and endbr64 (-fcf-protection).  Each run must
+print what the uninstrumented build prints (its values survive the hooks),
+and its profile must hold the calls the program counted itself, each
+function at its own address (nm's), and contexts a longjmp and a signal
+handler leave right."""
+import platform
+from ccp import *
+
+SRC = os.path.join(TOP, "tests/progs/fentry.c")
+FLAGS = ["-pg", "-mfentry", "-minstrument-return=call"]
+# The program's calls are gcc's: the runtime under test may be clang's.
+GCC = "gcc"
+ROUNDS = "150"
+
+
+def build_fentry(name, extra=(), link=("-L" + LIB, "-lccprof", "-Wl,-rpath," + LIB)):
+    """OUT/name: compiled with FLAGS (never linked with -pg: that would
+    start gprof's collector), linked with the runtime; None (a failed
+    check) if it does not build."""
+    obj = os.path.join(OUT, name + ".o")
+    exe = os.path.join(OUT, name)
+    r = run([GCC, "-g", "-O2"] + FLAGS + list(extra) + ["-c", SRC, "-o", obj])
+    if r.returncode == 0:
+        r = run([GCC] + list(extra) + [obj, "-o", exe] + list(link) + ["-pthread"])
+    return exe if check(r.returncode == 0, "%s builds (%s)" % (name, r.stderr[-300:])) else None
+
+
+def symbols(exe):
+    """{function: address} from nm."""
+    out = {}
+    for line in run(["nm", exe]).stdout.splitlines():
+        w = line.split()
+        if len(w) == 3 and w[1] in "tT":
+            out[w[2]] = int(w[0], 16)
+    return out
+
+
+def bare_output():
+    exe = os.path.join(OUT, "fentry_bare")
+    r = run([GCC, "-g", "-O2", SRC, "-o", exe, "-pthread"])
+    if not check(r.returncode == 0, "fentry.c builds uninstrumented"):
+        return None
+    r = run([exe, ROUNDS])
+    check(r.returncode == 0 and "bad 0" in r.stdout, "fentry.c, uninstrumented, finds its values "
+          "right (%r)" % r.stdout[:80])
+    return r.stdout.splitlines()[0]
+
+
+def first_line(out):
+    return (out.splitlines() or [""])[0]
+
+
+def check_profile(tag, exe, r, prof, bare_first):
+    check(r.returncode == 0 and first_line(r.stdout) == bare_first,
+          "%s: exit 0 and the uninstrumented build's values (%r, want %r; %s)"
+          % (tag, first_line(r.stdout), bare_first, r.stderr[-200:]))
+    rep = report(prof)
+    got = dict((f["name"], f["calls"]) for f in rep["functions"])
+    want = counts(r.stdout)
+    wrong = dict((k, (v, got.get(k))) for k, v in want.items() if got.get(k) != v)
+    check(want and not wrong, "%s: every function's calls as the program counted them (%d "
+          "functions; wrong: %r)" % (tag, len(want), wrong))
+    syms = symbols(exe)
+    off = dict((f["name"], f["offset"]) for f in rep["functions"] if f["name"] in syms)
+    moved = dict((k, (hex(v), hex(syms[k]))) for k, v in off.items() if v != syms[k])
+    check(len(off) >= len(want) and not moved,
+          "%s: each function's cost centre at its own address (%d of them; elsewhere: %r)"
+          % (tag, len(off), moved))
+    return rep
+
+
+def contexts_right(tag, rep):
+    """leaf is called in neither dive (whose frames a longjmp left) nor
+    the handler; handler_leaf only in on_alarm."""
+    wrong = []
+    for c in rep["contexts"]:
+        names = [e["name"] for e in c["history"]]
+        for i, n in enumerate(names):
+            if n == "leaf" and ("dive" in names[:i] or "on_alarm" in names[:i]):
+                wrong.append(names)
+            if n == "handler_leaf" and names[i - 1:i] != ["on_alarm"]:
+                wrong.append(names)
+    jumped = [c for c in rep["contexts"] if [e["name"] for e in c["history"]][-2:] == ["main", "leaf"]]
+    check(not wrong and jumped, "%s: after the longjmps and in the handler, calls in their "
+          "callers' contexts (wrong: %r)" % (tag, wrong[:3]))
+
+
+def builds():
+    if platform.machine() != "x86_64":
+        print("# not x86-64: gcc has no -minstrument-return here")
+        return
+    bare_first = bare_output()
+    if bare_first is None:
+        return
+    for extra, tag in (((), "PIE"), (("-fno-pie", "-no-pie"), "not PIE"),
+                       (("-fcf-protection=full",), "PIE, endbr64"),
+                       (("-fno-pie", "-no-pie", "-fcf-protection=full"), "not PIE, endbr64")):
+        name = "fentry_" + tag.replace(",", "").replace(" ", "_")
+        exe = build_fentry(name, extra)
+        if exe is None:
+            continue
+        prof = os.path.join(OUT, name + ".ccprof")
+        r = run([exe, ROUNDS], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+        rep = check_profile("fentry, " + tag, exe, r, prof, bare_first)
+        contexts_right("fentry, " + tag, rep)
+    # clock=cycles takes the slow path, with the vector state saved, at
+    # every hook.
+    exe = os.path.join(OUT, "fentry_PIE")
+    if os.path.exists(exe):
+        prof = os.path.join(OUT, "fentry_cycles.ccprof")
+        r = run([exe, ROUNDS], env=dict(os.environ, CCPROF_OPTIONS="clock=cycles,output=" + prof))
+        rep = check_profile("fentry, clock=cycles", exe, r, prof, bare_first)
+        contexts_right("fentry, clock=cycles", rep)
+        # ccprof record preloads the runtime the program already links
+        r, prof = record(exe, [ROUNDS], profile=os.path.join(OUT, "fentry_record.ccprof"))
+        check_profile("fentry under ccprof record", exe, r, prof, bare_first)
+    # Linked with the static runtime.
+    exe = build_fentry("fentry_static", (), (os.path.join(LIB, "libccprof.a"),))
+    if exe:
+        prof = os.path.join(OUT, "fentry_static.ccprof")
+        r = run([exe, ROUNDS], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+        check_profile("fentry, libccprof.a", exe, r, prof, bare_first)
+
+
+builds()
+finish()
