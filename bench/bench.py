@@ -144,6 +144,25 @@ def build_support():
     return so, obj
 
 
+# gcc's hooks for the calls left after inlining (src/runtime/fentry.c):
+# compiled with these, linked without -pg (that would start gprof's
+# collector) and with the runtime or bench/fentry_empty.S.
+FENTRY = ["-pg", "-mfentry", "-minstrument-return=call"]
+
+
+def compile_fentry(out, src, compiler, libs):
+    """src compiled with FENTRY, linked with libs; None where gcc cannot
+    (not x86-64)."""
+    if platform.machine() != "x86_64":
+        return None
+    if newer(out, [src] + list(libs)):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        sh([compiler, OPT] + FENTRY + ["-c", src, "-o", out + ".o"])
+        sh([compiler, OPT, out + ".o"] + list(libs) + ["-pthread", "-lm", "-o", out + ".tmp"])
+        os.replace(out + ".tmp", out)
+    return out
+
+
 def workload_bins(name, src, lang, dummy_obj):
     """The builds of one workload: gcc bare, instr, dummy-static,
     ccprof-static, pg (and excl for C++); clang-bare, clang-ai, clang-pg."""
@@ -158,6 +177,10 @@ def workload_bins(name, src, lang, dummy_obj):
     b["ccprof-static"] = compile_prog(o("ccprof-static"), [path], cc,
                                       [OPT, "-finstrument-functions"], [LIBA])
     b["pg"] = compile_prog(o("pg"), [path], cc, [OPT, "-pg"])
+    for v, lib in (("fentry-empty", os.path.join(BENCH, "fentry_empty.S")), ("fentry-cpu", LIBA)):
+        exe = compile_fentry(o(v), path, cc, [lib])
+        if exe:
+            b[v] = exe
     if lang == "c++":
         # gcc's way to leave the standard library's inline functions alone.
         b["excl"] = compile_prog(o("excl"), [path], cc,
@@ -367,6 +390,9 @@ VARIANT_DOC = {
     "cpu-static": "ccprof clock=cpu, libccprof.a linked in",
     "gcc-excl dummy/cpu": "(tiny) -finstrument-functions-exclude-file-list=/usr/include/c++, "
                           "empty hooks / ccprof clock=cpu preloaded",
+    "fentry empty/cpu": "gcc -O2 -pg -mfentry -minstrument-return=call (compiled so, linked "
+                        "without -pg: hooks only the calls left after inlining), "
+                        "bench/fentry_empty.S / ccprof clock=cpu (libccprof.a) linked in",
     "gprof": "gcc -O2 -pg, gmon.out written at exit",
     "bare-small": "no instrumentation, input ÷%d" % SMALL,
     "uftrace": "uftrace record (-finstrument-functions build), input ÷%d" % SMALL,
@@ -505,6 +531,11 @@ def family_variants(F, bins, full, small, empty, so, rundir):
         vs.append(V("gcc-excl cpu", [bins["excl"]] + full, ccp("gcc-excl cpu", "cpu"),
                     files=[prof("gcc-excl cpu")], dummy="gcc-excl dummy",
                     calls_of="gcc-excl cpu"))
+    if fam == "gcc" and "fentry-cpu" in bins:
+        vs.append(V("fentry empty", [bins["fentry-empty"]] + full, calls_of="fentry cpu"))
+        vs.append(V("fentry cpu", [bins["fentry-cpu"]] + full,
+                    {"CCPROF_OPTIONS": "clock=cpu:output=%s" % prof("fentry cpu")},
+                    files=[prof("fentry cpu")], dummy="fentry empty", calls_of="fentry cpu"))
     if F["pgbin"] in bins:
         vs.append(V(F["pg"], [bins[F["pgbin"]]] + full, files=[os.path.join(rundir, "gmon.out")],
                     dummy=F["dummy"], calls_of=cpu))
@@ -548,7 +579,7 @@ def bench_workload(name, bins, units, so, small_units=None, real=None, note=""):
 
     # The profiler's own counts, from the last round's profiles.
     calls, calls_small, fres = {}, {}, {}
-    for cname in ("cpu", "gcc-excl cpu", "clang-ai cpu"):
+    for cname in ("cpu", "gcc-excl cpu", "fentry cpu", "clang-ai cpu"):
         if cname in by:
             info, _ = ccprof_json(["info", "--json", by[cname].files[0]])
             if info:
@@ -951,6 +982,20 @@ def linking(w):
                        (s - p) / p * 100, ds, dp))
 
 
+def fentry_line(w):
+    """gcc's two ways to hook (src/runtime/fentry.c), both with
+    libccprof.a: the calls left after inlining, or every inlined copy too;
+    None where the fentry build was not made."""
+    st = w["stats"]
+    if not all(k in st for k in ("fentry cpu", "fentry empty", "cpu-static", "gprof")):
+        return None
+    f = st["fentry cpu"]
+    return ("%s [gcc]: -pg -mfentry -minstrument-return=call: clock=cpu %.2f× bare (R %s, "
+            "%s calls), against -finstrument-functions %.2f× (static) and gprof %.2f×"
+            % (w["name"], f["ratio"], fmt_R(f), fmt_calls(f.get("calls")),
+               st["cpu-static"]["ratio"], st["gprof"]["ratio"]))
+
+
 def checks(results, rep):
     lines = []
 
@@ -962,6 +1007,9 @@ def checks(results, rep):
         for F in FAMILIES:
             if F["key"] in w["families"]:
                 family_checks(w, F, check, lines)
+        fl = fentry_line(w)
+        if fl:
+            lines.append("INFO  " + fl)
         lk = linking(w)
         if lk:
             lines.append("INFO  " + lk[1])

@@ -113,6 +113,13 @@ def builds():
         r = run([exe, ROUNDS], env=dict(os.environ, CCPROF_OPTIONS="clock=cycles,output=" + prof))
         rep = check_profile("fentry, clock=cycles", exe, r, prof, bare_first)
         contexts_right("fentry, clock=cycles", rep)
+        # enabled=0: the hooks return at once (rt_stateless), and nothing
+        # is written
+        d = fresh_dir("fentry_disabled")
+        r = run([exe, ROUNDS], cwd=d, env=dict(os.environ, CCPROF_OPTIONS="enabled=0"))
+        check(r.returncode == 0 and first_line(r.stdout) == bare_first and "bad 0" in r.stdout
+              and os.listdir(d) == [], "fentry, enabled=0: the same values, no profile (%r)"
+              % os.listdir(d))
         # ccprof record preloads the runtime the program already links
         r, prof = record(exe, [ROUNDS], profile=os.path.join(OUT, "fentry_record.ccprof"))
         check_profile("fentry under ccprof record", exe, r, prof, bare_first)

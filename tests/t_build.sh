@@ -23,7 +23,7 @@ check_solibs() {
 # What each shared runtime exports: the hooks, ccprof.h's entry points and
 # the libc calls it takes over (man/ccprof.3, NOTES), no internal
 # name.  A new export is deliberate: add it here.
-exports_rt="_Exit __cxa_begin_catch __cyg_profile_func_enter __cyg_profile_func_exit __libc_start_main _exit
+exports_rt="_Exit __cxa_begin_catch __cyg_profile_func_enter __cyg_profile_func_exit __fentry__ __return__ __libc_start_main _exit
 __longjmp_chk __sysv_signal _longjmp bsd_signal ccprof__cc ccprof__dump ccprof__enter ccprof__leave
 daemon dlclose execl execle execlp execv execve execveat execvp execvpe exit fexecve fork forkpty
 longjmp popen prctl pthread_setname_np

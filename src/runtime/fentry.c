@@ -86,7 +86,9 @@ int rt_fentry_enter_fast(uintptr_t key, uintptr_t sp, uintptr_t cs)
 {
 	struct rt_thread *t = rt_self;
 
-	if (RT_UNLIKELY(t == NULL || rt_cycles))
+	if (RT_UNLIKELY(t == NULL))
+		return rt_stateless; /* done, or the thread's first call */
+	if (RT_UNLIKELY(rt_cycles))
 		return 0;
 	return enter_fast(t, key, sp, cs);
 }
@@ -137,7 +139,9 @@ uintptr_t rt_fentry_start(uintptr_t key)
  * address (the call site), and rsp + 8 the function's stack pointer at
  * its entry.  Eight pushes keep the alignment; the call site is then at
  * 72(%rsp).  r11 is not saved: no argument is passed in it, and a PLT
- * stub may clobber it on the way to any function.
+ * stub may clobber it on the way to any function.  __return__ followed
+ * by a ret saves only rax and rdx: every other integer register is dead
+ * there (the C fast path touches no vector or x87 register).
  */
 #define SAVE_GPRS "push %rdi\n push %rsi\n push %rdx\n push %rcx\n" \
 		  "push %r8\n push %r9\n push %rax\n push %r10\n"
@@ -172,6 +176,22 @@ __asm__(".text\n"
 	".type __return__, @function\n"
 	".p2align 6\n"
 	"__return__:\n"
+	/* Before a ret, only the return registers are live: save rax and
+	 * rdx alone.  Anything else (a sibling call's jmp) saves all. */
+	"mov (%rsp), %r11\n"
+	"cmpb $0xc3, (%r11)\n"
+	"jne 2f\n"
+	"push %rax\n push %rdx\n"
+	"lea 24(%rsp), %rdi\n"          /* sp */
+	"mov 24(%rsp), %rsi\n"          /* call site */
+	"call rt_fentry_exit_fast\n"
+	"test %eax, %eax\n"
+	"jz 3f\n"
+	"pop %rdx\n pop %rax\n"
+	"ret\n"
+	"3:\n"
+	"pop %rdx\n pop %rax\n"
+	"2:\n"
 	SAVE_GPRS
 	"lea 72(%rsp), %rdi\n"          /* sp */
 	"mov 72(%rsp), %rsi\n"          /* call site */

@@ -287,6 +287,9 @@ extern int rt_cycles RT_HIDDEN; /* clock == cycles: the hooks read the TSC */
 extern pid_t rt_pid RT_HIDDEN;  /* our pid: changes at fork, not at vfork */
 extern __thread struct rt_thread *rt_self
 	__attribute__((tls_model("initial-exec"))) RT_HIDDEN;
+/* A thread the runtime records nothing of, its hooks returning at once:
+ * the runtime is disabled, or had no memory for its state (threads.c). */
+extern __thread int rt_stateless __attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 
 /* init.c */
 RT_HIDDEN void rt_init(void);

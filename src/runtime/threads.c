@@ -28,7 +28,7 @@
 __thread struct rt_thread *rt_self __attribute__((tls_model("initial-exec")));
 static __thread int starting __attribute__((tls_model("initial-exec")));
 /* Note [No memory for a thread's state], Note [A disabled runtime] */
-static __thread int stateless __attribute__((tls_model("initial-exec")));
+__thread int rt_stateless __attribute__((tls_model("initial-exec")));
 
 static struct rt_thread *registry; /* every thread, for the writer */
 static struct rt_thread *live;     /* threads still running, for the sampler */
@@ -682,7 +682,7 @@ static void no_state(void)
 {
 	static int said;
 
-	stateless = 1;
+	rt_stateless = 1;
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 		rt_warn("no memory for a thread's profiling state (an address-space limit, "
 			"ulimit -v?); its calls are not recorded");
@@ -695,12 +695,12 @@ static struct rt_thread *thread_start(void)
 	sigset_t mask;
 	int held, saved = errno; /* a hook's: a failed mapping's ENOMEM must not show */
 
-	if (starting || stateless || rt_initialising()) /* Note [A hook while the runtime starts] */
+	if (starting || rt_stateless || rt_initialising()) /* Note [A hook while the runtime starts] */
 		return NULL;
 	starting = 1;
 	rt_init();
 	if (rt_config.disabled || rt_self) {
-		stateless = rt_config.disabled; /* Note [A disabled runtime] */
+		rt_stateless = rt_config.disabled; /* Note [A disabled runtime] */
 		starting = 0;
 		return rt_self;
 	}
@@ -751,7 +751,7 @@ static __attribute__((noinline)) struct rt_thread *thread_start_guarded(void)
 /* First hook on this thread; every hook of a stateless one. */
 struct rt_thread *rt_thread_start(void)
 {
-	return stateless ? NULL : thread_start_guarded(); /* Note [A disabled runtime] */
+	return rt_stateless ? NULL : thread_start_guarded(); /* Note [A disabled runtime] */
 }
 
 /*
