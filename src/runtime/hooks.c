@@ -82,10 +82,19 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp, 
 	RT_PUBLISH(&t->cur, n);
 }
 
+/*
+ * The slow paths take the cost centre's address (`start`) beside fn
+ * (Note [Fentry keys] in fentry.c); the -finstrument-functions hooks
+ * call them through the wrappers below, which pass fn as start, so that
+ * the hooks' own code (their registers, their tail calls) stays what it
+ * was before fentry.c came: with the extra argument gcc allocated the
+ * enter hook's registers differently.
+ */
+
 /* Everything the fast path leaves out: frames to discard, a full shadow
  * stack, a transition not cached. */
-static __attribute__((noinline)) void enter_general(struct rt_thread *t, uintptr_t fn,
-						    uintptr_t start, uintptr_t sp, uintptr_t cs)
+static __attribute__((noinline)) void enter_general_at(struct rt_thread *t, uintptr_t fn,
+						       uintptr_t start, uintptr_t sp, uintptr_t cs)
 {
 	if (t->top[-1].sp <= sp)
 		rt_discard_gone(t, sp, cs, fn);
@@ -93,8 +102,8 @@ static __attribute__((noinline)) void enter_general(struct rt_thread *t, uintptr
 }
 
 /* The thread's first call. */
-static __attribute__((noinline, cold)) void enter_first(uintptr_t fn, uintptr_t start, uintptr_t sp,
-							uintptr_t cs)
+static __attribute__((noinline, cold)) void enter_first_at(uintptr_t fn, uintptr_t start,
+							   uintptr_t sp, uintptr_t cs)
 {
 	struct rt_thread *t = rt_thread_start();
 
@@ -102,21 +111,38 @@ static __attribute__((noinline, cold)) void enter_first(uintptr_t fn, uintptr_t 
 		return;
 	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
-	enter_general(t, fn, start, sp, cs);
+	enter_general_at(t, fn, start, sp, cs);
 }
 
 /* clock=cycles: one clock read, at the start, then the same paths
  * (Note [Cycles clock] in clock.c). */
-static __attribute__((noinline)) void enter_cycles(struct rt_thread *t, uintptr_t fn,
-						   uintptr_t start, uintptr_t sp, uintptr_t cs)
+static __attribute__((noinline)) void enter_cycles_at(struct rt_thread *t, uintptr_t fn,
+						      uintptr_t start, uintptr_t sp, uintptr_t cs)
 {
 	uint64_t now = rt_tick(), interval = now - t->last_tick;
 
 	rt_charge_ticks(t, now);
 	if (RT_UNLIKELY(!enter_fast(t, fn, sp, cs)))
-		enter_general(t, fn, start, sp, cs);
+		enter_general_at(t, fn, start, sp, cs);
 	if (RT_UNLIKELY(--t->probe_left == 0))
 		rt_probe_overhead(t, now, interval, RT_AT_ENTER);
+}
+
+static __attribute__((noinline)) void enter_general(struct rt_thread *t, uintptr_t fn,
+						    uintptr_t sp, uintptr_t cs)
+{
+	enter_general_at(t, fn, fn, sp, cs);
+}
+
+static __attribute__((noinline, cold)) void enter_first(uintptr_t fn, uintptr_t sp, uintptr_t cs)
+{
+	enter_first_at(fn, fn, sp, cs);
+}
+
+static __attribute__((noinline)) void enter_cycles(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
+						   uintptr_t cs)
+{
+	enter_cycles_at(t, fn, fn, sp, cs);
 }
 
 /*
@@ -139,15 +165,15 @@ RT_API HOOK_ALIGN void __cyg_profile_func_enter(void *this_fn, void *call_site)
 	uintptr_t sp = CALLER_SP(), fn = (uintptr_t)this_fn, cs = (uintptr_t)call_site;
 
 	if (RT_UNLIKELY(t == NULL)) {
-		enter_first(fn, fn, sp, cs);
+		enter_first(fn, sp, cs);
 		return;
 	}
 	if (RT_UNLIKELY(rt_cycles)) {
-		enter_cycles(t, fn, fn, sp, cs);
+		enter_cycles(t, fn, sp, cs);
 		return;
 	}
 	if (RT_UNLIKELY(!enter_fast(t, fn, sp, cs)))
-		enter_general(t, fn, fn, sp, cs);
+		enter_general(t, fn, sp, cs);
 }
 
 /* The newest entry of this (fn, call site), or NULL.  The exit hook's sp
@@ -263,11 +289,11 @@ void rt_fentry_enter_slow(uintptr_t key, uintptr_t sp, uintptr_t cs)
 	uintptr_t start = rt_fentry_start(key);
 
 	if (t == NULL)
-		enter_first(key, start, sp, cs);
+		enter_first_at(key, start, sp, cs);
 	else if (rt_cycles)
-		enter_cycles(t, key, start, sp, cs);
+		enter_cycles_at(t, key, start, sp, cs);
 	else
-		enter_general(t, key, start, sp, cs);
+		enter_general_at(t, key, start, sp, cs);
 }
 
 static struct rt_shadow *entry_of_frame(struct rt_thread *t, uintptr_t sp, uintptr_t cs)
