@@ -1460,14 +1460,27 @@ def cpu_where_it_ran():
     # that few samples saw, now in `park` for good: what no sample
     # placed is at their roots (Note [Too few hits]), not where the write
     # finds them, which gave `park` 42-59 % (helper-126).
+    # A second run where the first is outside: each thread's 0.3 ms is
+    # 3-4 % of the profile, and a sample that finds one just blocked in
+    # `park` charges it there; 60 runs here, idle or beside two busy
+    # loops, gave at most 6.9 %, and session 34's CI 10.0 % in one.  The
+    # bug this guards against gave 42-59 % in every run.
     prof = os.path.join(d, "parked.ccprof")
-    r = run([CCPROF, "record", "-o", prof, "--", exe, "parked", "20"])
-    if check(r.returncode == 0 and os.path.exists(prof), "bursts parked ran (%s)" % r.stderr[-200:]):
+    for attempt in range(2):
+        r = run([CCPROF, "record", "-o", prof, "--", exe, "parked", "20"])
+        if r.returncode != 0 or not os.path.exists(prof):
+            break
         rep = report(prof)
         park = functions(rep).get("park", {}).get("inherited_s", 0)
-        check(rep["total_time_s"] > 0 and park / rep["total_time_s"] < 0.1,
+        share = park / rep["total_time_s"] if rep["total_time_s"] > 0 else 1
+        if share < 0.1:
+            break
+        print("# bursts parked: run %d charged park %.1f %%%s"
+              % (attempt + 1, 100 * share, "; again" if attempt == 0 else ""))
+    if check(r.returncode == 0 and os.path.exists(prof), "bursts parked ran (%s)" % r.stderr[-200:]):
+        check(rep["total_time_s"] > 0 and share < 0.1,
               "bursts parked: park, where 20 threads block for good, charged %.1f %% (under 10 %%)"
-              % (100 * park / rep["total_time_s"] if rep["total_time_s"] else 0))
+              % (100 * share))
     exe = build("lowfd", "tests/progs/lowfd.c")
     # And with the sampler restarted at each unshare(0) meanwhile, which
     # looked in /proc for a seccomp filter: 5,540 misses in 200,000
