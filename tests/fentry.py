@@ -6,6 +6,7 @@ and its profile must hold the calls the program counted itself, each
 function at its own address (nm's), and contexts a longjmp and a signal
 handler leave right."""
 import platform
+import shutil
 from ccp import *
 
 SRC = os.path.join(TOP, "tests/progs/fentry.c")
@@ -131,5 +132,66 @@ def builds():
         check_profile("fentry, libccprof.a", exe, r, prof, bare_first)
 
 
+
+def exceptions():
+    """C++ exceptions thrown through hooked frames: gcc puts __return__
+    before each return, and the unwinder skips it.  In the shared runtime
+    __cxa_begin_catch pops the frames the exception left (Note [Caught
+    exceptions] in src/runtime/catch.c); in the static one the next
+    call's stack pointer does (Note [Shadow stack]).  Either way every
+    count is the program's own, after_catch is main's, and big and small
+    (the first with an 8 KB frame) are the catching function's, or for
+    small at -O2 main's: catcher's last call is a jump there, after its
+    __return__."""
+    if shutil.which("g++") is None:
+        print("# SKIP fentry exceptions: g++ not installed")
+        return
+    # callee: (its callers, its calls), for every build
+    want_arcs = {"exceptions": {"after_catch()": ({"main"}, 40), "throw_deep(int)": ({"main"}, 40)},
+                 "catchbig": {"big()": ({"catcher()"}, 10), "small()": ({"catcher()", "main"}, 10)}}
+    for prog, expect in sorted(want_arcs.items()):
+        src = os.path.join(TOP, "tests/progs", prog + ".cpp")
+        bare = os.path.join(OUT, prog + "_bare")
+        r = run(["g++", "-O2", src, "-o", bare])
+        if not check(r.returncode == 0, "%s.cpp builds uninstrumented (%s)" % (prog, r.stderr[-200:])):
+            continue
+        want_out = run([bare]).stdout
+        for opt in ("-O0", "-O2"):
+            obj = os.path.join(OUT, "%s_fentry%s.o" % (prog, opt))
+            r = run(["g++", "-g", opt] + FLAGS + ["-c", src, "-o", obj])
+            for link, how in ((["-L" + LIB, "-lccprof", "-Wl,-rpath," + LIB], "shared"),
+                              ([os.path.join(LIB, "libccprof.a"), "-pthread"], "libccprof.a")):
+                tag = "fentry %s.cpp %s, %s" % (prog, opt, how)
+                exe = os.path.join(OUT, "%s_fentry%s_%s" % (prog, opt, how.split(".")[0]))
+                if r.returncode == 0:
+                    r = run(["g++", obj, "-o", exe] + link)
+                if not check(r.returncode == 0, "%s builds (%s)" % (tag, r.stderr[-300:])):
+                    continue
+                prof = exe + ".ccprof"
+                p = run([exe], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+                check(p.returncode == 0 and p.stdout == want_out,
+                      "%s: exit 0 and the uninstrumented build's output (%r; %s)"
+                      % (tag, p.stdout[:60], p.stderr[-200:]))
+                if not os.path.exists(prof):
+                    check(False, "%s: profile written" % tag)
+                    continue
+                rep = report(prof)
+                got = dict((f["name"].split("(")[0], f["calls"]) for f in rep["functions"])
+                own = counts(p.stdout)
+                wrong = dict((k, (v, got.get(k))) for k, v in own.items() if got.get(k) != v)
+                check(own and not wrong, "%s: every function's calls as the program counted them "
+                      "(%d functions; wrong: %r)" % (tag, len(own), wrong))
+                a = arcs(rep)
+                into = dict((callee, sorted((k[0], v["calls"]) for k, v in a.items()
+                                            if k[1] == callee and k[0] != callee))
+                            for callee in expect)
+                right = all(sum(n for _, n in into[callee]) == calls and
+                            set(k for k, _ in into[callee]) <= callers
+                            for callee, (callers, calls) in expect.items())
+                check(right, "%s: calls after the catch in the catching function's "
+                      "context (%r)" % (tag, into))
+
+
 builds()
+exceptions()
 finish()
