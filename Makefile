@@ -74,6 +74,13 @@ $(BUILD)/rt/%.o: src/%.c $(HEADERS)
 # registers] in src/runtime/fentry.c.
 $(BUILD)/rt/runtime/fentry.o: RT_EXTRA = -mgeneral-regs-only
 
+# Their code runs with only xmm0-7 saved, in the -mfentry hooks' light
+# path: legacy SSE alone, which leaves the upper halves of the vector
+# registers as they were (Note [Fentry light path] in src/runtime/fentry.c),
+# whatever CFLAGS asks for.
+RT_SSE_ONLY := $(if $(findstring x86_64,$(shell $(CC) -dumpmachine)),-mno-avx)
+$(BUILD)/rt/runtime/hooks.o $(BUILD)/rt/runtime/machine.o: RT_EXTRA = $(RT_SSE_ONLY)
+
 # The calibration fixture is instrumented on purpose (src/runtime/calib.c).
 $(BUILD)/rt/runtime/calib.o: RT_EXTRA = -finstrument-functions
 

@@ -675,6 +675,14 @@ def report_speed():
 
 REAL_GCC = ("bare", "instr", "pg")
 REAL_CLANG = ("clang-bare", "clang-ai", "clang-pg")
+# gcc -pg -mfentry -minstrument-return=call with empty hooks (x86-64 only;
+# optional: a failed build leaves its rows out).
+REAL_FENTRY = ("fentry-empty",) if platform.machine() == "x86_64" else ()
+
+
+def relink_base(v):
+    """The build whose objects relink v links again."""
+    return "fentry-empty" if v == "fentry-cpu" else "instr"
 
 
 def real_bins(name, exe, done, build, relink, dummy_obj, fetch=None):
@@ -682,13 +690,13 @@ def real_bins(name, exe, done, build, relink, dummy_obj, fetch=None):
     None when it is skipped (BENCH_NAME=0, quick mode with builds missing,
     a gcc build or fetch failing).  exe(v): variant v's program; done(v):
     whether it is built; build(v): build it, True if it worked;
-    relink(v, obj): the instr build linked again with obj (dummy-static,
-    ccprof-static), True if it worked; fetch(): get the sources, None if
-    it worked, else why not."""
+    relink(v, obj): relink_base(v)'s objects linked again with obj
+    (dummy-static, ccprof-static, fentry-cpu), True if it worked; fetch():
+    get the sources, None if it worked, else why not."""
     var = "BENCH_" + name.upper()
     if not env_flag(var, "1"):
         return None
-    builds = list(REAL_GCC)
+    builds = list(REAL_GCC) + list(REAL_FENTRY)
     if CLANG_SKIP is None:
         builds += ["clang-bare", "clang-ai"] + (["clang-pg"] if CLANG_PG else [])
     missing = [v for v in builds if not done(v)]
@@ -709,7 +717,9 @@ def real_bins(name, exe, done, build, relink, dummy_obj, fetch=None):
     if "clang-ai" not in bins or "clang-bare" not in bins:  # no clang family without both
         for v in REAL_CLANG:
             bins.pop(v, None)
-    for v, obj in (("dummy-static", dummy_obj), ("ccprof-static", LIBA)):
+    for v, obj in (("dummy-static", dummy_obj), ("ccprof-static", LIBA), ("fentry-cpu", LIBA)):
+        if relink_base(v) not in bins:
+            continue
         if relink(v, obj):
             bins[v] = exe(v)
         else:
@@ -766,8 +776,10 @@ def text_section(objdump, path):
 
 SQLITE = os.environ.get("CCPROF_SQLITE") or os.path.expanduser("~/.cache/ccprof/sqlite-3.54.1")
 SQLITE_DRV = os.path.join(ROOT, "tests", "progs", "sqlite_drv.c")
-# Variant: compiler, compile flags, link flags.  The static variants link
-# instr's objects again with one object more.
+# Variant: compiler, compile flags, link flags (the link has OPT and
+# these, not the compile flags: -pg there would start gprof's collector
+# in the fentry build).  The static variants link instr's objects again
+# with one object more, fentry-cpu fentry-empty's.
 SQLITE_BUILDS = {
     "bare": (CC, [OPT], []),
     "instr": (CC, [OPT, "-finstrument-functions"], []),
@@ -775,6 +787,7 @@ SQLITE_BUILDS = {
     "clang-bare": (CLANG, [OPT], []),
     "clang-ai": (CLANG, [OPT, "-finstrument-functions-after-inlining"], []),
     "clang-pg": (CLANG, [OPT, "-pg"], ["-pg"]),
+    "fentry-empty": (CC, [OPT] + FENTRY, [os.path.join(BENCH, "fentry_empty.S")]),
 }
 # sqlite_drv ROWS THREADS ROUNDS: the work grows faster than ROWS (a join),
 # so the small input is the full one's rounds ÷32 (0.34 s bare in full).
@@ -812,7 +825,7 @@ def sqlite_setup(dummy_obj):
                 if newer(obj, [src]):
                     run([cc] + cflags + ["-I" + SQLITE, "-c", src, "-o", obj + ".tmp"])
                     os.replace(obj + ".tmp", obj)
-            compile_prog(exe(v), objs(v), cc, cflags + ldflags, ["-ldl"], run=run)
+            compile_prog(exe(v), objs(v), cc, [OPT] + ldflags, ["-ldl"], run=run)
             return True
         except OSError:
             log("bench: sqlite build %s failed (see %s)" % (v, os.path.relpath(logf(v), ROOT)))
@@ -821,7 +834,8 @@ def sqlite_setup(dummy_obj):
     def relink(v, obj):
         os.makedirs(d(v), exist_ok=True)
         try:
-            compile_prog(exe(v), objs("instr"), CC, [OPT], [obj, "-ldl"], run=run_logged(v))
+            compile_prog(exe(v), objs(relink_base(v)), CC, [OPT], [obj, "-ldl"],
+                         run=run_logged(v))
             return True
         except OSError:
             return False

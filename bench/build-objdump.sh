@@ -9,15 +9,19 @@
 #   clang-bare    clang -O2
 #   clang-ai      clang -O2 -finstrument-functions-after-inlining
 #   clang-pg      clang -O2 -pg
+#   fentry-empty  gcc   -O2 -pg -mfentry -minstrument-return=call (x86-64),
+#                 linked with bench/fentry_empty.S's empty hooks, not -pg
 # These are cached: a finished one is left alone (delete the directory to
 # rebuild).
 #
-# Relinks of the instr build (a second; no recompilation):
-#   ccprof-static  with OBJECT (default build/lib/libccprof.a) linked in
-#   dummy-static   with OBJECT (default bench/.work/bin/dummy_hooks.o)
-# They run the final link of objdump again, in objdump-instr/binutils, with
+# Relinks (a second; no recompilation):
+#   ccprof-static  instr with OBJECT (default build/lib/libccprof.a) linked in
+#   dummy-static   instr with OBJECT (default bench/.work/bin/dummy_hooks.o)
+#   fentry-cpu     fentry-empty's objects with OBJECT (default libccprof.a)
+#                  in place of the empty hooks
+# They run the final link of objdump again, in objdump-BASE/binutils, with
 # OBJECT appended, writing to objdump-VARIANT/binutils/objdump.  They are
-# redone whenever OBJECT or the instr objdump is newer than the result.
+# redone whenever OBJECT or the base objdump is newer than the result.
 set -eu
 variant=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,11 +32,11 @@ jobs=${BENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}
 gcc=${BENCH_CC:-gcc} gxx=${BENCH_CXX:-g++}
 clang=${BENCH_CLANG:-clang} clangxx=${BENCH_CLANGXX:-clang++}
 
-relink() { # relink EXTRA...: objdump-instr's link again, plus EXTRA
-	in=$work/objdump-instr/binutils
-	obj=$1
-	if [ ! -f "$work/objdump-instr/.done" ]; then
-		echo "build-objdump.sh: $variant needs the instr build first" >&2
+relink() { # relink BASE OBJECT: objdump-BASE's link again, plus OBJECT
+	base=$1 obj=$2
+	in=$work/objdump-$base/binutils
+	if [ ! -f "$work/objdump-$base/.done" ]; then
+		echo "build-objdump.sh: $variant needs the $base build first" >&2
 		exit 1
 	fi
 	if [ ! -f "$obj" ]; then
@@ -50,7 +54,7 @@ relink() { # relink EXTRA...: objdump-instr's link again, plus EXTRA
 	mkdir -p "$out/binutils"
 	# shellcheck disable=SC2086 # $parts is a word list
 	(cd "$in" && ./libtool --quiet --tag=CC --mode=link "$gcc" -O2 \
-		-o "$out/binutils/objdump.tmp" $parts "$@" -pthread) >"$out/link.log" 2>&1 || {
+		-o "$out/binutils/objdump.tmp" $parts "$obj" -pthread) >"$out/link.log" 2>&1 || {
 		cat "$out/link.log" >&2
 		exit 1
 	}
@@ -65,8 +69,10 @@ pg)         cc=$gcc   cxx=$gxx     cflags="-O2 -pg" ldflags="-pg" ;;
 clang-bare) cc=$clang cxx=$clangxx cflags="-O2" ldflags="" ;;
 clang-ai)   cc=$clang cxx=$clangxx cflags="-O2 -finstrument-functions-after-inlining" ldflags="" ;;
 clang-pg)   cc=$clang cxx=$clangxx cflags="-O2 -pg" ldflags="-pg" ;;
-ccprof-static) relink "${2:-$(dirname "$here")/build/lib/libccprof.a}"; exit 0 ;;
-dummy-static)  relink "${2:-$work/bin/dummy_hooks.o}"; exit 0 ;;
+fentry-empty) cc=$out/gcc-fentry cxx=$gxx cflags="-O2" ldflags="" ;;
+ccprof-static) relink instr "${2:-$(dirname "$here")/build/lib/libccprof.a}"; exit 0 ;;
+dummy-static)  relink instr "${2:-$work/bin/dummy_hooks.o}"; exit 0 ;;
+fentry-cpu)    relink fentry-empty "${2:-$(dirname "$here")/build/lib/libccprof.a}"; exit 0 ;;
 *) echo "build-objdump.sh: unknown variant '$variant'" >&2; exit 2 ;;
 esac
 
@@ -90,6 +96,20 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out"
+if [ "$variant" = fentry-empty ]; then
+	# The hooks' flags on compiles only: a link with -pg would start
+	# gprof's collector.  Links (configure's tests too) get the empty hooks.
+	"$gcc" -c "$here/fentry_empty.S" -o "$out/fentry_empty.o"
+	cat >"$cc" <<-EOF
+	#!/bin/sh
+	for a; do
+		case \$a in -c|-S) exec $gcc -pg -mfentry -minstrument-return=call "\$@" ;;
+		-E|-M|-MM) exec $gcc "\$@" ;; esac
+	done
+	exec $gcc "\$@" $out/fentry_empty.o
+	EOF
+	chmod +x "$cc"
+fi
 echo "bench: building objdump ($variant: $cc $cflags) in $out" >&2
 "$src/configure" CC="$cc" CXX="$cxx" CFLAGS="$cflags" CXXFLAGS="$cflags" LDFLAGS="$ldflags" \
 	--disable-nls --disable-werror --disable-shared \

@@ -6,6 +6,7 @@ and its profile must hold the calls the program counted itself, each
 function at its own address (nm's), and contexts a longjmp and a signal
 handler leave right."""
 import platform
+import re
 import shutil
 from ccp import *
 
@@ -192,6 +193,56 @@ def exceptions():
                       "context (%r)" % (tag, into))
 
 
+
+def disassembly(path):
+    """{function: [(mnemonic, operands)]} from objdump -d."""
+    funcs, cur = {}, None
+    for line in run(["objdump", "-d", "--no-show-raw-insn", path]).stdout.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            cur = funcs.setdefault(m.group(1), [])
+            continue
+        m = re.match(r"^\s+[0-9a-f]+:\s+(\S+)\s*(.*)$", line)
+        if m and cur is not None:
+            cur.append((m.group(1), m.group(2)))
+    return funcs
+
+
+def light_path_code():
+    """Note [Fentry light path]: what __fentry__ runs with only xmm0-7
+    saved, rt_fentry_enter_known and every function it calls or jumps
+    to, uses no VEX or EVEX instruction (which would clear the upper
+    halves of the vector registers), no ymm, zmm or mask register, no x87
+    instruction, and calls nothing outside the runtime (libc's string
+    functions use AVX) and nothing indirectly.  The runtime built with
+    -march=native in place of -mno-avx failed tests/progs/fentry.c's
+    value checks (avx_add, spread)."""
+    funcs = disassembly(os.path.join(LIB, "libccprof.so"))
+    todo, seen, bad = ["rt_fentry_enter_known"], set(), []
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        if f not in funcs:
+            bad.append("%s: not found" % f)
+            continue
+        for mnem, ops in funcs[f]:
+            if mnem.startswith(("v", "f")) or re.search(r"%[yz]mm|%k[0-7]\b|%st", ops):
+                bad.append("%s: %s %s" % (f, mnem, ops))
+            if mnem.startswith(("call", "jmp")) or mnem.startswith("j") and "<" in ops:
+                m = re.search(r"<([^>+]+)(\+0x[0-9a-f]+)?>", ops)
+                if m is None:
+                    bad.append("%s: %s %s (indirect)" % (f, mnem, ops))
+                elif m.group(1) != f:
+                    todo.append(m.group(1))
+    check(len(seen) >= 3 and not bad,
+          "fentry light path: %d functions (%s), no vector register but xmm's low halves, "
+          "no x87, no call out of the runtime (%r)" % (len(seen), ", ".join(sorted(seen)), bad[:5]))
+
+
 builds()
 exceptions()
+if platform.machine() == "x86_64":
+    light_path_code()
 finish()

@@ -755,6 +755,23 @@ static struct rt_ctx *make_transition(struct rt_thread *t, struct rt_ctx *c, uin
 	return n;
 }
 
+/* n, the transition from c just found or made, into the caches. */
+static void remember(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
+{
+	cache_put(c, n);
+	tcache_put(t, c, n);
+}
+
+/* The deepest the shadow stack has been, with `coming` frames about to
+ * be pushed. */
+static void note_depth(struct rt_thread *t, int coming)
+{
+	uint64_t depth = (uint64_t)(t->top - t->base) - 1 + (uint64_t)coming;
+
+	if (depth > t->max_depth)
+		t->max_depth = depth;
+}
+
 /* A thread that enabled asynchronous cancellation is not cancelled in
  * here, with the cost-centre lock or a table half-built: Note
  * [Cancellation] in cancel.c. */
@@ -773,21 +790,40 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 	n = transition_lookup(t->transitions_tab, c, fn);
 	if (n == NULL)
 		n = make_transition(t, c, fn, start);
-	if (n) {
-		cache_put(c, n);
-		tcache_put(t, c, n);
-	}
+	if (n)
+		remember(t, c, n);
 	else
 		t->lost_calls++;
-	{
-		uint64_t depth = (uint64_t)(t->top - t->base) - 1;
-
-		if (depth > t->max_depth)
-			t->max_depth = depth;
-	}
+	note_depth(t, 0);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	RT_STORE(&t->busy, 0);
 	rt_deferred_end(cancel);
+	return n;
+}
+
+/*
+ * The transition from c on fn if the thread has made it before, else
+ * NULL, changing nothing: fentry.c's light path (Note [Fentry light
+ * path]), which saved only the SSE registers, so this calls no function
+ * of libc's (nor its cancellation switch: like the fast path it takes no
+ * lock and frees nothing, and a thread cancelled in it dies with `busy`
+ * set, which only loses the calls its cleanup makes).
+ */
+struct rt_ctx *rt_transition_known(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
+{
+	struct rt_ctx *n;
+
+	if (t->busy)
+		return NULL; /* the slow path counts it lost */
+	RT_STORE(&t->busy, RT_BUSY);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	n = transition_lookup(t->transitions_tab, c, fn);
+	if (n) {
+		remember(t, c, n);
+		note_depth(t, 1); /* its caller pushes the frame after */
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	RT_STORE(&t->busy, 0);
 	return n;
 }
 

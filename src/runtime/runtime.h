@@ -306,6 +306,7 @@ void __cyg_profile_func_exit(void *fn, void *call_site) __attribute__((no_instru
 /* machine.c: the context machine's slow path. */
 RT_HIDDEN struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn,
 				       uintptr_t start);
+RT_HIDDEN struct rt_ctx *rt_transition_known(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn);
 RT_HIDDEN struct rt_ctx *rt_root_context(struct rt_thread *t);
 RT_HIDDEN struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn);
 extern struct rt_ctx rt_no_context RT_HIDDEN; /* what an empty cache slot holds */
@@ -317,6 +318,7 @@ RT_HIDDEN void rt_release_lookups(struct rt_thread *t);
 RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp,
 		       uintptr_t cs);
 /* The -mfentry hooks' slow paths (Note [Fentry registers] in fentry.c). */
+RT_HIDDEN int rt_fentry_enter_known(uintptr_t key, uintptr_t sp, uintptr_t cs);
 RT_HIDDEN void rt_fentry_enter_slow(uintptr_t key, uintptr_t sp, uintptr_t cs);
 RT_HIDDEN void rt_fentry_exit_slow(uintptr_t sp, uintptr_t cs);
 /* fentry.c: the function whose __fentry__ call returns to key. */

@@ -236,6 +236,55 @@ static void registers(long r)
 
 static long (*const ops[])(long, long) = { op_add, op_mul, op_xor };
 
+/* 1,024 functions called in turn from one context: more transitions than
+ * the caches hold, so most of these calls miss them and take the light
+ * path (Note [Fentry light path]) with AVX arguments live. */
+static long n_spread;
+#define SPREAD1(n) \
+	__attribute__((target("avx"))) NOINLINE __m256d spread_##n(__m256d a, double k) \
+	{ \
+		__atomic_add_fetch(&n_spread, 1, __ATOMIC_RELAXED); \
+		return _mm256_add_pd(a, _mm256_set1_pd(k + 0##n)); \
+	}
+#define SPREAD4(n) SPREAD1(n##0) SPREAD1(n##1) SPREAD1(n##2) SPREAD1(n##3)
+#define SPREAD16(n) SPREAD4(n##0) SPREAD4(n##1) SPREAD4(n##2) SPREAD4(n##3)
+#define SPREAD64(n) SPREAD16(n##0) SPREAD16(n##1) SPREAD16(n##2) SPREAD16(n##3)
+#define SPREAD256(n) SPREAD64(n##0) SPREAD64(n##1) SPREAD64(n##2) SPREAD64(n##3)
+SPREAD256(10) SPREAD256(11) SPREAD256(12) SPREAD256(13)
+#define NAME1(n) spread_##n,
+#define NAME4(n) NAME1(n##0) NAME1(n##1) NAME1(n##2) NAME1(n##3)
+#define NAME16(n) NAME4(n##0) NAME4(n##1) NAME4(n##2) NAME4(n##3)
+#define NAME64(n) NAME16(n##0) NAME16(n##1) NAME16(n##2) NAME16(n##3)
+#define NAME256(n) NAME64(n##0) NAME64(n##1) NAME64(n##2) NAME64(n##3)
+static __m256d (*const spread[])(__m256d, double) = {
+	NAME256(10) NAME256(11) NAME256(12) NAME256(13)
+};
+
+/* The digits of spread_N's name, base 4, as spread_N adds them. */
+static double spread_adds(int i)
+{
+	long octal = 0, place = 1;
+
+	for (int d = 0; d < 5; d++, place *= 8, i /= 4)
+		octal += (i % 4) * place; /* 0##n reads the digits as octal */
+	return (double)(octal + 8 * 8 * 8 * 8 * 8);
+}
+
+__attribute__((target("avx"))) static int spread_check(long r)
+{
+	double out[4];
+
+	for (int i = 0; i < (int)(sizeof spread / sizeof *spread); i++) {
+		__m256d a = _mm256_set_pd(r, r + 1, r + 2, r + 3);
+
+		_mm256_storeu_pd(out, spread[i](a, 0.5));
+		for (int j = 0; j < 4; j++)
+			if (out[j] != r + (3 - j) + 0.5 + spread_adds(i))
+				return 0;
+	}
+	return 1;
+}
+
 static jmp_buf back;
 
 /* Hooked frames a longjmp leaves without their __return__. */
@@ -288,6 +337,8 @@ int main(int argc, char **argv)
 		sum += leaf(r) + fib(12) + is_even((unsigned)(r % 50));
 		sum += ops[r % 3](sum, r);
 		registers(r);
+		if (r < 20 && __builtin_cpu_supports("avx"))
+			expect(spread_check(r), "spread");
 	}
 	/* longjmp out of 5 frames of dive, 20 times, then more calls */
 	for (int i = 0; i < 20; i++) {
