@@ -275,6 +275,19 @@ RT_API HOOK_ALIGN void __cyg_profile_func_exit(void *this_fn, void *call_site)
 		exit_general(t, fn, CALLER_SP(), cs);
 }
 
+/* fentry.c's light path (Note [Fentry light path]): a transition the
+ * thread has made before, which the caches missed, or the end of a
+ * context's window of misses (cached_transition adapts then).  1 if
+ * done; 0, with nothing changed, for anything else. */
+int rt_fentry_enter_known(uintptr_t key, uintptr_t sp, uintptr_t cs)
+{
+	struct rt_thread *t = rt_self;
+
+	if (t == NULL || rt_cycles)
+		return 0;
+	return enter_cached(t, key, sp, cs, 1);
+}
+
 /*
  * gcc's -pg -mfentry -minstrument-return=call (fentry.c): what its fast
  * paths leave, with the program's vector and x87 registers saved.  An
@@ -283,33 +296,6 @@ RT_API HOOK_ALIGN void __cyg_profile_func_exit(void *this_fn, void *call_site)
  * return (a longjmp, an exception); an entry above sp that does not match
  * is a live outer frame, and the exit is not its.
  */
-/* fentry.c's light path (Note [Fentry light path]): a transition the
- * thread has made before, which the caches missed, or the end of a
- * context's window of misses (cached_transition adapts then).  1 if
- * done; 0, with nothing changed, for anything else. */
-int rt_fentry_enter_known(uintptr_t key, uintptr_t sp, uintptr_t cs)
-{
-	struct rt_thread *t = rt_self;
-	struct rt_shadow *s;
-	struct rt_ctx *c, *n;
-
-	if (t == NULL || rt_cycles)
-		return 0;
-	s = t->top;
-	if ((s[-1].sp <= sp && !same_frame(&s[-1], sp, cs, key)) || s == t->limit)
-		return 0;
-	c = t->cur;
-	if (c->fn == key)
-		return 0;
-	n = cached_transition(t, c, key, 0);
-	if (n == NULL && (n = rt_transition_known(t, c, key)) == NULL)
-		return 0;
-	push(t, s, c, key, sp, cs);
-	rt_count(&n->entries);
-	RT_PUBLISH(&t->cur, n);
-	return 1;
-}
-
 void rt_fentry_enter_slow(uintptr_t key, uintptr_t sp, uintptr_t cs)
 {
 	struct rt_thread *t = rt_self;

@@ -126,10 +126,12 @@ static inline int same_frame(const struct rt_shadow *e, uintptr_t sp, uintptr_t 
 /*
  * The enter fast path of both clocks: a memoised transition, nothing to
  * discard, room on the shadow stack.  Returns 0, before anything has
- * changed, for every other case.
+ * changed, for every other case.  known: also a transition the thread
+ * has made before, which the caches missed (fentry.c's light path, Note
+ * [Fentry light path]; a call of machine.c's).
  */
-static inline __attribute__((always_inline)) int enter_fast(struct rt_thread *t, uintptr_t fn,
-							    uintptr_t sp, uintptr_t cs)
+static inline __attribute__((always_inline)) int enter_cached(struct rt_thread *t, uintptr_t fn,
+							      uintptr_t sp, uintptr_t cs, int known)
 {
 	struct rt_shadow *s = t->top;
 	struct rt_ctx *c, *n;
@@ -144,7 +146,9 @@ static inline __attribute__((always_inline)) int enter_fast(struct rt_thread *t,
 		rt_count(&c->recursive);
 		return 1;
 	}
-	n = cached_transition(t, c, fn, 1);
+	n = cached_transition(t, c, fn, !known);
+	if (known && n == NULL)
+		n = rt_transition_known(t, c, fn);
 	if (RT_UNLIKELY(n == NULL))
 		return 0;
 	push(t, s, c, fn, sp, cs);
@@ -152,6 +156,8 @@ static inline __attribute__((always_inline)) int enter_fast(struct rt_thread *t,
 	RT_PUBLISH(&t->cur, n);
 	return 1;
 }
+
+#define enter_fast(t, fn, sp, cs) enter_cached(t, fn, sp, cs, 0)
 
 /* The exit fast path of both clocks: the top entry is this call's (the
  * sentinel's fn is a data address, so it never matches).  `cur` is
