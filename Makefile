@@ -70,8 +70,9 @@ $(BUILD)/rt/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_FLAGS) $(RT_EXTRA) -c $< -o $@
 
-# The -mfentry hooks' fast paths save no vector register: Note [Fentry
-# registers] in src/runtime/fentry.c.
+# fentry.c's C runs before the vector state is saved (the save area's
+# size, measured at the first slow path): Note [Fentry registers] in
+# src/runtime/fentry.c.
 $(BUILD)/rt/runtime/fentry.o: RT_EXTRA = -mgeneral-regs-only
 
 # Their code runs with only xmm0-7 saved, in the -mfentry hooks' light

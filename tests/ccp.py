@@ -303,3 +303,69 @@ def finish():
     print("# completed")
     sys.stdout.flush()
     sys.exit(1 if failures else 0)
+
+
+def program_counts(stdout, rep, what=""):
+    """The profile's calls and arcs against the program's own "calls F N"
+    and "arc A B N" lines, and no arcs beyond those."""
+    fs, a = functions(rep), arcs(rep)
+    for line in stdout.splitlines():
+        w = line.split()
+        if w[0] == "calls":
+            got = fs.get(w[1], {}).get("calls", 0)
+            check(got == int(w[2]), "%scalls(%s) = %s (program's count), got %d" % (what, w[1], w[2], got))
+        elif w[0] == "arc":
+            got = a.get((w[1], w[2]), {}).get("calls", 0)
+            check(got == int(w[3]), "%sarc %s->%s = %s, got %d" % (what, w[1], w[2], w[3], got))
+    nprog = sum(1 for l in stdout.splitlines() if l.startswith("arc "))
+    check(len(a) == nprog, "%sno arcs beyond the program's own (%d vs %d)" % (what, len(a), nprog))
+
+
+def dispatcher_checks(record_in, tag, out):
+    """tests/progs/dispatcher.c, run by record_in(args, clock, profile) ->
+    (CompletedProcess, profile): the adaptive inline cache (Note
+    [Adaptive inline cache] in src/runtime/machine.c).  A context calling
+    16 functions at random ends as a dispatcher, one calling 3 in long
+    bursts keeps its slots, one that does the first and then the second
+    gets its slots back, and every count stays exact through the
+    switches, under both clocks."""
+    for mode, want, who in (("both", 1, "scatter's only"), ("scatter", 1, "scatter's"),
+                            ("bursts", 0, "none"), ("recover", 0, "none, once bursts follow")):
+        for clock in ("cpu", "cycles") if mode == "both" else ("cpu",):
+            r, prof = record_in(["20", mode], clock,
+                                os.path.join(out, "%s-%s@%s.ccprof" % (tag, mode, clock)))
+            what = "%s %s (%s): " % (tag, mode, clock)
+            if not check(r.returncode == 0, what + "runs (status %d)" % r.returncode):
+                continue
+            program_counts(r.stdout, report(prof), what)
+            info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+            check(info["dispatchers"] == want, what + "%d context(s) dispatching past the inline "
+                  "cache, %s (got %d)" % (want, who, info["dispatchers"]))
+    # Under a storm of timer signals whose handler calls one of the 16 from
+    # the context it interrupted: no call is counted twice or charged to
+    # another function, and each one missing is a lost call (a handler
+    # inside the slow path, Note [Re-entry]).
+    r, prof = record_in(["200", "storm"], "cpu", os.path.join(out, tag + "-storm.ccprof"))
+    what = tag + " storm: "
+    if check(r.returncode == 0, what + "runs (status %d)" % r.returncode):
+        lines = [l.split() for l in r.stdout.splitlines()]
+        want = {w[1]: int(w[2]) for w in lines if w[0] == "calls"}
+        byh = {w[1]: int(w[2]) for w in lines if w[0] == "handler"}
+        handled = int(r.stdout.split("handled")[1].split()[0])
+        fs = functions(report(prof))
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+        got = {f: fs.get(f, {}).get("calls", 0) for f in want}
+        check(len(want) == 16 and set(byh) == set(want) and handled > 100
+              and sum(byh.values()) == handled,
+              what + "%d signals, the program's counts of 16 functions and of their "
+              "calls from the handler (%d) printed" % (handled, sum(byh.values())))
+        # Only a call made from the handler can be lost: every ordinary
+        # call (the program's count less the handler's) is in the profile.
+        bad = sorted("%s %d not in [%d, %d]" % (f, got[f], want[f] - byh.get(f, 0), want[f])
+                     for f in want if not want[f] - byh.get(f, 0) <= got[f] <= want[f])
+        check(not bad, what + "each function has all its ordinary calls, and at most "
+              "its calls from the handler more (%s)" % bad[:4])
+        missing = sum(want.values()) - sum(got.values())
+        check(missing == info["lost_calls"] and info["lost_calls"] <= handled,
+              what + "the %d calls missing are the %d lost, at most the handler's %d"
+              % (missing, info["lost_calls"], handled))

@@ -17,13 +17,16 @@ GCC = "gcc"
 ROUNDS = "150"
 
 
-def build_fentry(name, extra=(), link=("-L" + LIB, "-lccprof", "-Wl,-rpath," + LIB)):
+SHARED = ("-L" + LIB, "-lccprof", "-Wl,-rpath," + LIB)
+
+
+def build_fentry(name, extra=(), link=SHARED, src=SRC):
     """OUT/name: compiled with FLAGS (never linked with -pg: that would
     start gprof's collector), linked with the runtime; None (a failed
     check) if it does not build."""
     obj = os.path.join(OUT, name + ".o")
     exe = os.path.join(OUT, name)
-    r = run([GCC, "-g", "-O2"] + FLAGS + list(extra) + ["-c", SRC, "-o", obj])
+    r = run([GCC, "-g", "-O2"] + FLAGS + list(extra) + ["-c", src, "-o", obj])
     if r.returncode == 0:
         r = run([GCC] + list(extra) + [obj, "-o", exe] + list(link) + ["-pthread"])
     return exe if check(r.returncode == 0, "%s builds (%s)" % (name, r.stderr[-300:])) else None
@@ -194,6 +197,30 @@ def exceptions():
 
 
 
+def dispatcher():
+    """tests/progs/dispatcher.c built with FLAGS, under core.py's checks:
+    the hooks' fast paths in assembly (Note [Fentry fast paths]) follow
+    the inline cache's slots, the thread cache and the adaptive window as
+    hotpath.h does, and keep every count under a storm of signals whose
+    handler calls hooked functions; with the shared and the static
+    runtime."""
+    if platform.machine() != "x86_64":
+        return
+    src = os.path.join(TOP, "tests/progs/dispatcher.c")
+    for tag, link in (("fentry-dispatcher", SHARED),
+                      ("fentry-dispatcher-static", (os.path.join(LIB, "libccprof.a"),))):
+        # No sibling calls (a call that ends scatter would be main's:
+        # Note [Fentry keys]) and no constprop clones, whose names differ.
+        exe = build_fentry(tag, ("-fno-optimize-sibling-calls", "-fno-ipa-cp"), link, src)
+        if exe is None:
+            continue
+
+        def run_profiled(args, clock, profile, exe=exe):
+            opts = "clock=%s,output=%s" % (clock, profile)
+            return run([exe] + args, env=dict(os.environ, CCPROF_OPTIONS=opts)), profile
+        dispatcher_checks(run_profiled, tag, OUT)
+
+
 def disassembly(path):
     """{function: [(mnemonic, operands)]} from objdump -d."""
     funcs, cur = {}, None
@@ -243,6 +270,7 @@ def light_path_code():
 
 builds()
 exceptions()
+dispatcher()
 if platform.machine() == "x86_64":
     light_path_code()
 finish()

@@ -16,12 +16,25 @@
  * arguments still in their registers (integer and vector), and __return__
  * after the epilogue, with the return value in rax:rdx, xmm0:xmm1 or
  * st(0), or before a sibling call with that call's arguments loaded.
- * So the hooks (assembly, below) save the integer registers that may
- * hold arguments and call fast paths compiled with -mgeneral-regs-only,
- * which touch no vector register but xmm15 (hotpath.h), dead at both
- * places.  Anything else goes through rt_fentry_saved, which saves the
- * x87, SSE, AVX and AVX-512 state with xsave (fxsave without it) around
- * the slow path, a call of the runtime's compiled as usual.
+ * So the hooks' fast paths are assembly that uses only the registers
+ * it saves, r11 (no argument is passed in it, and a PLT stub may clobber
+ * it on the way to any function) and xmm15 (neither an argument nor a
+ * return register).  Anything else goes through rt_fentry_saved, which
+ * saves the x87, SSE, AVX and AVX-512 state with xsave (fxsave without
+ * it) around the slow path, a call of the runtime's compiled as usual.
+ *
+ * Note [Fentry fast paths]: the fast paths are hotpath.h's enter_fast
+ * and exit_fast_at written out in assembly (__fentry__, EXIT_FAST), step
+ * for step: the same tests in the same order, the shadow slot written
+ * twice around the move of top, cur published before top moves back.
+ * Compiled from C they needed eight registers saved around a call of a
+ * C function: 76 instructions an entry and 36 an exit on SQLite
+ * (cachegrind), where the assembly takes 62 and 25, saving four
+ * registers at an entry and none at an exit before a ret (the return
+ * value is in rax:rdx or a vector register, and the rest is dead there).  The offsets it uses are checked against the
+ * structures below; tests/fentry.py runs core.py's dispatcher checks
+ * (slots, thread cache, the adaptive window, a signal storm) on a build
+ * with these hooks.
  *
  * Note [Fentry light path]: the fast path misses where a context calls
  * more functions than the caches hold (SQLite's driver: 5.5 % of its
@@ -52,8 +65,9 @@
  * address, which is also __fentry__'s; it and the call site found there
  * name the call an exit ends.
  */
-#define RT_HOT_NO_VECTORS 1
-#include "hotpath.h"
+#include <stddef.h>
+
+#include "runtime.h"
 
 #if defined(__x86_64__) && defined(__ELF__)
 
@@ -94,32 +108,6 @@ uint32_t rt_fentry_save_setup(void)
 	return bytes + 64;
 }
 
-/* The fast paths: 1 if done, 0 to take the slow path, before anything
- * has changed. */
-RT_HIDDEN int rt_fentry_enter_fast(uintptr_t key, uintptr_t sp, uintptr_t cs);
-int rt_fentry_enter_fast(uintptr_t key, uintptr_t sp, uintptr_t cs)
-{
-	struct rt_thread *t = rt_self;
-
-	if (RT_UNLIKELY(t == NULL))
-		return rt_stateless; /* done, or the thread's first call */
-	if (RT_UNLIKELY(rt_cycles))
-		return 0;
-	return enter_fast(t, key, sp, cs);
-}
-
-RT_HIDDEN int rt_fentry_exit_fast(uintptr_t sp, uintptr_t cs);
-int rt_fentry_exit_fast(uintptr_t sp, uintptr_t cs)
-{
-	struct rt_thread *t = rt_self;
-
-	if (RT_UNLIKELY(t == NULL))
-		return 1; /* no call of this thread's was seen */
-	if (RT_UNLIKELY(rt_cycles))
-		return 0;
-	return exit_fast_at(t, sp, cs);
-}
-
 /* Note [Fentry keys].  The call is `call *__fentry__@GOTPCREL(%rip)` (ff
  * 15, 6 bytes) in PIC code, which the linker makes `addr32 call` (67 e8)
  * where it defines __fentry__ itself (libccprof.a), or else `call` (e8,
@@ -152,33 +140,169 @@ uintptr_t rt_fentry_start(uintptr_t key)
  * The hooks.  At entry to either, rsp is 16-byte aligned: [rsp] is the
  * return address into the function, [rsp + 8] the function's own return
  * address (the call site), and rsp + 8 the function's stack pointer at
- * its entry.  Eight pushes keep the alignment; the call site is then at
- * 72(%rsp).  r11 is not saved: no argument is passed in it, and a PLT
- * stub may clobber it on the way to any function.  __return__ followed
- * by a ret saves only rax and rdx: every other integer register is dead
- * there (the C fast path touches no vector or x87 register).
+ * its entry.  The fast path of __fentry__ pushes four registers, the
+ * paths that call C eight, which keeps the alignment; the call site is
+ * then at 40(%rsp) or 72(%rsp).  __return__ followed by a ret saves only
+ * rax and rdx, and only to call C.
  */
+
+/* push(): the slot written, top moved past it, the slot written again
+ * (Note [Shadow stack]); s in rcx, c in rdx, t in r11, the key and call
+ * site at 32(%rsp) and 40(%rsp) */
+#define PUSH_FRAME_SLOT \
+	"mov %rdx, " OFF(S_CTX, "%rcx") "\n" \
+	"lea 40(%rsp), %rax\n mov %rax, " OFF(S_SP, "%rcx") "\n" \
+	"mov 32(%rsp), %rax\n mov %rax, " OFF(S_FN, "%rcx") "\n" \
+	"mov 40(%rsp), %rax\n mov %rax, " OFF(S_CS, "%rcx") "\n"
+#define PUSH_FRAME PUSH_FRAME_SLOT \
+	"lea " STR(S_SIZE) "(%rcx), %rax\n mov %rax, " OFF(T_TOP, "%r11") "\n" \
+	PUSH_FRAME_SLOT
+
 #define SAVE_GPRS "push %rdi\n push %rsi\n push %rdx\n push %rcx\n" \
 		  "push %r8\n push %r9\n push %rax\n push %r10\n"
 #define RESTORE_GPRS "pop %r10\n pop %rax\n pop %r9\n pop %r8\n" \
 		     "pop %rcx\n pop %rdx\n pop %rsi\n pop %rdi\n"
+
+/* Offsets the hooks' assembly uses, checked against the structures. */
+#define T_CUR 0
+#define T_TOP 8
+#define T_LIMIT 16
+#define T_OVERFLOW 24
+#define T_GEN 32
+#define T_TCACHE 4096
+#define S_CTX 0
+#define S_SP 8
+#define S_FN 16
+#define S_CS 24
+#define S_SIZE 32
+#define C_FN 0
+#define C_MISSES 8
+#define C_CACHE0 16
+#define C_CACHE1 32
+#define C_ENTRIES 48
+#define C_RECURSIVE 56
+#define E_FROM 0
+#define E_TO 8
+#define TCACHE_MASK 0x1ff0 /* RT_TCACHE_SLOT's, times the entry's size */
+#define LAST_OF_WINDOW 1023
+_Static_assert(offsetof(struct rt_thread, cur) == T_CUR, "T_CUR");
+_Static_assert(offsetof(struct rt_thread, top) == T_TOP, "T_TOP");
+_Static_assert(offsetof(struct rt_thread, limit) == T_LIMIT, "T_LIMIT");
+_Static_assert(offsetof(struct rt_thread, overflow) == T_OVERFLOW, "T_OVERFLOW");
+_Static_assert(offsetof(struct rt_thread, tcache_gen) == T_GEN, "T_GEN");
+_Static_assert(offsetof(struct rt_thread, tcache) == T_TCACHE, "T_TCACHE");
+_Static_assert(offsetof(struct rt_shadow, ctx) == S_CTX, "S_CTX");
+_Static_assert(offsetof(struct rt_shadow, sp) == S_SP, "S_SP");
+_Static_assert(offsetof(struct rt_shadow, fn) == S_FN, "S_FN");
+_Static_assert(offsetof(struct rt_shadow, cs) == S_CS, "S_CS");
+_Static_assert(sizeof(struct rt_shadow) == S_SIZE, "S_SIZE");
+_Static_assert(offsetof(struct rt_ctx, fn) == C_FN, "C_FN");
+_Static_assert(offsetof(struct rt_ctx, misses) == C_MISSES, "C_MISSES");
+_Static_assert(offsetof(struct rt_ctx, cache) == C_CACHE0, "C_CACHE0");
+_Static_assert(offsetof(struct rt_ctx, cache[1]) == C_CACHE1, "C_CACHE1");
+_Static_assert(offsetof(struct rt_ctx, entries) == C_ENTRIES, "C_ENTRIES");
+_Static_assert(offsetof(struct rt_ctx, recursive) == C_RECURSIVE, "C_RECURSIVE");
+_Static_assert(offsetof(struct rt_tcache, from) == E_FROM, "E_FROM");
+_Static_assert(offsetof(struct rt_tcache, to) == E_TO, "E_TO");
+_Static_assert(sizeof(struct rt_tcache) == 16 &&
+	       RT_TCACHE_SLOT(0, ~(uintptr_t)0) * 16 == TCACHE_MASK, "TCACHE_MASK");
+_Static_assert(RT_CACHE_WINDOW - 1 == LAST_OF_WINDOW, "LAST_OF_WINDOW");
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define OFF(field, reg) STR(field) "(" reg ")"
+#define BELOW(field, reg) STR(field - S_SIZE) "(" reg ")"
+
+/* exit_fast_at (hotpath.h) with the function's stack pointer at off(%rsp)
+ * and its call site there: r11, rcx and rsi clobbered; on to fail for
+ * the slow path, else on past the end. */
+#define EXIT_FAST(off, fail) \
+	"mov rt_self@gottpoff(%rip), %r11\n" \
+	"mov %fs:(%r11), %r11\n" \
+	"test %r11, %r11\n" \
+	"jz 1f\n" /* no call of this thread's was seen */ \
+	"cmpl $0, rt_cycles(%rip)\n" \
+	"jne " fail "\n" \
+	"cmpl $0, " OFF(T_OVERFLOW, "%r11") "\n" \
+	"jne " fail "\n" \
+	"mov " OFF(T_TOP, "%r11") ", %r10\n" \
+	"lea " off "(%rsp), %r9\n" \
+	"cmp %r9, " BELOW(S_SP, "%r10") "\n" \
+	"jne " fail "\n" \
+	"mov " off "(%rsp), %r9\n" \
+	"cmp %r9, " BELOW(S_CS, "%r10") "\n" \
+	"jne " fail "\n" \
+	"mov " BELOW(S_CTX, "%r10") ", %r9\n" \
+	"mov %r9, " OFF(T_CUR, "%r11") "\n" /* cur first: rt_pop_to */ \
+	"sub $" STR(S_SIZE) ", %r10\n" \
+	"mov %r10, " OFF(T_TOP, "%r11") "\n" \
+	"1:\n"
 
 __asm__(".text\n"
 	".globl __fentry__\n"
 	".type __fentry__, @function\n"
 	".p2align 6\n"
 	"__fentry__:\n"
-	SAVE_GPRS
-	"mov 64(%rsp), %rdi\n"          /* key */
-	"lea 72(%rsp), %rsi\n"          /* sp */
-	"mov 72(%rsp), %rdx\n"          /* call site */
-	"call rt_fentry_enter_fast\n"
-	"test %eax, %eax\n"
-	"jz 1f\n"
-	"0:\n"
-	RESTORE_GPRS
+	"mov rt_self@gottpoff(%rip), %r11\n"
+	"mov %fs:(%r11), %r11\n"
+	"test %r11, %r11\n"
+	"jz 5f\n"
+	"cmpl $0, rt_cycles(%rip)\n"
+	"jne 6f\n"
+	/* enter_fast: t in r11; the key at 32(%rsp), the call site at 40 */
+	"push %rax\n push %rcx\n push %rdx\n push %rsi\n"
+	"mov " OFF(T_TOP, "%r11") ", %rcx\n"          /* s */
+	"lea 40(%rsp), %rax\n"                          /* sp */
+	"cmp %rax, " BELOW(S_SP, "%rcx") "\n"
+	"jbe 7f\n"                                      /* s[-1].sp <= sp */
+	"cmp " OFF(T_LIMIT, "%r11") ", %rcx\n"
+	"je 7f\n"
+	"mov " OFF(T_CUR, "%r11") ", %rdx\n"          /* c */
+	"mov 32(%rsp), %rax\n"                          /* fn */
+	"cmp " OFF(C_FN, "%rdx") ", %rax\n"
+	"je 8f\n"                                       /* A1 */
+	/* cached_transition: a slot's pair in one load, through xmm15 */
+	"movdqa " OFF(C_CACHE0, "%rdx") ", %xmm15\n"
+	"movq %xmm15, %rsi\n"
+	"cmp %rsi, %rax\n"
+	"je 9f\n"
+	"movdqa " OFF(C_CACHE1, "%rdx") ", %xmm15\n"
+	"movq %xmm15, %rsi\n"
+	"cmp %rsi, %rax\n"
+	"je 9f\n"
+	"mov " OFF(T_GEN, "%r11") ", %rsi\n"          /* gen */
+	"xor %rdx, %rax\n"
+	"and $" STR(TCACHE_MASK) ", %eax\n"
+	"add %r11, %rax\n"                              /* e, less T_TCACHE */
+	"cmp %rdx, " STR(T_TCACHE + E_FROM) "(%rax)\n"
+	"jne 7f\n"
+	"mov " STR(T_TCACHE + E_TO) "(%rax), %rax\n"  /* n */
+	"cmp " OFF(T_GEN, "%r11") ", %rsi\n"
+	"jne 7f\n"
+	"mov 32(%rsp), %rsi\n"
+	"cmp " OFF(C_FN, "%rax") ", %rsi\n"
+	"jne 7f\n"
+	"cmpl $" STR(LAST_OF_WINDOW) ", " OFF(C_MISSES, "%rdx") "\n"
+	"jae 7f\n"                                      /* this one ends the window */
+	"addl $1, " OFF(C_MISSES, "%rdx") "\n"
+	"mov %rax, %rsi\n"
+	"jmp 10f\n"
+	"9:\n"
+	"punpckhqdq %xmm15, %xmm15\n"
+	"movq %xmm15, %rsi\n"                           /* n */
+	"10:\n"
+	PUSH_FRAME
+	"addq $1, " OFF(C_ENTRIES, "%rsi") "\n"
+	"mov %rsi, " OFF(T_CUR, "%r11") "\n"
+	"pop %rsi\n pop %rdx\n pop %rcx\n pop %rax\n"
 	"ret\n"
-	"1:\n"
+	"8:\n"
+	PUSH_FRAME
+	"addq $1, " OFF(C_RECURSIVE, "%rdx") "\n"
+	"pop %rsi\n pop %rdx\n pop %rcx\n pop %rax\n"
+	"ret\n"
+	"7:\n"
+	"pop %rsi\n pop %rdx\n pop %rcx\n pop %rax\n"
+	SAVE_GPRS
 	/* Note [Fentry light path]: xmm0-7 saved, the stack aligned (a
 	 * nested function's push leaves it 8 off) */
 	"push %rbp\n"
@@ -200,50 +324,57 @@ __asm__(".text\n"
 	"mov %rbp, %rsp\n"
 	"pop %rbp\n"
 	"test %eax, %eax\n"
-	"jnz 0b\n"
-	"mov 64(%rsp), %rdi\n"
-	"lea 72(%rsp), %rsi\n"
-	"mov 72(%rsp), %rdx\n"
+	"jnz 0f\n"
+	"jmp 2f\n"
+	"5:\n"                                          /* no state yet */
+	"mov rt_stateless@gottpoff(%rip), %r11\n"
+	"cmpl $0, %fs:(%r11)\n"
+	"je 6f\n"                                       /* the thread's first call */
+	"ret\n"                                         /* none to record */
+	"6:\n"
+	SAVE_GPRS
+	"2:\n"
+	"mov 64(%rsp), %rdi\n"          /* key */
+	"lea 72(%rsp), %rsi\n"          /* sp */
+	"mov 72(%rsp), %rdx\n"          /* call site */
 	"lea rt_fentry_enter_slow(%rip), %rcx\n"
 	"call rt_fentry_saved\n"
-	"jmp 0b\n"
+	"0:\n"
+	RESTORE_GPRS
+	"ret\n"
 	".size __fentry__, .-__fentry__\n"
 
 	".globl __return__\n"
 	".type __return__, @function\n"
 	".p2align 6\n"
 	"__return__:\n"
-	/* Before a ret, only the return registers are live: save rax and
-	 * rdx alone.  Anything else (a sibling call's jmp) saves all. */
+	/* Before a ret, only the return registers are live; a sibling
+	 * call's jmp has its arguments loaded: save those first. */
 	"mov (%rsp), %r11\n"
 	"cmpb $0xc3, (%r11)\n"
 	"jne 2f\n"
+	EXIT_FAST("8", "4f")
+	"ret\n"
+	"4:\n"
 	"push %rax\n push %rdx\n"
 	"lea 24(%rsp), %rdi\n"          /* sp */
 	"mov 24(%rsp), %rsi\n"          /* call site */
-	"call rt_fentry_exit_fast\n"
-	"test %eax, %eax\n"
-	"jz 3f\n"
+	"lea rt_fentry_exit_slow(%rip), %rcx\n"
+	"call rt_fentry_saved\n"
 	"pop %rdx\n pop %rax\n"
 	"ret\n"
-	"3:\n"
-	"pop %rdx\n pop %rax\n"
 	"2:\n"
 	SAVE_GPRS
-	"lea 72(%rsp), %rdi\n"          /* sp */
-	"mov 72(%rsp), %rsi\n"          /* call site */
-	"call rt_fentry_exit_fast\n"
-	"test %eax, %eax\n"
-	"jz 1f\n"
-	"0:\n"
+	EXIT_FAST("72", "3f")
 	RESTORE_GPRS
 	"ret\n"
-	"1:\n"
+	"3:\n"
 	"lea 72(%rsp), %rdi\n"
 	"mov 72(%rsp), %rsi\n"
 	"lea rt_fentry_exit_slow(%rip), %rcx\n"
 	"call rt_fentry_saved\n"
-	"jmp 0b\n"
+	RESTORE_GPRS
+	"ret\n"
 	".size __return__, .-__return__\n"
 
 	/* (*rcx)(rdi, rsi, rdx) with the vector and x87 state saved on the

@@ -1,11 +1,9 @@
 /*
- * hotpath.h - the hooks' fast paths, inline: hooks.c's for
- * -finstrument-functions and fentry.c's for gcc's -pg -mfentry
- * -minstrument-return=call run the same code.  fentry.c is built with
- * -mgeneral-regs-only (its hooks save no vector register: Note [Fentry
- * registers] in fentry.c) and defines RT_HOT_NO_VECTORS first, which
- * reads a cache pair through xmm15 by hand.  The reasons for each step
- * are the Notes in hooks.c.
+ * hotpath.h - the hooks' fast paths, inline, for hooks.c's
+ * -finstrument-functions hooks and the light path of fentry.c's.
+ * fentry.c's own fast paths are this code written out in assembly
+ * (Note [Fentry fast paths] there): a change here is a change there.  The
+ * reasons for each step are the Notes in hooks.c.
  */
 #ifndef CCPROF_RUNTIME_HOTPATH_H
 #define CCPROF_RUNTIME_HOTPATH_H
@@ -14,35 +12,10 @@
 
 /* A cache pair as read in one 16-byte load (Note [Cache pairs] in
  * hooks.c). */
-#ifdef RT_HOT_NO_VECTORS
-typedef struct {
-	uintptr_t fn, to;
-} hot_pair;
-
-/* xmm15 is neither an argument nor a return register, so it is dead
- * where gcc calls __fentry__ and __return__; the compiler is not told of
- * the clobber (gcc refuses one under -mgeneral-regs-only) and uses no
- * vector register of its own here. */
-static inline __attribute__((always_inline)) hot_pair hot_pair_load(const struct rt_pair *p)
-{
-	hot_pair v;
-
-	__asm__ volatile("movdqa %2, %%xmm15\n\t"
-			 "movq %%xmm15, %0\n\t"
-			 "punpckhqdq %%xmm15, %%xmm15\n\t"
-			 "movq %%xmm15, %1"
-			 : "=r"(v.fn), "=r"(v.to)
-			 : "m"(*p));
-	return v;
-}
-#define HOT_PAIR_FN(v) ((v).fn)
-#define HOT_PAIR_TO(v) ((v).to)
-#else
 typedef rt_pair_bits hot_pair;
 #define hot_pair_load rt_pair_load
 #define HOT_PAIR_FN(v) ((v)[0])
 #define HOT_PAIR_TO(v) ((v)[1])
-#endif
 
 /* Push a frame: write the slot, move top past it, write it again.  A
  * handler that interrupts us before top moves pushes into the same slot
