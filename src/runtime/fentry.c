@@ -31,10 +31,11 @@
  * C function: 76 instructions an entry and 36 an exit on SQLite
  * (cachegrind), where the assembly takes 62 and 25, saving four
  * registers at an entry and none at an exit before a ret (the return
- * value is in rax:rdx or a vector register, and the rest is dead there).  The offsets it uses are checked against the
- * structures below; tests/fentry.py runs core.py's dispatcher checks
- * (slots, thread cache, the adaptive window, a signal storm) on a build
- * with these hooks.
+ * value is in rax:rdx or a vector register, and the rest is dead
+ * there).  The offsets it uses are checked against the structures
+ * below; tests/fentry.py runs core.py's dispatcher checks (slots, thread
+ * cache, the adaptive window, a signal storm) on a build with these
+ * hooks.
  *
  * Note [Fentry light path]: the fast path misses where a context calls
  * more functions than the caches hold (SQLite's driver: 5.5 % of its
@@ -213,8 +214,9 @@ _Static_assert(RT_CACHE_WINDOW - 1 == LAST_OF_WINDOW, "LAST_OF_WINDOW");
 #define BELOW(field, reg) STR(field - S_SIZE) "(" reg ")"
 
 /* exit_fast_at (hotpath.h) with the function's stack pointer at off(%rsp)
- * and its call site there: r11, rcx and rsi clobbered; on to fail for
- * the slow path, else on past the end. */
+ * and its call site there: r9, r10 and r11 clobbered (dead at a ret in
+ * either calling convention, ms_abi's too); on to fail for the slow
+ * path, else on past the end. */
 #define EXIT_FAST(off, fail) \
 	"mov rt_self@gottpoff(%rip), %r11\n" \
 	"mov %fs:(%r11), %r11\n" \

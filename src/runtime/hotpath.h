@@ -10,13 +10,6 @@
 
 #include "runtime.h"
 
-/* A cache pair as read in one 16-byte load (Note [Cache pairs] in
- * hooks.c). */
-typedef rt_pair_bits hot_pair;
-#define hot_pair_load rt_pair_load
-#define HOT_PAIR_FN(v) ((v)[0])
-#define HOT_PAIR_TO(v) ((v)[1])
-
 /* Push a frame: write the slot, move top past it, write it again.  A
  * handler that interrupts us before top moves pushes into the same slot
  * and pops again (Note [Shadow stack]). */
@@ -40,9 +33,9 @@ static inline __attribute__((always_inline)) void push(struct rt_thread *t, stru
 /* A pair's target: never NULL (an empty slot holds rt_no_context), which
  * the compiler is told, so that the hooks test for NULL only after the
  * thread cache. */
-static inline __attribute__((always_inline)) struct rt_ctx *pair_target(hot_pair p)
+static inline __attribute__((always_inline)) struct rt_ctx *pair_target(rt_pair_bits p)
 {
-	struct rt_ctx *to = (struct rt_ctx *)HOT_PAIR_TO(p);
+	struct rt_ctx *to = (struct rt_ctx *)p[1];
 
 	if (to == NULL)
 		__builtin_unreachable();
@@ -57,15 +50,15 @@ static inline __attribute__((always_inline)) struct rt_ctx *pair_target(hot_pair
 static inline __attribute__((always_inline)) struct rt_ctx *
 cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, int fast)
 {
-	hot_pair p = hot_pair_load(&c->cache[0]);
+	rt_pair_bits p = rt_pair_load(&c->cache[0]); /* one load: Note [Cache pairs] in hooks.c */
 	const struct rt_tcache *e;
 	struct rt_ctx *n;
 	uint64_t gen;
 
-	if (RT_LIKELY(HOT_PAIR_FN(p) == fn))
+	if (RT_LIKELY(p[0] == fn))
 		return pair_target(p);
-	p = hot_pair_load(&c->cache[1]);
-	if (HOT_PAIR_FN(p) == fn)
+	p = rt_pair_load(&c->cache[1]);
+	if (p[0] == fn)
 		return pair_target(p);
 	/* Atomic loads, so that the fences order them (a compiler may move
 	 * plain loads across a signal fence). */
