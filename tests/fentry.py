@@ -268,9 +268,43 @@ def light_path_code():
           "no x87, no call out of the runtime (%r)" % (len(seen), ", ".join(sorted(seen)), bad[:5]))
 
 
+def after_call():
+    """Under clock=cycles neither build's hooks take a fast path (Note [The
+    hooks' thread] in threads.c): every exit must still reach the slow
+    path, or the caller's time after a call goes to its callee until the
+    next call finds the frame gone.  tests/progs/aftercall.c's callee
+    burns a ninth of what its caller burns after it; the profile's self
+    times must show the ratio the program measured.  No sibling calls:
+    gcc ends a function's call before its tail call (Note [Fentry
+    registers]), and burn's time would be the caller's."""
+    src = os.path.join(TOP, "tests/progs/aftercall.c")
+    flags = (("fentry", FLAGS + ["-fno-optimize-sibling-calls"]),
+             ("finstrument", ["-finstrument-functions"]))
+    for tag, f in flags if platform.machine() == "x86_64" else flags[1:]:
+        exe = os.path.join(OUT, "aftercall_" + tag)
+        r = run([GCC, "-g", "-O2"] + f + [src, "-o", exe] + list(SHARED))
+        if not check(r.returncode == 0, "aftercall, %s: builds (%s)" % (tag, r.stderr[-300:])):
+            continue
+        prof = os.path.join(OUT, "aftercall_%s.ccprof" % tag)
+        r = run([exe, "200"], env=dict(os.environ, CCPROF_OPTIONS="clock=cycles,output=" + prof))
+        m = re.search(r"spent callee (\d+) caller (\d+)", r.stderr)
+        fns = functions(report(prof)) if r.returncode == 0 and os.path.exists(prof) else {}
+        if not check(m and "callee" in fns and "caller" in fns,
+                     "aftercall, %s, clock=cycles: runs and profiles (%r)" % (tag, r.stderr[-300:])):
+            continue
+        want = int(m.group(1)) / max(int(m.group(2)), 1)
+        got = fns["callee"]["self_s"] / max(fns["caller"]["self_s"], 1e-9)
+        check(fns["callee"]["calls"] == 200 and fns["caller"]["calls"] == 200 and
+              abs(got - want) < 0.5 * want,
+              "aftercall, %s, clock=cycles: callee's self time %.3f of caller's, as the program "
+              "measured (%.3f), and 200 calls each (%d, %d)" % (tag, got, want, fns["callee"]["calls"],
+                                                             fns["caller"]["calls"]))
+
+
 builds()
 exceptions()
 dispatcher()
+after_call()
 if platform.machine() == "x86_64":
     light_path_code()
 finish()

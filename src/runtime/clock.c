@@ -424,11 +424,11 @@ static void calibrate(void)
 	if (rt_cycles)
 		rt_config.tick_cost = tick_cost();
 	t->probe_left = UINT32_MAX; /* no probes while timing */
-	rt_self = t;
+	rt_set_self(t);
 	inst = per_call(rt_calib_instrumented, n, rounds);
 	if (rt_cycles)
 		probed = probed_per_hook(t, n, rounds);
-	rt_self = saved;
+	rt_set_self(saved);
 	bare = per_call(rt_calib_bare, n, rounds);
 	rt_unmap(t->base, t->shadow_bytes);
 	inst = inst > bare ? inst - bare : 0;

@@ -217,13 +217,11 @@ _Static_assert(RT_CACHE_WINDOW - 1 == LAST_OF_WINDOW, "LAST_OF_WINDOW");
  * and its call site there: r9, r10 and r11 clobbered (dead at a ret in
  * either calling convention, ms_abi's too); on to fail for the slow
  * path, else on past the end. */
-#define EXIT_FAST(off, fail) \
-	"mov rt_self@gottpoff(%rip), %r11\n" \
+#define EXIT_FAST(off, fail, not_hot) \
+	"mov rt_hot@gottpoff(%rip), %r11\n" \
 	"mov %fs:(%r11), %r11\n" \
 	"test %r11, %r11\n" \
-	"jz 1f\n" /* no call of this thread's was seen */ \
-	"cmpl $0, rt_cycles(%rip)\n" \
-	"jne " fail "\n" \
+	"jz " not_hot "\n" \
 	"cmpl $0, " OFF(T_OVERFLOW, "%r11") "\n" \
 	"jne " fail "\n" \
 	"mov " OFF(T_TOP, "%r11") ", %r10\n" \
@@ -236,20 +234,26 @@ _Static_assert(RT_CACHE_WINDOW - 1 == LAST_OF_WINDOW, "LAST_OF_WINDOW");
 	"mov " BELOW(S_CTX, "%r10") ", %r9\n" \
 	"mov %r9, " OFF(T_CUR, "%r11") "\n" /* cur first: rt_pop_to */ \
 	"sub $" STR(S_SIZE) ", %r10\n" \
-	"mov %r10, " OFF(T_TOP, "%r11") "\n" \
-	"1:\n"
+	"mov %r10, " OFF(T_TOP, "%r11") "\n"
+
+/* No rt_hot (Note [The hooks' thread] in threads.c): on to slow where
+ * the thread has a state (clock=cycles), else on past the end (no call
+ * of this thread's was seen). */
+#define EXIT_NOT_HOT(slow) \
+	"mov rt_self@gottpoff(%rip), %r11\n" \
+	"mov %fs:(%r11), %r11\n" \
+	"test %r11, %r11\n" \
+	"jnz " slow "\n"
 
 __asm__(".text\n"
 	".globl __fentry__\n"
 	".type __fentry__, @function\n"
 	".p2align 6\n"
 	"__fentry__:\n"
-	"mov rt_self@gottpoff(%rip), %r11\n"
+	"mov rt_hot@gottpoff(%rip), %r11\n"
 	"mov %fs:(%r11), %r11\n"
 	"test %r11, %r11\n"
 	"jz 5f\n"
-	"cmpl $0, rt_cycles(%rip)\n"
-	"jne 6f\n"
 	/* enter_fast: t in r11; the key at 32(%rsp), the call site at 40 */
 	"push %rax\n push %rcx\n push %rdx\n push %rsi\n"
 	"mov " OFF(T_TOP, "%r11") ", %rcx\n"          /* s */
@@ -328,10 +332,10 @@ __asm__(".text\n"
 	"test %eax, %eax\n"
 	"jnz 0f\n"
 	"jmp 2f\n"
-	"5:\n"                                          /* no state yet */
+	"5:\n"                                          /* no rt_hot */
 	"mov rt_stateless@gottpoff(%rip), %r11\n"
 	"cmpl $0, %fs:(%r11)\n"
-	"je 6f\n"                                       /* the thread's first call */
+	"je 6f\n"                                       /* first call, clock=cycles */
 	"ret\n"                                         /* none to record */
 	"6:\n"
 	SAVE_GPRS
@@ -355,7 +359,10 @@ __asm__(".text\n"
 	"mov (%rsp), %r11\n"
 	"cmpb $0xc3, (%r11)\n"
 	"jne 2f\n"
-	EXIT_FAST("8", "4f")
+	EXIT_FAST("8", "4f", "11f")
+	"ret\n"
+	"11:\n"
+	EXIT_NOT_HOT("4f")
 	"ret\n"
 	"4:\n"
 	"push %rax\n push %rdx\n"
@@ -367,7 +374,11 @@ __asm__(".text\n"
 	"ret\n"
 	"2:\n"
 	SAVE_GPRS
-	EXIT_FAST("72", "3f")
+	EXIT_FAST("72", "3f", "12f")
+	RESTORE_GPRS
+	"ret\n"
+	"12:\n"
+	EXIT_NOT_HOT("3f")
 	RESTORE_GPRS
 	"ret\n"
 	"3:\n"

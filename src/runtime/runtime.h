@@ -287,6 +287,11 @@ extern int rt_cycles RT_HIDDEN; /* clock == cycles: the hooks read the TSC */
 extern pid_t rt_pid RT_HIDDEN;  /* our pid: changes at fork, not at vfork */
 extern __thread struct rt_thread *rt_self
 	__attribute__((tls_model("initial-exec"))) RT_HIDDEN;
+/* rt_self where the hooks' fast paths may use it, else NULL: under
+ * clock=cycles every hook reads the clock, in its slow path, and so
+ * the fast paths test one word, not two (Note [The hooks' thread]). */
+extern __thread struct rt_thread *rt_hot
+	__attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 /* A thread the runtime records nothing of, its hooks returning at once:
  * the runtime is disabled, or had no memory for its state (threads.c). */
 extern __thread int rt_stateless __attribute__((tls_model("initial-exec"))) RT_HIDDEN;
@@ -298,6 +303,7 @@ RT_HIDDEN struct rt_thread *rt_thread_start(void);
 RT_HIDDEN int rt_short_of_stack(void);
 RT_HIDDEN void rt_on_own_stack(void (*fn)(void *), void *arg);
 RT_HIDDEN struct rt_thread *rt_thread_private(void);
+RT_HIDDEN void rt_set_self(struct rt_thread *t); /* and rt_hot */
 
 /* hooks.c */
 void __cyg_profile_func_enter(void *fn, void *call_site) __attribute__((no_instrument_function));
