@@ -4,7 +4,9 @@ static, with and without PIE and endbr64 (-fcf-protection).  Each run must
 print what the uninstrumented build prints (its values survive the hooks),
 and its profile must hold the calls the program counted itself, each
 function at its own address (nm's), and contexts a longjmp and a signal
-handler leave right."""
+handler leave right.  Beside it, built with either flavour of hooks, the
+paths both take when rt_hot is NULL (Note [The hooks' thread] in
+src/runtime/threads.c): clock=cycles and a full shadow stack."""
 import platform
 import re
 import shutil
@@ -268,6 +270,21 @@ def light_path_code():
           "no x87, no call out of the runtime (%r)" % (len(seen), ", ".join(sorted(seen)), bad[:5]))
 
 
+def both_flavours(name, fentry_extra=()):
+    """(tag, OUT/name_tag) for tests/progs/NAME.c built by gcc -O2 with each
+    flavour of hooks (-mfentry on x86-64 only) and linked with the shared
+    runtime, the builds that fail left out (a failed check each)."""
+    src = os.path.join(TOP, "tests/progs/%s.c" % name)
+    flags = [("finstrument", ["-finstrument-functions"])]
+    if platform.machine() == "x86_64":
+        flags.insert(0, ("fentry", FLAGS + list(fentry_extra)))
+    for tag, f in flags:
+        exe = os.path.join(OUT, "%s_%s" % (name, tag))
+        r = run([GCC, "-g", "-O2"] + f + [src, "-o", exe] + list(SHARED))
+        if check(r.returncode == 0, "%s, %s: builds (%s)" % (name, tag, r.stderr[-300:])):
+            yield tag, exe
+
+
 def after_call():
     """Under clock=cycles neither build's hooks take a fast path (Note [The
     hooks' thread] in threads.c): every exit must still reach the slow
@@ -277,14 +294,7 @@ def after_call():
     times must show the ratio the program measured.  No sibling calls:
     gcc ends a function's call before its tail call (Note [Fentry
     registers]), and burn's time would be the caller's."""
-    src = os.path.join(TOP, "tests/progs/aftercall.c")
-    flags = (("fentry", FLAGS + ["-fno-optimize-sibling-calls"]),
-             ("finstrument", ["-finstrument-functions"]))
-    for tag, f in flags if platform.machine() == "x86_64" else flags[1:]:
-        exe = os.path.join(OUT, "aftercall_" + tag)
-        r = run([GCC, "-g", "-O2"] + f + [src, "-o", exe] + list(SHARED))
-        if not check(r.returncode == 0, "aftercall, %s: builds (%s)" % (tag, r.stderr[-300:])):
-            continue
+    for tag, exe in both_flavours("aftercall", ["-fno-optimize-sibling-calls"]):
         prof = os.path.join(OUT, "aftercall_%s.ccprof" % tag)
         r = run([exe, "200"], env=dict(os.environ, CCPROF_OPTIONS="clock=cycles,output=" + prof))
         m = re.search(r"spent callee (\d+) caller (\d+)", r.stderr)
@@ -301,10 +311,50 @@ def after_call():
                                                              fns["caller"]["calls"]))
 
 
+def shadow_full():
+    """Calls past the end of the shadow stack, which cannot grow: the slow
+    paths count them, and rt_hot is NULL meanwhile (Note [The hooks'
+    thread] in threads.c), because the exits' fast paths no longer look
+    at the count.  tests/progs/shadowfull.c dives 80,000 deep under an
+    address-space limit, each level calling mark() as it returns, then
+    calls after() 1000 times: the calls past the end are lost and
+    counted, the others recorded, mark() only ever in dive, after() at
+    the root.  An exit fast path that ran meanwhile would pop recorded
+    frames for the lost calls' exits (the same function from the same
+    call site), and mark() would be recorded at levels past the end.
+    (The -mfentry exits match the frame's stack pointer too: theirs
+    cannot.)"""
+    for tag, exe in both_flavours("shadowfull"):
+        prof = os.path.join(OUT, "shadowfull_%s.ccprof" % tag)
+        r = run([exe], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+        ok = r.returncode == 0 and r.stdout == "dive 80001 mark 80001 after 1000\n" and \
+            os.path.exists(prof)
+        if not check(ok, "shadowfull, %s: runs as bare and writes its profile (%d, %r, %r)"
+                     % (tag, r.returncode, r.stdout, r.stderr[-300:])):
+            continue
+        rep = report(prof)
+        fns = functions(rep)
+        lost = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["lost_calls"]
+        dive, mark = (fns.get(f, {}).get("calls", 0) for f in ("dive", "mark"))
+        # A call is recorded where its frame fits: the first `dive` levels
+        # of the dive, and mark() at each of them but the deepest, where
+        # mark's own frame would be one past the end.
+        check(lost > 0 and dive + mark + lost == 2 * 80001 and dive > 60000 and mark == dive - 1,
+              "shadowfull, %s: the calls past the end lost and counted, the others recorded "
+              "(dive %d, mark %d = dive - 1, %d lost, of 2 x 80001)" % (tag, dive, mark, lost))
+        names = lambda c: [e["name"] for e in c["history"]]
+        at = lambda f: [(names(c), c["entries"] + c["recursive"]) for c in rep["contexts"]
+                        if names(c)[-1:] == [f]]
+        check(at("mark") == [(["dive", "mark"], mark)] and at("after") == [(["after"], 1000)],
+              "shadowfull, %s: mark() in dive alone, after() at the root, 1000 calls (%r, %r)"
+              % (tag, at("mark")[:4], at("after")[:4]))
+
+
 builds()
 exceptions()
 dispatcher()
 after_call()
+shadow_full()
 if platform.machine() == "x86_64":
     light_path_code()
 finish()

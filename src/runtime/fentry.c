@@ -168,7 +168,6 @@ uintptr_t rt_fentry_start(uintptr_t key)
 #define T_CUR 0
 #define T_TOP 8
 #define T_LIMIT 16
-#define T_OVERFLOW 24
 #define T_GEN 32
 #define T_TCACHE 4096
 #define S_CTX 0
@@ -189,7 +188,6 @@ uintptr_t rt_fentry_start(uintptr_t key)
 _Static_assert(offsetof(struct rt_thread, cur) == T_CUR, "T_CUR");
 _Static_assert(offsetof(struct rt_thread, top) == T_TOP, "T_TOP");
 _Static_assert(offsetof(struct rt_thread, limit) == T_LIMIT, "T_LIMIT");
-_Static_assert(offsetof(struct rt_thread, overflow) == T_OVERFLOW, "T_OVERFLOW");
 _Static_assert(offsetof(struct rt_thread, tcache_gen) == T_GEN, "T_GEN");
 _Static_assert(offsetof(struct rt_thread, tcache) == T_TCACHE, "T_TCACHE");
 _Static_assert(offsetof(struct rt_shadow, ctx) == S_CTX, "S_CTX");
@@ -222,8 +220,6 @@ _Static_assert(RT_CACHE_WINDOW - 1 == LAST_OF_WINDOW, "LAST_OF_WINDOW");
 	"mov %fs:(%r11), %r11\n" \
 	"test %r11, %r11\n" \
 	"jz " not_hot "\n" \
-	"cmpl $0, " OFF(T_OVERFLOW, "%r11") "\n" \
-	"jne " fail "\n" \
 	"mov " OFF(T_TOP, "%r11") ", %r10\n" \
 	"lea " off "(%rsp), %r9\n" \
 	"cmp %r9, " BELOW(S_SP, "%r10") "\n" \
@@ -237,8 +233,8 @@ _Static_assert(RT_CACHE_WINDOW - 1 == LAST_OF_WINDOW, "LAST_OF_WINDOW");
 	"mov %r10, " OFF(T_TOP, "%r11") "\n"
 
 /* No rt_hot (Note [The hooks' thread] in threads.c): on to slow where
- * the thread has a state (clock=cycles), else on past the end (no call
- * of this thread's was seen). */
+ * the thread has a state (clock=cycles, calls past the end of the shadow
+ * stack), else on past the end (no call of this thread's was seen). */
 #define EXIT_NOT_HOT(slow) \
 	"mov rt_self@gottpoff(%rip), %r11\n" \
 	"mov %fs:(%r11), %r11\n" \

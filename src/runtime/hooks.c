@@ -67,7 +67,7 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp, 
 
 	if (RT_UNLIKELY(s == t->limit)) {
 		if (rt_shadow_grow(t) != 0) {
-			t->overflow++;
+			rt_overflow_set(t, t->overflow + 1);
 			t->lost_calls++;
 			return;
 		}
@@ -163,7 +163,8 @@ static __attribute__((noinline)) void enter_cycles(struct rt_thread *t, uintptr_
 #define HOOK_ALIGN __attribute__((aligned(64)))
 
 /* No rt_hot (Note [The hooks' thread] in threads.c): the thread's first
- * call, clock=cycles, or a state being set as a signal handler calls. */
+ * call, clock=cycles, calls past the end of the shadow stack, or a state
+ * being set as a signal handler calls. */
 static __attribute__((noinline)) void enter_not_hot(uintptr_t fn, uintptr_t sp, uintptr_t cs)
 {
 	struct rt_thread *t = rt_self;
@@ -251,7 +252,7 @@ static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_
 	struct rt_shadow *s;
 
 	if (t->overflow) {
-		t->overflow--;
+		rt_overflow_set(t, t->overflow - 1);
 		return;
 	}
 	s = entry_of_call(t, fn, sp, cs);
@@ -267,7 +268,7 @@ static __attribute__((noinline)) void exit_cycles(struct rt_thread *t, uintptr_t
 	uint64_t now = rt_tick(), interval = now - t->last_tick;
 
 	rt_charge_ticks(t, now);
-	if (RT_UNLIKELY(!exit_fast(t, fn, cs)))
+	if (RT_UNLIKELY(t->overflow || !exit_fast(t, fn, cs)))
 		exit_general(t, fn, sp, cs);
 	if (RT_UNLIKELY(--t->probe_left == 0))
 		rt_probe_overhead(t, now, interval, RT_AT_EXIT);
@@ -350,7 +351,7 @@ static void exit_frame_general(struct rt_thread *t, uintptr_t sp, uintptr_t cs)
 	struct rt_shadow *s;
 
 	if (t->overflow) {
-		t->overflow--;
+		rt_overflow_set(t, t->overflow - 1);
 		return;
 	}
 	s = entry_of_frame(t, sp, cs);
@@ -368,7 +369,7 @@ void rt_fentry_exit_slow(uintptr_t sp, uintptr_t cs)
 		uint64_t now = rt_tick(), interval = now - t->last_tick;
 
 		rt_charge_ticks(t, now);
-		if (!exit_fast_at(t, sp, cs))
+		if (t->overflow || !exit_fast_at(t, sp, cs))
 			exit_frame_general(t, sp, cs);
 		if (RT_UNLIKELY(--t->probe_left == 0))
 			rt_probe_overhead(t, now, interval, RT_AT_EXIT);

@@ -125,15 +125,17 @@ static inline __attribute__((always_inline)) int enter_cached(struct rt_thread *
 
 #define enter_fast(t, fn, sp, cs) enter_cached(t, fn, sp, cs, 0)
 
-/* The exit fast path of both clocks: the top entry is this call's (the
- * sentinel's fn is a data address, so it never matches).  `cur` is
- * restored before `top` moves back. */
+/* The exit fast path of both clocks, for a thread with no calls past the
+ * end of its shadow stack (t->overflow: a thread found by rt_hot has
+ * none, Note [The hooks' thread] in threads.c): the top entry is this
+ * call's (the sentinel's fn is a data address, so it never matches).
+ * `cur` is restored before `top` moves back. */
 static inline __attribute__((always_inline)) int exit_fast(struct rt_thread *t, uintptr_t fn,
 							   uintptr_t cs)
 {
 	struct rt_shadow *s = t->top - 1;
 
-	if (RT_UNLIKELY(t->overflow || s->fn != fn || s->cs != cs))
+	if (RT_UNLIKELY(s->fn != fn || s->cs != cs))
 		return 0;
 	rt_pop_to(t, s);
 	return 1;
@@ -147,7 +149,7 @@ static inline __attribute__((always_inline)) int exit_fast_at(struct rt_thread *
 {
 	struct rt_shadow *s = t->top - 1;
 
-	if (RT_UNLIKELY(t->overflow || s->sp != sp || s->cs != cs))
+	if (RT_UNLIKELY(s->sp != sp || s->cs != cs))
 		return 0;
 	rt_pop_to(t, s);
 	return 1;

@@ -201,7 +201,7 @@ RT_API void ccprof__leave(ccprof_cc_t cc)
 	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
 	if (t->overflow) {
-		t->overflow--;
+		rt_overflow_set(t, t->overflow - 1);
 		return;
 	}
 	after = t->cur;

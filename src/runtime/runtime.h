@@ -171,7 +171,7 @@ struct rt_thread {
 	struct rt_ctx *cur;
 	struct rt_shadow *top;
 	struct rt_shadow *limit;
-	uint32_t overflow;  /* calls past the end of the shadow stack */
+	uint32_t overflow;  /* calls past the end of the shadow stack: rt_overflow_set */
 	uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c;
 			     * RT_BUSY_MAKING while it makes transitions,
 			     * contexts and cost centres (the sampler reads
@@ -288,8 +288,9 @@ extern pid_t rt_pid RT_HIDDEN;  /* our pid: changes at fork, not at vfork */
 extern __thread struct rt_thread *rt_self
 	__attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 /* rt_self where the hooks' fast paths may use it, else NULL: under
- * clock=cycles every hook reads the clock, in its slow path, and so
- * the fast paths test one word, not two (Note [The hooks' thread]). */
+ * clock=cycles, where every hook reads the clock in its slow path, or
+ * while calls overflow the shadow stack.  So the fast paths test one
+ * word, not three (Note [The hooks' thread] in threads.c). */
 extern __thread struct rt_thread *rt_hot
 	__attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 /* A thread the runtime records nothing of, its hooks returning at once:
@@ -304,6 +305,7 @@ RT_HIDDEN int rt_short_of_stack(void);
 RT_HIDDEN void rt_on_own_stack(void (*fn)(void *), void *arg);
 RT_HIDDEN struct rt_thread *rt_thread_private(void);
 RT_HIDDEN void rt_set_self(struct rt_thread *t); /* and rt_hot */
+RT_HIDDEN void rt_overflow_set(struct rt_thread *t, uint32_t calls); /* and rt_hot */
 
 /* hooks.c */
 void __cyg_profile_func_enter(void *fn, void *call_site) __attribute__((no_instrument_function));

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "vmsize.h"
 
 static volatile unsigned long sink;
 
@@ -65,22 +66,6 @@ __attribute__((noinline)) unsigned long fill(size_t size)
 		n++;
 	}
 	return n;
-}
-
-/* VmSize of /proc/self/status, in bytes, or 0. */
-__attribute__((no_instrument_function)) static unsigned long mapped_now(void)
-{
-	char line[256];
-	unsigned long kb = 0;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "VmSize: %lu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
 }
 
 __attribute__((no_instrument_function)) static int limit_to_room(void)
