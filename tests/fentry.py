@@ -296,7 +296,7 @@ def after_call():
     registers]), and burn's time would be the caller's."""
     for tag, exe in both_flavours("aftercall", ["-fno-optimize-sibling-calls"]):
         prof = os.path.join(OUT, "aftercall_%s.ccprof" % tag)
-        r = run([exe, "200"], env=dict(os.environ, CCPROF_OPTIONS="clock=cycles,output=" + prof))
+        r = run([exe, "40"], env=dict(os.environ, CCPROF_OPTIONS="clock=cycles,output=" + prof))
         m = re.search(r"spent callee (\d+) caller (\d+)", r.stderr)
         fns = functions(report(prof)) if r.returncode == 0 and os.path.exists(prof) else {}
         if not check(m and "callee" in fns and "caller" in fns,
@@ -304,11 +304,11 @@ def after_call():
             continue
         want = int(m.group(1)) / max(int(m.group(2)), 1)
         got = fns["callee"]["self_s"] / max(fns["caller"]["self_s"], 1e-9)
-        check(fns["callee"]["calls"] == 200 and fns["caller"]["calls"] == 200 and
+        check(fns["callee"]["calls"] == 40 and fns["caller"]["calls"] == 40 and
               abs(got - want) < 0.5 * want,
               "aftercall, %s, clock=cycles: callee's self time %.3f of caller's, as the program "
-              "measured (%.3f), and 200 calls each (%d, %d)" % (tag, got, want, fns["callee"]["calls"],
-                                                             fns["caller"]["calls"]))
+              "measured (%.3f), and 40 calls each (%d, %d)" % (tag, got, want, fns["callee"]["calls"],
+                                                            fns["caller"]["calls"]))
 
 
 def shadow_full():
@@ -317,13 +317,15 @@ def shadow_full():
     thread] in threads.c), because the exits' fast paths no longer look
     at the count.  tests/progs/shadowfull.c dives 80,000 deep under an
     address-space limit, each level calling mark() as it returns, then
-    calls after() 1000 times: the calls past the end are lost and
-    counted, the others recorded, mark() only ever in dive, after() at
-    the root.  An exit fast path that ran meanwhile would pop recorded
-    frames for the lost calls' exits (the same function from the same
-    call site), and mark() would be recorded at levels past the end.
-    (The -mfentry exits match the frame's stack pointer too: theirs
-    cannot.)"""
+    calls after() 1000 times and burns 20 ms outside any function: the
+    calls past the end are lost and counted, the others recorded, mark()
+    only ever in dive, after() at the root, and the burn charged to none.
+    An exit fast path that ran meanwhile would pop recorded frames for
+    the lost calls' exits (the same function from the same call site),
+    and mark() would be recorded at levels past the end (the -mfentry
+    exits match the frame's stack pointer too: theirs cannot).  An exit
+    dropped while rt_hot is NULL would leave the count up and rt_hot
+    NULL for good, and the burn charged to the last after()."""
     for tag, exe in both_flavours("shadowfull"):
         prof = os.path.join(OUT, "shadowfull_%s.ccprof" % tag)
         r = run([exe], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
@@ -348,6 +350,11 @@ def shadow_full():
         check(at("mark") == [(["dive", "mark"], mark)] and at("after") == [(["after"], 1000)],
               "shadowfull, %s: mark() in dive alone, after() at the root, 1000 calls (%r, %r)"
               % (tag, at("mark")[:4], at("after")[:4]))
+        m = re.search(r"burnt (\d+)", r.stderr)
+        burnt = int(m.group(1)) / 1e9 if m else 0
+        check(burnt > 0.005 and fns["after"]["self_s"] < burnt / 3,
+              "shadowfull, %s: main's burn after the dive (%.3f s) charged to no function, "
+              "not to after() (%.3f s)" % (tag, burnt, fns["after"]["self_s"]))
 
 
 builds()

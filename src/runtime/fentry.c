@@ -331,7 +331,7 @@ __asm__(".text\n"
 	"5:\n"                                          /* no rt_hot */
 	"mov rt_stateless@gottpoff(%rip), %r11\n"
 	"cmpl $0, %fs:(%r11)\n"
-	"je 6f\n"                                       /* first call, clock=cycles */
+	"je 6f\n"                                       /* first call, cycles, overflow */
 	"ret\n"                                         /* none to record */
 	"6:\n"
 	SAVE_GPRS

@@ -29,13 +29,15 @@ __attribute__((used)) static const int *const pull_manual = &rt_manual_anchor;
  * (Note [Cache pairs]); the thread cache's two words are read between
  * two loads of tcache_gen, which every write of it bumps first, and a
  * change means a miss (the slow path then looks the transition up under
- * `busy`).  (One 16-byte load of an entry would need no count, 4
+ * `busy`).  Likewise a handler entering the same context between the
+ * load and the store of a counter would lose its increment: rt_count
+ * adds in one instruction.  tests/progs/stepper.c runs a handler at
+ * every instruction of a call to check all this.
+ *
+ * One 16-byte load of a thread cache entry would need no count, 4
  * instructions fewer, but its target reaches a register some cycles
  * later, through the vector unit: with rt_hot, no faster on dispatch,
- * and 5 % slower on tiny built by gcc; session 37.)  Likewise a handler
- * entering the same context between the load and the store of a counter
- * would lose its increment: rt_count adds in one instruction.  tests/progs/stepper.c runs a handler at every
- * instruction of a call to check all this.
+ * and 5 % slower on tiny built by gcc (session 37).
  */
 
 /*

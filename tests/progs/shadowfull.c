@@ -5,17 +5,20 @@
  * stack by 6 MB while it may, limits the address space (RLIMIT_AS) to
  * what the process maps and 1 MB more, then dives DEPTH deep (argv[1],
  * default 80000: more than the shadow stack's first 65,536 entries),
- * each level calling mark() once the level below has returned, and
- * calls after() 1000 times from main.  It prints "dive N mark N after
- * N", the calls it made.  The calls past the end are lost; every other
- * call is recorded, mark() always in dive, and after() at the root, as
- * if no dive had been.
+ * each level calling mark() once the level below has returned, calls
+ * after() 1000 times from main, then burns about 20 ms in main, which
+ * is in no function the profile knows.  It prints "dive N mark N after
+ * N", the calls it made, and on stderr "burnt NS".  The calls past the
+ * end are lost; every other call is recorded, mark() always in dive,
+ * after() at the root, as if no dive had been, and the burn charged to
+ * no function: an exit lost after the dive would leave it to after().
  */
 #define _DEFAULT_SOURCE /* alloca */
 #include <alloca.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include "burn.h"
 #include "vmsize.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -61,6 +64,7 @@ NO_HOOKS static void grow_stack(size_t bytes)
 NO_HOOKS int main(int argc, char **argv)
 {
 	unsigned long depth = argc > 1 ? strtoul(argv[1], NULL, 10) : 80000;
+	unsigned long long burnt = 0;
 	struct rlimit lim;
 
 	setvbuf(stdout, NULL, _IONBF, 0); /* no buffer to map later */
@@ -74,6 +78,8 @@ NO_HOOKS int main(int argc, char **argv)
 	sink += dive(depth);
 	for (int i = 0; i < 1000; i++)
 		after();
+	burn(80000000, &burnt);
 	printf("dive %lu mark %lu after %lu\n", dives, marks, afters);
+	fprintf(stderr, "burnt %llu\n", burnt);
 	return 0;
 }
