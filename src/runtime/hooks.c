@@ -139,15 +139,18 @@ static __attribute__((noinline)) void enter_general(struct rt_thread *t, uintptr
 	enter_general_at(t, fn, fn, sp, cs);
 }
 
-static __attribute__((noinline, cold)) void enter_first(uintptr_t fn, uintptr_t sp, uintptr_t cs)
+/* Every entry the fast paths leave but a miss of the caches: the
+ * thread's first call, clock=cycles, the general path. */
+static inline void enter_slow_at(uintptr_t fn, uintptr_t start, uintptr_t sp, uintptr_t cs)
 {
-	enter_first_at(fn, fn, sp, cs);
-}
+	struct rt_thread *t = rt_self;
 
-static __attribute__((noinline)) void enter_cycles(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
-						   uintptr_t cs)
-{
-	enter_cycles_at(t, fn, fn, sp, cs);
+	if (t == NULL)
+		enter_first_at(fn, start, sp, cs);
+	else if (rt_cycles)
+		enter_cycles_at(t, fn, start, sp, cs);
+	else
+		enter_general_at(t, fn, start, sp, cs);
 }
 
 /*
@@ -169,14 +172,7 @@ static __attribute__((noinline)) void enter_cycles(struct rt_thread *t, uintptr_
  * being set as a signal handler calls. */
 static __attribute__((noinline)) void enter_not_hot(uintptr_t fn, uintptr_t sp, uintptr_t cs)
 {
-	struct rt_thread *t = rt_self;
-
-	if (t == NULL)
-		enter_first(fn, sp, cs);
-	else if (rt_cycles)
-		enter_cycles(t, fn, sp, cs);
-	else
-		enter_general(t, fn, sp, cs);
+	enter_slow_at(fn, fn, sp, cs);
 }
 
 RT_API HOOK_ALIGN void __cyg_profile_func_enter(void *this_fn, void *call_site)
@@ -324,15 +320,7 @@ int rt_fentry_enter_known(uintptr_t key, uintptr_t sp, uintptr_t cs)
  */
 void rt_fentry_enter_slow(uintptr_t key, uintptr_t sp, uintptr_t cs)
 {
-	struct rt_thread *t = rt_self;
-	uintptr_t start = rt_fentry_start(key);
-
-	if (t == NULL)
-		enter_first_at(key, start, sp, cs);
-	else if (rt_cycles)
-		enter_cycles_at(t, key, start, sp, cs);
-	else
-		enter_general_at(t, key, start, sp, cs);
+	enter_slow_at(key, rt_fentry_start(key), sp, cs);
 }
 
 static struct rt_shadow *entry_of_frame(struct rt_thread *t, uintptr_t sp, uintptr_t cs)
