@@ -243,16 +243,41 @@ static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintp
 	return s > t->base + 1 && s[-1].fn == fn ? s - 1 : NULL;
 }
 
+/*
+ * While calls go past the end of the shadow stack, whether an exit is
+ * one of theirs (and counted off) or theirs are gone (and the count
+ * cleared: Note [Calls past the end left] in machine.c).  Theirs are
+ * deeper than the top entry, on this thread's stack but for a handler's
+ * on an alternate one: an exit from above the top entry's frame is not
+ * theirs.  frame_sp: sp is the frame's own (the -mfentry exits), and an
+ * exit at the top entry's sp is the top entry's.  The
+ * -finstrument-functions hooks' sp is a function's stack pointer, which
+ * its callee's exit can show too, after a sibling call (entry_of_call),
+ * and a function inlined into the top entry's frame shares it: only an
+ * exit from strictly above counts.  The top entry's own exit is then
+ * taken for a call past the end, and its caller's ends both.
+ */
+static int exit_past_end(struct rt_thread *t, uintptr_t sp, int frame_sp)
+{
+	uintptr_t top = t->top[-1].sp;
+
+	if (sp < t->stack_lo || sp >= t->stack_hi || (top & RT_REGION_SP) ||
+	    (frame_sp ? sp < top : sp <= top)) {
+		rt_overflow_set(t, t->overflow - 1);
+		return 1;
+	}
+	rt_overflow_set(t, 0);
+	return 0;
+}
+
 /* Pop to the entry of this call: the general path. */
 static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_t fn,
 						   uintptr_t sp, uintptr_t cs)
 {
 	struct rt_shadow *s;
 
-	if (t->overflow) {
-		rt_overflow_set(t, t->overflow - 1);
+	if (t->overflow && exit_past_end(t, sp, 0))
 		return;
-	}
 	s = entry_of_call(t, fn, sp, cs);
 	if (s == NULL)
 		s = entry_of_split(t, fn, sp, cs);
@@ -340,10 +365,8 @@ static void exit_frame_general(struct rt_thread *t, uintptr_t sp, uintptr_t cs)
 {
 	struct rt_shadow *s;
 
-	if (t->overflow) {
-		rt_overflow_set(t, t->overflow - 1);
+	if (t->overflow && exit_past_end(t, sp, 1))
 		return;
-	}
 	s = entry_of_frame(t, sp, cs);
 	if (s != NULL)
 		rt_pop_to(t, s);

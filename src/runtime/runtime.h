@@ -332,6 +332,7 @@ RT_HIDDEN void rt_fentry_exit_slow(uintptr_t sp, uintptr_t cs);
 /* fentry.c: the function whose __fentry__ call returns to key. */
 RT_HIDDEN uintptr_t rt_fentry_start(uintptr_t key);
 RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn);
+RT_HIDDEN void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s); /* and calls past the end */
 
 /* machine.c: pop the newest entries for which left(t, entry, sp) holds,
  * frames gone all at once (a longjmp's, an exception's). */

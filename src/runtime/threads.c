@@ -665,7 +665,10 @@ static void first_sample(struct rt_thread *t, uint64_t own)
  * rt_overflow_set's two stores rt_hot may still name a thread whose
  * count has just become 1: a signal handler's call there finds the
  * shadow stack full, so its entry takes the slow path, which counts it
- * and clears rt_hot, and its exit finds rt_hot NULL.
+ * and clears rt_hot, and its exit finds rt_hot NULL.  A handler that
+ * jumps out from between the two stores leaves rt_hot stale until the
+ * next pop of frames gone sets the count anew (rt_pop_gone, Note [Calls
+ * past the end left] in machine.c).
  */
 static struct rt_thread *hot(struct rt_thread *t)
 {

@@ -5,20 +5,32 @@
  * stack by 6 MB while it may, limits the address space (RLIMIT_AS) to
  * what the process maps and 1 MB more, then dives DEPTH deep (argv[1],
  * default 80000: more than the shadow stack's first 65,536 entries),
- * each level calling mark() once the level below has returned, calls
- * after() 1000 times from main, then burns about 20 ms in main, which
- * is in no function the profile knows.  It prints "dive N mark N after
- * N", the calls it made, and on stderr "burnt NS".  The calls past the
- * end are lost; every other call is recorded, mark() always in dive,
- * after() at the root, as if no dive had been, and the burn charged to
- * no function: an exit lost after the dive would leave it to after().
+ * each level calling mark() once the level below has returned.  Then
+ * main burns about 30 ms of CPU time, calls after() 1000 times and
+ * burns about 10 ms more: burns in no function the profile knows.  It
+ * prints "dive N mark N after N", the calls it made, and on stderr
+ * "burnt NS NS", the CPU time of each burn.  The calls past the end
+ * are lost; every other call is recorded, mark() always in dive,
+ * after() at the root, as if no dive had been, and the burns charged
+ * to no function: an exit lost after the dive would leave the second
+ * to after().
+ *
+ * With a MODE (argv[2]) the deepest level jumps out of the dive instead
+ * of returning, so that the calls past the end never exit: "longjmp"
+ * back to outer(), which main calls and which calls dive, by glibc's
+ * longjmp (which the shared runtime interposes: rt_pop_left); "outer"
+ * the same by __builtin_longjmp, which nothing sees until outer()
+ * returns; "main" by __builtin_longjmp to main, which nothing sees
+ * until after()'s first call (the first burn is dive's then).  No level
+ * returns ("dive 0 mark 0").
  */
 #define _DEFAULT_SOURCE /* alloca */
 #include <alloca.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include "burn.h"
+#include <time.h>
 #include "vmsize.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -26,6 +38,10 @@
 
 static unsigned long dives, marks, afters;
 static volatile unsigned long sink;
+static const char *mode = "return";
+static jmp_buf libc_env;
+static void *builtin_env[5];
+static unsigned long long burnt[2]; /* not main's locals: main is jumped to */
 
 NOINLINE void warm(void)
 {
@@ -40,7 +56,13 @@ NOINLINE void mark(void)
 NOINLINE unsigned long dive(unsigned long n)
 {
 	volatile char frame = (char)n; /* a frame of its own at each level */
-	unsigned long r = n ? dive(n - 1) : 0;
+	unsigned long r;
+
+	if (n == 0 && mode[0] == 'l')
+		longjmp(libc_env, 1);
+	if (n == 0 && mode[0] != 'r')
+		__builtin_longjmp(builtin_env, 1);
+	r = n ? dive(n - 1) : 0;
 
 	mark();
 	dives++;
@@ -50,6 +72,33 @@ NOINLINE unsigned long dive(unsigned long n)
 NOINLINE void after(void)
 {
 	afters++;
+}
+
+/* Where the "longjmp" and "outer" modes land. */
+NOINLINE unsigned long outer(unsigned long depth)
+{
+	if (mode[0] == 'l' ? setjmp(libc_env) != 0 : __builtin_setjmp(builtin_env) != 0)
+		return 0;
+	return dive(depth);
+}
+
+static NO_HOOKS unsigned long long cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
+}
+
+/* Burn about ms milliseconds of CPU time; the time it took. */
+static NO_HOOKS unsigned long long burn_cpu(unsigned ms)
+{
+	unsigned long long t0 = cpu_ns();
+
+	while (cpu_ns() - t0 < ms * 1000000ULL)
+		for (volatile int i = 0; i < 10000; i++)
+			;
+	return cpu_ns() - t0;
 }
 
 /* The pages of the stack the dive will use, mapped before the limit. */
@@ -64,7 +113,6 @@ NO_HOOKS static void grow_stack(size_t bytes)
 NO_HOOKS int main(int argc, char **argv)
 {
 	unsigned long depth = argc > 1 ? strtoul(argv[1], NULL, 10) : 80000;
-	unsigned long long burnt = 0;
 	struct rlimit lim;
 
 	setvbuf(stdout, NULL, _IONBF, 0); /* no buffer to map later */
@@ -75,11 +123,19 @@ NO_HOOKS int main(int argc, char **argv)
 		perror("shadowfull: setrlimit");
 		return 1;
 	}
-	sink += dive(depth);
+	if (argc > 2)
+		mode = argv[2];
+	if (mode[0] == 'r')
+		sink += dive(depth);
+	else if (mode[0] != 'm')
+		sink += outer(depth);
+	else if (__builtin_setjmp(builtin_env) == 0)
+		sink += dive(depth);
+	burnt[0] = burn_cpu(30);
 	for (int i = 0; i < 1000; i++)
 		after();
-	burn(80000000, &burnt);
+	burnt[1] = burn_cpu(10);
 	printf("dive %lu mark %lu after %lu\n", dives, marks, afters);
-	fprintf(stderr, "burnt %llu\n", burnt);
+	fprintf(stderr, "burnt %llu %llu\n", burnt[0], burnt[1]);
 	return 0;
 }
