@@ -1088,19 +1088,31 @@ def cycles_estimate_bounded():
     span, and 0.00003 s was charged for a run of 0.19 s."""
     exe = build("recurse_cycles", "bench/workloads/recurse.c")
     prof = os.path.join(OUT, "recurse_cycles.ccprof")
-    r = run([CCPROF, "record", "--clock=cycles", "-o", prof, "--", exe, "100"])
-    if not check(r.returncode == 0 and "calls 6857717" in r.stderr and os.path.exists(prof),
-                 "recurse 100 under clock=cycles runs (%d, %r)" % (r.returncode, r.stderr[-200:])):
-        return
-    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
-    rep = report(prof)
-    span_ns = (info["subtracted_s"] + rep["total_time_s"]) * 1e9 / info["calls"]
     # 10 % over: a counter may move in steps (Note [A coarse counter]),
     # 26 ticks (10 ns) on this VM, so the shortest intervals the bound
     # takes are whole steps, and where an interval is nearly all monitor
     # the bound can sit just above the mean: 29.1 ns against a span of
     # 28.6 in one full check (session 31).  The bug this catches was 62 %
-    # over: 45.8 ns against 28.2.
+    # over: 45.8 ns against 28.2, in every run.  A run whose speed
+    # changes under it (a shared VM, the suite's other jobs) can also
+    # have probes that saw slower intervals than the run's mean: 30.0
+    # ns against 26.4 once, in a check run beside another suite; so up
+    # to three runs, and one within the bound passes.
+    for attempt in range(3):
+        r = run([CCPROF, "record", "--clock=cycles", "-o", prof, "--", exe, "100"])
+        runs = r.returncode == 0 and "calls 6857717" in r.stderr and os.path.exists(prof)
+        if attempt == 0 or not runs:
+            check(runs, "recurse 100 under clock=cycles runs (%d, %r)"
+                  % (r.returncode, r.stderr[-200:]))
+        if not runs:
+            return
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+        rep = report(prof)
+        span_ns = (info["subtracted_s"] + rep["total_time_s"]) * 1e9 / info["calls"]
+        if 0 < info["overhead_ns_per_call"] <= span_ns * 1.10:
+            break
+        print("# recurse/cycles: estimate %.1f ns per call against a span of %.1f ns, "
+              "run again (machine busy?)" % (info["overhead_ns_per_call"], span_ns))
     check(0 < info["overhead_ns_per_call"] <= span_ns * 1.10,
           "recurse/cycles: estimate %.1f ns per call, no more than the span per call, %.1f ns"
           % (info["overhead_ns_per_call"], span_ns))

@@ -68,7 +68,10 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp, 
 	struct rt_ctx *n;
 
 	if (RT_UNLIKELY(s == t->limit)) {
-		if (rt_shadow_grow(t) != 0) {
+		/* Not while calls past the end run: they are deeper than the
+		 * top, and entries pushed above it would be taken for theirs
+		 * (Note [Calls past the end left] in machine.c). */
+		if (t->overflow || rt_shadow_grow(t) != 0) {
 			rt_overflow_set(t, t->overflow + 1);
 			t->lost_calls++;
 			return;
@@ -255,7 +258,9 @@ static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintp
  * its callee's exit can show too, after a sibling call (entry_of_call),
  * and a function inlined into the top entry's frame shares it: only an
  * exit from strictly above counts.  The top entry's own exit is then
- * taken for a call past the end, and its caller's ends both.
+ * taken for a call past the end (as is the exit of the function it is
+ * inlined into, or the head of), and its caller's ends both.  Under a
+ * manual region's entry every exit counts off, as before.
  */
 static int exit_past_end(struct rt_thread *t, uintptr_t sp, int frame_sp)
 {

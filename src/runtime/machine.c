@@ -856,25 +856,30 @@ void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp)
 
 /*
  * Note [Calls past the end left]: the calls past the end of a full
- * shadow stack (t->overflow) are deeper than its top entry, so when that
- * entry's frame is gone, theirs are too: a longjmp or an exception out
- * of them, and no exit of theirs will come.  The count used to stay,
- * and the next exits, each taken for one of theirs, ended nothing: a
- * function's caller's time went to it until the count ran out (all of
- * main's burn after a jump out of an 80,000-deep recursion, in
+ * shadow stack (t->overflow) are deeper than its top entry (the stack
+ * does not grow while they run: rt_enter), so when that entry's frame
+ * is gone, theirs are too: a longjmp or an exception out of them, and
+ * no exit of theirs will come.  The count used to stay, and the next
+ * exits, each taken for one of theirs, ended nothing: a function's
+ * caller's time went to it until the count ran out (all of main's burn
+ * after a jump out of an 80,000-deep recursion, in
  * tests/progs/shadowfull.c).  So whatever pops entries as gone clears
- * the count first, while the gone entries still fill the stack: a
- * handler that calls in between finds it full and counts its own call.
- * A jump out of some of the calls past the end alone leaves the count
- * too high; the exits then clear it (exit_past_end in hooks.c).  The
+ * the count, after the pop: before it, the stack is still full, and a
+ * signal handler's call there, finding no count, could grow and move
+ * the stack under the pop's pointer.  A handler's call in between finds
+ * the count and room on the stack: it pushes, and its exit may be taken
+ * for a call past the end (its entry then goes as gone later).  A jump
+ * out of some of the calls past the end alone leaves the count too
+ * high; an exit from above the top entry's frame clears it then
+ * (exit_past_end in hooks.c), or the next pop of gone frames.  The
  * count is set even when it is 0, for rt_hot's sake: a handler that
  * jumped out from between rt_overflow_set's two stores left rt_hot
  * NULL with no call past the end (every call slow) or set with one.
  */
 void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
 {
-	rt_overflow_set(t, 0);
 	rt_pop_to(t, s);
+	rt_overflow_set(t, 0);
 }
 
 void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn)

@@ -667,8 +667,8 @@ static void first_sample(struct rt_thread *t, uint64_t own)
  * shadow stack full, so its entry takes the slow path, which counts it
  * and clears rt_hot, and its exit finds rt_hot NULL.  A handler that
  * jumps out from between the two stores leaves rt_hot stale until the
- * next pop of frames gone sets the count anew (rt_pop_gone, Note [Calls
- * past the end left] in machine.c).
+ * next rt_overflow_set, which every pop of frames gone makes
+ * (rt_pop_gone, Note [Calls past the end left] in machine.c).
  */
 static struct rt_thread *hot(struct rt_thread *t)
 {

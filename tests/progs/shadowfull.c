@@ -22,7 +22,10 @@
  * the same by __builtin_longjmp, which nothing sees until outer()
  * returns; "main" by __builtin_longjmp to main, which nothing sees
  * until after()'s first call (the first burn is dive's then).  No level
- * returns ("dive 0 mark 0").
+ * returns ("dive 0 mark 0").  Mode "grow" returns from the dive, as
+ * "return" does, but lifts the address-space limit at its deepest
+ * level: the calls past the end that are still running are deeper than
+ * the shadow stack's top, and the stack must not grow over them.
  */
 #define _DEFAULT_SOURCE /* alloca */
 #include <alloca.h>
@@ -53,14 +56,27 @@ NOINLINE void mark(void)
 	marks++;
 }
 
+/* The address space back, as the dive's deepest level returns. */
+NO_HOOKS static void lift_limit(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_AS, &lim) == 0) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_AS, &lim);
+	}
+}
+
 NOINLINE unsigned long dive(unsigned long n)
 {
 	volatile char frame = (char)n; /* a frame of its own at each level */
 	unsigned long r;
 
+	if (n == 0 && mode[0] == 'g')
+		lift_limit();
 	if (n == 0 && mode[0] == 'l')
 		longjmp(libc_env, 1);
-	if (n == 0 && mode[0] != 'r')
+	if (n == 0 && (mode[0] == 'o' || mode[0] == 'm'))
 		__builtin_longjmp(builtin_env, 1);
 	r = n ? dive(n - 1) : 0;
 
@@ -77,8 +93,12 @@ NOINLINE void after(void)
 /* Where the "longjmp" and "outer" modes land. */
 NOINLINE unsigned long outer(unsigned long depth)
 {
-	if (mode[0] == 'l' ? setjmp(libc_env) != 0 : __builtin_setjmp(builtin_env) != 0)
+	if (mode[0] == 'l') {
+		if (setjmp(libc_env) != 0)
+			return 0;
+	} else if (__builtin_setjmp(builtin_env) != 0) {
 		return 0;
+	}
 	return dive(depth);
 }
 
@@ -118,14 +138,18 @@ NO_HOOKS int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0); /* no buffer to map later */
 	warm();
 	grow_stack(6u << 20);
-	lim.rlim_cur = lim.rlim_max = mapped_now() + (1u << 20);
+	if (getrlimit(RLIMIT_AS, &lim) != 0) {
+		perror("shadowfull: getrlimit");
+		return 1;
+	}
+	lim.rlim_cur = mapped_now() + (1u << 20); /* the hard limit stays: "grow" */
 	if (lim.rlim_cur == 1u << 20 || setrlimit(RLIMIT_AS, &lim) != 0) {
 		perror("shadowfull: setrlimit");
 		return 1;
 	}
 	if (argc > 2)
 		mode = argv[2];
-	if (mode[0] == 'r')
+	if (mode[0] == 'r' || mode[0] == 'g')
 		sink += dive(depth);
 	else if (mode[0] != 'm')
 		sink += outer(depth);
