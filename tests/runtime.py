@@ -1109,11 +1109,12 @@ def cycles_estimate_bounded():
         info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
         rep = report(prof)
         span_ns = (info["subtracted_s"] + rep["total_time_s"]) * 1e9 / info["calls"]
-        if 0 < info["overhead_ns_per_call"] <= span_ns * 1.10:
+        bounded = 0 < info["overhead_ns_per_call"] <= span_ns * 1.10
+        if bounded:
             break
         print("# recurse/cycles: estimate %.1f ns per call against a span of %.1f ns, "
               "run again (machine busy?)" % (info["overhead_ns_per_call"], span_ns))
-    check(0 < info["overhead_ns_per_call"] <= span_ns * 1.10,
+    check(bounded,
           "recurse/cycles: estimate %.1f ns per call, no more than the span per call, %.1f ns"
           % (info["overhead_ns_per_call"], span_ns))
     check(rep["total_time_s"] > 0.001 * span_ns * info["calls"] / 1e9,

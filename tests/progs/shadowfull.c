@@ -33,7 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <time.h>
+#include "cpuspin.h"
 #include "vmsize.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -102,23 +102,13 @@ NOINLINE unsigned long outer(unsigned long depth)
 	return dive(depth);
 }
 
-static NO_HOOKS unsigned long long cpu_ns(void)
+/* Spin ms milliseconds of CPU time; the time it took. */
+NO_HOOKS static unsigned long long burn_cpu(long ms)
 {
-	struct timespec t;
+	long t0 = cpu_ns();
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
-}
-
-/* Burn about ms milliseconds of CPU time; the time it took. */
-static NO_HOOKS unsigned long long burn_cpu(unsigned ms)
-{
-	unsigned long long t0 = cpu_ns();
-
-	while (cpu_ns() - t0 < ms * 1000000ULL)
-		for (volatile int i = 0; i < 10000; i++)
-			;
-	return cpu_ns() - t0;
+	spin_cpu(ms * 1000000L);
+	return (unsigned long long)(cpu_ns() - t0);
 }
 
 /* The pages of the stack the dive will use, mapped before the limit. */
