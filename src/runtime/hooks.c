@@ -266,7 +266,7 @@ static int exit_past_end(struct rt_thread *t, uintptr_t sp, int frame_sp)
 {
 	uintptr_t top = t->top[-1].sp;
 
-	if (sp < t->stack_lo || sp >= t->stack_hi || (top & RT_REGION_SP) ||
+	if (!rt_sp_on_stack(t, sp) || (top & RT_REGION_SP) ||
 	    (frame_sp ? sp < top : sp <= top)) {
 		rt_overflow_set(t, t->overflow - 1);
 		return 1;

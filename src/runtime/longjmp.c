@@ -97,7 +97,7 @@ static void discard_jumped(struct __jmp_buf_tag *env)
 	struct rt_thread *t = rt_self;
 	uintptr_t target = jump_target_sp(env);
 
-	if (t == NULL || target < t->stack_lo || target >= t->stack_hi)
+	if (t == NULL || !rt_sp_on_stack(t, target))
 		return;
 	rt_pop_left(t, left_by_jump, target);
 }

@@ -887,7 +887,7 @@ void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t 
 	struct rt_shadow *s = t->top;
 	uintptr_t key;
 
-	if (sp < t->stack_lo || sp >= t->stack_hi)
+	if (!rt_sp_on_stack(t, sp))
 		return;
 	/* Strictly below: gone.  Equal sp: a function inlined into that
 	 * frame (same call site, other fn) keeps it; a different call site,

@@ -699,6 +699,13 @@ RT_HIDDEN void rt_quiet_thread(int on);
 #define RT_WAIT_UNBOUNDED UINT32_MAX
 RT_HIDDEN int rt_wait_for(const int *flag, long owner, uint32_t max_ms);
 
+/* Whether sp is on the thread's own stack: off it, a handler runs on an
+ * alternate signal stack (Note [Shadow stack]). */
+static inline int rt_sp_on_stack(const struct rt_thread *t, uintptr_t sp)
+{
+	return sp >= t->stack_lo && sp < t->stack_hi;
+}
+
 /* Pop the shadow stack down to entry s, which becomes the free slot:
  * `cur` is restored before `top` moves back, so a handler that pushes
  * into the freed slot finds the context we return to (Note [Shadow

@@ -337,7 +337,7 @@ int rt_short_of_stack(void)
 	/* An SS_AUTODISARM stack reads as disabled while in use. */
 	if (t == NULL || (t->stack_lo == 0 && t->stack_hi == UINTPTR_MAX))
 		return 1;
-	return sp < t->stack_lo || sp >= t->stack_hi || sp - t->stack_lo < STACK_NEED;
+	return !rt_sp_on_stack(t, sp) || sp - t->stack_lo < STACK_NEED;
 }
 
 /* fn(arg) on the runtime's own stack, every signal blocked meanwhile, or
