@@ -9,6 +9,7 @@ paths both take when rt_hot is NULL (Note [The hooks' thread] in
 src/runtime/threads.c): clock=cycles and a full shadow stack."""
 import platform
 import re
+import resource
 import shutil
 from ccp import *
 
@@ -349,14 +350,33 @@ def shadow_full():
     for tag, exe in both_flavours("shadowfull", extra=["-fno-optimize-sibling-calls"]):
         for mode in ("return", "grow", "longjmp", "outer", "main"):
             shadow_full_run(tag, exe, mode)
+        for mode in ("return", "longjmp", "outer", "main"):
+            shadow_full_run(tag, exe, mode, room=True)
 
 
-def shadow_full_run(tag, exe, mode):
-    what = "shadowfull %s, %s" % (mode, tag)
-    prof = os.path.join(OUT, "shadowfull_%s_%s.ccprof" % (mode, tag))
-    r = run([exe, "80000", mode], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+def big_stack():
+    """The main thread's stack up to 64 MB, for a dive of 200,000 levels."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    want = 64 << 20
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_STACK,
+                           (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+
+
+def shadow_full_run(tag, exe, mode, room=False):
+    """room: no address-space limit, and 200,000 levels, so that the
+    shadow stack goes on into three more segments (Note [Shadow stack
+    segments] in src/runtime/runtime.h): no call lost, all recorded,
+    the deepest level the dive's, and a jump out pops across the links
+    (rt_pop_left, rt_discard_gone, exit_past_end's caller)."""
+    what = "shadowfull %s%s, %s" % (mode, " with room" if room else "", tag)
+    prof = os.path.join(OUT, "shadowfull_%s%s_%s.ccprof" % (mode, "_room" if room else "", tag))
+    depth = 200000 if room else 80000
+    r = run([exe, str(depth), mode] + (["room"] if room else []),
+            env=dict(os.environ, CCPROF_OPTIONS="output=" + prof),
+            preexec_fn=big_stack if room else None)
     jumped = mode not in ("return", "grow")
-    levels = 0 if jumped else 80001
+    levels = 0 if jumped else depth + 1
     ok = r.returncode == 0 and r.stdout == "dive %d mark %d after 1000\n" % (levels, levels) and \
         os.path.exists(prof)
     if not check(ok, "%s: runs as bare and writes its profile (%d, %r, %r)"
@@ -364,9 +384,17 @@ def shadow_full_run(tag, exe, mode):
         return
     rep = report(prof)
     fns = functions(rep)
-    lost = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["lost_calls"]
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+    lost = info["lost_calls"]
     dive, mark = (fns.get(f, {}).get("calls", 0) for f in ("dive", "mark"))
-    if jumped:
+    if room:
+        # outer() or mark() one level deeper than the dive, but mode main's.
+        deepest = depth + 1 + (mode != "main")
+        check(lost == 0 and dive == depth + 1 and mark == levels and info["max_depth"] == deepest,
+              "%s: every call recorded (dive %d, mark %d, %d lost, of %d and %d) and the "
+              "deepest level (%d, want %d)"
+              % (what, dive, mark, lost, depth + 1, levels, info["max_depth"], deepest))
+    elif jumped:
         # Every level enters dive; none returns to call mark().
         check(lost > 0 and dive + lost == 80001 and dive > 60000 and mark == 0,
               "%s: the calls past the end lost and counted, the others recorded "
@@ -401,11 +429,69 @@ def shadow_full_run(tag, exe, mode):
           % (what, first, second, rep["root_time_s"], fns["after"]["self_s"]))
 
 
+SEGMENT = 65535  # the shadow stack's first segment, but its sentinel
+
+
+def segment_stepped():
+    """A signal handler that runs instrumented code at every instruction
+    of a call made where the shadow stack's first segment ends
+    (tests/progs/segstep.c; Note [Shadow stack segments] in
+    src/runtime/runtime.h): its calls go on into the next segment while
+    the interrupted hook holds a pointer into the first.  Every call
+    recorded or counted lost, none charged to another function, and the
+    deepest the stack went: the dive, y, x and the handler's r(3).  Then
+    each round in a child of its own, whose next segment is new, as in a
+    process not so deep before: the shadow stack was one mapping that
+    grew with mremap, which may move it, and a handler's call finding it
+    full moved it under the hook: 33 of 76 children died of SIGSEGV (34
+    of 69 with -finstrument-functions) with x's entry the first
+    segment's last or the one before."""
+    for tag, exe in both_flavours("segstep", extra=["-fno-optimize-sibling-calls"]):
+        for offset in (0, 1, 2):
+            what = "segment stepped, %s, x's entry %s" % (tag, ("the next segment's first",
+                                                               "the first segment's last",
+                                                               "the one before")[offset])
+            prof = os.path.join(OUT, "segstep_%d_%s.ccprof" % (offset, tag))
+            r = run([exe, str(offset)], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+            if r.stdout.strip() == "unsupported":
+                print("# segment_stepped: no trap flag on this architecture, skipped")
+                return
+            n = counts(r.stdout)
+            handled = int(r.stdout.split("handled")[1].split()[0]) if "handled" in r.stdout else 0
+            if not check(r.returncode == 0 and os.path.exists(prof) and handled > 50,
+                         "%s: runs as bare and writes its profile (%d, %r, %r)"
+                         % (what, r.returncode, r.stdout, r.stderr[-300:])):
+                continue
+            fs = functions(report(prof))
+            info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+            hcalls = sum(v["calls"] for k, v in fs.items() if k[0] == "h" and k[1:].isdigit())
+            others = sorted(k for k in fs if k not in ("dive", "y", "x", "r") and not
+                            (k[0] == "h" and k[1:].isdigit()))
+            got = dict((f, fs.get(f, {}).get("calls", 0)) for f in ("dive", "y", "x", "r"))
+            over = dict((f, (got[f], n[f])) for f in got if got[f] > n[f])
+            recorded = sum(got.values()) + hcalls
+            check(got["dive"] == n["dive"] == SEGMENT - offset - 1 and not over and not others and
+                  recorded + info["lost_calls"] == sum(n.values()) + handled,
+                  "%s: every call recorded or lost, none charged elsewhere (%r; %d recorded, "
+                  "%d lost, of %d; over: %r; others: %r)"
+                  % (what, got, recorded, info["lost_calls"], sum(n.values()) + handled, over,
+                     others[:4]))
+            want = SEGMENT - offset + 1 + 4
+            check(info["max_depth"] == want, "%s: max depth %d, the dive, y, x and r(3) (got %d)"
+                  % (what, want, info["max_depth"]))
+            r = run([exe, str(offset), "fork"], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+            m = re.match(r"forked (\d+) crashed (\d+)$", r.stdout.strip())
+            check(r.returncode == 0 and m and int(m.group(1)) > 50 and m.group(2) == "0",
+                  "%s, each round in a child where the next segment is new: no child crashed "
+                  "(%r, %r)" % (what, r.stdout.strip(), r.stderr[-200:]))
+
+
 builds()
 exceptions()
 dispatcher()
 after_call()
 shadow_full()
+segment_stepped()
 if platform.machine() == "x86_64":
     light_path_code()
 finish()

@@ -1900,8 +1900,9 @@ def thread_system_calls():
     munmap per thread (its lookups' pages wait for the next thread: Note
     [Pages for the next thread] in src/runtime/pagepool.c), and one
     madvise per thread, its thread cache (a shadow stack taken over is
-    cleared by writing its resident pages, not given back: clear_shadow
-    in threads.c; trim_shadow makes no call with nothing to give back).
+    cleared by writing its resident pages, not given back:
+    rt_shadow_clear in shadow.c; rt_shadow_trim makes no call with
+    nothing to give back).
     The old build: an open, 3 munmaps and 3 madvises more per thread.
     Skipped without strace."""
     if shutil.which("strace") is None:

@@ -167,8 +167,7 @@ uintptr_t rt_fentry_start(uintptr_t key)
 /* Offsets the hooks' assembly uses, checked against the structures. */
 #define T_CUR 0
 #define T_TOP 8
-#define T_LIMIT 16
-#define T_GEN 32
+#define T_GEN 24
 #define T_TCACHE 4096
 #define S_CTX 0
 #define S_SP 8
@@ -183,11 +182,11 @@ uintptr_t rt_fentry_start(uintptr_t key)
 #define C_RECURSIVE 56
 #define E_FROM 0
 #define E_TO 8
+#define SEGMENT_MASK 0x1fffff /* RT_SEGMENT_BYTES - 1 */
 #define TCACHE_MASK 0x1ff0 /* RT_TCACHE_SLOT's, times the entry's size */
 #define LAST_OF_WINDOW 1023
 _Static_assert(offsetof(struct rt_thread, cur) == T_CUR, "T_CUR");
 _Static_assert(offsetof(struct rt_thread, top) == T_TOP, "T_TOP");
-_Static_assert(offsetof(struct rt_thread, limit) == T_LIMIT, "T_LIMIT");
 _Static_assert(offsetof(struct rt_thread, tcache_gen) == T_GEN, "T_GEN");
 _Static_assert(offsetof(struct rt_thread, tcache) == T_TCACHE, "T_TCACHE");
 _Static_assert(offsetof(struct rt_shadow, ctx) == S_CTX, "S_CTX");
@@ -206,6 +205,7 @@ _Static_assert(offsetof(struct rt_tcache, to) == E_TO, "E_TO");
 _Static_assert(sizeof(struct rt_tcache) == 16 &&
 	       RT_TCACHE_SLOT(0, ~(uintptr_t)0) * 16 == TCACHE_MASK, "TCACHE_MASK");
 _Static_assert(RT_CACHE_WINDOW - 1 == LAST_OF_WINDOW, "LAST_OF_WINDOW");
+_Static_assert(RT_SEGMENT_BYTES - 1 == SEGMENT_MASK, "SEGMENT_MASK");
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define OFF(field, reg) STR(field) "(" reg ")"
@@ -256,8 +256,8 @@ __asm__(".text\n"
 	"lea 40(%rsp), %rax\n"                          /* sp */
 	"cmp %rax, " BELOW(S_SP, "%rcx") "\n"
 	"jbe 7f\n"                                      /* s[-1].sp <= sp */
-	"cmp " OFF(T_LIMIT, "%r11") ", %rcx\n"
-	"je 7f\n"
+	"test $" STR(SEGMENT_MASK) ", %ecx\n"
+	"jz 7f\n"                                       /* full: rt_shadow_full */
 	"mov " OFF(T_CUR, "%r11") ", %rdx\n"          /* c */
 	"mov 32(%rsp), %rax\n"                          /* fn */
 	"cmp " OFF(C_FN, "%rdx") ", %rax\n"

@@ -67,16 +67,15 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp, 
 	struct rt_ctx *c = t->cur;
 	struct rt_ctx *n;
 
-	if (RT_UNLIKELY(s == t->limit)) {
+	if (RT_UNLIKELY(rt_shadow_full(s))) {
 		/* Not while calls past the end run: they are deeper than the
 		 * top, and entries pushed above it would be taken for theirs
 		 * (Note [Calls past the end left] in machine.c). */
-		if (t->overflow || rt_shadow_grow(t) != 0) {
+		if (t->overflow || (s = rt_shadow_onward(t, s)) == NULL) {
 			rt_overflow_set(t, t->overflow + 1);
 			t->lost_calls++;
 			return;
 		}
-		s = t->top;
 	}
 	push(t, s, c, fn, sp, cs);
 	if (c->fn == fn) { /* A1: direct recursion keeps the context */
@@ -201,10 +200,10 @@ static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintpt
 {
 	struct rt_shadow *s;
 
-	for (s = t->top; s > t->base + 1; s--) {
-		if (s[-1].fn == fn && s[-1].cs == cs)
-			return s - 1;
-		if (s[-1].sp > sp && !(s[-1].sp & RT_REGION_SP))
+	for (s = rt_entry_top(t); s != NULL; s = rt_entry_below(t, s)) {
+		if (s->fn == fn && s->cs == cs)
+			return s;
+		if (s->sp > sp && !(s->sp & RT_REGION_SP))
 			return NULL;
 	}
 	return NULL;
@@ -236,14 +235,14 @@ static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintpt
 static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
 					 uintptr_t cs)
 {
-	struct rt_shadow *s = t->top;
+	struct rt_shadow *s = rt_entry_top(t);
 	uintptr_t key = rt_dropped_key(fn, cs);
 
 	if (t->dropped[RT_DROPPED_SLOT(key)] == key)
 		return NULL;
-	while (s > t->base + 1 && (s[-1].sp < sp || (s[-1].sp & RT_REGION_SP)))
-		s--;
-	return s > t->base + 1 && s[-1].fn == fn ? s - 1 : NULL;
+	while (s != NULL && (s->sp < sp || (s->sp & RT_REGION_SP)))
+		s = rt_entry_below(t, s);
+	return s != NULL && s->fn == fn ? s : NULL;
 }
 
 /*
@@ -357,10 +356,10 @@ static struct rt_shadow *entry_of_frame(struct rt_thread *t, uintptr_t sp, uintp
 {
 	struct rt_shadow *s;
 
-	for (s = t->top; s > t->base + 1; s--) {
-		if (s[-1].sp == sp && s[-1].cs == cs)
-			return s - 1;
-		if (s[-1].sp > sp && !(s[-1].sp & RT_REGION_SP))
+	for (s = rt_entry_top(t); s != NULL; s = rt_entry_below(t, s)) {
+		if (s->sp == sp && s->cs == cs)
+			return s;
+		if (s->sp > sp && !(s->sp & RT_REGION_SP))
 			return NULL;
 	}
 	return NULL;

@@ -104,7 +104,7 @@ static inline __attribute__((always_inline)) int enter_cached(struct rt_thread *
 
 	if (RT_UNLIKELY(s[-1].sp <= sp) && !same_frame(&s[-1], sp, cs, fn))
 		return 0;
-	if (RT_UNLIKELY(s == t->limit))
+	if (RT_UNLIKELY(rt_shadow_full(s)))
 		return 0;
 	c = t->cur;
 	if (c->fn == fn) { /* A1 */

@@ -86,7 +86,10 @@ static int left_by_jump(const struct rt_thread *t, const struct rt_shadow *e,
 		return 0; /* a region: closed by key (Note [Shadow stack]) */
 	if (e->sp < target || e->sp >= t->stack_hi)
 		return 1;
-	return e->sp == target && e > t->base + 1 && e[-1].sp == target;
+	if (e->sp != target)
+		return 0;
+	e = rt_entry_below(t, e);
+	return e != NULL && e->sp == target;
 }
 
 /* Pop the entries of the frames the jump leaves.  The target must lie on

@@ -766,7 +766,7 @@ static void remember(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
  * be pushed. */
 static void note_depth(struct rt_thread *t, int coming)
 {
-	uint64_t depth = (uint64_t)(t->top - t->base) - 1 + (uint64_t)coming;
+	uint64_t depth = rt_shadow_depth(t, t->top) + (uint64_t)coming;
 
 	if (depth > t->max_depth)
 		t->max_depth = depth;
@@ -843,32 +843,33 @@ struct rt_ctx *rt_transition_known(struct rt_thread *t, struct rt_ctx *c, uintpt
  * [Caught exceptions] in catch.c). */
 void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp)
 {
-	struct rt_shadow *s = t->top;
+	struct rt_shadow *s = rt_entry_top(t), *below;
 
-	if (s == t->base + 1 || !left(t, s - 1, sp))
+	if (s == NULL || !left(t, s, sp))
 		return;
 	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
-	while (s > t->base + 1 && left(t, s - 1, sp))
-		s--;
+	while ((below = rt_entry_below(t, s)) != NULL && left(t, below, sp))
+		s = below;
 	rt_pop_gone(t, s);
 }
 
 /*
  * Note [Calls past the end left]: the calls past the end of a full
  * shadow stack (t->overflow) are deeper than its top entry (the stack
- * does not grow while they run: rt_enter), so when that entry's frame
- * is gone, theirs are too: a longjmp or an exception out of them, and
- * no exit of theirs will come.  The count used to stay, and the next
+ * takes no new segment while they run: rt_enter), so when that entry's
+ * frame is gone, theirs are too: a longjmp or an exception out of them,
+ * and no exit of theirs will come.  The count used to stay, and the next
  * exits, each taken for one of theirs, ended nothing: a function's
  * caller's time went to it until the count ran out (all of main's burn
  * after a jump out of an 80,000-deep recursion, in
  * tests/progs/shadowfull.c).  So whatever pops entries as gone clears
- * the count, after the pop: before it, the stack is still full, and a
- * signal handler's call there, finding no count, could grow and move
- * the stack under the pop's pointer.  A handler's call in between finds
- * the count and room on the stack: it pushes, and its exit may be taken
- * for a call past the end (its entry then goes as gone later).  A jump
+ * the count, after the pop (before session 39 the stack could move when
+ * it grew, and a handler's call between a clear and the pop, finding
+ * the stack full and no count, could move it under the pop's pointer).
+ * A handler's call in between finds the count and room on the stack:
+ * it pushes, and its exit may be taken for a call past the end (its
+ * entry then goes as gone later).  A jump
  * out of some of the calls past the end alone leaves the count too
  * high; an exit from above the top entry's frame clears it then
  * (exit_past_end in hooks.c), or the next pop of gone frames.  The
@@ -884,7 +885,7 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
 
 void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn)
 {
-	struct rt_shadow *s = t->top;
+	struct rt_shadow *e, *gone = NULL;
 	uintptr_t key;
 
 	if (!rt_sp_on_stack(t, sp))
@@ -892,12 +893,13 @@ void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t 
 	/* Strictly below: gone.  Equal sp: a function inlined into that
 	 * frame (same call site, other fn) keeps it; a different call site,
 	 * or the same function again from the same site, means it is gone. */
-	while (s > t->base + 1 && !(s[-1].sp & RT_REGION_SP) &&
-	       (s[-1].sp < sp || (s[-1].sp == sp && (s[-1].cs != cs || s[-1].fn == fn)))) {
-		s--;
-		key = rt_dropped_key(s->fn, s->cs);
+	for (e = rt_entry_top(t); e != NULL && !(e->sp & RT_REGION_SP) &&
+	     (e->sp < sp || (e->sp == sp && (e->cs != cs || e->fn == fn)));
+	     e = rt_entry_below(t, e)) {
+		gone = e;
+		key = rt_dropped_key(e->fn, e->cs);
 		t->dropped[RT_DROPPED_SLOT(key)] = key;
 	}
-	if (s != t->top)
-		rt_pop_gone(t, s);
+	if (gone != NULL)
+		rt_pop_gone(t, gone);
 }

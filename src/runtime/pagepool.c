@@ -6,7 +6,7 @@
  * an ended thread gives them back (rt_release_lookups in machine.c).
  * Unmapped, each written page made the kernel flush the TLB of every
  * CPU the process ran on: with the shadow stack a new thread cleared by
- * madvise (clear_shadow in threads.c), 29 of the 33 us a short thread
+ * madvise (rt_shadow_clear in shadow.c), 29 of the 33 us a short thread
  * cost the runtime (10,000 threads one after another, each making two
  * calls, on a 2-CPU VM; 4 us now).  So up to POOL_PAGES such pages wait
  * here, zeroed again when taken, for the next thread's first tables; the

@@ -144,11 +144,42 @@ enum rt_slots {
 };
 
 struct rt_shadow {
-	struct rt_ctx *ctx; /* context to return to */
+	union {
+		struct rt_ctx *ctx;        /* context to return to */
+		struct rt_shadow *next;    /* entry 0 of a segment: the next segment */
+	};
 	uintptr_t sp;
 	uintptr_t fn;   /* the CC entered: exits match on (fn, cs) */
 	uintptr_t cs;   /* call site: same real frame <=> same cs at equal sp */
 };
+
+/*
+ * Note [Shadow stack segments]: the shadow stack is a chain of segments
+ * of RT_SEGMENT_ENTRIES entries, each mapped on its own and aligned to
+ * its size, which never move.  It used to be one mapping that doubled
+ * with mremap when full; mremap may move it, and a signal handler whose
+ * instrumented code filled the stack while a hook was interrupted moved
+ * it under the hook's pointer (SIGSEGV, README's known limits until
+ * session 39).  Now the only state is `top`: the segment is the one
+ * `top` points into (the aligned block below it: top is one past an
+ * entry), and the stack is full when `top` is aligned, which the fast
+ * paths test without a load.  Entry 0 of the first segment is the
+ * sentinel; entry 0 of each later one is its link: fn RT_LINK_FN, which
+ * no exit matches, cs the end of the segment below (full, as it was when
+ * the push went on), and sp a copy of the sp of that segment's last
+ * entry, which the enter fast path compares as if it were the top entry.
+ * Entry 0 of every segment keeps the next one's address in `next`, set
+ * once.  A push onto a full stack writes the next segment's link, then
+ * pushes into its entry 1 (rt_shadow_onward); the top of a segment with
+ * only its link (a pop to its entry 1) and the end of the full segment
+ * below are the same state, and either may be left by a handler that
+ * interrupted a hook holding the other.  Scans walk entries down with
+ * rt_entry_below, across links.
+ */
+#define RT_SEGMENT_ENTRIES (1u << 16)
+#define RT_SEGMENT_BYTES ((uintptr_t)RT_SEGMENT_ENTRIES * 32u)
+extern const char rt_segment_link RT_HIDDEN;
+#define RT_LINK_FN ((uintptr_t)&rt_segment_link)
 
 struct rt_table; /* open-addressing tables of the slow path (machine.c) */
 
@@ -169,8 +200,7 @@ struct rt_tcache {
 struct rt_thread {
 	/* Hot: read on every call. */
 	struct rt_ctx *cur;
-	struct rt_shadow *top;
-	struct rt_shadow *limit;
+	struct rt_shadow *top;  /* Note [Shadow stack segments] */
 	uint32_t overflow;  /* calls past the end of the shadow stack: rt_overflow_set */
 	uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c;
 			     * RT_BUSY_MAKING while it makes transitions,
@@ -190,8 +220,8 @@ struct rt_thread {
 	uint64_t first_tick;          /* last_tick at start (or fork): the span's start */
 
 	/* Slow path (owner only). */
-	struct rt_shadow *base;
-	size_t shadow_bytes;
+	struct rt_shadow *base; /* the first segment: the sentinel, then the bottom entries */
+	size_t shadow_bytes;    /* what its segments reserve; 0 once another thread took them */
 	uintptr_t stack_lo, stack_hi; /* this thread's stack, for discards */
 	struct rt_ctx *root;
 	struct rt_ctx *all; /* newest first; published with release */
@@ -395,15 +425,22 @@ RT_HIDDEN void rt_registry_unlock(void);
 RT_HIDDEN void rt_registry_mask_at_fork(sigset_t *mask); /* in a fork child */
 RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
 RT_HIDDEN int rt_registry_empty(void);
-RT_HIDDEN uint64_t rt_shadow_high_water(const struct rt_thread *t);
-RT_HIDDEN uint64_t rt_shadow_in_use(const struct rt_thread *t); /* without the lock (signal handlers) */
 RT_HIDDEN struct rt_thread *rt_live_first(void);     /* under the lock */
 RT_HIDDEN void rt_registry_add(struct rt_thread *t);
 RT_HIDDEN void rt_thread_used_after_end(struct rt_thread *t);
 RT_HIDDEN void rt_registry_after_fork(struct rt_thread *survivor);
 RT_HIDDEN void rt_thread_refresh_name(struct rt_thread *t);
 RT_HIDDEN int rt_anything_recorded(void);
-RT_HIDDEN int rt_shadow_grow(struct rt_thread *t);
+
+/* shadow.c: the shadow stack's segments (Note [Shadow stack segments]) */
+RT_HIDDEN int rt_shadow_new(struct rt_thread *t); /* t->base kept if set */
+RT_HIDDEN void rt_shadow_reset(struct rt_thread *t);
+RT_HIDDEN struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s);
+RT_HIDDEN void rt_shadow_unmap(struct rt_thread *t);
+RT_HIDDEN uint64_t rt_shadow_high_water(const struct rt_thread *t);
+RT_HIDDEN uint64_t rt_shadow_in_use(const struct rt_thread *t); /* without the lock (signal handlers) */
+RT_HIDDEN void rt_shadow_trim(struct rt_thread *t);
+RT_HIDDEN void rt_shadow_clear(struct rt_thread *t);
 
 /* calib.c: an empty function with and without instrumentation */
 RT_HIDDEN void rt_calib_instrumented(void);
@@ -704,6 +741,47 @@ RT_HIDDEN int rt_wait_for(const int *flag, long owner, uint32_t max_ms);
 static inline int rt_sp_on_stack(const struct rt_thread *t, uintptr_t sp)
 {
 	return sp >= t->stack_lo && sp < t->stack_hi;
+}
+
+/* Whether a push at s (top) needs the next segment. */
+static inline __attribute__((always_inline)) int rt_shadow_full(const struct rt_shadow *s)
+{
+	return ((uintptr_t)s & (RT_SEGMENT_BYTES - 1)) == 0;
+}
+
+/* The segment that top (one past its newest entry, or its link) is in. */
+static inline struct rt_shadow *rt_segment_of(const struct rt_shadow *top)
+{
+	return (struct rt_shadow *)(((uintptr_t)top - 1) & ~(RT_SEGMENT_BYTES - 1));
+}
+
+/* The entry below e (or below top, passed as e), across links, or NULL
+ * at the sentinel (Note [Shadow stack segments]). */
+static inline struct rt_shadow *rt_entry_below(const struct rt_thread *t,
+					       const struct rt_shadow *e)
+{
+	struct rt_shadow *b = (struct rt_shadow *)e - 1;
+
+	if (b->fn == RT_LINK_FN)
+		b = (struct rt_shadow *)b->cs - 1;
+	return b == t->base ? NULL : b;
+}
+
+/* How many entries there are below top (one past an entry, or a link). */
+static inline uint64_t rt_shadow_depth(const struct rt_thread *t, const struct rt_shadow *top)
+{
+	const struct rt_shadow *seg = rt_segment_of(top);
+	uint64_t depth = (uint64_t)(top - seg) - 1;
+
+	for (; seg != t->base; seg = rt_segment_of((const struct rt_shadow *)seg->cs))
+		depth += RT_SEGMENT_ENTRIES - 1;
+	return depth;
+}
+
+/* The newest entry, or NULL. */
+static inline struct rt_shadow *rt_entry_top(const struct rt_thread *t)
+{
+	return rt_entry_below(t, t->top);
 }
 
 /* Pop the shadow stack down to entry s, which becomes the free slot:

@@ -19,12 +19,6 @@
 
 #include "runtime.h"
 
-/* The shadow stack starts at 64 Ki entries (2 MiB reserved, touched only
- * as deep as the thread goes) and doubles when full, up to 64 Mi. */
-#define SHADOW_FIRST (1u << 16)
-#define SHADOW_MAX (1u << 26)
-#define SHADOW_PAGE 4096u /* what mincore and madvise count in here */
-
 __thread struct rt_thread *rt_self __attribute__((tls_model("initial-exec")));
 __thread struct rt_thread *rt_hot __attribute__((tls_model("initial-exec")));
 static __thread int starting __attribute__((tls_model("initial-exec")));
@@ -231,127 +225,6 @@ static uint64_t own_blocks(void)
 }
 
 /*
- * Note [Resident pages from the bottom]: a thread's shadow stack is
- * touched from its bottom up, so its resident pages are the first ones
- * (trim_shadow gives back only pages above those), and mincore over the
- * whole reserve (512 pages: 1.9 us on a 2-CPU VM) was asked twice for a
- * thread that used one page.  So the pages are asked about in chunks
- * from the bottom, 16 pages first and each chunk twice the one before
- * (two calls, 0.9 us, for a shallow thread), until a chunk with none
- * resident.  A page resident above such a chunk (pages in between
- * swapped out) is not visited: the thread's deepest entry is then read
- * lower, and one its shadow stack's next thread left there is not
- * cleared; neither is read by a hook.
- */
-#define FIRST_CHUNK 16u
-#define LAST_CHUNK 4096u
-
-/* Each of the shadow stack's pages that is resident (touched), to visit,
- * lowest first (Note [Resident pages from the bottom]).  -1 if mincore
- * fails. */
-static int each_resident_page(const struct rt_thread *t, void (*visit)(char *page, void *arg),
-			      void *arg)
-{
-	size_t npages = t->shadow_bytes / SHADOW_PAGE, done, i, chunk = FIRST_CHUNK;
-	unsigned char vec[LAST_CHUNK];
-
-	for (done = 0; done < npages; done += chunk, chunk *= chunk < LAST_CHUNK ? 2 : 1) {
-		size_t n = npages - done < chunk ? npages - done : chunk, seen = 0;
-		char *at = (char *)t->base + done * SHADOW_PAGE;
-
-		if (mincore(at, n * SHADOW_PAGE, vec) != 0)
-			return -1;
-		for (i = 0; i < n; i++)
-			if (vec[i] & 1) {
-				seen++;
-				visit(at + i * SHADOW_PAGE, arg);
-			}
-		if (seen == 0)
-			break;
-	}
-	return 0;
-}
-
-struct resident_count {
-	const char *base;
-	uint64_t resident;
-	size_t last;
-};
-
-static void count_page(char *page, void *arg)
-{
-	struct resident_count *c = arg;
-
-	c->resident++;
-	c->last = (size_t)(page - c->base) / SHADOW_PAGE;
-}
-
-/* How many of the shadow stack's pages are resident, and the last.  -1
- * if mincore fails.  From a signal handler too. */
-static int shadow_pages(const struct rt_thread *t, uint64_t *resident, size_t *last)
-{
-	struct resident_count c = { (const char *)t->base, 0, 0 };
-	int rc = each_resident_page(t, count_page, &c);
-
-	*resident = c.resident;
-	*last = c.last;
-	return rc;
-}
-
-/* The shadow stack's memory in use: it is reserved large but touched
- * only as deep as the thread went, so its resident pages. */
-uint64_t rt_shadow_in_use(const struct rt_thread *t)
-{
-	uint64_t resident;
-	size_t last;
-
-	return shadow_pages(t, &resident, &last) == 0 ? resident * SHADOW_PAGE : t->shadow_bytes;
-}
-
-/*
- * The deepest the shadow stack has been: the hooks do not track it (the
- * fast path would pay), but a pop leaves its entry behind, so the highest
- * entry ever written is the deepest frame.  Its page is the last one
- * resident (untouched pages are not, and trim_shadow gives back only
- * pages above the one in use, after taking this).  An ended thread's
- * deepest is in max_depth (thread_exit put it there): its shadow stack
- * may be another thread's by now (Note [Ended threads' reserve]).
- */
-static uint64_t deepest_written(const struct rt_thread *t, size_t last)
-{
-	const size_t per_page = SHADOW_PAGE / sizeof(struct rt_shadow);
-	const struct rt_shadow *s;
-
-	for (s = t->base + (last + 1) * per_page; s-- > t->base + last * per_page;)
-		if (s->ctx != NULL)
-			return (uint64_t)(s - t->base); /* entry 0 is the sentinel */
-	return t->max_depth;
-}
-
-uint64_t rt_shadow_high_water(const struct rt_thread *t)
-{
-	uint64_t resident;
-	size_t last;
-
-	if (!RT_LOAD(&t->alive) || shadow_pages(t, &resident, &last) != 0)
-		return t->max_depth;
-	return deepest_written(t, last);
-}
-
-/* Give back the shadow stack's pages above the one in use: a thread that
- * went deep once does not keep that memory after it ends.  `last`: the
- * last page resident; none above it, no system call (a madvise that
- * gives back a page makes the kernel flush every CPU's TLB). */
-static void trim_shadow(struct rt_thread *t, size_t last)
-{
-	uintptr_t keep = ((uintptr_t)(t->top + 1) + SHADOW_PAGE - 1) & ~(uintptr_t)(SHADOW_PAGE - 1);
-	uintptr_t end = (uintptr_t)t->base + t->shadow_bytes;
-
-	if (keep < end && (uintptr_t)t->base + (last + 1) * SHADOW_PAGE > keep)
-		madvise((void *)keep, end - keep, MADV_DONTNEED);
-}
-
-/*
  * Note [Ended threads' reserve]: a thread's shadow stack reserves 2 MiB
  * of address space (touched only as deep as it goes) and its arena a
  * chunk of 64 KiB to 1 MiB.  Kept after the thread ended, they made a
@@ -401,27 +274,6 @@ static int task_gone(uint64_t tid)
 	return gone;
 }
 
-static void zero_page(char *page, void *arg)
-{
-	(void)arg;
-	memset(page, 0, SHADOW_PAGE);
-}
-
-/* Zeros in a shadow stack taken from an ended thread: rt_shadow_high_water
- * reads the deepest entry written.  Only its resident pages are written
- * (most often one or two: trim_shadow gave back those above the end's),
- * not the whole given back with madvise, which made the kernel flush
- * every CPU's TLB: with the lookups' pages (Note [Pages for the next
- * thread] in pagepool.c), 29 of the 33 us a short thread still cost the
- * runtime once own_name no longer opened a file (10,000 threads one
- * after another, a 2-CPU VM).  If mincore fails, the whole is given
- * back as before. */
-static void clear_shadow(struct rt_thread *t)
-{
-	if (each_resident_page(t, zero_page, NULL) != 0)
-		madvise(t->base, t->shadow_bytes, MADV_DONTNEED);
-}
-
 /* A new thread t takes an ended one's shadow stack and arena chunk, if
  * there is one whose task is gone. */
 static void spare_take(struct rt_thread *t)
@@ -448,7 +300,7 @@ static void spare_take(struct rt_thread *t)
 	}
 	rt_registry_unlock();
 	if (t->base != NULL)
-		clear_shadow(t);
+		rt_shadow_clear(t);
 }
 
 /* A thread ends: take its last sample and keep its state (its contexts
@@ -464,16 +316,7 @@ static void thread_exit(void *arg)
 	if (rt_take_back_thread_altstack)
 		rt_take_back_thread_altstack(); /* Note [Stacks for other threads] in altstack.c */
 
-	{
-		uint64_t resident, deepest;
-		size_t last;
-
-		if (shadow_pages(t, &resident, &last) != 0)
-			last = t->shadow_bytes / SHADOW_PAGE - 1; /* unknown: all */
-		else if ((deepest = deepest_written(t, last)) > t->max_depth)
-			t->max_depth = deepest;
-		trim_shadow(t, last);
-	}
+	rt_shadow_trim(t);
 	rt_release_lookups(t);
 	own_name(name);
 	blocks = rt_config.clock == CCP_CLOCK_CPU ? own_blocks() : RT_BLOCKS_UNKNOWN;
@@ -584,20 +427,11 @@ static struct rt_thread *thread_new(int own)
 		return NULL;
 	if (own)
 		spare_take(t);
-	if (t->base == NULL) {
-		t->shadow_bytes = (size_t)SHADOW_FIRST * sizeof(struct rt_shadow);
-		t->base = rt_map(t->shadow_bytes);
-	}
-	if (t->base == NULL || (t->root = rt_root_context(t)) == NULL) {
-		rt_unmap(t->base, t->shadow_bytes);
+	if (rt_shadow_new(t) != 0 || (t->root = rt_root_context(t)) == NULL) {
+		rt_shadow_unmap(t);
 		rt_unmap(t, sizeof *t);
 		return NULL;
 	}
-	t->base[0].ctx = t->root;
-	t->base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
-	t->base[0].fn = (uintptr_t)&rt_no_context;
-	t->top = t->base + 1;
-	t->limit = t->base + t->shadow_bytes / sizeof(struct rt_shadow);
 	t->cur = t->root;
 	rt_overhead_thread_init(t);
 	t->memory_bytes += sizeof *t;
@@ -865,35 +699,4 @@ int rt_anything_recorded(void)
 			found = RT_LOAD(&c->entries) || RT_LOAD(&c->recursive);
 	rt_registry_unlock();
 	return found;
-}
-
-/*
- * The shadow stack is full: double it.  mremap may move it, and a signal
- * handler running hooks between the move and the update of the pointers
- * would use the old address, so signals wait meanwhile.  Returns 0, or -1
- * at the maximum or without memory (the hooks then count lost calls).
- */
-int rt_shadow_grow(struct rt_thread *t)
-{
-	size_t old = t->shadow_bytes, bigger = 2 * old;
-	size_t depth = (size_t)(t->top - t->base);
-	sigset_t all, saved;
-	int cancel;
-	void *p;
-
-	if (bigger / sizeof(struct rt_shadow) > SHADOW_MAX)
-		return -1;
-	cancel = rt_deferred_begin(); /* so does an asynchronous cancellation */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &saved);
-	p = mremap(t->base, old, bigger, MREMAP_MAYMOVE);
-	if (p != MAP_FAILED) {
-		t->base = p;
-		t->top = t->base + depth;
-		t->limit = t->base + bigger / sizeof(struct rt_shadow);
-		t->shadow_bytes = bigger;
-	}
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	rt_deferred_end(cancel);
-	return p == MAP_FAILED ? -1 : 0;
 }

@@ -26,12 +26,17 @@
  * "return" does, but lifts the address-space limit at its deepest
  * level: the calls past the end that are still running are deeper than
  * the shadow stack's top, and the stack must not grow over them.
+ *
+ * With "room" (argv[3]) no limit is set: the shadow stack goes on into
+ * new segments (Note [Shadow stack segments] in src/runtime/runtime.h),
+ * no call is lost, and a jump out of the dive leaves frames in several.
  */
 #define _DEFAULT_SOURCE /* alloca */
 #include <alloca.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include "cpuspin.h"
 #include "vmsize.h"
@@ -133,6 +138,8 @@ NO_HOOKS int main(int argc, char **argv)
 		return 1;
 	}
 	lim.rlim_cur = mapped_now() + (1u << 20); /* the hard limit stays: "grow" */
+	if (argc > 3 && strcmp(argv[3], "room") == 0)
+		lim.rlim_cur = lim.rlim_max; /* the shadow stack goes on in new segments */
 	if (lim.rlim_cur == 1u << 20 || setrlimit(RLIMIT_AS, &lim) != 0) {
 		perror("shadowfull: setrlimit");
 		return 1;

@@ -23,7 +23,8 @@
 
 #if defined(__x86_64__)
 
-#define TRAP_FLAG 0x100
+#include "trapflag.h"
+
 #define NA 512 /* rounds: instructions stepped, at most */
 #define NH 512 /* the handler's functions: one new one per round */
 
@@ -65,14 +66,6 @@ __attribute__((no_instrument_function)) static void on_trap(int sig, siginfo_t *
 		d(0);
 		uc->uc_mcontext.gregs[REG_EFL] &= ~TRAP_FLAG; /* done stepping */
 	}
-}
-
-__attribute__((no_instrument_function, always_inline)) static inline void trap_flag(int on)
-{
-	if (on)
-		__asm__ volatile("pushfq; orq $0x100, (%%rsp); popfq" ::: "memory", "cc");
-	else
-		__asm__ volatile("pushfq; andq $~0x100, (%%rsp); popfq" ::: "memory", "cc");
 }
 
 int main(void)

@@ -1,0 +1,368 @@
+/*
+ * shadow.c - the memory of a thread's shadow stack: segments that never
+ * move (Note [Shadow stack segments] in runtime.h), what they hold
+ * resident, how deep they went, and their pages given back or cleared
+ * when a thread ends or another takes them over.  The hooks push, pop
+ * and scan (hotpath.h, hooks.c, machine.c); they come here only to go
+ * on to the next segment.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "runtime.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000 /* Linux 4.17 */
+#endif
+
+/* 64 Mi entries at most (2 GiB of address space); the hooks count calls
+ * past that end (Note [Calls past the end left] in machine.c). */
+#define MAX_SEGMENTS 1024u
+#define SHADOW_PAGE 4096u /* what mincore and madvise count in here */
+#define PER_PAGE (SHADOW_PAGE / sizeof(struct rt_shadow))
+
+_Static_assert(sizeof(struct rt_shadow) * RT_SEGMENT_ENTRIES == RT_SEGMENT_BYTES,
+	       "RT_SEGMENT_BYTES");
+
+/* Its address is a link's fn: no exit matches it. */
+const char rt_segment_link;
+
+/*
+ * A segment, aligned to its size, so that `top` alone says which segment
+ * it is in and when it is full.  The kernel places a mapping anywhere, so
+ * twice the size is mapped and the ends cut off.  Transparent huge pages
+ * would make the first touch of an aligned segment take 2 MiB where a
+ * shallow thread touches one page: not for these.  errno is kept (the
+ * hooks must not change it), and asynchronous cancellation waits.
+ */
+static void *map_segment_at(uintptr_t at, size_t n)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (at ? MAP_FIXED_NOREPLACE : 0);
+	void *p = mmap((void *)at, n, PROT_READ | PROT_WRITE, flags, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Under an address-space limit with no room for twice the size: where
+ * a segment's size fits, it is free, and so, most often, is the aligned
+ * block below or above it.  A kernel without MAP_FIXED_NOREPLACE (before
+ * 4.17) takes the address as a hint: a segment not aligned goes. */
+static uintptr_t map_aligned_tightly(uintptr_t n)
+{
+	uintptr_t p = (uintptr_t)map_segment_at(0, n), below = p & ~(n - 1), at;
+
+	if (p == 0 || p == below)
+		return p;
+	munmap((void *)p, n);
+	if ((at = (uintptr_t)map_segment_at(below, n)) == 0)
+		at = (uintptr_t)map_segment_at(below + n, n);
+	if (at & (n - 1)) {
+		munmap((void *)at, n);
+		at = 0;
+	}
+	return at;
+}
+
+static struct rt_shadow *segment_new(void)
+{
+	const uintptr_t n = RT_SEGMENT_BYTES;
+	int saved = errno, cancel = rt_deferred_begin();
+	uintptr_t p = (uintptr_t)map_segment_at(0, 2 * n), at;
+
+	if (p != 0) {
+		at = (p + n - 1) & ~(n - 1);
+		if (at > p)
+			munmap((void *)p, at - p);
+		if (at + n < p + 2 * n)
+			munmap((void *)(at + n), p + 2 * n - (at + n));
+	} else {
+		at = map_aligned_tightly(n);
+	}
+	if (at != 0)
+		madvise((void *)at, n, MADV_NOHUGEPAGE);
+	rt_deferred_end(cancel);
+	errno = saved;
+	return (struct rt_shadow *)at;
+}
+
+/* The segments of a thread, from the first: each one's `next`. */
+static struct rt_shadow *segment_after(const struct rt_shadow *seg)
+{
+	return RT_ACQUIRE(&seg->next);
+}
+
+int rt_shadow_new(struct rt_thread *t)
+{
+	if (t->base == NULL && (t->base = segment_new()) == NULL)
+		return -1;
+	t->shadow_bytes = RT_SEGMENT_BYTES;
+	rt_shadow_reset(t);
+	return 0;
+}
+
+/* Empty: the sentinel, and top above it.  The segments after the first
+ * stay chained, for the next time the thread goes deep. */
+void rt_shadow_reset(struct rt_thread *t)
+{
+	t->base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
+	t->base[0].fn = (uintptr_t)&rt_no_context;
+	t->base[0].cs = 0;
+	t->top = t->base + 1;
+}
+
+/* The next segment after seg, mapped and chained, or NULL (no memory, or
+ * the most).  A signal handler's call may do the same while we map: the
+ * first to chain its segment wins, the other unmaps its own. */
+static struct rt_shadow *segment_add(struct rt_thread *t, struct rt_shadow *seg)
+{
+	struct rt_shadow *next, *expected = NULL;
+	unsigned n = 1;
+	const struct rt_shadow *s;
+
+	for (s = t->base; s != seg; s = segment_after(s))
+		n++;
+	if (n >= MAX_SEGMENTS || (next = segment_new()) == NULL)
+		return NULL;
+	next->next = NULL;
+	next->fn = RT_LINK_FN;
+	next->cs = (uintptr_t)(seg + RT_SEGMENT_ENTRIES);
+	if (!__atomic_compare_exchange_n(&seg->next, &expected, next, 0, __ATOMIC_RELEASE,
+					 __ATOMIC_ACQUIRE)) {
+		munmap(next, RT_SEGMENT_BYTES);
+		next = expected;
+	}
+	return next;
+}
+
+/*
+ * The push at s, the end of a full segment, goes on in the next one: its
+ * link takes the sp of the entry below (Note [Shadow stack segments]),
+ * and the slot to push into is returned, or NULL.  No store here moves
+ * `top`, so a handler interrupting us finds the stack as it was, full,
+ * and writes the same link.
+ */
+struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s)
+{
+	struct rt_shadow *seg = rt_segment_of(s), *next = segment_after(seg);
+
+	if (next == NULL && (next = segment_add(t, seg)) == NULL)
+		return NULL;
+	next->sp = s[-1].sp;
+	return next + 1;
+}
+
+/* The calibration's private state (clock.c): it never went deep. */
+void rt_shadow_unmap(struct rt_thread *t)
+{
+	struct rt_shadow *seg = t->base, *next;
+
+	for (; seg != NULL; seg = next) {
+		next = seg->next;
+		munmap(seg, RT_SEGMENT_BYTES);
+	}
+	t->base = NULL;
+}
+
+/*
+ * Note [Resident pages from the bottom]: a thread's shadow stack is
+ * touched from its bottom up, so its resident pages are the first ones
+ * (rt_shadow_trim gives back only pages above those), and mincore over
+ * the whole reserve (512 pages: 1.9 us on a 2-CPU VM) was asked twice
+ * for a thread that used one page.  So the pages are asked about in
+ * chunks from the bottom, 16 pages first and each chunk twice the one
+ * before (two calls, 0.9 us, for a shallow thread), until a chunk with
+ * none resident.  A page resident above such a chunk (pages in between
+ * swapped out) is not visited: the thread's deepest entry is then read
+ * lower, and one its shadow stack's next thread left there is not
+ * cleared; neither is read by a hook.  Each segment is asked about so.
+ */
+#define FIRST_CHUNK 16u
+#define LAST_CHUNK 4096u
+
+/* Each of a segment's pages that is resident (touched), to visit, lowest
+ * first.  -1 if mincore fails. */
+static int each_resident_page(struct rt_shadow *seg, void (*visit)(char *page, void *arg),
+			      void *arg)
+{
+	size_t npages = RT_SEGMENT_BYTES / SHADOW_PAGE, done, i, chunk = FIRST_CHUNK;
+	unsigned char vec[LAST_CHUNK];
+
+	for (done = 0; done < npages; done += chunk, chunk *= chunk < LAST_CHUNK ? 2 : 1) {
+		size_t n = npages - done < chunk ? npages - done : chunk, seen = 0;
+		char *at = (char *)seg + done * SHADOW_PAGE;
+
+		if (mincore(at, n * SHADOW_PAGE, vec) != 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (vec[i] & 1) {
+				seen++;
+				visit(at + i * SHADOW_PAGE, arg);
+			}
+		if (seen == 0)
+			break;
+	}
+	return 0;
+}
+
+struct resident_count {
+	const char *seg;
+	uint64_t resident;
+	size_t last;
+};
+
+static void count_page(char *page, void *arg)
+{
+	struct resident_count *c = arg;
+
+	c->resident++;
+	c->last = (size_t)(page - c->seg) / SHADOW_PAGE;
+}
+
+/* How many of a segment's pages are resident, and the last.  -1 if
+ * mincore fails.  From a signal handler too. */
+static int segment_pages(struct rt_shadow *seg, uint64_t *resident, size_t *last)
+{
+	struct resident_count c = { (const char *)seg, 0, 0 };
+	int rc = each_resident_page(seg, count_page, &c);
+
+	*resident = c.resident;
+	*last = c.last;
+	return rc;
+}
+
+/* The shadow stack's memory in use: it is reserved large but touched
+ * only as deep as the thread went, so its resident pages.  None once
+ * another thread took it over (Note [Ended threads' reserve] in
+ * threads.c). */
+uint64_t rt_shadow_in_use(const struct rt_thread *t)
+{
+	struct rt_shadow *seg;
+	uint64_t all = 0, resident;
+	size_t last;
+
+	if (RT_LOAD(&t->shadow_bytes) == 0)
+		return 0;
+	for (seg = t->base; seg != NULL; seg = segment_after(seg))
+		all += segment_pages(seg, &resident, &last) == 0 ? resident * SHADOW_PAGE
+								 : RT_SEGMENT_BYTES;
+	return all;
+}
+
+/* The highest entry written in a segment's page `last`, as an index:
+ * 0 if none but entry 0, the sentinel or the link. */
+static uint64_t highest_written(const struct rt_shadow *seg, size_t last)
+{
+	const struct rt_shadow *s;
+
+	for (s = seg + (last + 1) * PER_PAGE; s-- > seg + last * PER_PAGE && s > seg;)
+		if (s->ctx != NULL)
+			return (uint64_t)(s - seg);
+	return 0;
+}
+
+/* Give back a segment's pages from `from` on, if one of them is
+ * resident (`last`: the last page resident): a madvise that gives back
+ * a page makes the kernel flush every CPU's TLB, so none without one. */
+static void give_back_from(struct rt_shadow *seg, uintptr_t from, size_t last)
+{
+	uintptr_t end = (uintptr_t)seg + RT_SEGMENT_BYTES;
+
+	if (from < end && (uintptr_t)seg + (last + 1) * SHADOW_PAGE > from)
+		madvise((void *)from, end - from, MADV_DONTNEED);
+}
+
+/*
+ * The deepest the shadow stack has been: the hooks do not track it (the
+ * fast path would pay), but a pop leaves its entry behind, so the highest
+ * entry ever written is the deepest frame: on a segment's last page
+ * resident (untouched pages are not, and rt_shadow_trim gives back only
+ * pages above the one in use, after taking this), in the last segment
+ * with one there.  Each segment below holds RT_SEGMENT_ENTRIES - 1
+ * entries.  0 if mincore fails.  `trim`: and give back, from each
+ * segment once read, the pages above the one in use: in top's segment,
+ * and in each after it all but the first, which keeps the link and the
+ * chain.
+ */
+static uint64_t deepest_written(struct rt_thread *t, int trim)
+{
+	struct rt_shadow *seg, *in_use = rt_segment_of(t->top);
+	uintptr_t keep = ((uintptr_t)(t->top + 1) + SHADOW_PAGE - 1) & ~(uintptr_t)(SHADOW_PAGE - 1);
+	uint64_t resident, k = 0, deepest = 0, at;
+	size_t last;
+	int above = 0;
+
+	for (seg = t->base; seg != NULL; seg = segment_after(seg), k++) {
+		if (segment_pages(seg, &resident, &last) != 0) {
+			if (!trim)
+				return 0;
+			last = RT_SEGMENT_BYTES / SHADOW_PAGE - 1; /* unknown: all */
+			resident = 1;
+		} else if (resident && (at = highest_written(seg, last)) != 0) {
+			deepest = k * (RT_SEGMENT_ENTRIES - 1) + at;
+		}
+		if (!trim || resident == 0)
+			continue;
+		if (seg == in_use) {
+			give_back_from(seg, keep, last);
+			above = 1;
+		} else if (above) {
+			give_back_from(seg, (uintptr_t)seg + SHADOW_PAGE, last);
+		}
+	}
+	return deepest;
+}
+
+/* An ended thread's deepest is in max_depth (rt_shadow_trim put it
+ * there): its shadow stack may be another thread's by now. */
+uint64_t rt_shadow_high_water(const struct rt_thread *t)
+{
+	uint64_t deepest;
+
+	if (!RT_LOAD(&t->alive))
+		return t->max_depth;
+	deepest = deepest_written((struct rt_thread *)t, 0);
+	return deepest > t->max_depth ? deepest : t->max_depth;
+}
+
+/* A thread ends: its deepest into max_depth, and the pages it no longer
+ * uses given back: a thread that went deep once does not keep that
+ * memory after it ends. */
+void rt_shadow_trim(struct rt_thread *t)
+{
+	uint64_t deepest = deepest_written(t, 1);
+
+	if (deepest > t->max_depth)
+		t->max_depth = deepest;
+}
+
+/* Zeros in a page of a shadow stack taken from an ended thread, but its
+ * entry 0 (the sentinel or a link: its `next` chains the segments). */
+static void zero_page(char *page, void *arg)
+{
+	struct rt_shadow *seg = arg;
+	char *from = page == (char *)seg ? (char *)(seg + 1) : page;
+
+	memset(from, 0, (size_t)(page + SHADOW_PAGE - from));
+}
+
+/* Zeros in a shadow stack taken from an ended thread: deepest_written
+ * reads the deepest entry written.  Only its resident pages are written
+ * (most often one or two: rt_shadow_trim gave back those above the
+ * end's), not the whole given back with madvise, which made the kernel
+ * flush every CPU's TLB: with the lookups' pages (Note [Pages for the
+ * next thread] in pagepool.c), 29 of the 33 us a short thread still cost
+ * the runtime once own_name no longer opened a file (10,000 threads one
+ * after another, a 2-CPU VM).  If mincore fails, a segment is given back
+ * whole but its first page, and that page cleared. */
+void rt_shadow_clear(struct rt_thread *t)
+{
+	struct rt_shadow *seg;
+
+	for (seg = t->base; seg != NULL; seg = segment_after(seg))
+		if (each_resident_page(seg, zero_page, seg) != 0) {
+			madvise((char *)seg + SHADOW_PAGE, RT_SEGMENT_BYTES - SHADOW_PAGE,
+				MADV_DONTNEED);
+			zero_page((char *)seg, seg);
+		}
+}
