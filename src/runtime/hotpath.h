@@ -143,7 +143,7 @@ static inline __attribute__((always_inline)) int exit_fast(struct rt_thread *t, 
 
 /* The same for gcc's -minstrument-return (fentry.c): the top entry is
  * the frame at sp from call site cs (the sentinel's sp is above every
- * frame's). */
+ * frame's; a link's sp is a frame's, but its cs a data address). */
 static inline __attribute__((always_inline)) int exit_fast_at(struct rt_thread *t, uintptr_t sp,
 							      uintptr_t cs)
 {

@@ -172,8 +172,9 @@ struct rt_shadow {
  * once.  A push onto a full stack writes the next segment's link, then
  * pushes into its entry 1 (rt_shadow_onward); the top of a segment with
  * only its link (a pop to its entry 1) and the end of the full segment
- * below are the same state, and either may be left by a handler that
- * interrupted a hook holding the other.  Scans walk entries down with
+ * below are the same state, and a handler that interrupted a hook
+ * holding the end may leave the top of the next segment (the hook's
+ * next push at the end then goes on into that segment too).  Scans walk entries down with
  * rt_entry_below, across links.
  */
 #define RT_SEGMENT_ENTRIES (1u << 16)
@@ -221,7 +222,7 @@ struct rt_thread {
 
 	/* Slow path (owner only). */
 	struct rt_shadow *base; /* the first segment: the sentinel, then the bottom entries */
-	size_t shadow_bytes;    /* what its segments reserve; 0 once another thread took them */
+	size_t shadow_bytes;    /* a segment's size; 0 once another thread took them (threads.c) */
 	uintptr_t stack_lo, stack_hi; /* this thread's stack, for discards */
 	struct rt_ctx *root;
 	struct rt_ctx *all; /* newest first; published with release */

@@ -16,8 +16,9 @@
 #define MAP_FIXED_NOREPLACE 0x100000 /* Linux 4.17 */
 #endif
 
-/* 64 Mi entries at most (2 GiB of address space); the hooks count calls
- * past that end (Note [Calls past the end left] in machine.c). */
+/* 1,024 segments at most (2 GiB of address space, 64 Mi entries less
+ * one a segment); the hooks count calls past that end (Note [Calls past
+ * the end left] in machine.c). */
 #define MAX_SEGMENTS 1024u
 #define SHADOW_PAGE 4096u /* what mincore and madvise count in here */
 #define PER_PAGE (SHADOW_PAGE / sizeof(struct rt_shadow))
@@ -28,14 +29,6 @@ _Static_assert(sizeof(struct rt_shadow) * RT_SEGMENT_ENTRIES == RT_SEGMENT_BYTES
 /* Its address is a link's fn: no exit matches it. */
 const char rt_segment_link;
 
-/*
- * A segment, aligned to its size, so that `top` alone says which segment
- * it is in and when it is full.  The kernel places a mapping anywhere, so
- * twice the size is mapped and the ends cut off.  Transparent huge pages
- * would make the first touch of an aligned segment take 2 MiB where a
- * shallow thread touches one page: not for these.  errno is kept (the
- * hooks must not change it), and asynchronous cancellation waits.
- */
 static void *map_segment_at(uintptr_t at, size_t n)
 {
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (at ? MAP_FIXED_NOREPLACE : 0);
@@ -44,10 +37,23 @@ static void *map_segment_at(uintptr_t at, size_t n)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* A segment at `at` exactly, or 0.  A kernel without
+ * MAP_FIXED_NOREPLACE (before 4.17) takes the address as a hint, and
+ * may map elsewhere: that one goes. */
+static uintptr_t map_segment_exactly(uintptr_t at, size_t n)
+{
+	uintptr_t p = (uintptr_t)map_segment_at(at, n);
+
+	if (p != 0 && p != at) {
+		munmap((void *)p, n);
+		p = 0;
+	}
+	return p;
+}
+
 /* Under an address-space limit with no room for twice the size: where
  * a segment's size fits, it is free, and so, most often, is the aligned
- * block below or above it.  A kernel without MAP_FIXED_NOREPLACE (before
- * 4.17) takes the address as a hint: a segment not aligned goes. */
+ * block below or above it. */
 static uintptr_t map_aligned_tightly(uintptr_t n)
 {
 	uintptr_t p = (uintptr_t)map_segment_at(0, n), below = p & ~(n - 1), at;
@@ -55,19 +61,23 @@ static uintptr_t map_aligned_tightly(uintptr_t n)
 	if (p == 0 || p == below)
 		return p;
 	munmap((void *)p, n);
-	if ((at = (uintptr_t)map_segment_at(below, n)) == 0)
-		at = (uintptr_t)map_segment_at(below + n, n);
-	if (at & (n - 1)) {
-		munmap((void *)at, n);
-		at = 0;
-	}
+	if ((at = map_segment_exactly(below, n)) == 0)
+		at = map_segment_exactly(below + n, n);
 	return at;
 }
 
+/*
+ * A segment, aligned to its size, so that `top` alone says which segment
+ * it is in and when it is full.  The kernel places a mapping anywhere, so
+ * twice the size is mapped and the ends cut off.  Transparent huge pages
+ * would make the first touch of an aligned segment take 2 MiB where a
+ * shallow thread touches one page: not for these.  errno is kept (the
+ * hooks must not change it).
+ */
 static struct rt_shadow *segment_new(void)
 {
 	const uintptr_t n = RT_SEGMENT_BYTES;
-	int saved = errno, cancel = rt_deferred_begin();
+	int saved = errno;
 	uintptr_t p = (uintptr_t)map_segment_at(0, 2 * n), at;
 
 	if (p != 0) {
@@ -81,7 +91,6 @@ static struct rt_shadow *segment_new(void)
 	}
 	if (at != 0)
 		madvise((void *)at, n, MADV_NOHUGEPAGE);
-	rt_deferred_end(cancel);
 	errno = saved;
 	return (struct rt_shadow *)at;
 }
@@ -113,25 +122,31 @@ void rt_shadow_reset(struct rt_thread *t)
 
 /* The next segment after seg, mapped and chained, or NULL (no memory, or
  * the most).  A signal handler's call may do the same while we map: the
- * first to chain its segment wins, the other unmaps its own. */
+ * first to chain its segment wins, the other unmaps its own.  An
+ * asynchronous cancellation waits until the segment is chained. */
 static struct rt_shadow *segment_add(struct rt_thread *t, struct rt_shadow *seg)
 {
 	struct rt_shadow *next, *expected = NULL;
 	unsigned n = 1;
 	const struct rt_shadow *s;
+	int cancel;
 
 	for (s = t->base; s != seg; s = segment_after(s))
 		n++;
-	if (n >= MAX_SEGMENTS || (next = segment_new()) == NULL)
+	if (n >= MAX_SEGMENTS)
 		return NULL;
-	next->next = NULL;
-	next->fn = RT_LINK_FN;
-	next->cs = (uintptr_t)(seg + RT_SEGMENT_ENTRIES);
-	if (!__atomic_compare_exchange_n(&seg->next, &expected, next, 0, __ATOMIC_RELEASE,
-					 __ATOMIC_ACQUIRE)) {
-		munmap(next, RT_SEGMENT_BYTES);
-		next = expected;
+	cancel = rt_deferred_begin();
+	if ((next = segment_new()) != NULL) {
+		next->next = NULL;
+		next->fn = RT_LINK_FN;
+		next->cs = (uintptr_t)(seg + RT_SEGMENT_ENTRIES);
+		if (!__atomic_compare_exchange_n(&seg->next, &expected, next, 0,
+						 __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+			munmap(next, RT_SEGMENT_BYTES);
+			next = expected;
+		}
 	}
+	rt_deferred_end(cancel);
 	return next;
 }
 
@@ -277,12 +292,12 @@ static void give_back_from(struct rt_shadow *seg, uintptr_t from, size_t last)
  * fast path would pay), but a pop leaves its entry behind, so the highest
  * entry ever written is the deepest frame: on a segment's last page
  * resident (untouched pages are not, and rt_shadow_trim gives back only
- * pages above the one in use, after taking this), in the last segment
- * with one there.  Each segment below holds RT_SEGMENT_ENTRIES - 1
- * entries.  0 if mincore fails.  `trim`: and give back, from each
- * segment once read, the pages above the one in use: in top's segment,
- * and in each after it all but the first, which keeps the link and the
- * chain.
+ * pages above the one in use), in the last segment with one there.  Each
+ * segment below holds RT_SEGMENT_ENTRIES - 1 entries.  0 if mincore
+ * fails.  `trim`: and give back, from each segment once read and its
+ * deepest put in max_depth, the pages above the one in use: in top's
+ * segment, and in each after it all but the first, which keeps the link
+ * and the chain.
  */
 static uint64_t deepest_written(struct rt_thread *t, int trim)
 {
@@ -303,6 +318,9 @@ static uint64_t deepest_written(struct rt_thread *t, int trim)
 		}
 		if (!trim || resident == 0)
 			continue;
+		/* Before the pages go: a profile written meanwhile reads them. */
+		if (deepest > t->max_depth)
+			t->max_depth = deepest;
 		if (seg == in_use) {
 			give_back_from(seg, keep, last);
 			above = 1;
@@ -330,10 +348,7 @@ uint64_t rt_shadow_high_water(const struct rt_thread *t)
  * memory after it ends. */
 void rt_shadow_trim(struct rt_thread *t)
 {
-	uint64_t deepest = deepest_written(t, 1);
-
-	if (deepest > t->max_depth)
-		t->max_depth = deepest;
+	deepest_written(t, 1);
 }
 
 /* Zeros in a page of a shadow stack taken from an ended thread, but its
