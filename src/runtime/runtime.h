@@ -174,8 +174,8 @@ struct rt_shadow {
  * only its link (a pop to its entry 1) and the end of the full segment
  * below are the same state, and a handler that interrupted a hook
  * holding the end may leave the top of the next segment (the hook's
- * next push at the end then goes on into that segment too).  Scans walk entries down with
- * rt_entry_below, across links.
+ * next push at the end then goes on into that segment too).  Scans walk
+ * entries down with rt_entry_below, across links.
  */
 #define RT_SEGMENT_ENTRIES (1u << 16)
 #define RT_SEGMENT_BYTES ((uintptr_t)RT_SEGMENT_ENTRIES * 32u)
@@ -435,7 +435,6 @@ RT_HIDDEN int rt_anything_recorded(void);
 
 /* shadow.c: the shadow stack's segments (Note [Shadow stack segments]) */
 RT_HIDDEN int rt_shadow_new(struct rt_thread *t); /* t->base kept if set */
-RT_HIDDEN void rt_shadow_reset(struct rt_thread *t);
 RT_HIDDEN struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s);
 RT_HIDDEN void rt_shadow_unmap(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_shadow_high_water(const struct rt_thread *t);

@@ -101,23 +101,23 @@ static struct rt_shadow *segment_after(const struct rt_shadow *seg)
 	return RT_ACQUIRE(&seg->next);
 }
 
-int rt_shadow_new(struct rt_thread *t)
-{
-	if (t->base == NULL && (t->base = segment_new()) == NULL)
-		return -1;
-	t->shadow_bytes = RT_SEGMENT_BYTES;
-	rt_shadow_reset(t);
-	return 0;
-}
-
 /* Empty: the sentinel, and top above it.  The segments after the first
  * stay chained, for the next time the thread goes deep. */
-void rt_shadow_reset(struct rt_thread *t)
+static void shadow_reset(struct rt_thread *t)
 {
 	t->base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
 	t->base[0].fn = (uintptr_t)&rt_no_context;
 	t->base[0].cs = 0;
 	t->top = t->base + 1;
+}
+
+int rt_shadow_new(struct rt_thread *t)
+{
+	if (t->base == NULL && (t->base = segment_new()) == NULL)
+		return -1;
+	t->shadow_bytes = RT_SEGMENT_BYTES;
+	shadow_reset(t);
+	return 0;
 }
 
 /* The next segment after seg, mapped and chained, or NULL (no memory, or
@@ -167,7 +167,9 @@ struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s)
 	return next + 1;
 }
 
-/* The calibration's private state (clock.c): it never went deep. */
+/* A state's segments unmapped: the calibration's private state
+ * (clock.c), or a new thread's whose state could not be made (threads.c:
+ * not one taken from an ended thread). */
 void rt_shadow_unmap(struct rt_thread *t)
 {
 	struct rt_shadow *seg = t->base, *next;
