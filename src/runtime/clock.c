@@ -430,7 +430,7 @@ static void calibrate(void)
 		probed = probed_per_hook(t, n, rounds);
 	rt_set_self(saved);
 	bare = per_call(rt_calib_bare, n, rounds);
-	rt_shadow_unmap(t);
+	rt_shadow_give_back(t);
 	inst = inst > bare ? inst - bare : 0;
 	if (rt_cycles) {
 		rt_config.overhead_fx = (uint64_t)(inst / 2 * (1 << RT_FX) + 0.5);

@@ -155,27 +155,28 @@ struct rt_shadow {
 
 /*
  * Note [Shadow stack segments]: the shadow stack is a chain of segments
- * of RT_SEGMENT_ENTRIES entries, each mapped on its own and aligned to
- * its size, which never move.  It used to be one mapping that doubled
- * with mremap when full; mremap may move it, and a signal handler whose
- * instrumented code filled the stack while a hook was interrupted moved
- * it under the hook's pointer (SIGSEGV, README's known limits until
- * session 39).  Now the only state is `top`: the segment is the one
- * `top` points into (the aligned block below it: top is one past an
- * entry), and the stack is full when `top` is aligned, which the fast
- * paths test without a load.  Entry 0 of the first segment is the
- * sentinel; entry 0 of each later one is its link: fn RT_LINK_FN, which
- * no exit matches, cs the end of the segment below (full, as it was when
- * the push went on), and sp a copy of the sp of that segment's last
- * entry, which the enter fast path compares as if it were the top entry.
- * Entry 0 of every segment keeps the next one's address in `next`, set
- * once.  A push onto a full stack writes the next segment's link, then
- * pushes into its entry 1 (rt_shadow_onward); the top of a segment with
- * only its link (a pop to its entry 1) and the end of the full segment
- * below are the same state, and a handler that interrupted a hook
- * holding the end may leave the top of the next segment (the hook's
- * next push at the end then goes on into that segment too).  Scans walk
- * entries down with rt_entry_below, across links.
+ * of RT_SEGMENT_ENTRIES entries, each aligned to its size (taken from a
+ * pool: Note [Segment pool] in shadow.c), which never move.  It used to
+ * be one mapping that doubled with mremap when full; mremap may move it,
+ * and a signal handler whose instrumented code filled the stack while a
+ * hook was interrupted moved it under the hook's pointer (SIGSEGV,
+ * README's known limits until session 39).  Now the only state is `top`:
+ * the segment is the one `top` points into (the aligned block below it:
+ * top is one past an entry), and the stack is full when `top` is
+ * aligned, which the fast paths test without a load.  Entry 0 of the
+ * first segment is the sentinel; entry 0 of each later one is its link:
+ * fn RT_LINK_FN, which no exit matches, cs the end of the segment below
+ * (full, as it was when the push went on), and sp a copy of the sp of
+ * that segment's last entry, which the enter fast path compares as if it
+ * were the top entry.  Entry 0 of every segment keeps the next one's
+ * address in `next`, set once.  A push onto a full stack writes the next
+ * segment's link, then pushes into its entry 1 (rt_shadow_onward); the
+ * top of a segment with only its link (a pop to its entry 1) and the end
+ * of the full segment below are the same state, and a handler that
+ * interrupted a hook holding the end may leave the top of the next
+ * segment (the hook's next push at the end then goes on into that
+ * segment too).  Scans walk entries down with rt_entry_below, across
+ * links.
  */
 #define RT_SEGMENT_ENTRIES (1u << 16)
 #define RT_SEGMENT_BYTES ((uintptr_t)RT_SEGMENT_ENTRIES * 32u)
@@ -436,7 +437,7 @@ RT_HIDDEN int rt_anything_recorded(void);
 /* shadow.c: the shadow stack's segments (Note [Shadow stack segments]) */
 RT_HIDDEN int rt_shadow_new(struct rt_thread *t); /* t->base kept if set */
 RT_HIDDEN struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s);
-RT_HIDDEN void rt_shadow_unmap(struct rt_thread *t);
+RT_HIDDEN void rt_shadow_give_back(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_shadow_high_water(const struct rt_thread *t);
 RT_HIDDEN uint64_t rt_shadow_in_use(const struct rt_thread *t); /* without the lock (signal handlers) */
 RT_HIDDEN void rt_shadow_trim(struct rt_thread *t);

@@ -67,121 +67,6 @@ static uintptr_t map_aligned_tightly(uintptr_t n)
 }
 
 /*
- * A segment, aligned to its size, so that `top` alone says which segment
- * it is in and when it is full.  The kernel places a mapping anywhere, so
- * twice the size is mapped and the ends cut off.  Transparent huge pages
- * would make the first touch of an aligned segment take 2 MiB where a
- * shallow thread touches one page: not for these.  errno is kept (the
- * hooks must not change it).
- */
-static struct rt_shadow *segment_new(void)
-{
-	const uintptr_t n = RT_SEGMENT_BYTES;
-	int saved = errno;
-	uintptr_t p = (uintptr_t)map_segment_at(0, 2 * n), at;
-
-	if (p != 0) {
-		at = (p + n - 1) & ~(n - 1);
-		if (at > p)
-			munmap((void *)p, at - p);
-		if (at + n < p + 2 * n)
-			munmap((void *)(at + n), p + 2 * n - (at + n));
-	} else {
-		at = map_aligned_tightly(n);
-	}
-	if (at != 0)
-		madvise((void *)at, n, MADV_NOHUGEPAGE);
-	errno = saved;
-	return (struct rt_shadow *)at;
-}
-
-/* The segments of a thread, from the first: each one's `next`. */
-static struct rt_shadow *segment_after(const struct rt_shadow *seg)
-{
-	return RT_ACQUIRE(&seg->next);
-}
-
-/* Empty: the sentinel, and top above it.  The segments after the first
- * stay chained, for the next time the thread goes deep. */
-static void shadow_reset(struct rt_thread *t)
-{
-	t->base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
-	t->base[0].fn = (uintptr_t)&rt_no_context;
-	t->base[0].cs = 0;
-	t->top = t->base + 1;
-}
-
-int rt_shadow_new(struct rt_thread *t)
-{
-	if (t->base == NULL && (t->base = segment_new()) == NULL)
-		return -1;
-	t->shadow_bytes = RT_SEGMENT_BYTES;
-	shadow_reset(t);
-	return 0;
-}
-
-/* The next segment after seg, mapped and chained, or NULL (no memory, or
- * the most).  A signal handler's call may do the same while we map: the
- * first to chain its segment wins, the other unmaps its own.  An
- * asynchronous cancellation waits until the segment is chained. */
-static struct rt_shadow *segment_add(struct rt_thread *t, struct rt_shadow *seg)
-{
-	struct rt_shadow *next, *expected = NULL;
-	unsigned n = 1;
-	const struct rt_shadow *s;
-	int cancel;
-
-	for (s = t->base; s != seg; s = segment_after(s))
-		n++;
-	if (n >= MAX_SEGMENTS)
-		return NULL;
-	cancel = rt_deferred_begin();
-	if ((next = segment_new()) != NULL) {
-		next->next = NULL;
-		next->fn = RT_LINK_FN;
-		next->cs = (uintptr_t)(seg + RT_SEGMENT_ENTRIES);
-		if (!__atomic_compare_exchange_n(&seg->next, &expected, next, 0,
-						 __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
-			munmap(next, RT_SEGMENT_BYTES);
-			next = expected;
-		}
-	}
-	rt_deferred_end(cancel);
-	return next;
-}
-
-/*
- * The push at s, the end of a full segment, goes on in the next one: its
- * link takes the sp of the entry below (Note [Shadow stack segments]),
- * and the slot to push into is returned, or NULL.  No store here moves
- * `top`, so a handler interrupting us finds the stack as it was, full,
- * and writes the same link.
- */
-struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s)
-{
-	struct rt_shadow *seg = rt_segment_of(s), *next = segment_after(seg);
-
-	if (next == NULL && (next = segment_add(t, seg)) == NULL)
-		return NULL;
-	next->sp = s[-1].sp;
-	return next + 1;
-}
-
-/* A state's segments unmapped: the calibration's private state
- * (clock.c), or a new thread's whose state could not be made (threads.c:
- * not one taken from an ended thread). */
-void rt_shadow_unmap(struct rt_thread *t)
-{
-	struct rt_shadow *seg = t->base, *next;
-
-	for (; seg != NULL; seg = next) {
-		next = seg->next;
-		munmap(seg, RT_SEGMENT_BYTES);
-	}
-	t->base = NULL;
-}
-
-/*
  * Note [Resident pages from the bottom]: a thread's shadow stack is
  * touched from its bottom up, so its resident pages are the first ones
  * (rt_shadow_trim gives back only pages above those), and mincore over
@@ -220,6 +105,259 @@ static int each_resident_page(struct rt_shadow *seg, void (*visit)(char *page, v
 			break;
 	}
 	return 0;
+}
+
+/*
+ * Note [Segment pool]: each segment was a mapping of its own, aligned,
+ * which its neighbours seldom joined: 5.25 mappings a running thread
+ * (bare: 2), towards the kernel's limit of 65,530, and four system calls
+ * a thread (mmap, two munmap, madvise).  Segments now come from chunks,
+ * each one mapping of 1, 2, 4 ... 32 segments (twice the one
+ * before), aligned to a segment: a chunk of 32 serves 32 threads with one
+ * mapping and no system call but its own.  A chunk grows with the
+ * threads a program runs, so one with a thread or two reserves as little
+ * address space as before (a `ulimit -v` counts it), and at most the
+ * chunk being handed out is reserved ahead (62 MiB), untouched.  The
+ * newest chunk's next segment and how many are left are one word
+ * (pool_next: the count in the address's low bits), taken by a
+ * compare-and-swap, so a signal handler's call may take one at any time;
+ * two threads that both map a new chunk, the second to publish its chunk
+ * unmaps it and takes from the first's.  Nothing else is unmapped: a
+ * segment given back (the calibration's, a thread state's that failed, a
+ * handler's race lost in segment_add) is cleared and kept on a stack
+ * (pool_free), which a new segment is taken from first; its head has a
+ * count in its low bits that every push and pop moves on, so that a pop
+ * that read the head before another thread popped it and pushed it back
+ * fails its compare-and-swap.  Under an address-space limit with no room
+ * for a chunk, a segment is mapped alone, as before.
+ */
+#define CHUNK_SHIFT 5 /* chunks of up to 32 segments: 64 MiB */
+#define LOW_BITS (RT_SEGMENT_BYTES - 1)
+
+static uintptr_t pool_next;  /* the newest chunk's next segment | how many are left, or 0 */
+static unsigned pool_chunks; /* chunks published: the next has 2^pool_chunks segments */
+static uintptr_t pool_free;  /* segments given back: the newest | a count */
+
+/* A free segment's entry 0 keeps the one below it on pool_free: its sp
+ * (read without a lock: it may be another thread's by then). */
+static uintptr_t free_below(const struct rt_shadow *seg)
+{
+	return RT_LOAD(&seg->sp);
+}
+
+static void free_push(struct rt_shadow *seg)
+{
+	uintptr_t head = RT_LOAD(&pool_free), to;
+
+	do {
+		RT_STORE(&seg->sp, head & ~LOW_BITS);
+		to = (uintptr_t)seg | ((head + 1) & LOW_BITS);
+	} while (!__atomic_compare_exchange_n(&pool_free, &head, to, 1, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+}
+
+/* A segment given back, its entry 0 zero again, or NULL. */
+static struct rt_shadow *free_pop(void)
+{
+	uintptr_t head = RT_ACQUIRE(&pool_free), to;
+	struct rt_shadow *seg;
+
+	do {
+		seg = (struct rt_shadow *)(head & ~LOW_BITS);
+		if (seg == NULL)
+			return NULL;
+		to = free_below(seg) | ((head + 1) & LOW_BITS);
+	} while (!__atomic_compare_exchange_n(&pool_free, &head, to, 1, __ATOMIC_ACQUIRE,
+					      __ATOMIC_ACQUIRE));
+	memset(seg, 0, sizeof *seg);
+	return seg;
+}
+
+/* The newest chunk's next segment, or NULL if none is left. */
+static struct rt_shadow *chunk_take(void)
+{
+	uintptr_t next = RT_LOAD(&pool_next), to, left;
+
+	do {
+		if (next == 0)
+			return NULL;
+		left = next & LOW_BITS;
+		to = left > 1 ? ((next & ~LOW_BITS) + RT_SEGMENT_BYTES) | (left - 1) : 0;
+	} while (!__atomic_compare_exchange_n(&pool_next, &next, to, 1, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return (struct rt_shadow *)(next & ~LOW_BITS);
+}
+
+/*
+ * k segments, aligned to a segment's size, so that `top` alone says
+ * which segment it is in and when it is full.  The kernel places a
+ * mapping anywhere, so a segment more is mapped and the ends cut off.
+ * Transparent huge pages would make the first touch of an aligned
+ * segment take 2 MiB where a shallow thread touches one page: not for
+ * these.  0 if there is no room.
+ */
+static uintptr_t chunk_map(unsigned k)
+{
+	const uintptr_t n = (uintptr_t)k * RT_SEGMENT_BYTES;
+	uintptr_t p = (uintptr_t)map_segment_at(0, n + RT_SEGMENT_BYTES), at, end;
+
+	if (p != 0) {
+		at = (p + LOW_BITS) & ~LOW_BITS;
+		end = p + n + RT_SEGMENT_BYTES;
+		if (at > p)
+			munmap((void *)p, at - p);
+		if (at + n < end)
+			munmap((void *)(at + n), end - (at + n));
+	} else if (k == 1) {
+		at = map_aligned_tightly(n);
+	} else {
+		return 0;
+	}
+	if (at != 0)
+		madvise((void *)at, n, MADV_NOHUGEPAGE);
+	return at;
+}
+
+/* A new chunk, its first segment returned, the others published for
+ * chunk_take; or NULL.  A chunk published first by another thread (or a
+ * handler) wins: ours goes, and the caller takes from theirs. */
+static struct rt_shadow *chunk_new(int *lost)
+{
+	unsigned shift = RT_LOAD(&pool_chunks);
+	unsigned k = 1u << (shift < CHUNK_SHIFT ? shift : CHUNK_SHIFT);
+	uintptr_t at = chunk_map(k), none = 0;
+
+	*lost = 0;
+	if (at == 0) /* no room for a chunk (a `ulimit -v`): a segment alone */
+		return k > 1 ? (struct rt_shadow *)chunk_map(1) : NULL;
+	if (k > 1 && !__atomic_compare_exchange_n(&pool_next, &none,
+						  (at + RT_SEGMENT_BYTES) | (k - 1), 0,
+						  __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		munmap((void *)at, (uintptr_t)k * RT_SEGMENT_BYTES);
+		*lost = 1;
+		return NULL;
+	}
+	__atomic_fetch_add(&pool_chunks, 1, __ATOMIC_RELAXED);
+	return (struct rt_shadow *)at;
+}
+
+/* A segment, zero (Note [Segment pool]), or NULL.  errno is kept (the
+ * hooks must not change it). */
+static struct rt_shadow *segment_new(void)
+{
+	int saved = errno, lost;
+	struct rt_shadow *seg;
+
+	do {
+		if ((seg = free_pop()) != NULL || (seg = chunk_take()) != NULL)
+			break;
+		seg = chunk_new(&lost);
+	} while (seg == NULL && lost);
+	errno = saved;
+	return seg;
+}
+
+/* Zeros in a page of a segment given back. */
+static void zero_whole_page(char *page, void *arg)
+{
+	(void)arg;
+	memset(page, 0, SHADOW_PAGE);
+}
+
+/* A segment no state holds any more, zero again (its resident pages
+ * written, the common case of a page or two; all given back if mincore
+ * fails), onto pool_free. */
+static void segment_give_back(struct rt_shadow *seg)
+{
+	if (each_resident_page(seg, zero_whole_page, NULL) != 0)
+		madvise(seg, RT_SEGMENT_BYTES, MADV_DONTNEED);
+	free_push(seg);
+}
+
+/* The segments of a thread, from the first: each one's `next`. */
+static struct rt_shadow *segment_after(const struct rt_shadow *seg)
+{
+	return RT_ACQUIRE(&seg->next);
+}
+
+/* Empty: the sentinel, and top above it.  The segments after the first
+ * stay chained, for the next time the thread goes deep. */
+static void shadow_reset(struct rt_thread *t)
+{
+	t->base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
+	t->base[0].fn = (uintptr_t)&rt_no_context;
+	t->base[0].cs = 0;
+	t->top = t->base + 1;
+}
+
+int rt_shadow_new(struct rt_thread *t)
+{
+	if (t->base == NULL && (t->base = segment_new()) == NULL)
+		return -1;
+	t->shadow_bytes = RT_SEGMENT_BYTES;
+	shadow_reset(t);
+	return 0;
+}
+
+/* The next segment after seg, taken and chained, or NULL (no memory, or
+ * the most).  A signal handler's call may do the same meanwhile: the
+ * first to chain its segment wins, the other gives its own back.  An
+ * asynchronous cancellation waits until the segment is chained. */
+static struct rt_shadow *segment_add(struct rt_thread *t, struct rt_shadow *seg)
+{
+	struct rt_shadow *next, *expected = NULL;
+	unsigned n = 1;
+	const struct rt_shadow *s;
+	int cancel;
+
+	for (s = t->base; s != seg; s = segment_after(s))
+		n++;
+	if (n >= MAX_SEGMENTS)
+		return NULL;
+	cancel = rt_deferred_begin();
+	if ((next = segment_new()) != NULL) {
+		next->next = NULL;
+		next->fn = RT_LINK_FN;
+		next->cs = (uintptr_t)(seg + RT_SEGMENT_ENTRIES);
+		if (!__atomic_compare_exchange_n(&seg->next, &expected, next, 0,
+						 __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+			segment_give_back(next);
+			next = expected;
+		}
+	}
+	rt_deferred_end(cancel);
+	return next;
+}
+
+/*
+ * The push at s, the end of a full segment, goes on in the next one: its
+ * link takes the sp of the entry below (Note [Shadow stack segments]),
+ * and the slot to push into is returned, or NULL.  No store here moves
+ * `top`, so a handler interrupting us finds the stack as it was, full,
+ * and writes the same link.
+ */
+struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s)
+{
+	struct rt_shadow *seg = rt_segment_of(s), *next = segment_after(seg);
+
+	if (next == NULL && (next = segment_add(t, seg)) == NULL)
+		return NULL;
+	next->sp = s[-1].sp;
+	return next + 1;
+}
+
+/* A state's segments given back (Note [Segment pool]): the
+ * calibration's private state (clock.c), or a new thread's whose state
+ * could not be made (threads.c: not one taken from an ended thread). */
+void rt_shadow_give_back(struct rt_thread *t)
+{
+	struct rt_shadow *seg = t->base, *next;
+
+	for (; seg != NULL; seg = next) {
+		next = seg->next;
+		segment_give_back(seg);
+	}
+	t->base = NULL;
 }
 
 struct resident_count {

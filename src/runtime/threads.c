@@ -228,28 +228,29 @@ static uint64_t own_blocks(void)
  * Note [Ended threads' reserve]: a thread's shadow stack reserves 2 MiB
  * of address space a segment (touched only as deep as it goes; one
  * segment unless it went deeper than 65,535 frames: Note [Shadow stack
- * segments] in runtime.h) and its arena a chunk of 64 KiB to 1 MiB.  Kept after the thread ended, they made a
- * program of many short threads run out of address space under a
- * `ulimit -v` where it ran bare (1,400 ended threads: 3 GB).  They cannot
- * go when thread_exit runs: instrumented code may still run on the
- * thread after it (another key's destructor), on that shadow stack and
- * arena.  Once the thread's task is gone (tgkill says ESRCH), nothing
- * runs there any more, so the next thread to start takes its shadow
- * stack (cleared, its segments all) and what its arena's chunk has left; the ended
- * thread's contexts stay where they are, for the write.  Ended threads
- * wait in a list, oldest first, under the registry lock; a thread
- * starting looks at up to SPARE_TRIES of them (one whose task is still
- * there, or whose tid a new thread has taken, goes to the back).  Nothing
- * is unmapped: a writer in a signal handler may read a thread's state
- * without the lock, and mapped memory never faults (an ended thread's
- * deepest entry is read from max_depth, not from its shadow stack, whose
- * segments rt_shadow_in_use follows), and the mappings stay as many as
- * the most threads running at once had (unmapping the tails left two per
- * ended thread, towards the kernel's limit of 65,530; a segment is a
- * mapping of its own, aligned, which its neighbours seldom join).
- * So the address space goes with the most threads running at once; each
- * ended thread keeps its state (12 KB, its 8 KB thread cache given back
- * by rt_release_lookups) and its arena's pages in use.
+ * segments] in runtime.h) and its arena a chunk of 64 KiB to 1 MiB.  Kept
+ * after the thread ended, they made a program of many short threads run
+ * out of address space under a `ulimit -v` where it ran bare (1,400
+ * ended threads: 3 GB).  They cannot go when thread_exit runs:
+ * instrumented code may still run on the thread after it (another key's
+ * destructor), on that shadow stack and arena.  Once the thread's task is
+ * gone (tgkill says ESRCH), nothing runs there any more, so the next
+ * thread to start takes its shadow stack (cleared, its segments all) and
+ * what its arena's chunk has left; the ended thread's contexts stay
+ * where they are, for the write.  Ended threads wait in a list, oldest
+ * first, under the registry lock; a thread starting looks at up to
+ * SPARE_TRIES of them (one whose task is still there, or whose tid a new
+ * thread has taken, goes to the back).  Nothing is unmapped: a writer in
+ * a signal handler may read a thread's state without the lock, and
+ * mapped memory never faults (an ended thread's deepest entry is read
+ * from max_depth, not from its shadow stack, whose segments
+ * rt_shadow_in_use follows), and the mappings stay as many as the most
+ * threads running at once had (unmapping the tails left two per ended
+ * thread, towards the kernel's limit of 65,530; segments come from
+ * chunks of up to 32: Note [Segment pool] in shadow.c).  So the address
+ * space goes with the most threads running at once; each ended thread
+ * keeps its state (12 KB, its 8 KB thread cache given back by
+ * rt_release_lookups) and its arena's pages in use.
  */
 #define SPARE_TRIES 4
 
@@ -434,7 +435,7 @@ static struct rt_thread *thread_new(int own)
 	taken = t->base != NULL;
 	if (rt_shadow_new(t) != 0 || (t->root = rt_root_context(t)) == NULL) {
 		if (!taken) /* an ended thread's stays: Note [Ended threads' reserve] */
-			rt_shadow_unmap(t);
+			rt_shadow_give_back(t);
 		rt_unmap(t, sizeof *t);
 		return NULL;
 	}
