@@ -1890,6 +1890,28 @@ def many_threads():
         check(kb <= 8, "many threads (%s): %.1f KB resident per ended thread (at most 8)" % (mode, kb))
 
 
+def segments_under_a_limit():
+    """Under an address-space limit (`ulimit -v`, which counts what is
+    reserved), shadow stack segments are mapped one at a time, none
+    ahead (Note [Segment pool] in src/runtime/shadow.c): livethreads.c
+    with 3 threads, one of them two segments deep, maps 2 MiB or more
+    less under an 8 GB limit than with none (4 MiB here: the chunk of 4
+    segments that served the last two holds two more), every count
+    exact in both runs."""
+    exe = build("livethreads", "tests/progs/livethreads.c")
+    sizes = []
+    for lim in (None, 8 << 30):
+        prof = os.path.join(OUT, "livethreads_limit.ccprof")
+        r = run([exe, "3"], env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof),
+                preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_AS, (lim, lim))) if lim else None)
+        m = re.search(r"^vmsize (\d+)$", r.stdout, re.M)
+        sizes.append(int(m.group(1)) if r.returncode == 0 and m else None)
+        exact_calls("livethreads %s" % ("under an 8 GB limit" if lim else "with no limit"), r, prof)
+    check(None not in sizes and sizes[0] - sizes[1] >= 2 << 20,
+          "3 live threads: 2 MiB or more less mapped under an address-space limit (no "
+          "segment ahead) than with none (%s)" % sizes)
+
+
 def thread_system_calls():
     """What a short thread costs the runtime as it ends: its name read
     from /proc under the registry lock (the sampler and the next thread
@@ -3614,6 +3636,7 @@ userns()
 pid_namespace()
 many_threads()
 live_thread_mappings()
+segments_under_a_limit()
 thread_system_calls()
 wide_thread_calls()
 thread_churn()

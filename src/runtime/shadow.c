@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "runtime.h"
 
@@ -116,8 +117,9 @@ static int each_resident_page(struct rt_shadow *seg, void (*visit)(char *page, v
  * before), aligned to a segment: a chunk of 32 serves 32 threads with one
  * mapping and no system call but its own.  A chunk grows with the
  * threads a program runs, so one with a thread or two reserves as little
- * address space as before (a `ulimit -v` counts it), and at most the
- * chunk being handed out is reserved ahead (62 MiB), untouched.  The
+ * address space as before, and at most the chunk being handed out is
+ * reserved ahead (62 MiB), untouched; under an address-space limit
+ * (`ulimit -v`, which counts it) nothing is: a chunk is one segment.  The
  * newest chunk's next segment and how many are left are one word
  * (pool_next: the count in the address's low bits), taken by a
  * compare-and-swap, so a signal handler's call may take one at any time;
@@ -221,14 +223,25 @@ static uintptr_t chunk_map(unsigned k)
 /* A new chunk, its first segment returned, the others published for
  * chunk_take; or NULL.  A chunk published first by another thread (or a
  * handler) wins: ours goes, and the caller takes from theirs. */
+/* Under an address-space limit, which counts what is reserved. */
+static int address_space_limited(void)
+{
+	struct rlimit r;
+
+	return getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY;
+}
+
 static struct rt_shadow *chunk_new(int *lost)
 {
 	unsigned shift = RT_LOAD(&pool_chunks);
 	unsigned k = 1u << (shift < CHUNK_SHIFT ? shift : CHUNK_SHIFT);
-	uintptr_t at = chunk_map(k), none = 0;
+	uintptr_t at, none = 0;
 
 	*lost = 0;
-	if (at == 0) /* no room for a chunk (a `ulimit -v`): a segment alone */
+	if (k > 1 && address_space_limited())
+		k = 1;
+	at = chunk_map(k);
+	if (at == 0) /* no room for a chunk: a segment alone */
 		return k > 1 ? (struct rt_shadow *)chunk_map(1) : NULL;
 	if (k > 1 && !__atomic_compare_exchange_n(&pool_next, &none,
 						  (at + RT_SEGMENT_BYTES) | (k - 1), 0,

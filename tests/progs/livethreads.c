@@ -2,13 +2,15 @@
  * (Note [Segment pool] in src/runtime/shadow.c).  N threads each make
  * calls, one of them deep enough to need a second shadow stack
  * segment, and wait; while all of them wait, main counts the lines of
- * /proc/self/maps.
+ * /proc/self/maps and reads what the process maps.
  *
- *   livethreads N    prints "mappings M" and the calls the profile
- *                    must show */
+ *   livethreads N    prints "mappings M", "vmsize BYTES" and the calls
+ *                    the profile must show */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "vmsize.h"
 
 #define DEEP 70000 /* deeper than a segment's 65,535 entries */
 
@@ -56,6 +58,7 @@ static int count_mappings(void)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100, mappings;
+	unsigned long vmsize;
 	pthread_t *t = calloc((size_t)n, sizeof *t);
 	pthread_attr_t attr;
 
@@ -71,10 +74,11 @@ int main(int argc, char **argv)
 			return 1;
 	pthread_barrier_wait(&all_waiting);
 	mappings = count_mappings();
+	vmsize = mapped_now();
 	pthread_barrier_wait(&counted);
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
-	printf("mappings %d\n", mappings);
+	printf("mappings %d\nvmsize %lu\n", mappings, vmsize);
 	printf("calls body %lu\ncalls leaf %lu\ncalls dive %lu\n", nbody, nleaf, ndive);
 	return 0;
 }
