@@ -346,9 +346,16 @@ def shadow_full():
     its deepest level: while calls past the end still run, the shadow
     stack must not grow, or the entries pushed on it would be taken for
     theirs (the -finstrument-functions build recorded 14,466 marks at
-    the root, 7,233 before the exits' check came)."""
+    the root, 7,233 before the exits' check came).
+
+    Mode top lands a glibc longjmp from 51 calls past the end in the
+    frame of the shadow stack's top entry, land(): no entry is left, but
+    the calls past the end are, and the count must go (Note [A jump to
+    the top entry's frame] in machine.c), or land()'s exit is taken for
+    a lost call's and the 30 ms its caller then burns are charged to
+    land() (the -finstrument-functions build did so)."""
     for tag, exe in both_flavours("shadowfull", extra=["-fno-optimize-sibling-calls"]):
-        for mode in ("return", "grow", "longjmp", "outer", "main"):
+        for mode in ("return", "grow", "longjmp", "outer", "main", "top"):
             shadow_full_run(tag, exe, mode)
         for mode in ("return", "longjmp", "outer", "main"):
             shadow_full_run(tag, exe, mode, room=True)
@@ -375,8 +382,8 @@ def shadow_full_run(tag, exe, mode, room=False):
     r = run([exe, str(depth), mode] + (["room"] if room else []),
             env=dict(os.environ, CCPROF_OPTIONS="output=" + prof),
             preexec_fn=big_stack if room else None)
-    jumped = mode not in ("return", "grow")
-    levels = 0 if jumped else depth + 1
+    jumped = mode not in ("return", "grow", "top")
+    levels = 0 if jumped else TOP_LEVEL if mode == "top" else depth + 1
     ok = r.returncode == 0 and r.stdout == "dive %d mark %d after 1000\n" % (levels, levels) and \
         os.path.exists(prof)
     if not check(ok, "%s: runs as bare and writes its profile (%d, %r, %r)"
@@ -394,6 +401,14 @@ def shadow_full_run(tag, exe, mode, room=False):
               "%s: every call recorded (dive %d, mark %d, %d lost, of %d and %d) and the "
               "deepest level (%d, want %d)"
               % (what, dive, mark, lost, depth + 1, levels, info["max_depth"], deepest))
+    elif mode == "top":
+        # Every level down to land() records its calls; the 51 below it
+        # are lost, and land() returns to the level that called it.
+        land = fns.get("land", {}).get("calls", 0)
+        check(lost == 51 and dive == TOP_LEVEL and mark == TOP_LEVEL and land == 1 and
+              info["max_depth"] == TOP_LEVEL + 1,
+              "%s: the 51 calls past the end lost, the others recorded (dive %d, mark %d, land %d, "
+              "%d lost, max depth %d)" % (what, dive, mark, land, lost, info["max_depth"]))
     elif jumped:
         # Every level enters dive; none returns to call mark().
         check(lost > 0 and dive + lost == 80001 and dive > 60000 and mark == 0,
@@ -417,8 +432,13 @@ def shadow_full_run(tag, exe, mode, room=False):
           at("outer") == ([(["outer"], 1)] if mode in ("longjmp", "outer") else []),
           "%s: mark() in dive alone, after() at the root, 1000 calls, outer() at the root "
           "if called (%r, %r, %r)" % (what, at("mark")[:4], at("after")[:4], at("outer")[:4]))
-    m = re.search(r"burnt (\d+) (\d+)", r.stderr)
-    first, second = (int(m.group(1)) / 1e9, int(m.group(2)) / 1e9) if m else (0, 0)
+    m = re.search(r"burnt (\d+) (\d+) (\d+)", r.stderr)
+    first, second, third = (int(m.group(i)) / 1e9 for i in (1, 2, 3)) if m else (0, 0, 0)
+    if mode == "top":
+        land_s = fns.get("land", {}).get("self_s", 0)
+        check(third > 0.005 and fns["dive"]["self_s"] > 0.7 * third and land_s < third / 3,
+              "%s: the burn after land() returned (%.3f s of CPU) charged to dive (%.3f s), "
+              "not to land() (%.3f s)" % (what, third, fns["dive"]["self_s"], land_s))
     # Mode main: nothing sees the jump before after() is called, and the
     # first burn is still in dive.
     at_root = second if mode == "main" else first + second
@@ -430,6 +450,7 @@ def shadow_full_run(tag, exe, mode, room=False):
 
 
 SEGMENT = 65535  # the shadow stack's first segment, but its sentinel
+TOP_LEVEL = SEGMENT - 1  # shadowfull.c's: the level whose callee is the top entry
 
 
 def segment_stepped():

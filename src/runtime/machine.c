@@ -837,6 +837,19 @@ struct rt_ctx *rt_transition_known(struct rt_thread *t, struct rt_ctx *c, uintpt
  * that still comes is a real call's, not a split function's (Note [Split
  * functions] in hooks.c).
  */
+/*
+ * Note [A jump to the top entry's frame]: a jump or an exception from
+ * calls past the end of a full shadow stack to the frame of its top
+ * entry leaves no entry, but every call past the end (Note [Calls past
+ * the end left]): the count is cleared.  It was left up, and the top
+ * entry's own exit, at its sp, was taken for a lost call's, so that
+ * the time its caller spent after it went to it until the next call
+ * found its frame gone (tests/progs/shadowfull.c "top": a 30 ms burn
+ * charged to land()).  Known by the target's stack pointer, equal to
+ * the entry's (that of the function's calls: setjmp's, a catch's);
+ * one below it may be the top entry's frame or a call's past the end,
+ * and the count stays.
+ */
 /* Newest first, up to the first entry still live; under clock=cycles the
  * time so far is charged to them first.  They are not remembered as
  * dropped: no exit of theirs will come (Note [Longjmp] in longjmp.c, Note
@@ -845,8 +858,11 @@ void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp)
 {
 	struct rt_shadow *s = rt_entry_top(t), *below;
 
-	if (s == NULL || !left(t, s, sp))
+	if (s == NULL || !left(t, s, sp)) {
+		if (s != NULL && s->sp == sp && t->overflow)
+			rt_overflow_set(t, 0); /* Note [A jump to the top entry's frame] */
 		return;
+	}
 	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
 	while ((below = rt_entry_below(t, s)) != NULL && left(t, below, sp))

@@ -27,6 +27,14 @@
  * level: the calls past the end that are still running are deeper than
  * the shadow stack's top, and the stack must not grow over them.
  *
+ * Mode "top" lands the jump in the shadow stack's top entry: the dive's
+ * level whose entry is the first segment's second last (TOP_LEVEL)
+ * calls land(), whose entry is the last; land() calls setjmp, dives
+ * 50 levels more, past the end, and the deepest longjmps back to it.
+ * land() returns, and the level that called it burns about 30 ms
+ * ("burnt" prints it third) before it calls mark() and returns, as
+ * every level above it does ("dive 65534 mark 65534").
+ *
  * With "room" (argv[3]) no limit is set: the shadow stack goes on into
  * new segments (Note [Shadow stack segments] in src/runtime/runtime.h),
  * no call is lost, and a jump out of the dive leaves frames in several.
@@ -49,7 +57,13 @@ static volatile unsigned long sink;
 static const char *mode = "return";
 static jmp_buf libc_env;
 static void *builtin_env[5];
-static unsigned long long burnt[2]; /* not main's locals: main is jumped to */
+static unsigned long long burnt[3]; /* not main's locals: main is jumped to */
+static unsigned long top_n; /* mode top: the n of dive's level TOP_LEVEL */
+
+/* The dive's level, counted from 1, whose entry is the first shadow
+ * stack segment's second last (its 65,536 entries but the sentinel),
+ * when main, not instrumented, calls dive. */
+#define TOP_LEVEL 65534ul
 
 NOINLINE void warm(void)
 {
@@ -59,6 +73,15 @@ NOINLINE void warm(void)
 NOINLINE void mark(void)
 {
 	marks++;
+}
+
+/* Spin ms milliseconds of CPU time; the time it took. */
+NO_HOOKS static unsigned long long burn_cpu(long ms)
+{
+	long t0 = cpu_ns();
+
+	spin_cpu(ms * 1000000L);
+	return (unsigned long long)(cpu_ns() - t0);
 }
 
 /* The address space back, as the dive's deepest level returns. */
@@ -72,6 +95,8 @@ NO_HOOKS static void lift_limit(void)
 	}
 }
 
+NOINLINE unsigned long land(void);
+
 NOINLINE unsigned long dive(unsigned long n)
 {
 	volatile char frame = (char)n; /* a frame of its own at each level */
@@ -79,15 +104,28 @@ NOINLINE unsigned long dive(unsigned long n)
 
 	if (n == 0 && mode[0] == 'g')
 		lift_limit();
-	if (n == 0 && mode[0] == 'l')
+	if (n == 0 && (mode[0] == 'l' || mode[0] == 't'))
 		longjmp(libc_env, 1);
 	if (n == 0 && (mode[0] == 'o' || mode[0] == 'm'))
 		__builtin_longjmp(builtin_env, 1);
-	r = n ? dive(n - 1) : 0;
-
+	if (mode[0] == 't' && n == top_n) {
+		r = land();
+		burnt[2] = burn_cpu(30);
+	} else {
+		r = n ? dive(n - 1) : 0;
+	}
 	mark();
 	dives++;
 	return r + (unsigned long)frame;
+}
+
+/* Mode top: the top entry, which the jump from 50 levels past the end
+ * lands in. */
+NOINLINE unsigned long land(void)
+{
+	if (setjmp(libc_env) != 0)
+		return 0;
+	return dive(50);
 }
 
 NOINLINE void after(void)
@@ -105,15 +143,6 @@ NOINLINE unsigned long outer(unsigned long depth)
 		return 0;
 	}
 	return dive(depth);
-}
-
-/* Spin ms milliseconds of CPU time; the time it took. */
-NO_HOOKS static unsigned long long burn_cpu(long ms)
-{
-	long t0 = cpu_ns();
-
-	spin_cpu(ms * 1000000L);
-	return (unsigned long long)(cpu_ns() - t0);
 }
 
 /* The pages of the stack the dive will use, mapped before the limit. */
@@ -146,7 +175,8 @@ NO_HOOKS int main(int argc, char **argv)
 	}
 	if (argc > 2)
 		mode = argv[2];
-	if (mode[0] == 'r' || mode[0] == 'g')
+	top_n = depth - (TOP_LEVEL - 1);
+	if (mode[0] == 'r' || mode[0] == 'g' || mode[0] == 't')
 		sink += dive(depth);
 	else if (mode[0] != 'm')
 		sink += outer(depth);
@@ -157,6 +187,6 @@ NO_HOOKS int main(int argc, char **argv)
 		after();
 	burnt[1] = burn_cpu(10);
 	printf("dive %lu mark %lu after %lu\n", dives, marks, afters);
-	fprintf(stderr, "burnt %llu %llu\n", burnt[0], burnt[1]);
+	fprintf(stderr, "burnt %llu %llu %llu\n", burnt[0], burnt[1], burnt[2]);
 	return 0;
 }
