@@ -1507,6 +1507,55 @@ def cpu_where_it_ran():
                         m.group(0) if m else r.stderr[-200:]))
 
 
+def idle_threads():
+    """A server's pool of threads waiting for work: 1,000 threads that
+    call work() and sleep 1 s (tests/progs/idlethreads.c).  A sample read
+    every running thread's CPU clock, a system call each, and the pool
+    cost half a CPU (1.08 s of CPU in 2 s of sleep; bare 0.10 s); the
+    threads that took no CPU since their last look are now looked at in
+    turn, at most 64 a sample (Note [Idle threads in turn] in
+    src/runtime/sampler.c): `ccprof info` counts the looks, at most 200 a
+    sample here (a thread starting or ending is looked at more), not
+    1,000.  Every count exact.  Then one of them wakes halfway and spends
+    20 ms of CPU in burst(), which calls nothing: its call moved its
+    context, so the next sample looks at it, and burst() has its 20 ms
+    (at least 70 % of what the program measured), not its root (looked
+    at only in turn, 16 samples apart, it got 0 in 2 runs of 4)."""
+    exe = build("idlethreads", "tests/progs/idlethreads.c")
+
+    def recorded(what, r, prof):
+        """The report, every count checked against the program's, or None."""
+        if not check(r.returncode == 0 and os.path.exists(prof),
+                     "%s: runs and writes its profile (%d, %r)" % (what, r.returncode, r.stderr[-300:])):
+            return None
+        rep = report(prof)
+        fs = functions(rep)
+        for f, n in counts(r.stdout).items():
+            check(fs.get(f, {}).get("calls", 0) == n, "%s: calls(%s) = %d (program's count), got %d"
+                  % (what, f, n, fs.get(f, {}).get("calls", 0)))
+        return rep
+
+    prof = os.path.join(OUT, "idlethreads.ccprof")
+    r, _ = record(exe, ["1000", "1000"], clock="cpu", profile=prof)
+    if not recorded("idlethreads", r, prof):
+        return
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+    looks, samples = info.get("looks", 0), info.get("samples", 0)
+    check(samples > 0 and 0 < looks <= 200 * samples,
+          "1,000 idle threads: %d looks in %d samples, at most 200 a sample (%.1f)"
+          % (looks, samples, looks / max(samples, 1)))
+    prof = os.path.join(OUT, "idlethreads_burst.ccprof")
+    r, _ = record(exe, ["1000", "1000", "burst"], clock="cpu", profile=prof)
+    m = re.search(r"burnt (\d+)", r.stderr)
+    rep = recorded("idlethreads burst", r, prof)
+    if rep and check(m, "idlethreads burst: burnt printed"):
+        burnt = int(m.group(1)) / 1e9
+        got = functions(rep).get("burst", {}).get("self_s", 0)
+        check(got >= 0.7 * burnt,
+              "1,000 idle threads, one of them bursting: burst() charged %.3f s of its %.3f s"
+              % (got, burnt))
+
+
 def crowd_beside_busy_loops():
     """Threads sampled far apart, none of them ever found running: 64
     `crowd` threads (tests/progs/bursts.c) on one CPU beside four busy
@@ -1755,6 +1804,7 @@ cycles_estimate_bounded()
 sampler_made_where_code_calls()
 sampler_waits_for_first_call()
 cpu_where_it_ran()
+idle_threads()
 crowd_beside_busy_loops()
 disabled_hooks()
 errno_at_start()

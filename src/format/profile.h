@@ -102,6 +102,10 @@ struct ccp_stats {
 				   * contexts and cost centres, charged to no
 				   * context (Note [The profiler's own time] in
 				   * src/runtime/machine.c); 0 in older files */
+	uint64_t looks;           /* clock=cpu: the samples' looks at threads,
+				   * each a read of one thread's CPU clock or
+				   * two (Note [Idle threads in turn] in
+				   * src/runtime/sampler.c); 0 in older files */
 };
 
 /*

@@ -84,6 +84,9 @@ static void text_clock(struct ob *f, const struct model *m)
 	else
 		ob_printf(f, "%-18s %g ms\n", "sampling interval", (double)p->interval_ns / 1e6);
 	text_u64(f, "samples", p->stats.samples);
+	if (p->stats.looks)
+		ob_printf(f, "%-18s %" PRIu64 " (%.1f a sample)\n", "threads looked at", p->stats.looks,
+			  p->stats.samples ? (double)p->stats.looks / (double)p->stats.samples : 0.0);
 	if (p->overhead_milliticks == 0) /* no instrumented call ran: never calibrated */
 		ob_printf(f, "%-18s not measured\n", "overhead estimate");
 	else
@@ -259,6 +262,7 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "ticks_per_sec", p->ticks_per_sec);
 	json_kuint(&j, "interval_ns", p->interval_ns);
 	json_kuint(&j, "samples", s->samples);
+	json_kuint(&j, "looks", s->looks);
 	json_kuint(&j, "overhead_milliticks", p->overhead_milliticks);
 	json_kdouble(&j, "overhead_ns_per_call", overhead_ns(p));
 	json_kuint(&j, "subtracted_ticks", s->subtracted);

@@ -902,6 +902,7 @@ static void fill_meta(struct ccp_profile *p)
 	p->options = rt_config.options;
 	p->hostname = hostname;
 	p->stats.samples = rt_sampler_samples();
+	p->stats.looks = rt_sampler_looks();
 }
 
 static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *tabs,

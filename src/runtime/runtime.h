@@ -277,6 +277,11 @@ struct rt_thread {
 	char name[32];
 	struct rt_thread *next; /* registry list */
 	struct rt_thread *live_next, *live_prev; /* running threads */
+	/* Its last look found it had taken no CPU, and where it was then:
+	 * Note [Idle threads in turn] in sampler.c.  Beside live_next, which
+	 * the sampler reads too for each thread. */
+	const void *idle_cur, *idle_top;
+	int idle;
 	struct rt_thread *spare_next; /* Note [Ended threads' reserve] in threads.c */
 
 	/* Last, on pages of its own, which an ended thread gives back
@@ -502,6 +507,7 @@ struct rt_cpu_split {
 RT_HIDDEN uint64_t rt_cpu_split_begin(const struct rt_thread *t, struct rt_cpu_split *s);
 RT_HIDDEN uint64_t rt_cpu_split_time(const struct rt_cpu_split *s, const struct rt_ctx *c);
 RT_HIDDEN uint64_t rt_sampler_samples(void);
+RT_HIDDEN uint64_t rt_sampler_looks(void);
 /* Whether the calling thread may be under a seccomp filter; the filters
  * the image starts under; whether the calling thread has put itself
  * under more since (Note [Sandboxed] in sandbox.c).  Keep errno. */

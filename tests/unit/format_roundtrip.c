@@ -520,8 +520,10 @@ static void optional_key(struct ccp_profile *p, uint64_t *field, uint64_t value,
 	rc |= ccp_format_encode(p, &b2, &n2);
 	CHECK(rc == 0 && n2 == n1 + bytes, "STATS key %d takes %zu bytes when set (%zu -> %zu)",
 	      key, bytes, n1, n2);
-	roundtrip(p, key == 11 ? "sample with subtracted" : key == 12 ? "sample with merged"
-							   : "sample with own time");
+	roundtrip(p, key == 11   ? "sample with subtracted"
+		     : key == 12 ? "sample with merged"
+		     : key == 13 ? "sample with own time"
+				 : "sample with looks");
 	*field = saved;
 	free(b1);
 	free(b2);
@@ -631,6 +633,7 @@ int main(void)
 	optional_key(&p, &p.stats.subtracted, 300, 11, 3); /* a 2-byte varint after the key */
 	optional_key(&p, &p.stats.merged, 3, 12, 2);
 	optional_key(&p, &p.stats.own_time, 5000, 13, 3);
+	optional_key(&p, &p.stats.looks, 36000, 14, 4); /* a 3-byte varint */
 	tiny_example();
 	empty_profile();
 	determinism();
