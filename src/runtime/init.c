@@ -253,6 +253,7 @@ static void init_all(void)
 			"(ccprof record --heap); no heap profile");
 	rt_dump_init();
 	rt_sandbox_start(); /* Note [Sandboxed] in sandbox.c */
+	rt_shadow_start();
 	rt_clock_start(); /* calibrated at the first hook: Note [Calibration at the first hook] */
 	rt_sampler_start_or_defer();
 	at_quick_exit(at_exit); /* exit() and main's return: ccprof_destructor */

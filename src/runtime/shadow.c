@@ -89,7 +89,7 @@ static int each_resident_page(struct rt_shadow *seg, void (*visit)(char *page, v
 			      void *arg)
 {
 	size_t npages = RT_SEGMENT_BYTES / SHADOW_PAGE, done, i, chunk = FIRST_CHUNK;
-	unsigned char vec[LAST_CHUNK];
+	unsigned char vec[RT_SEGMENT_BYTES / SHADOW_PAGE]; /* a chunk's, at most a segment's */
 
 	for (done = 0; done < npages; done += chunk, chunk *= chunk < LAST_CHUNK ? 2 : 1) {
 		size_t n = npages - done < chunk ? npages - done : chunk, seen = 0;
@@ -118,20 +118,21 @@ static int each_resident_page(struct rt_shadow *seg, void (*visit)(char *page, v
  * mapping and no system call but its own.  A chunk grows with the
  * threads a program runs, so one with a thread or two reserves as little
  * address space as before, and at most the chunk being handed out is
- * reserved ahead (62 MiB), untouched; under an address-space limit
- * (`ulimit -v`, which counts it) nothing is: a chunk is one segment.  The
+ * reserved ahead (62 MiB), untouched; under a limit that counts it
+ * (`ulimit -v`, `ulimit -d`), or once a chunk could not be mapped,
+ * nothing is: a chunk is one segment.  The
  * newest chunk's next segment and how many are left are one word
  * (pool_next: the count in the address's low bits), taken by a
  * compare-and-swap, so a signal handler's call may take one at any time;
- * two threads that both map a new chunk, the second to publish its chunk
- * unmaps it and takes from the first's.  Nothing else is unmapped: a
+ * of two threads that both map a new chunk, the second to publish finds
+ * the first's (unless it is used up already: then it publishes its own)
+ * and unmaps its own.  Nothing else is unmapped: a
  * segment given back (the calibration's, a thread state's that failed, a
  * handler's race lost in segment_add) is cleared and kept on a stack
  * (pool_free), which a new segment is taken from first; its head has a
  * count in its low bits that every push and pop moves on, so that a pop
  * that read the head before another thread popped it and pushed it back
- * fails its compare-and-swap.  Under an address-space limit with no room
- * for a chunk, a segment is mapped alone, as before.
+ * fails its compare-and-swap.
  */
 #define CHUNK_SHIFT 5 /* chunks of up to 32 segments: 64 MiB */
 #define LOW_BITS (RT_SEGMENT_BYTES - 1)
@@ -220,17 +221,38 @@ static uintptr_t chunk_map(unsigned k)
 	return at;
 }
 
+/* Whether a limit counts what is reserved: the address space's
+ * (`ulimit -v`) or, since Linux 4.7, the data's (`ulimit -d`: private
+ * writable mappings, MAP_NORESERVE or not). */
+static int limits_now(void)
+{
+	struct rlimit as, data;
+
+	return (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) ||
+	       (getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY);
+}
+
+static int limited_at_start; /* limits_now() as the runtime started */
+static int chunk_failed;     /* a chunk of more than one could not be mapped */
+
+/* As the runtime starts, before a seccomp filter of the program's may
+ * forbid getrlimit (Note [Sandboxed] in sandbox.c). */
+void rt_shadow_start(void)
+{
+	limited_at_start = limits_now();
+}
+
+/* Whether to reserve nothing ahead: under a limit that counts it (asked
+ * again each time, for a program that sets one later, but not under a
+ * seccomp filter, which may kill for the call), or once a chunk failed. */
+static int reserve_none(void)
+{
+	return RT_LOAD(&chunk_failed) || (rt_sandbox_none() ? limits_now() : limited_at_start);
+}
+
 /* A new chunk, its first segment returned, the others published for
  * chunk_take; or NULL.  A chunk published first by another thread (or a
  * handler) wins: ours goes, and the caller takes from theirs. */
-/* Under an address-space limit, which counts what is reserved. */
-static int address_space_limited(void)
-{
-	struct rlimit r;
-
-	return getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY;
-}
-
 static struct rt_shadow *chunk_new(int *lost)
 {
 	unsigned shift = RT_LOAD(&pool_chunks);
@@ -238,11 +260,15 @@ static struct rt_shadow *chunk_new(int *lost)
 	uintptr_t at, none = 0;
 
 	*lost = 0;
-	if (k > 1 && address_space_limited())
+	if (k > 1 && reserve_none())
 		k = 1;
 	at = chunk_map(k);
-	if (at == 0) /* no room for a chunk: a segment alone */
-		return k > 1 ? (struct rt_shadow *)chunk_map(1) : NULL;
+	if (at == 0 && k > 1) { /* no room for a chunk: a segment alone, from now on */
+		RT_STORE(&chunk_failed, 1);
+		return (struct rt_shadow *)chunk_map(1);
+	}
+	if (at == 0)
+		return NULL;
 	if (k > 1 && !__atomic_compare_exchange_n(&pool_next, &none,
 						  (at + RT_SEGMENT_BYTES) | (k - 1), 0,
 						  __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {

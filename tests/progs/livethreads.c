@@ -2,11 +2,15 @@
  * (Note [Segment pool] in src/runtime/shadow.c).  N threads each make
  * calls, one of them deep enough to need a second shadow stack
  * segment, and wait; while all of them wait, main counts the lines of
- * /proc/self/maps and reads what the process maps.
+ * /proc/self/maps and reads what the process maps.  Threads start one
+ * after another, each after the one before made its first call, and
+ * thread 0 dives once all have, so that the segments are taken in the
+ * same order in every run.
  *
  *   livethreads N    prints "mappings M", "vmsize BYTES" and the calls
  *                    the profile must show */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,7 +19,8 @@
 #define DEEP 70000 /* deeper than a segment's 65,535 entries */
 
 static unsigned long nleaf, ndive, nbody;
-static pthread_barrier_t all_waiting, counted;
+static pthread_barrier_t all_started, all_waiting, counted;
+static sem_t started;
 
 __attribute__((noinline)) void leaf(void)
 {
@@ -35,8 +40,11 @@ __attribute__((noinline)) void *body(void *arg)
 	__atomic_fetch_add(&nbody, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 10; i++)
 		leaf();
-	if (arg != NULL)
+	sem_post(&started);
+	if (arg != NULL) {
+		pthread_barrier_wait(&all_started);
 		dive(DEEP);
+	}
 	pthread_barrier_wait(&all_waiting);
 	pthread_barrier_wait(&counted);
 	return NULL;
@@ -67,11 +75,17 @@ int main(int argc, char **argv)
 	/* Room for the deep one's frames on its stack. */
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 16u << 20);
+	sem_init(&started, 0, 0);
+	pthread_barrier_init(&all_started, NULL, 2);
 	pthread_barrier_init(&all_waiting, NULL, (unsigned)n + 1);
 	pthread_barrier_init(&counted, NULL, (unsigned)n + 1);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (pthread_create(&t[i], i == 0 ? &attr : NULL, body, i == 0 ? (void *)1 : NULL) != 0)
 			return 1;
+		while (sem_wait(&started) != 0) /* its first calls made */
+			;
+	}
+	pthread_barrier_wait(&all_started);
 	pthread_barrier_wait(&all_waiting);
 	mappings = count_mappings();
 	vmsize = mapped_now();

@@ -48,6 +48,12 @@
  *                    as it ends, and the bystander keeps the name it has
  *                    (Note [Calls as a thread ends] in
  *                    src/runtime/threads.c)
+ *   sandboxed deep   works, puts itself under a filter that kills the
+ *                    process at getrlimit and prlimit64 (calls a sandbox's
+ *                    list of allowed calls leaves out, sshd's for one),
+ *                    then dives 70,000 calls deep, past the shadow stack's
+ *                    first segment (Note [Segment pool] in
+ *                    src/runtime/shadow.c), and prints "dive 70001"
  *   sandboxed jail   (root) works, chroots into the current directory,
  *                    which has no /proc, then as late: vsftpd's and sshd's
  *                    order
@@ -139,6 +145,26 @@ static void allow_only_few(void)
 		SYS_getpid, SYS_rt_sigprocmask, SYS_exit, SYS_exit_group, SYS_getrandom};
 
 	filter(nrs, COUNT(nrs), SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_THREAD);
+}
+
+static unsigned long dives;
+
+__attribute__((noinline)) static void dive(int depth)
+{
+	dives++;
+	if (depth > 0)
+		dive(depth - 1);
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
+}
+
+static int deep(void)
+{
+	static const long nrs[] = {SYS_getrlimit, SYS_prlimit64};
+
+	filter(nrs, COUNT(nrs), SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ALLOW);
+	dive(70000);
+	printf("dive %lu\n", dives);
+	return 0;
 }
 
 /* sandboxed worker: its two steps, each told through a pipe; the
@@ -255,9 +281,10 @@ int main(int argc, char **argv)
 			 strcmp(argv[1], "late") != 0 && strcmp(argv[1], "groups") != 0 &&
 			 strcmp(argv[1], "jail") != 0 && strcmp(argv[1], "strict") != 0 &&
 			 strcmp(argv[1], "violate") != 0 && strcmp(argv[1], "execraw") != 0 &&
-			 strcmp(argv[1], "term") != 0 && strcmp(argv[1], "worker") != 0)) {
+			 strcmp(argv[1], "term") != 0 && strcmp(argv[1], "worker") != 0 &&
+			 strcmp(argv[1], "deep") != 0)) {
 		fprintf(stderr, "usage: sandboxed "
-				"fork|exec|execraw|late|groups|jail|strict|violate|term|worker\n");
+				"fork|exec|execraw|late|groups|jail|strict|violate|term|worker|deep\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "worker") == 0)
@@ -275,6 +302,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	work();
+	if (strcmp(argv[1], "deep") == 0)
+		return deep();
 	if (strcmp(argv[1], "groups") == 0)
 		join_many_groups();
 	if (strcmp(argv[1], "jail") == 0 && (chroot(".") != 0 || chdir("/") != 0)) {
