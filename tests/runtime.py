@@ -1511,7 +1511,7 @@ def idle_threads():
     """A server's pool of threads waiting for work: 1,000 threads that
     call work() and sleep 1 s (tests/progs/idlethreads.c).  A sample read
     every running thread's CPU clock, a system call each, and the pool
-    cost half a CPU (1.08 s of CPU in 2 s of sleep; bare 0.10 s); the
+    cost a third of a CPU (0.76 s of CPU in 2 s of sleep; bare 0.065 s); the
     threads that took no CPU since their last look are now looked at in
     turn, at most 64 a sample (Note [Idle threads in turn] in
     src/runtime/sampler.c): `ccprof info` counts the looks, at most 200 a

@@ -386,22 +386,23 @@ static int sample_one(struct rt_thread *t, uint64_t wall, enum look look, int *a
  * Note [Idle threads in turn]: under clock=cpu a sample reads the clock
  * of every running thread, a system call each (about a microsecond
  * here), under the registry lock.  A server with 1,000 threads waiting
- * for work took half a CPU for it: 1.08 s of CPU in 2 s of sleeping
- * (tests/progs/idlethreads.c; bare 0.10 s), 290,000 clock reads.  So
- * the threads whose last look found they had taken no CPU are looked at
- * in turn, at most IDLE_LOOKS of them a sample: each every `stride`
- * samples, at a phase of its own (its start order), so that when it is
- * looked at does not depend on what it does.  A thread that took CPU
- * is looked at every sample, and so is one whose context or shadow
- * stack moved since its last look (two loads, no system call): a burst
- * of calls after a wait is seen at once, not a stride later, and only
- * CPU taken in one context (a function that calls nothing, or calls
- * nothing instrumented) may wait its turn.  A look charges the wall time since that
- * thread's last look (Note [CPU time where it ran]), so a hit after a
- * stride stands for the stride, as a hit after a quiet interval does
- * (Note [Quiet samples]): rarer samples, not biased.  With up to
- * IDLE_LOOKS threads waiting, every thread is looked at every sample,
- * as before.  The write's last sample looks at all.
+ * for work took a third of a CPU for it: 0.76 s of CPU in 2 s of waiting
+ * (tests/progs/idlethreads.c; bare 0.065 s), 640,000 clock reads, now
+ * 0.40 s and 60,000 (docs/performance.md, session 40).  So the threads
+ * whose last look found they had taken no CPU are looked at in turn, at
+ * most IDLE_LOOKS of them a sample: each every `stride` samples, at a
+ * phase of its own (its start order), so that when it is looked at does
+ * not depend on what it does.  A thread that took CPU is looked at every
+ * sample, and so is one whose context or shadow stack moved since its
+ * last look (two loads, no system call): a burst of calls after a wait
+ * is seen at once, not a stride later, and only CPU taken in one context
+ * (a function that calls nothing, or calls nothing instrumented) may
+ * wait its turn.  A look charges the wall time since that thread's last
+ * look (Note [CPU time where it ran]), so a hit after a stride stands
+ * for the stride, as a hit after a quiet interval does (Note [Quiet
+ * samples]): rarer samples, not biased.  With up to IDLE_LOOKS threads
+ * waiting, every thread is looked at every sample, as before.  The
+ * write's last sample looks at all.
  */
 #define IDLE_LOOKS 64u
 

@@ -113,26 +113,25 @@ static int each_resident_page(struct rt_shadow *seg, void (*visit)(char *page, v
  * which its neighbours seldom joined: 5.25 mappings a running thread
  * (bare: 2), towards the kernel's limit of 65,530, and four system calls
  * a thread (mmap, two munmap, madvise).  Segments now come from chunks,
- * each one mapping of 1, 2, 4 ... 32 segments (twice the one
- * before), aligned to a segment: a chunk of 32 serves 32 threads with one
- * mapping and no system call but its own.  A chunk grows with the
- * threads a program runs, so one with a thread or two reserves as little
- * address space as before, and at most the chunk being handed out is
- * reserved ahead (62 MiB), untouched; under a limit that counts it
- * (`ulimit -v`, `ulimit -d`), or once a chunk could not be mapped,
- * nothing is: a chunk is one segment.  The
- * newest chunk's next segment and how many are left are one word
- * (pool_next: the count in the address's low bits), taken by a
- * compare-and-swap, so a signal handler's call may take one at any time;
- * of two threads that both map a new chunk, the second to publish finds
- * the first's (unless it is used up already: then it publishes its own)
- * and unmaps its own.  Nothing else is unmapped: a
- * segment given back (the calibration's, a thread state's that failed, a
- * handler's race lost in segment_add) is cleared and kept on a stack
- * (pool_free), which a new segment is taken from first; its head has a
- * count in its low bits that every push and pop moves on, so that a pop
- * that read the head before another thread popped it and pushed it back
- * fails its compare-and-swap.
+ * each one mapping of 1, 2, 4 ... 32 segments (twice the one before),
+ * aligned to a segment: a chunk of 32 serves 32 threads with one mapping
+ * and no system call but its own.  A chunk grows with the threads a
+ * program runs, so one with a thread or two reserves as little address
+ * space as before, and at most the chunk being handed out is reserved
+ * ahead (62 MiB), untouched; under a limit that counts it (`ulimit -v`,
+ * `ulimit -d`), or once a chunk could not be mapped, nothing is: a chunk
+ * is one segment.  The newest chunk's next segment and how many are left
+ * are one word (pool_next: the count in the address's low bits), taken
+ * by a compare-and-swap, so a signal handler's call may take one at any
+ * time; of two threads that both map a new chunk, the second to publish
+ * finds the first's (unless it is used up already: then it publishes its
+ * own) and unmaps its own.  Nothing else is unmapped: a segment given
+ * back (the calibration's, a thread state's that failed, a handler's
+ * race lost in segment_add) is cleared and kept on a stack (pool_free),
+ * which a new segment is taken from first; its head has a count in its
+ * low bits that every push and pop moves on, so that a pop that read the
+ * head before another thread popped it and pushed it back fails its
+ * compare-and-swap.
  */
 #define CHUNK_SHIFT 5 /* chunks of up to 32 segments: 64 MiB */
 #define LOW_BITS (RT_SEGMENT_BYTES - 1)
