@@ -280,7 +280,7 @@ struct rt_thread {
 	/* Its last look found it had taken no CPU, and where it was then:
 	 * Note [Idle threads in turn] in sampler.c.  Beside live_next, which
 	 * the sampler reads too for each thread. */
-	const void *idle_cur, *idle_top;
+	const struct rt_ctx *idle_cur;
 	int idle;
 	struct rt_thread *spare_next; /* Note [Ended threads' reserve] in threads.c */
 

@@ -393,16 +393,18 @@ static int sample_one(struct rt_thread *t, uint64_t wall, enum look look, int *a
  * most IDLE_LOOKS of them a sample: each every `stride` samples, at a
  * phase of its own (its start order), so that when it is looked at does
  * not depend on what it does.  A thread that took CPU is looked at every
- * sample, and so is one whose context or shadow stack moved since its
- * last look (two loads, no system call): a burst of calls after a wait
- * is seen at once, not a stride later, and only CPU taken in one context
- * (a function that calls nothing, or calls nothing instrumented) may
- * wait its turn.  A look charges the wall time since that thread's last
- * look (Note [CPU time where it ran]), so a hit after a stride stands
- * for the stride, as a hit after a quiet interval does (Note [Quiet
- * samples]): rarer samples, not biased.  With up to IDLE_LOOKS threads
- * waiting, every thread is looked at every sample, as before.  The
- * write's last sample looks at all.
+ * sample, and so is one whose context changed since its last look (a
+ * load of `cur`, which the hooks publish atomically; `top` they store
+ * plainly, and ThreadSanitizer calls a read of it from here a race): a
+ * burst of calls after a wait is seen at once, not a stride later, and
+ * only CPU taken in one context (a function that calls nothing, or
+ * nothing instrumented, or only itself) may wait its turn.  A look
+ * charges the wall time since that thread's last look (Note [CPU time
+ * where it ran]), so a hit after a stride stands for the stride, as a
+ * hit after a quiet interval does (Note [Quiet samples]): rarer samples,
+ * not biased.  With up to IDLE_LOOKS threads waiting, every thread is
+ * looked at every sample, as before.  The write's last sample looks at
+ * all.
  */
 #define IDLE_LOOKS 64u
 
@@ -412,8 +414,7 @@ static unsigned idle_stride = 1; /* from the sample before */
 static int look_at(const struct rt_thread *t, enum look look)
 {
 	return look != LOOK_AGAIN || !t->idle || idle_stride <= 1 ||
-	       (t->seq + samples) % idle_stride == 0 || RT_LOAD(&t->cur) != t->idle_cur ||
-	       RT_LOAD(&t->top) != t->idle_top;
+	       (t->seq + samples) % idle_stride == 0 || RT_LOAD(&t->cur) != t->idle_cur;
 }
 
 /* A look at t: whether it took CPU since the last. */
@@ -422,7 +423,6 @@ static int take_look(struct rt_thread *t, uint64_t wall, enum look look, int *ag
 	int took;
 
 	t->idle_cur = RT_LOAD(&t->cur);
-	t->idle_top = RT_LOAD(&t->top);
 	looks += rt_config.clock == CCP_CLOCK_CPU;
 	took = sample_one(t, wall, look, again);
 	t->idle = !took;
