@@ -85,7 +85,7 @@ static void text_clock(struct ob *f, const struct model *m)
 		ob_printf(f, "%-18s %g ms\n", "sampling interval", (double)p->interval_ns / 1e6);
 	text_u64(f, "samples", p->stats.samples);
 	if (p->stats.looks)
-		ob_printf(f, "%-18s %" PRIu64 " (%.1f a sample)\n", "threads looked at", p->stats.looks,
+		ob_printf(f, "%-18s %" PRIu64 " (%.1f a sample)\n", "looks at threads", p->stats.looks,
 			  p->stats.samples ? (double)p->stats.looks / (double)p->stats.samples : 0.0);
 	if (p->overhead_milliticks == 0) /* no instrumented call ran: never calibrated */
 		ob_printf(f, "%-18s not measured\n", "overhead estimate");

@@ -32,6 +32,8 @@ static int sandboxed;
 static int stop_requested; /* under wake_lock */
 static uint64_t samples;
 static uint64_t looks; /* threads looked at, under clock=cpu: Note [Idle threads in turn] */
+static uint64_t prev_wall; /* the sample before's wall time (clock=cpu): catch_up */
+static void catch_up(struct rt_thread *t, uint64_t wall, uint64_t now);
 /* The helper waits on `wake` between samples, so that a stop does not wait
  * out the rest of an interval (at exit, before exec): with interval=10s,
  * a sleep would hold up every exit of the program by up to ten seconds. */
@@ -169,8 +171,10 @@ enum look { LOOK_AGAIN, LOOK_FINAL };
  * have a second look. */
 static int sample_cpu(struct rt_thread *t, uint64_t wall, enum look look, int *again)
 {
-	uint64_t now = rt_now_ns(t->cpu_clock);
-	uint64_t span = wall > t->last_wall ? wall - t->last_wall : 0;
+	uint64_t now = rt_now_ns(t->cpu_clock), span;
+
+	catch_up(t, wall, now);
+	span = wall > t->last_wall ? wall - t->last_wall : 0;
 
 	t->last_wall = wall;
 	t->look_again = 0;
@@ -261,6 +265,8 @@ void rt_sampler_thread_begins(struct rt_thread *t, uint64_t from)
 void rt_sampler_thread_ends(struct rt_thread *t, uint64_t blocks)
 {
 	uint64_t now = rt_now_ns(t->cpu_clock);
+
+	catch_up(t, rt_now_ns(CLOCK_MONOTONIC), now);
 
 	t->blocks = blocks;
 	if (t->root_first && RT_ACQUIRE(&t->cur) == t->root) {
@@ -386,35 +392,70 @@ static int sample_one(struct rt_thread *t, uint64_t wall, enum look look, int *a
  * Note [Idle threads in turn]: under clock=cpu a sample reads the clock
  * of every running thread, a system call each (about a microsecond
  * here), under the registry lock.  A server with 1,000 threads waiting
- * for work took a third of a CPU for it: 0.76 s of CPU in 2 s of waiting
- * (tests/progs/idlethreads.c; bare 0.065 s), 640,000 clock reads, now
- * 0.40 s and 60,000 (docs/performance.md, session 40).  So the threads
+ * for work took 0.92 s of CPU in 2 s of waiting for it
+ * (tests/progs/idlethreads.c; bare 0.11 s), 634,000 clock reads; now
+ * 0.61 s and 59,000 (docs/performance.md, session 40).  So the threads
  * whose last look found they had taken no CPU are looked at in turn, at
- * most IDLE_LOOKS of them a sample: each every `stride` samples, at a
- * phase of its own (its start order), so that when it is looked at does
- * not depend on what it does.  A thread that took CPU is looked at every
- * sample, and so is one whose context changed since its last look (a
- * load of `cur`, which the hooks publish atomically; `top` they store
+ * most about IDLE_LOOKS of them a sample: each every `stride` samples,
+ * at a phase of its own (its start order), so that when it is looked at
+ * does not depend on what it does.  A thread that took CPU is looked at
+ * every sample, and so is one whose context changed since its last look
+ * (a load of `cur`, which the hooks publish atomically; `top` they store
  * plainly, and ThreadSanitizer calls a read of it from here a race): a
  * burst of calls after a wait is seen at once, not a stride later, and
  * only CPU taken in one context (a function that calls nothing, or
- * nothing instrumented, or only itself) may wait its turn.  A look
- * charges the wall time since that thread's last look (Note [CPU time
- * where it ran]), so a hit after a stride stands for the stride, as a
- * hit after a quiet interval does (Note [Quiet samples]): rarer samples,
- * not biased.  With up to IDLE_LOOKS threads waiting, every thread is
- * looked at every sample, as before.  The write's last sample looks at
- * all.
+ * nothing instrumented, or only itself) may wait its turn.  What a
+ * skipped thread took meanwhile goes where the skipped samples found it
+ * (Note [Catching up a skipped thread]).  With up to IDLE_LOOKS threads
+ * waiting, every thread is looked at every sample, as before.  The
+ * write's last sample looks at all.
  */
 #define IDLE_LOOKS 64u
 
-static unsigned idle_stride = 1; /* from the sample before */
+static unsigned idle_stride = 1; /* a power of two, from the sample before */
 
-/* Whether t is to be looked at by this sample. */
+/* Whether t is to be looked at by this sample.  The stride is a power of
+ * two, so that a thread's turns at one stride are some of its turns at
+ * the half: when the stride changes, a thread waits at most the larger. */
 static int look_at(const struct rt_thread *t, enum look look)
 {
-	return look != LOOK_AGAIN || !t->idle || idle_stride <= 1 ||
-	       (t->seq + samples) % idle_stride == 0 || RT_LOAD(&t->cur) != t->idle_cur;
+	return look != LOOK_AGAIN || !t->idle || ((t->seq + samples) & (idle_stride - 1)) == 0 ||
+	       RT_LOAD(&t->cur) != t->idle_cur;
+}
+
+/*
+ * Note [Catching up a skipped thread]: at every sample that skipped t
+ * (Note [Idle threads in turn]), its context was idle_cur: look_at read
+ * it.  A look that found it running charged it the wall time since its
+ * last look, the whole skipped span, in the context it had moved to, and
+ * the next samples, at every sample again, the same span once more: with
+ * 1,000 threads waiting, a thread that slept 20 ms, then ran 3 ms in
+ * first() and 3 ms in second() had 75 % charged to first() (helper- 145;
+ * one that spun in its own function after a sleep, then called second(),
+ * 30 %).  So a look at a thread skipped since its last look first charges
+ * what its clock took before the sample before this one to idle_cur, as
+ * those samples would have (in time and in sights), and the look stands
+ * for the last interval only, as it does for a thread not skipped.  So
+ * does a thread's end (rt_sampler_thread_ends): one that ended skipped
+ * had its last work at its root.
+ */
+/* `now`: the thread's clock, as the look or the end read it. */
+static void catch_up(struct rt_thread *t, uint64_t wall, uint64_t now)
+{
+	uint64_t took, last;
+	struct rt_ctx *c = (struct rt_ctx *)t->idle_cur;
+
+	if (!t->idle || t->last_wall >= prev_wall || c == NULL)
+		return;
+	took = now > t->last_sample ? now - t->last_sample : 0;
+	last = wall > prev_wall ? wall - prev_wall : 0;
+	if (took > last) {
+		RT_STORE(&c->time, RT_LOAD(&c->time) + (took - last));
+		RT_STORE(&c->seen, RT_LOAD(&c->seen) + (took - last));
+		t->last_sample += took - last;
+		t->root_first = 0; /* Note [The end of a thread]: a sight is not its run's first */
+	}
+	t->last_wall = prev_wall;
 }
 
 /* A look at t: whether it took CPU since the last. */
@@ -422,11 +463,21 @@ static int take_look(struct rt_thread *t, uint64_t wall, enum look look, int *ag
 {
 	int took;
 
-	t->idle_cur = RT_LOAD(&t->cur);
 	looks += rt_config.clock == CCP_CLOCK_CPU;
-	took = sample_one(t, wall, look, again);
+	took = sample_one(t, wall, look, again); /* under clock=cpu, catch_up first */
+	t->idle_cur = RT_LOAD(&t->cur);
 	t->idle = !took;
 	return took;
+}
+
+/* The stride for `idle` threads waiting: IDLE_LOOKS of them a sample. */
+static unsigned stride_for(unsigned idle)
+{
+	unsigned stride = 1;
+
+	while (stride < (idle + IDLE_LOOKS - 1) / IDLE_LOOKS)
+		stride <<= 1;
+	return stride;
 }
 
 /* Whether any thread took CPU, or the sample had other work (Note
@@ -446,7 +497,8 @@ static int sample_all(enum look look)
 			idle += t->idle;
 		}
 		samples++;
-		idle_stride = idle > IDLE_LOOKS ? (idle + IDLE_LOOKS - 1) / IDLE_LOOKS : 1;
+		prev_wall = wall;
+		idle_stride = stride_for(idle);
 	}
 	rt_heap_sample(wall);
 	rt_registry_unlock();
@@ -932,6 +984,9 @@ void rt_sampler_after_fork(void)
 	wake_init();
 	running = 0;
 	samples = 0;
+	looks = 0;
+	prev_wall = 0;
+	idle_stride = 1;
 	/* The child has a thread state only if the thread that forked had
 	 * one: else it waits for its first call too.  With one, it has its
 	 * helper at once, deferred or not in the parent. */
