@@ -430,7 +430,7 @@ static int look_at(const struct rt_thread *t, enum look look)
  * last look, the whole skipped span, in the context it had moved to, and
  * the next samples, at every sample again, the same span once more: with
  * 1,000 threads waiting, a thread that slept 20 ms, then ran 3 ms in
- * first() and 3 ms in second() had 75 % charged to first() (helper- 145;
+ * first() and 3 ms in second() had 75 % charged to first() (helper-145;
  * one that spun in its own function after a sleep, then called second(),
  * 30 %).  So a look at a thread skipped since its last look first charges
  * what its clock took before the sample before this one to idle_cur, as
