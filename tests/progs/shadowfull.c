@@ -33,7 +33,10 @@
  * 50 levels more, past the end, and the deepest longjmps back to it.
  * land() returns, and the level that called it burns about 30 ms
  * ("burnt" prints it third) before it calls mark() and returns, as
- * every level above it does ("dive 65534 mark 65534").
+ * every level above it does ("dive 65534 mark 65534").  Mode
+ * "builtin-top" does the same by __builtin_setjmp and __builtin_longjmp,
+ * which nothing sees: land()'s exit, at its entry's stack pointer, is
+ * the first to learn of it.
  *
  * With "room" (argv[3]) no limit is set: the shadow stack goes on into
  * new segments (Note [Shadow stack segments] in src/runtime/runtime.h),
@@ -106,9 +109,9 @@ NOINLINE unsigned long dive(unsigned long n)
 		lift_limit();
 	if (n == 0 && (mode[0] == 'l' || mode[0] == 't'))
 		longjmp(libc_env, 1);
-	if (n == 0 && (mode[0] == 'o' || mode[0] == 'm'))
+	if (n == 0 && (mode[0] == 'o' || mode[0] == 'm' || mode[0] == 'b'))
 		__builtin_longjmp(builtin_env, 1);
-	if (mode[0] == 't' && n == top_n) {
+	if ((mode[0] == 't' || mode[0] == 'b') && n == top_n) {
 		r = land();
 		burnt[2] = burn_cpu(30);
 	} else {
@@ -119,12 +122,16 @@ NOINLINE unsigned long dive(unsigned long n)
 	return r + (unsigned long)frame;
 }
 
-/* Mode top: the top entry, which the jump from 50 levels past the end
- * lands in. */
+/* Modes top and builtin-top: the top entry, which the jump from 50
+ * levels past the end lands in. */
 NOINLINE unsigned long land(void)
 {
-	if (setjmp(libc_env) != 0)
+	if (mode[0] == 'b') {
+		if (__builtin_setjmp(builtin_env) != 0)
+			return 0;
+	} else if (setjmp(libc_env) != 0) {
 		return 0;
+	}
 	return dive(50);
 }
 
@@ -176,7 +183,7 @@ NO_HOOKS int main(int argc, char **argv)
 	if (argc > 2)
 		mode = argv[2];
 	top_n = depth - (TOP_LEVEL - 1);
-	if (mode[0] == 'r' || mode[0] == 'g' || mode[0] == 't')
+	if (mode[0] == 'r' || mode[0] == 'g' || mode[0] == 't' || mode[0] == 'b')
 		sink += dive(depth);
 	else if (mode[0] != 'm')
 		sink += outer(depth);
