@@ -295,20 +295,33 @@ static struct rt_shadow *segment_new(void)
 	return seg;
 }
 
-/* Zeros in a page of a segment given back. */
-static void zero_whole_page(char *page, void *arg)
+/* Zeros in a page of a segment, but its entry 0 (the sentinel or a
+ * link: its `next` chains the segments). */
+static void zero_page(char *page, void *arg)
 {
-	(void)arg;
-	memset(page, 0, SHADOW_PAGE);
+	struct rt_shadow *seg = arg;
+	char *from = page == (char *)seg ? (char *)(seg + 1) : page;
+
+	memset(from, 0, (size_t)(page + SHADOW_PAGE - from));
 }
 
-/* A segment no state holds any more, zero again (its resident pages
- * written, the common case of a page or two; all given back if mincore
- * fails), onto pool_free. */
+/* Zeros in a segment but its entry 0: its resident pages written (most
+ * often a page or two; rt_shadow_clear says why not madvise), or, if
+ * mincore fails, all but its first page given back and that page
+ * cleared. */
+static void segment_clear(struct rt_shadow *seg)
+{
+	if (each_resident_page(seg, zero_page, seg) != 0) {
+		madvise((char *)seg + SHADOW_PAGE, RT_SEGMENT_BYTES - SHADOW_PAGE, MADV_DONTNEED);
+		zero_page((char *)seg, seg);
+	}
+}
+
+/* A segment no state holds any more, cleared, onto pool_free (free_pop
+ * clears its entry 0 as it takes it again). */
 static void segment_give_back(struct rt_shadow *seg)
 {
-	if (each_resident_page(seg, zero_whole_page, NULL) != 0)
-		madvise(seg, RT_SEGMENT_BYTES, MADV_DONTNEED);
+	segment_clear(seg);
 	free_push(seg);
 }
 
@@ -529,16 +542,6 @@ void rt_shadow_trim(struct rt_thread *t)
 	deepest_written(t, 1);
 }
 
-/* Zeros in a page of a shadow stack taken from an ended thread, but its
- * entry 0 (the sentinel or a link: its `next` chains the segments). */
-static void zero_page(char *page, void *arg)
-{
-	struct rt_shadow *seg = arg;
-	char *from = page == (char *)seg ? (char *)(seg + 1) : page;
-
-	memset(from, 0, (size_t)(page + SHADOW_PAGE - from));
-}
-
 /* Zeros in a shadow stack taken from an ended thread: deepest_written
  * reads the deepest entry written.  Only its resident pages are written
  * (most often one or two: rt_shadow_trim gave back those above the
@@ -546,16 +549,11 @@ static void zero_page(char *page, void *arg)
  * flush every CPU's TLB: with the lookups' pages (Note [Pages for the
  * next thread] in pagepool.c), 29 of the 33 us a short thread still cost
  * the runtime once own_name no longer opened a file (10,000 threads one
- * after another, a 2-CPU VM).  If mincore fails, a segment is given back
- * whole but its first page, and that page cleared. */
+ * after another, a 2-CPU VM).  Each segment as segment_clear does. */
 void rt_shadow_clear(struct rt_thread *t)
 {
 	struct rt_shadow *seg;
 
 	for (seg = t->base; seg != NULL; seg = segment_after(seg))
-		if (each_resident_page(seg, zero_page, seg) != 0) {
-			madvise((char *)seg + SHADOW_PAGE, RT_SEGMENT_BYTES - SHADOW_PAGE,
-				MADV_DONTNEED);
-			zero_page((char *)seg, seg);
-		}
+		segment_clear(seg);
 }
