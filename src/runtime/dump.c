@@ -620,7 +620,9 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 	/* Without the lock (a signal handler's write), a thread may register
 	 * meanwhile: both walks start from the same head, so they count the
 	 * same threads (a new one goes before it, and the list from it on
-	 * never changes). */
+	 * changes only where an ended thread's record replaces its state,
+	 * which a new thread takes: Note [States reborn] in threads.c; the
+	 * second walk stops at the count, or where the list ends early). */
 	head = rt_registry_first();
 	for (t = head; t; t = t->next)
 		i++;
@@ -633,7 +635,7 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 	}
 	/* The registry is newest first; write threads in start order. */
 	p->nthreads = i;
-	for (t = head; t; t = t->next) {
+	for (t = head; t && i > 0; t = t->next) {
 		/* From a signal handler too (open, read and close): a write
 		 * on SIGTERM named every live thread "(unnamed)".  Not without
 		 * the lock, where an ending thread may be reading its own. */
@@ -641,6 +643,11 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 			rt_thread_refresh_name(t);
 		(*inherited)[--i] = t->inherited;
 		gather_thread(t, &p->threads[i], &p->stats, m);
+	}
+	if (i > 0) { /* the list ended early: the threads gathered go first */
+		p->nthreads -= i;
+		memmove(p->threads, p->threads + i, p->nthreads * sizeof *p->threads);
+		memmove(*inherited, *inherited + i, p->nthreads * sizeof **inherited);
 	}
 	p->overhead_milliticks = rt_overhead_milliticks();
 	if (locked)

@@ -642,14 +642,16 @@ _Static_assert(offsetof(struct rt_thread, tcache) == RT_TCACHE_ALIGN,
  * freed (small ones to the pool: Note [Pages for the next thread] in
  * pagepool.c) and the thread cache's pages returned to the kernel, which
  * makes them read as zeros, an empty cache: 27 KB resident per ended
- * thread become 12.  Instrumented code that still runs on the thread (another
+ * thread become 12; or, with keep_cache, kept for the thread that takes
+ * this state over (Note [States reborn] in threads.c), their entries
+ * still true.  Instrumented code that still runs on the thread (another
  * key's destructor) finds every transition anew, in tables that are
  * given back again (rt_thread_used_after_end), and a history it enters
  * again gets a second context, which ccprof merges when it reads the file
  * (docs/fuzzing.md, repeated histories).  Under busy: a signal handler
  * meanwhile takes no slow path.
  */
-void rt_release_lookups(struct rt_thread *t)
+void rt_release_lookups(struct rt_thread *t, int keep_cache)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t lo = (uintptr_t)t->tcache, hi = lo + sizeof t->tcache;
@@ -668,7 +670,7 @@ void rt_release_lookups(struct rt_thread *t)
 	}
 	t->tcache_gen++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (page > 0) {
+	if (page > 0 && !keep_cache) {
 		lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
 		hi &= ~((uintptr_t)page - 1);
 		if (lo < hi)

@@ -200,94 +200,118 @@ struct rt_tcache {
 #define RT_BUSY_MAKING 2 /* and making a transition, a context or a cost centre */
 
 struct rt_thread {
-	/* Hot: read on every call. */
-	struct rt_ctx *cur;
-	struct rt_shadow *top;  /* Note [Shadow stack segments] */
-	uint32_t overflow;  /* calls past the end of the shadow stack: rt_overflow_set */
-	uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c;
-			     * RT_BUSY_MAKING while it makes transitions,
-			     * contexts and cost centres (the sampler reads
-			     * it: Note [The profiler's own time]) */
-	uint64_t tcache_gen; /* bumped by every write of tcache: Note [Cache reads] */
-	/* Cycles clock (Note [Cycles clock] in clock.c). */
-	uint64_t last_tick;   /* tick of the previous hook (others read it: dump.c) */
-	int64_t carry;        /* RT_FX units: overhead owed (< 0), or a fraction */
-	uint64_t overhead_fx; /* this thread's overhead per hook, RT_FX units */
-	uint32_t probe_left;  /* hooks until the next probe */
-	uint32_t probe_every;
-	uint64_t probe_sum, probe_n; /* the current batch of probes */
-	uint64_t probe_shortest[2];  /* the batch's shortest intervals, ticks, by rt_hook_kind */
-	uint64_t probe_avg_fx;       /* recent probes' mean, RT_FX units */
-	uint64_t probe_total, probes; /* all probes kept */
-	uint64_t first_tick;          /* last_tick at start (or fork): the span's start */
+	/* The thread's own fields, on the first page; an ended thread's
+	 * record is these, copied elsewhere once another thread takes its
+	 * state over (Note [States reborn] in threads.c). */
+	union {
+		struct {
+			/* Hot: read on every call. */
+			struct rt_ctx *cur;
+			struct rt_shadow *top;  /* Note [Shadow stack segments] */
+			/* calls past the end of the shadow stack: rt_overflow_set */
+			uint32_t overflow;
+			uint32_t busy;      /* in a slow path: Note [Re-entry] in machine.c;
+					     * RT_BUSY_MAKING while it makes transitions,
+					     * contexts and cost centres (the sampler reads
+					     * it: Note [The profiler's own time]) */
+			/* bumped by every write of tcache: Note [Cache reads] */
+			uint64_t tcache_gen;
+			/* Cycles clock (Note [Cycles clock] in clock.c). */
+			/* tick of the previous hook (others read it: dump.c) */
+			uint64_t last_tick;
+			int64_t carry;        /* RT_FX units: overhead owed (< 0), or a fraction */
+			uint64_t overhead_fx; /* this thread's overhead per hook, RT_FX units */
+			uint32_t probe_left;  /* hooks until the next probe */
+			uint32_t probe_every;
+			uint64_t probe_sum, probe_n; /* the current batch of probes */
+			/* the batch's shortest intervals, ticks, by rt_hook_kind */
+			uint64_t probe_shortest[2];
+			uint64_t probe_avg_fx;       /* recent probes' mean, RT_FX units */
+			uint64_t probe_total, probes; /* all probes kept */
+			/* last_tick at start (or fork): the span's start */
+			uint64_t first_tick;
 
-	/* Slow path (owner only). */
-	struct rt_shadow *base; /* the first segment: the sentinel, then the bottom entries */
-	size_t shadow_bytes;    /* a segment's size; 0 once another thread took them (threads.c) */
-	uintptr_t stack_lo, stack_hi; /* this thread's stack, for discards */
-	struct rt_ctx *root;
-	struct rt_ctx *all; /* newest first; published with release */
-	uint32_t ncontexts;
-	/* In a forked child, the contexts it had at the fork (ids below
-	 * this), which a write leaves out unless the child used them: Note
-	 * [A forked child's profile] in forkprune.c.  0 elsewhere. */
-	uint32_t inherited;
-	uint64_t transitions;
-	uint64_t deepest_history;
-	uint64_t max_depth;
-	uint64_t lost_calls;
-	uint64_t memory_bytes;
-	int over_budget; /* Note [Context budget] in machine.c */
-	unsigned char *arena_next, *arena_end;
-	struct rt_table *transitions_tab;
-	struct rt_table *contexts_tab;
-	struct rt_cc_memo *cc_memo; /* Note [Cost centres a thread remembers] in machine.c */
-	/* (fn, call site) of entries rt_discard_gone dropped, hashed into
-	 * one word each, direct-mapped: Note [Split functions] in hooks.c. */
-	uintptr_t dropped[1u << RT_DROPPED_BITS];
+			/* Slow path (owner only). */
+			/* the first segment: the sentinel, then the bottom entries */
+			struct rt_shadow *base;
+			/* a segment's size; 0 once another thread took them (threads.c) */
+			size_t shadow_bytes;
+			uintptr_t stack_lo, stack_hi; /* this thread's stack, for discards */
+			struct rt_ctx *root;
+			struct rt_ctx *all; /* newest first; published with release */
+			uint32_t ncontexts;
+			/* In a forked child, the contexts it had at the fork (ids below
+			 * this), which a write leaves out unless the child used them: Note
+			 * [A forked child's profile] in forkprune.c.  0 elsewhere. */
+			uint32_t inherited;
+			uint64_t transitions;
+			uint64_t deepest_history;
+			uint64_t max_depth;
+			uint64_t lost_calls;
+			uint64_t memory_bytes;
+			int over_budget; /* Note [Context budget] in machine.c */
+			unsigned char *arena_next, *arena_end;
+			struct rt_table *transitions_tab;
+			struct rt_table *contexts_tab;
+			/* Note [Cost centres a thread remembers] in machine.c */
+			struct rt_cc_memo *cc_memo;
+			/* (fn, call site) of entries rt_discard_gone dropped, hashed into
+			 * one word each, direct-mapped: Note [Split functions] in hooks.c. */
+			uintptr_t dropped[1u << RT_DROPPED_BITS];
 
-	/* Sampler (under the registry lock). */
-	clockid_t cpu_clock;
-	uint64_t last_sample;
-	/* clock=cpu (Note [CPU time where it ran] in sampler.c): the clock's
-	 * reading its charges count from, the wall time of its previous
-	 * sample, the samples that found it on a CPU, what those that found
-	 * it making charged (not yet in own_ticks), the root's time charged
-	 * apart, and a second look's due: the span and clock reading. */
-	uint64_t cpu_from;
-	uint64_t last_wall;
-	uint64_t hits;
-	uint64_t took_samples; /* samples that found it had taken CPU */
-	uint64_t blocks; /* its voluntary switches as it ended, or RT_BLOCKS_UNKNOWN */
-	uint64_t own_hits, own_seen; /* the making's, for own_ticks */
-	uint64_t root_exact;
-	uint64_t root_first; /* Note [The end of a thread] in sampler.c */
-	int at_root;
-	uint64_t look_span, look_clock;
-	int look_again;
-	/* Ticks of the slow path's making charged to no context: the owner's
-	 * under clock=cycles, the sampler's otherwise (Note [The profiler's
-	 * own time] in machine.c); the profile writer reads it. */
-	uint64_t own_ticks;
-	int alive;
+			/* Sampler (under the registry lock). */
+			clockid_t cpu_clock;
+			uint64_t last_sample;
+			/* clock=cpu (Note [CPU time where it ran] in sampler.c): the clock's
+			 * reading its charges count from, the wall time of its previous
+			 * sample, the samples that found it on a CPU, what those that found
+			 * it making charged (not yet in own_ticks), the root's time charged
+			 * apart, and a second look's due: the span and clock reading. */
+			uint64_t cpu_from;
+			uint64_t last_wall;
+			uint64_t hits;
+			uint64_t took_samples; /* samples that found it had taken CPU */
+			/* its voluntary switches as it ended, or RT_BLOCKS_UNKNOWN */
+			uint64_t blocks;
+			uint64_t own_hits, own_seen; /* the making's, for own_ticks */
+			uint64_t root_exact;
+			uint64_t root_first; /* Note [The end of a thread] in sampler.c */
+			int at_root;
+			uint64_t look_span, look_clock;
+			int look_again;
+			/* Ticks of the slow path's making charged to no context: the owner's
+			 * under clock=cycles, the sampler's otherwise (Note [The profiler's
+			 * own time] in machine.c); the profile writer reads it. */
+			uint64_t own_ticks;
+			int alive;
 
-	uint64_t tid;
-	pthread_t handle; /* pthread_self() of its thread */
-	uint32_t seq; /* start order: the thread's index in the profile */
-	char name[32];
-	struct rt_thread *next; /* registry list */
-	struct rt_thread *live_next, *live_prev; /* running threads */
-	/* Its last look found it had taken no CPU, and where it was then:
-	 * Note [Idle threads in turn] in sampler.c.  Beside live_next, which
-	 * the sampler reads too for each thread. */
-	const struct rt_ctx *idle_cur;
-	int idle;
-	struct rt_thread *spare_next; /* Note [Ended threads' reserve] in threads.c */
+			uint64_t tid;
+			pthread_t handle; /* pthread_self() of its thread */
+			uint32_t seq; /* start order: the thread's index in the profile */
+			char name[32];
+			/* registry list (prev: under its lock only) */
+			struct rt_thread *next, *prev;
+			struct rt_thread *live_next, *live_prev; /* running threads */
+			/* Its last look found it had taken no CPU, and where it was then:
+			 * Note [Idle threads in turn] in sampler.c.  Beside live_next, which
+			 * the sampler reads too for each thread. */
+			const struct rt_ctx *idle_cur;
+			int idle;
+			/* Note [Ended threads' reserve] in threads.c */
+			struct rt_thread *spare_next;
+			/* Note [States reborn] in threads.c: room in its arena for
+			 * its record, and whether it ended with its thread cache's
+			 * pages kept. */
+			struct rt_thread *record;
+			int warm;
+		};
+		char first_page[RT_TCACHE_ALIGN];
+	};
 
 	/* Last, on pages of its own, which an ended thread gives back
-	 * (rt_release_lookups in machine.c): everything above fits in the
-	 * first page. */
-	struct rt_tcache tcache[1u << RT_TCACHE_BITS] __attribute__((aligned(RT_TCACHE_ALIGN)));
+	 * (rt_release_lookups in machine.c) or keeps for the next (Note
+	 * [States reborn]). */
+	struct rt_tcache tcache[1u << RT_TCACHE_BITS];
 };
 
 /* Room for the longest CCPROF_OPTIONS read, with its NUL: a longer one is
@@ -357,7 +381,7 @@ RT_HIDDEN struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn);
 extern struct rt_ctx rt_no_context RT_HIDDEN; /* what an empty cache slot holds */
 RT_HIDDEN void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n);
 RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
-RT_HIDDEN void rt_release_lookups(struct rt_thread *t);
+RT_HIDDEN void rt_release_lookups(struct rt_thread *t, int keep_cache);
 
 /* hooks.c: shared by the manual API. */
 RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp,
@@ -702,6 +726,7 @@ RT_HIDDEN void *rt_map(size_t n);
 RT_HIDDEN void rt_unmap(void *p, size_t n);
 /* Note [Pages written first] in sys.c */
 RT_HIDDEN void *rt_map_written(size_t n);
+RT_HIDDEN void rt_touch_pages(void *p, size_t n);
 RT_HIDDEN void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 RT_HIDDEN ssize_t rt_write_quietly(int fd, const void *buf, size_t len);
 RT_HIDDEN const char *rt_getenv(const char *name);

@@ -54,7 +54,7 @@ void *rt_map(size_t n)
  * memory that will be read first is written first, a word a page: the
  * write fault maps a page of its own, with no flush.
  */
-static void touch_pages(void *p, size_t n)
+void rt_touch_pages(void *p, size_t n)
 {
 	size_t i;
 
@@ -67,7 +67,7 @@ void *rt_map_written(size_t n)
 	void *p = rt_map(n);
 
 	if (p != NULL)
-		touch_pages(p, n);
+		rt_touch_pages(p, n);
 	return p;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -92,7 +93,10 @@ void rt_registry_add(struct rt_thread *t)
 	rt_registry_lock();
 	t->seq = started++;
 	t->next = registry;
-	RT_STORE(&registry, t);
+	t->prev = NULL;
+	if (registry)
+		registry->prev = t;
+	RT_PUBLISH(&registry, t);
 	t->live_prev = NULL;
 	t->live_next = live;
 	if (live)
@@ -235,9 +239,10 @@ static uint64_t own_blocks(void)
  * instrumented code may still run on the thread after it (another key's
  * destructor), on that shadow stack and arena.  Once the thread's task is
  * gone (tgkill says ESRCH), nothing runs there any more, so the next
- * thread to start takes its shadow stack (cleared, its segments all) and
- * what its arena's chunk has left; the ended thread's contexts stay
- * where they are, for the write.  Ended threads wait in a list, oldest
+ * thread to start takes its state (Note [States reborn]), with its
+ * shadow stack (cleared, its segments all) and what its arena's chunk
+ * has left; the ended thread's contexts stay where they are, for the
+ * write.  Ended threads wait in a list, oldest
  * first, under the registry lock; a thread starting looks at up to
  * SPARE_TRIES of them (one whose task is still there, or whose tid a new
  * thread has taken, goes to the back).  Nothing is unmapped: a writer in
@@ -250,7 +255,8 @@ static uint64_t own_blocks(void)
  * chunks of up to 32: Note [Segment pool] in shadow.c).  So the address
  * space goes with the most threads running at once; each ended thread
  * keeps its state (12 KB, its 8 KB thread cache given back by
- * rt_release_lookups) and its arena's pages in use.
+ * rt_release_lookups) until a new thread takes it, then its record,
+ * and its arena's pages in use.
  */
 #define SPARE_TRIES 4
 
@@ -278,33 +284,117 @@ static int task_gone(uint64_t tid)
 	return gone;
 }
 
-/* A new thread t takes an ended one's shadow stack and arena chunk, if
- * there is one whose task is gone. */
-static void spare_take(struct rt_thread *t)
+/*
+ * Note [States reborn]: a new thread took an ended one's shadow stack
+ * and arena chunk, but mapped a state of its own (12 KB) and wrote its
+ * three pages (Note [Pages written first] in sys.c), and the ended
+ * thread gave its thread cache's two pages back to the kernel, which
+ * flushes every CPU's TLB: with threads started eight at a time, 600
+ * times (bench/workloads/churn.c), the map, the faults and the flush were
+ * 29 % of the run's CPU time (perf), and the run took 1.69-1.77 times
+ * its bare CPU time; now 1.21-1.27 (docs/performance.md, session 41).
+ * Now a new thread takes the whole state of an ended thread whose task
+ * is gone.  What the write needs of the ended thread, the fields before
+ * the thread cache (RECORD_BYTES), is copied to room its arena kept for
+ * it as the thread began (`record`, so that the copy cannot fail), and
+ * the copy takes the state's place in the registry; the state, cleared
+ * but for the shadow stack and arena chunk it holds, is the new
+ * thread's.  Its thread cache is not cleared: every entry in it names a
+ * context of the ended thread as `from`, which no context of the new
+ * one is (they are made after them), so every one misses.  Up to
+ * WARM_MAX ended threads keep their thread cache's pages (512 KB), for
+ * the next to write with no fault and no flush; the others give them
+ * back as before.  A signal handler's write that walks the registry
+ * without the lock (gather_threads in dump.c) may meet a state as it is
+ * reborn: the record that replaces it has its `next`, and the walk stops
+ * at the count it made first.
+ */
+#define RECORD_BYTES ((offsetof(struct rt_thread, warm) + sizeof(int) + 15) & ~(size_t)15)
+_Static_assert(RECORD_BYTES <= offsetof(struct rt_thread, tcache),
+	       "an ended thread's record is its fields before the thread cache");
+#define WARM_MAX 64
+
+static unsigned warm_count; /* ended threads with `warm` set */
+
+/* Whether an ending thread may keep its thread cache's pages. */
+static int warm_claim(void)
+{
+	unsigned n = RT_LOAD(&warm_count);
+
+	do {
+		if (n >= WARM_MAX)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&warm_count, &n, n + 1, 1, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return 1;
+}
+
+/* Under the registry lock: an ended thread whose task is gone, off the
+ * spare list, or NULL. */
+static struct rt_thread *spare_gone(void)
 {
 	struct rt_thread *o;
 	int i;
 
-	rt_registry_lock();
 	for (i = 0; i < SPARE_TRIES && (o = spare_head) != NULL; i++) {
 		spare_head = o->spare_next;
 		if (spare_head == NULL)
 			spare_tail = NULL;
-		if (!task_gone(o->tid)) {
-			spare_put(o);
-			continue;
-		}
-		t->base = o->base;
-		t->shadow_bytes = o->shadow_bytes;
-		t->arena_next = o->arena_next;
-		t->arena_end = o->arena_end;
-		RT_STORE(&o->shadow_bytes, 0); /* rt_shadow_in_use: none left */
-		o->arena_end = o->arena_next;
-		break;
+		if (task_gone(o->tid))
+			return o;
+		spare_put(o);
+	}
+	return NULL;
+}
+
+/* Under the registry lock: ended thread o's record takes its place in
+ * the registry, holding no shadow stack and no arena chunk. */
+static void record_in_place_of(struct rt_thread *o)
+{
+	struct rt_thread *r = o->record;
+
+	memcpy(r, o, RECORD_BYTES);
+	r->memory_bytes -= sizeof *o; /* the state is another thread's now */
+	r->base = NULL;
+	RT_STORE(&r->shadow_bytes, 0); /* rt_shadow_in_use: none */
+	r->arena_next = r->arena_end = NULL;
+	r->spare_next = NULL;
+	r->warm = 0;
+	if (r->next)
+		r->next->prev = r;
+	RT_PUBLISH(r->prev ? &r->prev->next : &registry, r);
+}
+
+/* A new thread's state: an ended thread's (Note [States reborn]), or
+ * NULL if none is free. */
+static struct rt_thread *state_reborn(void)
+{
+	struct rt_thread *t;
+	struct rt_shadow *base;
+	size_t shadow_bytes;
+	unsigned char *arena_next, *arena_end;
+
+	rt_registry_lock();
+	if ((t = spare_gone()) != NULL) {
+		record_in_place_of(t);
+		if (t->warm)
+			__atomic_fetch_sub(&warm_count, 1, __ATOMIC_RELAXED);
 	}
 	rt_registry_unlock();
-	if (t->base != NULL)
-		rt_shadow_clear(t);
+	if (t == NULL)
+		return NULL;
+	base = t->base;
+	shadow_bytes = t->shadow_bytes;
+	arena_next = t->arena_next;
+	arena_end = t->arena_end;
+	memset(t, 0, RECORD_BYTES);
+	t->base = base;
+	t->shadow_bytes = shadow_bytes;
+	t->arena_next = arena_next;
+	t->arena_end = arena_end;
+	rt_touch_pages(t->tcache, sizeof t->tcache); /* given back unless warm */
+	rt_shadow_clear(t);
+	return t;
 }
 
 /* A thread ends: take its last sample and keep its state (its contexts
@@ -321,7 +411,9 @@ static void thread_exit(void *arg)
 		rt_take_back_thread_altstack(); /* Note [Stacks for other threads] in altstack.c */
 
 	rt_shadow_trim(t);
-	rt_release_lookups(t);
+	if (!t->warm)
+		t->warm = warm_claim();
+	rt_release_lookups(t, t->warm);
 	own_name(name);
 	blocks = rt_config.clock == CCP_CLOCK_CPU ? own_blocks() : RT_BLOCKS_UNKNOWN;
 	rt_registry_lock();
@@ -425,15 +517,16 @@ static struct rt_thread *thread_new(int own)
 {
 	/* A thread's cache is read before it is written: Note [Pages
 	 * written first] in sys.c. */
-	struct rt_thread *t = own ? rt_map_written(sizeof *t) : rt_map(sizeof *t);
+	struct rt_thread *t = own ? state_reborn() : NULL;
 	int taken;
 
 	if (t == NULL)
+		t = own ? rt_map_written(sizeof *t) : rt_map(sizeof *t);
+	if (t == NULL)
 		return NULL;
-	if (own)
-		spare_take(t);
 	taken = t->base != NULL;
-	if (rt_shadow_new(t) != 0 || (t->root = rt_root_context(t)) == NULL) {
+	if (rt_shadow_new(t) != 0 || (own && (t->record = rt_thread_alloc(t, RECORD_BYTES)) == NULL) ||
+	    (t->root = rt_root_context(t)) == NULL) {
 		if (!taken) /* an ended thread's stays: Note [Ended threads' reserve] */
 			rt_shadow_give_back(t);
 		rt_unmap(t, sizeof *t);
@@ -656,6 +749,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	registry = NULL;
 	live = NULL;
 	spare_head = spare_tail = NULL; /* the parent's ended threads: left alone */
+	warm_count = 0;
 	started = 0;
 	if (survivor == NULL)
 		return;
@@ -678,7 +772,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	if (pthread_getcpuclockid(pthread_self(), &survivor->cpu_clock) != 0)
 		survivor->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
 	first_sample(survivor, 0); /* the child's own clock, from now */
-	survivor->next = NULL;
+	survivor->next = survivor->prev = NULL;
 	survivor->live_next = survivor->live_prev = NULL;
 	registry = survivor;
 	live = survivor;
