@@ -549,11 +549,16 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 	struct rt_cpu_split split;
 
 	out->tid = t->tid;
-	out->name = t->name;
+	out->name = "";
 	out->ncontexts = 0;
-	out->contexts = wmem_alloc(m, (n ? n : 1) * sizeof *out->contexts);
+	/* The name copied behind the contexts: a state's name is another
+	 * thread's once it is reborn, which may be before a write without
+	 * the registry lock encodes it (Note [States reborn] in threads.c). */
+	out->contexts = wmem_alloc(m, (n ? n : 1) * sizeof *out->contexts + sizeof t->name);
 	if (out->contexts == NULL)
 		return;
+	out->name = memcpy(out->contexts + (n ? n : 1), t->name, sizeof t->name);
+	((char *)out->contexts)[(n ? n : 1) * sizeof *out->contexts + sizeof t->name - 1] = '\0';
 	out->ncontexts = n;
 	if (cpu) /* Note [CPU time where it ran] in sampler.c */
 		own = rt_cpu_split_begin(t, &split);
@@ -621,8 +626,11 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 	 * meanwhile: both walks start from the same head, so they count the
 	 * same threads (a new one goes before it, and the list from it on
 	 * changes only where an ended thread's record replaces its state,
-	 * which a new thread takes: Note [States reborn] in threads.c; the
-	 * second walk stops at the count, or where the list ends early). */
+	 * which no new thread takes while the walk runs: Note [States
+	 * reborn] in threads.c; the second walk stops at the count, or
+	 * where the list ends). */
+	if (!locked)
+		rt_registry_walk_unlocked(1);
 	head = rt_registry_first();
 	for (t = head; t; t = t->next)
 		i++;
@@ -631,6 +639,8 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 	if (p->threads == NULL || *inherited == NULL) {
 		if (locked)
 			rt_registry_unlock();
+		else
+			rt_registry_walk_unlocked(0);
 		return -1;
 	}
 	/* The registry is newest first; write threads in start order. */
@@ -652,6 +662,8 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 	p->overhead_milliticks = rt_overhead_milliticks();
 	if (locked)
 		rt_registry_unlock();
+	else
+		rt_registry_walk_unlocked(0);
 	return 0;
 }
 

@@ -459,6 +459,7 @@ RT_HIDDEN int rt_registry_empty(void);
 RT_HIDDEN struct rt_thread *rt_live_first(void);     /* under the lock */
 RT_HIDDEN void rt_registry_add(struct rt_thread *t);
 RT_HIDDEN void rt_thread_used_after_end(struct rt_thread *t);
+RT_HIDDEN void rt_registry_walk_unlocked(int begin); /* Note [States reborn] */
 RT_HIDDEN void rt_registry_after_fork(struct rt_thread *survivor);
 RT_HIDDEN void rt_thread_refresh_name(struct rt_thread *t);
 RT_HIDDEN int rt_anything_recorded(void);

@@ -274,12 +274,14 @@ static void spare_put(struct rt_thread *t)
 }
 
 /* Whether the task with this tid has left the process (errno kept: the
- * hooks must not change it). */
+ * hooks must not change it).  rt_pid, not getpid(): in a vfork child,
+ * which shares our records, getpid() names the child, in which no
+ * thread of ours is found (helper-146). */
 static int task_gone(uint64_t tid)
 {
 	int saved = errno, gone;
 
-	gone = syscall(SYS_tgkill, (long)getpid(), (long)tid, 0L) != 0 && errno == ESRCH;
+	gone = syscall(SYS_tgkill, (long)rt_pid, (long)tid, 0L) != 0 && errno == ESRCH;
 	errno = saved;
 	return gone;
 }
@@ -304,10 +306,18 @@ static int task_gone(uint64_t tid)
  * one is (they are made after them), so every one misses.  Up to
  * WARM_MAX ended threads keep their thread cache's pages (512 KB), for
  * the next to write with no fault and no flush; the others give them
- * back as before.  A signal handler's write that walks the registry
- * without the lock (gather_threads in dump.c) may meet a state as it is
- * reborn: the record that replaces it has its `next`, and the walk stops
- * at the count it made first.
+ * back as before.  A signal handler's write that cannot have the
+ * registry lock walks the registry without it (gather_threads in
+ * dump.c), twice, and a state reborn meanwhile would change under it:
+ * its `next` cleared, then the newest thread, its counts another
+ * thread's (helper-146: walks that found 5 of 2,237 threads, or some
+ * twice).  So such a walk is counted while it runs, and a state whose
+ * record has taken its place is not reborn while one does: a walk that
+ * began before the record was published may be at it.  It is left as
+ * it is, 12 KB and its shadow stack, in a process that is most often
+ * writing as it dies.  (The count is read after the record is
+ * published and the walk reads the registry after it counts itself,
+ * each behind a full fence: one of the two sees the other.)
  */
 #define RECORD_BYTES ((offsetof(struct rt_thread, warm) + sizeof(int) + 15) & ~(size_t)15)
 _Static_assert(RECORD_BYTES <= offsetof(struct rt_thread, tcache),
@@ -315,6 +325,20 @@ _Static_assert(RECORD_BYTES <= offsetof(struct rt_thread, tcache),
 #define WARM_MAX 64
 
 static unsigned warm_count; /* ended threads with `warm` set */
+static unsigned unlocked_walks; /* writes walking the registry without its lock */
+
+/* A write in a signal handler that could not have the registry lock
+ * walks it without: meanwhile no state is reborn (Note [States
+ * reborn]).  The fence pairs with state_reborn's. */
+void rt_registry_walk_unlocked(int begin)
+{
+	if (begin) {
+		__atomic_fetch_add(&unlocked_walks, 1, __ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	} else {
+		__atomic_fetch_sub(&unlocked_walks, 1, __ATOMIC_RELEASE);
+	}
+}
 
 /* Whether an ending thread may keep its thread cache's pages. */
 static int warm_claim(void)
@@ -379,6 +403,11 @@ static struct rt_thread *state_reborn(void)
 		record_in_place_of(t);
 		if (t->warm)
 			__atomic_fetch_sub(&warm_count, 1, __ATOMIC_RELAXED);
+		/* A walk without the lock that began before the record was
+		 * published may be at the state: it stays as it is, left. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&unlocked_walks, __ATOMIC_SEQ_CST) != 0)
+			t = NULL;
 	}
 	rt_registry_unlock();
 	if (t == NULL)
@@ -509,26 +538,25 @@ static void stack_bounds(struct rt_thread *t)
 	pthread_attr_destroy(&attr);
 }
 
-/* A thread's state; `own`: a thread's own, with an ended thread's
- * shadow stack and arena chunk if one is free (Note [Ended threads'
- * reserve]), else the calibration's (clock.c), which touches a few of
- * its pages for a moment. */
+/* A thread's state; `own`: a thread's own, an ended thread's if one is
+ * free, with its shadow stack and arena chunk (Note [States reborn]),
+ * else the calibration's (clock.c), which touches a few of its pages
+ * for a moment. */
 static struct rt_thread *thread_new(int own)
 {
 	/* A thread's cache is read before it is written: Note [Pages
 	 * written first] in sys.c. */
 	struct rt_thread *t = own ? state_reborn() : NULL;
-	int taken;
 
 	if (t == NULL)
 		t = own ? rt_map_written(sizeof *t) : rt_map(sizeof *t);
 	if (t == NULL)
 		return NULL;
-	taken = t->base != NULL;
 	if (rt_shadow_new(t) != 0 || (own && (t->record = rt_thread_alloc(t, RECORD_BYTES)) == NULL) ||
 	    (t->root = rt_root_context(t)) == NULL) {
-		if (!taken) /* an ended thread's stays: Note [Ended threads' reserve] */
-			rt_shadow_give_back(t);
+		/* No other state names a reborn one's shadow stack either:
+		 * its record holds none (Note [States reborn]). */
+		rt_shadow_give_back(t);
 		rt_unmap(t, sizeof *t);
 		return NULL;
 	}
