@@ -1925,6 +1925,14 @@ def segments_under_a_limit():
               "none (%s)" % (what, sizes))
 
 
+def have_strace(test):
+    """Whether strace is here; if not, says that `test` is skipped."""
+    if shutil.which("strace") is None:
+        print("# %s: no strace, skipped" % test)
+        return False
+    return True
+
+
 def thread_system_calls():
     """What a short thread costs the runtime as it ends: its name read
     from /proc under the registry lock (the sampler and the next thread
@@ -1943,8 +1951,7 @@ def thread_system_calls():
     40's, an mmap (the state) and a madvise (its thread cache) per thread
     (360 mmaps and 603 madvises against 9 and 300 bare, now 64 and 303).
     Skipped without strace."""
-    if shutil.which("strace") is None:
-        print("# thread_system_calls: no strace, skipped")
+    if not have_strace("thread_system_calls"):
         return
     exe = build("manythreads", "tests/progs/manythreads.c")
     prof = os.path.join(OUT, "threadcalls.ccprof")
@@ -1986,8 +1993,7 @@ def wide_thread_calls():
     The old build: 2 munmaps and about 200 sigprocmask calls more per
     thread.
     Every count exact.  Skipped without strace."""
-    if shutil.which("strace") is None:
-        print("# wide_thread_calls: no strace, skipped")
+    if not have_strace("wide_thread_calls"):
         return
     exe = build("widethreads", "tests/progs/widethreads.c")
     prof = os.path.join(OUT, "widethreads.ccprof")
@@ -2063,6 +2069,31 @@ def live_thread_mappings():
             want = counts(r.stdout)["dive"] + 1
             check(depth == want, "livethreads: max depth %d = 1 + calls(dive) (got %d)"
                   % (want, depth))
+
+
+def leader_check_calls():
+    """The sampling thread asks every 100 ms whether the process's leader
+    still runs (Note [Last thread] in src/runtime/lastthread.c), walking
+    the live threads under the registry lock: it called getpid() for each
+    thread it passed, and the leader, the oldest, is last.  200 live
+    threads (livethreads.c), counted with strace: 2,464 getpid calls
+    before, 426 now (about two a thread as it starts); at most 1,000.
+    Every count exact.  Skipped without strace."""
+    if not have_strace("leader_check_calls"):
+        return
+    exe = build("livethreads", "tests/progs/livethreads.c")
+    prof = os.path.join(OUT, "leadercheck.ccprof")
+    log = os.path.join(OUT, "leadercheck.strace")
+    r = run(["strace", "-f", "-qq", "-e", "trace=getpid", "-o", log, exe, "200"],
+            env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof))
+    if r.returncode != 0 and "ptrace" in r.stderr:
+        print("# leader_check_calls: strace does not run here, skipped")
+        return
+    n = len(re.findall(r"\bgetpid\(", open(log).read())) if os.path.exists(log) else -1
+    check(r.returncode == 0 and 0 <= n <= 1000,
+          "200 live threads: at most 1,000 getpid calls in all (got %d)" % n)
+    if r.returncode == 0:
+        exact_calls("livethreads under strace", r, prof)
 
 
 def thread_churn():
@@ -3746,6 +3777,7 @@ segments_under_a_limit()
 thread_system_calls()
 wide_thread_calls()
 thread_churn()
+leader_check_calls()
 reborn_states()
 walks_without_the_lock()
 deep()

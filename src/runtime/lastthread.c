@@ -113,10 +113,11 @@ static char task_stat(long tid, int *exit_status)
  * /dev/null expects to get). */
 static int leader_listed(void)
 {
+	uint64_t leader_tid = (uint64_t)getpid(); /* once: the walk is under the lock */
 	struct rt_thread *t;
 
 	rt_registry_lock();
-	for (t = rt_live_first(); t && t->tid != (uint64_t)getpid(); t = t->live_next)
+	for (t = rt_live_first(); t && t->tid != leader_tid; t = t->live_next)
 		;
 	rt_registry_unlock();
 	return t != NULL;
