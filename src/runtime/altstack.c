@@ -132,7 +132,10 @@ static void lend(void)
  * call), and takes it back as it ends (thread_exit in threads.c): a
  * stack may then serve the next thread, so the mappings go with the
  * threads running at once, not with all the threads there were, and up
- * to POOL_STACKS wait for the next thread (rt_slot_take, pagepool.c).
+ * to POOL_STACKS wait for the next thread (rt_slot_take, pagepool.c):
+ * 33 MB of address space at most, untouched unless a handler ran there
+ * (128, not 32, since 50 threads started at once mapped and unmapped
+ * one each: Note [Pages for the next thread] in pagepool.c).
  * Lending is one call that sets ours and says what was set before; a
  * thread that had a stack of its own before its first call (a
  * sanitizer's, a runtime's of another language) has it put back at
@@ -143,7 +146,7 @@ static void lend(void)
  * Instrumented code that runs on the thread after its end (another
  * key's destructor) has no stack lent.
  */
-#define POOL_STACKS 32
+#define POOL_STACKS 128
 
 static void *pool[POOL_STACKS];
 

@@ -19,14 +19,19 @@
  * each taken or filled by one atomic exchange: a page given back in a
  * signal handler's slow path, or by two threads at once, is had by one
  * of them only, and a fork child inherits a consistent pool.  What stays
- * mapped is at most POOL_PAGES + POOL_BIG * (2 + 4 + 8) pages (704 KB),
- * whatever the number of threads.
+ * mapped is at most POOL_PAGES + POOL_BIG * (2 + 4 + 8) pages (1.4 MiB),
+ * whatever the number of threads.  POOL_PAGES was 64, enough for 21
+ * threads' first tables at once: 50 threads started together, 100 times
+ * (bench/workloads/churn.c), mapped and unmapped two pages a thread
+ * (with the alternate stacks' pool, altstack.c, 2,117 munmaps more than
+ * bare for 20 rounds of 50, now 29), and ran 2.23 times their bare CPU
+ * time, now 1.18 (docs/performance.md, session 41).
  */
 #include <string.h>
 
 #include "runtime.h"
 
-#define POOL_PAGES 64
+#define POOL_PAGES 256
 #define POOL_BIG 8
 #define POOL_BIGGEST 8 /* pages */
 #define POOL_CLASSES 3 /* 2, 4, 8 pages */
