@@ -242,21 +242,20 @@ static uint64_t own_blocks(void)
  * thread to start takes its state (Note [States reborn]), with its
  * shadow stack (cleared, its segments all) and what its arena's chunk
  * has left; the ended thread's contexts stay where they are, for the
- * write.  Ended threads wait in a list, oldest
- * first, under the registry lock; a thread starting looks at up to
- * SPARE_TRIES of them (one whose task is still there, or whose tid a new
- * thread has taken, goes to the back).  Nothing is unmapped: a writer in
- * a signal handler may read a thread's state without the lock, and
- * mapped memory never faults (an ended thread's deepest entry is read
- * from max_depth, not from its shadow stack, whose segments
- * rt_shadow_in_use follows), and the mappings stay as many as the most
- * threads running at once had (unmapping the tails left two per ended
- * thread, towards the kernel's limit of 65,530; segments come from
- * chunks of up to 32: Note [Segment pool] in shadow.c).  So the address
- * space goes with the most threads running at once; each ended thread
- * keeps its state (12 KB, its 8 KB thread cache given back by
- * rt_release_lookups) until a new thread takes it, then its record,
- * and its arena's pages in use.
+ * write.  Ended threads wait in a list, oldest first, under the registry
+ * lock; a thread starting looks at up to SPARE_TRIES of them (one whose
+ * task is still there, or whose tid a new thread has taken, goes to the
+ * back).  Nothing is unmapped: a writer in a signal handler may read a
+ * thread's state without the lock, and mapped memory never faults (an
+ * ended thread's deepest entry is read from max_depth, not from its
+ * shadow stack, whose segments rt_shadow_in_use follows), and the
+ * mappings stay as many as the most threads running at once had
+ * (unmapping the tails left two per ended thread, towards the kernel's
+ * limit of 65,530; segments come from chunks of up to 32: Note [Segment
+ * pool] in shadow.c).  So the address space goes with the most threads
+ * running at once; each ended thread keeps its state (12 KB, its 8 KB
+ * thread cache given back by rt_release_lookups) until a new thread
+ * takes it, then its record, and its arena's pages in use.
  */
 #define SPARE_TRIES 4
 
