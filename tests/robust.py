@@ -1933,6 +1933,14 @@ def have_strace(test):
     return True
 
 
+def strace_counts(argv, env, names, log):
+    """argv run under strace -f with env: the run, and how often it (all
+    its tasks) made each of the system calls `names`."""
+    r = run(["strace", "-f", "-qq", "-e", "trace=" + ",".join(names), "-o", log] + argv, env=env)
+    text = open(log).read() if os.path.exists(log) else ""
+    return r, {c: len(re.findall(r"\b%s\(" % c, text)) for c in names}
+
+
 def thread_system_calls():
     """What a short thread costs the runtime as it ends: its name read
     from /proc under the registry lock (the sampler and the next thread
@@ -1957,12 +1965,8 @@ def thread_system_calls():
     prof = os.path.join(OUT, "threadcalls.ccprof")
 
     def calls(env):
-        log = os.path.join(OUT, "threadcalls.strace")
-        r = run(["strace", "-f", "-qq", "-e", "trace=mmap,munmap,madvise,open,openat", "-o", log,
-                 exe, "300"], env=env)
-        text = open(log).read() if os.path.exists(log) else ""
-        return r, {c: len(re.findall(r"\b%s\(" % c, text))
-                   for c in ("mmap", "munmap", "madvise", "open", "openat")}
+        return strace_counts([exe, "300"], env, ("mmap", "munmap", "madvise", "open", "openat"),
+                             os.path.join(OUT, "threadcalls.strace"))
 
     bare, was = calls(os.environ)
     if bare.returncode != 0:
@@ -2091,11 +2095,8 @@ def threads_at_once_calls():
     prof = os.path.join(OUT, "churn.ccprof")
 
     def calls(prog, env):
-        log = os.path.join(OUT, "churn.strace")
-        r = run(["strace", "-f", "-qq", "-e", "trace=mmap,munmap", "-o", log, prog, "20", "50"],
-                env=env)
-        text = open(log).read() if os.path.exists(log) else ""
-        return r, {c: len(re.findall(r"\b%s\(" % c, text)) for c in ("mmap", "munmap")}
+        return strace_counts([prog, "20", "50"], env, ("mmap", "munmap"),
+                             os.path.join(OUT, "churn.strace"))
 
     b, was = calls(bare, os.environ)
     r, got = calls(exe, dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof))
@@ -2118,12 +2119,13 @@ def leader_check_calls():
     exe = build("livethreads", "tests/progs/livethreads.c")
     prof = os.path.join(OUT, "leadercheck.ccprof")
     log = os.path.join(OUT, "leadercheck.strace")
-    r = run(["strace", "-f", "-qq", "-e", "trace=getpid", "-o", log, exe, "200"],
-            env=dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof))
+    r, got = strace_counts([exe, "200"],
+                           dict(os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="output=" + prof),
+                           ("getpid",), log)
     if r.returncode != 0 and "ptrace" in r.stderr:
         print("# leader_check_calls: strace does not run here, skipped")
         return
-    n = len(re.findall(r"\bgetpid\(", open(log).read())) if os.path.exists(log) else -1
+    n = got["getpid"] if os.path.exists(log) else -1
     check(r.returncode == 0 and 0 <= n <= 1000,
           "200 live threads: at most 1,000 getpid calls in all (got %d)" % n)
     if r.returncode == 0:

@@ -22,7 +22,7 @@
  * mapped is at most POOL_PAGES + POOL_BIG * (2 + 4 + 8) pages (1.4 MiB),
  * whatever the number of threads.  POOL_PAGES was 64, enough for 21
  * threads' first tables at once: 50 threads started together, 100 times
- * (bench/workloads/churn.c), mapped and unmapped two pages a thread
+ * (bench/workloads/churn.c), mapped and unmapped three pages a thread
  * (with the alternate stacks' pool, altstack.c, 2,117 munmaps more than
  * bare for 20 rounds of 50, now 29), and ran 2.23 times their bare CPU
  * time, now 1.18 (docs/performance.md, session 41).

@@ -217,8 +217,7 @@ struct rt_thread {
 			/* bumped by every write of tcache: Note [Cache reads] */
 			uint64_t tcache_gen;
 			/* Cycles clock (Note [Cycles clock] in clock.c). */
-			/* tick of the previous hook (others read it: dump.c) */
-			uint64_t last_tick;
+			uint64_t last_tick;   /* the previous hook's tick (dump.c reads it) */
 			int64_t carry;        /* RT_FX units: overhead owed (< 0), or a fraction */
 			uint64_t overhead_fx; /* this thread's overhead per hook, RT_FX units */
 			uint32_t probe_left;  /* hooks until the next probe */
