@@ -133,9 +133,14 @@ static void lend(void)
  * stack may then serve the next thread, so the mappings go with the
  * threads running at once, not with all the threads there were, and up
  * to POOL_STACKS wait for the next thread (rt_slot_take, pagepool.c):
- * 33 MB of address space at most, untouched unless a handler ran there
- * (128, not 32, since 50 threads started at once mapped and unmapped
- * one each: Note [Pages for the next thread] in pagepool.c).
+ * 266 MB of address space at most, after a program ran that many
+ * threads at once, untouched unless a handler ran there.  There were 32
+ * at first; 128 once 50 threads started at once mapped and unmapped one
+ * each (Note [Pages for the next thread] in pagepool.c); 1,024, as many
+ * as the warm ended threads (Note [States reborn] in threads.c), once
+ * 1,000 at once did so, each with a mapping, a guard page's mprotect
+ * and an unmapping, all three under the kernel's lock on the address
+ * space, which cost more than the rest of their start and end.
  * Lending is one call that sets ours and says what was set before; a
  * thread that had a stack of its own before its first call (a
  * sanitizer's, a runtime's of another language) has it put back at
@@ -146,7 +151,7 @@ static void lend(void)
  * Instrumented code that runs on the thread after its end (another
  * key's destructor) has no stack lent.
  */
-#define POOL_STACKS 128
+#define POOL_STACKS 1024
 
 static void *pool[POOL_STACKS];
 

@@ -67,9 +67,14 @@ struct rt_table {
 	struct rt_slot slots[];
 };
 
+static size_t table_bytes(size_t cap)
+{
+	return sizeof(struct rt_table) + cap * sizeof(struct rt_slot);
+}
+
 static struct rt_table *table_new(struct rt_thread *t, size_t cap)
 {
-	size_t bytes = sizeof(struct rt_table) + cap * sizeof(struct rt_slot);
+	size_t bytes = table_bytes(cap);
 	/* Note [Pages for the next thread] in pagepool.c; Note [Pages
 	 * written first] in sys.c */
 	struct rt_table *tab = rt_pages_take(bytes);
@@ -83,7 +88,7 @@ static struct rt_table *table_new(struct rt_thread *t, size_t cap)
 
 static void table_free(struct rt_thread *t, struct rt_table *tab)
 {
-	size_t bytes = sizeof(struct rt_table) + tab->cap * sizeof(struct rt_slot);
+	size_t bytes = table_bytes(tab->cap);
 
 	t->memory_bytes -= rt_pages_bytes(bytes);
 	rt_pages_give(tab, bytes);
@@ -507,7 +512,9 @@ _Static_assert(RT_CC_MEMO_BYTES == RT_POOL_PAGE, "the memo is one pool page");
 
 /* A page of its own, not from the arena: an ended thread gives it back
  * with its other lookups (rt_release_lookups), 4 KB each (helper-121),
- * to the pool (Note [Pages for the next thread] in pagepool.c). */
+ * to the pool (Note [Pages for the next thread] in pagepool.c), or,
+ * warm, leaves it whole to the thread that takes its state over (Note
+ * [States reborn] in threads.c). */
 static struct rt_cc_memo *cc_memo(struct rt_thread *t)
 {
 	if (t->cc_memo == NULL && (t->cc_memo = rt_page_take()) != NULL)
@@ -636,41 +643,55 @@ void rt_retire_contexts(uintptr_t lo, uintptr_t hi)
 _Static_assert(offsetof(struct rt_thread, tcache) == RT_TCACHE_ALIGN,
 	       "the thread cache starts the thread state's second page");
 
+/* A table that a warm ended thread keeps for the next (Note [States
+ * reborn] in threads.c): a first one, of one page.  One that grew is
+ * given back, so that what ended threads keep stays small. */
+static int table_kept(const struct rt_table *tab, int warm)
+{
+	return warm && rt_pages_bytes(table_bytes(tab->cap)) == RT_POOL_PAGE;
+}
+
+static void table_release(struct rt_thread *t, struct rt_table **tabp, int warm)
+{
+	if (*tabp != NULL && !table_kept(*tabp, warm)) {
+		table_free(t, *tabp);
+		*tabp = NULL;
+	}
+}
+
 /*
  * A thread has ended: give back what only finds transitions, and keep
  * what is written at exit (contexts, counters).  The hash tables are
  * freed (small ones to the pool: Note [Pages for the next thread] in
  * pagepool.c) and the thread cache's pages returned to the kernel, which
  * makes them read as zeros, an empty cache: 27 KB resident per ended
- * thread become 12; or, with keep_cache, kept for the thread that takes
- * this state over (Note [States reborn] in threads.c), their entries
- * still true.  Instrumented code that still runs on the thread (another
- * key's destructor) finds every transition anew, in tables that are
- * given back again (rt_thread_used_after_end), and a history it enters
- * again gets a second context, which ccprof merges when it reads the file
- * (docs/fuzzing.md, repeated histories).  Under busy: a signal handler
- * meanwhile takes no slow path.
+ * thread become 12.  A warm thread (Note [States reborn] in threads.c)
+ * keeps its thread cache's pages, its first tables and its memo of cost
+ * centres for the thread that takes its state over (rt_lookups_reborn).
+ * Instrumented code that still runs on the thread (another key's
+ * destructor) uses the tables it kept, or finds every transition anew,
+ * in tables that are given back again (rt_thread_used_after_end), and a
+ * history it enters again gets a second context, which ccprof merges
+ * when it reads the file (docs/fuzzing.md, repeated histories).  Under
+ * busy: a signal handler meanwhile takes no slow path.
  */
-void rt_release_lookups(struct rt_thread *t, int keep_cache)
+void rt_release_lookups(struct rt_thread *t, int warm)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t lo = (uintptr_t)t->tcache, hi = lo + sizeof t->tcache;
 
 	RT_STORE(&t->busy, RT_BUSY);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (t->transitions_tab)
-		table_free(t, t->transitions_tab);
-	if (t->contexts_tab)
-		table_free(t, t->contexts_tab);
-	t->transitions_tab = t->contexts_tab = NULL;
-	if (t->cc_memo) {
+	table_release(t, &t->transitions_tab, warm);
+	table_release(t, &t->contexts_tab, warm);
+	if (t->cc_memo && !warm) {
 		rt_page_give(t->cc_memo);
 		t->memory_bytes -= RT_CC_MEMO_BYTES;
 		t->cc_memo = NULL;
 	}
 	t->tcache_gen++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (page > 0 && !keep_cache) {
+	if (page > 0 && !warm) {
 		lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
 		hi &= ~((uintptr_t)page - 1);
 		if (lo < hi)
@@ -678,6 +699,38 @@ void rt_release_lookups(struct rt_thread *t, int keep_cache)
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	RT_STORE(&t->busy, 0);
+}
+
+/* What a state's lookups hold: an ended thread's record leaves them to
+ * the thread that takes its state over (Note [States reborn]). */
+uint64_t rt_lookups_bytes(const struct rt_thread *t)
+{
+	uint64_t bytes = t->cc_memo ? RT_CC_MEMO_BYTES : 0;
+
+	if (t->transitions_tab)
+		bytes += rt_pages_bytes(table_bytes(t->transitions_tab->cap));
+	if (t->contexts_tab)
+		bytes += rt_pages_bytes(table_bytes(t->contexts_tab->cap));
+	return bytes;
+}
+
+static void table_empty(struct rt_table *tab)
+{
+	memset(tab->slots, 0, tab->cap * sizeof tab->slots[0]);
+	tab->used = 0;
+}
+
+/* A reborn state's lookups, as its ended thread kept them: the tables
+ * emptied (their contexts are the ended thread's), the memo of cost
+ * centres kept whole, for cost centres are the process's and each entry
+ * carries the generation it holds for. */
+void rt_lookups_reborn(struct rt_thread *t)
+{
+	if (t->transitions_tab)
+		table_empty(t->transitions_tab);
+	if (t->contexts_tab)
+		table_empty(t->contexts_tab);
+	t->memory_bytes += rt_lookups_bytes(t);
 }
 
 /*

@@ -40,14 +40,20 @@ static void *pool[POOL_PAGES];
 static void *big_pool[POOL_CLASSES][POOL_BIG];
 
 /* One of the n slots' pointers, its slot emptied, or NULL if all are
- * empty; each slot taken by one atomic exchange (Note above). */
+ * empty; each slot taken by one atomic exchange (Note above), and
+ * looked at with a plain load first: a locked exchange of each empty
+ * slot cost a thousand of them to a thread that found the altstack
+ * pool empty. */
 void *rt_slot_take(void **slots, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		void *p = __atomic_exchange_n(&slots[i], NULL, __ATOMIC_ACQUIRE);
+		void *p;
 
+		if (__atomic_load_n(&slots[i], __ATOMIC_RELAXED) == NULL)
+			continue;
+		p = __atomic_exchange_n(&slots[i], NULL, __ATOMIC_ACQUIRE);
 		if (p != NULL)
 			return p;
 	}
@@ -62,7 +68,8 @@ int rt_slot_give(void **slots, int n, void *p)
 	for (i = 0; i < n; i++) {
 		void *none = NULL;
 
-		if (__atomic_compare_exchange_n(&slots[i], &none, p, 0, __ATOMIC_RELEASE,
+		if (__atomic_load_n(&slots[i], __ATOMIC_RELAXED) == NULL &&
+		    __atomic_compare_exchange_n(&slots[i], &none, p, 0, __ATOMIC_RELEASE,
 						__ATOMIC_RELAXED))
 			return 1;
 	}

@@ -380,7 +380,9 @@ RT_HIDDEN struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn);
 extern struct rt_ctx rt_no_context RT_HIDDEN; /* what an empty cache slot holds */
 RT_HIDDEN void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n);
 RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
-RT_HIDDEN void rt_release_lookups(struct rt_thread *t, int keep_cache);
+RT_HIDDEN void rt_release_lookups(struct rt_thread *t, int warm);
+RT_HIDDEN uint64_t rt_lookups_bytes(const struct rt_thread *t);
+RT_HIDDEN void rt_lookups_reborn(struct rt_thread *t);
 
 /* hooks.c: shared by the manual API. */
 RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp,

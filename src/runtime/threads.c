@@ -254,8 +254,9 @@ static uint64_t own_blocks(void)
  * limit of 65,530; segments come from chunks of up to 32: Note [Segment
  * pool] in shadow.c).  So the address space goes with the most threads
  * running at once; each ended thread keeps its state (12 KB, its 8 KB
- * thread cache given back by rt_release_lookups) until a new thread
- * takes it, then its record, and its arena's pages in use.
+ * thread cache given back by rt_release_lookups unless it is warm: Note
+ * [States reborn]) until a new thread takes it, then its record, and
+ * its arena's pages in use.
  */
 #define SPARE_TRIES 4
 
@@ -303,10 +304,22 @@ static int task_gone(uint64_t tid)
  * thread's.  Its thread cache is not cleared: every entry in it names a
  * context of the ended thread as `from`, which no context of the new
  * one is (they are made after them), so every one misses.  Up to
- * WARM_MAX ended threads keep their thread cache's pages (512 KB), for
- * the next to write with no fault and no flush; the others give them
- * back as before.  A signal handler's write that cannot have the
- * registry lock walks the registry without it (gather_threads in
+ * WARM_MAX ended threads are warm: they keep their thread cache's
+ * pages, their first tables (a page each) and their memo of cost-centre
+ * numbers, which are the process's (rt_release_lookups and
+ * rt_lookups_reborn in machine.c), for the next thread to use with no
+ * map, no fault, no flush and no trip to the cost-centre table; the
+ * others give them back as before.  WARM_MAX was 64, for the thread
+ * cache only: 1,000 threads started together, 5 times, mapped and
+ * unmapped each one's tables (the page pool holds 85 threads' worth)
+ * and alternate stack, and the kernel's lock on the address space,
+ * taken for each of those calls and their TLB flushes, made the run
+ * take 4.0 times its bare CPU time; with 1,024 warm threads and 1,024
+ * pooled alternate stacks (altstack.c), 1.56 (docs/performance.md,
+ * session 42).  What ended threads keep so is at most 20 KB resident
+ * each, 20 MiB in all, after a program ran that many threads at once,
+ * which held that and more while they ran.  A signal handler's write
+ * that cannot have the registry lock walks the registry without it (gather_threads in
  * dump.c), twice, and a state reborn meanwhile would change under it:
  * its `next` cleared, then the newest thread, its counts another
  * thread's (helper-146: walks that found 5 of 2,237 threads, or some
@@ -325,7 +338,7 @@ static int task_gone(uint64_t tid)
 #define RECORD_BYTES ((offsetof(struct rt_thread, warm) + sizeof(int) + 15) & ~(size_t)15)
 _Static_assert(RECORD_BYTES <= offsetof(struct rt_thread, tcache),
 	       "an ended thread's record is its fields before the thread cache");
-#define WARM_MAX 64
+#define WARM_MAX 1024
 
 static unsigned warm_count; /* ended threads with `warm` set */
 static unsigned unlocked_walks; /* writes walking the registry without its lock */
@@ -397,7 +410,10 @@ static void record_in_place_of(struct rt_thread *o)
 	struct rt_thread *r = o->record;
 
 	memcpy(r, o, RECORD_BYTES);
-	r->memory_bytes -= sizeof *o; /* the state is another thread's now */
+	/* the state and its lookups are another thread's now */
+	r->memory_bytes -= sizeof *o + rt_lookups_bytes(o);
+	r->transitions_tab = r->contexts_tab = NULL;
+	r->cc_memo = NULL;
 	r->base = NULL;
 	RT_STORE(&r->shadow_bytes, 0); /* rt_shadow_in_use: none */
 	r->arena_next = r->arena_end = NULL;
@@ -416,6 +432,8 @@ static struct rt_thread *state_reborn(void)
 	struct rt_shadow *base;
 	size_t shadow_bytes;
 	unsigned char *arena_next, *arena_end;
+	struct rt_table *transitions_tab, *contexts_tab;
+	struct rt_cc_memo *cc_memo;
 
 	rt_registry_lock();
 	if (left_states != NULL && no_walk_since()) {
@@ -440,11 +458,18 @@ static struct rt_thread *state_reborn(void)
 	shadow_bytes = t->shadow_bytes;
 	arena_next = t->arena_next;
 	arena_end = t->arena_end;
+	transitions_tab = t->transitions_tab;
+	contexts_tab = t->contexts_tab;
+	cc_memo = t->cc_memo;
 	memset(t, 0, RECORD_BYTES);
 	t->base = base;
 	t->shadow_bytes = shadow_bytes;
 	t->arena_next = arena_next;
 	t->arena_end = arena_end;
+	t->transitions_tab = transitions_tab;
+	t->contexts_tab = contexts_tab;
+	t->cc_memo = cc_memo;
+	rt_lookups_reborn(t);
 	rt_touch_pages(t->tcache, sizeof t->tcache); /* given back unless warm */
 	rt_shadow_clear(t);
 	return t;
