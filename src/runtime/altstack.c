@@ -134,7 +134,8 @@ static void lend(void)
  * threads running at once, not with all the threads there were, and up
  * to POOL_STACKS wait for the next thread (rt_slot_take, pagepool.c):
  * 266 MB of address space at most, after a program ran that many
- * threads at once, untouched unless a handler ran there.  There were 32
+ * threads at once, untouched unless a handler ran there (33 MB, 128,
+ * under a limit that counts it: `ulimit -v`, `ulimit -d`).  There were 32
  * at first; 128 once 50 threads started at once mapped and unmapped one
  * each (Note [Pages for the next thread] in pagepool.c); 1,024, as many
  * as the warm ended threads (Note [States reborn] in threads.c), once
@@ -152,6 +153,7 @@ static void lend(void)
  * key's destructor) has no stack lent.
  */
 #define POOL_STACKS 1024
+#define POOL_STACKS_LIMITED 128
 
 static void *pool[POOL_STACKS];
 
@@ -162,9 +164,13 @@ static void *pool_take(void)
 	return p != NULL ? p : map_stack();
 }
 
+/* Beyond the first POOL_STACKS_LIMITED, none under a limit that counts
+ * the address space kept (rt_reserve_none, shadow.c). */
 static void pool_give(void *p)
 {
-	if (!rt_slot_give(pool, POOL_STACKS, p))
+	if (!rt_slot_give(pool, POOL_STACKS_LIMITED, p) &&
+	    (rt_reserve_none() ||
+	     !rt_slot_give(pool + POOL_STACKS_LIMITED, POOL_STACKS - POOL_STACKS_LIMITED, p)))
 		rt_unmap((char *)p - RT_POOL_PAGE, LENT_BYTES + RT_POOL_PAGE);
 }
 

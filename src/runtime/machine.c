@@ -114,13 +114,16 @@ static int table_insert(struct rt_thread *t, struct rt_table **tabp, struct rt_s
 	struct rt_table *tab = *tabp;
 	size_t i;
 
+	/* Code after the thread's end: its end once more, for what this
+	 * code uses (rt_thread_used_after_end); a warm thread kept its
+	 * tables (Note [States reborn] in threads.c). */
+	if (!t->alive)
+		rt_thread_used_after_end(t);
 	if (tab == NULL || 2 * (tab->used + 1) > tab->cap) {
 		struct rt_table *bigger = table_new(t, tab ? 2 * tab->cap : 64);
 
 		if (bigger == NULL)
 			return -1;
-		if (tab == NULL && !t->alive)
-			rt_thread_used_after_end(t);
 		for (i = 0; tab && i < tab->cap; i++) {
 			struct rt_slot *o = &tab->slots[i];
 			size_t j = slot_hash(o) & (bigger->cap - 1);
@@ -659,6 +662,18 @@ static void table_release(struct rt_thread *t, struct rt_table **tabp, int warm)
 	}
 }
 
+/* The lookups given back, but for what a warm thread keeps. */
+static void lookups_release(struct rt_thread *t, int warm)
+{
+	table_release(t, &t->transitions_tab, warm);
+	table_release(t, &t->contexts_tab, warm);
+	if (t->cc_memo && !warm) {
+		rt_page_give(t->cc_memo);
+		t->memory_bytes -= RT_CC_MEMO_BYTES;
+		t->cc_memo = NULL;
+	}
+}
+
 /*
  * A thread has ended: give back what only finds transitions, and keep
  * what is written at exit (contexts, counters).  The hash tables are
@@ -682,13 +697,7 @@ void rt_release_lookups(struct rt_thread *t, int warm)
 
 	RT_STORE(&t->busy, RT_BUSY);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	table_release(t, &t->transitions_tab, warm);
-	table_release(t, &t->contexts_tab, warm);
-	if (t->cc_memo && !warm) {
-		rt_page_give(t->cc_memo);
-		t->memory_bytes -= RT_CC_MEMO_BYTES;
-		t->cc_memo = NULL;
-	}
+	lookups_release(t, warm);
 	t->tcache_gen++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (page > 0 && !warm) {
@@ -720,17 +729,25 @@ static void table_empty(struct rt_table *tab)
 	tab->used = 0;
 }
 
+/* A state's lookups, all given back: a state that could not be made. */
+void rt_lookups_give_back(struct rt_thread *t)
+{
+	lookups_release(t, 0);
+}
+
 /* A reborn state's lookups, as its ended thread kept them: the tables
  * emptied (their contexts are the ended thread's), the memo of cost
  * centres kept whole, for cost centres are the process's and each entry
  * carries the generation it holds for. */
 void rt_lookups_reborn(struct rt_thread *t)
 {
+	/* Only what the rule keeps, even if code after the end grew them. */
+	lookups_release(t, 1);
 	if (t->transitions_tab)
 		table_empty(t->transitions_tab);
 	if (t->contexts_tab)
 		table_empty(t->contexts_tab);
-	t->memory_bytes += rt_lookups_bytes(t);
+	t->memory_bytes = rt_lookups_bytes(t); /* the state's first bytes */
 }
 
 /*

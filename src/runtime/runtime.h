@@ -383,6 +383,7 @@ RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
 RT_HIDDEN void rt_release_lookups(struct rt_thread *t, int warm);
 RT_HIDDEN uint64_t rt_lookups_bytes(const struct rt_thread *t);
 RT_HIDDEN void rt_lookups_reborn(struct rt_thread *t);
+RT_HIDDEN void rt_lookups_give_back(struct rt_thread *t);
 
 /* hooks.c: shared by the manual API. */
 RT_HIDDEN void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp,
@@ -473,7 +474,8 @@ RT_HIDDEN void rt_shadow_give_back(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_shadow_high_water(const struct rt_thread *t);
 RT_HIDDEN uint64_t rt_shadow_in_use(const struct rt_thread *t); /* without the lock (signal handlers) */
 RT_HIDDEN void rt_shadow_trim(struct rt_thread *t);
-RT_HIDDEN void rt_shadow_clear(struct rt_thread *t);
+RT_HIDDEN uint64_t rt_shadow_clear(struct rt_thread *t);
+RT_HIDDEN int rt_reserve_none(void);
 
 /* calib.c: an empty function with and without instrumentation */
 RT_HIDDEN void rt_calib_instrumented(void);

@@ -253,6 +253,13 @@ static int reserve_none(void)
 	return RT_LOAD(&chunk_failed) || (rt_sandbox_none() ? limits_now() : limited_at_start);
 }
 
+/* The same for the alternate stacks kept beyond the first few (Note
+ * [Stacks for other threads] in altstack.c). */
+int rt_reserve_none(void)
+{
+	return reserve_none();
+}
+
 /* A new chunk, its first segment returned, the others published for
  * chunk_take; or NULL.  A chunk published first by another thread (or a
  * handler) wins: ours goes, and the caller takes from theirs. */
@@ -309,16 +316,40 @@ static void zero_page(char *page, void *arg)
 	memset(from, 0, (size_t)(page + SHADOW_PAGE - from));
 }
 
+static uint64_t highest_written(const struct rt_shadow *seg, size_t last);
+
+/* A segment being cleared, and the highest entry written in the pages
+ * cleared so far (an index; 0 if none). */
+struct clearing {
+	struct rt_shadow *seg;
+	uint64_t highest;
+};
+
+static void read_and_zero_page(char *page, void *arg)
+{
+	struct clearing *c = arg;
+	uint64_t at = highest_written(c->seg, (size_t)(page - (char *)c->seg) / SHADOW_PAGE);
+
+	if (at != 0)
+		c->highest = at;
+	zero_page(page, c->seg);
+}
+
 /* Zeros in a segment but its entry 0: its resident pages written (most
  * often a page or two; rt_shadow_clear says why not madvise), or, if
  * mincore fails, all but its first page given back and that page
- * cleared. */
-static void segment_clear(struct rt_shadow *seg)
+ * cleared.  Returns the highest entry it held, as deepest_written reads
+ * it (0 if none, or if mincore failed). */
+static uint64_t segment_clear(struct rt_shadow *seg)
 {
-	if (each_resident_page(seg, zero_page, seg) != 0) {
+	struct clearing c = { seg, 0 };
+
+	if (each_resident_page(seg, read_and_zero_page, &c) != 0) {
 		madvise((char *)seg + SHADOW_PAGE, RT_SEGMENT_BYTES - SHADOW_PAGE, MADV_DONTNEED);
 		zero_page((char *)seg, seg);
+		return 0;
 	}
+	return c.highest;
 }
 
 /* A segment no state holds any more, cleared, onto pool_free (free_pop
@@ -532,7 +563,7 @@ uint64_t rt_shadow_high_water(const struct rt_thread *t)
 {
 	uint64_t deepest;
 
-	if (!RT_LOAD(&t->alive))
+	if (!RT_LOAD(&t->alive) && RT_LOAD(&t->shadow_bytes) == 0)
 		return t->max_depth;
 	deepest = deepest_written((struct rt_thread *)t, 0);
 	return deepest > t->max_depth ? deepest : t->max_depth;
@@ -554,10 +585,13 @@ void rt_shadow_trim(struct rt_thread *t)
  * next thread] in pagepool.c), 29 of the 33 us a short thread still cost
  * the runtime once own_name no longer opened a file (10,000 threads one
  * after another, a 2-CPU VM).  Each segment as segment_clear does. */
-void rt_shadow_clear(struct rt_thread *t)
+uint64_t rt_shadow_clear(struct rt_thread *t)
 {
 	struct rt_shadow *seg;
+	uint64_t k = 0, at, deepest = 0;
 
-	for (seg = t->base; seg != NULL; seg = segment_after(seg))
-		segment_clear(seg);
+	for (seg = t->base; seg != NULL; seg = segment_after(seg), k++)
+		if ((at = segment_clear(seg)) != 0)
+			deepest = k * (RT_SEGMENT_ENTRIES - 1) + at;
+	return deepest;
 }
