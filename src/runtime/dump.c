@@ -592,17 +592,16 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 	st->own_time += own;
 	st->transitions += t->transitions;
 	st->lost_calls += t->lost_calls;
-	st->memory_bytes += t->memory_bytes + rt_shadow_in_use(t);
-	if (t->deepest_history > st->deepest_history)
-		st->deepest_history = t->deepest_history;
 	{
-		uint64_t deepest = rt_shadow_high_water(t);
+		uint64_t in_use, deepest;
 
-		if (deepest < t->max_depth)
-			deepest = t->max_depth;
+		rt_shadow_measure(t, &in_use, &deepest);
+		st->memory_bytes += t->memory_bytes + in_use;
 		if (deepest > st->max_depth)
 			st->max_depth = deepest;
 	}
+	if (t->deepest_history > st->deepest_history)
+		st->deepest_history = t->deepest_history;
 }
 
 /* In a signal handler the lock may be held by the code we interrupted:

@@ -471,8 +471,8 @@ RT_HIDDEN int rt_shadow_new(struct rt_thread *t); /* t->base kept if set */
 RT_HIDDEN struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s);
 RT_HIDDEN void rt_shadow_start(void); /* the limits, before a program's seccomp filter */
 RT_HIDDEN void rt_shadow_give_back(struct rt_thread *t);
-RT_HIDDEN uint64_t rt_shadow_high_water(const struct rt_thread *t);
-RT_HIDDEN uint64_t rt_shadow_in_use(const struct rt_thread *t); /* without the lock (signal handlers) */
+/* without the lock too (signal handlers) */
+RT_HIDDEN void rt_shadow_measure(const struct rt_thread *t, uint64_t *in_use, uint64_t *deepest);
 RT_HIDDEN void rt_shadow_trim(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_shadow_clear(struct rt_thread *t);
 RT_HIDDEN int rt_reserve_none(void);

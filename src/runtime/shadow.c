@@ -472,24 +472,6 @@ static int segment_pages(struct rt_shadow *seg, uint64_t *resident, size_t *last
 	return rc;
 }
 
-/* The shadow stack's memory in use: it is reserved large but touched
- * only as deep as the thread went, so its resident pages.  None once
- * another thread took it over (Note [Ended threads' reserve] in
- * threads.c). */
-uint64_t rt_shadow_in_use(const struct rt_thread *t)
-{
-	struct rt_shadow *seg;
-	uint64_t all = 0, resident;
-	size_t last;
-
-	if (RT_LOAD(&t->shadow_bytes) == 0)
-		return 0;
-	for (seg = t->base; seg != NULL; seg = segment_after(seg))
-		all += segment_pages(seg, &resident, &last) == 0 ? resident * SHADOW_PAGE
-								 : RT_SEGMENT_BYTES;
-	return all;
-}
-
 /* The highest entry written in a segment's page `last`, as an index:
  * 0 if none but entry 0, the sentinel or the link. */
 static uint64_t highest_written(const struct rt_shadow *seg, size_t last)
@@ -519,13 +501,12 @@ static void give_back_from(struct rt_shadow *seg, uintptr_t from, size_t last)
  * entry ever written is the deepest frame: on a segment's last page
  * resident (untouched pages are not, and rt_shadow_trim gives back only
  * pages above the one in use), in the last segment with one there.  Each
- * segment below holds RT_SEGMENT_ENTRIES - 1 entries.  0 if mincore
- * fails.  `trim`: and give back, from each segment once read and its
- * deepest put in max_depth, the pages above the one in use: in top's
- * segment, and in each after it all but the first, which keeps the link
- * and the chain.
+ * segment below holds RT_SEGMENT_ENTRIES - 1 entries.  And give back,
+ * from each segment once read and its deepest put in max_depth, the
+ * pages above the one in use: in top's segment, and in each after it all
+ * but the first, which keeps the link and the chain.
  */
-static uint64_t deepest_written(struct rt_thread *t, int trim)
+static void deepest_written(struct rt_thread *t)
 {
 	struct rt_shadow *seg, *in_use = rt_segment_of(t->top);
 	uintptr_t keep = ((uintptr_t)(t->top + 1) + SHADOW_PAGE - 1) & ~(uintptr_t)(SHADOW_PAGE - 1);
@@ -535,14 +516,12 @@ static uint64_t deepest_written(struct rt_thread *t, int trim)
 
 	for (seg = t->base; seg != NULL; seg = segment_after(seg), k++) {
 		if (segment_pages(seg, &resident, &last) != 0) {
-			if (!trim)
-				return 0;
 			last = RT_SEGMENT_BYTES / SHADOW_PAGE - 1; /* unknown: all */
 			resident = 1;
 		} else if (resident && (at = highest_written(seg, last)) != 0) {
 			deepest = k * (RT_SEGMENT_ENTRIES - 1) + at;
 		}
-		if (!trim || resident == 0)
+		if (resident == 0)
 			continue;
 		/* Before the pages go: a profile written meanwhile reads them. */
 		if (deepest > t->max_depth)
@@ -554,19 +533,43 @@ static uint64_t deepest_written(struct rt_thread *t, int trim)
 			give_back_from(seg, (uintptr_t)seg + SHADOW_PAGE, last);
 		}
 	}
-	return deepest;
 }
 
-/* An ended thread's deepest is in max_depth (rt_shadow_trim put it
- * there): its shadow stack may be another thread's by now. */
-uint64_t rt_shadow_high_water(const struct rt_thread *t)
+/*
+ * What the write reads of a thread's shadow stack, in one pass over its
+ * resident pages (one mincore a segment, from a signal handler too):
+ * its memory in use, reserved large but touched only as deep as the
+ * thread went (a segment mincore cannot read counts whole), and the
+ * deepest it has been, max_depth or the highest entry written as
+ * deepest_written reads it (not if mincore failed).  Neither once
+ * another thread took the stack over (Note [Ended threads' reserve] in
+ * threads.c): then max_depth, which rt_shadow_trim and the rebirth's
+ * clear set.  An ended thread's own stack is still read: code after its
+ * end may have gone deeper.
+ */
+void rt_shadow_measure(const struct rt_thread *t, uint64_t *in_use, uint64_t *deepest)
 {
-	uint64_t deepest;
+	struct rt_shadow *seg;
+	uint64_t resident, k = 0, at, written = 0;
+	size_t last;
+	int failed = 0;
 
-	if (!RT_LOAD(&t->alive) && RT_LOAD(&t->shadow_bytes) == 0)
-		return t->max_depth;
-	deepest = deepest_written((struct rt_thread *)t, 0);
-	return deepest > t->max_depth ? deepest : t->max_depth;
+	*in_use = 0;
+	*deepest = t->max_depth;
+	if (RT_LOAD(&t->shadow_bytes) == 0)
+		return;
+	for (seg = t->base; seg != NULL; seg = segment_after(seg), k++) {
+		if (segment_pages(seg, &resident, &last) != 0) {
+			*in_use += RT_SEGMENT_BYTES;
+			failed = 1;
+			continue;
+		}
+		*in_use += resident * SHADOW_PAGE;
+		if (resident && (at = highest_written(seg, last)) != 0)
+			written = k * (RT_SEGMENT_ENTRIES - 1) + at;
+	}
+	if (!failed && written > *deepest)
+		*deepest = written;
 }
 
 /* A thread ends: its deepest into max_depth, and the pages it no longer
@@ -574,7 +577,7 @@ uint64_t rt_shadow_high_water(const struct rt_thread *t)
  * memory after it ends. */
 void rt_shadow_trim(struct rt_thread *t)
 {
-	deepest_written(t, 1);
+	deepest_written(t);
 }
 
 /* Zeros in a shadow stack taken from an ended thread: deepest_written

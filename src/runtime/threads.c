@@ -248,7 +248,7 @@ static uint64_t own_blocks(void)
  * back).  Nothing is unmapped: a writer in a signal handler may read a
  * thread's state without the lock, and mapped memory never faults (an
  * ended thread's deepest entry is read from max_depth, not from its
- * shadow stack, whose segments rt_shadow_in_use follows), and the
+ * shadow stack, whose segments rt_shadow_measure follows), and the
  * mappings stay as many as the most threads running at once had
  * (unmapping the tails left two per ended thread, towards the kernel's
  * limit of 65,530; segments come from chunks of up to 32: Note [Segment
@@ -320,21 +320,22 @@ static int task_gone(uint64_t tid)
  * session 42).  What ended threads keep so is at most 20 KB resident
  * each, 20 MiB in all, after a program ran that many threads at once,
  * which held that and more while they ran.  A signal handler's write
- * that cannot have the registry lock walks the registry without it (gather_threads in
- * dump.c), twice, and a state reborn meanwhile would change under it:
- * its `next` cleared, then the newest thread, its counts another
- * thread's (helper-146: walks that found 5 of 2,237 threads, or some
- * twice).  So such a walk is counted while it runs, and a state whose
- * record has taken its place is not reborn while one does: a walk that
- * began before the record was published may be at it.  It is left on a
- * list, for the first rebirth that finds no walk running: a program
- * that asks for its profile by dump_signal every 100 us while it starts
- * 3,200 threads (tests/progs/sigchurn.c) leaves 79-151 states so, and
- * takes all of them again; before the list they stayed for good, each
- * 12 KB and a shadow stack (helper-147).  The count is read after the
- * record is published and the walk reads the registry after it counts
- * itself, each behind a full fence: one of the two sees the other.  A
- * fork child counts only its own thread's walks (fork in a handler).
+ * that cannot have the registry lock walks the registry without it
+ * (gather_threads in dump.c), twice, and a state reborn meanwhile
+ * would change under it: its `next` cleared, then the newest thread,
+ * its counts another thread's (helper-146: walks that found 5 of 2,237
+ * threads, or some twice).  So such a walk is counted while it runs,
+ * and a state whose record has taken its place is not reborn while one
+ * does: a walk that began before the record was published may be at
+ * it.  It is left on a list, for the first rebirth that finds no walk
+ * running: a program that asks for its profile by dump_signal every
+ * 100 us while it starts 3,200 threads (tests/progs/sigchurn.c) leaves
+ * 79-151 states so, and takes all of them again; before the list they
+ * stayed for good, each 12 KB and a shadow stack (helper-147).  The
+ * count is read after the record is published and the walk reads the
+ * registry after it counts itself, each behind a full fence: one of the
+ * two sees the other.  A fork child counts only its own thread's walks
+ * (fork in a handler).
  */
 #define RECORD_BYTES ((offsetof(struct rt_thread, warm) + sizeof(int) + 15) & ~(size_t)15)
 _Static_assert(RECORD_BYTES <= offsetof(struct rt_thread, tcache),
@@ -416,7 +417,7 @@ static void record_in_place_of(struct rt_thread *o)
 	r->transitions_tab = r->contexts_tab = NULL;
 	r->cc_memo = NULL;
 	r->base = NULL;
-	RT_STORE(&r->shadow_bytes, 0); /* rt_shadow_in_use: none */
+	RT_STORE(&r->shadow_bytes, 0); /* rt_shadow_measure: none */
 	r->arena_next = r->arena_end = NULL;
 	r->spare_next = NULL;
 	r->warm = 0;
