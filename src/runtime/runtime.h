@@ -286,16 +286,18 @@ struct rt_thread {
 
 			uint64_t tid;
 			pthread_t handle; /* pthread_self() of its thread */
-			uint32_t seq; /* start order: the thread's index in the profile */
 			char name[32];
 			/* registry list (prev: under its lock only) */
 			struct rt_thread *next, *prev;
 			struct rt_thread *live_next, *live_prev; /* running threads */
+			uint32_t live_index; /* its place in the array of them */
 			/* Its last look found it had taken no CPU, and where it was then:
-			 * Note [Idle threads in turn] in sampler.c.  Beside live_next, which
-			 * the sampler reads too for each thread. */
+			 * Note [Idle threads in turn] in sampler.c.  Beside seq, which
+			 * the sampler reads too for each idle thread: one cache line
+			 * (Note [Running threads in an array] in threads.c). */
 			const struct rt_ctx *idle_cur;
 			int idle;
+			uint32_t seq; /* start order: the thread's index in the profile */
 			/* Note [Ended threads' reserve] in threads.c */
 			struct rt_thread *spare_next;
 			/* Note [States reborn] in threads.c: room in its arena for
@@ -459,6 +461,7 @@ RT_HIDDEN void rt_registry_mask_at_fork(sigset_t *mask); /* in a fork child */
 RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
 RT_HIDDEN int rt_registry_empty(void);
 RT_HIDDEN struct rt_thread *rt_live_first(void);     /* under the lock */
+RT_HIDDEN struct rt_thread *const *rt_live_array(uint32_t *n); /* under the lock; or NULL */
 RT_HIDDEN void rt_registry_add(struct rt_thread *t);
 RT_HIDDEN void rt_thread_used_after_end(struct rt_thread *t);
 RT_HIDDEN void rt_registry_walk_unlocked(int begin); /* Note [States reborn] */
@@ -525,7 +528,7 @@ RT_HIDDEN void rt_sampler_last_async(void);
  * time: its contexts' and its own, shared out as its clock says it took
  * (async-signal-safe, reads only). */
 RT_HIDDEN void rt_sampler_thread_begins(struct rt_thread *t, uint64_t from);
-RT_HIDDEN void rt_sampler_thread_ends(struct rt_thread *t, uint64_t blocks);
+RT_HIDDEN void rt_sampler_thread_ends(struct rt_thread *t, uint64_t blocks, uint64_t now);
 struct rt_cpu_split {
 	double per_hit, per_seen; /* ns for each ns of a context's hits, seen */
 	uint64_t contexts;        /* what the contexts are to add up to */

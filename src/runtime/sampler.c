@@ -203,17 +203,64 @@ static uint64_t pause_ns(void)
 	return p < PAUSE_NS ? p : PAUSE_NS;
 }
 
+/* The sampler's walks over the running threads, under the registry
+ * lock: along their array, each state fetched LOOK_AHEAD places before
+ * its look, its first cache line (cur) and its sampler's (idle, seq),
+ * so that their misses overlap (Note [Running threads in an array] in
+ * threads.c); along the list where the array has not them all. */
+#define LOOK_AHEAD 8u
+
+struct live_walk {
+	struct rt_thread *const *all;
+	uint32_t n, i;
+};
+
+static void fetch_ahead(const struct live_walk *w)
+{
+	const struct rt_thread *t;
+
+	if (w->i + LOOK_AHEAD < w->n) {
+		t = w->all[w->i + LOOK_AHEAD];
+		__builtin_prefetch(&t->cur);
+		__builtin_prefetch(&t->idle);
+	}
+}
+
+static struct rt_thread *live_first(struct live_walk *w)
+{
+	uint32_t i;
+
+	w->all = rt_live_array(&w->n);
+	w->i = 0;
+	if (w->all == NULL)
+		return rt_live_first();
+	for (i = 0; i < LOOK_AHEAD && i < w->n; i++) {
+		__builtin_prefetch(&w->all[i]->cur);
+		__builtin_prefetch(&w->all[i]->idle);
+	}
+	return w->n ? w->all[0] : NULL;
+}
+
+static struct rt_thread *live_next(struct live_walk *w, struct rt_thread *t)
+{
+	if (w->all == NULL)
+		return t->live_next;
+	fetch_ahead(w);
+	return ++w->i < w->n ? w->all[w->i] : NULL;
+}
+
 /* The second look, after a pause (the registry lock not held). */
 static void look_again(void)
 {
 	uint64_t begun = rt_now_ns(CLOCK_MONOTONIC), paused;
 	struct timespec ts = {0, (long)pause_ns()};
+	struct live_walk walk;
 	struct rt_thread *t;
 
 	nanosleep(&ts, NULL);
 	paused = rt_now_ns(CLOCK_MONOTONIC) - begun;
 	rt_registry_lock();
-	for (t = rt_live_first(); t; t = t->live_next) {
+	for (t = live_first(&walk); t; t = live_next(&walk, t)) {
 		uint64_t now, ran;
 
 		if (!t->look_again)
@@ -261,11 +308,11 @@ void rt_sampler_thread_begins(struct rt_thread *t, uint64_t from)
  * (pthread_exit, cancellation), where that run was not its way out.
  * The later sights of the run hold CPU taken at the root.
  */
-/* `blocks`: how often it blocked (Note [Too few hits]). */
-void rt_sampler_thread_ends(struct rt_thread *t, uint64_t blocks)
+/* `blocks`: how often it blocked (Note [Too few hits]); `now`: its
+ * clock, read before the registry lock (Note [Calls as a thread ends] in
+ * threads.c), so a sample since may have read it later. */
+void rt_sampler_thread_ends(struct rt_thread *t, uint64_t blocks, uint64_t now)
 {
-	uint64_t now = rt_now_ns(t->cpu_clock);
-
 	catch_up(t, rt_now_ns(CLOCK_MONOTONIC), now);
 
 	t->blocks = blocks;
@@ -484,6 +531,7 @@ static unsigned stride_for(unsigned idle)
  * [Quiet samples]).  LOOK_AGAIN from the helper's loop only: it sleeps. */
 static int sample_all(enum look look)
 {
+	struct live_walk walk;
 	struct rt_thread *t;
 	uint64_t wall = rt_now_ns(CLOCK_MONOTONIC);
 	int busy = RT_LOAD(&rt_heap_active) != 0, again = 0;
@@ -491,7 +539,7 @@ static int sample_all(enum look look)
 
 	rt_registry_lock();
 	if (!rt_cycles) {
-		for (t = rt_live_first(); t; t = t->live_next) {
+		for (t = live_first(&walk); t; t = live_next(&walk, t)) {
 			if (look_at(t, look))
 				busy |= take_look(t, wall, look, &again);
 			idle += t->idle;

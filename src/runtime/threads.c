@@ -65,8 +65,73 @@ struct rt_thread *rt_live_first(void)
 	return live;
 }
 
+/*
+ * Note [Running threads in an array]: the sampler looks at every running
+ * thread's state each sample (Note [Idle threads in turn] in sampler.c),
+ * and each state is a mapping of its own, so each look began with a
+ * cache miss and, on a VM, a TLB miss, one after another along the
+ * list: with 1,000 threads waiting, 94 % of the sampler's time was the
+ * first load from each state, and the process took 0.215 s of CPU in
+ * 2 s against 0.071 bare (tests/progs/idlethreads.c; perf,
+ * docs/performance.md, session 43).  So the running threads are also
+ * kept in an array, in no order (a thread that ends takes the last one's
+ * place), which the sampler walks fetching states some places ahead,
+ * so that their misses overlap.  The list stays: the rest of the
+ * runtime walks it, and so does the sampler if the array could not grow
+ * (no memory): then it holds only some of them, and is given up.
+ */
+static struct rt_thread **live_array;
+static uint32_t live_count, live_room;
+static int live_array_lost;
+
+/* The running threads as an array, or NULL if it does not hold them all
+ * (under the registry lock). */
+struct rt_thread *const *rt_live_array(uint32_t *n)
+{
+	*n = live_count;
+	return live_array_lost ? NULL : live_array;
+}
+
+static int live_array_grow(void)
+{
+	uint32_t room = live_room ? live_room * 2 : 512;
+	struct rt_thread **all;
+
+	if (room < live_room || (all = rt_map(room * sizeof *all)) == NULL)
+		return -1;
+	if (live_array) {
+		memcpy(all, live_array, live_count * sizeof *all);
+		rt_unmap(live_array, live_room * sizeof *all);
+	}
+	live_array = all;
+	live_room = room;
+	return 0;
+}
+
+static void live_array_add(struct rt_thread *t)
+{
+	if (live_array_lost || (live_count == live_room && live_array_grow() != 0)) {
+		live_array_lost = 1;
+		return;
+	}
+	t->live_index = live_count;
+	live_array[live_count++] = t;
+}
+
+static void live_array_remove(struct rt_thread *t)
+{
+	struct rt_thread *last;
+
+	if (live_array_lost)
+		return;
+	last = live_array[--live_count];
+	live_array[t->live_index] = last;
+	last->live_index = t->live_index;
+}
+
 static void unlink_live(struct rt_thread *t)
 {
+	live_array_remove(t);
 	if (t->live_prev)
 		t->live_prev->live_next = t->live_next;
 	else
@@ -102,6 +167,7 @@ void rt_registry_add(struct rt_thread *t)
 	if (live)
 		live->live_prev = t;
 	live = t;
+	live_array_add(t);
 	rt_registry_unlock();
 }
 
@@ -145,9 +211,13 @@ static void read_name(struct rt_thread *t)
  * then waited, was 87 of the 120 us a short thread cost the runtime
  * (10,000 threads one after another, a 2-CPU VM), and 50 made before the
  * lock (docs/performance.md, session 26).  getrusage(RUSAGE_THREAD) for
- * the other: no file, and the thread's own counts.  A thread asks its
- * name as its state is made too, so that it has one if it cannot ask
- * as it ends.
+ * the other: no file, and the thread's own counts.  Its CPU clock, for
+ * its last charge, is read before the lock as well (a sample made
+ * meanwhile may have read it later, and then charged that time): with
+ * 1,000 threads ending together, the system call under the lock made
+ * the others wait (docs/performance.md, session 43).  A thread asks
+ * its name as its state is made too, so that it has one if it cannot
+ * ask as it ends.
  *
  * Only in a process under no seccomp filter (rt_sandbox_none): neither
  * call is one the runtime cannot do without, and a filter may kill at
@@ -501,7 +571,7 @@ static void thread_exit(void *arg)
 	struct rt_thread *t = arg;
 	int cancel = rt_nocancel_begin();
 	char name[16];
-	uint64_t blocks;
+	uint64_t blocks = RT_BLOCKS_UNKNOWN, clock_now = 0;
 
 	if (rt_take_back_thread_altstack)
 		rt_take_back_thread_altstack(); /* Note [Stacks for other threads] in altstack.c */
@@ -511,13 +581,16 @@ static void thread_exit(void *arg)
 		t->warm = warm_claim();
 	rt_release_lookups(t, t->warm);
 	own_name(name);
-	blocks = rt_config.clock == CCP_CLOCK_CPU ? own_blocks() : RT_BLOCKS_UNKNOWN;
+	if (rt_config.clock == CCP_CLOCK_CPU) { /* Note [Calls as a thread ends] */
+		blocks = own_blocks();
+		clock_now = rt_now_ns(t->cpu_clock);
+	}
 	rt_registry_lock();
 	if (t->alive) {
 		if (rt_cycles) /* Note [The tail after the last hook] in clock.c */
 			rt_charge_ticks(t, rt_tick());
 		else if (rt_config.clock == CCP_CLOCK_CPU)
-			rt_sampler_thread_ends(t, blocks);
+			rt_sampler_thread_ends(t, blocks, clock_now);
 		else
 			rt_charge_sample(t, rt_now_ns(CLOCK_MONOTONIC));
 		if (name[0])
@@ -850,6 +923,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	rt_quiet_after_fork(&registry_lock);
 	registry = NULL;
 	live = NULL;
+	live_count = 0;
 	spare_head = spare_tail = NULL; /* the parent's ended threads: left alone */
 	left_states = NULL;
 	warm_count = 0;
@@ -880,6 +954,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	survivor->live_next = survivor->live_prev = NULL;
 	registry = survivor;
 	live = survivor;
+	live_array_add(survivor);
 }
 
 void rt_thread_refresh_name(struct rt_thread *t)
