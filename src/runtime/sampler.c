@@ -208,7 +208,7 @@ static uint64_t pause_ns(void)
  * its look, its first cache line (cur) and its sampler's (idle, seq),
  * so that their misses overlap (Note [Running threads in an array] in
  * threads.c); along the list where the array has not them all. */
-#define LOOK_AHEAD 8u
+#define LOOK_AHEAD 16u
 
 struct live_walk {
 	struct rt_thread *const *all;
