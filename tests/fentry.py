@@ -313,6 +313,22 @@ def after_call():
                                                             fns["caller"]["calls"]))
 
 
+def alt_stack_inside():
+    """The -mfentry hooks too: a handler on an alternate stack inside the
+    thread's stack leaves the frames it interrupted where they are (Note
+    [An alternate stack on the thread's stack] in src/runtime/signals.c;
+    robust.py's alt_stack_inside runs the -finstrument-functions build
+    under both clocks)."""
+    for tag, exe in both_flavours("altinside"):
+        for where in ("main", "thread"):
+            prof = os.path.join(OUT, "altinside_%s_%s.ccprof" % (tag, where))
+            r = run([exe, where], env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+            a = arcs(report(prof)) if r.returncode == 0 and os.path.exists(prof) else {}
+            into = sorted((k[0], v["calls"]) for k, v in a.items() if k[1] == "after")
+            check("calls after 20" in r.stdout and into == [("dive", 20)],
+                  "altinside, %s, %s: after() is dive's call, 20 times (%s)" % (tag, where, into))
+
+
 def shadow_full():
     """Calls past the end of the shadow stack, which cannot grow: the slow
     paths count them, and rt_hot is NULL meanwhile (Note [The hooks'
@@ -518,6 +534,7 @@ builds()
 exceptions()
 dispatcher()
 after_call()
+alt_stack_inside()
 shadow_full()
 segment_stepped()
 if platform.machine() == "x86_64":

@@ -1766,6 +1766,29 @@ def jump_siblings():
             check(leaf == want, "%s: leaf's callers %s (%s)" % (name, want, leaf))
 
 
+def alt_stack_inside():
+    """A handler on an alternate stack inside the thread's own stack (a
+    buffer in main's frame, or in a thread's start function), above the
+    frames it interrupts, returns to them: they are not gone (Note [An
+    alternate stack on the thread's stack] in src/runtime/signals.c).
+    tests/progs/altinside.c: the deepest dive() raises SIGUSR1, then
+    calls after(), whose caller is dive, 20 times; it had none,
+    <spontaneous>, where the handler's first call dropped dive's frames.
+    on_usr1 runs as dive's callee, as on a stack outside (static)."""
+    for where in ("main", "thread", "static"):
+        name = "altinside_" + where
+        p, prof = same_behaviour(name, "tests/progs/altinside.c", args=[where])
+        rep = p and exact_calls(name, p, prof)
+        if not rep:
+            continue
+        a = arcs(rep)
+        into = {f: sorted((k[0], v["calls"]) for k, v in a.items() if k[1] == f)
+                for f in ("after", "on_usr1", "leaf")}
+        check(into == {"after": [("dive", 20)], "on_usr1": [("dive", 20)],
+                       "leaf": [("after", 200)]},
+              "%s: after() and the handler are dive's calls, leaf() after's (%s)" % (name, into))
+
+
 def main_stack_limits():
     """Note [The main thread's stack] in threads.c: the main thread's
     stack is worked out from __libc_stack_end, AT_EXECFN and RLIMIT_STACK
@@ -3849,6 +3872,7 @@ small_stack()
 small_stack_exit()
 jumps()
 jump_siblings()
+alt_stack_inside()
 main_stack_limits()
 coroutines()
 exceptions()
@@ -3919,6 +3943,7 @@ late_cancel()
 async_cancel()
 jumps()
 jump_siblings()
+alt_stack_inside()
 split()
 selfinline()
 coroutines()

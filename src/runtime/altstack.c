@@ -183,6 +183,7 @@ static int set_if_none(void *ours)
 		return 0; /* on one now (EPERM) */
 	if (!(old.ss_flags & SS_DISABLE) && old.ss_sp != ours) {
 		call_real(&old, NULL); /* its own: put back */
+		rt_program_altstack(&old);
 		return 0;
 	}
 	return 1;
@@ -272,7 +273,10 @@ RT_API RT_UNSANITIZED int sigaltstack(const stack_t *ss, stack_t *old)
 		old->ss_size = 0;
 		old->ss_flags = SS_DISABLE;
 	}
-	if (r == 0 && ss != NULL && (ss->ss_flags & SS_DISABLE))
-		lend_again();
+	if (r == 0 && ss != NULL) {
+		rt_program_altstack(ss); /* Note [An alternate stack on the thread's stack] */
+		if (ss->ss_flags & SS_DISABLE)
+			lend_again();
+	}
 	return r;
 }

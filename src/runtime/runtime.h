@@ -358,6 +358,12 @@ extern __thread struct rt_thread *rt_hot
 /* A thread the runtime records nothing of, its hooks returning at once:
  * the runtime is disabled, or had no memory for its state (threads.c). */
 extern __thread int rt_stateless __attribute__((tls_model("initial-exec"))) RT_HIDDEN;
+/* The calling thread's alternate signal stack as the program set it,
+ * none if alt_size is 0: Note [An alternate stack on the thread's stack]
+ * in signals.c. */
+extern __thread uintptr_t rt_alt_lo __attribute__((tls_model("initial-exec"))) RT_HIDDEN;
+extern __thread uintptr_t rt_alt_size __attribute__((tls_model("initial-exec"))) RT_HIDDEN;
+RT_HIDDEN void rt_program_altstack(const stack_t *ss);
 
 /* init.c */
 RT_HIDDEN void rt_init(void);
@@ -776,11 +782,13 @@ RT_HIDDEN void rt_quiet_thread(int on);
 #define RT_WAIT_UNBOUNDED UINT32_MAX
 RT_HIDDEN int rt_wait_for(const int *flag, long owner, uint32_t max_ms);
 
-/* Whether sp is on the thread's own stack: off it, a handler runs on an
- * alternate signal stack (Note [Shadow stack]). */
+/* Whether sp is on the calling thread's own stack (t is its state):
+ * off it, a handler runs on an alternate signal stack (Note [Shadow
+ * stack]), which may lie inside it (Note [An alternate stack on the
+ * thread's stack] in signals.c). */
 static inline int rt_sp_on_stack(const struct rt_thread *t, uintptr_t sp)
 {
-	return sp >= t->stack_lo && sp < t->stack_hi;
+	return sp >= t->stack_lo && sp < t->stack_hi && sp - rt_alt_lo >= rt_alt_size;
 }
 
 /* Whether a push at s (top) needs the next segment. */

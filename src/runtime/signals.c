@@ -318,6 +318,38 @@ static void own_stack_entry(void)
 	own_fn(own_arg);
 }
 
+/*
+ * Note [An alternate stack on the thread's stack]: a handler runs on an
+ * alternate signal stack, and the runtime tells its calls from the
+ * frames it interrupted by where its stack pointer is: off the thread's
+ * own stack, the frames below are not gone (rt_discard_gone in
+ * machine.c, exit_past_end in hooks.c, the longjmp's target).  A
+ * program may give a thread an alternate stack inside its own stack, a
+ * buffer in main's frame or in a thread's start function, above the
+ * frames a handler interrupts: the handler's first call took them for
+ * gone and dropped them, and the calls the interrupted function made
+ * after the handler returned had no caller (tests/progs/altinside.c:
+ * after() <spontaneous>, 20 times of 20).  So the program's own
+ * alternate stack is kept in thread-local storage as it sets it (the
+ * interposed sigaltstack, or one a thread had before its first call:
+ * altstack.c, shared runtime only) and a stack pointer on it is off the
+ * thread's stack (rt_sp_on_stack).  A static program's, set up through
+ * libc's sigaltstack, is not seen: there its frames are dropped as
+ * before.  The two words are written size last, with a signal fence
+ * between, so that a handler on this thread never sees a range that was
+ * not set.
+ */
+void rt_program_altstack(const stack_t *ss)
+{
+	rt_alt_size = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (ss == NULL || (ss->ss_flags & SS_DISABLE))
+		return;
+	rt_alt_lo = (uintptr_t)ss->ss_sp;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_alt_size = ss->ss_size;
+}
+
 /* Whether this thread runs on an alternate signal stack with less than
  * STACK_NEED below the current frame, or off its own stack, or with less
  * than that left on it (a thread made with a small stack: Note [A write

@@ -25,6 +25,8 @@ __thread struct rt_thread *rt_hot __attribute__((tls_model("initial-exec")));
 static __thread int starting __attribute__((tls_model("initial-exec")));
 /* Note [No memory for a thread's state], Note [A disabled runtime] */
 __thread int rt_stateless __attribute__((tls_model("initial-exec")));
+__thread uintptr_t rt_alt_lo __attribute__((tls_model("initial-exec")));
+__thread uintptr_t rt_alt_size __attribute__((tls_model("initial-exec")));
 
 static struct rt_thread *registry; /* every thread, for the writer */
 static struct rt_thread *live;     /* threads still running, for the sampler */
