@@ -174,6 +174,21 @@ static void pool_give(void *p)
 		rt_unmap((char *)p - RT_POOL_PAGE, LENT_BYTES + RT_POOL_PAGE);
 }
 
+/* The program set ss as this thread's stack (Note [An alternate stack on
+ * the thread's stack] in signals.c).  Unsanitized: ThreadSanitizer's
+ * start-up sets its stack through us before it can run instrumented
+ * code (helper-149: it crashed there). */
+RT_UNSANITIZED static void program_altstack(const stack_t *ss)
+{
+	rt_alt_size = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (ss == NULL || (ss->ss_flags & SS_DISABLE))
+		return;
+	rt_alt_lo = (uintptr_t)ss->ss_sp;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_alt_size = ss->ss_size;
+}
+
 /* ours, if the calling thread has no alternate stack; 1 if set. */
 static int set_if_none(void *ours)
 {
@@ -183,7 +198,7 @@ static int set_if_none(void *ours)
 		return 0; /* on one now (EPERM) */
 	if (!(old.ss_flags & SS_DISABLE) && old.ss_sp != ours) {
 		call_real(&old, NULL); /* its own: put back */
-		rt_program_altstack(&old);
+		program_altstack(&old);
 		return 0;
 	}
 	return 1;
@@ -274,7 +289,7 @@ RT_API RT_UNSANITIZED int sigaltstack(const stack_t *ss, stack_t *old)
 		old->ss_flags = SS_DISABLE;
 	}
 	if (r == 0 && ss != NULL) {
-		rt_program_altstack(ss); /* Note [An alternate stack on the thread's stack] */
+		program_altstack(ss); /* Note [An alternate stack on the thread's stack] */
 		if (ss->ss_flags & SS_DISABLE)
 			lend_again();
 	}

@@ -363,7 +363,6 @@ extern __thread int rt_stateless __attribute__((tls_model("initial-exec"))) RT_H
  * in signals.c. */
 extern __thread uintptr_t rt_alt_lo __attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 extern __thread uintptr_t rt_alt_size __attribute__((tls_model("initial-exec"))) RT_HIDDEN;
-RT_HIDDEN void rt_program_altstack(const stack_t *ss);
 
 /* init.c */
 RT_HIDDEN void rt_init(void);

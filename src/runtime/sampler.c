@@ -205,39 +205,36 @@ static uint64_t pause_ns(void)
 
 /* The sampler's walks over the running threads, under the registry
  * lock: along their array, each state fetched LOOK_AHEAD places before
- * its look, its first cache line (cur) and its sampler's (idle, seq),
- * so that their misses overlap (Note [Running threads in an array] in
- * threads.c); along the list where the array has not them all. */
+ * its look, its first cache line (cur) and the one the walk reads first
+ * (`at`: the sample's idle, seq and idle_cur; the second look's
+ * look_again), so that their misses overlap (Note [Running threads in an
+ * array] in threads.c); along the list where the array has not them
+ * all. */
 #define LOOK_AHEAD 16u
 
 struct live_walk {
 	struct rt_thread *const *all;
 	uint32_t n, i;
+	size_t at; /* offset of the field read first */
 };
 
-static void fetch_ahead(const struct live_walk *w)
+static void fetch(const struct live_walk *w, const struct rt_thread *t)
 {
-	const struct rt_thread *t;
-
-	if (w->i + LOOK_AHEAD < w->n) {
-		t = w->all[w->i + LOOK_AHEAD];
-		__builtin_prefetch(&t->cur);
-		__builtin_prefetch(&t->idle);
-	}
+	__builtin_prefetch(&t->cur);
+	__builtin_prefetch((const char *)t + w->at);
 }
 
-static struct rt_thread *live_first(struct live_walk *w)
+static struct rt_thread *live_first(struct live_walk *w, size_t at)
 {
 	uint32_t i;
 
 	w->all = rt_live_array(&w->n);
 	w->i = 0;
+	w->at = at;
 	if (w->all == NULL)
 		return rt_live_first();
-	for (i = 0; i < LOOK_AHEAD && i < w->n; i++) {
-		__builtin_prefetch(&w->all[i]->cur);
-		__builtin_prefetch(&w->all[i]->idle);
-	}
+	for (i = 0; i < LOOK_AHEAD && i < w->n; i++)
+		fetch(w, w->all[i]);
 	return w->n ? w->all[0] : NULL;
 }
 
@@ -245,7 +242,8 @@ static struct rt_thread *live_next(struct live_walk *w, struct rt_thread *t)
 {
 	if (w->all == NULL)
 		return t->live_next;
-	fetch_ahead(w);
+	if (w->i + LOOK_AHEAD < w->n)
+		fetch(w, w->all[w->i + LOOK_AHEAD]);
 	return ++w->i < w->n ? w->all[w->i] : NULL;
 }
 
@@ -260,7 +258,8 @@ static void look_again(void)
 	nanosleep(&ts, NULL);
 	paused = rt_now_ns(CLOCK_MONOTONIC) - begun;
 	rt_registry_lock();
-	for (t = live_first(&walk); t; t = live_next(&walk, t)) {
+	for (t = live_first(&walk, offsetof(struct rt_thread, look_again)); t;
+	     t = live_next(&walk, t)) {
 		uint64_t now, ran;
 
 		if (!t->look_again)
@@ -539,7 +538,8 @@ static int sample_all(enum look look)
 
 	rt_registry_lock();
 	if (!rt_cycles) {
-		for (t = live_first(&walk); t; t = live_next(&walk, t)) {
+		for (t = live_first(&walk, offsetof(struct rt_thread, idle)); t;
+		     t = live_next(&walk, t)) {
 			if (look_at(t, look))
 				busy |= take_look(t, wall, look, &again);
 			idle += t->idle;

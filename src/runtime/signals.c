@@ -337,19 +337,8 @@ static void own_stack_entry(void)
  * libc's sigaltstack, is not seen: there its frames are dropped as
  * before.  The two words are written size last, with a signal fence
  * between, so that a handler on this thread never sees a range that was
- * not set.
+ * not set (program_altstack in altstack.c).
  */
-void rt_program_altstack(const stack_t *ss)
-{
-	rt_alt_size = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (ss == NULL || (ss->ss_flags & SS_DISABLE))
-		return;
-	rt_alt_lo = (uintptr_t)ss->ss_sp;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rt_alt_size = ss->ss_size;
-}
-
 /* Whether this thread runs on an alternate signal stack with less than
  * STACK_NEED below the current frame, or off its own stack, or with less
  * than that left on it (a thread made with a small stack: Note [A write

@@ -574,6 +574,7 @@ static void thread_exit(void *arg)
 	int cancel = rt_nocancel_begin();
 	char name[16];
 	uint64_t blocks = RT_BLOCKS_UNKNOWN, clock_now = 0;
+	pid_t pid;
 
 	if (rt_take_back_thread_altstack)
 		rt_take_back_thread_altstack(); /* Note [Stacks for other threads] in altstack.c */
@@ -583,11 +584,18 @@ static void thread_exit(void *arg)
 		t->warm = warm_claim();
 	rt_release_lookups(t, t->warm);
 	own_name(name);
+	pid = rt_pid;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (rt_config.clock == CCP_CLOCK_CPU) { /* Note [Calls as a thread ends] */
 		blocks = own_blocks();
 		clock_now = rt_now_ns(t->cpu_clock);
 	}
 	rt_registry_lock();
+	/* A handler forked since the pid was read, and this is the child,
+	 * its clock started again (helper-149: the parent thread's CPU time
+	 * was the child's). */
+	if (rt_pid != pid && rt_config.clock == CCP_CLOCK_CPU)
+		clock_now = rt_now_ns(t->cpu_clock);
 	if (t->alive) {
 		if (rt_cycles) /* Note [The tail after the last hook] in clock.c */
 			rt_charge_ticks(t, rt_tick());
@@ -926,6 +934,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	registry = NULL;
 	live = NULL;
 	live_count = 0;
+	live_array_lost = 0; /* it holds them all again: none, then the survivor */
 	spare_head = spare_tail = NULL; /* the parent's ended threads: left alone */
 	left_states = NULL;
 	warm_count = 0;
