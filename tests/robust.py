@@ -1774,19 +1774,24 @@ def alt_stack_inside():
     tests/progs/altinside.c: the deepest dive() raises SIGUSR1, then
     calls after(), whose caller is dive, 20 times; it had none,
     <spontaneous>, where the handler's first call dropped dive's frames.
-    on_usr1 runs as dive's callee, as on a stack outside (static)."""
-    for where in ("main", "thread", "static"):
-        name = "altinside_" + where
-        p, prof = same_behaviour(name, "tests/progs/altinside.c", args=[where])
+    on_usr1 runs as dive's callee, as on a stack outside (static).  A
+    handler there that siglongjmps back to rounds() leaves its own
+    frames too: after() is then rounds' call (it was on_usr1's, 20 of
+    20, helper-150)."""
+    for where, how in (("main", ""), ("thread", ""), ("static", ""), ("main", "jump"),
+                       ("static", "jump")):
+        name = "altinside_" + where + ("_" + how if how else "")
+        p, prof = same_behaviour(name, "tests/progs/altinside.c", args=[where, how])
         rep = p and exact_calls(name, p, prof)
         if not rep:
             continue
         a = arcs(rep)
         into = {f: sorted((k[0], v["calls"]) for k, v in a.items() if k[1] == f)
                 for f in ("after", "on_usr1", "leaf")}
-        check(into == {"after": [("dive", 20)], "on_usr1": [("dive", 20)],
-                       "leaf": [("after", 200)]},
-              "%s: after() and the handler are dive's calls, leaf() after's (%s)" % (name, into))
+        want = {"after": [("rounds" if how else "dive", 20)], "on_usr1": [("dive", 20)],
+                "leaf": [("after", 200)]}
+        check(into == want, "%s: after() is %s's call, the handler dive's, leaf() after's (%s)"
+              % (name, want["after"][0][0], into))
 
 
 def main_stack_limits():

@@ -73,18 +73,19 @@ static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
 /* Whether entry e belongs to a frame the jump to target leaves: one below
  * the target; one off the thread's stack (a handler's frames on an
  * alternate stack, which may lie above the thread's stack as well as
- * below it); or, at the target's own stack pointer, a function inlined
- * into the frame that called setjmp and entered after it (gcc hooks
- * inlined copies with their frame's stack pointer): all but the lowest
- * entry there, which is that frame's own function.  setjmp itself is
- * never inside an inlined copy: neither gcc nor clang inlines a function
- * that calls it. */
+ * below it, or inside it: Note [An alternate stack on the thread's
+ * stack] in signals.c); or, at the target's own stack pointer, a
+ * function inlined into the frame that called setjmp and entered after
+ * it (gcc hooks inlined copies with their frame's stack pointer): all
+ * but the lowest entry there, which is that frame's own function.
+ * setjmp itself is never inside an inlined copy: neither gcc nor clang
+ * inlines a function that calls it. */
 static int left_by_jump(const struct rt_thread *t, const struct rt_shadow *e,
 			uintptr_t target)
 {
 	if (e->sp & RT_REGION_SP)
 		return 0; /* a region: closed by key (Note [Shadow stack]) */
-	if (e->sp < target || e->sp >= t->stack_hi)
+	if (e->sp < target || !rt_sp_on_stack(t, e->sp))
 		return 1;
 	if (e->sp != target)
 		return 0;

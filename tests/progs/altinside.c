@@ -8,9 +8,12 @@
  *   static   static memory, outside every thread's stack
  * Twenty rounds of: dive(5), whose deepest call raises SIGUSR1, whose
  * handler calls noted(); then that call calls after(), which calls
- * leaf() ten times.  Prints the calls it made. */
+ * leaf() ten times.  With argv[2] "jump", the handler siglongjmps back
+ * to the round (rounds' frame) instead, which calls after().  Prints
+ * the calls it made. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +22,8 @@
 
 static volatile unsigned long sink;
 static unsigned long ndive, nafter, nleaf, nnoted, nhandler;
+static int jumping;
+static sigjmp_buf back;
 
 __attribute__((noinline)) void leaf(void)
 {
@@ -37,6 +42,8 @@ __attribute__((noinline)) void on_usr1(int sig)
 	(void)sig;
 	nhandler++;
 	noted();
+	if (jumping)
+		siglongjmp(back, 1);
 }
 
 __attribute__((noinline)) void after(void)
@@ -51,7 +58,8 @@ __attribute__((noinline)) void dive(int n)
 	ndive++;
 	if (n == 0) {
 		raise(SIGUSR1);
-		after();
+		if (!jumping)
+			after();
 	} else {
 		dive(n - 1);
 	}
@@ -71,8 +79,13 @@ static int on_alternate_stack(void *stack)
 
 __attribute__((noinline)) void rounds(void)
 {
-	for (int i = 0; i < 20; i++)
+	for (volatile int i = 0; i < 20; i++) {
+		if (jumping && sigsetjmp(back, 1)) {
+			after();
+			continue;
+		}
 		dive(5);
+	}
 }
 
 static void *thread_rounds(void *unused)
@@ -92,6 +105,7 @@ int main(int argc, char **argv)
 	const char *where = argc > 1 ? argv[1] : "main";
 	pthread_t t;
 
+	jumping = argc > 2 && strcmp(argv[2], "jump") == 0;
 	if (strcmp(where, "thread") == 0) {
 		if (pthread_create(&t, NULL, thread_rounds, NULL) != 0)
 			return 1;

@@ -40,13 +40,15 @@ __attribute__((no_instrument_function)) static void copy(const char *to)
 {
 	char buf[65536];
 	ssize_t n;
-	int in = open(profile, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int in = open(profile, O_RDONLY), out;
 
-	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+	if (in < 0) /* no write has ended yet (a slow start on a busy machine) */
+		return;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
 		if (write(out, buf, (size_t)n) != n)
 			break;
-	if (in >= 0)
-		close(in);
+	close(in);
 	if (out >= 0)
 		close(out);
 }
