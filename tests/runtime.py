@@ -1596,8 +1596,10 @@ def threads_ended_out_of_order():
     if not check(r.returncode == 0 and r.stdout.strip() == "started 96 busy 24",
                  "liveorder: runs (%d, %r)" % (r.returncode, r.stdout)):
         return
-    check(nonzero_calls(prof) == {"body": 96, "started": 96, "busy": 24, "main": 1},
-          "liveorder: every call counted (%r)" % nonzero_calls(prof))
+    calls = nonzero_calls(prof)  # clang hooks the atoi glibc's header inlines, too
+    check({f: calls.get(f) for f in ("body", "started", "busy", "main")} ==
+          {"body": 96, "started": 96, "busy": 24, "main": 1},
+          "liveorder: every call counted (%r)" % calls)
     busy = [(t["total_time_s"], sum(f["self_s"] for f in t["functions"] if f["name"] == "busy"))
             for t in report(prof, "--threads")["threads"] if t["name"] == "busy"]
     short = [b for b in busy if not b[1] >= 0.8 * b[0] > 0]
