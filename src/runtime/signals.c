@@ -323,31 +323,31 @@ static void own_stack_entry(void)
  * alternate signal stack, and the runtime tells its calls from the
  * frames it interrupted by where its stack pointer is: off the thread's
  * own stack, the frames below are not gone (rt_discard_gone in
- * machine.c, exit_past_end in hooks.c, the frames a longjmp leaves:
- * left_by_jump in longjmp.c).  A
- * program may give a thread an alternate stack inside its own stack, a
- * buffer in main's frame or in a thread's start function, above the
- * frames a handler interrupts: the handler's first call took them for
- * gone and dropped them, and the calls the interrupted function made
- * after the handler returned had no caller (tests/progs/altinside.c:
- * after() <spontaneous>, 20 times of 20).  So the program's own
- * alternate stack is kept in thread-local storage as it sets it (the
- * interposed sigaltstack, or one a thread had before its first call:
- * altstack.c, shared runtime only) and a stack pointer on it is off the
- * thread's stack (rt_sp_on_stack).  A static program's, set up through
- * libc's sigaltstack, is not seen: there its frames are dropped as
- * before.  Nor is a stack the kernel puts back as a handler returns: an
- * SS_AUTODISARM stack that its handler took away or replaced is the
- * thread's again after it, while this keeps what the handler set
- * (helper-150), and neither is one set by a raw system call.  A C++
- * exception thrown from such a handler is caught by the stack pointers
- * alone (unwound in catch.c).  The two words are written size last,
- * with a signal fence between, so that a handler on this thread never
- * sees a range that was not set (program_altstack in altstack.c).  A
- * handler there that jumps out leaves its own frames, as one on any
- * alternate stack does (altinside.c's `jump`: after() was the handler's
- * call, helper-150).
+ * machine.c, exit_past_end in hooks.c), and a longjmp out of the
+ * handler leaves its frames (left_by_jump in longjmp.c).  A program may
+ * give a thread an alternate stack inside its own stack, a buffer in
+ * main's frame or in a thread's start function, above the frames a
+ * handler interrupts: the handler's first call took them for gone and
+ * dropped them, and the calls the interrupted function made after the
+ * handler returned had no caller (tests/progs/altinside.c: after()
+ * <spontaneous>, 20 times of 20); a handler there that jumped out kept
+ * its own frames (altinside.c's `jump`: after() was the handler's call,
+ * helper-150).  So the program's own alternate stack is kept in
+ * thread-local storage as it sets it (the interposed sigaltstack, or
+ * one a thread had before its first call: altstack.c, shared runtime
+ * only), and a stack pointer on it is off the thread's stack
+ * (rt_sp_on_stack).  The two words are written size last, with a
+ * signal fence between, so that a handler on this thread never sees a
+ * range that was not set (program_altstack in altstack.c).  Not seen: a
+ * static program's stack, set through libc's sigaltstack (its frames
+ * are dropped as before); one set by a raw system call; and one the
+ * kernel puts back as a handler returns: an SS_AUTODISARM stack that
+ * its handler took away or replaced is the thread's again after it,
+ * while this keeps what the handler set (helper-150).  A C++ exception
+ * thrown from such a handler is caught by the stack pointers alone
+ * (unwound in catch.c).
  */
+
 /* Whether this thread runs on an alternate signal stack with less than
  * STACK_NEED below the current frame, or off its own stack, or with less
  * than that left on it (a thread made with a small stack: Note [A write
