@@ -338,7 +338,7 @@ static void read_and_zero_page(char *page, void *arg)
 /* Zeros in a segment but its entry 0: its resident pages written (most
  * often a page or two; rt_shadow_clear says why not madvise), or, if
  * mincore fails, all but its first page given back and that page
- * cleared.  Returns the highest entry it held, as deepest_written reads
+ * cleared.  Returns the highest entry it held, as rt_shadow_trim reads
  * it (0 if none, or if mincore failed). */
 static uint64_t segment_clear(struct rt_shadow *seg)
 {
@@ -484,6 +484,13 @@ static uint64_t highest_written(const struct rt_shadow *seg, size_t last)
 	return 0;
 }
 
+/* The depth of entry `at` of segment k: each segment below holds
+ * RT_SEGMENT_ENTRIES - 1 entries (entry 0 is the sentinel or the link). */
+static uint64_t entry_depth(uint64_t k, uint64_t at)
+{
+	return k * (RT_SEGMENT_ENTRIES - 1) + at;
+}
+
 /* Give back a segment's pages from `from` on, if one of them is
  * resident (`last`: the last page resident): a madvise that gives back
  * a page makes the kernel flush every CPU's TLB, so none without one. */
@@ -496,17 +503,19 @@ static void give_back_from(struct rt_shadow *seg, uintptr_t from, size_t last)
 }
 
 /*
- * The deepest the shadow stack has been: the hooks do not track it (the
- * fast path would pay), but a pop leaves its entry behind, so the highest
- * entry ever written is the deepest frame: on a segment's last page
- * resident (untouched pages are not, and rt_shadow_trim gives back only
- * pages above the one in use), in the last segment with one there.  Each
- * segment below holds RT_SEGMENT_ENTRIES - 1 entries.  And give back,
- * from each segment once read and its deepest put in max_depth, the
- * pages above the one in use: in top's segment, and in each after it all
- * but the first, which keeps the link and the chain.
+ * A thread ends: its deepest into max_depth, and the pages it no longer
+ * uses given back: a thread that went deep once does not keep that
+ * memory after it ends.  The deepest the shadow stack has been: the
+ * hooks do not track it (the fast path would pay), but a pop leaves its
+ * entry behind, so the highest entry ever written is the deepest frame:
+ * on a segment's last page resident (untouched pages are not, and this
+ * gives back only pages above the one in use), in the last segment with
+ * one there.  Given back, from each segment once read and its deepest
+ * put in max_depth: the pages above the one in use, in top's segment,
+ * and in each after it all but the first, which keeps the link and the
+ * chain.
  */
-static void deepest_written(struct rt_thread *t)
+void rt_shadow_trim(struct rt_thread *t)
 {
 	struct rt_shadow *seg, *in_use = rt_segment_of(t->top);
 	uintptr_t keep = ((uintptr_t)(t->top + 1) + SHADOW_PAGE - 1) & ~(uintptr_t)(SHADOW_PAGE - 1);
@@ -519,7 +528,7 @@ static void deepest_written(struct rt_thread *t)
 			last = RT_SEGMENT_BYTES / SHADOW_PAGE - 1; /* unknown: all */
 			resident = 1;
 		} else if (resident && (at = highest_written(seg, last)) != 0) {
-			deepest = k * (RT_SEGMENT_ENTRIES - 1) + at;
+			deepest = entry_depth(k, at);
 		}
 		if (resident == 0)
 			continue;
@@ -541,7 +550,7 @@ static void deepest_written(struct rt_thread *t)
  * its memory in use, reserved large but touched only as deep as the
  * thread went (a segment mincore cannot read counts whole), and the
  * deepest it has been, max_depth or the highest entry written as
- * deepest_written reads it (not if mincore failed).  Neither once
+ * rt_shadow_trim reads it (not if mincore failed).  Neither once
  * another thread took the stack over (Note [Ended threads' reserve] in
  * threads.c): then max_depth, which rt_shadow_trim and the rebirth's
  * clear set.  An ended thread's own stack is still read: code after its
@@ -566,21 +575,13 @@ void rt_shadow_measure(const struct rt_thread *t, uint64_t *in_use, uint64_t *de
 		}
 		*in_use += resident * SHADOW_PAGE;
 		if (resident && (at = highest_written(seg, last)) != 0)
-			written = k * (RT_SEGMENT_ENTRIES - 1) + at;
+			written = entry_depth(k, at);
 	}
 	if (!failed && written > *deepest)
 		*deepest = written;
 }
 
-/* A thread ends: its deepest into max_depth, and the pages it no longer
- * uses given back: a thread that went deep once does not keep that
- * memory after it ends. */
-void rt_shadow_trim(struct rt_thread *t)
-{
-	deepest_written(t);
-}
-
-/* Zeros in a shadow stack taken from an ended thread: deepest_written
+/* Zeros in a shadow stack taken from an ended thread: rt_shadow_trim
  * reads the deepest entry written.  Only its resident pages are written
  * (most often one or two: rt_shadow_trim gave back those above the
  * end's), not the whole given back with madvise, which made the kernel
@@ -595,6 +596,6 @@ uint64_t rt_shadow_clear(struct rt_thread *t)
 
 	for (seg = t->base; seg != NULL; seg = segment_after(seg), k++)
 		if ((at = segment_clear(seg)) != 0)
-			deepest = k * (RT_SEGMENT_ENTRIES - 1) + at;
+			deepest = entry_depth(k, at);
 	return deepest;
 }
