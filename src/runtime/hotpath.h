@@ -96,8 +96,11 @@ cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, int fast)
  * left is taken only for frames really gone.  gcc's SQLite 0.970 of
  * the run's CPU time (0.945-0.990, 11 of 11 rounds), vm 0.927, tiny
  * 0.937 (9 of 9 each); clang's SQLite, recurse and dispatch unchanged
- * (bench/ab.py, docs/performance.md, session 44).  The -mfentry fast
- * path tests the stack pointers alone: it hooks no inlined copies.
+ * (bench/ab.py, docs/performance.md, session 44).  Linked statically
+ * it cost vm, whose entries are nearly all inlined copies (the old
+ * branch went one way), 2-11 % in five code layouts, while tiny gained
+ * 4-16 % and SQLite nothing.  The -mfentry fast path tests the stack
+ * pointers alone: it hooks no inlined copies.
  */
 static inline __attribute__((always_inline)) int below_is_live(const struct rt_shadow *e,
 							       uintptr_t sp, uintptr_t cs,
