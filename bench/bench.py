@@ -73,14 +73,16 @@ FAMILIES = [
      "title": "gcc -O2 -finstrument-functions (hooks every function, inlined copies too)",
      "bare": "bare", "dummy": "dummy", "cpu": "cpu", "cycles": "cycles", "pg": "gprof",
      "uftrace": "uftrace", "callgrind": "callgrind", "small": "bare-small", "empty": "bare-0",
-     "barebin": "bare", "instrbin": "instr", "pgbin": "pg"},
+     "barebin": "bare", "instrbin": "instr", "pgbin": "pg",
+     "thread": "empty+thread", "floor": "floor push"},
     {"key": "clang", "label": "clang-ai",
      "title": "clang -O2 -finstrument-functions-after-inlining (hooks only the calls left "
               "after inlining)",
      "bare": "clang-bare", "dummy": "clang-ai dummy", "cpu": "clang-ai cpu",
      "cycles": "clang-ai cycles", "pg": "clang-pg", "uftrace": "clang-ai uftrace",
      "callgrind": "clang callgrind", "small": "clang-bare-small", "empty": "clang-bare-0",
-     "barebin": "clang-bare", "instrbin": "clang-ai", "pgbin": "clang-pg"},
+     "barebin": "clang-bare", "instrbin": "clang-ai", "pgbin": "clang-pg",
+     "thread": "clang-ai empty+thread", "floor": "clang-ai floor push"},
 ]
 FAMILY = {f["key"]: f for f in FAMILIES}
 # Set by clang_check(): why the clang family is skipped (None: it is not),
@@ -131,8 +133,17 @@ def compile_prog(out, srcs, compiler, flags, libs=(), deps=(), run=sh):
     return out
 
 
+# The floors beside ccprof (preloaded like it, R against the same empty
+# hooks): the empty hooks with a thread asleep beside them, what ccprof's
+# sampler costs by existing (bench/helper_thread.c), and hooks that push
+# and pop a shadow stack and do nothing else (bench/floor_hooks.c).  Set
+# by build_support: {"thread": .so, "floor": .so}.
+FLOORS = {}
+
+
 def build_support():
-    """dummy_hooks.{so,o} and the workloads' binaries."""
+    """dummy_hooks.{so,o}, the floors' libraries (FLOORS) and the
+    workloads' binaries."""
     dsrc = os.path.join(BENCH, "dummy_hooks.c")
     so = os.path.join(BIN, "dummy_hooks.so")
     obj = os.path.join(BIN, "dummy_hooks.o")
@@ -141,6 +152,13 @@ def build_support():
         sh([CC, OPT, "-fPIC", "-shared", "-fno-instrument-functions", dsrc, "-o", so])
     if newer(obj, [dsrc]):
         sh([CC, OPT, "-fno-instrument-functions", "-c", dsrc, "-o", obj])
+    for key, srcs, flags in (("thread", [dsrc, os.path.join(BENCH, "helper_thread.c")], []),
+                             ("floor", [os.path.join(BENCH, "floor_hooks.c")], ["-DFLOOR_PUSH"])):
+        lib = os.path.join(BIN, "floor_%s.so" % key)
+        if newer(lib, srcs):
+            sh([CC, OPT, "-fPIC", "-shared", "-fno-instrument-functions"] + flags + srcs +
+               ["-pthread", "-o", lib])
+        FLOORS[key] = lib
     return so, obj
 
 
@@ -385,6 +403,10 @@ VARIANT_DOC = {
     "bare": "gcc -O2, no instrumentation",
     "dummy": "gcc -O2 -finstrument-functions, empty hooks preloaded (.so)",
     "dummy-static": "the same build, empty hooks linked in",
+    "empty+thread": "the empty hooks preloaded with a thread asleep beside them "
+                    "(bench/helper_thread.c: what ccprof's sampler costs by existing; both families)",
+    "floor push": "hooks that push and pop a shadow stack and do nothing else, preloaded "
+                  "(bench/floor_hooks.c; both families)",
     "cpu": "ccprof clock=cpu, LD_PRELOAD=libccprof.so",
     "cycles": "ccprof clock=cycles, LD_PRELOAD=libccprof.so",
     "cpu-static": "ccprof clock=cpu, libccprof.a linked in",
@@ -515,6 +537,8 @@ def family_variants(F, bins, full, small, empty, so, rundir):
     instr, cpu = bins[F["instrbin"]], F["cpu"]
     vs = [V(F["bare"], [bins[F["barebin"]]] + full),
           V(F["dummy"], [instr] + full, pre, calls_of=cpu)]
+    vs += [V(F[key], [instr] + full, {"LD_PRELOAD": lib}, dummy=F["dummy"], calls_of=cpu)
+           for key, lib in sorted(FLOORS.items())]
     if fam == "gcc" and "dummy-static" in bins:
         vs.append(V("dummy-static", [bins["dummy-static"]] + full, calls_of=cpu))
     if fam == "gcc" and "excl" in bins:
@@ -1010,6 +1034,18 @@ def fentry_line(w):
                st["cpu-static"]["ratio"], st["gprof"]["ratio"]))
 
 
+def floor_line(w, F):
+    """What ccprof's R holds beside its floors (FLOORS), or None where
+    they were not run."""
+    st = w["stats"]
+    if not all(k in st and "R" in st[k] for k in (F["thread"], F["floor"], F["cpu"])):
+        return None
+    return ("%s [%s]: floors: empty hooks with a thread asleep R %s; a shadow stack pushed and "
+            "popped, nothing else, R %s; ccprof clock=cpu R %s"
+            % (w["name"], F["label"], fmt_R(st[F["thread"]]), fmt_R(st[F["floor"]]),
+               fmt_R(st[F["cpu"]])))
+
+
 def checks(results, rep):
     lines = []
 
@@ -1021,6 +1057,9 @@ def checks(results, rep):
         for F in FAMILIES:
             if F["key"] in w["families"]:
                 family_checks(w, F, check, lines)
+                floors = floor_line(w, F)
+                if floors:
+                    lines.append("INFO  " + floors)
         fl = fentry_line(w)
         if fl:
             lines.append("INFO  " + fl)

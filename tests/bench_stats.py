@@ -130,10 +130,53 @@ def test_ab():
               "ab.py %s: usage, status 2" % " ".join(bad))
 
 
+def test_floors():
+    """make bench's floors, preloaded like the runtime: hooks that push and
+    pop a shadow stack (bench/floor_hooks.c, -DFLOOR_PUSH) really push,
+    as deep as the program goes, and pop every entry (tests/progs/
+    floordepth.c: main, then down(300) to down(0): 302 entries); the empty
+    hooks with a helper thread (bench/helper_thread.c) give the process
+    its second thread; the program's output is its bare output either
+    way.  And the Goals' line that sets ccprof's R beside them."""
+    import bench  # noqa: E402  (bench/ is on the path)
+    prog = ccp.build("floordepth", "tests/progs/floordepth.c")
+    libs = {}
+    for key, srcs, flags in (("thread", ["dummy_hooks.c", "helper_thread.c"], []),
+                             ("floor", ["floor_hooks.c"], ["-DFLOOR_PUSH"])):
+        so = os.path.join(ccp.OUT, "floor_%s.so" % key)
+        r = run([ccp.CC, "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared"] + flags +
+                [os.path.join(ccp.TOP, "bench", f) for f in srcs] + ["-pthread", "-o", so])
+        if not check(r.returncode == 0, "bench's floor %s builds without a warning: %s"
+                     % (key, r.stderr.strip()[-300:])):
+            return
+        libs[key] = so
+    bare = run([prog, "300"])
+    check(bare.returncode == 0 and bare.stdout == "depth 300 threads 1\n",
+          "floordepth bare: %r" % bare.stdout)
+    r = run([prog, "300"], env=dict(os.environ, LD_PRELOAD=libs["floor"], FLOOR_REPORT="1"))
+    check(r.returncode == 0 and r.stdout == bare.stdout and
+          r.stderr.strip() == "floor: deepest 302 unmatched 0",
+          "floor push: 302 entries deep, every exit matched, output as bare (%r, %r)"
+          % (r.stdout, r.stderr.strip()))
+    r = run([prog, "300"], env=dict(os.environ, LD_PRELOAD=libs["thread"]))
+    check(r.returncode == 0 and r.stdout == "depth 300 threads 2\n",
+          "empty hooks with a helper thread: the process has two threads (%r)" % r.stdout)
+    w = {"name": "w", "stats": {"empty+thread": {"R": 1.5, "R_ci": (1.2, 1.9)},
+                                "floor push": {"R": 1.4, "R_ci": None},
+                                "cpu": {"R": 2.0, "R_ci": (1.8, 2.2)}}}
+    got = bench.floor_line(w, bench.FAMILY["gcc"])
+    check(got == "w [gcc]: floors: empty hooks with a thread asleep R 1.50 (1.20–1.90); a shadow "
+          "stack pushed and popped, nothing else, R 1.40; ccprof clock=cpu R 2.00 (1.80–2.20)",
+          "bench's floor line: %s" % got)
+    del w["stats"]["floor push"]
+    check(bench.floor_line(w, bench.FAMILY["gcc"]) is None, "no floor line without the floors")
+
+
 test_sign_test()
 test_ranks()
 test_compare()
 test_overhead_ratio()
 test_r_goal()
 test_ab()
+test_floors()
 ccp.finish()

@@ -1,0 +1,28 @@
+/*
+ * helper_thread.c - a thread that sleeps for good, started as the library
+ * loads: linked with dummy_hooks.c into dummy_thread.so, it measures what
+ * a profiler's helper thread costs by merely existing.  Once a process
+ * has a second thread, glibc locks stdio streams and malloc's arenas
+ * with atomic instructions it skips in a single-threaded process: objdump
+ * -d, which prints through stdio, took 7 % longer with empty hooks and
+ * this thread than with the empty hooks alone (docs/performance.md,
+ * session 44).  ccprof's sampler is such a thread.
+ */
+#include <pthread.h>
+#include <unistd.h>
+
+__attribute__((no_instrument_function)) static void *sleep_for_good(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+__attribute__((constructor, no_instrument_function)) static void start_helper(void)
+{
+	pthread_t helper;
+
+	if (pthread_create(&helper, NULL, sleep_for_good, NULL) == 0)
+		pthread_detach(helper);
+}
