@@ -1,12 +1,13 @@
 /*
  * helper_thread.c - a thread that sleeps for good, started as the library
- * loads: linked with dummy_hooks.c into dummy_thread.so, it measures what
+ * loads: linked with dummy_hooks.c into floor_thread.so, it measures what
  * a profiler's helper thread costs by merely existing.  Once a process
- * has a second thread, glibc locks stdio streams and malloc's arenas
- * with atomic instructions it skips in a single-threaded process: objdump
- * -d, which prints through stdio, took 7 % longer with empty hooks and
- * this thread than with the empty hooks alone (docs/performance.md,
- * session 44).  ccprof's sampler is such a thread.
+ * has a second thread, glibc locks a stdio stream at every call that
+ * writes to it, which it skips in a single-threaded process: objdump -d,
+ * which prints through stdio, took 7 % longer with empty hooks and this
+ * thread than with the empty hooks alone, and no longer with stdout
+ * locked by its caller (docs/performance.md, session 44).  ccprof's
+ * sampler is such a thread.
  */
 #include <pthread.h>
 #include <unistd.h>
