@@ -137,7 +137,7 @@ def compile_prog(out, srcs, compiler, flags, libs=(), deps=(), run=sh):
 # hooks): the empty hooks with a thread asleep beside them, what ccprof's
 # sampler costs by existing (bench/helper_thread.c), and hooks that push
 # and pop a shadow stack and do nothing else (bench/floor_hooks.c).  Set
-# by build_support: {"thread": .so, "floor": .so}.
+# by build_support: {"thread": floor_thread.so, "floor": floor_push.so}.
 FLOORS = {}
 
 
@@ -152,9 +152,10 @@ def build_support():
         sh([CC, OPT, "-fPIC", "-shared", "-fno-instrument-functions", dsrc, "-o", so])
     if newer(obj, [dsrc]):
         sh([CC, OPT, "-fno-instrument-functions", "-c", dsrc, "-o", obj])
-    for key, srcs, flags in (("thread", [dsrc, os.path.join(BENCH, "helper_thread.c")], []),
-                             ("floor", [os.path.join(BENCH, "floor_hooks.c")], ["-DFLOOR_PUSH"])):
-        lib = os.path.join(BIN, "floor_%s.so" % key)
+    for key, name, srcs, flags in (
+            ("thread", "floor_thread.so", [dsrc, os.path.join(BENCH, "helper_thread.c")], []),
+            ("floor", "floor_push.so", [os.path.join(BENCH, "floor_hooks.c")], ["-DFLOOR_PUSH"])):
+        lib = os.path.join(BIN, name)
         if newer(lib, srcs):
             sh([CC, OPT, "-fPIC", "-shared", "-fno-instrument-functions"] + flags + srcs +
                ["-pthread", "-o", lib])
@@ -404,7 +405,8 @@ VARIANT_DOC = {
     "dummy": "gcc -O2 -finstrument-functions, empty hooks preloaded (.so)",
     "dummy-static": "the same build, empty hooks linked in",
     "empty+thread": "the empty hooks preloaded with a thread asleep beside them "
-                    "(bench/helper_thread.c: what ccprof's sampler costs by existing; both families)",
+                    "(bench/helper_thread.c: what ccprof's sampler costs by existing; "
+                    "both families)",
     "floor push": "hooks that push and pop a shadow stack and do nothing else, preloaded "
                   "(bench/floor_hooks.c; both families)",
     "cpu": "ccprof clock=cpu, LD_PRELOAD=libccprof.so",
