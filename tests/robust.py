@@ -124,6 +124,60 @@ def sampler_thread_name():
           % (base, names))
 
 
+def helper_not_counted():
+    """The sampler is a thread glibc does not count (Note [A helper glibc
+    does not count] in rawthread.c): a program with one thread of its own
+    stays single-threaded to glibc (__libc_single_threaded 1) while the
+    sampler is there beside it (two tasks) and charges its time; with
+    helper=pthread it is a POSIX thread and the flag is 0.  A thread the
+    program makes, and a fork child, work as before."""
+    exe = build("onethread", "tests/progs/onethread.c")
+    d = fresh_dir("onethread_runs")
+
+    def profiled(mode, options=""):
+        prof = os.path.join(d, "%s%s.%%p.ccprof" % (mode, options.replace("=", "_")))
+        e = dict(os.environ, LD_PRELOAD=PRELOAD,
+                 CCPROF_OPTIONS="output=" + prof + (":" + options if options else ""))
+        r = run([exe, mode], env=e, timeout=60)
+        return r, sorted(glob.glob(prof.replace("%p", "*")))
+
+    bare = run([exe, "plain"], timeout=60)
+    check(bare.stdout == "main single=1 tasks=1\n", "helper: bare, one thread (%r)" % bare.stdout)
+    r, profs = profiled("plain")
+    check(r.returncode == 0 and r.stdout == "main single=1 tasks=2\n",
+          "helper: profiled, glibc still counts one thread, the sampler beside it (%r)" % r.stdout)
+    if check(len(profs) == 1, "helper: one profile (%s)" % profs):
+        rep = report(profs[0])
+        work = [f for f in rep["functions"] if f["name"] == "work"]
+        check(rep["samples"] > 0 and work and work[0]["calls"] == 20 and
+              work[0]["inherited_s"] >= 0.5 * rep["total_time_s"] > 0,
+              "helper: the uncounted sampler charged work() (%s of %s s, %d samples)"
+              % (work and work[0]["inherited_s"], rep["total_time_s"], rep["samples"]))
+    r, profs = profiled("plain", "helper=pthread")
+    check(r.returncode == 0 and r.stdout == "main single=0 tasks=2\n" and len(profs) == 1,
+          "helper=pthread: a POSIX thread, glibc counts two (%r)" % r.stdout)
+    r, profs = profiled("plain", "helper=bogus")
+    check(r.returncode == 0 and r.stdout == "main single=1 tasks=2\n" and
+          "ccprof: CCPROF_OPTIONS: bad helper 'bogus' (clone or pthread)" in r.stderr,
+          "helper=bogus: one warning, the default (%r, %r)" % (r.stdout, r.stderr))
+    r, profs = profiled("thread")
+    ok = r.returncode == 0 and r.stdout == "main single=1 tasks=2\njoined single=0 tasks=2\n"
+    if check(ok and len(profs) == 1, "helper: the program's own thread makes it multi-threaded "
+             "to glibc (%r)" % r.stdout):
+        rep = report(profs[0])
+        work = [f for f in rep["functions"] if f["name"] == "work"]
+        check(rep["threads"] == 2 and work and work[0]["calls"] == 30,
+              "helper: both of the program's threads recorded (%s threads, %s calls of work)"
+              % (rep["threads"], work and work[0]["calls"]))
+    r, profs = profiled("fork")
+    lines = sorted(r.stdout.splitlines())
+    if check(r.returncode == 0 and lines == ["child single=1 tasks=2", "main single=1 tasks=2"]
+             and len(profs) == 2, "helper: a fork child makes its own uncounted sampler (%r, %d profiles)"
+             % (r.stdout, len(profs))):
+        times = [report(p)["total_time_s"] for p in profs]
+        check(min(times) > 0.05, "helper: the child's profile and the parent's have time (%s)" % times)
+
+
 def dropped_user():
     """A process that gives up root (a server's worker, as nobody)
     cannot create its profile in a directory only root may write to; the
@@ -3835,6 +3889,7 @@ def replaced():
 
 threads()
 sampler_thread_name()
+helper_not_counted()
 dropped_user()
 raw_exit()
 term_names()

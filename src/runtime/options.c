@@ -17,6 +17,7 @@
  *   heap=0|1                follow every block to its free (allocation runtime only)
  *   heap_interval=N[ms|..]  between heap samples (default 10ms)
  *   run_start=NS            the run's start, ns since the epoch (set by record)
+ *   helper=clone|pthread    how the sampling thread is made (default clone)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,13 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 		if (ccp_parse_count(val, 1, &cfg->run_start_ns) != 0)
 			rt_warn("CCPROF_OPTIONS: bad run_start '%s' (nanoseconds since the epoch, "
 				"digits only)", val);
+	} else if (strcmp(key, "helper") == 0) {
+		if (strcmp(val, "clone") == 0)
+			cfg->helper = RT_HELPER_CLONE;
+		else if (strcmp(val, "pthread") == 0)
+			cfg->helper = RT_HELPER_PTHREAD;
+		else
+			rt_warn("CCPROF_OPTIONS: bad helper '%s' (clone or pthread)", val);
 	} else if (strcmp(key, "enabled") == 0) {
 		set_bool(&cfg->disabled, key, val, 1);
 	} else {

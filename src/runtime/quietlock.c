@@ -2,8 +2,12 @@
  * quietlock.c - the runtime's locks, held with every signal blocked
  * (Note [Locks and signals]).
  */
+#include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "runtime.h"
 
@@ -33,6 +37,48 @@
  * hooks' fast path takes no lock.  A signal sent during a write waits
  * for its end, as one sent during a thread's start does.
  */
+/*
+ * Note [Locks of our own]: the sampling helper is a thread glibc does not
+ * count (Note [A helper glibc does not count] in rawthread.c), and glibc
+ * takes a mutex with a plain store, no atomic, while it thinks the process
+ * has one thread.  So the locks the helper shares with the program's
+ * threads are these, a futex each: 0 free, 1 held, 2 held with waiters
+ * (Drepper, "Futexes Are Tricky", mutex2).  errno is kept: a lock is
+ * taken in signal handlers too.
+ */
+static void futex_lock(int *word)
+{
+	int c = 0, saved;
+
+	if (__atomic_compare_exchange_n(word, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	saved = errno;
+	if (c != 2)
+		c = __atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE);
+	while (c != 0) {
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+		c = __atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE);
+	}
+	errno = saved;
+}
+
+static int futex_trylock(int *word)
+{
+	int c = 0;
+
+	return __atomic_compare_exchange_n(word, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void futex_unlock(int *word)
+{
+	if (__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2) {
+		int saved = errno;
+
+		syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		errno = saved;
+	}
+}
+
 /* A thread of the runtime's own (the sampler) runs with every signal
  * blocked from its start: its locks need no mask, and took two system
  * calls a sample (1,128 in a run of 100 short threads, strace).  Set
@@ -50,12 +96,12 @@ void rt_quiet_lock(struct rt_quiet_mutex *q)
 	sigset_t all, saved;
 
 	if (always_quiet) {
-		pthread_mutex_lock(&q->mutex);
+		futex_lock(&q->word);
 		return;
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	pthread_mutex_lock(&q->mutex);
+	futex_lock(&q->word);
 	q->kept = saved;
 }
 
@@ -64,10 +110,10 @@ int rt_quiet_trylock(struct rt_quiet_mutex *q)
 	sigset_t all, saved;
 
 	if (always_quiet)
-		return pthread_mutex_trylock(&q->mutex) == 0;
+		return futex_trylock(&q->word);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	if (pthread_mutex_trylock(&q->mutex) != 0) {
+	if (!futex_trylock(&q->word)) {
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
 		return 0;
 	}
@@ -75,22 +121,22 @@ int rt_quiet_trylock(struct rt_quiet_mutex *q)
 	return 1;
 }
 
-/* The mask is copied out first: once the mutex is free, the next holder
+/* The mask is copied out first: once the lock is free, the next holder
  * writes `kept`. */
 void rt_quiet_unlock(struct rt_quiet_mutex *q)
 {
 	sigset_t saved;
 
 	if (always_quiet) {
-		pthread_mutex_unlock(&q->mutex);
+		futex_unlock(&q->word);
 		return;
 	}
 	saved = q->kept;
-	pthread_mutex_unlock(&q->mutex);
+	futex_unlock(&q->word);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 void rt_quiet_after_fork(struct rt_quiet_mutex *q)
 {
-	pthread_mutex_init(&q->mutex, NULL);
+	__atomic_store_n(&q->word, 0, __ATOMIC_RELAXED);
 }

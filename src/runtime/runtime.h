@@ -342,6 +342,12 @@ struct rt_config {
 	uint64_t heap_interval_ns; /* between heap samples */
 	uint64_t run_start_ns;   /* run_start=: when ccprof record's run began
 				    (Note [One OUT per run] in dump.c), or 0 */
+	int helper;              /* enum rt_helper: how the sampling helper is made */
+};
+
+enum rt_helper {
+	RT_HELPER_CLONE,   /* a thread glibc does not count, where it can be (rawthread.c) */
+	RT_HELPER_PTHREAD, /* a POSIX thread */
 };
 
 extern struct rt_config rt_config RT_HIDDEN;
@@ -762,10 +768,10 @@ RT_HIDDEN void rt_deferred_end(int old);
  * back as the lock is given back; written and read by the holder only.
  * Given back in the reverse order of their taking. */
 struct rt_quiet_mutex {
-	pthread_mutex_t mutex;
+	int word; /* a futex: Note [Locks of our own] */
 	sigset_t kept;
 };
-#define RT_QUIET_MUTEX_INIT { .mutex = PTHREAD_MUTEX_INITIALIZER }
+#define RT_QUIET_MUTEX_INIT { .word = 0 }
 RT_HIDDEN void rt_quiet_lock(struct rt_quiet_mutex *q);
 RT_HIDDEN int rt_quiet_trylock(struct rt_quiet_mutex *q); /* 1 if acquired */
 RT_HIDDEN void rt_quiet_unlock(struct rt_quiet_mutex *q);
@@ -773,6 +779,21 @@ RT_HIDDEN void rt_quiet_unlock(struct rt_quiet_mutex *q);
  * thread the child does not have); `kept` stays for the child to read. */
 RT_HIDDEN void rt_quiet_after_fork(struct rt_quiet_mutex *q);
 RT_HIDDEN void rt_quiet_thread(int on);
+
+/* rawthread.c: the sampling helper as a thread glibc does not count
+ * (Note [A helper glibc does not count]).  start: 1 if made, else the
+ * caller makes a POSIX thread; join waits for its end and frees its
+ * memory; forget frees it in a fork child, which has no helper. */
+struct rt_raw_thread {
+	void *map;        /* guard page, stack, static TLS and control block */
+	size_t size;
+	pid_t tid;        /* the kernel clears it as the thread ends */
+	pthread_t self;   /* what pthread_self() says in the thread */
+};
+RT_HIDDEN int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg);
+RT_HIDDEN void rt_raw_thread_join(struct rt_raw_thread *t);
+RT_HIDDEN void rt_raw_thread_forget(struct rt_raw_thread *t);
+RT_HIDDEN int rt_raw_threads_possible(void);
 
 /* waitflag.c: wait, in steps of 1 ms, until *flag is set, or the thread
  * `owner` of this process has gone (0: none to watch), or max_ms have

@@ -25,32 +25,19 @@
 #include "runtime.h"
 
 static pthread_t sampler;
+/* The helper is `raw`, a thread glibc does not count (Note [A helper glibc
+ * does not count] in rawthread.c), not a POSIX thread. */
+static struct rt_raw_thread raw;
+static int raw_helper;
 static int running;
 /* Only the calls sampling cannot do without: Note [Sandboxed] in
  * sandbox.c.  Set before the helper is made. */
 static int sandboxed;
-static int stop_requested; /* under wake_lock */
+static int stop_requested; /* then gate_serial changes: Note [Waking the helper] */
 static uint64_t samples;
 static uint64_t looks; /* threads looked at, under clock=cpu: Note [Idle threads in turn] */
 static uint64_t prev_wall; /* the sample before's wall time (clock=cpu): catch_up */
 static void catch_up(struct rt_thread *t, uint64_t wall, uint64_t now);
-/* The helper waits on `wake` between samples, so that a stop does not wait
- * out the rest of an interval (at exit, before exec): with interval=10s,
- * a sleep would hold up every exit of the program by up to ten seconds. */
-static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake;
-
-static void wake_init(void)
-{
-	pthread_condattr_t a;
-
-	pthread_mutex_init(&wake_lock, NULL);
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(&wake, &a);
-	pthread_condattr_destroy(&a);
-}
-
 static void advance(struct timespec *ts, uint64_t ns)
 {
 	uint64_t sum = (uint64_t)ts->tv_nsec + ns;
@@ -795,7 +782,36 @@ static uint64_t interval_after(unsigned quiet)
 	return next_interval() << (shift < QUIET_MAX_SHIFT ? shift : QUIET_MAX_SHIFT);
 }
 
-static void *sampler_loop(void)
+/*
+ * Note [Waking the helper]: the helper waits between samples on a futex,
+ * gate_serial, until the next sample is due, so that a stop does not wait
+ * out the rest of an interval (at exit, before exec): with interval=10s,
+ * a sleep would hold up every exit of the program by up to ten seconds.
+ * A stop sets stop_requested, then changes gate_serial and wakes it
+ * (gate_wake): a helper that read the count before the change finds it
+ * changed and does not sleep, and one that read it after sees the stop.
+ * No pthread mutex or condition variable: glibc does not count the helper
+ * (Note [A helper glibc does not count] in rawthread.c) and takes its
+ * mutexes without atomics while it counts one thread.  1 if stopped.
+ */
+static int wait_until(const struct timespec *due)
+{
+	for (;;) {
+		unsigned serial = __atomic_load_n(&gate_serial, __ATOMIC_SEQ_CST);
+		struct timespec now;
+
+		if (__atomic_load_n(&stop_requested, __ATOMIC_SEQ_CST))
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!before(&now, due))
+			return 0;
+		syscall(SYS_futex, &gate_serial, FUTEX_WAIT_BITSET_PRIVATE, serial, due, NULL,
+			FUTEX_BITSET_MATCH_ANY);
+	}
+}
+
+/* 1 if it ends because it is alone (Note [Last thread]). */
+static int sampler_loop(void)
 {
 	struct timespec next, check, now;
 	unsigned quiet = 0;
@@ -807,25 +823,23 @@ static void *sampler_loop(void)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &check);
 	advance(&check, ALONE_CHECK_NS);
-	if (wait_for_gate(&check) != GATE_OPEN)
-		return NULL; /* stopped, or Note [Last thread]: glibc calls exit(0) */
+	switch (wait_for_gate(&check)) {
+	case GATE_OPEN:
+		break;
+	case GATE_ALONE:
+		return 1;
+	case GATE_STOP:
+		return 0;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	advance(&next, next_interval());
 	for (;;) {
-		int stop;
-
-		pthread_mutex_lock(&wake_lock);
-		while (!stop_requested &&
-		       pthread_cond_timedwait(&wake, &wake_lock, before(&check, &next) ? &check : &next) == 0)
-			;
-		stop = stop_requested;
-		pthread_mutex_unlock(&wake_lock);
-		if (stop)
+		if (wait_until(before(&check, &next) ? &check : &next))
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!before(&now, &check)) {
 			if (rt_helper_alone(helper_tid))
-				return NULL; /* Note [Last thread]: glibc calls exit(0) */
+				return 1;
 			check = now;
 			advance(&check, ALONE_CHECK_NS);
 		}
@@ -836,18 +850,28 @@ static void *sampler_loop(void)
 				next = now;
 		}
 	}
-	return NULL;
+	return 0;
 }
 
+/* Note [Last thread] in lastthread.c: alone, a POSIX helper returns, and
+ * glibc calls exit(0) in it as in the program's last thread; a helper glibc
+ * does not count calls it itself. */
 static void *sampler_main(void *arg)
 {
-	void *r;
+	int alone;
 
 	(void)arg;
 	rt_quiet_thread(1); /* created with every signal blocked: start_locked */
-	r = sampler_loop();
+	alone = sampler_loop();
 	rt_quiet_thread(0); /* exit's handlers may run here next: quietlock.c */
-	return r;
+	if (alone && raw_helper)
+		exit(0);
+	return NULL;
+}
+
+static void raw_main(void *arg)
+{
+	sampler_main(arg);
 }
 
 /* Start and stop come from the program's threads (exit, exec, unshare):
@@ -893,7 +917,13 @@ static int create_named(pthread_t *t, void *(*routine)(void *))
 			    prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) == 0 &&
 			    prctl(PR_SET_NAME, (unsigned long)"ccprof-sampler", 0UL, 0UL, 0UL) == 0;
 
-	made = pthread_create(t, NULL, routine, NULL) == 0;
+	/* Set before the thread runs, which reads it (sampler_main). */
+	raw_helper = !sandboxed && rt_config.helper == RT_HELPER_CLONE;
+	if (raw_helper && !rt_raw_thread_start(&raw, raw_main, NULL))
+		raw_helper = 0;
+	if (raw_helper)
+		*t = raw.self;
+	made = raw_helper || pthread_create(t, NULL, routine, NULL) == 0;
 	if (renamed)
 		prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 	return made;
@@ -902,7 +932,6 @@ static int create_named(pthread_t *t, void *(*routine)(void *))
 /* look: how it learns of a seccomp filter (enum start_look). */
 static void start_locked(enum start_look look)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	sigset_t all, old;
 
 	/* A fork child of a process whose helper is deferred: its one thread
@@ -912,7 +941,6 @@ static void start_locked(enum start_look look)
 	/* clock=cycles needs no helper but for heap samples. */
 	if (running || finished || RT_LOAD(&deferred) || (rt_cycles && !RT_LOAD(&rt_heap_active)))
 		return;
-	pthread_once(&once, wake_init);
 	/* The helper must never take a signal meant for the program. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -984,12 +1012,13 @@ static void stop_locked(void)
 		sample_all(LOOK_FINAL);
 		return;
 	}
-	pthread_mutex_lock(&wake_lock);
 	__atomic_store_n(&stop_requested, 1, __ATOMIC_SEQ_CST);
-	pthread_cond_signal(&wake);
-	pthread_mutex_unlock(&wake_lock);
-	gate_wake(); /* a helper waiting for the first call */
-	pthread_join(sampler, NULL);
+	gate_wake(); /* Note [Waking the helper] */
+	if (raw_helper)
+		rt_raw_thread_join(&raw);
+	else
+		pthread_join(sampler, NULL);
+	raw_helper = 0;
 	running = 0;
 	sample_all(LOOK_FINAL);
 }
@@ -1018,18 +1047,18 @@ void rt_sampler_finish(void)
 	rt_nocancel_end(cancel);
 }
 
-/* After fork the helper does not exist in the child (it may have held
- * wake_lock, and another thread control_lock: both are made anew).
- * wake_lock too when `running` is 0: a thread of the parent may have
- * been in start_locked, its helper already waiting, `running` not yet
- * set; the child's own helper would then wait for wake_lock for ever,
- * and so would the child's exit. */
+/* After fork the helper does not exist in the child (another thread may
+ * have held control_lock: it is made anew), but its memory does, if glibc
+ * does not count it: freed. */
 void rt_sampler_after_fork(void)
 {
 	pthread_mutex_init(&control_lock, NULL);
 	control_holder = 0;
 	finished = 0;
-	wake_init();
+	if (raw_helper)
+		rt_raw_thread_forget(&raw);
+	raw_helper = 0;
+	__atomic_store_n(&stop_requested, 0, __ATOMIC_SEQ_CST);
 	running = 0;
 	samples = 0;
 	looks = 0;

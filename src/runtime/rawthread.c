@@ -1,0 +1,289 @@
+/*
+ * rawthread.c - the sampling helper as a thread that glibc does not count.
+ *
+ * Note [A helper glibc does not count]: glibc runs a process as
+ * single-threaded until pthread_create first makes a thread, and then
+ * for good: every stdio call locks its stream, malloc takes its arena's
+ * lock, and libstdc++ counts shared_ptr references with atomics
+ * (__libc_single_threaded).  The sampler alone made a single-threaded
+ * program pay all that: GNU objdump -d took 7 % more time with empty
+ * hooks and a thread asleep beside it than with the empty hooks alone,
+ * and nothing more once its stdout was set to FSETLOCKING_BYCALLER
+ * (docs/performance.md, session 44).  The helper uses none of what glibc
+ * guards: it takes no stdio stream and no malloc, and its locks shared
+ * with the program's threads are the runtime's own (quietlock.c: glibc
+ * takes a mutex without an atomic while it thinks itself alone).  So it
+ * is made as glibc makes a thread, by clone3 (clone where that is
+ * missing) with the same flags, but by us, so that glibc's count stays
+ * as the program's own threads make it.
+ *
+ * What glibc gives a thread it makes, we give ours: a stack with a guard
+ * page, and a thread pointer whose static TLS blocks are each module's
+ * initial image (from dl_iterate_phdr; the runtime's thread-local
+ * variables are initial-exec, and so is libc's errno) below a thread
+ * control block whose header is a copy of the creator's (stack guard,
+ * pointer guard) pointing at itself.  The rest of glibc's struct pthread
+ * is zero: the helper calls nothing that reads it but pthread_self.  Its
+ * end is a kernel's clear of its tid word and a futex wake, which the
+ * join waits for.  Where any of this cannot be had (not x86-64, a build
+ * under a sanitizer, a thread pointer whose blocks are not where we
+ * find them, a clone refused), the caller makes a POSIX thread as
+ * before; helper=pthread in CCPROF_OPTIONS asks for one.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+	__has_feature(memory_sanitizer)
+#define RT_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RT_SANITIZED 1
+#endif
+
+#if defined(__x86_64__) && defined(__linux__) && !defined(RT_SANITIZED)
+
+/*
+ * rt_clone_call(a1, a2, a3, a4, a5, nr): system call nr (clone or
+ * clone3) with those arguments.  The parent returns its result; the
+ * child starts on the stack the call gave it, whose two words at the
+ * top are the function to call and its argument, calls it, and ends as
+ * a thread.  In assembly because the child must not return into the
+ * parent's frames; its return address is marked undefined so that an
+ * unwinder stops there.
+ */
+long rt_clone_call(long a1, long a2, long a3, long a4, long a5, long nr) RT_HIDDEN;
+__asm__(".text\n"
+	".globl rt_clone_call\n"
+	".hidden rt_clone_call\n"
+	".type rt_clone_call,@function\n"
+	".p2align 4\n"
+	"rt_clone_call:\n"
+	".cfi_startproc\n"
+	"\tmov %rcx, %r10\n"
+	"\tmov %r9, %rax\n"
+	"\tsyscall\n"
+	"\ttest %rax, %rax\n"
+	"\tjz 1f\n"
+	"\tret\n"
+	"1:\n"
+	".cfi_undefined rip\n"
+	"\txor %ebp, %ebp\n"
+	"\tpop %rax\n"
+	"\tpop %rdi\n"
+	"\tcall *%rax\n"
+	"\txor %edi, %edi\n"
+	"\tmov $60, %eax\n" /* exit: this thread only */
+	"\tsyscall\n"
+	"\thlt\n"
+	".cfi_endproc\n"
+	".size rt_clone_call, .-rt_clone_call\n");
+
+/* The kernel's struct clone_args, first version (Linux 5.3). */
+struct rt_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+/* glibc's own, for pthread_create (sysdeps/unix/sysv/linux/createthread.c). */
+#define THREAD_FLAGS                                                                     \
+	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SYSVSEM | CLONE_SIGHAND | CLONE_THREAD | \
+	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
+
+#define TCB_SIZE 16384u    /* glibc's struct pthread is about 2.3 KB */
+#define TCB_HEADER 0x50u   /* tcbhead_t up to feature_1, as glibc 2.36 lays it out */
+#define TLS_MAX (1u << 20) /* static TLS blocks lie nearer the thread pointer */
+
+static uintptr_t thread_pointer(void)
+{
+	uintptr_t tp;
+
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return tp;
+}
+
+struct tls_walk {
+	uintptr_t tp;     /* the creator's */
+	char *new_tp;     /* NULL while measuring */
+	size_t below;     /* bytes of static TLS below the thread pointer */
+};
+
+/* A module's static TLS block: its offset below the creator's thread
+ * pointer, or 0 if it has none there (none at all, or in dynamic TLS). */
+static size_t static_offset(const struct dl_phdr_info *m, uintptr_t tp)
+{
+	uintptr_t at = (uintptr_t)m->dlpi_tls_data;
+
+	if (m->dlpi_tls_modid == 0 || at == 0 || at >= tp || tp - at > TLS_MAX)
+		return 0;
+	return tp - at;
+}
+
+static int tls_module(struct dl_phdr_info *m, size_t size, void *data)
+{
+	struct tls_walk *w = data;
+	size_t off = static_offset(m, w->tp);
+	int i;
+
+	(void)size;
+	if (off == 0)
+		return 0;
+	for (i = 0; i < m->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &m->dlpi_phdr[i];
+
+		if (ph->p_type != PT_TLS)
+			continue;
+		if (w->new_tp == NULL) {
+			if (off > w->below)
+				w->below = off;
+		} else if (ph->p_filesz <= off) {
+			memcpy(w->new_tp - off, (const void *)(m->dlpi_addr + ph->p_vaddr),
+			       ph->p_filesz);
+		}
+	}
+	return 0;
+}
+
+/* Whether `var`, a thread-local variable of the creator's, lies in the
+ * static TLS we copy. */
+static int covered(const void *var, uintptr_t tp, size_t below)
+{
+	uintptr_t at = (uintptr_t)var;
+
+	return at < tp && tp - at <= below;
+}
+
+static size_t page_round(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n + page - 1) / page * page;
+}
+
+static size_t default_stack(void)
+{
+	pthread_attr_t a;
+	size_t size = 0;
+
+	if (pthread_getattr_default_np(&a) == 0) {
+		pthread_attr_getstacksize(&a, &size);
+		pthread_attr_destroy(&a);
+	}
+	return page_round(size >= 65536 ? size : 2u << 20);
+}
+
+static long make_thread(struct rt_raw_thread *t, uintptr_t new_tp, char *top)
+{
+	struct rt_clone_args args;
+	long r;
+
+	memset(&args, 0, sizeof args);
+	args.flags = THREAD_FLAGS;
+	args.child_tid = (uint64_t)(uintptr_t)&t->tid;
+	args.parent_tid = (uint64_t)(uintptr_t)&t->tid;
+	args.stack = (uint64_t)(uintptr_t)t->map;
+	args.stack_size = (uint64_t)(top - (char *)t->map);
+	args.tls = new_tp;
+	r = rt_clone_call((long)&args, (long)sizeof args, 0, 0, 0, SYS_clone3);
+	if (r == -ENOSYS)
+		r = rt_clone_call(THREAD_FLAGS, (long)top, (long)&t->tid, (long)&t->tid,
+				  (long)new_tp, SYS_clone);
+	return r;
+}
+
+int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
+{
+	struct tls_walk w = {thread_pointer(), NULL, 0};
+	size_t guard = page_round(1), stack = default_stack(), tls;
+	char *base, *new_tp, *top;
+	void **words;
+	long r;
+
+	memset(t, 0, sizeof *t);
+	dl_iterate_phdr(tls_module, &w);
+	if (!covered(&errno, w.tp, w.below) || !covered(&rt_self, w.tp, w.below))
+		return 0;
+	tls = page_round(w.below);
+	t->size = guard + stack + tls + TCB_SIZE;
+	base = mmap(NULL, t->size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (base == MAP_FAILED)
+		return 0;
+	t->map = base + guard;
+	mprotect(base, guard, PROT_NONE);
+	new_tp = base + guard + stack + tls;
+	w.new_tp = new_tp;
+	dl_iterate_phdr(tls_module, &w);
+	memcpy(new_tp, (const void *)w.tp, TCB_HEADER);
+	((uintptr_t *)new_tp)[0] = (uintptr_t)new_tp; /* tcb */
+	((uintptr_t *)new_tp)[2] = (uintptr_t)new_tp; /* self, pthread_self() */
+	((int *)new_tp)[7] = 0; /* gscope_flag */
+	top = base + guard + stack - 16;
+	words = (void **)top;
+	words[0] = (void *)fn;
+	words[1] = arg;
+	r = make_thread(t, (uintptr_t)new_tp, top);
+	if (r <= 0) {
+		munmap(base, t->size);
+		memset(t, 0, sizeof *t);
+		return 0;
+	}
+	t->map = base;
+	t->self = (pthread_t)new_tp;
+	return 1;
+}
+
+int rt_raw_threads_possible(void)
+{
+	return 1;
+}
+
+#else
+
+int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
+{
+	(void)fn;
+	(void)arg;
+	memset(t, 0, sizeof *t);
+	return 0;
+}
+
+int rt_raw_threads_possible(void)
+{
+	return 0;
+}
+
+#endif
+
+/* Until the kernel has cleared the thread's tid word at its end
+ * (CLONE_CHILD_CLEARTID, a shared futex's wake), then its memory goes. */
+void rt_raw_thread_join(struct rt_raw_thread *t)
+{
+	int saved = errno;
+	pid_t tid;
+
+	while ((tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE)) != 0)
+		syscall(SYS_futex, &t->tid, FUTEX_WAIT, tid, NULL, NULL, 0);
+	errno = saved;
+	rt_raw_thread_forget(t);
+}
+
+/* In a fork child, which has the helper's memory but not the helper. */
+void rt_raw_thread_forget(struct rt_raw_thread *t)
+{
+	if (t->map != NULL)
+		munmap(t->map, t->size);
+	memset(t, 0, sizeof *t);
+}

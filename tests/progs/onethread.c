@@ -1,0 +1,94 @@
+/*
+ * onethread.c - whether the profiled program is still single-threaded in
+ * glibc's eyes (Note [A helper glibc does not count] in
+ * src/runtime/rawthread.c).  It works in work() for ~0.2 s of CPU, then
+ * prints glibc's __libc_single_threaded and how many tasks the process
+ * has (the sampler's among them).
+ *
+ *   onethread plain   the above
+ *   onethread thread  then makes a thread of its own, which works too,
+ *                     and prints the flag again after joining it
+ *   onethread fork    then forks; the child works and prints its own
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/single_threaded.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static unsigned long step(unsigned long x)
+{
+	return x * 2654435761u + 1;
+}
+
+__attribute__((noinline)) static void work(void)
+{
+	unsigned long x = 1;
+
+	for (long i = 0; i < 3000000; i++)
+		x = step(x);
+	sink = x;
+}
+
+static int tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void say(const char *who)
+{
+	printf("%s single=%d tasks=%d\n", who, __libc_single_threaded, tasks());
+	fflush(stdout);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 10; i++)
+		work();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "plain";
+
+	for (int i = 0; i < 20; i++)
+		work();
+	say("main");
+	if (strcmp(mode, "thread") == 0) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, worker, NULL) != 0)
+			return 1;
+		pthread_join(t, NULL);
+		say("joined");
+	} else if (strcmp(mode, "fork") == 0) {
+		pid_t child = fork();
+		int status;
+
+		if (child == 0) {
+			for (int i = 0; i < 20; i++)
+				work();
+			say("child");
+			return 0;
+		}
+		if (child < 0 || waitpid(child, &status, 0) != child)
+			return 1;
+		return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	}
+	return 0;
+}
