@@ -131,11 +131,12 @@ $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 	$(call so_links,$(BUILD)/lib,$*)
 
 # Not in the static library: their system, popen, exit, _exit, fork,
-# longjmp, prctl and syscall would take the place of libc's, with none
-# left to call (src/runtime/shellspawn.c, exitgate.c, rawexit.c,
-# forkchild.c, longjmp.c, seccomp.c).
+# longjmp, prctl, syscall and set*id would take the place of libc's, with
+# none left to call in a static executable (src/runtime/shellspawn.c,
+# exitgate.c, rawexit.c, forkchild.c, longjmp.c, seccomp.c,
+# credentials.c).
 RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild longjmp catch seccomp threadname altstack \
-                  instrumented
+                  instrumented credentials
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking

@@ -134,8 +134,9 @@ def compile_prog(out, srcs, compiler, flags, libs=(), deps=(), run=sh):
 
 
 # The floors beside ccprof (preloaded like it, R against the same empty
-# hooks): the empty hooks with a thread asleep beside them, what ccprof's
-# sampler costs by existing (bench/helper_thread.c), and hooks that push
+# hooks): the empty hooks with a POSIX thread asleep beside them, what
+# ccprof's sampler cost by existing until it became a thread glibc does
+# not count (bench/helper_thread.c; helper=pthread still), and hooks that push
 # and pop a shadow stack and do nothing else (bench/floor_hooks.c).  Set
 # by build_support: {"thread": floor_thread.so, "floor": floor_push.so}.
 FLOORS = {}
@@ -404,9 +405,9 @@ VARIANT_DOC = {
     "bare": "gcc -O2, no instrumentation",
     "dummy": "gcc -O2 -finstrument-functions, empty hooks preloaded (.so)",
     "dummy-static": "the same build, empty hooks linked in",
-    "empty+thread": "the empty hooks preloaded with a thread asleep beside them "
-                    "(bench/helper_thread.c: what ccprof's sampler costs by existing; "
-                    "both families)",
+    "empty+thread": "the empty hooks preloaded with a POSIX thread asleep beside them "
+                    "(bench/helper_thread.c: what ccprof's sampler cost by existing "
+                    "before session 45, as with helper=pthread; both families)",
     "floor push": "hooks that push and pop a shadow stack and do nothing else, preloaded "
                   "(bench/floor_hooks.c; both families)",
     "cpu": "ccprof clock=cpu, LD_PRELOAD=libccprof.so",
@@ -1042,7 +1043,7 @@ def floor_line(w, F):
     st = w["stats"]
     if not all(k in st and "R" in st[k] for k in (F["thread"], F["floor"], F["cpu"])):
         return None
-    return ("%s [%s]: floors: empty hooks with a thread asleep R %s; a shadow stack pushed and "
+    return ("%s [%s]: floors: empty hooks with a POSIX thread asleep R %s; a shadow stack pushed and "
             "popped, nothing else, R %s; ccprof clock=cpu R %s"
             % (w["name"], F["label"], fmt_R(st[F["thread"]]), fmt_R(st[F["floor"]]),
                fmt_R(st[F["cpu"]])))

@@ -7,7 +7,9 @@
  * which prints through stdio, took 7 % longer with empty hooks and this
  * thread than with the empty hooks alone, and no longer with stdout
  * locked by its caller (docs/performance.md, session 44).  ccprof's
- * sampler is such a thread.
+ * sampler was such a thread until session 45, and is one still with
+ * CCPROF_OPTIONS=helper=pthread; by default it is a thread glibc does
+ * not count (src/runtime/rawthread.c), which costs this nothing.
  */
 #include <pthread.h>
 #include <unistd.h>

@@ -165,7 +165,7 @@ def test_floors():
                                 "floor push": {"R": 1.4, "R_ci": None},
                                 "cpu": {"R": 2.0, "R_ci": (1.8, 2.2)}}}
     got = bench.floor_line(w, bench.FAMILY["gcc"])
-    check(got == "w [gcc]: floors: empty hooks with a thread asleep R 1.50 (1.20–1.90); a shadow "
+    check(got == "w [gcc]: floors: empty hooks with a POSIX thread asleep R 1.50 (1.20–1.90); a shadow "
           "stack pushed and popped, nothing else, R 1.40; ccprof clock=cpu R 2.00 (1.80–2.20)",
           "bench's floor line: %s" % got)
     del w["stats"]["floor push"]

@@ -13,7 +13,12 @@
  * returns, and glibc calls exit(0) in it, as it would have in the
  * program's last thread: the atexit handlers run and the profile is
  * written.  Where /proc is missing it never knows, and the process stays
- * as before.
+ * as before.  That is a POSIX helper (helper=pthread, or where the other
+ * cannot be made); one glibc does not count (Note [A helper glibc does
+ * not count] in rawthread.c) leaves glibc's count as bare, so main's
+ * pthread_exit ends the process at once, and the helper finds itself
+ * alone only where the program's threads ended without glibc's count
+ * (below): then it calls exit(0) itself.
  *
  * Note [A leader that died alone]: the leader can also end without
  * pthread_exit, and so without leaving the registry: killed alone by a

@@ -516,6 +516,8 @@ RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 RT_HIDDEN void rt_sampler_start(void);
 RT_HIDDEN void rt_sampler_start_or_defer(void);
 RT_HIDDEN void rt_sampler_restart(void);
+/* After the program changed its credentials (credentials.c). */
+RT_HIDDEN void rt_sampler_renew(void);
 /* The first thread state exists: the helper starts sampling (Note [The
  * sampler waits for the first call] in sampler.c).  Async-signal-safe,
  * but where the helper was deferred (Note [A helper for code that calls

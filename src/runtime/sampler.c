@@ -1034,6 +1034,28 @@ void rt_sampler_stop(void)
 	rt_nocancel_end(cancel);
 }
 
+/* Note [The helper's credentials] in credentials.c: a helper glibc does not
+ * count is made anew by the thread that changed them, in the process it
+ * samples.  As if a filter might have come since (START_KNOWN): the
+ * thread is not the leader that start-up watches (lastthread.c). */
+void rt_sampler_renew(void)
+{
+	int cancel, saved = errno;
+
+	if (getpid() != rt_pid)
+		return;
+	cancel = rt_nocancel_begin();
+	if (control_acquire()) {
+		if (raw_helper && running) {
+			stop_locked();
+			start_locked(START_KNOWN);
+		}
+		control_release();
+	}
+	rt_nocancel_end(cancel);
+	errno = saved;
+}
+
 /* At exit: stop for good. */
 void rt_sampler_finish(void)
 {
