@@ -8,19 +8,25 @@
  * so a daemon that dropped root would have kept one thread as root, ours:
  * /proc showed it with uid 0, and a profile it wrote (Note [A leader that
  * died alone] in lastthread.c) was root's.  So these calls are
- * interposed, as unshare is (namespaces.c): after one that succeeds, in
- * the process the helper samples (not a vfork child), a helper glibc does
- * not count is stopped and made again by the calling thread, whose new
- * credentials it takes.  initgroups too: glibc's calls setgroups inside
- * libc, where no interposer sees it.  A POSIX helper needs nothing: glibc
- * changes its credentials with the rest.  Only in the shared runtime: in a
- * static executable these would take the place of libc's, and dlsym would
- * find none to call; a program linked with libccprof.a that gives up its
- * privileges wants helper=pthread (docs/options.md).
+ * interposed: after one that succeeds, in the process the helper samples
+ * (not a vfork child), a helper glibc does not count makes the same system
+ * call (Note [Credentials by request] in sampler.c).  The same call, not
+ * the credentials it ends with: the helper's were the caller's before it,
+ * so what the call was allowed to do it may do, in the same order
+ * (a seteuid(0) back from an unprivileged user must come before a
+ * setgroups).  initgroups too: glibc's calls setgroups inside libc, where
+ * no interposer sees it; the helper is given the list it set.  A POSIX
+ * helper needs nothing: glibc changes its credentials with the rest.
+ * Only in the shared runtime: in a static executable these would take the
+ * place of libc's, and dlsym would find none to call; a program linked
+ * with libccprof.a that gives up its privileges wants helper=pthread
+ * (docs/options.md).
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <grp.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -28,9 +34,9 @@
 
 static void credentials_init(void);
 
-/* NAME's real function, and NAME itself: libc's, then the helper made
- * anew if it succeeded. */
-#define CREDENTIAL_CALL(name, params, args)                                  \
+/* NAME's real function, and NAME itself: libc's, then, if it succeeded,
+ * the same system call in the helper (the call `mirror`). */
+#define CREDENTIAL_CALL(name, params, args, mirror)                          \
 	static void *real_##name;                                            \
 	RT_API int name params                                               \
 	{                                                                    \
@@ -40,20 +46,38 @@ static void credentials_init(void);
 			return -1;                                           \
 		rc = ((int(*) params)real_##name) args;                      \
 		if (rc == 0)                                                 \
-			rt_sampler_renew();                                  \
+			mirror;                                              \
 		return rc;                                                   \
 	}
 
-CREDENTIAL_CALL(setuid, (uid_t u), (u))
-CREDENTIAL_CALL(setgid, (gid_t g), (g))
-CREDENTIAL_CALL(seteuid, (uid_t u), (u))
-CREDENTIAL_CALL(setegid, (gid_t g), (g))
-CREDENTIAL_CALL(setreuid, (uid_t r, uid_t e), (r, e))
-CREDENTIAL_CALL(setregid, (gid_t r, gid_t e), (r, e))
-CREDENTIAL_CALL(setresuid, (uid_t r, uid_t e, uid_t s), (r, e, s))
-CREDENTIAL_CALL(setresgid, (gid_t r, gid_t e, gid_t s), (r, e, s))
-CREDENTIAL_CALL(setgroups, (size_t n, const gid_t *list), (n, list))
-CREDENTIAL_CALL(initgroups, (const char *user, gid_t group), (user, group))
+#define ASK(call, a0, a1, a2) rt_sampler_credentials(call, (long)(a0), (long)(a1), (long)(a2))
+
+static void ask_groups(void);
+
+CREDENTIAL_CALL(setuid, (uid_t u), (u), ASK(SYS_setuid, u, 0, 0))
+CREDENTIAL_CALL(setgid, (gid_t g), (g), ASK(SYS_setgid, g, 0, 0))
+CREDENTIAL_CALL(seteuid, (uid_t u), (u), ASK(SYS_setresuid, -1, u, -1))
+CREDENTIAL_CALL(setegid, (gid_t g), (g), ASK(SYS_setresgid, -1, g, -1))
+CREDENTIAL_CALL(setreuid, (uid_t r, uid_t e), (r, e), ASK(SYS_setreuid, r, e, 0))
+CREDENTIAL_CALL(setregid, (gid_t r, gid_t e), (r, e), ASK(SYS_setregid, r, e, 0))
+CREDENTIAL_CALL(setresuid, (uid_t r, uid_t e, uid_t s), (r, e, s), ASK(SYS_setresuid, r, e, s))
+CREDENTIAL_CALL(setresgid, (gid_t r, gid_t e, gid_t s), (r, e, s), ASK(SYS_setresgid, r, e, s))
+CREDENTIAL_CALL(setgroups, (size_t n, const gid_t *list), (n, list), ASK(SYS_setgroups, n, list, 0))
+CREDENTIAL_CALL(initgroups, (const char *user, gid_t group), (user, group), ask_groups())
+
+/* The groups initgroups set, from getgroups, in memory from mmap. */
+static void ask_groups(void)
+{
+	int saved = errno, n = getgroups(0, NULL);
+	size_t size = (size_t)(n > 0 ? n : 1) * sizeof(gid_t);
+	gid_t *list = n >= 0 ? rt_map(size) : NULL;
+
+	if (list != NULL && (n = getgroups(n, list)) >= 0)
+		ASK(SYS_setgroups, n, list, 0);
+	if (list != NULL)
+		munmap(list, size);
+	errno = saved;
+}
 
 /* At start-up (credentials_at_start), or late, from the first call, if a
  * constructor that ran before ours makes one; not from a vfork child's

@@ -255,6 +255,7 @@ static void init_all(void)
 	rt_sandbox_start(); /* Note [Sandboxed] in sandbox.c */
 	rt_shadow_start();
 	rt_clock_start(); /* calibrated at the first hook: Note [Calibration at the first hook] */
+	rt_raw_thread_prepare(); /* Note [A helper glibc does not count] in rawthread.c */
 	rt_sampler_start_or_defer();
 	at_quick_exit(at_exit); /* exit() and main's return: ccprof_destructor */
 	if (rt_config.handle_signals)

@@ -19,13 +19,20 @@
  *
  * What glibc gives a thread it makes, we give ours: a stack with a guard
  * page, and a thread pointer whose static TLS blocks are each module's
- * initial image (from dl_iterate_phdr; the runtime's thread-local
- * variables are initial-exec, and so is libc's errno) below a thread
- * control block whose header is a copy of the creator's (stack guard,
- * pointer guard) pointing at itself.  The rest of glibc's struct pthread
- * is zero: the helper calls nothing that reads it but pthread_self.  Its
- * end is a kernel's clear of its tid word and a futex wake, which the
- * join waits for.  Where any of this cannot be had (not x86-64, a build
+ * initial image (the runtime's thread-local variables are initial-exec,
+ * and so is libc's errno) below a thread control block whose header is a
+ * copy of the creator's (stack guard, pointer guard) pointing at itself,
+ * with a dynamic thread vector of its own that is empty, so that nothing
+ * reaches another thread's blocks through it.  The images are put
+ * together once, as the runtime starts (rt_raw_thread_prepare), from
+ * dl_iterate_phdr: a fork child that makes its helper must not walk the
+ * list of modules, whose lock another thread of the parent may have held
+ * as it forked.  The rest of glibc's struct pthread is zero: the helper
+ * calls nothing that reads it but pthread_self, and runs none of the
+ * program's code (alone, it ends the process by rt_end_as_last_thread,
+ * not by exit: Note [Last thread] in lastthread.c).  Its end is a
+ * kernel's clear of its tid word and a futex wake, which the join waits
+ * for.  Where any of this cannot be had (not x86-64, a build
  * under a sanitizer, a thread pointer whose blocks are not where we
  * find them, a clone refused), the caller makes a POSIX thread as
  * before; helper=pthread in CCPROF_OPTIONS asks for one.
@@ -105,6 +112,13 @@ struct rt_clone_args {
 #define TCB_SIZE 16384u    /* glibc's struct pthread is about 2.3 KB */
 #define TCB_HEADER 0x50u   /* tcbhead_t up to feature_1, as glibc 2.36 lays it out */
 #define TLS_MAX (1u << 20) /* static TLS blocks lie nearer the thread pointer */
+#define DTV_AT 8192u       /* the helper's dynamic thread vector, in its TCB area */
+#define DTV_ENTRIES 16u    /* of 16 bytes: [0] its length, [1] its generation */
+
+/* The static TLS blocks' initial images, laid out as below a thread
+ * pointer: tls_below bytes, the thread pointer at their end. */
+static char *tls_template;
+static size_t tls_below;
 
 static uintptr_t thread_pointer(void)
 {
@@ -115,8 +129,8 @@ static uintptr_t thread_pointer(void)
 }
 
 struct tls_walk {
-	uintptr_t tp;     /* the creator's */
-	char *new_tp;     /* NULL while measuring */
+	uintptr_t tp;     /* this thread's */
+	char *image_tp;   /* where the template's thread pointer is; NULL while measuring */
 	size_t below;     /* bytes of static TLS below the thread pointer */
 };
 
@@ -145,11 +159,11 @@ static int tls_module(struct dl_phdr_info *m, size_t size, void *data)
 
 		if (ph->p_type != PT_TLS)
 			continue;
-		if (w->new_tp == NULL) {
+		if (w->image_tp == NULL) {
 			if (off > w->below)
 				w->below = off;
-		} else if (ph->p_filesz <= off) {
-			memcpy(w->new_tp - off, (const void *)(m->dlpi_addr + ph->p_vaddr),
+		} else if (off <= w->below && ph->p_filesz <= off) { /* not one loaded since */
+			memcpy(w->image_tp - off, (const void *)(m->dlpi_addr + ph->p_vaddr),
 			       ph->p_filesz);
 		}
 	}
@@ -184,7 +198,39 @@ static size_t default_stack(void)
 	return page_round(size >= 65536 ? size : 2u << 20);
 }
 
-static long make_thread(struct rt_raw_thread *t, uintptr_t new_tp, char *top)
+/* At start-up: the template, or none (and no helper of ours) if the
+ * runtime's own thread-local variables or errno are not in it. */
+void rt_raw_thread_prepare(void)
+{
+	struct tls_walk w = {thread_pointer(), NULL, 0};
+	char *template;
+
+	if (tls_template != NULL)
+		return;
+	dl_iterate_phdr(tls_module, &w);
+	if (!covered(&errno, w.tp, w.below) || !covered(&rt_self, w.tp, w.below) ||
+	    (template = rt_map(w.below)) == NULL)
+		return;
+	w.image_tp = template + w.below;
+	dl_iterate_phdr(tls_module, &w);
+	tls_below = w.below;
+	__atomic_store_n(&tls_template, template, __ATOMIC_RELEASE);
+}
+
+/* The control block: the creator's header, pointing at itself, and an
+ * empty vector of its own (generation 0: glibc finds no block in it). */
+static void make_tcb(char *new_tp)
+{
+	uintptr_t *words = (uintptr_t *)new_tp;
+
+	memcpy(new_tp, (const void *)thread_pointer(), TCB_HEADER);
+	words[0] = (uintptr_t)new_tp; /* tcb */
+	words[1] = (uintptr_t)(new_tp + DTV_AT + 16); /* dtv: [-1] its length, [0] generation */
+	words[2] = (uintptr_t)new_tp; /* self, pthread_self() */
+	((int *)new_tp)[7] = 0; /* gscope_flag */
+}
+
+static long make_thread(struct rt_raw_thread *t, char *stack, uintptr_t new_tp, char *top)
 {
 	struct rt_clone_args args;
 	long r;
@@ -193,8 +239,8 @@ static long make_thread(struct rt_raw_thread *t, uintptr_t new_tp, char *top)
 	args.flags = THREAD_FLAGS;
 	args.child_tid = (uint64_t)(uintptr_t)&t->tid;
 	args.parent_tid = (uint64_t)(uintptr_t)&t->tid;
-	args.stack = (uint64_t)(uintptr_t)t->map;
-	args.stack_size = (uint64_t)(top - (char *)t->map);
+	args.stack = (uint64_t)(uintptr_t)stack;
+	args.stack_size = (uint64_t)(top - stack);
 	args.tls = new_tp;
 	r = rt_clone_call((long)&args, (long)sizeof args, 0, 0, 0, SYS_clone3);
 	if (r == -ENOSYS)
@@ -203,45 +249,41 @@ static long make_thread(struct rt_raw_thread *t, uintptr_t new_tp, char *top)
 	return r;
 }
 
+/* The mapping is published in *t only once the thread exists: a fork
+ * child of a process in the middle of this frees what *t says it has
+ * (rt_sampler_after_fork). */
 int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
 {
-	struct tls_walk w = {thread_pointer(), NULL, 0};
-	size_t guard = page_round(1), stack = default_stack(), tls;
+	const char *template = __atomic_load_n(&tls_template, __ATOMIC_ACQUIRE);
+	size_t guard = page_round(1), stack = default_stack(), tls, size;
 	char *base, *new_tp, *top;
 	void **words;
-	long r;
 
 	memset(t, 0, sizeof *t);
-	dl_iterate_phdr(tls_module, &w);
-	if (!covered(&errno, w.tp, w.below) || !covered(&rt_self, w.tp, w.below))
+	if (template == NULL)
 		return 0;
-	tls = page_round(w.below);
-	t->size = guard + stack + tls + TCB_SIZE;
-	base = mmap(NULL, t->size, PROT_READ | PROT_WRITE,
+	tls = page_round(tls_below);
+	size = guard + stack + tls + TCB_SIZE;
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 	if (base == MAP_FAILED)
 		return 0;
-	t->map = base + guard;
 	mprotect(base, guard, PROT_NONE);
 	new_tp = base + guard + stack + tls;
-	w.new_tp = new_tp;
-	dl_iterate_phdr(tls_module, &w);
-	memcpy(new_tp, (const void *)w.tp, TCB_HEADER);
-	((uintptr_t *)new_tp)[0] = (uintptr_t)new_tp; /* tcb */
-	((uintptr_t *)new_tp)[2] = (uintptr_t)new_tp; /* self, pthread_self() */
-	((int *)new_tp)[7] = 0; /* gscope_flag */
+	memcpy(new_tp - tls_below, template, tls_below);
+	make_tcb(new_tp);
 	top = base + guard + stack - 16;
 	words = (void **)top;
 	words[0] = (void *)fn;
 	words[1] = arg;
-	r = make_thread(t, (uintptr_t)new_tp, top);
-	if (r <= 0) {
-		munmap(base, t->size);
+	if (make_thread(t, base + guard, (uintptr_t)new_tp, top) <= 0) {
+		munmap(base, size);
 		memset(t, 0, sizeof *t);
 		return 0;
 	}
-	t->map = base;
+	t->size = size;
 	t->self = (pthread_t)new_tp;
+	__atomic_store_n(&t->map, (void *)base, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -251,6 +293,10 @@ int rt_raw_threads_possible(void)
 }
 
 #else
+
+void rt_raw_thread_prepare(void)
+{
+}
 
 int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
 {
@@ -280,10 +326,15 @@ void rt_raw_thread_join(struct rt_raw_thread *t)
 	rt_raw_thread_forget(t);
 }
 
-/* In a fork child, which has the helper's memory but not the helper. */
+/* In a fork child, which has the helper's memory but not the helper.
+ * Forgotten before it is unmapped: a fork child of a process in the
+ * middle of this must not unmap what the parent may have mapped anew. */
 void rt_raw_thread_forget(struct rt_raw_thread *t)
 {
-	if (t->map != NULL)
-		munmap(t->map, t->size);
+	void *map = __atomic_exchange_n(&t->map, NULL, __ATOMIC_ACQ_REL);
+	size_t size = t->size;
+
 	memset(t, 0, sizeof *t);
+	if (map != NULL)
+		munmap(map, size);
 }

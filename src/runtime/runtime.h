@@ -516,8 +516,10 @@ RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 RT_HIDDEN void rt_sampler_start(void);
 RT_HIDDEN void rt_sampler_start_or_defer(void);
 RT_HIDDEN void rt_sampler_restart(void);
-/* After the program changed its credentials (credentials.c). */
-RT_HIDDEN void rt_sampler_renew(void);
+/* After the program changed its credentials (credentials.c): the helper
+ * makes system call `call` with a0..a2 too (Note [Credentials by
+ * request] in sampler.c). */
+RT_HIDDEN void rt_sampler_credentials(long call, long a0, long a1, long a2);
 /* The first thread state exists: the helper starts sampling (Note [The
  * sampler waits for the first call] in sampler.c).  Async-signal-safe,
  * but where the helper was deferred (Note [A helper for code that calls
@@ -783,7 +785,8 @@ RT_HIDDEN void rt_quiet_after_fork(struct rt_quiet_mutex *q);
 RT_HIDDEN void rt_quiet_thread(int on);
 
 /* rawthread.c: the sampling helper as a thread glibc does not count
- * (Note [A helper glibc does not count]).  start: 1 if made, else the
+ * (Note [A helper glibc does not count]).  prepare: at start-up, what
+ * every start copies.  start: 1 if made, else the
  * caller makes a POSIX thread; join waits for its end and frees its
  * memory; forget frees it in a fork child, which has no helper. */
 struct rt_raw_thread {
@@ -792,6 +795,7 @@ struct rt_raw_thread {
 	pid_t tid;        /* the kernel clears it as the thread ends */
 	pthread_t self;   /* what pthread_self() says in the thread */
 };
+RT_HIDDEN void rt_raw_thread_prepare(void);
 RT_HIDDEN int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg);
 RT_HIDDEN void rt_raw_thread_join(struct rt_raw_thread *t);
 RT_HIDDEN void rt_raw_thread_forget(struct rt_raw_thread *t);

@@ -600,6 +600,56 @@ static void gate_wake(void)
 	errno = saved;
 }
 
+/*
+ * Note [Credentials by request]: a program thread that changed its
+ * credentials asks a helper glibc does not count to make the same system
+ * call (Note [The helper's credentials] in credentials.c): it writes the
+ * call, counts cred_asked up and wakes the helper as a stop does, and
+ * waits until cred_done says so, or the helper has ended (a new one takes
+ * its creator's credentials, the new ones).  The helper answers between
+ * samples (answer_credentials).  One request at a time, under cred_lock,
+ * held with signals blocked: setuid and setgid are async-signal-safe, and
+ * a handler's call waits for the one it interrupted no longer than a
+ * system call of the helper's.
+ */
+static struct rt_quiet_mutex cred_lock = RT_QUIET_MUTEX_INIT;
+static long cred_call[4]; /* the system call and its arguments */
+static unsigned cred_asked, cred_done;
+
+static void answer_credentials(void)
+{
+	unsigned asked = __atomic_load_n(&cred_asked, __ATOMIC_ACQUIRE);
+
+	if (asked == __atomic_load_n(&cred_done, __ATOMIC_RELAXED))
+		return;
+	syscall(cred_call[0], cred_call[1], cred_call[2], cred_call[3]);
+	__atomic_store_n(&cred_done, asked, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &cred_done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void rt_sampler_credentials(long call, long a0, long a1, long a2)
+{
+	int saved = errno;
+	unsigned asked, done;
+	struct timespec ms = {0, 1000000};
+
+	if (getpid() != rt_pid || !__atomic_load_n(&raw_helper, __ATOMIC_ACQUIRE))
+		return; /* a vfork child's call, or glibc's own helper */
+	rt_quiet_lock(&cred_lock);
+	cred_call[0] = call;
+	cred_call[1] = a0;
+	cred_call[2] = a1;
+	cred_call[3] = a2;
+	asked = __atomic_add_fetch(&cred_asked, 1, __ATOMIC_RELEASE);
+	gate_wake();
+	while ((done = __atomic_load_n(&cred_done, __ATOMIC_ACQUIRE)) != asked &&
+	       __atomic_load_n(&raw.tid, __ATOMIC_ACQUIRE) != 0)
+		syscall(SYS_futex, &cred_done, FUTEX_WAIT_PRIVATE, done, &ms, NULL, 0);
+	__atomic_store_n(&cred_done, asked, __ATOMIC_RELEASE); /* not asked again if it ended */
+	rt_quiet_unlock(&cred_lock);
+	errno = saved;
+}
+
 /* The helper could not be made (an address-space limit too tight for its
  * stack), which start_locked says only once something was recorded; the
  * first thread state says it then. */
@@ -674,6 +724,7 @@ static enum gate_end wait_for_gate(struct timespec *check)
 		struct timespec now, wait;
 		uint64_t ns;
 
+		answer_credentials();
 		if (__atomic_load_n(&stop_requested, __ATOMIC_SEQ_CST))
 			return GATE_STOP;
 		if (sampling_due())
@@ -800,6 +851,7 @@ static int wait_until(const struct timespec *due)
 		unsigned serial = __atomic_load_n(&gate_serial, __ATOMIC_SEQ_CST);
 		struct timespec now;
 
+		answer_credentials();
 		if (__atomic_load_n(&stop_requested, __ATOMIC_SEQ_CST))
 			return 1;
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -854,8 +906,11 @@ static int sampler_loop(void)
 }
 
 /* Note [Last thread] in lastthread.c: alone, a POSIX helper returns, and
- * glibc calls exit(0) in it as in the program's last thread; a helper glibc
- * does not count calls it itself. */
+ * glibc calls exit(0) in it as in the program's last thread.  A helper
+ * glibc does not count is alone only where the program's threads ended
+ * without glibc's count, and glibc would have called nothing: it writes
+ * the profile and ends as that last thread would have, with no atexit
+ * handler, none of the program's code on a thread glibc never set up. */
 static void *sampler_main(void *arg)
 {
 	int alone;
@@ -865,7 +920,7 @@ static void *sampler_main(void *arg)
 	alone = sampler_loop();
 	rt_quiet_thread(0); /* exit's handlers may run here next: quietlock.c */
 	if (alone && raw_helper)
-		exit(0);
+		rt_end_as_last_thread(0);
 	return NULL;
 }
 
@@ -918,9 +973,10 @@ static int create_named(pthread_t *t, void *(*routine)(void *))
 			    prctl(PR_SET_NAME, (unsigned long)"ccprof-sampler", 0UL, 0UL, 0UL) == 0;
 
 	/* Set before the thread runs, which reads it (sampler_main). */
-	raw_helper = !sandboxed && rt_config.helper == RT_HELPER_CLONE;
+	__atomic_store_n(&raw_helper, !sandboxed && rt_config.helper == RT_HELPER_CLONE,
+			 __ATOMIC_RELEASE);
 	if (raw_helper && !rt_raw_thread_start(&raw, raw_main, NULL))
-		raw_helper = 0;
+		__atomic_store_n(&raw_helper, 0, __ATOMIC_RELEASE);
 	if (raw_helper)
 		*t = raw.self;
 	made = raw_helper || pthread_create(t, NULL, routine, NULL) == 0;
@@ -1018,7 +1074,7 @@ static void stop_locked(void)
 		rt_raw_thread_join(&raw);
 	else
 		pthread_join(sampler, NULL);
-	raw_helper = 0;
+	__atomic_store_n(&raw_helper, 0, __ATOMIC_RELEASE);
 	running = 0;
 	sample_all(LOOK_FINAL);
 }
@@ -1032,28 +1088,6 @@ void rt_sampler_stop(void)
 		control_release();
 	}
 	rt_nocancel_end(cancel);
-}
-
-/* Note [The helper's credentials] in credentials.c: a helper glibc does not
- * count is made anew by the thread that changed them, in the process it
- * samples.  As if a filter might have come since (START_KNOWN): the
- * thread is not the leader that start-up watches (lastthread.c). */
-void rt_sampler_renew(void)
-{
-	int cancel, saved = errno;
-
-	if (getpid() != rt_pid)
-		return;
-	cancel = rt_nocancel_begin();
-	if (control_acquire()) {
-		if (raw_helper && running) {
-			stop_locked();
-			start_locked(START_KNOWN);
-		}
-		control_release();
-	}
-	rt_nocancel_end(cancel);
-	errno = saved;
 }
 
 /* At exit: stop for good. */
@@ -1079,7 +1113,9 @@ void rt_sampler_after_fork(void)
 	finished = 0;
 	if (raw_helper)
 		rt_raw_thread_forget(&raw);
-	raw_helper = 0;
+	__atomic_store_n(&raw_helper, 0, __ATOMIC_RELEASE);
+	rt_quiet_after_fork(&cred_lock);
+	cred_done = cred_asked;
 	__atomic_store_n(&stop_requested, 0, __ATOMIC_SEQ_CST);
 	running = 0;
 	samples = 0;
