@@ -1611,11 +1611,14 @@ def last_thread():
     kept the process alive for ever, deaf to SIGTERM (Note [A leader that
     died alone]).  Now it ends as bare, with the same status, and under
     the sampling clocks with a profile the helper writes: exact counts.
+    So does main's pthread_exit with workers that end by the exit system
+    call (rawlast): glibc's count never reaches 0, and a sampler glibc
+    does not count finds itself alone.
     Under clock=cycles there is no helper to write one."""
     p, prof = same_behaviour("lastthread", "tests/progs/lastthread.c", timeout=60)
     if p is not None:
         exact_calls("lastthread", p, prof)
-    for mode in ("raw", "rawfirst"):
+    for mode in ("raw", "rawfirst", "rawlast"):
         name = "lastthread_" + mode
         p, prof = same_behaviour(name, "tests/progs/lastthread.c", [mode], timeout=20)
         if p is None:

@@ -12,6 +12,12 @@
  *                        its status (0 since Linux 6.0, 3 before) and
  *                        without the atexit handlers (glibc's count of
  *                        threads never saw main end)
+ *   lastthread rawlast   main calls pthread_exit and the workers end by
+ *                        the exit system call: the process ends with the
+ *                        last of them, status 0, without the atexit
+ *                        handlers (glibc's count never saw them end); a
+ *                        sampler glibc does not count is then alone, and
+ *                        ends it so (Note [Last thread])
  *
  * The raw modes print the counts they will have made before main ends. */
 #include <pthread.h>
@@ -28,6 +34,8 @@ static unsigned long nwork, nmain;
 __attribute__((noinline)) void work(void) { __atomic_add_fetch(&nwork, 1, __ATOMIC_RELAXED); }
 __attribute__((noinline)) void in_main(void) { nmain++; }
 
+static int raw_workers; /* rawlast: the workers end by the exit system call */
+
 static void *worker(void *arg)
 {
 	long i = (long)arg;
@@ -35,6 +43,8 @@ static void *worker(void *arg)
 	usleep(50000 * (unsigned)(i + 1)); /* outlive main */
 	for (long k = 0; k < 1000 * (i + 1); k++)
 		work();
+	if (raw_workers)
+		syscall(SYS_exit, 0);
 	return NULL;
 }
 
@@ -49,9 +59,10 @@ static void counts(void)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	int raw = strncmp(mode, "raw", 3) == 0;
+	int raw = strncmp(mode, "raw", 3) == 0, rawlast = strcmp(mode, "rawlast") == 0;
 	pthread_t t;
 
+	raw_workers = rawlast;
 	if (!raw)
 		atexit(counts);
 	if (strcmp(mode, "raw") != 0)
@@ -59,7 +70,10 @@ int main(int argc, char **argv)
 			if (pthread_create(&t, NULL, worker, (void *)i) == 0)
 				pthread_detach(t);
 	in_main();
-	if (raw) {
+	if (rawlast) {
+		printf("calls work %lu\ncalls in_main %lu\n", WORK_CALLS, nmain);
+		fflush(stdout);
+	} else if (raw) {
 		if (strcmp(mode, "raw") != 0)
 			printf("calls work %lu\n", WORK_CALLS);
 		printf("calls in_main %lu\n", nmain);
