@@ -130,7 +130,9 @@ def helper_not_counted():
     stays single-threaded to glibc (__libc_single_threaded 1) while the
     sampler is there beside it (two tasks) and charges its time; with
     helper=pthread it is a POSIX thread and the flag is 0.  A thread the
-    program makes, and a fork child, work as before."""
+    program makes, and a fork child, work as before; after a failed exec
+    the sampler is made again so (it was a POSIX thread, as under a
+    seccomp filter, until the helper took pthread_create's calls only)."""
     exe = build("onethread", "tests/progs/onethread.c")
     d = fresh_dir("onethread_runs")
 
@@ -169,6 +171,13 @@ def helper_not_counted():
         check(rep["threads"] == 2 and work and work[0]["calls"] == 30,
               "helper: both of the program's threads recorded (%s threads, %s calls of work)"
               % (rep["threads"], work and work[0]["calls"]))
+    r, profs = profiled("exec")
+    if check(r.returncode == 0 and r.stdout == "main single=1 tasks=2\nafter exec single=1 tasks=2\n"
+             and len(profs) == 1, "helper: after a failed exec the sampler is made again, "
+             "uncounted (%r)" % r.stdout):
+        work = [f for f in report(profs[0])["functions"] if f["name"] == "work"]
+        check(work and work[0]["calls"] == 40 and work[0]["inherited_s"] > 0.05,
+              "helper: the restarted sampler charged work() (%s)" % (work and work[0]))
     r, profs = profiled("fork")
     lines = sorted(r.stdout.splitlines())
     if check(r.returncode == 0 and lines == ["child single=1 tasks=2", "main single=1 tasks=2"]

@@ -32,10 +32,13 @@
  * program's code (alone, it ends the process by rt_end_as_last_thread,
  * not by exit: Note [Last thread] in lastthread.c).  Its end is a
  * kernel's clear of its tid word and a futex wake, which the join waits
- * for.  Where any of this cannot be had (not x86-64, a build
- * under a sanitizer, a thread pointer whose blocks are not where we
- * find them, a clone refused), the caller makes a POSIX thread as
- * before; helper=pthread in CCPROF_OPTIONS asks for one.
+ * for.  Under a seccomp filter it is made so too: the system calls are
+ * those pthread_create makes (mmap, mprotect, clone3 then clone on
+ * ENOSYS, with the same flags), and the thread makes fewer of its own
+ * (no rseq, no robust list).  Where any of this cannot be had (not
+ * x86-64, a build under a sanitizer, a thread pointer whose blocks are
+ * not where we find them, a clone refused), the caller makes a POSIX
+ * thread as before; helper=pthread in CCPROF_OPTIONS asks for one.
  */
 #include <elf.h>
 #include <errno.h>

@@ -972,9 +972,11 @@ static int create_named(pthread_t *t, void *(*routine)(void *))
 			    prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) == 0 &&
 			    prctl(PR_SET_NAME, (unsigned long)"ccprof-sampler", 0UL, 0UL, 0UL) == 0;
 
-	/* Set before the thread runs, which reads it (sampler_main). */
-	__atomic_store_n(&raw_helper, !sandboxed && rt_config.helper == RT_HELPER_CLONE,
-			 __ATOMIC_RELEASE);
+	/* Set before the thread runs, which reads it (sampler_main).  Under a
+	 * seccomp filter too: making it takes the system calls
+	 * pthread_create takes, with the same flags, and fewer in the thread
+	 * (no rseq, no robust list). */
+	__atomic_store_n(&raw_helper, rt_config.helper == RT_HELPER_CLONE, __ATOMIC_RELEASE);
 	if (raw_helper && !rt_raw_thread_start(&raw, raw_main, NULL))
 		__atomic_store_n(&raw_helper, 0, __ATOMIC_RELEASE);
 	if (raw_helper)

@@ -9,8 +9,12 @@
  *   onethread thread  then makes a thread of its own, which works too,
  *                     and prints the flag again after joining it
  *   onethread fork    then forks; the child works and prints its own
+ *   onethread exec    then tries to exec a program that is not there,
+ *                     works again and prints the flag again (the
+ *                     profiler restarts its sampler after the failure)
  */
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,6 +93,14 @@ int main(int argc, char **argv)
 		if (child < 0 || waitpid(child, &status, 0) != child)
 			return 1;
 		return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	} else if (strcmp(mode, "exec") == 0) {
+		char *args[] = {"/nonexistent/onethread-no-such-program", NULL};
+
+		if (execv(args[0], args) == 0 || errno != ENOENT)
+			return 1;
+		for (int i = 0; i < 20; i++)
+			work();
+		say("after exec");
 	}
 	return 0;
 }
