@@ -1621,15 +1621,18 @@ def last_thread():
     died alone]).  Now it ends as bare, with the same status, and under
     the sampling clocks with a profile the helper writes: exact counts.
     So does main's pthread_exit with workers that end by the exit system
-    call (rawlast): glibc's count never reaches 0, and a sampler glibc
-    does not count finds itself alone.
+    call (rawlast): glibc's count never reaches 0, and the sampler finds
+    itself alone; a POSIX one (helper=pthread) returned, and glibc, which
+    still counted the workers, ended it alone and the process without a
+    profile.
     Under clock=cycles there is no helper to write one."""
     p, prof = same_behaviour("lastthread", "tests/progs/lastthread.c", timeout=60)
     if p is not None:
         exact_calls("lastthread", p, prof)
-    for mode in ("raw", "rawfirst", "rawlast"):
-        name = "lastthread_" + mode
-        p, prof = same_behaviour(name, "tests/progs/lastthread.c", [mode], timeout=20)
+    for mode, env in (("raw", None), ("rawfirst", None), ("rawlast", None),
+                      ("rawlast", {"CCPROF_OPTIONS": "helper=pthread"})):
+        name = "lastthread_" + mode + ("_pthread" if env else "")
+        p, prof = same_behaviour(name, "tests/progs/lastthread.c", [mode], env=env, timeout=20)
         if p is None:
             continue
         if CLOCK == "cycles":

@@ -18,8 +18,10 @@
  * not count] in rawthread.c) leaves glibc's count as bare, so main's
  * pthread_exit ends the process at once, and the helper finds itself
  * alone only where the program's threads ended without glibc's count
- * (below), and ends the process as that last thread would have
- * (rt_end_as_last_thread, with status 0, after the profile's write).
+ * (by the exit system call, or below), and ends the process as that last
+ * thread would have (rt_end_as_last_thread, with status 0, after the
+ * profile's write); so does a POSIX helper that finds such threads still
+ * listed, for glibc counts them still and would end only the helper.
  *
  * Note [A leader that died alone]: the leader can also end without
  * pthread_exit, and so without leaving the registry: killed alone by a

@@ -472,6 +472,7 @@ RT_HIDDEN void rt_registry_mask_at_fork(sigset_t *mask); /* in a fork child */
 RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
 RT_HIDDEN int rt_registry_empty(void);
 RT_HIDDEN struct rt_thread *rt_live_first(void);     /* under the lock */
+RT_HIDDEN int rt_threads_listed(void);
 RT_HIDDEN struct rt_thread *const *rt_live_array(uint32_t *n); /* under the lock; or NULL */
 RT_HIDDEN void rt_registry_add(struct rt_thread *t);
 RT_HIDDEN void rt_thread_used_after_end(struct rt_thread *t);

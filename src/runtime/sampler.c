@@ -910,7 +910,10 @@ static int sampler_loop(void)
  * glibc does not count is alone only where the program's threads ended
  * without glibc's count, and glibc would have called nothing: it writes
  * the profile and ends as that last thread would have, with no atexit
- * handler, none of the program's code on a thread glibc never set up. */
+ * handler, none of the program's code on a thread glibc never set up.
+ * So does a POSIX helper that finds threads of the program still listed,
+ * which ended so too (by the exit system call): glibc, counting them
+ * still, would end only the helper, and the process with no profile. */
 static void *sampler_main(void *arg)
 {
 	int alone;
@@ -919,7 +922,7 @@ static void *sampler_main(void *arg)
 	rt_quiet_thread(1); /* created with every signal blocked: start_locked */
 	alone = sampler_loop();
 	rt_quiet_thread(0); /* exit's handlers may run here next: quietlock.c */
-	if (alone && raw_helper)
+	if (alone && (raw_helper || rt_threads_listed()))
 		rt_end_as_last_thread(0);
 	return NULL;
 }

@@ -67,6 +67,19 @@ struct rt_thread *rt_live_first(void)
 	return live;
 }
 
+/* Whether any thread is listed as running (Note [Last thread] in
+ * lastthread.c: from the helper, alone, each is one that ended by the exit
+ * system call). */
+int rt_threads_listed(void)
+{
+	int any;
+
+	rt_registry_lock();
+	any = live != NULL;
+	rt_registry_unlock();
+	return any;
+}
+
 /*
  * Note [Running threads in an array]: the sampler looks at every running
  * thread's state each sample (Note [Idle threads in turn] in sampler.c),

@@ -15,9 +15,9 @@
  *   lastthread rawlast   main calls pthread_exit and the workers end by
  *                        the exit system call: the process ends with the
  *                        last of them, status 0, without the atexit
- *                        handlers (glibc's count never saw them end); a
- *                        sampler glibc does not count is then alone, and
- *                        ends it so (Note [Last thread])
+ *                        handlers (glibc's count never saw them end); the
+ *                        sampler is then alone, and ends it so, a POSIX
+ *                        one (helper=pthread) too (Note [Last thread])
  *
  * The raw modes print the counts they will have made before main ends. */
 #include <pthread.h>
