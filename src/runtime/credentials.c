@@ -14,7 +14,8 @@
  * the credentials it ends with: the helper's were the caller's before it,
  * so what the call was allowed to do it may do, in the same order
  * (a seteuid(0) back from an unprivileged user must come before a
- * setgroups).  initgroups too: glibc's calls setgroups inside libc, where
+ * setgroups); where it may not (what else is per thread: capabilities
+ * raised by capset), the helper is made anew.  initgroups too: glibc's calls setgroups inside libc, where
  * no interposer sees it; the helper is given the list it set.  A POSIX
  * helper needs nothing: glibc changes its credentials with the rest.
  * Only in the shared runtime: in a static executable these would take the
@@ -40,13 +41,15 @@ static void credentials_init(void);
 	static void *real_##name;                                            \
 	RT_API int name params                                               \
 	{                                                                    \
-		int rc;                                                      \
+		int rc, held;                                                \
                                                                              \
 		if (!rt_real_ready(&real_##name, credentials_init))          \
 			return -1;                                           \
+		held = rt_credentials_hold();                                \
 		rc = ((int(*) params)real_##name) args;                      \
-		if (rc == 0)                                                 \
+		if (rc == 0 && held)                                         \
 			mirror;                                              \
+		rt_credentials_release(held);                                \
 		return rc;                                                   \
 	}
 

@@ -20,8 +20,9 @@
  * alone only where the program's threads ended without glibc's count
  * (by the exit system call, or below), and ends the process as that last
  * thread would have (rt_end_as_last_thread, with status 0, after the
- * profile's write); so does a POSIX helper that finds such threads still
- * listed, for glibc counts them still and would end only the helper.
+ * profile's write); a POSIX helper that finds such threads still listed
+ * writes the profile before it returns, for glibc may count them still
+ * and end only the helper.
  *
  * Note [A leader that died alone]: the leader can also end without
  * pthread_exit, and so without leaving the registry: killed alone by a

@@ -517,10 +517,13 @@ RT_HIDDEN uint64_t rt_overhead_milliticks(void); /* under the registry lock */
 RT_HIDDEN void rt_sampler_start(void);
 RT_HIDDEN void rt_sampler_start_or_defer(void);
 RT_HIDDEN void rt_sampler_restart(void);
-/* After the program changed its credentials (credentials.c): the helper
- * makes system call `call` with a0..a2 too (Note [Credentials by
- * request] in sampler.c). */
+/* The program's credentials change (credentials.c; Note [Credentials by
+ * request] in sampler.c): hold, the program's call, and if it succeeded
+ * rt_sampler_credentials, the helper's call of system call `call` with
+ * a0..a2 (or a helper made anew), then release, which keeps errno. */
+RT_HIDDEN int rt_credentials_hold(void);
 RT_HIDDEN void rt_sampler_credentials(long call, long a0, long a1, long a2);
+RT_HIDDEN void rt_credentials_release(int held);
 /* The first thread state exists: the helper starts sampling (Note [The
  * sampler waits for the first call] in sampler.c).  Async-signal-safe,
  * but where the helper was deferred (Note [A helper for code that calls

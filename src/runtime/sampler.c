@@ -607,13 +607,23 @@ static void gate_wake(void)
  * call, counts cred_asked up and wakes the helper as a stop does, and
  * waits until cred_done says so, or the helper has ended (a new one takes
  * its creator's credentials, the new ones).  The helper answers between
- * samples (answer_credentials).  One request at a time, under cred_lock,
- * held with signals blocked: setuid and setgid are async-signal-safe, and
- * a handler's call waits for the one it interrupted no longer than a
- * system call of the helper's.
+ * samples (answer_credentials).  The program's call and its request are
+ * made under cred_lock, held with signals blocked (glibc's SIGSETXID, for
+ * a change in another thread, still comes in), so that the helper makes
+ * them in the kernel's order: a handler's seteuid between the program's
+ * and its request came first.  setuid and setgid are async-signal-safe,
+ * and a handler's call waits for the one it interrupted no longer than a
+ * system call of the helper's.  Where the helper cannot follow, the
+ * helper is made anew by the calling thread, stopped and started (not
+ * async-signal-safe, and rare): where its call failed (credentials that
+ * are per thread and the helper did not get, capabilities raised with
+ * capset, keepcaps), and where it may be under a filter that the caller
+ * is not (Note [Sandboxed]: a restart's), which could kill it for the
+ * call.
  */
 static struct rt_quiet_mutex cred_lock = RT_QUIET_MUTEX_INIT;
 static long cred_call[4]; /* the system call and its arguments */
+static long cred_result;
 static unsigned cred_asked, cred_done;
 
 static void answer_credentials(void)
@@ -622,32 +632,9 @@ static void answer_credentials(void)
 
 	if (asked == __atomic_load_n(&cred_done, __ATOMIC_RELAXED))
 		return;
-	syscall(cred_call[0], cred_call[1], cred_call[2], cred_call[3]);
+	cred_result = syscall(cred_call[0], cred_call[1], cred_call[2], cred_call[3]);
 	__atomic_store_n(&cred_done, asked, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &cred_done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-void rt_sampler_credentials(long call, long a0, long a1, long a2)
-{
-	int saved = errno;
-	unsigned asked, done;
-	struct timespec ms = {0, 1000000};
-
-	if (getpid() != rt_pid || !__atomic_load_n(&raw_helper, __ATOMIC_ACQUIRE))
-		return; /* a vfork child's call, or glibc's own helper */
-	rt_quiet_lock(&cred_lock);
-	cred_call[0] = call;
-	cred_call[1] = a0;
-	cred_call[2] = a1;
-	cred_call[3] = a2;
-	asked = __atomic_add_fetch(&cred_asked, 1, __ATOMIC_RELEASE);
-	gate_wake();
-	while ((done = __atomic_load_n(&cred_done, __ATOMIC_ACQUIRE)) != asked &&
-	       __atomic_load_n(&raw.tid, __ATOMIC_ACQUIRE) != 0)
-		syscall(SYS_futex, &cred_done, FUTEX_WAIT_PRIVATE, done, &ms, NULL, 0);
-	__atomic_store_n(&cred_done, asked, __ATOMIC_RELEASE); /* not asked again if it ended */
-	rt_quiet_unlock(&cred_lock);
-	errno = saved;
 }
 
 /* The helper could not be made (an address-space limit too tight for its
@@ -911,9 +898,12 @@ static int sampler_loop(void)
  * without glibc's count, and glibc would have called nothing: it writes
  * the profile and ends as that last thread would have, with no atexit
  * handler, none of the program's code on a thread glibc never set up.
- * So does a POSIX helper that finds threads of the program still listed,
- * which ended so too (by the exit system call): glibc, counting them
- * still, would end only the helper, and the process with no profile. */
+ * A POSIX helper that finds threads of the program still listed, which
+ * may have ended so too (by the exit system call), writes the profile
+ * before it returns: glibc, counting them still, would end only the
+ * helper, and the process with no profile; and where they ended as
+ * glibc saw (a thread the runtime's key missed), glibc's exit(0) runs the
+ * atexit handlers and writes it again. */
 static void *sampler_main(void *arg)
 {
 	int alone;
@@ -922,8 +912,10 @@ static void *sampler_main(void *arg)
 	rt_quiet_thread(1); /* created with every signal blocked: start_locked */
 	alone = sampler_loop();
 	rt_quiet_thread(0); /* exit's handlers may run here next: quietlock.c */
-	if (alone && (raw_helper || rt_threads_listed()))
+	if (alone && raw_helper)
 		rt_end_as_last_thread(0);
+	if (alone && rt_threads_listed())
+		rt_write_before_exit();
 	return NULL;
 }
 
@@ -1093,6 +1085,73 @@ void rt_sampler_stop(void)
 		control_release();
 	}
 	rt_nocancel_end(cancel);
+}
+
+/* The helper makes the call (Note [Credentials by request]): 1 if it did,
+ * or it ended meanwhile. */
+static int helper_follows(long call, long a0, long a1, long a2)
+{
+	unsigned asked, done;
+	struct timespec ms = {0, 1000000};
+
+	cred_call[0] = call;
+	cred_call[1] = a0;
+	cred_call[2] = a1;
+	cred_call[3] = a2;
+	cred_result = -1;
+	asked = __atomic_add_fetch(&cred_asked, 1, __ATOMIC_RELEASE);
+	gate_wake();
+	while ((done = __atomic_load_n(&cred_done, __ATOMIC_ACQUIRE)) != asked &&
+	       __atomic_load_n(&raw.tid, __ATOMIC_ACQUIRE) != 0)
+		syscall(SYS_futex, &cred_done, FUTEX_WAIT_PRIVATE, done, &ms, NULL, 0);
+	if (done == asked)
+		return cred_result == 0;
+	__atomic_store_n(&cred_done, asked, __ATOMIC_RELEASE); /* not asked again */
+	return 1;
+}
+
+/* Note [Credentials by request]: the helper made anew by this thread. */
+static void renew(void)
+{
+	int cancel = rt_nocancel_begin();
+
+	if (control_acquire()) {
+		if (running && raw_helper) {
+			stop_locked();
+			start_locked(START_KNOWN);
+		}
+		control_release();
+	}
+	rt_nocancel_end(cancel);
+}
+
+/* 1 if this process has a helper glibc does not count, and then with
+ * cred_lock held until rt_credentials_release. */
+int rt_credentials_hold(void)
+{
+	if (getpid() != rt_pid || !__atomic_load_n(&raw_helper, __ATOMIC_ACQUIRE))
+		return 0; /* a vfork child's call, or glibc's own helper */
+	rt_quiet_lock(&cred_lock);
+	return 1;
+}
+
+void rt_credentials_release(int held)
+{
+	int saved = errno;
+
+	if (held)
+		rt_quiet_unlock(&cred_lock);
+	errno = saved;
+}
+
+/* After the program's call succeeded, with cred_lock held. */
+void rt_sampler_credentials(long call, long a0, long a1, long a2)
+{
+	int saved = errno;
+
+	if (sandboxed || !helper_follows(call, a0, a1, a2))
+		renew();
+	errno = saved;
 }
 
 /* At exit: stop for good. */

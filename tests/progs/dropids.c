@@ -7,6 +7,10 @@
  *   dropids setuid      setgroups, setgid, setuid to 65534
  *   dropids initgroups  initgroups("root"...) then setresgid, setresuid
  *   dropids seteuid     seteuid(65534), says, seteuid(0), says again
+ *   dropids filtered M  puts itself under a seccomp filter that allows
+ *                       every call, then execs itself as `dropids M`: the
+ *                       profiler's sampler, started under a filter, is
+ *                       made anew at each change, not asked to follow
  *
  * It prints "uids U: N tasks" for each distinct Uid line, and works a
  * little in work() before and after.
@@ -14,8 +18,11 @@
 #define _GNU_SOURCE /* setresuid */
 #include <dirent.h>
 #include <grp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 static volatile unsigned long sink;
@@ -78,11 +85,24 @@ static void say(void)
 	fflush(stdout);
 }
 
+static int filtered(char **argv)
+{
+	struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {1, allow};
+
+	if (argv[2] == NULL || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		return perror("filter"), 1;
+	execv("/proc/self/exe", (char *[]){argv[0], argv[2], NULL});
+	return perror("exec"), 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "setuid";
 	gid_t none[1] = {65534};
 
+	if (strcmp(mode, "filtered") == 0)
+		return filtered(argv);
 	work();
 	if (strcmp(mode, "setuid") == 0) {
 		if (setgroups(1, none) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
