@@ -34,8 +34,9 @@
  * kernel's clear of its tid word and a futex wake, which the join waits
  * for.  Under a seccomp filter it is made so too: the system calls are
  * those pthread_create makes (mmap, mprotect, clone3 then clone on
- * ENOSYS, with the same flags), and the thread makes fewer of its own
- * (no rseq, no robust list).  Where any of this cannot be had (not
+ * ENOSYS), with glibc 2.36's arguments (flags, protections, the size of
+ * clone3's arguments), and the thread makes fewer of its own (no rseq,
+ * no robust list).  Where any of this cannot be had (not
  * x86-64, a build under a sanitizer, a thread pointer whose blocks are
  * not where we find them, a clone refused), the caller makes a POSIX
  * thread as before; helper=pthread in CCPROF_OPTIONS asks for one.
@@ -102,9 +103,11 @@ __asm__(".text\n"
 	".cfi_endproc\n"
 	".size rt_clone_call, .-rt_clone_call\n");
 
-/* The kernel's struct clone_args, first version (Linux 5.3). */
+/* The kernel's struct clone_args, as glibc 2.36 passes it (88 bytes: the
+ * third version, set_tid and cgroup unused). */
 struct rt_clone_args {
 	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+	uint64_t set_tid, set_tid_size, cgroup;
 };
 
 /* glibc's own, for pthread_create (sysdeps/unix/sysv/linux/createthread.c). */
@@ -267,11 +270,15 @@ int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
 		return 0;
 	tls = page_round(tls_below);
 	size = guard + stack + tls + TCB_SIZE;
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	/* As glibc maps a thread's stack: none of it accessible, then all but
+	 * the guard page (a filter that looks at the arguments sees glibc's). */
+	base = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (base == MAP_FAILED)
 		return 0;
-	mprotect(base, guard, PROT_NONE);
+	if (mprotect(base + guard, size - guard, PROT_READ | PROT_WRITE) != 0) {
+		munmap(base, size);
+		return 0;
+	}
 	new_tp = base + guard + stack + tls;
 	memcpy(new_tp - tls_below, template, tls_below);
 	make_tcb(new_tp);
