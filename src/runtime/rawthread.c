@@ -297,11 +297,6 @@ int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
 	return 1;
 }
 
-int rt_raw_threads_possible(void)
-{
-	return 1;
-}
-
 #else
 
 void rt_raw_thread_prepare(void)
@@ -313,11 +308,6 @@ int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
 	(void)fn;
 	(void)arg;
 	memset(t, 0, sizeof *t);
-	return 0;
-}
-
-int rt_raw_threads_possible(void)
-{
 	return 0;
 }
 

@@ -803,7 +803,6 @@ RT_HIDDEN void rt_raw_thread_prepare(void);
 RT_HIDDEN int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg);
 RT_HIDDEN void rt_raw_thread_join(struct rt_raw_thread *t);
 RT_HIDDEN void rt_raw_thread_forget(struct rt_raw_thread *t);
-RT_HIDDEN int rt_raw_threads_possible(void);
 
 /* waitflag.c: wait, in steps of 1 ms, until *flag is set, or the thread
  * `owner` of this process has gone (0: none to watch), or max_ms have
