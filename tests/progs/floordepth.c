@@ -8,9 +8,10 @@
  *
  *     floordepth N
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "tasks.h"
 
 __attribute__((noinline)) static int down(int n)
 {
@@ -23,24 +24,10 @@ __attribute__((noinline)) static int down(int n)
 	return below + 1;
 }
 
-static int threads(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	int depth = down(argc > 1 ? atoi(argv[1]) : 100);
 
-	printf("depth %d threads %d\n", depth, threads());
+	printf("depth %d threads %d\n", depth, tasks());
 	return 0;
 }

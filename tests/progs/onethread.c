@@ -13,7 +13,6 @@
  *                     works again and prints the flag again (the
  *                     profiler restarts its sampler after the failure)
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +20,8 @@
 #include <sys/single_threaded.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "tasks.h"
 
 static volatile unsigned long sink;
 
@@ -36,20 +37,6 @@ __attribute__((noinline)) static void work(void)
 	for (long i = 0; i < 3000000; i++)
 		x = step(x);
 	sink = x;
-}
-
-static int tasks(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 static void say(const char *who)
