@@ -118,8 +118,8 @@ struct rt_clone_args {
 #define TCB_SIZE 16384u    /* glibc's struct pthread is about 2.3 KB */
 #define TCB_HEADER 0x50u   /* tcbhead_t up to feature_1, as glibc 2.36 lays it out */
 #define TLS_MAX (1u << 20) /* static TLS blocks lie nearer the thread pointer */
-#define DTV_AT 8192u       /* the helper's dynamic thread vector, in its TCB area */
-#define DTV_ENTRIES 16u    /* of 16 bytes: [0] its length, [1] its generation */
+#define DTV_AT 8192u       /* the helper's dynamic thread vector, in its TCB area:
+			      16-byte entries, [0] its length, [1] its generation */
 
 /* The static TLS blocks' initial images, laid out as below a thread
  * pointer: tls_below bytes, the thread pointer at their end. */
@@ -140,8 +140,8 @@ struct tls_walk {
 	size_t below;     /* bytes of static TLS below the thread pointer */
 };
 
-/* A module's static TLS block: its offset below the creator's thread
- * pointer, or 0 if it has none there (none at all, or in dynamic TLS). */
+/* A module's static TLS block: its offset below thread pointer tp, or 0
+ * if it has none there (none at all, or in dynamic TLS). */
 static size_t static_offset(const struct dl_phdr_info *m, uintptr_t tp)
 {
 	uintptr_t at = (uintptr_t)m->dlpi_tls_data;

@@ -1180,7 +1180,6 @@ void rt_sampler_after_fork(void)
 	__atomic_store_n(&raw_helper, 0, __ATOMIC_RELEASE);
 	rt_quiet_after_fork(&cred_lock);
 	cred_done = cred_asked;
-	__atomic_store_n(&stop_requested, 0, __ATOMIC_SEQ_CST);
 	running = 0;
 	samples = 0;
 	looks = 0;
