@@ -131,12 +131,12 @@ $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 	$(call so_links,$(BUILD)/lib,$*)
 
 # Not in the static library: their system, popen, exit, _exit, fork,
-# longjmp, prctl, syscall and set*id would take the place of libc's, with
-# none left to call in a static executable (src/runtime/shellspawn.c,
-# exitgate.c, rawexit.c, forkchild.c, longjmp.c, seccomp.c,
-# credentials.c).
+# longjmp, prctl, syscall, set*id and swapcontext would take the place of
+# libc's, with none left to call in a static executable
+# (src/runtime/shellspawn.c, exitgate.c, rawexit.c, forkchild.c,
+# longjmp.c, seccomp.c, credentials.c, ucontext.c).
 RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild longjmp catch seccomp threadname altstack \
-                  instrumented credentials
+                  instrumented credentials ucontext
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking
@@ -153,6 +153,7 @@ $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)
 	$(OBJCOPY) --localize-hidden --redefine-sym rt_alloc_shim_linked=ccprof.alloc_shim_linked \
 	    --redefine-sym rt_loaded_code_calls_runtime=ccprof.loaded_code_calls_runtime \
+	    --redefine-sym rt_plain_swapcontext=ccprof.plain_swapcontext \
 	    $@.tmp $@ && rm -f $@.tmp
 
 $(BUILD)/lib/libccprof.a: $(RT_STATIC_ONE)

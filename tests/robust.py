@@ -1934,6 +1934,55 @@ def coroutines():
                   "%s: 5,003 calls, none lost (%s, %s)" % (name, info.get("calls"), info.get("lost_calls")))
 
 
+def generators():
+    """A generator made with makecontext and resumed by swapcontext from
+    first_half(), then from second_half() (tests/progs/generators.c): its
+    frames continue the stack of whoever resumes it while they run (Note
+    [One shadow stack a stack] in src/runtime/stacks.c).  Its step() is
+    tally()'s and burn()'s caller (before, the coroutine's frames were
+    lost at each switch, and both were resume_gen's calls), burn()'s
+    time is under second_half alone, and main's own call after the
+    generator ended is main's.  The same when it ends by setcontext,
+    when its stack is a buffer inside the main thread's own stack, when a
+    second thread resumes it after the first thread ended, and with 300
+    generators alive at once."""
+    n = 200
+    for mode in ("two", "set", "inside", "threads", "many"):
+        name = "generators_" + mode
+        p, prof = same_behaviour(name, "tests/progs/generators.c", args=[mode])
+        rep = p and exact_calls(name, p, prof)
+        if not rep:
+            continue
+        ctx = {tuple(e["name"] for e in c["history"]): c for c in rep["contexts"]}
+        def entries(*path):
+            return ctx.get(path, {}).get("entries")
+        def time_under(*path):
+            return sum(c["time_s"] for k, c in ctx.items() if k[:len(path)] == path)
+        check(entries("main", "after_end") == 1,
+              "%s: after_end is main's call after the generator ended (%s)"
+              % (name, entries("main", "after_end")))
+        if mode == "many":
+            gen = ("main", "many_rounds", "resume_gen", "numbers")
+            got = (entries(*gen), entries(*gen + ("step",)), entries(*gen + ("step", "tally")))
+            check(got == (300, 6000, 6000),
+                  "%s: numbers 300 times, step and tally 6,000 under many_rounds (%s)" % (name, got))
+            continue
+        first = ("first_thread", "first_half") if mode == "threads" else ("main", "first_half")
+        second = ("second_thread", "second_half") if mode == "threads" else ("main", "second_half")
+        gen1, gen2 = first + ("resume_gen", "numbers"), second + ("resume_gen", "numbers")
+        got = (entries(*gen1), entries(*gen1 + ("step",)), entries(*gen2 + ("step",)),
+               entries(*gen1 + ("step", "tally")), entries(*gen2 + ("step", "tally")),
+               entries(*gen2 + ("step", "burn")))
+        want = (1, n, n, n - 1, n + 1, n + 1)
+        check(got == want, "%s: numbers, step (each half), tally (each half) and burn entered "
+              "under the half that resumed them %s (%s)" % (name, want, got))
+        if CLOCK == "cpu":
+            t1, t2 = time_under(*first), time_under(*gen2 + ("step", "burn"))
+            check(t2 >= 0.1 and t1 < 0.25 * t2,
+                  "%s: burn's time under second_half (%.3f s), little under first_half (%.3f s)"
+                  % (name, t2, t1))
+
+
 def exceptions():
     for cxx in ("g++", "clang++"):
         if shutil.which(cxx) is None:
@@ -3986,6 +4035,7 @@ jump_siblings()
 alt_stack_inside()
 main_stack_limits()
 coroutines()
+generators()
 exceptions()
 catch_big()
 static_exec()
@@ -4058,6 +4108,7 @@ alt_stack_inside()
 split()
 selfinline()
 coroutines()
+generators()
 dlswap()
 dlreplace()
 dlstorm()

@@ -28,7 +28,8 @@ __longjmp_chk __sysv_signal _longjmp bsd_signal ccprof__cc ccprof__dump ccprof__
 daemon dlclose execl execle execlp execv execve execveat execvp execvpe exit fexecve fork forkpty
 longjmp popen prctl pthread_setname_np
 sigaltstack posix_spawn posix_spawnp setns sigaction siginterrupt siglongjmp signal ssignal syscall system sysv_signal
-unshare setuid setgid seteuid setegid setreuid setregid setresuid setresgid setgroups initgroups"
+unshare setuid setgid seteuid setegid setreuid setregid setresuid setresgid setgroups initgroups
+swapcontext setcontext"
 exports_alloc="$exports_rt aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc
 reallocarray valloc"
 sorted() { echo $* | tr ' ' '\n' | sort | tr '\n' ' '; }

@@ -352,3 +352,12 @@ const struct rt_cc_info *rt_cc_get(uint32_t id)
 {
 	return &tab.info[id];
 }
+
+/* The key of CC `id`, one a context holds, read without the lock: a
+ * table grown since holds it too, and the one it replaced stays mapped. */
+uintptr_t rt_cc_key(uint32_t id)
+{
+	const struct rt_cc_info *info = __atomic_load_n(&tab.info, __ATOMIC_ACQUIRE);
+
+	return RT_LOAD(&info[id].key);
+}

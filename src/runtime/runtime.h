@@ -185,6 +185,29 @@ extern const char rt_segment_link RT_HIDDEN;
 
 struct rt_table; /* open-addressing tables of the slow path (machine.c) */
 
+/* A machine stack's shadow stack while another stack runs on the thread
+ * (Note [One shadow stack a stack] in stacks.c). */
+struct rt_stack_saved {
+	struct rt_thread *owner; /* whose contexts these are; NULL: none saved */
+	const void *into;        /* the ucontext the switch saved this stack into */
+	struct rt_shadow *base, *top;
+	struct rt_ctx *cur;
+	struct rt_ctx *root;     /* the context its bottom frame was entered from */
+	uintptr_t stack_lo, stack_hi;
+	uint32_t overflow;
+	int own;                 /* the thread's own stack: kept in rt_thread, not here */
+};
+
+/* A thread's switches between machine stacks (stacks.c). */
+struct rt_stacks {
+	int on_other;          /* the running shadow stack is not the thread's own stack's */
+	struct rt_ctx *root;   /* then, the context its bottom frame was entered from */
+	const void *switch_to; /* the ucontext the last switch went to */
+	struct rt_ctx *switch_from; /* and the context it left */
+	struct rt_shadow *spare;    /* an empty shadow stack for the next switch */
+	struct rt_stack_saved own;  /* the thread's own stack's, while on_other */
+};
+
 /* Note [Transition cache] in machine.c */
 struct rt_tcache {
 	struct rt_ctx *from;
@@ -305,6 +328,8 @@ struct rt_thread {
 			 * pages kept. */
 			struct rt_thread *record;
 			int warm;
+			/* Note [One shadow stack a stack] in stacks.c */
+			struct rt_stacks stacks;
 		};
 		char first_page[RT_TCACHE_ALIGN];
 	};
@@ -431,6 +456,7 @@ struct rt_cc_info {
 };
 RT_HIDDEN uint32_t rt_cc_count(void);
 RT_HIDDEN const struct rt_cc_info *rt_cc_get(uint32_t id);
+RT_HIDDEN uintptr_t rt_cc_key(uint32_t id);
 
 /* modules.c: where each function lives (module + offset), names. */
 struct rt_module {
@@ -491,6 +517,23 @@ RT_HIDDEN void rt_shadow_measure(const struct rt_thread *t, uint64_t *in_use, ui
 RT_HIDDEN void rt_shadow_trim(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_shadow_clear(struct rt_thread *t);
 RT_HIDDEN int rt_reserve_none(void);
+RT_HIDDEN struct rt_shadow *rt_chain_new(void);
+RT_HIDDEN struct rt_shadow *rt_chain_reset(struct rt_shadow *base);
+RT_HIDDEN void rt_chain_give_back(struct rt_shadow *base);
+
+/* stacks.c: one shadow stack for each machine stack (Note [One shadow
+ * stack a stack]).  rt_stack_leave before a switch to `to` (`into`: the
+ * ucontext this stack is saved into, or NULL when it is left for good),
+ * rt_stack_back once this stack runs again. */
+struct ucontext_t;
+RT_HIDDEN void rt_stack_leave(struct rt_stack_saved *mine, const struct ucontext_t *to,
+			      const void *into);
+RT_HIDDEN void rt_stack_back(struct rt_stack_saved *mine);
+RT_HIDDEN void rt_stacks_thread_exit(struct rt_thread *t);
+/* ucontext.c (shared runtime only): libc's swapcontext, never ours; NULL
+ * in the static runtime, where swapcontext is libc's. */
+RT_HIDDEN int rt_plain_swapcontext(struct ucontext_t *from, const struct ucontext_t *to)
+	__attribute__((weak));
 
 /* calib.c: an empty function with and without instrumentation */
 RT_HIDDEN void rt_calib_instrumented(void);
@@ -833,15 +876,19 @@ static inline struct rt_shadow *rt_segment_of(const struct rt_shadow *top)
 }
 
 /* The entry below e (or below top, passed as e), across links, or NULL
- * at the sentinel (Note [Shadow stack segments]). */
+ * at the sentinel (Note [Shadow stack segments]).  The sentinel is known
+ * by its fn, not by t->base: a switch of machine stacks changes top and
+ * base in two stores, and a signal handler may walk between them (Note
+ * [One shadow stack a stack] in stacks.c). */
 static inline struct rt_shadow *rt_entry_below(const struct rt_thread *t,
 					       const struct rt_shadow *e)
 {
 	struct rt_shadow *b = (struct rt_shadow *)e - 1;
 
+	(void)t;
 	if (b->fn == RT_LINK_FN)
 		b = (struct rt_shadow *)b->cs - 1;
-	return b == t->base ? NULL : b;
+	return b->fn == (uintptr_t)&rt_no_context ? NULL : b;
 }
 
 /* How many entries there are below top (one past an entry, or a link). */
@@ -850,7 +897,8 @@ static inline uint64_t rt_shadow_depth(const struct rt_thread *t, const struct r
 	const struct rt_shadow *seg = rt_segment_of(top);
 	uint64_t depth = (uint64_t)(top - seg) - 1;
 
-	for (; seg != t->base; seg = rt_segment_of((const struct rt_shadow *)seg->cs))
+	(void)t;
+	for (; seg->fn == RT_LINK_FN; seg = rt_segment_of((const struct rt_shadow *)seg->cs))
 		depth += RT_SEGMENT_ENTRIES - 1;
 	return depth;
 }

@@ -367,13 +367,18 @@ static struct rt_shadow *segment_after(const struct rt_shadow *seg)
 }
 
 /* Empty: the sentinel, and top above it.  The segments after the first
- * stay chained, for the next time the thread goes deep. */
+ * stay chained, for the next time the stack goes deep. */
+static struct rt_shadow *sentinel_set(struct rt_shadow *base)
+{
+	base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
+	base[0].fn = (uintptr_t)&rt_no_context;
+	base[0].cs = 0;
+	return base + 1;
+}
+
 static void shadow_reset(struct rt_thread *t)
 {
-	t->base[0].sp = UINTPTR_MAX; /* the sentinel: Note [Shadow stack] */
-	t->base[0].fn = (uintptr_t)&rt_no_context;
-	t->base[0].cs = 0;
-	t->top = t->base + 1;
+	t->top = sentinel_set(t->base);
 }
 
 int rt_shadow_new(struct rt_thread *t)
@@ -396,7 +401,10 @@ static struct rt_shadow *segment_add(struct rt_thread *t, struct rt_shadow *seg)
 	const struct rt_shadow *s;
 	int cancel;
 
-	for (s = t->base; s != seg; s = segment_after(s))
+	(void)t;
+	/* Down the links, not up from t->base, which a switch of machine
+	 * stacks changes apart from top (Note [One shadow stack a stack]). */
+	for (s = seg; s->fn == RT_LINK_FN; s = rt_segment_of((const struct rt_shadow *)s->cs))
 		n++;
 	if (n >= MAX_SEGMENTS)
 		return NULL;
@@ -432,18 +440,44 @@ struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s)
 	return next + 1;
 }
 
-/* A state's segments given back (Note [Segment pool]): the
- * calibration's private state (clock.c), or a new thread's whose state
- * could not be made (threads.c: not one taken from an ended thread). */
-void rt_shadow_give_back(struct rt_thread *t)
+/* A shadow stack's segments given back, from its first (Note [Segment
+ * pool]). */
+void rt_chain_give_back(struct rt_shadow *base)
 {
-	struct rt_shadow *seg = t->base, *next;
+	struct rt_shadow *seg = base, *next;
 
 	for (; seg != NULL; seg = next) {
 		next = seg->next;
 		segment_give_back(seg);
 	}
+}
+
+/* A state's segments given back: the calibration's private state
+ * (clock.c), or a new thread's whose state could not be made
+ * (threads.c: not one taken from an ended thread). */
+void rt_shadow_give_back(struct rt_thread *t)
+{
+	rt_chain_give_back(t->base);
 	t->base = NULL;
+}
+
+/* An empty shadow stack for another machine stack (Note [One shadow
+ * stack a stack] in stacks.c): its first segment, or NULL. */
+struct rt_shadow *rt_chain_new(void)
+{
+	struct rt_shadow *base = segment_new();
+
+	if (base != NULL) {
+		base->next = NULL;
+		sentinel_set(base);
+	}
+	return base;
+}
+
+/* A shadow stack emptied, for use again; its top returned. */
+struct rt_shadow *rt_chain_reset(struct rt_shadow *base)
+{
+	return sentinel_set(base);
 }
 
 struct resident_count {

@@ -388,7 +388,10 @@ void rt_on_own_stack(void (*fn)(void *), void *arg)
 		on_own.uc_stack.ss_size = sizeof own_stack;
 		on_own.uc_link = &left;
 		makecontext(&on_own, own_stack_entry, 0);
-		if (swapcontext(&left, &on_own) != 0)
+		/* libc's: the interposed one would switch the shadow stack
+		 * (ucontext.c), which the report reads */
+		if ((rt_plain_swapcontext ? rt_plain_swapcontext(&left, &on_own)
+					  : swapcontext(&left, &on_own)) != 0)
 			fn(arg); /* no way off: try here */
 	} else {
 		fn(arg);

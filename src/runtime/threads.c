@@ -592,6 +592,7 @@ static void thread_exit(void *arg)
 	if (rt_take_back_thread_altstack)
 		rt_take_back_thread_altstack(); /* Note [Stacks for other threads] in altstack.c */
 
+	rt_stacks_thread_exit(t);
 	rt_shadow_trim(t);
 	if (!t->warm)
 		t->warm = warm_claim();
