@@ -1935,19 +1935,27 @@ def coroutines():
 
 
 def generators():
-    """A generator made with makecontext and resumed by swapcontext from
-    first_half(), then from second_half() (tests/progs/generators.c): its
-    frames continue the stack of whoever resumes it while they run (Note
-    [One shadow stack a stack] in src/runtime/stacks.c).  Its step() is
-    tally()'s and burn()'s caller (before, the coroutine's frames were
-    lost at each switch, and both were resume_gen's calls), burn()'s
-    time is under second_half alone, and main's own call after the
-    generator ended is main's.  The same when it ends by setcontext,
-    when its stack is a buffer inside the main thread's own stack, when a
-    second thread resumes it after the first thread ended, and with 300
-    generators alive at once."""
+    """Coroutines made with makecontext and switched by swapcontext
+    (tests/progs/generators.c; Note [One shadow stack a stack] in
+    src/runtime/stacks.c).  A generator resumed from first_half(), then
+    from second_half(): its frames continue the stack of whoever resumes
+    it while they run.  Its step() is tally()'s and burn()'s caller
+    (before, the coroutine's frames were lost at each switch, and both
+    were resume_gen's calls), burn()'s time is under second_half alone,
+    and main's own call after the generator ended is main's.  The same
+    when it ends by setcontext, when its stack is a buffer inside the main
+    thread's own stack, when a second thread resumes it after the first
+    thread ended, and with 300 generators alive at once.  Then the cases
+    helper-153 found: stacks reused by tasks left at their first yield
+    (their shadow stacks were kept: 2 MiB of address space each);
+    coroutines returning to a uc_link saved by getcontext, and a longjmp
+    out of a coroutine (main's calls went on under the coroutine's
+    frames); a generator pulling from another (the outer one's time was
+    charged under the inner one); and a thread whose first instrumented
+    call is on the generator's stack."""
     n = 200
-    for mode in ("two", "set", "inside", "threads", "many"):
+    for mode in ("two", "set", "inside", "threads", "many", "pool", "ulink", "jump", "pipe",
+                 "plain"):
         name = "generators_" + mode
         p, prof = same_behaviour(name, "tests/progs/generators.c", args=[mode])
         rep = p and exact_calls(name, p, prof)
@@ -1956,6 +1964,8 @@ def generators():
         ctx = {tuple(e["name"] for e in c["history"]): c for c in rep["contexts"]}
         def entries(*path):
             return ctx.get(path, {}).get("entries")
+        def ending(*tail):
+            return sum(c["entries"] for k, c in ctx.items() if k[-len(tail):] == tail)
         def time_under(*path):
             return sum(c["time_s"] for k, c in ctx.items() if k[:len(path)] == path)
         check(entries("main", "after_end") == 1,
@@ -1966,21 +1976,47 @@ def generators():
             got = (entries(*gen), entries(*gen + ("step",)), entries(*gen + ("step", "tally")))
             check(got == (300, 6000, 6000),
                   "%s: numbers 300 times, step and tally 6,000 under many_rounds (%s)" % (name, got))
-            continue
-        first = ("first_thread", "first_half") if mode == "threads" else ("main", "first_half")
-        second = ("second_thread", "second_half") if mode == "threads" else ("main", "second_half")
-        gen1, gen2 = first + ("resume_gen", "numbers"), second + ("resume_gen", "numbers")
-        got = (entries(*gen1), entries(*gen1 + ("step",)), entries(*gen2 + ("step",)),
-               entries(*gen1 + ("step", "tally")), entries(*gen2 + ("step", "tally")),
-               entries(*gen2 + ("step", "burn")))
-        want = (1, n, n, n - 1, n + 1, n + 1)
-        check(got == want, "%s: numbers, step (each half), tally (each half) and burn entered "
-              "under the half that resumed them %s (%s)" % (name, want, got))
-        if CLOCK == "cpu":
-            t1, t2 = time_under(*first), time_under(*gen2 + ("step", "burn"))
-            check(t2 >= 0.1 and t1 < 0.25 * t2,
-                  "%s: burn's time under second_half (%.3f s), little under first_half (%.3f s)"
-                  % (name, t2, t1))
+        elif mode == "pool":
+            got = ending("pool_round", "resume_gen", "task_body", "yield_value")
+            check(got == 2000, "%s: 2,000 tasks' yields under pool_round (%s)" % (name, got))
+        elif mode == "ulink":
+            got = (ending("ulink_round", "start_one"), ending("ulink_round", "start_one", "body"))
+            check(got == (100, 100), "%s: start_one and its coroutine's body 100 times "
+                  "under ulink_round (%s)" % (name, got))
+        elif mode == "jump":
+            got = (ending("jump_round", "resume_gen"),
+                   ending("jump_round", "resume_gen", "failing", "fail"))
+            check(got == (20, 10), "%s: 20 resumes and 10 failures under jump_round (%s)"
+                  % (name, got))
+        elif mode == "pipe":
+            burn = ("pipe_consume", "resume_gen", "filter", "burn")
+            got = ending(*burn)
+            check(got == n, "%s: filter's burn, %d calls under pipe_consume, not under the "
+                  "source it pulls from (%s)" % (name, n, got))
+            if CLOCK == "cpu":
+                t1 = sum(c["time_s"] for k, c in ctx.items() if k[-len(burn):] == burn)
+                t2 = sum(c["time_s"] for k, c in ctx.items() if "source" in k)
+                check(t1 >= 0.1 and t2 < 0.25 * t1, "%s: burn's time under filter (%.3f s), "
+                      "little under source (%.3f s)" % (name, t1, t2))
+        elif mode == "plain":
+            got = (entries("numbers"), entries("numbers", "step"),
+                   entries("numbers", "step", "tally"))
+            check(got == (1, 2 * n, 2 * n), "%s: the generator's frames from the thread's "
+                  "root (%s)" % (name, got))
+        else:
+            first = ("first_thread", "first_half") if mode == "threads" else ("main", "first_half")
+            second = ("second_thread", "second_half") if mode == "threads" else ("main", "second_half")
+            gen1, gen2 = first + ("resume_gen", "numbers"), second + ("resume_gen", "numbers")
+            got = (entries(*gen1), entries(*gen1 + ("step",)), entries(*gen2 + ("step",)),
+                   entries(*gen1 + ("step", "tally")), entries(*gen2 + ("step", "tally")),
+                   entries(*gen2 + ("step", "burn")))
+            want = (1, n, n, n - 1, n + 1, n + 1)
+            check(got == want, "%s: numbers, step (each half), tally (each half) and burn "
+                  "entered under the half that resumed them %s (%s)" % (name, want, got))
+            if CLOCK == "cpu":
+                t1, t2 = time_under(*first), time_under(*gen2 + ("step", "burn"))
+                check(t2 >= 0.1 and t1 < 0.25 * t2, "%s: burn's time under second_half "
+                      "(%.3f s), little under first_half (%.3f s)" % (name, t2, t1))
 
 
 def exceptions():

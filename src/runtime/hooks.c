@@ -103,6 +103,8 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp, 
 static __attribute__((noinline)) void enter_general_at(struct rt_thread *t, uintptr_t fn,
 						       uintptr_t start, uintptr_t sp, uintptr_t cs)
 {
+	if (RT_UNLIKELY(t->stacks.on_other)) /* Note [One shadow stack a stack] in stacks.c */
+		rt_stack_follow(t, sp);
 	if (t->top[-1].sp <= sp)
 		rt_discard_gone(t, sp, cs, fn);
 	rt_enter(t, fn, start, sp, cs);
@@ -280,6 +282,8 @@ static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_
 {
 	struct rt_shadow *s;
 
+	if (RT_UNLIKELY(t->stacks.on_other))
+		rt_stack_follow(t, sp);
 	if (t->overflow && exit_past_end(t, sp, 0))
 		return;
 	s = entry_of_call(t, fn, sp, cs);
@@ -369,6 +373,8 @@ static void exit_frame_general(struct rt_thread *t, uintptr_t sp, uintptr_t cs)
 {
 	struct rt_shadow *s;
 
+	if (RT_UNLIKELY(t->stacks.on_other))
+		rt_stack_follow(t, sp);
 	if (t->overflow && exit_past_end(t, sp, 1))
 		return;
 	s = entry_of_frame(t, sp, cs);

@@ -101,6 +101,8 @@ static void discard_jumped(struct __jmp_buf_tag *env)
 	struct rt_thread *t = rt_self;
 	uintptr_t target = jump_target_sp(env);
 
+	if (t != NULL && target != 0 && t->stacks.on_other)
+		rt_stack_jump(t, target); /* out of a coroutine (Note [One shadow stack a stack]) */
 	if (t == NULL || !rt_sp_on_stack(t, target))
 		return;
 	rt_pop_left(t, left_by_jump, target);

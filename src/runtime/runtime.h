@@ -194,9 +194,12 @@ struct rt_stack_saved {
 	struct rt_ctx *cur;
 	struct rt_ctx *root;     /* the context its bottom frame was entered from */
 	uintptr_t stack_lo, stack_hi;
+	uint64_t id;             /* a coroutine's: its shadow stack's, while it is its */
 	uint32_t overflow;
 	int own;                 /* the thread's own stack: kept in rt_thread, not here */
 };
+
+struct rt_co_table; /* stacks.c: coroutine stacks this thread started */
 
 /* A thread's switches between machine stacks (stacks.c). */
 struct rt_stacks {
@@ -204,7 +207,9 @@ struct rt_stacks {
 	struct rt_ctx *root;   /* then, the context its bottom frame was entered from */
 	const void *switch_to; /* the ucontext the last switch went to */
 	struct rt_ctx *switch_from; /* and the context it left */
+	struct rt_ctx *switch_from_root; /* and the root of the shadow stack it left */
 	struct rt_shadow *spare;    /* an empty shadow stack for the next switch */
+	struct rt_co_table *table;  /* Note [Coroutines abandoned] in stacks.c */
 	struct rt_stack_saved own;  /* the thread's own stack's, while on_other */
 };
 
@@ -518,7 +523,6 @@ RT_HIDDEN void rt_shadow_trim(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_shadow_clear(struct rt_thread *t);
 RT_HIDDEN int rt_reserve_none(void);
 RT_HIDDEN struct rt_shadow *rt_chain_new(void);
-RT_HIDDEN struct rt_shadow *rt_chain_reset(struct rt_shadow *base);
 RT_HIDDEN void rt_chain_give_back(struct rt_shadow *base);
 
 /* stacks.c: one shadow stack for each machine stack (Note [One shadow
@@ -529,6 +533,10 @@ struct ucontext_t;
 RT_HIDDEN void rt_stack_leave(struct rt_stack_saved *mine, const struct ucontext_t *to,
 			      const void *into);
 RT_HIDDEN void rt_stack_back(struct rt_stack_saved *mine);
+/* The slow paths, on another stack's shadow stack (t->stacks.on_other),
+ * with the caller's stack pointer; a longjmp there, with its target's. */
+RT_HIDDEN void rt_stack_follow(struct rt_thread *t, uintptr_t sp);
+RT_HIDDEN void rt_stack_jump(struct rt_thread *t, uintptr_t target);
 RT_HIDDEN void rt_stacks_thread_exit(struct rt_thread *t);
 /* ucontext.c (shared runtime only): libc's swapcontext, never ours; NULL
  * in the static runtime, where swapcontext is libc's. */

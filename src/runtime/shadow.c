@@ -461,23 +461,16 @@ void rt_shadow_give_back(struct rt_thread *t)
 	t->base = NULL;
 }
 
-/* An empty shadow stack for another machine stack (Note [One shadow
- * stack a stack] in stacks.c): its first segment, or NULL. */
+/* The first segment of a shadow stack for another machine stack (Note
+ * [One shadow stack a stack] in stacks.c, which lays it out), zero but
+ * for nothing chained after it, or NULL. */
 struct rt_shadow *rt_chain_new(void)
 {
 	struct rt_shadow *base = segment_new();
 
-	if (base != NULL) {
+	if (base != NULL)
 		base->next = NULL;
-		sentinel_set(base);
-	}
 	return base;
-}
-
-/* A shadow stack emptied, for use again; its top returned. */
-struct rt_shadow *rt_chain_reset(struct rt_shadow *base)
-{
-	return sentinel_set(base);
 }
 
 struct resident_count {

@@ -38,6 +38,23 @@
  *   (not by a switch) keeps the context it had.
  * - A switch to the same stack (a context from getcontext, like a
  *   longjmp) changes nothing: the hooks follow it as they follow a jump.
+ * - A coroutine that returns to a uc_link saved by getcontext (which no
+ *   interposed call saved) is seen to have ended by the slow paths: a
+ *   coroutine's sentinel has stack pointer 0, below every frame's, so
+ *   the first call after its last return takes the slow path, which
+ *   finds the stack pointer back on the thread's own stack (rt_stack_follow).
+ *   Its callee's exit does too.  A longjmp from a coroutine to the
+ *   thread's own stack ends the coroutine's shadow stack likewise
+ *   (rt_stack_jump, from longjmp.c).
+ * - A yield back to the resumer (the shadow stack left is rooted at the
+ *   context it returns to) keeps the resumer's root: a generator that
+ *   pulls from another is not re-rooted under the one it pulls from.
+ *
+ * A coroutine's shadow stack has a header in entry 0 of its first
+ * segment (its machine stack's bounds, and an id), then the sentinel.
+ * The id changes when the shadow stack is given back, so that a frame
+ * holding it can tell it is not its own any more (Note [Coroutines
+ * abandoned]).
  *
  * Which stack a context resumes on comes from its saved stack pointer
  * (x86-64 and AArch64), and the stack's bounds from uc_stack, which
@@ -49,6 +66,7 @@
  * by its contents (rt_entry_below).
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
 #include "runtime.h"
@@ -84,6 +102,137 @@ static int resumes_on(const ucontext_t *to, uintptr_t sp, uintptr_t lo, uintptr_
 	return !(own_hi > own_lo && within(sp, own_lo, own_hi) && (own_lo > lo || own_hi < hi));
 }
 
+/* A coroutine's shadow stack: its header and sentinel. */
+static uint64_t chain_id(const struct rt_shadow *base)
+{
+	return __atomic_load_n(&base[0].cs, __ATOMIC_ACQUIRE);
+}
+
+/* The right to give a coroutine's shadow stack back, taken once: by
+ * whoever changes its id from `id` to 0. */
+static int chain_claim(struct rt_shadow *base, uint64_t id)
+{
+	return id != 0 && __atomic_compare_exchange_n(&base[0].cs, &id, 0, 0, __ATOMIC_ACQ_REL,
+						       __ATOMIC_RELAXED);
+}
+
+/* base laid out as an empty coroutine shadow stack for the stack lo..hi
+ * (0, UINTPTR_MAX: not known), whose coroutine returns to `link`, with a
+ * new id; its top returned.  The sentinel's ctx, which nothing reads
+ * (no pop goes to it), keeps link. */
+static struct rt_shadow *chain_init(struct rt_shadow *base, uintptr_t lo, uintptr_t hi,
+				    const ucontext_t *link)
+{
+	static uint64_t last_id;
+
+	base[0].sp = lo;
+	base[0].fn = hi;
+	base[1].ctx = (struct rt_ctx *)(uintptr_t)link;
+	base[1].sp = 0; /* below every frame: the first call takes the slow path */
+	base[1].fn = (uintptr_t)&rt_no_context;
+	base[1].cs = 0; /* 1 once the table has it */
+	__atomic_store_n(&base[0].cs, __atomic_add_fetch(&last_id, 1, __ATOMIC_RELAXED),
+			 __ATOMIC_RELEASE);
+	return base + 2;
+}
+
+/*
+ * Note [Coroutines abandoned]: a suspended coroutine's shadow stack is
+ * held only by the frame of the swapcontext that left it, on the
+ * coroutine's own stack.  A program that frees or reuses that stack
+ * without letting the coroutine end (a generator not run to its end, a
+ * pool of stacks whose tasks are cancelled) would leave the shadow stack
+ * held by nothing: 2 MiB of address space and a page each, 205 GB and
+ * 400 MB for 100,000 (helper-153).  So each thread keeps a table of the
+ * coroutine stacks it ran, by the stack's lowest address, with the
+ * shadow stack and its id; when a coroutine first calls on a stack, a
+ * shadow stack the table has for the same stack, still with its id, is
+ * given back: that stack runs another coroutine now, so the one before
+ * can never run again.  Whoever changes the id gives it back
+ * (chain_claim): the thread that ends a coroutine, or the one that
+ * finds its stack taken over, even on different threads.  A frame whose
+ * shadow stack was given back meanwhile finds another id (rt_stack_back)
+ * and starts from an empty one.  The table takes no lock, and is looked
+ * at once per coroutine, not per switch.  A stack freed and never used
+ * again by a coroutine of the same thread keeps its shadow stack.
+ */
+struct co_slot {
+	uintptr_t lo;
+	struct rt_shadow *base;
+	uint64_t id;
+};
+
+struct rt_co_table {
+	size_t cap, used; /* cap a power of two */
+	struct co_slot slot[];
+};
+
+static size_t table_bytes(size_t cap)
+{
+	return sizeof(struct rt_co_table) + cap * sizeof(struct co_slot);
+}
+
+static size_t slot_of(uintptr_t lo, size_t cap)
+{
+	return (size_t)(((lo >> 4) * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
+}
+
+/* The slot for lo: its own, or the empty one where it would go. */
+static struct co_slot *table_find(struct rt_co_table *tab, uintptr_t lo)
+{
+	size_t i = slot_of(lo, tab->cap);
+
+	while (tab->slot[i].lo != 0 && tab->slot[i].lo != lo)
+		i = (i + 1) & (tab->cap - 1);
+	return &tab->slot[i];
+}
+
+/* The table with room for one more, those whose shadow stack has gone
+ * (another id) left out; NULL if there is no memory. */
+static struct rt_co_table *table_room(struct rt_co_table *tab)
+{
+	struct rt_co_table *bigger;
+	size_t cap = tab ? tab->cap : 64, i, live = 0;
+
+	if (tab != NULL && 2 * (tab->used + 1) <= tab->cap)
+		return tab;
+	for (i = 0; tab != NULL && i < tab->cap; i++)
+		live += tab->slot[i].lo != 0 && chain_id(tab->slot[i].base) == tab->slot[i].id;
+	while (4 * (live + 1) > cap) /* a quarter full at most, after */
+		cap *= 2;
+	if ((bigger = rt_map(table_bytes(cap))) == NULL)
+		return NULL;
+	bigger->cap = cap;
+	for (i = 0; tab != NULL && i < tab->cap; i++)
+		if (tab->slot[i].lo != 0 && chain_id(tab->slot[i].base) == tab->slot[i].id) {
+			*table_find(bigger, tab->slot[i].lo) = tab->slot[i];
+			bigger->used++;
+		}
+	if (tab != NULL)
+		rt_unmap(tab, table_bytes(tab->cap));
+	return bigger;
+}
+
+/* A coroutine's first call on its stack (base: its shadow stack): the
+ * one the table had for that stack given back, this one kept. */
+static void chain_first_use(struct rt_thread *t, struct rt_shadow *base)
+{
+	struct rt_co_table *tab;
+	struct co_slot *slot;
+	uintptr_t lo = base[0].sp;
+
+	base[1].cs = 1;
+	if (lo == 0 || (tab = table_room(t->stacks.table)) == NULL)
+		return; /* a stack not known, or no memory: nothing to give back */
+	t->stacks.table = tab;
+	slot = table_find(tab, lo);
+	if (slot->lo == 0)
+		tab->used++;
+	else if (slot->base != base && chain_claim(slot->base, slot->id))
+		rt_chain_give_back(slot->base);
+	*slot = (struct co_slot){ lo, base, chain_id(base) };
+}
+
 static void save(struct rt_thread *t, struct rt_stack_saved *s)
 {
 	s->owner = t;
@@ -95,12 +244,17 @@ static void save(struct rt_thread *t, struct rt_stack_saved *s)
 	s->stack_hi = t->stack_hi;
 	s->overflow = t->overflow;
 	s->own = !t->stacks.on_other;
+	s->id = s->own ? 0 : chain_id(s->base);
 }
 
-/* s's shadow stack becomes the running one, with `cur` current. */
+/* s's shadow stack becomes the running one, with `cur` current.  Signal
+ * handlers may run between the stores (Note [One shadow stack a
+ * stack]); on_other is clear while they are made, so that none of them
+ * follows a stack (rt_stack_follow) half switched. */
 static void install(struct rt_thread *t, const struct rt_stack_saved *s, struct rt_ctx *cur)
 {
-	t->stacks.on_other = !s->own;
+	t->stacks.on_other = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->stacks.root = s->root;
 	RT_STORE(&t->stack_lo, s->stack_lo);
 	RT_STORE(&t->stack_hi, s->stack_hi);
@@ -111,83 +265,159 @@ static void install(struct rt_thread *t, const struct rt_stack_saved *s, struct 
 	RT_PUBLISH(&t->cur, cur);
 	if (t->overflow != s->overflow)
 		rt_overflow_set(t, s->overflow);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->stacks.on_other = !s->own;
 }
 
-/* An empty shadow stack: the thread's spare, a new one, or NULL. */
-static struct rt_shadow *empty_chain(struct rt_thread *t)
+/* An empty coroutine shadow stack for the stack lo..hi, rooted at root:
+ * from the thread's spare, or new; 0 if there is no memory. */
+static int empty_chain(struct rt_thread *t, struct rt_stack_saved *s, uintptr_t lo, uintptr_t hi,
+		       const ucontext_t *link, struct rt_ctx *root)
 {
 	struct rt_shadow *base = t->stacks.spare;
 
-	if (base == NULL)
-		return rt_chain_new();
+	if (base == NULL && (base = rt_chain_new()) == NULL)
+		return 0;
 	t->stacks.spare = NULL;
-	return base;
+	*s = (struct rt_stack_saved){ .owner = t, .base = base, .top = chain_init(base, lo, hi, link),
+				      .cur = root, .root = root, .stack_lo = lo, .stack_hi = hi };
+	s->id = chain_id(base);
+	return 1;
 }
 
-/* A shadow stack no stack holds any more: the spare, or the pool's. */
+/* A coroutine's shadow stack no stack holds any more (its coroutine
+ * ended, or it was never used): the spare, or the pool's.  Not if
+ * another thread found its stack taken over and gave it back first. */
 static void release_chain(struct rt_thread *t, struct rt_shadow *base)
 {
-	if (t->stacks.spare == NULL) {
-		rt_chain_reset(base);
+	if (!chain_claim(base, chain_id(base)))
+		return;
+	if (t->stacks.spare == NULL)
 		t->stacks.spare = base;
-	} else {
+	else
 		rt_chain_give_back(base);
+}
+
+/* The thread's own stack runs again; the shadow stack that ran is
+ * given back. */
+static void back_to_own(struct rt_thread *t)
+{
+	struct rt_shadow *left = t->base;
+
+	install(t, &t->stacks.own, t->stacks.own.cur);
+	release_chain(t, left);
+}
+
+/* Under `busy`, as the slow path's changes are (Note [Re-entry] in
+ * machine.c): a signal handler's calls meanwhile leave the stacks alone. */
+/* An entry of a frame below the stack pointer a context resumes at. */
+static int below_resumed(const struct rt_thread *t, const struct rt_shadow *e, uintptr_t sp)
+{
+	(void)t;
+	return !(e->sp & RT_REGION_SP) && e->sp < sp;
+}
+
+/* The coroutine running has ended, unseen: returned to its uc_link,
+ * which no interposed call saved (getcontext did).  The thread's own
+ * shadow stack runs again, without the frames below where that context
+ * resumes, as after a longjmp there (Note [Longjmp] in longjmp.c). */
+static void ended_unseen(struct rt_thread *t)
+{
+	const ucontext_t *link = (const ucontext_t *)(uintptr_t)t->base[1].ctx;
+	uintptr_t resumed = link != NULL ? resume_sp(link) : 0;
+
+	back_to_own(t);
+	if (resumed != 0 && rt_sp_on_stack(t, resumed))
+		rt_pop_left(t, below_resumed, resumed);
+}
+
+void rt_stack_follow(struct rt_thread *t, uintptr_t sp)
+{
+	struct rt_shadow *base = t->base;
+
+	if (t->busy || rt_entry_top(t) != NULL)
+		return; /* calls of its own still running: nothing ended */
+	RT_STORE(&t->busy, RT_BUSY);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (within(sp, t->stack_lo, t->stack_hi)) {
+		if (base[1].cs == 0)
+			chain_first_use(t, base);
+	} else if (within(sp, t->stacks.own.stack_lo, t->stacks.own.stack_hi)) {
+		ended_unseen(t);
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	RT_STORE(&t->busy, 0);
+}
+
+void rt_stack_jump(struct rt_thread *t, uintptr_t target)
+{
+	if (t->stacks.on_other && !within(target, t->stack_lo, t->stack_hi) &&
+	    within(target, t->stacks.own.stack_lo, t->stacks.own.stack_hi))
+		back_to_own(t); /* the coroutine's frames are all left */
 }
 
 /* The running shadow stack, left: the thread's own kept in t, a
  * coroutine's in `mine` (or released, `into` NULL: left for good). */
 static void leave_running(struct rt_thread *t, struct rt_stack_saved *mine, const void *into)
 {
-	if (!t->stacks.on_other) {
+	if (!t->stacks.on_other)
 		save(t, &t->stacks.own);
-		mine->owner = t;
-		mine->own = 1;
-	} else if (into != NULL) {
+	if (!t->stacks.on_other || into != NULL)
 		save(t, mine);
-	}
 	mine->into = into;
+}
+
+/* The thread's state, made if this is its first call into the runtime
+ * and the process runs instrumented code (a coroutine may make the
+ * thread's first call, after the switch: its stack is not the thread's). */
+static struct rt_thread *thread_here(void)
+{
+	struct rt_thread *t = rt_self;
+
+	if (t == NULL && rt_loaded_code_calls_runtime != NULL && rt_loaded_code_calls_runtime())
+		t = rt_thread_start();
+	return t;
 }
 
 void rt_stack_leave(struct rt_stack_saved *mine, const struct ucontext_t *to, const void *into)
 {
-	struct rt_thread *t = rt_self;
+	struct rt_thread *t;
 	struct rt_stack_saved next;
 	struct rt_shadow *left = NULL;
 	uintptr_t sp, lo, hi;
 	int saved = errno;
 
 	mine->owner = NULL;
-	if (t == NULL || t->busy || (sp = resume_sp(to)) == 0 ||
-	    resumes_on(to, sp, t->stack_lo, t->stack_hi))
-		return;
+	if ((sp = resume_sp(to)) == 0 || (t = thread_here()) == NULL || t->busy)
+		goto out;
+	if (t->stacks.on_other)
+		rt_stack_follow(t, (uintptr_t)__builtin_frame_address(0));
+	if (resumes_on(to, sp, t->stack_lo, t->stack_hi))
+		goto out; /* the same stack: a jump, which the hooks follow */
 	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
 	if (t->stacks.on_other && resumes_on(to, sp, t->stacks.own.stack_lo, t->stacks.own.stack_hi)) {
 		next = t->stacks.own; /* back to the thread's own stack */
 	} else {
-		next = (struct rt_stack_saved){ .owner = t, .cur = t->cur, .root = t->cur,
-						 .stack_lo = 0, .stack_hi = UINTPTR_MAX };
-		if ((next.base = empty_chain(t)) == NULL) {
-			errno = saved;
-			return; /* no memory: the hooks follow the stack pointer, as before */
-		}
-		next.top = next.base + 1;
 		lo = (uintptr_t)to->uc_stack.ss_sp;
 		hi = lo + to->uc_stack.ss_size;
-		if (hi > lo && within(sp, lo, hi)) {
-			next.stack_lo = lo;
-			next.stack_hi = hi;
+		if (!(hi > lo && within(sp, lo, hi))) {
+			lo = 0;
+			hi = UINTPTR_MAX;
 		}
+		if (!empty_chain(t, &next, lo, hi, to->uc_link, t->cur))
+			goto out; /* no memory: the hooks follow the stack pointer, as before */
 	}
 	if (t->stacks.on_other && into == NULL)
 		left = t->base;
 	t->stacks.switch_to = to;
 	t->stacks.switch_from = t->cur;
+	t->stacks.switch_from_root = t->stacks.on_other ? t->stacks.root : t->root;
 	leave_running(t, mine, into);
 	install(t, &next, next.cur);
 	if (left != NULL)
 		release_chain(t, left);
+out:
 	errno = saved;
 }
 
@@ -220,9 +450,9 @@ static struct rt_ctx *replay(struct rt_thread *t, struct rt_stack_saved *s, stru
 	struct rt_shadow *seg = s->base, *last = rt_segment_of(s->top), *e, *end, *prev = NULL;
 	struct rt_ctx *c = root, *n;
 
-	for (;;) {
+	for (e = seg + 2;; e = seg + 1) { /* the first segment's header and sentinel */
 		end = seg == last ? s->top : seg + RT_SEGMENT_ENTRIES;
-		for (e = seg + 1; e < end; e++) {
+		for (; e < end; e++) {
 			if (prev != NULL && (n = step(t, c, prev->fn, e->ctx)) != NULL)
 				c = n;
 			e->ctx = c;
@@ -237,13 +467,17 @@ static struct rt_ctx *replay(struct rt_thread *t, struct rt_stack_saved *s, stru
 	return c;
 }
 
-/* The thread's own stack runs again. */
-static void back_to_own(struct rt_thread *t)
+/* The root a coroutine's frames continue from as it runs again: the
+ * context of the switch that resumed it, unless that switch was a yield
+ * back to it from a coroutine it resumed (rooted at its own top); its
+ * root from before when it was not resumed by a switch (its uc_link's
+ * return), or the thread's root on another thread. */
+static struct rt_ctx *root_now(struct rt_thread *t, const struct rt_stack_saved *mine,
+			       int switched)
 {
-	struct rt_shadow *left = t->base;
-
-	install(t, &t->stacks.own, t->stacks.own.cur);
-	release_chain(t, left);
+	if (switched && t->stacks.switch_from_root != mine->cur)
+		return t->stacks.switch_from;
+	return mine->owner == t ? mine->root : t->root;
 }
 
 void rt_stack_back(struct rt_stack_saved *mine)
@@ -266,10 +500,18 @@ void rt_stack_back(struct rt_stack_saved *mine)
 		errno = saved;
 		return;
 	}
-	root = switched ? t->stacks.switch_from : mine->owner == t ? mine->root : t->root;
-	cur = mine->cur;
-	if (root != mine->root || mine->owner != t)
-		cur = replay(t, mine, root);
+	root = root_now(t, mine, switched);
+	if (chain_id(mine->base) != mine->id) {
+		/* given back meanwhile (Note [Coroutines abandoned]): its frames
+		 * are not known any more */
+		if (!empty_chain(t, mine, mine->stack_lo, mine->stack_hi, NULL, root))
+			goto out;
+		cur = root;
+	} else {
+		cur = mine->cur;
+		if (root != mine->root || mine->owner != t)
+			cur = replay(t, mine, root);
+	}
 	mine->root = root;
 	mine->owner = t;
 	if (t->stacks.on_other)
@@ -279,12 +521,13 @@ void rt_stack_back(struct rt_stack_saved *mine)
 	install(t, mine, cur);
 	if (left != NULL)
 		release_chain(t, left);
+out:
 	errno = saved;
 }
 
-/* A thread ends: its own stack's shadow stack is the one kept, the rest
- * go back to the pool (those of coroutines it left suspended stay with
- * them, for a thread that resumes them). */
+/* A thread ends: its own stack's shadow stack is the one kept; the
+ * spare and the table go (coroutines it left suspended keep theirs, for
+ * a thread that resumes them). */
 void rt_stacks_thread_exit(struct rt_thread *t)
 {
 	if (t->stacks.on_other)
@@ -292,5 +535,9 @@ void rt_stacks_thread_exit(struct rt_thread *t)
 	if (t->stacks.spare != NULL) {
 		rt_chain_give_back(t->stacks.spare);
 		t->stacks.spare = NULL;
+	}
+	if (t->stacks.table != NULL) {
+		rt_unmap(t->stacks.table, table_bytes(t->stacks.table->cap));
+		t->stacks.table = NULL;
 	}
 }

@@ -16,8 +16,21 @@
  *            first ended: the generator moves between threads
  *   many     GENS generators alive at once, each resumed ROUNDS times in
  *            turn by many_rounds(), then each let finish
+ *   pool     4 stacks reused by TASKS tasks, each left for good at its
+ *            first yield (a task cancelled); prints whether the address
+ *            space grew by less than 256 MB (Note [Coroutines abandoned])
+ *   ulink    ulink_round() starts UNSEEN coroutines by start_one(); each
+ *            returns to a uc_link saved by getcontext in ulink_round
+ *   jump     jump_round() resumes a coroutine that yields once, then
+ *            longjmps back to jump_round's setjmp; JUMPS times
+ *   pipe     pipe_consume() pulls N values from a generator filter(),
+ *            which pulls each from a generator source() and burns 1 ms
+ *   plain    a thread whose own functions are not instrumented resumes
+ *            the generator to its end: its first instrumented call is on
+ *            the generator's stack
  * Then main calls after_end(), which must be main's own call. */
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +40,9 @@
 #define GENS 300
 #define ROUNDS 20
 #define STACK (64 * 1024)
+#define TASKS 2000
+#define UNSEEN 100
+#define JUMPS 10
 
 struct gen {
 	ucontext_t ctx, caller;
@@ -38,7 +54,8 @@ static struct gen one;
 static int in_second, end_by_set;
 static volatile unsigned long sink;
 static unsigned long n_first, n_second, n_resume, n_numbers, n_step, n_yield, n_tally, n_burn,
-	n_after, n_many;
+	n_after, n_many, n_task, n_start, n_body, n_ulink, n_failing, n_fail, n_jump, n_source,
+	n_filter, n_pipe;
 static __thread struct gen *running; /* the generator this thread resumed */
 
 __attribute__((noinline)) void burn(void)
@@ -90,15 +107,22 @@ __attribute__((noinline)) int resume_gen(struct gen *g)
 	return g->value;
 }
 
-static void gen_init(struct gen *g, char *stack)
+/* g made to run fn on `stack` (a new one if NULL), returning to link. */
+static void gen_make(struct gen *g, char *stack, void (*fn)(void), ucontext_t *link)
 {
 	g->stack = stack != NULL ? stack : malloc(STACK);
+	g->finished = 0;
 	if (g->stack == NULL || getcontext(&g->ctx) != 0)
 		exit(2);
 	g->ctx.uc_stack.ss_sp = g->stack;
 	g->ctx.uc_stack.ss_size = STACK;
-	g->ctx.uc_link = &g->caller;
-	makecontext(&g->ctx, numbers, 0);
+	g->ctx.uc_link = link;
+	makecontext(&g->ctx, fn, 0);
+}
+
+static void gen_init(struct gen *g, char *stack)
+{
+	gen_make(g, stack, numbers, &g->caller);
 }
 
 __attribute__((noinline)) void first_half(void)
@@ -144,13 +168,188 @@ __attribute__((noinline)) void many_rounds(struct gen *gens)
 				resume_gen(&gens[k]);
 }
 
+/* pool */
+static struct gen pool[4];
+static char pool_stacks[4][STACK];
+
+__attribute__((noinline)) void task_body(void)
+{
+	n_task++;
+	yield_value(running, 0); /* never resumed: cancelled */
+}
+
+__attribute__((noinline)) void pool_round(void)
+{
+	for (int i = 0; i < TASKS; i++) {
+		gen_make(&pool[i % 4], pool_stacks[i % 4], task_body, NULL);
+		resume_gen(&pool[i % 4]);
+	}
+}
+
+static long address_space_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f != NULL && fgets(line, sizeof line, f))
+		if (strncmp(line, "VmSize:", 7) == 0)
+			kb = atol(line + 7);
+	if (f != NULL)
+		fclose(f);
+	return kb;
+}
+
+/* ulink */
+static ucontext_t unseen_return;
+
+__attribute__((noinline)) void body(void)
+{
+	n_body++;
+}
+
+__attribute__((noinline)) void start_one(struct gen *g)
+{
+	n_start++;
+	swapcontext(&g->caller, &g->ctx);
+}
+
+__attribute__((noinline)) void ulink_round(void)
+{
+	static struct gen g;
+	volatile int i = 0, started;
+
+	n_ulink++;
+	while (i < UNSEEN) {
+		started = 0;
+		getcontext(&unseen_return); /* body returns here */
+		if (!started) {
+			started = 1;
+			gen_make(&g, g.stack, body, &unseen_return);
+			start_one(&g);
+		}
+		i = i + 1;
+	}
+}
+
+/* jump */
+static jmp_buf on_error;
+
+__attribute__((noinline)) void fail(void)
+{
+	n_fail++;
+	longjmp(on_error, 1);
+}
+
+__attribute__((noinline)) void failing(void)
+{
+	n_failing++;
+	yield_value(running, 0);
+	fail();
+}
+
+__attribute__((noinline)) void jump_round(void)
+{
+	n_jump++;
+	if (setjmp(on_error) == 0) {
+		gen_make(&one, one.stack, failing, &one.caller);
+		resume_gen(&one);
+		resume_gen(&one);
+	}
+}
+
+/* pipe */
+static struct gen source_gen, filter_gen;
+
+__attribute__((noinline)) void source(void)
+{
+	for (int k = 0;; k++) {
+		n_source++;
+		yield_value(&source_gen, k);
+	}
+}
+
+__attribute__((noinline)) void filter(void)
+{
+	for (;;) {
+		int v = resume_gen(&source_gen);
+
+		n_filter++;
+		burn();
+		yield_value(&filter_gen, v);
+	}
+}
+
+__attribute__((noinline)) void pipe_consume(void)
+{
+	n_pipe++;
+	for (int i = 0; i < N; i++)
+		resume_gen(&filter_gen);
+}
+
+/* plain */
+__attribute__((no_instrument_function, noinline)) static void *plain_thread(void *arg)
+{
+	(void)arg;
+	running = &one;
+	while (!one.finished)
+		swapcontext(&one.caller, &one.ctx);
+	return NULL;
+}
+
+static int other_mode(const char *mode)
+{
+	pthread_t t;
+	long before;
+
+	if (strcmp(mode, "pool") == 0) {
+		before = address_space_kb();
+		pool_round();
+		printf("address space grew by %s than 256 MB\n",
+		       address_space_kb() - before < 256 * 1024 ? "less" : "more");
+		printf("calls task_body %lu\n", n_task);
+	} else if (strcmp(mode, "ulink") == 0) {
+		ulink_round();
+		printf("calls ulink_round %lu\ncalls start_one %lu\ncalls body %lu\n", n_ulink,
+		       n_start, n_body);
+	} else if (strcmp(mode, "jump") == 0) {
+		for (int k = 0; k < JUMPS; k++)
+			jump_round();
+		printf("calls jump_round %lu\ncalls failing %lu\ncalls fail %lu\n", n_jump,
+		       n_failing, n_fail);
+	} else if (strcmp(mode, "pipe") == 0) {
+		gen_make(&source_gen, NULL, source, NULL);
+		gen_make(&filter_gen, NULL, filter, NULL);
+		pipe_consume();
+		printf("calls pipe_consume %lu\ncalls filter 1\ncalls source 1\ncalls burn %lu\n"
+		       "values %lu, filtered %lu\n",
+		       n_pipe, n_burn, n_source, n_filter);
+	} else if (strcmp(mode, "plain") == 0) {
+		gen_init(&one, NULL);
+		pthread_create(&t, NULL, plain_thread, NULL);
+		pthread_join(t, NULL);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* "calls NAME N", for the functions this run called. */
+static void print_calls(const char *name, unsigned long n)
+{
+	if (n)
+		printf("calls %s %lu\n", name, n);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "two";
 	char inside[STACK];
 	pthread_t t;
 
-	if (strcmp(mode, "many") == 0) {
+	if (other_mode(mode)) {
+		/* printed there */
+	} else if (strcmp(mode, "many") == 0) {
 		static struct gen gens[GENS];
 
 		for (int k = 0; k < GENS; k++)
@@ -173,8 +372,11 @@ int main(int argc, char **argv)
 		       n_second, n_burn);
 	}
 	after_end();
-	printf("calls resume_gen %lu\ncalls numbers %lu\ncalls step %lu\ncalls yield_value %lu\n"
-	       "calls tally %lu\ncalls after_end %lu\n",
-	       n_resume, n_numbers, n_step, n_yield, n_tally, n_after);
+	print_calls("resume_gen", n_resume);
+	print_calls("numbers", n_numbers);
+	print_calls("step", n_step);
+	print_calls("yield_value", n_yield);
+	print_calls("tally", n_tally);
+	print_calls("after_end", n_after);
 	return 0;
 }
