@@ -210,6 +210,7 @@ struct rt_stacks {
 	struct rt_ctx *switch_from_root; /* and the root of the shadow stack it left */
 	struct rt_shadow *spare;    /* an empty shadow stack for the next switch */
 	struct rt_co_table *table;  /* Note [Coroutines abandoned] in stacks.c */
+	uint64_t next_id, ids_left; /* the shadow stacks' ids: stacks.c's new_id */
 	struct rt_stack_saved own;  /* the thread's own stack's, while on_other */
 };
 

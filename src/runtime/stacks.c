@@ -66,6 +66,7 @@
  * by its contents (rt_entry_below).
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -116,23 +117,37 @@ static int chain_claim(struct rt_shadow *base, uint64_t id)
 						       __ATOMIC_RELAXED);
 }
 
+/* A new id, never 0: from a block of them the thread takes at a time,
+ * so that a switch makes no atomic change of memory another thread may
+ * share. */
+#define ID_BLOCK 4096u
+
+static uint64_t new_id(struct rt_thread *t)
+{
+	static uint64_t last_block;
+
+	if (t->stacks.ids_left == 0) {
+		t->stacks.next_id = __atomic_add_fetch(&last_block, 1, __ATOMIC_RELAXED) * ID_BLOCK;
+		t->stacks.ids_left = ID_BLOCK;
+	}
+	t->stacks.ids_left--;
+	return t->stacks.next_id++;
+}
+
 /* base laid out as an empty coroutine shadow stack for the stack lo..hi
  * (0, UINTPTR_MAX: not known), whose coroutine returns to `link`, with a
  * new id; its top returned.  The sentinel's ctx, which nothing reads
  * (no pop goes to it), keeps link. */
-static struct rt_shadow *chain_init(struct rt_shadow *base, uintptr_t lo, uintptr_t hi,
-				    const ucontext_t *link)
+static struct rt_shadow *chain_init(struct rt_thread *t, struct rt_shadow *base, uintptr_t lo,
+				    uintptr_t hi, const ucontext_t *link)
 {
-	static uint64_t last_id;
-
 	base[0].sp = lo;
 	base[0].fn = hi;
 	base[1].ctx = (struct rt_ctx *)(uintptr_t)link;
 	base[1].sp = 0; /* below every frame: the first call takes the slow path */
 	base[1].fn = (uintptr_t)&rt_no_context;
 	base[1].cs = 0; /* 1 once the table has it */
-	__atomic_store_n(&base[0].cs, __atomic_add_fetch(&last_id, 1, __ATOMIC_RELAXED),
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&base[0].cs, new_id(t), __ATOMIC_RELEASE);
 	return base + 2;
 }
 
@@ -279,7 +294,7 @@ static int empty_chain(struct rt_thread *t, struct rt_stack_saved *s, uintptr_t 
 	if (base == NULL && (base = rt_chain_new()) == NULL)
 		return 0;
 	t->stacks.spare = NULL;
-	*s = (struct rt_stack_saved){ .owner = t, .base = base, .top = chain_init(base, lo, hi, link),
+	*s = (struct rt_stack_saved){ .owner = t, .base = base, .top = chain_init(t, base, lo, hi, link),
 				      .cur = root, .root = root, .stack_lo = lo, .stack_hi = hi };
 	s->id = chain_id(base);
 	return 1;
@@ -287,10 +302,15 @@ static int empty_chain(struct rt_thread *t, struct rt_stack_saved *s, uintptr_t 
 
 /* A coroutine's shadow stack no stack holds any more (its coroutine
  * ended, or it was never used): the spare, or the pool's.  Not if
- * another thread found its stack taken over and gave it back first. */
+ * another thread found its stack taken over and gave it back first;
+ * one no call ever ran on no other thread can know of (it is in no
+ * table: chain_first_use), so it needs no atomic claim, the usual case
+ * of a switch to a suspended coroutine. */
 static void release_chain(struct rt_thread *t, struct rt_shadow *base)
 {
-	if (!chain_claim(base, chain_id(base)))
+	if (base[1].cs == 0)
+		RT_STORE(&base[0].cs, 0);
+	else if (!chain_claim(base, chain_id(base)))
 		return;
 	if (t->stacks.spare == NULL)
 		t->stacks.spare = base;
@@ -536,8 +556,8 @@ void rt_stacks_thread_exit(struct rt_thread *t)
 		rt_chain_give_back(t->stacks.spare);
 		t->stacks.spare = NULL;
 	}
-	if (t->stacks.table != NULL) {
+	if (t->stacks.table != NULL)
 		rt_unmap(t->stacks.table, table_bytes(t->stacks.table->cap));
-		t->stacks.table = NULL;
-	}
+	/* a state reborn for a new thread (threads.c) starts with none */
+	memset(&t->stacks, 0, sizeof t->stacks);
 }
