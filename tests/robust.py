@@ -1947,15 +1947,16 @@ def generators():
     thread's own stack, when a second thread resumes it after the first
     thread ended, and with 300 generators alive at once.  Then the cases
     helper-153 found: stacks reused by tasks left at their first yield
-    (their shadow stacks were kept: 2 MiB of address space each);
+    (their shadow stacks were kept: 2 MiB of address space each), also
+    by threads that end after leaving one each (helper-154);
     coroutines returning to a uc_link saved by getcontext, and a longjmp
     out of a coroutine (main's calls went on under the coroutine's
     frames); a generator pulling from another (the outer one's time was
     charged under the inner one); and a thread whose first instrumented
     call is on the generator's stack."""
     n = 200
-    for mode in ("two", "set", "inside", "threads", "many", "pool", "ulink", "jump", "pipe",
-                 "plain"):
+    for mode in ("two", "set", "inside", "threads", "many", "pool", "threadpool", "ulink", "jump",
+                 "pipe", "plain"):
         name = "generators_" + mode
         p, prof = same_behaviour(name, "tests/progs/generators.c", args=[mode])
         rep = p and exact_calls(name, p, prof)
@@ -1979,6 +1980,9 @@ def generators():
         elif mode == "pool":
             got = ending("pool_round", "resume_gen", "task_body", "yield_value")
             check(got == 2000, "%s: 2,000 tasks' yields under pool_round (%s)" % (name, got))
+        elif mode == "threadpool":
+            got = ending("one_task", "resume_gen", "task_body", "yield_value")
+            check(got == 300, "%s: 300 tasks' yields under one_task (%s)" % (name, got))
         elif mode == "ulink":
             got = (ending("ulink_round", "start_one"), ending("ulink_round", "start_one", "body"))
             check(got == (100, 100), "%s: start_one and its coroutine's body 100 times "

@@ -199,7 +199,6 @@ struct rt_stack_saved {
 	int own;                 /* the thread's own stack: kept in rt_thread, not here */
 };
 
-struct rt_co_table; /* stacks.c: coroutine stacks this thread started */
 
 /* A thread's switches between machine stacks (stacks.c). */
 struct rt_stacks {
@@ -209,7 +208,6 @@ struct rt_stacks {
 	struct rt_ctx *switch_from; /* and the context it left */
 	struct rt_ctx *switch_from_root; /* and the root of the shadow stack it left */
 	struct rt_shadow *spare;    /* an empty shadow stack for the next switch */
-	struct rt_co_table *table;  /* Note [Coroutines abandoned] in stacks.c */
 	uint64_t next_id, ids_left; /* the shadow stacks' ids: stacks.c's new_id */
 	struct rt_stack_saved own;  /* the thread's own stack's, while on_other */
 };

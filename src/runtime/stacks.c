@@ -70,7 +70,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
-#include "runtime.h"
+#include "hotpath.h"
 
 /* The stack pointer a context resumes at, or 0 where its layout is not
  * known. */
@@ -158,18 +158,24 @@ static struct rt_shadow *chain_init(struct rt_thread *t, struct rt_shadow *base,
  * without letting the coroutine end (a generator not run to its end, a
  * pool of stacks whose tasks are cancelled) would leave the shadow stack
  * held by nothing: 2 MiB of address space and a page each, 205 GB and
- * 400 MB for 100,000 (helper-153).  So each thread keeps a table of the
- * coroutine stacks it ran, by the stack's lowest address, with the
- * shadow stack and its id; when a coroutine first calls on a stack, a
+ * 400 MB for 100,000 (helper-153).  So the runtime keeps a table of the
+ * coroutine stacks that ran, by the stack's lowest address, with the
+ * shadow stack and its id (one for the process: a thread that ends
+ * leaves its coroutines' stacks to others, 40 GB of address space for
+ * 20,000 threads each leaving one when the table was the thread's,
+ * helper-154); when a coroutine first calls on a stack, a
  * shadow stack the table has for the same stack, still with its id, is
  * given back: that stack runs another coroutine now, so the one before
  * can never run again.  Whoever changes the id gives it back
  * (chain_claim): the thread that ends a coroutine, or the one that
  * finds its stack taken over, even on different threads.  A frame whose
  * shadow stack was given back meanwhile finds another id (rt_stack_back)
- * and starts from an empty one.  The table takes no lock, and is looked
- * at once per coroutine, not per switch.  A stack freed and never used
- * again by a coroutine of the same thread keeps its shadow stack.
+ * and starts from an empty one.  The table is looked at once per
+ * coroutine, not per switch, under a lock that is only tried (a signal
+ * handler must never wait for it): when another thread has it, the
+ * coroutine is not put in (its shadow stack is then not given back if
+ * it is abandoned).  A stack freed and never used again by a coroutine
+ * keeps its shadow stack.
  */
 struct co_slot {
 	uintptr_t lo;
@@ -228,24 +234,32 @@ static struct rt_co_table *table_room(struct rt_co_table *tab)
 	return bigger;
 }
 
+static struct rt_co_table *table;
+static int table_taken; /* a lock only tried: a signal handler never waits */
+
 /* A coroutine's first call on its stack (base: its shadow stack): the
- * one the table had for that stack given back, this one kept. */
-static void chain_first_use(struct rt_thread *t, struct rt_shadow *base)
+ * one the table had for that stack given back, this one kept.  Skipped
+ * while another thread (or a handler that interrupted this one) has the
+ * table: at worst a shadow stack is not given back. */
+static void chain_first_use(struct rt_shadow *base)
 {
 	struct rt_co_table *tab;
 	struct co_slot *slot;
 	uintptr_t lo = base[0].sp;
 
 	base[1].cs = 1;
-	if (lo == 0 || (tab = table_room(t->stacks.table)) == NULL)
-		return; /* a stack not known, or no memory: nothing to give back */
-	t->stacks.table = tab;
-	slot = table_find(tab, lo);
-	if (slot->lo == 0)
-		tab->used++;
-	else if (slot->base != base && chain_claim(slot->base, slot->id))
-		rt_chain_give_back(slot->base);
-	*slot = (struct co_slot){ lo, base, chain_id(base) };
+	if (lo == 0 || __atomic_exchange_n(&table_taken, 1, __ATOMIC_ACQUIRE))
+		return; /* a stack not known, or the table busy: nothing to give back */
+	if ((tab = table_room(table)) != NULL) {
+		table = tab;
+		slot = table_find(tab, lo);
+		if (slot->lo == 0)
+			tab->used++;
+		else if (slot->base != base && chain_claim(slot->base, slot->id))
+			rt_chain_give_back(slot->base);
+		*slot = (struct co_slot){ lo, base, chain_id(base) };
+	}
+	__atomic_store_n(&table_taken, 0, __ATOMIC_RELEASE);
 }
 
 static void save(struct rt_thread *t, struct rt_stack_saved *s)
@@ -361,7 +375,7 @@ void rt_stack_follow(struct rt_thread *t, uintptr_t sp)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (within(sp, t->stack_lo, t->stack_hi)) {
 		if (base[1].cs == 0)
-			chain_first_use(t, base);
+			chain_first_use(base);
 	} else if (within(sp, t->stacks.own.stack_lo, t->stacks.own.stack_hi)) {
 		ended_unseen(t);
 	}
@@ -408,13 +422,13 @@ void rt_stack_leave(struct rt_stack_saved *mine, const struct ucontext_t *to, co
 	int saved = errno;
 
 	mine->owner = NULL;
-	if ((sp = resume_sp(to)) == 0 || (t = thread_here()) == NULL || t->busy)
+	if ((sp = resume_sp(to)) == 0 || (t = thread_here()) == NULL)
 		goto out;
 	if (t->stacks.on_other)
 		rt_stack_follow(t, (uintptr_t)__builtin_frame_address(0));
 	if (resumes_on(to, sp, t->stack_lo, t->stack_hi))
 		goto out; /* the same stack: a jump, which the hooks follow */
-	if (rt_cycles)
+	if (rt_cycles && !t->busy)
 		rt_charge_ticks(t, rt_tick());
 	if (t->stacks.on_other && resumes_on(to, sp, t->stacks.own.stack_lo, t->stacks.own.stack_hi)) {
 		next = t->stacks.own; /* back to the thread's own stack */
@@ -455,8 +469,12 @@ static struct rt_ctx *step(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn,
 {
 	uintptr_t start;
 
+	struct rt_ctx *n;
+
 	if (c->fn == fn)
 		return c;
+	if ((n = cached_transition(t, c, fn, 0)) != NULL)
+		return n;
 	start = running_start(old);
 	return start != 0 ? rt_transition(t, c, fn, start) : NULL;
 }
@@ -507,11 +525,11 @@ void rt_stack_back(struct rt_stack_saved *mine)
 	struct rt_ctx *root, *cur;
 	int saved = errno, switched;
 
-	if (mine->owner == NULL || t == NULL || t->busy)
+	if (mine->owner == NULL || t == NULL)
 		return;
 	switched = mine->into != NULL && t->stacks.switch_to == mine->into;
 	t->stacks.switch_to = NULL;
-	if (rt_cycles)
+	if (rt_cycles && !t->busy)
 		rt_charge_ticks(t, rt_tick());
 	if (mine->own) {
 		/* Another thread's own stack is not ours to follow. */
@@ -529,8 +547,12 @@ void rt_stack_back(struct rt_stack_saved *mine)
 		cur = root;
 	} else {
 		cur = mine->cur;
-		if (root != mine->root || mine->owner != t)
+		/* Not in a slow path a handler interrupted (a preemptive
+		 * scheduler's switch): its frames stay where they were. */
+		if ((root != mine->root || mine->owner != t) && !t->busy)
 			cur = replay(t, mine, root);
+		else
+			root = mine->root;
 	}
 	mine->root = root;
 	mine->owner = t;
@@ -556,8 +578,6 @@ void rt_stacks_thread_exit(struct rt_thread *t)
 		rt_chain_give_back(t->stacks.spare);
 		t->stacks.spare = NULL;
 	}
-	if (t->stacks.table != NULL)
-		rt_unmap(t->stacks.table, table_bytes(t->stacks.table->cap));
 	/* a state reborn for a new thread (threads.c) starts with none */
 	memset(&t->stacks, 0, sizeof t->stacks);
 }

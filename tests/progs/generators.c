@@ -19,6 +19,10 @@
  *   pool     4 stacks reused by TASKS tasks, each left for good at its
  *            first yield (a task cancelled); prints whether the address
  *            space grew by less than 256 MB (Note [Coroutines abandoned])
+ *   threadpool  THREADS threads one after another, each running a task on
+ *            a malloc'd stack to its first yield, then freeing the stack
+ *            and ending; prints whether the address space grew by less
+ *            than 256 MB
  *   ulink    ulink_round() starts UNSEEN coroutines by start_one(); each
  *            returns to a uc_link saved by getcontext in ulink_round
  *   jump     jump_round() resumes a coroutine that yields once, then
@@ -41,6 +45,7 @@
 #define ROUNDS 20
 #define STACK (64 * 1024)
 #define TASKS 2000
+#define THREADS 300
 #define UNSEEN 100
 #define JUMPS 10
 
@@ -200,6 +205,18 @@ static long address_space_kb(void)
 	return kb;
 }
 
+/* threadpool */
+__attribute__((noinline)) void *one_task(void *arg)
+{
+	struct gen g;
+
+	(void)arg;
+	gen_make(&g, NULL, task_body, NULL);
+	resume_gen(&g);
+	free(g.stack); /* the task is dropped */
+	return NULL;
+}
+
 /* ulink */
 static ucontext_t unseen_return;
 
@@ -308,6 +325,15 @@ static int other_mode(const char *mode)
 		printf("address space grew by %s than 256 MB\n",
 		       address_space_kb() - before < 256 * 1024 ? "less" : "more");
 		printf("calls task_body %lu\n", n_task);
+	} else if (strcmp(mode, "threadpool") == 0) {
+		before = address_space_kb();
+		for (int i = 0; i < THREADS; i++) {
+			pthread_create(&t, NULL, one_task, NULL);
+			pthread_join(t, NULL);
+		}
+		printf("address space grew by %s than 256 MB\n",
+		       address_space_kb() - before < 256 * 1024 ? "less" : "more");
+		printf("calls one_task %lu\ncalls task_body %lu\n", n_task, n_task);
 	} else if (strcmp(mode, "ulink") == 0) {
 		ulink_round();
 		printf("calls ulink_round %lu\ncalls start_one %lu\ncalls body %lu\n", n_ulink,
