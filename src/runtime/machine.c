@@ -852,12 +852,12 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 	struct rt_ctx *n;
 	int cancel;
 
-	if (t->busy) { /* Note [Re-entry] */
+	cancel = rt_deferred_begin();
+	if (!rt_busy_take(t)) { /* Note [Re-entry] */
+		rt_deferred_end(cancel);
 		t->lost_calls++;
 		return NULL;
 	}
-	cancel = rt_deferred_begin();
-	RT_STORE(&t->busy, RT_BUSY);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	n = transition_lookup(t->transitions_tab, c, fn);
 	if (n == NULL)
@@ -885,9 +885,8 @@ struct rt_ctx *rt_transition_known(struct rt_thread *t, struct rt_ctx *c, uintpt
 {
 	struct rt_ctx *n;
 
-	if (t->busy)
+	if (!rt_busy_take(t))
 		return NULL; /* the slow path counts it lost */
-	RT_STORE(&t->busy, RT_BUSY);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	n = transition_lookup(t->transitions_tab, c, fn);
 	if (n) {

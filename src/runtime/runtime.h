@@ -928,6 +928,34 @@ static inline __attribute__((always_inline)) void rt_pop_to(struct rt_thread *t,
 	t->top = s;
 }
 
+/*
+ * Take `busy` (Note [Re-entry] in machine.c) if it is free: 1 if taken.
+ * The test and the store are one instruction (cmpxchg, not locked: only
+ * this thread and its signal handlers write it), so that no handler
+ * comes between them.  One that did, and switched to another task (a
+ * preemptive scheduler's swapcontext from a timer's handler), let that
+ * task's slow path and ours run at once on the thread's tables: one grew
+ * a table the other was copying from (helper-154's green3.c, a crash in
+ * table_insert in 1 run of 16, 8 of 16 before session 46).
+ */
+static inline int rt_busy_take(struct rt_thread *t)
+{
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+	uint32_t old = 0;
+
+	__asm__ volatile("cmpxchgl %2, %1"
+			 : "+a"(old), "+m"(t->busy)
+			 : "r"((uint32_t)RT_BUSY)
+			 : "cc", "memory");
+	return old == 0;
+#else
+	uint32_t expected = 0;
+
+	return __atomic_compare_exchange_n(&t->busy, &expected, RT_BUSY, 0, __ATOMIC_RELAXED,
+					   __ATOMIC_RELAXED);
+#endif
+}
+
 /* Add one to a call counter in one instruction, so that a signal handler
  * which runs hooks between our load and our store cannot have its own
  * increment overwritten (Note [Cache reads] in hooks.c).  Only this thread

@@ -369,9 +369,8 @@ void rt_stack_follow(struct rt_thread *t, uintptr_t sp)
 {
 	struct rt_shadow *base = t->base;
 
-	if (t->busy || rt_entry_top(t) != NULL)
+	if (rt_entry_top(t) != NULL || !rt_busy_take(t))
 		return; /* calls of its own still running: nothing ended */
-	RT_STORE(&t->busy, RT_BUSY);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (within(sp, t->stack_lo, t->stack_hi)) {
 		if (base[1].cs == 0)

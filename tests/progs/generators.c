@@ -32,9 +32,14 @@
  *   plain    a thread whose own functions are not instrumented resumes
  *            the generator to its end: its first instrumented call is on
  *            the generator's stack
+ *   preempt  PTASKS tasks, each calling through 64 functions, switched by
+ *            a 50 us timer's handler (preemptive green threads): the
+ *            slow path is often interrupted by a switch to another task
  * Then main calls after_end(), which must be main's own call. */
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +319,107 @@ __attribute__((no_instrument_function, noinline)) static void *plain_thread(void
 	return NULL;
 }
 
+/* preempt */
+#define PTASKS 4
+#define PROUNDS 200000
+static ucontext_t psched, ptask[PTASKS];
+static volatile int pcur = -1, pdone[PTASKS];
+static unsigned long p_leaf[PTASKS];
+static void (*const pfs[64])(int, int);
+
+__attribute__((noinline)) void pleaf(int i)
+{
+	p_leaf[i]++;
+}
+
+#define PF(n)                                                     \
+	__attribute__((noinline)) static void pf##n(int i, int d) \
+	{                                                         \
+		if (d)                                            \
+			pfs[(n * 7 + d) % 64](i, d - 1);          \
+		else                                              \
+			pleaf(i);                                 \
+	}
+#define X8(M, b) M(b##0) M(b##1) M(b##2) M(b##3) M(b##4) M(b##5) M(b##6) M(b##7)
+#define X64(M) X8(M, 1) X8(M, 2) X8(M, 3) X8(M, 4) X8(M, 5) X8(M, 6) X8(M, 7) X8(M, 8)
+X64(PF)
+#define PADDR(n) pf##n,
+static void (*const pfs[64])(int, int) = { X64(PADDR) };
+
+__attribute__((noinline)) void ptask_body(int i)
+{
+	for (int r = 0; r < PROUNDS; r++)
+		pfs[(r * 13 + i) % 64](i, 3);
+	pdone[i] = 1;
+}
+
+__attribute__((no_instrument_function)) static void ptask_start(int i)
+{
+	sigset_t alarm;
+
+	sigemptyset(&alarm);
+	sigaddset(&alarm, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &alarm, NULL);
+	ptask_body(i);
+}
+
+__attribute__((no_instrument_function)) static void on_tick(int sig)
+{
+	(void)sig;
+	if (pcur >= 0)
+		swapcontext(&ptask[pcur], &psched);
+}
+
+__attribute__((noinline)) void preempt_schedule(void)
+{
+	for (int left = PTASKS; left;) {
+		left = 0;
+		for (int i = 0; i < PTASKS; i++)
+			if (!pdone[i]) {
+				left++;
+				pcur = i;
+				swapcontext(&psched, &ptask[i]);
+				pcur = -1;
+			}
+	}
+}
+
+static void preempt(void)
+{
+	struct sigaction sa;
+	struct sigevent ev;
+	struct itimerspec every = { { 0, 50000 }, { 0, 50000 } }, off;
+	sigset_t alarm;
+	timer_t timer;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_tick;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&alarm);
+	sigaddset(&alarm, SIGALRM);
+	for (int i = 0; i < PTASKS; i++) {
+		getcontext(&ptask[i]);
+		ptask[i].uc_stack.ss_sp = malloc(256 * 1024);
+		ptask[i].uc_stack.ss_size = 256 * 1024;
+		ptask[i].uc_link = &psched;
+		sigaddset(&ptask[i].uc_sigmask, SIGALRM);
+		makecontext(&ptask[i], (void (*)(void))ptask_start, 1, i);
+	}
+	sigprocmask(SIG_BLOCK, &alarm, NULL); /* only the tasks take it */
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_SIGNAL;
+	ev.sigev_signo = SIGALRM;
+	timer_create(CLOCK_MONOTONIC, &ev, &timer);
+	timer_settime(timer, 0, &every, NULL);
+	preempt_schedule();
+	memset(&off, 0, sizeof off);
+	timer_settime(timer, 0, &off, NULL);
+	timer_delete(timer);
+	for (int i = 0; i < PTASKS; i++)
+		printf("task %d: %lu leaves\n", i, p_leaf[i]);
+}
+
 static int other_mode(const char *mode)
 {
 	pthread_t t;
@@ -350,6 +456,8 @@ static int other_mode(const char *mode)
 		printf("calls pipe_consume %lu\ncalls filter 1\ncalls source 1\ncalls burn %lu\n"
 		       "values %lu, filtered %lu\n",
 		       n_pipe, n_burn, n_source, n_filter);
+	} else if (strcmp(mode, "preempt") == 0) {
+		preempt();
 	} else if (strcmp(mode, "plain") == 0) {
 		gen_init(&one, NULL);
 		pthread_create(&t, NULL, plain_thread, NULL);
