@@ -71,7 +71,7 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp, 
 		/* Not while calls past the end run: they are deeper than the
 		 * top, and entries pushed above it would be taken for theirs
 		 * (Note [Calls past the end left] in machine.c). */
-		if (t->overflow || (s = rt_shadow_onward(t, s)) == NULL) {
+		if (t->overflow || (s = rt_shadow_onward(s)) == NULL) {
 			rt_overflow_set(t, t->overflow + 1);
 			t->lost_calls++;
 			return;
@@ -202,7 +202,7 @@ static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintpt
 {
 	struct rt_shadow *s;
 
-	for (s = rt_entry_top(t); s != NULL; s = rt_entry_below(t, s)) {
+	for (s = rt_entry_top(t); s != NULL; s = rt_entry_below(s)) {
 		if (s->fn == fn && s->cs == cs)
 			return s;
 		if (s->sp > sp && !(s->sp & RT_REGION_SP))
@@ -243,7 +243,7 @@ static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintp
 	if (t->dropped[RT_DROPPED_SLOT(key)] == key)
 		return NULL;
 	while (s != NULL && (s->sp < sp || (s->sp & RT_REGION_SP)))
-		s = rt_entry_below(t, s);
+		s = rt_entry_below(s);
 	return s != NULL && s->fn == fn ? s : NULL;
 }
 
@@ -360,7 +360,7 @@ static struct rt_shadow *entry_of_frame(struct rt_thread *t, uintptr_t sp, uintp
 {
 	struct rt_shadow *s;
 
-	for (s = rt_entry_top(t); s != NULL; s = rt_entry_below(t, s)) {
+	for (s = rt_entry_top(t); s != NULL; s = rt_entry_below(s)) {
 		if (s->sp == sp && s->cs == cs)
 			return s;
 		if (s->sp > sp && !(s->sp & RT_REGION_SP))

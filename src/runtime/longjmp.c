@@ -89,7 +89,7 @@ static int left_by_jump(const struct rt_thread *t, const struct rt_shadow *e,
 		return 1;
 	if (e->sp != target)
 		return 0;
-	e = rt_entry_below(t, e);
+	e = rt_entry_below(e);
 	return e != NULL && e->sp == target;
 }
 

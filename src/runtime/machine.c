@@ -838,7 +838,7 @@ static void remember(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
  * be pushed. */
 static void note_depth(struct rt_thread *t, int coming)
 {
-	uint64_t depth = rt_shadow_depth(t, t->top) + (uint64_t)coming;
+	uint64_t depth = rt_shadow_depth(t->top) + (uint64_t)coming;
 
 	if (depth > t->max_depth)
 		t->max_depth = depth;
@@ -936,7 +936,7 @@ void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp)
 	}
 	if (rt_cycles)
 		rt_charge_ticks(t, rt_tick());
-	while ((below = rt_entry_below(t, s)) != NULL && left(t, below, sp))
+	while ((below = rt_entry_below(s)) != NULL && left(t, below, sp))
 		s = below;
 	rt_pop_gone(t, s);
 }
@@ -982,7 +982,7 @@ void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t 
 	 * or the same function again from the same site, means it is gone. */
 	for (e = rt_entry_top(t); e != NULL && !(e->sp & RT_REGION_SP) &&
 	     (e->sp < sp || (e->sp == sp && (e->cs != cs || e->fn == fn)));
-	     e = rt_entry_below(t, e)) {
+	     e = rt_entry_below(e)) {
 		gone = e;
 		key = rt_dropped_key(e->fn, e->cs);
 		t->dropped[RT_DROPPED_SLOT(key)] = key;

@@ -205,7 +205,7 @@ RT_API void ccprof__leave(ccprof_cc_t cc)
 		return;
 	}
 	after = t->cur;
-	for (s = rt_entry_top(t); s != NULL; s = rt_entry_below(t, s)) {
+	for (s = rt_entry_top(t); s != NULL; s = rt_entry_below(s)) {
 		if (after->fn == (uintptr_t)cc && (s->sp & RT_REGION_SP)) {
 			rt_pop_to(t, s);
 			return;

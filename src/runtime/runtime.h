@@ -513,7 +513,7 @@ RT_HIDDEN int rt_anything_recorded(void);
 
 /* shadow.c: the shadow stack's segments (Note [Shadow stack segments]) */
 RT_HIDDEN int rt_shadow_new(struct rt_thread *t); /* t->base kept if set */
-RT_HIDDEN struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s);
+RT_HIDDEN struct rt_shadow *rt_shadow_onward(struct rt_shadow *s);
 RT_HIDDEN void rt_shadow_start(void); /* the limits, before a program's seccomp filter */
 RT_HIDDEN void rt_shadow_give_back(struct rt_thread *t);
 /* without the lock too (signal handlers) */
@@ -887,24 +887,21 @@ static inline struct rt_shadow *rt_segment_of(const struct rt_shadow *top)
  * by its fn, not by t->base: a switch of machine stacks changes top and
  * base in two stores, and a signal handler may walk between them (Note
  * [One shadow stack a stack] in stacks.c). */
-static inline struct rt_shadow *rt_entry_below(const struct rt_thread *t,
-					       const struct rt_shadow *e)
+static inline struct rt_shadow *rt_entry_below(const struct rt_shadow *e)
 {
 	struct rt_shadow *b = (struct rt_shadow *)e - 1;
 
-	(void)t;
 	if (b->fn == RT_LINK_FN)
 		b = (struct rt_shadow *)b->cs - 1;
 	return b->fn == (uintptr_t)&rt_no_context ? NULL : b;
 }
 
 /* How many entries there are below top (one past an entry, or a link). */
-static inline uint64_t rt_shadow_depth(const struct rt_thread *t, const struct rt_shadow *top)
+static inline uint64_t rt_shadow_depth(const struct rt_shadow *top)
 {
 	const struct rt_shadow *seg = rt_segment_of(top);
 	uint64_t depth = (uint64_t)(top - seg) - 1;
 
-	(void)t;
 	for (; seg->fn == RT_LINK_FN; seg = rt_segment_of((const struct rt_shadow *)seg->cs))
 		depth += RT_SEGMENT_ENTRIES - 1;
 	return depth;
@@ -913,7 +910,7 @@ static inline uint64_t rt_shadow_depth(const struct rt_thread *t, const struct r
 /* The newest entry, or NULL. */
 static inline struct rt_shadow *rt_entry_top(const struct rt_thread *t)
 {
-	return rt_entry_below(t, t->top);
+	return rt_entry_below(t->top);
 }
 
 /* Pop the shadow stack down to entry s, which becomes the free slot:

@@ -394,14 +394,13 @@ int rt_shadow_new(struct rt_thread *t)
  * the most).  A signal handler's call may do the same meanwhile: the
  * first to chain its segment wins, the other gives its own back.  An
  * asynchronous cancellation waits until the segment is chained. */
-static struct rt_shadow *segment_add(struct rt_thread *t, struct rt_shadow *seg)
+static struct rt_shadow *segment_add(struct rt_shadow *seg)
 {
 	struct rt_shadow *next, *expected = NULL;
 	unsigned n = 1;
 	const struct rt_shadow *s;
 	int cancel;
 
-	(void)t;
 	/* Down the links, not up from t->base, which a switch of machine
 	 * stacks changes apart from top (Note [One shadow stack a stack]). */
 	for (s = seg; s->fn == RT_LINK_FN; s = rt_segment_of((const struct rt_shadow *)s->cs))
@@ -430,11 +429,11 @@ static struct rt_shadow *segment_add(struct rt_thread *t, struct rt_shadow *seg)
  * `top`, so a handler interrupting us finds the stack as it was, full,
  * and writes the same link.
  */
-struct rt_shadow *rt_shadow_onward(struct rt_thread *t, struct rt_shadow *s)
+struct rt_shadow *rt_shadow_onward(struct rt_shadow *s)
 {
 	struct rt_shadow *seg = rt_segment_of(s), *next = segment_after(seg);
 
-	if (next == NULL && (next = segment_add(t, seg)) == NULL)
+	if (next == NULL && (next = segment_add(seg)) == NULL)
 		return NULL;
 	next->sp = s[-1].sp;
 	return next + 1;

@@ -67,7 +67,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <ucontext.h>
 
 #include "hotpath.h"
