@@ -647,19 +647,94 @@ def optimised():
 
 
 def selfinline():
-    """A recursive function inlined into itself (gcc -O2, -O3): its real
-    recursive call's exit matches no entry, since the call's own inlined
-    copy replaced it, and must not end the outer call as if it were a
-    split function's exit (Note [Split functions] in hooks.c).  The
-    hooks are called by hand in gcc's order (tests/progs/selfinline.c)."""
+    """A recursive function inlined into itself (gcc -O2, -O3), the hooks
+    called by hand in gcc's order (tests/progs/selfinline.c).  The shared
+    runtime nests the copies (Note [Self-inlined copies] in machine.c).
+    libccprof.a lets each copy replace its outer call's entry: the real
+    recursive call's exit then matches no entry, and must not end the
+    outer call as if it were a split function's exit (Note [Split
+    functions] in hooks.c).  Either way the copy's g() is f's."""
     p, prof = same_behaviour("selfinline", "tests/progs/selfinline.c")
     if p is None:
         return
+    exe = build("selfinline_static@" + CLOCK, "tests/progs/selfinline.c",
+                os.path.join(LIB, "libccprof.a"), instrument=False)
+    sprof = exe + ".ccprof"
+    s = run([exe], env=dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, sprof)))
+    check(s.returncode == 0 and s.stdout == p.stdout, "selfinline (%s): libccprof.a linked in, "
+          "it runs as bare" % CLOCK)
+    for how, rep in (("preloaded", report(prof)), ("libccprof.a", report(sprof))):
+        fg = arcs(rep).get(("f", "g"), {}).get("calls")
+        alone = sum(c["entries"] for c in rep["contexts"]
+                    if [e["name"] for e in c["history"]] == ["g"])
+        check(fg == 100 and alone == 0, "selfinline (%s, %s): the inlined copy's g() after the real "
+              "call of f is f's: 100 calls f->g (got %s), none from the root (got %d)"
+              % (CLOCK, how, fg, alone))
+
+
+def self_inlined():
+    """Recursive functions gcc inlines into themselves at -O3
+    (tests/progs/selfrec.c): the copies' hooks run in the outer call's
+    frame with its call site and function, and nest in it as recursive
+    calls (Note [Self-inlined copies] in src/runtime/machine.c).  Every
+    build's contexts are -O0's, and the calls the program counted.
+    libccprof.a, which cannot tell such a copy from a call after an
+    unseen longjmp, shows that gcc -O3 did inline walk into itself."""
+    src = os.path.join(TOP, "tests/progs/selfrec.c")
+    own = {"main", "walk", "leaf", "build"}
+    want = None
+    for cc, flags in (("gcc", ["-O0"]), ("gcc", ["-O2"]), ("gcc", ["-O3"]), ("clang", ["-O2"]),
+                      ("gcc", ["-O3", os.path.join(LIB, "libccprof.a")])):
+        if shutil.which(cc) is None:
+            continue
+        static = len(flags) > 1
+        tag = "%s %s%s, clock=%s" % (cc, flags[0], " libccprof.a" if static else "", CLOCK)
+        exe = os.path.join(OUT, "selfrec_%s%s%s" % (cc, flags[0], "_static" if static else ""))
+        run([cc, "-finstrument-functions", src, "-o", exe, "-pthread"] + flags)
+        if static:
+            prof = exe + "@%s.ccprof" % CLOCK
+            r = run([exe, "10", "20"], env=dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s"
+                                                % (CLOCK, prof)))
+        else:
+            r, prof = record(exe, ["10", "20"], clock=CLOCK, profile=exe + "@%s.ccprof" % CLOCK)
+        rep = report(prof)
+        # (clang hooks glibc's atoi, inline in its header, too)
+        got = sorted((history_str(c), c["entries"], c["recursive"]) for c in rep["contexts"]
+                     if c["history"] and {e["name"] for e in c["history"]} <= own)
+        if want is None:
+            want = got
+            check(("[main] [walk]", 20, 40920) in got and ("[main] [walk] [leaf]", 20460, 0) in got,
+                  "self-inlined: -O0 baseline, [main] [walk] entered 20 times (clock=%s): %s"
+                  % (CLOCK, got))
+        elif static:
+            check(got != want, "self-inlined: gcc -O3 inlines walk into itself (libccprof.a, "
+                  "which takes the copies for calls after a jump, differs from -O0)")
+            continue
+        else:
+            check(got == want, "self-inlined: %s: the -O0 contexts (%s)" % (tag, got))
+        fs = functions(rep)
+        n = counts(r.stdout)
+        check(r.returncode == 0 and len(n) == 3 and all(fs[f]["calls"] == n[f] for f in n),
+              "self-inlined: %s: the calls the program counted, %s" % (tag, n))
+
+
+def unseen_jumps():
+    """longjmps the runtime does not see (libc's own, past the interposed
+    one; tests/progs/unseenjump.c) leave entries that look like
+    self-inlined copies to the next call from the same site: they do not
+    pile up past RT_SELF_COPIES, and the calls stay exact."""
+    p, prof = same_behaviour("unseenjump", "tests/progs/unseenjump.c", ["1000"], extra=["-ldl"])
+    if p is None:
+        return
     rep = report(prof)
-    fg = arcs(rep).get(("f", "g"), {}).get("calls")
-    alone = sum(c["entries"] for c in rep["contexts"] if [e["name"] for e in c["history"]] == ["g"])
-    check(fg == 100 and alone == 0, "selfinline (%s): the inlined copy's g() after the real call "
-          "of f is f's: 100 calls f->g (got %s), none from the root (got %d)" % (CLOCK, fg, alone))
+    fs = functions(rep)
+    n = counts(p.stdout)
+    depth = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["max_depth"]
+    g = [(history_str(c), c["entries"]) for c in rep["contexts"]
+         if c["history"] and c["history"][-1]["name"] == "g"]
+    check(n == {"f": 1000, "g": 1} and fs["f"]["calls"] == 1000 and g == [("[main] [g]", 1)]
+          and depth <= 20, "unseen jumps (%s): f called 1000 times (got %d), g from main (%s), "
+          "the shadow stack at most 20 deep (got %d)" % (CLOCK, fs["f"]["calls"], g, depth))
 
 
 def split():
@@ -4046,6 +4121,8 @@ threads_tsan()
 optimised()
 split()
 selfinline()
+self_inlined()
+unseen_jumps()
 storm()
 stepped()
 adapt_stepped()
@@ -4156,6 +4233,8 @@ jump_siblings()
 alt_stack_inside()
 split()
 selfinline()
+self_inlined()
+unseen_jumps()
 coroutines()
 generators()
 dlswap()

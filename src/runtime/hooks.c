@@ -105,8 +105,10 @@ static __attribute__((noinline)) void enter_general_at(struct rt_thread *t, uint
 {
 	if (RT_UNLIKELY(t->stacks.on_other)) /* Note [One shadow stack a stack] in stacks.c */
 		rt_stack_follow(t, sp);
+	/* start is fn but for -mfentry's hooks (Note [Fentry keys]), which
+	 * hook no inlined copies. */
 	if (t->top[-1].sp <= sp)
-		rt_discard_gone(t, sp, cs, fn);
+		rt_discard_gone(t, sp, cs, fn, start == fn);
 	rt_enter(t, fn, start, sp, cs);
 }
 
@@ -230,9 +232,11 @@ static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintpt
  * call site) an entry had that an enter dropped (rt_discard_gone): a
  * clone has no enter hook, so that exit is a real call's, whose entry
  * went missing, and the F entry above it is its caller's.  That is what
- * a recursive function inlined into itself does (gcc -O2, -O3): the real
- * recursive call's entry is replaced by its own inlined copy's, and its
- * exit would end the outer copy's call (tests/progs/selfinline.c).
+ * a recursive function inlined into itself does (gcc -O2, -O3) where
+ * its copies are taken for calls after a jump (Note [Self-inlined
+ * copies] in machine.c: libccprof.a): the real recursive call's entry
+ * is replaced by its own inlined copy's, and its exit would end the
+ * outer copy's call (tests/progs/selfinline.c).
  */
 static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
 					 uintptr_t cs)

@@ -51,6 +51,9 @@ static void longjmp_lookup(void)
 __attribute__((constructor)) static void longjmp_lookup_early(void)
 {
 	longjmp_lookup();
+#if defined(__x86_64__) && defined(__GLIBC__) /* jump_target_sp knows the layout */
+	rt_jumps_followed = 1; /* Note [Self-inlined copies] in machine.c */
+#endif
 }
 
 /* The stack pointer the jump returns to, or 0 where the jmp_buf's layout

@@ -970,18 +970,77 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
 	rt_overflow_set(t, 0);
 }
 
-void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn)
+/*
+ * Note [Self-inlined copies]: gcc inlines a recursive function into
+ * itself (-O3, and -O2 for some), and hooks the copy with its frame's
+ * stack pointer and call site, so the copy's entry is the outer call's
+ * again: same sp, call site and function.  So is a new call of the
+ * function, from the frame that called setjmp, after a longjmp out of
+ * it that the runtime did not see.  Where no jump goes unseen, the
+ * entry below is an outer copy still running, and the copy nests on it
+ * as a recursive call (A1), as the calls it stands for did at -O0:
+ * rt_jumps_followed, set by longjmp.c in the shared runtime on x86-64
+ * glibc, where longjmp and its kin are interposed (Note [Longjmp]),
+ * clang's caught exceptions are too (Note [Caught exceptions]) and
+ * gcc's code runs the exit hooks of the frames it unwinds.  Elsewhere
+ * (libccprof.a, other architectures) an unseen jump is the likelier,
+ * and the entry is taken for gone as before (README's known limits).
+ * Only the -finstrument-functions hooks hook inlined copies: -mfentry
+ * hooks real calls, and a manual region has no frame.  A jump that goes
+ * unseen all the same (one inside libc) leaves entries that nest new
+ * calls from that site: RT_SELF_COPIES at most, then the whole run of
+ * them goes as gone.  gcc's inlining nests copies 8 deep at most
+ * (max-inline-recursive-depth).  tests/progs/selfrec.c, README.
+ */
+RT_HIDDEN int rt_jumps_followed;
+
+#define RT_SELF_COPIES 16
+
+/* Whether e, the entry of fn from cs at sp, is an outer copy of the
+ * self-inlined copy entering now: Note [Self-inlined copies]. */
+static int outer_copy(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uintptr_t fn)
+{
+	int run = 0;
+
+	for (; e != NULL && e->sp == sp && e->cs == cs && e->fn == fn; e = rt_entry_below(e))
+		if (++run > RT_SELF_COPIES)
+			return 0;
+	return 1;
+}
+
+/* Whether entry e's frame is gone, for a call of fn from cs whose frame
+ * is at sp.  Strictly below: gone.  Equal sp: a function inlined into
+ * that frame (same call site, other fn) keeps it; a different call site
+ * means it is gone, and so does the same function again from the same
+ * site, unless it may be a self-inlined copy (*copies) nested in it.  A
+ * run of such entries too long to be copies goes whole: *copies is
+ * cleared for the rest of it. */
+static int frame_gone(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uintptr_t fn,
+		      int *copies)
+{
+	if (e->sp & RT_REGION_SP)
+		return 0;
+	if (e->sp != sp)
+		return e->sp < sp;
+	if (e->cs != cs)
+		return 1;
+	if (e->fn != fn)
+		return 0;
+	if (*copies && outer_copy(e, sp, cs, fn))
+		return 0;
+	*copies = 0;
+	return 1;
+}
+
+void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn, int inlined)
 {
 	struct rt_shadow *e, *gone = NULL;
+	int copies = inlined && rt_jumps_followed;
 	uintptr_t key;
 
 	if (!rt_sp_on_stack(t, sp))
 		return;
-	/* Strictly below: gone.  Equal sp: a function inlined into that
-	 * frame (same call site, other fn) keeps it; a different call site,
-	 * or the same function again from the same site, means it is gone. */
-	for (e = rt_entry_top(t); e != NULL && !(e->sp & RT_REGION_SP) &&
-	     (e->sp < sp || (e->sp == sp && (e->cs != cs || e->fn == fn)));
+	for (e = rt_entry_top(t); e != NULL && frame_gone(e, sp, cs, fn, &copies);
 	     e = rt_entry_below(e)) {
 		gone = e;
 		key = rt_dropped_key(e->fn, e->cs);

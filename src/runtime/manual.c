@@ -184,7 +184,7 @@ RT_API void ccprof__enter(ccprof_cc_t cc)
 	/* Frames left by longjmp since the last hook: strictly below the
 	 * caller's stack pointer (its own entry stays). */
 	if (t->top[-1].sp < REGION_SP())
-		rt_discard_gone(t, REGION_SP() - 1, 0, 0);
+		rt_discard_gone(t, REGION_SP() - 1, 0, 0, 0);
 	rt_enter(t, (uintptr_t)cc, (uintptr_t)cc, REGION_SP(), 0);
 }
 

@@ -23,7 +23,8 @@
  * unless they come from the same call site with another fn: gcc hooks
  * inlined functions too, and their hooks run in the caller's frame with
  * the caller's call site (docs/semantics.md, "How the runtime keeps in
- * step").  Entry 0 is a sentinel with sp = UINTPTR_MAX, so top[-1]
+ * step"); with the same fn, where no jump goes unseen (Note
+ * [Self-inlined copies] in machine.c).  Entry 0 is a sentinel with sp = UINTPTR_MAX, so top[-1]
  * always exists, and a data address for fn, so that no exit matches it,
  * even one given a null function.  Entries pushed by manual
  * regions have bit 0 of sp set: they belong to no frame of their own and
@@ -436,7 +437,13 @@ RT_HIDDEN void rt_fentry_enter_slow(uintptr_t key, uintptr_t sp, uintptr_t cs);
 RT_HIDDEN void rt_fentry_exit_slow(uintptr_t sp, uintptr_t cs);
 /* fentry.c: the function whose __fentry__ call returns to key. */
 RT_HIDDEN uintptr_t rt_fentry_start(uintptr_t key);
-RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn);
+/* machine.c: pop the entries of frames gone before a call of fn from cs
+ * at sp; inlined: the call may be an inlined copy's (the
+ * -finstrument-functions hooks).  rt_jumps_followed: no longjmp goes
+ * unseen (Note [Self-inlined copies]). */
+RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn,
+			       int inlined);
+extern int rt_jumps_followed RT_HIDDEN;
 RT_HIDDEN void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s); /* and calls past the end */
 
 /* machine.c: pop the newest entries for which left(t, entry, sp) holds,

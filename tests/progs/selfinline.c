@@ -1,13 +1,15 @@
 /* The hooks, called by hand, in the order gcc -O2 and -O3 call them for
  * a recursive function inlined into itself (void f(int n) { if (n > 0)
  * { f(n - 1); g(); } }): f's hook and its inlined copy's run in one
- * frame with one call site, so the copy's entry replaces f's (README's
- * known limit), and the real recursive call's entry is replaced in the
- * same way by its own copy.  That real call's exit then matches no entry;
- * it is a real call's return, not a split function's (Note [Split
- * functions] in src/runtime/hooks.c), so it must not end the outer
- * copy's call: the g() the copy makes next is f's.  Nothing here is
- * instrumented but by these calls. */
+ * frame with one call site.  The shared runtime on x86-64 nests the
+ * copy's entry in f's (Note [Self-inlined copies] in
+ * src/runtime/machine.c).  Where it cannot (libccprof.a, README's known
+ * limit), the copy's entry replaces f's, and the real recursive call's
+ * entry is replaced in the same way by its own copy.  That real call's
+ * exit then matches no entry; it is a real call's return, not a split
+ * function's (Note [Split functions] in src/runtime/hooks.c), so it must
+ * not end the outer copy's call: the g() the copy makes next is f's,
+ * either way.  Nothing here is instrumented but by these calls. */
 #include <stdio.h>
 
 #define NI __attribute__((noinline, no_instrument_function))
