@@ -41,8 +41,11 @@
  *                    prctl(PR_SET_NAME); with prctl, main names it
  *                    "renamed" (pthread_setname_np, a write to its /proc
  *                    comm); then works again and ends.  A second thread,
- *                    "bystander", works first, under no filter, and ends
- *                    once the worker is sealed.  main joins both, prints
+ *                    "bystander", works first (main waits for that
+ *                    before it starts the worker: a loaded machine ran
+ *                    the worker's seal first now and then, and the
+ *                    bystander's state, made after it, asked no name),
+ *                    under no filter, and ends once the worker is sealed.  main joins both, prints
  *                    "worker worked 3" and returns 0, and writes the
  *                    profile: the worker must make none of these calls
  *                    as it ends, and the bystander keeps the name it has
@@ -178,7 +181,7 @@ static void *bystander(void *arg)
 
 	(void)arg;
 	work();
-	if (read(to_bystander[0], &c, 1) != 1)
+	if (write(to_main[1], "b", 1) != 1 || read(to_bystander[0], &c, 1) != 1)
 		return NULL;
 	return NULL;
 }
@@ -214,10 +217,13 @@ static int sealed_worker(const char *how)
 
 	worker_by_prctl = strcmp(how, "prctl") == 0;
 	if (pipe(to_main) != 0 || pipe(to_worker) != 0 || pipe(to_bystander) != 0 ||
-	    pthread_create(&b, NULL, bystander, NULL) != 0 ||
-	    pthread_create(&t, NULL, worker, NULL) != 0)
+	    pthread_create(&b, NULL, bystander, NULL) != 0)
+		return perror("sandboxed: bystander"), 1;
+	if (read(to_main[0], &c, 1) != 1) /* the bystander has worked */
+		return 1;
+	if (pthread_create(&t, NULL, worker, NULL) != 0)
 		return perror("sandboxed: worker"), 1;
-	if (read(to_main[0], &c, 1) != 1)
+	if (read(to_main[0], &c, 1) != 1) /* the worker is sealed */
 		return 1;
 	if (worker_by_prctl && pthread_setname_np(t, "renamed") != 0)
 		return perror("sandboxed: pthread_setname_np"), 1;
