@@ -58,6 +58,19 @@ def seconds(argv, env):
     return wall if WALL else ru.ru_utime + ru.ru_stime
 
 
+def round_order(runs, r):
+    """The runs of round r: rotated by r, and backwards every other lap.
+    A variant that always ran after another would share its drift (a
+    warm cache, a neighbour's load), and one that always ran in the same
+    place showed it: bare, A, B, C forwards and backwards kept B in the
+    middle, and an A/A run (the same library under two labels, SQLite)
+    found the middle one 2.3 % slower, p = 0.004 (docs/performance.md,
+    session 47).  Rotated, each takes each place in turn."""
+    n = len(runs)
+    order = runs[r % n:] + runs[:r % n]
+    return order[::-1] if (r // n) % 2 else order
+
+
 def main(argv):
     global WALL
     rounds, vs = 9, None
@@ -89,9 +102,7 @@ def main(argv):
         sys.exit("ab.py: --vs %s: no such label (other than dummy)" % vs)
     runs = [("bare", None, "")] + variants
     for r in range(rounds):
-        # Every other round backwards: a variant that always ran after
-        # another would share its drift (a warm cache, a neighbour's load).
-        for label, lib, options in (runs if r % 2 == 0 else runs[::-1]):
+        for label, lib, options in round_order(runs, r):
             if lib is None:
                 times["bare"].append(seconds([bare] + args, dict(os.environ)))
                 continue

@@ -130,6 +130,24 @@ def test_ab():
               "ab.py %s: usage, status 2" % " ".join(bad))
 
 
+def test_round_order():
+    """ab.py's rounds: over two laps each run takes each place once
+    forwards and once backwards, and no run always follows the same one."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ab", AB)
+    ab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ab)
+    runs = ["bare", "a", "b", "c"]
+    orders = [ab.round_order(runs, r) for r in range(2 * len(runs))]
+    places = {x: sorted(o.index(x) for o in orders) for x in runs}
+    after = {x: {o[o.index(x) - 1] for o in orders if o.index(x) > 0} for x in runs}
+    check(all(sorted(o) == sorted(runs) for o in orders) and
+          all(p == [0, 0, 1, 1, 2, 2, 3, 3] for p in places.values()) and
+          all(len(a) > 1 for a in after.values()),
+          "ab.py: each run in each place twice in 8 rounds, after more than one other: %s %s"
+          % (places, after))
+
+
 def test_floors():
     """make bench's floors, preloaded like the runtime: hooks that push and
     pop a shadow stack (bench/floor_hooks.c, -DFLOOR_PUSH) really push,
@@ -178,5 +196,6 @@ test_compare()
 test_overhead_ratio()
 test_r_goal()
 test_ab()
+test_round_order()
 test_floors()
 ccp.finish()

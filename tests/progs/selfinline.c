@@ -2,8 +2,8 @@
  * a recursive function inlined into itself (void f(int n) { if (n > 0)
  * { f(n - 1); g(); } }): f's hook and its inlined copy's run in one
  * frame with one call site.  The shared runtime on x86-64 nests the
- * copy's entry in f's (Note [Self-inlined copies] in
- * src/runtime/machine.c).  Where it cannot (libccprof.a, README's known
+ * copy's entry in f's, its hook called from elsewhere (Note
+ * [Self-inlined copies] in src/runtime/machine.c).  Where it cannot (libccprof.a, README's known
  * limit), the copy's entry replaces f's, and the real recursive call's
  * entry is replaced in the same way by its own copy.  That real call's
  * exit then matches no entry; it is a real call's return, not a split

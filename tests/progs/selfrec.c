@@ -2,7 +2,8 @@
  * some): the inlined copies' hooks run in the outer call's frame with
  * its call site (Note [Self-inlined copies] in src/runtime/machine.c).
  * The program counts its own calls; at every optimisation level the
- * contexts must be those of -O0.  selfrec DEPTH ROUNDS */
+ * contexts must be those of -O0.  selfrec DEPTH ROUNDS; with
+ * -DSELFREC_EARLY, a library whose constructor walks a tree. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -47,6 +48,18 @@ static struct node *build(int depth)
 	return n;
 }
 
+#ifdef SELFREC_EARLY
+/* Built as a library a program is linked with: its constructor runs
+ * before the preloaded runtime's own (robust.py self_inlined). */
+__attribute__((constructor)) static void early(void)
+{
+	struct node *tree = build(6);
+
+	for (int i = 0; i < 5; i++)
+		walk(tree);
+	printf("calls walk %ld\ncalls leaf %ld\ncalls build %ld\n", walks, leaves, builds);
+}
+#else
 int main(int argc, char **argv)
 {
 	int depth = argc > 1 ? atoi(argv[1]) : 10, rounds = argc > 2 ? atoi(argv[2]) : 100;
@@ -58,3 +71,4 @@ int main(int argc, char **argv)
 	       sum);
 	return 0;
 }
+#endif
