@@ -677,9 +677,10 @@ def self_inlined():
     (tests/progs/selfrec.c): the copies' hooks run in the outer call's
     frame with its call site and function, and nest in it as recursive
     calls (Note [Self-inlined copies] in src/runtime/machine.c).  Every
-    build's contexts are -O0's, and the calls the program counted.
-    libccprof.a, which cannot tell such a copy from a call after an
-    unseen longjmp, shows that gcc -O3 did inline walk into itself."""
+    build's contexts are -O0's, and the calls the program counted, also
+    in a library's constructor, which runs before the runtime's own.
+    libccprof.a, which takes such a copy for a new call, shows that gcc
+    -O3 did inline walk into itself."""
     src = os.path.join(TOP, "tests/progs/selfrec.c")
     own = {"main", "walk", "leaf", "build"}
     want = None
@@ -716,25 +717,55 @@ def self_inlined():
         n = counts(r.stdout)
         check(r.returncode == 0 and len(n) == 3 and all(fs[f]["calls"] == n[f] for f in n),
               "self-inlined: %s: the calls the program counted, %s" % (tag, n))
+    # In a library's constructor, which runs before the runtime's own.
+    main = os.path.join(OUT, "selfrec_main.c")
+    with open(main, "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    want = None
+    for opt in ("-O0", "-O3"):
+        lib = os.path.join(OUT, "libselfrec%s.so" % opt)
+        exe = os.path.join(OUT, "selfrec_early%s" % opt)
+        b = run(["gcc", opt, "-finstrument-functions", "-fPIC", "-shared", "-DSELFREC_EARLY", src,
+                 "-o", lib])
+        b2 = run(["gcc", main, "-o", exe, "-Wl,--no-as-needed", lib, "-Wl,-rpath," + OUT])
+        r, prof = record(exe, clock=CLOCK, profile=exe + "@%s.ccprof" % CLOCK)
+        got = sorted((history_str(c), c["entries"], c["recursive"]) for c in report(prof)["contexts"]
+                     if c["history"])
+        if want is None:
+            want = got
+            ok = b.returncode == b2.returncode == r.returncode == 0 and ("[early] [walk]", 5, 630) in got
+        else:
+            ok = got == want
+        check(ok, "self-inlined: gcc %s, in a library's constructor, clock=%s: the -O0 contexts (%s)"
+              % (opt, CLOCK, got))
 
 
 def unseen_jumps():
-    """longjmps the runtime does not see (libc's own, past the interposed
-    one; tests/progs/unseenjump.c) leave entries that look like
-    self-inlined copies to the next call from the same site: they do not
-    pile up past RT_SELF_COPIES, and the calls stay exact."""
-    p, prof = same_behaviour("unseenjump", "tests/progs/unseenjump.c", ["1000"], extra=["-ldl"])
-    if p is None:
-        return
-    rep = report(prof)
-    fs = functions(rep)
-    n = counts(p.stdout)
-    depth = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["max_depth"]
-    g = [(history_str(c), c["entries"]) for c in rep["contexts"]
-         if c["history"] and c["history"][-1]["name"] == "g"]
-    check(n == {"f": 1000, "g": 1} and fs["f"]["calls"] == 1000 and g == [("[main] [g]", 1)]
-          and depth <= 20, "unseen jumps (%s): f called 1000 times (got %d), g from main (%s), "
-          "the shadow stack at most 20 deep (got %d)" % (CLOCK, fs["f"]["calls"], g, depth))
+    """Jumps the runtime does not see (libc's own longjmp, past the
+    interposed one; __builtin_longjmp; tests/progs/unseenjump.c) leave
+    f's entry, and the next call of f from the same site looks like a
+    self-inlined copy (Note [Self-inlined copies] in machine.c).  The
+    hook's site tells: each call is a new one, as the program made it,
+    and the stale entry goes.  A run of copies past any real depth (hooks
+    called by hand) goes whole at RT_SELF_COPIES: the shadow stack stays
+    shallow and the calls exact."""
+    for mode, most in (("libc", 4), ("builtin", 4), ("copies", 20)):
+        p, prof = same_behaviour("unseenjump_" + mode, "tests/progs/unseenjump.c", [mode, "1000"],
+                                 extra=["-ldl"])
+        if p is None:
+            continue
+        rep = report(prof)
+        n = counts(p.stdout)
+        fc = [(c["entries"], c["recursive"]) for c in rep["contexts"] if history_str(c) == "[main] [f]"]
+        g = [(history_str(c), c["entries"]) for c in rep["contexts"]
+             if c["history"] and c["history"][-1]["name"] == "g"]
+        depth = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["max_depth"]
+        calls_ok = len(fc) == 1 and sum(fc[0]) == n.get("f") and (mode == "copies" or fc[0][1] == 0)
+        check(n.get("f") in (1000, 1001) and calls_ok and g == [("[main] [g]", 1)] and depth <= most,
+              "unseen jumps (%s, %s): f called %s times, [main] [f] (entries, recursive) %s%s, "
+              "g from main (%s), the shadow stack at most %d deep (got %d)"
+              % (mode, CLOCK, n.get("f"), fc, "" if mode == "copies" else ": every call a new one",
+                 g, most, depth))
 
 
 def split():

@@ -110,6 +110,8 @@ static __attribute__((noinline)) void enter_general_at(struct rt_thread *t, uint
 	if (t->top[-1].sp <= sp)
 		rt_discard_gone(t, sp, cs, fn, start == fn);
 	rt_enter(t, fn, start, sp, cs);
+	if (start == fn)
+		rt_note_site(t, sp, cs, fn);
 }
 
 /* The thread's first call. */

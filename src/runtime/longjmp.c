@@ -51,10 +51,14 @@ static void longjmp_lookup(void)
 __attribute__((constructor)) static void longjmp_lookup_early(void)
 {
 	longjmp_lookup();
-#if defined(__x86_64__) && defined(__GLIBC__) /* jump_target_sp knows the layout */
-	rt_jumps_followed = 1; /* Note [Self-inlined copies] in machine.c */
-#endif
 }
+
+/* Note [Self-inlined copies] in machine.c: set from the start (the
+ * program's libraries' constructors run before ours), in place of
+ * machine.c's weak 0, where jump_target_sp knows the jmp_buf. */
+#if defined(__x86_64__) && defined(__GLIBC__)
+RT_HIDDEN int rt_jumps_followed = 1;
+#endif
 
 /* The stack pointer the jump returns to, or 0 where the jmp_buf's layout
  * is not known.  glibc (sysdeps/x86_64/jmpbuf-offsets.h) keeps it in slot

@@ -975,33 +975,72 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * itself (-O3, and -O2 for some), and hooks the copy with its frame's
  * stack pointer and call site, so the copy's entry is the outer call's
  * again: same sp, call site and function.  So is a new call of the
- * function, from the frame that called setjmp, after a longjmp out of
- * it that the runtime did not see.  Where no jump goes unseen, the
- * entry below is an outer copy still running, and the copy nests on it
- * as a recursive call (A1), as the calls it stands for did at -O0:
- * rt_jumps_followed, set by longjmp.c in the shared runtime on x86-64
- * glibc, where longjmp and its kin are interposed (Note [Longjmp]),
- * clang's caught exceptions are too (Note [Caught exceptions]) and
- * gcc's code runs the exit hooks of the frames it unwinds.  Elsewhere
- * (libccprof.a, other architectures) an unseen jump is the likelier,
- * and the entry is taken for gone as before (README's known limits).
- * Only the -finstrument-functions hooks hook inlined copies: -mfentry
- * hooks real calls, and a manual region has no frame.  A jump that goes
- * unseen all the same (one inside libc) leaves entries that nest new
- * calls from that site: RT_SELF_COPIES at most, then the whole run of
- * them goes as gone.  gcc's inlining nests copies 8 deep at most
- * (max-inline-recursive-depth).  tests/progs/selfrec.c, README.
+ * function from the same site, in a frame of the same size, after a
+ * jump or an exception out of it that left its entry: one the runtime
+ * does not follow (libccprof.a; a jump inside libc, __builtin_longjmp,
+ * getcontext and setcontext on one stack; clang's exception out of a
+ * function inlined into the frame that catches it).  Before, such an
+ * entry was always taken for gone: the copy replaced its outer call,
+ * which then showed as called by its caller, and so did what the outer
+ * call did after the copy (README's known limits).
+ *
+ * What tells them apart is where the hook was called from, its return
+ * address (the word below sp on x86-64).  A copy's hook is called from
+ * inside the function's body, at a place that runs only inside the
+ * outer call, with that entry on top: the place a copy is inlined at
+ * fixes what encloses it.  A new call's hook is called from where the
+ * stale entry's own was: the function's start, or where it is inlined
+ * into another function.  The hooks keep no return address (one more
+ * word for the fast path to store), but a context keeps the site of the
+ * last hook that entered it in the slow path other than as a copy
+ * (rt_note_site), and the first entry of every context takes the slow
+ * path.  So an entry of the same sp, call site and function is an
+ * outer copy, and the copy nests in it as a recursive call (A1), as the
+ * calls it stands for did at -O0, unless the hook's site is the one its
+ * context keeps.  That is a new call, and the entry is gone, as before.
+ * Missed: a context entered from two such sites (a function and a copy
+ * of it inlined into one of its callers) keeps the last that took the
+ * slow path, and a jump left unseen back to the other nests the new
+ * call in the stale entry; a run of more than RT_SELF_COPIES such
+ * entries goes whole all the same (gcc nests copies 8 deep at most,
+ * max-inline-recursive-depth).
+ *
+ * Only on x86-64 (the site's place is known) and in the shared runtime
+ * (rt_jumps_followed, defined 1 in longjmp.c, which libccprof.a leaves
+ * out): a static program that jumps from outside the program's code,
+ * which the runtime there never sees, would leave a stale entry the
+ * runtime cannot recognise as stale for want of a site kept (a context
+ * first entered after the jump).  Only the -finstrument-functions hooks
+ * hook inlined copies: -mfentry hooks real calls, and a manual region
+ * has no frame.  tests/progs/selfrec.c, unseenjump.c; README.
  */
-RT_HIDDEN int rt_jumps_followed;
+RT_HIDDEN __attribute__((weak)) int rt_jumps_followed;
 
 #define RT_SELF_COPIES 16
 
-/* Whether e, the entry of fn from cs at sp, is an outer copy of the
- * self-inlined copy entering now: Note [Self-inlined copies]. */
-static int outer_copy(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uintptr_t fn)
+/* Where the -finstrument-functions hook whose caller's stack pointer is
+ * sp was called from: its return address, pushed just below sp. */
+static uintptr_t hook_site(uintptr_t sp)
 {
+#if defined(__x86_64__)
+	return ((const uintptr_t *)sp)[-1];
+#else
+	(void)sp;
+	return 0;
+#endif
+}
+
+/* Whether entry e, of fn from cs at sp, whose frame's calls run in
+ * context `in`, is an outer copy of the self-inlined copy entering now
+ * (Note [Self-inlined copies]). */
+static int outer_copy(const struct rt_shadow *e, const struct rt_ctx *in, uintptr_t sp,
+		      uintptr_t cs, uintptr_t fn)
+{
+	uintptr_t site = hook_site(sp);
 	int run = 0;
 
+	if (site == 0 || RT_LOAD(&in->site) == site)
+		return 0; /* the hook that made e again: a new call */
 	for (; e != NULL && e->sp == sp && e->cs == cs && e->fn == fn; e = rt_entry_below(e))
 		if (++run > RT_SELF_COPIES)
 			return 0;
@@ -1009,14 +1048,14 @@ static int outer_copy(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uin
 }
 
 /* Whether entry e's frame is gone, for a call of fn from cs whose frame
- * is at sp.  Strictly below: gone.  Equal sp: a function inlined into
- * that frame (same call site, other fn) keeps it; a different call site
- * means it is gone, and so does the same function again from the same
- * site, unless it may be a self-inlined copy (*copies) nested in it.  A
- * run of such entries too long to be copies goes whole: *copies is
- * cleared for the rest of it. */
-static int frame_gone(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uintptr_t fn,
-		      int *copies)
+ * is at sp; e's calls run in context `in`.  Strictly below: gone.  Equal
+ * sp: a function inlined into that frame (same call site, other fn)
+ * keeps it; a different call site means it is gone, and so does the same
+ * function again from the same site, unless it may be a self-inlined
+ * copy (*copies) nested in it.  A run of such entries too long to be
+ * copies goes whole: *copies is cleared for the rest of it. */
+static int frame_gone(const struct rt_shadow *e, const struct rt_ctx *in, uintptr_t sp,
+		      uintptr_t cs, uintptr_t fn, int *copies)
 {
 	if (e->sp & RT_REGION_SP)
 		return 0;
@@ -1026,7 +1065,7 @@ static int frame_gone(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uin
 		return 1;
 	if (e->fn != fn)
 		return 0;
-	if (*copies && outer_copy(e, sp, cs, fn))
+	if (*copies && outer_copy(e, in, sp, cs, fn))
 		return 0;
 	*copies = 0;
 	return 1;
@@ -1035,17 +1074,38 @@ static int frame_gone(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs, uin
 void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn, int inlined)
 {
 	struct rt_shadow *e, *gone = NULL;
+	const struct rt_ctx *in = t->cur; /* the context of e's frame: the next one up's ctx */
 	int copies = inlined && rt_jumps_followed;
 	uintptr_t key;
 
 	if (!rt_sp_on_stack(t, sp))
 		return;
-	for (e = rt_entry_top(t); e != NULL && frame_gone(e, sp, cs, fn, &copies);
+	for (e = rt_entry_top(t); e != NULL && frame_gone(e, in, sp, cs, fn, &copies);
 	     e = rt_entry_below(e)) {
 		gone = e;
+		in = e->ctx;
 		key = rt_dropped_key(e->fn, e->cs);
 		t->dropped[RT_DROPPED_SLOT(key)] = key;
 	}
 	if (gone != NULL)
 		rt_pop_gone(t, gone);
+}
+
+/* After the slow path's enter of fn from cs at sp: unless the entry
+ * made nests in one of the same function, call site and stack pointer
+ * (a copy, or a run too long and gone), the hook's site is kept in the
+ * context entered (Note [Self-inlined copies]).  Not where nothing was
+ * pushed or no context entered (the shadow stack full, no memory). */
+void rt_note_site(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn)
+{
+	struct rt_shadow *e = rt_entry_top(t), *below;
+	struct rt_ctx *c = t->cur;
+
+	if (!rt_jumps_followed || e == NULL || e->sp != sp || e->cs != cs || e->fn != fn ||
+	    c->fn != fn)
+		return;
+	below = rt_entry_below(e);
+	if (below != NULL && below->sp == sp && below->cs == cs && below->fn == fn)
+		return;
+	RT_STORE(&c->site, hook_site(sp));
 }

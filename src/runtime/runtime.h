@@ -23,8 +23,9 @@
  * unless they come from the same call site with another fn: gcc hooks
  * inlined functions too, and their hooks run in the caller's frame with
  * the caller's call site (docs/semantics.md, "How the runtime keeps in
- * step"); with the same fn, where no jump goes unseen (Note
- * [Self-inlined copies] in machine.c).  Entry 0 is a sentinel with sp = UINTPTR_MAX, so top[-1]
+ * step"); with the same fn, a copy of it inlined into itself, told
+ * from a new call by the hook's return address (Note [Self-inlined
+ * copies] in machine.c).  Entry 0 is a sentinel with sp = UINTPTR_MAX, so top[-1]
  * always exists, and a data address for fn, so that no exit matches it,
  * even one given a null function.  Entries pushed by manual
  * regions have bit 0 of sp set: they belong to no frame of their own and
@@ -114,6 +115,9 @@ struct rt_ctx {
 	uint64_t alloc_blocks; /* and blocks allocated while current */
 	uint64_t live_bytes;   /* heap.c: of those, not yet freed; any thread */
 	uint64_t live_blocks;  /* frees them, so changed by atomic adds */
+	/* Where a hook entered it from last, as the slow path saw: Note
+	 * [Self-inlined copies] in machine.c.  0: not seen. */
+	uintptr_t site;
 };
 
 /* A cache pair as one 16-byte value: loaded and stored by one
@@ -443,6 +447,9 @@ RT_HIDDEN uintptr_t rt_fentry_start(uintptr_t key);
  * unseen (Note [Self-inlined copies]). */
 RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn,
 			       int inlined);
+/* machine.c: after the slow path entered fn from cs at sp, the hook's
+ * site kept (Note [Self-inlined copies]). */
+RT_HIDDEN void rt_note_site(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn);
 extern int rt_jumps_followed RT_HIDDEN;
 RT_HIDDEN void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s); /* and calls past the end */
 
