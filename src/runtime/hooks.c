@@ -103,15 +103,17 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp, 
 static __attribute__((noinline)) void enter_general_at(struct rt_thread *t, uintptr_t fn,
 						       uintptr_t start, uintptr_t sp, uintptr_t cs)
 {
+	int copy = 0;
+
 	if (RT_UNLIKELY(t->stacks.on_other)) /* Note [One shadow stack a stack] in stacks.c */
 		rt_stack_follow(t, sp);
 	/* start is fn but for -mfentry's hooks (Note [Fentry keys]), which
 	 * hook no inlined copies. */
 	if (t->top[-1].sp <= sp)
-		rt_discard_gone(t, sp, cs, fn, start == fn);
+		copy = rt_discard_gone(t, sp, cs, fn, start == fn);
 	rt_enter(t, fn, start, sp, cs);
-	if (start == fn)
-		rt_note_site(t, sp, cs, fn);
+	if (start == fn && !copy)
+		rt_note_site(t, sp, fn);
 }
 
 /* The thread's first call. */

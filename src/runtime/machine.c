@@ -286,7 +286,8 @@ static struct rt_ctx *context_new(struct rt_thread *t, uintptr_t fn, const uint3
 				  uint32_t len)
 {
 	struct rt_ctx *c = rt_context_alloc(t, fn);
-	uint32_t *copy = len ? rt_thread_alloc(t, len * sizeof *h) : NULL;
+	/* one more for the site (rt_ctx_site), zero from the arena */
+	uint32_t *copy = len ? rt_thread_alloc(t, (len + 1) * sizeof *h) : NULL;
 
 	if (c == NULL || (len && copy == NULL))
 		return NULL;
@@ -993,8 +994,9 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * into another function.  The hooks keep no return address (one more
  * word for the fast path to store), but a context keeps the site of the
  * last hook that entered it in the slow path other than as a copy
- * (rt_note_site), and the first entry of every context takes the slow
- * path.  So an entry of the same sp, call site and function is an
+ * (rt_note_site; its low 32 bits, rt_ctx_site: two sites of one
+ * function's 4 GB apart are not met), and the first entry of every
+ * context takes the slow path.  So an entry of the same sp, call site and function is an
  * outer copy, and the copy nests in it as a recursive call (A1), as the
  * calls it stands for did at -O0, unless the hook's site is the one its
  * context keeps.  That is a new call, and the entry is gone, as before.
@@ -1018,28 +1020,17 @@ RT_HIDDEN __attribute__((weak)) int rt_jumps_followed;
 
 #define RT_SELF_COPIES 16
 
-/* Where the -finstrument-functions hook whose caller's stack pointer is
- * sp was called from: its return address, pushed just below sp. */
-static uintptr_t hook_site(uintptr_t sp)
-{
-#if defined(__x86_64__)
-	return ((const uintptr_t *)sp)[-1];
-#else
-	(void)sp;
-	return 0;
-#endif
-}
-
 /* Whether entry e, of fn from cs at sp, whose frame's calls run in
  * context `in`, is an outer copy of the self-inlined copy entering now
  * (Note [Self-inlined copies]). */
 static int outer_copy(const struct rt_shadow *e, const struct rt_ctx *in, uintptr_t sp,
 		      uintptr_t cs, uintptr_t fn)
 {
-	uintptr_t site = hook_site(sp);
+	const uint32_t *kept = rt_ctx_site(in);
+	uintptr_t site = rt_hook_site(sp);
 	int run = 0;
 
-	if (site == 0 || RT_LOAD(&in->site) == site)
+	if (site == 0 || (kept != NULL && RT_LOAD(kept) == (uint32_t)site))
 		return 0; /* the hook that made e again: a new call */
 	for (; e != NULL && e->sp == sp && e->cs == cs && e->fn == fn; e = rt_entry_below(e))
 		if (++run > RT_SELF_COPIES)
@@ -1052,8 +1043,9 @@ static int outer_copy(const struct rt_shadow *e, const struct rt_ctx *in, uintpt
  * sp: a function inlined into that frame (same call site, other fn)
  * keeps it; a different call site means it is gone, and so does the same
  * function again from the same site, unless it may be a self-inlined
- * copy (*copies) nested in it.  A run of such entries too long to be
- * copies goes whole: *copies is cleared for the rest of it. */
+ * copy (*copies) nested in it, which *copies then says (2).  A run of
+ * such entries too long to be copies goes whole: *copies is cleared for
+ * the rest of it. */
 static int frame_gone(const struct rt_shadow *e, const struct rt_ctx *in, uintptr_t sp,
 		      uintptr_t cs, uintptr_t fn, int *copies)
 {
@@ -1065,13 +1057,15 @@ static int frame_gone(const struct rt_shadow *e, const struct rt_ctx *in, uintpt
 		return 1;
 	if (e->fn != fn)
 		return 0;
-	if (*copies && outer_copy(e, in, sp, cs, fn))
+	if (*copies && outer_copy(e, in, sp, cs, fn)) {
+		*copies = 2;
 		return 0;
+	}
 	*copies = 0;
 	return 1;
 }
 
-void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn, int inlined)
+int rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn, int inlined)
 {
 	struct rt_shadow *e, *gone = NULL;
 	const struct rt_ctx *in = t->cur; /* the context of e's frame: the next one up's ctx */
@@ -1079,7 +1073,7 @@ void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t 
 	uintptr_t key;
 
 	if (!rt_sp_on_stack(t, sp))
-		return;
+		return 0;
 	for (e = rt_entry_top(t); e != NULL && frame_gone(e, in, sp, cs, fn, &copies);
 	     e = rt_entry_below(e)) {
 		gone = e;
@@ -1089,23 +1083,5 @@ void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t 
 	}
 	if (gone != NULL)
 		rt_pop_gone(t, gone);
-}
-
-/* After the slow path's enter of fn from cs at sp: unless the entry
- * made nests in one of the same function, call site and stack pointer
- * (a copy, or a run too long and gone), the hook's site is kept in the
- * context entered (Note [Self-inlined copies]).  Not where nothing was
- * pushed or no context entered (the shadow stack full, no memory). */
-void rt_note_site(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn)
-{
-	struct rt_shadow *e = rt_entry_top(t), *below;
-	struct rt_ctx *c = t->cur;
-
-	if (!rt_jumps_followed || e == NULL || e->sp != sp || e->cs != cs || e->fn != fn ||
-	    c->fn != fn)
-		return;
-	below = rt_entry_below(e);
-	if (below != NULL && below->sp == sp && below->cs == cs && below->fn == fn)
-		return;
-	RT_STORE(&c->site, hook_site(sp));
+	return copies == 2;
 }

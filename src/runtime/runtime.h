@@ -115,10 +115,17 @@ struct rt_ctx {
 	uint64_t alloc_blocks; /* and blocks allocated while current */
 	uint64_t live_bytes;   /* heap.c: of those, not yet freed; any thread */
 	uint64_t live_blocks;  /* frees them, so changed by atomic adds */
-	/* Where a hook entered it from last, as the slow path saw: Note
-	 * [Self-inlined copies] in machine.c.  0: not seen. */
-	uintptr_t site;
 };
+
+/* Where a hook entered c from last, as the slow path saw (Note
+ * [Self-inlined copies] in machine.c): its low 32 bits, kept one past
+ * the end of the history, which is made one longer for it (a context
+ * is 144 bytes, and any field more would make it 160).  0: not seen,
+ * or a context with no history (the root's, the calibration's). */
+static inline uint32_t *rt_ctx_site(const struct rt_ctx *c)
+{
+	return c->hist != NULL ? &c->hist[c->len] : NULL;
+}
 
 /* A cache pair as one 16-byte value: loaded and stored by one
  * instruction each, which no signal handler can come between (Note
@@ -443,14 +450,38 @@ RT_HIDDEN void rt_fentry_exit_slow(uintptr_t sp, uintptr_t cs);
 RT_HIDDEN uintptr_t rt_fentry_start(uintptr_t key);
 /* machine.c: pop the entries of frames gone before a call of fn from cs
  * at sp; inlined: the call may be an inlined copy's (the
- * -finstrument-functions hooks).  rt_jumps_followed: no longjmp goes
- * unseen (Note [Self-inlined copies]). */
-RT_HIDDEN void rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn,
-			       int inlined);
-/* machine.c: after the slow path entered fn from cs at sp, the hook's
- * site kept (Note [Self-inlined copies]). */
-RT_HIDDEN void rt_note_site(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn);
+ * -finstrument-functions hooks).  1 if it is a self-inlined copy, which
+ * nests in the entry on top (Note [Self-inlined copies]). */
+RT_HIDDEN int rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn,
+			      int inlined);
+/* The shared runtime on x86-64 (longjmp.c; a weak 0 in machine.c). */
 extern int rt_jumps_followed RT_HIDDEN;
+
+/* Where the -finstrument-functions hook whose caller's stack pointer is
+ * sp was called from: its return address, pushed just below sp. */
+static inline uintptr_t rt_hook_site(uintptr_t sp)
+{
+#if defined(__x86_64__)
+	return ((const uintptr_t *)sp)[-1];
+#else
+	(void)sp;
+	return 0;
+#endif
+}
+
+/* After the slow path entered fn at sp, other than as a self-inlined
+ * copy: the hook's site kept in the context entered (Note
+ * [Self-inlined copies] in machine.c).  Not where nothing was pushed or
+ * no context entered (the shadow stack full, no memory). */
+static inline void rt_note_site(struct rt_thread *t, uintptr_t sp, uintptr_t fn)
+{
+	struct rt_ctx *c = t->cur;
+	uint32_t *site;
+
+	if (rt_jumps_followed && c->fn == fn && t->top[-1].sp == sp && t->top[-1].fn == fn &&
+	    (site = rt_ctx_site(c)) != NULL)
+		RT_STORE(site, (uint32_t)rt_hook_site(sp));
+}
 RT_HIDDEN void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s); /* and calls past the end */
 
 /* machine.c: pop the newest entries for which left(t, entry, sp) holds,
