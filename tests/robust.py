@@ -657,13 +657,18 @@ def selfinline():
     p, prof = same_behaviour("selfinline", "tests/progs/selfinline.c")
     if p is None:
         return
-    exe = build("selfinline_static@" + CLOCK, "tests/progs/selfinline.c",
-                os.path.join(LIB, "libccprof.a"), instrument=False)
-    sprof = exe + ".ccprof"
-    s = run([exe], env=dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, sprof)))
-    check(s.returncode == 0 and s.stdout == p.stdout, "selfinline (%s): libccprof.a linked in, "
-          "it runs as bare" % CLOCK)
-    for how, rep in (("preloaded", report(prof)), ("libccprof.a", report(sprof))):
+    reps = [("preloaded", report(prof))]
+    # -O2: the real call's last exit hook a sibling call, which sees the
+    # outer copy's stack pointer (helper-157)
+    for opt in ("-O1", "-O2"):
+        exe = build("selfinline_static%s@%s" % (opt, CLOCK), "tests/progs/selfinline.c",
+                    os.path.join(LIB, "libccprof.a"), opt, instrument=False)
+        sprof = exe + ".ccprof"
+        s = run([exe], env=dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, sprof)))
+        check(s.returncode == 0 and s.stdout == p.stdout, "selfinline (%s): libccprof.a linked "
+              "in, %s, it runs as bare" % (CLOCK, opt))
+        reps.append(("libccprof.a " + opt, report(sprof)))
+    for how, rep in reps:
         fg = arcs(rep).get(("f", "g"), {}).get("calls")
         alone = sum(c["entries"] for c in rep["contexts"]
                     if [e["name"] for e in c["history"]] == ["g"])
@@ -746,10 +751,11 @@ def unseen_jumps():
     f's entry, and the next call of f from the same site looks like a
     self-inlined copy (Note [Self-inlined copies] in machine.c).  The
     hook's site tells: each call is a new one, as the program made it,
-    and the stale entry goes.  A run of copies past any real depth (hooks
-    called by hand) goes whole at RT_SELF_COPIES: the shadow stack stays
-    shallow and the calls exact."""
-    for mode, most in (("libc", 4), ("builtin", 4), ("copies", 20)):
+    and the stale entry goes.  setcontext back out of f on the same stack
+    pops f's entry as a longjmp does.  A run of copies past any real
+    depth (hooks called by hand) goes whole at RT_SELF_COPIES: the shadow
+    stack stays shallow and the calls exact."""
+    for mode, most in (("libc", 4), ("builtin", 4), ("setcontext", 4), ("copies", 20)):
         p, prof = same_behaviour("unseenjump_" + mode, "tests/progs/unseenjump.c", [mode, "1000"],
                                  extra=["-ldl"])
         if p is None:
@@ -761,6 +767,13 @@ def unseen_jumps():
              if c["history"] and c["history"][-1]["name"] == "g"]
         depth = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["max_depth"]
         calls_ok = len(fc) == 1 and sum(fc[0]) == n.get("f") and (mode == "copies" or fc[0][1] == 0)
+        if mode == "setcontext":
+            # followed: big, after each jump, is main's, not the left f's
+            big = [(history_str(c), c["entries"]) for c in rep["contexts"]
+                   if c["history"] and c["history"][-1]["name"] == "big"]
+            check(big == [("[main] [big]", 1000)] and n.get("big") == 1000,
+                  "unseen jumps (setcontext, %s): setcontext on one stack pops f's entry: big "
+                  "called 1000 times from main (%s)" % (CLOCK, big))
         check(n.get("f") in (1000, 1001) and calls_ok and g == [("[main] [g]", 1)] and depth <= most,
               "unseen jumps (%s, %s): f called %s times, [main] [f] (entries, recursive) %s%s, "
               "g from main (%s), the shadow stack at most %d deep (got %d)"

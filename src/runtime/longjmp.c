@@ -18,8 +18,8 @@
  * The frames left are those below the target, those of a handler on an
  * alternate signal stack (off the thread's stack, above it or below),
  * and functions inlined into the setjmp frame after the setjmp
- * (left_by_jump).  Only where the layout is known (x86-64 glibc), only
- * when the target is on the thread's own stack (a jump within an
+ * (rt_left_by_jump in machine.c).  Only where the layout is known
+ * (x86-64 glibc), only when the target is on the thread's own stack (a jump within an
  * alternate stack is left to the hooks' guess), and only in the shared
  * runtime (the Makefile leaves this file out of libccprof.a: a static
  * program's libc has these names already).  A jump inside libc (one that
@@ -77,28 +77,6 @@ static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
 #endif
 }
 
-/* Whether entry e belongs to a frame the jump to target leaves: one below
- * the target; one off the thread's stack (a handler's frames on an
- * alternate stack, which may lie above the thread's stack as well as
- * below it, or inside it: Note [An alternate stack on the thread's
- * stack] in signals.c); or, at the target's own stack pointer, a
- * function inlined into the frame that called setjmp and entered after
- * it (gcc hooks inlined copies with their frame's stack pointer): all
- * but the lowest entry there, which is that frame's own function.
- * setjmp itself is never inside an inlined copy: neither gcc nor clang
- * inlines a function that calls it. */
-static int left_by_jump(const struct rt_thread *t, const struct rt_shadow *e,
-			uintptr_t target)
-{
-	if (e->sp & RT_REGION_SP)
-		return 0; /* a region: closed by key (Note [Shadow stack]) */
-	if (e->sp < target || !rt_sp_on_stack(t, e->sp))
-		return 1;
-	if (e->sp != target)
-		return 0;
-	e = rt_entry_below(e);
-	return e != NULL && e->sp == target;
-}
 
 /* Pop the entries of the frames the jump leaves.  The target must lie on
  * this thread's own stack; we may be on an alternate signal stack, above
@@ -112,7 +90,7 @@ static void discard_jumped(struct __jmp_buf_tag *env)
 		rt_stack_jump(t, target); /* out of a coroutine (Note [One shadow stack a stack]) */
 	if (t == NULL || !rt_sp_on_stack(t, target))
 		return;
-	rt_pop_left(t, left_by_jump, target);
+	rt_pop_left(t, rt_left_by_jump, target);
 }
 
 static _Noreturn void jump(void **real, struct __jmp_buf_tag *env, int val)

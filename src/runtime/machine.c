@@ -942,6 +942,29 @@ void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp)
 	rt_pop_gone(t, s);
 }
 
+/* Whether entry e belongs to a frame the jump to target leaves: one below
+ * the target; one off the thread's stack (a handler's frames on an
+ * alternate stack, which may lie above the thread's stack as well as
+ * below it, or inside it: Note [An alternate stack on the thread's
+ * stack] in signals.c); or, at the target's own stack pointer, a
+ * function inlined into the frame that called setjmp and entered after
+ * it (gcc hooks inlined copies with their frame's stack pointer): all
+ * but the lowest entry there, which is that frame's own function.
+ * setjmp itself is never inside an inlined copy: neither gcc nor clang
+ * inlines a function that calls it.  For longjmp.c, and for setcontext
+ * to a context on the same stack (stacks.c). */
+int rt_left_by_jump(const struct rt_thread *t, const struct rt_shadow *e, uintptr_t target)
+{
+	if (e->sp & RT_REGION_SP)
+		return 0; /* a region: closed by key (Note [Shadow stack]) */
+	if (e->sp < target || !rt_sp_on_stack(t, e->sp))
+		return 1;
+	if (e->sp != target)
+		return 0;
+	e = rt_entry_below(e);
+	return e != NULL && e->sp == target;
+}
+
 /*
  * Note [Calls past the end left]: the calls past the end of a full
  * shadow stack (t->overflow) are deeper than its top entry (the stack
@@ -1000,11 +1023,19 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * outer copy, and the copy nests in it as a recursive call (A1), as the
  * calls it stands for did at -O0, unless the hook's site is the one its
  * context keeps.  That is a new call, and the entry is gone, as before.
- * Missed: a context entered from two such sites (a function and a copy
- * of it inlined into one of its callers) keeps the last that took the
- * slow path, and a jump left unseen back to the other nests the new
- * call in the stale entry; a run of more than RT_SELF_COPIES such
- * entries goes whole all the same (gcc nests copies 8 deep at most,
+ * Missed: a context entered from two sites keeps only the last that
+ * took the slow path (the fast path records none).  A function inlined
+ * at two places of one caller, whose first copy a jump the runtime does
+ * not see leaves (__builtin_longjmp, or clang's exception out of it
+ * into that caller), nests the second in the stale entry, and what the
+ * caller calls after it with a larger frame is charged to it until the
+ * caller returns (helper-157).  Telling that apart from a recursive
+ * function inlined into its caller and into itself there (selfrec.c's
+ * walk, at -O3 inlined into main) takes more than the runtime sees: a
+ * rule that nested only copies on a frame of their own, or in a
+ * function seen recursing, lost the latter (on a tree 3 deep, every one
+ * of leaf's calls under main).  A run of more than RT_SELF_COPIES goes
+ * whole all the same (gcc nests copies 8 deep at most,
  * max-inline-recursive-depth).
  *
  * Only on x86-64 (the site's place is known) and in the shared runtime

@@ -488,6 +488,8 @@ RT_HIDDEN void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s); /* and cal
  * frames gone all at once (a longjmp's, an exception's). */
 typedef int rt_left_fn(const struct rt_thread *t, const struct rt_shadow *e, uintptr_t sp);
 RT_HIDDEN void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp);
+/* machine.c: an entry a jump to the frame whose stack pointer is sp leaves. */
+RT_HIDDEN rt_left_fn rt_left_by_jump;
 
 /* cctable.c: process-wide cost-centre numbering. */
 RT_HIDDEN uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name);

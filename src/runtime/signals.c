@@ -324,7 +324,7 @@ static void own_stack_entry(void)
  * frames it interrupted by where its stack pointer is: off the thread's
  * own stack, the frames below are not gone (rt_discard_gone in
  * machine.c, exit_past_end in hooks.c), and a longjmp out of the
- * handler leaves its frames (left_by_jump in longjmp.c).  A program may
+ * handler leaves its frames (rt_left_by_jump in machine.c).  A program may
  * give a thread an alternate stack inside its own stack, a buffer in
  * main's frame or in a thread's start function, above the frames a
  * handler interrupts: the handler's first call took them for gone and

@@ -37,7 +37,9 @@
  *   is its root, always.  A coroutine resumed by its uc_link's return
  *   (not by a switch) keeps the context it had.
  * - A switch to the same stack (a context from getcontext, like a
- *   longjmp) changes nothing: the hooks follow it as they follow a jump.
+ *   longjmp) changes no shadow stack.  setcontext's pops the entries of
+ *   the frames it leaves, as a longjmp's (Note [Longjmp]); swapcontext's
+ *   may be resumed, and the hooks follow it as they follow a jump.
  * - A coroutine that returns to a uc_link saved by getcontext (which no
  *   interposed call saved) is seen to have ended by the slow paths: a
  *   coroutine's sentinel has stack pointer 0, below every frame's, so
@@ -424,8 +426,17 @@ void rt_stack_leave(struct rt_stack_saved *mine, const struct ucontext_t *to, co
 		goto out;
 	if (t->stacks.on_other)
 		rt_stack_follow(t, (uintptr_t)__builtin_frame_address(0));
-	if (resumes_on(to, sp, t->stack_lo, t->stack_hi))
-		goto out; /* the same stack: a jump, which the hooks follow */
+	if (resumes_on(to, sp, t->stack_lo, t->stack_hi)) {
+		/* The same stack: a jump.  setcontext's leaves the frames below
+		 * for good, as a longjmp does (Note [Longjmp] in longjmp.c), and
+		 * an entry left would take a new call from the same site for a
+		 * copy inlined into it (Note [Self-inlined copies] in
+		 * machine.c).  swapcontext's may be resumed: its frames stay,
+		 * and the hooks follow it. */
+		if (into == NULL && !t->stacks.on_other)
+			rt_pop_left(t, rt_left_by_jump, sp);
+		goto out;
+	}
 	if (rt_cycles && !t->busy)
 		rt_charge_ticks(t, rt_tick());
 	if (t->stacks.on_other && resumes_on(to, sp, t->stacks.own.stack_lo, t->stacks.own.stack_hi)) {

@@ -3,13 +3,17 @@
  * { f(n - 1); g(); } }): f's hook and its inlined copy's run in one
  * frame with one call site.  The shared runtime on x86-64 nests the
  * copy's entry in f's, its hook called from elsewhere (Note
- * [Self-inlined copies] in src/runtime/machine.c).  Where it cannot (libccprof.a, README's known
- * limit), the copy's entry replaces f's, and the real recursive call's
- * entry is replaced in the same way by its own copy.  That real call's
- * exit then matches no entry; it is a real call's return, not a split
- * function's (Note [Split functions] in src/runtime/hooks.c), so it must
- * not end the outer copy's call: the g() the copy makes next is f's,
- * either way.  Nothing here is instrumented but by these calls. */
+ * [Self-inlined copies] in src/runtime/machine.c).  Where it cannot
+ * (libccprof.a, README's known limit), the copy's entry replaces f's,
+ * and the real recursive call's entry is replaced in the same way by its
+ * own copy.  That real call's exit then matches no entry; it is a real
+ * call's return, not a split function's (Note [Split functions] in
+ * src/runtime/hooks.c), so it must not end the outer copy's call: the
+ * g() the copy makes next is f's, either way.  Built -O2, the last exit
+ * hook of inner() is a sibling call, which sees the outer copy's stack
+ * pointer: the exit must not end that entry as a split function's exit
+ * at its sp would (Note [Split functions]).  Nothing here is
+ * instrumented but by these calls. */
 #include <stdio.h>
 
 #define NI __attribute__((noinline, no_instrument_function))

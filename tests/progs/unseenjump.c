@@ -8,6 +8,11 @@
  *                              interposed one (as a jump inside libc)
  *   unseenjump builtin ROUNDS  __builtin_setjmp and __builtin_longjmp,
  *                              which call nothing
+ *   unseenjump setcontext ROUNDS
+ *                              getcontext, and setcontext back out of f on
+ *                              the same stack, then big(), whose frame is
+ *                              larger than f's: a jump the shared runtime
+ *                              follows now, so big is main's each time
  *   unseenjump copies ROUNDS   no jump: the enter hook called by hand for
  *                              f, once and then ROUNDS times from another
  *                              place in one frame, with no exit, as a run
@@ -18,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 
 #define NI __attribute__((noinline, no_instrument_function))
 
@@ -25,16 +31,27 @@ typedef void (*jump_fn)(jmp_buf, int);
 
 static jmp_buf env;
 static void *builtin_env[5];
+static ucontext_t context;
 static jump_fn libc_longjmp;
-static int builtin;
-static long fs, gs;
+static enum { LIBC, BUILTIN, SETCONTEXT } how;
+static long fs, gs, bigs;
 
 __attribute__((noinline)) void f(void)
 {
 	fs++;
-	if (builtin)
+	if (how == BUILTIN)
 		__builtin_longjmp(builtin_env, 1);
+	if (how == SETCONTEXT)
+		setcontext(&context);
 	libc_longjmp(env, 1);
+}
+
+__attribute__((noinline)) void big(void)
+{
+	volatile char buf[4096];
+
+	buf[0] = 1;
+	bigs += buf[0];
 }
 
 __attribute__((noinline)) void g(void)
@@ -61,9 +78,18 @@ NI static void hooks_by_hand(int rounds)
 NI static void jumps(int rounds)
 {
 	for (volatile int i = 0; i < rounds; i++) {
-		if (builtin) {
+		if (how == BUILTIN) {
 			if (__builtin_setjmp(builtin_env) == 0)
 				f();
+		} else if (how == SETCONTEXT) {
+			volatile int back = 0;
+
+			getcontext(&context);
+			if (!back) {
+				back = 1;
+				f();
+			}
+			big();
 		} else if (setjmp(env) == 0) {
 			f();
 		}
@@ -79,9 +105,10 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "copies") == 0) {
 		hooks_by_hand(rounds);
 	} else {
-		builtin = strcmp(mode, "builtin") == 0;
+		how = strcmp(mode, "builtin") == 0 ? BUILTIN :
+		      strcmp(mode, "setcontext") == 0 ? SETCONTEXT : LIBC;
 		libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-		if (!builtin && (libc == NULL ||
+		if (how == LIBC && (libc == NULL ||
 				 (libc_longjmp = (jump_fn)dlsym(libc, "longjmp")) == NULL)) {
 			fprintf(stderr, "no libc.so.6\n");
 			return 2;
@@ -90,5 +117,7 @@ int main(int argc, char **argv)
 	}
 	g();
 	printf("calls f %ld\ncalls g %ld\n", fs, gs);
+	if (bigs)
+		printf("calls big %ld\n", bigs);
 	return 0;
 }
