@@ -1001,9 +1001,9 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * again: same sp, call site and function.  So is a new call of the
  * function from the same site, in a frame of the same size, after a
  * jump or an exception out of it that left its entry: one the runtime
- * does not follow (libccprof.a; a jump inside libc, __builtin_longjmp,
- * getcontext and setcontext on one stack; clang's exception out of a
- * function inlined into the frame that catches it).  Before, such an
+ * does not follow (libccprof.a; a jump inside libc, __builtin_longjmp;
+ * clang's exception out of a function inlined into the frame that
+ * catches it).  Before, such an
  * entry was always taken for gone: the copy replaced its outer call,
  * which then showed as called by its caller, and so did what the outer
  * call did after the copy (README's known limits).
@@ -1019,10 +1019,11 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * last hook that entered it in the slow path other than as a copy
  * (rt_note_site; its low 32 bits, rt_ctx_site: two sites of one
  * function's 4 GB apart are not met), and the first entry of every
- * context takes the slow path.  So an entry of the same sp, call site and function is an
- * outer copy, and the copy nests in it as a recursive call (A1), as the
- * calls it stands for did at -O0, unless the hook's site is the one its
- * context keeps.  That is a new call, and the entry is gone, as before.
+ * context takes the slow path.  So an entry of the same sp, call site
+ * and function is an outer copy, and the copy nests in it as a
+ * recursive call (A1), as the calls it stands for did at -O0, unless
+ * the hook's site is the one its context keeps.  That is a new call,
+ * and the entry is gone, as before.
  * Missed: a context entered from two sites keeps only the last that
  * took the slow path (the fast path records none).  A function inlined
  * at two places of one caller, whose first copy a jump the runtime does
@@ -1040,10 +1041,9 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  *
  * Only on x86-64 (the site's place is known) and in the shared runtime
  * (rt_jumps_followed, defined 1 in longjmp.c, which libccprof.a leaves
- * out): a static program that jumps from outside the program's code,
- * which the runtime there never sees, would leave a stale entry the
- * runtime cannot recognise as stale for want of a site kept (a context
- * first entered after the jump).  Only the -finstrument-functions hooks
+ * out): libccprof.a follows no longjmp, exception or switch at all, so
+ * stale entries are common there, and the site alone would be all that
+ * tells them, with the miss above; it keeps the old rule.  Only the -finstrument-functions hooks
  * hook inlined copies: -mfentry hooks real calls, and a manual region
  * has no frame.  tests/progs/selfrec.c, unseenjump.c; README.
  */
