@@ -286,8 +286,7 @@ static struct rt_ctx *context_new(struct rt_thread *t, uintptr_t fn, const uint3
 				  uint32_t len)
 {
 	struct rt_ctx *c = rt_context_alloc(t, fn);
-	/* one more for the site (rt_ctx_site), zero from the arena */
-	uint32_t *copy = len ? rt_thread_alloc(t, (len + 1) * sizeof *h) : NULL;
+	uint32_t *copy = len ? rt_thread_alloc(t, len * sizeof *h) : NULL;
 
 	if (c == NULL || (len && copy == NULL))
 		return NULL;
@@ -423,7 +422,7 @@ static void bypass(struct rt_ctx *c)
 void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n)
 {
 	uint32_t misses = c->misses;
-	uint64_t hits = slot_entries(c) - c->slot_entries;
+	uint32_t hits = (uint32_t)slot_entries(c) - c->slot_entries; /* modulo 2^32 */
 	int caught = hits >= misses; /* half of the lookups, or more */
 
 	c->misses = 0; /* first: a handler's lookups from c do not adapt again */
@@ -453,7 +452,7 @@ void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n)
 			bypass(c);
 		}
 	}
-	c->slot_entries = slot_entries(c);
+	c->slot_entries = (uint32_t)slot_entries(c);
 }
 
 /* A transition the caches did not know takes the newer slot, unless the
@@ -463,12 +462,12 @@ void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n)
  * what absorbs transitions that collide in the thread cache. */
 static void cache_put(struct rt_ctx *c, struct rt_ctx *n)
 {
-	uint64_t hits = slot_entries(c) - c->slot_entries;
+	uint32_t hits = (uint32_t)slot_entries(c) - c->slot_entries;
 
 	if (c->slots == RT_SLOTS_BYPASSED)
 		return;
 	slots_put(c, c->cache[0].to, n);
-	c->slot_entries = slot_entries(c) - hits;
+	c->slot_entries = (uint32_t)slot_entries(c) - hits;
 }
 
 /*
@@ -1017,7 +1016,7 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * into another function.  The hooks keep no return address (one more
  * word for the fast path to store), but a context keeps the site of the
  * last hook that entered it in the slow path other than as a copy
- * (rt_note_site; its low 32 bits, rt_ctx_site: two sites of one
+ * (rt_note_site; its low 32 bits, in rt_ctx.site: two sites of one
  * function's 4 GB apart are not met), and the first entry of every
  * context takes the slow path.  So an entry of the same sp, call site
  * and function is an outer copy, and the copy nests in it as a
@@ -1057,11 +1056,10 @@ RT_HIDDEN __attribute__((weak)) int rt_jumps_followed;
 static int outer_copy(const struct rt_shadow *e, const struct rt_ctx *in, uintptr_t sp,
 		      uintptr_t cs, uintptr_t fn)
 {
-	const uint32_t *kept = rt_ctx_site(in);
 	uintptr_t site = rt_hook_site(sp);
 	int run = 0;
 
-	if (site == 0 || (kept != NULL && RT_LOAD(kept) == (uint32_t)site))
+	if (site == 0 || RT_LOAD(&in->site) == (uint32_t)site)
 		return 0; /* the hook that made e again: a new call */
 	for (; e != NULL && e->sp == sp && e->cs == cs && e->fn == fn; e = rt_entry_below(e))
 		if (++run > RT_SELF_COPIES)

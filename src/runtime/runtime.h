@@ -106,7 +106,17 @@ struct rt_ctx {
 	uint64_t recursive;
 	uint64_t time;         /* clock=cpu: the hits' (Note [CPU time where it ran]) */
 	uint64_t seen;         /* clock=cpu: the CPU of samples that found it current */
-	uint64_t slot_entries; /* the slots' targets' entries when the window began */
+	/* The slots' targets' entries when the window began, modulo 2^32
+	 * (a window's hits are counted so), so that the site has room in
+	 * the same 8 bytes. */
+	uint32_t slot_entries;
+	/* Where a hook entered it from last, as the slow path saw (Note
+	 * [Self-inlined copies] in machine.c): the low 32 bits, 0 if not
+	 * seen.  Here, not in a field more (a context of 160 bytes) or a
+	 * word past the history: either moved the contexts in the arena and
+	 * changed which pairs collide in the thread cache (Note [The thread
+	 * cache's slots]; objdump -d made 161,081 slow lookups for 21,842). */
+	uint32_t site;
 	uint32_t id;  /* dense per thread, in creation order */
 	uint32_t len; /* history length */
 	uint32_t *hist; /* CCP_ENTRY(cc, mark) */
@@ -117,15 +127,6 @@ struct rt_ctx {
 	uint64_t live_blocks;  /* frees them, so changed by atomic adds */
 };
 
-/* Where a hook entered c from last, as the slow path saw (Note
- * [Self-inlined copies] in machine.c): its low 32 bits, kept one past
- * the end of the history, which is made one longer for it (a context
- * is 144 bytes, and any field more would make it 160).  0: not seen,
- * or a context with no history (the root's, the calibration's). */
-static inline uint32_t *rt_ctx_site(const struct rt_ctx *c)
-{
-	return c->hist != NULL ? &c->hist[c->len] : NULL;
-}
 
 /* A cache pair as one 16-byte value: loaded and stored by one
  * instruction each, which no signal handler can come between (Note
@@ -476,11 +477,9 @@ static inline uintptr_t rt_hook_site(uintptr_t sp)
 static inline void rt_note_site(struct rt_thread *t, uintptr_t sp, uintptr_t fn)
 {
 	struct rt_ctx *c = t->cur;
-	uint32_t *site;
 
-	if (rt_jumps_followed && c->fn == fn && t->top[-1].sp == sp && t->top[-1].fn == fn &&
-	    (site = rt_ctx_site(c)) != NULL)
-		RT_STORE(site, (uint32_t)rt_hook_site(sp));
+	if (rt_jumps_followed && c->fn == fn && t->top[-1].sp == sp && t->top[-1].fn == fn)
+		RT_STORE(&c->site, (uint32_t)rt_hook_site(sp));
 }
 RT_HIDDEN void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s); /* and calls past the end */
 
