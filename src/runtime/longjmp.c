@@ -19,9 +19,9 @@
  * alternate signal stack (off the thread's stack, above it or below),
  * and functions inlined into the setjmp frame after the setjmp
  * (rt_left_by_jump in machine.c).  Only where the layout is known
- * (x86-64 glibc), only when the target is on the thread's own stack (a jump within an
- * alternate stack is left to the hooks' guess), and only in the shared
- * runtime (the Makefile leaves this file out of libccprof.a: a static
+ * (x86-64 glibc), only when the target is on the thread's own stack (a
+ * jump within an alternate stack is left to the hooks' guess), and only
+ * in the shared runtime (the Makefile leaves this file out of libccprof.a: a static
  * program's libc has these names already).  A jump inside libc (one that
  * never goes through these names) is still left to the guess.  Entries
  * of manual regions stop the pop, as they stop the hooks'
@@ -76,7 +76,6 @@ static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
 	return 0;
 #endif
 }
-
 
 /* Pop the entries of the frames the jump leaves.  The target must lie on
  * this thread's own stack; we may be on an alternate signal stack, above

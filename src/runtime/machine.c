@@ -1042,9 +1042,10 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * (rt_jumps_followed, defined 1 in longjmp.c, which libccprof.a leaves
  * out): libccprof.a follows no longjmp, exception or switch at all, so
  * stale entries are common there, and the site alone would be all that
- * tells them, with the miss above; it keeps the old rule.  Only the -finstrument-functions hooks
- * hook inlined copies: -mfentry hooks real calls, and a manual region
- * has no frame.  tests/progs/selfrec.c, unseenjump.c; README.
+ * tells them, with the miss above; it keeps the old rule.  Only the
+ * -finstrument-functions hooks hook inlined copies: -mfentry hooks real
+ * calls, and a manual region has no frame.  tests/progs/selfrec.c,
+ * unseenjump.c; README.
  */
 RT_HIDDEN __attribute__((weak)) int rt_jumps_followed;
 

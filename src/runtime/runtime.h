@@ -25,8 +25,8 @@
  * the caller's call site (docs/semantics.md, "How the runtime keeps in
  * step"); with the same fn, a copy of it inlined into itself, told
  * from a new call by the hook's return address (Note [Self-inlined
- * copies] in machine.c).  Entry 0 is a sentinel with sp = UINTPTR_MAX, so top[-1]
- * always exists, and a data address for fn, so that no exit matches it,
+ * copies] in machine.c).  Entry 0 is a sentinel with sp = UINTPTR_MAX,
+ * so top[-1] always exists, and a data address for fn, so that no exit matches it,
  * even one given a null function.  Entries pushed by manual
  * regions have bit 0 of sp set: they belong to no frame of their own and
  * are closed by key.  A slot is written before `top` moves past it and
@@ -127,7 +127,6 @@ struct rt_ctx {
 	uint64_t live_blocks;  /* frees them, so changed by atomic adds */
 };
 
-
 /* A cache pair as one 16-byte value: loaded and stored by one
  * instruction each, which no signal handler can come between (Note
  * [Cache pairs] in hooks.c). */
@@ -211,7 +210,6 @@ struct rt_stack_saved {
 	uint32_t overflow;
 	int own;                 /* the thread's own stack: kept in rt_thread, not here */
 };
-
 
 /* A thread's switches between machine stacks (stacks.c). */
 struct rt_stacks {

@@ -477,7 +477,6 @@ static struct rt_ctx *step(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn,
 			   const struct rt_ctx *old)
 {
 	uintptr_t start;
-
 	struct rt_ctx *n;
 
 	if (c->fn == fn)
