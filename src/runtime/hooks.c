@@ -198,20 +198,28 @@ RT_API HOOK_ALIGN void __cyg_profile_func_enter(void *this_fn, void *call_site)
 		enter_general(t, fn, sp, cs);
 }
 
+/* Whether an enter dropped an entry of this (fn, call site)
+ * (rt_discard_gone): an exit of it is then a real call's, whose entry
+ * went missing (Note [Split functions]). */
+static int was_dropped(const struct rt_thread *t, uintptr_t fn, uintptr_t cs)
+{
+	uintptr_t key = rt_dropped_key(fn, cs);
+
+	return t->dropped[RT_DROPPED_SLOT(key)] == key;
+}
+
 /* The newest entry of this (fn, call site), or of fn at the exit's own
  * sp, or NULL.  The exit hook's sp is not the entry's: a sibling call
  * after the epilogue (gcc/clang -O2) sees the function's CFA, alloca a
  * lower sp.  Entries above it are frames gone without a return; an
  * entry above sp that does not match is a live outer frame: this exit
  * is not its.  An entry of fn at exactly sp, met first, is this call's
- * even from another call site: a split function's (Note [Split
+ * even from another call site (at_sp): a split function's (Note [Split
  * functions]), whose call site an ancestor's entry may have; not if an
  * enter dropped an entry of this (fn, call site), whose exit this is. */
 static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
-				       uintptr_t cs)
+				       uintptr_t cs, int at_sp)
 {
-	uintptr_t key = rt_dropped_key(fn, cs);
-	int at_sp = t->dropped[RT_DROPPED_SLOT(key)] != key;
 	struct rt_shadow *s;
 
 	for (s = rt_entry_top(t); s != NULL; s = rt_entry_below(s)) {
@@ -267,14 +275,10 @@ static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintpt
  * 9,200-10,900 of leaf's 20,460 calls under main, 2,300-3,300 without
  * the rule).
  */
-static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintptr_t sp,
-					 uintptr_t cs)
+static struct rt_shadow *entry_of_split(struct rt_thread *t, uintptr_t fn, uintptr_t sp)
 {
 	struct rt_shadow *s = rt_entry_top(t);
-	uintptr_t key = rt_dropped_key(fn, cs);
 
-	if (t->dropped[RT_DROPPED_SLOT(key)] == key)
-		return NULL;
 	while (s != NULL && (s->sp < sp || (s->sp & RT_REGION_SP)))
 		s = rt_entry_below(s);
 	return s != NULL && s->fn == fn ? s : NULL;
@@ -314,14 +318,16 @@ static __attribute__((noinline)) void exit_general(struct rt_thread *t, uintptr_
 						   uintptr_t sp, uintptr_t cs)
 {
 	struct rt_shadow *s;
+	int dropped;
 
 	if (RT_UNLIKELY(t->stacks.on_other))
 		rt_stack_follow(t, sp);
 	if (t->overflow && exit_past_end(t, sp, 0))
 		return;
-	s = entry_of_call(t, fn, sp, cs);
-	if (s == NULL)
-		s = entry_of_split(t, fn, sp, cs);
+	dropped = was_dropped(t, fn, cs);
+	s = entry_of_call(t, fn, sp, cs, !dropped);
+	if (s == NULL && !dropped)
+		s = entry_of_split(t, fn, sp);
 	if (s != NULL)
 		rt_pop_to(t, s);
 }
