@@ -625,25 +625,46 @@ def async_cancel():
           "async cancellation (%s): 24 runs end as bare, with a profile (%r)" % (CLOCK, bad))
 
 
+def at_levels(name, src, levels, args=(), only=None):
+    """Build src with -finstrument-functions at each (cc, flags) of levels
+    (a compiler not installed is skipped), run it under `ccprof record`,
+    or with libccprof.a linked in where flags name it, at clock=CLOCK,
+    and yield (tag, exe, CompletedProcess, report, contexts): contexts
+    sorted as (history, entries, recursive), those whose functions are
+    all in only if given.  For the tests that an optimised build's
+    contexts are -O0's."""
+    for cc, flags in levels:
+        if shutil.which(cc) is None:
+            continue
+        static = any(f.endswith("libccprof.a") for f in flags)
+        words = ["libccprof.a" if f.endswith("libccprof.a") else f for f in flags]
+        tag = "%s %s, clock=%s" % (cc, " ".join(words), CLOCK)
+        exe = os.path.join(OUT, "%s_%s%s" % (name, cc, "".join(words)))
+        prof = exe + "@%s.ccprof" % CLOCK
+        run([cc, "-finstrument-functions", os.path.join(TOP, src), "-o", exe, "-pthread"] + flags)
+        if static:
+            r = run([exe] + list(args),
+                    env=dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, prof)))
+        else:
+            r, prof = record(exe, args, clock=CLOCK, profile=prof)
+        rep = report(prof)
+        got = sorted((history_str(c), c["entries"], c["recursive"]) for c in rep["contexts"]
+                     if c["history"] and (only is None or {e["name"] for e in c["history"]} <= only))
+        yield tag, exe, r, rep, got
+
+
 def optimised():
     """Inlined functions' hooks and sibling-called exit hooks (gcc -O1 and
     up, clang -O2): the same contexts as at -O0."""
-    src = os.path.join(TOP, "tests/progs/inlined.c")
     want = None
-    for cc, opt in (("gcc", "-O0"), ("gcc", "-O1"), ("gcc", "-O2"), ("gcc", "-Os"),
-                    ("clang", "-O2")):
-        if shutil.which(cc) is None:
-            continue
-        exe = os.path.join(OUT, "inlined_%s%s" % (cc, opt))
-        run([cc, opt, "-finstrument-functions", src, "-o", exe])
-        _, prof = record(exe)
-        got = sorted((history_str(c), c["entries"]) for c in report(prof)["contexts"]
-                     if c["history"])
+    for tag, _, _, _, got in at_levels("inlined", "tests/progs/inlined.c",
+                                       (("gcc", ["-O0"]), ("gcc", ["-O1"]), ("gcc", ["-O2"]),
+                                        ("gcc", ["-Os"]), ("clang", ["-O2"]))):
         if want is None:
             want = got
-            check(("[main] [outer]", 100) in got, "inlined: -O0 baseline has [main] [outer] x100")
+            check(("[main] [outer]", 100, 0) in got, "inlined: -O0 baseline has [main] [outer] x100")
         else:
-            check(got == want, "inlined: %s %s gives the -O0 contexts (%s)" % (cc, opt, got))
+            check(got == want, "inlined: %s gives the -O0 contexts (%s)" % (tag, got))
 
 
 def selfinline():
@@ -687,32 +708,20 @@ def self_inlined():
     libccprof.a, which takes such a copy for a new call, shows that gcc
     -O3 did inline walk into itself."""
     src = os.path.join(TOP, "tests/progs/selfrec.c")
-    own = {"main", "walk", "leaf", "build"}
     want = None
-    for cc, flags in (("gcc", ["-O0"]), ("gcc", ["-O2"]), ("gcc", ["-O3"]), ("clang", ["-O2"]),
-                      ("gcc", ["-O3", os.path.join(LIB, "libccprof.a")])):
-        if shutil.which(cc) is None:
-            continue
-        static = len(flags) > 1
-        tag = "%s %s%s, clock=%s" % (cc, flags[0], " libccprof.a" if static else "", CLOCK)
-        exe = os.path.join(OUT, "selfrec_%s%s%s" % (cc, flags[0], "_static" if static else ""))
-        run([cc, "-finstrument-functions", src, "-o", exe, "-pthread"] + flags)
-        if static:
-            prof = exe + "@%s.ccprof" % CLOCK
-            r = run([exe, "10", "20"], env=dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s"
-                                                % (CLOCK, prof)))
-        else:
-            r, prof = record(exe, ["10", "20"], clock=CLOCK, profile=exe + "@%s.ccprof" % CLOCK)
-        rep = report(prof)
-        # (clang hooks glibc's atoi, inline in its header, too)
-        got = sorted((history_str(c), c["entries"], c["recursive"]) for c in rep["contexts"]
-                     if c["history"] and {e["name"] for e in c["history"]} <= own)
+    # (clang hooks glibc's atoi, inline in its header, too: only the
+    # program's own functions)
+    for tag, _, r, rep, got in at_levels("selfrec", "tests/progs/selfrec.c",
+                                         (("gcc", ["-O0"]), ("gcc", ["-O2"]), ("gcc", ["-O3"]),
+                                          ("clang", ["-O2"]),
+                                          ("gcc", ["-O3", os.path.join(LIB, "libccprof.a")])),
+                                         ["10", "20"], {"main", "walk", "leaf", "build"}):
         if want is None:
             want = got
             check(("[main] [walk]", 20, 40920) in got and ("[main] [walk] [leaf]", 20460, 0) in got,
                   "self-inlined: -O0 baseline, [main] [walk] entered 20 times (clock=%s): %s"
                   % (CLOCK, got))
-        elif static:
+        elif "libccprof.a" in tag:
             check(got != want, "self-inlined: gcc -O3 inlines walk into itself (libccprof.a, "
                   "which takes the copies for calls after a jump, differs from -O0)")
             continue
@@ -787,27 +796,20 @@ def split():
     clone's own return address (Note [Split functions] in hooks.c).  The
     exit must still end the call: the caller's later calls are its own, at
     every optimisation level and with the exit hook called or jumped to."""
-    src = os.path.join(TOP, "tests/progs/split.c")
     want = None
-    for cc, flags in (("gcc", ["-O0"]), ("gcc", ["-O2"]), ("gcc", ["-O2", "-fno-optimize-sibling-calls"]),
-                      ("gcc", ["-O3"]), ("clang", ["-O2"])):
-        if shutil.which(cc) is None:
-            continue
-        tag = "%s %s" % (cc, " ".join(flags))
-        exe = os.path.join(OUT, "split_%s%s" % (cc, "".join(flags)))
-        run([cc] + flags + ["-finstrument-functions", src, "-o", exe])
-        if cc == "gcc" and flags[0] == "-O2":
-            nm = run(["nm", exe]).stdout
-            check("join.part." in nm, "split: %s splits join into a head and join.part.N" % tag)
-        r, prof = record(exe, clock=CLOCK, profile=exe + "@%s.ccprof" % CLOCK)
-        got = sorted((history_str(c), c["entries"], c["recursive"]) for c in report(prof)["contexts"]
-                     if c["history"])
+    for tag, exe, r, _, got in at_levels("split", "tests/progs/split.c",
+                                         (("gcc", ["-O0"]), ("gcc", ["-O2"]),
+                                          ("gcc", ["-O2", "-fno-optimize-sibling-calls"]),
+                                          ("gcc", ["-O3"]), ("clang", ["-O2"]))):
+        if tag.startswith("gcc -O2"):
+            check("join.part." in run(["nm", exe]).stdout,
+                  "split: %s splits join into a head and join.part.N" % tag)
         if want is None:
             want = got
             check(("[main] [run] [after]", 2000, 0) in got and r.returncode == 0,
                   "split: -O0 baseline has [main] [run] [after] x2000 (clock=%s)" % CLOCK)
         else:
-            check(got == want, "split: %s, clock=%s: the -O0 contexts (%s)" % (tag, CLOCK, got))
+            check(got == want, "split: %s: the -O0 contexts (%s)" % (tag, got))
 
 
 def split_recursive():
@@ -818,20 +820,13 @@ def split_recursive():
     leaf's calls charged to main, visit entered 1,650 times for 100 at
     gcc -O2).  The contexts are -O0's at every optimisation level, and
     the calls the program counted."""
-    src = os.path.join(TOP, "tests/progs/splitrec.c")
     want = None
-    for cc, opt in (("gcc", "-O0"), ("gcc", "-O2"), ("gcc", "-O3"), ("gcc", "-Os"), ("clang", "-O2")):
-        if shutil.which(cc) is None:
-            continue
-        exe = os.path.join(OUT, "splitrec_%s%s" % (cc, opt))
-        run([cc, opt, "-finstrument-functions", src, "-o", exe])
-        if cc == "gcc" and opt == "-O2":
+    for tag, exe, r, rep, got in at_levels("splitrec", "tests/progs/splitrec.c",
+                                           (("gcc", ["-O0"]), ("gcc", ["-O2"]), ("gcc", ["-O3"]),
+                                            ("gcc", ["-Os"]), ("clang", ["-O2"]))):
+        if tag.startswith("gcc -O2"):
             check("visit.part." in run(["nm", exe]).stdout,
                   "split recursive: gcc -O2 splits visit into a head and visit.part.N")
-        r, prof = record(exe, clock=CLOCK, profile=exe + "@%s.ccprof" % CLOCK)
-        rep = report(prof)
-        got = sorted((history_str(c), c["entries"], c["recursive"]) for c in rep["contexts"]
-                     if c["history"])
         fs = functions(rep)
         n = counts(r.stdout)
         counted = r.returncode == 0 and len(n) == 2 and all(fs[f]["calls"] == n[f] for f in n)
@@ -842,8 +837,8 @@ def split_recursive():
                   "split recursive: -O0 baseline, leaf's calls all visit's (clock=%s): %s"
                   % (CLOCK, got))
         else:
-            check(counted and got == want, "split recursive: %s %s, clock=%s: the -O0 contexts and "
-                  "the calls counted (%s)" % (cc, opt, CLOCK, got))
+            check(counted and got == want, "split recursive: %s: the -O0 contexts and "
+                  "the calls counted (%s)" % (tag, got))
 
 
 def storm():
