@@ -401,11 +401,16 @@ def spacing():
     if not check(r.returncode == 0 and d is not None, "spacing: record ran"):
         return
     summary, _, samples = d
-    gaps = sorted(b["time"] - a["time"] for a, b in zip(samples, samples[1:]))
-    middle = gaps[len(gaps) // 2] if gaps else 0
-    check(summary["interval"] == 20000000 and len(gaps) >= 5 and middle >= 15000000,
-          "spacing: --interval=20 --heap-interval=1 records 20 ms (%d ns), samples a median "
-          "%.1f ms apart (%d)" % (summary["interval"], middle / 1e6, len(gaps)))
+    # The sampler wakes 10 to 30 ms apart, uniformly (Note [Samples out
+    # of step] in src/runtime/sampler.c): their median fell under 15 ms
+    # in about 2 % of runs (9 or more of 17 under it); their mean, the
+    # first and last samples left out, is 20 +- 1.4 ms.
+    times = [x["time"] for x in samples[1:-1]]
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    mean = sum(gaps) / len(gaps) if gaps else 0
+    check(summary["interval"] == 20000000 and len(gaps) >= 5 and mean >= 15000000,
+          "spacing: --interval=20 --heap-interval=1 records 20 ms (%d ns), samples a mean "
+          "%.1f ms apart (%d)" % (summary["interval"], mean / 1e6, len(gaps)))
     # At the default 1 ms interval, samples 10 ms apart keep to their
     # schedule: taken from each wake-up that found one due, they drifted
     # 5-8 % apart beyond it (helper-122).  Gaps under 5 ms are the
