@@ -1115,11 +1115,14 @@ def describe(w, F):
         gc = w["families"]["gcc"]["calls"]
         agree = " (%.1f %% of the gcc -finstrument-functions build's %s)" % (100.0 * calls / gc,
                                                                           fmt_count(gc))
-    out.append("calls %s%s; contexts %s; transitions %s (%.4f %% of calls); threads %s; "
+    out.append("calls %s%s; contexts %s; transitions %s (%.4f %% of calls); slow finds %s "
+               "(%.3f %%: transitions made before that the caches missed); threads %s; "
                "profiling memory %s; lost calls %s"
                % (fmt_count(calls), agree, fmt_count(info.get("contexts")),
                   fmt_count(info.get("transitions")),
                   100.0 * info.get("transitions", 0) / calls if calls else 0,
+                  fmt_count(info.get("slow_finds", 0)),
+                  100.0 * info.get("slow_finds", 0) / calls if calls else 0,
                   info.get("threads", "-"), fmt_bytes(info.get("memory_bytes")),
                   fmt_count(info.get("lost_calls"))))
     st = w["stats"]

@@ -836,6 +836,43 @@ def fifo_output(prog, d):
           % (len(data), r.stderr))
 
 
+def slow_finds():
+    """STATS key 15, slow finds: calls whose transition the thread had made
+    before but that missed the context's inline slots and the thread cache
+    (Note [Transition cache] in src/runtime/machine.c).
+    tests/progs/manycallees.c's main calls 2,048 functions in turn, 5
+    rounds: from the second on, at most 514 of them can hit (two slots and
+    the cache's 512), so 6,136 to 8,192 finds; fib's calls all hit their
+    context's slot: none.  info says it, and merge adds it up."""
+    many = build("manycallees", "tests/progs/manycallees.c")
+    fib = build("fib_slow_finds", "tests/progs/fib.c")
+    finds = {}
+    for clock in ("cpu", "cycles"):
+        r, prof = record(many, ["5"], clock=clock,
+                         profile=os.path.join(OUT, "manycallees@%s.ccprof" % clock))
+        finds[prof] = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}").get("slow_finds")
+        check(r.returncode == 0 and r.stdout == "calls f 10240\n" and
+              6136 <= (finds[prof] or 0) <= 8192,
+              "slow finds (%s): 2,048 callees of one context, 5 rounds: 6,136 to 8,192 (got %s)"
+              % (clock, finds[prof]))
+        r, prof = record(fib, ["18"], clock=clock,
+                         profile=os.path.join(OUT, "fib_slow_finds@%s.ccprof" % clock))
+        n = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}").get("slow_finds")
+        check(r.returncode == 0 and n == 0, "slow finds (%s): none in fib's calls (got %s)"
+              % (clock, n))
+    profs = list(finds)
+    text = run([CCPROF, "info", profs[0]]).stdout
+    check("\nslow finds         %d (" % finds[profs[0]] in text,
+          "slow finds: info prints them (%s)" % [l for l in text.splitlines() if "slow" in l])
+    r, other = record(many, ["5"], profile=os.path.join(OUT, "manycallees_2.ccprof"))
+    both = os.path.join(OUT, "manycallees_merged.ccprof")
+    m = run([CCPROF, "merge", "-o", both, profs[0], other])
+    got = [json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}").get("slow_finds")
+           for f in (profs[0], other, both)]
+    check(m.returncode == 0 and None not in got and got[2] == got[0] + got[1],
+          "slow finds: merge adds them up (%s)" % got)
+
+
 def own_time():
     """The runtime's own time making contexts is charged to no function
     (Note [The profiler's own time]): tests/progs/manyctx.c makes 8,191
@@ -1862,5 +1899,6 @@ crowd_beside_busy_loops()
 disabled_hooks()
 errno_at_start()
 own_time()
+slow_finds()
 options()
 finish()

@@ -421,7 +421,8 @@ static void put_stats(struct wbuf *w, const struct ccp_stats *st)
 	/* Keys 11 to 14 only when they say something, so that files without
 	 * them stay as they were. */
 	static const uint64_t optional[] = {CCP_STAT_SUBTRACTED, CCP_STAT_MERGED,
-					    CCP_STAT_OWN_TIME, CCP_STAT_LOOKS};
+					    CCP_STAT_OWN_TIME, CCP_STAT_LOOKS,
+					    CCP_STAT_SLOW_FINDS};
 	uint64_t n = CCP_STAT_KEYS;
 	for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
 		n += *ccp_stats_slot(&copy, optional[i]) != 0;

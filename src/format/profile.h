@@ -106,6 +106,10 @@ struct ccp_stats {
 				   * each a read of one thread's CPU clock or
 				   * two (Note [Idle threads in turn] in
 				   * src/runtime/sampler.c); 0 in older files */
+	uint64_t slow_finds;      /* transitions made before that the hooks'
+				   * caches missed, found in the thread's table
+				   * (Note [Transition cache] in
+				   * src/runtime/machine.c); 0 in older files */
 };
 
 /*

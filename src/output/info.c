@@ -162,6 +162,9 @@ static void text_counts(struct ob *f, const struct info_input *in)
 		  model_seconds(m, s->own_time));
 	ob_printf(f, "%-18s %" PRIu64 " (contexts whose inline cache is bypassed or on retrial)\n",
 		  "dispatchers", s->dispatchers);
+	ob_printf(f, "%-18s %" PRIu64 " (%.3f %% of calls: transitions made before that the "
+		     "caches missed)\n", "slow finds", s->slow_finds,
+		  s->calls ? 100.0 * (double)s->slow_finds / (double)s->calls : 0.0);
 }
 
 /* With allocation data: the run's total (every context's and those
@@ -272,6 +275,7 @@ int info_json(FILE *out, const struct info_input *in)
 	json_kuint(&j, "contexts", s->contexts);
 	json_kuint(&j, "distinct_contexts", m->nctx);
 	json_kuint(&j, "transitions", s->transitions);
+	json_kuint(&j, "slow_finds", s->slow_finds);
 	json_kuint(&j, "functions", m->nlisted);
 	json_kuint(&j, "cost_centres", p->nccs);
 	json_kuint(&j, "threads", p->nthreads);

@@ -591,6 +591,7 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		st->subtracted += rt_subtracted_ticks(t, charged);
 	st->own_time += own;
 	st->transitions += t->transitions;
+	st->slow_finds += t->slow_finds;
 	st->lost_calls += t->lost_calls;
 	{
 		uint64_t in_use, deepest;

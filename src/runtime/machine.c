@@ -860,7 +860,9 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	n = transition_lookup(t->transitions_tab, c, fn);
-	if (n == NULL)
+	if (n != NULL)
+		t->slow_finds++;
+	else
 		n = make_transition(t, c, fn, start);
 	if (n)
 		remember(t, c, n);
@@ -890,6 +892,7 @@ struct rt_ctx *rt_transition_known(struct rt_thread *t, struct rt_ctx *c, uintpt
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	n = transition_lookup(t->transitions_tab, c, fn);
 	if (n) {
+		t->slow_finds++;
 		remember(t, c, n);
 		note_depth(t, 1); /* its caller pushes the frame after */
 	}

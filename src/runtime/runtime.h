@@ -282,6 +282,9 @@ struct rt_thread {
 			 * [A forked child's profile] in forkprune.c.  0 elsewhere. */
 			uint32_t inherited;
 			uint64_t transitions;
+			/* transitions made before that the hooks' caches missed,
+			 * found in the table (STATS key 15, docs/format.md) */
+			uint64_t slow_finds;
 			uint64_t deepest_history;
 			uint64_t max_depth;
 			uint64_t lost_calls;

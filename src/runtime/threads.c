@@ -970,6 +970,7 @@ void rt_registry_after_fork(struct rt_thread *survivor)
 	survivor->lost_calls = 0;
 	survivor->own_ticks = 0;
 	survivor->transitions = 0; /* the child's own slow-path misses */
+	survivor->slow_finds = 0;
 	survivor->first_tick = survivor->last_tick; /* its times start from zero too */
 	survivor->tid = (uint64_t)syscall(SYS_gettid);
 	if (pthread_getcpuclockid(pthread_self(), &survivor->cpu_clock) != 0)

@@ -505,9 +505,10 @@ static void rejects(void)
 }
 
 /* STATS keys 11 (clock=cycles' subtracted ticks), 12 (the runs a
- * merged profile holds) and 13 (the runtime's own time) are written only
- * when not 0: the other files keep the ten keys they always had (the
- * tiny example).  Set to value, the key takes `bytes` more. */
+ * merged profile holds), 13 (the runtime's own time), 14 (the samples'
+ * looks) and 15 (slow finds) are written only when not 0: the other
+ * files keep the ten keys they always had (the tiny example).  Set to
+ * value, the key takes `bytes` more. */
 static void optional_key(struct ccp_profile *p, uint64_t *field, uint64_t value, int key,
 			 size_t bytes)
 {
@@ -523,7 +524,8 @@ static void optional_key(struct ccp_profile *p, uint64_t *field, uint64_t value,
 	roundtrip(p, key == 11   ? "sample with subtracted"
 		     : key == 12 ? "sample with merged"
 		     : key == 13 ? "sample with own time"
-				 : "sample with looks");
+		     : key == 14 ? "sample with looks"
+				 : "sample with slow finds");
 	*field = saved;
 	free(b1);
 	free(b2);
@@ -634,6 +636,7 @@ int main(void)
 	optional_key(&p, &p.stats.merged, 3, 12, 2);
 	optional_key(&p, &p.stats.own_time, 5000, 13, 3);
 	optional_key(&p, &p.stats.looks, 36000, 14, 4); /* a 3-byte varint */
+	optional_key(&p, &p.stats.slow_finds, 265672, 15, 4); /* a 3-byte varint */
 	tiny_example();
 	empty_profile();
 	determinism();
