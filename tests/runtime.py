@@ -843,7 +843,8 @@ def slow_finds():
     tests/progs/manycallees.c's main calls 2,048 functions in turn, 5
     rounds: from the second on, at most 514 of them can hit (two slots and
     the cache's 512), so 6,136 to 8,192 finds; fib's calls all hit their
-    context's slot: none.  info says it, and merge adds it up."""
+    context's slot: none.  info says it, merge adds it up, and a forked
+    child counts its own."""
     many = build("manycallees", "tests/progs/manycallees.c")
     fib = build("fib_slow_finds", "tests/progs/fib.c")
     finds = {}
@@ -871,6 +872,16 @@ def slow_finds():
            for f in (profs[0], other, both)]
     check(m.returncode == 0 and None not in got and got[2] == got[0] + got[1],
           "slow finds: merge adds them up (%s)" % got)
+    # A forked child starts its count from zero, as its transitions.
+    d = fresh_dir("manycallees_fork")
+    out = os.path.join(d, "mc.ccprof")
+    r = run([CCPROF, "record", "-o", out, "--", many, "5", "fork"])
+    kid = out + "." + (r.stdout.split() + ["?", "?", "?", "?"])[4]
+    got = [json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}").get("slow_finds")
+           for f in (out, kid)]
+    check(r.returncode == 0 and None not in got and got[0] >= 6136 and got[1] <= 1,
+          "slow finds: a forked child counts its own, at most 1, not its parent's (%s; %s)"
+          % (got, r.stdout.strip()))
 
 
 def own_time():

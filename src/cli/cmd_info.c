@@ -20,8 +20,9 @@ const struct cli_command cli_info = {
 		"the profiler's own counters (calls, contexts, transitions, functions,\n"
 		"threads, modules, how many functions have source lines, deepest history,\n"
 		"maximum stack depth, profiling memory, lost calls and time, dispatchers:\n"
-		"contexts whose inline cache is bypassed or on retrial), plus the file's\n"
-		"size.\n\n"
+		"contexts whose inline cache is bypassed or on retrial, slow finds: calls\n"
+		"whose transition, made before, the runtime's caches missed), plus the\n"
+		"file's size.\n\n"
 		"Options:\n"
 		"  -j, --json  print the same as JSON\n"
 		"  -h, --help  show this help\n",

@@ -282,9 +282,6 @@ struct rt_thread {
 			 * [A forked child's profile] in forkprune.c.  0 elsewhere. */
 			uint32_t inherited;
 			uint64_t transitions;
-			/* transitions made before that the hooks' caches missed,
-			 * found in the table (STATS key 15, docs/format.md) */
-			uint64_t slow_finds;
 			uint64_t deepest_history;
 			uint64_t max_depth;
 			uint64_t lost_calls;
@@ -339,6 +336,10 @@ struct rt_thread {
 			const struct rt_ctx *idle_cur;
 			int idle;
 			uint32_t seq; /* start order: the thread's index in the profile */
+			/* Transitions made before that the hooks' caches missed, found
+			 * in the table (STATS key 15, docs/format.md).  Here, after seq,
+			 * so that the three above stay on one line. */
+			uint64_t slow_finds;
 			/* Note [Ended threads' reserve] in threads.c */
 			struct rt_thread *spare_next;
 			/* Note [States reborn] in threads.c: room in its arena for
@@ -357,6 +358,10 @@ struct rt_thread {
 	 * [States reborn]). */
 	struct rt_tcache tcache[1u << RT_TCACHE_BITS];
 };
+
+_Static_assert(offsetof(struct rt_thread, idle_cur) / 64 ==
+		       (offsetof(struct rt_thread, seq) + sizeof(uint32_t) - 1) / 64,
+	       "idle_cur, idle and seq on one cache line (Note [Running threads in an array])");
 
 /* Room for the longest CCPROF_OPTIONS read, with its NUL: a longer one is
  * ignored whole (a cut output= path would write elsewhere).  `ccprof

@@ -4,12 +4,17 @@
  * 512 slots hold at most 514 of its transitions, so from the second round
  * on at least 1,534 calls a round miss them and are found in the thread's
  * table: the profile's slow finds (STATS key 15, docs/format.md).  Prints
- * "calls f N", the calls of the 2,048 made in all.
+ * "calls f N", the calls of the 2,048 made in all.  With `fork`, it then
+ * forks a child that calls one of them once more, and prints "child PID":
+ * the child's profile has its own finds, at most that call's.
  *
- * Usage: manycallees [ROUNDS]
+ * Usage: manycallees [ROUNDS [fork]]
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "repeat.h"
 
@@ -30,5 +35,17 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < sizeof fs / sizeof *fs; i++)
 			fs[i]();
 	printf("calls f %lu\n", calls);
+	if (argc > 2 && strcmp(argv[2], "fork") == 0) {
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			fs[0]();
+			return 0;
+		}
+		printf("child %ld\n", (long)pid);
+		return pid > 0 && waitpid(pid, NULL, 0) == pid ? 0 : 1;
+	}
 	return 0;
 }
