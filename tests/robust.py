@@ -2131,6 +2131,12 @@ def generators():
             got = (entries(*gen), entries(*gen + ("step",)), entries(*gen + ("step", "tally")))
             check(got == (300, 6000, 6000),
                   "%s: numbers 300 times, step and tally 6,000 under many_rounds (%s)" % (name, got))
+            # 300 shadow stacks of a page at least, given back to the pool
+            # as their generators ended, still resident (Note [Shadow
+            # memory measured] in src/runtime/shadow.c): 31 KB before.
+            mem = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}").get("memory_bytes", 0)
+            check(mem >= 300 * 4096, "%s: profiling memory counts the 300 generators' shadow "
+                  "stacks, at least 1.2 MB (got %d)" % (name, mem))
         elif mode == "pool":
             got = ending("pool_round", "resume_gen", "task_body", "yield_value")
             check(got == 2000, "%s: 2,000 tasks' yields under pool_round (%s)" % (name, got))

@@ -538,8 +538,10 @@ static void scratch_release(void *ctx, void *p)
 
 /* ---- Gathering --------------------------------------------------------- */
 
+/* shadow: what the thread's running shadow stack holds is added to it
+ * (Note [Shadow memory measured] in shadow.c). */
 static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
-			  struct ccp_stats *st, struct wmem *m)
+			  struct ccp_stats *st, struct wmem *m, uint64_t *shadow)
 {
 	uint32_t inherited = t->inherited; /* Note [A forked child's profile] */
 	const struct rt_ctx *head = RT_ACQUIRE(&t->all), *c;
@@ -597,7 +599,8 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		uint64_t in_use, deepest;
 
 		rt_shadow_measure(t, &in_use, &deepest);
-		st->memory_bytes += t->memory_bytes + in_use;
+		st->memory_bytes += t->memory_bytes;
+		*shadow += in_use;
 		if (deepest > st->max_depth)
 			st->max_depth = deepest;
 	}
@@ -620,6 +623,7 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 {
 	struct rt_thread *t, *head;
 	uint32_t i = 0;
+	uint64_t shadow = 0, pool;
 	int locked = lock_registry(async);
 
 	/* Without the lock (a signal handler's write), a thread may register
@@ -652,8 +656,11 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
 		if (t->alive && locked)
 			rt_thread_refresh_name(t);
 		(*inherited)[--i] = t->inherited;
-		gather_thread(t, &p->threads[i], &p->stats, m);
+		gather_thread(t, &p->threads[i], &p->stats, m, &shadow);
 	}
+	/* Every shadow stack's, held by a thread or not (Note [Shadow memory
+	 * measured] in shadow.c), or else the running ones'. */
+	p->stats.memory_bytes += rt_shadow_pool_resident(&pool) ? pool : shadow;
 	if (i > 0) { /* the list ended early: the threads gathered go first */
 		p->nthreads -= i;
 		memmove(p->threads, p->threads + i, p->nthreads * sizeof *p->threads);

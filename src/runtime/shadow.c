@@ -260,6 +260,36 @@ int rt_reserve_none(void)
 	return reserve_none();
 }
 
+/*
+ * Note [Shadow memory measured]: the profile's memory figure counted, of
+ * the shadow stacks, each thread's running one (rt_shadow_measure), and
+ * no other: not a thread's own while it ran a coroutine, not the
+ * suspended coroutines' nor the spares, nor the segments given back to
+ * the pool, whose pages stay resident after their clearing.
+ * tests/progs/generators.c with 300 generators alive at once reported
+ * 31 KB.  Every segment comes from a chunk, so the chunks are noted as
+ * they are made, and the write counts the resident pages of every
+ * segment in them, each once, whoever holds it: 1.26 MB for those 300
+ * generators.  A chunk being noted as the write runs is missed; past
+ * CHUNKS_NOTED chunks (some 130,000 segments, at 32 a chunk), the write
+ * counts the running shadow stacks only, as before.
+ */
+#define CHUNKS_NOTED 4096u
+
+static uintptr_t chunk_at[CHUNKS_NOTED]; /* 0 until noted */
+static unsigned chunk_segments[CHUNKS_NOTED];
+static unsigned chunks_noted; /* slots taken, perhaps past CHUNKS_NOTED */
+
+static void chunk_note(uintptr_t at, unsigned k)
+{
+	unsigned i = __atomic_fetch_add(&chunks_noted, 1, __ATOMIC_RELAXED);
+
+	if (i < CHUNKS_NOTED) {
+		chunk_segments[i] = k;
+		__atomic_store_n(&chunk_at[i], at, __ATOMIC_RELEASE);
+	}
+}
+
 /* A new chunk, its first segment returned, the others published for
  * chunk_take; or NULL.  A chunk published first by another thread (or a
  * handler) wins: ours goes, and the caller takes from theirs. */
@@ -275,7 +305,9 @@ static struct rt_shadow *chunk_new(int *lost)
 	at = chunk_map(k);
 	if (at == 0 && k > 1) { /* no room for a chunk: a segment alone, from now on */
 		RT_STORE(&chunk_failed, 1);
-		return (struct rt_shadow *)chunk_map(1);
+		if ((at = chunk_map(1)) != 0)
+			chunk_note(at, 1);
+		return (struct rt_shadow *)at;
 	}
 	if (at == 0)
 		return NULL;
@@ -287,6 +319,7 @@ static struct rt_shadow *chunk_new(int *lost)
 		return NULL;
 	}
 	__atomic_fetch_add(&pool_chunks, 1, __ATOMIC_RELAXED);
+	chunk_note(at, k);
 	return (struct rt_shadow *)at;
 }
 
@@ -605,6 +638,34 @@ void rt_shadow_measure(const struct rt_thread *t, uint64_t *in_use, uint64_t *de
 	}
 	if (!failed && written > *deepest)
 		*deepest = written;
+}
+
+/* The resident bytes of every shadow stack segment (Note [Shadow memory
+ * measured]); 0 if some chunks were not noted: the caller counts each
+ * thread's running shadow stack then.  From a signal handler too. */
+int rt_shadow_pool_resident(uint64_t *bytes)
+{
+	unsigned n = RT_LOAD(&chunks_noted), i, k;
+	uint64_t resident;
+	uintptr_t at;
+	size_t last;
+
+	*bytes = 0;
+	if (n > CHUNKS_NOTED)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if ((at = __atomic_load_n(&chunk_at[i], __ATOMIC_ACQUIRE)) == 0)
+			continue; /* being noted */
+		for (k = 0; k < chunk_segments[i]; k++) {
+			struct rt_shadow *seg = (struct rt_shadow *)(at + (uintptr_t)k * RT_SEGMENT_BYTES);
+
+			if (segment_pages(seg, &resident, &last) != 0)
+				*bytes += RT_SEGMENT_BYTES;
+			else
+				*bytes += resident * SHADOW_PAGE;
+		}
+	}
+	return 1;
 }
 
 /* Zeros in a shadow stack taken from an ended thread: rt_shadow_trim
