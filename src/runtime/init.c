@@ -213,6 +213,7 @@ static void after_fork_child(void)
 	exit_written = 0;
 	rt_cc_after_fork();
 	rt_registry_after_fork(rt_self);
+	rt_shadow_after_fork(); /* Note [Shadow memory measured] in shadow.c */
 	rt_heap_after_fork_child(rt_self);
 	rt_sampler_after_fork();
 	rt_dump_after_fork();

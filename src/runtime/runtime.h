@@ -571,6 +571,7 @@ RT_HIDDEN void rt_shadow_give_back(struct rt_thread *t);
 /* without the lock too (signal handlers) */
 RT_HIDDEN void rt_shadow_measure(const struct rt_thread *t, uint64_t *in_use, uint64_t *deepest);
 RT_HIDDEN int rt_shadow_pool_resident(uint64_t *bytes);
+RT_HIDDEN void rt_shadow_after_fork(void);
 RT_HIDDEN void rt_shadow_trim(struct rt_thread *t);
 RT_HIDDEN uint64_t rt_shadow_clear(struct rt_thread *t);
 RT_HIDDEN int rt_reserve_none(void);

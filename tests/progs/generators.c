@@ -15,7 +15,10 @@
  *   threads  first_half on one thread, second_half on another, after the
  *            first ended: the generator moves between threads
  *   many     GENS generators alive at once, each resumed ROUNDS times in
- *            turn by many_rounds(), then each let finish
+ *            turn by many_rounds(), then each let finish; with a second
+ *            argument `fork`, then a child forked that calls after_end()
+ *            and ends, and "child PID" printed (its profile's memory is
+ *            its own)
  *   pool     4 stacks reused by TASKS tasks, each left for good at its
  *            first yield (a task cancelled); prints whether the address
  *            space grew by less than 256 MB (Note [Coroutines abandoned])
@@ -38,6 +41,8 @@
  * Then main calls after_end(), which must be main's own call. */
 #include <pthread.h>
 #include <setjmp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <signal.h>
 #include <time.h>
 #include <stdio.h>
@@ -490,6 +495,17 @@ int main(int argc, char **argv)
 			gen_init(&gens[k], NULL);
 		many_rounds(gens);
 		printf("calls many_rounds %lu\n", n_many);
+		if (argc > 2 && strcmp(argv[2], "fork") == 0) {
+			pid_t pid;
+
+			fflush(stdout);
+			if ((pid = fork()) == 0) {
+				after_end(); /* a call: a child that makes none writes no profile */
+				exit(0);
+			}
+			printf("child %ld\n", (long)pid);
+			waitpid(pid, NULL, 0);
+		}
 	} else {
 		end_by_set = strcmp(mode, "set") == 0;
 		gen_init(&one, strcmp(mode, "inside") == 0 ? inside : NULL);
