@@ -844,6 +844,18 @@ static void note_depth(struct rt_thread *t, int coming)
 		t->max_depth = depth;
 }
 
+/* The transition from c on fn if the thread made it before, counted as
+ * a slow find (the caches missed it: STATS key 15), or NULL.  Under
+ * busy. */
+static struct rt_ctx *found_before(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
+{
+	struct rt_ctx *n = transition_lookup(t->transitions_tab, c, fn);
+
+	if (n != NULL)
+		t->slow_finds++;
+	return n;
+}
+
 /* A thread that enabled asynchronous cancellation is not cancelled in
  * here, with the cost-centre lock or a table half-built: Note
  * [Cancellation] in cancel.c. */
@@ -859,10 +871,8 @@ struct rt_ctx *rt_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn
 		return NULL;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	n = transition_lookup(t->transitions_tab, c, fn);
-	if (n != NULL)
-		t->slow_finds++;
-	else
+	n = found_before(t, c, fn);
+	if (n == NULL)
 		n = make_transition(t, c, fn, start);
 	if (n)
 		remember(t, c, n);
@@ -890,9 +900,8 @@ struct rt_ctx *rt_transition_known(struct rt_thread *t, struct rt_ctx *c, uintpt
 	if (!rt_busy_take(t))
 		return NULL; /* the slow path counts it lost */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	n = transition_lookup(t->transitions_tab, c, fn);
+	n = found_before(t, c, fn);
 	if (n) {
-		t->slow_finds++;
 		remember(t, c, n);
 		note_depth(t, 1); /* its caller pushes the frame after */
 	}
