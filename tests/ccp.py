@@ -147,6 +147,11 @@ def report(profile, *opts):
     return json.loads(r.stdout)
 
 
+def info_json(profile):
+    """`ccprof info --json` of profile as a dict; {} if it printed nothing."""
+    return json.loads(run([CCPROF, "info", "--json", profile]).stdout or "{}")
+
+
 def history_str(ctx):
     """A context as docs/semantics.md writes it: marked entries in brackets."""
     return " ".join("[%s]" % e["name"] if e["marked"] else e["name"] for e in ctx["history"])

@@ -241,7 +241,7 @@ def slow_finds():
         for clock in ("cpu", "cycles"):
             prof = os.path.join(OUT, "%s@%s.ccprof" % (tag, clock))
             r = run([exe, "5"], env=dict(os.environ, CCPROF_OPTIONS="clock=%s,output=%s" % (clock, prof)))
-            info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+            info = info_json(prof)
             n = info.get("slow_finds")
             check(r.returncode == 0 and r.stdout == "calls f 10240\n" and 6136 <= (n or 0) <= 8192,
                   "%s (%s): slow finds 6,136 to 8,192 (got %s)" % (tag, clock, n))

@@ -996,7 +996,7 @@ def own_getenv():
     check(p.stdout.startswith("word yes, none -, 2.50\ncalls getenv 2\n"),
           "own getenv: the program's getenv called by main alone (%r)" % p.stdout)
     rep = exact_calls("own getenv", p, prof)
-    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+    info = info_json(prof)
     check(rep is not None and functions(rep).get("strtod", {}).get("calls") == 1 and
           info.get("interval_ns") == 2500000,
           "own getenv: CCPROF_OPTIONS' interval=2.5ms taken (%s), strtod's call from main "
@@ -1119,7 +1119,7 @@ def own_environment():
           "keep: the image of a child whose environment is LD_PRELOAD alone runs and writes "
           "its profile (status %d, %r, %s)" % (r.returncode, r.stdout, kids))
     for name in ["o.ccprof"] + kids:
-        info = json.loads(run([CCPROF, "info", "--json", os.path.join(d, name)]).stdout or "{}")
+        info = info_json(os.path.join(d, name))
         check(info.get("clock") == "wall" and info.get("interval_ns") == 5000000,
               "keep: %s has the run's options, clock wall every 5 ms (%s, %s)"
               % (name, info.get("clock"), info.get("interval_ns")))
@@ -1372,7 +1372,7 @@ def one_out_per_namespace():
              "unshare -pf %s 36 & sleep 0.05; unshare -pf %s 5 x; wait" % (exe, exe)])
     got = {}
     for f in sorted(os.listdir(d)):
-        info = json.loads(run([CCPROF, "info", "--json", os.path.join(d, f)]).stdout or "{}")
+        info = info_json(os.path.join(d, f))
         got[f] = " ".join(info.get("argv", [])[1:])
     check(r.returncode == 0 and sorted(got.values()) == ["36", "5 x"],
           "two fibs, each pid 1 in its own namespace: both profiles kept (%s)" % got)
@@ -1428,7 +1428,7 @@ def reused_pid():
              % (fib, fib, fib)])
     got = {}
     for f in sorted(os.listdir(d)):
-        info = json.loads(run([CCPROF, "info", "--json", os.path.join(d, f)]).stdout or "{}")
+        info = info_json(os.path.join(d, f))
         got[f] = " ".join(info.get("argv", [])[2:])
     check(r.returncode == 0 and got == {"x.ccprof": "a", "x.ccprof.1": "c", "x.ccprof.1.1": "b"}
           and r.stderr.count(" written to ") == 3,
@@ -1532,7 +1532,7 @@ def one_out_per_run():
     exe = build("fib_out", "tests/progs/fib.c")
     d = fresh_dir("one_out")
     out = os.path.join(d, "x.ccprof")
-    argv = lambda f: json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}").get("argv")
+    argv = lambda f: info_json(f).get("argv")
     pid_of = lambda f: f[len(out) + 1:]
     kids = lambda: sorted(f for f in glob.glob(out + ".*") if pid_of(f).isdigit())
 
@@ -2134,7 +2134,7 @@ def generators():
             # 300 shadow stacks of a page at least, given back to the pool
             # as their generators ended, still resident (Note [Shadow
             # memory measured] in src/runtime/shadow.c): 31 KB before.
-            mem = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}").get("memory_bytes", 0)
+            mem = info_json(prof).get("memory_bytes", 0)
             check(mem >= 300 * 4096, "%s: profiling memory counts the 300 generators' shadow "
                   "stacks, at least 1.2 MB (got %d)" % (name, mem))
             # A forked child's memory is its own, not its parent's pages
@@ -2144,8 +2144,7 @@ def generators():
             r = run([CCPROF, "record", "--clock=" + CLOCK, "-o", out, "--", p.args[0], "many",
                      "fork"])
             kid = out + "." + (r.stdout.split("child ") + ["?"])[1].split()[0]
-            mems = [json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}").get("memory_bytes", -1)
-                    for f in (out, kid)]
+            mems = [info_json(f).get("memory_bytes", -1) for f in (out, kid)]
             check(r.returncode == 0 and mems[0] >= 300 * 4096 and 0 <= mems[1] < 300 * 4096,
                   "%s: a forked child's profiling memory is its own, not its parent's 300 "
                   "shadow stacks (parent, child: %s)" % (name, mems))
@@ -3662,7 +3661,7 @@ def record_dump_signal():
             while not os.path.exists(prof) and time.time() < deadline:
                 time.sleep(0.05)
             running = p.poll() is None and os.path.exists("/proc/%d" % child)
-            info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+            info = info_json(prof)
             fs = functions(report(prof)) if info else {}
             check(running and info.get("pid") == child and
                   fs.get("wait_here", {}).get("calls") == 1 and

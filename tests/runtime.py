@@ -56,7 +56,7 @@ def listed_profiles(name, prog, args, out, bare_stdout):
     main = written.group(1) if written else ""
     pids = {}
     for f in glob.glob(os.path.join(glob.escape(os.path.dirname(out)), "*")):
-        info = json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}")
+        info = info_json(f)
         pids[f] = info.get("pid")
     return said, pids, pids.pop(main, None), main
 
@@ -221,7 +221,7 @@ def fork_child_start():
     if not check(r.returncode == 0 and os.path.exists(kid),
                  "fork, child's start: runs, the child writes OUT.<pid> (%s)" % r.stdout.strip()):
         return
-    info = json.loads(run([CCPROF, "info", "--json", kid]).stdout or "{}")
+    info = info_json(kid)
     fs = functions(report(kid))
     check(info.get("own_ticks", 0) > 0 and info.get("transitions") == 0 and
           fs.get("leaf", {}).get("calls") == 1,
@@ -310,7 +310,7 @@ def record_max_contexts():
     def recorded(*flags):
         prof = os.path.join(OUT, "flag_explode%s.ccprof" % "".join(flags).replace("-", "_"))
         r = run([CCPROF, "record", "-o", prof] + list(flags) + ["--", exe])
-        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+        info = info_json(prof)
         rep = report(prof) if info else {"functions": [], "contexts": []}
         fs = functions(rep)
         own = {l.split()[1]: int(l.split()[2]) for l in r.stdout.splitlines()
@@ -851,14 +851,14 @@ def slow_finds():
     for clock in ("cpu", "cycles"):
         r, prof = record(many, ["5"], clock=clock,
                          profile=os.path.join(OUT, "manycallees@%s.ccprof" % clock))
-        finds[prof] = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}").get("slow_finds")
+        finds[prof] = info_json(prof).get("slow_finds")
         check(r.returncode == 0 and r.stdout == "calls f 10240\n" and
               6136 <= (finds[prof] or 0) <= 8192,
               "slow finds (%s): 2,048 callees of one context, 5 rounds: 6,136 to 8,192 (got %s)"
               % (clock, finds[prof]))
         r, prof = record(fib, ["18"], clock=clock,
                          profile=os.path.join(OUT, "fib_slow_finds@%s.ccprof" % clock))
-        n = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}").get("slow_finds")
+        n = info_json(prof).get("slow_finds")
         check(r.returncode == 0 and n == 0, "slow finds (%s): none in fib's calls (got %s)"
               % (clock, n))
     profs = list(finds)
@@ -868,17 +868,15 @@ def slow_finds():
     r, other = record(many, ["5"], profile=os.path.join(OUT, "manycallees_2.ccprof"))
     both = os.path.join(OUT, "manycallees_merged.ccprof")
     m = run([CCPROF, "merge", "-o", both, profs[0], other])
-    got = [json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}").get("slow_finds")
-           for f in (profs[0], other, both)]
+    got = [info_json(f).get("slow_finds") for f in (profs[0], other, both)]
     check(m.returncode == 0 and None not in got and got[2] == got[0] + got[1],
           "slow finds: merge adds them up (%s)" % got)
     # A forked child starts its count from zero, as its transitions.
     d = fresh_dir("manycallees_fork")
     out = os.path.join(d, "mc.ccprof")
     r = run([CCPROF, "record", "-o", out, "--", many, "5", "fork"])
-    kid = out + "." + (r.stdout.split() + ["?", "?", "?", "?"])[4]
-    got = [json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}").get("slow_finds")
-           for f in (out, kid)]
+    kid = out + "." + (r.stdout.split("child ") + ["?"])[1].split()[0]
+    got = [info_json(f).get("slow_finds") for f in (out, kid)]
     check(r.returncode == 0 and None not in got and got[0] >= 6136 and got[1] <= 1,
           "slow finds: a forked child counts its own, at most 1, not its parent's (%s; %s)"
           % (got, r.stdout.strip()))
@@ -1210,7 +1208,7 @@ def calibration_at_first_hook():
         rc, got = counts(clock, [exe, "threads"], output=prof)
         check(rc == 0 and got == [k], "clock=%s: four threads whose first region comes at once "
               "calibrate once (fixture calls %r, one calibration %d)" % (clock, got, k))
-        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+        info = info_json(prof)
         ns = info.get("overhead_ns_per_call", 0)
         check(0 < ns < 2000, "clock=%s: the four threads' profile records the estimate "
               "(%.1f ns per call)" % (clock, ns))
@@ -1254,7 +1252,7 @@ def tick_rate_without_waiting():
                CCPROF_OPTIONS="clock=cycles,output=" + prof)
     r = subprocess.run([exe, "late"], capture_output=True, text=True, env=env)
     got = [int(n) for n in re.findall(r"^clockcount [0-9]+ ([0-9]+)$", r.stderr, re.M)]
-    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+    info = info_json(prof)
     check(r.returncode == 0 and len(got) == 1 and info.get("ticks_per_sec", 0) > 0,
           "calibonce late under clock=cycles writes a profile with a tick rate, and the "
           "shim counts (%r, %r)" % (r.returncode, got))
@@ -1300,7 +1298,7 @@ def sampler_made_where_code_calls():
                                         got, want, "at start-up" if instrumented else
                                         "at the library's first call"))
         rep = json.loads(run([CCPROF, "report", "--json", prof]).stdout or "{}")
-        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+        info = info_json(prof)
         spin = sum(f["self_s"] for f in rep.get("functions", []) if f["name"] == "late_spin")
         total = rep.get("total_time_s", 0)
         check(info.get("samples", 0) > 0 and total > 0 and spin >= 0.5 * total,
@@ -1779,7 +1777,7 @@ def options():
         r = run([prog, "5"], cwd=d, env=dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
                                              CCPROF_OPTIONS=opts))
         path = os.path.join(d, name)
-        info = json.loads(run([CCPROF, "info", "--json", path]).stdout or "{}")
+        info = info_json(path)
         check(r.returncode == 0 and r.stderr == "" and info.get("clock") == "wall",
               "CCPROF_OPTIONS=%s writes %s, clock=wall, no warning (%r)" % (opts, name, r.stderr))
     r = run([prog, "5"], cwd=d, env=dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),

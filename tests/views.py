@@ -843,7 +843,7 @@ def merge():
     # here, 4 once merged with one more; info and report say so.
     more = os.path.join(OUT, "views_merged4.ccprof")
     r = run([CCPROF, "merge", "-o", more, out, parts[0]])
-    infos = [json.loads(run([CCPROF, "info", "--json", f]).stdout or "{}") for f in (parts[0], out, more)]
+    infos = [info_json(f) for f in (parts[0], out, more)]
     texts = [run([CCPROF, cmd, f]).stdout for f in (out, more) for cmd in ("info", "report")]
     check(r.returncode == 0 and [i.get("merged_profiles") for i in infos] == [0, 3, 4] and
           [rep(f)["merged_profiles"] for f in (parts[0], out, more)] == [0, 3, 4] and
