@@ -131,11 +131,12 @@ $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 	$(call so_links,$(BUILD)/lib,$*)
 
 # Not in the static library: their system, popen, exit, _exit, fork,
-# longjmp, prctl, syscall, set*id and swapcontext would take the place of
-# libc's, with none left to call in a static executable
-# (src/runtime/shellspawn.c, exitgate.c, rawexit.c, forkchild.c,
-# longjmp.c, seccomp.c, credentials.c, ucontext.c).
-RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild longjmp catch seccomp threadname altstack \
+# prctl, syscall, set*id and swapcontext would take the place of libc's,
+# with none left to call in a static executable (src/runtime/shellspawn.c,
+# exitgate.c, rawexit.c, forkchild.c, seccomp.c, credentials.c,
+# ucontext.c).  longjmp.c's names have a way there (Note [Jumps in a
+# static program]).
+RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild seccomp threadname altstack \
                   instrumented credentials ucontext
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
@@ -146,6 +147,9 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # the archive (alloc.c's to the shim, sampler.c's to instrumented.c), are
 # renamed to ones no C program can define: a program's own
 # rt_alloc_shim_linked made the runtime count allocations.
+# __cxa_begin_catch is weak there: in a program linked with -static,
+# libstdc++.a's, defined beside __cxa_end_catch, takes its place
+# (Note [Caught exceptions] in src/runtime/catch.c).
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
 
@@ -154,6 +158,7 @@ $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(OBJCOPY) --localize-hidden --redefine-sym rt_alloc_shim_linked=ccprof.alloc_shim_linked \
 	    --redefine-sym rt_loaded_code_calls_runtime=ccprof.loaded_code_calls_runtime \
 	    --redefine-sym rt_plain_swapcontext=ccprof.plain_swapcontext \
+	    --weaken-symbol=__cxa_begin_catch \
 	    $@.tmp $@ && rm -f $@.tmp
 
 $(BUILD)/lib/libccprof.a: $(RT_STATIC_ONE)

@@ -144,8 +144,8 @@ def exceptions():
     """C++ exceptions thrown through hooked frames: gcc puts __return__
     before each return, and the unwinder skips it.  In the shared runtime
     __cxa_begin_catch pops the frames the exception left (Note [Caught
-    exceptions] in src/runtime/catch.c); in the static one the next
-    call's stack pointer does (Note [Shadow stack]).  Either way every
+    exceptions] in src/runtime/catch.c), and since session 49 in
+    libccprof.a too, whose __cxa_begin_catch is weak.  Every
     count is the program's own, after_catch is main's, and big and small
     (the first with an 8 KB frame) are the catching function's, or for
     small at -O2 main's: catcher's last call is a jump there, after its

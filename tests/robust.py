@@ -31,15 +31,18 @@ signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 CLOCK = "cpu"  # the clock of same_behaviour's runs; see the end
 
 
-def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=None, preexec=None):
+def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=None, preexec=None,
+                   linked=()):
     """Build bare and instrumented, run both, compare.  Returns (run, profile);
-    (None, None) if the profiled run outlives `timeout` seconds."""
+    (None, None) if the profiled run outlives `timeout` seconds.  The
+    instrumented program runs with the runtime preloaded, or if linked
+    names libccprof.a (and any other flags), with it linked in."""
     comp = cxx or CC
     if CLOCK != "cpu":
         name += "@" + CLOCK
     bare = os.path.join(OUT, name + "_bare")
     inst = os.path.join(OUT, name)
-    for exe, flags in ((bare, []), (inst, ["-finstrument-functions"])):
+    for exe, flags in ((bare, []), (inst, ["-finstrument-functions"] + list(linked))):
         r = run([comp, "-g", "-O1", "-I" + os.path.join(TOP, "include"),
                  os.path.join(TOP, src), "-o", exe, "-pthread"] + flags + list(extra))
         if r.returncode != 0:
@@ -60,7 +63,7 @@ def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=Non
     except subprocess.TimeoutExpired:
         check(False, "%s: the bare program ends within %d s" % (name, timeout))
         return None, None
-    e["LD_PRELOAD"] = PRELOAD
+    e["LD_PRELOAD"] = "" if linked else PRELOAD
     e["CCPROF_OPTIONS"] = "clock=" + CLOCK + ":output=" + prof + (":" + env["CCPROF_OPTIONS"] if env and "CCPROF_OPTIONS" in env else "")
     try:
         p = run([inst] + list(args), cwd=d, env=e, timeout=timeout, preexec_fn=start)
@@ -669,26 +672,31 @@ def optimised():
 
 def selfinline():
     """A recursive function inlined into itself (gcc -O2, -O3), the hooks
-    called by hand in gcc's order (tests/progs/selfinline.c).  The shared
-    runtime nests the copies (Note [Self-inlined copies] in machine.c).
-    libccprof.a lets each copy replace its outer call's entry: the real
-    recursive call's exit then matches no entry, and must not end the
-    outer call as if it were a split function's exit (Note [Split
-    functions] in hooks.c).  Either way the copy's g() is f's."""
+    called by hand in gcc's order (tests/progs/selfinline.c).  The
+    runtime nests the copies (Note [Self-inlined copies] in machine.c),
+    preloaded and, since session 49, linked in as libccprof.a.  With
+    every hook called from one place ("onesite"), the runtime cannot tell
+    a copy from a new call after a jump it did not see, and lets each
+    copy replace its outer call's entry, as off x86-64 (and libccprof.a
+    before session 49): the real recursive call's exit then matches no
+    entry, and must not end the outer call as if it were a split
+    function's exit (Note [Split functions] in hooks.c).  Either way the
+    copy's g() is f's."""
     p, prof = same_behaviour("selfinline", "tests/progs/selfinline.c")
     if p is None:
         return
     reps = [("preloaded", report(prof))]
     # -O2: the real call's last exit hook a sibling call, which sees the
     # outer copy's stack pointer (helper-157)
-    for opt in ("-O1", "-O2"):
+    for opt, mode in [(o, m) for o in ("-O1", "-O2") for m in ("", "onesite")]:
         exe = build("selfinline_static%s@%s" % (opt, CLOCK), "tests/progs/selfinline.c",
                     os.path.join(LIB, "libccprof.a"), opt, instrument=False)
-        sprof = exe + ".ccprof"
-        s = run([exe], env=dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, sprof)))
+        sprof = "%s%s.ccprof" % (exe, mode)
+        s = run([exe] + ([mode] if mode else []),
+                env=dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, sprof)))
         check(s.returncode == 0 and s.stdout == p.stdout, "selfinline (%s): libccprof.a linked "
-              "in, %s, it runs as bare" % (CLOCK, opt))
-        reps.append(("libccprof.a " + opt, report(sprof)))
+              "in, %s %s, it runs as bare" % (CLOCK, opt, mode))
+        reps.append(("libccprof.a %s %s" % (opt, mode), report(sprof)))
     for how, rep in reps:
         fg = arcs(rep).get(("f", "g"), {}).get("calls")
         alone = sum(c["entries"] for c in rep["contexts"]
@@ -698,20 +706,30 @@ def selfinline():
               % (CLOCK, how, fg, alone))
 
 
+def enter_hooks_in(exe, fn):
+    """How many calls of the enter hook fn's machine code makes."""
+    body = re.search(r"^[0-9a-f]+ <%s>:\n(.*?)(?:\n\n|\Z)" % re.escape(fn),
+                     run(["objdump", "-d", exe]).stdout, re.M | re.S)
+    return body.group(1).count("<__cyg_profile_func_enter") if body else 0
+
+
 def self_inlined():
     """Recursive functions gcc inlines into themselves at -O3
     (tests/progs/selfrec.c): the copies' hooks run in the outer call's
     frame with its call site and function, and nest in it as recursive
     calls (Note [Self-inlined copies] in src/runtime/machine.c).  Every
     build's contexts are -O0's, and the calls the program counted, also
-    in a library's constructor, which runs before the runtime's own.
-    libccprof.a, which takes such a copy for a new call, shows that gcc
-    -O3 did inline walk into itself."""
+    in a library's constructor, which runs before the runtime's own;
+    also with libccprof.a linked in, which follows longjmp too since
+    session 49 (Note [Jumps in a static program]) and so nests the
+    copies as well (before, it took each for a new call, and its contexts
+    differed).  That gcc -O3 did inline walk into itself, the
+    disassembly says: walk's body calls the enter hook more than once."""
     src = os.path.join(TOP, "tests/progs/selfrec.c")
     want = None
     # (clang hooks glibc's atoi, inline in its header, too: only the
     # program's own functions)
-    for tag, _, r, rep, got in at_levels("selfrec", "tests/progs/selfrec.c",
+    for tag, exe, r, rep, got in at_levels("selfrec", "tests/progs/selfrec.c",
                                          (("gcc", ["-O0"]), ("gcc", ["-O2"]), ("gcc", ["-O3"]),
                                           ("clang", ["-O2"]),
                                           ("gcc", ["-O3", os.path.join(LIB, "libccprof.a")])),
@@ -721,16 +739,16 @@ def self_inlined():
             check(("[main] [walk]", 20, 40920) in got and ("[main] [walk] [leaf]", 20460, 0) in got,
                   "self-inlined: -O0 baseline, [main] [walk] entered 20 times (clock=%s): %s"
                   % (CLOCK, got))
-        elif "libccprof.a" in tag:
-            check(got != want, "self-inlined: gcc -O3 inlines walk into itself (libccprof.a, "
-                  "which takes the copies for calls after a jump, differs from -O0)")
-            continue
         else:
             check(got == want, "self-inlined: %s: the -O0 contexts (%s)" % (tag, got))
         fs = functions(rep)
         n = counts(r.stdout)
         check(r.returncode == 0 and len(n) == 3 and all(fs[f]["calls"] == n[f] for f in n),
               "self-inlined: %s: the calls the program counted, %s" % (tag, n))
+        if tag.startswith("gcc -O3 "):
+            hooks = enter_hooks_in(exe, "walk")
+            check(hooks > 1, "self-inlined: %s: gcc inlined walk into itself (its body calls "
+                  "the enter hook %d times)" % (tag, hooks))
     # In a library's constructor, which runs before the runtime's own.
     main = os.path.join(OUT, "selfrec_main.c")
     with open(main, "w") as f:
@@ -2001,11 +2019,21 @@ def jump_siblings():
     call, by every way of jumping, fortified or not; out of a signal
     handler on an alternate stack below the thread's stack or above it;
     and past a function inlined into rounds.  Before the jump was
-    interposed, big showed under jump() every time."""
-    for how in ("longjmp", "_longjmp", "siglongjmp", "handler", "altabove", "inlined"):
+    interposed, big showed under jump() every time.  The same with
+    libccprof.a linked in (since session 49: Note [Jumps in a static
+    program]), and in a program linked with -static, with and without
+    the flag `pkg-config --static` gives for glibc's siglongjmp."""
+    liba = os.path.join(LIB, "libccprof.a")
+    links = (("", ()), ("_linked", (liba,)),
+             ("_static", ("-static", liba, "-Wl,-u,__libc_siglongjmp")), ("_static_nou", ("-static", liba)))
+    for how, (ltag, linked) in [(h, l) for h in ("longjmp", "_longjmp", "siglongjmp", "handler",
+                                                 "altabove", "inlined") for l in links]:
+        if ltag.startswith("_static") and how not in ("longjmp", "siglongjmp", "handler"):
+            continue
         for tag, extra in (("", ()), ("_fortify", ("-O2", "-D_FORTIFY_SOURCE=2"))):
-            name = "jumpsibling_%s%s" % (how.replace("_longjmp", "underscore_longjmp"), tag)
-            p, prof = same_behaviour(name, "tests/progs/jumpsibling.c", args=[how], extra=extra)
+            name = "jumpsibling_%s%s%s" % (how.replace("_longjmp", "underscore_longjmp"), tag, ltag)
+            p, prof = same_behaviour(name, "tests/progs/jumpsibling.c", args=[how], extra=extra,
+                                     linked=linked)
             rep = p and exact_calls(name, p, prof)
             if not rep:
                 continue
@@ -2074,10 +2102,13 @@ def main_stack_limits():
 def coroutines():
     """swapcontext between two stacks: calls do not nest on one stack any
     more, yet every count stays exact and nothing is lost, whether the
-    coroutine's stack lies below the driver's or above it."""
-    for where in ("below", "above"):
-        name = "coroutines_" + where
-        p, prof = same_behaviour(name, "tests/progs/coroutines.c", args=[where])
+    coroutine's stack lies below the driver's or above it; also with
+    libccprof.a linked in, which does not follow swapcontext (README,
+    Known limits) but follows longjmp since session 49."""
+    for where, ltag, linked in [(w, l, f) for w in ("below", "above")
+                                for l, f in (("", ()), ("_linked", (os.path.join(LIB, "libccprof.a"),)))]:
+        name = "coroutines_" + where + ltag
+        p, prof = same_behaviour(name, "tests/progs/coroutines.c", args=[where], linked=linked)
         if exact_calls(name, p, prof):
             info = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
             check(info.get("lost_calls") == 0 and info.get("calls") == 5003,
@@ -2222,17 +2253,26 @@ def catch_big():
     """After a catch, the catching function calls big(), whose frame is
     bigger than those the exception unwound (Note [Caught exceptions] in
     src/runtime/catch.c): big and small are catcher's calls, 10 each, with
-    g++ and clang++ at -O0 and -O2.  clang runs no exit hooks while
-    unwinding, and at -O0 big showed under thrower 10 times of 10."""
+    g++ and clang++ at -O0 and -O2, preloaded and (since session 49)
+    with libccprof.a linked in.  clang runs no exit hooks while unwinding,
+    and at -O0 big showed under thrower 10 times of 10.  Linked with
+    -static, libstdc++.a's __cxa_begin_catch takes the place of the
+    runtime's weak one (Note [Caught exceptions]): the program links and
+    runs as bare, with exact calls, and g++'s exit hooks still put big
+    and small under catcher."""
+    liba = os.path.join(LIB, "libccprof.a")
     for cxx in ("g++", "clang++"):
         if shutil.which(cxx) is None:
             print("# SKIP catch_big with %s: not installed" % cxx)
             continue
-        for opt in ("-O0", "-O2"):
-            name = "catchbig_%s%s" % (cxx.replace("+", "x"), opt)
-            p, prof = same_behaviour(name, "tests/progs/catchbig.cpp", cxx=cxx, extra=(opt,))
+        for opt, (ltag, linked) in [(o, l) for o in ("-O0", "-O2")
+                                    for l in (("", ()), ("_linked", (liba,)),
+                                              ("_static", ("-static", liba)))]:
+            name = "catchbig_%s%s%s" % (cxx.replace("+", "x"), opt, ltag)
+            p, prof = same_behaviour(name, "tests/progs/catchbig.cpp", cxx=cxx, extra=(opt,),
+                                     linked=linked)
             rep = p and exact_calls(name, p, prof)
-            if not rep:
+            if not rep or (ltag == "_static" and cxx != "g++"):
                 continue
             a = arcs(rep)
             for callee in ("big()", "small()"):

@@ -1,6 +1,5 @@
 /*
- * catch.c - frames an exception unwound, discarded where it is caught
- * (shared runtime only).
+ * catch.c - frames an exception unwound, discarded where it is caught.
  *
  * Note [Caught exceptions]: gcc's code runs the exit hooks of the frames
  * an exception unwinds (their cleanups call them), but clang's does not:
@@ -21,8 +20,11 @@
  * Entries of manual regions stop the pop, as they stop the hooks'.  A
  * catch inside libstdc++ (std::terminate's handlers, a catch in a
  * function of its own) pops the frames below it, which are gone as well.
- * Only in the shared runtime: in a static program libstdc++.a defines the
- * name in the same object as __cxa_end_catch, which would clash.
+ * libccprof.a has it too, weak (the Makefile makes it so): a program
+ * linked with it whose libstdc++ is shared calls ours, which finds
+ * libstdc++'s with dlsym; in one linked with -static, libstdc++.a's
+ * takes its place (it is defined beside __cxa_end_catch, which every
+ * catch calls), and the stack pointers decide there, as before.
  */
 #include <dlfcn.h>
 #include <stdlib.h>

@@ -252,9 +252,10 @@ static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintpt
  * went missing, and the F entry above it is its caller's.  That is what
  * a recursive function inlined into itself does (gcc -O2, -O3) where
  * its copies are taken for calls after a jump (Note [Self-inlined
- * copies] in machine.c: libccprof.a): the real recursive call's entry
- * is replaced by its own inlined copy's, and its exit would end the
- * outer copy's call (tests/progs/selfinline.c).
+ * copies] in machine.c: off x86-64, and libccprof.a before session 49):
+ * the real recursive call's entry is replaced by its own inlined copy's,
+ * and its exit would end the outer copy's call (tests/progs/selfinline.c,
+ * also "onesite").
  *
  * A split function that is recursive (tests/progs/splitrec.c): its
  * head is inlined into the clone too, so at each level the head's entry
@@ -269,7 +270,7 @@ static struct rt_shadow *entry_of_call(struct rt_thread *t, uintptr_t fn, uintpt
  * call's.  Before an exact match only: a function's own entry, at its
  * frame's sp, is the exit's whatever the sp it sees.  And not for an
  * exit whose (F, call site) an enter dropped: where self-inlined copies
- * replace their outer calls (libccprof.a), the real recursive call's
+ * replace their outer calls (off x86-64), the real recursive call's
  * exit, jumped to, sees the sp of the copy's frame and would end the
  * outer copy (helper-157: selfrec.c at -O3 linked with libccprof.a,
  * 9,200-10,900 of leaf's 20,460 calls under main, 2,300-3,300 without

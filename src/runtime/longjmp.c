@@ -1,6 +1,5 @@
 /*
- * longjmp.c - frames left by longjmp, discarded at the jump (shared
- * runtime only).
+ * longjmp.c - frames left by longjmp, discarded at the jump.
  *
  * Note [Longjmp]: the hooks find frames left without a return by their
  * stack pointers (Note [Shadow stack]): a call discards the entries below
@@ -19,14 +18,29 @@
  * alternate signal stack (off the thread's stack, above it or below),
  * and functions inlined into the setjmp frame after the setjmp
  * (rt_left_by_jump in machine.c).  Only where the layout is known
- * (x86-64 glibc), only when the target is on the thread's own stack (a
- * jump within an alternate stack is left to the hooks' guess), and only
- * in the shared runtime (the Makefile leaves this file out of libccprof.a: a static
- * program's libc has these names already).  A jump inside libc (one that
- * never goes through these names) is still left to the guess.  Entries
+ * (x86-64 glibc), and only when the target is on the thread's own stack (a
+ * jump within an alternate stack is left to the hooks' guess).  A jump
+ * inside libc (one that never goes through these names) is still left to
+ * the guess.  Entries
  * of manual regions stop the pop, as they stop the hooks'
  * (rt_discard_gone).  The entries popped are not remembered as dropped
  * (Note [Split functions] in hooks.c): no exit of theirs will come.
+ *
+ * Note [Jumps in a static program]: libccprof.a has these names too.  A
+ * program linked with it whose libc is shared finds libc's with dlsym,
+ * as the shared runtime does.  In a fully static program (-static) there
+ * is nothing after us for dlsym to find, but the names cannot clash:
+ * libc.a defines longjmp, _longjmp and siglongjmp weakly, as aliases of
+ * __libc_siglongjmp, and __longjmp_chk alone in an object nothing else
+ * of libc's needs.  Ours take their place, and jump with
+ * __libc_siglongjmp (a weak reference: linked in only if something asks
+ * for it).  Something always does: the runtime starts its sampler with
+ * pthread_create, whose unwinding for pthread_exit and cancellation
+ * (libc.a's unwind.o) jumps with __libc_longjmp, defined in the same
+ * object; `pkg-config --static` also asks for it with
+ * -Wl,-u,__libc_siglongjmp.  Lost in a fully static program, and only
+ * there: __longjmp_chk's check that the target frame is still live (its
+ * jump is __libc_siglongjmp's).  tests/robust.py static_jumps.
  */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -38,12 +52,23 @@ typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
 
 static void *real_longjmp, *real_siglongjmp, *real__longjmp, *real_longjmp_chk;
 
+/* glibc's, in libc.a: Note [Jumps in a static program]. */
+extern void __libc_siglongjmp(struct __jmp_buf_tag *, int) __attribute__((weak));
+
+/* libc's jump for name: dlsym's, or in a static program libc.a's. */
+static void *real_jump(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+
+	return f != NULL ? f : (void *)__libc_siglongjmp;
+}
+
 static void longjmp_lookup(void)
 {
-	real_longjmp = dlsym(RTLD_NEXT, "longjmp");
-	real_siglongjmp = dlsym(RTLD_NEXT, "siglongjmp");
-	real__longjmp = dlsym(RTLD_NEXT, "_longjmp");
-	real_longjmp_chk = dlsym(RTLD_NEXT, "__longjmp_chk");
+	real_longjmp = real_jump("longjmp");
+	real_siglongjmp = real_jump("siglongjmp");
+	real__longjmp = real_jump("_longjmp");
+	real_longjmp_chk = real_jump("__longjmp_chk");
 }
 
 /* Before main: jumps come from signal handlers, where dlsym is no safe

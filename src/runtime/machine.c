@@ -1012,7 +1012,7 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * again: same sp, call site and function.  So is a new call of the
  * function from the same site, in a frame of the same size, after a
  * jump or an exception out of it that left its entry: one the runtime
- * does not follow (libccprof.a; a jump inside libc, __builtin_longjmp;
+ * does not follow (a jump inside libc, __builtin_longjmp;
  * clang's exception out of a function inlined into the frame that
  * catches it).  Before, such an
  * entry was always taken for gone: the copy replaced its outer call,
@@ -1050,11 +1050,13 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * whole all the same (gcc nests copies 8 deep at most,
  * max-inline-recursive-depth).
  *
- * Only on x86-64 (the site's place is known) and in the shared runtime
- * (rt_jumps_followed, defined 1 in longjmp.c, which libccprof.a leaves
- * out): libccprof.a follows no longjmp, exception or switch at all, so
- * stale entries are common there, and the site alone would be all that
- * tells them, with the miss above; it keeps the old rule.  Only the
+ * Only on x86-64 (the site's place is known), and only where longjmp and
+ * caught exceptions are followed (rt_jumps_followed, defined 1 in
+ * longjmp.c): without that, stale entries would be common, and the site
+ * alone would be all that tells them, with the miss above.  libccprof.a
+ * has followed them since session 49 (Note [Jumps in a static program]);
+ * it follows no swapcontext, whose switches the stack pointers decide
+ * there, as before (tests/progs/coroutines.c linked in).  Only the
  * -finstrument-functions hooks hook inlined copies: -mfentry hooks real
  * calls, and a manual region has no frame.  tests/progs/selfrec.c,
  * unseenjump.c; README.

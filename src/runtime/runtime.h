@@ -461,7 +461,8 @@ RT_HIDDEN uintptr_t rt_fentry_start(uintptr_t key);
  * nests in the entry on top (Note [Self-inlined copies]). */
 RT_HIDDEN int rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t fn,
 			      int inlined);
-/* The shared runtime on x86-64 (longjmp.c; a weak 0 in machine.c). */
+/* The runtime on x86-64, preloaded or linked in (longjmp.c; a weak 0 in
+ * machine.c). */
 extern int rt_jumps_followed RT_HIDDEN;
 
 /* Where the -finstrument-functions hook whose caller's stack pointer is
