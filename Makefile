@@ -131,13 +131,13 @@ $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 	$(call so_links,$(BUILD)/lib,$*)
 
 # Not in the static library: their system, popen, exit, _exit, fork,
-# prctl, syscall, set*id and swapcontext would take the place of libc's,
-# with none left to call in a static executable (src/runtime/shellspawn.c,
-# exitgate.c, rawexit.c, forkchild.c, seccomp.c, credentials.c,
-# ucontext.c).  longjmp.c's names have a way there (Note [Jumps in a
-# static program]).
+# prctl, syscall and set*id would take the place of libc's, with none
+# left to call in a static executable (src/runtime/shellspawn.c,
+# exitgate.c, rawexit.c, forkchild.c, seccomp.c, credentials.c).
+# longjmp.c's and ucontext.c's names have a way there (Note [Jumps in a
+# static program], Note [Switches in a static program]).
 RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild seccomp threadname altstack \
-                  instrumented credentials ucontext
+                  instrumented credentials
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking
@@ -157,7 +157,6 @@ $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)
 	$(OBJCOPY) --localize-hidden --redefine-sym rt_alloc_shim_linked=ccprof.alloc_shim_linked \
 	    --redefine-sym rt_loaded_code_calls_runtime=ccprof.loaded_code_calls_runtime \
-	    --redefine-sym rt_plain_swapcontext=ccprof.plain_swapcontext \
 	    --weaken-symbol=__cxa_begin_catch \
 	    $@.tmp $@ && rm -f $@.tmp
 

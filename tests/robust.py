@@ -2103,10 +2103,14 @@ def coroutines():
     """swapcontext between two stacks: calls do not nest on one stack any
     more, yet every count stays exact and nothing is lost, whether the
     coroutine's stack lies below the driver's or above it; also with
-    libccprof.a linked in, which does not follow swapcontext (README,
-    Known limits) but follows longjmp since session 49."""
+    libccprof.a linked in (since session 49 it follows the switches too),
+    and linked with -static, with and without glibc's swapcontext asked
+    for (Note [Switches in a static program])."""
+    liba = os.path.join(LIB, "libccprof.a")
     for where, ltag, linked in [(w, l, f) for w in ("below", "above")
-                                for l, f in (("", ()), ("_linked", (os.path.join(LIB, "libccprof.a"),)))]:
+                                for l, f in (("", ()), ("_linked", (liba,)),
+                                             ("_static", ("-static", liba, "-Wl,-u,__swapcontext")),
+                                             ("_static_nou", ("-static", liba)))]:
         name = "coroutines_" + where + ltag
         p, prof = same_behaviour(name, "tests/progs/coroutines.c", args=[where], linked=linked)
         if exact_calls(name, p, prof):
@@ -2138,12 +2142,24 @@ def generators():
     timer handler switches tasks in the middle of the slow path (the
     runtime crashed there 1 run in 16; 8 in 16 before this work): the
     program runs as bare, and pleaf's calls are no more than it made
-    (those made while another task held the slow path are lost)."""
+    (those made while another task held the slow path are lost).  Each
+    also with libccprof.a linked in, which follows the switches too since
+    session 49; and some linked with -static, with glibc's swapcontext
+    asked for as `pkg-config --static` does and without it, where the
+    runtime makes it of getcontext and setcontext (Note [Switches in a
+    static program] in src/runtime/ucontext.c)."""
     n = 200
-    for mode in ("two", "set", "inside", "threads", "many", "pool", "threadpool", "ulink", "jump",
-                 "pipe", "plain", "preempt"):
-        name = "generators_" + mode
-        p, prof = same_behaviour(name, "tests/progs/generators.c", args=[mode])
+    liba = os.path.join(LIB, "libccprof.a")
+    links = (("", ()), ("_linked", (liba,)),
+             ("_static", ("-static", liba, "-Wl,-u,__swapcontext")), ("_static_nou", ("-static", liba)))
+    modes = ("two", "set", "inside", "threads", "many", "pool", "threadpool", "ulink", "jump",
+             "pipe", "plain", "preempt")
+    for mode, (ltag, linked) in [(m, l) for m in modes for l in links]:
+        if ltag.startswith("_static") and mode not in ("two", "set", "inside", "ulink", "jump",
+                                                        "preempt"):
+            continue
+        name = "generators_" + mode + ltag
+        p, prof = same_behaviour(name, "tests/progs/generators.c", args=[mode], linked=linked)
         rep = p and exact_calls(name, p, prof)
         if not rep:
             continue
@@ -2168,6 +2184,8 @@ def generators():
             mem = info_json(prof).get("memory_bytes", 0)
             check(mem >= 300 * 4096, "%s: profiling memory counts the 300 generators' shadow "
                   "stacks, at least 1.2 MB (got %d)" % (name, mem))
+            if linked:
+                continue
             # A forked child's memory is its own, not its parent's pages
             # (4.2 MB for 64 threads' deep stacks in helper-160's test).
             d = fresh_dir("generators_many_fork@" + CLOCK)

@@ -48,22 +48,14 @@ extern int __posix_spawnp(pid_t *, const char *, const posix_spawn_file_actions_
 			  const posix_spawnattr_t *, char *const[], char *const[])
 	__attribute__((weak));
 
-/* dlsym's answer, or where it has none (a static program: execsys.c)
- * the fallback. */
-static void *next_or(const char *name, void *fallback)
-{
-	void *f = dlsym(RTLD_NEXT, name);
-	return f ? f : fallback;
-}
-
 void rt_exec_init(void)
 {
-	real_execve = next_or("execve", (void *)rt_sys_execve);
-	real_execvpe = next_or("execvpe", (void *)rt_sys_execvpe);
-	real_fexecve = next_or("fexecve", (void *)rt_sys_fexecve);
-	real_execveat = next_or("execveat", (void *)rt_sys_execveat);
-	real_posix_spawn = next_or("posix_spawn", (void *)__posix_spawn);
-	real_posix_spawnp = next_or("posix_spawnp", (void *)__posix_spawnp);
+	real_execve = rt_next_or("execve", (void *)rt_sys_execve);
+	real_execvpe = rt_next_or("execvpe", (void *)rt_sys_execvpe);
+	real_fexecve = rt_next_or("fexecve", (void *)rt_sys_fexecve);
+	real_execveat = rt_next_or("execveat", (void *)rt_sys_execveat);
+	real_posix_spawn = rt_next_or("posix_spawn", (void *)__posix_spawn);
+	real_posix_spawnp = rt_next_or("posix_spawnp", (void *)__posix_spawnp);
 }
 
 static void before_exec(void)

@@ -42,7 +42,6 @@
  * there: __longjmp_chk's check that the target frame is still live (its
  * jump is __libc_siglongjmp's).  tests/robust.py static_jumps.
  */
-#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdlib.h>
 
@@ -55,20 +54,13 @@ static void *real_longjmp, *real_siglongjmp, *real__longjmp, *real_longjmp_chk;
 /* glibc's, in libc.a: Note [Jumps in a static program]. */
 extern void __libc_siglongjmp(struct __jmp_buf_tag *, int) __attribute__((weak));
 
-/* libc's jump for name: dlsym's, or in a static program libc.a's. */
-static void *real_jump(const char *name)
-{
-	void *f = dlsym(RTLD_NEXT, name);
-
-	return f != NULL ? f : (void *)__libc_siglongjmp;
-}
-
+/* libc's jumps: dlsym's, or in a static program libc.a's. */
 static void longjmp_lookup(void)
 {
-	real_longjmp = real_jump("longjmp");
-	real_siglongjmp = real_jump("siglongjmp");
-	real__longjmp = real_jump("_longjmp");
-	real_longjmp_chk = real_jump("__longjmp_chk");
+	real_longjmp = rt_next_or("longjmp", (void *)__libc_siglongjmp);
+	real_siglongjmp = rt_next_or("siglongjmp", (void *)__libc_siglongjmp);
+	real__longjmp = rt_next_or("_longjmp", (void *)__libc_siglongjmp);
+	real_longjmp_chk = rt_next_or("__longjmp_chk", (void *)__libc_siglongjmp);
 }
 
 /* Before main: jumps come from signal handlers, where dlsym is no safe

@@ -592,10 +592,8 @@ RT_HIDDEN void rt_stack_back(struct rt_stack_saved *mine);
 RT_HIDDEN void rt_stack_follow(struct rt_thread *t, uintptr_t sp);
 RT_HIDDEN void rt_stack_jump(struct rt_thread *t, uintptr_t target);
 RT_HIDDEN void rt_stacks_thread_exit(struct rt_thread *t);
-/* ucontext.c (shared runtime only): libc's swapcontext, never ours; NULL
- * in the static runtime, where swapcontext is libc's. */
-RT_HIDDEN int rt_plain_swapcontext(struct ucontext_t *from, const struct ucontext_t *to)
-	__attribute__((weak));
+/* ucontext.c: libc's swapcontext, never ours. */
+RT_HIDDEN int rt_plain_swapcontext(struct ucontext_t *from, const struct ucontext_t *to);
 
 /* calib.c: an empty function with and without instrumentation */
 RT_HIDDEN void rt_calib_instrumented(void);
@@ -865,6 +863,9 @@ RT_HIDDEN const char *rt_getenv(const char *name);
 /* interposed.c: whether *real, libc's function behind an interposed one,
  * is there, `lookup` called to find it if not yet. */
 RT_HIDDEN int rt_real_ready(void *const *real, void (*lookup)(void));
+/* dlsym(RTLD_NEXT, name), or fallback where it finds none (a static
+ * program). */
+RT_HIDDEN void *rt_next_or(const char *name, void *fallback);
 
 /* cancel.c: the runtime's work on a thread's behalf runs with cancellation
  * held off (Note [Cancellation]).  rt_nocancel_begin returns the state to

@@ -390,8 +390,7 @@ void rt_on_own_stack(void (*fn)(void *), void *arg)
 		makecontext(&on_own, own_stack_entry, 0);
 		/* libc's: the interposed one would switch the shadow stack
 		 * (ucontext.c), which the report reads */
-		if ((rt_plain_swapcontext ? rt_plain_swapcontext(&left, &on_own)
-					  : swapcontext(&left, &on_own)) != 0)
+		if (rt_plain_swapcontext(&left, &on_own) != 0)
 			fn(arg); /* no way off: try here */
 	} else {
 		fn(arg);

@@ -403,12 +403,14 @@ static void leave_running(struct rt_thread *t, struct rt_stack_saved *mine, cons
 
 /* The thread's state, made if this is its first call into the runtime
  * and the process runs instrumented code (a coroutine may make the
- * thread's first call, after the switch: its stack is not the thread's). */
+ * thread's first call, after the switch: its stack is not the thread's).
+ * A program with libccprof.a linked in (no instrumented.c) is taken to
+ * run it, as the sampler takes it (rt_sampler_start_or_defer). */
 static struct rt_thread *thread_here(void)
 {
 	struct rt_thread *t = rt_self;
 
-	if (t == NULL && rt_loaded_code_calls_runtime != NULL && rt_loaded_code_calls_runtime())
+	if (t == NULL && (rt_loaded_code_calls_runtime == NULL || rt_loaded_code_calls_runtime()))
 		t = rt_thread_start();
 	return t;
 }
