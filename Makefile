@@ -147,17 +147,21 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # the archive (alloc.c's to the shim, sampler.c's to instrumented.c), are
 # renamed to ones no C program can define: a program's own
 # rt_alloc_shim_linked made the runtime count allocations.
-# __cxa_begin_catch is weak there: in a program linked with -static,
-# libstdc++.a's, defined beside __cxa_end_catch, takes its place
-# (Note [Caught exceptions] in src/runtime/catch.c).
+# The jumps, the switches and __cxa_begin_catch are weak there: a
+# program's own definition, or a sanitizer's that clang links into the
+# program (whose interceptors must see every jump), takes their place,
+# as does libstdc++.a's __cxa_begin_catch, defined beside __cxa_end_catch
+# (Note [Jumps in a static program] in src/runtime/longjmp.c, Note
+# [Caught exceptions] in catch.c).  libc.a's are weak too, and come later.
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
+STATIC_WEAK := longjmp _longjmp siglongjmp __longjmp_chk swapcontext setcontext __cxa_begin_catch
 
 $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)
 	$(OBJCOPY) --localize-hidden --redefine-sym rt_alloc_shim_linked=ccprof.alloc_shim_linked \
 	    --redefine-sym rt_loaded_code_calls_runtime=ccprof.loaded_code_calls_runtime \
-	    --weaken-symbol=__cxa_begin_catch \
+	    $(STATIC_WEAK:%=--weaken-symbol=%) \
 	    $@.tmp $@ && rm -f $@.tmp
 
 $(BUILD)/lib/libccprof.a: $(RT_STATIC_ONE)

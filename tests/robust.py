@@ -2105,7 +2105,9 @@ def coroutines():
     coroutine's stack lies below the driver's or above it; also with
     libccprof.a linked in (since session 49 it follows the switches too),
     and linked with -static, with and without glibc's swapcontext asked
-    for (Note [Switches in a static program])."""
+    for (Note [Switches in a static program]).  These checks hold with
+    the switches unfollowed too: that the switches are followed,
+    generators() checks."""
     liba = os.path.join(LIB, "libccprof.a")
     for where, ltag, linked in [(w, l, f) for w in ("below", "above")
                                 for l, f in (("", ()), ("_linked", (liba,)),
@@ -2265,6 +2267,101 @@ def exceptions():
             names = [f["name"] for f in rep["functions"]]
             check(any(n.startswith("Box<int>::get") for n in names),
                   "%s: C++ names demangled (%s)" % (name, [n for n in names if "get" in n]))
+
+
+def plugin_catch():
+    """A C program that opens a C++ library with RTLD_LOCAL
+    (tests/progs/plugcatch.c): the library's catches reach the runtime's
+    __cxa_begin_catch, which dlsym(RTLD_NEXT) cannot find libstdc++'s
+    for, and the runtime aborted the program (helper-162); it now asks
+    the calling object (Note [A catch in a library of its own]).
+    Preloaded, and with libccprof.a linked in and exported by -rdynamic,
+    each with the library built by g++ and clang++: the output of the
+    run without the runtime, and the library's calls counted."""
+    liba = os.path.join(LIB, "libccprof.a")
+    host = os.path.join(TOP, "tests/progs/plugcatch.c")
+    bare = os.path.join(OUT, "plugcatch_bare")
+    linked = os.path.join(OUT, "plugcatch_linked")
+    inst = os.path.join(OUT, "plugcatch")
+    for exe, flags in ((bare, []), (inst, ["-finstrument-functions"]),
+                       (linked, ["-finstrument-functions", liba, "-rdynamic", "-pthread"])):
+        r = run([CC, "-O1", host, "-o", exe] + flags + ["-ldl"])
+        if not check(r.returncode == 0, "plugcatch: the host builds (%s)" % r.stderr[-200:]):
+            return
+    for cxx in ("g++", "clang++"):
+        if shutil.which(cxx) is None:
+            continue
+        lib = os.path.join(OUT, "libplugcatch_%s.so" % cxx.replace("+", "x"))
+        r = run([cxx, "-O1", "-fPIC", "-shared", "-finstrument-functions",
+                 os.path.join(TOP, "tests/progs/plugcatch_lib.cpp"), "-o", lib])
+        if not check(r.returncode == 0, "plugcatch: the %s library builds" % cxx):
+            continue
+        want = run([bare, lib])
+        for how, exe, env in (("preloaded", inst, {"LD_PRELOAD": PRELOAD}), ("linked", linked, {})):
+            prof = os.path.join(OUT, "plugcatch_%s_%s.ccprof" % (cxx, how))
+            e = dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, prof), **env)
+            got = run([exe, lib], env=e)
+            check(got.returncode == 0 and got.stdout == want.stdout == "caught 25\n",
+                  "plugcatch (%s, %s): a catch in a library opened with RTLD_LOCAL, as "
+                  "without the runtime (status %d, %r; %s)"
+                  % (cxx, how, got.returncode, got.stdout, got.stderr[-200:]))
+            fs = functions(report(prof)) if os.path.exists(prof) else {}
+            check(fs.get("after_catch(long)", {}).get("calls") == 25,
+                  "plugcatch (%s, %s): after_catch's 25 calls counted" % (cxx, how))
+
+
+def linked_beside_others():
+    """libccprof.a's jumps and switches are weak (the Makefile's
+    STATIC_WEAK), so a definition of the program's own, or one a
+    sanitizer links into it, comes first.  clang puts ThreadSanitizer's
+    and AddressSanitizer's runtimes in the program, whose longjmp and
+    swapcontext must see every jump: tests/progs/sanjump.c runs as its
+    sanitized build without the runtime does (with the runtime's strong,
+    ThreadSanitizer died of SIGSEGV after 200,000 jumps it did not see,
+    and the process then hung).  And a program
+    that defines swapcontext itself links (it did not, "multiple
+    definition")."""
+    liba = os.path.join(LIB, "libccprof.a")
+    src = os.path.join(TOP, "tests/progs/sanjump.c")
+    for san in ("thread", "address"):
+        if shutil.which("clang") is None:
+            print("# SKIP linked_beside_others: clang not installed")
+            break
+        bare = os.path.join(OUT, "sanjump_bare_" + san)
+        exe = os.path.join(OUT, "sanjump_" + san)
+        rb = run(["clang", "-O1", "-fsanitize=" + san, src, "-o", bare])
+        if rb.returncode != 0:
+            print("# SKIP linked_beside_others, %s: clang cannot build it here" % san)
+            continue
+        r = run(["clang", "-O1", "-fsanitize=" + san, "-finstrument-functions", src, liba,
+                 "-o", exe])
+        if not check(r.returncode == 0, "sanjump (%s): links with libccprof.a (%s)"
+                     % (san, r.stderr[-200:])):
+            continue
+        want = run([bare, "300000"], timeout=60)
+        prof = exe + ".ccprof"
+        try:
+            got = run([exe, "300000"], timeout=60,
+                      env=dict(os.environ, CCPROF_OPTIONS="output=" + prof))
+        except subprocess.TimeoutExpired:
+            check(False, "sanjump (%s): ends within 60 s" % san)
+            continue
+        check(got.returncode == 0 and got.stdout == want.stdout and "ERROR:" not in got.stderr,
+              "sanjump (%s): with libccprof.a linked in, runs as its sanitized build does "
+              "(status %d, %r; %s)" % (san, got.returncode, got.stdout, got.stderr[-200:]))
+        check(functions(report(prof)).get("inner", {}).get("calls") == 300000 if os.path.exists(prof)
+              else False, "sanjump (%s): the profile counts inner's 300,000 calls" % san)
+    own = os.path.join(OUT, "ownswap.c")
+    with open(own, "w") as f:
+        f.write("#include <ucontext.h>\n"
+                "int swapcontext(ucontext_t *a, const ucontext_t *b) { (void)a; (void)b; return 7; }\n"
+                "int main(void) { ucontext_t x; return swapcontext(&x, &x) == 7 ? 0 : 1; }\n")
+    exe = os.path.join(OUT, "ownswap")
+    r = run([CC, "-finstrument-functions", own, liba, "-pthread", "-o", exe])
+    check(r.returncode == 0 and run([exe], env=dict(os.environ, CCPROF_OPTIONS="output=" + exe +
+                                                    ".ccprof")).returncode == 0,
+          "a program's own swapcontext links beside libccprof.a and is the one called (%s)"
+          % r.stderr[-200:])
 
 
 def catch_big():
@@ -4315,6 +4412,8 @@ coroutines()
 generators()
 exceptions()
 catch_big()
+plugin_catch()
+linked_beside_others()
 static_exec()
 execsys_as_glibc()
 signals_()

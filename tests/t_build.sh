@@ -256,5 +256,6 @@ if make CC="$CC" BUILD="$OUT/fuzz-replay" fuzz-replay > "$log" 2>&1; then
 else
 	notok "make fuzz-replay builds and replays the seeds (see $log)"
 fi
-check_eq "make fuzz-replay: no warnings" "$(grep -c 'warning:' "$log")" 0
+# (the compiler's: not make's own, "jobserver unavailable" under make -j)
+check_eq "make fuzz-replay: no warnings" "$(grep -v '^make' "$log" | grep -c 'warning:')" 0
 finish

@@ -22,11 +22,22 @@
  * function of its own) pops the frames below it, which are gone as well.
  * libccprof.a has it too, weak (the Makefile makes it so): a program
  * linked with it whose libstdc++ is shared calls ours, which finds
- * libstdc++'s with dlsym; in one linked with -static, libstdc++.a's
- * takes its place (it is defined beside __cxa_end_catch, which every
- * catch calls), and the stack pointers decide there, as before.
+ * libstdc++'s with dlsym; in one linked with -static or
+ * -static-libstdc++, libstdc++.a's takes its place (it is defined beside
+ * __cxa_end_catch, which every catch calls), and the stack pointers
+ * decide there, as before.
+ *
+ * Note [A catch in a library of its own]: dlsym(RTLD_NEXT) looks only
+ * through the objects loaded with the program, and a C++ library that a
+ * C program opened with RTLD_LOCAL brought its libstdc++ in beside them,
+ * not among them: its catches came to ours (preloaded, or linked in and
+ * exported by -rdynamic), which found nothing to call and aborted the
+ * program (helper-162).  So where dlsym finds none, ours asks the object
+ * that called it, and its dependencies, through a handle of its own
+ * (tests/progs/plugcatch.c).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdlib.h>
 
 #include "runtime.h"
@@ -35,9 +46,37 @@ typedef void *(*begin_catch_fn)(void *);
 
 static void *real_begin_catch;
 
-static void begin_catch_lookup(void)
+RT_API void *__cxa_begin_catch(void *exception); /* the C++ ABI's; no header of libc has it */
+
+/* __cxa_begin_catch as the object at `from` and its dependencies have
+ * it, other than ours; NULL if none. */
+static void *begin_catch_of(const void *from)
 {
-	real_begin_catch = dlsym(RTLD_NEXT, "__cxa_begin_catch");
+	Dl_info info;
+	void *h, *f;
+
+	if (dladdr(from, &info) == 0 || info.dli_fname == NULL || info.dli_fname[0] == '\0')
+		return NULL;
+	if ((h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) == NULL)
+		return NULL; /* one reference more, given back below */
+	f = dlsym(h, "__cxa_begin_catch");
+	dlclose(h);
+	return f == (void *)__cxa_begin_catch ? NULL : f;
+}
+
+/* libstdc++'s (or libc++abi's), looked up at the first catch that comes
+ * from `from`, once found kept; errno as it was. */
+static begin_catch_fn real_for(const void *from)
+{
+	void *f = __atomic_load_n(&real_begin_catch, __ATOMIC_ACQUIRE);
+	int saved = errno;
+
+	if (f == NULL && (f = dlsym(RTLD_NEXT, "__cxa_begin_catch")) == NULL)
+		f = begin_catch_of(from);
+	if (f != NULL)
+		__atomic_store_n(&real_begin_catch, f, __ATOMIC_RELEASE);
+	errno = saved;
+	return (begin_catch_fn)f;
 }
 
 /* Whether entry e belongs to a frame the exception unwound on its way to
@@ -48,15 +87,14 @@ static int unwound(const struct rt_thread *t, const struct rt_shadow *e, uintptr
 	return !(e->sp & RT_REGION_SP) && e->sp < catcher;
 }
 
-RT_API void *__cxa_begin_catch(void *exception); /* the C++ ABI's; no header of libc has it */
-
 RT_API void *__cxa_begin_catch(void *exception)
 {
 	struct rt_thread *t = rt_self;
+	begin_catch_fn real = real_for(__builtin_return_address(0));
 
 	if (t != NULL)
 		rt_pop_left(t, unwound, (uintptr_t)__builtin_dwarf_cfa());
-	if (!rt_real_ready(&real_begin_catch, begin_catch_lookup))
+	if (real == NULL)
 		abort(); /* a catch without the C++ runtime: nothing sane is left */
-	return ((begin_catch_fn)real_begin_catch)(exception);
+	return real(exception);
 }

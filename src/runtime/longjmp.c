@@ -32,7 +32,10 @@
  * is nothing after us for dlsym to find, but the names cannot clash:
  * libc.a defines longjmp, _longjmp and siglongjmp weakly, as aliases of
  * __libc_siglongjmp, and __longjmp_chk alone in an object nothing else
- * of libc's needs.  Ours take their place, and jump with
+ * of libc's needs.  Ours, weak as well (the Makefile's STATIC_WEAK) and
+ * met first, take their place; a program's own, or those of a sanitizer
+ * clang links into the program, come before ours, so that its
+ * interceptors see every jump (tests/progs/sanjump.c).  Ours jump with
  * __libc_siglongjmp (a weak reference: linked in only if something asks
  * for it).  Something always does: the runtime starts its sampler with
  * pthread_create, whose unwinding for pthread_exit and cancellation
@@ -40,7 +43,7 @@
  * object; `pkg-config --static` also asks for it with
  * -Wl,-u,__libc_siglongjmp.  Lost in a fully static program, and only
  * there: __longjmp_chk's check that the target frame is still live (its
- * jump is __libc_siglongjmp's).  tests/robust.py static_jumps.
+ * jump is __libc_siglongjmp's).  tests/robust.py jump_siblings.
  */
 #include <setjmp.h>
 #include <stdlib.h>

@@ -1054,9 +1054,9 @@ void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s)
  * caught exceptions are followed (rt_jumps_followed, defined 1 in
  * longjmp.c): without that, stale entries would be common, and the site
  * alone would be all that tells them, with the miss above.  libccprof.a
- * has followed them since session 49 (Note [Jumps in a static program]);
- * it follows no swapcontext, whose switches the stack pointers decide
- * there, as before (tests/progs/coroutines.c linked in).  Only the
+ * has followed them since session 49, and swapcontext too (Note [Jumps
+ * in a static program] in longjmp.c, Note [Switches in a static
+ * program] in ucontext.c).  Only the
  * -finstrument-functions hooks hook inlined copies: -mfentry hooks real
  * calls, and a manual region has no frame.  tests/progs/selfrec.c,
  * unseenjump.c; README.

@@ -12,7 +12,8 @@
  * A program linked with it whose libc is shared finds libc's with dlsym.
  * In one linked with -static the names cannot clash (libc.a defines
  * them weakly, as aliases of __swapcontext and __setcontext), but ours
- * take their place, and libc.a's objects come in only if something asks
+ * (weak too, and met first: Note [Jumps in a static program]) take their
+ * place, and libc.a's objects come in only if something asks
  * for their own names (weak references here do not).  __setcontext is
  * always there: the runtime's makecontext (signals.c) brings in its
  * trampoline, which calls it.  __swapcontext only if `pkg-config
