@@ -30,6 +30,13 @@ longjmp popen prctl pthread_setname_np
 sigaltstack posix_spawn posix_spawnp setns sigaction siginterrupt siglongjmp signal ssignal syscall system sysv_signal
 unshare setuid setgid seteuid setegid setreuid setregid setresuid setresgid setgroups initgroups
 swapcontext setcontext"
+# What libccprof.a defines for a program linked with it: those less the
+# calls only the shared runtime takes over (man/ccprof.3, NOTES: "The
+# shared runtime (not libccprof.a) also interposes").
+static_only_shared="_Exit __libc_start_main _exit daemon exit fork forkpty popen prctl
+pthread_setname_np sigaltstack syscall system setuid setgid seteuid setegid setreuid setregid
+setresuid setresgid setgroups initgroups"
+exports_static=$(for e in $exports_rt; do case " $(echo $static_only_shared) " in *" $e "*) ;; *) echo $e;; esac; done)
 exports_alloc="$exports_rt aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc
 reallocarray valloc"
 sorted() { echo $* | tr ' ' '\n' | sort | tr '\n' ' '; }
@@ -53,6 +60,9 @@ for cc in gcc clang; do
 		"$(exports "$OUT/build-$cc/lib/libccprof.so")" "$(sorted $exports_rt)"
 	check_eq "make CC=$cc: libccprof-alloc.so exports those and the allocator's" \
 		"$(exports "$OUT/build-$cc/lib/libccprof-alloc.so")" "$(sorted $exports_alloc)"
+	check_eq "make CC=$cc: libccprof.a defines those the man page says it takes over" \
+		"$(nm -g --defined-only "$OUT/build-$cc/lib/libccprof.a" | awk 'NF == 3 { print $3 }' | sort | tr '\n' ' ')" \
+		"$(sorted $exports_static)"
 	# make demo, the README's first command, on the build just made.  Any
 	# index for work: it is [1] only when main, f and g have no time of
 	# their own, and a late sample on a busy machine gives main some.
