@@ -31,6 +31,16 @@ signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 CLOCK = "cpu"  # the clock of same_behaviour's runs; see the end
 
 
+def link_ways(u_flag):
+    """same_behaviour's (name suffix, linked) for the runtime preloaded,
+    libccprof.a linked in, and linked with -static with u_flag (the
+    -Wl,-u option `pkg-config --static` gives for the libc function the
+    test needs) and without it."""
+    liba = os.path.join(LIB, "libccprof.a")
+    return (("", ()), ("_linked", (liba,)), ("_static", ("-static", liba, u_flag)),
+            ("_static_nou", ("-static", liba)))
+
+
 def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=None, preexec=None,
                    linked=()):
     """Build bare and instrumented, run both, compare.  Returns (run, profile);
@@ -2023,9 +2033,7 @@ def jump_siblings():
     libccprof.a linked in (since session 49: Note [Jumps in a static
     program]), and in a program linked with -static, with and without
     the flag `pkg-config --static` gives for glibc's siglongjmp."""
-    liba = os.path.join(LIB, "libccprof.a")
-    links = (("", ()), ("_linked", (liba,)),
-             ("_static", ("-static", liba, "-Wl,-u,__libc_siglongjmp")), ("_static_nou", ("-static", liba)))
+    links = link_ways("-Wl,-u,__libc_siglongjmp")
     for how, (ltag, linked) in [(h, l) for h in ("longjmp", "_longjmp", "siglongjmp", "handler",
                                                  "altabove", "inlined") for l in links]:
         if ltag.startswith("_static") and how not in ("longjmp", "siglongjmp", "handler"):
@@ -2108,11 +2116,8 @@ def coroutines():
     for (Note [Switches in a static program]).  These checks hold with
     the switches unfollowed too: that the switches are followed,
     generators() checks."""
-    liba = os.path.join(LIB, "libccprof.a")
-    for where, ltag, linked in [(w, l, f) for w in ("below", "above")
-                                for l, f in (("", ()), ("_linked", (liba,)),
-                                             ("_static", ("-static", liba, "-Wl,-u,__swapcontext")),
-                                             ("_static_nou", ("-static", liba)))]:
+    for where, (ltag, linked) in [(w, l) for w in ("below", "above")
+                                  for l in link_ways("-Wl,-u,__swapcontext")]:
         name = "coroutines_" + where + ltag
         p, prof = same_behaviour(name, "tests/progs/coroutines.c", args=[where], linked=linked)
         if exact_calls(name, p, prof):
@@ -2151,9 +2156,7 @@ def generators():
     runtime makes it of getcontext and setcontext (Note [Switches in a
     static program] in src/runtime/ucontext.c)."""
     n = 200
-    liba = os.path.join(LIB, "libccprof.a")
-    links = (("", ()), ("_linked", (liba,)),
-             ("_static", ("-static", liba, "-Wl,-u,__swapcontext")), ("_static_nou", ("-static", liba)))
+    links = link_ways("-Wl,-u,__swapcontext")
     modes = ("two", "set", "inside", "threads", "many", "pool", "threadpool", "ulink", "jump",
              "pipe", "plain", "preempt")
     for mode, (ltag, linked) in [(m, l) for m in modes for l in links]:
