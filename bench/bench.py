@@ -61,6 +61,14 @@ WORKLOADS = [
     ("threads", "threads.c", "c", 1200, 120),
 ]
 SMALL = 32
+# Code layouts for the static variants (dummy-static, ccprof-static): each
+# is linked behind a padding object of each size in bytes, and round i runs
+# layout i mod len(PADS).  Linked statically, the runtime's sections move
+# the program's code, and a static program's speed is a draw over its
+# layout (docs/performance.md, session 49): one layout said "static is
+# faster" or "slower" by the luck of that draw.  BENCH_LAYOUTS=0: one.
+PADS = [int(x) for x in os.environ.get("BENCH_LAYOUTS", "0,16,32,64,512,1040,2048")
+        .replace(",", " ").split()] or [0]
 # The Goals judge R only where the empty hooks cost at least this much.
 R_FLOOR = 0.10
 SECTIONS = [w[0] for w in WORKLOADS] + ["objdump", "sqlite", "report"]
@@ -142,6 +150,27 @@ def compile_prog(out, srcs, compiler, flags, libs=(), deps=(), run=sh):
 FLOORS = {}
 
 
+def pad_object(size):
+    """An object whose .text is size bytes of int3, linked before a
+    static variant's own objects to move all of its code by size bytes
+    (multiples of 16 move it exactly: -O2 aligns functions to 16)."""
+    obj = os.path.join(BIN, "pad-%d.o" % size)
+    if not os.path.exists(obj):
+        src = obj[:-2] + ".s"
+        with open(src, "w") as f:
+            f.write("\t.text\n\t.globl ccprof_bench_pad_%d\nccprof_bench_pad_%d:\n"
+                    "\t.skip %d, 0xcc\n\t.section .note.GNU-stack,\"\",@progbits\n"
+                    % (size, size, size))
+        sh([CC, "-c", src, "-o", obj + ".tmp"])
+        os.replace(obj + ".tmp", obj)
+    return obj
+
+
+def layout_name(v, pad):
+    """The build name of static variant v behind a pad of pad bytes."""
+    return v if pad == PADS[0] else "%s@%d" % (v, pad)
+
+
 def build_support():
     """dummy_hooks.{so,o}, the floors' libraries (FLOORS) and the
     workloads' binaries."""
@@ -192,10 +221,14 @@ def workload_bins(name, src, lang, dummy_obj):
     o = lambda v: os.path.join(BIN, "%s.%s" % (name, v))
     b["bare"] = compile_prog(o("bare"), [path], cc, [OPT])
     b["instr"] = compile_prog(o("instr"), [path], cc, [OPT, "-finstrument-functions"])
-    b["dummy-static"] = compile_prog(o("dummy-static"), [path], cc,
-                                     [OPT, "-finstrument-functions"], [dummy_obj])
-    b["ccprof-static"] = compile_prog(o("ccprof-static"), [path], cc,
-                                      [OPT, "-finstrument-functions"], [LIBA])
+    instr_obj = o("instr") + ".o"
+    if newer(instr_obj, [path]):
+        sh([cc, OPT, "-finstrument-functions", "-c", path, "-o", instr_obj + ".tmp"])
+        os.replace(instr_obj + ".tmp", instr_obj)
+    for v, lib in (("dummy-static", dummy_obj), ("ccprof-static", LIBA)):
+        exes = [compile_prog(o(layout_name(v, pad)), [pad_object(pad), instr_obj], cc, [OPT],
+                             [lib]) for pad in PADS]
+        b[v], b[v + "@layouts"] = exes[0], exes
     b["pg"] = compile_prog(o("pg"), [path], cc, [OPT, "-pg"])
     for v, lib in (("fentry-empty", os.path.join(BENCH, "fentry_empty.S")), ("fentry-cpu", LIBA)):
         exe = compile_fentry(o(v), path, cc, [lib])
@@ -259,13 +292,16 @@ class Variant:
     files: what to measure the size of after the run (file or directory);
     dummy: the variant whose overhead is R's denominator; base: the variant
     each round's time is divided by; family: "gcc" or "clang"; calls_of:
-    the ccprof variant whose call count ns/call divides by.
+    the ccprof variant whose call count ns/call divides by; layouts: the
+    program linked in each of PADS's layouts, argv[0] in turn from round
+    to round.
     """
 
     def __init__(self, name, argv, env=None, small=False, files=(), dummy=None, base=None,
-                 family="gcc", calls_of=None):
+                 family="gcc", calls_of=None, layouts=None):
         self.name = name
         self.argv = argv
+        self.layouts = layouts
         self.env = env or {}
         self.small = small
         self.files = list(files)
@@ -292,12 +328,20 @@ def clean(p):
         os.remove(p)
 
 
+def round_argv(v):
+    """The command of v's next round: with layouts, the next layout's
+    program in turn."""
+    if not v.layouts:
+        return v.argv
+    return [v.layouts[len(v.times) % len(v.layouts)]] + v.argv[1:]
+
+
 def run_once(v, cwd):
     for f in v.files:
         clean(f)
     with tempfile.NamedTemporaryFile("r", dir=WORK, prefix="time.", delete=True) as tf:
         cmd = [TIME, "-f", "%M %U %S", "-o", tf.name, "env"]
-        cmd += ["%s=%s" % kv for kv in v.env.items()] + v.argv
+        cmd += ["%s=%s" % kv for kv in v.env.items()] + round_argv(v)
         t0 = time.perf_counter()
         r = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True, errors="replace")
@@ -371,7 +415,11 @@ def analyse(variants):
              "sizes": v.sizes[-1] if v.sizes else []}
         base = by.get(v.base)
         if base is not None and base is not v:
-            s["ratio"] = med([t / b for t, b in zip(v.times, base.times)])
+            rs = [t / b for t, b in zip(v.times, base.times)]
+            s["ratio"] = med(rs)
+            if v.layouts:  # the spread over layouts (and rounds)
+                s["layouts"] = min(len(v.layouts), len(rs))
+                s["ratio_min"], s["ratio_max"] = min(rs), max(rs)
         elif v.name == v.base:
             s["ratio"] = 1.0
         st[v.name] = s
@@ -404,7 +452,8 @@ def table(header, rows):
 VARIANT_DOC = {
     "bare": "gcc -O2, no instrumentation",
     "dummy": "gcc -O2 -finstrument-functions, empty hooks preloaded (.so)",
-    "dummy-static": "the same build, empty hooks linked in",
+    "dummy-static": "the same build, empty hooks linked in (rounds rotate over the code "
+                    "layouts of BENCH_LAYOUTS, as cpu-static's do)",
     "empty+thread": "the empty hooks preloaded with a POSIX thread asleep beside them "
                     "(bench/helper_thread.c: what ccprof's sampler cost by existing "
                     "before session 45, as with helper=pthread; both families)",
@@ -543,7 +592,8 @@ def family_variants(F, bins, full, small, empty, so, rundir):
     vs += [V(F[key], [instr] + full, {"LD_PRELOAD": lib}, dummy=F["dummy"], calls_of=cpu)
            for key, lib in sorted(FLOORS.items())]
     if fam == "gcc" and "dummy-static" in bins:
-        vs.append(V("dummy-static", [bins["dummy-static"]] + full, calls_of=cpu))
+        vs.append(V("dummy-static", [bins["dummy-static"]] + full, calls_of=cpu,
+                    layouts=bins.get("dummy-static@layouts")))
     if fam == "gcc" and "excl" in bins:
         vs.append(V("gcc-excl dummy", [bins["excl"]] + full, pre, calls_of="gcc-excl cpu"))
     vs += [V(cpu, [instr] + full, ccp(cpu, "cpu"), files=[prof(cpu)], dummy=F["dummy"],
@@ -553,7 +603,8 @@ def family_variants(F, bins, full, small, empty, so, rundir):
     if fam == "gcc" and "ccprof-static" in bins:
         vs.append(V("cpu-static", [bins["ccprof-static"]] + full,
                     {"CCPROF_OPTIONS": "clock=cpu:output=%s" % prof("cpu-static")},
-                    files=[prof("cpu-static")], dummy="dummy-static", calls_of=cpu))
+                    files=[prof("cpu-static")], dummy="dummy-static", calls_of=cpu,
+                    layouts=bins.get("ccprof-static@layouts")))
     if fam == "gcc" and "excl" in bins:
         vs.append(V("gcc-excl cpu", [bins["excl"]] + full, ccp("gcc-excl cpu", "cpu"),
                     files=[prof("gcc-excl cpu")], dummy="gcc-excl dummy",
@@ -712,14 +763,21 @@ def relink_base(v):
     return "fentry-empty" if v == "fentry-cpu" else "instr"
 
 
+# The relinks: variant, object linked in, one layout or PADS.
+RELINKS = (("dummy-static", None, False), ("ccprof-static", LIBA, False),
+           ("fentry-cpu", LIBA, True))
+
+
 def real_bins(name, exe, done, build, relink, dummy_obj, fetch=None):
     """Build (cached) a real program's variants; returns {build: exe} or
     None when it is skipped (BENCH_NAME=0, quick mode with builds missing,
     a gcc build or fetch failing).  exe(v): variant v's program; done(v):
     whether it is built; build(v): build it, True if it worked;
-    relink(v, obj): relink_base(v)'s objects linked again with obj
-    (dummy-static, ccprof-static, fentry-cpu), True if it worked; fetch():
-    get the sources, None if it worked, else why not."""
+    relink(v, obj, pad): relink_base(v)'s objects linked again behind
+    pad_object(pad) and with obj (dummy-static, ccprof-static, fentry-cpu)
+    into exe(layout_name(v, pad)), True if it worked; fetch(): get the
+    sources, None if it worked, else why not.  The static variants get a
+    build per layout, bins[v + "@layouts"]; fentry-cpu one."""
     var = "BENCH_" + name.upper()
     if not env_flag(var, "1"):
         return None
@@ -744,11 +802,15 @@ def real_bins(name, exe, done, build, relink, dummy_obj, fetch=None):
     if "clang-ai" not in bins or "clang-bare" not in bins:  # no clang family without both
         for v in REAL_CLANG:
             bins.pop(v, None)
-    for v, obj in (("dummy-static", dummy_obj), ("ccprof-static", LIBA), ("fentry-cpu", LIBA)):
+    for v, obj, single in RELINKS:
         if relink_base(v) not in bins:
             continue
-        if relink(v, obj):
-            bins[v] = exe(v)
+        pads = PADS[:1] if single else PADS
+        if all(relink(v, obj or dummy_obj, pad) for pad in pads):
+            exes = [exe(layout_name(v, pad)) for pad in pads]
+            bins[v] = exes[0]
+            if not single:
+                bins[v + "@layouts"] = exes
         else:
             log("bench: relinking %s (%s) failed; its row is left out" % (name, v))
     return bins
@@ -770,7 +832,8 @@ def objdump_setup(dummy_obj):
         return False
     bins = real_bins("objdump", o,
                      lambda v: os.path.exists(os.path.join(WORK, "objdump-%s" % v, ".done")),
-                     build, lambda v, obj: subprocess.run(["sh", script, v, obj]).returncode == 0,
+                     build, lambda v, obj, pad: subprocess.run(
+                         ["sh", script, layout_name(v, pad), obj, pad_object(pad)]).returncode == 0,
                      dummy_obj)
     if bins is None:
         return None
@@ -858,11 +921,12 @@ def sqlite_setup(dummy_obj):
             log("bench: sqlite build %s failed (see %s)" % (v, os.path.relpath(logf(v), ROOT)))
             return False
 
-    def relink(v, obj):
-        os.makedirs(d(v), exist_ok=True)
+    def relink(v, obj, pad):
+        lv = layout_name(v, pad)
+        os.makedirs(d(lv), exist_ok=True)
         try:
-            compile_prog(exe(v), objs(relink_base(v)), CC, [OPT], [obj, "-ldl"],
-                         run=run_logged(v))
+            compile_prog(exe(lv), [pad_object(pad)] + objs(relink_base(v)), CC, [OPT],
+                         [obj, "-ldl"], run=run_logged(lv))
             return True
         except OSError:
             return False
@@ -1017,9 +1081,14 @@ def linking(w):
     p, s = st["cpu"]["ratio"], st["cpu-static"]["ratio"]
     dp, ds = st["dummy"]["ratio"], st["dummy-static"]["ratio"]
     faster = s < p
-    return faster, ("%s [gcc]: linking: %s faster: clock=cpu %.2f× bare static vs %.2f× "
+    spread = ""
+    cs = st["cpu-static"]
+    if cs.get("layouts", 1) > 1:
+        spread = " (%.2f–%.2f over %d layouts)" % (cs["ratio_min"], cs["ratio_max"],
+                                                    cs["layouts"])
+    return faster, ("%s [gcc]: linking: %s faster: clock=cpu %.2f× bare static%s vs %.2f× "
                     "preloaded (%+.0f %%); empty hooks %.2f× static vs %.2f× preloaded"
-                    % (w["name"], "static" if faster else "preloaded", s, p,
+                    % (w["name"], "static" if faster else "preloaded", s, spread, p,
                        (s - p) / p * 100, ds, dp))
 
 

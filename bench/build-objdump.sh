@@ -1,5 +1,5 @@
 #!/bin/sh
-# build-objdump.sh VARIANT [OBJECT]: build GNU objdump from Debian's
+# build-objdump.sh VARIANT [OBJECT [PAD]]: build GNU objdump from Debian's
 # binutils-source tarball into bench/.work/objdump-VARIANT/binutils/objdump.
 #
 # Full builds (configure + make, several minutes each on two cores):
@@ -21,9 +21,14 @@
 #                  in place of the empty hooks
 # They run the final link of objdump again, in objdump-BASE/binutils, with
 # OBJECT appended, writing to objdump-VARIANT/binutils/objdump.  They are
-# redone whenever OBJECT or the base objdump is newer than the result.
+# redone whenever OBJECT, PAD or the base objdump is newer than the result.
+# PAD, an object linked before all others, moves the program's code (one
+# of bench.py's layouts); a relink's VARIANT may then carry a suffix,
+# ccprof-static@512, naming its own output.
 set -eu
 variant=$1
+kind=${variant%%@*}
+pad=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$here/.work
 src=$work/src
@@ -44,7 +49,8 @@ relink() { # relink BASE OBJECT: objdump-BASE's link again, plus OBJECT
 		exit 1
 	fi
 	if [ -x "$out/binutils/objdump" ] && [ "$out/binutils/objdump" -nt "$obj" ] &&
-		[ "$out/binutils/objdump" -nt "$in/objdump" ]; then
+		[ "$out/binutils/objdump" -nt "$in/objdump" ] &&
+		{ [ -z "$pad" ] || [ "$out/binutils/objdump" -nt "$pad" ]; }; then
 		exit 0
 	fi
 	# What automake links objdump from (objects, libtool libraries, LIBS),
@@ -54,7 +60,7 @@ relink() { # relink BASE OBJECT: objdump-BASE's link again, plus OBJECT
 	mkdir -p "$out/binutils"
 	# shellcheck disable=SC2086 # $parts is a word list
 	(cd "$in" && ./libtool --quiet --tag=CC --mode=link "$gcc" -O2 \
-		-o "$out/binutils/objdump.tmp" $parts "$obj" -pthread) >"$out/link.log" 2>&1 || {
+		-o "$out/binutils/objdump.tmp" ${pad:+"$pad"} $parts "$obj" -pthread) >"$out/link.log" 2>&1 || {
 		cat "$out/link.log" >&2
 		exit 1
 	}
@@ -63,6 +69,10 @@ relink() { # relink BASE OBJECT: objdump-BASE's link again, plus OBJECT
 }
 
 case $variant in
+*@*) case $kind in ccprof-static | dummy-static) ;; *)
+	echo "build-objdump.sh: only a relink has layouts, not '$variant'" >&2; exit 2 ;; esac ;;
+esac
+case $kind in
 bare)       cc=$gcc   cxx=$gxx     cflags="-O2" ldflags="" ;;
 instr)      cc=$gcc   cxx=$gxx     cflags="-O2 -finstrument-functions" ldflags="" ;;
 pg)         cc=$gcc   cxx=$gxx     cflags="-O2 -pg" ldflags="-pg" ;;

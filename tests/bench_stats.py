@@ -190,6 +190,61 @@ def test_floors():
     check(bench.floor_line(w, bench.FAMILY["gcc"]) is None, "no floor line without the floors")
 
 
+def test_layouts():
+    """make bench's layouts: a padding object moves all the program's
+    .text (its functions and the hooks linked in) by its size; a
+    variant's rounds take its layouts in turn; the linking line gives
+    the static median with its range over the layouts."""
+    import bench  # noqa: E402  (bench/ is on the path)
+    saved = bench.BIN
+    bench.BIN = ccp.OUT  # not bench/.work
+    try:
+        src = os.path.join(ccp.TOP, "bench", "workloads", "recurse.c")
+        obj = os.path.join(ccp.OUT, "layout_recurse.o")
+        r = run([ccp.CC, "-O2", "-finstrument-functions", "-c", src, "-o", obj])
+        if not check(r.returncode == 0, "layouts: recurse.c compiles: " + r.stderr.strip()):
+            return
+        addr = {}
+        for pad in (0, 16, 512):
+            exe = os.path.join(ccp.OUT, "layout_recurse_%d" % pad)
+            r = run([ccp.CC, "-O2", bench.pad_object(pad), obj,
+                     os.path.join(ccp.LIB, "libccprof.a"), "-pthread", "-o", exe])
+            if not check(r.returncode == 0, "layouts: linked behind %d bytes: %s"
+                         % (pad, r.stderr.strip())):
+                return
+            syms = {f[2]: int(f[0], 16) for f in
+                    (ln.split() for ln in run(["nm", exe]).stdout.splitlines()) if len(f) == 3}
+            addr[pad] = syms
+        moved = {pad: {name: addr[pad][name] - addr[0][name]
+                       for name in ("fib", "__cyg_profile_func_enter")}
+                 for pad in (16, 512)}
+        check(moved[16]["fib"] == 16 and moved[512]["fib"] == 512 and
+              moved[512]["__cyg_profile_func_enter"] == 512 and
+              moved[16]["__cyg_profile_func_enter"] in (0, 16, 64),
+              "layouts: the program's code moves by the padding, the (64-aligned) hooks with "
+              "it: %s" % moved)
+    finally:
+        bench.BIN = saved
+    v = bench.Variant("cpu-static", ["a", "in"], layouts=["a", "b", "c"])
+    seen = []
+    for t in range(5):
+        seen.append(bench.round_argv(v)[0])
+        v.times.append(1.0 + t)
+    check(seen == ["a", "b", "c", "a", "b"] and bench.round_argv(v)[1:] == ["in"],
+          "layouts: rounds take the layouts in turn: %s" % seen)
+    bare = bench.Variant("bare", ["bare"])
+    bare.times = [1.0] * 5
+    stats = bench.analyse([bare, v])["cpu-static"]
+    check((stats["ratio"], stats["ratio_min"], stats["ratio_max"], stats["layouts"]) ==
+          (3.0, 1.0, 5.0, 3), "layouts: the ratio's median and range over them: %s" % stats)
+    w = {"name": "w", "stats": {"cpu": {"ratio": 2.0}, "dummy": {"ratio": 1.5},
+                                "dummy-static": {"ratio": 1.4}, "cpu-static": stats}}
+    got = bench.linking(w)
+    check(got == (False, "w [gcc]: linking: preloaded faster: clock=cpu 3.00× bare static "
+                  "(1.00–5.00 over 3 layouts) vs 2.00× preloaded (+50 %); empty hooks 1.40× "
+                  "static vs 1.50× preloaded"), "layouts: the linking line: %s" % (got,))
+
+
 test_sign_test()
 test_ranks()
 test_compare()
@@ -198,4 +253,5 @@ test_r_goal()
 test_ab()
 test_round_order()
 test_floors()
+test_layouts()
 ccp.finish()
