@@ -130,14 +130,13 @@ so_links = ln -sfn $(2).so.$(VERSION) $(1)/$(2).so.$(SOVERSION) && \
 $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 	$(call so_links,$(BUILD)/lib,$*)
 
-# Not in the static library: their system, popen, exit, _exit, fork,
-# prctl, syscall and set*id would take the place of libc's, with none
-# left to call in a static executable (src/runtime/shellspawn.c,
-# exitgate.c, rawexit.c, forkchild.c, seccomp.c, credentials.c).
-# longjmp.c's and ucontext.c's names have a way there (Note [Jumps in a
-# static program], Note [Switches in a static program]).
-RT_SHARED_ONLY := shellspawn exitgate rawexit forkchild seccomp threadname altstack \
-                  instrumented credentials
+# Not in the static library: their system, popen, exit, prctl, syscall
+# and set*id would take the place of libc's, with none left to call in a
+# static executable (src/runtime/shellspawn.c, exitgate.c, seccomp.c,
+# credentials.c).  longjmp.c's, ucontext.c's, rawexit.c's and fork have a
+# way there (Note [Jumps in a static program], Note [Switches in a static
+# program], Note [Ending by _exit], Note [fork in a static program]).
+RT_SHARED_ONLY := shellspawn exitgate seccomp threadname altstack instrumented credentials
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking
@@ -152,16 +151,23 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # program (whose interceptors must see every jump), takes their place,
 # as does libstdc++.a's __cxa_begin_catch, defined beside __cxa_end_catch
 # (Note [Jumps in a static program] in src/runtime/longjmp.c, Note
-# [Caught exceptions] in catch.c).  libc.a's are weak too, and come later.
+# [Caught exceptions] in catch.c).  libc.a's are weak too, and come later;
+# but for _exit's, which is strong, and then takes the place of ours (a
+# static program that ends by _exit then writes no profile, as before).
+# forkpty and daemon are made local: libc.a's are strong and come later,
+# so ours would keep them out, with none left to call (Note [fork in a
+# static program] in src/runtime/forkchild.c).
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
-STATIC_WEAK := longjmp _longjmp siglongjmp __longjmp_chk swapcontext setcontext __cxa_begin_catch
+STATIC_WEAK := longjmp _longjmp siglongjmp __longjmp_chk swapcontext setcontext __cxa_begin_catch \
+               _exit _Exit fork
+STATIC_LOCAL := forkpty daemon
 
 $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)
 	$(OBJCOPY) --localize-hidden --redefine-sym rt_alloc_shim_linked=ccprof.alloc_shim_linked \
 	    --redefine-sym rt_loaded_code_calls_runtime=ccprof.loaded_code_calls_runtime \
-	    $(STATIC_WEAK:%=--weaken-symbol=%) \
+	    $(STATIC_WEAK:%=--weaken-symbol=%) $(STATIC_LOCAL:%=--localize-symbol=%) \
 	    $@.tmp $@ && rm -f $@.tmp
 
 $(BUILD)/lib/libccprof.a: $(RT_STATIC_ONE)

@@ -31,12 +31,14 @@ signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 CLOCK = "cpu"  # the clock of same_behaviour's runs; see the end
 
 
-def link_ways(u_flag):
+def link_ways(u_flag=None):
     """same_behaviour's (name suffix, linked) for the runtime preloaded,
     libccprof.a linked in, and linked with -static with u_flag (the
     -Wl,-u option `pkg-config --static` gives for the libc function the
-    test needs) and without it."""
+    test needs) and without it; only the first three where no such flag."""
     liba = os.path.join(LIB, "libccprof.a")
+    if u_flag is None:
+        return (("", ()), ("_linked", (liba,)), ("_static", ("-static", liba)))
     return (("", ()), ("_linked", (liba,)), ("_static", ("-static", liba, u_flag)),
             ("_static_nou", ("-static", liba)))
 
@@ -268,12 +270,14 @@ def raw_exit():
     atexit handler, from a second thread, in a forked child (a profile of
     its own); a vfork child's _exit writes nothing and leaves its parent's
     profile whole.  Each run behaves as the bare program does, and the
-    counts are the program's own (on stderr: _exit flushes no stdio)."""
+    counts are the program's own (on stderr: _exit flushes no stdio).
+    Preloaded, and since session 50 with libccprof.a linked in, also
+    with -static (it wrote no profile there)."""
     statuses = {"main": 3, "Exit": 4, "child": 5, "vfork": 6, "handler": 7, "atexit": 8,
                 "thread": 9, "altstack": 10}
-    for mode, status in statuses.items():
-        name = "rawexit_" + mode
-        p, prof = same_behaviour(name, "tests/progs/rawexit.c", [mode])
+    for (mode, status), (ltag, linked) in [(m, l) for m in statuses.items() for l in link_ways()]:
+        name = "rawexit_" + mode + ltag
+        p, prof = same_behaviour(name, "tests/progs/rawexit.c", [mode], linked=linked)
         if p is None:
             continue
         check(p.returncode == status, "%s (%s): ends with status %d (got %d)"
@@ -1902,9 +1906,18 @@ def daemonized():
     # child, which started its sampler thread in the runtime's child
     # handler, waited so too (Note [The child's sampler]).  Through
     # daemon, fork and forkpty; the child's 60 ms of CPU in spin() show
-    # its sampler ran.
-    for mode in ("daemon", "fork", "forkpty"):
-        p, prof = same_behaviour("forklock", "tests/progs/forklock.c", args=[mode], timeout=20)
+    # its sampler ran.  fork also with libccprof.a linked in (since
+    # session 50: Note [fork in a static program]; not with -static,
+    # where the program's own malloc clashes with libc.a's), with the
+    # sampler made as a POSIX thread too (helper=pthread), which
+    # allocates: the archive without the fork interposer hung there.
+    liba = link_ways()[1][1]
+    ways = [(m, "", (), None) for m in ("daemon", "fork", "forkpty")] + \
+        [("fork", "_linked", liba, None),
+         ("fork", "_linked_pthread", liba, {"CCPROF_OPTIONS": "helper=pthread"})]
+    for mode, ltag, linked, env in ways:
+        p, prof = same_behaviour("forklock" + ltag, "tests/progs/forklock.c", args=[mode],
+                                 timeout=20, linked=linked, env=env)
         if p is None:
             continue
         kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
@@ -1917,7 +1930,7 @@ def daemonized():
         check(os.path.exists(prof) and calls(prof) == parent and
               len(kids) == 1 and calls(kids[0]) == child,
               "%s with an allocator locked across fork: no wait, the parent's profile and "
-              "the child's (%s, %s)" % (mode, os.path.exists(prof) and calls(prof),
+              "the child's (%s, %s)" % (mode + ltag, os.path.exists(prof) and calls(prof),
                                         [calls(k) for k in kids]))
         if CLOCK == "cpu" and len(kids) == 1:
             spin = [f["self_s"] for f in report(kids[0])["functions"] if f["name"] == "spin"]
@@ -1926,7 +1939,7 @@ def daemonized():
             # with no sampler, all of it.
             check(spin and 0.01 <= spin[0] <= 0.09,
                   "%s, clock=cpu: the child's sampler ran, spin charged for its 60 ms of CPU "
-                  "(%s s)" % (mode, spin))
+                  "(%s s)" % (mode + ltag, spin))
     # A fork from a signal handler that interrupted another fork (raised
     # by the program's parent fork handler): only the inner fork's child
     # handler deferred the sampler, and its end started it only outside
@@ -2280,7 +2293,9 @@ def plugin_catch():
     the calling object (Note [A catch in a library of its own]).
     Preloaded, and with libccprof.a linked in and exported by -rdynamic,
     each with the library built by g++ and clang++: the output of the
-    run without the runtime, and the library's calls counted."""
+    run without the runtime, and the library's calls counted.  The
+    runtime's failed lookups leave dlerror() with nothing pending, as the
+    program's own successful calls do."""
     liba = os.path.join(LIB, "libccprof.a")
     host = os.path.join(TOP, "tests/progs/plugcatch.c")
     bare = os.path.join(OUT, "plugcatch_bare")
@@ -2304,7 +2319,8 @@ def plugin_catch():
             prof = os.path.join(OUT, "plugcatch_%s_%s.ccprof" % (cxx, how))
             e = dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, prof), **env)
             got = run([exe, lib], env=e)
-            check(got.returncode == 0 and got.stdout == want.stdout == "caught 25\n",
+            check(got.returncode == 0 and got.stdout == want.stdout ==
+                  "caught 25\ndlerror none\n",
                   "plugcatch (%s, %s): a catch in a library opened with RTLD_LOCAL, as "
                   "without the runtime (status %d, %r; %s)"
                   % (cxx, how, got.returncode, got.stdout, got.stderr[-200:]))

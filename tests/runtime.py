@@ -508,6 +508,10 @@ def record_checks_runtime_flags():
 
 
 def linked(kind):
+    """fib linked with the runtime: by pkg-config, with libccprof.a, or
+    with it and -static; each link without a word from the linker (with
+    -static it warned at every link that dlopen, which catch.c named,
+    needs glibc's shared libraries at run time)."""
     src = os.path.join(TOP, "tests/progs/fib.c")
     exe = os.path.join(OUT, "fib_" + kind)
     if kind == "pkg-config":
@@ -517,10 +521,14 @@ def linked(kind):
     else:
         cmd = [CC, "-finstrument-functions", src, "-o", exe,
                os.path.join(LIB, "libccprof.a"), "-pthread"]
+        if kind == "-static":
+            cmd.insert(1, "-static")
     b = run(cmd)
     if not check(b.returncode == 0, "build with %s: %s" % (kind, " ".join(cmd))):
         print("# " + b.stderr.replace("\n", "\n# "))
         return
+    check(b.stderr == "", "build with %s: the linker has nothing to say (%s)"
+          % (kind, b.stderr.strip()[-300:]))
     d = os.path.join(OUT, "run_" + kind)
     os.makedirs(d, exist_ok=True)
     r = run([exe, "15"], cwd=d, env=dict(os.environ, CCPROF_OPTIONS=""))
@@ -1886,6 +1894,7 @@ overflow_said()
 record_checks_runtime_flags()
 linked("pkg-config")
 linked("static")
+linked("-static")
 own_names()
 names()
 relative_modules()

@@ -34,7 +34,11 @@
  * exported by -rdynamic), which found nothing to call and aborted the
  * program (helper-162).  So where dlsym finds none, ours asks the object
  * that called it, and its dependencies, through a handle of its own
- * (tests/progs/plugcatch.c).
+ * (tests/progs/plugcatch.c).  dlopen is found by dlsym, not named: in a
+ * program linked with -static, where no shared library can be the
+ * caller (and libstdc++.a's catch takes the place of ours anyway), the
+ * name made the linker warn at every link that dlopen there needs the
+ * shared libraries of the glibc it was linked with.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -48,16 +52,20 @@ static void *real_begin_catch;
 
 RT_API void *__cxa_begin_catch(void *exception); /* the C++ ABI's; no header of libc has it */
 
+typedef void *(*dlopen_fn)(const char *, int);
+
 /* __cxa_begin_catch as the object at `from` and its dependencies have
  * it, other than ours; NULL if none. */
 static void *begin_catch_of(const void *from)
 {
+	dlopen_fn open_object = (dlopen_fn)dlsym(RTLD_DEFAULT, "dlopen");
 	Dl_info info;
 	void *h, *f;
 
-	if (dladdr(from, &info) == 0 || info.dli_fname == NULL || info.dli_fname[0] == '\0')
+	if (open_object == NULL || dladdr(from, &info) == 0 || info.dli_fname == NULL ||
+	    info.dli_fname[0] == '\0')
 		return NULL;
-	if ((h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) == NULL)
+	if ((h = open_object(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) == NULL)
 		return NULL; /* one reference more, given back below */
 	f = dlsym(h, "__cxa_begin_catch");
 	dlclose(h);

@@ -15,10 +15,19 @@
  * child handler only notes that the child needs a sampler, and the
  * interposer starts it once libc's call has returned in the child,
  * after every handler.  A fork libc makes inside itself, out of the
- * interposers' reach, starts it from the handler as before.  Only in
- * the shared runtime (the Makefile leaves this file out of
- * libccprof.a): linked into a static program, these would clash with
- * libc's.
+ * interposers' reach, starts it from the handler as before.
+ *
+ * Note [fork in a static program]: libccprof.a takes fork over too, as
+ * a weak definition (the Makefile), and calls libc's through dlsym where
+ * libc is shared.  Linked with -static there is no "next": libc's is
+ * __fork, a public name in libc.so and, in libc.a, a weak alias in the
+ * object that defines fork, which the strong reference below pulls in.
+ * That object's fork is weak as well and comes after ours, so ours is the
+ * program's.  forkpty and daemon are made local in the archive: libc.a
+ * defines them strongly with no other name, so a definition of ours
+ * there would keep libc's out of the link, with none left to call.
+ * (Programs linked with libccprof.a lose the parent's profile before
+ * daemon(), as before.)
  *
  * Note [daemon's parent]: glibc's daemon(3) forks and ends the parent by
  * its own _exit, inside libc, where rawexit.c's interposer never sees it.
@@ -46,9 +55,12 @@ static void *real_fork;
 static void *real_forkpty;
 static void *real_daemon;
 
+/* libc's fork under its other name: Note [fork in a static program]. */
+extern pid_t __fork(void);
+
 static void forkchild_lookup_now(void)
 {
-	real_fork = dlsym(RTLD_NEXT, "fork");
+	real_fork = rt_next_or("fork", (void *)__fork);
 	real_forkpty = dlsym(RTLD_NEXT, "forkpty");
 	real_daemon = dlsym(RTLD_NEXT, "daemon");
 }

@@ -16,9 +16,16 @@
  * it would write, nor after exit's write in this process (a destructor
  * that calls _exit).  exit() itself, and glibc's own ends of processes
  * (posix_spawn's child, exit's last step), call _exit inside libc, out
- * of the interposer's reach, as they should.  Only in the shared runtime
- * (the Makefile leaves this file out of libccprof.a): linked into a
- * static program, these would clash with libc's.
+ * of the interposer's reach, as they should.
+ *
+ * libccprof.a has them too, weak (the Makefile): linked with a shared
+ * libc, a program's own calls come here and libc's _exit is dlsym's; in
+ * a program linked with -static there is none to find, and the system
+ * call below ends the process as libc's _exit would.  There libc's own
+ * calls of _exit (exit's last step among them) come here too, which
+ * writes nothing after exit's write, nor in a vfork child; and where
+ * something in the program pulls in libc.a's _exit, which is strong, it
+ * takes the place of ours, as before.
  */
 #include <dlfcn.h>
 #include <sys/syscall.h>
