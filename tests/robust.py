@@ -17,6 +17,7 @@ import time
 from ccp import *
 
 PRELOAD = os.path.join(LIB, "libccprof.so")
+LIBA = os.path.join(LIB, "libccprof.a")  # the runtime to link in
 # A suite started in the background (`make check &`, or by a tool that
 # runs it so) inherits SIGINT and SIGQUIT ignored (a shell's asynchronous
 # command without job control), under nohup SIGHUP too, and so would the
@@ -36,11 +37,10 @@ def link_ways(u_flag=None):
     libccprof.a linked in, and linked with -static with u_flag (the
     -Wl,-u option `pkg-config --static` gives for the libc function the
     test needs) and without it; only the first three where no such flag."""
-    liba = os.path.join(LIB, "libccprof.a")
     if u_flag is None:
-        return (("", ()), ("_linked", (liba,)), ("_static", ("-static", liba)))
-    return (("", ()), ("_linked", (liba,)), ("_static", ("-static", liba, u_flag)),
-            ("_static_nou", ("-static", liba)))
+        return (("", ()), ("_linked", (LIBA,)), ("_static", ("-static", LIBA)))
+    return (("", ()), ("_linked", (LIBA,)), ("_static", ("-static", LIBA, u_flag)),
+            ("_static_nou", ("-static", LIBA)))
 
 
 def same_behaviour(name, src, args=(), env=None, cxx=None, extra=(), timeout=None, preexec=None,
@@ -704,7 +704,7 @@ def selfinline():
     # outer copy's stack pointer (helper-157)
     for opt, mode in [(o, m) for o in ("-O1", "-O2") for m in ("", "onesite")]:
         exe = build("selfinline_static%s@%s" % (opt, CLOCK), "tests/progs/selfinline.c",
-                    os.path.join(LIB, "libccprof.a"), opt, instrument=False)
+                    LIBA, opt, instrument=False)
         sprof = "%s%s.ccprof" % (exe, mode)
         s = run([exe] + ([mode] if mode else []),
                 env=dict(os.environ, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, sprof)))
@@ -746,7 +746,7 @@ def self_inlined():
     for tag, exe, r, rep, got in at_levels("selfrec", "tests/progs/selfrec.c",
                                          (("gcc", ["-O0"]), ("gcc", ["-O2"]), ("gcc", ["-O3"]),
                                           ("clang", ["-O2"]),
-                                          ("gcc", ["-O3", os.path.join(LIB, "libccprof.a")])),
+                                          ("gcc", ["-O3", LIBA])),
                                          ["10", "20"], {"main", "walk", "leaf", "build"}):
         if want is None:
             want = got
@@ -1871,7 +1871,7 @@ def exits():
         check("exec'd" in p.stdout, "fexecve: /bin/echo ran")
         exact_calls("fexecve (the part before it)", p, prof)
     # Linked in, the write must still come after the program's destructors.
-    exe = build("exits_static", "tests/progs/exits.c", os.path.join(LIB, "libccprof.a"))
+    exe = build("exits_static", "tests/progs/exits.c", LIBA)
     d = os.path.join(OUT, "run_exits_static")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -1911,10 +1911,9 @@ def daemonized():
     # where the program's own malloc clashes with libc.a's), with the
     # sampler made as a POSIX thread too (helper=pthread), which
     # allocates: the archive without the fork interposer hung there.
-    liba = link_ways()[1][1]
     ways = [(m, "", (), None) for m in ("daemon", "fork", "forkpty")] + \
-        [("fork", "_linked", liba, None),
-         ("fork", "_linked_pthread", liba, {"CCPROF_OPTIONS": "helper=pthread"})]
+        [("fork", "_linked", (LIBA,), None),
+         ("fork", "_linked_pthread", (LIBA,), {"CCPROF_OPTIONS": "helper=pthread"})]
     for mode, ltag, linked, env in ways:
         p, prof = same_behaviour("forklock" + ltag, "tests/progs/forklock.c", args=[mode],
                                  timeout=20, linked=linked, env=env)
@@ -2296,13 +2295,12 @@ def plugin_catch():
     run without the runtime, and the library's calls counted.  The
     runtime's failed lookups leave dlerror() with nothing pending, as the
     program's own successful calls do."""
-    liba = os.path.join(LIB, "libccprof.a")
     host = os.path.join(TOP, "tests/progs/plugcatch.c")
     bare = os.path.join(OUT, "plugcatch_bare")
     linked = os.path.join(OUT, "plugcatch_linked")
     inst = os.path.join(OUT, "plugcatch")
     for exe, flags in ((bare, []), (inst, ["-finstrument-functions"]),
-                       (linked, ["-finstrument-functions", liba, "-rdynamic", "-pthread"])):
+                       (linked, ["-finstrument-functions", LIBA, "-rdynamic", "-pthread"])):
         r = run([CC, "-O1", host, "-o", exe] + flags + ["-ldl"])
         if not check(r.returncode == 0, "plugcatch: the host builds (%s)" % r.stderr[-200:]):
             return
@@ -2340,7 +2338,6 @@ def linked_beside_others():
     and the process then hung).  And a program
     that defines swapcontext itself links (it did not, "multiple
     definition")."""
-    liba = os.path.join(LIB, "libccprof.a")
     src = os.path.join(TOP, "tests/progs/sanjump.c")
     for san in ("thread", "address"):
         if shutil.which("clang") is None:
@@ -2352,7 +2349,7 @@ def linked_beside_others():
         if rb.returncode != 0:
             print("# SKIP linked_beside_others, %s: clang cannot build it here" % san)
             continue
-        r = run(["clang", "-O1", "-fsanitize=" + san, "-finstrument-functions", src, liba,
+        r = run(["clang", "-O1", "-fsanitize=" + san, "-finstrument-functions", src, LIBA,
                  "-o", exe])
         if not check(r.returncode == 0, "sanjump (%s): links with libccprof.a (%s)"
                      % (san, r.stderr[-200:])):
@@ -2376,7 +2373,7 @@ def linked_beside_others():
                 "int swapcontext(ucontext_t *a, const ucontext_t *b) { (void)a; (void)b; return 7; }\n"
                 "int main(void) { ucontext_t x; return swapcontext(&x, &x) == 7 ? 0 : 1; }\n")
     exe = os.path.join(OUT, "ownswap")
-    r = run([CC, "-finstrument-functions", own, liba, "-pthread", "-o", exe])
+    r = run([CC, "-finstrument-functions", own, LIBA, "-pthread", "-o", exe])
     check(r.returncode == 0 and run([exe], env=dict(os.environ, CCPROF_OPTIONS="output=" + exe +
                                                     ".ccprof")).returncode == 0,
           "a program's own swapcontext links beside libccprof.a and is the one called (%s)"
@@ -2394,14 +2391,12 @@ def catch_big():
     runtime's weak one (Note [Caught exceptions]): the program links and
     runs as bare, with exact calls, and g++'s exit hooks still put big
     and small under catcher."""
-    liba = os.path.join(LIB, "libccprof.a")
     for cxx in ("g++", "clang++"):
         if shutil.which(cxx) is None:
             print("# SKIP catch_big with %s: not installed" % cxx)
             continue
         for opt, (ltag, linked) in [(o, l) for o in ("-O0", "-O2")
-                                    for l in (("", ()), ("_linked", (liba,)),
-                                              ("_static", ("-static", liba)))]:
+                                    for l in link_ways()]:
             name = "catchbig_%s%s%s" % (cxx.replace("+", "x"), opt, ltag)
             p, prof = same_behaviour(name, "tests/progs/catchbig.cpp", cxx=cxx, extra=(opt,),
                                      linked=linked)
@@ -2981,10 +2976,9 @@ def static_exec():
     for sub in ("bare", "inst", "nou", "bin", "run"):
         os.makedirs(os.path.join(d, sub))
     src = os.path.join(TOP, "tests/progs/staticexec.c")
-    lib = os.path.join(LIB, "libccprof.a")
     spawn_u = ["-Wl,-u,__posix_spawn", "-Wl,-u,__posix_spawnp"]
-    builds = (("bare", []), ("inst", ["-finstrument-functions", lib] + spawn_u),
-              ("nou", ["-finstrument-functions", lib]))
+    builds = (("bare", []), ("inst", ["-finstrument-functions", LIBA] + spawn_u),
+              ("nou", ["-finstrument-functions", LIBA]))
     for sub, flags in builds:
         r = run([CC, "-O1", "-static", src, "-o", os.path.join(d, sub, "staticexec"), "-pthread"] + flags)
         if r.returncode != 0:
@@ -3182,7 +3176,7 @@ def signals_kept():
     # signal is built as glibc builds it, with no libc to find by dlsym.
     exe = os.path.join(OUT, "sig_static")
     r = run([CC, "-O1", "-static", "-finstrument-functions", os.path.join(TOP, src), "-o", exe,
-             os.path.join(LIB, "libccprof.a"), "-pthread"])
+             LIBA, "-pthread"])
     if r.returncode != 0:
         print("# signals, static: cannot link statically here: skipped")
     for how, sig in (("view", signal.SIGTERM), ("reraise", signal.SIGINT), ("handled", None)):
@@ -3335,7 +3329,7 @@ def unmanaged_children_static_signal():
     src = os.path.join(TOP, "tests/progs/sigkids.c")
     outs = []
     for name, extra in (("bare", []), ("ccprof", ["-finstrument-functions",
-                                                  os.path.join(LIB, "libccprof.a")])):
+                                                  LIBA])):
         exe = os.path.join(OUT, "sigkids_uintr_static_" + name)
         r = run([CC, "-O1", "-static", "-I" + os.path.join(TOP, "include"), src, "-o", exe]
                 + extra + ["-pthread"])
@@ -4292,7 +4286,7 @@ def setuid():
     if os.getuid() != 0:
         print("# not root: setuid case skipped")
         return
-    exe = build("secure", "tests/progs/fib.c", os.path.join(LIB, "libccprof.a"))
+    exe = build("secure", "tests/progs/fib.c", LIBA)
     prof = os.path.join(OUT, "secure_should_not_exist.ccprof")
     d = os.path.join(OUT, "secure_dir")
     os.makedirs(d, exist_ok=True)
