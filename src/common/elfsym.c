@@ -163,15 +163,98 @@ static int kept_symbol(const struct symbols *st, const Sym *s, const struct want
 	       s->st_name < st->strings_size && st->strings[s->st_name] != '\0';
 }
 
+/* The table's memory (struct elfsym_mem): malloc without one. */
+static void *mem_alloc(const struct elfsym_mem *mem, size_t n)
+{
+	return mem ? mem->alloc(mem->ctx, n) : malloc(n);
+}
+
+static void mem_free(const struct elfsym_mem *mem, void *p)
+{
+	if (mem == NULL)
+		free(p);
+	else if (p != NULL)
+		mem->release(mem->ctx, p);
+}
+
+/* realloc of p, `old` bytes, to n bytes (n > 0). */
+static void *mem_resize(const struct elfsym_mem *mem, void *p, size_t old, size_t n)
+{
+	void *q;
+
+	if (mem == NULL)
+		return realloc(p, n);
+	q = mem->alloc(mem->ctx, n);
+	if (q == NULL)
+		return NULL;
+	if (p != NULL)
+		memcpy(q, p, old < n ? old : n);
+	mem_free(mem, p);
+	return q;
+}
+
+static void swap_bytes(unsigned char *a, unsigned char *b, size_t size)
+{
+	while (size--) {
+		unsigned char c = *a;
+
+		*a++ = *b;
+		*b++ = c;
+	}
+}
+
+static void sift_down(unsigned char *base, size_t root, size_t n, size_t size,
+		      int (*cmp)(const void *, const void *))
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+
+		if (child >= n)
+			return;
+		if (child + 1 < n && cmp(base + child * size, base + (child + 1) * size) < 0)
+			child++;
+		if (cmp(base + root * size, base + child * size) >= 0)
+			return;
+		swap_bytes(base + root * size, base + child * size, size);
+		root = child;
+	}
+}
+
+void elfsym_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	unsigned char *b = base;
+	size_t i;
+
+	if (n < 2)
+		return;
+	for (i = n / 2; i-- > 0;)
+		sift_down(b, i, n, size, cmp);
+	for (i = n - 1; i > 0; i--) {
+		swap_bytes(b, b + i * size, size);
+		sift_down(b, 0, i, size, cmp);
+	}
+}
+
+/* qsort where malloc may be called, elfsym_sort where not. */
+static void sort(const struct elfsym_mem *mem, void *base, size_t n, size_t size,
+		 int (*cmp)(const void *, const void *))
+{
+	if (mem == NULL)
+		qsort(base, n, size, cmp);
+	else
+		elfsym_sort(base, n, size, cmp);
+}
+
 /* Room for one more symbol in *out, which holds n of *room: doubled when
  * full.  0, or -1 without memory (*out unchanged). */
-static int room_for_one(struct elfsym **out, size_t n, size_t *room)
+static int room_for_one(const struct elfsym_mem *mem, struct elfsym **out, size_t n,
+			size_t *room)
 {
 	struct elfsym *bigger;
 
 	if (n < *room)
 		return 0;
-	bigger = realloc(*out, 2 * *room * sizeof *bigger);
+	bigger = mem_resize(mem, *out, *room * sizeof *bigger, 2 * *room * sizeof *bigger);
 	if (bigger == NULL)
 		return -1;
 	*out = bigger;
@@ -185,8 +268,8 @@ static int room_for_one(struct elfsym **out, size_t n, size_t *room)
  * a lookup then needs no walk over aliases, which 200,000 symbols at one
  * address made cost 200,000 steps each.  Names still point into st.
  * Returns how many, or -1 without memory. */
-static ssize_t gather(const struct symbols *st, const struct wanted *w, struct elfsym **out,
-		      size_t *room)
+static ssize_t gather(const struct symbols *st, const struct wanted *w,
+		      const struct elfsym_mem *mem, struct elfsym **out, size_t *room)
 {
 	size_t i, n = 0, kept = 0;
 
@@ -196,7 +279,7 @@ static ssize_t gather(const struct symbols *st, const struct wanted *w, struct e
 		symbol(st, i, &s);
 		if (!kept_symbol(st, &s, w))
 			continue;
-		if (room_for_one(out, n, room) != 0)
+		if (room_for_one(mem, out, n, room) != 0)
 			return -1;
 		(*out)[n].addr = s.st_value;
 		(*out)[n].size = s.st_size;
@@ -205,7 +288,7 @@ static ssize_t gather(const struct symbols *st, const struct wanted *w, struct e
 		(*out)[n].index = (uint32_t)i;
 		n++;
 	}
-	qsort(*out, n, sizeof **out, by_addr);
+	sort(mem, *out, n, sizeof **out, by_addr);
 	for (i = 0; i < n; i++)
 		if (kept == 0 || (*out)[i].addr != (*out)[kept - 1].addr)
 			(*out)[kept++] = (*out)[i];
@@ -258,19 +341,19 @@ static size_t walk_names(struct elfsym **order, size_t n, const char *end, char 
 static int own_names(struct elfsym_table *t, const struct symbols *st)
 {
 	const char *end = st->strings + st->strings_size;
-	struct elfsym **order = malloc((t->n ? t->n : 1) * sizeof *order);
+	struct elfsym **order = mem_alloc(t->mem, (t->n ? t->n : 1) * sizeof *order);
 	size_t i, total;
 
 	if (order == NULL)
 		return -1;
 	for (i = 0; i < t->n; i++)
 		order[i] = &t->syms[i];
-	qsort(order, t->n, sizeof *order, by_name);
+	sort(t->mem, order, t->n, sizeof *order, by_name);
 	total = walk_names(order, t->n, end, NULL);
-	t->strings = malloc(total ? total : 1);
+	t->strings = mem_alloc(t->mem, total ? total : 1);
 	if (t->strings)
 		walk_names(order, t->n, end, t->strings);
-	free(order);
+	mem_free(t->mem, order);
 	return t->strings ? 0 : -1;
 }
 
@@ -288,13 +371,13 @@ static int collect(const struct image *im, const Ehdr *eh, const Shdr *symtab,
 	room = w == NULL ? st.n : w->n + 16;
 	if (room == 0)
 		room = 1;
-	t->syms = malloc(room * sizeof *t->syms);
+	t->syms = mem_alloc(t->mem, room * sizeof *t->syms);
 	if (t->syms == NULL)
 		return -1;
-	if ((n = gather(&st, w, &t->syms, &room)) < 0)
+	if ((n = gather(&st, w, t->mem, &t->syms, &room)) < 0)
 		return -1;
 	t->n = (size_t)n;
-	if (t->n < room) { /* give back the room of what gather dropped */
+	if (t->n < room && t->mem == NULL) { /* give back the room of what gather dropped */
 		struct elfsym *fit = realloc(t->syms, (t->n ? t->n : 1) * sizeof *fit);
 
 		if (fit)
@@ -401,12 +484,13 @@ int elfsym_load(const char *path, struct elfsym_table *t)
 
 /* elfsym_load_as, of the symbols at w's offsets only if w is not NULL. */
 static int load(const char *path, const char *build_id, const struct wanted *w,
-		struct elfsym_table *t)
+		struct elfsym_table *t, const struct elfsym_mem *mem)
 {
 	struct image im;
 	int rc;
 
 	memset(t, 0, sizeof *t);
+	t->mem = mem;
 	if (map_image(path, &im) != 0)
 		return -1;
 	if (build_id && !image_is_elf(&im)) {
@@ -432,16 +516,22 @@ static int load(const char *path, const char *build_id, const struct wanted *w,
 
 int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *t)
 {
-	return load(path, build_id, NULL, t);
+	return load(path, build_id, NULL, t, NULL);
 }
 
 int elfsym_load_for(const char *path, const char *build_id, const uint64_t *offsets, size_t n,
 		    struct elfsym_table *t)
 {
+	return elfsym_load_for_in(path, build_id, offsets, n, t, NULL);
+}
+
+int elfsym_load_for_in(const char *path, const char *build_id, const uint64_t *offsets, size_t n,
+		       struct elfsym_table *t, const struct elfsym_mem *mem)
+{
 	struct wanted w;
 
 	wanted_init(&w, offsets, n);
-	return load(path, build_id, &w, t);
+	return load(path, build_id, &w, t, mem);
 }
 
 const char *elfsym_find(const struct elfsym_table *t, uint64_t offset)
@@ -474,9 +564,12 @@ const struct elfsym *elfsym_lookup(const struct elfsym_table *t, uint64_t offset
 
 void elfsym_free(struct elfsym_table *t)
 {
-	free(t->syms);
-	free(t->strings);
+	const struct elfsym_mem *mem = t->mem;
+
+	mem_free(mem, t->syms);
+	mem_free(mem, t->strings);
 	memset(t, 0, sizeof *t);
+	t->mem = mem; /* load's second parse, of the whole table, uses it too */
 }
 
 /* Best match in one symbol table, by linear scan (elfsym_find_unbuffered). */

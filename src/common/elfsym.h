@@ -20,10 +20,24 @@ struct elfsym {
 	uint32_t index; /* in the file's table: the last tie-break of aliases */
 };
 
+/* Memory for a table where malloc must not be called: the runtime's
+ * write at exit, which may run in a signal handler that interrupted
+ * malloc (Note [Names without malloc] in the runtime's dump.c).  alloc
+ * gives n bytes or NULL; release gives back what alloc gave (it may do
+ * nothing).  A table loaded with one keeps it, elfsym_free gives its
+ * memory back to it, and the load sorts without qsort, which may call
+ * malloc. */
+struct elfsym_mem {
+	void *(*alloc)(void *ctx, size_t n);
+	void (*release)(void *ctx, void *p);
+	void *ctx;
+};
+
 struct elfsym_table {
 	struct elfsym *syms; /* sorted by addr, one per address (the global first) */
 	size_t n;
 	char *strings; /* owns the names: only those of syms */
+	const struct elfsym_mem *mem; /* where syms and strings come from; NULL: malloc */
 };
 
 /* Load STT_FUNC/IFUNC symbols from .symtab, or .dynsym when the file is
@@ -44,6 +58,15 @@ int elfsym_load_as(const char *path, const char *build_id, struct elfsym_table *
  * elfsym_find gives for each offset what it gives on the whole table. */
 int elfsym_load_for(const char *path, const char *build_id, const uint64_t *offsets, size_t n,
 		    struct elfsym_table *t);
+
+/* elfsym_load_for with the table's memory from `mem` (NULL: malloc),
+ * and no malloc at all with one. */
+int elfsym_load_for_in(const char *path, const char *build_id, const uint64_t *offsets, size_t n,
+		       struct elfsym_table *t, const struct elfsym_mem *mem);
+
+/* qsort's sort, in place and allocating nothing (glibc's qsort may call
+ * malloc): a heap sort, so not stable. */
+void elfsym_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 /* Whether path is an ELF file with that build-id ("" for none). */
 int elfsym_is_build(const char *path, const char *build_id);

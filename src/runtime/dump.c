@@ -520,6 +520,76 @@ static void *enc_realloc(void *ctx, void *p, size_t old, size_t n)
 	return q;
 }
 
+/*
+ * Note [Names without malloc]: a program's signal handler may call exit
+ * (tests/progs/sigkids.c exit), and the handler may have interrupted its
+ * thread inside malloc: glibc runs a thread's __libc_thread_freeres,
+ * which frees the thread's tcache into its arena (the arena's lock held)
+ * and then gives the arena back (free_list_lock held), with the
+ * program's signal mask still in place.  Bare, exit calls no malloc and
+ * the process ends; the write at exit looked the functions' names up
+ * with malloc (the tables, the places, elfsym's tables, qsort's buffer),
+ * and its thread waited for ever for a lock it held itself, every other
+ * thread soon behind it (sigkids_exit: about one child in 16,000 hung).
+ * So a write that has its mapping (Note [Memory for a write]) takes the
+ * names' memory from a mapping of their own, and sorts with elfsym_sort,
+ * not qsort: no malloc at all.  Their own, not the write's: names must
+ * not use up the room the encoding needs when the write has only a small
+ * mapping (the kept room).  If the names get none, they are left to the
+ * tool, as a handler's write leaves them.  A write with no mapping at
+ * all allocates with malloc throughout, as before.
+ */
+struct names {
+	struct wmem w;  /* base NULL: malloc if malloc_ok, else no names */
+	int malloc_ok;
+	struct elfsym_mem mem; /* elfsym's access to w */
+};
+
+static void *names_alloc(void *ctx, size_t n)
+{
+	struct names *nm = ctx;
+
+	if (nm->w.base == NULL && !nm->malloc_ok)
+		return NULL;
+	return wmem_alloc(&nm->w, n);
+}
+
+static void names_release(void *ctx, void *p)
+{
+	struct names *nm = ctx;
+
+	if (nm->malloc_ok)
+		wmem_free(&nm->w, p);
+}
+
+/* What elfsym takes the tables' memory from: NULL for malloc. */
+static const struct elfsym_mem *names_elfsym(const struct names *nm)
+{
+	return nm->w.base ? &nm->mem : NULL;
+}
+
+/* With malloc, or a mapping of their own, or neither: no names. */
+static void names_map(struct names *nm, int with_malloc, int mapped)
+{
+	memset(nm, 0, sizeof *nm);
+	nm->mem.alloc = names_alloc;
+	nm->mem.release = names_release;
+	nm->mem.ctx = nm;
+	nm->malloc_ok = with_malloc;
+	for (size_t size = WRITE_RESERVE / 4; mapped && size >= WRITE_RESERVE_MIN; size /= 4)
+		if ((nm->w.base = rt_map(size)) != NULL) {
+			nm->w.cap = size;
+			return;
+		}
+}
+
+static void names_unmap(struct names *nm)
+{
+	if (nm->w.base)
+		rt_unmap(nm->w.base, nm->w.cap);
+	nm->w.base = NULL;
+}
+
 static void *heap_mem(void *ctx, size_t n)
 {
 	return wmem_alloc(ctx, n);
@@ -711,7 +781,7 @@ static int same_stat(const struct rt_module *mod, const char *path)
 /* The symbols at `offsets` (n, ascending, distinct) of module i, from
  * its loaded file: 0, or -1. */
 static int load_names(const struct ccp_profile *p, uint32_t i, const uint64_t *offsets, size_t n,
-		      struct elfsym_table *tab)
+		      struct elfsym_table *tab, const struct elfsym_mem *mem)
 {
 	const struct rt_module *mod = rt_module_get(i);
 	const char *id = p->modules[i].build_id;
@@ -719,18 +789,18 @@ static int load_names(const struct ccp_profile *p, uint32_t i, const uint64_t *o
 
 	if (id[0] == '\0')
 		id = NULL; /* nothing to check the first two by */
-	if (mod->main && elfsym_load_for("/proc/self/exe", id, offsets, n, tab) == 0)
+	if (mod->main && elfsym_load_for_in("/proc/self/exe", id, offsets, n, tab, mem) == 0)
 		return 0;
 	if (!mod->retired && rt_map_files_path(mod->lo, mapped) &&
-	    elfsym_load_for(mapped, id, offsets, n, tab) == 0)
+	    elfsym_load_for_in(mapped, id, offsets, n, tab, mem) == 0)
 		return 0;
 	if (p->modules[i].path[0] == '\0')
 		return -1;
 	if (id)
-		return elfsym_load_for(p->modules[i].path, id, offsets, n, tab) == 0 ? 0 : -1;
+		return elfsym_load_for_in(p->modules[i].path, id, offsets, n, tab, mem) == 0 ? 0 : -1;
 	if (mod->stat_ok && !same_stat(mod, p->modules[i].path))
 		return -1;
-	return elfsym_load_for(p->modules[i].path, "", offsets, n, tab) == 0 ? 0 : -1;
+	return elfsym_load_for_in(p->modules[i].path, "", offsets, n, tab, mem) == 0 ? 0 : -1;
 }
 
 /* A function cost centre's place: by module, then offset. */
@@ -758,7 +828,7 @@ static size_t function_places(const struct ccp_profile *p, struct cc_place *out)
 		if (p->ccs[i].kind != CCP_CC_MANUAL && p->ccs[i].module >= 0 &&
 		    (uint32_t)p->ccs[i].module < p->nmodules)
 			out[n++] = (struct cc_place){ p->ccs[i].module, p->ccs[i].offset };
-	qsort(out, n, sizeof *out, by_place);
+	elfsym_sort(out, n, sizeof *out, by_place); /* qsort may call malloc */
 	for (i = 0; i < n; i++)
 		if (kept == 0 || by_place(&out[i], &out[kept - 1]) != 0)
 			out[kept++] = out[i];
@@ -772,15 +842,16 @@ static size_t function_places(const struct ccp_profile *p, struct cc_place *out)
  * hundreds: bash's 4,300 symbols, sorted twice in every subshell, were a
  * fifth of what profiling a loop of subshells cost.
  */
-static void load_tables(const struct ccp_profile *p, struct elfsym_table *tabs, char *loaded)
+static void load_tables(const struct ccp_profile *p, struct elfsym_table *tabs, char *loaded,
+			struct names *nm)
 {
-	struct cc_place *places = malloc((p->nccs ? p->nccs : 1) * sizeof *places);
-	uint64_t *offsets = malloc((p->nccs ? p->nccs : 1) * sizeof *offsets);
+	struct cc_place *places = names_alloc(nm, (p->nccs ? p->nccs : 1) * sizeof *places);
+	uint64_t *offsets = names_alloc(nm, (p->nccs ? p->nccs : 1) * sizeof *offsets);
 	size_t i, n, first;
 
 	if (places == NULL || offsets == NULL) { /* the tool names them later */
-		free(places);
-		free(offsets);
+		names_release(nm, places);
+		names_release(nm, offsets);
 		return;
 	}
 	n = function_places(p, places);
@@ -790,10 +861,11 @@ static void load_tables(const struct ccp_profile *p, struct elfsym_table *tabs, 
 
 		for (i = first; i < n && places[i].module == module; i++)
 			offsets[k++] = places[i].offset;
-		loaded[module] = load_names(p, (uint32_t)module, offsets, k, &tabs[module]) == 0 ? 1 : 2;
+		loaded[module] = load_names(p, (uint32_t)module, offsets, k, &tabs[module],
+					    names_elfsym(nm)) == 0 ? 1 : 2;
 	}
-	free(places);
-	free(offsets);
+	names_release(nm, places);
+	names_release(nm, offsets);
 }
 
 static const char *function_name(const struct ccp_profile *p, const struct ccp_cc *cc,
@@ -829,7 +901,7 @@ static const char *function_name(const struct ccp_profile *p, const struct ccp_c
  * only if it is free, and leaves the names empty for the tool to find
  * from module and offset. */
 static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table **tabsp,
-		      char **loadedp, uint32_t **hists)
+		      char **loadedp, uint32_t **hists, struct names *nm)
 {
 	const struct rt_scratch scratch = { heap_mem, scratch_release, m };
 	int locked = tabsp ? (rt_cc_lock(), 1) : rt_cc_trylock();
@@ -844,11 +916,11 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 	p->modules = wmem_alloc(m, (p->nmodules + 1) * sizeof *p->modules);
 	p->ccs = wmem_alloc(m, (p->nccs + 1) * sizeof *p->ccs);
 	if (tabsp) {
-		*tabsp = calloc(p->nmodules + 1, sizeof **tabsp);
-		*loadedp = calloc(p->nmodules + 1, 1);
+		*tabsp = names_alloc(nm, (p->nmodules + 1) * sizeof **tabsp); /* zeroed */
+		*loadedp = names_alloc(nm, p->nmodules + 1);
 		if (!*tabsp || !*loadedp) { /* the tool names them later */
-			free(*tabsp);
-			free(*loadedp);
+			names_release(nm, *tabsp);
+			names_release(nm, *loadedp);
 			*tabsp = NULL;
 			*loadedp = NULL;
 		}
@@ -891,7 +963,7 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 	if (rt_prune_ccs(p, ccs_at_fork, &scratch, hists) != 0)
 		return -1;
 	if (tabsp && *tabsp) {
-		load_tables(p, *tabsp, *loadedp);
+		load_tables(p, *tabsp, *loadedp, nm);
 		for (i = 0; i < p->nccs; i++)
 			if (p->ccs[i].kind != CCP_CC_MANUAL)
 				p->ccs[i].name = function_name(p, &p->ccs[i], *tabsp, *loadedp);
@@ -932,15 +1004,16 @@ static void fill_meta(struct ccp_profile *p)
 }
 
 static void release(struct ccp_profile *p, struct wmem *m, struct elfsym_table *tabs,
-		    char *loaded)
+		    char *loaded, struct names *nm)
 {
 	uint32_t i;
 
 	for (i = 0; tabs && loaded && i < p->nmodules; i++)
 		if (loaded[i] == 1)
 			elfsym_free(&tabs[i]);
-	free(tabs);
-	free(loaded);
+	names_release(nm, tabs);
+	names_release(nm, loaded);
+	names_unmap(nm);
 	if (m->base) {
 		wmem_unmap(m);
 		return;
@@ -966,6 +1039,7 @@ static int write_profile(int async, int asked)
 	uint32_t *inherited = NULL, *hists = NULL;
 	struct elfsym_table *tabs = NULL;
 	char *loaded = NULL;
+	struct names nm;
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	char path[4096 + 64];
@@ -985,6 +1059,8 @@ static int write_profile(int async, int asked)
 		return -1;
 	memset(&p, 0, sizeof p);
 	wmem_map(&m); /* Note [Memory for a write] */
+	/* Note [Names without malloc]: a handler's write names nothing. */
+	names_map(&nm, !async && m.base == NULL, !async && m.base != NULL);
 	if (async && m.base == NULL) {
 		rt_warn("no memory to write the profile from a signal handler or _exit; none written");
 		return -1;
@@ -1010,7 +1086,7 @@ static int write_profile(int async, int asked)
 	 * would (init.c). */
 	if (async && p.stats.calls == 0)
 		goto out;
-	if (gather_ccs(&p, &m, async ? NULL : &tabs, &loaded, &hists) != 0 ||
+	if (gather_ccs(&p, &m, async ? NULL : &tabs, &loaded, &hists, &nm) != 0 ||
 	    (count_lost_time(&p), ccp_format_encode_with(&p, &alloc, &buf, &len)) != 0) {
 		rt_warn("out of memory; no profile written");
 		goto out;
@@ -1029,7 +1105,7 @@ out:
 		free(buf);
 	wmem_free(&m, hists);
 	wmem_free(&m, inherited);
-	release(&p, &m, tabs, loaded);
+	release(&p, &m, tabs, loaded, &nm);
 	return rc;
 }
 

@@ -11,6 +11,13 @@
  *             until a SIGUSR1 that only those threads take calls exit(0)
  *             from its handler; exit's write takes the runtime's locks.
  *             A child not ended in 3 s counts as hung, and is killed
+ *   mallocexit
+ *             20 children, each a thread that mallocs and frees 5,000
+ *             bytes over and over, SIGUSR1 taken only by it, and a
+ *             SIGUSR1 2 ms on whose handler calls exit(0): the handler
+ *             interrupts malloc's locks held, and exit's write must take
+ *             no malloc (Note [Names without malloc] in dump.c).  A child
+ *             not ended in 3 s counts as hung, and is killed
  *   ufork     a child made by _Fork (no fork handlers run) asks
  *             sigaction and signal about SIGTERM: the program's view
  *             (the default action), not the runtime's handler
@@ -54,6 +61,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t forks;
@@ -167,6 +175,51 @@ static void exit_in_handler(void)
 		hung += reaped_or_killed(p);
 	}
 	printf("exit in a handler: %d of 200 children hung\n", hung);
+}
+
+static void *churn_malloc(void *arg)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	for (;;) {
+		void *volatile p = malloc(5000 + (size_t)work(0));
+
+		free(p);
+	}
+	return arg;
+}
+
+static void exit_in_malloc(void)
+{
+	struct timespec ms2 = { 0, 2000000 };
+	struct sigaction sa;
+	sigset_t s;
+	int k, hung = 0;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = exit_now;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	for (k = 0; k < 20; k++) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			pthread_t t;
+
+			pthread_create(&t, NULL, churn_malloc, NULL);
+			nanosleep(&ms2, NULL);
+			kill(getpid(), SIGUSR1);
+			pthread_join(t, NULL);
+			_exit(1);
+		}
+		hung += reaped_or_killed(p);
+	}
+	printf("exit in a handler in malloc: %d of 20 children hung\n", hung);
 }
 
 static void show(const char *who, const struct sigaction *sa, sighandler_t by_signal)
@@ -418,6 +471,8 @@ int main(int argc, char **argv)
 		fork_in_handler(argc > 2 ? atoi(argv[2]) : 1500);
 	else if (strcmp(how, "exit") == 0)
 		exit_in_handler();
+	else if (strcmp(how, "mallocexit") == 0)
+		exit_in_malloc();
 	else if (strcmp(how, "usi") == 0)
 		siginterrupt_in_children();
 	else if (strcmp(how, "uintr") == 0)
