@@ -125,11 +125,12 @@ static void exit_now(int sig)
 	exit(0);
 }
 
-static void exiting_child(void)
+/* SIGUSR1 calls exit; blocked in this thread, so that only threads
+ * that unblock it take it. */
+static void usr1_exits(void)
 {
 	struct sigaction sa;
 	sigset_t s;
-	int i, j;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = exit_now;
@@ -137,6 +138,13 @@ static void exiting_child(void)
 	sigemptyset(&s);
 	sigaddset(&s, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &s, NULL);
+}
+
+static void exiting_child(void)
+{
+	int i, j;
+
+	usr1_exits();
 	for (i = 0;; i++) {
 		pthread_t t[4];
 
@@ -195,16 +203,9 @@ static void *churn_malloc(void *arg)
 static void exit_in_malloc(void)
 {
 	struct timespec ms2 = { 0, 2000000 };
-	struct sigaction sa;
-	sigset_t s;
 	int k, hung = 0;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = exit_now;
-	sigaction(SIGUSR1, &sa, NULL);
-	sigemptyset(&s);
-	sigaddset(&s, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	usr1_exits();
 	for (k = 0; k < 20; k++) {
 		pid_t p = fork();
 
