@@ -151,12 +151,11 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # program (whose interceptors must see every jump), takes their place,
 # as does libstdc++.a's __cxa_begin_catch, defined beside __cxa_end_catch
 # (Note [Jumps in a static program] in src/runtime/longjmp.c, Note
-# [Caught exceptions] in catch.c).  libc.a's are weak too, and come later;
-# but for _exit's, which is strong, and then takes the place of ours (a
-# static program that ends by _exit then writes no profile, as before).
-# forkpty and daemon are made local: libc.a's are strong and come later,
-# so ours would keep them out, with none left to call (Note [fork in a
-# static program] in src/runtime/forkchild.c).
+# [Caught exceptions] in catch.c).  libc.a's come later: weak too, or
+# (_exit) alone in an object never pulled in once ours is defined.
+# forkpty and daemon are made local: libc.a has no other name for them,
+# so ours would take their place with none left to call (Note [fork in
+# a static program] in src/runtime/forkchild.c).
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
 STATIC_WEAK := longjmp _longjmp siglongjmp __longjmp_chk swapcontext setcontext __cxa_begin_catch \

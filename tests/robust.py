@@ -302,8 +302,42 @@ def raw_exit():
     raw_exit_fifo_term()
     raw_exit_small_address_space()
     tight_address_space()
+    names_under_limits()
     out_of_address_space()
     errno_without_room()
+
+
+def names_under_limits():
+    """Under tight address-space limits the profile carries the names
+    itself (its program is removed before the report): fib linked with
+    libccprof.a under 21 limits from 20 to 60 MB.  The names' own mapping
+    of at least 16 MB beside the write's (Note [Names without malloc])
+    left them out under 12 of those limits (helper-164); a mapping of
+    their own beside the write's took the room the ELF file's mapping
+    needed (26, 30 and 42 MB).  Where the write's mapping leaves no room
+    for that file, the names are left to the tool, as before."""
+    exe = os.path.join(OUT, "fib_aslimit")
+    b = run([CC, "-O1", "-finstrument-functions", os.path.join(TOP, "tests/progs/fib.c"), "-o", exe,
+             LIBA, "-pthread"])
+    if not check(b.returncode == 0, "fib linked for the limits: " + b.stderr[-200:]):
+        return
+    prof = os.path.join(OUT, "fib_aslimit.ccprof")
+    named, runs = [], 0
+    for mb in range(20, 61, 2):
+        if os.path.exists(prof):
+            os.unlink(prof)
+        copy = exe + "_gone"
+        shutil.copy(exe, copy)
+        lim = mb << 20
+        p = run([copy, "15"], env=dict(os.environ, LD_PRELOAD="", CCPROF_OPTIONS="output=" + prof),
+                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (lim, lim)))
+        os.unlink(copy)
+        runs += 1
+        if p.returncode == 0 and os.path.exists(prof) and \
+                functions(report(prof)).get("fib", {}).get("calls") == 1973:
+            named.append(mb)
+    check(len(named) >= runs - 3, "tight address-space limits: the profile names fib itself "
+          "under %d of %d limits (%s MB)" % (len(named), runs, named))
 
 
 def tight_address_space():
@@ -1248,6 +1282,25 @@ def sandboxed():
         sandboxed_jail(exe)
     sandboxed_term(exe)
     sandboxed_worker(exe)
+    sandboxed_static()
+
+
+def sandboxed_static():
+    """sandboxed.c late linked with libccprof.a and -static: the process
+    puts itself under a filter, and at exit says once why it writes no
+    profile.  exit's last step there reaches the runtime's _exit, which
+    found no write done and asked again, and said it twice
+    (helper-164)."""
+    exe = build("sandboxed_static", "tests/progs/sandboxed.c", "-static", LIBA)
+    d = fresh_dir("sandboxed-static.d")
+    r = run([exe, "late"], cwd=d, env=dict(os.environ, CCPROF_OPTIONS="output=" + os.path.join(d, "late.ccprof")))
+    if r.returncode != 0 and "seccomp" in r.stderr and not ccprof_said(r.stderr):
+        print("# SKIP sandboxed late -static: no seccomp filter here")
+        return
+    said = [l for l in ccprof_said(r.stderr) if "seccomp filter" in l]
+    check(r.returncode == 0 and r.stdout == "worked 2\n" and len(said) == 1 and os.listdir(d) == [],
+          "sandboxed late, -static: as bare, one line says why no profile (%d, %r, %s, %s)"
+          % (r.returncode, r.stdout, said, os.listdir(d)))
 
 
 def sandboxed_term(exe):
@@ -3374,9 +3427,14 @@ def fork_in_handler():
     # `exit` above, glibc's frees as a thread ends): the write at exit
     # called malloc and waited for ever for its own thread (Note [Names
     # without malloc] in dump.c); 1 child in ~30,000 there, half of them here.
-    p, _ = same_behaviour("sigkids_mallocexit", "tests/progs/sigkids.c", ["mallocexit"], timeout=90)
-    check(p is not None and "0 of 20 children hung" in p.stdout,
-          "exit in a handler in malloc: no child hangs (%r)" % (p and p.stdout))
+    # Linked in and with -static too: there exit's last step reaches the
+    # runtime's _exit, which looked libc's up with dlsym at each call, and
+    # dlsym allocates (helper-164: 12 of 60 children hung).
+    for ltag, linked in link_ways():
+        p, _ = same_behaviour("sigkids_mallocexit" + ltag, "tests/progs/sigkids.c", ["mallocexit"],
+                              timeout=90, linked=linked)
+        check(p is not None and "0 of 20 children hung" in p.stdout,
+              "exit in a handler in malloc%s: no child hangs (%r)" % (ltag, p and p.stdout))
     # exit from a handler that interrupted its thread's ccprof_dump(),
     # held in open by a FIFO as output: exit's write waited for ever for
     # the dump's lock.

@@ -530,28 +530,33 @@ static void *enc_realloc(void *ctx, void *p, size_t old, size_t n)
  * the process ends; the write at exit looked the functions' names up
  * with malloc (the tables, the places, elfsym's tables, qsort's buffer),
  * and its thread waited for ever for a lock it held itself, every other
- * thread soon behind it (sigkids_exit: about one child in 16,000 hung).
+ * thread soon behind it (sigkids_exit: about one child in 30,000 hung).
  * So a write that has its mapping (Note [Memory for a write]) takes the
- * names' memory from a mapping of their own, and sorts with elfsym_sort,
- * not qsort: no malloc at all.  Their own, not the write's: names must
- * not use up the room the encoding needs when the write has only a small
- * mapping (the kept room).  If the names get none, they are left to the
- * tool, as a handler's write leaves them.  A write with no mapping at
+ * names' memory from a mapping, and sorts with elfsym_sort,
+ * not qsort: no malloc at all: the write's own mapping, or where that is
+ * only the small kept room, which the encoding needs, a mapping of their
+ * own (names_map).  If the names get none, they are left
+ * to the tool, as a handler's write leaves them.  A write with no mapping at
  * all allocates with malloc throughout, as before.
  */
 struct names {
-	struct wmem w;  /* base NULL: malloc if malloc_ok, else no names */
+	struct wmem own;     /* their own mapping; base NULL: none (calloc if malloc_ok) */
+	struct wmem *spill;  /* the write's mapping, when it is not the kept room; or NULL */
 	int malloc_ok;
-	struct elfsym_mem mem; /* elfsym's access to w */
+	struct elfsym_mem mem; /* elfsym's access to them */
 };
 
 static void *names_alloc(void *ctx, size_t n)
 {
 	struct names *nm = ctx;
+	void *p;
 
-	if (nm->w.base == NULL && !nm->malloc_ok)
-		return NULL;
-	return wmem_alloc(&nm->w, n);
+	if (nm->malloc_ok)
+		return wmem_alloc(&nm->own, n);
+	p = nm->own.base ? wmem_alloc(&nm->own, n) : NULL;
+	if (p == NULL && nm->spill)
+		p = wmem_alloc(nm->spill, n);
+	return p;
 }
 
 static void names_release(void *ctx, void *p)
@@ -559,35 +564,47 @@ static void names_release(void *ctx, void *p)
 	struct names *nm = ctx;
 
 	if (nm->malloc_ok)
-		wmem_free(&nm->w, p);
+		wmem_free(&nm->own, p);
 }
 
 /* What elfsym takes the tables' memory from: NULL for malloc. */
 static const struct elfsym_mem *names_elfsym(const struct names *nm)
 {
-	return nm->w.base ? &nm->mem : NULL;
+	return nm->malloc_ok ? NULL : &nm->mem;
 }
 
-/* With malloc, or a mapping of their own, or neither: no names. */
-static void names_map(struct names *nm, int with_malloc, int mapped)
+/* With malloc (the write has no mapping: with_malloc), or from a
+ * mapping (write: the write's memory, mapped): the write's own, which
+ * is at least 16 MB and reserves address space, not memory; but where
+ * the write has only the small kept room, which the encoding needs, a
+ * mapping of their own, down to 256 KiB (the whole of libc.so's table
+ * took 572 KB; helper-164).  Not one of their own beside the write's:
+ * under a tight ulimit -v it took the room the ELF file's own mapping
+ * needed, and the names were lost (fib linked, limits of 26, 30, 42, 74
+ * and 78 MB).  Else no names. */
+static void names_map(struct names *nm, int with_malloc, struct wmem *write)
 {
 	memset(nm, 0, sizeof *nm);
 	nm->mem.alloc = names_alloc;
 	nm->mem.release = names_release;
 	nm->mem.ctx = nm;
 	nm->malloc_ok = with_malloc;
-	for (size_t size = WRITE_RESERVE / 4; mapped && size >= WRITE_RESERVE_MIN; size /= 4)
-		if ((nm->w.base = rt_map(size)) != NULL) {
-			nm->w.cap = size;
+	if (write && !write->kept) {
+		nm->spill = write;
+		return;
+	}
+	for (size_t size = WRITE_RESERVE / 4; write && size >= ((size_t)1 << 18); size /= 4)
+		if ((nm->own.base = rt_map(size)) != NULL) {
+			nm->own.cap = size;
 			return;
 		}
 }
 
 static void names_unmap(struct names *nm)
 {
-	if (nm->w.base)
-		rt_unmap(nm->w.base, nm->w.cap);
-	nm->w.base = NULL;
+	if (nm->own.base)
+		rt_unmap(nm->own.base, nm->own.cap);
+	nm->own.base = NULL;
 }
 
 static void *heap_mem(void *ctx, size_t n)
@@ -1060,7 +1077,7 @@ static int write_profile(int async, int asked)
 	memset(&p, 0, sizeof p);
 	wmem_map(&m); /* Note [Memory for a write] */
 	/* Note [Names without malloc]: a handler's write names nothing. */
-	names_map(&nm, !async && m.base == NULL, !async && m.base != NULL);
+	names_map(&nm, !async && m.base == NULL, !async && m.base != NULL ? &m : NULL);
 	if (async && m.base == NULL) {
 		rt_warn("no memory to write the profile from a signal handler or _exit; none written");
 		return -1;

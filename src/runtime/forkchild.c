@@ -1,6 +1,7 @@
 /*
  * forkchild.c - fork, forkpty and daemon: a forked child's sampling
- * thread starts after every fork handler (shared runtime only).
+ * thread starts after every fork handler (forkpty and daemon in the
+ * shared runtime only).
  *
  * Note [The child's sampler]: a forked child has no sampling thread
  * (fork copies only the thread that called it), so the runtime starts
@@ -24,10 +25,12 @@
  * object that defines fork, which the strong reference below pulls in.
  * That object's fork is weak as well and comes after ours, so ours is the
  * program's.  forkpty and daemon are made local in the archive: libc.a
- * defines them strongly with no other name, so a definition of ours
- * there would keep libc's out of the link, with none left to call.
- * (Programs linked with libccprof.a lose the parent's profile before
- * daemon(), as before.)
+ * has no other name for them, so a definition of ours there (ahead of
+ * libc.a's weak forkpty, keeping its strong daemon out of the link)
+ * would leave none to call.  A program linked with libccprof.a and a
+ * shared libc loses daemon's parent's profile, as before; with -static,
+ * libc.a's daemon ends the parent by the runtime's _exit (rawexit.c),
+ * which writes it.
  *
  * Note [daemon's parent]: glibc's daemon(3) forks and ends the parent by
  * its own _exit, inside libc, where rawexit.c's interposer never sees it.

@@ -59,9 +59,15 @@ static void at_exit(void)
 	 * where nothing was recorded (a shell: no /proc read for it); if
 	 * another thread records something before the write, the write asks. */
 	asked = rt_anything_recorded();
-	if (asked && rt_sandbox_forbids_write())
-		return;
 	self = (long)syscall(SYS_gettid);
+	if (asked && rt_sandbox_forbids_write()) {
+		/* Decided, and said: no write at this _exit either (exit's last
+		 * step reaches the runtime's _exit in a -static program). */
+		if (__atomic_compare_exchange_n(&exit_writer, &none, self, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			__atomic_store_n(&exit_written, 1, __ATOMIC_RELEASE);
+		return;
+	}
 	if (!__atomic_compare_exchange_n(&exit_writer, &none, self, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
 		rt_exit_wait(); /* another thread's: our _exit would cut it short */

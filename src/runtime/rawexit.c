@@ -1,6 +1,5 @@
 /*
- * rawexit.c - _exit and _Exit write the profile first (shared runtime
- * only).
+ * rawexit.c - _exit and _Exit write the profile first.
  *
  * Note [Ending by _exit]: a process that ends by _exit runs no exit
  * handler and no destructor, so the write at exit (init.c) never came,
@@ -23,9 +22,10 @@
  * a program linked with -static there is none to find, and the system
  * call below ends the process as libc's _exit would.  There libc's own
  * calls of _exit (exit's last step among them) come here too, which
- * writes nothing after exit's write, nor in a vfork child; and where
- * something in the program pulls in libc.a's _exit, which is strong, it
- * takes the place of ours, as before.
+ * writes nothing after exit's write, nor in a vfork child (daemon's
+ * parent it writes, as the shared runtime's daemon does).  libc.a's
+ * _exit, strong, alone in its object, is never pulled in: ours defines
+ * both of that object's names first.
  */
 #include <dlfcn.h>
 #include <sys/syscall.h>
@@ -37,9 +37,20 @@ typedef void (*exit_fn)(int);
 
 static void *real_exit;
 
+/* No libc _exit to call (-static): end as it does. */
+static _Noreturn void sys_exit_group(int status)
+{
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+/* Found once: in a -static program dlsym finds nothing, and looked up
+ * again at each _exit it allocated, which a handler that interrupted
+ * malloc waited on for ever (helper-164), and did so in posix_spawn's
+ * and vfork's children, on their parent's heap and errno. */
 static void rawexit_lookup_now(void)
 {
-	real_exit = dlsym(RTLD_NEXT, "_exit");
+	real_exit = rt_next_or("_exit", (void *)sys_exit_group);
 }
 
 /* Looked up before main: _exit may come from a signal handler, where
@@ -54,8 +65,7 @@ static _Noreturn void end_process(int status)
 	rt_write_before_exit();
 	if (rt_real_ready(&real_exit, rawexit_lookup_now))
 		((exit_fn)real_exit)(status);
-	for (;;) /* no libc _exit to call: end as it does */
-		syscall(SYS_exit_group, status);
+	sys_exit_group(status);
 }
 
 RT_API void _exit(int status)
