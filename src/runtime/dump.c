@@ -554,7 +554,9 @@ static void *names_alloc(void *ctx, size_t n)
 	if (nm->malloc_ok)
 		return wmem_alloc(&nm->own, n);
 	p = nm->own.base ? wmem_alloc(&nm->own, n) : NULL;
-	if (p == NULL && nm->spill)
+	/* Half the write's mapping at most: the rest is the encoding's. */
+	if (p == NULL && nm->spill && nm->spill->used <= nm->spill->cap / 2 &&
+	    n <= nm->spill->cap / 2 - nm->spill->used)
 		p = wmem_alloc(nm->spill, n);
 	return p;
 }
