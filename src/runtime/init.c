@@ -44,6 +44,7 @@ void (*rt_lend_altstack)(void);
  * calls exit) has our memory but not our sampler, which it would wait for
  * for ever, nor its own output path: it writes nothing (dump.c). */
 static long exit_writer;  /* the thread whose exit writes (0: none yet) */
+#define NO_WRITER (-1L)   /* exit_writer: at exit, under a filter, none will */
 static int exit_written; /* its write is over (Note [Concurrent exit] in exitgate.c) */
 
 static void at_exit(void)
@@ -59,15 +60,16 @@ static void at_exit(void)
 	 * where nothing was recorded (a shell: no /proc read for it); if
 	 * another thread records something before the write, the write asks. */
 	asked = rt_anything_recorded();
-	self = (long)syscall(SYS_gettid);
 	if (asked && rt_sandbox_forbids_write()) {
 		/* Decided, and said: no write at this _exit either (exit's last
-		 * step reaches the runtime's _exit in a -static program). */
-		if (__atomic_compare_exchange_n(&exit_writer, &none, self, 0, __ATOMIC_ACQ_REL,
+		 * step reaches the runtime's _exit in a -static program).  No
+		 * gettid: a filter may kill the thread for it (file(1)'s). */
+		if (__atomic_compare_exchange_n(&exit_writer, &none, NO_WRITER, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
 			__atomic_store_n(&exit_written, 1, __ATOMIC_RELEASE);
 		return;
 	}
+	self = (long)syscall(SYS_gettid);
 	if (!__atomic_compare_exchange_n(&exit_writer, &none, self, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
 		rt_exit_wait(); /* another thread's: our _exit would cut it short */
@@ -104,7 +106,7 @@ void rt_exit_wait(void)
 			     !__atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE); i++)
 		nanosleep(&ms, NULL);
 	writer = __atomic_load_n(&exit_writer, __ATOMIC_ACQUIRE);
-	if (writer != 0)
+	if (writer != 0 && writer != NO_WRITER)
 		rt_wait_for(&exit_written, writer, EXIT_WAIT_S * 1000u);
 	rt_nocancel_end(cancel);
 }
@@ -131,6 +133,8 @@ int rt_exit_wrote(void)
 
 	if (writer == 0)
 		return 0;
+	if (writer == NO_WRITER)
+		return 1;
 	if (writer == (long)syscall(SYS_gettid))
 		return __atomic_load_n(&exit_written, __ATOMIC_ACQUIRE);
 	return rt_wait_for(&exit_written, writer, EXIT_WAIT_S * 1000u);
