@@ -532,12 +532,12 @@ static void *enc_realloc(void *ctx, void *p, size_t old, size_t n)
  * and its thread waited for ever for a lock it held itself, every other
  * thread soon behind it (sigkids_exit: about one child in 30,000 hung).
  * So a write that has its mapping (Note [Memory for a write]) takes the
- * names' memory from a mapping, and sorts with elfsym_sort,
- * not qsort: no malloc at all: the write's own mapping, or where that is
- * only the small kept room, which the encoding needs, a mapping of their
- * own (names_map).  If the names get none, they are left
- * to the tool, as a handler's write leaves them.  A write with no mapping at
- * all allocates with malloc throughout, as before.
+ * names' memory from a mapping, and sorts with elfsym_sort, not qsort:
+ * no malloc at all.  The mapping is the write's own, or where that is
+ * only the small kept room, which the encoding needs, one of their own
+ * (names_map).  If the names get none, they are left to the tool, as a
+ * handler's write leaves them.  A write with no mapping at all allocates
+ * with malloc throughout, as before.
  */
 struct names {
 	struct wmem own;     /* their own mapping; base NULL: none (calloc if malloc_ok) */
