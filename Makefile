@@ -130,13 +130,14 @@ so_links = ln -sfn $(2).so.$(VERSION) $(1)/$(2).so.$(SOVERSION) && \
 $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 	$(call so_links,$(BUILD)/lib,$*)
 
-# Not in the static library: their system, popen, exit, prctl, syscall
-# and set*id would take the place of libc's, with none left to call in a
-# static executable (src/runtime/shellspawn.c, exitgate.c, seccomp.c,
-# credentials.c).  longjmp.c's, ucontext.c's, rawexit.c's and fork have a
+# Not in the static library: their system, popen, prctl, syscall and
+# set*id would take the place of libc's, with none left to call in a
+# static executable (src/runtime/shellspawn.c, seccomp.c, credentials.c).
+# longjmp.c's, ucontext.c's, rawexit.c's, fork and exitgate.c's have a
 # way there (Note [Jumps in a static program], Note [Switches in a static
-# program], Note [Ending by _exit], Note [fork in a static program]).
-RT_SHARED_ONLY := shellspawn exitgate seccomp threadname altstack instrumented credentials
+# program], Note [Ending by _exit], Note [fork in a static program], Note
+# [The gate in libccprof.a]).
+RT_SHARED_ONLY := shellspawn seccomp threadname altstack instrumented credentials
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking
@@ -152,14 +153,17 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # as does libstdc++.a's __cxa_begin_catch, defined beside __cxa_end_catch
 # (Note [Jumps in a static program] in src/runtime/longjmp.c, Note
 # [Caught exceptions] in catch.c).  libc.a's come later: weak too, or
-# (_exit) alone in an object never pulled in once ours is defined.
+# (_exit) alone in an object never pulled in once ours is defined, or
+# (exit, __libc_start_main) strong, in objects every static link pulls
+# in, which take the place of ours there (Note [The gate in libccprof.a]
+# in src/runtime/exitgate.c).
 # forkpty and daemon are made local: libc.a has no other name for them,
 # so ours would take their place with none left to call (Note [fork in
 # a static program] in src/runtime/forkchild.c).
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
 STATIC_WEAK := longjmp _longjmp siglongjmp __longjmp_chk swapcontext setcontext __cxa_begin_catch \
-               _exit _Exit fork
+               _exit _Exit fork exit __libc_start_main
 STATIC_LOCAL := forkpty daemon
 
 $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile

@@ -529,6 +529,8 @@ def linked(kind):
         return
     check(b.stderr == "", "build with %s: the linker has nothing to say (%s)"
           % (kind, b.stderr.strip()[-300:]))
+    if kind != "pkg-config":
+        gate_owner(kind, exe)
     d = os.path.join(OUT, "run_" + kind)
     os.makedirs(d, exist_ok=True)
     r = run([exe, "15"], cwd=d, env=dict(os.environ, CCPROF_OPTIONS=""))
@@ -538,6 +540,29 @@ def linked(kind):
     if os.path.exists(prof):
         want = int(r.stdout.split("calls fib ")[1])
         check(functions(report(prof))["fib"]["calls"] == want, "%s: exact calls" % kind)
+
+
+def gate_owner(kind, exe):
+    """exit and __libc_start_main in a program linked with libccprof.a:
+    the runtime's, weak, linked dynamically (the exit gate); libc.a's,
+    strong, with -static, whose objects for them every static link pulls
+    in (Note [The gate in libccprof.a] in src/runtime/exitgate.c): were
+    ours left there, they would have no libc function to call."""
+    syms = {}
+    for line in run(["nm", exe]).stdout.splitlines():
+        w = line.split()
+        if len(w) == 3:
+            syms.setdefault(w[2], (w[0], w[1]))
+    start, ex = syms.get("__libc_start_main"), syms.get("exit")
+    if kind == "-static":
+        impl = syms.get("__libc_start_main_impl")
+        check(start is not None and impl is not None and start[0] == impl[0] and start[1] == "T" and
+              ex is not None and ex[1] == "T",
+              "-static: exit and __libc_start_main are libc.a's, not the gate's (%s, %s, impl %s)"
+              % (ex, start, impl))
+    else:
+        check(start is not None and start[1] == "W" and ex is not None and ex[1] == "W",
+              "%s: exit and __libc_start_main are the gate's, weak (%s, %s)" % (kind, ex, start))
 
 
 def own_names():
@@ -1680,8 +1705,11 @@ def crowd_beside_busy_loops():
     cpu = str(min(os.sched_getaffinity(0)))  # one this process may run on
     exe = build("bursts", "tests/progs/bursts.c")
     prof = os.path.join(OUT, "crowd-beside.ccprof")
-    loops = [subprocess.Popen([pin, "-c", cpu, "sh", "-c", "while :; do :; done"])
-             for _ in range(4)]
+    # Each loop ends with this process too: killed from outside (a make
+    # check stopped by hand), the `finally` below never ran, and four
+    # loops left on one CPU failed the timing checks of every later run.
+    spin = "while kill -0 %d 2>/dev/null; do :; done" % os.getpid()
+    loops = [subprocess.Popen([pin, "-c", cpu, "sh", "-c", spin]) for _ in range(4)]
     try:
         r = run([pin, "-c", cpu, CCPROF, "record", "-o", prof, "--", exe, "crowd", "64"],
                 env=dict(os.environ, CCPROF_OPTIONS="interval=4ms"))

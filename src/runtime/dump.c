@@ -66,9 +66,20 @@ void rt_dump_init(void)
 	start_euid = geteuid();
 }
 
+/* An errno in words, from glibc's own table: strerror may load a
+ * translation (gettext, malloc: a write at exit from a handler that
+ * interrupted malloc would wait for ever) and is not async-signal-safe;
+ * strerrordesc_np is both, untranslated, as the runtime's lines are. */
+static const char *errno_text(int e)
+{
+	const char *text = strerrordesc_np(e);
+
+	return text != NULL ? text : "unknown error";
+}
+
 /* Why a write failed, for the warning: a server's worker that gave up
  * root (nginx's, as nobody) cannot create its profile in the directory
- * its master could, and the warning says what to do. */
+ * its master could, and the warning says what to do.  Async-signal-safe. */
 static void warn_cannot_write(const char *path, int e)
 {
 	uid_t now = geteuid();
@@ -76,9 +87,9 @@ static void warn_cannot_write(const char *path, int e)
 	if (e == EACCES && now != start_euid)
 		rt_warn("cannot write %s: %s (the process changed its user from uid %ld to %ld: "
 			"give output= a directory that user can write, as 1777 /tmp is)",
-			path, strerror(e), (long)start_euid, (long)now);
+			path, errno_text(e), (long)start_euid, (long)now);
 	else
-		rt_warn("cannot write %s: %s", path, strerror(e));
+		rt_warn("cannot write %s: %s", path, errno_text(e));
 }
 
 /*
@@ -1113,9 +1124,7 @@ static int write_profile(int async, int asked)
 	claim = shared && rt_config.run_start_ns;
 	rt_keep_earlier_profile(path, start_ns, !claim);
 	rc = put_file(path, sizeof path, claim, buf, len);
-	if (rc != 0 && async) /* strerror is not async-signal-safe */
-		rt_warn("cannot write %s: errno %d", path, errno);
-	else if (rc != 0)
+	if (rc != 0)
 		warn_cannot_write(path, errno);
 	else if (rt_config.verbose)
 		rt_warn("profile written to %s", path);

@@ -1,5 +1,5 @@
 /*
- * exitgate.c - exit() called by two threads at once (shared runtime only).
+ * exitgate.c - exit() called by two threads at once.
  *
  * Note [Concurrent exit]: glibc (2.36) runs exit's handlers in whichever
  * thread takes each one next.  A second thread that calls exit while the
@@ -18,9 +18,20 @@
  * the thread already in exit() goes through, as before.
  * main's return calls exit inside libc, out of the gate's reach, so
  * __libc_start_main is interposed to give it a main that calls exit
- * through the gate.  Only in the shared runtime (the Makefile leaves this
- * file out of libccprof.a): linked into a static program, these would
- * clash with libc's.
+ * through the gate.
+ *
+ * Note [The gate in libccprof.a]: the archive has both names too, weak
+ * (the Makefile).  Linked dynamically, the program's own calls of exit
+ * come here, and so does its start: crt1.o's _start calls the program's
+ * __libc_start_main, ours; the real ones are dlsym's.  Without the gate,
+ * 20 runs in 20 of tests/progs/exitrace.c so linked wrote no profile.
+ * With -static, libc.a's exit and __libc_start_main, strong, take the
+ * place of ours: every static link pulls in their objects for other
+ * names (exit.o's __exit_funcs_done for cxa_atexit.o, libc-start.o's
+ * cache sizes for the string functions), and tests/runtime.py checks
+ * that it does.  There the second thread's exit ends in our _exit
+ * (Note [Ending by _exit] in rawexit.c), which waits for the write as
+ * the gate would.
  */
 #include <dlfcn.h>
 #include <pthread.h>

@@ -63,14 +63,27 @@ extern pid_t __fork(void);
 
 static void forkchild_lookup_now(void)
 {
-	real_fork = rt_next_or("fork", (void *)__fork);
-	real_forkpty = dlsym(RTLD_NEXT, "forkpty");
-	real_daemon = dlsym(RTLD_NEXT, "daemon");
+	__atomic_store_n(&real_fork, rt_next_or("fork", (void *)__fork), __ATOMIC_RELEASE);
 }
 
+/* fork may come from a signal handler (it is async-signal-safe), where
+ * dlsym is no safe call: looked up before main. */
 __attribute__((constructor)) static void forkchild_lookup(void)
 {
 	forkchild_lookup_now();
+}
+
+/* forkpty and daemon are not async-signal-safe: looked up at their first
+ * call, so that libccprof.a, where they are local and never called,
+ * makes no lookup at start-up that fails under -static. */
+static void forkpty_lookup(void)
+{
+	__atomic_store_n(&real_forkpty, dlsym(RTLD_NEXT, "forkpty"), __ATOMIC_RELEASE);
+}
+
+static void daemon_lookup(void)
+{
+	__atomic_store_n(&real_daemon, dlsym(RTLD_NEXT, "daemon"), __ATOMIC_RELEASE);
 }
 
 RT_API pid_t fork(void)
@@ -93,7 +106,7 @@ RT_API pid_t forkpty(int *amaster, char *name, const struct termios *termp,
 	int outer;
 	pid_t pid;
 
-	if (!rt_real_ready(&real_forkpty, forkchild_lookup_now))
+	if (!rt_real_ready(&real_forkpty, forkpty_lookup))
 		return -1;
 	outer = rt_fork_interposed_begin();
 	pid = ((forkpty_fn)real_forkpty)(amaster, name, termp, winp);
@@ -105,7 +118,7 @@ RT_API int daemon(int nochdir, int noclose)
 {
 	int outer, r;
 
-	if (!rt_real_ready(&real_daemon, forkchild_lookup_now))
+	if (!rt_real_ready(&real_daemon, daemon_lookup))
 		return -1;
 	ccprof__dump(); /* Note [daemon's parent]; nothing where the runtime is disabled */
 	outer = rt_fork_interposed_begin();

@@ -64,6 +64,7 @@
  * Without a profiler: "child exited 3" and "worked 2" for fork, "image
  * worked" for exec, "worked 2" for late; exit status 0.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <pthread.h>
 #include <linux/audit.h>

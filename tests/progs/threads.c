@@ -1,5 +1,6 @@
 /* 8 threads with known call counts: thread i calls leaf() 1000*(i+1)
  * times through mid(); thread 0 exits early; every thread is named. */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
 #include <stdio.h>
 
