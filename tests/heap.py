@@ -600,6 +600,16 @@ def library_destructors():
     calls = functions(report(prof)).get("reg_clear", {}).get("calls")
     check(calls == 1, "heapdtor: the library's destructor's call is in the profile, which "
           "it ran before (%s)" % calls)
+    # Linked with libccprof.a and a shared libc, the same since session
+    # 51 (exit's gate in the archive says the write is exit's): the
+    # write came before the library's destructor, without its call.
+    linked = build("heapdtor_linked", "tests/progs/heapdtor.c", "-L" + OUT, "-lheapdtor",
+                   "-Wl,-rpath," + OUT, os.path.join(LIB, "libccprof.a"))
+    prof = os.path.join(OUT, "heapdtor_linked.ccprof")
+    r = run([linked], env=dict(os.environ, LD_PRELOAD="", CCPROF_OPTIONS="output=" + prof))
+    calls = functions(report(prof)).get("reg_clear", {}).get("calls") if os.path.exists(prof) else None
+    check(r.returncode == 0 and calls == 1, "heapdtor linked with libccprof.a: the library's "
+          "destructor's call is in the profile (%s)" % calls)
 
 
 def cxx_pool():

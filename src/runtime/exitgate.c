@@ -29,9 +29,14 @@
  * place of ours: every static link pulls in their objects for other
  * names (exit.o's __exit_funcs_done for cxa_atexit.o, libc-start.o's
  * cache sizes for the string functions), and tests/runtime.py checks
- * that it does.  There the second thread's exit ends in our _exit
- * (Note [Ending by _exit] in rawexit.c), which waits for the write as
- * the gate would.
+ * that it does (gate_owner).  That is glibc's layout on x86-64 since
+ * 2.34 at least (Debian 12 has 2.36; the runtime needs 2.32 for
+ * strerrordesc_np in any case).  helper-165 found the cache sizes in an
+ * object of their own in older sources: a libc.a laid out so would
+ * leave ours the program's start, with no libc one to call, and a
+ * -static program would die before main, which gate_owner would show.
+ * There the second thread's exit ends in our _exit (Note [Ending by
+ * _exit] in rawexit.c), which waits for the write as the gate would.
  */
 #include <dlfcn.h>
 #include <pthread.h>

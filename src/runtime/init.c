@@ -331,7 +331,8 @@ __attribute__((constructor)) static void ccprof_constructor(int argc, char **arg
 }
 
 /* Put here by exitgate.c's constructor: whether this process is in
- * exit(); NULL in libccprof.a, as rt_shell_after_fork. */
+ * exit() (never under -static, where libc's exit keeps its place: Note
+ * [The gate in libccprof.a]). */
 int (*rt_exiting)(void);
 
 int __cxa_atexit(void (*f)(void *), void *arg, void *dso_handle);
