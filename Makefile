@@ -130,14 +130,14 @@ so_links = ln -sfn $(2).so.$(VERSION) $(1)/$(2).so.$(SOVERSION) && \
 $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 	$(call so_links,$(BUILD)/lib,$*)
 
-# Not in the static library: their system, popen, prctl, syscall and
-# set*id would take the place of libc's, with none left to call in a
-# static executable (src/runtime/shellspawn.c, seccomp.c, credentials.c).
-# longjmp.c's, ucontext.c's, rawexit.c's, fork and exitgate.c's have a
-# way there (Note [Jumps in a static program], Note [Switches in a static
-# program], Note [Ending by _exit], Note [fork in a static program], Note
-# [The gate in libccprof.a]).
-RT_SHARED_ONLY := shellspawn seccomp threadname altstack instrumented credentials
+# Not in the static library: their prctl, syscall and set*id would take
+# the place of libc's, with none left to call in a static executable
+# (src/runtime/seccomp.c, credentials.c).  longjmp.c's, ucontext.c's,
+# rawexit.c's, fork, exitgate.c's and popen have a way there (Note [Jumps
+# in a static program], Note [Switches in a static program], Note [Ending
+# by _exit], Note [fork in a static program], Note [The gate in
+# libccprof.a], Note [Shell children in libccprof.a]).
+RT_SHARED_ONLY := seccomp threadname altstack instrumented credentials
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking
@@ -157,14 +157,15 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # (exit, __libc_start_main) strong, in objects every static link pulls
 # in, which take the place of ours there (Note [The gate in libccprof.a]
 # in src/runtime/exitgate.c).
-# forkpty and daemon are made local: libc.a has no other name for them,
-# so ours would take their place with none left to call (Note [fork in
-# a static program] in src/runtime/forkchild.c).
+# forkpty, daemon and system are made local: libc.a has no other public
+# name for them, so ours would take their place with none left to call
+# (Note [fork in a static program] in src/runtime/forkchild.c, Note
+# [Shell children in libccprof.a] in shellspawn.c).
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
 STATIC_WEAK := longjmp _longjmp siglongjmp __longjmp_chk swapcontext setcontext __cxa_begin_catch \
-               _exit _Exit fork exit __libc_start_main
-STATIC_LOCAL := forkpty daemon
+               _exit _Exit fork exit __libc_start_main popen
+STATIC_LOCAL := forkpty daemon system
 
 $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)

@@ -1794,10 +1794,18 @@ def shell_children():
     reading the environment meanwhile finds it whole.  Under
     `ccprof record`, the shell between is preloaded too and passes the
     image's name on."""
-    for how, kids_want in (("system", 1), ("popen", 1), ("systhreads", 2), ("syscancel", 1)):
-        p, prof = same_behaviour("shellkids_" + how, "tests/progs/forkexec.c", args=[how])
+    cases = [(how, n, "", ()) for how, n in (("system", 1), ("popen", 1), ("systhreads", 2),
+                                             ("syscancel", 1))]
+    # popen with libccprof.a linked in too (Note [Shell children in
+    # libccprof.a]), shared libc and -static: the image wrote over the
+    # parent's OUT before session 51.
+    cases += [("popen", 1, ltag, linked) for ltag, linked in link_ways()[1:]]
+    for how, kids_want, ltag, linked in cases:
+        p, prof = same_behaviour("shellkids_" + how + ltag, "tests/progs/forkexec.c", args=[how],
+                                 linked=linked)
         if p is None:
             continue
+        how += ltag
         check("environ kept: yes" in p.stdout, "%s: environ as before once it returns" % how)
         calls = lambda path: {f["name"]: f["calls"] for f in report(path)["functions"]
                               if f["calls"]}
@@ -1812,12 +1820,13 @@ def shell_children():
     # Another thread reads the environment all the while: it must find
     # the whole array every time (environ pointed at a copy that was
     # unmapped after the call: SIGSEGV in getenv).
-    for how in ("popen", "system"):
-        p, _ = same_behaviour("shellenv_" + how, "tests/progs/shellenv.c", args=[how], timeout=120)
+    for how, ltag, linked in (("popen", "", ()), ("system", "", ()), ("popen", "_static", ("-static", LIBA))):
+        p, _ = same_behaviour("shellenv_" + how + ltag, "tests/progs/shellenv.c", args=[how],
+                              timeout=120, linked=linked)
         if p is not None:
             check(p.stdout == "%s: 600 of 600 runs succeeded, getenv wrong 0 times, read: yes\n" % how,
-                  "%s in one thread, getenv in another: no crash, every read right (%r)"
-                  % (how, p.stdout))
+                  "%s%s in one thread, getenv in another: no crash, every read right (%r)"
+                  % (how, ltag, p.stdout))
     exe = os.path.join(OUT, "shellkids_system")
     d = os.path.join(OUT, "run_shellkids_record")
     shutil.rmtree(d, ignore_errors=True)

@@ -183,7 +183,7 @@ void rt_child_entry_write(const struct rt_child_entry *c, char *to)
  */
 static int needs_options(const char *old, int preloads)
 {
-	return old != NULL || preloads || rt_shell_after_fork == NULL; /* NULL: libccprof.a */
+	return old != NULL || preloads || rt_linked_in();
 }
 
 static int is_preload_entry(const char *entry)

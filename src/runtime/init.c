@@ -29,12 +29,6 @@ pid_t rt_pid;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* Put here by shellspawn.c's constructor; NULL in libccprof.a, which
- * leaves shellspawn.c out.  Not a weak reference to its function: left
- * undefined in the archive, it would take a program's own function of
- * that name. */
-void (*rt_shell_after_fork)(void);
-
 /* Put here by altstack.c's constructor, which runs before ours; NULL in
  * libccprof.a (Note [A stack to overflow onto]). */
 void (*rt_lend_altstack)(void);
@@ -227,8 +221,7 @@ static void after_fork_child(void)
 	rt_heap_after_fork_child(rt_self);
 	rt_sampler_after_fork();
 	rt_dump_after_fork();
-	if (rt_shell_after_fork)
-		rt_shell_after_fork();
+	rt_shell_after_fork();
 	rt_manual_after_fork();
 	rt_alloc_after_fork();
 	if (fork_interposed)

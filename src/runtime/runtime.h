@@ -636,6 +636,14 @@ RT_HIDDEN void rt_sampler_go(void);
  * object loaded now, other than the runtime, calls the hooks or the
  * region API. */
 RT_HIDDEN int rt_loaded_code_calls_runtime(void) __attribute__((weak));
+
+/* Whether this runtime is libccprof.a, linked into the program, not the
+ * shared one: the archive leaves instrumented.c out (the Makefile's
+ * RT_SHARED_ONLY). */
+static inline int rt_linked_in(void)
+{
+	return rt_loaded_code_calls_runtime == NULL;
+}
 RT_HIDDEN void rt_own_time_since(struct rt_thread *t, uint64_t from);
 RT_HIDDEN int rt_fork_interposed_begin(void);
 RT_HIDDEN void rt_fork_interposed_end(int outer);
@@ -808,9 +816,8 @@ RT_HIDDEN int rt_is_options_entry(const char *entry);
 /* 0, or -1 when the value would be longer than the runtime reads. */
 RT_HIDDEN int rt_child_entry(struct rt_child_entry *c, const char *value, const char *out);
 RT_HIDDEN void rt_child_entry_write(const struct rt_child_entry *c, char *to);
-/* init.c: shellspawn.c's reset in a fork child (Note [Shell children]),
- * or NULL where shellspawn.c is not linked in (libccprof.a). */
-extern void (*rt_shell_after_fork)(void) RT_HIDDEN;
+/* shellspawn.c: its state reset in a fork child (Note [Shell children]). */
+RT_HIDDEN void rt_shell_after_fork(void);
 extern void (*rt_lend_altstack)(void) RT_HIDDEN; /* altstack.c */
 extern void (*rt_lend_thread_altstack)(void) RT_HIDDEN;
 extern void (*rt_take_back_thread_altstack)(void) RT_HIDDEN;

@@ -5,10 +5,16 @@
  *
  * libc's functions do the work, with the environment's CCPROF_OPTIONS
  * entry replaced in its slot, for the while, by one with output= added
- * (environ itself stays).  Only in the shared runtime (the Makefile
- * leaves this file out of libccprof.a): in a static program these
- * definitions would take the place of libc's, with none left to call,
- * and init.c finds no rt_shell_after_fork.
+ * (environ itself stays).
+ *
+ * Note [Shell children in libccprof.a]: the archive has popen too, weak
+ * (the Makefile): linked with a shared libc, libc's is dlsym's; under
+ * -static, libc.a's popen is a weak alias in the object that defines
+ * _IO_popen, a public name in libc.so too, which the strong reference
+ * below pulls in, after ours (as fork's __fork: Note [fork in a static
+ * program] in forkchild.c).  system is made local there: libc's other
+ * name for it, __libc_system, is private to libc.so, so a definition of
+ * ours under -static would have none to call.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -132,19 +138,13 @@ static void shell_leave(void)
 	errno = err;
 }
 
-/* In a fork child: the threads inside system or popen are the parent's. */
-static void shell_after_fork(void)
+/* In a fork child (init.c's handler): the threads inside system or
+ * popen are the parent's. */
+void rt_shell_after_fork(void)
 {
 	pthread_mutex_init(&shell_lock, NULL);
 	shell_restore();
 	shell_users = 0;
-}
-
-/* For init.c's fork handler, which calls it where this file is linked in
- * (rt_shell_after_fork). */
-__attribute__((constructor)) static void shell_init(void)
-{
-	rt_shell_after_fork = shell_after_fork;
 }
 
 typedef int (*system_fn)(const char *);
@@ -152,10 +152,17 @@ typedef FILE *(*popen_fn)(const char *, const char *);
 
 static void *real_system, *real_popen;
 
-static void shell_lookup(void)
+/* libc's popen under its other name: Note [Shell children in libccprof.a]. */
+extern FILE *_IO_popen(const char *, const char *);
+
+static void system_lookup(void)
 {
-	real_system = dlsym(RTLD_NEXT, "system");
-	real_popen = dlsym(RTLD_NEXT, "popen");
+	__atomic_store_n(&real_system, dlsym(RTLD_NEXT, "system"), __ATOMIC_RELEASE);
+}
+
+static void popen_lookup(void)
+{
+	__atomic_store_n(&real_popen, rt_next_or("popen", (void *)_IO_popen), __ATOMIC_RELEASE);
 }
 
 /* Whether this call's shell gets the new entry: not in a vfork child (the
@@ -176,7 +183,7 @@ RT_API int system(const char *command)
 {
 	int rc;
 
-	if (!rt_real_ready(&real_system, shell_lookup))
+	if (!rt_real_ready(&real_system, system_lookup))
 		return -1;
 	if (command == NULL || !ours()) /* NULL: is there a shell? */
 		return ((system_fn)real_system)(command);
@@ -191,7 +198,7 @@ RT_API FILE *popen(const char *command, const char *mode)
 {
 	FILE *f;
 
-	if (!rt_real_ready(&real_popen, shell_lookup))
+	if (!rt_real_ready(&real_popen, popen_lookup))
 		return NULL;
 	if (!ours())
 		return ((popen_fn)real_popen)(command, mode);
