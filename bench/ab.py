@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/ab.py - compare builds of the runtime side by side on one workload.
 
-    python3 bench/ab.py [-n ROUNDS] [--wall] [--vs LABEL] BARE INSTR 'ARGS' LABEL=LIB.so[+OPTIONS] ...
+    python3 bench/ab.py [-n ROUNDS] [--wall] [--fixed] [--vs LABEL] BARE INSTR 'ARGS' LABEL=LIB.so[+OPTIONS] ...
 
 Runs BARE (the uninstrumented build) and INSTR (the -finstrument-functions
 build) with each LIB preloaded, in turn, ROUNDS times (default 9), every
@@ -19,6 +19,16 @@ file> so that nothing lands in the working directory, followed by OPTIONS
 when given (`cur=build/lib/libccprof.so+interval=10ms` runs the same
 library with a longer sampling interval).
 
+Each run executes fresh copies of its program and its library, made for
+it and kept to the end, so that their code sits on pages of memory of its
+own (--fixed: the files themselves, as before session 51).  Where a
+file's pages lie in physical memory changed a run's time by itself:
+byte-identical copies of libccprof.so, each run as its own label, took
+0.515, 0.638 and 0.640 s on gcc's tiny, and their order changed after
+the page cache was dropped (docs/performance.md, session 51).  A label
+whose file happened to lie well or badly kept that luck for the whole
+comparison; fresh copies make it noise the rounds average out.
+
 This is the tool for deciding whether a change to the hot path helps: build
 the candidate into its own directory (make BUILD=/tmp/cand
 /tmp/cand/lib/libccprof.so) and compare it with the current library in one
@@ -28,6 +38,7 @@ one of 2-3 % takes 150 rounds or more (session 31): read the interval,
 not the median alone.
 """
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -39,11 +50,36 @@ import stats  # noqa: E402 (bench/stats.py, beside this file)
 
 
 def usage():
-    sys.stderr.write("usage: ab.py [-n ROUNDS] [--wall] [--vs LABEL] BARE INSTR 'ARGS' LABEL=LIB.so[+OPTIONS] ...\n")
+    sys.stderr.write("usage: ab.py [-n ROUNDS] [--wall] [--fixed] [--vs LABEL] BARE INSTR 'ARGS' "
+                     "LABEL=LIB.so[+OPTIONS] ...\n")
     sys.exit(2)
 
 
 WALL = False
+FRESH = True
+
+
+class Copies:
+    """Fresh copies of files in a scratch directory, one a call, each
+    written anew (its own page-cache pages: the earlier ones are kept
+    until close), executable as the original."""
+
+    def __init__(self, scratch):
+        self.dir = os.path.join(scratch, "copies")
+        os.mkdir(self.dir)
+        self.n = 0
+
+    def of(self, path):
+        if not FRESH:
+            return path
+        self.n += 1
+        dst = os.path.join(self.dir, "%d-%s" % (self.n, os.path.basename(path)))
+        shutil.copyfile(path, dst)
+        shutil.copymode(path, dst)
+        return dst
+
+    def close(self):
+        shutil.rmtree(self.dir)
 
 
 def seconds(argv, env):
@@ -72,11 +108,12 @@ def round_order(runs, r):
 
 
 def main(argv):
-    global WALL
+    global WALL, FRESH
     rounds, vs = 9, None
-    while argv and argv[0] in ("-n", "--wall", "--vs"):
-        if argv[0] == "--wall":
-            WALL = True
+    while argv and argv[0] in ("-n", "--wall", "--vs", "--fixed"):
+        if argv[0] in ("--wall", "--fixed"):
+            WALL = WALL or argv[0] == "--wall"
+            FRESH = FRESH and argv[0] != "--fixed"
             argv = argv[1:]
         elif len(argv) > 1 and argv[0] == "--vs":
             vs = argv[1]
@@ -101,17 +138,19 @@ def main(argv):
     if vs is not None and vs not in runtimes:
         sys.exit("ab.py: --vs %s: no such label (other than dummy)" % vs)
     runs = [("bare", None, "")] + variants
+    copies = Copies(scratch)
     for r in range(rounds):
         for label, lib, options in round_order(runs, r):
             if lib is None:
-                times["bare"].append(seconds([bare] + args, dict(os.environ)))
+                times["bare"].append(seconds([copies.of(bare)] + args, dict(os.environ)))
                 continue
-            env = dict(os.environ, LD_PRELOAD=os.path.abspath(lib))
+            env = dict(os.environ, LD_PRELOAD=os.path.abspath(copies.of(lib)))
             if label != "dummy":
                 env["CCPROF_OPTIONS"] = "output=" + os.path.join(scratch, label + ".ccprof")
                 if options:
                     env["CCPROF_OPTIONS"] += ":" + options
-            times[label].append(seconds([instr] + args, env))
+            times[label].append(seconds([copies.of(instr)] + args, env))
+    copies.close()
     base = times["bare"]
     for label, ts in times.items():
         ratios = [t / b for t, b in zip(ts, base) if b > 0]  # a time of 0: no ratio

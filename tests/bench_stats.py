@@ -245,6 +245,62 @@ def test_layouts():
                   "static vs 1.50× preloaded"), "layouts: the linking line: %s" % (got,))
 
 
+def test_fresh_copies():
+    """Each run's program and preloaded library are fresh copies, in
+    ab.py and in make bench (Note [Where a file's pages lie] in
+    bench/bench.py): distinct files, the originals' bytes, executable,
+    gone once the comparison is done; the originals themselves with
+    --fixed or BENCH_FRESH=0."""
+    log = os.path.join(ccp.OUT, "fresh.log")
+    prog = os.path.join(ccp.OUT, "fresh.sh")
+    with open(prog, "w") as f:
+        f.write('#!/bin/sh\necho "$0 $LD_PRELOAD" >> %s\n' % log)
+    os.chmod(prog, 0o755)
+    for flags, fresh in (([], True), (["--fixed"], False)):
+        if os.path.exists(log):
+            os.unlink(log)
+        r = run([sys.executable, AB, "-n", "3"] + flags + [prog, prog, "", "cur=" + LIB])
+        with open(log) as f:
+            seen = [ln.split() for ln in f.read().splitlines()]
+        progs = [w[0] for w in seen]
+        libs = [w[1] for w in seen if len(w) > 1]
+        if fresh:
+            ok = (len(progs) == 6 and len(set(progs)) == 6 and prog not in progs and
+                  len(libs) == 3 and len(set(libs)) == 3 and LIB not in libs and
+                  not any(os.path.exists(p) for p in progs + libs))
+        else:
+            ok = progs == [prog] * 6 and libs == [os.path.abspath(LIB)] * 3
+        check(r.returncode == 0 and ok, "ab.py %s: %s (%s)" % (
+            " ".join(flags) or "(fresh)", "six runs, six fresh copies of the program and three "
+            "of the library, gone after" if fresh else "the files themselves", seen))
+    import bench  # noqa: E402  (bench/ is on the path)
+    saved = bench.WORK, bench.FRESH
+    bench.WORK = ccp.OUT
+    try:
+        c = bench.Copies("test")
+        v = bench.Variant("cpu", [prog, "in"], {"LD_PRELOAD": LIB, "CCPROF_OPTIONS": "x"})
+        got = [bench.fresh_command(v, c) for _ in range(2)]
+        files = [a[0] for a, _ in got] + [e["LD_PRELOAD"] for _, e in got]
+        same = all(open(x, "rb").read() == open(y, "rb").read() for x, y in
+                   zip(files, [prog, prog, LIB, LIB]))
+        tool = bench.fresh_command(bench.Variant("cg", ["valgrind", prog]), c)[0]
+        check(len(set(files)) == 4 and prog not in files and LIB not in files and same and
+              all(os.access(x, os.X_OK) for x in files[:2]) and
+              [a[1:] for a, _ in got] == [["in"], ["in"]] and got[0][1]["CCPROF_OPTIONS"] == "x" and
+              tool == ["valgrind", prog],
+              "make bench: each run a fresh copy of its program and LD_PRELOAD, the tools' "
+              "commands as they are (%s, %s)" % (files, tool))
+        c.close()
+        check(not any(os.path.exists(x) for x in files), "make bench: the copies gone after")
+        bench.FRESH = False
+        c = bench.Copies("test")
+        check(bench.fresh_command(v, c) == ([prog, "in"], v.env),
+              "make bench with BENCH_FRESH=0: the files themselves")
+        c.close()
+    finally:
+        bench.WORK, bench.FRESH = saved
+
+
 test_sign_test()
 test_ranks()
 test_compare()
@@ -254,4 +310,5 @@ test_ab()
 test_round_order()
 test_floors()
 test_layouts()
+test_fresh_copies()
 ccp.finish()
