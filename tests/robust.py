@@ -971,52 +971,6 @@ def stepped():
           % (CLOCK, hcalls, lost, handled))
 
 
-def adapt_stepped():
-    """The inline cache's adaptation interrupted at every instruction by a
-    handler that calls from the context being adapted
-    (tests/progs/adaptstep.c): no crash, no call charged to another
-    function, the only calls missing those reported lost."""
-    exe = build("adaptstep", "tests/progs/adaptstep.c")
-    lib = os.path.join(LIB, "libccprof.so")
-    sym = [w for w in (l.split() for l in run(["nm", "-S", "--defined-only", lib]).stdout.splitlines())
-           if len(w) == 4 and w[3] == "rt_cache_adapt"]
-    if not check(sym, "adapt_stepped (%s): nm finds rt_cache_adapt in %s" % (CLOCK, lib)):
-        return
-    r, prof = record(exe, ["0x" + sym[0][0], "0x" + sym[0][1]], clock=CLOCK,
-                     profile=os.path.join(OUT, "adaptstep@%s.ccprof" % CLOCK))
-    if r.stdout.strip() == "unsupported":
-        print("# adapt_stepped: no trap flag on this architecture, skipped")
-        return
-    if not check(r.returncode == 0, "adapt_stepped (%s): exit status 0 (got %d)%s"
-                 % (CLOCK, r.returncode, "" if r.returncode == 0 else ": " + r.stderr.strip()[-300:])):
-        return
-    n = counts(r.stdout)
-    runs = int(r.stdout.split("runs")[1].split()[0])
-    handled = int(r.stdout.split("handled")[1].split()[0])
-    fs = functions(report(prof))
-    lost = json.loads(run([CCPROF, "info", "--json", prof]).stdout)["lost_calls"]
-    xs = ["x%d" % j for j in range(16)]
-    byh = {w[1]: int(w[2]) for w in (l.split() for l in r.stdout.splitlines())
-           if len(w) == 3 and w[0] == "handler"}
-    got = {x: fs.get(x, {}).get("calls", 0) for x in xs}
-    missing = sum(n[x] - got[x] for x in xs)
-    check(runs >= 100 and handled > runs and all(x in n for x in xs) and set(byh) == set(xs)
-          and sum(byh.values()) == handled,
-          "adapt_stepped (%s): %d runs of rt_cache_adapt stepped, %d calls from the handler, "
-          "counted by x_j" % (CLOCK, runs, handled))
-    check(fs["disp"]["calls"] == n["disp"], "adapt_stepped (%s): calls(disp) = %d exactly (got %d)"
-          % (CLOCK, n["disp"], fs["disp"]["calls"]))
-    # Only the handler's calls can be lost: disp's calls of each x_j (its
-    # count less the handler's) are all there.
-    bad = ["%s %d not in [%d, %d]" % (x, got[x], n.get(x, 0) - byh.get(x, 0), n.get(x, 0))
-           for x in xs if not n.get(x, 0) - byh.get(x, 0) <= got[x] <= n.get(x, 0)]
-    check(not bad, "adapt_stepped (%s): each x_j has all of disp's calls and at most the "
-          "handler's more (%s)" % (CLOCK, bad[:4]))
-    check(missing == lost and lost <= handled,
-          "adapt_stepped (%s): the %d calls missing are the %d lost, at most the handler's %d"
-          % (CLOCK, missing, lost, handled))
-
-
 def nullfn():
     """Hooks called by hand with a null function and call site: no crash,
     the same output, the real calls still counted."""
@@ -4485,7 +4439,6 @@ self_inlined()
 unseen_jumps()
 storm()
 stepped()
-adapt_stepped()
 nullfn()
 cancel()
 late_cancel()
@@ -4585,7 +4538,6 @@ daemonized()
 last_thread()
 storm()
 stepped()
-adapt_stepped()
 nullfn()
 cancel()
 late_cancel()

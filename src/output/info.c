@@ -160,8 +160,9 @@ static void text_counts(struct ob *f, const struct info_input *in)
 	text_overflow_info(f, p);
 	ob_printf(f, "%-18s %.6f s (the profiler's own work, charged to no function)\n", "own time",
 		  model_seconds(m, s->own_time));
-	ob_printf(f, "%-18s %" PRIu64 " (contexts whose inline cache is bypassed or on retrial)\n",
-		  "dispatchers", s->dispatchers);
+	if (s->dispatchers) /* a runtime's from before session 51: STATS key 10 */
+		ob_printf(f, "%-18s %" PRIu64 " (contexts whose inline cache was bypassed or on "
+			     "retrial)\n", "dispatchers", s->dispatchers);
 	ob_printf(f, "%-18s %" PRIu64 " (%.3f %% of calls: transitions made before that the "
 		     "caches missed)\n", "slow finds", s->slow_finds,
 		  s->calls ? 100.0 * (double)s->slow_finds / (double)s->calls : 0.0);

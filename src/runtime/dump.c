@@ -643,7 +643,6 @@ static void scratch_release(void *ctx, void *p)
 static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 			  struct ccp_stats *st, struct wmem *m, uint64_t *shadow)
 {
-	uint32_t inherited = t->inherited; /* Note [A forked child's profile] */
 	const struct rt_ctx *head = RT_ACQUIRE(&t->all), *c;
 	uint32_t n = head ? head->id + 1 : 0;
 	uint64_t charged = 0, own = RT_LOAD(&t->own_ticks);
@@ -679,8 +678,6 @@ static void gather_thread(const struct rt_thread *t, struct ccp_thread *out,
 		o->alloc_blocks = RT_LOAD(&c->alloc_blocks);
 		st->calls += o->entries + o->recursive;
 		charged += o->time;
-		if (c->id >= inherited || rt_ctx_used(o)) /* of the contexts written */
-			st->dispatchers += RT_LOAD(&c->slots) != RT_SLOTS_USED;
 	}
 	/* What rounding left, or all of it when no sample placed any (Note
 	 * [Too few hits]): at the root, as Note [Short threads] in

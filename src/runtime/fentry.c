@@ -34,8 +34,7 @@
  * value is in rax:rdx or a vector register, and the rest is dead
  * there).  The offsets it uses are checked against the structures
  * below; tests/fentry.py runs core.py's dispatcher checks (slots, thread
- * cache, the adaptive window, a signal storm) on a build with these
- * hooks.
+ * cache, a signal storm) on a build with these hooks.
  *
  * Note [Fentry light path]: the fast path misses where a context calls
  * more functions than the caches hold (SQLite's driver: 5.5 % of its
@@ -175,7 +174,6 @@ uintptr_t rt_fentry_start(uintptr_t key)
 #define S_CS 24
 #define S_SIZE 32
 #define C_FN 0
-#define C_MISSES 8
 #define C_CACHE0 16
 #define C_CACHE1 32
 #define C_ENTRIES 48
@@ -184,7 +182,6 @@ uintptr_t rt_fentry_start(uintptr_t key)
 #define E_TO 8
 #define SEGMENT_MASK 0x1fffff /* RT_SEGMENT_BYTES - 1 */
 #define TCACHE_MASK 0x1ff0 /* RT_TCACHE_SLOT's, times the entry's size */
-#define LAST_OF_WINDOW 1023
 _Static_assert(offsetof(struct rt_thread, cur) == T_CUR, "T_CUR");
 _Static_assert(offsetof(struct rt_thread, top) == T_TOP, "T_TOP");
 _Static_assert(offsetof(struct rt_thread, tcache_gen) == T_GEN, "T_GEN");
@@ -195,7 +192,6 @@ _Static_assert(offsetof(struct rt_shadow, fn) == S_FN, "S_FN");
 _Static_assert(offsetof(struct rt_shadow, cs) == S_CS, "S_CS");
 _Static_assert(sizeof(struct rt_shadow) == S_SIZE, "S_SIZE");
 _Static_assert(offsetof(struct rt_ctx, fn) == C_FN, "C_FN");
-_Static_assert(offsetof(struct rt_ctx, misses) == C_MISSES, "C_MISSES");
 _Static_assert(offsetof(struct rt_ctx, cache) == C_CACHE0, "C_CACHE0");
 _Static_assert(offsetof(struct rt_ctx, cache[1]) == C_CACHE1, "C_CACHE1");
 _Static_assert(offsetof(struct rt_ctx, entries) == C_ENTRIES, "C_ENTRIES");
@@ -204,7 +200,6 @@ _Static_assert(offsetof(struct rt_tcache, from) == E_FROM, "E_FROM");
 _Static_assert(offsetof(struct rt_tcache, to) == E_TO, "E_TO");
 _Static_assert(sizeof(struct rt_tcache) == 16 &&
 	       RT_TCACHE_SLOT(0, ~(uintptr_t)0) * 16 == TCACHE_MASK, "TCACHE_MASK");
-_Static_assert(RT_CACHE_WINDOW - 1 == LAST_OF_WINDOW, "LAST_OF_WINDOW");
 _Static_assert(RT_SEGMENT_BYTES - 1 == SEGMENT_MASK, "SEGMENT_MASK");
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -283,9 +278,6 @@ __asm__(".text\n"
 	"mov 32(%rsp), %rsi\n"
 	"cmp " OFF(C_FN, "%rax") ", %rsi\n"
 	"jne 7f\n"
-	"cmpl $" STR(LAST_OF_WINDOW) ", " OFF(C_MISSES, "%rdx") "\n"
-	"jae 7f\n"                                      /* this one ends the window */
-	"addl $1, " OFF(C_MISSES, "%rdx") "\n"
 	"mov %rax, %rsi\n"
 	"jmp 10f\n"
 	"9:\n"

@@ -82,7 +82,7 @@ void rt_enter(struct rt_thread *t, uintptr_t fn, uintptr_t start, uintptr_t sp, 
 		rt_count(&c->recursive);
 		return;
 	}
-	n = cached_transition(t, c, fn, 0);
+	n = cached_transition(t, c, fn);
 	if (n == NULL && (n = rt_transition(t, c, fn, start)) == NULL)
 		return; /* not recorded: Note [Re-entry] in machine.c */
 	rt_count(&n->entries);
@@ -371,9 +371,8 @@ RT_API HOOK_ALIGN void __cyg_profile_func_exit(void *this_fn, void *call_site)
 }
 
 /* fentry.c's light path (Note [Fentry light path]): a transition the
- * thread has made before, which the caches missed, or the end of a
- * context's window of misses (cached_transition adapts then).  1 if
- * done; 0, with nothing changed, for anything else. */
+ * thread has made before, which the caches missed.  1 if done; 0, with
+ * nothing changed, for anything else. */
 int rt_fentry_enter_known(uintptr_t key, uintptr_t sp, uintptr_t cs)
 {
 	struct rt_thread *t = rt_hot;

@@ -44,11 +44,9 @@ static inline __attribute__((always_inline)) struct rt_ctx *pair_target(rt_pair_
 
 /* The memoised transition from c on fn, or NULL: the context's inline
  * cache, then the thread's direct-mapped cache (Note [Transition cache]
- * in machine.c).  Every RT_CACHE_WINDOW lookups past the inline cache, the
- * general path (fast = 0) reconsiders it (Note [Adaptive inline cache]);
- * the fast path returns NULL then, to stay free of calls. */
+ * in machine.c); nothing written (Note [Slots without judgement]). */
 static inline __attribute__((always_inline)) struct rt_ctx *
-cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, int fast)
+cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn)
 {
 	rt_pair_bits p = rt_pair_load(&c->cache[0]); /* one load: Note [Cache pairs] in hooks.c */
 	const struct rt_tcache *e;
@@ -71,14 +69,6 @@ cached_transition(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn, int fast)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (n->fn != fn || RT_LOAD(&t->tcache_gen) != gen)
 		return NULL;
-	if (RT_UNLIKELY(c->misses >= RT_CACHE_WINDOW - 1)) { /* this one ends it */
-		if (fast)
-			return NULL;
-		rt_count32(&c->misses);
-		rt_cache_adapt(c, n);
-		return n;
-	}
-	rt_count32(&c->misses);
 	return n;
 }
 
@@ -136,7 +126,7 @@ static inline __attribute__((always_inline)) int enter_cached(struct rt_thread *
 		rt_count(&c->recursive);
 		return 1;
 	}
-	n = cached_transition(t, c, fn, !known);
+	n = cached_transition(t, c, fn);
 	if (known && n == NULL)
 		n = rt_transition_known(t, c, fn);
 	if (RT_UNLIKELY(n == NULL))

@@ -313,7 +313,7 @@ struct rt_ctx *rt_root_context(struct rt_thread *t)
  * or an interpreter leaves one context for many callees, so each thread
  * also has a direct-mapped cache of (context, fn) -> context, checked by
  * the hook before it falls to the slow path and its hash table (and
- * Note [Adaptive inline cache] below).  Neither
+ * Note [Slots without judgement] below).  Neither
  * stores fn: a transition's target runs fn, so `to->fn == fn` is the
  * test, and the target of (c, fn) is unique.  Filled here; how the hooks
  * read them safely while a signal handler may be filling them is Note
@@ -349,125 +349,38 @@ static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
 }
 
 /*
- * Note [Adaptive inline cache]: the two slots pay off when most lookups
- * from a context hit them.  A context that dispatches among many callees
- * (an interpreter's loop, a table of function pointers) hits them by
- * chance, and then their two unpredictable compares cost more than the
- * thread cache they save.  So each context counts the lookups that went
- * past its slots to the thread cache, and every RT_CACHE_WINDOW of them
- * rt_cache_adapt looks at what the slots caught meanwhile: how much their
- * targets' entries grew (an over-estimate when a target is also entered
- * from another context, which errs towards keeping the slots).
- *
- * - Slots that caught fewer lookups than went past them get one more
- *   window, with the latest miss in the colder slot, in case a callee is
- *   called in a burst longer than a window.  If they fail again
- *   they are bypassed: both point at rt_no_context, so their compares
- *   always fail, which the branch predictor learns, and every lookup goes
- *   to the thread cache.  A half is a guess that measured no worse than a
- *   third (on bench/workloads/vm.c and tiny.cpp): the counts cannot tell
- *   a random order of callees, where slots that catch even half the
- *   lookups mispredict, from a repeating one, which the predictor learns
- *   at any hit rate.
- * - After 1, 2, 4 ... 64 windows (doubling with each failure in a row)
- *   the slots are refilled over one window and judged over the next.
- * - At the end of each window the latest miss takes the colder slot, so
- *   a callee entered more, or in a burst, moves in and the hotter stays.
- *
- * This only steers where lookups go: each slot still holds some target of
- * a transition from c or rt_no_context, one store each, which is all a
- * reader needs (Note [Cache reads] in hooks.c); a signal handler that
- * interrupts it at worst skews one window's decision.
- * tests/progs/adaptstep.c makes a call from c at every instruction of it.
+ * Note [Slots without judgement]: a context's two slots hold the two
+ * latest transitions from it that the slow path found or made (a
+ * transition the caches missed, one made anew, or one that collided in
+ * the thread cache with another), the newer first.  Nothing else moves
+ * them, and the hooks write nothing to the calling context to look them
+ * up.  From the fourth session to the fiftieth the slots judged
+ * themselves instead: each context counted the lookups that went past
+ * them, a store to it at every thread-cache hit, and every 1,024 of
+ * those the slow path weighed what the slots had caught, bypassed slots
+ * that caught under half, refilled them later and gave the colder slot
+ * to the latest miss, for contexts that dispatch among many callees
+ * (an interpreter's loop, a table of function pointers), whose slot
+ * compares mispredict.  Measured again in session 51 with fresh copies
+ * of each library for each run (Note [Where a file's pages lie] in
+ * bench/bench.py), 15 rounds each, the runtime without it ran SQLite's
+ * gcc build in 0.943-0.949 of the time (15 of 15 rounds), objdump -d
+ * 0.975, tiny 0.965, the interpreter (vm) 0.953 and dispatch 0.985,
+ * the cases it was made for among them; recurse and clang's SQLite
+ * alike (docs/performance.md, session 51).  Windows of 4,096 or 16,384
+ * lookups changed nothing: the count's store cost about 2.4 % of
+ * SQLite's run and the judgements 3.3 % more.  rt_ctx keeps the room
+ * its state took, so that contexts lie in the arena where they did and
+ * the same pairs share a thread-cache slot (Note [The thread cache's
+ * slots]).
  */
-#define BACKOFF_MAX 6 /* waits of up to 2^6 windows */
 
-static uint64_t slot_entries(const struct rt_ctx *c)
-{
-	return c->cache[0].to->entries + c->cache[1].to->entries;
-}
-
-static void slots_put(struct rt_ctx *c, struct rt_ctx *older, struct rt_ctx *newer)
-{
-	rt_pair_put(&c->cache[1], older);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rt_pair_put(&c->cache[0], newer);
-}
-
-/* The slot whose target was entered less. */
-static int colder_slot(const struct rt_ctx *c)
-{
-	return c->cache[0].to->entries >= c->cache[1].to->entries ? 1 : 0;
-}
-
-/* n, a miss, replaces the slot whose target was entered less: the
- * hotter stays.  (Taking the older slot instead evicted recurse.c main's
- * hottest callee for its coldest once per window.) */
-static void slots_take(struct rt_ctx *c, struct rt_ctx *n)
-{
-	slots_put(c, c->cache[1 - colder_slot(c)].to, n);
-}
-
-static void bypass(struct rt_ctx *c)
-{
-	unsigned b = c->backoff < BACKOFF_MAX ? c->backoff : BACKOFF_MAX;
-
-	c->wait = (uint16_t)(1u << b);
-	c->backoff = (uint8_t)(b < BACKOFF_MAX ? b + 1 : BACKOFF_MAX);
-	RT_STORE(&c->slots, RT_SLOTS_BYPASSED); /* read by the profile writer */
-	slots_put(c, &rt_no_context, &rt_no_context);
-}
-
-/* A window of misses from c is over; n is the target just looked up. */
-void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n)
-{
-	uint32_t misses = c->misses;
-	uint32_t hits = (uint32_t)slot_entries(c) - c->slot_entries; /* modulo 2^32 */
-	int caught = hits >= misses; /* half of the lookups, or more */
-
-	c->misses = 0; /* first: a handler's lookups from c do not adapt again */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	switch (c->slots) {
-	case RT_SLOTS_BYPASSED:
-		if (c->wait == 0 || --c->wait == 0) {
-			RT_STORE(&c->slots, RT_SLOTS_REFILL);
-			slots_put(c, &rt_no_context, n);
-		}
-		break;
-	case RT_SLOTS_REFILL:
-		RT_STORE(&c->slots, RT_SLOTS_TRIAL);
-		slots_take(c, n);
-		break;
-	case RT_SLOTS_USED:
-		if (!caught) /* perhaps a burst of one callee: it gets a window */
-			RT_STORE(&c->slots, RT_SLOTS_TRIAL);
-		slots_take(c, n);
-		break;
-	default: /* on trial */
-		if (caught) {
-			RT_STORE(&c->slots, RT_SLOTS_USED);
-			c->backoff = 0;
-			slots_take(c, n);
-		} else {
-			bypass(c);
-		}
-	}
-	c->slot_entries = (uint32_t)slot_entries(c);
-}
-
-/* A transition the caches did not know takes the newer slot, unless the
- * slots are bypassed.  The window goes on: the snapshot moves with the
- * slots, so the hits counted so far stay.  It is not counted as a miss:
- * the window weighs the slots against the thread cache, and the slots are
- * what absorbs transitions that collide in the thread cache. */
+/* n, the transition from c just found or made, takes the newer slot. */
 static void cache_put(struct rt_ctx *c, struct rt_ctx *n)
 {
-	uint32_t hits = (uint32_t)slot_entries(c) - c->slot_entries;
-
-	if (c->slots == RT_SLOTS_BYPASSED)
-		return;
-	slots_put(c, c->cache[0].to, n);
-	c->slot_entries = (uint32_t)slot_entries(c) - hits;
+	rt_pair_put(&c->cache[1], c->cache[0].to);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_pair_put(&c->cache[0], n);
 }
 
 /*

@@ -95,21 +95,16 @@ struct rt_pair {
 
 struct rt_ctx {
 	uintptr_t fn; /* key of the running CC: A1 compares against it */
-	/* Note [Adaptive inline cache] in machine.c; `misses` next to the
-	 * slots, as the lookups that count it have just read them. */
-	uint32_t misses;       /* lookups past the slots, this window */
-	uint8_t slots;         /* enum rt_slots */
-	uint8_t backoff;       /* failures in a row: log2 of the next wait */
-	uint16_t wait;         /* windows left to bypass the slots */
-	struct rt_pair cache[2]; /* recent transitions from here */
+	/* Kept where the adaptive slots' state was (Note [Slots without
+	 * judgement] in machine.c), so that the slots stay 16-aligned and
+	 * the contexts where they lay in the arena. */
+	uint64_t unused;
+	struct rt_pair cache[2]; /* the two latest transitions found from here */
 	uint64_t entries;
 	uint64_t recursive;
 	uint64_t time;         /* clock=cpu: the hits' (Note [CPU time where it ran]) */
 	uint64_t seen;         /* clock=cpu: the CPU of samples that found it current */
-	/* The slots' targets' entries when the window began, modulo 2^32
-	 * (a window's hits are counted so), so that the site has room in
-	 * the same 8 bytes. */
-	uint32_t slot_entries;
+	uint32_t unused2; /* as `unused` */
 	/* Where a hook entered it from last, as the slow path saw (Note
 	 * [Self-inlined copies] in machine.c): the low 32 bits, 0 if not
 	 * seen.  Here, not in a field more (a context of 160 bytes) or a
@@ -143,17 +138,6 @@ static inline void rt_pair_put(struct rt_pair *p, struct rt_ctx *to)
 
 	*(volatile rt_pair_bits *)p = v;
 }
-
-/* Lookups past a context's inline cache between two looks at its hit rate. */
-#define RT_CACHE_WINDOW 1024u
-
-/* What a context's inline cache slots are doing (Note [Adaptive inline cache]). */
-enum rt_slots {
-	RT_SLOTS_USED,     /* holding targets: the initial state */
-	RT_SLOTS_BYPASSED, /* both rt_no_context: lookups go to the thread cache */
-	RT_SLOTS_REFILL,   /* back from bypass, filling up for a window */
-	RT_SLOTS_TRIAL,    /* filled: the next window decides */
-};
 
 struct rt_shadow {
 	union {
@@ -439,7 +423,6 @@ RT_HIDDEN struct rt_ctx *rt_transition_known(struct rt_thread *t, struct rt_ctx 
 RT_HIDDEN struct rt_ctx *rt_root_context(struct rt_thread *t);
 RT_HIDDEN struct rt_ctx *rt_context_alloc(struct rt_thread *t, uintptr_t fn);
 extern struct rt_ctx rt_no_context RT_HIDDEN; /* what an empty cache slot holds */
-RT_HIDDEN void rt_cache_adapt(struct rt_ctx *c, struct rt_ctx *n);
 RT_HIDDEN void *rt_thread_alloc(struct rt_thread *t, size_t n);
 RT_HIDDEN void rt_release_lookups(struct rt_thread *t, int warm);
 RT_HIDDEN uint64_t rt_lookups_bytes(const struct rt_thread *t);
@@ -1036,17 +1019,6 @@ static inline __attribute__((always_inline)) void rt_count_add(uint64_t *p, uint
 	__asm__("addq %1, %0" : "+m"(*p) : "r"(n));
 #else
 	RT_STORE(p, *p + n); /* as rt_count's */
-#endif
-}
-
-/* The same for a window counter (Note [Adaptive inline cache]): in place,
- * so that the hook needs no register for it. */
-static inline __attribute__((always_inline)) void rt_count32(uint32_t *p)
-{
-#if defined(__x86_64__)
-	__asm__("addl $1, %0" : "+m"(*p));
-#else
-	*p += 1;
 #endif
 }
 

@@ -483,7 +483,7 @@ static struct rt_ctx *step(struct rt_thread *t, struct rt_ctx *c, uintptr_t fn,
 
 	if (c->fn == fn)
 		return c;
-	if ((n = cached_transition(t, c, fn, 0)) != NULL)
+	if ((n = cached_transition(t, c, fn)) != NULL)
 		return n;
 	start = running_start(old);
 	return start != 0 ? rt_transition(t, c, fn, start) : NULL;

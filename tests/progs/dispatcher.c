@@ -1,17 +1,17 @@
 /*
- * dispatcher.c - the two call patterns the inline cache adapts to (Note
- * [Adaptive inline cache] in src/runtime/machine.c): scatter() calls 16
- * functions through a table in pseudo-random order, so its two slots
- * catch about one lookup in eight and it should end as a dispatcher;
- * bursts() calls 3 functions in long runs of each, which the slots catch
- * once they follow the runs; mixed() does one and then the other, and
- * must get its slots back.  Prints what it called, for the exact counts:
- * "arc CALLER CALLEE N" and "calls F N".  Mode storm runs both under a
- * timer signal whose handler calls one of the 16 from whatever context it
- * interrupted, so that handlers land inside the hooks' lookups and inside
- * rt_cache_adapt; it prints "handled N", "handler F N" (the calls of F
- * the handler made, included in "calls F N") and no arcs (the handler's
- * calls add arcs from the interrupted function).
+ * dispatcher.c - call patterns for the inline cache and the thread cache
+ * (Note [Slots without judgement] in src/runtime/machine.c): scatter()
+ * calls 16 functions through a table in pseudo-random order, so its two
+ * slots catch about one lookup in eight and the thread cache the rest;
+ * bursts() calls 3 functions in long runs of each; mixed() does one and
+ * then the other.  (Until session 51 the slots judged themselves, and
+ * scatter's ended bypassed.)  Prints what it called, for the exact
+ * counts: "arc CALLER CALLEE N" and "calls F N".  Mode storm runs both
+ * under a timer signal whose handler calls one of the 16 from whatever
+ * context it interrupted, so that handlers land inside the hooks'
+ * lookups and the slow path; it prints "handled N", "handler F N" (the
+ * calls of F the handler made, included in "calls F N") and no arcs
+ * (the handler's calls add arcs from the interrupted function).
  *
  * Usage: dispatcher [ROUNDS [both|scatter|bursts|recover|storm]]
  */
