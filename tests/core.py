@@ -58,6 +58,23 @@ def varied_calls():
     program_counts(r.stdout, report(prof))
 
 
+def dispatchers_line():
+    """`info` names dispatchers (STATS key 10) only where a profile has
+    some: a runtime's from before session 51, whose slots judged
+    themselves; since then the runtime writes 0, and the line, always
+    "0", went (Note [Slots without judgement])."""
+    spec = "program /bin/p\nclock cpu 1000000000\nthread 1 main\nctx 1 0 5 : [main]\n"
+    for n, want in ((0, None), (3, "dispatchers        3 (contexts whose inline cache was "
+                                   "bypassed or on retrial)")):
+        prof = make_profile("dispatchers%d" % n, spec + ("dispatchers %d\n" % n if n else ""))
+        r = run([CCPROF, "info", prof])
+        got = [ln for ln in r.stdout.splitlines() if ln.startswith("dispatchers")]
+        js = json.loads(run([CCPROF, "info", "--json", prof]).stdout)
+        check(r.returncode == 0 and got == ([want] if want else []) and js["dispatchers"] == n,
+              "info with %d dispatchers: %s, JSON %d (%s)" % (n, "the line" if want else "no line",
+                                                          n, got))
+
+
 def dispatching():
     prog = build("dispatcher", "tests/progs/dispatcher.c")
     dispatcher_checks(lambda args, clock, profile: record(prog, args, clock=clock, profile=profile),
@@ -125,6 +142,7 @@ spivey()
 fib()
 varied_calls()
 dispatching()
+dispatchers_line()
 trap("cpu")
 trap("cycles")
 finish()

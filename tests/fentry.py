@@ -288,7 +288,9 @@ def light_path_code():
                     bad.append("%s: %s %s (indirect)" % (f, mnem, ops))
                 elif m.group(1) != f:
                     todo.append(m.group(1))
-    check(len(seen) >= 3 and not bad,
+    # At least rt_fentry_enter_known and rt_transition_known (and
+    # rt_cache_adapt before session 51, where the compiler kept it apart).
+    check(len(seen) >= 2 and "rt_transition_known" in seen and not bad,
           "fentry light path: %d functions (%s), no vector register but xmm's low halves, "
           "no x87, no call out of the runtime (%r)" % (len(seen), ", ".join(sorted(seen)), bad[:5]))
 

@@ -29,6 +29,8 @@
  *   source NAME FILE LINE    cost centre NAME's source file and line
  *   time START END           when the run started and ended (ns since
  *                            the epoch)
+ *   dispatchers N            STATS key 10, as a runtime before session
+ *                            51 wrote it
  *   hooks MILLITICKS SUBTRACTED
  *                            the runtime's estimate per hooked call in
  *                            ticks * 1000, and the ticks clock=cycles took
@@ -243,6 +245,9 @@ static void directive(struct spec *s, char *line)
 		if (sscanf(args, "%" SCNu64 " %" SCNu64, &s->p.overhead_milliticks,
 			   &s->p.stats.subtracted) != 2)
 			bad(s, "hooks MILLITICKS SUBTRACTED");
+	} else if (strcmp(word, "dispatchers") == 0) {
+		if (sscanf(args, "%" SCNu64, &s->p.stats.dispatchers) != 1)
+			bad(s, "dispatchers N");
 	} else if (strcmp(word, "thread") == 0)
 		thread(s, args);
 	else if (strcmp(word, "ctx") == 0)
