@@ -203,9 +203,9 @@ def exceptions():
 def dispatcher():
     """tests/progs/dispatcher.c built with FLAGS, under core.py's checks:
     the hooks' fast paths in assembly (Note [Fentry fast paths]) follow
-    the inline cache's slots and the thread cache as hotpath.h does, and keep every count under a storm of signals whose
-    handler calls hooked functions; with the shared and the static
-    runtime."""
+    the inline cache's slots and the thread cache as hotpath.h does, and
+    keep every count under a storm of signals whose handler calls hooked
+    functions; with the shared and the static runtime."""
     if platform.machine() != "x86_64":
         return
     src = os.path.join(TOP, "tests/progs/dispatcher.c")
