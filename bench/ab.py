@@ -47,6 +47,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402 (bench/stats.py, beside this file)
+from copies import Copies  # noqa: E402 (Note [Where a file's pages lie])
 
 
 def usage():
@@ -57,29 +58,6 @@ def usage():
 
 WALL = False
 FRESH = True
-
-
-class Copies:
-    """Fresh copies of files in a scratch directory, one a call, each
-    written anew (its own page-cache pages: the earlier ones are kept
-    until close), executable as the original."""
-
-    def __init__(self, scratch):
-        self.dir = os.path.join(scratch, "copies")
-        os.mkdir(self.dir)
-        self.n = 0
-
-    def of(self, path):
-        if not FRESH:
-            return path
-        self.n += 1
-        dst = os.path.join(self.dir, "%d-%s" % (self.n, os.path.basename(path)))
-        shutil.copyfile(path, dst)
-        shutil.copymode(path, dst)
-        return dst
-
-    def close(self):
-        shutil.rmtree(self.dir)
 
 
 def seconds(argv, env):
@@ -138,18 +116,19 @@ def main(argv):
     if vs is not None and vs not in runtimes:
         sys.exit("ab.py: --vs %s: no such label (other than dummy)" % vs)
     runs = [("bare", None, "")] + variants
-    copies = Copies(scratch)
+    copies = Copies(os.path.join(scratch, "copies"), FRESH)
     for r in range(rounds):
         for label, lib, options in round_order(runs, r):
             if lib is None:
-                times["bare"].append(seconds([copies.of(bare)] + args, dict(os.environ)))
+                times["bare"].append(seconds([copies.of(os.path.abspath(bare))] + args,
+                                             dict(os.environ)))
                 continue
-            env = dict(os.environ, LD_PRELOAD=os.path.abspath(copies.of(lib)))
+            env = dict(os.environ, LD_PRELOAD=copies.of(os.path.abspath(lib)))
             if label != "dummy":
                 env["CCPROF_OPTIONS"] = "output=" + os.path.join(scratch, label + ".ccprof")
                 if options:
                     env["CCPROF_OPTIONS"] += ":" + options
-            times[label].append(seconds([copies.of(instr)] + args, env))
+            times[label].append(seconds([copies.of(os.path.abspath(instr))] + args, env))
     copies.close()
     base = times["bare"]
     for label, ts in times.items():

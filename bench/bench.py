@@ -17,6 +17,7 @@ import tempfile
 import time
 
 import stats
+from copies import Copies  # Note [Where a file's pages lie]
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
@@ -42,7 +43,7 @@ QUICK = env_flag("BENCH_QUICK")
 # 5 give none), and an odd count makes the median one round's value.
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "2" if QUICK else "7"))
 # Each run's program and preloaded library are fresh copies, kept to the
-# end of the workload (Note [Where a file's pages lie]); BENCH_FRESH=0
+# end of the workload (Note [Where a file's pages lie] in copies.py); BENCH_FRESH=0
 # runs the files themselves, as before session 51.
 FRESH = env_flag("BENCH_FRESH", "1")
 ONLY = [s for s in os.environ.get("BENCH_ONLY", "").replace(",", " ").split() if s]
@@ -340,39 +341,12 @@ def round_argv(v):
     return [v.layouts[len(v.times) % len(v.layouts)]] + v.argv[1:]
 
 
-class Copies:
-    """Note [Where a file's pages lie]: byte-identical copies of
-    libccprof.so, each preloaded under a label of its own in one
-    alternating run, took 0.515, 0.638 and 0.640 s on gcc's tiny, and
-    after the page cache was dropped their order changed; five fresh
-    copies of one static tiny took 0.47-0.49 s, and one of them 0.74 s.
-    Where a file's pages lie in memory moves a call-heavy run's time by
-    itself, so a variant whose file lay well or badly kept that luck for
-    every round: session 50's "64-byte layout" of tiny, 43 times bare
-    against 28 in a full run, took 0.47-0.58 s (about 28 times) in fresh
-    copies.  So each run executes copies of its program and its
-    preloaded library made for it, each written anew onto pages of its
-    own (the earlier copies are kept until the workload is done, so that
-    a copy does not take the pages the one before it just left), and
-    the luck becomes noise that the medians over rounds absorb."""
-
-    def __init__(self, title):
-        self.dir = tempfile.mkdtemp(dir=WORK, prefix="copies.%s." % title.replace("/", "_"))
-        self.n = 0
-
-    def of(self, path):
-        """A fresh copy of path, or path itself (not a file: a command
-        such as uftrace or valgrind; or BENCH_FRESH=0)."""
-        if not FRESH or not os.path.isabs(path) or not os.path.isfile(path):
-            return path
-        self.n += 1
-        dst = os.path.join(self.dir, "%d-%s" % (self.n, os.path.basename(path)))
-        shutil.copyfile(path, dst)
-        shutil.copymode(path, dst)
-        return dst
-
-    def close(self):
-        shutil.rmtree(self.dir)
+def workload_copies(title):
+    """Where one workload's runs take their fresh copies (Note [Where a
+    file's pages lie] in bench/copies.py), or the files themselves with
+    BENCH_FRESH=0."""
+    return Copies(tempfile.mkdtemp(dir=WORK, prefix="copies.%s." % title.replace("/", "_")),
+                  FRESH)
 
 
 def fresh_command(v, copies):
@@ -425,7 +399,7 @@ def charged_ratio(cyc, bare, multi):
 
 def run_rounds(title, variants, cwd):
     log("bench: %s: %d variants x %d rounds" % (title, len(variants), ROUNDS))
-    copies = Copies(title)
+    copies = workload_copies(title)
     try:
         rounds_of(variants, cwd, copies)
     finally:

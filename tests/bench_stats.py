@@ -277,7 +277,7 @@ def test_fresh_copies():
     saved = bench.WORK, bench.FRESH
     bench.WORK = ccp.OUT
     try:
-        c = bench.Copies("test")
+        c = bench.workload_copies("test")
         v = bench.Variant("cpu", [prog, "in"], {"LD_PRELOAD": LIB, "CCPROF_OPTIONS": "x"})
         got = [bench.fresh_command(v, c) for _ in range(2)]
         files = [a[0] for a, _ in got] + [e["LD_PRELOAD"] for _, e in got]
@@ -293,7 +293,7 @@ def test_fresh_copies():
         c.close()
         check(not any(os.path.exists(x) for x in files), "make bench: the copies gone after")
         bench.FRESH = False
-        c = bench.Copies("test")
+        c = bench.workload_copies("test")
         check(bench.fresh_command(v, c) == ([prog, "in"], v.env),
               "make bench with BENCH_FRESH=0: the files themselves")
         c.close()

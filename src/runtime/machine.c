@@ -363,7 +363,7 @@ static void tcache_put(struct rt_thread *t, struct rt_ctx *c, struct rt_ctx *n)
  * (an interpreter's loop, a table of function pointers), whose slot
  * compares mispredict.  Measured again in session 51 with fresh copies
  * of each library for each run (Note [Where a file's pages lie] in
- * bench/bench.py), 15 rounds each, the runtime without it ran SQLite's
+ * bench/copies.py), 15 rounds each, the runtime without it ran SQLite's
  * gcc build in 0.943-0.949 of the time (15 of 15 rounds), objdump -d
  * 0.975, tiny 0.965, the interpreter (vm) 0.953 and dispatch 0.985,
  * the cases it was made for among them; recurse and clang's SQLite
