@@ -1037,7 +1037,7 @@ void rt_sampler_start(void)
  * for the rest: neither needs the look (libccprof.a has none). */
 void rt_sampler_start_or_defer(void)
 {
-	if (rt_loaded_code_calls_runtime == NULL || rt_cycles || RT_LOAD(&rt_heap_active) ||
+	if (rt_linked_in() || rt_cycles || RT_LOAD(&rt_heap_active) ||
 	    rt_loaded_code_calls_runtime()) {
 		start(START_LOOK);
 		return;

@@ -410,7 +410,7 @@ static struct rt_thread *thread_here(void)
 {
 	struct rt_thread *t = rt_self;
 
-	if (t == NULL && (rt_loaded_code_calls_runtime == NULL || rt_loaded_code_calls_runtime()))
+	if (t == NULL && (rt_linked_in() || rt_loaded_code_calls_runtime()))
 		t = rt_thread_start();
 	return t;
 }
