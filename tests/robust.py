@@ -1933,8 +1933,8 @@ def daemonized():
     p, prof = same_behaviour("daemonize", "tests/progs/daemonize.c", timeout=30)
     if p is None:
         return
-    kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
-    calls = lambda path: {f["name"]: f["calls"] for f in report(path)["functions"] if f["calls"]}
+    kids = numbered(prof)
+    calls = daemon_calls
     check(os.path.exists(prof) and calls(prof) == {"main": 1, "before_daemon": 5},
           "daemon: the parent writes OUT, main and 5 before_daemon (%s)"
           % (os.path.exists(prof) and calls(prof)))
@@ -1960,7 +1960,7 @@ def daemonized():
                                  timeout=20, linked=linked, env=env)
         if p is None:
             continue
-        kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
+        kids = numbered(prof)
         # fork is called before wait_child, which both processes enter.
         parent = {"main": 1, "before_daemon": 5,
                   "run_daemon" if mode == "daemon" else "wait_child": 1}
@@ -1986,7 +1986,7 @@ def daemonized():
     # every other call, so that child had none (helper-105: 1 sample).
     if CLOCK == "cpu":
         p, prof = same_behaviour("forknest", "tests/progs/forknest.c", timeout=20)
-        kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()] if p else []
+        kids = numbered(prof) if p else []
         info = json.loads(run([CCPROF, "info", "--json", kids[0]]).stdout) if len(kids) == 1 else {}
         spin = [f["self_s"] for f in report(kids[0])["functions"] if f["name"] == "spin"] \
             if len(kids) == 1 else []
@@ -1994,34 +1994,100 @@ def daemonized():
               "a fork nested in a fork: the inner child's sampler ran (%s wake-ups; spin "
               "%s s of its 60 ms)" % (info.get("samples"), spin))
     # daemon's fork fails: glibc runs the parent's fork handlers all the
-    # same, and the process lives on: its signals not held, and its
-    # profile written at exit, with the calls after daemon.  As root, the
-    # program gives up root to uid 65534 first, so it writes in a
-    # directory of its own under /tmp, which anyone may reach.
-    if CLOCK != "cpu":
-        return
-    exe = os.path.join(OUT, "daemonize")
+    # same, and the process lives on.
+    if CLOCK == "cpu":
+        daemon_fails("daemonize", os.path.join(OUT, "daemonize"), PRELOAD)
+
+
+def daemon_fails(name, exe, preload):
+    """daemonize's fork made to fail (exe, its bare build exe_bare):
+    daemon returns -1 with EAGAIN, the process goes on with its signals
+    not held and writes its profile at exit, with the calls after daemon.  As root, the program
+    gives up root to uid 65534 first, so it writes in a directory of its
+    own under /tmp, which anyone may reach."""
     bare = run([exe + "_bare", "fail"], timeout=30)
     if bare.returncode != 0:
-        print("# SKIP daemon failing: the program cannot forbid its fork here (%s)"
-              % bare.stderr.strip())
+        print("# SKIP %s failing: the program cannot forbid its fork here (%s)"
+              % (name, bare.stderr.strip()))
         return
     d = tempfile.mkdtemp(prefix="ccprof-daemon-")
     try:
         os.chmod(d, 0o777)
         prof = os.path.join(d, "daemonize.ccprof")
         p = run([exe, "fail"], cwd=d, timeout=30, env=dict(
-            os.environ, LD_PRELOAD=PRELOAD, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, prof)))
+            os.environ, LD_PRELOAD=preload, CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, prof)))
         check(p.returncode == 0 and p.stdout == bare.stdout and
               "daemon: -1 (Resource temporarily unavailable), 0 signals blocked" in p.stdout,
-              "daemon fails: -1, EAGAIN, no signal blocked after it, as bare (%r)" % p.stdout)
+              "%s: daemon fails: -1, EAGAIN, no signal blocked after it, as bare (%r)"
+              % (name, p.stdout))
         check(os.path.exists(prof) and
-              calls(prof) == {"main": 1, "before_daemon": 5, "forbid_fork": 1,
-                              "blocked_signals": 1, "after_daemon": 7},
-              "daemon fails: the process writes its profile at exit, the calls after it in it "
-              "(%s)" % (os.path.exists(prof) and calls(prof)))
+              daemon_calls(prof) == {"main": 1, "before_daemon": 5, "forbid_fork": 1,
+                                     "blocked_signals": 1, "after_daemon": 7},
+              "%s: daemon fails: the process writes its profile at exit, the calls after it "
+              "in it (%s)" % (name, os.path.exists(prof) and daemon_calls(prof)))
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def daemon_calls(path):
+    """A profile's functions with calls, and how many."""
+    return {f["name"]: f["calls"] for f in report(path)["functions"] if f["calls"]}
+
+
+def numbered(prof):
+    """The profiles PROF.<pid> of a run's other processes."""
+    return [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
+
+
+def daemon_linked():
+    """libccprof.a's daemon (Note [daemon in a static program]).  Linked
+    with a shared libc, the program's daemon was libc's (the archive's
+    was local), and the parent's profile was lost; now it is the
+    archive's, which writes it and calls libc's.  Under -static it does
+    glibc's work itself: the parent's profile, the daemon's OUT.<pid>;
+    daemon(0, 0) leaves the daemon in /, /dev/null on its streams and
+    leading a session, as glibc's daemon leaves the bare program; and a
+    fork that fails is -1 with EAGAIN, the process going on."""
+    calls, kids_of = daemon_calls, numbered
+    for tag, linked in link_ways()[1:]:
+        name = "daemonize" + tag
+        p, prof = same_behaviour(name, "tests/progs/daemonize.c", timeout=30, linked=linked)
+        if p is None:
+            continue
+        kids = kids_of(prof)
+        check(os.path.exists(prof) and calls(prof) == {"main": 1, "before_daemon": 5},
+              "%s: the parent writes OUT, main and 5 before_daemon (%s)"
+              % (name, os.path.exists(prof) and calls(prof)))
+        check(len(kids) == 1 and calls(kids[0]) == {"after_daemon": 7},
+              "%s: the daemon writes OUT.<pid>, 7 after_daemon (%s)"
+              % (name, [calls(k) for k in kids]))
+        exe = os.path.join(OUT, name + ("@" + CLOCK if CLOCK != "cpu" else ""))
+        d = os.path.dirname(prof)
+        seen = {}
+        for which, env in (("bare", {}), ("profiled", {
+                "LD_PRELOAD": "", "CCPROF_OPTIONS": "clock=%s:output=%s.detach" % (CLOCK, prof)})):
+            path = os.path.join(d, "detach-" + which)
+            r = run([exe + ("_bare" if which == "bare" else ""), "detach", path], cwd=d,
+                    timeout=30, env=dict(os.environ, **env))
+            waited = [path] + ([prof + ".detach"] if which == "profiled" else [])
+            for _ in range(200):  # the daemon runs on after its parent ends
+                if all(os.path.exists(w) for w in waited) and \
+                        (which == "bare" or len(kids_of(prof + ".detach")) == 1):
+                    break
+                time.sleep(0.05)
+            seen[which] = (r.returncode, r.stdout, open(path).read() if os.path.exists(path) else None)
+        check(seen["bare"][2] is not None and "cwd /\nfd 0 /dev/null" in seen["bare"][2] and
+              seen["profiled"] == seen["bare"],
+              "%s: daemon(0, 0) as glibc's: in /, /dev/null on 0-2, a session leader (%r, bare %r)"
+              % (name, seen["profiled"], seen["bare"]))
+        kids = kids_of(prof + ".detach")
+        check(os.path.exists(prof + ".detach") and len(kids) == 1 and
+              calls(prof + ".detach") == {"main": 1, "before_daemon": 5} and
+              calls(kids[0]) == {"after_daemon": 7, "describe": 1},
+              "%s: daemon(0, 0), the parent's profile and the daemon's (%s, %s)"
+              % (name, os.path.exists(prof + ".detach") and calls(prof + ".detach"),
+                 [calls(k) for k in kids]))
+        daemon_fails(name, exe, "")
 
 
 def exec_():
@@ -4448,6 +4514,7 @@ last_thread()
 quiet_helper()
 exits()
 daemonized()
+daemon_linked()
 exec_()
 reexec()
 exec_then_signal()

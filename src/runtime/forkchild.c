@@ -1,7 +1,7 @@
 /*
  * forkchild.c - fork, forkpty and daemon: a forked child's sampling
- * thread starts after every fork handler (forkpty and daemon in the
- * shared runtime only).
+ * thread starts after every fork handler (forkpty in the shared runtime
+ * only).
  *
  * Note [The child's sampler]: a forked child has no sampling thread
  * (fork copies only the thread that called it), so the runtime starts
@@ -24,13 +24,26 @@
  * __fork, a public name in libc.so and, in libc.a, a weak alias in the
  * object that defines fork, which the strong reference below pulls in.
  * That object's fork is weak as well and comes after ours, so ours is the
- * program's.  forkpty and daemon are made local in the archive: libc.a
- * has no other name for them, so a definition of ours there (ahead of
- * libc.a's weak forkpty, keeping its strong daemon out of the link)
- * would leave none to call.  A program linked with libccprof.a and a
- * shared libc loses daemon's parent's profile, as before; with -static,
- * libc.a's daemon ends the parent by the runtime's _exit (rawexit.c),
- * which writes it.
+ * program's.  forkpty is made local in the archive: libc.a's forkpty is
+ * a weak alias of __forkpty, no public name in libc.so, so a definition
+ * of ours there would leave none to call under -static.  Its child
+ * starts its sampler from the handler, as a fork libc makes inside
+ * itself does.  daemon is weak in the archive: Note [daemon in a
+ * static program].
+ *
+ * Note [daemon in a static program]: libc.a's daemon is alone in its
+ * object, under no other name, so with libccprof.a's daemon defined it
+ * is never pulled in, and under -static there is no libc daemon to
+ * call.  Made local, as forkpty is, the archive's daemon was never
+ * called, and a program linked with it and a shared libc lost the
+ * parent's profile (libc's daemon ends it by libc's own _exit).  So
+ * the archive's daemon is the program's, and under -static, where
+ * dlsym finds none, it does what glibc's does (misc/daemon.c) itself:
+ * fork, the parent ends by _exit's system call (its profile written
+ * already, below), the child makes a session, goes to / unless
+ * nochdir, and unless noclose puts /dev/null, once fstat says it is
+ * the character device 1:3, on its standard streams, else fails with
+ * ENODEV.
  *
  * Note [daemon's parent]: glibc's daemon(3) forks and ends the parent by
  * its own _exit, inside libc, where rawexit.c's interposer never sees it.
@@ -47,7 +60,12 @@
  * are still held there, and the write allocates.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pty.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define CCPROF_BUILDING_RUNTIME
@@ -74,16 +92,66 @@ __attribute__((constructor)) static void forkchild_lookup(void)
 }
 
 /* forkpty and daemon are not async-signal-safe: looked up at their first
- * call, so that libccprof.a, where they are local and never called,
- * makes no lookup at start-up that fails under -static. */
+ * call, so that libccprof.a makes no lookup at start-up that fails
+ * under -static (forkpty is local there and never called). */
 static void forkpty_lookup(void)
 {
 	__atomic_store_n(&real_forkpty, dlsym(RTLD_NEXT, "forkpty"), __ATOMIC_RELEASE);
 }
 
+/* Where daemon's child keeps its standard streams: /dev/null, if it is
+ * the device it should be (glibc's test). */
+static int streams_to_null(void)
+{
+	struct stat st;
+	int fd = open("/dev/null", O_RDWR), ok;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	ok = S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+	if (ok) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+	if (!ok || fd > STDERR_FILENO)
+		close(fd);
+	if (!ok)
+		errno = ENODEV; /* no call failed: say why */
+	return ok ? 0 : -1;
+}
+
+/* glibc's daemon, for -static links of libccprof.a (Note [daemon in a
+ * static program]); run between the interposer's begin and end, as
+ * libc's is. */
+static int daemon_here(int nochdir, int noclose)
+{
+	pid_t pid;
+
+	if (!rt_real_ready(&real_fork, forkchild_lookup_now))
+		return -1;
+	pid = ((pid_t(*)(void))real_fork)();
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		for (;;)
+			syscall(SYS_exit_group, 0);
+	if (setsid() < 0)
+		return -1;
+	if (!nochdir && chdir("/") != 0) {
+		/* as glibc: the daemon runs on where it was */
+	}
+	return noclose ? 0 : streams_to_null();
+}
+
 static void daemon_lookup(void)
 {
-	__atomic_store_n(&real_daemon, dlsym(RTLD_NEXT, "daemon"), __ATOMIC_RELEASE);
+	__atomic_store_n(&real_daemon, rt_next_or("daemon", (void *)daemon_here),
+			 __ATOMIC_RELEASE);
 }
 
 RT_API pid_t fork(void)

@@ -9,12 +9,19 @@
  *   daemonize fail   daemon's fork fails (RLIMIT_NPROC 0, as uid 65534
  *                    if root, to whom the limit does not apply): daemon
  *                    returns -1, and the process goes on in its own
- *                    right, its signal mask as it was */
+ *                    right, its signal mask as it was
+ *   daemonize detach FILE
+ *                    daemon(0, 0): the daemon goes to / and puts
+ *                    /dev/null on its standard streams; it writes to
+ *                    FILE (a full path) its directory, what its streams
+ *                    are, whether it leads a session, and its count */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -55,9 +62,34 @@ static int blocked_signals(void)
 	return n;
 }
 
+/* What daemon(0, 0) made of this process, for `detach`: written to
+ * FILE.tmp, then renamed, so that a reader sees all of it or nothing. */
+static int describe(const char *file, int sum)
+{
+	char cwd[PATH_MAX], tmp[PATH_MAX], link[64], target[PATH_MAX];
+	FILE *f;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp", file);
+	if ((f = fopen(tmp, "w")) == NULL)
+		return 1;
+	fprintf(f, "cwd %s\n", getcwd(cwd, sizeof cwd) ? cwd : "?");
+	for (int fd = 0; fd < 3; fd++) {
+		ssize_t n;
+
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof target - 1);
+		target[n < 0 ? 0 : n] = '\0';
+		fprintf(f, "fd %d %s\n", fd, n < 0 ? "closed" : target);
+	}
+	fprintf(f, "session leader %s\n", getsid(0) == getpid() ? "yes" : "no");
+	fprintf(f, "after_daemon %d (sum %d)\n", after_calls, sum);
+	return fclose(f) != 0 || rename(tmp, file) != 0;
+}
+
 int main(int argc, char **argv)
 {
 	int fail = argc > 1 && strcmp(argv[1], "fail") == 0;
+	int detach = argc > 2 && strcmp(argv[1], "detach") == 0;
 	int sum = 0;
 
 	for (int i = 0; i < 5; i++)
@@ -71,6 +103,14 @@ int main(int argc, char **argv)
 
 		printf("daemon: %d (%s), %d signals blocked\n", r, r ? strerror(e) : "no error",
 		       blocked_signals());
+	} else if (detach) {
+		if (daemon(0, 0) != 0) {
+			perror("daemon");
+			return 1;
+		}
+		for (int i = 0; i < 7; i++)
+			sum += after_daemon(i);
+		return describe(argv[2], sum);
 	} else if (daemon(1, 1) != 0) {
 		perror("daemon");
 		return 1;
