@@ -710,6 +710,13 @@ def bench_workload(name, bins, units, so, small_units=None, real=None, note=""):
         run_once(sv, rundir)
         sinfo, _ = ccprof_json(["info", "--json", sprof])
         calls_small[F["key"]] = sinfo["calls"] if sinfo else None
+        # The profile without names (names=0), beside gmon.out, which
+        # holds none either: one more run, untimed.
+        nprof = os.path.join(rundir, "%s-nonames.ccprof" % F["key"])
+        nv = Variant("cpu-nonames", [bins[F["instrbin"]]] + full,
+                     {"LD_PRELOAD": LIBSO, "CCPROF_OPTIONS": "names=0:output=" + nprof},
+                     files=[nprof])
+        run_once(nv, rundir)
         fres[F["key"]] = {
             "calls": info["calls"] if info else None, "calls_small": calls_small[F["key"]],
             "info_cpu": info, "info_error": err, "info_cycles": cinfo,
@@ -721,6 +728,7 @@ def bench_workload(name, bins, units, so, small_units=None, real=None, note=""):
             "cpu_report_error": prerr,
             "threads": info.get("threads") if info else None,
             "program_calls": program_calls(by[F["bare"]].stderr),
+            "size_nonames": path_size(nprof),
         }
     if "gcc-excl cpu" in by:
         fres["gcc"]["info_excl"], _ = ccprof_json(["info", "--json", by["gcc-excl cpu"].files[0]])
@@ -1104,6 +1112,10 @@ def family_checks(w, F, check, lines):
     if ps is not None and gs is not None:
         check(ps <= gs, "%s: profile %s vs %s gmon.out %s"
               % (n, fmt_bytes(ps), "gcc" if pg == "gprof" else "clang", fmt_bytes(gs)))
+        ns = fr.get("size_nonames")
+        if ns is not None:
+            check(ns <= gs, "%s: profile without names (names=0) %s vs %s gmon.out %s"
+                  % (n, fmt_bytes(ns), "gcc" if pg == "gprof" else "clang", fmt_bytes(gs)))
 
 
 def linking(w):
@@ -1228,6 +1240,9 @@ def describe(w, F):
                   100.0 * info.get("slow_finds", 0) / calls if calls else 0,
                   info.get("threads", "-"), fmt_bytes(info.get("memory_bytes")),
                   fmt_count(info.get("lost_calls"))))
+    if fr.get("size_nonames") is not None:
+        out.append("profile without names (names=0, the tool names the functions from the "
+                   "program): %s" % fmt_bytes(fr["size_nonames"]))
     st = w["stats"]
     ct, pt = fr.get("cycles_total_s"), fr.get("cpu_total_s")
     out.append("time charged: clock=cycles %s s, clock=cpu %s s; %s run: wall %.3f s, CPU %.3f s;"

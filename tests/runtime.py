@@ -791,6 +791,46 @@ def regions():
     check(r.returncode == 0, "a program using ccprof.h runs without libccprof (weak API)")
 
 
+def profiles_without_names():
+    """names=0 (Note [Profiles without names] in src/runtime/dump.c): the
+    profile holds no function's name, only module and offset, and the
+    tool names them from the program's file, as the profile with names
+    does; the regions keep theirs.  Smaller for it.  Once the file is
+    replaced by another build, its functions are unnamed, where the
+    profile with names still names them."""
+    d = fresh_dir("nonames")
+    prog = build("nonames/regions", "tests/progs/regions.c", os.path.join(LIB, "libccprof.a"))
+    profs = {}
+    for names in ("0", "1"):
+        profs[names] = os.path.join(d, "names%s.ccprof" % names)
+        r = run([prog], env=dict(os.environ, CCPROF_OPTIONS="names=%s:output=%s"
+                                 % (names, profs[names])))
+        check(r.returncode == 0 and r.stderr == "" and os.path.exists(profs[names]),
+              "names=%s: the program runs, profile written, no warning (%r)" % (names, r.stderr))
+    if not all(os.path.exists(p) for p in profs.values()):
+        return
+    raw = {k: open(p, "rb").read() for k, p in profs.items()}
+    # Strings are a length and their bytes (docs/format.md).
+    fn_names = [b"\x04main", b"\x04step", b"\x04nest"]
+    check(not any(n in raw["0"] for n in fn_names) and all(n in raw["1"] for n in fn_names) and
+          b"\x0bnest-region" in raw["0"] and b"\x09step/body" in raw["0"],
+          "names=0: no function's name in the file, the regions' names kept")
+    calls = lambda path: {f["name"]: f["calls"] for f in report(path)["functions"]}
+    named = calls(profs["1"])
+    check(calls(profs["0"]) == named and named.get("step") == 100 and
+          named.get("nest") == 4 and named.get("nest-region") == 4,
+          "names=0: the tool names the functions from the program, as names=1's profile "
+          "does (%s, %s)" % (calls(profs["0"]), named))
+    check(len(raw["0"]) < len(raw["1"]),
+          "names=0: a smaller profile (%d bytes, %d with names)" % (len(raw["0"]), len(raw["1"])))
+    build("nonames/regions", "tests/progs/fib.c")  # another program where it ran
+    gone = calls(profs["0"])
+    check(not {"main", "step", "nest"} & set(gone) and "nest-region" in gone and
+          calls(profs["1"]) == named,
+          "names=0, the program rebuilt since: its functions unnamed, the regions named; "
+          "the profile with names as it was (%s)" % sorted(gone))
+
+
 def many_regions():
     """20000 region names, each with its own count, and one of 100000
     bytes: every one in the profile with the program's count, in little
@@ -1859,7 +1899,7 @@ def bad_options():
         r, _ = go("%s=2.5ms" % key)
         check(r is not None and r.returncode == 0 and "bad" not in r.stderr,
               "%s=2.5ms: taken, no warning" % key)
-    for key in ("enabled", "verbose", "crash_stack", "handle_signals"):
+    for key in ("enabled", "verbose", "crash_stack", "handle_signals", "names"):
         r, _ = go(key + "=maybe")
         check(r is not None and r.returncode == 0 and r.stderr.count("bad " + key) == 1 and
               os.path.exists(prof), "%s=maybe: one warning, default kept" % key)
@@ -1927,6 +1967,7 @@ own_names()
 names()
 relative_modules()
 regions()
+profiles_without_names()
 many_regions()
 region_time()
 cxx_scope()

@@ -20,6 +20,7 @@ struct rt_config rt_config = {
 	.clock = CCP_CLOCK_CPU,
 	.interval_ns = 1000000,
 	.crash_stack = 1,
+	.names = 1,
 	.handle_signals = 1,
 	.max_contexts = CCP_DEFAULT_MAX_CONTEXTS,
 	.heap_interval_ns = 10000000,

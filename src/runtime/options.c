@@ -18,6 +18,7 @@
  *   heap_interval=N[ms|..]  between heap samples (default 10ms)
  *   run_start=NS            the run's start, ns since the epoch (set by record)
  *   helper=clone|pthread    how the sampling thread is made (default clone)
+ *   names=0|1               0: no function names in the profile (the tool reads them)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,8 @@ static void set(struct rt_config *cfg, const char *key, const char *val)
 			cfg->helper = RT_HELPER_PTHREAD;
 		else
 			rt_warn("CCPROF_OPTIONS: bad helper '%s' (clone or pthread)", val);
+	} else if (strcmp(key, "names") == 0) {
+		set_bool(&cfg->names, key, val, 0);
 	} else if (strcmp(key, "enabled") == 0) {
 		set_bool(&cfg->disabled, key, val, 1);
 	} else {

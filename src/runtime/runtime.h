@@ -375,6 +375,7 @@ struct rt_config {
 	uint64_t run_start_ns;   /* run_start=: when ccprof record's run began
 				    (Note [One OUT per run] in dump.c), or 0 */
 	int helper;              /* enum rt_helper: how the sampling helper is made */
+	int names;               /* 0: the profile names no function (Note [Profiles without names]) */
 };
 
 enum rt_helper {
