@@ -1822,6 +1822,45 @@ def exit_race():
               "work called %d times (%s)" % (name, n, "s" if n > 1 else "", n + 1, got))
 
 
+def static_pie():
+    """libccprof.a in a program linked with -static-pie: libc's exit is a
+    local symbol there, not libc.a's global one, and the runtime's _exit
+    waits for the write as under -static (Note [The gate in libccprof.a]).
+    Exact calls, exit from three threads while main returns (6 runs of
+    6), and daemon's two profiles."""
+    probe = run([CC, "-static-pie", "-x", "c", "-", "-o", os.path.join(OUT, "static_pie_probe")],
+                input="int main(void) { return 0; }\n")
+    if probe.returncode != 0:
+        print("# SKIP -static-pie: %s cannot link one here (%s)" % (CC, probe.stderr[-200:]))
+        return
+    linked = ("-static-pie", LIBA)
+    p, prof = same_behaviour("fib_static_pie", "tests/progs/fib.c", args=["18"], linked=linked)
+    if p is not None:
+        exact_calls("-static-pie", p, prof)
+    p, prof = same_behaviour("exitrace3_static_pie", "tests/progs/exitrace.c", args=["3"],
+                             timeout=60, linked=linked)
+    if p is not None:
+        exe = os.path.join(OUT, "exitrace3_static_pie" + ("" if CLOCK == "cpu" else "@" + CLOCK))
+        got = []
+        for i in range(6):
+            out = "%s.%d" % (prof, i)
+            r = run([exe, "3"], env=dict(os.environ, LD_PRELOAD="",
+                                         CCPROF_OPTIONS="clock=%s:output=%s" % (CLOCK, out)),
+                    timeout=60)
+            got.append((r.returncode, os.path.exists(out) and
+                        functions(report(out)).get("work", {}).get("calls")))
+        check(got == [(3, 4)] * 6, "-static-pie: 3 threads exit while main returns: 6 runs of 6 "
+              "exit 3 with the profile, work called 4 times (%s)" % got)
+    p, prof = same_behaviour("daemonize_static_pie", "tests/progs/daemonize.c", timeout=30,
+                             linked=linked)
+    if p is not None:
+        kids = numbered(prof)
+        check(os.path.exists(prof) and daemon_calls(prof) == {"main": 1, "before_daemon": 5} and
+              len(kids) == 1 and daemon_calls(kids[0]) == {"after_daemon": 7},
+              "-static-pie: daemon's parent writes OUT, the daemon OUT.<pid> (%s, %s)"
+              % (os.path.exists(prof) and daemon_calls(prof), [daemon_calls(k) for k in kids]))
+
+
 def exit_wait():
     """The exit gate waits no longer than the first exit allows: a child
     forked while the parent's exit runs has a gate of its own, and a
@@ -4530,6 +4569,7 @@ reused_pid()
 separators_in_paths()
 shell_children()
 exit_race()
+static_pie()
 exit_wait()
 own_malloc()
 own_getenv()

@@ -37,6 +37,8 @@
  * -static program would die before main, which gate_owner would show.
  * There the second thread's exit ends in our _exit (Note [Ending by
  * _exit] in rawexit.c), which waits for the write as the gate would.
+ * -static-pie is the same, libc's exit a local symbol there
+ * (tests/robust.py static_pie).
  */
 #include <dlfcn.h>
 #include <pthread.h>
