@@ -777,8 +777,9 @@ static int gather_threads(struct ccp_profile *p, struct wmem *m, int async, uint
  * tool names the functions from the module's file when it reads the
  * profile, if the file there is still the one that ran (its build-id:
  * symtabs.c).  Names are most of a small profile: gcc's tiny C++
- * benchmark, 222 functions, wrote 25 KB, 19.5 KB of them mangled names,
- * where gprof's gmon.out was 5.9 KB.  The profile is then no longer
+ * benchmark, 222 functions, wrote 24.4 KB, 19.5 KB of them mangled
+ * names, where gprof's gmon.out was 5.1 KB; 5.4 KB with names=0
+ * (docs/performance.md, session 52).  The profile is then no longer
  * self-contained: read after a rebuild, or on another machine, its
  * functions are module+offset.  Manual regions keep their names, which
  * no file holds.
