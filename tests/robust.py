@@ -1754,6 +1754,11 @@ def shell_children():
     # libccprof.a]), shared libc and -static: the image wrote over the
     # parent's OUT before session 51.
     cases += [("popen", 1, ltag, linked) for ltag, linked in link_ways()[1:]]
+    # system too since session 52 (Note [system in a static program]):
+    # under -static the runtime's own system.
+    cases += [(how, n, ltag, linked) for how, n in (("system", 1), ("systhreads", 2),
+                                                    ("syscancel", 1))
+              for ltag, linked in link_ways()[1:]]
     for how, kids_want, ltag, linked in cases:
         p, prof = same_behaviour("shellkids_" + how + ltag, "tests/progs/forkexec.c", args=[how],
                                  linked=linked)
@@ -1793,6 +1798,35 @@ def shell_children():
           functions(report(os.path.join(d, kids[0]))).get("image_work", {}).get("calls") == 4,
           "record prog system: the parent in OUT, the image in OUT.<pid> (%s)"
           % sorted(os.listdir(d)))
+
+
+def system_semantics():
+    """system(3) as the bare program's libc does it, preloaded, with
+    libccprof.a linked in (libc's system behind the archive's) and with
+    -static, where the runtime does glibc's work itself (Note [system in
+    a static program] in src/runtime/ownsystem.c): statuses, SIGINT and
+    SIGQUIT ignored while the command runs and put back, the caller's
+    mask, two threads at once (tests/progs/systemsem.c)."""
+    want = ["system(NULL): 1", "exit 3: exit 3", "kill -INT $$: killed by Interrupt",
+            "not found: exit 127", "interrupts while in system: 0",
+            "after: SIGINT on_int, SIGQUIT ignored", "after: SIGCHLD blocked 0, SIGUSR1 blocked 1",
+            "thread a: exit 4", "thread b: exit 5", "raise(SIGINT) after: 1 interrupt"]
+    for ltag, linked in link_ways():
+        name = "systemsem" + ltag
+        p, _ = same_behaviour(name, "tests/progs/systemsem.c", timeout=30, linked=linked)
+        if p is None:
+            continue
+        lines = p.stdout.splitlines()
+        check(all(w in lines for w in want),
+              "%s: system's statuses and signals as libc's (%s)"
+              % (name, [w for w in want if w not in lines]))
+        if ltag == "_static":
+            syms = {w[2]: w[1] for w in (l.split() for l in run(
+                ["nm", os.path.join(OUT, name + ("" if CLOCK == "cpu" else "@" + CLOCK))]
+            ).stdout.splitlines()) if len(w) == 3}
+            check(syms.get("system") == "W" and "__libc_system" not in syms,
+                  "%s: system is the runtime's, libc.a's not linked in (system %s, "
+                  "__libc_system %s)" % (name, syms.get("system"), syms.get("__libc_system")))
 
 
 def exit_race():
@@ -4568,6 +4602,7 @@ one_out_per_namespace()
 reused_pid()
 separators_in_paths()
 shell_children()
+system_semantics()
 exit_race()
 static_pie()
 exit_wait()

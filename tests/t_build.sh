@@ -34,7 +34,7 @@ swapcontext setcontext"
 # calls only the shared runtime takes over (man/ccprof.3, NOTES: "The
 # shared runtime (not libccprof.a) also interposes").
 static_only_shared="forkpty prctl
-pthread_setname_np sigaltstack syscall system setuid setgid seteuid setegid setreuid setregid
+pthread_setname_np sigaltstack syscall setuid setgid seteuid setegid setreuid setregid
 setresuid setresgid setgroups initgroups"
 exports_static=$(for e in $exports_rt; do case " $(echo $static_only_shared) " in *" $e "*) ;; *) echo $e;; esac; done)
 exports_alloc="$exports_rt aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc

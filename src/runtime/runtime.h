@@ -802,6 +802,8 @@ RT_HIDDEN int rt_child_entry(struct rt_child_entry *c, const char *value, const 
 RT_HIDDEN void rt_child_entry_write(const struct rt_child_entry *c, char *to);
 /* shellspawn.c: its state reset in a fork child (Note [Shell children]). */
 RT_HIDDEN void rt_shell_after_fork(void);
+/* ownsystem.c: glibc's system, for -static (Note [system in a static program]) */
+RT_HIDDEN int rt_own_system(const char *command);
 extern void (*rt_lend_altstack)(void) RT_HIDDEN; /* altstack.c */
 extern void (*rt_lend_thread_altstack)(void) RT_HIDDEN;
 extern void (*rt_take_back_thread_altstack)(void) RT_HIDDEN;

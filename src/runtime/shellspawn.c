@@ -12,9 +12,9 @@
  * -static, libc.a's popen is a weak alias in the object that defines
  * _IO_popen, a public name in libc.so too, which the strong reference
  * below pulls in, after ours (as fork's __fork: Note [fork in a static
- * program] in forkchild.c).  system is made local there: libc's other
- * name for it, __libc_system, is private to libc.so, so a definition of
- * ours under -static would have none to call.
+ * program] in forkchild.c).  system is weak there too; under -static,
+ * where no libc system is left to call, the runtime's own does its work
+ * (Note [system in a static program] in ownsystem.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -157,7 +157,8 @@ extern FILE *_IO_popen(const char *, const char *);
 
 static void system_lookup(void)
 {
-	__atomic_store_n(&real_system, dlsym(RTLD_NEXT, "system"), __ATOMIC_RELEASE);
+	__atomic_store_n(&real_system, rt_next_or("system", (void *)rt_own_system),
+			 __ATOMIC_RELEASE);
 }
 
 static void popen_lookup(void)
