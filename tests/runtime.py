@@ -809,15 +809,24 @@ def profiles_without_names():
               "names=%s: the program runs, profile written, no warning (%r)" % (names, r.stderr))
     if not all(os.path.exists(p) for p in profs.values()):
         return
+    # record --no-names passes names=0 on.
+    profs["record"] = os.path.join(d, "record.ccprof")
+    r = run([CCPROF, "record", "--no-names", "-o", profs["record"], prog])
+    check(r.returncode == 0 and os.path.exists(profs["record"]),
+          "record --no-names: the run and its profile (%r)" % r.stderr)
+    if not all(os.path.exists(p) for p in profs.values()):
+        return
     raw = {k: open(p, "rb").read() for k, p in profs.items()}
     # Strings are a length and their bytes (docs/format.md).
     fn_names = [b"\x04main", b"\x04step", b"\x04nest"]
-    check(not any(n in raw["0"] for n in fn_names) and all(n in raw["1"] for n in fn_names) and
-          b"\x0bnest-region" in raw["0"] and b"\x09step/body" in raw["0"],
-          "names=0: no function's name in the file, the regions' names kept")
+    for k in ("0", "record"):
+        check(not any(n in raw[k] for n in fn_names) and all(n in raw["1"] for n in fn_names) and
+              b"\x0bnest-region" in raw[k] and b"\x09step/body" in raw[k],
+              "names=0 (%s): no function's name in the file, the regions' names kept" % k)
     calls = lambda path: {f["name"]: f["calls"] for f in report(path)["functions"]}
     named = calls(profs["1"])
-    check(calls(profs["0"]) == named and named.get("step") == 100 and
+    check(calls(profs["0"]) == named and calls(profs["record"]) == named and
+          named.get("step") == 100 and
           named.get("nest") == 4 and named.get("nest-region") == 4,
           "names=0: the tool names the functions from the program, as names=1's profile "
           "does (%s, %s)" % (calls(profs["0"]), named))

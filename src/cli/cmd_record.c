@@ -63,7 +63,8 @@ const struct cli_command cli_record = {
 	.name = "record",
 	.summary = "run a program and write its profile",
 	.usage = "ccprof record [-o FILE] [--clock=cpu|cycles|wall] [--interval=MS] [--alloc] [--heap] "
-		 "[--heap-interval=MS] [--dump-signal=SIG] [--max-contexts=N] [--] PROGRAM [ARGS...]",
+		 "[--heap-interval=MS] [--dump-signal=SIG] [--max-contexts=N] [--no-names] [--] PROGRAM "
+		 "[ARGS...]",
 	.help = "Run PROGRAM with the ccprof runtime preloaded (LD_PRELOAD) and write its\n"
 		"profile.  PROGRAM must be built with -finstrument-functions.  Settings\n"
 		"are appended to CCPROF_OPTIONS, so they override the user's.  The exit\n"
@@ -103,6 +104,10 @@ const struct cli_command cli_record = {
 		"  --max-contexts=N   contexts per thread, at least " CCP_STRINGIFY(CCP_MIN_MAX_CONTEXTS)
 		" (default " CCP_STRINGIFY(CCP_DEFAULT_MAX_CONTEXTS) ");\n"
 		"                     past it, a function's calls go to its overflow context\n"
+		"  --no-names         write no function names in the profile, as gmon.out\n"
+		"                     has none (names=0): ccprof reads them from the\n"
+		"                     program's files later, while they are the build\n"
+		"                     that ran; a smaller profile, not self-contained\n"
 		"  -h, --help         show this help\n\n"
 		"Environment:\n"
 		"  CCPROF_LIBRARY     the runtime to preload (default:\n"
@@ -114,7 +119,15 @@ const struct cli_command cli_record = {
 	.run = record_run,
 };
 
-enum { OPT_CLOCK = 256, OPT_INTERVAL, OPT_HEAP, OPT_HEAP_INTERVAL, OPT_DUMP_SIGNAL, OPT_MAX_CONTEXTS };
+enum {
+	OPT_CLOCK = 256,
+	OPT_INTERVAL,
+	OPT_HEAP,
+	OPT_HEAP_INTERVAL,
+	OPT_DUMP_SIGNAL,
+	OPT_MAX_CONTEXTS,
+	OPT_NO_NAMES
+};
 
 static const struct option record_options[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -125,6 +138,7 @@ static const struct option record_options[] = {
 	{"heap-interval", required_argument, NULL, OPT_HEAP_INTERVAL},
 	{"dump-signal", required_argument, NULL, OPT_DUMP_SIGNAL},
 	{"max-contexts", required_argument, NULL, OPT_MAX_CONTEXTS},
+	{"no-names", no_argument, NULL, OPT_NO_NAMES},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -138,6 +152,7 @@ struct record_opts {
 	double heap_interval; /* milliseconds, validated, or 0 */
 	const char *dump_signal;  /* as given, validated, or NULL */
 	const char *max_contexts; /* as given, validated, or NULL */
+	int no_names;         /* --no-names: names=0 */
 	char **command;       /* PROGRAM ARGS..., NULL-terminated */
 };
 
@@ -243,6 +258,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 						       CCP_MIN_MAX_CONTEXTS, optarg);
 			o->max_contexts = optarg;
 			break;
+		case OPT_NO_NAMES: o->no_names = 1; break;
 		case 'h':
 			cli_help(stdout, &cli_record);
 			return -1;
@@ -439,6 +455,8 @@ static int set_options(const struct record_opts *o, const char *output, uint64_t
 		opts = option_appended(opts, "dump_signal", o->dump_signal);
 	if (o->max_contexts)
 		opts = option_appended(opts, "max_contexts", o->max_contexts);
+	if (o->no_names)
+		opts = option_appended(opts, "names", "0");
 	const char *old = getenv("CCPROF_OPTIONS");
 	size_t total = (old && old[0] ? strlen(old) + 1 : 0) + strlen(opts);
 	int rc = 0;
