@@ -157,22 +157,20 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # (exit, __libc_start_main) strong, in objects every static link pulls
 # in, which take the place of ours there (Note [The gate in libccprof.a]
 # in src/runtime/exitgate.c).
-# forkpty is made local: libc.a has no other public name for it, so ours
-# would take its place with none left to call (Note [fork in a static
-# program] in src/runtime/forkchild.c).  daemon and system are weak, and
-# do libc's work themselves under -static (Note [daemon in a static
-# program], Note [system in a static program] in ownsystem.c).
+# forkpty, daemon and system are weak too, and do libc's work themselves
+# under -static, where libc.a's cannot be linked beside them (Note
+# [daemon in a static program] in src/runtime/forkchild.c, Note [system
+# in a static program] in ownsystem.c).
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
 STATIC_WEAK := longjmp _longjmp siglongjmp __longjmp_chk swapcontext setcontext __cxa_begin_catch \
-               _exit _Exit fork exit __libc_start_main popen daemon system
-STATIC_LOCAL := forkpty
+               _exit _Exit fork exit __libc_start_main popen daemon system forkpty
 
 $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)
 	$(OBJCOPY) --localize-hidden --redefine-sym rt_alloc_shim_linked=ccprof.alloc_shim_linked \
 	    --redefine-sym rt_loaded_code_calls_runtime=ccprof.loaded_code_calls_runtime \
-	    $(STATIC_WEAK:%=--weaken-symbol=%) $(STATIC_LOCAL:%=--localize-symbol=%) \
+	    $(STATIC_WEAK:%=--weaken-symbol=%) \
 	    $@.tmp $@ && rm -f $@.tmp
 
 $(BUILD)/lib/libccprof.a: $(RT_STATIC_ONE)

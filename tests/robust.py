@@ -1800,6 +1800,30 @@ def shell_children():
           % sorted(os.listdir(d)))
 
 
+def like_libc(stem, src, want, fn, other_name):
+    """stem's program (src) preloaded, linked with libccprof.a and with
+    -static, each beside its bare build (same_behaviour): its output has
+    every line of want, and under -static fn is the runtime's, weak, and
+    libc.a's object for it (which also defines other_name) not linked
+    in.  Yields (name, profile) of each way that ran."""
+    for ltag, linked in link_ways():
+        name = stem + ltag
+        p, prof = same_behaviour(name, src, timeout=30, linked=linked)
+        if p is None:
+            continue
+        lines = p.stdout.splitlines()
+        check(all(w in lines for w in want), "%s: %s as libc's (lines missing: %s)"
+              % (name, fn, [w for w in want if w not in lines]))
+        if ltag == "_static":
+            exe = os.path.join(OUT, name + ("" if CLOCK == "cpu" else "@" + CLOCK))
+            syms = {w[2]: w[1] for w in (l.split() for l in run(["nm", exe]).stdout.splitlines())
+                    if len(w) == 3}
+            check(syms.get(fn) == "W" and other_name not in syms,
+                  "%s: %s is the runtime's, libc.a's not linked in (%s %s, %s %s)"
+                  % (name, fn, fn, syms.get(fn), other_name, syms.get(other_name)))
+        yield name, prof
+
+
 def system_semantics():
     """system(3) as the bare program's libc does it, preloaded, with
     libccprof.a linked in (libc's system behind the archive's) and with
@@ -1811,22 +1835,29 @@ def system_semantics():
             "not found: exit 127", "interrupts while in system: 0",
             "after: SIGINT on_int, SIGQUIT ignored", "after: SIGCHLD blocked 0, SIGUSR1 blocked 1",
             "thread a: exit 4", "thread b: exit 5", "raise(SIGINT) after: 1 interrupt"]
-    for ltag, linked in link_ways():
-        name = "systemsem" + ltag
-        p, _ = same_behaviour(name, "tests/progs/systemsem.c", timeout=30, linked=linked)
-        if p is None:
-            continue
-        lines = p.stdout.splitlines()
-        check(all(w in lines for w in want),
-              "%s: system's statuses and signals as libc's (%s)"
-              % (name, [w for w in want if w not in lines]))
-        if ltag == "_static":
-            syms = {w[2]: w[1] for w in (l.split() for l in run(
-                ["nm", os.path.join(OUT, name + ("" if CLOCK == "cpu" else "@" + CLOCK))]
-            ).stdout.splitlines()) if len(w) == 3}
-            check(syms.get("system") == "W" and "__libc_system" not in syms,
-                  "%s: system is the runtime's, libc.a's not linked in (system %s, "
-                  "__libc_system %s)" % (name, syms.get("system"), syms.get("__libc_system")))
+    for _ in like_libc("systemsem", "tests/progs/systemsem.c", want, "system", "__libc_system"):
+        pass
+
+
+def forkpty_ways():
+    """forkpty(3) preloaded, with libccprof.a linked in (the archive's
+    forkpty in front of libc's since session 52: it was local, and the
+    child started its sampler from the fork handler) and with -static,
+    where the runtime does glibc's work itself (Note [daemon in a static
+    program] in src/runtime/forkchild.c): the child on a terminal of its
+    own as the bare program's is (tests/progs/ptychild.c), the parent's
+    profile and the child's."""
+    want = ["child: isatty 1 1 1", "child: session leader yes",
+            "child: foreground group is ours yes", "child: /dev/tty opens yes",
+            "child: stdin is a pts", "parent: child exit 3, 1 call"]
+    for name, prof in like_libc("ptychild", "tests/progs/ptychild.c", want, "forkpty",
+                                "__forkpty"):
+        kids = numbered(prof)
+        check(os.path.exists(prof) and daemon_calls(prof) == {"main": 1, "in_parent": 1} and
+              len(kids) == 1 and daemon_calls(kids[0]) == {"in_child": 1},
+              "%s: the parent's profile and the child's (%s, %s)"
+              % (name, os.path.exists(prof) and daemon_calls(prof),
+                 [daemon_calls(k) for k in kids]))
 
 
 def exit_race():
@@ -2020,14 +2051,16 @@ def daemonized():
     # child, which started its sampler thread in the runtime's child
     # handler, waited so too (Note [The child's sampler]).  Through
     # daemon, fork and forkpty; the child's 60 ms of CPU in spin() show
-    # its sampler ran.  fork also with libccprof.a linked in (since
-    # session 50: Note [fork in a static program]; not with -static,
+    # its sampler ran.  fork and forkpty also with libccprof.a linked in
+    # (since sessions 50 and 52: Note [fork in a static program]; not with -static,
     # where the program's own malloc clashes with libc.a's), with the
     # sampler made as a POSIX thread too (helper=pthread), which
-    # allocates: the archive without the fork interposer hung there.
+    # allocates: the archive without the fork interposer hung there, and
+    # without its forkpty (local in it before session 52) too.
     ways = [(m, "", (), None) for m in ("daemon", "fork", "forkpty")] + \
-        [("fork", "_linked", (LIBA,), None),
-         ("fork", "_linked_pthread", (LIBA,), {"CCPROF_OPTIONS": "helper=pthread"})]
+        [("fork", "_linked", (LIBA,), None), ("forkpty", "_linked", (LIBA,), None),
+         ("fork", "_linked_pthread", (LIBA,), {"CCPROF_OPTIONS": "helper=pthread"}),
+         ("forkpty", "_linked_pthread", (LIBA,), {"CCPROF_OPTIONS": "helper=pthread"})]
     for mode, ltag, linked, env in ways:
         p, prof = same_behaviour("forklock" + ltag, "tests/progs/forklock.c", args=[mode],
                                  timeout=20, linked=linked, env=env)
@@ -4588,6 +4621,7 @@ quiet_helper()
 exits()
 daemonized()
 daemon_linked()
+forkpty_ways()
 exec_()
 reexec()
 exec_then_signal()

@@ -33,7 +33,7 @@ swapcontext setcontext"
 # What libccprof.a defines for a program linked with it: those less the
 # calls only the shared runtime takes over (man/ccprof.3, NOTES: "The
 # shared runtime (not libccprof.a) also interposes").
-static_only_shared="forkpty prctl
+static_only_shared="prctl
 pthread_setname_np sigaltstack syscall setuid setgid seteuid setegid setreuid setregid
 setresuid setresgid setgroups initgroups"
 exports_static=$(for e in $exports_rt; do case " $(echo $static_only_shared) " in *" $e "*) ;; *) echo $e;; esac; done)

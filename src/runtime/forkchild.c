@@ -1,7 +1,6 @@
 /*
  * forkchild.c - fork, forkpty and daemon: a forked child's sampling
- * thread starts after every fork handler (forkpty in the shared runtime
- * only).
+ * thread starts after every fork handler.
  *
  * Note [The child's sampler]: a forked child has no sampling thread
  * (fork copies only the thread that called it), so the runtime starts
@@ -24,26 +23,26 @@
  * __fork, a public name in libc.so and, in libc.a, a weak alias in the
  * object that defines fork, which the strong reference below pulls in.
  * That object's fork is weak as well and comes after ours, so ours is the
- * program's.  forkpty is made local in the archive: libc.a's forkpty is
- * a weak alias of __forkpty, no public name in libc.so, so a definition
- * of ours there would leave none to call under -static.  Its child
- * starts its sampler from the handler, as a fork libc makes inside
- * itself does.  daemon is weak in the archive: Note [daemon in a
- * static program].
+ * program's.  forkpty and daemon are weak in the archive too: Note
+ * [daemon in a static program].
  *
  * Note [daemon in a static program]: libc.a's daemon is alone in its
- * object, under no other name, so with libccprof.a's daemon defined it
- * is never pulled in, and under -static there is no libc daemon to
- * call.  Made local, as forkpty is, the archive's daemon was never
- * called, and a program linked with it and a shared libc lost the
- * parent's profile (libc's daemon ends it by libc's own _exit).  So
- * the archive's daemon is the program's, and under -static, where
- * dlsym finds none, it does what glibc's does (misc/daemon.c) itself:
- * fork, the parent ends by _exit's system call (its profile written
- * already, below), the child makes a session, goes to / unless
- * nochdir, and unless noclose puts /dev/null, once fstat says it is
- * the character device 1:3, on its standard streams, else fails with
- * ENODEV.
+ * object, under no other name, and its forkpty a weak alias of
+ * __forkpty, a name libc.so does not export; so with libccprof.a's
+ * defined they are never pulled in, and under -static there is no libc
+ * one to call.  Made local, the archive's were never called: a program
+ * linked with it and a shared libc lost daemon's parent's profile
+ * (libc's daemon ends it by libc's own _exit), and forkpty's child
+ * started its sampler from the fork handler.  So the archive's are the
+ * program's, and under -static, where dlsym finds none, they do what
+ * glibc's do themselves.  daemon (misc/daemon.c): fork, the parent ends
+ * by _exit's system call (its profile written already, below), the
+ * child makes a session, goes to / unless nochdir, and unless noclose
+ * puts /dev/null, once fstat says it is the character device 1:3, on
+ * its standard streams, else fails with ENODEV.  forkpty
+ * (login/forkpty.c): openpty, fork, the parent keeps the master, the
+ * child makes the terminal its controlling one and its standard streams
+ * (login_tty) or ends with status 1.
  *
  * Note [daemon's parent]: glibc's daemon(3) forks and ends the parent by
  * its own _exit, inside libc, where rawexit.c's interposer never sees it.
@@ -63,6 +62,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pty.h>
+#include <utmp.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -91,12 +91,44 @@ __attribute__((constructor)) static void forkchild_lookup(void)
 	forkchild_lookup_now();
 }
 
+/* glibc's forkpty, for -static links of libccprof.a (Note [daemon in a
+ * static program]); run between the interposer's begin and end, as
+ * libc's is. */
+static pid_t forkpty_here(int *amaster, char *name, const struct termios *termp,
+			  const struct winsize *winp)
+{
+	int master, terminal;
+	pid_t pid;
+
+	if (!rt_real_ready(&real_fork, forkchild_lookup_now))
+		return -1;
+	if (openpty(&master, &terminal, name, termp, winp) != 0)
+		return -1;
+	pid = ((pid_t(*)(void))real_fork)();
+	if (pid < 0) {
+		close(master);
+		close(terminal);
+		return -1;
+	}
+	if (pid == 0) {
+		close(master);
+		if (login_tty(terminal) != 0)
+			for (;;)
+				syscall(SYS_exit_group, 1); /* libc's own _exit, no profile */
+		return 0;
+	}
+	*amaster = master;
+	close(terminal);
+	return pid;
+}
+
 /* forkpty and daemon are not async-signal-safe: looked up at their first
  * call, so that libccprof.a makes no lookup at start-up that fails
- * under -static (forkpty is local there and never called). */
+ * under -static. */
 static void forkpty_lookup(void)
 {
-	__atomic_store_n(&real_forkpty, dlsym(RTLD_NEXT, "forkpty"), __ATOMIC_RELEASE);
+	__atomic_store_n(&real_forkpty, rt_next_or("forkpty", (void *)forkpty_here),
+			 __ATOMIC_RELEASE);
 }
 
 /* Where daemon's child keeps its standard streams: /dev/null, if it is
