@@ -10,7 +10,8 @@
  * gone, or pushed on top of the other's (a coroutine's callees under the
  * function that resumed it one time and its own calls under a function
  * long returned the next; the counts stayed exact).  So swapcontext and
- * setcontext are interposed (ucontext.c, shared runtime only), and each
+ * setcontext are interposed (ucontext.c; libccprof.a too, since session
+ * 49), and each
  * machine stack has a shadow stack of its own:
  *
  * - The thread's own stack's is kept in rt_thread (stacks.own) while
