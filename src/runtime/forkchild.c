@@ -64,7 +64,6 @@
 #include <pty.h>
 #include <utmp.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -91,6 +90,14 @@ __attribute__((constructor)) static void forkchild_lookup(void)
 	forkchild_lookup_now();
 }
 
+/* libc's fork itself, or -1 if there is none. */
+static pid_t libc_fork(void)
+{
+	if (!rt_real_ready(&real_fork, forkchild_lookup_now))
+		return -1;
+	return ((pid_t(*)(void))real_fork)();
+}
+
 /* glibc's forkpty, for -static links of libccprof.a (Note [daemon in a
  * static program]); run between the interposer's begin and end, as
  * libc's is. */
@@ -100,11 +107,9 @@ static pid_t forkpty_here(int *amaster, char *name, const struct termios *termp,
 	int master, terminal;
 	pid_t pid;
 
-	if (!rt_real_ready(&real_fork, forkchild_lookup_now))
-		return -1;
 	if (openpty(&master, &terminal, name, termp, winp) != 0)
 		return -1;
-	pid = ((pid_t(*)(void))real_fork)();
+	pid = libc_fork();
 	if (pid < 0) {
 		close(master);
 		close(terminal);
@@ -113,8 +118,7 @@ static pid_t forkpty_here(int *amaster, char *name, const struct termios *termp,
 	if (pid == 0) {
 		close(master);
 		if (login_tty(terminal) != 0)
-			for (;;)
-				syscall(SYS_exit_group, 1); /* libc's own _exit, no profile */
+			rt_sys_exit_group(1); /* libc's own _exit: no profile */
 		return 0;
 	}
 	*amaster = master;
@@ -164,14 +168,11 @@ static int daemon_here(int nochdir, int noclose)
 {
 	pid_t pid;
 
-	if (!rt_real_ready(&real_fork, forkchild_lookup_now))
-		return -1;
-	pid = ((pid_t(*)(void))real_fork)();
+	pid = libc_fork();
 	if (pid < 0)
 		return -1;
 	if (pid > 0)
-		for (;;)
-			syscall(SYS_exit_group, 0);
+		rt_sys_exit_group(0); /* its profile written already */
 	if (setsid() < 0)
 		return -1;
 	if (!nochdir && chdir("/") != 0) {
@@ -194,7 +195,7 @@ RT_API pid_t fork(void)
 	if (!rt_real_ready(&real_fork, forkchild_lookup_now))
 		return -1;
 	outer = rt_fork_interposed_begin();
-	pid = ((pid_t(*)(void))real_fork)();
+	pid = libc_fork();
 	rt_fork_interposed_end(outer);
 	return pid;
 }

@@ -37,8 +37,8 @@ typedef void (*exit_fn)(int);
 
 static void *real_exit;
 
-/* No libc _exit to call (-static): end as it does. */
-static _Noreturn void sys_exit_group(int status)
+/* No libc _exit to call (-static): end as it does, writing nothing. */
+_Noreturn void rt_sys_exit_group(int status)
 {
 	for (;;)
 		syscall(SYS_exit_group, status);
@@ -50,7 +50,7 @@ static _Noreturn void sys_exit_group(int status)
  * and vfork's children, on their parent's heap and errno. */
 static void rawexit_lookup_now(void)
 {
-	real_exit = rt_next_or("_exit", (void *)sys_exit_group);
+	real_exit = rt_next_or("_exit", (void *)rt_sys_exit_group);
 }
 
 /* Looked up before main: _exit may come from a signal handler, where
@@ -65,7 +65,7 @@ static _Noreturn void end_process(int status)
 	rt_write_before_exit();
 	if (rt_real_ready(&real_exit, rawexit_lookup_now))
 		((exit_fn)real_exit)(status);
-	sys_exit_group(status);
+	rt_sys_exit_group(status);
 }
 
 RT_API void _exit(int status)

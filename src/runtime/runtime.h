@@ -819,6 +819,9 @@ RT_HIDDEN int rt_sys_execveat(int dirfd, const char *path, char *const argv[],
 RT_HIDDEN int rt_sys_fexecve(int fd, char *const argv[], char *const envp[]);
 RT_HIDDEN int rt_sys_execvpe(const char *file, char *const argv[], char *const envp[]);
 
+/* rawexit.c: the process ends as libc's _exit ends it, no profile written */
+RT_HIDDEN _Noreturn void rt_sys_exit_group(int status);
+
 /* signals.c */
 RT_HIDDEN void rt_signals_install(void);
 /* The write of a deadly signal, for _exit (rawexit.c): once, async-signal-
