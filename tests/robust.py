@@ -1060,6 +1060,22 @@ def file_size_limit():
     p, prof = same_behaviour("fsizelimit", "tests/progs/fsizelimit.c", ["1m"], timeout=30)
     if p is not None:
         exact_calls("file size limit 1 MB, profile fits", p, prof)
+    # Its own write past the limit: SIGXFSZ, as bare, and record says the
+    # limit may be why there is no profile; it said the runtime's handler
+    # had not run, right after the handler's own line (helper-166).
+    p, prof = same_behaviour("fsizelimit", "tests/progs/fsizelimit.c", ["grow"], timeout=30)
+    if p is not None:
+        check(p.returncode == -signal.SIGXFSZ and not os.path.exists(prof),
+              "file size limit 0, the program's own write: SIGXFSZ as bare, no profile (%d)"
+              % p.returncode)
+        d = os.path.dirname(prof)
+        r = run([CCPROF, "record", "-o", prof, "--", os.path.join(OUT, "fsizelimit"), "grow"],
+                cwd=d, timeout=30, preexec_fn=default_signals)
+        said = ccprof_said(r.stderr)
+        check(r.returncode == -signal.SIGXFSZ and len(said) == 2 and
+              "File too large" in said[0] and "died by SIGXFSZ, past its file size limit" in
+              said[1], "file size limit, under record: SIGXFSZ, and record names the limit (%s)"
+              % said)
 
 
 def small_stack():

@@ -4,6 +4,7 @@ itself: the line given must be the one that defines the function."""
 import json
 import os
 import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -701,6 +702,37 @@ def rewrite_keeps_what_it_cannot_read():
           "newer runtime: record leaves a profile with an unknown section as it is")
 
 
+def rewrite_over_size_limit():
+    """record's rewrite past the file size limit (the runtime's file fits,
+    the one with lines does not): one line says the lines were not added,
+    the runtime's profile stays as it was, no temporary file is left, and
+    the status is the program's.  record died by SIGXFSZ there, with its
+    temporary file left and the program's status lost (helper-167)."""
+    exe = build("src_fsize", "tests/progs/spivey.c")
+    d = fresh_dir("src_fsize_run")
+    raw = preloaded(exe, ["3"], "src_fsize.raw")
+    size = os.path.getsize(raw)
+    out = os.path.join(d, "fsize.ccprof")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+    # Copied by read and write: cp's copy_file_range asks for more than
+    # the limit leaves, and cp died by SIGXFSZ.
+    copy = "import sys; open(sys.argv[2], 'wb').write(open(sys.argv[1], 'rb').read())"
+    r = subprocess.run([CCPROF, "record", "-o", out, "--", "python3", "-c", copy, raw, out],
+                       capture_output=True, text=True, preexec_fn=limit)
+    said = [l for l in r.stderr.splitlines() if l.startswith("ccprof")]
+    check(r.returncode == 0 and len(said) == 2 and
+          said[0] == "ccprof: %s: cannot add source lines: File too large" % out and
+          "profile written to" in said[1],
+          "record past the file size limit: status 0, and one line says the lines were not "
+          "added (%d, %s)" % (r.returncode, said))
+    check(os.path.exists(out) and open(out, "rb").read() == open(raw, "rb").read(),
+          "record past the file size limit: the runtime's profile as it was")
+    check([f for f in os.listdir(d) if f != "fsize.ccprof"] == [],
+          "record past the file size limit: no temporary file left (%s)" % os.listdir(d))
+
+
 def rewrite_keeps_owner(raw):
     """A program run by root that writes its profile as another user (a
     server that drops its privileges): record's rewrite leaves the file
@@ -819,6 +851,7 @@ def main():
     record_keeps_sources()
     record_rewrite_alters_nothing_else()
     rewrite_keeps_what_it_cannot_read()
+    rewrite_over_size_limit()
     record_keeps_sources_of_every_process()
     record_reads_a_binary_once()
     finish()

@@ -400,19 +400,32 @@ check "merge with '-' twice: no output written" test ! -e "$D/m2.ccprof"
 run 0 "diff - FILE: '-' once is fine" sh -c '"$0" diff - "$1" < "$1"' "$CCPROF" "$D/s.ccprof"
 # A failed write of -o (a file size limit here; a full disk alike) leaves
 # the previous file as it was, and no temporary file: convert once wrote
-# straight into OUT, leaving half a page in place of the old one.
+# straight into OUT, leaving half a page in place of the old one.  SIGXFSZ
+# at its default, as a shell gives it: the tool died by it with no word,
+# leaving the temporary file, until it ignored it (helper-167).
 echo previous > "$D/prev.html"
-(trap '' XFSZ; ulimit -f 8; exec "$CCPROF" convert --to html -o "$D/prev.html" "$D/l.ccprof") \
+(ulimit -f 8; exec "$CCPROF" convert --to html -o "$D/prev.html" "$D/l.ccprof") \
 	> "$D/out" 2> "$D/err"
 check_eq "convert -o over ulimit -f: exit status" "$?" 1
 one_error_line "convert -o over ulimit -f"
+err_has "convert -o over ulimit -f: says why" "ccprof: $D/prev.html: $(python3 -c 'import os; print(os.strerror(27))')"
 check_eq "convert -o over ulimit -f: the old file as it was" "$(cat "$D/prev.html")" previous
 check_eq "convert -o over ulimit -f: no temporary file left" "$(ls "$D" | grep -c 'prev\.html\.tmp')" 0
 echo previous > "$D/prev.ccprof"
-(trap '' XFSZ; ulimit -f 1; exec "$CCPROF" merge -o "$D/prev.ccprof" "$D/l.ccprof" "$D/l.ccprof") \
+(ulimit -f 1; exec "$CCPROF" merge -o "$D/prev.ccprof" "$D/l.ccprof" "$D/l.ccprof") \
 	> "$D/out" 2> "$D/err"
 check_eq "merge -o over ulimit -f: exit status" "$?" 1
+one_error_line "merge -o over ulimit -f"
 check_eq "merge -o over ulimit -f: the old file as it was" "$(cat "$D/prev.ccprof")" previous
+check_eq "merge -o over ulimit -f: no temporary file left" "$(ls "$D" | grep -c 'prev\.ccprof\.tmp')" 0
+# Standard output over the limit: one line, status 1, not death by SIGXFSZ.
+for cmd in "report --json" "report --contexts" "convert --to speedscope -o -"; do
+	(ulimit -f 1; exec "$CCPROF" $cmd "$D/l.ccprof" > "$D/big.out") 2> "$D/err"
+	check_eq "$cmd > FILE over ulimit -f: exit status" "$?" 1
+	one_error_line "$cmd > FILE over ulimit -f"
+	err_has "$cmd > FILE over ulimit -f: says why" "$(python3 -c 'import os; print(os.strerror(27))')"
+done
+rm -f "$D/big.out"
 # A target in /proc (/dev/stdout, /dev/fd/1) stands for an open file: it is
 # written as is, not renamed over (merge failed, and as root replaced the
 # system's /dev/stdout link with the profile).
@@ -463,7 +476,7 @@ err_has "merge -o LINK-LOOP: says why" "$(python3 -c 'import os; print(os.strerr
 check "merge -o LINK-LOOP: the links stay" sh -c "test -L '$D/lnk/loop.a' && test -L '$D/lnk/loop.b'"
 # A failed write through a link leaves the target as it was.
 echo previous > "$D/lnk/real/t.ccprof"
-(trap '' XFSZ; ulimit -f 1; exec "$CCPROF" merge -o "$D/lnk/here/link.ccprof" "$D/l.ccprof" "$D/l.ccprof") \
+(ulimit -f 1; exec "$CCPROF" merge -o "$D/lnk/here/link.ccprof" "$D/l.ccprof" "$D/l.ccprof") \
 	> "$D/out" 2> "$D/err"
 check_eq "merge -o LINK over ulimit -f: exit status" "$?" 1
 check_eq "merge -o LINK over ulimit -f: the target as it was" "$(cat "$D/lnk/real/t.ccprof")" previous
@@ -471,6 +484,23 @@ check "merge -o LINK over ulimit -f: still a link" test -L "$D/lnk/here/link.ccp
 (cd "$D" && run 2 "record -o -" "$CCPROF" record -o - true)
 one_error_line "record -o -"
 check "record -o -: no file named -" test ! -e "$D/-"
+# -o the program itself, by any name, or the runtime: refused before the
+# run, as convert refuses its input (the program was replaced by its
+# profile, helper-167).
+cp /bin/true "$D/victim" && ln -sf victim "$D/victim.link"
+for o in "$D/victim" "$D/victim.link"; do
+	run 2 "record -o ${o#$D/} ./victim" "$CCPROF" record -o "$o" "$D/victim"
+	one_error_line "record -o ${o#$D/} ./victim"
+	err_has "record -o ${o#$D/} ./victim: says why" "would overwrite the program it records"
+done
+run 2 "record -o PROGRAM PROGRAM-ON-PATH" env PATH="$D:$PATH" "$CCPROF" record -o "$D/victim" victim
+err_has "record -o PROGRAM PROGRAM-ON-PATH: says why" "would overwrite the program it records"
+check "record -o PROGRAM: the program as it was" cmp -s "$D/victim" /bin/true
+cp "$LIBDIR/libccprof.so" "$D/runtime.so"
+run 2 "record -o RUNTIME" env CCPROF_LIBRARY="$D/runtime.so" "$CCPROF" record -o "$D/runtime.so" true
+one_error_line "record -o RUNTIME"
+err_has "record -o RUNTIME: says why" "would overwrite the runtime library"
+check "record -o RUNTIME: the library as it was" cmp -s "$D/runtime.so" "$LIBDIR/libccprof.so"
 # --node-threshold, --min-percent and --min-time: decimal digits, as
 # --top's counts; strtod also took blanks, hex, exponents, inf and nan.
 for v in " 5" "0x10" "1e1" "inf" "nan" "-1" "+5" ".5" "5 " "101"; do

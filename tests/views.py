@@ -863,6 +863,19 @@ def merge():
     check(r.returncode == 1 and "clock is cycles" in r.stderr and
           not os.path.exists(os.path.join(OUT, "views_bad.ccprof")),
           "merge: different clocks refused with a message, nothing written (%s)" % r.stderr.strip())
+    # A failed merge says one line: the notes on the sum (another
+    # program's run here) came before the refusal (helper-167).
+    other = build("views_merge_other", "tests/progs/spivey.c")
+    _, oc = record(other, ["2"], clock="cycles", profile=os.path.join(OUT, "views_ocyc.ccprof"))
+    _, op = record(other, ["2"], profile=os.path.join(OUT, "views_other.ccprof"))
+    r = run([CCPROF, "merge", "-o", os.path.join(OUT, "views_bad.ccprof"), parts[0], op, oc])
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "clock is cycles" in r.stderr,
+          "merge: a refusal is one line, without the notes on the sum it did not make (%r)"
+          % r.stderr)
+    r = run([CCPROF, "merge", "-o", os.path.join(OUT, "views_two.ccprof"), parts[0], op])
+    check(r.returncode == 0 and r.stderr.startswith("ccprof merge: warning: ") and
+          "is a profile of views_merge_other" in r.stderr and r.stderr.count("\n") == 1,
+          "merge: runs of two programs merge, with one warning (%r)" % r.stderr)
 
 
 # merge of many files (a fork-heavy program's, one per process): each is

@@ -8,6 +8,7 @@
 #include <float.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,11 @@ int cli_finish_output(int status)
 		return CLI_EXIT_FAIL;
 	}
 	return status;
+}
+
+void cli_no_size_signal(void)
+{
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 /* The name path's chain of symbolic links ends at (path itself if it is

@@ -146,4 +146,9 @@ int cli_write_profile(const struct ccp_profile *p, const char *path);
  * tool ends quietly as `cmd | head` expects. */
 int cli_finish_output(int status);
 
+/* Writes past RLIMIT_FSIZE (`ulimit -f`) fail with EFBIG, said as any
+ * failed write, instead of raising SIGXFSZ, whose default ends the tool
+ * with no message and leaves OUT's temporary file behind. */
+void cli_no_size_signal(void);
+
 #endif

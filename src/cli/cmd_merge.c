@@ -169,14 +169,12 @@ static int add_files(struct combine *sum, struct merge_notes *notes, char **file
 	return 0;
 }
 
-/* Every file read: the notes, then the sum written, or why there is none
- * (result NULL, err). */
+/* Every file read: the sum written, then the notes on it; or why there
+ * is none (result NULL, err), in one line with no notes on a merge that
+ * did not happen. */
 static int conclude(const struct merge_notes *notes, char **files,
 		    const struct ccp_profile *result, const char *err, const char *out_path)
 {
-	warn_programs(notes, files);
-	note_heap(notes, files);
-	note_alloc(notes, files);
 	if (!result) {
 		cli_error("ccprof merge: cannot merge: %s", err);
 		return CLI_EXIT_FAIL;
@@ -186,6 +184,9 @@ static int conclude(const struct merge_notes *notes, char **files,
 			  strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
+	warn_programs(notes, files);
+	note_heap(notes, files);
+	note_alloc(notes, files);
 	return 0;
 }
 

@@ -998,6 +998,28 @@ static char *find_program(const char *command)
 	}
 }
 
+/* Whether the profile at out (no %p: a child's pid) would replace the
+ * program record runs or the runtime it preloads, as convert refuses an
+ * OUT that is its input: by the file, whatever names it.  The check is
+ * before the run, so nothing is lost. */
+static int out_is_own_file(const char *out, const char *command, const char *lib)
+{
+	struct stat o, f;
+	if (strstr(out, "%p") || stat(out, &o) != 0 || !S_ISREG(o.st_mode))
+		return 0;
+	char *program = find_program(command);
+	const char *files[] = {program, lib}, *what[] = {"program it records", "runtime library"};
+	int same = 0;
+	for (size_t i = 0; i < 2 && !same; i++) {
+		same = files[i] && stat(files[i], &f) == 0 && f.st_dev == o.st_dev &&
+		       f.st_ino == o.st_ino;
+		if (same)
+			cli_error("ccprof record: -o %s would overwrite the %s", out, what[i]);
+	}
+	free(program);
+	return same;
+}
+
 /* Whether file is an ELF executable without a program interpreter: a
  * static (or static-pie) executable, which LD_PRELOAD cannot reach. */
 static int statically_linked(const char *file)
@@ -1140,6 +1162,13 @@ static void say_why_none(const char *command, int status)
 				  "on an alternate signal stack too small for the kernel's frame, or "
 				  "with none, as under a seccomp filter; or a handler of the "
 				  "program's own replaces it: docs/options.md, \"Signals\")",
+				command);
+		else if (s == SIGXFSZ) /* the handler writes nothing past the limit */
+			cli_error("ccprof: no profile written: %s died by SIGXFSZ, past its file "
+				  "size limit (ulimit -f), which the profile would have passed too "
+				  "(docs/options.md, \"How the run ends\"), or without the "
+				  "runtime's handler (a handler of the program's own replaces it: "
+				  "\"Signals\")",
 				command);
 		else if (runtime_handles(s))
 			cli_error("ccprof: no profile written: %s died by %s without the runtime's "
@@ -1656,6 +1685,11 @@ static int record_run(int argc, char **argv)
 		return rc < 0 ? cli_finish_output(0) : rc;
 	if ((rc = record_paths(&o, &lib, &out)) != 0)
 		return rc;
+	if (out_is_own_file(out, o.command[0], lib)) {
+		free(lib);
+		free(out);
+		return CLI_EXIT_USAGE;
+	}
 
 	struct stat before;
 	int existed = stat(out, &before) == 0;
@@ -1677,6 +1711,7 @@ static int record_run(int argc, char **argv)
 		 * (`2>&1 | true`) must not end record by SIGPIPE as it names
 		 * the profiles (helper-120: git's 0 became 141). */
 		signal(SIGPIPE, SIG_IGN);
+		cli_no_size_signal(); /* the program has its own disposition */
 		record_outcome(&o, out, &r, &before, existed);
 		rc = pass_status(&r);
 	}

@@ -123,9 +123,12 @@ static int cmd_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	/* A closed pipe ends the tool quietly (`ccprof report f | head`): undo
-	 * an inherited SIG_IGN.  record keeps it for the program it runs. */
-	if (argc < 2 || strcmp(argv[1], "record") != 0)
+	 * an inherited SIG_IGN; a write past `ulimit -f` fails, said.  record
+	 * keeps both dispositions for the program it runs. */
+	if (argc < 2 || strcmp(argv[1], "record") != 0) {
 		signal(SIGPIPE, SIG_DFL);
+		cli_no_size_signal();
+	}
 	if (argc < 2)
 		return main_usage_error("no command given");
 	const char *cmd = argv[1];
