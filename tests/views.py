@@ -331,6 +331,26 @@ def cycle_gaps():
           % (r.stderr.strip() or cyc))
 
 
+def cycle_names_alike():
+    """One cycle by its names (DESIGN.md: the same names in the same cyclic
+    order, up to rotation), wherever its closings had gaps: a → b → c
+    closed with "…" between a and b, and with one between b and c too
+    (entered from b, a rotation), is one cycle, closed 3 + 4 times, shown
+    from the closing whose copy comes first.  Keyed with its gaps, it was
+    listed twice, each row with the same time: the contexts where a, b and
+    c are active."""
+    prof = make_profile("views_cycle_names", "program ./alike\nclock cpu 1000\n"
+                        "thread 1 main\n"
+                        "ctx 3 0 10 : [main] a b [c] [a]\n"
+                        "ctx 4 0 20 : [main] x [y] b c [a] [b]\n")
+    r = run([CCPROF, "report", "--cycles", "--json", prof])
+    cyc = json.loads(r.stdout)["cycles"] if r.returncode == 0 else None
+    check(cyc is not None and len(cyc) == 1 and
+          cyc[0]["functions"] == ["a", "\u2026", "b", "c"] and cyc[0]["entries"] == 7,
+          "cycle a b c closed with gaps in two places: one cycle, shown as a \u2026 b c, "
+          "entered 7 times (%s)" % (r.stderr.strip() or cyc))
+
+
 def mutual_arcs():
     """Arc times under mutual recursion, by the definition in
     docs/semantics.md (arc times), worked there by hand: main calls E 300
@@ -1171,6 +1191,7 @@ mjstack()
 sp = spivey()
 ring()
 cycle_gaps()
+cycle_names_alike()
 mutual_arcs()
 prune()
 threads()

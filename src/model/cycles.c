@@ -12,10 +12,13 @@
  *   [main]  P   Q  [R] [P] [Q]  Q [R] [P]  ->  Q R P
  *   [main]  P   R  [P] [Q] [R]  R [P] [Q]  ->  R P Q
  *
- * They are one cycle: cycles are the same when their items are equal up
- * to rotation, so each is keyed by its least rotation.  It is shown in
- * the rotation of the closing context whose copy s(j) is lowest (the way
- * into the cycle: P Q R above).
+ * They are one cycle: cycles are the same when their names are equal up
+ * to rotation (DESIGN.md), so each is keyed by the least rotation of its
+ * names, its gaps left out: two closings with the same names in the same
+ * order and "…" in other places are one cycle, whose members and so whose
+ * time are the same (they were listed twice, with equal times).  It is
+ * shown in the rotation of the closing context whose copy s(j) is lowest
+ * (the way into the cycle: P Q R above), with that context's gaps.
  *
  *   entries = Σ E over the contexts that close it;
  *   time    = Σ T over contexts where every member is active and some
@@ -38,8 +41,9 @@
 
 struct cyc {
 	uint32_t len, rep_j, first;
-	uint32_t *key;   /* least rotation */
-	uint32_t *items; /* as shown */
+	uint32_t key_len, items_cap;
+	uint32_t *key;   /* least rotation of the names, no gaps */
+	uint32_t *items; /* as shown, len of them */
 	uint64_t entries, time;
 	struct model_alloc alloc;
 };
@@ -48,7 +52,7 @@ struct cycles_build {
 	struct htab tab; /* hash of key -> cycle */
 	struct cyc *c;
 	uint32_t n, cap;
-	uint32_t *buf, *rot;
+	uint32_t *buf, *names, *rot;
 	uint32_t buf_cap;
 };
 
@@ -116,13 +120,14 @@ void model_least_rotation(const uint32_t *a, uint32_t n, uint32_t *out)
 		out[r] = a[(best + r) % n];
 }
 
+/* The cycle keyed by b->rot[0 .. len), made if new. */
 static struct cyc *cycle_get(struct model *m, struct cycles_build *b, uint32_t len)
 {
 	uint64_t h = htab_hash_words(b->rot, len);
 	size_t i = htab_first(&b->tab, h);
 	for (; b->tab.slot[i].item; i = htab_next(&b->tab, i)) {
 		struct cyc *c = &b->c[b->tab.slot[i].item - 1];
-		if (b->tab.slot[i].hash == h && c->len == len &&
+		if (b->tab.slot[i].hash == h && c->key_len == len &&
 		    memcmp(c->key, b->rot, len * sizeof *b->rot) == 0)
 			return c;
 	}
@@ -131,12 +136,33 @@ static struct cyc *cycle_get(struct model *m, struct cycles_build *b, uint32_t l
 		b->c = xrealloc(b->c, b->cap, sizeof *b->c);
 	}
 	struct cyc *c = &b->c[b->n];
-	*c = (struct cyc){.len = len, .rep_j = UINT32_MAX, .first = b->n};
+	*c = (struct cyc){.key_len = len, .rep_j = UINT32_MAX, .first = b->n};
 	c->key = model_calloc(m, len, sizeof *c->key);
-	c->items = model_calloc(m, len, sizeof *c->items);
 	memcpy(c->key, b->rot, len * sizeof *b->rot);
 	htab_put(&b->tab, i, h, b->n++);
 	return c;
+}
+
+/* c shown as items[0 .. len), gaps and all; its room grows by doubling,
+ * so that a long cycle closed ever earlier takes linear memory. */
+static void cycle_show(struct model *m, struct cyc *c, const uint32_t *items, uint32_t len)
+{
+	if (len > c->items_cap) {
+		c->items_cap = len > 2 * c->items_cap ? len : 2 * c->items_cap;
+		c->items = model_calloc(m, c->items_cap, sizeof *c->items);
+	}
+	memcpy(c->items, items, len * sizeof *items);
+	c->len = len;
+}
+
+/* The names of items[0 .. len) into out, gaps left out; their count. */
+static uint32_t cycle_names(const uint32_t *items, uint32_t len, uint32_t *out)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < len; i++)
+		if (items[i] != MODEL_GAP)
+			out[n++] = items[i];
+	return n;
 }
 
 static void cycles_find(struct model *m, struct cycles_build *b)
@@ -153,17 +179,19 @@ static void cycles_find(struct model *m, struct cycles_build *b)
 		if (s.len > b->buf_cap / 2) {
 			b->buf_cap = 2 * s.len;
 			b->buf = xrealloc(b->buf, b->buf_cap, sizeof *b->buf);
+			b->names = xrealloc(b->names, b->buf_cap, sizeof *b->names);
 			b->rot = xrealloc(b->rot, b->buf_cap, sizeof *b->rot);
 		}
 		uint32_t len = cycle_items(m->view, s.hist, s.len, b->buf, &j);
 		if (!len)
 			continue;
-		model_least_rotation(b->buf, len, b->rot);
-		struct cyc *c = cycle_get(m, b, len);
+		uint32_t nnames = cycle_names(b->buf, len, b->names);
+		model_least_rotation(b->names, nnames, b->rot);
+		struct cyc *c = cycle_get(m, b, nnames);
 		c->entries += s.entries;
 		if (j < c->rep_j) {
 			c->rep_j = j;
-			memcpy(c->items, b->buf, len * sizeof *b->buf);
+			cycle_show(m, c, b->buf, len);
 		}
 	}
 }
@@ -227,15 +255,15 @@ static void members_index(const struct model *m, const struct cycles_build *b,
 	uint32_t *seen = xcalloc(nfns ? nfns : 1, sizeof *seen);
 	ix->mstart = xnmalloc((size_t)b->n + 1, sizeof *ix->mstart);
 	for (uint32_t c = 0; c < b->n; c++)
-		total += b->c[c].len;
+		total += b->c[c].key_len;
 	ix->mlist = xnmalloc(total ? total : 1, sizeof *ix->mlist);
 	ix->start = xcalloc((size_t)nfns + 1, sizeof *ix->start);
 	total = 0;
 	for (uint32_t c = 0; c < b->n; c++) {
 		ix->mstart[c] = total;
-		for (uint32_t i = 0; i < b->c[c].len; i++) {
+		for (uint32_t i = 0; i < b->c[c].key_len; i++) {
 			uint32_t cc = b->c[c].key[i];
-			if (cc == MODEL_GAP || seen[cc] == c + 1)
+			if (seen[cc] == c + 1)
 				continue;
 			seen[cc] = c + 1;
 			ix->mlist[total++] = cc;
@@ -361,6 +389,7 @@ void model_cycles(struct model *m)
 	cycles_time(m, &b);
 	htab_free(&b.tab);
 	free(b.buf);
+	free(b.names);
 	free(b.rot);
 	if (b.n > 1)
 		qsort(b.c, b.n, sizeof *b.c, cmp_cyc);

@@ -792,8 +792,9 @@ const ccprofModel = (function () {
 		return a.slice(best).concat(a.slice(0, best));
 	}
 
-	/* Cycles, keyed by least rotation, shown in the rotation of the closing
-	 * context whose copy comes first; entries from the closing contexts. */
+	/* Cycles, keyed by the least rotation of their names (gaps left out),
+	 * shown in the rotation of the closing context whose copy comes first,
+	 * with its gaps; entries from the closing contexts. */
 	function findCycles(p, rv) {
 		const byKey = new Map(), list = [];
 		for (const c of p.contexts) {
@@ -802,7 +803,7 @@ const ccprofModel = (function () {
 			const found = cycleItems(rv, c.hist);
 			if (!found)
 				continue;
-			const key = leastRotation(found.items);
+			const key = leastRotation(found.items.filter((x) => x !== GAP));
 			const k = key.join(',');
 			let cy = byKey.get(k);
 			if (!cy) {
