@@ -315,6 +315,12 @@ def ring():
          "ring: focus P: total = all the program burnt (every burn is inside P)")
 
 
+def cycles_json(prof):
+    """report --cycles --json of prof: the run, and its cycles or None."""
+    r = run([CCPROF, "report", "--cycles", "--json", prof])
+    return r, json.loads(r.stdout)["cycles"] if r.returncode == 0 else None
+
+
 def cycle_gaps():
     """A cycle with a gap before every entry has twice as many items as its
     history has entries: a longer history after a shorter one once wrote
@@ -323,8 +329,7 @@ def cycle_gaps():
                         "ctx 1 0 10 : [main] [a1] [a2] [a3] [a4] [a5] [a6] [a7] [a8] [a9]\n"
                         "ctx 1 0 10 : [main] r b1 c1 b2 c2 b3 c3 b4 c4 b5 c5 b6 c6 b7 c7 b8 c8 "
                         "[x] [r]\n")
-    r = run([CCPROF, "report", "--cycles", "--json", prof])
-    cyc = json.loads(r.stdout)["cycles"] if r.returncode == 0 else None
+    r, cyc = cycles_json(prof)
     want = ["r"] + [n for i in range(1, 9) for n in ("\u2026", "b%d" % i, "\u2026", "c%d" % i)]
     check(cyc is not None and len(cyc) == 1 and cyc[0]["functions"] == want + ["x"],
           "cycle with a gap before each entry: r \u2026 b1 \u2026 c1 ... c8 x (%s)"
@@ -343,8 +348,7 @@ def cycle_names_alike():
                         "thread 1 main\n"
                         "ctx 3 0 10 : [main] a b [c] [a]\n"
                         "ctx 4 0 20 : [main] x [y] b c [a] [b]\n")
-    r = run([CCPROF, "report", "--cycles", "--json", prof])
-    cyc = json.loads(r.stdout)["cycles"] if r.returncode == 0 else None
+    r, cyc = cycles_json(prof)
     check(cyc is not None and len(cyc) == 1 and
           cyc[0]["functions"] == ["a", "\u2026", "b", "c"] and cyc[0]["entries"] == 7,
           "cycle a b c closed with gaps in two places: one cycle, shown as a \u2026 b c, "
