@@ -1069,8 +1069,9 @@ def file_size_limit():
               "file size limit 0, the program's own write: SIGXFSZ as bare, no profile (%d)"
               % p.returncode)
         d = os.path.dirname(prof)
-        r = run([CCPROF, "record", "-o", prof, "--", os.path.join(OUT, "fsizelimit"), "grow"],
-                cwd=d, timeout=30, preexec_fn=default_signals)
+        exe = os.path.join(OUT, "fsizelimit" + ("" if CLOCK == "cpu" else "@" + CLOCK))
+        r = run([CCPROF, "record", "-o", prof, "--", exe, "grow"], cwd=d, timeout=30,
+                preexec_fn=default_signals)
         said = ccprof_said(r.stderr)
         check(r.returncode == -signal.SIGXFSZ and len(said) == 2 and
               "File too large" in said[0] and "died by SIGXFSZ, past its file size limit" in

@@ -10,8 +10,8 @@ import socket
 import subprocess
 import zlib
 
-from ccp import (CC, CCPROF, LIB, OUT, TOP, build, check, finish, format_tool, fresh_dir,
-                 preload_shim, record, report, run)
+from ccp import (CC, CCPROF, LIB, OUT, TOP, build, ccprof_said, check, finish, format_tool,
+                 fresh_dir, preload_shim, record, report, run)
 
 
 def preloaded(exe, args, name):
@@ -721,7 +721,7 @@ def rewrite_over_size_limit():
     copy = "import sys; open(sys.argv[2], 'wb').write(open(sys.argv[1], 'rb').read())"
     r = subprocess.run([CCPROF, "record", "-o", out, "--", "python3", "-c", copy, raw, out],
                        capture_output=True, text=True, preexec_fn=limit)
-    said = [l for l in r.stderr.splitlines() if l.startswith("ccprof")]
+    said = ccprof_said(r.stderr)
     check(r.returncode == 0 and len(said) == 2 and
           said[0] == "ccprof: %s: cannot add source lines: File too large" % out and
           "profile written to" in said[1],

@@ -339,11 +339,11 @@ def cycle_gaps():
 def cycle_names_alike():
     """One cycle by its names (DESIGN.md: the same names in the same cyclic
     order, up to rotation), wherever its closings had gaps: a → b → c
-    closed with "…" between a and b, and with one between b and c too
-    (entered from b, a rotation), is one cycle, closed 3 + 4 times, shown
-    from the closing whose copy comes first.  Keyed with its gaps, it was
-    listed twice, each row with the same time: the contexts where a, b and
-    c are active."""
+    closed once with "…" between a and b, and once, entered from b (a
+    rotation), with "…" between b and c, is one cycle, closed 3 + 4 times,
+    shown from the closing whose copy comes first.  Keyed with its gaps,
+    it was listed twice, and each row had the same time, that of the
+    contexts where all of a, b and c are active."""
     prof = make_profile("views_cycle_names", "program ./alike\nclock cpu 1000\n"
                         "thread 1 main\n"
                         "ctx 3 0 10 : [main] a b [c] [a]\n"
