@@ -683,7 +683,7 @@ def view_from_data():
     m = DATA_RE.search(open(page, encoding="utf-8").read()) if r.returncode == 0 else None
     view = json.loads(m.group(1))["view"] if m else {}
     check(view == {"select": [], "deselect": ["b"], "module": [], "only_exported": False,
-                   "focus": ["a"]}, "convert --deselect b --focus a: DATA.view (%s)" % view)
+                   "focus": ["a"], "short_names": False}, "convert --deselect b --focus a: DATA.view (%s)" % view)
 
 
 def main():

@@ -230,7 +230,7 @@ def recorded():
     threads_agree(data, prof, "spivey")
     functions_agree(data, rep, "spivey")
     check(data["view"] == {"select": [], "deselect": [], "module": [], "only_exported": False,
-                           "focus": []}, "spivey: no view option, an empty view")
+                           "focus": [], "short_names": False}, "spivey: no view option, an empty view")
     # Through standard output too, byte for byte the same, twice.
     a = run([CCPROF, "convert", "--to", "html", prof])
     b = run([CCPROF, "convert", "--to", "html", prof])
@@ -263,13 +263,13 @@ def view_options(prof):
     """The options given are the page's starting view, as given; the
     command checks them as report does."""
     opts = ["--deselect", "Q,R", "--select", "P*", "--select", "main,S", "--focus", "P",
-            "--module", "html_spivey", "--only-exported"]
+            "--module", "html_spivey", "--only-exported", "--short-names"]
     r, out = convert_html(prof, "spivey_view", *opts)
     check(r.returncode == 0, "view options: convert --to html accepts them (%s)" % r.stderr.strip())
     data = data_of(parse(out)[1])
     check(data is not None and data["view"] == {
         "select": ["P*", "main,S"], "deselect": ["Q,R"], "module": ["html_spivey"],
-        "only_exported": True, "focus": ["P"]}, "view options: DATA's view holds them as given")
+        "only_exported": True, "focus": ["P"], "short_names": True}, "view options: DATA's view holds them as given")
     check(data is not None and len(data["contexts"]) == 9,
           "view options: DATA still holds the whole profile (the page applies the view)")
     r, _ = convert_html(prof, "spivey_nofocus", "--focus", "nosuch")

@@ -299,6 +299,8 @@ def cli_opts(view):
             opts += ["--" + k, view[k]]
     if view.get("exported"):
         opts.append("--only-exported")
+    if view.get("short"):  # not in the hash: the page's names are the convert's
+        opts.append("--short-names")
     return opts
 
 
@@ -1382,6 +1384,12 @@ def allocs():
     page = convert(prof, "allocs_cxx")
     for view, fn in (({}, "make_array()"), ({"deselect": "make_array"}, "main"),
                      ({"focus": "reserve"}, "reserve(std::vector<long, std::allocator<long> >&)")):
+        compare_view(prof, page, "allocs_cxx", view, fn)
+    # Made with --short-names: the page shows the short names, and says
+    # so in its command line.
+    page = convert(prof, "allocs_cxx_short", "--short-names")
+    for view, fn in (({"short": True}, "make_array"),
+                     ({"short": True, "focus": "reserve"}, "reserve")):
         compare_view(prof, page, "allocs_cxx", view, fn)
 
 

@@ -762,6 +762,69 @@ def patterns():
           "patterns: operator< between two others (%s)" % sorted(got))
 
 
+# ---- --short-names ---------------------------------------------------------------
+
+def program_calls(stdout):
+    """shortnames.cpp's own counts, by the names --short-names should give."""
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^calls (.+) (\d+)$", stdout, re.M)}
+
+
+def short_names():
+    # tests/progs/shortnames.cpp counts its calls of each of its functions
+    # and prints them under the names --short-names gives them (Note
+    # [Short names] in src/model/shortnames.c): the overloads and the C
+    # function whose short names would clash keep their parameters.
+    prog = build("views_shortnames", "tests/progs/shortnames.cpp", "-lstdc++")
+    r, prof = record(prog, ["50"], clock="cycles")
+    said = program_calls(r.stdout)
+    check(r.returncode == 0 and len(said) == 14, "shortnames.cpp says how often it called "
+          "each of its 14 functions (%d)" % len(said))
+    whole, short = rep(prof), rep(prof, "--short-names")
+    got = {f["name"]: f["calls"] for f in short.get("functions", [])}
+    # clang names the lambda's class $_0, gcc {lambda(Money const&, Money const&)#1}
+    got.setdefault("sort_money::{lambda#1}::operator()", got.get("sort_money::$_0::operator()"))
+    for name, n in sorted(said.items()):
+        check(got.get(name) == n, "--short-names: %s, called %d times by its own count (%s)"
+              % (name, n, got.get(name)))
+    by_id = {f["id"]: (f["name"], f["calls"]) for f in whole.get("functions", [])}
+    short_by_id = {f["id"]: (f["name"], f["calls"]) for f in short.get("functions", [])}
+    names = [n for n, _ in short_by_id.values()]
+    check(by_id.keys() == short_by_id.keys() and
+          all(by_id[k][1] == short_by_id[k][1] for k in by_id) and len(set(names)) == len(names),
+          "--short-names: the same %d functions with the same calls, no two of one name"
+          % len(by_id))
+    shortened = [k for k in by_id if by_id[k][0] != short_by_id[k][0]]
+    check(len(shortened) > len(by_id) // 2 and
+          all(len(short_by_id[k][0]) < len(by_id[k][0]) for k in shortened),
+          "--short-names: %d of %d names shorter, none longer" % (len(shortened), len(by_id)))
+    # A pattern may be the short name or the whole one.
+    a = rep(prof, "--short-names", "--focus", "Stack::push")
+    b = rep(prof, "--short-names", "--focus", "Stack<int>::push(int const&)")
+    check(a.get("tree") and a.get("tree") == b.get("tree") and
+          a["tree"]["children"][0]["name"] == "Stack::push",
+          "--short-names --focus: the short name and the whole one pick Stack::push")
+    code, out, _ = text(prof, "--short-names", "--top", "0")
+    check(code == 0 and re.search(r"^weigh\(double\) +[\d.]+ +[\d.]+ +50 ", out, re.M) and
+          re.search(r"^Stack::push +[\d.]+ +[\d.]+ +50 ", out, re.M),
+          "--short-names, text: the table's rows of Stack::push and weigh(double)")
+    # diff's two sides are shortened together: one function, one row.
+    r2, prof2 = record(prog, ["80"], clock="cycles",
+                       profile=os.path.join(OUT, "views_shortnames_b.ccprof"))
+    d = run([CCPROF, "diff", "--json", "--short-names", prof, prof2])
+    dw = run([CCPROF, "diff", "--json", prof, prof2])
+    rows = {x["name"]: x for x in json.loads(d.stdout)["functions"]} if d.returncode == 0 else {}
+    nwhole = len(json.loads(dw.stdout)["functions"]) if dw.returncode == 0 else -1
+    check(len(rows) == nwhole and rows.get("Stack::push", {}).get("delta_calls") == 30 and
+          rows.get("weigh(int)", {}).get("only_in", 0) is None,
+          "diff --short-names: %d rows as without (%d), Stack::push +30 calls" % (len(rows), nwhole))
+    # The exports show them too: folded stacks (flamegraph.pl).
+    f = run([CCPROF, "convert", "--to", "folded", "--short-names", prof])
+    check(f.returncode == 0 and re.search(r"^main;Stack::push;std::vector<int, std::allocator>::push_back[; ]",
+                                      f.stdout, re.M),
+          "convert --to folded --short-names: main;Stack::push;std::vector<int, "
+          "std::allocator>::push_back")
+
+
 # ---- diff and merge ------------------------------------------------------------
 
 def fib_calls(stdout):
@@ -1203,6 +1266,7 @@ many_threads()
 modules()
 offsets()
 qualified_patterns()
+short_names()
 labels_by_path_and_build_id()
 patterns()
 if sp:

@@ -277,6 +277,7 @@ static int convert(const struct export_format *fmt, const char *path, const char
 		return CLI_EXIT_FAIL;
 	}
 	sources_resolve(&cp.prof);
+	view_opts_names(vo, (struct model *[]){&cp.model}, 1);
 	struct model vm;
 	struct model_view v;
 	if (view_opts_model(path, &cp.model, vo, fmt->passes, &vm, &v) != 0) {

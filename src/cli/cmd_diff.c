@@ -132,13 +132,34 @@ struct side {
 	struct model live;    /* the live heap at the end under vm's view */
 };
 
-static int load_side(const struct diff_args *a, int i, struct side *s)
+/* Side i's view of its loaded profile. */
+static int view_side(const struct diff_args *a, int i, struct side *s)
 {
-	if (cli_load(a->path[i], 0, &s->cp) != 0)
+	return view_opts_model_may_miss(a->path[i], &s->cp.model, &a->view, MODEL_FLAT | MODEL_TREE,
+					&s->vm, &s->v, &s->focus_missed);
+}
+
+/* Both sides, their names shortened together (--short-names: rows are
+ * keyed by name, so one function must have one name on both sides). */
+static int load_sides(const struct diff_args *a, struct side s[2])
+{
+	if (cli_load(a->path[0], 0, &s[0].cp) != 0)
 		return -1;
-	if (view_opts_model_may_miss(a->path[i], &s->cp.model, &a->view, MODEL_FLAT | MODEL_TREE,
-				     &s->vm, &s->v, &s->focus_missed) != 0) {
-		cli_unload(&s->cp);
+	if (cli_load(a->path[1], 0, &s[1].cp) != 0) {
+		cli_unload(&s[0].cp);
+		return -1;
+	}
+	view_opts_names(&a->view, (struct model *[]){&s[0].cp.model, &s[1].cp.model}, 2);
+	if (view_side(a, 0, &s[0]) != 0) {
+		cli_unload(&s[1].cp);
+		cli_unload(&s[0].cp);
+		return -1;
+	}
+	if (view_side(a, 1, &s[1]) != 0) {
+		model_free(&s[0].vm);
+		model_view_free(&s[0].v);
+		cli_unload(&s[1].cp);
+		cli_unload(&s[0].cp);
 		return -1;
 	}
 	return 0;
@@ -202,12 +223,8 @@ static int diff_show(const struct diff_args *a)
 {
 	struct side s[2];
 	memset(s, 0, sizeof s); /* heap: 0 until load_heap */
-	if (load_side(a, 0, &s[0]) != 0)
+	if (load_sides(a, s) != 0)
 		return CLI_EXIT_FAIL;
-	if (load_side(a, 1, &s[1]) != 0) {
-		free_side(&s[0]);
-		return CLI_EXIT_FAIL;
-	}
 	if (check_focus(a, s) != 0) {
 		free_side(&s[1]);
 		free_side(&s[0]);

@@ -256,6 +256,7 @@ static int report_show(struct report_args *a)
 		return CLI_EXIT_FAIL;
 	}
 	sources_resolve(&cp.prof);
+	view_opts_names(&a->view, (struct model *[]){&cp.model}, 1);
 	if (view_opts_model(a->path, &cp.model, &a->view, report_passes(a), &vm, &v) != 0) {
 		cli_unload(&cp);
 		return CLI_EXIT_FAIL;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/shortnames.h"
+
 static int bad_value(char *err, size_t errlen, const char *opt, const char *what,
 		     const char *arg)
 {
@@ -32,6 +34,12 @@ static int add_patterns(struct model_patterns *p, const char *opt, const char *a
 	return 1;
 }
 
+void view_opts_names(const struct model_view_opts *o, struct model *const *ms, uint32_t n)
+{
+	if (o->short_names)
+		model_short_names(ms, n);
+}
+
 int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err,
 		    size_t errlen)
 {
@@ -41,6 +49,7 @@ int view_opts_parse(struct model_view_opts *o, int c, const char *arg, char *err
 	case VIEW_OPT_MODULE: return add_patterns(&o->module, "module", arg, err, errlen);
 	case VIEW_OPT_FOCUS: return add_patterns(&o->focus, "focus", arg, err, errlen);
 	case VIEW_OPT_ONLY_EXPORTED: o->only_exported = 1; return 1;
+	case VIEW_OPT_SHORT_NAMES: o->short_names = 1; return 1;
 	case VIEW_OPT_MIN_PERCENT:
 		if (cli_parse_decimal(arg, &o->prune.min_percent) != 0 || o->prune.min_percent > 100)
 			return bad_value(err, errlen, "min-percent", "a percentage from 0 to 100",

@@ -48,6 +48,7 @@ enum {
 	VIEW_OPT_MIN_PERCENT,
 	VIEW_OPT_MIN_CALLS,
 	VIEW_OPT_MIN_TIME,
+	VIEW_OPT_SHORT_NAMES,
 	VIEW_OPT_LAST,
 };
 
@@ -60,7 +61,8 @@ enum {
 	{"focus", required_argument, NULL, VIEW_OPT_FOCUS},                  \
 	{"min-percent", required_argument, NULL, VIEW_OPT_MIN_PERCENT},      \
 	{"min-calls", required_argument, NULL, VIEW_OPT_MIN_CALLS},          \
-	{"min-time", required_argument, NULL, VIEW_OPT_MIN_TIME}
+	{"min-time", required_argument, NULL, VIEW_OPT_MIN_TIME},            \
+	{"short-names", no_argument, NULL, VIEW_OPT_SHORT_NAMES}
 
 /* The help of the view options: VIEW_SELECT_HELP for commands that do not
  * prune (diff: no tree shown, so the pruning options are usage errors). */
@@ -76,7 +78,9 @@ enum {
 	"  --module PATTERNS    select only functions of these modules (path or base\n"  \
 	"                       name)\n"                                                  \
 	"  --focus PATTERNS     only contexts where one of these is active; the stack\n"  \
-	"                       tree is rooted at it\n"
+	"                       tree is rooted at it\n"                                  \
+	"  --short-names        C++ names without template arguments, parameters and\n"  \
+	"                       return types, where that tells functions apart\n"
 #define VIEW_PRUNE_HELP                                                                \
 	"  --min-percent X      hide tree nodes under X % of the total time (and of the\n" \
 	"                       bytes allocated, when the run counted them)\n"          \
@@ -86,6 +90,10 @@ enum {
 
 /* Whether a comma-separated pattern list holds a pattern (not "" or ","). */
 int view_opts_has_pattern(const char *list);
+
+/* --short-names, if o asks for it: ms[0..n)'s functions get their short
+ * names, all shortened together (model_short_names). */
+void view_opts_names(const struct model_view_opts *o, struct model *const *ms, uint32_t n);
 
 /* 1: c was a view option and is recorded; 0: not a view option; -1: a
  * bad value (message in err, for cli_usage_error). */

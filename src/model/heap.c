@@ -115,6 +115,7 @@ void heap_view_build(struct model *m, const struct heap_base *b, const struct mo
 		     unsigned passes)
 {
 	model_view_build(m, &b->model, like->view, passes);
+	model_names_like(m, like); /* --short-names: like's are shortened */
 	prune_like(m, like);
 }
 

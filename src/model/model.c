@@ -146,6 +146,7 @@ static void demangle_names(struct model *m)
 		char *d = demangle(m->fns[cc].name);
 		if (d) {
 			m->fns[cc].name = model_strdup(m, d);
+			m->fns[cc].demangled = 1;
 			free(d);
 		}
 	}

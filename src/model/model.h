@@ -79,6 +79,8 @@ static inline struct model_alloc model_ctx_alloc(const struct ccp_context *c)
 /* A cost centre (indexed by its CCP number). */
 struct model_fn {
 	const char *name;    /* display name, never empty (model_cc_name) */
+	const char *full;    /* the whole name, where --short-names shortened
+			      * name (shortnames.h); else NULL */
 	uint64_t calls;      /* Σ E+R over contexts running it */
 	uint64_t self;       /* Σ T over contexts running it */
 	uint64_t inherited;  /* Σ T over contexts where it is active */
@@ -86,6 +88,7 @@ struct model_fn {
 	struct model_alloc inherited_alloc; /* Σ alloc over contexts where it is
 					     * active, each context once */
 	int seen;            /* appears in some history */
+	int demangled;       /* name is a demangled C++ name */
 };
 
 /*

@@ -258,11 +258,12 @@ static int qualifier_matches(const struct model *m, uint32_t cc, const char *q, 
 	return glob_match(q, qlen, mod, strlen(mod));
 }
 
-/* Whether pattern p matches function cc: by its name, or by the label
- * that names its module too (Note [Qualified names in patterns]). */
-static int fn_matches(const struct model *m, uint32_t cc, const char *p, size_t plen)
+/* Whether pattern p matches function cc shown as name: the name itself,
+ * or the label that names its module too (Note [Qualified names in
+ * patterns]). */
+static int fn_matches_as(const struct model *m, uint32_t cc, const char *p, size_t plen,
+			 const char *name)
 {
-	const char *name = m->fns[cc].name;
 	if (one_matches(p, plen, name))
 		return 1;
 	if (plen < 4 || p[plen - 1] != ']' || m->prof->ccs[cc].kind != CCP_CC_FUNCTION)
@@ -272,6 +273,15 @@ static int fn_matches(const struct model *m, uint32_t cc, const char *p, size_t 
 		open--;
 	return open > 1 && one_matches(p, open - 1, name) &&
 	       qualifier_matches(m, cc, p + open + 1, plen - open - 2);
+}
+
+/* Whether pattern p matches function cc: as shown, or by its whole name
+ * where that is shortened (Note [Short names] in shortnames.c). */
+static int fn_matches(const struct model *m, uint32_t cc, const char *p, size_t plen)
+{
+	const char *full = m->fns[cc].full;
+	return fn_matches_as(m, cc, p, plen, m->fns[cc].name) ||
+	       (full && fn_matches_as(m, cc, p, plen, full));
 }
 
 static char *copy_pattern(const char *p, size_t len)

@@ -191,14 +191,22 @@ static void view_add(struct model *m, struct view_build *b, const struct model_v
 	x->alloc_blocks += s->alloc.blocks;
 }
 
+void model_names_like(struct model *m, const struct model *like)
+{
+	for (uint32_t cc = 0; cc < m->nfns && cc < like->nfns; cc++) {
+		m->fns[cc].name = like->fns[cc].name;
+		m->fns[cc].full = like->fns[cc].full;
+		m->fns[cc].demangled = like->fns[cc].demangled;
+	}
+}
+
 /* Names, the profile and the seen flags come from the base model. */
 static void view_init(struct model *m, const struct model *base, const struct model_view *v)
 {
 	model_init(m, base->prof, base->nfns);
 	m->base = base;
 	m->view = v;
-	for (uint32_t cc = 0; cc < m->nfns; cc++)
-		m->fns[cc].name = base->fns[cc].name;
+	model_names_like(m, base);
 }
 
 /* What model_merge computes after merging: seen flags and totals. */

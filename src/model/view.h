@@ -80,6 +80,9 @@ struct model_view_opts {
 	struct model_patterns focus;    /* --focus, repeatable: union */
 	int only_exported;              /* --only-exported: global symbols */
 	struct model_prune_opts prune;  /* --min-percent, --min-calls, --min-time */
+	/* --short-names: no view of its own; the command shortens its base
+	 * models' names before it builds views (model/shortnames.h). */
+	int short_names;
 };
 
 /* The options resolved against one model's cost centres. */
@@ -121,6 +124,10 @@ void model_view_free(struct model_view *v);
  * base model). */
 void model_view_build(struct model *m, const struct model *base, const struct model_view *v,
 		      unsigned passes);
+
+/* m's functions named as like's (the same profile's cost centres): their
+ * names borrowed, short or whole (model/shortnames.h). */
+void model_names_like(struct model *m, const struct model *like);
 
 /*
  * One thread's model of the per-thread breakdown (model_threads, after

@@ -403,6 +403,8 @@ static void data_view(struct json *j, const struct model_view_opts *vo)
 	json_key(j, "only_exported");
 	json_bool(j, vo->only_exported);
 	json_kstrings(j, "focus", vo->focus.v, vo->focus.n);
+	json_key(j, "short_names");
+	json_bool(j, vo->short_names);
 	json_end_object(j);
 }
 

@@ -307,6 +307,8 @@
 				parts.push('--' + k, shellQuote(st[k].trim()));
 		if (st.exported)
 			parts.push('--only-exported');
+		if (data.view && data.view.short_names) /* the names the page shows */
+			parts.push('--short-names');
 		parts.push(data.profile ? shellWord(data.profile) : 'FILE');
 		return parts.join(' ');
 	}
