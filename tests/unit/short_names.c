@@ -38,6 +38,26 @@ static void bare(void)
 	expect("A::f() const::{lambda(int)#1}::operator()(int) const", SHORT_BARE,
 	       "A::f::{lambda#1}::operator()");
 	expect("g()::{unnamed type#1}::h()", SHORT_BARE, "g::{unnamed type#1}::h");
+	/* found by a review on 90,039 real names (session 54) */
+	expect("decltype(auto) std::__do_visit<void, Fn, std::variant<int> >(Fn&&, std::variant<int>&)",
+	       SHORT_BARE, "std::__do_visit");
+	expect("decltype(auto) f<int>(int)", SHORT_BARE, "f");
+	expect("TLS wrapper function for ns::counter", SHORT_BARE, NULL);
+	expect("TLS init function for ns::Box<int>::counter", SHORT_BARE,
+	       "TLS init function for ns::Box::counter");
+	expect("std::enable_if<((12)>=(sizeof (unsigned long)))&&((12)<(16)), void>::type "
+	       "google::protobuf::internal::memswap<12>(char*, char*)",
+	       SHORT_BARE, "google::protobuf::internal::memswap");
+	expect("std::enable_if<((12)>=(sizeof (unsigned long))), void>::type f<12>(char*)",
+	       SHORT_OUTER, "f<12>");
+	expect("std::function<void (std::vector<int>)>::operator()(std::vector<int>) const",
+	       SHORT_OUTER, "std::function<void (std::vector<int>)>::operator()");
+	expect("f(int) noexcept", SHORT_BARE, "f");
+	expect("f(int) throw()", SHORT_BARE, "f");
+	expect("f(int) (.llvm.4711)", SHORT_BARE, "f");
+	expect("A::f() const &&", SHORT_BARE, "A::f");
+	expect("A::operator std::__cxx11::basic_string<char>[abi:cxx11]() const", SHORT_BARE,
+	       "A::operator std::__cxx11::basic_string");
 }
 
 static void operators(void)
@@ -89,6 +109,7 @@ static void left_whole(void)
 	expect("f<int>(int", SHORT_BARE, NULL);
 	expect("f<int)>(int)", SHORT_BARE, NULL);
 	expect("::f()", SHORT_BARE, NULL);
+	expect("f(int) requires_not_a_qualifier", SHORT_BARE, NULL);
 	expect("", SHORT_BARE, NULL);
 }
 
