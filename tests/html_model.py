@@ -113,10 +113,12 @@ def sections(js, c):
 
 # ---- running both ----------------------------------------------------------------
 
-def page_data(name, prof):
-    """The DATA of the page `convert --to html` writes for prof, in a file."""
+def page_data(name, prof, short=False):
+    """The DATA of the page `convert --to html` writes for prof (with
+    --short-names if short), in a file."""
     page = os.path.join(OUT, name + ".html")
-    r = run([CCPROF, "convert", "--to", "html", "-o", page, prof])
+    r = run([CCPROF, "convert", "--to", "html", "-o", page] +
+            (["--short-names"] if short else []) + [prof])
     if r.returncode != 0:
         raise SystemExit("convert --to html %s: %s" % (prof, r.stderr))
     m = DATA_RE.search(open(page, encoding="utf-8").read())
@@ -243,11 +245,12 @@ def chart_sections(prof, o, js):
              {r["name"]: r["values"][big] for r in hc["rows"]} if big is not None else {}, keys)]
 
 
-def compare(name, prof, o, js):
-    what = "%s %s" % (name, json.dumps(cli_args(o), ensure_ascii=False))
+def compare(name, prof, o, js, short=False):
+    args = cli_args(o) + (["--short-names"] if short else [])
+    what = "%s %s" % (name, json.dumps(args, ensure_ascii=False))
     # Bytes: a name's CR must not become a newline.
     r = subprocess.run([CCPROF, "report", "--json", "--callers", "*", "--around", "*",
-                        "--cycles", "--threads", "--hot", "--hook-cost"] + cli_args(o) + [prof],
+                        "--cycles", "--threads", "--hot", "--hook-cost"] + args + [prof],
                        capture_output=True)
     r.stderr = r.stderr.decode("utf-8", "replace")
     said = "%s: the CLI's warnings or error (ccprof: %r; model.js: %r)" % (
@@ -314,12 +317,13 @@ def option_sets(prof, extra=()):
     return sets + list(extra)
 
 
-def profile(name, prof, extra=(), only=None):
-    """Compare on prof under option_sets (and extra), or only these."""
+def profile(name, prof, extra=(), only=None, short=False):
+    """Compare on prof under option_sets (and extra), or only these; with
+    short, a page and reports with --short-names."""
     if not prof or not os.path.exists(prof):
         check(False, "%s: a profile to compare on" % name)
         return
-    data = page_data(name, prof)
+    data = page_data(name, prof, short)
     sets = only or option_sets(prof, extra)
     views, err = model_views(name, data, sets)
     if not check(views is not None and len(views) == len(sets),
@@ -327,7 +331,7 @@ def profile(name, prof, extra=(), only=None):
                  % (name, len(sets), " (%r)" % err if err else "")):
         return
     for o, js in zip(sets, views):
-        compare(name, prof, o, js)
+        compare(name, prof, o, js, short)
 
 
 # ---- the profiles ------------------------------------------------------------------
@@ -615,6 +619,14 @@ def real():
             flags=["-O1", "-I" + os.path.join(TOP, "tests", "progs")]))
     profile("names", recorded("names", "tests/progs/names.cpp", flags=["-lstdc++"]),
             [{"deselect": ["operator<*,leaf_work"]}, {"focus": ["operator+*"]}])
+    # --short-names: the page's patterns match the short names and the
+    # whole ones, as the command's do (Note [Short names]).
+    profile("shortnames", recorded("shortnames", "tests/progs/shortnames.cpp", ["20"],
+                                   clock="cycles", flags=["-lstdc++"]),
+            [{"deselect": ["Stack<int>::push(int const&)"]}, {"focus": ["Stack::push"]},
+             {"select": ["main,weigh(int),std::vector<int, std::allocator<int> >::push_back"]},
+             {"deselect": ["std::vector*"]}, {"focus": ["Money::operator<(Money const&) const"]}],
+            short=True)
     so = os.path.join(OUT, "libshlib.so")
     r = run([CC, "-O0", "-g", "-shared", "-fPIC", "-finstrument-functions",
              os.path.join(TOP, "tests/progs/shlib.c"), "-o", so])

@@ -115,6 +115,8 @@ static void data_functions(struct json *j, const struct model *m)
 		json_newline(j);
 		json_begin_object(j);
 		json_kstring(j, "name", m->fns[cc].name);
+		if (m->fns[cc].full) /* --short-names: patterns match it too */
+			json_kstring(j, "full", m->fns[cc].full);
 		json_kstring(j, "module", model_module_path(m, cc));
 		json_kstring(j, "build_id", model_module_build_id(m, cc));
 		json_key(j, "offset");

@@ -139,11 +139,20 @@ const ccprofModel = (function () {
 		return out;
 	}
 
+	/* Whether a pattern matches name, or name without its parameter list. */
+	function matchesWithoutParams(pattern, name) {
+		const short = withoutParams(name);
+		return globMatch(pattern, name) || (short < name.length && globMatch(pattern, name.slice(0, short)));
+	}
+
 	/* Whether a pattern matches cost centre cc's name, or its name
-	 * without the parameter list (p.shortNames: null when it has none). */
+	 * without the parameter list (p.shortNames: null when it has none),
+	 * or the whole name a page made with --short-names shortened (Note
+	 * [Short names] in shortnames.c). */
 	function nameMatches(p, pattern, cc) {
-		const short = p.shortNames[cc];
-		return globMatch(pattern, p.fns[cc].name) || (short !== null && globMatch(pattern, short));
+		const short = p.shortNames[cc], full = p.fns[cc].full;
+		return globMatch(pattern, p.fns[cc].name) || (short !== null && globMatch(pattern, short)) ||
+			(full !== undefined && matchesWithoutParams(pattern, full));
 	}
 
 	/* The bracketed part of a label, "module", "module+0xoffset" or
