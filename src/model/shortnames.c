@@ -7,7 +7,7 @@
  *
  *   bool __gnu_cxx::operator!=<std::unique_ptr<(anonymous namespace)::Field,
  *   std::default_delete<(anonymous namespace)::Field> > const*, std::vector<
- *   ... 600 characters more ...
+ *   ... 950 characters more ...
  *
  * for `it != end`, and a table of such rows cannot be read.  pprof
  * simplifies C++ names by default and KCacheGrind offers to; ccprof does
@@ -21,7 +21,8 @@
  *     suffixes ([clone .constprop.0]) go;
  *   - an operator keeps its name (operator<, operator(), operator new[],
  *     operator delete, a conversion's type: operator std::string);
- *   - a thunk keeps its prefix: "non-virtual thunk to Derived::f".
+ *   - a thunk keeps its prefix ("non-virtual thunk to Derived::f"), and
+ *     so do a thread-local's init and wrapper functions.
  *
  * A name of another shape (a function pointer in its return type, a
  * decltype (expression) there, a word after the parameters that is no
@@ -35,10 +36,14 @@
  * Short names must not make two functions one: diff keys rows by name,
  * callgrind_annotate and flamegraph.pl add up what shares a name.  So a
  * short name is used only where no function of a different whole name
- * would show the same text, in any of the models shortened together;
- * the functions that would, show their whole names (overloads f(int) and
- * f(double), std::get<0> and std::get<1>, a C function f beside a C++
- * f(int)).  Functions of one whole name (a static function in two
+ * would show the same text, in any of the models shortened together.
+ * Where one would, each keeps more, a tier at a time (shortnames.h),
+ * until they differ: the outer template arguments (std::vector<int,
+ * std::allocator>::push_back beside std::vector<long,
+ * std::allocator>::push_back), then all of them (std::get<0ul, int, long>
+ * beside std::get<1ul, int, long>), then the parameters (weigh(int)
+ * beside weigh(double); scale(double) beside a C function scale), then
+ * the whole name.  Functions of one whole name (a static function in two
  * modules) keep one short name, and the report tells them apart by
  * module as before (Note [Names that collide] in output/names.c).
  * Patterns match the short name and the whole one (select.c).
