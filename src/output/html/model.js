@@ -139,20 +139,24 @@ const ccprofModel = (function () {
 		return out;
 	}
 
-	/* Whether a pattern matches name, or name without its parameter list. */
-	function matchesWithoutParams(pattern, name) {
-		const short = withoutParams(name);
-		return globMatch(pattern, name) || (short < name.length && globMatch(pattern, name.slice(0, short)));
+	/* Whether a pattern matches cost centre cc by one of the names it
+	 * goes by (p.matchNames). */
+	function nameMatches(p, pattern, cc) {
+		return p.matchNames[cc].some((name) => globMatch(pattern, name));
 	}
 
-	/* Whether a pattern matches cost centre cc's name, or its name
-	 * without the parameter list (p.shortNames: null when it has none),
-	 * or the whole name a page made with --short-names shortened (Note
-	 * [Short names] in shortnames.c). */
-	function nameMatches(p, pattern, cc) {
-		const short = p.shortNames[cc], full = p.fns[cc].full;
-		return globMatch(pattern, p.fns[cc].name) || (short !== null && globMatch(pattern, short)) ||
-			(full !== undefined && matchesWithoutParams(pattern, full));
+	/* What a pattern may match of function f: its name, the whole name a
+	 * page made with --short-names shortened (Note [Short names] in
+	 * shortnames.c), and each without its parameter list. */
+	function matchNames(f) {
+		const names = [];
+		for (const name of f.full === undefined ? [f.name] : [f.name, f.full]) {
+			const short = withoutParams(name);
+			names.push(name);
+			if (short < name.length)
+				names.push(name.slice(0, short));
+		}
+		return names;
 	}
 
 	/* The bracketed part of a label, "module", "module+0xoffset" or
@@ -244,10 +248,7 @@ const ccprofModel = (function () {
 			outsideAllocBlocks: data.outside_alloc_blocks || 0,
 			seconds: (ticks) => (tps ? ticks / tps : 0),
 			nameRank: nameRanks(fns),
-			shortNames: fns.map((f) => {
-				const short = withoutParams(f.name);
-				return short < f.name.length ? f.name.slice(0, short) : null;
-			}),
+			matchNames: fns.map(matchNames),
 		};
 	}
 
