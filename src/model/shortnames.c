@@ -40,10 +40,13 @@
  * Where one would, each keeps more, a tier at a time (shortnames.h),
  * until they differ: the outer template arguments (std::vector<int,
  * std::allocator>::push_back beside std::vector<long,
- * std::allocator>::push_back), then all of them (std::get<0ul, int, long>
- * beside std::get<1ul, int, long>), then the parameters (weigh(int)
- * beside weigh(double); scale(double) beside a C function scale), then
- * the whole name.  Functions of one whole name (a static function in two
+ * std::allocator>::push_back; std::get<0ul, int, long> beside
+ * std::get<1ul, int, long>), then the parameters too, each without
+ * template arguments of its own (weigh(int) beside weigh(double);
+ * scale(double) beside a C function scale; std::vector<int,
+ * std::allocator>::end() beside its end() const), then all the template
+ * arguments (A<B<int> >::f beside A<B<long> >::f), then those and the
+ * whole parameters, then the whole name.  Functions of one whole name (a static function in two
  * modules) keep one short name, and the report tells them apart by
  * module as before (Note [Names that collide] in output/names.c).
  * Patterns match the short name and the whole one (select.c).
@@ -55,6 +58,18 @@
 
 #include "model/xalloc.h"
 
+/* How much of a kind of bracketed list a tier keeps. */
+enum { KEEP_NONE, KEEP_OUTER /* without the template arguments inside */, KEEP_ALL };
+
+/* What each tier keeps (shortnames.h). */
+static const struct {
+	int args, params;
+} tier_keeps[] = {
+	[SHORT_BARE] = {KEEP_NONE, KEEP_NONE},   [SHORT_OUTER] = {KEEP_OUTER, KEEP_NONE},
+	[SHORT_OUTER_PARAMS] = {KEEP_OUTER, KEEP_OUTER}, [SHORT_ARGS] = {KEEP_ALL, KEEP_NONE},
+	[SHORT_PARAMS] = {KEEP_ALL, KEEP_ALL},
+};
+
 /* The state of one shortening: input s[i..n), output out[o..). */
 struct shortening {
 	const char *s;
@@ -64,7 +79,8 @@ struct shortening {
 	size_t name_at;  /* where the name proper starts in out: after the
 			  * last space that ended a return type */
 	int name_ended;  /* out ends in a name: a '(' here opens parameters */
-	int tier;        /* SHORT_*: what is kept */
+	int args;        /* template arguments kept: KEEP_* */
+	int params;      /* parameter lists kept: KEEP_* */
 	int failed;
 };
 
@@ -155,13 +171,18 @@ static void skip_group(struct shortening *st)
 static void copy_group(struct shortening *st, int drop_nested)
 {
 	struct brackets b = {.depth = 0};
+	/* A parameter list's own parentheses hold types, whose < opens
+	 * template arguments; deeper ones are expressions' or function
+	 * types' (Note [Brackets in a name]). */
+	int params = st->s[st->i] == '(';
 	while (st->i < st->n) {
 		char c = st->s[st->i];
+		int in_list = b.depth > 0 && (b.want[b.depth - 1] != ')' || (b.depth == 1 && params));
 		if (at(st, "->")) {
 			copy(st, 2);
 		} else if (at(st, ANONYMOUS)) {
 			st->i += strlen(ANONYMOUS);
-		} else if (c == '<' && b.depth > 0 && b.want[b.depth - 1] != ')' && drop_nested) {
+		} else if (c == '<' && in_list && drop_nested) {
 			skip_group(st);
 			if (st->failed)
 				return;
@@ -214,13 +235,13 @@ static void skip_qualifiers(struct shortening *st)
 	}
 }
 
-/* The same at the tier that keeps parameter lists: the qualifiers stay. */
+/* The same at the tiers that keep parameter lists: the qualifiers stay. */
 static void copy_qualifiers(struct shortening *st)
 {
 	while (st->i < st->n && !at(st, "::") && !st->failed) {
 		char c = st->s[st->i];
 		if (c == '(' || c == '<' || c == '[' || c == '{')
-			copy_group(st, 0);
+			copy_group(st, st->params == KEEP_OUTER);
 		else if (c == ')' || c == '>' || c == ']' || c == '}')
 			st->failed = 1;
 		else
@@ -232,8 +253,8 @@ static void copy_qualifiers(struct shortening *st)
  * or kept, by the tier. */
 static void template_args(struct shortening *st)
 {
-	if (st->tier >= SHORT_OUTER)
-		copy_group(st, st->tier == SHORT_OUTER);
+	if (st->args != KEEP_NONE)
+		copy_group(st, st->args == KEEP_OUTER);
 	else
 		skip_group(st);
 }
@@ -283,7 +304,7 @@ static int copy_operator(struct shortening *st)
 			/* the demangler's space between operator< and its <...>,
 			 * which goes with them */
 			if (st->s[st->i - 1] == '<' && at(st, " <")) {
-				if (st->tier < SHORT_OUTER)
+				if (st->args == KEEP_NONE)
 					st->i++;
 				else
 					copy(st, 1);
@@ -336,8 +357,8 @@ static void step(struct shortening *st)
 		} else if (st->o - st->name_at == 8 && !memcmp(st->out + st->name_at, "decltype", 8)) {
 			skip_group(st); /* decltype(auto): a return type */
 			st->name_ended = 0;
-		} else if (st->name_ended && st->tier >= SHORT_PARAMS) {
-			copy_group(st, 0);
+		} else if (st->name_ended && st->params != KEEP_NONE) {
+			copy_group(st, st->params == KEEP_OUTER);
 			copy_qualifiers(st);
 		} else if (st->name_ended) {
 			skip_group(st);
@@ -401,13 +422,15 @@ static int shortens_well(const char *name, size_t len)
 
 char *short_name(const char *demangled, int tier)
 {
+	if (tier < SHORT_BARE || tier > SHORT_PARAMS)
+		return NULL;
 	size_t pre = 0;
 	for (size_t k = 0; k < sizeof special_prefixes / sizeof *special_prefixes; k++)
 		if (strncmp(demangled, special_prefixes[k], strlen(special_prefixes[k])) == 0)
 			pre = strlen(special_prefixes[k]);
 	size_t whole = strlen(demangled);
 	struct shortening st = {.s = demangled + pre, .n = without_clones(demangled + pre, whole - pre),
-				.tier = tier};
+				.args = tier_keeps[tier].args, .params = tier_keeps[tier].params};
 	st.out = xmalloc(whole + 1);
 	while (st.i < st.n && !st.failed)
 		step(&st);

@@ -11,20 +11,23 @@
 
 #include "model/model.h"
 
-/* How much of a name its short form keeps (Note [Short names]):
- * SHORT_BARE neither template arguments nor parameters; SHORT_OUTER the
- * template arguments, each without its own; SHORT_ARGS the template
- * arguments whole; SHORT_PARAMS the parameters too, with their
- * qualifiers (const).  None keeps the anonymous namespace. */
-enum { SHORT_BARE = 1, SHORT_OUTER, SHORT_ARGS, SHORT_PARAMS };
+/* How much of a name its short form keeps (Note [Short names]), the
+ * tiers in the order a clash climbs them: SHORT_BARE neither template
+ * arguments nor parameters; SHORT_OUTER the template arguments, each
+ * without its own; SHORT_OUTER_PARAMS those and the parameters, with
+ * their qualifiers (const), each without template arguments;
+ * SHORT_ARGS the template arguments whole, no parameters; SHORT_PARAMS
+ * both whole.  None keeps the anonymous namespace. */
+enum { SHORT_BARE = 1, SHORT_OUTER, SHORT_OUTER_PARAMS, SHORT_ARGS, SHORT_PARAMS };
 
 /*
  * The short form of a demangled C++ name at a tier, malloc'd:
  * "void std::vector<int, std::allocator<int> >::push_back(int const&)"
  * is "std::vector::push_back" bare, "std::vector<int,
- * std::allocator>::push_back" with the outer arguments,
- * "std::vector<int, std::allocator<int> >::push_back" with all of them,
- * and that with "(int const&)" with the parameters.  NULL when it would
+ * std::allocator>::push_back" with the outer arguments, that with
+ * "(int const&)" with the parameters too, "std::vector<int,
+ * std::allocator<int> >::push_back" with all the arguments, and that
+ * with "(int const&)" with the parameters.  NULL when it would
  * be the name itself, or when the name has a shape the rules do not
  * cover (a function type in a return type, an unbalanced bracket): then
  * the name stays whole.

@@ -90,6 +90,13 @@ static void tiers(void)
 	const char *v = "void std::vector<int, std::allocator<int> >::push_back(int const&)";
 	expect(v, SHORT_BARE, "std::vector::push_back");
 	expect(v, SHORT_OUTER, "std::vector<int, std::allocator>::push_back");
+	expect(v, SHORT_OUTER_PARAMS, "std::vector<int, std::allocator>::push_back(int const&)");
+	expect("(anonymous namespace)::Field* const& std::__get_helper<0ul, (anonymous "
+	       "namespace)::Field*, std::default_delete<(anonymous namespace)::Field> >"
+	       "(std::_Tuple_impl<0ul, (anonymous namespace)::Field*, std::default_delete<(anonymous "
+	       "namespace)::Field> > const&)",
+	       SHORT_OUTER_PARAMS, "std::__get_helper<0ul, Field*, std::default_delete>(std::_Tuple_impl const&)");
+	expect("f(std::vector<int>, g<((1)>(2))>)", SHORT_OUTER_PARAMS, "f(std::vector, g)");
 	expect(v, SHORT_ARGS, "std::vector<int, std::allocator<int> >::push_back");
 	expect(v, SHORT_PARAMS, "std::vector<int, std::allocator<int> >::push_back(int const&)");
 	expect("std::vector<int>::end() const", SHORT_ARGS, "std::vector<int>::end");
@@ -172,8 +179,8 @@ static void clashes(void)
 		"scale(double)",
 		"std::vector<int, std::allocator>::push_back",
 		"std::vector<long, std::allocator>::push_back",
-		"std::vector<int, std::allocator<int> >::end()",
-		"std::vector<int, std::allocator<int> >::end() const",
+		"std::vector<int, std::allocator>::end()",
+		"std::vector<int, std::allocator>::end() const",
 		"Stack::push",
 		"A<B<int> >::f",
 		"A<B<long> >::f",
