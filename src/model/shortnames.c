@@ -46,10 +46,11 @@
  * scale(double) beside a C function scale; std::vector<int,
  * std::allocator>::end() beside its end() const), then all the template
  * arguments (A<B<int> >::f beside A<B<long> >::f), then those and the
- * whole parameters, then the whole name.  Functions of one whole name (a static function in two
- * modules) keep one short name, and the report tells them apart by
- * module as before (Note [Names that collide] in output/names.c).
- * Patterns match the short name and the whole one (select.c).
+ * whole parameters, then the whole name.  Functions of one whole name (a
+ * static function in two modules) keep one short name, and the report
+ * tells them apart by module as before (Note [Names that collide] in
+ * output/names.c).  Patterns match the short name and the whole one
+ * (select.c).
  */
 #include "model/shortnames.h"
 
@@ -65,8 +66,10 @@ enum { KEEP_NONE, KEEP_OUTER /* without the template arguments inside */, KEEP_A
 static const struct {
 	int args, params;
 } tier_keeps[] = {
-	[SHORT_BARE] = {KEEP_NONE, KEEP_NONE},   [SHORT_OUTER] = {KEEP_OUTER, KEEP_NONE},
-	[SHORT_OUTER_PARAMS] = {KEEP_OUTER, KEEP_OUTER}, [SHORT_ARGS] = {KEEP_ALL, KEEP_NONE},
+	[SHORT_BARE] = {KEEP_NONE, KEEP_NONE},
+	[SHORT_OUTER] = {KEEP_OUTER, KEEP_NONE},
+	[SHORT_OUTER_PARAMS] = {KEEP_OUTER, KEEP_OUTER},
+	[SHORT_ARGS] = {KEEP_ALL, KEEP_NONE},
 	[SHORT_PARAMS] = {KEEP_ALL, KEEP_ALL},
 };
 

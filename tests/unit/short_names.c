@@ -95,7 +95,8 @@ static void tiers(void)
 	       "namespace)::Field*, std::default_delete<(anonymous namespace)::Field> >"
 	       "(std::_Tuple_impl<0ul, (anonymous namespace)::Field*, std::default_delete<(anonymous "
 	       "namespace)::Field> > const&)",
-	       SHORT_OUTER_PARAMS, "std::__get_helper<0ul, Field*, std::default_delete>(std::_Tuple_impl const&)");
+	       SHORT_OUTER_PARAMS,
+	       "std::__get_helper<0ul, Field*, std::default_delete>(std::_Tuple_impl const&)");
 	expect("f(std::vector<int>, g<((1)>(2))>)", SHORT_OUTER_PARAMS, "f(std::vector, g)");
 	expect(v, SHORT_ARGS, "std::vector<int, std::allocator<int> >::push_back");
 	expect(v, SHORT_PARAMS, "std::vector<int, std::allocator<int> >::push_back(int const&)");
@@ -199,7 +200,8 @@ static void clashes(void)
 	}
 	CHECK(m.fns[fx_cc(&f, "main")].full == NULL, "main, a C name, is not shortened");
 	uint32_t stack = fx_cc(&f, "f8"), weigh = fx_cc(&f, "f0");
-	CHECK(model_fn_matches(&m, stack, "Stack::push") && model_fn_matches(&m, stack, "Stack<int>::push") &&
+	CHECK(model_fn_matches(&m, stack, "Stack::push") &&
+		      model_fn_matches(&m, stack, "Stack<int>::push") &&
 		      model_fn_matches(&m, stack, "Stack<int>::push(int const&)") &&
 		      model_fn_matches(&m, stack, "St*::push"),
 	      "patterns match Stack<int>::push(int const&) by its short name and its whole one");
