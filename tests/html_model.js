@@ -47,7 +47,7 @@ function allocMembers(out, pairs) {
 function functionRow(f) {
 	const fn = p.fns[f.id];
 	return allocMembers({
-		id: f.id, name: fn.name, module: fn.module, build_id: fn.build_id, offset: fn.offset, file: fn.file,
+		id: f.id, name: fn.name, ...(fn.full === undefined ? {} : {full: fn.full}), module: fn.module, build_id: fn.build_id, offset: fn.offset, file: fn.file,
 		line: fn.line, calls: f.calls, root_calls: f.rootCalls, self_s: secs(f.selfTicks),
 		inherited_s: secs(f.inhTicks),
 	}, [['self_alloc_bytes', f.selfBytes], ['self_alloc_blocks', f.selfBlocks],

@@ -797,6 +797,13 @@ def short_names():
     check(len(shortened) > len(by_id) // 2 and
           all(len(short_by_id[k][0]) < len(by_id[k][0]) for k in shortened),
           "--short-names: %d of %d names shorter, none longer" % (len(shortened), len(by_id)))
+    whole_of = {f["name"]: f.get("full") for f in short.get("functions", [])}
+    check(whole_of.get("Stack::push") == "Stack<int>::push(int const&)" and
+          whole_of.get("weigh(int)", "") is None and
+          all(by_id[k][0] == (f.get("full") or f["name"])
+              for f in short.get("functions", []) for k in [f["id"]]),
+          "--short-names --json: each shortened function's whole name beside it as full, "
+          "and none where the name is whole")
     # A pattern may be the short name or the whole one.
     a = rep(prof, "--short-names", "--focus", "Stack::push")
     b = rep(prof, "--short-names", "--focus", "Stack<int>::push(int const&)")

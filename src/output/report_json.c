@@ -166,6 +166,8 @@ void jr_functions(struct jrep *r)
 		json_begin_object(j);
 		json_kuint(j, "id", cc);
 		jr_name(r, "name", cc);
+		if (fn->full) /* --short-names shortened name */
+			json_kstring(j, "full", fn->full);
 		json_kstring(j, "module", model_module_path(m, cc));
 		json_kstring(j, "build_id", model_module_build_id(m, cc));
 		jr_offset(j, c);
