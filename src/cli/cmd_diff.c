@@ -132,6 +132,17 @@ struct side {
 	struct model live;    /* the live heap at the end under vm's view */
 };
 
+static void free_side(struct side *s)
+{
+	if (s->heap) {
+		model_free(&s->live);
+		heap_base_free(&s->hb);
+	}
+	model_free(&s->vm);
+	model_view_free(&s->v);
+	cli_unload(&s->cp);
+}
+
 /* Side i's view of its loaded profile. */
 static int view_side(const struct diff_args *a, int i, struct side *s)
 {
@@ -156,10 +167,8 @@ static int load_sides(const struct diff_args *a, struct side s[2])
 		return -1;
 	}
 	if (view_side(a, 1, &s[1]) != 0) {
-		model_free(&s[0].vm);
-		model_view_free(&s[0].v);
 		cli_unload(&s[1].cp);
-		cli_unload(&s[0].cp);
+		free_side(&s[0]);
 		return -1;
 	}
 	return 0;
@@ -206,17 +215,6 @@ static void load_heap(struct side s[2])
 		heap_view_build(&s[i].live, &s[i].hb, &s[i].vm, MODEL_FLAT | MODEL_TREE);
 		s[i].heap = 1;
 	}
-}
-
-static void free_side(struct side *s)
-{
-	if (s->heap) {
-		model_free(&s->live);
-		heap_base_free(&s->hb);
-	}
-	model_free(&s->vm);
-	model_view_free(&s->v);
-	cli_unload(&s->cp);
 }
 
 static int diff_show(const struct diff_args *a)

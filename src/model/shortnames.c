@@ -284,7 +284,8 @@ static void copy_braces(struct shortening *st)
 	st->failed = 1;
 }
 
-/* Operators by their spelling after "operator", longest first. */
+/* Operators by their spelling after "operator", each before the shorter
+ * ones it begins with (->* before ->, <<= before <<). */
 static const char *const operator_symbols[] = {
 	"()", "[]", "->*", "<=>", "<<=", ">>=", "->", "<<", ">>", "<=", ">=", "==", "!=", "&&",
 	"||",  "++", "--",  "+=",  "-=",  "*=",  "/=", "%=", "&=", "|=", "^=", "+",  "-",  "*",
