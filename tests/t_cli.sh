@@ -398,6 +398,20 @@ for cmd in "diff - -" "merge -o $D/m2.ccprof - $D/s.ccprof -"; do
 done
 check "merge with '-' twice: no output written" test ! -e "$D/m2.ccprof"
 run 0 "diff - FILE: '-' once is fine" sh -c '"$0" diff - "$1" < "$1"' "$CCPROF" "$D/s.ccprof"
+# An empty file name is a usage error, said so: it read as "ccprof: : No
+# such file or directory", the name missing from its own message.
+for cmd in report info convert diff merge; do
+	case $cmd in
+	convert) set -- convert --to folded '' ;;
+	diff) set -- diff "$D/s.ccprof" '' ;;
+	merge) set -- merge -o "$D/m3.ccprof" "$D/s.ccprof" '' ;;
+	*) set -- $cmd '' ;;
+	esac
+	run 2 "$cmd with an empty file name" "$CCPROF" "$@"
+	one_error_line "$cmd with an empty file name"
+	err_has "$cmd with an empty file name: says why" "ccprof $cmd: an empty file name"
+done
+check "merge with an empty file name: no output written" test ! -e "$D/m3.ccprof"
 # A failed write of -o (a file size limit here; a full disk alike) leaves
 # the previous file as it was, and no temporary file: convert once wrote
 # straight into OUT, leaving half a page in place of the old one.  SIGXFSZ
@@ -713,6 +727,9 @@ one_error_line "record PROGRAM-WITH-NEWLINE"
 
 run 127 "record: program not found" "$CCPROF" record -- "$D/no-such-program"
 one_error_line "record: program not found"
+(cd "$D" && run 127 "record: an empty program name" "$CCPROF" record -o r.ccprof -- '')
+one_error_line "record: an empty program name"
+err_has "record: an empty program name: quoted" "ccprof: '': No such file or directory"
 run 126 "record: not executable" "$CCPROF" record -- "$D/text.ccprof"
 one_error_line "record: not executable"
 

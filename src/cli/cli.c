@@ -133,7 +133,7 @@ int cli_one_profile(const struct cli_command *c, int argc, char **argv, const ch
 	if (argc - optind > 1)
 		return cli_usage_error(c, "one profile at a time ('%s' is extra)", argv[optind + 1]);
 	*path = argv[optind];
-	return 0;
+	return cli_check_inputs(c, argv + optind, 1);
 }
 
 int cli_parse_count64(const char *s, uint64_t *out)
@@ -203,12 +203,15 @@ int cli_is_stdout(const char *path)
 	return strcmp(path, "-") == 0;
 }
 
-int cli_stdin_once(const struct cli_command *c, char *const *files, int n)
+int cli_check_inputs(const struct cli_command *c, char *const *files, int n)
 {
 	int seen = 0;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (files[i][0] == '\0')
+			return cli_usage_error(c, "an empty file name");
 		if (strcmp(files[i], "-") == 0 && seen++)
 			return cli_usage_error(c, "'-' (standard input) can be given once");
+	}
 	return 0;
 }
 

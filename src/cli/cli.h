@@ -101,10 +101,12 @@ struct cli_profile {
 	uint64_t file_size;
 };
 
-/* The usage error (returns 2) if "-" is among the n files more than
- * once: standard input is read once, so a second "-" read as an empty
- * file ("-: empty file" for `diff - -`); else 0. */
-int cli_stdin_once(const struct cli_command *c, char *const *files, int n);
+/* The usage error (returns 2) if one of the n files is named by the
+ * empty string (read as "ccprof: : No such file or directory"), or if
+ * "-" is among them more than once: standard input is read once, so a
+ * second "-" read as an empty file ("-: empty file" for `diff - -`);
+ * else 0. */
+int cli_check_inputs(const struct cli_command *c, char *const *files, int n);
 
 /* The file to open for a FILE argument: "-" is standard input. */
 const char *cli_input_path(const char *path);

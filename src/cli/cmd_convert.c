@@ -388,6 +388,8 @@ static int convert_run(int argc, char **argv)
 			 argv[optind + 1]);
 	else if (out_path && !*out_path)
 		snprintf(err, sizeof err, "-o needs a file name");
+	else if (!*argv[optind])
+		snprintf(err, sizeof err, "an empty file name");
 	else if (is_input(out_path, argv[optind]))
 		snprintf(err, sizeof err, "-o %.200s would overwrite the profile it converts",
 			 out_path);

@@ -99,7 +99,7 @@ static int diff_parse(int argc, char **argv, struct diff_args *a)
 				       argv[optind + 2]);
 	a->path[0] = argv[optind];
 	a->path[1] = argv[optind + 1];
-	return cli_stdin_once(&cli_diff, argv + optind, 2);
+	return cli_check_inputs(&cli_diff, argv + optind, 2);
 }
 
 static void diff_warn(const struct diff_args *a, const struct ccp_profile *pa,

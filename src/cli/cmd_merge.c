@@ -232,7 +232,7 @@ static int merge_run(int argc, char **argv)
 		return cli_usage_error(&cli_merge, "-o needs a file name");
 	if (optind == argc)
 		return cli_usage_error(&cli_merge, "no profile given");
-	if ((c = cli_stdin_once(&cli_merge, argv + optind, argc - optind)) != 0)
+	if ((c = cli_check_inputs(&cli_merge, argv + optind, argc - optind)) != 0)
 		return c;
 	return merge_files(out, argv + optind, (uint32_t)(argc - optind));
 }

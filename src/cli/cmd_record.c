@@ -1704,7 +1704,8 @@ static int record_run(int argc, char **argv)
 	if (run_program(o.command, run_dump_signal(&o), start_ns, &r) != 0) {
 		rc = record_fail("cannot start the program: ", strerror(errno));
 	} else if (r.exec_errno) {
-		cli_error("ccprof: %s: %s", o.command[0], strerror(r.exec_errno));
+		cli_error("ccprof: %s: %s", o.command[0][0] ? o.command[0] : "''",
+			  strerror(r.exec_errno));
 		rc = r.passed ? die_by(r.passed) : r.exec_errno == ENOENT ? 127 : 126;
 	} else {
 		/* The exit status is the program's: a reader of stderr gone
