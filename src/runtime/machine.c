@@ -995,21 +995,47 @@ static int outer_copy(const struct rt_shadow *e, const struct rt_ctx *in, uintpt
 	return 1;
 }
 
+/*
+ * Note [Arguments not yet popped]: gcc leaves a call's stack arguments
+ * pushed across the calls after it (-fdefer-pop), hooks of inlined
+ * copies included.  Lua 5.4's finishbinexpval calls luaM_growaux_ with a
+ * seventh argument on the stack and enters its inlined copy of freeexps
+ * before it pops it: that entry's sp is 16 bytes below the frame's, and
+ * the copy's own inlined calls, made after the pop, took it for a frame
+ * gone: freeexps' calls of freeregs showed as finishbinexpval's (36,003
+ * of 48,003 in a parse at -O3).  An entry
+ * from the same call site less than 32 bytes below is this frame's own:
+ * an entry of a frame gone from that site lies two calls deeper (the
+ * frame, then a function that made the same call again), and each call
+ * that calls a hook lowers the stack pointer by 16 bytes at least (its
+ * return address, or its saved link register, and the alignment).  What
+ * it misses: arguments of more than 16 bytes left pushed, which the rule
+ * cannot tell from a frame gone; and it keeps a frame gone two frameless
+ * calls below a call that is itself short of a pop, or a copy entered so
+ * and left by a jump the runtime does not see (__builtin_longjmp), when
+ * the function is called again from the same site: the new call nests
+ * in it.  tests/progs/deferpop.c.
+ */
+#define RT_PUSHED_MAX 31
+
 /* Whether entry e's frame is gone, for a call of fn from cs whose frame
- * is at sp; e's calls run in context `in`.  Strictly below: gone.  Equal
- * sp: a function inlined into that frame (same call site, other fn)
- * keeps it; a different call site means it is gone, and so does the same
- * function again from the same site, unless it may be a self-inlined
- * copy (*copies) nested in it, which *copies then says (2).  A run of
- * such entries too long to be copies goes whole: *copies is cleared for
- * the rest of it. */
+ * is at sp; e's calls run in context `in`.  Strictly below: gone, but
+ * for an inlined copy's entry from the same site within RT_PUSHED_MAX
+ * (Note [Arguments not yet popped]).  Equal sp: a function inlined into
+ * that frame (same call site, other fn) keeps it; a different call site
+ * means it is gone, and so does the same function again from the same
+ * site, unless it may be a self-inlined copy (*copies) nested in it,
+ * which *copies then says (2).  A run of such entries too long to be
+ * copies goes whole: *copies is cleared for the rest of it. */
 static int frame_gone(const struct rt_shadow *e, const struct rt_ctx *in, uintptr_t sp,
-		      uintptr_t cs, uintptr_t fn, int *copies)
+		      uintptr_t cs, uintptr_t fn, int inlined, int *copies)
 {
 	if (e->sp & RT_REGION_SP)
 		return 0;
-	if (e->sp != sp)
-		return e->sp < sp;
+	if (e->sp > sp)
+		return 0;
+	if (e->sp < sp)
+		return !(inlined && e->cs == cs && sp - e->sp <= RT_PUSHED_MAX);
 	if (e->cs != cs)
 		return 1;
 	if (e->fn != fn)
@@ -1031,7 +1057,7 @@ int rt_discard_gone(struct rt_thread *t, uintptr_t sp, uintptr_t cs, uintptr_t f
 
 	if (!rt_sp_on_stack(t, sp))
 		return 0;
-	for (e = rt_entry_top(t); e != NULL && frame_gone(e, in, sp, cs, fn, &copies);
+	for (e = rt_entry_top(t); e != NULL && frame_gone(e, in, sp, cs, fn, inlined, &copies);
 	     e = rt_entry_below(e)) {
 		gone = e;
 		in = e->ctx;
