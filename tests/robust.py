@@ -725,6 +725,19 @@ def at_levels(name, src, levels, args=(), only=None):
         yield tag, exe, r, rep, got
 
 
+def as_at_O0(what, tag, got, want, r, rep, nfuncs):
+    """The checks of a build at_levels made: its contexts (got) are the
+    -O0 build's (want; None when this is that build), and its calls those
+    the program counted, of nfuncs functions.  Returns the -O0 contexts."""
+    if want is not None:
+        check(got == want, "%s: %s: the -O0 contexts (%s)" % (what, tag, got))
+    fs = functions(rep)
+    n = counts(r.stdout)
+    check(r.returncode == 0 and len(n) == nfuncs and all(fs[f]["calls"] == n[f] for f in n),
+          "%s: %s: the calls the program counted, %s" % (what, tag, n))
+    return got if want is None else want
+
+
 def optimised():
     """Inlined functions' hooks and sibling-called exit hooks (gcc -O1 and
     up, clang -O2): the same contexts as at -O0."""
@@ -804,16 +817,10 @@ def self_inlined():
                                           ("gcc", ["-O3", LIBA])),
                                          ["10", "20"], {"main", "walk", "leaf", "build"}):
         if want is None:
-            want = got
             check(("[main] [walk]", 20, 40920) in got and ("[main] [walk] [leaf]", 20460, 0) in got,
                   "self-inlined: -O0 baseline, [main] [walk] entered 20 times (clock=%s): %s"
                   % (CLOCK, got))
-        else:
-            check(got == want, "self-inlined: %s: the -O0 contexts (%s)" % (tag, got))
-        fs = functions(rep)
-        n = counts(r.stdout)
-        check(r.returncode == 0 and len(n) == 3 and all(fs[f]["calls"] == n[f] for f in n),
-              "self-inlined: %s: the calls the program counted, %s" % (tag, n))
+        want = as_at_O0("self-inlined", tag, got, want, r, rep, 3)
         if tag.startswith("gcc -O3 "):
             hooks = enter_hooks_in(exe, "walk")
             check(hooks > 1, "self-inlined: %s: gcc inlined walk into itself (its body calls "
@@ -876,15 +883,9 @@ def deferred_pops():
                                          ["300"], {"main", "caller", "emit", "outer", "inner",
                                                    "seven", "leaf", "other"}):
         if want is None:
-            want = got
             check(("[main] [caller] [outer] [inner]", 449, 0) in got,
                   "deferred pops: -O0 baseline, inner under outer (clock=%s): %s" % (CLOCK, got))
-        else:
-            check(got == want, "deferred pops: %s: the -O0 contexts (%s)" % (tag, got))
-        fs = functions(rep)
-        n = counts(r.stdout)
-        check(r.returncode == 0 and len(n) == 6 and all(fs[f]["calls"] == n[f] for f in n),
-              "deferred pops: %s: the calls the program counted, %s" % (tag, n))
+        want = as_at_O0("deferred pops", tag, got, want, r, rep, 6)
         if tag.startswith("gcc -O2,"):
             check(pops_after_enter(exe, "caller") > 0,
                   "deferred pops: %s: gcc pops seven's argument after an enter hook" % tag)
