@@ -1159,8 +1159,10 @@ def fork_exec():
     aside to OUT.<pid>.pre-exec.1 (Note [Exec in a forked child]); through
     execl, execvp and execve with an environment of its own.  A child of
     posix_spawn (no fork) likewise writes OUT.<pid>, and so does the image
-    of a vfork child (which itself writes nothing)."""
-    for how in ("execl", "execvp", "execve", "spawn", "vfork", "double", "doublespawn"):
+    of a vfork child (which itself writes nothing), and of a clone() child
+    on a stack of two pages (googletest's death tests: it died by SIGSEGV
+    in the exec, helper-172)."""
+    for how in ("execl", "execvp", "execve", "spawn", "vfork", "clone", "double", "doublespawn"):
         p, prof = same_behaviour("forkexec_" + how, "tests/progs/forkexec.c", args=[how])
         if p is None:
             continue
@@ -1170,12 +1172,15 @@ def fork_exec():
         pre = [k + ".pre-exec.1" for k in kids]
         got = [calls(prof)] + [calls(f) for f in kids + pre if os.path.exists(f)]
         want = [{"main": 1, "parent_work": 5}, {"main": 1, "image_work": 4}]
-        forked = how not in ("spawn", "vfork", "double", "doublespawn")
+        if how == "clone":
+            want[0]["clone_image"] = 1
+        forked = how not in ("spawn", "vfork", "clone", "double", "doublespawn")
         if forked:
             want.append({"exec_image": 1, "child_work": 1})
         check(len(kids) == 1 and got == want,
               "%s: parent 5 parent_work in OUT, image 4 image_work in OUT.<pid>%s (%s)"
               % ({"spawn": "posix_spawn", "vfork": "vfork + execl",
+                  "clone": "clone on two pages + execl",
                   "double": "fork, then fork + execv in a child that ran nothing instrumented",
                   "doublespawn": "fork, then posix_spawn in a child that ran nothing instrumented"}
                  .get(how, "fork + " + how),

@@ -206,14 +206,17 @@ static int output_path(char *out, size_t size, int *shared)
  */
 static int child_output(char *out, size_t size)
 {
-	char tmpl[4096 + 64]; /* no more on the stack: a thread's may be small */
-	const char *parts[4] = { start_dir, "/", tmpl, ".%p" };
+	/* output_template's parts, not a copy of them on the stack: a
+	 * clone()d child's may be two pages (Note [A child's small stack]
+	 * in exec.c). */
+	const char *name = rt_config.output[0] ? rt_config.output
+					       : base_name(exe_path[0] ? exe_path : "a.out");
+	const char *parts[5] = { start_dir, "/", name, rt_config.output[0] ? "" : ".ccprof", ".%p" };
 	size_t n = 0;
 
-	output_template(tmpl, sizeof tmpl);
-	if (strstr(tmpl, "%p"))
+	if (strstr(name, "%p"))
 		return -1;
-	for (int i = tmpl[0] == '/' ? 2 : 0; i < 4; i++) {
+	for (int i = name[0] == '/' ? 2 : 0; i < 5; i++) {
 		if (rt_options_escape(out + n, size - n, parts[i]) != 0)
 			return -1;
 		n += strlen(out + n);

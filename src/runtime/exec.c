@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -103,19 +104,44 @@ static int ready(void *const *real)
  * shellspawn.c.
  */
 
-/* Room for the image's environment in a vfork child: 4 KB of its stack
- * (its parent's, below the vfork), for an environment of a few hundred
- * entries. */
+/* Room for the image's environment in a vfork child, and for the
+ * output path it names: 4 KB of its stack (its parent's, below the
+ * vfork), for an environment of a few hundred entries. */
 #define VFORK_ENV_BYTES 4096
 
-/* The room, in the frame of the interposed function, which lasts until
+/*
+ * The room, in the frame of the interposed function, which lasts until
  * the real call returns; taken only in a vfork child (a pid not ours:
  * vfork runs no atfork handler), as a thread's stack may have no 4 KB to
- * spare otherwise (PTHREAD_STACK_MIN, tests/progs/smallstack.c). */
-#define VFORK_ROOM() (getpid() != rt_pid ? alloca(VFORK_ENV_BYTES) : NULL)
+ * spare otherwise (PTHREAD_STACK_MIN, tests/progs/smallstack.c).
+ *
+ * Note [A child's small stack]: a child that clone() made without
+ * CLONE_VM has a pid not ours too, and may run on a stack of its own as
+ * small as googletest's "threadsafe" death tests give it, two pages, from
+ * which it execs: the room and a path buffer beside it took 8.3 KB, and
+ * killed such a child by SIGSEGV where it ran bare from 4 KB (helper-172;
+ * tests/progs/forkexec.c clone).  Its memory is its own, so its room is
+ * mapped, as the kernel tells (kcmp; where it cannot, the room stays on
+ * the stack).  And the output path goes into the room before the
+ * environment (env_with_output), never into a buffer on the stack of a
+ * pid not ours.
+ */
+#define VFORK_ROOM() \
+	(getpid() != rt_pid && !own_memory() ? alloca(VFORK_ENV_BYTES) : NULL)
+
+/* Whether this process, whose pid is not rt_pid's, has memory of its
+ * own, not rt_pid's: 0 in a vfork child, or where kcmp is not allowed. */
+static int own_memory(void)
+{
+	long same = syscall(SYS_kcmp, (long)getpid(), (long)rt_pid, 1L /* KCMP_VM */, 0L, 0L);
+
+	return same > 0;
+}
 
 struct exec_env {
-	char **room;   /* VFORK_ROOM() */
+	char **room;   /* VFORK_ROOM(), or mapped: env_start */
+	int room_mapped;
+	size_t used;   /* bytes of it the output path took */
 	char **envp;   /* the environment for the image, or NULL: unchanged */
 	size_t mapped; /* bytes mapped for it (no malloc, as in gather below), or 0 */
 };
@@ -125,6 +151,19 @@ int rt_is_options_entry(const char *entry)
 	return strncmp(entry, RT_OPTIONS_VAR, RT_OPTIONS_VAR_LEN) == 0;
 }
 
+/* e for an exec: its room stack_room, VFORK_ROOM()'s, or mapped in a
+ * child with a pid not ours and memory of its own (Note [A child's small
+ * stack]). */
+static void env_start(struct exec_env *e, void *stack_room)
+{
+	e->room = stack_room;
+	e->room_mapped = 0;
+	if (stack_room == NULL && getpid() != rt_pid) {
+		e->room = rt_map(VFORK_ENV_BYTES);
+		e->room_mapped = e->room != NULL;
+	}
+}
+
 /* Where the image's environment of `bytes` goes: mapped, or in a vfork
  * child on its stack. */
 static char **env_room(struct exec_env *e, size_t bytes)
@@ -132,7 +171,7 @@ static char **env_room(struct exec_env *e, size_t bytes)
 	char **room;
 
 	if (e->room != NULL)
-		return bytes <= VFORK_ENV_BYTES ? e->room : NULL;
+		return bytes <= VFORK_ENV_BYTES - e->used ? e->room + e->used / sizeof *room : NULL;
 	room = rt_map(bytes);
 	e->mapped = room != NULL ? bytes : 0;
 	return room;
@@ -191,21 +230,24 @@ static int is_preload_entry(const char *entry)
 	return strncmp(entry, "LD_PRELOAD=", sizeof "LD_PRELOAD=" - 1) == 0;
 }
 
-/* envp with output= for the image of a forked child (spawn = 0), or of a
- * child posix_spawn or vfork makes (spawn = 1, or a vfork child), or envp
- * itself. */
-static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
+/* image_env's work, the output path written into out (size bytes)
+ * first. */
+static char *const *env_with_output(char *const envp[], struct exec_env *e, int spawn,
+				    char *out, size_t size)
 {
-	char out[RT_OPTIONS_MAX], *value;
 	const char *old = NULL;
 	struct rt_child_entry c;
 	size_t n, k = 0;
 	int vforked = e->room != NULL, preloads = 0;
+	char *value;
 
 	e->envp = NULL;
 	e->mapped = 0;
-	if ((spawn || vforked ? rt_dump_spawn_output : rt_dump_exec_output)(out, sizeof out) != 0)
+	e->used = 0;
+	if ((spawn || vforked ? rt_dump_spawn_output : rt_dump_exec_output)(out, size) != 0)
 		return envp;
+	if (vforked) /* out is the room's start: the environment follows it */
+		e->used = (strlen(out) + sizeof(char *)) / sizeof(char *) * sizeof(char *);
 	for (n = 0; envp && envp[n]; n++) {
 		if (old == NULL && rt_is_options_entry(envp[n]))
 			old = envp[n] + RT_OPTIONS_VAR_LEN; /* the one getenv finds */
@@ -230,6 +272,26 @@ static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 	return e->envp;
 }
 
+/* The output path on this stack: not in a vfork child (Note [A child's
+ * small stack]), so never inlined into image_env. */
+static __attribute__((noinline)) char *const *env_own_stack(char *const envp[],
+							     struct exec_env *e, int spawn)
+{
+	char out[RT_OPTIONS_MAX];
+
+	return env_with_output(envp, e, spawn, out, sizeof out);
+}
+
+/* envp with output= for the image of a forked child (spawn = 0), or of a
+ * child posix_spawn or vfork makes (spawn = 1, or a vfork child), or envp
+ * itself. */
+static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
+{
+	if (e->room != NULL)
+		return env_with_output(envp, e, spawn, (char *)e->room, VFORK_ENV_BYTES);
+	return env_own_stack(envp, e, spawn);
+}
+
 /* After an exec that failed, or a spawn: the edited environment is given
  * back (a spawn returns once its child has exec'd). */
 static int env_done(struct exec_env *e, int rc)
@@ -238,16 +300,19 @@ static int env_done(struct exec_env *e, int rc)
 
 	if (e->mapped != 0)
 		rt_unmap(e->envp, e->mapped);
+	if (e->room_mapped)
+		rt_unmap(e->room, VFORK_ENV_BYTES);
 	errno = err;
 	return rc;
 }
 
 RT_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	struct exec_env e = {.room = VFORK_ROOM()};
+	struct exec_env e;
 
 	if (!ready(&real_execve))
 		return -1;
+	env_start(&e, VFORK_ROOM());
 	return env_done(&e, ((execve_fn)real_execve)(path, argv, image_env(envp, &e, 0)));
 }
 
@@ -258,10 +323,11 @@ RT_API int execv(const char *path, char *const argv[])
 
 RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	struct exec_env e = {.room = VFORK_ROOM()};
+	struct exec_env e;
 
 	if (!ready(&real_execvpe))
 		return -1;
+	env_start(&e, VFORK_ROOM());
 	return env_done(&e, ((execve_fn)real_execvpe)(file, argv, image_env(envp, &e, 0)));
 }
 
@@ -281,7 +347,7 @@ static int given_null(const void *p)
 
 RT_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	struct exec_env e = {.room = VFORK_ROOM()};
+	struct exec_env e;
 
 	/* glibc's checks, before image_env puts an environment in place of
 	 * a null one (and execveat, in a static program, runs the file). */
@@ -291,16 +357,18 @@ RT_API int fexecve(int fd, char *const argv[], char *const envp[])
 	}
 	if (!ready(&real_fexecve))
 		return -1;
+	env_start(&e, VFORK_ROOM());
 	return env_done(&e, ((fexecve_fn)real_fexecve)(fd, argv, image_env(envp, &e, 0)));
 }
 
 RT_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		    int flags)
 {
-	struct exec_env e = {.room = VFORK_ROOM()};
+	struct exec_env e;
 
 	if (!ready(&real_execveat))
 		return -1;
+	env_start(&e, VFORK_ROOM());
 	return env_done(&e, ((execveat_fn)real_execveat)(dirfd, path, argv, image_env(envp, &e, 0),
 							 flags));
 }
@@ -311,7 +379,7 @@ static int spawn(void *const *real, pid_t *pid, const char *file,
 		 const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
 		 char *const argv[], char *const envp[])
 {
-	struct exec_env e = {.room = VFORK_ROOM()};
+	struct exec_env e;
 
 	if (!rt_real_ready(real, rt_exec_init)) {
 		if (getpid() == rt_pid)
@@ -319,6 +387,7 @@ static int spawn(void *const *real, pid_t *pid, const char *file,
 				"with -Wl,-u,__posix_spawn,-u,__posix_spawnp (pkg-config --static)");
 		return ENOSYS;
 	}
+	env_start(&e, VFORK_ROOM());
 	return env_done(&e, ((spawn_fn)*real)(pid, file, actions, attr, argv,
 					      image_env(envp, &e, 1)));
 }

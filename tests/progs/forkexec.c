@@ -4,7 +4,11 @@
  * argv[1] picks the exec: execl (list form, environ), execvp (through
  * PATH), execve (an environment of its own, without CCPROF_OPTIONS),
  * spawn: posix_spawn, no fork, or vfork: a vfork child that calls execl
- * and nothing instrumented (it runs in the parent's memory), system or
+ * and nothing instrumented (it runs in the parent's memory), clone: a
+ * child clone() makes without fork()'s handlers, on a stack of two pages
+ * of its own, as googletest's "threadsafe" death tests do, which calls
+ * execl from an instrumented function (Note [A child's small stack] in
+ * src/runtime/exec.c), system or
  * popen: the image runs from a shell that libc spawns (popen's reads
  * the image's output and prints it), systhreads: two threads call
  * system at once, each running the image (image_work 4 in each),
@@ -22,11 +26,15 @@
  * Calls: parent_work 3 before the fork and 2 after, child_work once in
  * the child before its exec (not with spawn or vfork), image_work 4 in
  * the image. */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +60,21 @@ static void exec_image(const char *how, const char *self)
 	}
 	perror("exec");
 	_exit(127);
+}
+
+/* The clone child: instrumented, on its two pages. */
+static int clone_child(void *self)
+{
+	execl("/proc/self/exe", (char *)self, "image", (char *)NULL);
+	_exit(127);
+}
+
+static pid_t clone_image(char *self)
+{
+	size_t size = 2 * 4096;
+	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return stack == MAP_FAILED ? -1 : clone(clone_child, stack + size, SIGCHLD, self);
 }
 
 /* VmSize of this process in kB, from /proc/self/status. */
@@ -251,6 +274,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "posix_spawn: %s\n", strerror(rc));
 			return 1;
 		}
+	} else if (argc > 1 && strcmp(argv[1], "clone") == 0) {
+		pid = clone_image(argv[0]);
 	} else if (argc > 1 && strcmp(argv[1], "vfork") == 0) {
 		pid = vfork();
 		if (pid == 0) {
