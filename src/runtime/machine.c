@@ -1003,25 +1003,47 @@ static int outer_copy(const struct rt_shadow *e, const struct rt_ctx *in, uintpt
  * before it pops it: that entry's sp is 16 bytes below the frame's, and
  * the copy's own inlined calls, made after the pop, took it for a frame
  * gone: freeexps' calls of freeregs showed as finishbinexpval's (36,003
- * of 48,003 in a parse at -O3).  An entry
- * from the same call site less than 32 bytes below is this frame's own:
- * an entry of a frame gone from that site lies two calls deeper (the
- * frame, then a function that made the same call again), and each call
- * that calls a hook lowers the stack pointer by 16 bytes at least (its
- * return address, or its saved link register, and the alignment).  What
- * it misses: arguments of more than 16 bytes left pushed, which the rule
- * cannot tell from a frame gone; and it keeps a frame gone two frameless
- * calls below a call that is itself short of a pop, or a copy entered so
- * and left by a jump the runtime does not see (__builtin_longjmp), when
- * the function is called again from the same site: the new call nests
- * in it.  tests/progs/deferpop.c.
+ * of 48,003 in a parse at -O3).  So an entry from the same call site
+ * less than 32 bytes below is kept where the frame's own entry lies
+ * under it: the entries below it from that call site, all of one frame
+ * (the frame's, then its inlined copies'), reach one at this call's sp
+ * or above.  A frame gone from that call site has none: its entries sit
+ * on its caller's, from another site.  That is so for a frame gone two
+ * calls deeper, from the same call made again (each call that calls a
+ * hook lowers the stack pointer by 16 bytes at least, its return
+ * address, or its saved link register, and the alignment), and for a
+ * sibling called from the same instruction (an indirect call) left by a
+ * jump the runtime does not see, whose frame is 16 bytes deeper than
+ * the next one's (helper-174).  What it misses: arguments of more than
+ * 16 bytes left pushed, which it cannot tell from a frame gone; and a
+ * copy so entered and left by a jump the runtime does not see
+ * (__builtin_longjmp), whose frame then calls another copy from the
+ * same site before it returns: that copy nests in it.
+ * tests/progs/deferpop.c.
  */
 #define RT_PUSHED_MAX 31
 
+/* Whether e, from call site cs and up to RT_PUSHED_MAX below sp, is of
+ * the frame of a call at sp: an inlined copy's entry with arguments
+ * still pushed (Note [Arguments not yet popped]). */
+static int pushed_copy(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs)
+{
+	int run = 0;
+
+	if (e->cs != cs || sp - e->sp > RT_PUSHED_MAX)
+		return 0;
+	for (e = rt_entry_below(e); e != NULL && e->cs == cs && !(e->sp & RT_REGION_SP) &&
+				    run++ < RT_SELF_COPIES;
+	     e = rt_entry_below(e))
+		if (e->sp >= sp)
+			return 1;
+	return 0;
+}
+
 /* Whether entry e's frame is gone, for a call of fn from cs whose frame
  * is at sp; e's calls run in context `in`.  Strictly below: gone, but
- * for an inlined copy's entry from the same site within RT_PUSHED_MAX
- * (Note [Arguments not yet popped]).  Equal sp: a function inlined into
+ * for an inlined copy's entry with arguments still pushed (pushed_copy).
+ * Equal sp: a function inlined into
  * that frame (same call site, other fn) keeps it; a different call site
  * means it is gone, and so does the same function again from the same
  * site, unless it may be a self-inlined copy (*copies) nested in it,
@@ -1035,7 +1057,7 @@ static int frame_gone(const struct rt_shadow *e, const struct rt_ctx *in, uintpt
 	if (e->sp > sp)
 		return 0;
 	if (e->sp < sp)
-		return !(inlined && e->cs == cs && sp - e->sp <= RT_PUSHED_MAX);
+		return !(inlined && pushed_copy(e, sp, cs));
 	if (e->cs != cs)
 		return 1;
 	if (e->fn != fn)
