@@ -121,21 +121,29 @@ static int ready(void *const *real)
  * which it execs: the room and a path buffer beside it took 8.3 KB, and
  * killed such a child by SIGSEGV where it ran bare from 4 KB (helper-172;
  * tests/progs/forkexec.c clone).  Its memory is its own, so its room is
- * mapped, as the kernel tells (kcmp; where it cannot, the room stays on
- * the stack).  And the output path goes into the room before the
- * environment (env_with_output), never into a buffer on the stack of a
- * pid not ours.
+ * mapped, as the kernel tells: kcmp against its parent, the process a
+ * vfork child shares its memory with (not rt_pid: a clone()d child's
+ * vfork child has its parent's rt_pid still).  Where the program has a
+ * seccomp filter, which may kill a system call it does not expect
+ * (Note [Sandboxed] in sandbox.c), or kcmp fails, the room stays on the
+ * stack.  And the output path goes into the room before the environment
+ * (env_with_output), never into a buffer on the stack of a pid not ours.
  */
-#define VFORK_ROOM() \
-	(getpid() != rt_pid && !own_memory() ? alloca(VFORK_ENV_BYTES) : NULL)
+#define VFORK_ROOM() (pid_not_ours() && !own_memory() ? alloca(VFORK_ENV_BYTES) : NULL)
 
-/* Whether this process, whose pid is not rt_pid's, has memory of its
- * own, not rt_pid's: 0 in a vfork child, or where kcmp is not allowed. */
+/* A vfork child, or one clone() made: no atfork handler ran in it.  Not
+ * a runtime that never started (disabled: rt_pid is 0). */
+static int pid_not_ours(void)
+{
+	return rt_pid != 0 && getpid() != rt_pid;
+}
+
+/* Whether this process, whose pid is not ours, has memory of its own,
+ * not its parent's; 0 if that cannot be told. */
 static int own_memory(void)
 {
-	long same = syscall(SYS_kcmp, (long)getpid(), (long)rt_pid, 1L /* KCMP_VM */, 0L, 0L);
-
-	return same > 0;
+	return rt_sandbox_none() &&
+	       syscall(SYS_kcmp, (long)getpid(), (long)getppid(), 1L /* KCMP_VM */, 0L, 0L) > 0;
 }
 
 struct exec_env {
@@ -158,7 +166,7 @@ static void env_start(struct exec_env *e, void *stack_room)
 {
 	e->room = stack_room;
 	e->room_mapped = 0;
-	if (stack_room == NULL && getpid() != rt_pid) {
+	if (stack_room == NULL && pid_not_ours()) {
 		e->room = rt_map(VFORK_ENV_BYTES);
 		e->room_mapped = e->room != NULL;
 	}

@@ -8,7 +8,11 @@
  * child clone() makes without fork()'s handlers, on a stack of two pages
  * of its own, as googletest's "threadsafe" death tests do, which calls
  * execl from an instrumented function (Note [A child's small stack] in
- * src/runtime/exec.c), system or
+ * src/runtime/exec.c), clonevfork: such a child (on 64 KB) that vforks
+ * and execs /bin/true 100 times, after which its address space must not
+ * have grown (its vfork children share its memory, not rt_pid's),
+ * vforkseccomp: vfork + execl under a seccomp filter that kills a
+ * process calling kcmp, system or
  * popen: the image runs from a shell that libc spawns (popen's reads
  * the image's output and prints it), systhreads: two threads call
  * system at once, each running the image (image_work 4 in each),
@@ -27,6 +31,9 @@
  * the child before its exec (not with spawn or vfork), image_work 4 in
  * the image. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -34,7 +41,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,12 +79,38 @@ static int clone_child(void *self)
 	_exit(127);
 }
 
-static pid_t clone_image(char *self)
+static pid_t clone_on(int (*fn)(void *), size_t size, void *arg)
 {
-	size_t size = 2 * 4096;
 	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	return stack == MAP_FAILED ? -1 : clone(clone_child, stack + size, SIGCHLD, self);
+	return stack == MAP_FAILED ? -1 : clone(fn, stack + size, SIGCHLD, arg);
+}
+
+static void vfork_many(const char *who, int args);
+
+/* clonevfork's child. */
+static int clone_vforks(void *unused)
+{
+	(void)unused;
+	vfork_many("clonevfork", 0);
+	fflush(stdout);
+	_exit(0);
+}
+
+/* A filter that kills the process at a kcmp, and allows the rest. */
+static void kill_at_kcmp(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kcmp, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		perror("seccomp");
 }
 
 /* VmSize of this process in kB, from /proc/self/status. */
@@ -94,7 +130,8 @@ static long vm_size_kb(void)
 
 #define A10 "a", "a", "a", "a", "a", "a", "a", "a", "a", "a"
 
-static void vfork_many(void)
+/* 100 vfork children that execl /bin/true, with 100 arguments if args. */
+static void vfork_many(const char *who, int args)
 {
 	long before = vm_size_kb(), after;
 	int status, bad = 0;
@@ -103,8 +140,11 @@ static void vfork_many(void)
 		pid_t pid = vfork();
 
 		if (pid == 0) {
-			execl("/bin/true", "true", A10, A10, A10, A10, A10, A10, A10, A10, A10, A10,
-			      (char *)NULL);
+			if (args)
+				execl("/bin/true", "true", A10, A10, A10, A10, A10, A10, A10, A10,
+				      A10, A10, (char *)NULL);
+			else
+				execl("/bin/true", "true", (char *)NULL);
 			_exit(127);
 		}
 		waitpid(pid, &status, 0);
@@ -112,7 +152,7 @@ static void vfork_many(void)
 	}
 	after = vm_size_kb();
 	/* 100 leaked pages would be 400 kB; stdio's buffers are far less. */
-	printf("vforkmany: %d failed, address space grew: %s\n", bad,
+	printf("%s: %d failed, address space grew: %s\n", who, bad,
 	       after - before < 128 ? "no" : "yes");
 }
 
@@ -242,7 +282,7 @@ int main(int argc, char **argv)
 		parent_work();
 	fflush(stdout);
 	if (argc > 1 && strcmp(argv[1], "vforkmany") == 0) {
-		vfork_many();
+		vfork_many("vforkmany", 1);
 		for (int i = 0; i < 2; i++)
 			parent_work();
 		return 0;
@@ -275,7 +315,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else if (argc > 1 && strcmp(argv[1], "clone") == 0) {
-		pid = clone_image(argv[0]);
+		pid = clone_on(clone_child, 2 * 4096, argv[0]);
+	} else if (argc > 1 && strcmp(argv[1], "clonevfork") == 0) {
+		pid = clone_on(clone_vforks, 64 * 1024, NULL);
+	} else if (argc > 1 && strcmp(argv[1], "vforkseccomp") == 0) {
+		kill_at_kcmp();
+		pid = vfork();
+		if (pid == 0) {
+			execl("/proc/self/exe", argv[0], "image", (char *)NULL);
+			_exit(127);
+		}
 	} else if (argc > 1 && strcmp(argv[1], "vfork") == 0) {
 		pid = vfork();
 		if (pid == 0) {
