@@ -3897,6 +3897,56 @@ def record_passes_signals():
               "%s: the runtime wrote the profile, wait_here in it" % what)
 
 
+def record_linked_in():
+    """A program with libccprof.a linked in, run under `ccprof record`,
+    which preloads the shared runtime too: that one stands down (Note
+    [Linked in and preloaded] in src/runtime/instrumented.c), and the
+    linked one writes the profile when the program dies by SIGTERM, and
+    when it crashes says the stack first.  Before, the preloaded
+    runtime's handlers ran, with nothing recorded: no profile, no stack,
+    and record blamed a handler of the program's own (helper-173).  And
+    the shared runtime that dlopen loads records as before."""
+    exe = build("signals_linked", "tests/progs/signals.c", LIBA, "-ldl")
+    for mode, sig, fn in (("term", signal.SIGTERM, "work"), ("segv", signal.SIGSEGV, "crash_here")):
+        prof = os.path.join(OUT, "signals_linked_%s.ccprof" % mode)
+        if os.path.exists(prof):
+            os.unlink(prof)
+        r = run([CCPROF, "record", "-o", prof, "--", exe, mode], preexec_fn=default_signals)
+        said = ccprof_said(r.stderr)
+        fs = functions(report(prof)) if os.path.exists(prof) else {}
+        stack = [l.split()[1] for l in said if l.startswith("ccprof:   ")]
+        check(r.returncode == -sig and fs.get(fn, {}).get("calls") == 1 and
+              said[-1:] == ["ccprof: profile written to " + prof] and
+              (stack[:1] == [fn] if sig == signal.SIGSEGV else stack == []),
+              "record of a program with libccprof.a linked in, dying by %s: the profile, %s in it"
+              "%s (%d, %s)" % (sig.name, fn, ", and the stack first" if stack else "",
+                               r.returncode, said))
+    # The shared runtime loaded by dlopen, as a library's dependency, comes
+    # after libc, which defines the hooks and execve too: it must not take
+    # libc for a runtime linked in (helper-174; the first version did).
+    plug, host = os.path.join(OUT, "libccplug.so"), os.path.join(OUT, "ccplughost")
+    with open(plug + ".c", "w") as f:
+        f.write('#include <ccprof.h>\nvolatile long s;\nvoid plug_run(void) {\n'
+                '  ccprof_cc_t cc = ccprof_cc("plugin/work");\n'
+                '  for (long i = 0; i < 1000; i++) { ccprof_enter(cc); s += i; ccprof_leave(cc); }\n}\n')
+    with open(host + ".c", "w") as f:
+        f.write('#include <dlfcn.h>\nint main(int argc, char **argv) {\n'
+                '  void *h = dlopen(argv[1], RTLD_NOW);\n  if (!h) return 1;\n'
+                '  ((void (*)(void))dlsym(h, "plug_run"))();\n  return 0;\n}\n')
+    b = [run([CC, "-shared", "-fPIC", "-I" + os.path.join(TOP, "include"), plug + ".c", "-o", plug,
+              "-L" + LIB, "-Wl,--no-as-needed", "-lccprof", "-Wl,-rpath," + LIB]),
+         run([CC, host + ".c", "-o", host, "-ldl"])]
+    prof = os.path.join(OUT, "ccplug.ccprof")
+    if os.path.exists(prof):
+        os.unlink(prof)
+    r = run([host, plug], env=dict(os.environ, LD_PRELOAD="", CCPROF_OPTIONS="output=" + prof))
+    fs = functions(report(prof)) if os.path.exists(prof) else {}
+    check(all(x.returncode == 0 for x in b) and r.returncode == 0 and
+          fs.get("plugin/work", {}).get("calls") == 1000,
+          "the runtime as a dependency of a library dlopen loads: it records (%s, %s)"
+          % ([x.stderr[-200:] for x in b], r.returncode))
+
+
 def background_start():
     """As a non-interactive shell starts a job in the background: SIGINT
     and SIGQUIT ignored, the rest at their defaults."""
@@ -4760,6 +4810,7 @@ unmanaged_children_view()
 unmanaged_children_static_signal()
 unmanaged_children_siginterrupt()
 record_passes_signals()
+record_linked_in()
 record_own_fault()
 record_small_stack()
 record_passes_ignored_signals()

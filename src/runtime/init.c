@@ -6,6 +6,7 @@
  * .init_array functions) or on the first hook, whichever comes first:
  * instrumented constructors of the program may run before ours.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
@@ -236,6 +237,39 @@ static void after_fork_child(void)
 	pthread_sigmask(SIG_SETMASK, &mask, NULL); /* the signals held since before the fork come now */
 }
 
+/*
+ * Note [Linked in and preloaded]: `ccprof record` preloads the runtime
+ * into every process of a run, also into a program that has libccprof.a
+ * linked in.  The program's own definitions come first in the lookup
+ * order, so its hooks, exec and signal functions are the linked
+ * runtime's, and that runtime records the run; but the preloaded one
+ * started too, ahead of it, and installed its signal handlers, which the
+ * linked runtime then took for the program's own and stood behind.  A
+ * SIGTERM or a crash ran the preloaded handler, which had recorded
+ * nothing: no profile was written, nor the crash's stack, and record
+ * said the program's own handler had replaced the runtime's
+ * (helper-173).  So the shared runtime does nothing (rt_config.disabled)
+ * where the program itself defines both the hooks and execve, as a
+ * runtime linked into it does; not where glibc does (it defines both:
+ * the runtime loaded by dlopen, as a library's dependency, comes after
+ * it), nor where only the hooks are the program's own.  Missed: a
+ * program linked so that it exports neither (-Wl,--exclude-libs,ALL).
+ */
+static int linked_runtime_ahead(void)
+{
+	void *enter, *exec;
+	Dl_info program, a, b;
+
+	if (rt_linked_in())
+		return 0;
+	enter = dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter");
+	exec = dlsym(RTLD_DEFAULT, "execve");
+	if (enter == NULL || exec == NULL || !dladdr((void *)getauxval(AT_PHDR), &program) ||
+	    !dladdr(enter, &a) || !dladdr(exec, &b))
+		return 0;
+	return a.dli_fbase == program.dli_fbase && b.dli_fbase == program.dli_fbase;
+}
+
 static void init_all(void)
 {
 	rt_exec_init(); /* exec must work even where we do nothing else */
@@ -243,6 +277,8 @@ static void init_all(void)
 	rt_namespaces_init();
 	rt_dlclose_init();
 	if (getauxval(AT_SECURE)) /* setuid/setgid: do nothing at all */
+		rt_config.disabled = 1;
+	else if (linked_runtime_ahead())
 		rt_config.disabled = 1;
 	else
 		rt_options_parse(rt_getenv("CCPROF_OPTIONS"), &rt_config);
