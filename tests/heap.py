@@ -372,6 +372,22 @@ def samples_over_time(clock=None):
           % (tag, live, (samples[-1]["time"], samples[-1]["total"]) if samples else None))
 
 
+def sample_at_death():
+    """A process that dies by a signal gets its last sample too, taken
+    from the handler's write with the locks only tried: after five steps,
+    gasp() takes 300,000 bytes more and the program raises SIGTERM at
+    once, before the sampler's next wake-up.  Before, the write took no
+    last sample from a handler, and the curves stopped short of the live
+    heap at the end (helper-176)."""
+    _, r, prof = record_heap("stepsterm")
+    d = heapdump(prof)
+    live = sum(b for b, _ in own(r.stderr).values())
+    last = d[2][-1]["total"] if d and d[2] else None
+    check(r.returncode == -15 and "gasp" in own(r.stderr) and last == live,
+          "stepsterm: death by SIGTERM, the last sample is the end, the %d bytes the program "
+          "says are live (%s, %s)" % (live, r.returncode, last))
+
+
 def thinned():
     """Sampled far more often than the buffers hold, the run keeps at
     most 4096 samples, evenly over its whole length, at a longer
@@ -742,6 +758,30 @@ def left_by_longjmp():
           "left by longjmp: the reallocated block and stdout's buffer are live (%d)" % live)
 
 
+def table_without_memory():
+    """Blocks the block table has no memory for (every anonymous mmap
+    failing while crowd() allocates 300,000: tests/progs/mmapfail.c) are
+    counted, and the write says how many in one line; those and the
+    blocks the profile holds make the program's 300,000 (Note [A table
+    without memory] in src/runtime/heap.c).  Before, they went without a
+    word, and the peak came out short (helper-176)."""
+    shim = preload_shim("mmapfail")
+    if shim is None:
+        return
+    prog = build("heapuse", SRC)
+    prof = os.path.join(OUT, "heapuse_nomem.ccprof")
+    r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog, "nomem"],
+            env=dict(os.environ, LD_PRELOAD=shim))
+    said = re.findall(r"^ccprof: heap=1: no memory to follow (\d+) blocks", r.stderr, re.M)
+    d = heapdump(prof)
+    held = live_under(d[1], "crowd")[1] if d else None
+    check(r.returncode == 0 and own(r.stderr).get("crowd") == (4800000, 300000) and
+          len(said) == 1 and held is not None and held + int(said[0]) == 300000,
+          "heap=1 without memory for its table: one line says how many blocks it could not "
+          "follow, and with those the profile holds crowd's 300,000 (%s, %s, %s)"
+          % (r.returncode, said, held))
+
+
 def not_followed():
     """No heap part without heap=1, nor from the runtime that does not see
     allocations (which says so)."""
@@ -773,6 +813,7 @@ stressed_tsan()
 forked_child()
 fork_child_contexts()
 samples_over_time()
+sample_at_death()
 samples_over_time("cycles")
 thinned()
 spacing()
@@ -786,4 +827,5 @@ fork_under_stdio_locks()
 fork_inside_table()
 left_by_longjmp()
 not_followed()
+table_without_memory()
 finish()

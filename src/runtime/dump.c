@@ -1114,8 +1114,7 @@ static int write_profile(int async, int asked)
 		goto out;
 	}
 	fill_meta(&p);
-	if (!async)
-		rt_heap_final_sample();
+	rt_heap_final_sample(async);
 	heap_mark = rt_heap_mark(); /* Note [Samples a write takes] in heap.c */
 	/* Live counts before allocated ones: never more live than allocated. */
 	if (gather_threads(&p, &m, async, &inherited) != 0 ||

@@ -761,7 +761,7 @@ RT_HIDDEN void rt_heap_early_alloc(void *p, size_t bytes);
 RT_HIDDEN int rt_heap_take(void *p, struct rt_heap_block *out);
 RT_HIDDEN void rt_heap_put_back(void *p, const struct rt_heap_block *b);
 RT_HIDDEN void rt_heap_sample(uint64_t now); /* under the registry lock */
-RT_HIDDEN void rt_heap_final_sample(void);
+RT_HIDDEN void rt_heap_final_sample(int async);
 RT_HIDDEN uint64_t rt_heap_mark(void);
 RT_HIDDEN int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m,
 			    int async, uint64_t mark);

@@ -12,6 +12,13 @@
  *   heapuse fork     also a child that frees an inherited block and
  *                    allocates its own (it prints its own lines, "child ")
  *   heapuse steps [MS]  five steps of 100,000 bytes, MS (30) ms apart
+ *   heapuse stepsterm [MS]  the same, then 300,000 bytes more in gasp()
+ *                    and at once, its lines printed, death by SIGTERM
+ *   heapuse nomem    also 300,000 blocks of 16 bytes in crowd(), with
+ *                    every anonymous mmap failing meanwhile where
+ *                    tests/progs/mmapfail.c is preloaded (its switch
+ *                    found by dlsym), so that the runtime's block table
+ *                    cannot grow while malloc's brk heap can
  *   heapuse saw      also 2,000 blocks from 1,100,064 bytes, each 64
  *                    bytes bigger than the last and freed at once: a
  *                    new peak every time, above spike's
@@ -21,8 +28,10 @@
  *                    what it still owns ("owned BYTES BLOCKS")
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,6 +284,30 @@ static void steps(int ms)
 	say("live", "step", 500000, 5);
 }
 
+#define CROWD 300000
+
+__attribute__((noinline)) void crowd(void)
+{
+	static void *blocks[CROWD];
+	void (*fail)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "mmapfail_set");
+	long got = 0;
+
+	mallopt(M_MMAP_MAX, 0); /* malloc's heap from brk alone */
+	if (fail)
+		fail(1);
+	for (int i = 0; i < CROWD; i++)
+		got += (blocks[i] = take(16)) != NULL;
+	if (fail)
+		fail(0);
+	say("live", "crowd", 16 * got, got);
+}
+
+__attribute__((noinline)) void gasp(void)
+{
+	take(300000);
+	say("live", "gasp", 300000, 1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "plain";
@@ -292,8 +325,12 @@ int main(int argc, char **argv)
 		threads();
 	if (strcmp(mode, "fork") == 0)
 		forked();
-	if (strcmp(mode, "steps") == 0)
+	if (strcmp(mode, "steps") == 0 || strcmp(mode, "stepsterm") == 0)
 		steps(argc > 2 ? atoi(argv[2]) : 30);
+	if (strcmp(mode, "stepsterm") == 0)
+		gasp();
+	if (strcmp(mode, "nomem") == 0)
+		crowd();
 	if (strcmp(mode, "stress") == 0)
 		stress();
 	if (strcmp(mode, "saw") == 0)
@@ -307,5 +344,7 @@ int main(int argc, char **argv)
 	say("live", "aligned", 336, 2);
 	say("live", "spike", 0, 0);
 	say("peak", "main", live_peak, 0);
+	if (strcmp(mode, "stepsterm") == 0)
+		raise(SIGTERM);
 	return 0;
 }
