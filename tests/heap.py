@@ -764,7 +764,8 @@ def table_without_memory():
     counted, and the write says how many in one line; those and the
     blocks the profile holds make the program's 300,000 (Note [A table
     without memory] in src/runtime/heap.c).  Before, they went without a
-    word, and the peak came out short (helper-176)."""
+    word, and the peak came out short (helper-176).  A child forked after
+    them starts with an empty table and says nothing (helper-177)."""
     shim = preload_shim("mmapfail")
     if shim is None:
         return
@@ -772,7 +773,7 @@ def table_without_memory():
     prof = os.path.join(OUT, "heapuse_nomem.ccprof")
     r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog, "nomem"],
             env=dict(os.environ, LD_PRELOAD=shim))
-    said = re.findall(r"^ccprof: heap=1: no memory to follow (\d+) blocks", r.stderr, re.M)
+    said = re.findall(r"^ccprof: heap=1: no memory to follow (\d+) allocations", r.stderr, re.M)
     d = heapdump(prof)
     held = live_under(d[1], "crowd")[1] if d else None
     check(r.returncode == 0 and own(r.stderr).get("crowd") == (4800000, 300000) and

@@ -128,6 +128,9 @@ static int ready(void *const *real)
  * (Note [Sandboxed] in sandbox.c), or kcmp fails, the room stays on the
  * stack.  And the output path goes into the room before the environment
  * (env_with_output), never into a buffer on the stack of a pid not ours.
+ * Missed: a clone(CLONE_VM | CLONE_PARENT) child, whose parent is not the
+ * process whose memory it shares, maps its room there, and an exec that
+ * succeeds leaves those 4 KB behind (helper-177).
  */
 #define VFORK_ROOM() (pid_not_ours() && !own_memory() ? alloca(VFORK_ENV_BYTES) : NULL)
 

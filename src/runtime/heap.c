@@ -64,7 +64,7 @@ static __thread int in_table __attribute__((tls_model("initial-exec")));
 /* Live bytes and blocks no context holds, the process's total, its peak. */
 static uint64_t outside_live_bytes, outside_live_blocks;
 static uint64_t live_total, peak_total;
-/* Blocks the table had no room for: Note [A table without memory]. */
+/* Allocations the table had no room for: Note [A table without memory]. */
 static uint64_t untracked_blocks;
 
 static uint64_t hash_of(uintptr_t p)
@@ -221,7 +221,9 @@ static inline __attribute__((always_inline)) void table_leave(struct stripe *s)
  * 206 failed grows in one run, a peak 18,742 bytes short of massif's).
  * Now the stripe fills on to fifteen sixteenths, trying to grow at each
  * block, and only a block past that goes untracked, counted: the write
- * says how many (rt_heap_gather).
+ * says how many allocations were (rt_heap_gather), which bounds what the
+ * live heap and its peak are short of; some may have been freed since.
+ * A forked child's table starts empty, and its count at 0.
  */
 static inline __attribute__((always_inline)) int stripe_room(struct stripe *s)
 {
@@ -236,15 +238,17 @@ static inline __attribute__((always_inline)) int stripe_room(struct stripe *s)
 static inline __attribute__((always_inline)) void
 stripe_put(struct stripe *s, uintptr_t p, uint64_t h, struct rt_ctx *c, uint64_t bytes)
 {
-	size_t i;
+	size_t i = 0;
 
-	if (!stripe_room(s))
-		return; /* untracked: its free will find nothing */
-	i = stripe_find(s, p, h);
-	if (s->slots[i].key) /* a stale entry: its free was not seen */
+	if (s->mask && s->slots[i = stripe_find(s, p, h)].key) {
+		/* a stale entry, its free not seen: replaced, no room needed */
 		live_sub(s->slots[i].ctx, s->slots[i].size);
-	else
+	} else {
+		if (!stripe_room(s))
+			return; /* untracked: its free will find nothing */
+		i = stripe_find(s, p, h); /* the stripe may have grown */
 		s->used++;
+	}
 	s->slots[i] = (struct heap_slot){ p, c, bytes };
 	live_add(c, bytes);
 }
@@ -778,8 +782,8 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 	if (!RT_LOAD(&rt_heap_active))
 		return 0;
 	if (RT_LOAD(&untracked_blocks)) /* Note [A table without memory] */
-		rt_warn("heap=1: no memory to follow %llu blocks: the live heap and its peak "
-			"are short of them", (unsigned long long)RT_LOAD(&untracked_blocks));
+		rt_warn("heap=1: no memory to follow %llu allocations: the live heap and its "
+			"peak may be short of them", (unsigned long long)RT_LOAD(&untracked_blocks));
 	locked = async ? rt_quiet_trylock(&samples_lock) : (rt_quiet_lock(&samples_lock), 1);
 	n = 0;
 	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
@@ -854,6 +858,7 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 			c->live_bytes = c->live_blocks = 0;
 	outside_live_bytes = outside_live_blocks = 0;
 	live_total = peak_total = 0;
+	untracked_blocks = 0; /* Note [A table without memory] */
 	picture_above = 0;
 	picture_serial = UINT64_MAX;
 	nheads = nrecs = 0;

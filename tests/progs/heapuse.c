@@ -18,7 +18,8 @@
  *                    every anonymous mmap failing meanwhile where
  *                    tests/progs/mmapfail.c is preloaded (its switch
  *                    found by dlsym), so that the runtime's block table
- *                    cannot grow while malloc's brk heap can
+ *                    cannot grow while malloc's brk heap can; then a
+ *                    child forked that allocates a block and exits
  *   heapuse saw      also 2,000 blocks from 1,100,064 bytes, each 64
  *                    bytes bigger than the last and freed at once: a
  *                    new peak every time, above spike's
@@ -300,6 +301,11 @@ __attribute__((noinline)) void crowd(void)
 	if (fail)
 		fail(0);
 	say("live", "crowd", 16 * got, got);
+	if (fork() == 0) {
+		take(16);
+		exit(0);
+	}
+	wait(NULL);
 }
 
 __attribute__((noinline)) void gasp(void)
