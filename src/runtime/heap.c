@@ -65,7 +65,7 @@ static __thread int in_table __attribute__((tls_model("initial-exec")));
 static uint64_t outside_live_bytes, outside_live_blocks;
 static uint64_t live_total, peak_total;
 /* Allocations the table had no room for: Note [A table without memory]. */
-static uint64_t untracked_blocks;
+static uint64_t untracked_allocs;
 
 static uint64_t hash_of(uintptr_t p)
 {
@@ -230,7 +230,7 @@ static inline __attribute__((always_inline)) int stripe_room(struct stripe *s)
 	if ((s->used + 1) * 4 <= (s->mask + 1) * 3 || stripe_grow_keeping_errno(s) == 0 ||
 	    (s->used + 1) * 16 <= (s->mask + 1) * 15)
 		return 1;
-	__atomic_fetch_add(&untracked_blocks, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&untracked_allocs, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -781,9 +781,9 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 
 	if (!RT_LOAD(&rt_heap_active))
 		return 0;
-	if (RT_LOAD(&untracked_blocks)) /* Note [A table without memory] */
+	if (RT_LOAD(&untracked_allocs)) /* Note [A table without memory] */
 		rt_warn("heap=1: no memory to follow %llu allocations: the live heap and its "
-			"peak may be short of them", (unsigned long long)RT_LOAD(&untracked_blocks));
+			"peak may be short of them", (unsigned long long)RT_LOAD(&untracked_allocs));
 	locked = async ? rt_quiet_trylock(&samples_lock) : (rt_quiet_lock(&samples_lock), 1);
 	n = 0;
 	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
@@ -858,7 +858,7 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 			c->live_bytes = c->live_blocks = 0;
 	outside_live_bytes = outside_live_blocks = 0;
 	live_total = peak_total = 0;
-	untracked_blocks = 0; /* Note [A table without memory] */
+	untracked_allocs = 0; /* Note [A table without memory] */
 	picture_above = 0;
 	picture_serial = UINT64_MAX;
 	nheads = nrecs = 0;
