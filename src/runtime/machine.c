@@ -1043,12 +1043,12 @@ static int pushed_copy(const struct rt_shadow *e, uintptr_t sp, uintptr_t cs)
 /* Whether entry e's frame is gone, for a call of fn from cs whose frame
  * is at sp; e's calls run in context `in`.  Strictly below: gone, but
  * for an inlined copy's entry with arguments still pushed (pushed_copy).
- * Equal sp: a function inlined into
- * that frame (same call site, other fn) keeps it; a different call site
- * means it is gone, and so does the same function again from the same
- * site, unless it may be a self-inlined copy (*copies) nested in it,
- * which *copies then says (2).  A run of such entries too long to be
- * copies goes whole: *copies is cleared for the rest of it. */
+ * Equal sp: a function inlined into that frame (same call site, other
+ * fn) keeps it; a different call site means it is gone, and so does the
+ * same function again from the same site, unless it may be a
+ * self-inlined copy (*copies) nested in it, which *copies then says (2).
+ * A run of such entries too long to be copies goes whole: *copies is
+ * cleared for the rest of it. */
 static int frame_gone(const struct rt_shadow *e, const struct rt_ctx *in, uintptr_t sp,
 		      uintptr_t cs, uintptr_t fn, int inlined, int *copies)
 {
