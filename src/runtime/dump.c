@@ -142,13 +142,20 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* The output= template, or the default name. */
+/* The output= template, or the default name: its name part, and in
+ * *suffix what follows it ("" or ".ccprof"). */
+static const char *template_parts(const char **suffix)
+{
+	*suffix = rt_config.output[0] ? "" : ".ccprof";
+	return rt_config.output[0] ? rt_config.output : base_name(exe_path[0] ? exe_path : "a.out");
+}
+
+/* The output= template, or the default name, whole. */
 static void output_template(char *tmpl, size_t size)
 {
-	if (rt_config.output[0])
-		snprintf(tmpl, size, "%s", rt_config.output);
-	else
-		snprintf(tmpl, size, "%s.ccprof", base_name(exe_path[0] ? exe_path : "a.out"));
+	const char *suffix, *name = template_parts(&suffix);
+
+	snprintf(tmpl, size, "%s%s", name, suffix);
 }
 
 /* out = the starting directory and '/', its length in *n: 0, or -1 if
@@ -206,12 +213,11 @@ static int output_path(char *out, size_t size, int *shared)
  */
 static int child_output(char *out, size_t size)
 {
-	/* output_template's parts, not a copy of them on the stack: a
+	/* The template's parts, not a copy of them on the stack: a
 	 * clone()d child's may be two pages (Note [A child's small stack]
 	 * in exec.c). */
-	const char *name = rt_config.output[0] ? rt_config.output
-					       : base_name(exe_path[0] ? exe_path : "a.out");
-	const char *parts[5] = { start_dir, "/", name, rt_config.output[0] ? "" : ".ccprof", ".%p" };
+	const char *suffix, *name = template_parts(&suffix);
+	const char *parts[5] = { start_dir, "/", name, suffix, ".%p" };
 	size_t n = 0;
 
 	if (strstr(name, "%p"))
