@@ -86,17 +86,6 @@ static pid_t clone_on(int (*fn)(void *), size_t size, void *arg)
 	return stack == MAP_FAILED ? -1 : clone(fn, stack + size, SIGCHLD, arg);
 }
 
-static void vfork_many(const char *who, int args);
-
-/* clonevfork's child. */
-static int clone_vforks(void *unused)
-{
-	(void)unused;
-	vfork_many("clonevfork", 0);
-	fflush(stdout);
-	_exit(0);
-}
-
 /* A filter that kills the process at a kcmp, and allows the rest. */
 static void kill_at_kcmp(void)
 {
@@ -154,6 +143,15 @@ static void vfork_many(const char *who, int args)
 	/* 100 leaked pages would be 400 kB; stdio's buffers are far less. */
 	printf("%s: %d failed, address space grew: %s\n", who, bad,
 	       after - before < 128 ? "no" : "yes");
+}
+
+/* clonevfork's child. */
+static int clone_vforks(void *unused)
+{
+	(void)unused;
+	vfork_many("clonevfork", 0);
+	fflush(stdout);
+	_exit(0);
 }
 
 /* The shell command that runs this program's image. */
@@ -318,14 +316,10 @@ int main(int argc, char **argv)
 		pid = clone_on(clone_child, 2 * 4096, argv[0]);
 	} else if (argc > 1 && strcmp(argv[1], "clonevfork") == 0) {
 		pid = clone_on(clone_vforks, 64 * 1024, NULL);
-	} else if (argc > 1 && strcmp(argv[1], "vforkseccomp") == 0) {
-		kill_at_kcmp();
-		pid = vfork();
-		if (pid == 0) {
-			execl("/proc/self/exe", argv[0], "image", (char *)NULL);
-			_exit(127);
-		}
-	} else if (argc > 1 && strcmp(argv[1], "vfork") == 0) {
+	} else if (argc > 1 && (strcmp(argv[1], "vfork") == 0 ||
+				strcmp(argv[1], "vforkseccomp") == 0)) {
+		if (strcmp(argv[1], "vforkseccomp") == 0)
+			kill_at_kcmp();
 		pid = vfork();
 		if (pid == 0) {
 			execl("/proc/self/exe", argv[0], "image", (char *)NULL);
