@@ -148,6 +148,13 @@ err_has "info --json -xj: names -x" "unknown option '-x'"
 run 2 "report --t (--top or --threads)" "$CCPROF" report --t 3 f
 one_error_line "report --t"
 err_has "report --t: ambiguous, not unknown" "option '--t' is ambiguous"
+# --to is convert's: not read as an abbreviation of --top (once "--top
+# needs a count ... not 'svg'").
+run 2 "report --to svg" "$CCPROF" report --to svg f
+one_error_line "report --to svg"
+err_has "report --to svg: points to convert" "other formats are convert's: ccprof convert --to svg FILE"
+run 2 "report --to=svg" "$CCPROF" report --to=svg f
+err_has "report --to=svg: points to convert" "ccprof convert --to svg FILE"
 # A count is digits: no blanks, no sign behind them.
 for v in " 5" " -0" "+5" "5 "; do
 	run 2 "report --top '$v'" "$CCPROF" report --top "$v" f

@@ -69,6 +69,7 @@ enum {
 	OPT_THREADS,
 	OPT_HOOK_COST,
 	OPT_HEAP,
+	OPT_TO,
 };
 
 static const struct option report_options[] = {
@@ -84,6 +85,9 @@ static const struct option report_options[] = {
 	{"threads", no_argument, NULL, OPT_THREADS},
 	{"hook-cost", no_argument, NULL, OPT_HOOK_COST},
 	{"heap", no_argument, NULL, OPT_HEAP},
+	/* Not an option of report's: named so that getopt does not take
+	 * --to, convert's, for an abbreviation of --top. */
+	{"to", required_argument, NULL, OPT_TO},
 	{"json", no_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -150,6 +154,10 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		case OPT_THREADS: a->threads = 1; break;
 		case OPT_HOOK_COST: a->hook_cost = 1; break;
 		case OPT_HEAP: a->heap = 1; break;
+		case OPT_TO:
+			return cli_usage_error(&cli_report, "report writes text or --json; other "
+					       "formats are convert's: ccprof convert --to %s FILE",
+					       optarg);
 		case 'h':
 			cli_help(stdout, &cli_report);
 			return -1;
