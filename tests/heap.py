@@ -4,6 +4,7 @@ account of itself, valgrind memcheck's "in use at exit" and massif's peak
 of the same program unprofiled.  The profile is read by tests/heapdump.c,
 through the format library alone, so these checks do not depend on the
 tool's views."""
+import json
 import os
 import re
 import shutil
@@ -771,6 +772,9 @@ def table_without_memory():
         return
     prog = build("heapuse", SRC)
     prof = os.path.join(OUT, "heapuse_nomem.ccprof")
+    for f in os.listdir(OUT):
+        if f.startswith("heapuse_nomem.ccprof."):  # a child's, from a run before
+            os.unlink(os.path.join(OUT, f))
     r = run([CCPROF, "record", "--heap", "-o", prof, "--", prog, "nomem"],
             env=dict(os.environ, LD_PRELOAD=shim))
     said = re.findall(r"^ccprof: heap=1: no memory to follow (\d+) allocations", r.stderr, re.M)
@@ -781,6 +785,21 @@ def table_without_memory():
           "heap=1 without memory for its table: one line says how many blocks it could not "
           "follow, and with those the profile holds crowd's 300,000 (%s, %s, %s)"
           % (r.returncode, said, held))
+    # The profile keeps the count (STATS key 16), for info and report --heap.
+    info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+    text = run([CCPROF, "report", "--heap", prof]).stdout
+    rep = json.loads(run([CCPROF, "report", "--heap", "--json", prof]).stdout or "{}")
+    n = int(said[0]) if said else -1
+    check(info.get("heap", {}).get("untracked_allocs") == n and
+          rep.get("heap", {}).get("untracked_allocs") == n and
+          re.search(r"^    untracked    %d allocations the runtime had no memory" % n, text, re.M),
+          "heap=1 without memory: info --json, report --heap and its JSON give the count "
+          "the run said (%d)" % n)
+    kids = [f for f in os.listdir(OUT) if f.startswith("heapuse_nomem.ccprof.")]
+    kid = json.loads(run([CCPROF, "info", "--json", os.path.join(OUT, kids[0])]).stdout or "{}") \
+        if len(kids) == 1 else {}
+    check(kid.get("heap", {}).get("untracked_allocs") == 0,
+          "heap=1 without memory: the forked child's profile counts none (%s)" % kids)
 
 
 def not_followed():

@@ -418,11 +418,11 @@ static void put_stats(struct wbuf *w, const struct ccp_stats *st)
 {
 	struct ccp_stats copy = *st; /* ccp_stats_slot wants a mutable struct */
 	size_t at = section_begin(w, CCP_SEC_STATS);
-	/* Keys 11 to 15 only when they say something, so that files without
+	/* Keys 11 to 16 only when they say something, so that files without
 	 * them stay as they were. */
 	static const uint64_t optional[] = {CCP_STAT_SUBTRACTED, CCP_STAT_MERGED,
 					    CCP_STAT_OWN_TIME, CCP_STAT_LOOKS,
-					    CCP_STAT_SLOW_FINDS};
+					    CCP_STAT_SLOW_FINDS, CCP_STAT_UNTRACKED};
 	uint64_t n = CCP_STAT_KEYS;
 	for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
 		n += *ccp_stats_slot(&copy, optional[i]) != 0;

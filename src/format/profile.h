@@ -110,6 +110,11 @@ struct ccp_stats {
 				   * caches missed, found in the thread's table
 				   * (Note [Transition cache] in
 				   * src/runtime/machine.c); 0 in older files */
+	uint64_t untracked_allocs; /* heap=1: allocations the block table had
+				    * no memory to follow, so the live heap
+				    * and its peak may be short of them (Note
+				    * [A table without memory] in
+				    * src/runtime/heap.c); 0 in older files */
 };
 
 /*

@@ -30,7 +30,7 @@ size_t ccp_varint_put(unsigned char *out, uint64_t v)
 
 uint64_t *ccp_stats_slot(struct ccp_stats *s, uint64_t key)
 {
-	/* Keys are fixed forever; a new counter gets key 16, never a reused one. */
+	/* Keys are fixed forever; a new counter gets key 17, never a reused one. */
 	switch (key) {
 	case 1: return &s->calls;
 	case 2: return &s->contexts;
@@ -47,6 +47,7 @@ uint64_t *ccp_stats_slot(struct ccp_stats *s, uint64_t key)
 	case CCP_STAT_OWN_TIME: return &s->own_time;
 	case CCP_STAT_LOOKS: return &s->looks;
 	case CCP_STAT_SLOW_FINDS: return &s->slow_finds;
+	case CCP_STAT_UNTRACKED: return &s->untracked_allocs;
 	default: return NULL;
 	}
 }

@@ -44,6 +44,7 @@ enum ccp_section {
 #define CCP_STAT_OWN_TIME 13   /* written only when not 0 (format.md 3.6) */
 #define CCP_STAT_LOOKS 14      /* written only when not 0 (format.md 3.6) */
 #define CCP_STAT_SLOW_FINDS 15 /* written only when not 0 (format.md 3.6) */
+#define CCP_STAT_UNTRACKED 16  /* written only when not 0 (format.md 3.6) */
 
 /* CCP_ENTRY(cc, mark) must fit a uint32_t, so there are at most 2^31 CCs. */
 #define CCP_MAX_CCS (UINT32_C(1) << 31)

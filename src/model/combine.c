@@ -506,6 +506,8 @@ static void add_stats(struct ccp_profile *out, const struct ccp_profile *p, uint
 	add_sat(&s->own_time, rescale(x->own_time, tps, p->ticks_per_sec));
 	add_sat(&s->looks, x->looks);
 	add_sat(&s->slow_finds, x->slow_finds);
+	/* untracked_allocs stays 0: it speaks of the heap part, which a
+	 * merge leaves out (runs' live heaps do not add up). */
 	add_sat(&s->merged, x->merged ? x->merged : 1); /* a run's own counts once */
 	if (p->start_ns && (!out->start_ns || p->start_ns < out->start_ns))
 		out->start_ns = p->start_ns;

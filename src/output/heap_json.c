@@ -136,6 +136,7 @@ void jr_heap(struct jrep *r)
 	json_begin_object(&r->j);
 	json_kuint(&r->j, "interval_ns", h->interval_ns);
 	json_kuint(&r->j, "peak_bytes", h->peak_bytes);
+	json_kuint(&r->j, "untracked_allocs", r->m->prof->stats.untracked_allocs);
 	json_kuint(&r->j, "live_bytes", total.bytes);
 	json_kuint(&r->j, "live_blocks", total.blocks);
 	json_kuint(&r->j, "outside_live_bytes", outside.bytes);

@@ -201,6 +201,10 @@ static void text_heap(struct ob *f, const struct ccp_profile *p)
 	ob_puts(f, " (allocated in no context)\n");
 	ob_printf(f, "%-18s %" PRIu32 ", every %g ms\n", "heap samples", h->nsamples,
 		  (double)h->interval_ns / 1e6);
+	if (p->stats.untracked_allocs)
+		ob_printf(f, "%-18s %" PRIu64 " allocations the runtime had no memory to follow: "
+			  "the peak and the live heap may be short of them\n", "heap untracked",
+			  p->stats.untracked_allocs);
 }
 
 int info_text(FILE *out, const struct info_input *in)
@@ -234,6 +238,7 @@ static void json_heap(struct json *j, const struct ccp_profile *p)
 	json_kuint(j, "outside_live_blocks", h->outside_live_blocks);
 	json_kuint(j, "interval_ns", h->interval_ns);
 	json_kuint(j, "samples", h->nsamples);
+	json_kuint(j, "untracked_allocs", p->stats.untracked_allocs);
 	json_end_object(j);
 }
 

@@ -223,6 +223,8 @@ static inline __attribute__((always_inline)) void table_leave(struct stripe *s)
  * block, and only a block past that goes untracked, counted: the write
  * says how many allocations were (rt_heap_gather), which bounds what the
  * live heap and its peak are short of; some may have been freed since.
+ * The profile keeps the count too (STATS key 16), so that `info` and
+ * `report --heap` say it to whoever reads the profile later.
  * A forked child's table starts empty, and its count at 0.
  */
 static inline __attribute__((always_inline)) int stripe_room(struct stripe *s)
@@ -781,9 +783,10 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 
 	if (!RT_LOAD(&rt_heap_active))
 		return 0;
-	if (RT_LOAD(&untracked_allocs)) /* Note [A table without memory] */
+	p->stats.untracked_allocs = RT_LOAD(&untracked_allocs); /* Note [A table without memory] */
+	if (p->stats.untracked_allocs)
 		rt_warn("heap=1: no memory to follow %llu allocations: the live heap and its "
-			"peak may be short of them", (unsigned long long)RT_LOAD(&untracked_allocs));
+			"peak may be short of them", (unsigned long long)p->stats.untracked_allocs);
 	locked = async ? rt_quiet_trylock(&samples_lock) : (rt_quiet_lock(&samples_lock), 1);
 	n = 0;
 	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */

@@ -525,7 +525,8 @@ static void optional_key(struct ccp_profile *p, uint64_t *field, uint64_t value,
 		     : key == 12 ? "sample with merged"
 		     : key == 13 ? "sample with own time"
 		     : key == 14 ? "sample with looks"
-				 : "sample with slow finds");
+		     : key == 15 ? "sample with slow finds"
+				 : "sample with untracked allocations");
 	*field = saved;
 	free(b1);
 	free(b2);
@@ -637,6 +638,7 @@ int main(void)
 	optional_key(&p, &p.stats.own_time, 5000, 13, 3);
 	optional_key(&p, &p.stats.looks, 36000, 14, 4); /* a 3-byte varint */
 	optional_key(&p, &p.stats.slow_finds, 265672, 15, 4); /* a 3-byte varint */
+	optional_key(&p, &p.stats.untracked_allocs, 17270, 16, 4); /* a 3-byte varint */
 	tiny_example();
 	empty_profile();
 	determinism();
