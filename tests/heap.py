@@ -565,6 +565,10 @@ def before_start():
               d[0]["peak"] + dropped[0] == own(r.stderr, "peak")["main"][0],
               "before the start, many: followed and left out %s add up to the program's own %s, "
               "and to its peak" % (got, want))
+        info = json.loads(run([CCPROF, "info", "--json", prof]).stdout or "{}")
+        check(info.get("heap", {}).get("untracked_allocs") == dropped[1],
+              "before the start, many: the profile counts the %d left out as untracked (%s)"
+              % (dropped[1], info.get("heap", {}).get("untracked_allocs")))
     # Threads a constructor started allocate and free while the runtime
     # starts, and free all they hold before they end: the live heap at
     # the end is that of the same threads idle (the blocks glibc keeps
@@ -792,7 +796,7 @@ def table_without_memory():
     n = int(said[0]) if said else -1
     check(info.get("heap", {}).get("untracked_allocs") == n and
           rep.get("heap", {}).get("untracked_allocs") == n and
-          re.search(r"^    untracked    %d allocations the runtime had no memory" % n, text, re.M),
+          re.search(r"^    untracked    %d allocations not followed \(no memory" % n, text, re.M),
           "heap=1 without memory: info --json, report --heap and its JSON give the count "
           "the run said (%d)" % n)
     kids = [f for f in os.listdir(OUT) if f.startswith("heapuse_nomem.ccprof.")]

@@ -223,7 +223,8 @@ static inline __attribute__((always_inline)) void table_leave(struct stripe *s)
  * block, and only a block past that goes untracked, counted: the write
  * says how many allocations were (rt_heap_gather), which bounds what the
  * live heap and its peak are short of; some may have been freed since.
- * The profile keeps the count too (STATS key 16), so that `info` and
+ * The profile keeps the count too (STATS key 16), with the blocks from
+ * before the start that were left out (early_close), so that `info` and
  * `report --heap` say it to whoever reads the profile later.
  * A forked child's table starts empty, and its count at 0.
  */
@@ -783,10 +784,12 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 
 	if (!RT_LOAD(&rt_heap_active))
 		return 0;
-	p->stats.untracked_allocs = RT_LOAD(&untracked_allocs); /* Note [A table without memory] */
-	if (p->stats.untracked_allocs)
+	/* Note [A table without memory], and the blocks from before the start
+	 * that the start said it leaves out (early_close). */
+	p->stats.untracked_allocs = RT_LOAD(&untracked_allocs) + RT_LOAD(&early_dropped_blocks);
+	if (RT_LOAD(&untracked_allocs))
 		rt_warn("heap=1: no memory to follow %llu allocations: the live heap and its "
-			"peak may be short of them", (unsigned long long)p->stats.untracked_allocs);
+			"peak may be short of them", (unsigned long long)RT_LOAD(&untracked_allocs));
 	locked = async ? rt_quiet_trylock(&samples_lock) : (rt_quiet_lock(&samples_lock), 1);
 	n = 0;
 	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
@@ -862,6 +865,7 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 	outside_live_bytes = outside_live_blocks = 0;
 	live_total = peak_total = 0;
 	untracked_allocs = 0; /* Note [A table without memory] */
+	early_dropped_blocks = early_dropped_bytes = 0; /* the parent's, never in this table */
 	picture_above = 0;
 	picture_serial = UINT64_MAX;
 	nheads = nrecs = 0;
