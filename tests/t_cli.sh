@@ -779,6 +779,28 @@ else
 	notok "exits builds (see $D/build.log)"
 fi
 
+# A signal passed on before the program has a handler for it (a library's
+# constructor runs before the runtime's) ends it with no profile, and
+# record says so: it once blamed "a handler of the program's own" (Note
+# [Passed on before a handler] in src/cli/cmd_record.c).
+if $CC -g -O1 -shared -fPIC -DSLOWSTART_LIB "$PROGS/slowstart.c" -o "$D/libslowstart.so" \
+	2> "$D/slow.log" && build_prog slowstart "$PROGS/slowstart.c" -L"$D" -lslowstart \
+	-Wl,-rpath,"$D" 2>> "$D/slow.log"; then
+	rm -f "$D/slow.mark"
+	SLOWSTART_MARK="$D/slow.mark" "$CCPROF" record -o "$D/rec/slow.ccprof" -- "$OUT/slowstart" \
+		> "$D/out" 2> "$D/err" &
+	rec=$!
+	i=0
+	while [ ! -e "$D/slow.mark" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	kill -TERM $rec
+	wait $rec
+	check_eq "record, SIGTERM before the runtime's handler: status" "$?" 143
+	check_eq "record, SIGTERM before the runtime's handler: says so" "$(cat "$D/err")" \
+		"ccprof: no profile written: $OUT/slowstart died by SIGTERM, which ccprof passed on before the program had a handler for it (the runtime had not started yet)"
+else
+	notok "slowstart builds (see $D/slow.log)"
+fi
+
 # A static executable: LD_PRELOAD cannot reach it, and record says so.
 if ${CC:-cc} -O1 -finstrument-functions -static "$PROGS/fib.c" -o "$D/fib-static" 2> "$D/static.log"; then
 	(cd "$D/rec" && "$CCPROF" record -o "$D/rec/static.ccprof" -- "$D/fib-static" 10) > "$D/out" 2> "$D/err"

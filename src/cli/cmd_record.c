@@ -478,6 +478,7 @@ struct run_result {
 	int exec_errno; /* exec failed with this, or 0 */
 	int status;     /* from waitpid */
 	int passed;     /* an ending signal record passed on to the program, or 0 */
+	int unhandled;  /* one it passed on while the program had no handler for it */
 };
 
 static uint64_t realtime_ns(void)
@@ -579,6 +580,9 @@ struct run_signals_saved {
 
 static volatile sig_atomic_t pass_to;      /* the program's pid while it runs, else 0 */
 static volatile sig_atomic_t passed_signal; /* the first ending signal passed on, or 0 */
+/* The first signal passed on while the program had no handler for it:
+ * Note [Passed on before a handler]. */
+static volatile sig_atomic_t passed_unhandled;
 static volatile sig_atomic_t ignored_at_start[MAX_SIGNAL + 1]; /* by signal number */
 static struct group_canary canary; /* set while signals are blocked, before pass_to */
 
@@ -604,6 +608,49 @@ static void as_without_record(int sig)
 	raise(sig);
 }
 
+/*
+ * Note [Passed on before a handler]: a signal record passes on in the
+ * program's first moments may come before the runtime has installed its
+ * handler (a library's constructor that runs before the runtime's, or
+ * only a loaded machine: helper-181, sed under record, SIGTERM 0.5 s
+ * after the start), and end the program with no profile.  record then
+ * blamed "a handler of the program's own".  So as it passes a signal on
+ * it reads whether the program catches it (SigCgt in /proc/PID/status:
+ * open and read are async-signal-safe), and says_why_none tells that
+ * case apart.  The signal is passed on at once all the same: holding it
+ * back until a handler appears would wait for ever on a program that
+ * never has one.
+ */
+
+/* Whether process pid catches sig, as /proc says; 1 if it cannot tell. */
+static int catches(pid_t pid, int sig)
+{
+	char path[32] = "/proc/", digits[16], buf[2048];
+	size_t n = 0, at = strlen(path);
+	for (unsigned long v = (unsigned long)pid; n == 0 || v; v /= 10)
+		digits[n++] = (char)('0' + v % 10);
+	while (n)
+		path[at++] = digits[--n];
+	memcpy(path + at, "/status", sizeof "/status");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	ssize_t got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (got <= 0)
+		return 1;
+	buf[got] = '\0';
+	const char *line = strstr(buf, "\nSigCgt:\t");
+	if (line == NULL || sig < 1 || sig > 64)
+		return 1;
+	line += sizeof "\nSigCgt:\t" - 1;
+	/* 16 hex digits, signal 1 the lowest bit of the last */
+	const char *digit = line + 15 - (sig - 1) / 4;
+	int v = *digit >= '0' && *digit <= '9' ? *digit - '0'
+		: *digit >= 'a' && *digit <= 'f' ? *digit - 'a' + 10 : -1;
+	return v < 0 || (v >> ((sig - 1) % 4) & 1);
+}
+
 static void pass_on(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
@@ -617,8 +664,11 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 	}
 	if (!passed_signal && sig != SIGWINCH && sig != SIGURG && !ignored_at_start[sig])
 		passed_signal = sig; /* one that would have ended record */
-	if (pass_to > 0 && !group_canary_had(&canary, sig)) /* else the program had it too */
+	if (pass_to > 0 && !group_canary_had(&canary, sig)) { /* else the program had it too */
+		if (!passed_unhandled && !catches((pid_t)pass_to, sig))
+			passed_unhandled = sig; /* Note [Passed on before a handler] */
 		kill((pid_t)pass_to, sig);
+	}
 	errno = saved;
 }
 
@@ -664,6 +714,7 @@ static void take_signals(int dump_signal, struct run_signals_saved *s)
 		sigaction(s->sig[i], &pass, NULL);
 	}
 	passed_signal = 0;
+	passed_unhandled = 0;
 }
 
 static void restore_signals(const struct run_signals_saved *s)
@@ -816,6 +867,7 @@ static int run_program(char **command, int dump_signal, uint64_t start_ns, struc
 	restore_signals(&saved);
 	sigprocmask(SIG_SETMASK, &saved.mask, NULL);
 	r->passed = passed_signal;
+	r->unhandled = passed_unhandled;
 	errno = fork_errno;
 	return pid > 0 ? 0 : -1;
 }
@@ -1141,7 +1193,7 @@ static int runtime_handles(int sig)
  * stderr, out of record's sight (a seccomp filter, a full disk); a program
  * whose own file names no hook may still be instrumented in its
  * libraries, and so either cause is named. */
-static void say_why_none(const char *command, int status)
+static void say_why_none(const char *command, int status, int unhandled)
 {
 	char *file = find_program(command);
 	char sig[32];
@@ -1156,6 +1208,11 @@ static void say_why_none(const char *command, int status)
 		signal_text(s, sig, sizeof sig);
 		if (s == SIGKILL)
 			cli_error("ccprof: no profile written: %s was killed by SIGKILL", command);
+		else if (s == unhandled && runtime_handles(s)) /* Note [Passed on before a handler] */
+			cli_error("ccprof: no profile written: %s died by %s, which ccprof passed "
+				  "on before the program had a handler for it (the runtime had "
+				  "not started yet)",
+				  command, sig);
 		else if (s == SIGSEGV)
 			cli_error("ccprof: no profile written: %s died by SIGSEGV without the "
 				  "runtime's handler (a stack overflow where no handler can run: "
@@ -1665,7 +1722,7 @@ static void record_outcome(const struct record_opts *o, const char *out,
 			  "the profile was written",
 			real);
 	else
-		say_why_none(o->command[0], r->status);
+		say_why_none(o->command[0], r->status, r->unhandled);
 	say_others(others, nothers, r->pid, real);
 	say_still_running(r->start_ns, out); /* Note [Processes that outlive the run] */
 	for (size_t i = 0; i < nothers; i++) {
