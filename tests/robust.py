@@ -1164,8 +1164,12 @@ def fork_exec():
     posix_spawn (no fork) likewise writes OUT.<pid>, and so does the image
     of a vfork child (which itself writes nothing), and of a clone() child
     on a stack of two pages (googletest's death tests: it died by SIGSEGV
-    in the exec, helper-172)."""
-    for how in ("execl", "execvp", "execve", "spawn", "vfork", "clone", "double", "doublespawn"):
+    in the exec, helper-172), and of a vfork child with 2,000 variables
+    more in its environment (Note [A large environment in a vfork child]:
+    past about 480, the image took OUT and the parent's profile replaced
+    it, helper-181)."""
+    for how in ("execl", "execvp", "execve", "spawn", "vfork", "clone", "double", "doublespawn",
+                "vforkbigenv"):
         p, prof = same_behaviour("forkexec_" + how, "tests/progs/forkexec.c", args=[how])
         if p is None:
             continue
@@ -1177,17 +1181,34 @@ def fork_exec():
         want = [{"main": 1, "parent_work": 5}, {"main": 1, "image_work": 4}]
         if how == "clone":
             want[0]["clone_on"] = 1
-        forked = how not in ("spawn", "vfork", "clone", "double", "doublespawn")
+        if how == "vforkbigenv":
+            want[0]["big_environment"] = 1
+        forked = how not in ("spawn", "vfork", "clone", "double", "doublespawn", "vforkbigenv")
         if forked:
             want.append({"exec_image": 1, "child_work": 1})
         check(len(kids) == 1 and got == want,
               "%s: parent 5 parent_work in OUT, image 4 image_work in OUT.<pid>%s (%s)"
               % ({"spawn": "posix_spawn", "vfork": "vfork + execl",
+                  "vforkbigenv": "vfork + execl with 2,000 variables more",
                   "clone": "clone on two pages + execl",
                   "double": "fork, then fork + execv in a child that ran nothing instrumented",
                   "doublespawn": "fork, then posix_spawn in a child that ran nothing instrumented"}
                  .get(how, "fork + " + how),
                  ", the child's part in OUT.<pid>.pre-exec.1" if forked else "", got))
+    # The same from a thread whose 72 KB stack has no room for that
+    # environment and the exec: the child says it cannot name the image's
+    # profile, which then takes OUT until the parent's replaces it; the
+    # program runs as bare.
+    p, prof = same_behaviour("forkexec_vforkbigenvthread", "tests/progs/forkexec.c",
+                             args=["vforkbigenvthread"])
+    if p is not None:
+        said = [l for l in p.stderr.splitlines()
+                if "exec: no room to pass the new image its output name" in l]
+        got = {f["name"]: f["calls"] for f in report(prof)["functions"] if f["calls"]}
+        check(len(said) == 1 and got.get("parent_work") == 5 and
+              p.stdout.endswith("parent done, child exit 0\n"),
+              "vfork + execl with 2,000 variables more from a thread on 72 KB: one line says "
+              "the image's profile is not named, and the parent's is OUT (%s, %s)" % (said, got))
     # An empty environment stays empty (same stdout as bare: each image
     # prints how many variables it got); CCPROF_OPTIONS was added to it.
     p, prof = same_behaviour("forkexec_emptyenv", "tests/progs/forkexec.c", args=["emptyenv"])

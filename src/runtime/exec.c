@@ -106,8 +106,40 @@ static int ready(void *const *real)
 
 /* Room for the image's environment in a vfork child, and for the
  * output path it names: 4 KB of its stack (its parent's, below the
- * vfork), for an environment of a few hundred entries. */
+ * vfork), and the environment's pointers beyond (vfork_room_bytes). */
 #define VFORK_ENV_BYTES 4096
+
+/*
+ * Note [A large environment in a vfork child]: the room was 4 KB
+ * whatever the environment, and held its pointers with the path and the
+ * CCPROF_OPTIONS entry: past about 480 variables the image got the
+ * environment unchanged, without a word, and wrote OUT, which its
+ * parent's profile then replaced (helper-181: GNU make built to vfork,
+ * 500 variables exported).  Now the room is 4 KB for the path and the
+ * entry and, beyond, the pointers the environment has, as glibc's own
+ * execl puts its argument array on the stack whatever its length.  But
+ * not where the thread's stack is known (struct rt_thread's bounds) to
+ * lack that and 64 KB more for the exec itself (execvpe builds each
+ * path it tries on the stack): there the room stays 4 KB, and a child
+ * whose environment does not fit says so.
+ */
+#define VFORK_STACK_SPARE ((size_t)64 << 10)
+
+/* The room's size for envp, on this stack or (on_stack = 0) mapped. */
+static size_t vfork_room_bytes(char *const envp[], int on_stack)
+{
+	size_t n = 0, bytes;
+	const struct rt_thread *t = rt_self;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	while (envp && envp[n])
+		n++;
+	bytes = (VFORK_ENV_BYTES + (n + 2) * sizeof(char *) + 15) & ~(size_t)15;
+	if (on_stack && t != NULL && t->stack_lo != 0 &&
+	    (!rt_sp_on_stack(t, sp) || sp - t->stack_lo < bytes + VFORK_STACK_SPARE))
+		return VFORK_ENV_BYTES;
+	return bytes;
+}
 
 /*
  * The room, in the frame of the interposed function, which lasts until
@@ -132,7 +164,9 @@ static int ready(void *const *real)
  * process whose memory it shares, maps its room there, and an exec that
  * succeeds leaves those 4 KB behind (helper-177).
  */
-#define VFORK_ROOM() (pid_not_ours() && !own_memory() ? alloca(VFORK_ENV_BYTES) : NULL)
+#define VFORK_ROOM(e, envp)                                                              \
+	(pid_not_ours() && !own_memory() ? alloca((e)->room_bytes = vfork_room_bytes(envp, 1)) \
+					 : NULL)
 
 /* A vfork child, or one clone() made: no atfork handler ran in it.  Not
  * a runtime that never started (disabled: rt_pid is 0). */
@@ -151,6 +185,7 @@ static int own_memory(void)
 
 struct exec_env {
 	char **room;   /* VFORK_ROOM(), or mapped: env_start */
+	size_t room_bytes; /* its size */
 	int room_mapped;
 	size_t used;   /* bytes of it the output path took */
 	char **envp;   /* the environment for the image, or NULL: unchanged */
@@ -165,12 +200,13 @@ int rt_is_options_entry(const char *entry)
 /* e for an exec: its room stack_room, VFORK_ROOM()'s, or mapped in a
  * child with a pid not ours and memory of its own (Note [A child's small
  * stack]). */
-static void env_start(struct exec_env *e, void *stack_room)
+static void env_start(struct exec_env *e, void *stack_room, char *const envp[])
 {
 	e->room = stack_room;
 	e->room_mapped = 0;
 	if (stack_room == NULL && pid_not_ours()) {
-		e->room = rt_map(VFORK_ENV_BYTES);
+		e->room_bytes = vfork_room_bytes(envp, 0);
+		e->room = rt_map(e->room_bytes);
 		e->room_mapped = e->room != NULL;
 	}
 }
@@ -182,7 +218,7 @@ static char **env_room(struct exec_env *e, size_t bytes)
 	char **room;
 
 	if (e->room != NULL)
-		return bytes <= VFORK_ENV_BYTES - e->used ? e->room + e->used / sizeof *room : NULL;
+		return bytes <= e->room_bytes - e->used ? e->room + e->used / sizeof *room : NULL;
 	room = rt_map(bytes);
 	e->mapped = room != NULL ? bytes : 0;
 	return room;
@@ -271,8 +307,11 @@ static char *const *env_with_output(char *const envp[], struct exec_env *e, int 
 	if (rt_child_entry(&c, old ? old : rt_config.options, out) != 0)
 		return envp;
 	e->envp = env_room(e, (n + 2) * sizeof(char *) + c.bytes);
-	if (e->envp == NULL)
+	if (e->envp == NULL) { /* Note [A large environment in a vfork child] */
+		rt_warn("exec: no room to pass the new image its output name (%zu variables); "
+			"its profile may take another's name", n);
 		return envp;
+	}
 	value = (char *)(e->envp + n + 2);
 	rt_child_entry_write(&c, value);
 	e->envp[k++] = value;
@@ -299,7 +338,7 @@ static __attribute__((noinline)) char *const *env_own_stack(char *const envp[],
 static char *const *image_env(char *const envp[], struct exec_env *e, int spawn)
 {
 	if (e->room != NULL)
-		return env_with_output(envp, e, spawn, (char *)e->room, VFORK_ENV_BYTES);
+		return env_with_output(envp, e, spawn, (char *)e->room, e->room_bytes);
 	return env_own_stack(envp, e, spawn);
 }
 
@@ -312,7 +351,7 @@ static int env_done(struct exec_env *e, int rc)
 	if (e->mapped != 0)
 		rt_unmap(e->envp, e->mapped);
 	if (e->room_mapped)
-		rt_unmap(e->room, VFORK_ENV_BYTES);
+		rt_unmap(e->room, e->room_bytes);
 	errno = err;
 	return rc;
 }
@@ -323,7 +362,7 @@ RT_API int execve(const char *path, char *const argv[], char *const envp[])
 
 	if (!ready(&real_execve))
 		return -1;
-	env_start(&e, VFORK_ROOM());
+	env_start(&e, VFORK_ROOM(&e, envp), envp);
 	return env_done(&e, ((execve_fn)real_execve)(path, argv, image_env(envp, &e, 0)));
 }
 
@@ -338,7 +377,7 @@ RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 
 	if (!ready(&real_execvpe))
 		return -1;
-	env_start(&e, VFORK_ROOM());
+	env_start(&e, VFORK_ROOM(&e, envp), envp);
 	return env_done(&e, ((execve_fn)real_execvpe)(file, argv, image_env(envp, &e, 0)));
 }
 
@@ -368,7 +407,7 @@ RT_API int fexecve(int fd, char *const argv[], char *const envp[])
 	}
 	if (!ready(&real_fexecve))
 		return -1;
-	env_start(&e, VFORK_ROOM());
+	env_start(&e, VFORK_ROOM(&e, envp), envp);
 	return env_done(&e, ((fexecve_fn)real_fexecve)(fd, argv, image_env(envp, &e, 0)));
 }
 
@@ -379,7 +418,7 @@ RT_API int execveat(int dirfd, const char *path, char *const argv[], char *const
 
 	if (!ready(&real_execveat))
 		return -1;
-	env_start(&e, VFORK_ROOM());
+	env_start(&e, VFORK_ROOM(&e, envp), envp);
 	return env_done(&e, ((execveat_fn)real_execveat)(dirfd, path, argv, image_env(envp, &e, 0),
 							 flags));
 }
@@ -398,7 +437,7 @@ static int spawn(void *const *real, pid_t *pid, const char *file,
 				"with -Wl,-u,__posix_spawn,-u,__posix_spawnp (pkg-config --static)");
 		return ENOSYS;
 	}
-	env_start(&e, VFORK_ROOM());
+	env_start(&e, VFORK_ROOM(&e, envp), envp);
 	return env_done(&e, ((spawn_fn)*real)(pid, file, actions, attr, argv,
 					      image_env(envp, &e, 1)));
 }

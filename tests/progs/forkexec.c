@@ -12,7 +12,11 @@
  * and execs /bin/true 100 times, after which its address space must not
  * have grown (its vfork children share its memory, not rt_pid's),
  * vforkseccomp: vfork + execl under a seccomp filter that kills a
- * process calling kcmp, system or
+ * process calling kcmp, vforkbigenv: vfork + execl with 2,000 variables
+ * more in the environment, past the 4 KB the runtime's room held (Note
+ * [A large environment in a vfork child] in src/runtime/exec.c), and
+ * vforkbigenvthread: the same from a thread on a 72 KB stack, too small
+ * for that room and what the exec needs beside it, system or
  * popen: the image runs from a shell that libc spawns (popen's reads
  * the image's output and prints it), systhreads: two threads call
  * system at once, each running the image (image_work 4 in each),
@@ -42,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -242,6 +247,31 @@ __attribute__((no_instrument_function)) static int double_fork(const char *how, 
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 125;
 }
 
+/* vforkbigenv's environment: 2,000 variables more. */
+static void big_environment(void)
+{
+	for (int i = 0; i < 2000; i++) {
+		char name[16];
+
+		snprintf(name, sizeof name, "BIGENV%d", i);
+		setenv(name, "1", 1);
+	}
+}
+
+/* vforkbigenvthread's thread: vfork + execl, the child's exit status. */
+static void *vfork_exec_image(void *self)
+{
+	int status;
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		execl("/proc/self/exe", (char *)self, "image", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return (void *)(intptr_t)(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 int main(int argc, char **argv)
 {
 	int status;
@@ -303,6 +333,22 @@ int main(int argc, char **argv)
 		printf("parent done, child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		return 0;
 	}
+	if (argc > 1 && strcmp(argv[1], "vforkbigenvthread") == 0) {
+		pthread_attr_t attr;
+		pthread_t t;
+		void *rc;
+
+		big_environment();
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 72 * 1024);
+		if (pthread_create(&t, &attr, vfork_exec_image, argv[0]) != 0 ||
+		    pthread_join(t, &rc) != 0)
+			return 1;
+		for (int i = 0; i < 2; i++)
+			parent_work();
+		printf("parent done, child exit %d\n", (int)(intptr_t)rc);
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "spawn") == 0) {
 		extern char **environ;
 		char *args[] = {argv[0], "image", NULL};
@@ -317,9 +363,12 @@ int main(int argc, char **argv)
 	} else if (argc > 1 && strcmp(argv[1], "clonevfork") == 0) {
 		pid = clone_on(clone_vforks, 64 * 1024, NULL);
 	} else if (argc > 1 && (strcmp(argv[1], "vfork") == 0 ||
-				strcmp(argv[1], "vforkseccomp") == 0)) {
+				strcmp(argv[1], "vforkseccomp") == 0 ||
+				strcmp(argv[1], "vforkbigenv") == 0)) {
 		if (strcmp(argv[1], "vforkseccomp") == 0)
 			kill_at_kcmp();
+		if (strcmp(argv[1], "vforkbigenv") == 0)
+			big_environment();
 		pid = vfork();
 		if (pid == 0) {
 			execl("/proc/self/exe", argv[0], "image", (char *)NULL);
