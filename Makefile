@@ -132,12 +132,13 @@ $(BUILD)/lib/%.so: $(BUILD)/lib/%.so.$(VERSION)
 
 # Not in the static library: their prctl, syscall and set*id would take
 # the place of libc's, with none left to call in a static executable
-# (src/runtime/seccomp.c, credentials.c).  longjmp.c's, ucontext.c's,
+# (src/runtime/seccomp.c, credentials.c); cleanup.c's personality routine
+# would take the place of libstdc++.a's (Note [Cleanups on the way]).  longjmp.c's, ucontext.c's,
 # rawexit.c's, fork, exitgate.c's and popen have a way there (Note [Jumps
 # in a static program], Note [Switches in a static program], Note [Ending
 # by _exit], Note [fork in a static program], Note [The gate in
 # libccprof.a], Note [Shell children in libccprof.a]).
-RT_SHARED_ONLY := seccomp threadname altstack instrumented credentials
+RT_SHARED_ONLY := seccomp threadname altstack instrumented credentials cleanup
 RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_OBJ))
 
 # One relocatable object, its hidden symbols made local: a program linking

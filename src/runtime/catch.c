@@ -54,9 +54,9 @@ RT_API void *__cxa_begin_catch(void *exception); /* the C++ ABI's; no header of 
 
 typedef void *(*dlopen_fn)(const char *, int);
 
-/* __cxa_begin_catch as the object at `from` and its dependencies have
- * it, other than ours; NULL if none. */
-static void *begin_catch_of(const void *from)
+/* Symbol `name` as the object at `from` and its dependencies have it,
+ * other than `ours`; NULL if none.  For cleanup.c's personality too. */
+void *rt_symbol_beside(const void *from, const char *name, void *ours)
 {
 	dlopen_fn open_object = (dlopen_fn)dlsym(RTLD_DEFAULT, "dlopen");
 	Dl_info info;
@@ -67,9 +67,9 @@ static void *begin_catch_of(const void *from)
 		return NULL;
 	if ((h = open_object(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) == NULL)
 		return NULL; /* one reference more, given back below */
-	f = dlsym(h, "__cxa_begin_catch");
+	f = dlsym(h, name);
 	dlclose(h);
-	return f == (void *)__cxa_begin_catch ? NULL : f;
+	return f == ours ? NULL : f;
 }
 
 /* libstdc++'s (or libc++abi's), looked up at the first catch that comes
@@ -80,7 +80,7 @@ static begin_catch_fn real_for(const void *from)
 	int saved = errno;
 
 	if (f == NULL && (f = dlsym(RTLD_NEXT, "__cxa_begin_catch")) == NULL)
-		f = begin_catch_of(from);
+		f = rt_symbol_beside(from, "__cxa_begin_catch", (void *)__cxa_begin_catch);
 	if (f != NULL)
 		__atomic_store_n(&real_begin_catch, f, __ATOMIC_RELEASE);
 	errno = saved;

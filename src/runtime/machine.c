@@ -1021,7 +1021,6 @@ static int outer_copy(const struct rt_shadow *e, const struct rt_ctx *in, uintpt
  * same site before it returns: that copy nests in it.
  * tests/progs/deferpop.c.
  */
-#define RT_PUSHED_MAX 31
 
 /* Whether e, from call site cs and up to RT_PUSHED_MAX below sp, is of
  * the frame of a call at sp: an inlined copy's entry with arguments

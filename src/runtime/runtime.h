@@ -477,6 +477,13 @@ RT_HIDDEN void rt_pop_gone(struct rt_thread *t, struct rt_shadow *s); /* and cal
 /* machine.c: pop the newest entries for which left(t, entry, sp) holds,
  * frames gone all at once (a longjmp's, an exception's). */
 typedef int rt_left_fn(const struct rt_thread *t, const struct rt_shadow *e, uintptr_t sp);
+/* How far below its frame's stack pointer an inlined copy's entry may
+ * lie, its arguments still pushed: Note [Arguments not yet popped] in
+ * machine.c. */
+#define RT_PUSHED_MAX 31
+/* catch.c: symbol name of the object at `from` or its dependencies, not
+ * `ours` (Note [A catch in a library of its own]). */
+RT_HIDDEN void *rt_symbol_beside(const void *from, const char *name, void *ours);
 RT_HIDDEN void rt_pop_left(struct rt_thread *t, rt_left_fn *left, uintptr_t sp);
 /* machine.c: an entry a jump to the frame whose stack pointer is sp leaves. */
 RT_HIDDEN rt_left_fn rt_left_by_jump;
