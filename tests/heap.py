@@ -799,6 +799,10 @@ def table_without_memory():
           re.search(r"^    untracked    %d allocations not followed \(no memory" % n, text, re.M),
           "heap=1 without memory: info --json, report --heap and its JSON give the count "
           "the run said (%d)" % n)
+    page = os.path.join(OUT, "heapuse_nomem.html")
+    run([CCPROF, "convert", "--to", "html", "-o", page, prof])
+    check(os.path.exists(page) and '"untracked_allocs":%d' % n in open(page).read(),
+          "heap=1 without memory: the HTML report's data has the count (%d)" % n)
     kids = [f for f in os.listdir(OUT) if f.startswith("heapuse_nomem.ccprof.")]
     kid = json.loads(run([CCPROF, "info", "--json", os.path.join(OUT, kids[0])]).stdout or "{}") \
         if len(kids) == 1 else {}

@@ -171,7 +171,8 @@ def info(prof, threads):
     j = json.loads(ok_out("info", "--json", prof))
     check(j.get("heap") == {"peak_bytes": PEAK, "live_bytes": live[0] + 16,
                             "live_blocks": live[1] + 1, "outside_live_bytes": 16,
-                            "outside_live_blocks": 1, "interval_ns": INTERVAL, "samples": 3},
+                            "outside_live_blocks": 1, "interval_ns": INTERVAL, "samples": 3,
+                            "untracked_allocs": 0},
           "info --json: heap (%s)" % j.get("heap"))
 
 

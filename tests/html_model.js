@@ -157,6 +157,7 @@ function report(opts) {
 	if (h) {
 		out.heap = {heap: {
 			interval_ns: h.intervalNs, peak_bytes: h.peakBytes,
+			untracked_allocs: h.untrackedAllocs,
 			live_bytes: h.liveBytes + h.outsideBytes, live_blocks: h.liveBlocks + h.outsideBlocks,
 			outside_live_bytes: h.outsideBytes, outside_live_blocks: h.outsideBlocks,
 			profile_live_bytes: h.profileLiveBytes + data.heap.outside_live_bytes,

@@ -329,6 +329,7 @@ static void data_heap(struct json *j, const struct model *m, uint32_t **idx, int
 	}
 	json_begin_object(j);
 	json_kuint(j, "peak_bytes", h->peak_bytes);
+	json_kuint(j, "untracked_allocs", m->prof->stats.untracked_allocs);
 	json_kuint(j, "interval_ns", h->interval_ns);
 	json_kuint(j, "outside_live_bytes", h->outside_live_bytes);
 	json_kuint(j, "outside_live_blocks", h->outside_live_blocks);

@@ -987,6 +987,7 @@ const ccprofModel = (function () {
 		const largest = largestSample(samples);
 		const out = {
 			peakBytes: h.peak_bytes, intervalNs: h.interval_ns, samples, largest,
+			untrackedAllocs: h.untracked_allocs || 0,
 			liveBytes: inCtx.bytes, liveBlocks: inCtx.blocks,
 			outsideBytes: focused ? 0 : h.outside_live_bytes,
 			outsideBlocks: focused ? 0 : h.outside_live_blocks,
@@ -1333,7 +1334,8 @@ const ccprofModel = (function () {
 	 *   cycles()             [{ids (null for "…"), functions (names),
 	 *                        entries, ticks, bytes, blocks}]
 	 *   heap()               report --heap (null without heap data):
-	 *                        {peakBytes, intervalNs, liveBytes, liveBlocks
+	 *                        {peakBytes, untrackedAllocs (allocations
+	 *                        not followed), intervalNs, liveBytes, liveBlocks
 	 *                        (in the view's contexts), outsideBytes,
 	 *                        outsideBlocks, profileLiveBytes (in all
 	 *                        contexts), functions [{id, selfBytes, ...}],

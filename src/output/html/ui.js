@@ -1624,6 +1624,10 @@
 		const h = c.v.heap();
 		const fact = (text) => main.appendChild(el('p', 'heapfact', text));
 		fact('peak  ' + h.peakBytes + ' bytes, the most the live heap held');
+		if (h.untrackedAllocs)
+			fact('untracked  ' + h.untrackedAllocs + ' allocations not followed (no memory ' +
+				'for them, or too many before the start): the peak and the live heap may ' +
+				'be short of them');
 		const bb = (bytes, blocks) => bytes + (bytes === 1 ? ' byte in ' : ' bytes in ') +
 			blocks + (blocks === 1 ? ' block' : ' blocks');
 		fact('live at end  ' + bb(h.liveBytes + h.outsideBytes, h.liveBlocks + h.outsideBlocks) +
