@@ -23,7 +23,7 @@ check_solibs() {
 # What each shared runtime exports: the hooks, ccprof.h's entry points and
 # the libc calls it takes over (man/ccprof.3, NOTES), no internal
 # name.  A new export is deliberate: add it here.
-exports_rt="_Exit __cxa_begin_catch __cyg_profile_func_enter __cyg_profile_func_exit __fentry__ __return__ __libc_start_main _exit
+exports_rt="_Exit __cxa_begin_catch __gxx_personality_v0 __cyg_profile_func_enter __cyg_profile_func_exit __fentry__ __return__ __libc_start_main _exit
 __longjmp_chk __sysv_signal _longjmp bsd_signal ccprof__cc ccprof__dump ccprof__enter ccprof__leave
 daemon dlclose execl execle execlp execv execve execveat execvp execvpe exit fexecve fork forkpty
 longjmp popen prctl pthread_setname_np
@@ -35,7 +35,7 @@ swapcontext setcontext"
 # shared runtime (not libccprof.a) also interposes").
 static_only_shared="prctl
 pthread_setname_np sigaltstack syscall setuid setgid seteuid setegid setreuid setregid
-setresuid setresgid setgroups initgroups"
+setresuid setresgid setgroups initgroups __gxx_personality_v0"
 exports_static=$(for e in $exports_rt; do case " $(echo $static_only_shared) " in *" $e "*) ;; *) echo $e;; esac; done)
 exports_alloc="$exports_rt aligned_alloc calloc free malloc memalign posix_memalign pvalloc realloc
 reallocarray valloc"
