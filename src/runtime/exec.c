@@ -18,7 +18,9 @@
 #include <alloca.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -117,13 +119,47 @@ static int ready(void *const *real)
  * parent's profile then replaced (helper-181: GNU make built to vfork,
  * 500 variables exported).  Now the room is 4 KB for the path and the
  * entry and, beyond, the pointers the environment has, as glibc's own
- * execl puts its argument array on the stack whatever its length.  But
- * not where the thread's stack is known (struct rt_thread's bounds) to
- * lack that and 64 KB more for the exec itself (execvpe builds each
- * path it tries on the stack): there the room stays 4 KB, and a child
- * whose environment does not fit says so.
+ * execl puts its argument array on the stack whatever its length.  Only
+ * where that is known to be free: the thread's stack (struct
+ * rt_thread's bounds; not known in a thread that made no call yet, whose
+ * rt_self is NULL) has it and 64 KB more for the exec itself (execvpe
+ * builds each path it tries on the stack), and this child runs below
+ * the stack pointer its parent's thread waits at, which the kernel shows
+ * in /proc/PID/task/TID/syscall: a child clone(CLONE_VM | CLONE_VFORK)
+ * made on a stack inside a frame of its parent's runs above it, and a
+ * room sized by the thread's bounds wrote over the parent's frames
+ * below (helper-183).  Elsewhere the room stays 4 KB, and a child whose
+ * environment does not fit says so.
  */
 #define VFORK_STACK_SPARE ((size_t)64 << 10)
+
+/* Whether sp lies below the stack pointer at which thread t of the
+ * parent waits for this child: 0 if that cannot be read.  The file is
+ * "NR ARG1 ... ARG6 SP PC" for a thread in a system call. */
+static int below_waiting_parent(const struct rt_thread *t, uintptr_t sp)
+{
+	char path[64], buf[256], *end, *last, *prev;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%llu/syscall", (int)getppid(),
+		 (unsigned long long)t->tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	end = buf + strcspn(buf, "\n");
+	*end = '\0';
+	if ((last = strrchr(buf, ' ')) == NULL)
+		return 0;
+	*last = '\0';
+	if ((prev = strrchr(buf, ' ')) == NULL)
+		return 0;
+	return sp < (uintptr_t)strtoull(prev + 1, NULL, 16);
+}
 
 /* The room's size for envp, on this stack or (on_stack = 0) mapped. */
 static size_t vfork_room_bytes(char *const envp[], int on_stack)
@@ -135,8 +171,12 @@ static size_t vfork_room_bytes(char *const envp[], int on_stack)
 	while (envp && envp[n])
 		n++;
 	bytes = (VFORK_ENV_BYTES + (n + 2) * sizeof(char *) + 15) & ~(size_t)15;
-	if (on_stack && t != NULL && t->stack_lo != 0 &&
-	    (!rt_sp_on_stack(t, sp) || sp - t->stack_lo < bytes + VFORK_STACK_SPARE))
+	if (!on_stack)
+		return bytes;
+	if ((n + 2) * sizeof(char *) <= VFORK_ENV_BYTES / 2)
+		return VFORK_ENV_BYTES; /* room enough, as always: nothing to ask */
+	if (t == NULL || t->stack_lo == 0 || !rt_sp_on_stack(t, sp) ||
+	    sp - t->stack_lo < bytes + VFORK_STACK_SPARE || !below_waiting_parent(t, sp))
 		return VFORK_ENV_BYTES;
 	return bytes;
 }

@@ -16,7 +16,13 @@
  * more in the environment, past the 4 KB the runtime's room held (Note
  * [A large environment in a vfork child] in src/runtime/exec.c), and
  * vforkbigenvthread: the same from a thread on a 72 KB stack, too small
- * for that room and what the exec needs beside it, system or
+ * for that room and what the exec needs beside it, vforkbigenvbare:
+ * vfork + execve of /bin/true with 16,000 variables more from a thread
+ * on 128 KB that ran nothing instrumented (the runtime knows nothing of
+ * its stack), clonevmbigenv: clone(CLONE_VM | CLONE_VFORK) on a 64 KB
+ * stack inside an instrumented function's frame, whose child execs
+ * /bin/true with 9,000 variables more (a room sized by the thread's
+ * stack wrote over the parent's frames below: helper-183), system or
  * popen: the image runs from a shell that libc spawns (popen's reads
  * the image's output and prints it), systhreads: two threads call
  * system at once, each running the image (image_work 4 in each),
@@ -247,15 +253,64 @@ __attribute__((no_instrument_function)) static int double_fork(const char *how, 
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 125;
 }
 
-/* vforkbigenv's environment: 2,000 variables more. */
-static void big_environment(void)
+/* vforkbigenv's environment: n variables more. */
+static void big_environment_of(int n)
 {
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < n; i++) {
 		char name[16];
 
 		snprintf(name, sizeof name, "BIGENV%d", i);
 		setenv(name, "1", 1);
 	}
+}
+
+static void big_environment(void)
+{
+	big_environment_of(2000);
+}
+
+/* vforkbigenvbare's thread: nothing instrumented, vfork + execve of
+ * /bin/true; the child's exit status, or -signal. */
+__attribute__((no_instrument_function)) static void *vfork_true(void *unused)
+{
+	extern char **environ;
+	char *argv[] = {"/bin/true", NULL};
+	int status;
+	pid_t pid = vfork();
+
+	(void)unused;
+	if (pid == 0) {
+		execve(argv[0], argv, environ);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return (void *)(intptr_t)(WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+}
+
+/* clonevmbigenv's child. */
+static int exec_true(void *unused)
+{
+	extern char **environ;
+	char *argv[] = {"/bin/true", NULL};
+
+	(void)unused;
+	execve(argv[0], argv, environ);
+	_exit(127);
+}
+
+/* clonevmbigenv: the child on a stack in this frame. */
+__attribute__((noinline)) static int clone_vm_vfork(void)
+{
+	char stack[64 << 10] __attribute__((aligned(16)));
+	volatile long canary = 0x1234;
+	int status;
+	pid_t pid = clone(exec_true, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	if (canary != 0x1234)
+		printf("canary overwritten\n");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 }
 
 /* vforkbigenvthread's thread: vfork + execl, the child's exit status. */
@@ -331,6 +386,24 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 2; i++)
 			parent_work();
 		printf("parent done, child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "vforkbigenvbare") == 0) {
+		pthread_attr_t attr;
+		pthread_t t;
+		void *rc;
+
+		big_environment_of(16000);
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 128 * 1024);
+		if (pthread_create(&t, &attr, vfork_true, NULL) != 0 || pthread_join(t, &rc) != 0)
+			return 1;
+		printf("child exit %d\n", (int)(intptr_t)rc);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "clonevmbigenv") == 0) {
+		big_environment_of(9000);
+		printf("child exit %d\n", clone_vm_vfork());
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "vforkbigenvthread") == 0) {
