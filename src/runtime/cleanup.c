@@ -15,8 +15,11 @@
  * such code, and jumps to it when the answer is _URC_INSTALL_CONTEXT.
  * So __gxx_personality_v0 is interposed: on that answer in the cleanup
  * phase, the frame's own entry is found (its function starts where the
- * frame's unwind region does, and its sp is the frame's CFA: the
- * outermost such, for a recursive function), and the entries strictly
+ * frame's unwind region does, and its sp is at most what _Unwind_GetCFA
+ * gives for the frame, which libgcc's unwinder gives as the stack
+ * pointer the hooks saw, the frame's own entry's: the outermost such,
+ * for a recursive function; helper-183 checked it in gdb, and
+ * catchbig's recursion would show the wrong one), and the entries strictly
  * below it are popped, as at a catch.  Kept among them: an inlined
  * copy's entry with arguments still pushed (Note [Arguments not yet
  * popped] in machine.c: the same call site as the frame's, less than 32
@@ -109,8 +112,8 @@ static int unwound(const struct rt_thread *t, const struct rt_shadow *e, uintptr
 }
 
 /* The landing frame's own entry: the outermost entry of its function at
- * its CFA or below (an entry's sp is its frame's CFA, that of the hooks'
- * caller), or NULL. */
+ * or below what the unwinder gives as its CFA (Note [Cleanups on the
+ * way]), or NULL. */
 static const struct rt_shadow *frame_entry(const struct rt_thread *t, uintptr_t fn, uintptr_t cfa)
 {
 	const struct rt_shadow *e, *found = NULL;
