@@ -18,8 +18,8 @@
  * frame's unwind region does, and its sp is at most what _Unwind_GetCFA
  * gives for the frame, which libgcc's unwinder gives as the stack
  * pointer the hooks saw, the frame's own entry's: the outermost such,
- * for a recursive function; helper-183 checked it in gdb, and
- * catchbig's recursion would show the wrong one), and the entries strictly
+ * for a recursive function; helper-183 checked it in gdb on a direct
+ * recursion with a destructor in each frame), and the entries strictly
  * below it are popped, as at a catch.  Kept among them: an inlined
  * copy's entry with arguments still pushed (Note [Arguments not yet
  * popped] in machine.c: the same call site as the frame's, less than 32
