@@ -616,7 +616,7 @@ static void as_without_record(int sig)
  * after the start), and end the program with no profile.  record then
  * blamed "a handler of the program's own".  So as it passes a signal on
  * it reads whether the program catches it (SigCgt in /proc/PID/status:
- * open and read are async-signal-safe), and says_why_none tells that
+ * open and read are async-signal-safe), and say_why_none tells that
  * case apart.  The signal is passed on at once all the same: holding it
  * back until a handler appears would wait for ever on a program that
  * never has one.
