@@ -81,9 +81,7 @@ static void header(const struct text *t, const struct heap_report *h)
 	ob_printf(o, "\n    peak         %" PRIu64 " bytes, the most the live heap held\n",
 		  p->heap.peak_bytes);
 	if (p->stats.untracked_allocs) /* Note [A table without memory] in heap.c */
-		ob_printf(o, "    untracked    %" PRIu64 " allocations not followed (no memory for "
-			  "them, or too many before the start): the peak and the live heap may "
-			  "be short of them\n",
+		ob_printf(o, "    untracked    %" PRIu64 " " TEXT_UNTRACKED_WHY "\n",
 			  p->stats.untracked_allocs);
 	header_live(t, h->live);
 	header_samples(t, h);

@@ -202,9 +202,7 @@ static void text_heap(struct ob *f, const struct ccp_profile *p)
 	ob_printf(f, "%-18s %" PRIu32 ", every %g ms\n", "heap samples", h->nsamples,
 		  (double)h->interval_ns / 1e6);
 	if (p->stats.untracked_allocs)
-		ob_printf(f, "%-18s %" PRIu64 " allocations not followed (no memory for them, or "
-			  "too many before the start): the peak and the live heap may be short "
-			  "of them\n", "heap untracked",
+		ob_printf(f, "%-18s %" PRIu64 " " TEXT_UNTRACKED_WHY "\n", "heap untracked",
 			  p->stats.untracked_allocs);
 }
 

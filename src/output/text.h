@@ -119,4 +119,11 @@ void text_flat(const struct text *t, const struct report_opts *o);
 void text_view_header(const struct text *t);
 void text_view_sets(const struct text *t);
 
+/* What `info` and `report --heap` say after the count of allocations the
+ * runtime did not follow (STATS key 16; Note [A table without memory]
+ * in src/runtime/heap.c). */
+#define TEXT_UNTRACKED_WHY                                                   \
+	"allocations not followed (no memory for them, or too many before the " \
+	"start): the peak and the live heap may be short of them"
+
 #endif
