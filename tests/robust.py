@@ -1257,6 +1257,43 @@ def fork_exec():
           "record sh -c 'prog; true': the program the shell forks writes OUT itself (%s)" % files)
 
 
+def vfork_time():
+    """A vfork child's calls move its parent's thread state; its parent's
+    time must stay where the parent is (Note [A vfork child's calls] in
+    src/runtime/vfork.c): vforktime.c's children die inside child_run
+    (by _exit, by exec, or after a vfork of their own), and its parent
+    works in parent_work's spin and in main after vfork returns.  Before
+    session 57, 46 % of the CPU (clock=cpu) went to child_run, which only
+    the children run; 16-48 % under clock=cycles.  The children's calls
+    are counted in the parent's profile, as before."""
+    cases = [("exit", 1000, "", ()), ("exec", 100, "", ()), ("nested", 500, "", ())]
+    cases += [("exit", 1000, ltag, linked) for ltag, linked in link_ways()[1:]]
+    for how, n, ltag, linked in cases:
+        p, prof = same_behaviour("vforktime_" + how + ltag, "tests/progs/vforktime.c",
+                                 args=[how, str(n)], linked=linked)
+        if p is None:
+            continue
+        rep = report(prof)
+        fs = {f["name"]: f for f in rep["functions"]}
+        calls = {name: fs[name]["calls"] if name in fs else 0
+                 for name in ("parent_work", "spin", "child_run", "in_child")}
+        kids = n * 2 if how == "nested" else n
+        check(p.stdout == "%d children\n" % n and
+              calls == {"parent_work": n, "spin": n, "child_run": kids, "in_child": kids},
+              "vfork (%s%s): the children's calls counted in the parent's profile (%s)"
+              % (how, ltag, calls))
+        total = rep["total_time_s"]
+        child = sum(fs[f]["self_s"] + fs[f]["inherited_s"] for f in ("child_run", "in_child")
+                    if f in fs)
+        # Under clock=cycles a nested child's own vfork and wait are its
+        # time in child_run, between its hooks; not the parent's.
+        if how == "nested" and CLOCK == "cycles":
+            child = fs["in_child"]["self_s"]
+        check(total > 0 and child <= 0.05 * total,
+              "vfork (%s%s): the parent's time stays in its own functions, not child_run's "
+              "(%.4f s of %.4f s in the children's)" % (how, ltag, child, total))
+
+
 def own_environment():
     """A forked child that execs with an environment the program builds
     (Note [An environment the program makes] in src/runtime/exec.c).  With
@@ -4810,6 +4847,7 @@ exec_()
 reexec()
 exec_then_signal()
 fork_exec()
+vfork_time()
 one_out_per_run()
 own_environment()
 record_probe_hidden()
@@ -4895,6 +4933,7 @@ replaced()
 # clock=cycles takes its own paths through the hooks: the programs that
 # stress the shadow stack run again under it.
 CLOCK = "cycles"
+vfork_time()
 daemonized()
 last_thread()
 storm()

@@ -29,7 +29,7 @@ daemon dlclose execl execle execlp execv execve execveat execvp execvpe exit fex
 longjmp popen prctl pthread_setname_np
 sigaltstack posix_spawn posix_spawnp setns sigaction siginterrupt siglongjmp signal ssignal syscall system sysv_signal
 unshare setuid setgid seteuid setegid setreuid setregid setresuid setresgid setgroups initgroups
-swapcontext setcontext"
+swapcontext setcontext vfork"
 # What libccprof.a defines for a program linked with it: those less the
 # calls only the shared runtime takes over (man/ccprof.3, NOTES: "The
 # shared runtime (not libccprof.a) also interposes").

@@ -84,8 +84,8 @@ void rt_charge_sample(struct rt_thread *t, uint64_t now)
  * time if it is making a transition there.  Under the registry lock. */
 void rt_charge_current(struct rt_thread *t, uint64_t ns)
 {
-	struct rt_ctx *c = RT_ACQUIRE(&t->cur);
-	uint64_t *to = RT_LOAD(&t->busy) == RT_BUSY_MAKING ? &t->own_ticks : &c->time;
+	struct rt_ctx *c = rt_charged_ctx(t);
+	uint64_t *to = c == NULL ? &t->own_ticks : &c->time;
 
 	RT_STORE(to, RT_LOAD(to) + ns);
 }

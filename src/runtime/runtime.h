@@ -333,6 +333,12 @@ struct rt_thread {
 			int warm;
 			/* Note [One shadow stack a stack] in stacks.c */
 			struct rt_stacks stacks;
+			/* Note [A vfork child's calls] in vfork.c: while its child
+			 * runs, the context vfork was called in (the sampler reads
+			 * it: rt_charged_ctx), and the rest of the state as it was. */
+			struct rt_ctx *vfork_cur;
+			struct rt_shadow *vfork_top;
+			uint32_t vfork_overflow, vfork_busy;
 		};
 		char first_page[RT_TCACHE_ALIGN];
 	};
@@ -970,6 +976,26 @@ static inline uint64_t rt_shadow_depth(const struct rt_shadow *top)
 static inline struct rt_shadow *rt_entry_top(const struct rt_thread *t)
 {
 	return rt_entry_below(t->top);
+}
+
+/* The context t is in, as the sampler sees it: while a vfork child runs
+ * on t's state, the context t called vfork in, where it waits (Note [A
+ * vfork child's calls] in vfork.c). */
+static inline struct rt_ctx *rt_sampled_cur(const struct rt_thread *t)
+{
+	struct rt_ctx *c = RT_ACQUIRE(&t->vfork_cur);
+
+	return c != NULL ? c : RT_ACQUIRE(&t->cur);
+}
+
+/* The context a sample of t charges, or NULL for the runtime's own time
+ * (t is making a transition there: Note [The profiler's own time] in
+ * machine.c; not while it waits in vfork).  Under the registry lock. */
+static inline struct rt_ctx *rt_charged_ctx(const struct rt_thread *t)
+{
+	if (RT_ACQUIRE(&t->vfork_cur) == NULL && RT_LOAD(&t->busy) == RT_BUSY_MAKING)
+		return NULL;
+	return rt_sampled_cur(t);
 }
 
 /* Pop the shadow stack down to entry s, which becomes the free slot:

@@ -126,22 +126,24 @@ static pid_t helper_tid;
 
 static void hit(struct rt_thread *t, uint64_t span)
 {
+	struct rt_ctx *c = rt_charged_ctx(t);
+
 	t->hits++;
 	t->root_first = 0; /* Note [The end of a thread] */
-	if (RT_LOAD(&t->busy) == RT_BUSY_MAKING) /* Note [The profiler's own time] */
+	if (c == NULL) /* Note [The profiler's own time] */
 		t->own_hits += span;
 	else
-		rt_charge_current(t, span);
+		RT_STORE(&c->time, RT_LOAD(&c->time) + span);
 }
 
 /* What the thread's clock advanced, to where the sample finds it (Note
  * [Too few hits]). */
 static void seen(struct rt_thread *t, uint64_t took)
 {
-	struct rt_ctx *c = RT_ACQUIRE(&t->cur);
-	int making = RT_LOAD(&t->busy) == RT_BUSY_MAKING, at_root = !making && c == t->root;
+	struct rt_ctx *c = rt_charged_ctx(t);
+	int at_root = c == t->root;
 
-	if (making)
+	if (c == NULL)
 		t->own_seen += took;
 	else
 		RT_STORE(&c->seen, RT_LOAD(&c->seen) + took);
@@ -453,7 +455,7 @@ static unsigned idle_stride = 1; /* a power of two, from the sample before */
 static int look_at(const struct rt_thread *t, enum look look)
 {
 	return look != LOOK_AGAIN || !t->idle || ((t->seq + samples) & (idle_stride - 1)) == 0 ||
-	       RT_LOAD(&t->cur) != t->idle_cur;
+	       rt_sampled_cur(t) != t->idle_cur;
 }
 
 /*
@@ -498,7 +500,7 @@ static int take_look(struct rt_thread *t, uint64_t wall, enum look look, int *ag
 
 	looks += rt_config.clock == CCP_CLOCK_CPU;
 	took = sample_one(t, wall, look, again); /* under clock=cpu, catch_up first */
-	t->idle_cur = RT_LOAD(&t->cur);
+	t->idle_cur = rt_sampled_cur(t);
 	t->idle = !took;
 	return took;
 }
