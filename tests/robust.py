@@ -1294,6 +1294,31 @@ def vfork_time():
               "(%.4f s of %.4f s in the children's)" % (how, ltag, child, total))
 
 
+def descriptor_limit():
+    """A process with every descriptor its limit allows open (soft = hard
+    = 16) writes its profile all the same, by a thread of the runtime's
+    with a copy of the descriptor table (Note [At the descriptor limit] in
+    src/runtime/dump.c), with no line on stderr: at exit, _exit, a
+    handled SIGTERM and ccprof_dump; after the dump its last descriptor
+    is still open and its POSIX lock through it still held (the thread
+    closed its own copy).  Before session 57 none was written, and a line
+    said "Too many open files"."""
+    for how, status in (("exit", 0), ("_exit", 0), ("term", -signal.SIGTERM), ("dump", 0)):
+        p, prof = same_behaviour("fdlimit_" + how, "tests/progs/fdlimit.c", args=[how, "25"])
+        if p is None:
+            continue
+        said = [l for l in p.stderr.splitlines() if l.startswith("ccprof:")]
+        calls = ({f["name"]: f["calls"] for f in report(prof)["functions"]}.get("work")
+                 if os.path.exists(prof) else None)
+        check(p.returncode == status and calls == 25 and said == [],
+              "descriptor limit (%s): the profile is written, work's 25 calls, no line "
+              "(status %d, %s, %s)" % (how, p.returncode, calls, said))
+        if how == "dump":
+            check(p.stdout.endswith("descriptor open, lock held\n"),
+                  "descriptor limit: after ccprof_dump the program's last descriptor is "
+                  "open and its lock held (%r)" % p.stdout)
+
+
 def own_environment():
     """A forked child that execs with an environment the program builds
     (Note [An environment the program makes] in src/runtime/exec.c).  With
@@ -4848,6 +4873,7 @@ reexec()
 exec_then_signal()
 fork_exec()
 vfork_time()
+descriptor_limit()
 one_out_per_run()
 own_environment()
 record_probe_hidden()

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,6 +418,69 @@ static int put_file(char *path, size_t size, int claim, const unsigned char *buf
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Note [At the descriptor limit]: a process that has every descriptor
+ * its RLIMIT_NOFILE allows open when it writes (a subshell under `ulimit
+ * -n 5` with fds 3 and 4 open, helper-178) could open no file for its
+ * profile: it wrote none, and said so in a line the bare program does not
+ * print.  Raising the soft limit would help only below the hard one,
+ * which `ulimit -n` lowers too.  So a write that failed so is made again
+ * by a thread of ours with a copy of the descriptor table (a raw thread
+ * without CLONE_FILES, rawthread.c): at the limit every descriptor below
+ * it is open, and the thread closes the last one in its copy, which
+ * leaves the process's as they were (a POSIX record lock belongs to the
+ * table it was taken through, so the program's stay), and writes; its
+ * copy ends with it.  It is a thread of the process, so the names that
+ * take the pid (OUT.<pid>, the temporary's) are the process's.  Not
+ * under a seccomp filter of the program's, which may kill the process
+ * for a clone with flags other than glibc's, nor where no raw thread can
+ * be made (rawthread.c): there the line, as before.
+ */
+struct placing {
+	char *path;
+	size_t size;
+	int claim;
+	const unsigned char *buf;
+	size_t len;
+	int rc, err;
+};
+
+/* Before this image writes path, another profile there may move aside
+ * (preexec.c); then the file. */
+static int place(struct placing *p)
+{
+	rt_keep_earlier_profile(p->path, start_ns, !p->claim);
+	return put_file(p->path, p->size, p->claim, p->buf, p->len);
+}
+
+static void place_on_own_files(void *arg)
+{
+	struct placing *p = arg;
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur > 0 && r.rlim_cur <= INT_MAX)
+		close((int)r.rlim_cur - 1);
+	p->rc = place(p);
+	p->err = errno;
+}
+
+static int place_profile(char *path, size_t size, int claim, const unsigned char *buf,
+			 size_t len)
+{
+	struct placing p = { path, size, claim, buf, len, 0, 0 };
+	struct rt_raw_thread t;
+	int rc = place(&p), e = errno;
+
+	if (rc == 0 || e != EMFILE || !rt_sandbox_none() ||
+	    !rt_raw_thread_start_own_files(&t, place_on_own_files, &p)) {
+		errno = e;
+		return rc;
+	}
+	rt_raw_thread_join(&t);
+	errno = p.err;
+	return p.rc;
 }
 
 /* ---- Memory for a write ---------------------------------------------------
@@ -1141,8 +1205,7 @@ static int write_profile(int async, int asked)
 		goto out;
 	}
 	claim = shared && rt_config.run_start_ns;
-	rt_keep_earlier_profile(path, start_ns, !claim);
-	rc = put_file(path, sizeof path, claim, buf, len);
+	rc = place_profile(path, sizeof path, claim, buf, len); /* Note [At the descriptor limit] */
 	if (rc != 0)
 		warn_cannot_write(path, errno);
 	else if (rt_config.verbose)

@@ -236,13 +236,14 @@ static void make_tcb(char *new_tp)
 	((int *)new_tp)[7] = 0; /* gscope_flag */
 }
 
-static long make_thread(struct rt_raw_thread *t, char *stack, uintptr_t new_tp, char *top)
+static long make_thread(struct rt_raw_thread *t, char *stack, uintptr_t new_tp, char *top,
+			unsigned long flags)
 {
 	struct rt_clone_args args;
 	long r;
 
 	memset(&args, 0, sizeof args);
-	args.flags = THREAD_FLAGS;
+	args.flags = flags;
 	args.child_tid = (uint64_t)(uintptr_t)&t->tid;
 	args.parent_tid = (uint64_t)(uintptr_t)&t->tid;
 	args.stack = (uint64_t)(uintptr_t)stack;
@@ -250,7 +251,7 @@ static long make_thread(struct rt_raw_thread *t, char *stack, uintptr_t new_tp, 
 	args.tls = new_tp;
 	r = rt_clone_call((long)&args, (long)sizeof args, 0, 0, 0, SYS_clone3);
 	if (r == -ENOSYS)
-		r = rt_clone_call(THREAD_FLAGS, (long)top, (long)&t->tid, (long)&t->tid,
+		r = rt_clone_call((long)flags, (long)top, (long)&t->tid, (long)&t->tid,
 				  (long)new_tp, SYS_clone);
 	return r;
 }
@@ -258,7 +259,7 @@ static long make_thread(struct rt_raw_thread *t, char *stack, uintptr_t new_tp, 
 /* The mapping is published in *t only once the thread exists: a fork
  * child of a process in the middle of this frees what *t says it has
  * (rt_sampler_after_fork). */
-int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
+static int start(struct rt_raw_thread *t, void (*fn)(void *), void *arg, unsigned long flags)
 {
 	const char *template = __atomic_load_n(&tls_template, __ATOMIC_ACQUIRE);
 	size_t guard = page_round(1), stack = default_stack(), tls, size;
@@ -286,7 +287,7 @@ int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
 	words = (void **)top;
 	words[0] = (void *)fn;
 	words[1] = arg;
-	if (make_thread(t, base + guard, (uintptr_t)new_tp, top) <= 0) {
+	if (make_thread(t, base + guard, (uintptr_t)new_tp, top, flags) <= 0) {
 		munmap(base, size);
 		memset(t, 0, sizeof *t);
 		return 0;
@@ -295,6 +296,18 @@ int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
 	t->self = (pthread_t)new_tp;
 	__atomic_store_n(&t->map, (void *)base, __ATOMIC_RELEASE);
 	return 1;
+}
+
+int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
+{
+	return start(t, fn, arg, THREAD_FLAGS);
+}
+
+/* A thread with a copy of the process's descriptor table, not the table
+ * (Note [At the descriptor limit] in dump.c). */
+int rt_raw_thread_start_own_files(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
+{
+	return start(t, fn, arg, THREAD_FLAGS & ~(unsigned long)CLONE_FILES);
 }
 
 #else
@@ -309,6 +322,11 @@ int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
 	(void)arg;
 	memset(t, 0, sizeof *t);
 	return 0;
+}
+
+int rt_raw_thread_start_own_files(struct rt_raw_thread *t, void (*fn)(void *), void *arg)
+{
+	return rt_raw_thread_start(t, fn, arg);
 }
 
 #endif

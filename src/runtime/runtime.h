@@ -916,6 +916,8 @@ struct rt_raw_thread {
 };
 RT_HIDDEN void rt_raw_thread_prepare(void);
 RT_HIDDEN int rt_raw_thread_start(struct rt_raw_thread *t, void (*fn)(void *), void *arg);
+RT_HIDDEN int rt_raw_thread_start_own_files(struct rt_raw_thread *t, void (*fn)(void *),
+					    void *arg);
 RT_HIDDEN void rt_raw_thread_join(struct rt_raw_thread *t);
 RT_HIDDEN void rt_raw_thread_forget(struct rt_raw_thread *t);
 
