@@ -1303,16 +1303,20 @@ def descriptor_limit():
     is still open and its POSIX lock through it still held (the thread
     closed its own copy).  Before session 57 none was written, and a line
     said "Too many open files"."""
-    for how, status in (("exit", 0), ("_exit", 0), ("term", -signal.SIGTERM), ("dump", 0)):
-        p, prof = same_behaviour("fdlimit_" + how, "tests/progs/fdlimit.c", args=[how, "25"])
+    cases = [(how, status, "", ()) for how, status in
+             (("exit", 0), ("_exit", 0), ("term", -signal.SIGTERM), ("dump", 0))]
+    cases += [("term", -signal.SIGTERM, ltag, linked) for ltag, linked in link_ways()[1:]]
+    for how, status, ltag, linked in cases:
+        p, prof = same_behaviour("fdlimit_" + how + ltag, "tests/progs/fdlimit.c",
+                                 args=[how, "25"], linked=linked)
         if p is None:
             continue
         said = [l for l in p.stderr.splitlines() if l.startswith("ccprof:")]
         calls = ({f["name"]: f["calls"] for f in report(prof)["functions"]}.get("work")
                  if os.path.exists(prof) else None)
         check(p.returncode == status and calls == 25 and said == [],
-              "descriptor limit (%s): the profile is written, work's 25 calls, no line "
-              "(status %d, %s, %s)" % (how, p.returncode, calls, said))
+              "descriptor limit (%s%s): the profile is written, work's 25 calls, no line "
+              "(status %d, %s, %s)" % (how, ltag, p.returncode, calls, said))
         if how == "dump":
             check(p.stdout.endswith("descriptor open, lock held\n"),
                   "descriptor limit: after ccprof_dump the program's last descriptor is "
