@@ -992,17 +992,28 @@ void rt_thread_refresh_name(struct rt_thread *t)
  * Whether any call was recorded: a process that never ran an instrumented
  * function (a shell between `ccprof record` and the program), or a forked
  * child that only calls exec, writes no profile.
+ *
+ * Note [The registry in a child without fork's handlers]: a child that
+ * clone or _Fork made has the registry lock as it was at that moment,
+ * held perhaps by a thread the child does not have: the sampler takes it
+ * at every sample.  Such a child that execs asks this (exec.c: whether
+ * its image is to write OUT.<pid>), and waited for ever, every signal
+ * blocked: googletest's "threadsafe" death tests (clone, then execv) hung
+ * in 9 of 19 runs (helper-185; tests/progs/clonexec.c).  So a process
+ * whose pid is not ours (that child, or a vfork child) takes the lock
+ * only if it is free, and otherwise walks the registry without it, as a
+ * signal handler's write does (rt_registry_first).
  */
 int rt_anything_recorded(void)
 {
 	const struct rt_thread *t;
 	const struct rt_ctx *c;
-	int found = 0;
+	int found = 0, locked = getpid() == rt_pid ? (rt_registry_lock(), 1) : rt_registry_trylock();
 
-	rt_registry_lock();
 	for (t = rt_registry_first(); t && !found; t = t->next)
 		for (c = RT_ACQUIRE(&t->all); c && !found; c = c->all_next)
 			found = RT_LOAD(&c->entries) || RT_LOAD(&c->recursive);
-	rt_registry_unlock();
+	if (locked)
+		rt_registry_unlock();
 	return found;
 }
