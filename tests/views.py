@@ -1059,10 +1059,11 @@ def merge_hard_links():
 
 def merge_nameless():
     """A program without a build-id, one run ending by exit (names in the
-    profile) and one by _exit (written as from a signal handler: no
-    names): merged, each function is one row with both runs' calls, as
-    the programs counted them (Note [Names for the key] in combine.c);
-    they were two, "leaf" and "0x...@views_noid"."""
+    profile) and one by _exit under names=0 (no names; before session 57
+    every write from _exit or a signal handler was so): merged, each
+    function is one row with both runs' calls, as the programs counted
+    them (Note [Names for the key] in combine.c); they were two, "leaf"
+    and "0x...@views_noid"."""
     prog = build("views_noid", "tests/progs/rawexit.c", "-Wl,--build-id=none")
     # A file without a build-id names nothing if it changed within 20 ms
     # of the run's start (symtabs.c, changed_since): not this fresh build.
@@ -1071,7 +1072,8 @@ def merge_nameless():
     for mode in ("child", "main"):  # exit(5) after a child; _exit(3)
         p = os.path.join(OUT, "views_noid_%s.ccprof" % mode)
         r = run([prog, mode], env=dict(os.environ, LD_PRELOAD=os.path.join(LIB, "libccprof.so"),
-                                       CCPROF_OPTIONS="output=" + p))
+                                       CCPROF_OPTIONS="output=" + p +
+                                       (":names=0" if mode == "main" else "")))
         for f, n in counts(r.stderr).items():
             want[f] = want.get(f, 0) + n
         parts.append(p)

@@ -619,9 +619,18 @@ static void *enc_realloc(void *ctx, void *p, size_t old, size_t n)
  * names' memory from a mapping, and sorts with elfsym_sort, not qsort:
  * no malloc at all.  The mapping is the write's own, or where that is
  * only the small kept room, which the encoding needs, one of their own
- * (names_map).  If the names get none, they are left to the tool, as a
- * handler's write leaves them.  A write with no mapping at all allocates
- * with malloc throughout, as before.
+ * (names_map).  If the names get none, they are left to the tool.  A
+ * write with no mapping at all allocates with malloc throughout, as
+ * before; a handler's write then has none and writes nothing.
+ *
+ * Note [Names in every write]: before session 57 a write from a signal
+ * handler or from _exit named no function, left to the tool, which finds
+ * them in the module while it is there and unchanged: every subshell of
+ * a shell (they end by _exit) and every process a signal ended had a
+ * profile that was not self-contained, and a rebuilt binary left only
+ * `0x176a0@busybox_unstripped` (helper-186).  Since the names take no
+ * malloc and no lock (the files are opened, mapped and read; elfsym_sort,
+ * not qsort), such a write names the functions as every write does.
  */
 struct names {
 	struct wmem own;     /* their own mapping; base NULL: none (calloc if malloc_ok) */
@@ -1006,22 +1015,24 @@ static const char *function_name(const struct ccp_profile *p, const struct ccp_c
  */
 
 /* The modules and cost centres, gathered after the threads, so that every
- * CC a gathered history names exists.  A normal write (tabsp != NULL)
- * looks the names up, after giving back the cc lock (Note above), of the
- * CCs written only (a forked child's, rt_prune_ccs, which copies the
- * histories into *hists); a write from a signal handler takes the lock
- * only if it is free, and leaves the names empty for the tool to find
- * from module and offset. */
-static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table **tabsp,
-		      char **loadedp, uint32_t **hists, struct names *nm)
+ * CC a gathered history names exists, and the names of the CCs written
+ * only (a forked child's, rt_prune_ccs, which copies the histories into
+ * *hists), where the names have memory (Note [Names without malloc]).
+ * A normal write takes the memory with the cc lock given back (Note
+ * above); a write from a signal handler or _exit (async) takes the lock
+ * only if it is free, and its memory is mapped, which runs no hook
+ * (Note [Names in every write]). */
+static int gather_ccs(struct ccp_profile *p, struct wmem *m, int async,
+		      struct elfsym_table **tabsp, char **loadedp, uint32_t **hists,
+		      struct names *nm)
 {
 	const struct rt_scratch scratch = { heap_mem, scratch_release, m };
-	int locked = tabsp ? (rt_cc_lock(), 1) : rt_cc_trylock();
+	int locked = async ? rt_cc_trylock() : (rt_cc_lock(), 1);
 	uint32_t i;
 
 	p->nmodules = rt_module_count();
 	p->nccs = rt_cc_count();
-	if (tabsp) { /* Note [The program's malloc] */
+	if (!async) { /* Note [The program's malloc] */
 		rt_cc_unlock();
 		locked = 0;
 	}
@@ -1042,7 +1053,7 @@ static int gather_ccs(struct ccp_profile *p, struct wmem *m, struct elfsym_table
 			rt_cc_unlock();
 		return -1;
 	}
-	if (tabsp) {
+	if (!async) {
 		rt_cc_lock();
 		locked = 1;
 	}
@@ -1171,10 +1182,10 @@ static int write_profile(int async, int asked)
 		return -1;
 	memset(&p, 0, sizeof p);
 	wmem_map(&m); /* Note [Memory for a write] */
-	/* Note [Names without malloc]: a handler's write names nothing, nor
-	 * one under names=0 (Note [Profiles without names]). */
+	/* Note [Names without malloc]; none under names=0 (Note [Profiles
+	 * without names]). */
 	names_map(&nm, !async && rt_config.names && m.base == NULL,
-		  !async && rt_config.names && m.base != NULL ? &m : NULL);
+		  rt_config.names && m.base != NULL ? &m : NULL);
 	if (async && m.base == NULL) {
 		rt_warn("no memory to write the profile from a signal handler or _exit; none written");
 		return -1;
@@ -1199,7 +1210,7 @@ static int write_profile(int async, int asked)
 	 * would (init.c). */
 	if (async && p.stats.calls == 0)
 		goto out;
-	if (gather_ccs(&p, &m, async ? NULL : &tabs, &loaded, &hists, &nm) != 0 ||
+	if (gather_ccs(&p, &m, async, &tabs, &loaded, &hists, &nm) != 0 ||
 	    (count_lost_time(&p), ccp_format_encode_with(&p, &alloc, &buf, &len)) != 0) {
 		rt_warn("out of memory; no profile written");
 		goto out;

@@ -3,7 +3,7 @@
  * and beta are, so that names read from the new file would be wrong.
  * Calls alpha and beta, tells the test (argv[1] is created), waits until
  * argv[2] exists, then calls gamma; with argv[3] = "term", ends by SIGTERM
- * (a profile written from a signal handler, without names), with "abort"
+ * (a profile written from a signal handler), with "abort"
  * aborts in beta (the crash handler prints the cost-centre stack). */
 #include <fcntl.h>
 #include <signal.h>
