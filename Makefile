@@ -157,7 +157,8 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 # (_exit) alone in an object never pulled in once ours is defined, or
 # (exit, __libc_start_main) strong, in objects every static link pulls
 # in, which take the place of ours there (Note [The gate in libccprof.a]
-# in src/runtime/exitgate.c).
+# in src/runtime/exitgate.c).  vfork is weak for the sanitizers' own
+# (Note [A vfork child's calls] in src/runtime/vfork.c).
 # forkpty, daemon and system are weak too, and do libc's work themselves
 # under -static, where libc.a's cannot be linked beside them (Note
 # [daemon in a static program] in src/runtime/forkchild.c, Note [system
@@ -165,7 +166,7 @@ RT_STATIC_OBJ := $(filter-out $(RT_SHARED_ONLY:%=$(BUILD)/rt/runtime/%.o),$(RT_O
 OBJCOPY ?= objcopy
 RT_STATIC_ONE := $(BUILD)/rt/libccprof-static.o
 STATIC_WEAK := longjmp _longjmp siglongjmp __longjmp_chk swapcontext setcontext __cxa_begin_catch \
-               _exit _Exit fork exit __libc_start_main popen daemon system forkpty
+               _exit _Exit fork exit __libc_start_main popen daemon system forkpty vfork
 
 $(RT_STATIC_ONE): $(RT_STATIC_OBJ) Makefile
 	$(LD) -r -o $@.tmp $(RT_STATIC_OBJ)

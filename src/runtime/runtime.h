@@ -338,7 +338,8 @@ struct rt_thread {
 			 * it: rt_charged_ctx), and the rest of the state as it was. */
 			struct rt_ctx *vfork_cur;
 			struct rt_shadow *vfork_top;
-			uint32_t vfork_overflow, vfork_busy;
+			uint32_t vfork_overflow;
+			uint64_t vfork_mask; /* the signal mask */
 		};
 		char first_page[RT_TCACHE_ALIGN];
 	};
