@@ -103,12 +103,31 @@ static int behind_another(pid_t me)
 							   __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Note [exit in a vfork child]: a vfork child that ends by exit (not
+ * _exit: wrong, but done) runs the process's atexit handlers in its
+ * parent's memory, where glibc marks them run: among them the dynamic
+ * linker's, which runs every .fini_array and with it the runtime's
+ * destructor, whose write a child skips (dump.c).  The parent's own exit
+ * then found no handler left and wrote no profile, and said nothing
+ * (helper-187).  So a child whose pid is not ours marks that it ran
+ * them, in the memory it shares with its parent (a child with memory of
+ * its own marks its own copy), and the parent's first exit then writes
+ * at once, before libc's; what handlers are left (registered since) run
+ * after the write.  Not under -static, where libc's exit is the one.
+ */
+static int handlers_run_by_child;
+
 RT_API void exit(int status)
 {
 	if (!rt_real_ready(&real_exit, exit_lookup))
 		_exit(status); /* no libc exit to call: end as it would, less the handlers */
-	if (rt_pid != 0 && getpid() == rt_pid && behind_another(rt_pid))
+	if (rt_pid != 0 && getpid() != rt_pid)
+		__atomic_store_n(&handlers_run_by_child, 1, __ATOMIC_RELEASE);
+	else if (rt_pid != 0 && behind_another(rt_pid))
 		rt_exit_wait();
+	else if (rt_pid != 0 && __atomic_load_n(&handlers_run_by_child, __ATOMIC_ACQUIRE))
+		rt_exit_write();
 	((exit_fn)real_exit)(status);
 	__builtin_unreachable();
 }

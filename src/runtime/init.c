@@ -367,6 +367,11 @@ int (*rt_exiting)(void);
 
 int __cxa_atexit(void (*f)(void *), void *arg, void *dso_handle);
 
+void rt_exit_write(void)
+{
+	at_exit();
+}
+
 static void at_exit_after_libraries(void *unused)
 {
 	(void)unused;

@@ -798,6 +798,8 @@ static inline int rt_heap_following(void)
 #define EXIT_WAIT_S 10
 RT_HIDDEN void rt_exit_wait(void);
 RT_HIDDEN int rt_exit_wrote(void); /* Note [A signal after the write at exit] in init.c */
+/* init.c: the write at exit, now (Note [exit in a vfork child] in exitgate.c) */
+RT_HIDDEN void rt_exit_write(void);
 
 /* exec.c */
 RT_HIDDEN void rt_exec_init(void);

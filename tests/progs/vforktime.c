@@ -3,7 +3,8 @@
  * child_run calls in_child, then ends by _exit, or by exec of /bin/true,
  * or (nested) after a vfork of its own whose child calls in_child.  The
  * parent works in parent_work and in main itself, after each vfork
- * returns.  Usage: vforktime exit|exec|nested|threads|jump N.  Prints
+ * returns.  Usage: vforktime exit|exec|nested|childexit|threads|jump N
+ * (childexit: the children end by exit, not _exit).  Prints
  * the children it waited for.  A profile must charge the parent's time
  * to parent_work and main, not to child_run or in_child, which only the
  * children run (Note [A vfork child's calls] in src/runtime/vfork.c);
@@ -51,6 +52,8 @@ __attribute__((noinline)) static void child_run(const char *how)
 	in_child();
 	if (strcmp(how, "exec") == 0)
 		execl("/bin/true", "true", (char *)NULL);
+	if (strcmp(how, "childexit") == 0)
+		exit(0); /* wrong in a vfork child, but done: the atexit handlers run */
 	if (strcmp(how, "nested") == 0) {
 		pid_t g = vfork();
 
