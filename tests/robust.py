@@ -1306,6 +1306,13 @@ def vfork_time():
         if p is None or not check(os.path.exists(prof), "vfork (%s%s): the parent's profile "
                                   "is written" % (how, ltag)):
             continue
+        if how == "childexit":  # the fork child's: its fork handlers ran
+            kids = [f for f in glob.glob(prof + ".*") if f[len(prof) + 1:].isdigit()]
+            got = [{f["name"]: f["calls"] for f in report(k)["functions"]}.get("parent_work")
+                   for k in kids]
+            check(got == [1], "vfork (childexit%s): then a fork child writes its profile "
+                  "(the runtime's fork handlers, which the vfork child's exit dropped, are "
+                  "registered again): parent_work 1 (%s)" % (ltag, got))
         rep = report(prof)
         fs = {f["name"]: f for f in rep["functions"]}
         if how == "jump":

@@ -10,6 +10,8 @@
  */
 #include <string.h>
 
+#include <unistd.h>
+
 #include "runtime.h"
 
 struct cc_table {
@@ -270,12 +272,34 @@ static uint32_t add(uintptr_t key, uint32_t kind, const char *name)
 
 /* The number of the CC with `key`, created if new; UINT32_MAX when memory
  * ran out. */
+/*
+ * Note [New cost centres in a child without fork's handlers]: a child
+ * that clone or _Fork made has the locks as they were when it was made,
+ * perhaps held by a thread it does not have: the cc lock, and the
+ * dynamic linker's, which rt_module_of's dl_iterate_phdr takes.  Its
+ * first call of a function the process had not called waited for ever,
+ * every signal blocked (helper-190: 5 of 200 clone children, beside a
+ * thread that loaded and unloaded a library).  Such a child writes no
+ * profile (dump.c), so it makes no cost centre: the call is lost, as
+ * for a full table.  A vfork child, whose calls are its parent's
+ * profile's, shares its memory with live threads, which give the locks
+ * back: it makes them as before (rt_own_memory; where that cannot be
+ * told, as a child of its own).  The pid is read here only, where a
+ * cost centre is made (dl_iterate_phdr is much more).
+ */
+static int may_make(void)
+{
+	return getpid() == rt_pid || rt_own_memory() == 0;
+}
+
 uint32_t rt_cc_intern(uintptr_t key, uint32_t kind, const char *name)
 {
 	uint32_t id = lookup_unlocked(key);
 
 	if (id != UINT32_MAX)
 		return id;
+	if (!may_make())
+		return UINT32_MAX;
 	rt_cc_lock();
 	id = lookup(key);
 	if (id == UINT32_MAX)

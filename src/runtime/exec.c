@@ -216,11 +216,20 @@ static int pid_not_ours(void)
 }
 
 /* Whether this process, whose pid is not ours, has memory of its own,
- * not its parent's; 0 if that cannot be told. */
+ * not its parent's: 1, 0, or -1 if that cannot be told. */
+int rt_own_memory(void)
+{
+	long r;
+
+	if (!rt_sandbox_none())
+		return -1;
+	r = syscall(SYS_kcmp, (long)getpid(), (long)getppid(), 1L /* KCMP_VM */, 0L, 0L);
+	return r < 0 ? -1 : r > 0;
+}
+
 static int own_memory(void)
 {
-	return rt_sandbox_none() &&
-	       syscall(SYS_kcmp, (long)getpid(), (long)getppid(), 1L /* KCMP_VM */, 0L, 0L) > 0;
+	return rt_own_memory() == 1;
 }
 
 struct exec_env {

@@ -114,9 +114,30 @@ static int behind_another(pid_t me)
  * them, in the memory it shares with its parent (a child with memory of
  * its own marks its own copy), and the parent's first exit then writes
  * at once, before libc's; what handlers are left (registered since) run
- * after the write.  Not under -static, where libc's exit is the one.
+ * after the write.  glibc's __cxa_finalize for the runtime also drops,
+ * in that memory, the fork and quick_exit handlers the runtime
+ * registered: the parent's fork children then wrote no profile, nor did
+ * its quick_exit (helper-190), so the parent, back from our vfork,
+ * registers them again (vfork.c).  glibc takes no new exit handler once
+ * an exit has run them, so the quick_exit one stays dropped: a parent
+ * that then ends by quick_exit writes no profile.  Not under -static,
+ * where libc's exit is the one.
  */
-static int handlers_run_by_child;
+static int handlers_run_by_child, handlers_dropped;
+
+int rt_exit_child_dropped_handlers(void)
+{
+	return __atomic_exchange_n(&handlers_dropped, 0, __ATOMIC_ACQ_REL);
+}
+
+/* From the runtime's destructor in a child whose pid is not ours: its
+ * __cxa_finalize comes with it.  Not from exit itself: a later child's
+ * exit finds no handler left to run, drops nothing, and the handlers
+ * registered again twice made fork take the runtime's locks twice. */
+void rt_exit_child_finalized(void)
+{
+	__atomic_store_n(&handlers_dropped, 1, __ATOMIC_RELEASE);
+}
 
 RT_API void exit(int status)
 {

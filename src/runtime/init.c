@@ -306,6 +306,19 @@ static void init_all(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
+/* Note [exit in a vfork child] in exitgate.c: the child's exit ran
+ * __cxa_finalize for the runtime, which dropped these, registered with
+ * it, in the memory the parent shares: without them the parent's fork
+ * children wrote no profile (helper-190).  (The quick_exit one glibc
+ * refuses once an exit has run: exitgate.c says so.) */
+void rt_process_handlers_again(void)
+{
+	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
+	at_quick_exit(at_exit);
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	rt_alloc_own_end();
+}
+
 /* A warning's write is a cancellation point: Note [Cancellation] in
  * cancel.c. */
 static void init_once(void)
@@ -402,6 +415,8 @@ static void at_exit_after_libraries(void *unused)
  */
 __attribute__((destructor(101))) static void ccprof_destructor(void)
 {
+	if (rt_pid != 0 && getpid() != rt_pid)
+		rt_exit_child_finalized(); /* Note [exit in a vfork child] in exitgate.c */
 	if (rt_exiting && rt_exiting() &&
 	    __cxa_atexit(at_exit_after_libraries, NULL, NULL) == 0)
 		return;

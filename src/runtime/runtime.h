@@ -798,11 +798,17 @@ static inline int rt_heap_following(void)
 #define EXIT_WAIT_S 10
 RT_HIDDEN void rt_exit_wait(void);
 RT_HIDDEN int rt_exit_wrote(void); /* Note [A signal after the write at exit] in init.c */
-/* init.c: the write at exit, now (Note [exit in a vfork child] in exitgate.c) */
+/* init.c: the write at exit, now, and the process's handlers registered
+ * again; exitgate.c: whether a vfork child's exit dropped them since the
+ * last ask (Note [exit in a vfork child] in exitgate.c) */
 RT_HIDDEN void rt_exit_write(void);
+RT_HIDDEN void rt_process_handlers_again(void);
+RT_HIDDEN int rt_exit_child_dropped_handlers(void);
+RT_HIDDEN void rt_exit_child_finalized(void);
 
 /* exec.c */
 RT_HIDDEN void rt_exec_init(void);
+RT_HIDDEN int rt_own_memory(void); /* a child's memory: its own 1, its parent's 0, unknown -1 */
 /* exec.c: a child image's CCPROF_OPTIONS entry, RT_OPTIONS_VAR value sep
  * "output=" out, of `bytes` with the NUL (Note [Exec in a forked child]);
  * shellspawn.c makes them too. */

@@ -118,8 +118,11 @@ long rt_vfork_restore(long ret, long saved)
 		t->top = t->vfork_top;
 		rt_overflow_set(t, t->vfork_overflow);
 		RT_PUBLISH(&t->vfork_cur, (struct rt_ctx *)NULL);
-		set_mask(t->vfork_mask, NULL);
 	}
+	if (ret > 0 && rt_exit_child_dropped_handlers())
+		rt_process_handlers_again(); /* Note [exit in a vfork child] in exitgate.c */
+	if (saved)
+		set_mask(t->vfork_mask, NULL);
 	if (ret < 0 && ret > -4096) {
 		errno = (int)-ret;
 		return -1;

@@ -4,7 +4,8 @@
  * or (nested) after a vfork of its own whose child calls in_child.  The
  * parent works in parent_work and in main itself, after each vfork
  * returns.  Usage: vforktime exit|exec|nested|childexit|threads|jump N
- * (childexit: the children end by exit, not _exit).  Prints
+ * (childexit: the children end by exit, not _exit, and then a fork
+ * child calls parent_work once).  Prints
  * the children it waited for.  A profile must charge the parent's time
  * to parent_work and main, not to child_run or in_child, which only the
  * children run (Note [A vfork child's calls] in src/runtime/vfork.c);
@@ -150,6 +151,17 @@ int main(int argc, char **argv)
 		waited = jump_out();
 	} else {
 		waited = vforks(how, n);
+	}
+	if (strcmp(how, "childexit") == 0) { /* and a fork child: its profile */
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			parent_work();
+			exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid)
+			return 1;
 	}
 	printf("%d children\n", waited);
 	return 0;
