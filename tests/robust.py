@@ -1356,6 +1356,20 @@ def clone_exec():
     if p is not None:
         check(p.stdout == "600 children, 0 stuck\n",
               "clone + exec: no child waits for ever for the registry lock (%r)" % p.stdout)
+    # Beside a thread that loads and unloads a library, each child first
+    # calls a function the process never called: its cost centre took the
+    # cc lock and the dynamic linker's, which that thread held now and
+    # then (helper-190: 5 of 200 stuck; Note [New cost centres in a child
+    # without fork's handlers] in src/runtime/cctable.c).
+    lib = os.path.join(OUT, "libclonexec_dep.so")
+    run([CC, "-g", "-O1", "-fPIC", "-shared", "-finstrument-functions", "-DDEP=alpha_dep",
+         os.path.join(TOP, "tests/progs/swapdep.c"), "-o", lib])
+    p, prof = same_behaviour("clonexec_dl", "tests/progs/clonexec.c", args=["200", lib],
+                             timeout=300, env={"CCPROF_OPTIONS": "interval=100us"}, extra=["-ldl"])
+    if p is not None:
+        check(p.stdout == "200 children, 0 stuck\n",
+              "clone + exec beside dlopen/dlclose: no child waits for ever for the cc lock or "
+              "the dynamic linker's (%r)" % p.stdout)
 
 
 def descriptor_limit():
