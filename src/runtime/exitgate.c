@@ -118,9 +118,10 @@ static int behind_another(pid_t me)
  * in that memory, the fork and quick_exit handlers the runtime
  * registered: the parent's fork children then wrote no profile, nor did
  * its quick_exit (helper-190), so the parent, back from our vfork,
- * registers them again (vfork.c).  glibc takes no new exit handler once
- * an exit has run them, so the quick_exit one stays dropped: a parent
- * that then ends by quick_exit writes no profile.  Not under -static,
+ * registers the fork handlers again (vfork.c).  glibc takes no new exit
+ * handler once an exit has run them, so the quick_exit one stays
+ * dropped: a parent that then ends by quick_exit writes no profile.  Not
+ * under -static,
  * where libc's exit is the one.
  */
 static int handlers_run_by_child, handlers_dropped;

@@ -307,14 +307,14 @@ static void init_all(void)
 }
 
 /* Note [exit in a vfork child] in exitgate.c: the child's exit ran
- * __cxa_finalize for the runtime, which dropped these, registered with
- * it, in the memory the parent shares: without them the parent's fork
- * children wrote no profile (helper-190).  (The quick_exit one glibc
- * refuses once an exit has run: exitgate.c says so.) */
+ * __cxa_finalize for the runtime, which dropped the fork handlers,
+ * registered with it, in the memory the parent shares: without them the
+ * parent's fork children wrote no profile (helper-190).  Not the
+ * quick_exit one, which glibc refuses once an exit has run its
+ * handlers, as it has here. */
 void rt_process_handlers_again(void)
 {
 	rt_alloc_own_begin(); /* Note [The runtime's own allocations] */
-	at_quick_exit(at_exit);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	rt_alloc_own_end();
 }
