@@ -180,6 +180,84 @@ def other_threads():
     check(live_under(ctxs, "consume") == (0, 0), "consume, which only frees, holds nothing")
 
 
+def wide_contexts(clock):
+    """A sample reads only the contexts that ever held a block (Note
+    [Contexts a heap sample reads] in heap.c): tests/progs/heapwide.c makes
+    16,383 contexts and holds blocks in 168, which first allocated in an
+    order other than their making's (the records must still be in the
+    file's order, or the reader refuses it), and in a thread that ended
+    before another began, which may take its state and churns blocks.
+    Every sample taken after that thread's end has every kept block, and
+    the last one, the write's, holds exactly what the contexts hold at the
+    end."""
+    prog = build("heapwide", "tests/progs/heapwide.c", "-pthread")
+    prof = os.path.join(OUT, "heapwide_%s.ccprof" % clock)
+    r = run([CCPROF, "record", "--heap", "--heap-interval=5", "--clock=" + clock, "-o", prof,
+             "--", prog, "14"])
+    m = re.search(r"^blocks (\d+) bytes (\d+)$", r.stdout, re.M)
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and m and d is not None,
+                 "heapwide, clock=%s: record ran, the reader took the profile (%s)"
+                 % (clock, r.stderr.strip()[-200:])):
+        return
+    summary, ctxs, samples = d
+    held = sorted((c["thread"], c["live"][0], tuple(c["names"])) for c in ctxs if c["live"][0])
+    kept = [h[1] for h in held if "keep" in h[2]]  # the others: libc's (stdout, threads)
+    check((len(kept), sum(kept)) == (int(m.group(1)), int(m.group(2))),
+          "heapwide, clock=%s: %d contexts in keep() hold %d bytes, as the program kept %s"
+          % (clock, len(kept), sum(kept), m.groups()))
+    last = sorted((t, b, tuple(n)) for t, b, n in samples[-1]["recs"]) if samples else None
+    check(last == held, "heapwide, clock=%s: the last sample's %d records are the %d contexts "
+          "holding heap" % (clock, len(last or ()), len(held)))
+    ended = [h for h in held if "held_by_ended" in h[2]]
+    check(len(ended) == 1 and ended[0][1] == 12345, "heapwide, clock=%s: the ended thread's "
+          "context holds its 12345 bytes (%s)" % (clock, ended))
+    # No kept block is ever freed: from the first sample that has the
+    # ended thread's, the last kept, every one has them all, through the
+    # 60 ms main waits (12 intervals) while another thread's contexts
+    # come to hold blocks and let them go.  A sample counted the contexts
+    # holding blocks, then copied that many, and those that came to hold
+    # one meanwhile took the place of the oldest (helper-191).
+    has = [sum(1 for _, _, n in s["recs"] if "keep" in n) for s in samples]
+    since = [k for k, s in zip(has, samples)
+             if any("held_by_ended" in n for _, _, n in s["recs"])]
+    first = next((i for i, s in enumerate(samples)
+                  if any("held_by_ended" in n for _, _, n in s["recs"])), len(samples))
+    churned = [c for c in ctxs if "churn_one" in c["names"]]
+    check(len(churned) == 1023 and all(c["alloc"][1] for c in churned),
+          "heapwide, clock=%s: the other thread allocated in the 1,023 contexts of churn_one "
+          "(%d)" % (clock, len(churned)))
+    check(len(since) >= 4 and len(since) == len(samples) - first and
+          all(k == len(kept) for k in since),
+          "heapwide, clock=%s: every sample since the ended thread's block has all %d kept "
+          "blocks (%s)" % (clock, len(kept), has[first:]))
+
+
+def wide_contexts_slow():
+    """A sample that takes more than a quarter of the interval doubles it
+    (slow_sample_spaces_out in heap.c): reading the 65,536 contexts of
+    `heapwide 16 free` that each held a block once takes far more than 50 us of
+    CPU (8 MB of contexts at the least), so --heap-interval=0.2 must end
+    at 0.8 ms or more; a program with few such contexts keeps its
+    interval (exact_live's 10 ms).  Before, the sampler sampled again as
+    soon as it let the lock go."""
+    prog = build("heapwide", "tests/progs/heapwide.c", "-pthread")
+    prof = os.path.join(OUT, "heapwide_slow.ccprof")
+    r = run([CCPROF, "record", "--heap", "--heap-interval=0.2", "--interval=0.1", "-o", prof,
+             "--", prog, "16", "free"])
+    d = heapdump(prof)
+    if not check(r.returncode == 0 and r.stdout.startswith("blocks 0 bytes ") and d is not None,
+                 "heapwide 16 free: record ran, the reader took the profile (%s)"
+                 % r.stdout.strip()):
+        return
+    summary, ctxs, samples = d
+    check(summary["interval"] >= 800000, "heapwide 16 free: the heap interval grew from 0.2 ms "
+          "to %g ms (%d samples)" % (summary["interval"] / 1e6, summary["samples"]))
+    check(not [c for c in ctxs if c["live"][0] and "keep" in c["names"]] and
+          sum(1 for c in ctxs if c["alloc"][1] and "keep" in c["names"]) == 1 << 16,
+          "heapwide 16 free: 65,536 contexts in keep() allocated, none holds a block")
+
+
 def stress_checks(tag, r, prof):
     """A `heapuse stress` run's profile: each thread's stress_alloc holds
     exactly what the program says it still owns, every other function
@@ -836,6 +914,9 @@ exact_live()
 against_valgrind()
 saw_tooth()
 other_threads()
+wide_contexts("cpu")
+wide_contexts("cycles")
+wide_contexts_slow()
 stressed()
 stressed_tsan()
 forked_child()

@@ -651,12 +651,41 @@ static int catches(pid_t pid, int sig)
 	return v < 0 || (v >> ((sig - 1) % 4) & 1);
 }
 
+/*
+ * Note [A program in a group of its own]: a job-control shell (bash -i)
+ * moves itself into a process group of its own and takes the terminal.
+ * Started by a job-control shell, record leads the group the shell made
+ * for the job, where bare the program would, and the program's move,
+ * which bare changes nothing, leaves record alone in it with its canary:
+ * a signal sent to that group (kill %1, kill -- -PGID, the outer shell's
+ * SIGHUP to its jobs) reached record and the canary, not the program,
+ * and record, told by the canary that the group had it, passed nothing
+ * on: the program ran on (helper-192).  So a group's signal is passed on
+ * too when record leads its group, the program left it, and stayed in
+ * record's session.  Not when record does not lead its group (its
+ * parent's, as under timeout(1), which signals record, then its group:
+ * passed on, the program had it twice; helper-195), nor when the
+ * program left the session (setsid: it detached on purpose).  getpgid,
+ * getsid and getpgrp are system calls, safe in a handler.
+ */
+static int left_records_job(pid_t pid)
+{
+	pid_t g = getpgid(pid), sid = getsid(pid);
+	return getpgrp() == getpid() && g > 0 && g != getpgrp() && sid > 0 && sid == getsid(0);
+}
+
 static void pass_on(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
 	(void)uctx;
-	if (from_terminal_too(sig) && info && info->si_code == SI_KERNEL)
-		return; /* the program had it too */
+	if (from_terminal_too(sig) && info && info->si_code == SI_KERNEL) {
+		/* The program had it too; so did the canary, in the same group:
+		 * its copy is taken, or the next one sent to record alone was
+		 * taken for the group's and dropped (helper-195). */
+		(void)group_canary_had(&canary, sig);
+		errno = saved;
+		return;
+	}
 	if (raised_too(sig) && !sent_by_another(info)) {
 		as_without_record(sig);
 		errno = saved;
@@ -664,7 +693,9 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 	}
 	if (!passed_signal && sig != SIGWINCH && sig != SIGURG && !ignored_at_start[sig])
 		passed_signal = sig; /* one that would have ended record */
-	if (pass_to > 0 && !group_canary_had(&canary, sig)) { /* else the program had it too */
+	/* A group's signal the program had too, unless it left record's
+	 * group (Note [A program in a group of its own]). */
+	if (pass_to > 0 && (!group_canary_had(&canary, sig) || left_records_job((pid_t)pass_to))) {
 		if (!passed_unhandled && !catches((pid_t)pass_to, sig))
 			passed_unhandled = sig; /* Note [Passed on before a handler] */
 		kill((pid_t)pass_to, sig);
@@ -771,11 +802,38 @@ static void exec_program(char **command, int err_fd, const struct run_signals_sa
  * record runs again, which it is not after the shell's SIGCONT to the
  * group, so record does not stop a second time.
  */
+/*
+ * Note [The terminal of a program that stopped]: a program in a process
+ * group of its own (Note [A program in a group of its own]) that held
+ * the terminal's foreground when it stopped (bash -i's `suspend`) had it
+ * no more when `fg` continued record: the outer shell gives the terminal
+ * to its job's group, record's, and the program's next read of it failed
+ * (bash read EIO and exited: helper-192).  So record, continued with the
+ * terminal in its own group's hands, gives it back to the program's
+ * group, as the shell gave it to the program's bare.  Not after `bg`:
+ * the terminal is the shell's then.
+ */
+static int program_holds_terminal(pid_t pid, int *tty, pid_t *group)
+{
+	*tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	*group = getpgid(pid);
+	return *tty >= 0 && *group > 0 && *group != getpgrp() && tcgetpgrp(*tty) == *group;
+}
+
+static void terminal_back_to(int tty, pid_t group)
+{
+	if (tcgetpgrp(tty) == getpgrp())
+		tcsetpgrp(tty, group); /* record is in the foreground: no SIGTTOU */
+}
+
 static void stop_as(pid_t pid, int sig)
 {
 	struct sigaction dfl, old;
 	sigset_t set, mask;
 	int own = sig != SIGSTOP; /* the others may be caught, ignored or blocked */
+	int tty;
+	pid_t group;
+	int hand_back = program_holds_terminal(pid, &tty, &group);
 
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
@@ -790,6 +848,10 @@ static void stop_as(pid_t pid, int sig)
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (own)
 		sigaction(sig, &old, NULL);
+	if (hand_back)
+		terminal_back_to(tty, group);
+	if (tty >= 0)
+		close(tty);
 	kill(pid, SIGCONT);
 }
 
@@ -1098,29 +1160,24 @@ static int statically_linked(const char *file)
 	return is_static;
 }
 
-/* Whether CCPROF_OPTIONS turns the runtime off: its last enabled=0 or
- * enabled=1 (src/runtime/options.c: later keys win, a bad value changes
- * nothing; a backslash escapes the character after it). */
-static int options_disable(const char *opts)
+/* The switch `key` as CCPROF_OPTIONS last sets it: '0', '1', or 0 if it
+ * does not; read as the runtime reads it (ccp_option_next: later keys
+ * win, a bad value changes nothing, a backslash escapes the character
+ * after it, so that "handle_signals\=0" sets nothing: helper-194). */
+static char options_switch(const char *opts, const char *key)
 {
-	int off = 0;
-	while (opts && *opts) {
-		char pair[16]; /* room for "enabled=N"; a longer pair is cut */
-		size_t n = 0;
-		for (; *opts && *opts != ':' && *opts != ','; opts++) {
-			if (*opts == '\\' && opts[1])
-				opts++;
-			if (n < sizeof pair - 1)
-				pair[n++] = *opts;
-			else
-				n = sizeof pair; /* too long to be enabled=N */
-		}
-		opts += *opts != '\0';
-		pair[n < sizeof pair ? n : sizeof pair - 1] = '\0';
-		if (n < sizeof pair && (!strcmp(pair, "enabled=0") || !strcmp(pair, "enabled=1")))
-			off = pair[8] == '0';
+	char last = 0, *buf, *value;
+	if (opts == NULL)
+		return 0;
+	buf = xmalloc(strlen(opts) + 1);
+	while (*opts) {
+		ccp_option_next(&opts, buf, &value);
+		if (value != NULL && strcmp(buf, key) == 0 &&
+		    (strcmp(value, "0") == 0 || strcmp(value, "1") == 0))
+			last = value[0];
 	}
-	return off;
+	free(buf);
+	return last;
 }
 
 /* Whether the ELF file names the enter hook in a symbol table (.dynsym
@@ -1197,7 +1254,7 @@ static void say_why_none(const char *command, int status, int unhandled)
 {
 	char *file = find_program(command);
 	char sig[32];
-	if (options_disable(getenv("CCPROF_OPTIONS"))) {
+	if (options_switch(getenv("CCPROF_OPTIONS"), "enabled") == '0') {
 		cli_error("ccprof: no profile written (CCPROF_OPTIONS has enabled=0)");
 	} else if (file && statically_linked(file)) {
 		cli_error("ccprof: no profile written: %s is statically linked, so the "
@@ -1208,6 +1265,11 @@ static void say_why_none(const char *command, int status, int unhandled)
 		signal_text(s, sig, sizeof sig);
 		if (s == SIGKILL)
 			cli_error("ccprof: no profile written: %s was killed by SIGKILL", command);
+		else if (runtime_handles(s) &&
+			 options_switch(getenv("CCPROF_OPTIONS"), "handle_signals") == '0')
+			cli_error("ccprof: no profile written: %s died by %s, and CCPROF_OPTIONS "
+				  "has handle_signals=0: the runtime installed no handler for it",
+				  command, sig);
 		else if (s == unhandled && runtime_handles(s)) /* Note [Passed on before a handler] */
 			cli_error("ccprof: no profile written: %s died by %s, which ccprof passed "
 				  "on before the program had a handler for it (the runtime had "

@@ -76,7 +76,7 @@ void rt_alloc_note(void *p, size_t bytes)
 		 * processor (x86 keeps store order anyway): the writer reads
 		 * live first, then allocated (dump.c). */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		rt_heap_alloc(p, c, bytes);
+		rt_heap_alloc(p, t, c, bytes);
 	} else if (c == NULL && (RT_LOAD(&rt_heap_early_open) || RT_LOAD(&rt_heap_active))) {
 		/* Before the start (or while it turns heap=1 on): Note [Blocks
 		 * from before the start] in heap.c. */

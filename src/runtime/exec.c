@@ -205,15 +205,8 @@ static size_t vfork_room_bytes(char *const envp[], int on_stack)
  * succeeds leaves those 4 KB behind (helper-177).
  */
 #define VFORK_ROOM(e, envp)                                                              \
-	(pid_not_ours() && !own_memory() ? alloca((e)->room_bytes = vfork_room_bytes(envp, 1)) \
+	(rt_pid_not_ours() && !own_memory() ? alloca((e)->room_bytes = vfork_room_bytes(envp, 1)) \
 					 : NULL)
-
-/* A vfork child, or one clone() made: no atfork handler ran in it.  Not
- * a runtime that never started (disabled: rt_pid is 0). */
-static int pid_not_ours(void)
-{
-	return rt_pid != 0 && getpid() != rt_pid;
-}
 
 /* Whether this process, whose pid is not ours, has memory of its own,
  * not its parent's: 1, 0, or -1 if that cannot be told. */
@@ -253,7 +246,7 @@ static void env_start(struct exec_env *e, void *stack_room, char *const envp[])
 {
 	e->room = stack_room;
 	e->room_mapped = 0;
-	if (stack_room == NULL && pid_not_ours()) {
+	if (stack_room == NULL && rt_pid_not_ours()) {
 		e->room_bytes = vfork_room_bytes(envp, 0);
 		e->room = rt_map(e->room_bytes);
 		e->room_mapped = e->room != NULL;

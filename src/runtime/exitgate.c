@@ -144,7 +144,7 @@ RT_API void exit(int status)
 {
 	if (!rt_real_ready(&real_exit, exit_lookup))
 		_exit(status); /* no libc exit to call: end as it would, less the handlers */
-	if (rt_pid != 0 && getpid() != rt_pid)
+	if (rt_pid_not_ours())
 		__atomic_store_n(&handlers_run_by_child, 1, __ATOMIC_RELEASE);
 	else if (rt_pid != 0 && behind_another(rt_pid))
 		rt_exit_wait();

@@ -78,19 +78,30 @@ static struct stripe *stripe_of(uint64_t h)
 	return &stripes[h >> (64 - STRIPE_BITS)];
 }
 
-/* 1 once taken.  0 in a process whose pid is not ours (a child that
+/* 1 once taken.  0 in a process whose pid is not ours: a child that
  * clone or _Fork made, which has the lock as it was, perhaps held by a
- * thread it does not have: helper-190, 9 of 200 such children spun for
- * ever) after 4,096 yields: the block goes unfollowed. */
+ * thread it does not have (helper-190: 9 of 200 such children spun for
+ * ever): the block goes unfollowed (the child makes no profile: Note
+ * [New cost centres in a child without fork's handlers] in cctable.c).
+ * Told at the first wait, not after 4,096 yields as before: on a loaded
+ * machine each yield may give a whole time slice away, and each of such
+ * a child's mallocs then waited seconds (tests/robust.py clone_exec: 9
+ * of 200 children still there after 5 s).  A vfork child, whose parent's
+ * threads let the locks go, gives up too, leaving its block unfollowed
+ * or, for a free, its entry behind: telling it apart (kcmp) is a system
+ * call a filter the child installed may kill it for (helper-194: 748 of
+ * 1,000 children died by SIGSYS), and a vfork child may only call _exit
+ * or exec anyway.  getpid() keeps errno: it cannot fail. */
 static int spin_lock(int *l)
 {
-	unsigned yields = 0;
+	int first_wait = 1;
 
 	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
-			sched_yield();
-			if (++yields == 4096 && getpid() != rt_pid)
+			if (first_wait && rt_pid_not_ours())
 				return 0;
+			first_wait = 0;
+			sched_yield();
 		}
 	return 1;
 }
@@ -270,13 +281,48 @@ stripe_put(struct stripe *s, uintptr_t p, uint64_t h, struct rt_ctx *c, uint64_t
 	live_add(c, bytes);
 }
 
-/* A new block p of `bytes`, allocated in context c (NULL: outside). */
-void rt_heap_alloc(void *p, struct rt_ctx *c, size_t bytes)
+/*
+ * Note [Contexts a heap sample reads]: a sample records the live bytes of
+ * every context that holds any, and it read them by walking all of each
+ * thread's contexts, twice (to count, then to copy), under the registry
+ * lock.  Most contexts never allocate: CPython's `-c pass` makes 295,000
+ * and allocates in 339 (it has arenas of its own).  The walk took about
+ * 44 ms, every 10 ms: the sampler held the registry lock all the time,
+ * and the thread at exit, waiting for it to write the profile, waited
+ * 4-93 s, with SIGTERM blocked meanwhile (helper-189; 7-39 s under
+ * clock=cycles here).  So a thread lists the contexts that ever held a
+ * block of its own (heap_list, through heap_next), pushed the first time
+ * one allocates, and a sample walks those.  The push is made inside the
+ * block table (Note [Heap table re-entry]), where no signal handler of
+ * the thread's can push too (its allocation is not followed), so it is
+ * the owner's alone (or, on the owner's state, a vfork child's while the
+ * owner waits): a store of the link, the head published after it, the
+ * mark last.  Before, a compare-and-swap after an exchange on the mark
+ * let a handler that left by siglongjmp between the two leave a context
+ * marked and not listed, in no sample for good (helper-191).  A context
+ * never leaves the list: one whose blocks were all freed is skipped as
+ * before.  A block adopted from before the start, or put back by a
+ * realloc that failed, is outside any context or in one already listed.
+ */
+static void heap_list_add(struct rt_thread *t, struct rt_ctx *c)
+{
+	if (c->heap_listed)
+		return;
+	c->heap_next = t->heap_list;
+	RT_PUBLISH(&t->heap_list, c);
+	c->heap_listed = 1;
+}
+
+/* A new block p of `bytes`, allocated in context c of thread t (both
+ * NULL: outside any context; t NULL alone: c is listed already). */
+void rt_heap_alloc(void *p, struct rt_thread *t, struct rt_ctx *c, size_t bytes)
 {
 	uint64_t h = hash_of((uintptr_t)p);
 	struct stripe *s = table_enter(h);
 
 	if (s) {
+		if (t && c)
+			heap_list_add(t, c); /* before its live bytes: a sample sees them */
 		stripe_put(s, (uintptr_t)p, h, c, bytes);
 		table_leave(s);
 	}
@@ -376,7 +422,7 @@ void rt_heap_early_alloc(void *p, size_t bytes)
 
 	if (!__atomic_load_n(&rt_heap_early_open, __ATOMIC_SEQ_CST)) {
 		if (RT_LOAD(&rt_heap_active)) /* set before the table closed */
-			rt_heap_alloc(p, NULL, bytes);
+			rt_heap_alloc(p, NULL, NULL, bytes);
 		return;
 	}
 	for (unsigned n = 0; n < EARLY_SLOTS; n++, i = early_next(i)) {
@@ -478,7 +524,7 @@ int rt_heap_take(void *p, struct rt_heap_block *out)
 void rt_heap_put_back(void *p, const struct rt_heap_block *b)
 {
 	if (RT_LOAD(&rt_heap_active))
-		rt_heap_alloc(p, b->ctx, (size_t)b->size);
+		rt_heap_alloc(p, NULL, b->ctx, (size_t)b->size);
 	else
 		rt_heap_early_alloc(p, (size_t)b->size);
 }
@@ -578,12 +624,27 @@ static int reserve(uint32_t n)
 	return 1;
 }
 
+/* The first of t's contexts that held a block.  Their list is read
+ * after the list of all, which publishes each context (its id, for the
+ * records) before it can be listed.  For ThreadSanitizer: glibc's
+ * pthread_create allocates the new thread's TLS vector on the calling
+ * thread, inside TSan's interceptor, which ignores synchronization, so
+ * the push of the caller's context was a release TSan did not see, and
+ * it reported the read of the id as a race (tests/heap.py
+ * stressed_tsan). */
+static const struct rt_ctx *listed_contexts(const struct rt_thread *t)
+{
+	(void)RT_ACQUIRE(&t->all);
+	return RT_ACQUIRE(&t->heap_list);
+}
+
+/* Contexts holding live bytes now (Note [Contexts a heap sample reads]). */
 static uint32_t live_contexts(void)
 {
 	uint32_t n = 0;
 
 	for (const struct rt_thread *t = rt_registry_first(); t; t = t->next)
-		for (const struct rt_ctx *c = RT_ACQUIRE(&t->all); c; c = c->all_next)
+		for (const struct rt_ctx *c = listed_contexts(t); c; c = c->heap_next)
 			n += RT_LOAD(&c->live_bytes) != 0;
 	return n;
 }
@@ -599,20 +660,85 @@ static void reverse(uint32_t from, uint32_t to)
 	}
 }
 
-/* Append one sample (under samples_lock and the registry lock).  The
- * registry and each thread's context list are newest first, so the
- * walk meets (thread, context) in decreasing order: reversed, the
- * records are in the order the file wants.  Its time is read here,
+static uint64_t rec_key(const struct sample_rec *r)
+{
+	return (uint64_t)r->thread << 32 | r->context;
+}
+
+/* Restore the heap property of a[0, n) below i. */
+static void sift_down(struct sample_rec *a, uint32_t i, uint32_t n)
+{
+	for (uint32_t child; (child = 2 * i + 1) < n; i = child) {
+		if (child + 1 < n && rec_key(&a[child + 1]) > rec_key(&a[child]))
+			child++;
+		if (rec_key(&a[i]) >= rec_key(&a[child]))
+			return;
+		struct sample_rec x = a[i];
+		a[i] = a[child];
+		a[child] = x;
+	}
+}
+
+/* Sort recs[from, to) by (thread, context): a heapsort, which needs no
+ * memory (the sampler may not call malloc) and is n log n at worst.
+ * Skipped when they are in order already, the usual case. */
+static void sort_records(uint32_t from, uint32_t to)
+{
+	struct sample_rec *a = &recs[from];
+	uint32_t n = to - from, i;
+
+	for (i = 1; i < n && rec_key(&a[i - 1]) < rec_key(&a[i]); i++)
+		;
+	if (i >= n)
+		return;
+	for (i = n / 2; i-- > 0;)
+		sift_down(a, i, n);
+	for (i = n; i-- > 1;) {
+		struct sample_rec x = a[0];
+		a[0] = a[i];
+		a[i] = x;
+		sift_down(a, 0, i);
+	}
+}
+
+/* The sampler's CPU time, which the machine's load does not stretch (a
+ * sampler kept waiting would space the samples out for no cost of
+ * theirs; tests check the interval); the monotonic clock under a
+ * seccomp filter: the CPU clock's reads are system calls, which a
+ * filter may kill the process for (Note [Sandboxed] in sandbox.c;
+ * helper-191), where the monotonic clock's, which the sampler reads
+ * anyway, are not. */
+static uint64_t cost_clock(void)
+{
+	return rt_now_ns(rt_sandbox_none() ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
+}
+
+static uint64_t cost_since(uint64_t began)
+{
+	uint64_t now = cost_clock();
+
+	return now > began ? now - began : 0; /* 0 too where the clock failed */
+}
+
+/* Append one sample (under samples_lock and the registry lock); into
+ * *read_cost, if asked, the time its reading took.  The
+ * registry is newest first, and each thread's list of contexts that held
+ * blocks mostly so (a context is made before its first block, but may
+ * hold its first block later than one made after it): the walk meets
+ * (thread, context) in about decreasing order, reversed, sorted if need
+ * be, the records are in the order the file wants.  Its time is read here,
  * under the lock, not by the caller before it: the sampler reads the
  * clock before it waits for the registry lock, and a writer's final
  * sample taken meanwhile came later than that, so the sampler's sample
  * went after it with an earlier time, out of order, and the reader
  * refused every profile written after it, the one at exit too. */
-static int take_sample(void)
+static int take_sample(uint64_t *read_cost)
 {
-	uint64_t now = rt_now_ns(CLOCK_MONOTONIC);
+	uint64_t now = rt_now_ns(CLOCK_MONOTONIC), began = read_cost ? cost_clock() : 0;
 	uint32_t n = live_contexts(), first;
 
+	if (read_cost)
+		*read_cost = cost_since(began);
 	if (heads == NULL && (heads = rt_map(MAX_SAMPLES * sizeof *heads)) == NULL)
 		return 0;
 	if (nheads == MAX_SAMPLES || !reserve(n)) {
@@ -620,16 +746,25 @@ static int take_sample(void)
 		if (!reserve(n))
 			return 0;
 	}
+	began = read_cost ? cost_clock() : 0;
 	first = nrecs;
+	/* n is a count of a moment ago: contexts that held blocks since take
+	 * more room (the walk meets the oldest last, and they were left out:
+	 * helper-191, 441 of main's 1,023 blocks in one sample). */
 	for (const struct rt_thread *t = rt_registry_first(); t; t = t->next)
-		for (const struct rt_ctx *c = RT_ACQUIRE(&t->all); c && nrecs - first < n;
-		     c = c->all_next) {
+		for (const struct rt_ctx *c = listed_contexts(t); c; c = c->heap_next) {
 			uint64_t b = RT_LOAD(&c->live_bytes);
 
-			if (b)
-				recs[nrecs++] = (struct sample_rec){ t->seq, c->id, b };
+			if (b == 0)
+				continue;
+			if (nrecs == rec_cap && !reserve(1))
+				break;
+			recs[nrecs++] = (struct sample_rec){ t->seq, c->id, b };
 		}
 	reverse(first, nrecs);
+	sort_records(first, nrecs);
+	if (read_cost)
+		*read_cost += cost_since(began);
 	heads[nheads] = (struct sample_head){ now - t0, RT_LOAD(&outside_live_bytes), taken, first,
 					      nrecs - first };
 	RT_PUBLISH(&nheads, nheads + 1);
@@ -661,7 +796,7 @@ static void peak_picture(void)
 	if (!rt_registry_trylock())
 		return;
 	if (rt_quiet_trylock(&samples_lock)) {
-		if (take_sample()) {
+		if (take_sample(NULL)) {
 			picture_serial = heads[nheads - 1].serial;
 			RT_STORE(&picture_above, total + total / 100);
 		}
@@ -670,13 +805,46 @@ static void peak_picture(void)
 	rt_registry_unlock();
 }
 
+/* A sample whose reading took more than a quarter of the interval
+ * (under the registry lock, which the program's threads take to start,
+ * end and exit) doubles the interval, as thinning does: the sampler then
+ * holds the lock at most about a quarter of the time.  Before, a sample
+ * of 295,000 contexts took longer than the interval, the sampler took
+ * the lock again at once, and the thread at exit waited for it for
+ * seconds (Note [Contexts a heap sample reads]); a sample of many
+ * contexts that held blocks can still take that long (65,535 in
+ * tests/progs/heapwide.c with every chain allocating: 10-20 ms).  Only
+ * the reading counts, not a buffer's first mapping or growth, which
+ * happen once: with those the interval doubled for no lasting cost
+ * (helper-191: tests/heap.py thinned() ended at 640 us, not 160). */
+static unsigned slow_in_a_row; /* under samples_lock */
+
+static void slow_sample_spaces_out(uint64_t took)
+{
+	/* Two in a row: one alone may be a few page faults of the buffer's
+	 * new pages, which at a short interval (0.1 ms: 25 us) is enough
+	 * (helper-193). */
+	if (took <= interval_ns / 4) {
+		slow_in_a_row = 0;
+		return;
+	}
+	if (++slow_in_a_row < 2)
+		return;
+	while (took > interval_ns / 4 && interval_ns < UINT64_MAX / 4)
+		RT_STORE(&interval_ns, interval_ns * 2); /* read unlocked: rt_heap_gather */
+	slow_in_a_row = 0;
+}
+
 /* From the sampler, under the registry lock: a sample if one is due. */
 void rt_heap_sample(uint64_t now)
 {
+	uint64_t cost;
+
 	if (!RT_LOAD(&rt_heap_active) || now < next_due)
 		return;
 	rt_quiet_lock(&samples_lock);
-	take_sample();
+	if (take_sample(&cost))
+		slow_sample_spaces_out(cost);
 	/* On the schedule, not from the wake-up that found it due, which is
 	 * up to an interval late: the samples drifted 5-8 % apart beyond
 	 * heap_interval (helper-122).  Up to one spacing behind it, a wake-up
@@ -711,7 +879,7 @@ void rt_heap_final_sample(int async)
 		rt_registry_unlock();
 		return;
 	}
-	take_sample();
+	take_sample(NULL);
 	rt_quiet_unlock(&samples_lock);
 	rt_registry_unlock();
 }
@@ -789,6 +957,30 @@ static int gather_locked(struct ccp_profile *p, void *(*alloc)(void *, size_t), 
  * live count read here can exceed them.  A write from a signal handler
  * that finds the samples locked (the sampler may be thinning them out)
  * writes none rather than wait or read them half moved. */
+/* From a signal handler or _exit: samples_lock within 50 ms, or not at
+ * all.  Its holder is another thread (a quiet lock blocks signals while
+ * held), which lets it go within a sample's time: a write that only
+ * tried it once, from a handler of SIGTERM while the sampler or a
+ * peak's picture held it, wrote no sample at all (helper-193: 7 of 26
+ * CPython runs with 8 threads killed mid-run; nothing said so).  Not
+ * for ever: the holder may be a thread a child made without fork's
+ * handlers does not have. */
+static int try_samples_lock_a_while(void)
+{
+	struct timespec wait = {0, 250000};
+	/* Under a seccomp filter, one try: nanosleep is a call it may kill
+	 * for (Note [Sandboxed] in sandbox.c). */
+	int tries_left = rt_sandbox_none() ? 200 : 1;
+
+	for (; tries_left > 0; tries_left--) {
+		if (rt_quiet_trylock(&samples_lock))
+			return 1;
+		if (tries_left > 1)
+			nanosleep(&wait, NULL); /* async-signal-safe; EINTR: try again */
+	}
+	return 0;
+}
+
 int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async,
 		   uint64_t mark)
 {
@@ -804,7 +996,7 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 	if (RT_LOAD(&untracked_allocs))
 		rt_warn("heap=1: no memory to follow %llu allocations: the live heap and its "
 			"peak may be short of them", (unsigned long long)RT_LOAD(&untracked_allocs));
-	locked = async ? rt_quiet_trylock(&samples_lock) : (rt_quiet_lock(&samples_lock), 1);
+	locked = async ? try_samples_lock_a_while() : (rt_quiet_lock(&samples_lock), 1);
 	n = 0;
 	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
 		n++;
@@ -884,6 +1076,7 @@ void rt_heap_after_fork_child(struct rt_thread *survivor)
 	picture_serial = UINT64_MAX;
 	nheads = nrecs = 0;
 	interval_ns = sample_spacing();
+	slow_in_a_row = 0;
 	t0 = next_due = rt_now_ns(CLOCK_MONOTONIC);
 	rt_quiet_after_fork(&samples_lock);
 	in_table = in_table_at_fork; /* Note [Heap table and fork] */

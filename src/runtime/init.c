@@ -415,7 +415,7 @@ static void at_exit_after_libraries(void *unused)
  */
 __attribute__((destructor(101))) static void ccprof_destructor(void)
 {
-	if (rt_pid != 0 && getpid() != rt_pid)
+	if (rt_pid_not_ours())
 		rt_exit_child_finalized(); /* Note [exit in a vfork child] in exitgate.c */
 	if (rt_exiting && rt_exiting() &&
 	    __cxa_atexit(at_exit_after_libraries, NULL, NULL) == 0)

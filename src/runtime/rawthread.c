@@ -192,6 +192,15 @@ static size_t page_round(size_t n)
 	return (n + page - 1) / page * page;
 }
 
+/* The stack a new thread of the program's gets, as at start-up (Note
+ * [Last thread]: glibc may run the program's exit handlers on the
+ * helper).  Read once there: pthread_getattr_default_np takes a lock of
+ * glibc's, which a write from a signal handler (Note [At the descriptor
+ * limit] in dump.c) would wait for for ever if the handler interrupted
+ * pthread_create inside it (helper-190).  A default the program sets
+ * later is not followed. */
+static size_t raw_stack;
+
 static size_t default_stack(void)
 {
 	pthread_attr_t a;
@@ -220,6 +229,7 @@ void rt_raw_thread_prepare(void)
 	w.image_tp = template + w.below;
 	dl_iterate_phdr(tls_module, &w);
 	tls_below = w.below;
+	raw_stack = default_stack();
 	__atomic_store_n(&tls_template, template, __ATOMIC_RELEASE);
 }
 
@@ -262,7 +272,7 @@ static long make_thread(struct rt_raw_thread *t, char *stack, uintptr_t new_tp, 
 static int start(struct rt_raw_thread *t, void (*fn)(void *), void *arg, unsigned long flags)
 {
 	const char *template = __atomic_load_n(&tls_template, __ATOMIC_ACQUIRE);
-	size_t guard = page_round(1), stack = default_stack(), tls, size;
+	size_t guard = page_round(1), stack = raw_stack, tls, size;
 	char *base, *new_tp, *top;
 	void **words;
 

@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <time.h>
 #include <sys/types.h>
+#include <unistd.h> /* getpid: rt_pid_not_ours */
 
 #include "common/buildid.h"
 #include "format/profile.h"
@@ -95,16 +96,18 @@ struct rt_pair {
 
 struct rt_ctx {
 	uintptr_t fn; /* key of the running CC: A1 compares against it */
-	/* Kept where the adaptive slots' state was (Note [Slots without
-	 * judgement] in machine.c), so that the slots stay 16-aligned and
-	 * the contexts where they lay in the arena. */
-	uint64_t unused;
+	/* heap=1: the thread's list of contexts that ever held a block (Note
+	 * [Contexts a heap sample reads] in heap.c).  In the word the
+	 * adaptive slots' state had (Note [Slots without judgement] in
+	 * machine.c): the slots stay 16-aligned and the contexts where they
+	 * lay in the arena. */
+	struct rt_ctx *heap_next;
 	struct rt_pair cache[2]; /* the two latest transitions found from here */
 	uint64_t entries;
 	uint64_t recursive;
 	uint64_t time;         /* clock=cpu: the hits' (Note [CPU time where it ran]) */
 	uint64_t seen;         /* clock=cpu: the CPU of samples that found it current */
-	uint32_t unused2; /* as `unused` */
+	uint32_t heap_listed; /* on heap_next's list; as heap_next's word, a spare */
 	/* Where a hook entered it from last, as the slow path saw (Note
 	 * [Self-inlined copies] in machine.c): the low 32 bits, 0 if not
 	 * seen.  Here, not in a field more (a context of 160 bytes) or a
@@ -324,6 +327,10 @@ struct rt_thread {
 			 * in the table (STATS key 15, docs/format.md).  Here, after seq,
 			 * so that the three above stay on one line. */
 			uint64_t slow_finds;
+			/* heap=1: its contexts that ever held a block, newest first
+			 * (Note [Contexts a heap sample reads] in heap.c); in an
+			 * ended thread's record */
+			struct rt_ctx *heap_list;
 			/* Note [Ended threads' reserve] in threads.c */
 			struct rt_thread *spare_next;
 			/* Note [States reborn] in threads.c: room in its arena for
@@ -393,6 +400,13 @@ enum rt_helper {
 extern struct rt_config rt_config RT_HIDDEN;
 extern int rt_cycles RT_HIDDEN; /* clock == cycles: the hooks read the TSC */
 extern pid_t rt_pid RT_HIDDEN;  /* our pid: changes at fork, not at vfork */
+
+/* A child no fork handler of ours ran in (vfork, clone, _Fork): its pid
+ * is not ours.  Not a process before the runtime started (rt_pid 0). */
+static inline int rt_pid_not_ours(void)
+{
+	return rt_pid != 0 && getpid() != rt_pid;
+}
 extern __thread struct rt_thread *rt_self
 	__attribute__((tls_model("initial-exec"))) RT_HIDDEN;
 /* rt_self where the hooks' fast paths may use it, else NULL: under
@@ -770,7 +784,8 @@ extern int rt_heap_active RT_HIDDEN; /* read with RT_LOAD */
 extern int rt_heap_early_open RT_HIDDEN; /* read with RT_LOAD */
 extern unsigned rt_heap_early_held RT_HIDDEN;
 RT_HIDDEN void rt_heap_configure(void);
-RT_HIDDEN void rt_heap_alloc(void *p, struct rt_ctx *c, size_t bytes);
+/* c is t's current context, or NULL (t too) */
+RT_HIDDEN void rt_heap_alloc(void *p, struct rt_thread *t, struct rt_ctx *c, size_t bytes);
 RT_HIDDEN void rt_heap_early_alloc(void *p, size_t bytes);
 RT_HIDDEN int rt_heap_take(void *p, struct rt_heap_block *out);
 RT_HIDDEN void rt_heap_put_back(void *p, const struct rt_heap_block *b);

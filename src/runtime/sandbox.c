@@ -176,12 +176,16 @@ void rt_sandbox_start(void)
 
 /* Set in the process that makes the call, not in a vfork child, which
  * shares our memory but not its filters with us; a fork child keeps it,
- * with the filter. */
+ * with the filter.  A child that clone() made, with memory of its own,
+ * sets it too (asked before its filter is in, so that kcmp is allowed):
+ * else it went on to make the calls its own filter may kill for (the
+ * kcmp of rt_own_memory, as an exec or a block table's lock asked it;
+ * helper-194: 50 of 50 such children died by SIGSYS at their exec). */
 static int installed;
 
 void rt_sandbox_installing(void)
 {
-	if (rt_pid != 0 && getpid() == rt_pid)
+	if (rt_pid != 0 && (getpid() == rt_pid || rt_own_memory() == 1))
 		__atomic_store_n(&installed, 1, __ATOMIC_RELAXED);
 }
 

@@ -57,6 +57,15 @@
  *                    then dives 70,000 calls deep, past the shadow stack's
  *                    first segment (Note [Segment pool] in
  *                    src/runtime/shadow.c), and prints "dive 70001"
+ *   sandboxed clock  works, puts itself and every thread (TSYNC) under a
+ *                    filter that kills the process at clock_gettime (the
+ *                    monotonic clock's reads need none: the vDSO answers
+ *                    them), then for
+ *                    100 ms allocates and frees in allocates() and prints
+ *                    "allocated 100": under heap=1, a heap sample's
+ *                    measure of its own cost read the thread's CPU clock,
+ *                    a system call (helper-191: the process died by SIGSYS
+ *                    under clock=wall and cycles)
  *   sandboxed jail   (root) works, chroots into the current directory,
  *                    which has no /proc, then as late: vsftpd's and sshd's
  *                    order
@@ -78,6 +87,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SECCOMP_RET_KILL_THREAD
@@ -99,6 +109,7 @@ __attribute__((noinline)) static void work(void)
 
 /* A filter: `listed` for the n calls in nrs[], `otherwise` for the rest. */
 static int by_prctl; /* install with prctl(PR_SET_SECCOMP), not seccomp(2) */
+static unsigned filter_flags; /* seccomp(2)'s: TSYNC puts every thread under it */
 
 static void filter(const long *nrs, unsigned n, unsigned listed, unsigned otherwise)
 {
@@ -117,7 +128,7 @@ static void filter(const long *nrs, unsigned n, unsigned listed, unsigned otherw
 	prog.filter = code;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
 	    (by_prctl ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0L, 0L)
-		      : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)) != 0) {
+		      : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, filter_flags, &prog)) != 0) {
 		perror("sandboxed: seccomp");
 		exit(1);
 	}
@@ -149,6 +160,28 @@ static void allow_only_few(void)
 		SYS_getpid, SYS_rt_sigprocmask, SYS_exit, SYS_exit_group, SYS_getrandom};
 
 	filter(nrs, COUNT(nrs), SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_THREAD);
+}
+
+__attribute__((noinline)) static void allocates(void)
+{
+	struct timespec ms = {0, 1000000};
+
+	for (int i = 0; i < 64; i++)
+		free((void *)(sink = (unsigned long)malloc(32 + i)));
+	nanosleep(&ms, NULL);
+}
+
+static int clock_filtered(void)
+{
+	static const long nrs[] = {SYS_clock_gettime};
+	int n;
+
+	filter_flags = SECCOMP_FILTER_FLAG_TSYNC; /* the runtime's sampler too */
+	filter(nrs, COUNT(nrs), SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ALLOW);
+	for (n = 0; n < 100; n++)
+		allocates();
+	printf("allocated %d\n", n);
+	return 0;
 }
 
 static unsigned long dives;
@@ -289,9 +322,10 @@ int main(int argc, char **argv)
 			 strcmp(argv[1], "jail") != 0 && strcmp(argv[1], "strict") != 0 &&
 			 strcmp(argv[1], "violate") != 0 && strcmp(argv[1], "execraw") != 0 &&
 			 strcmp(argv[1], "term") != 0 && strcmp(argv[1], "worker") != 0 &&
-			 strcmp(argv[1], "deep") != 0)) {
+			 strcmp(argv[1], "deep") != 0 && strcmp(argv[1], "clock") != 0)) {
 		fprintf(stderr, "usage: sandboxed "
-				"fork|exec|execraw|late|groups|jail|strict|violate|term|worker|deep\n");
+				"fork|exec|execraw|late|groups|jail|strict|violate|term|worker|deep|"
+				"clock\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "worker") == 0)
@@ -311,6 +345,8 @@ int main(int argc, char **argv)
 	work();
 	if (strcmp(argv[1], "deep") == 0)
 		return deep();
+	if (strcmp(argv[1], "clock") == 0)
+		return clock_filtered();
 	if (strcmp(argv[1], "groups") == 0)
 		join_many_groups();
 	if (strcmp(argv[1], "jail") == 0 && (chroot(".") != 0 || chdir("/") != 0)) {

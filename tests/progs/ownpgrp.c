@@ -1,0 +1,90 @@
+/*
+ * ownpgrp.c - a program that moves into a process group of its own, as a
+ * job-control shell (bash -i) does, for tests/robust.py own_group (Note
+ * [A program in a group of its own] in src/cli/cmd_record.c).
+ *
+ *   ownpgrp group   moves, prints "ready", then waits up to 3 s in
+ *                   waits() and prints "not terminated": a signal sent to
+ *                   the group it was started in must still end it.
+ *   ownpgrp stop    moves and takes the terminal (SIGTTOU blocked, as
+ *                   bash does), stops itself by SIGSTOP (bash's
+ *                   `suspend`), and once continued prints "foreground" if
+ *                   its group holds the terminal again, else
+ *                   "background".
+ *   ownpgrp count   stays in its group, counts its SIGINTs, prints
+ *                   "ready", and once it has had two (or after 5 s)
+ *                   prints "INT N": the terminal's Ctrl-C, then a kill
+ *                   of record alone, must each reach it once.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+__attribute__((noinline)) static void waits(void)
+{
+	struct timespec t = {0, 100000000};
+
+	for (int i = 0; i < 30; i++)
+		nanosleep(&t, NULL);
+}
+
+__attribute__((noinline)) static int suspend_and_look(void)
+{
+	sigset_t ttou;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, NULL);
+	if (tcsetpgrp(STDIN_FILENO, getpgrp()) != 0) {
+		perror("ownpgrp: tcsetpgrp");
+		return 2;
+	}
+	kill(getpid(), SIGSTOP);
+	printf("%s\n", tcgetpgrp(STDIN_FILENO) == getpgrp() ? "foreground" : "background");
+	return 0;
+}
+
+static volatile sig_atomic_t ints;
+
+static void on_int(int sig)
+{
+	(void)sig;
+	ints++;
+}
+
+__attribute__((noinline)) static int count_ints(void)
+{
+	struct timespec t = {0, 10000000};
+
+	signal(SIGINT, on_int);
+	printf("ready\n");
+	fflush(stdout);
+	for (int i = 0; i < 500 && ints < 2; i++)
+		nanosleep(&t, NULL);
+	printf("INT %d\n", (int)ints);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || (strcmp(argv[1], "group") != 0 && strcmp(argv[1], "stop") != 0 &&
+			 strcmp(argv[1], "count") != 0)) {
+		fprintf(stderr, "usage: ownpgrp group|stop|count\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "count") == 0)
+		return count_ints();
+	if (setpgid(0, 0) != 0) {
+		perror("ownpgrp: setpgid");
+		return 2;
+	}
+	if (strcmp(argv[1], "stop") == 0)
+		return suspend_and_look();
+	printf("ready\n");
+	fflush(stdout);
+	waits();
+	printf("not terminated\n");
+	return 0;
+}
