@@ -4058,14 +4058,14 @@ def signals_unwritten():
           "record does not blame the setting (%r)" % ccprof_said(r.stderr))
 
 
-def job_in_pty(cmd, timeout=30, ctrl_c_then_kill=False):
+def job_in_pty(cmd, timeout=30, ctrl_c=False, then_kill=False):
     """cmd run as an interactive shell runs a job, on a new terminal: in
     a process group of its own holding the terminal; when it stops, the
     "shell" takes the terminal back, then continues it as `fg` does (the
     terminal to the job's group, SIGCONT to the group).  Returns what the
     terminal showed, and how the job ended (waitpid's status).  With
-    ctrl_c_then_kill, once the job says "ready", Ctrl-C is typed, then
-    its first process alone gets a SIGINT."""
+    ctrl_c, once the job says "ready", Ctrl-C is typed; with then_kill,
+    its first process alone then gets a SIGINT."""
     import pty
     pid, master = pty.fork()
     if pid == 0:
@@ -4106,11 +4106,12 @@ def job_in_pty(cmd, timeout=30, ctrl_c_then_kill=False):
                 break
             out += data
             m = re.search(rb"job (\d+)\r?\n", out)
-            if ctrl_c_then_kill and not typed and m and b"ready" in out:
+            if ctrl_c and not typed and m and b"ready" in out:
                 typed = True
                 os.write(master, b"\x03")
-                time.sleep(0.5)
-                os.kill(int(m.group(1)), signal.SIGINT)
+                if then_kill:
+                    time.sleep(0.5)
+                    os.kill(int(m.group(1)), signal.SIGINT)
         elif os.waitpid(pid, os.WNOHANG)[0] == pid:
             pid = None
             break
@@ -4195,10 +4196,21 @@ def own_group():
     # dropped (helper-195).
     for tag, cmd in (("bare", [exe, "count"]),
                      ("record", [CCPROF, "record", "-o", prof, "--", exe, "count"])):
-        shown = job_in_pty(cmd, ctrl_c_then_kill=True)
+        shown = job_in_pty(cmd, ctrl_c=True, then_kill=True)
         check("INT 2" in shown,
               "own group, %s: Ctrl-C, then a SIGINT to the job's first process: the program "
               "has each once (%r)" % (tag, shown[-200:]))
+    # A program in a group of its own that does not hold the terminal:
+    # the terminal's Ctrl-C went to record's group alone, and record,
+    # taking it for one the program had too, passed nothing on
+    # (helper-195).  Bare, the move changed nothing: the program and its
+    # child have it.
+    for tag, cmd in (("bare", [exe, "group"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "group"])):
+        shown = job_in_pty(cmd, ctrl_c=True)
+        check("job status %d" % signal.SIGINT in shown and "not terminated" not in shown,
+              "own group, %s: the terminal's Ctrl-C ends the program and its child, "
+              "though the program left the job's group (%r)" % (tag, shown[-300:]))
     for tag, cmd in (("bare", [exe, "stop"]),
                      ("record", [CCPROF, "record", "-o", prof, "--", exe, "stop"])):
         shown = job_in_pty(cmd)

@@ -677,15 +677,35 @@ static int left_records_job(pid_t pid)
 	return getpgrp() == getpid() && g > 0 && g != getpgrp() && sid >= 0 && sid == getsid(0);
 }
 
+/* sig to the program, unless the group it was sent to (group_had) had
+ * the program in it too: not if the program left record's group (Note
+ * [A program in a group of its own]); then it goes to the group the
+ * program leads, as the job's group it would have led bare, where its
+ * children had it too (helper-195). */
+static void pass_to_program(pid_t pid, int sig, int group_had)
+{
+	if (group_had && !left_records_job(pid))
+		return;
+	if (!passed_unhandled && !catches(pid, sig))
+		passed_unhandled = sig; /* Note [Passed on before a handler] */
+	if (group_had && getpgid(pid) == pid)
+		kill(-pid, sig);
+	else
+		kill(pid, sig);
+}
+
 static void pass_on(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
 	(void)uctx;
 	if (from_terminal_too(sig) && info && info->si_code == SI_KERNEL) {
-		/* The program had it too; so did the canary, in the same group:
-		 * its copy is taken, or the next one sent to record alone was
+		/* The terminal's, to its foreground group, record's: the
+		 * program had it too unless it left.  So did the canary: its
+		 * copy is taken, or the next one sent to record alone was
 		 * taken for the group's and dropped (helper-195). */
 		(void)group_canary_had(&canary, sig);
+		if (pass_to > 0)
+			pass_to_program((pid_t)pass_to, sig, 1);
 		errno = saved;
 		return;
 	}
@@ -696,13 +716,8 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 	}
 	if (!passed_signal && sig != SIGWINCH && sig != SIGURG && !ignored_at_start[sig])
 		passed_signal = sig; /* one that would have ended record */
-	/* A group's signal the program had too, unless it left record's
-	 * group (Note [A program in a group of its own]). */
-	if (pass_to > 0 && (!group_canary_had(&canary, sig) || left_records_job((pid_t)pass_to))) {
-		if (!passed_unhandled && !catches((pid_t)pass_to, sig))
-			passed_unhandled = sig; /* Note [Passed on before a handler] */
-		kill((pid_t)pass_to, sig);
-	}
+	if (pass_to > 0)
+		pass_to_program((pid_t)pass_to, sig, group_canary_had(&canary, sig));
 	errno = saved;
 }
 

@@ -3,9 +3,12 @@
  * job-control shell (bash -i) does, for tests/robust.py own_group (Note
  * [A program in a group of its own] in src/cli/cmd_record.c).
  *
- *   ownpgrp group   moves, prints "ready", then waits up to 3 s in
- *                   waits() and prints "not terminated": a signal sent to
- *                   the group it was started in must still end it.
+ *   ownpgrp group   moves, starts a child in its new group, prints
+ *                   "ready", then each waits up to 3 s in waits() and
+ *                   prints "not terminated" or "child not terminated": a
+ *                   signal sent to the group it was started in, or the
+ *                   terminal's Ctrl-C, must still end both, as bare, where
+ *                   the move changed nothing.
  *   ownpgrp stop    moves and takes the terminal (SIGTTOU blocked, as
  *                   bash does), stops itself by SIGSTOP (bash's
  *                   `suspend`), and once continued prints "foreground" if
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 __attribute__((noinline)) static void waits(void)
@@ -67,6 +71,28 @@ __attribute__((noinline)) static int count_ints(void)
 	return 0;
 }
 
+__attribute__((noinline)) static int group_of_two(void)
+{
+	pid_t child = fork();
+
+	if (child < 0) {
+		perror("ownpgrp: fork");
+		return 2;
+	}
+	if (child == 0) {
+		waits();
+		printf("child not terminated\n");
+		return 0;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	waits();
+	printf("not terminated\n");
+	fflush(stdout);
+	waitpid(child, NULL, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "group") != 0 && strcmp(argv[1], "stop") != 0 &&
@@ -82,9 +108,5 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "stop") == 0)
 		return suspend_and_look();
-	printf("ready\n");
-	fflush(stdout);
-	waits();
-	printf("not terminated\n");
-	return 0;
+	return group_of_two();
 }
