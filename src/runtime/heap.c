@@ -859,6 +859,26 @@ void rt_heap_sample(uint64_t now)
 	rt_quiet_unlock(&samples_lock);
 }
 
+/*
+ * A write from a signal handler or _exit waits for the heap's locks up
+ * to 50 ms, then goes without.  Their holder is another thread (a quiet
+ * lock blocks signals while held), which lets them go within a sample's
+ * time: a write that only tried the samples' lock once, from a handler
+ * of SIGTERM while the sampler or a peak's picture held it, wrote no
+ * sample at all (helper-193: 7 of 26 CPython runs with 8 threads killed
+ * mid-run; nothing said so), and its last sample was left out the same
+ * way (helper-195).  Not for ever: the holder may be a thread a child
+ * made without fork's handlers does not have.  Under a seccomp filter,
+ * one try: nanosleep and clock_gettime are calls it may kill for (Note
+ * [Sandboxed] in sandbox.c).
+ */
+#define ASYNC_LOCK_WAIT_NS 50000000ull
+
+static uint64_t async_deadline(void)
+{
+	return rt_sandbox_none() ? rt_now_ns(CLOCK_MONOTONIC) + ASYNC_LOCK_WAIT_NS : 0;
+}
+
 /* The last sample, as the profile is written.  The registry lock first,
  * as the sampler takes them.  From a signal handler or _exit (async),
  * the locks are only tried, as for a peak's picture: the handler may
@@ -868,14 +888,16 @@ void rt_heap_sample(uint64_t now)
  * the peak it held at the end). */
 void rt_heap_final_sample(int async)
 {
+	uint64_t deadline;
+
 	if (!RT_LOAD(&rt_heap_active))
 		return;
 	if (!async) {
 		rt_registry_lock();
 		rt_quiet_lock(&samples_lock);
-	} else if (!rt_registry_trylock()) {
+	} else if (deadline = async_deadline(), !rt_registry_trylock_until(deadline)) {
 		return;
-	} else if (!rt_quiet_trylock(&samples_lock)) {
+	} else if (!rt_quiet_trylock_until(&samples_lock, deadline)) {
 		rt_registry_unlock();
 		return;
 	}
@@ -957,30 +979,6 @@ static int gather_locked(struct ccp_profile *p, void *(*alloc)(void *, size_t), 
  * live count read here can exceed them.  A write from a signal handler
  * that finds the samples locked (the sampler may be thinning them out)
  * writes none rather than wait or read them half moved. */
-/* From a signal handler or _exit: samples_lock within 50 ms, or not at
- * all.  Its holder is another thread (a quiet lock blocks signals while
- * held), which lets it go within a sample's time: a write that only
- * tried it once, from a handler of SIGTERM while the sampler or a
- * peak's picture held it, wrote no sample at all (helper-193: 7 of 26
- * CPython runs with 8 threads killed mid-run; nothing said so).  Not
- * for ever: the holder may be a thread a child made without fork's
- * handlers does not have. */
-static int try_samples_lock_a_while(void)
-{
-	struct timespec wait = {0, 250000};
-	/* Under a seccomp filter, one try: nanosleep is a call it may kill
-	 * for (Note [Sandboxed] in sandbox.c). */
-	int tries_left = rt_sandbox_none() ? 200 : 1;
-
-	for (; tries_left > 0; tries_left--) {
-		if (rt_quiet_trylock(&samples_lock))
-			return 1;
-		if (tries_left > 1)
-			nanosleep(&wait, NULL); /* async-signal-safe; EINTR: try again */
-	}
-	return 0;
-}
-
 int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async,
 		   uint64_t mark)
 {
@@ -996,7 +994,8 @@ int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *
 	if (RT_LOAD(&untracked_allocs))
 		rt_warn("heap=1: no memory to follow %llu allocations: the live heap and its "
 			"peak may be short of them", (unsigned long long)RT_LOAD(&untracked_allocs));
-	locked = async ? try_samples_lock_a_while() : (rt_quiet_lock(&samples_lock), 1);
+	locked = async ? rt_quiet_trylock_until(&samples_lock, async_deadline())
+		       : (rt_quiet_lock(&samples_lock), 1);
 	n = 0;
 	while (locked && n < nheads && heads[n].serial < mark) /* Note [Samples a write takes] */
 		n++;

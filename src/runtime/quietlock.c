@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -119,6 +120,25 @@ int rt_quiet_trylock(struct rt_quiet_mutex *q)
 	}
 	q->kept = saved;
 	return 1;
+}
+
+/* For a write from a signal handler or _exit, whose lock's holder is
+ * another thread (Note [Locks and signals]) that may never give it back
+ * (one a child made without fork's handlers does not have): tries every
+ * 250 us until deadline.  By the clock, not by a count of tries: a
+ * loaded machine's sleeps are longer, and a signal cuts them short. */
+int rt_quiet_trylock_until(struct rt_quiet_mutex *q, uint64_t deadline)
+{
+	struct timespec wait = {0, 250000};
+
+	if (rt_quiet_trylock(q))
+		return 1;
+	while (deadline && rt_now_ns(CLOCK_MONOTONIC) < deadline) {
+		nanosleep(&wait, NULL); /* async-signal-safe; EINTR: try again */
+		if (rt_quiet_trylock(q))
+			return 1;
+	}
+	return 0;
 }
 
 /* The mask is copied out first: once the lock is free, the next holder

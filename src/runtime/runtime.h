@@ -561,7 +561,8 @@ RT_HIDDEN int rt_map_files_path(uintptr_t addr, char *link);
 
 /* threads.c: the registry of every thread that ever ran a hook. */
 RT_HIDDEN void rt_registry_lock(void);
-RT_HIDDEN int rt_registry_trylock(void); /* 1 if acquired */
+RT_HIDDEN int rt_registry_trylock(void);
+RT_HIDDEN int rt_registry_trylock_until(uint64_t deadline); /* 1 if acquired */
 RT_HIDDEN void rt_registry_unlock(void);
 RT_HIDDEN void rt_registry_mask_at_fork(sigset_t *mask); /* in a fork child */
 RT_HIDDEN struct rt_thread *rt_registry_first(void); /* under the lock */
@@ -921,6 +922,8 @@ struct rt_quiet_mutex {
 #define RT_QUIET_MUTEX_INIT { .word = 0 }
 RT_HIDDEN void rt_quiet_lock(struct rt_quiet_mutex *q);
 RT_HIDDEN int rt_quiet_trylock(struct rt_quiet_mutex *q); /* 1 if acquired */
+/* 1 if acquired before deadline (CLOCK_MONOTONIC ns; 0: one try) */
+RT_HIDDEN int rt_quiet_trylock_until(struct rt_quiet_mutex *q, uint64_t deadline);
 RT_HIDDEN void rt_quiet_unlock(struct rt_quiet_mutex *q);
 /* In a fork child: free again (its holder was the forking thread, or a
  * thread the child does not have); `kept` stays for the child to read. */

@@ -54,6 +54,11 @@ int rt_registry_trylock(void)
 	return rt_quiet_trylock(&registry_lock);
 }
 
+int rt_registry_trylock_until(uint64_t deadline)
+{
+	return rt_quiet_trylock_until(&registry_lock, deadline);
+}
+
 /* In a fork child, before anything takes the lock again: the forking
  * thread's mask from before the fork's handlers took it. */
 void rt_registry_mask_at_fork(sigset_t *mask)
