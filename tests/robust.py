@@ -4141,6 +4141,31 @@ def term_own_group(cmd):
     return p.returncode, first + out
 
 
+def stopped_own_group(cmd):
+    """cmd started as the leader of a process group of its own; once it
+    says "ready PGID" and the first process stops, a SIGCONT to that
+    group, as `fg` sends.  Returns its exit status and output; a group
+    PGID left stopped is killed."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=os.setpgrp)
+    first = p.stdout.readline()
+    _, st = os.waitpid(p.pid, os.WUNTRACED)
+    if os.WIFSTOPPED(st):
+        os.killpg(p.pid, signal.SIGCONT)
+    try:
+        out, _ = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        m = re.match(r"ready (\d+)", first)
+        for g in ([int(m.group(1))] if m else []) + [p.pid]:
+            try:
+                os.killpg(g, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        out, _ = p.communicate()
+    rc = p.returncode if os.WIFSTOPPED(st) else os.waitstatus_to_exitcode(st)
+    return rc, first + out
+
+
 def own_group():
     """A program that moves into a process group of its own (bash -i
     does) under record (Note [A program in a group of its own] in
@@ -4176,6 +4201,15 @@ def own_group():
         check(r.stdout == "0 -15 'ready\\n'\n",
               "own group, record in a PID namespace (session id 0): a SIGTERM to the group it "
               "was started in ends the program (%r %r)" % (r.stdout, r.stderr[-200:]))
+    # The program stops its group, a child with it; `fg` continues
+    # record's: record continued the program alone, and its child stayed
+    # stopped (helper-195).
+    for tag, cmd in (("bare", [exe, "stopgroup"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "stopgroup"])):
+        rc, out = stopped_own_group(cmd)
+        check(rc == 0 and re.match(r"ready \d+\nchild continued\ncontinued\n$", out),
+              "own group, %s: the program stops its group, and a SIGCONT to the group it was "
+              "started in continues the program and its child (%d, %r)" % (tag, rc, out))
     # Where record does not lead its group (its parent does, as
     # timeout(1) or a CI runner), the program's move takes it out of the
     # group bare too: a signal to the group does not reach it, under

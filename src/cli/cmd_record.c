@@ -844,6 +844,27 @@ static void terminal_back_to(int tty, pid_t group)
 		tcsetpgrp(tty, group); /* record is in the foreground: no SIGTTOU */
 }
 
+/* The SIGCONT that continued record, to the program: to the group it
+ * leads if the SIGCONT was the group's (fg, bg) and the program left
+ * record's group (Note [A program in a group of its own]), where bare its
+ * children stopped with it had it too; else to the program, as before
+ * (which the group's SIGCONT reached already if it stayed).  The canary
+ * is asked with signals blocked: pass_on asks it too. */
+static void continue_program(pid_t pid)
+{
+	sigset_t all, was;
+	int group_had;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &was);
+	group_had = group_canary_had(&canary, SIGCONT);
+	sigprocmask(SIG_SETMASK, &was, NULL);
+	if (group_had && left_records_job(pid) && getpgid(pid) == pid)
+		kill(-pid, SIGCONT);
+	else
+		kill(pid, SIGCONT);
+}
+
 static void stop_as(pid_t pid, int sig)
 {
 	struct sigaction dfl, old;
@@ -870,7 +891,7 @@ static void stop_as(pid_t pid, int sig)
 		terminal_back_to(tty, group);
 	if (tty >= 0)
 		close(tty);
-	kill(pid, SIGCONT);
+	continue_program(pid);
 }
 
 /* The program's status, once it has ended (Note [Signals while the

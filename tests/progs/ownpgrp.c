@@ -14,6 +14,12 @@
  *                   `suspend`), and once continued prints "foreground" if
  *                   its group holds the terminal again, else
  *                   "background".
+ *   ownpgrp stopgroup   moves, starts a child in its new group, prints
+ *                   "ready PGID", and stops the group by SIGTSTP; once
+ *                   continued, the child prints "child continued" and
+ *                   ends, and then the parent "continued": a SIGCONT to
+ *                   the group it was started in (fg, bg) must continue
+ *                   both, as bare.
  *   ownpgrp count   stays in its group, counts its SIGINTs, prints
  *                   "ready", and once it has had two (or after 5 s)
  *                   prints "INT N": the terminal's Ctrl-C, then a kill
@@ -93,11 +99,33 @@ __attribute__((noinline)) static int group_of_two(void)
 	return 0;
 }
 
+__attribute__((noinline)) static int stop_group_of_two(void)
+{
+	pid_t child = fork();
+
+	if (child < 0) {
+		perror("ownpgrp: fork");
+		return 2;
+	}
+	if (child == 0) {
+		raise(SIGSTOP); /* stopped before the group is, so never left running */
+		printf("child continued\n");
+		return 0;
+	}
+	waitpid(child, NULL, WUNTRACED);
+	printf("ready %d\n", (int)getpgrp());
+	fflush(stdout);
+	killpg(getpgrp(), SIGTSTP);
+	waitpid(child, NULL, 0);
+	printf("continued\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "group") != 0 && strcmp(argv[1], "stop") != 0 &&
-			 strcmp(argv[1], "count") != 0)) {
-		fprintf(stderr, "usage: ownpgrp group|stop|count\n");
+			 strcmp(argv[1], "stopgroup") != 0 && strcmp(argv[1], "count") != 0)) {
+		fprintf(stderr, "usage: ownpgrp group|stop|stopgroup|count\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "count") == 0)
@@ -108,5 +136,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "stop") == 0)
 		return suspend_and_look();
+	if (strcmp(argv[1], "stopgroup") == 0)
+		return stop_group_of_two();
 	return group_of_two();
 }
