@@ -4058,14 +4058,14 @@ def signals_unwritten():
           "record does not blame the setting (%r)" % ccprof_said(r.stderr))
 
 
-def job_in_pty(cmd, timeout=30, ctrl_c=False, then_kill=False):
+def job_in_pty(cmd, timeout=30, ctrl_c=False, then_kill=False, ctrl_z=False):
     """cmd run as an interactive shell runs a job, on a new terminal: in
     a process group of its own holding the terminal; when it stops, the
-    "shell" takes the terminal back, then continues it as `fg` does (the
-    terminal to the job's group, SIGCONT to the group).  Returns what the
-    terminal showed, and how the job ended (waitpid's status).  With
-    ctrl_c, once the job says "ready", Ctrl-C is typed; with then_kill,
-    its first process alone then gets a SIGINT."""
+    "shell" takes the terminal back, and 1.5 s later continues it as `fg`
+    does (the terminal to the job's group, SIGCONT to the group).  Returns
+    what the terminal showed, and how the job ended (waitpid's status).
+    With ctrl_c (ctrl_z), once the job says "ready", Ctrl-C (Ctrl-Z) is
+    typed; with then_kill, its first process alone then gets a SIGINT."""
     import pty
     pid, master = pty.fork()
     if pid == 0:
@@ -4085,6 +4085,7 @@ def job_in_pty(cmd, timeout=30, ctrl_c=False, then_kill=False):
             _, st = os.waitpid(job, os.WUNTRACED)
             os.tcsetpgrp(0, os.getpgrp())
             if os.WIFSTOPPED(st):
+                time.sleep(1.5)
                 os.tcsetpgrp(0, job)
                 os.killpg(job, signal.SIGCONT)
                 _, st = os.waitpid(job, 0)
@@ -4106,9 +4107,9 @@ def job_in_pty(cmd, timeout=30, ctrl_c=False, then_kill=False):
                 break
             out += data
             m = re.search(rb"job (\d+)\r?\n", out)
-            if ctrl_c and not typed and m and b"ready" in out:
+            if (ctrl_c or ctrl_z) and not typed and m and b"ready" in out:
                 typed = True
-                os.write(master, b"\x03")
+                os.write(master, b"\x03" if ctrl_c else b"\x1a")
                 if then_kill:
                     time.sleep(0.5)
                     os.kill(int(m.group(1)), signal.SIGINT)
@@ -4210,6 +4211,35 @@ def own_group():
         check(rc == 0 and re.match(r"ready \d+\nchild continued\ncontinued\n$", out),
               "own group, %s: the program stops its group, and a SIGCONT to the group it was "
               "started in continues the program and its child (%d, %r)" % (tag, rc, out))
+    # A SIGTSTP sent to record alone stopped record, by its default, and
+    # the program ran on; the terminal's Ctrl-Z did the same to a program
+    # in a group of its own that does not hold the terminal (Note [A stop
+    # sent to record]).
+    for tag, cmd in (("bare", [exe, "tstp"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "tstp"])):
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=os.setpgrp)
+        first = p.stdout.readline()
+        os.kill(p.pid, signal.SIGTSTP)
+        deadline, st = time.time() + 10, None
+        while st is None and time.time() < deadline:
+            pid, st = os.waitpid(p.pid, os.WUNTRACED | os.WNOHANG)
+            st = st if pid else time.sleep(0.02)
+        if st is not None and os.WIFSTOPPED(st):
+            time.sleep(1.5)
+            os.killpg(p.pid, signal.SIGCONT)
+        out, _ = p.communicate(timeout=30)
+        check(st is not None and os.WIFSTOPPED(st) and first + out == "ready\nstopped\n",
+              "own group, %s: a SIGTSTP to the job's first process stops the program, and the "
+              "job (%s, %r)" % (tag, st, first + out))
+    for tag, cmd in (("bare", [exe, "tstp", "move"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "tstp", "move"]),
+                     ("record, the program in its group",
+                      [CCPROF, "record", "-o", prof, "--", exe, "tstp"])):
+        shown = job_in_pty(cmd, ctrl_z=True)
+        check("stopped\n" in shown and "never stopped" not in shown and "job status 0" in shown,
+              "own group, %s: the terminal's Ctrl-Z stops the program, and fg continues it "
+              "(%r)" % (tag, shown[-300:]))
     # Where record does not lead its group (its parent does, as
     # timeout(1) or a CI runner), the program's move takes it out of the
     # group bare too: a signal to the group does not reach it, under

@@ -73,9 +73,9 @@ const struct cli_command cli_record = {
 		"dump signal, any that ends a process; SIGINT and SIGQUIT unless from\n"
 		"the terminal, which sends them to both) is passed on to PROGRAM,\n"
 		"unless it was sent to the whole process group, which PROGRAM is in\n"
-		"too; ccprof then ends as PROGRAM does.  When PROGRAM stops\n"
-		"(SIGSTOP, SIGTSTP), ccprof stops by the same signal, and continues\n"
-		"PROGRAM when it is continued.  Right after the\n"
+		"too; ccprof then ends as PROGRAM does.  SIGTSTP is passed on the\n"
+		"same way; when PROGRAM stops (SIGSTOP, SIGTSTP), ccprof stops by the\n"
+		"same signal, and continues PROGRAM when it is continued.  Right after the\n"
 		"run, record adds each function's source file and line (from the debug\n"
 		"information, -g) to the profile, and to those of forked children and\n"
 		"of images before an exec, while the binaries are the build that ran,\n"
@@ -516,7 +516,8 @@ static uint64_t realtime_ns(void)
  * sent them (si_code SI_USER, SI_QUEUE or SI_TKILL, si_pid not record's);
  * record's own act as they did before record caught them: `kill -PIPE`
  * and the rest killed record and left the program running (helper-132).
- * Left as they were: SIGCHLD and job control (Note [When the program
+ * SIGTSTP too (Note [A stop sent to record]).  Left as they were:
+ * SIGCHLD, the other job-control signals (Note [When the program
  * stops]), and those whose default is to be ignored.  A signal ignored
  * when record starts (nohup; SIGINT and SIGQUIT in a job a
  * non-interactive shell starts in the background) is
@@ -568,7 +569,7 @@ static int sent_by_another(const siginfo_t *info)
 /* Those the terminal sends the whole foreground group. */
 static int from_terminal_too(int sig)
 {
-	return sig == SIGINT || sig == SIGQUIT || sig == SIGWINCH;
+	return sig == SIGINT || sig == SIGQUIT || sig == SIGWINCH || sig == SIGTSTP;
 }
 
 struct run_signals_saved {
@@ -686,7 +687,7 @@ static void pass_to_program(pid_t pid, int sig, int group_had)
 {
 	if (group_had && !left_records_job(pid))
 		return;
-	if (!passed_unhandled && !catches(pid, sig))
+	if (!passed_unhandled && sig != SIGTSTP && !catches(pid, sig))
 		passed_unhandled = sig; /* Note [Passed on before a handler] */
 	if (group_had && getpgid(pid) == pid)
 		kill(-pid, sig);
@@ -714,15 +715,17 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 		errno = saved;
 		return;
 	}
-	if (!passed_signal && sig != SIGWINCH && sig != SIGURG && !ignored_at_start[sig])
+	if (!passed_signal && sig != SIGWINCH && sig != SIGURG && sig != SIGTSTP &&
+	    !ignored_at_start[sig])
 		passed_signal = sig; /* one that would have ended record */
 	if (pass_to > 0)
 		pass_to_program((pid_t)pass_to, sig, group_canary_had(&canary, sig));
 	errno = saved;
 }
 
-/* The signals record passes on: ending_signals, raised_too_signals, the
- * real-time ones and the dump signal (0 for none). */
+/* The signals record passes on: ending_signals, raised_too_signals,
+ * SIGTSTP (Note [A stop sent to record]), the real-time ones and the dump
+ * signal (0 for none). */
 static void run_signal_set(int dump_signal, struct run_signals_saved *s)
 {
 	s->n = 0;
@@ -730,6 +733,7 @@ static void run_signal_set(int dump_signal, struct run_signals_saved *s)
 		s->sig[s->n++] = ending_signals[i];
 	for (size_t i = 0; i < sizeof raised_too_signals / sizeof *raised_too_signals; i++)
 		s->sig[s->n++] = raised_too_signals[i];
+	s->sig[s->n++] = SIGTSTP;
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX && sig <= MAX_SIGNAL && s->n < MAX_RUN_SIGNALS; sig++)
 		s->sig[s->n++] = sig;
 	int listed = 0;
@@ -809,16 +813,29 @@ static void exec_program(char **command, int err_fd, const struct run_signals_sa
 }
 
 /*
+ * Note [A stop sent to record]: `kill -TSTP` of record stopped record
+ * alone, by its default action, and the program ran on, where bare it
+ * stopped (or, catching it, did what it does: an editor puts the
+ * terminal back first); the shell said "Stopped" of a job still running.
+ * And the terminal's Ctrl-Z did the same to a program that left
+ * record's group without taking the terminal.  So record catches
+ * SIGTSTP and passes it on as the others (the terminal's and a group's
+ * only where the program left record's group), and stops when the
+ * program does (Note [When the program stops]), not before: a program
+ * that ignores it, or catches it and runs on, leaves record running
+ * too, as bare it would be.
+ *
  * Note [When the program stops]: a program that stops (raise(SIGSTOP), a
  * SIGTSTP sent to it alone, SIGTTIN from a read in the background) would
  * leave record waiting, and the shell waiting for record, never seeing
  * "Stopped".  So record stops itself by the same signal, standing in for
  * the program as it does at the end, and when it is continued (fg, bg,
- * kill -CONT) it continues the program.  Ctrl-Z stops the whole
- * foreground group, record with it: the program's stop is then taken
- * (waited for without WNOWAIT) only if the program is still stopped when
- * record runs again, which it is not after the shell's SIGCONT to the
- * group, so record does not stop a second time.
+ * kill -CONT) it continues the program.  A SIGSTOP to the whole group
+ * stops record with it: the program's stop is then taken (waited for
+ * without WNOWAIT) only if the program is still stopped when record runs
+ * again, which it is not after the shell's SIGCONT to the group, so
+ * record does not stop a second time.  (Ctrl-Z's SIGTSTP no longer
+ * stops record by itself: Note [A stop sent to record].)
  */
 /*
  * Note [The terminal of a program that stopped]: a program in a process

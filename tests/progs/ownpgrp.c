@@ -20,6 +20,12 @@
  *                   ends, and then the parent "continued": a SIGCONT to
  *                   the group it was started in (fg, bg) must continue
  *                   both, as bare.
+ *   ownpgrp tstp [move]   (moves into a group of its own with "move"),
+ *                   prints "ready", then naps 10 ms at a time for 3 s and
+ *                   prints "stopped" if one nap lasted 1 s or more (it was
+ *                   stopped meanwhile), else "never stopped": a SIGTSTP
+ *                   sent to record alone, or the terminal's Ctrl-Z, must
+ *                   stop it as bare.
  *   ownpgrp count   stays in its group, counts its SIGINTs, prints
  *                   "ready", and once it has had two (or after 5 s)
  *                   prints "INT N": the terminal's Ctrl-C, then a kill
@@ -121,15 +127,49 @@ __attribute__((noinline)) static int stop_group_of_two(void)
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static int naps_until_stopped(void)
+{
+	struct timespec nap = {0, 10000000};
+	double start = now_s(), last = start, longest = 0;
+
+	printf("ready\n");
+	fflush(stdout);
+	while (last - start < 3) {
+		nanosleep(&nap, NULL);
+		double t = now_s();
+		if (t - last > longest)
+			longest = t - last;
+		last = t;
+	}
+	printf("%s\n", longest >= 1 ? "stopped" : "never stopped");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "group") != 0 && strcmp(argv[1], "stop") != 0 &&
-			 strcmp(argv[1], "stopgroup") != 0 && strcmp(argv[1], "count") != 0)) {
-		fprintf(stderr, "usage: ownpgrp group|stop|stopgroup|count\n");
+			 strcmp(argv[1], "stopgroup") != 0 && strcmp(argv[1], "count") != 0 &&
+			 strcmp(argv[1], "tstp") != 0)) {
+		fprintf(stderr, "usage: ownpgrp group|stop|stopgroup|count|tstp [move]\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "count") == 0)
 		return count_ints();
+	if (strcmp(argv[1], "tstp") == 0) {
+		if (argc > 2 && strcmp(argv[2], "move") == 0 && setpgid(0, 0) != 0) {
+			perror("ownpgrp: setpgid");
+			return 2;
+		}
+		return naps_until_stopped();
+	}
 	if (setpgid(0, 0) != 0) {
 		perror("ownpgrp: setpgid");
 		return 2;
