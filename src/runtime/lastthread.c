@@ -100,15 +100,14 @@ void rt_last_thread_ends(void)
 		__atomic_store_n(&ended_after_leader, 1, __ATOMIC_RELAXED);
 }
 
-/* One of our tasks' /proc stat: its state letter, or 0 if unknown, and
- * its exit status as wait gives it (field 52, Linux 3.5 on), or -1. */
-static char task_stat(long tid, int *exit_status)
+/* A /proc stat file's state letter, or 0 if unknown, and its exit status
+ * as wait gives it (field 52, Linux 3.5 on), or -1. */
+static char stat_state(const char *path, int *exit_status)
 {
-	char path[64], buf[1024];
+	char buf[1024];
 	const char *state, *status;
 
 	*exit_status = -1;
-	snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
 	if ((state = rt_proc_stat_read(path, buf, sizeof buf)) == NULL)
 		return 0;
 	if ((status = rt_proc_stat_field(state, 52)) != NULL)
@@ -132,39 +131,50 @@ static int leader_listed(void)
 	return t != NULL;
 }
 
-/* Whether some task other than the leader and the helper is alive. */
-static int others_alive(pid_t helper_tid)
+/*
+ * Whether some task other than the leader (a zombie by now) and the
+ * helper, the caller, is alive.  Counted, not found by tid: /proc may be
+ * another PID namespace's, the one it was mounted in, whose numbers are
+ * not the ones getpid and gettid give (unshare --pid without a /proc of
+ * its own): the helper looked for the leader's file by getpid's number,
+ * never found it, and a main that ended by the exit system call left the
+ * process running for ever (helper-196).
+ */
+static int others_alive(void)
 {
-	char buf[4096];
+	char buf[4096], path[64];
 	long n, i;
-	int fd, others = 0, unused;
+	int fd, alive = 0, unused;
 
 	if ((fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return 1;
-	while (!others && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-		for (i = 0; i < n && !others;) {
+	while (alive < 2 && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (i = 0; i < n && alive < 2;) {
 			const struct dirent64 *d = (const struct dirent64 *)(buf + i);
 			long tid = strtol(d->d_name, NULL, 10);
 
-			if (tid > 0 && tid != getpid() && tid != helper_tid) {
-				char st = task_stat(tid, &unused);
+			if (tid > 0) {
+				char st;
 
-				others = st != 'Z' && st != 'X';
+				snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+				st = stat_state(path, &unused);
+				alive += st != 'Z' && st != 'X';
 			}
 			i += d->d_reclen;
 		}
 	}
 	close(fd);
-	return n != 0 || others;
+	return n != 0 || alive >= 2;
 }
 
-int rt_helper_alone(pid_t helper_tid)
+int rt_helper_alone(void)
 {
 	int listed = leader_listed(), status;
 
 	if (listed && !leader_ended())
 		return 0;
-	if (task_stat(getpid(), &status) != 'Z' || others_alive(helper_tid))
+	/* The process's own stat is its leader's (see others_alive). */
+	if (stat_state("/proc/self/stat", &status) != 'Z' || others_alive())
 		return 0;
 	if (!listed && status <= 0)
 		return 1; /* Note [Last thread]: glibc calls exit(0) */

@@ -729,7 +729,7 @@ RT_HIDDEN const char *rt_proc_stat_field(const char *third, int field);
  * (Note [A leader that died alone]). */
 RT_HIDDEN void rt_last_thread_watch(void);
 RT_HIDDEN void rt_last_thread_ends(void);
-RT_HIDDEN int rt_helper_alone(pid_t helper_tid);
+RT_HIDDEN int rt_helper_alone(void);
 
 /* options.c */
 RT_HIDDEN void rt_options_parse(const char *s, struct rt_config *cfg);

@@ -55,8 +55,6 @@ static int before(const struct timespec *a, const struct timespec *b)
  * lastthread.c. */
 #define ALONE_CHECK_NS 100000000u /* 100 ms */
 
-static pid_t helper_tid;
-
 /*
  * Note [CPU time where it ran]: under clock=cpu a sample reads each
  * thread's CPU clock.  Charging what the clock advanced since the last
@@ -720,7 +718,7 @@ static enum gate_end wait_for_gate(struct timespec *check)
 			return GATE_OPEN;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!before(&now, check)) {
-			if (rt_helper_alone(helper_tid))
+			if (rt_helper_alone())
 				return GATE_ALONE;
 			*check = now;
 			advance(check, ALONE_CHECK_NS);
@@ -857,7 +855,6 @@ static int sampler_loop(void)
 	struct timespec next, check, now;
 	unsigned quiet = 0;
 
-	helper_tid = (pid_t)syscall(SYS_gettid);
 	if (!sandboxed) {
 		take_short_slice();
 		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL); /* Note [CPU time where it ran] */
@@ -879,7 +876,7 @@ static int sampler_loop(void)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!before(&now, &check)) {
-			if (rt_helper_alone(helper_tid))
+			if (rt_helper_alone())
 				return 1;
 			check = now;
 			advance(&check, ALONE_CHECK_NS);
