@@ -4664,6 +4664,37 @@ def record_group_signal_once():
     canaries = [d for d in ours if comm_of(d) == "ccprof-canary"]
     check(len(ours) == 4 and not canaries,
           "record's canaries (%d of 4 seen) are gone when it ends (%s)" % (len(ours), canaries))
+    # In a PID namespace whose /proc is the one outside it, the canary's
+    # /proc/PID/status by fork's number was a stranger's, and a group's
+    # SIGINT came twice (helper-196): the canary is asked over its pipe
+    # there (Note [A /proc of another PID namespace] in
+    # src/common/procfs.h).
+    ns = ["unshare", "--pid", "--fork"]
+    if run(ns + ["true"]).returncode != 0:
+        print("# SKIP unshare --pid is refused here: no check with another namespace's /proc")
+        return
+    # argv: the record command (7 words), then "group" or "record" for
+    # each SIGINT.
+    inside = ns + [sys.executable, "-c",
+                   "import os, signal, subprocess, sys, time\n"
+                   "p = subprocess.Popen(sys.argv[1:8], stdout=subprocess.PIPE, text=True,\n"
+                   "                     start_new_session=True)\n"
+                   "first = ''\n"
+                   "while not first.endswith('\\n') or 'waiting' not in first:\n"
+                   "    line = p.stdout.readline()\n"
+                   "    first += line\n"
+                   "    if not line: break\n"
+                   "for to in sys.argv[8:]:\n"
+                   "    (os.killpg if to == 'group' else os.kill)(p.pid, signal.SIGINT)\n"
+                   "    time.sleep(0.1)\n"
+                   "rest = p.communicate(timeout=20)[0]\n"
+                   "print(p.returncode, repr(first + rest))\n"]
+    for seq, want in ((("group",), 1), (("group", "record"), 2)):
+        r = run(inside + [CCPROF, "record", "-o", prof, "--", exe, "countint"] + list(seq),
+                timeout=60)
+        check(re.search(r"SIGINT %d times" % want, r.stdout) is not None,
+              "in a PID namespace with the outer /proc, SIGINT to %s: the program gets %d, as "
+              "without record (%r %r)" % (" then ".join(seq), want, r.stdout, r.stderr[-200:]))
 
 
 def record_dump_signal():

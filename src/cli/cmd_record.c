@@ -43,6 +43,7 @@
 #include "cli/group_canary.h"
 #include "common/handled_signals.h"
 #include "common/option_values.h"
+#include "common/procfs.h"
 #include "common/tempname.h"
 #include "common/utf8.h"
 #include "format/format.h"
@@ -623,11 +624,14 @@ static void as_without_record(int sig)
  * never has one.
  */
 
-/* Whether process pid catches sig, as /proc says; 1 if it cannot tell. */
+/* Whether process pid catches sig, as /proc says; 1 if it cannot tell
+ * (Note [A /proc of another PID namespace] in src/common/procfs.h). */
 static int catches(pid_t pid, int sig)
 {
 	char path[32] = "/proc/", digits[16], buf[2048];
 	size_t n = 0, at = strlen(path);
+	if (!ccp_proc_numbers_ours())
+		return 1;
 	for (unsigned long v = (unsigned long)pid; n == 0 || v; v /= 10)
 		digits[n++] = (char)('0' + v % 10);
 	while (n)
@@ -1773,7 +1777,9 @@ static int of_this_run(long pid, const char *token, char *buf, size_t cap)
 
 static void say_still_running(uint64_t start_ns, const char *out)
 {
-	DIR *proc = opendir("/proc");
+	/* Not by another namespace's numbers (Note [A /proc of another PID
+	 * namespace] in src/common/procfs.h): the profiles are named by ours. */
+	DIR *proc = ccp_proc_numbers_ours() ? opendir("/proc") : NULL;
 	if (proc == NULL)
 		return;
 	char token[48], listed[STILL_LISTED * 24] = "";

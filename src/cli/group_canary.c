@@ -26,12 +26,17 @@
  * signals from /proc/PID/status: if the signal is there, the program had
  * it too, and record asks the canary to take it (so that the next one sent
  * to record alone is told apart) and passes nothing on.
- * Without a canary (fork failed, no /proc), record passes every signal on,
- * as before.  The canary holds no file of record's, never runs the
+ * Where /proc numbers processes otherwise than fork does (Note [A /proc
+ * of another PID namespace] in src/common/procfs.h) the canary is asked
+ * instead, over its pipe, and answers from sigpending: a round trip
+ * through the scheduler, so not where /proc can be read at once.
+ * Without a canary (fork failed), record passes every signal on, as
+ * before.  The canary holds no file of record's, never runs the
  * program's code and dies with record (PR_SET_PDEATHSIG) or when record
  * is done with it.
  */
 #include "cli/group_canary.h"
+#include "common/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,10 +68,14 @@ static void close_all_but(int a, int b)
  * asks for it to be taken: that one alone (its number the byte asked),
  * so that another sent to the group meanwhile, which record has yet to
  * handle, stays to be seen. */
+/* A question byte: ASKED | sig, "have you sig pending?"; answered by sig
+ * (taken) or 0.  A plain sig byte: "take sig", answered by sig. */
+#define ASKED 0x80
+
 static void canary_main(int ask, int answer, pid_t record)
 {
 	const struct timespec now = {0, 0};
-	sigset_t all, one;
+	sigset_t all, one, pending;
 	unsigned char b;
 
 	sigfillset(&all);
@@ -79,10 +88,17 @@ static void canary_main(int ask, int answer, pid_t record)
 	prctl(PR_SET_NAME, "ccprof-canary");
 	close_all_but(ask, answer);
 	while (read(ask, &b, 1) == 1) {
-		sigemptyset(&one);
-		sigaddset(&one, b);
-		while (sigtimedwait(&one, NULL, &now) > 0)
-			;
+		int sig = b & ~ASKED;
+
+		if ((b & ASKED) && (sigpending(&pending) != 0 || sigismember(&pending, sig) != 1))
+			sig = 0;
+		if (sig > 0) {
+			sigemptyset(&one);
+			sigaddset(&one, sig);
+			while (sigtimedwait(&one, NULL, &now) > 0)
+				;
+		}
+		b = (unsigned char)sig;
 		if (write(answer, &b, 1) != 1)
 			break;
 	}
@@ -116,6 +132,7 @@ void group_canary_start(struct group_canary *c)
 	c->ask = ask[1];
 	c->answer = answer[0];
 	snprintf(c->status_path, sizeof c->status_path, "/proc/%d/status", (int)pid);
+	c->asks_canary = !ccp_proc_numbers_ours();
 }
 
 /* The 64-bit hexadecimal mask after "\nNAME:\t" in status, or 0. */
@@ -159,28 +176,30 @@ static uint64_t canary_pending(const struct group_canary *c)
 	return status_mask(status, "SigPnd") | status_mask(status, "ShdPnd");
 }
 
-/* The canary takes sig; its answer waited for a moment (a stopped canary
- * answers when it is continued: a late answer is read and dropped before
- * the next question). */
-static void canary_take(const struct group_canary *c, int sig)
+/* Byte b to the canary, and its answer, waited for a moment (a stopped
+ * canary answers when it is continued: a late answer is read and dropped
+ * before the next question); -1 for none. */
+static int canary_round_trip(const struct group_canary *c, unsigned char b)
 {
 	struct pollfd p = {.fd = c->answer, .events = POLLIN};
-	unsigned char b = (unsigned char)sig;
 	char late[16];
 
 	while (read(c->answer, late, sizeof late) > 0)
 		;
-	if (write(c->ask, &b, 1) == 1 && poll(&p, 1, 200) > 0) {
-		ssize_t unused = read(c->answer, &b, 1);
-		(void)unused;
-	}
+	if (write(c->ask, &b, 1) == 1 && poll(&p, 1, 200) > 0 && read(c->answer, &b, 1) == 1)
+		return b;
+	return -1;
 }
 
 int group_canary_had(const struct group_canary *c, int sig)
 {
-	if (c->pid <= 0 || sig < 1 || sig > 64 || !(canary_pending(c) >> (sig - 1) & 1))
+	if (c->pid <= 0 || sig < 1 || sig > 64)
 		return 0;
-	canary_take(c, sig);
+	if (c->asks_canary)
+		return canary_round_trip(c, (unsigned char)(ASKED | sig)) == sig;
+	if (!(canary_pending(c) >> (sig - 1) & 1))
+		return 0;
+	(void)canary_round_trip(c, (unsigned char)sig); /* the canary takes it */
 	return 1;
 }
 

@@ -13,6 +13,7 @@ struct group_canary {
 	int ask;    /* record writes a byte: "take what is pending" */
 	int answer; /* the canary writes one back when it has */
 	char status_path[32];
+	int asks_canary; /* /proc is not ours: the canary says what it has */
 };
 
 /* Start the canary, a child of record's in its process group; c->pid is

@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/procfs.h"
 #include "runtime.h"
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -142,6 +143,10 @@ static int below_waiting_parent(const struct rt_thread *t, uintptr_t sp)
 	ssize_t n;
 	int fd;
 
+	/* By getppid's number: not in another namespace's /proc (Note [A
+	 * /proc of another PID namespace] in src/common/procfs.h). */
+	if (!ccp_proc_numbers_ours())
+		return 0;
 	snprintf(path, sizeof path, "/proc/%d/task/%llu/syscall", (int)getppid(),
 		 (unsigned long long)t->tid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
