@@ -79,12 +79,14 @@ static long line_value(const char *line, size_t len, const char *name)
  * file has no bound, and "Groups:" comes first (a user in 2,000 groups
  * made it longer than any buffer we would keep on the stack; helper-126).
  * FILTERS_NO_PROC if there is no /proc to say (ENOENT: a chroot, or none
- * mounted), FILTERS_REFUSED if reading it was refused (EACCES, EPERM:
+ * mounted), FILTERS_OTHER_PROC if the /proc there does not show us,
+ * FILTERS_REFUSED if reading it was refused (EACCES, EPERM:
  * what a filter answers), FILTERS_UNKNOWN for anything else (no
  * descriptor left, say). */
 #define FILTERS_NO_PROC (-1)
 #define FILTERS_REFUSED (-2)
 #define FILTERS_UNKNOWN (-3)
+#define FILTERS_OTHER_PROC (-4) /* Note [Another namespace's /proc at the write] */
 
 struct status_scan {
 	char line[128]; /* the start of the current line: enough for ours */
@@ -119,6 +121,19 @@ static void scan(struct status_scan *s, const char *buf, size_t n)
 	}
 }
 
+/* Whether a /proc is mounted, whether or not it shows us: its
+ * sys/kernel is there in every PID namespace's.  By open, which the
+ * caller just made: a filter may kill for statfs. */
+static int proc_mounted(void)
+{
+	int fd = open("/proc/sys/kernel", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 static long thread_filters(void)
 {
 	struct status_scan s = {.filters = -1, .mode = -1};
@@ -130,7 +145,7 @@ static long thread_filters(void)
 	fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		e = errno;
-		filters = e == ENOENT ? FILTERS_NO_PROC :
+		filters = e == ENOENT ? (proc_mounted() ? FILTERS_OTHER_PROC : FILTERS_NO_PROC) :
 			  e == EACCES || e == EPERM ? FILTERS_REFUSED : FILTERS_UNKNOWN;
 	} else {
 		while ((n = read(fd, buf, sizeof buf)) != 0) {
@@ -203,6 +218,19 @@ int rt_sandbox_none(void)
 	return filters_at_start == 0 && !__atomic_load_n(&installed, __ATOMIC_RELAXED);
 }
 
+/*
+ * Note [Another namespace's /proc at the write]: a program that makes a
+ * PID and a mount namespace and has a child mount a /proc there
+ * (`unshare --pid --mount-proc`, bwrap, a container runtime's first
+ * process) finds at its write a /proc that does not show it: its own
+ * status is not there, and it wrote nothing, taken for chrooted
+ * (helper-196).  The /proc is there, only another namespace's: the
+ * runtime trusts what it saw instead, the filters it started under and
+ * those the program installed through prctl or syscall (seccomp.c), and
+ * writes unless there are some.  Only a filter installed by a system
+ * call of the program's own, not through libc, goes unseen there.
+ */
+
 /* One write(2) and nothing else: rt_warn's care for SIGPIPE takes calls
  * (sigpending, sigtimedwait) that file(1)'s filter kills the thread
  * for. */
@@ -233,13 +261,15 @@ static int forbids_write(void)
 	if (filters_at_start < 0)
 		return 0; /* nothing to go by: write as ever */
 	now = thread_filters();
+	if (now == FILTERS_OTHER_PROC && !rt_sandbox_added())
+		return 0; /* Note [Another namespace's /proc at the write] */
 	if (now == FILTERS_NO_PROC) { /* /proc gone since: chrooted */
 		say("ccprof: /proc is gone since the program started (a chroot): cannot tell whether "
 		    "it put itself under a seccomp filter, which may kill it for the calls a write "
 		    "makes; no profile written\n");
 		return 1;
 	}
-	if (now == FILTERS_REFUSED || now > filters_at_start) {
+	if (now == FILTERS_REFUSED || now == FILTERS_OTHER_PROC || now > filters_at_start) {
 		say("ccprof: the program put itself under a seccomp filter, which may kill it for the "
 		    "calls a write makes; no profile written\n");
 		return 1;
