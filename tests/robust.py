@@ -4719,6 +4719,31 @@ def record_group_signal_once():
               "without record (%r %r)" % (" then ".join(seq), want, r.stdout, r.stderr[-200:]))
 
 
+def record_without_proc():
+    """record where no /proc is mounted (a container or a chroot without
+    one): it looked for the runtime beside its own executable by
+    /proc/self/exe only, and said "cannot find the runtime library"
+    (helper-196); it takes the path exec was given (AT_EXECFN) then.
+    Root only: a mount namespace with a tmpfs over /proc."""
+    if os.geteuid() != 0:
+        print("# SKIP record_without_proc: needs root for a mount namespace")
+        return
+    exe = build("fib_noproc", "tests/progs/fib.c")
+    prof = os.path.join(OUT, "fib_noproc.ccprof")
+    if os.path.exists(prof):
+        os.unlink(prof)
+    r = run(["unshare", "--mount", "--pid", "--fork", "sh", "-c",
+             'mount -t tmpfs none /proc && test ! -e /proc/self && exec "$@"', "sh",
+             CCPROF, "record", "-o", prof, "--", exe, "20"], env=dict(os.environ, CCPROF_LIBRARY=""))
+    if r.returncode != 0 and "unshare" in r.stderr:
+        print("# SKIP record_without_proc: unshare --mount --pid refused (%s)" % r.stderr.strip())
+        return
+    check(r.returncode == 0 and "calls fib 21891" in r.stdout and os.path.exists(prof) and
+          nonzero_calls(prof).get("fib") == 21891,
+          "record without /proc finds the runtime and the profile has fib's 21,891 calls "
+          "(%d, %r)" % (r.returncode, ccprof_said(r.stderr)))
+
+
 def record_dump_signal():
     """record --dump-signal=SIG passes dump_signal=SIG on: when SIG
     arrives the program writes its profile and goes on (here waiting in
@@ -5381,6 +5406,7 @@ record_small_stack()
 record_passes_ignored_signals()
 record_terminal_interrupt()
 record_group_signal_once()
+record_without_proc()
 record_dump_signal()
 record_stops_with_program()
 second_signal_mid_write()

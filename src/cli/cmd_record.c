@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -280,19 +281,32 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	return 0;
 }
 
+/* This executable's path: /proc's, else the one exec was given, which
+ * the kernel keeps (AT_EXECFN), resolved: without a /proc (a container
+ * or a chroot that has none) record could not find the runtime
+ * (helper-196).  NULL if neither. */
+static char *own_executable(void)
+{
+	char *exe = xmalloc(PATH_MAX); /* not on the stack: Note [Record's own stack] */
+	ssize_t n = readlink("/proc/self/exe", exe, PATH_MAX - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		return exe;
+	}
+	free(exe);
+	const char *given = (const char *)getauxval(AT_EXECFN);
+	return given ? realpath(given, NULL) : NULL;
+}
+
 /* CCPROF_LIBRARY, else <dir of this executable>/../lib/RUNTIME_NAME. */
 static char *find_runtime(void)
 {
 	const char *env = getenv("CCPROF_LIBRARY");
 	if (env && env[0])
 		return xstrdup(env);
-	char *exe = xmalloc(PATH_MAX); /* not on the stack: Note [Record's own stack] */
-	ssize_t n = readlink("/proc/self/exe", exe, PATH_MAX - 1);
-	if (n <= 0) {
-		free(exe);
+	char *exe = own_executable();
+	if (exe == NULL)
 		return NULL;
-	}
-	exe[n] = '\0';
 	char *slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';

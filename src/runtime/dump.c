@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -55,11 +56,32 @@ void rt_dump_set_args(int argc, char **argv)
 	nargs = i;
 }
 
-void rt_dump_init(void)
+/* The program's file: /proc's name for it, else, with no /proc (a
+ * container or a chroot without one), the path exec was given (the
+ * kernel keeps it: AT_EXECFN), resolved from the directory it was given
+ * in, this one: profiles without /proc had no program and no names
+ * (helper-196).  "" if neither. */
+static void program_path(void)
 {
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+	const char *given;
 
 	exe_path[n > 0 ? n : 0] = '\0';
+	if (n > 0 || (given = (const char *)getauxval(AT_EXECFN)) == NULL)
+		return;
+	_Static_assert(sizeof exe_path >= PATH_MAX, "realpath writes up to PATH_MAX bytes");
+	if (realpath(given, exe_path) == NULL)
+		exe_path[0] = '\0';
+}
+
+const char *rt_program_path(void)
+{
+	return exe_path;
+}
+
+void rt_dump_init(void)
+{
+	program_path();
 	if (getcwd(start_dir, sizeof start_dir) == NULL)
 		strcpy(start_dir, ".");
 	gethostname(hostname, sizeof hostname - 1);

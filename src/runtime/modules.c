@@ -234,7 +234,9 @@ static const char *module_path(const struct dl_phdr_info *info, uintptr_t lo)
 	if (name == NULL || name[0] == '\0') { /* the main program */
 		ssize_t r = readlink("/proc/self/exe", path_buf, sizeof path_buf - 1);
 
-		path_buf[r > 0 ? r : 0] = '\0';
+		if (r <= 0) /* no /proc: the path found at the start (dump.c) */
+			return rt_program_path();
+		path_buf[r] = '\0';
 		return path_buf;
 	}
 	if (name[0] == '/' || (abs = mapped_path(name, lo)) == NULL)

@@ -730,6 +730,8 @@ RT_HIDDEN const char *rt_proc_stat_field(const char *third, int field);
 RT_HIDDEN void rt_last_thread_watch(void);
 RT_HIDDEN void rt_last_thread_ends(void);
 RT_HIDDEN int rt_helper_alone(void);
+/* The program's file, as found at the start (dump.c); "" if unknown. */
+RT_HIDDEN const char *rt_program_path(void);
 
 /* options.c */
 RT_HIDDEN void rt_options_parse(const char *s, struct rt_config *cfg);
