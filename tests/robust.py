@@ -4719,6 +4719,57 @@ def record_group_signal_once():
               "without record (%r %r)" % (" then ".join(seq), want, r.stdout, r.stderr[-200:]))
 
 
+def namespace_init():
+    """A program that is PID 1 of its namespace (a container's first
+    process) never gets a signal at its default action from outside but
+    SIGKILL and SIGSTOP: bare, a SIGTERM does nothing.  The runtime's
+    handler caught it, wrote the profile, raised it again in vain, and
+    the program went on with its nanosleep cut short (helper-196): Note
+    [A namespace's init] in src/runtime/signals.c.  Its fork child, no
+    longer PID 1, takes the runtime's handlers then: a SIGTERM to it
+    writes its profile (signals.c's sleepone and forkwait)."""
+    ns = ["unshare", "--pid", "--fork", "--mount-proc"]
+    if run(ns + ["true"]).returncode != 0:
+        print("# SKIP namespace_init: unshare --pid --mount-proc is refused here")
+        return
+    exe = build("sig_init", "tests/progs/signals.c")
+    prof = os.path.join(OUT, "sig_init.ccprof")
+    for tag, env in (("bare", {}), ("profiled", {"LD_PRELOAD": PRELOAD,
+                                                 "CCPROF_OPTIONS": "output=" + prof})):
+        p = subprocess.Popen(ns + [exe, "sleepone"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, **env),
+                             preexec_fn=default_signals)
+        first = ""
+        while "waiting" not in first and p.poll() is None:
+            first += p.stdout.readline()
+        inner = [int(c) for c in open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()]
+        for pid in inner:
+            os.kill(pid, signal.SIGTERM)
+        out, err = p.communicate(timeout=30)
+        check(p.returncode == 0 and first.endswith("waiting 1\n") and out == "slept\n",
+              "namespace_init, %s: a SIGTERM to PID 1 at its default action does nothing "
+              "(%d, %r, %r)" % (tag, p.returncode, first + out, ccprof_said(err)))
+    check(nonzero_calls(prof).get("sleep_once") == 1 if os.path.exists(prof) else False,
+          "namespace_init: the profile is written as PID 1 ends")
+    d = fresh_dir("sig_initfork.d")
+    p = subprocess.Popen(ns + [exe, "forkwait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, preexec_fn=default_signals, env=dict(
+                             os.environ, LD_PRELOAD=PRELOAD,
+                             CCPROF_OPTIONS="output=" + os.path.join(d, "f.ccprof")))
+    first = ""
+    while "waiting" not in first and p.poll() is None:
+        first += p.stdout.readline()
+    init = int(open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()[0])
+    child = int(open("/proc/%d/task/%d/children" % (init, init)).read().split()[0])
+    os.kill(child, signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    profs = os.listdir(d)
+    check(p.returncode == 0 and out == "child died by %d\n" % signal.SIGTERM and
+          any(nonzero_calls(os.path.join(d, f)).get("wait_here") == 1 for f in profs),
+          "namespace_init: PID 1's fork child, killed by SIGTERM, writes its profile (%d, %r, %s)"
+          % (p.returncode, out, profs))
+
+
 def record_without_proc():
     """record where no /proc is mounted (a container or a chroot without
     one): it looked for the runtime beside its own executable by
@@ -5407,6 +5458,7 @@ record_passes_ignored_signals()
 record_terminal_interrupt()
 record_group_signal_once()
 record_without_proc()
+namespace_init()
 record_dump_signal()
 record_stops_with_program()
 second_signal_mid_write()

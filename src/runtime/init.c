@@ -226,6 +226,8 @@ static void after_fork_child(void)
 	rt_shell_after_fork();
 	rt_manual_after_fork();
 	rt_alloc_after_fork();
+	if (rt_config.handle_signals)
+		rt_signals_after_fork_child();
 	if (fork_interposed)
 		sampler_deferred = 1;
 	else

@@ -864,6 +864,7 @@ RT_HIDDEN _Noreturn void rt_sys_exit_group(int status);
 
 /* signals.c */
 RT_HIDDEN void rt_signals_install(void);
+RT_HIDDEN void rt_signals_after_fork_child(void); /* Note [A namespace's init] */
 /* The write of a deadly signal, for _exit (rawexit.c): once, async-signal-
  * safe, not in a vfork child nor after the write at exit, on a stack with
  * room, the terminating signals held from then on. */

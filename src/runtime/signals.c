@@ -510,19 +510,48 @@ static void on_dump(int sig, siginfo_t *info, void *uctx)
 	errno = saved;
 }
 
+/*
+ * Note [A namespace's init]: a process that is PID 1 of its namespace
+ * (a container's first process) never gets a signal whose action is the
+ * default, but for SIGKILL and SIGSTOP from outside: bare, a SIGTERM to
+ * it does nothing.  With on_term installed it was caught, the profile
+ * written, the default raised again and ignored, and the program went
+ * on with its call cut short (pause() returned; helper-196, 6 of 6 with
+ * TERM, INT and HUP).  So such a process takes none of those: it writes
+ * its profile as it ends, as any does.  A fork child, no longer PID 1,
+ * takes them then (rt_signals_after_fork_child).  Faults are forced on
+ * init too, and the dump signal is asked for.
+ */
+static int term_left_to_init;
+
+static void take_term_signals(void)
+{
+	/* dump_signal=SIGINT replaces that signal's default action: on_term is
+	 * not installed under on_dump, which would chain to it, and on_term to
+	 * itself, for ever.  (Crash signals are refused by options.c.) */
+	for (size_t i = 0; i < sizeof term_signals / sizeof *term_signals; i++)
+		if (term_signals[i] != rt_config.dump_signal)
+			rt_take_signal(term_signals[i], on_term, 0);
+}
+
 void rt_signals_install(void)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
 		rt_take_signal(fatal_signals[i], on_fatal, 0);
-	/* dump_signal=SIGINT replaces that signal's default action: on_term is
-	 * not installed under on_dump, which would chain to it, and on_term to
-	 * itself, for ever.  (Crash signals are refused by options.c.) */
-	for (i = 0; i < sizeof term_signals / sizeof *term_signals; i++)
-		if (term_signals[i] != rt_config.dump_signal)
-			rt_take_signal(term_signals[i], on_term, 0);
+	term_left_to_init = getpid() == 1; /* Note [A namespace's init] */
+	if (!term_left_to_init)
+		take_term_signals();
 	if (rt_config.dump_signal) /* in front of a handler too: Note [Handlers present at start] */
 		rt_take_signal(rt_config.dump_signal, on_dump, 1);
+}
+
+void rt_signals_after_fork_child(void)
+{
+	if (term_left_to_init && getpid() != 1) {
+		term_left_to_init = 0;
+		take_term_signals();
+	}
 }
 

@@ -28,6 +28,14 @@
  *                             idle(), to take a second signal
  *   waitexit                  the same, but a SIGTERM handler of its own
  *                             ends the wait, and the program exits 0
+ *   sleepone                  print "waiting PID", then sleep 1.5 s in
+ *                             one nanosleep and print "slept" or, if a
+ *                             handler cut it short, "interrupted"; exit 0
+ *                             (as a namespace's init, a SIGTERM at its
+ *                             default action must do nothing)
+ *   forkwait                  fork; the child waits as `wait` does, and
+ *                             the parent prints "child died by N" when it
+ *                             ends by a signal, and exits 0
  *   countint                  print "waiting PID", then count the SIGINTs
  *                             that come until 0.3 s after the first, print
  *                             "SIGINT N times" and exit 0
@@ -396,6 +404,30 @@ NOINLINE void count_ints(void)
 	exit(0);
 }
 
+NOINLINE void sleep_once(void)
+{
+	struct timespec rest = { 1, 500000000 };
+
+	printf("waiting %ld\n", (long)getpid());
+	fflush(stdout);
+	printf("%s\n", nanosleep(&rest, NULL) == 0 ? "slept" : "interrupted");
+	exit(0);
+}
+
+NOINLINE void fork_wait(void)
+{
+	int status;
+	pid_t child = fork();
+
+	if (child == 0)
+		wait_here();
+	if (child < 0 || waitpid(child, &status, 0) != child)
+		exit(2);
+	if (WIFSIGNALED(status))
+		printf("child died by %d\n", WTERMSIG(status));
+	exit(0);
+}
+
 NOINLINE void stop_here(int sig)
 {
 	printf("stopping %ld\n", (long)getpid());
@@ -518,6 +550,10 @@ int main(int argc, char **argv)
 	} else if (strcmp(how, "waitexit") == 0) {
 		signal(SIGTERM, note);
 		wait_here();
+	} else if (strcmp(how, "forkwait") == 0) {
+		fork_wait();
+	} else if (strcmp(how, "sleepone") == 0) {
+		sleep_once();
 	} else if (strcmp(how, "countint") == 0) {
 		count_ints();
 	} else if (strcmp(how, "stop") == 0 || strcmp(how, "tstp") == 0) {
