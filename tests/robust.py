@@ -4770,6 +4770,54 @@ def namespace_init():
           % (p.returncode, out, profs))
 
 
+def record_as_init():
+    """ccprof record as PID 1 of its namespace (docker run IMAGE ccprof
+    record PROG): Note [record as a namespace's init] in cmd_record.c.
+    The orphans of the namespace, record's children then, stayed zombies
+    (helper-196: 20 of 20); a SIGSTOP sent to the program from outside
+    was undone at once (record, init, could not stop itself, and
+    continued the program); record said an orphan still running would
+    write its profile later, where it is killed as record ends."""
+    ns = ["unshare", "--pid", "--fork", "--mount-proc"]
+    if run(ns + ["true"]).returncode != 0:
+        print("# SKIP record_as_init: unshare --pid --mount-proc is refused here")
+        return
+    zombies = ("for i in 1 2 3 4 5 6 7 8 9 10; do (sleep 0.1 &); done; sleep 1; "
+               "for f in /proc/[0-9]*/stat; do read -r a b c rest < $f; "
+               "[ \"$c\" = Z ] && echo z; done | wc -l")
+    prof = os.path.join(OUT, "init.ccprof")
+    r = run(ns + [CCPROF, "record", "-o", prof, "--", "sh", "-c", zombies], timeout=60)
+    check(r.stdout.strip() == "0", "record as init: the orphans it adopts are reaped (%r zombies, "
+          "%r)" % (r.stdout.strip(), ccprof_said(r.stderr)))
+    exe = build("sig_wait_init", "tests/progs/signals.c")
+    p = subprocess.Popen(ns + [CCPROF, "record", "-o", prof, "--", exe, "wait"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=default_signals)
+    first = ""
+    while "waiting" not in first and p.poll() is None:
+        first += p.stdout.readline()
+    init = int(open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()[0])
+    kids = open("/proc/%d/task/%d/children" % (init, init)).read().split()
+    prog = next((int(k) for k in kids if comm_of(k) == "sig_wait_init"), None)
+    states = []
+    if prog:
+        os.kill(prog, signal.SIGSTOP)
+        for _ in range(5):
+            time.sleep(0.1)
+            states.append(proc_state(prog))
+        os.kill(prog, signal.SIGCONT)
+        os.kill(prog, signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    # record, init, cannot die by the signal: it exits with 128 + 15.
+    check(prog is not None and states == ["T"] * 5 and p.returncode == 128 + signal.SIGTERM,
+          "record as init: a SIGSTOP sent to the program from outside keeps it stopped, and a "
+          "SIGTERM then ends it (%s, %s)" % (states, p.returncode))
+    r = run(ns + [CCPROF, "record", "-o", prof, "--", "sh", "-c", "(sleep 2 &)"], timeout=60)
+    said = ccprof_said(r.stderr)
+    check(any("killed as ccprof, the PID namespace's init, ends" in l for l in said),
+          "record as init: an orphan still running is said to end with it (%s)" % said)
+
+
 def record_without_proc():
     """record where no /proc is mounted (a container or a chroot without
     one): it looked for the runtime beside its own executable by
@@ -5459,6 +5507,7 @@ record_terminal_interrupt()
 record_group_signal_once()
 record_without_proc()
 namespace_init()
+record_as_init()
 record_dump_signal()
 record_stops_with_program()
 second_signal_mid_write()

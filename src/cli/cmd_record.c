@@ -929,13 +929,55 @@ static void stop_as(pid_t pid, int sig)
 	continue_program(pid);
 }
 
+/*
+ * Note [record as a namespace's init]: `docker run IMAGE ccprof record
+ * PROG`, `unshare --pid --fork ccprof record PROG` make record PID 1 of
+ * the namespace, where bare the program was (helper-196).  Every orphan
+ * of the namespace is then record's child, and record waited for the
+ * program alone: they stayed zombies (20 of 20 a shell's short
+ * background jobs left), where a shell as init reaps them.  So record,
+ * as init, wakes at each child's end (a SIGCHLD handler, without
+ * SA_RESTART) and reaps those that are neither the program nor its
+ * canary.  And init cannot stop itself (the kernel ignores its own stop
+ * signals): stop_as stopped nothing, then continued the program at once,
+ * undoing a SIGSTOP sent to it from outside.  As init, record takes the
+ * program's stop and waits on.
+ */
+static void child_ended(int sig)
+{
+	(void)sig; /* waitid returns EINTR: orphans are reaped there */
+}
+
+static void reap_orphans(pid_t program)
+{
+	siginfo_t info;
+	for (;;) {
+		memset(&info, 0, sizeof info);
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0 ||
+		    info.si_pid == program || info.si_pid == canary.pid)
+			return;
+		while (waitpid(info.si_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
 /* The program's status, once it has ended (Note [Signals while the
  * program runs]: waited for, then no longer signalled, then reaped),
  * stopping with it meanwhile (Note [When the program stops]). */
 static void wait_program(pid_t pid, int *status)
 {
 	siginfo_t info;
+	struct sigaction wake, old_chld;
+	int init = getpid() == 1; /* Note [record as a namespace's init] */
+	if (init) {
+		memset(&wake, 0, sizeof wake);
+		wake.sa_handler = child_ended;
+		sigemptyset(&wake.sa_mask);
+		sigaction(SIGCHLD, &wake, &old_chld);
+	}
 	for (;;) {
+		if (init)
+			reap_orphans(pid);
 		memset(&info, 0, sizeof info);
 		if (waitid(P_PID, (id_t)pid, &info, WEXITED | WSTOPPED | WNOWAIT) < 0) {
 			if (errno == EINTR)
@@ -946,13 +988,17 @@ static void wait_program(pid_t pid, int *status)
 			break;
 		memset(&info, 0, sizeof info);
 		if (waitid(P_PID, (id_t)pid, &info, WSTOPPED | WNOHANG) == 0 && info.si_pid == pid &&
-		    info.si_code == CLD_STOPPED)
+		    info.si_code == CLD_STOPPED && !init)
 			stop_as(pid, info.si_status);
 	}
 	pass_to = 0;
 	group_canary_stop(&canary);
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
+	if (init) {
+		reap_orphans(0);
+		sigaction(SIGCHLD, &old_chld, NULL);
+	}
 }
 
 /*
@@ -1813,7 +1859,13 @@ static void say_still_running(uint64_t start_ns, const char *out)
 	if (found == 0)
 		return;
 	char *dir = directory_of(out);
-	if (found == 1)
+	if (getpid() == 1) /* Note [record as a namespace's init]: they die with it */
+		cli_error("ccprof: %zu process%s of the run %s still running (pid%s %s%s); %s killed "
+			  "as ccprof, the PID namespace's init, ends, with no profile",
+			  found, found == 1 ? "" : "es", found == 1 ? "is" : "are",
+			  found == 1 ? "" : "s", listed, found > STILL_LISTED ? ", ..." : "",
+			  found == 1 ? "it is" : "they are");
+	else if (found == 1)
 		cli_error("ccprof: 1 process of the run is still running (pid %s); if it ran "
 			  "instrumented code, its profile goes to %s when it ends", listed, dir);
 	else
