@@ -875,7 +875,10 @@ static int program_holds_terminal(pid_t pid, int *tty, pid_t *group)
 
 static void terminal_back_to(int tty, pid_t group)
 {
-	if (tcgetpgrp(tty) == getpgrp())
+	/* Not when record's group lies outside our PID namespace: getpgrp
+	 * and tcgetpgrp say 0 for any such group (helper-196). */
+	pid_t ours = getpgrp();
+	if (ours > 0 && tcgetpgrp(tty) == ours)
 		tcsetpgrp(tty, group); /* record is in the foreground: no SIGTTOU */
 }
 
