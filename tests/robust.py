@@ -4094,9 +4094,10 @@ def signals_unwritten():
 
 def job_in_pty(cmd, timeout=30, ctrl_c=False, then_kill=False, ctrl_z=False):
     """cmd run as an interactive shell runs a job, on a new terminal: in
-    a process group of its own holding the terminal; when it stops, the
-    "shell" takes the terminal back, and 1.5 s later continues it as `fg`
-    does (the terminal to the job's group, SIGCONT to the group).  Returns
+    a process group of its own holding the terminal; each time it stops
+    (up to 3), the "shell" says "job stopped by SIG", takes the terminal
+    back, and 1.5 s later continues it as `fg` does (the terminal to the
+    job's group, SIGCONT to the group).  Returns
     what the terminal showed, and how the job ended (waitpid's status).
     With ctrl_c (ctrl_z), once the job says "ready", Ctrl-C (Ctrl-Z) is
     typed; with then_kill, its first process alone then gets a SIGINT."""
@@ -4116,14 +4117,15 @@ def job_in_pty(cmd, timeout=30, ctrl_c=False, then_kill=False, ctrl_z=False):
                 pass
             os.tcsetpgrp(0, job)
             os.write(1, b"job %d\n" % job)
-            _, st = os.waitpid(job, os.WUNTRACED)
-            os.tcsetpgrp(0, os.getpgrp())
-            if os.WIFSTOPPED(st):
+            for _ in range(3):
+                _, st = os.waitpid(job, os.WUNTRACED)
+                os.tcsetpgrp(0, os.getpgrp())
+                if not os.WIFSTOPPED(st):
+                    break
+                os.write(1, b"job stopped by %d\n" % os.WSTOPSIG(st))
                 time.sleep(1.5)
                 os.tcsetpgrp(0, job)
                 os.killpg(job, signal.SIGCONT)
-                _, st = os.waitpid(job, 0)
-                os.tcsetpgrp(0, os.getpgrp())
             os.write(1, b"job status %d\n" % st)
         finally:
             os._exit(0)
@@ -4274,6 +4276,73 @@ def own_group():
         check("stopped\n" in shown and "never stopped" not in shown and "job status 0" in shown,
               "own group, %s: the terminal's Ctrl-Z stops the program, and fg continues it "
               "(%r)" % (tag, shown[-300:]))
+    # After Ctrl-Z and fg, record continued a program that stayed in its
+    # group a second time: a program that stops again at once lost that
+    # stop, and one that counts its SIGCONTs had 2 (helper-198).
+    for tag, cmd in (("bare", [exe, "conts"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "conts"])):
+        shown = job_in_pty(cmd, ctrl_z=True)
+        check("job stopped by %d" % signal.SIGTSTP in shown and "CONT 1\n" in shown,
+              "own group, %s: Ctrl-Z then fg: the program is continued once (%r)"
+              % (tag, shown[-300:]))
+    for tag, cmd in (("bare", [exe, "restop"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "restop"])):
+        shown = job_in_pty(cmd, ctrl_z=True)
+        check(shown.count("job stopped by %d" % signal.SIGTSTP) == 2 and
+              "after second stop" in shown and "job status 0" in shown,
+              "own group, %s: a program that stops again as fg continues it is seen stopped "
+              "twice (%r)" % (tag, shown[-300:]))
+    # A group's SIGCONT while all ran stayed in the canary, and the next
+    # SIGCONT to record alone, taken for the group's, continued the
+    # group of a program in a group of its own: its stopped child too
+    # (helper-198).
+    for tag, cmd in (("bare", [exe, "stale"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "stale"])):
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=os.setpgrp)
+        first = p.stdout.readline()
+        os.killpg(p.pid, signal.SIGCONT)
+        deadline, st = time.time() + 10, None
+        while st is None and time.time() < deadline:
+            pid, st = os.waitpid(p.pid, os.WUNTRACED | os.WNOHANG)
+            st = st if pid else time.sleep(0.02)
+        os.kill(p.pid, signal.SIGCONT)
+        out, _ = p.communicate(timeout=30)
+        check(st is not None and os.WIFSTOPPED(st) and first + out == "ready\nchild state T\n",
+              "own group, %s: a group's SIGCONT while all runs, then after a stop one to the "
+              "job's first process alone: the program's child stays stopped (%r)"
+              % (tag, first + out))
+    # Ctrl-Z or a SIGTSTP before the program's exec (a PATH of 15,000
+    # directories to look through) stopped it holding record's exec
+    # pipe, and record waited on it for ever (helper-198).
+    bindir = os.path.dirname(exe)
+    # (/n/N: one variable is at most 128 KB)
+    slow = dict(os.environ, PATH=":".join("/n/%d" % i for i in range(15000)) + ":" + bindir)
+    p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", os.path.basename(exe), "conts"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=slow,
+                         preexec_fn=os.setpgrp)
+    for _ in range(500):
+        try:
+            kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+        except OSError:
+            kids = []
+        if len(kids) >= 2:
+            break
+        time.sleep(0.001)
+    os.kill(p.pid, signal.SIGTSTP)
+    deadline, st = time.time() + 10, None
+    while st is None and time.time() < deadline:
+        pid, st = os.waitpid(p.pid, os.WUNTRACED | os.WNOHANG)
+        st = st if pid else time.sleep(0.02)
+    os.killpg(p.pid, signal.SIGCONT)
+    try:
+        out, _ = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+    check(st is not None and os.WIFSTOPPED(st) and p.returncode == 0 and "CONT" in out,
+          "own group, record: a SIGTSTP while the program is not yet exec'd stops the job, which "
+          "then runs to its end (%s, %s, %r)" % (st, p.returncode, out))
     # Where record does not lead its group (its parent does, as
     # timeout(1) or a CI runner), the program's move takes it out of the
     # group bare too: a signal to the group does not reach it, under

@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -882,24 +883,52 @@ static void terminal_back_to(int tty, pid_t group)
 		tcsetpgrp(tty, group); /* record is in the foreground: no SIGTTOU */
 }
 
-/* The SIGCONT that continued record, to the program: to the group it
- * leads if the SIGCONT was the group's (fg, bg) and the program left
- * record's group (Note [A program in a group of its own]), where bare its
- * children stopped with it had it too; else to the program, as before
- * (which the group's SIGCONT reached already if it stayed).  The canary
- * is asked with signals blocked: pass_on asks it too. */
-static void continue_program(pid_t pid)
+/* Whether the canary has sig pending, which it then takes; asked with
+ * signals blocked, for pass_on asks it too. */
+static int canary_had_quietly(int sig)
 {
 	sigset_t all, was;
-	int group_had;
+	int had;
 
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &was);
-	group_had = group_canary_had(&canary, SIGCONT);
+	had = group_canary_had(&canary, sig);
 	sigprocmask(SIG_SETMASK, &was, NULL);
+	return had;
+}
+
+/* Whether the program, whose stop the wait took, has been continued
+ * since, or has stopped again or ended: each is for the wait to see
+ * (WNOWAIT), and none wants a SIGCONT of record's. */
+static int program_moved_on(pid_t pid)
+{
+	siginfo_t info;
+
+	memset(&info, 0, sizeof info);
+	return waitid(P_PID, (id_t)pid, &info, WCONTINUED | WSTOPPED | WEXITED | WNOHANG | WNOWAIT) ==
+		       0 &&
+	       info.si_pid == pid;
+}
+
+/*
+ * The SIGCONT that continued record, to the program.  To the group the
+ * program leads if the SIGCONT was the group's (fg, bg) and the program
+ * left record's group (Note [A program in a group of its own]), where
+ * bare its children stopped with it had it too.  Else to the program,
+ * if it is still stopped: one that stayed in record's group had the
+ * group's SIGCONT already (the kernel signals the group's youngest
+ * first), and a second one cut short its handler's work, or undid a stop
+ * it made right after (a program that stops again at once, or a Ctrl-Z
+ * typed just after fg: lost; helper-198).  The canary's copy of an older
+ * SIGCONT was taken before record stopped (stop_as).
+ */
+static void continue_program(pid_t pid)
+{
+	int group_had = canary_had_quietly(SIGCONT);
+
 	if (group_had && left_records_job(pid) && getpgid(pid) == pid)
 		kill(-pid, SIGCONT);
-	else
+	else if (!program_moved_on(pid))
 		kill(pid, SIGCONT);
 }
 
@@ -919,6 +948,9 @@ static void stop_as(pid_t pid, int sig)
 	sigaddset(&set, sig);
 	if (own)
 		sigaction(sig, &dfl, &old);
+	/* A group's SIGCONT from before this stop (kill -CONT %1 while the
+	 * job ran) is not the one that continues it (helper-198). */
+	(void)canary_had_quietly(SIGCONT);
 	sigprocmask(SIG_UNBLOCK, &set, &mask);
 	fflush(NULL);
 	kill(getpid(), sig); /* delivered before kill returns: stopped here */
@@ -1004,6 +1036,33 @@ static void wait_program(pid_t pid, int *status)
 	}
 }
 
+/* exec's errno, from the child's close-on-exec pipe (0: the exec was
+ * made, or the child ended first), stopping with the child if it stops
+ * first: a Ctrl-Z, or a SIGTSTP record passed on, before its exec (a long
+ * PATH) stopped it holding the pipe, and record waited on it for ever
+ * (helper-198). */
+static int exec_errno_from(int fd, pid_t pid)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	siginfo_t info;
+	int e = 0;
+
+	for (;;) {
+		int ready = poll(&p, 1, 50);
+		if (ready > 0 || (ready < 0 && errno != EINTR)) {
+			ssize_t n;
+			do
+				n = read(fd, &e, sizeof e);
+			while (n < 0 && errno == EINTR);
+			return n == (ssize_t)sizeof e ? e : 0;
+		}
+		memset(&info, 0, sizeof info);
+		if (waitid(P_PID, (id_t)pid, &info, WSTOPPED | WNOHANG) == 0 && info.si_pid == pid &&
+		    info.si_code == CLD_STOPPED && getpid() != 1)
+			stop_as(pid, info.si_status); /* as init: waits, Note [record as a namespace's init] */
+	}
+}
+
 /*
  * fork + execvp, with record's signals as Note [Signals while the program
  * runs] says.  A close-on-exec pipe carries exec's errno back, so "not
@@ -1038,12 +1097,7 @@ static int run_program(char **command, int dump_signal, uint64_t start_ns, struc
 	if (pid > 0) {
 		pass_to = pid;
 		sigprocmask(SIG_SETMASK, &saved.mask, NULL);
-		ssize_t n;
-		do
-			n = read(pfd[0], &r->exec_errno, sizeof r->exec_errno);
-		while (n < 0 && errno == EINTR);
-		if (n != (ssize_t)sizeof r->exec_errno)
-			r->exec_errno = 0;
+		r->exec_errno = exec_errno_from(pfd[0], pid);
 		wait_program(pid, &r->status);
 	} else {
 		group_canary_stop(&canary);

@@ -26,6 +26,17 @@
  *                   stopped meanwhile), else "never stopped": a SIGTSTP
  *                   sent to record alone, or the terminal's Ctrl-Z, must
  *                   stop it as bare.
+ *   ownpgrp conts   counts its SIGCONTs, prints "ready", naps for 3 s and
+ *                   prints "CONT N": a Ctrl-Z and fg must give it one.
+ *   ownpgrp restop  prints "ready", naps until it was stopped (a nap of
+ *                   1 s or more), then stops itself by SIGTSTP at once,
+ *                   and prints "after second stop": the job must be seen
+ *                   stopped twice.
+ *   ownpgrp stale   moves, starts a child that stops itself after 0.2 s,
+ *                   prints "ready", stops itself by SIGSTOP 1 s later,
+ *                   and once continued prints "child state S" from
+ *                   /proc: a SIGCONT to record alone must continue the
+ *                   program alone, whatever group SIGCONT came before.
  *   ownpgrp count   stays in its group, counts its SIGINTs, prints
  *                   "ready", and once it has had two (or after 5 s)
  *                   prints "INT N": the terminal's Ctrl-C, then a kill
@@ -153,16 +164,103 @@ __attribute__((noinline)) static int naps_until_stopped(void)
 	return 0;
 }
 
+static volatile sig_atomic_t conts;
+
+static void on_cont(int sig)
+{
+	(void)sig;
+	conts++;
+}
+
+__attribute__((noinline)) static int count_conts(void)
+{
+	struct timespec nap = {0, 10000000};
+	double start = now_s();
+
+	signal(SIGCONT, on_cont);
+	printf("ready\n");
+	fflush(stdout);
+	while (now_s() - start < 3)
+		nanosleep(&nap, NULL);
+	printf("CONT %d\n", (int)conts);
+	return 0;
+}
+
+__attribute__((noinline)) static int stop_again(void)
+{
+	struct timespec nap = {0, 10000000};
+	double start = now_s(), last = start;
+
+	printf("ready\n");
+	fflush(stdout);
+	while (now_s() - last < 1 && now_s() - start < 10) {
+		last = now_s();
+		nanosleep(&nap, NULL);
+	}
+	raise(SIGTSTP);
+	printf("after second stop\n");
+	return 0;
+}
+
+static char state_of(pid_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+	size_t n;
+	char *paren;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return '?';
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : '?';
+}
+
+__attribute__((noinline)) static int stale_cont(void)
+{
+	struct timespec pause = {0, 200000000}, rest = {1, 0};
+	pid_t child = fork();
+
+	if (child < 0) {
+		perror("ownpgrp: fork");
+		return 2;
+	}
+	if (child == 0) {
+		nanosleep(&pause, NULL);
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	printf("ready\n");
+	fflush(stdout);
+	waitpid(child, NULL, WUNTRACED);
+	nanosleep(&rest, NULL);
+	raise(SIGSTOP);
+	nanosleep(&pause, NULL);
+	printf("child state %c\n", state_of(child));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "group") != 0 && strcmp(argv[1], "stop") != 0 &&
 			 strcmp(argv[1], "stopgroup") != 0 && strcmp(argv[1], "count") != 0 &&
-			 strcmp(argv[1], "tstp") != 0)) {
-		fprintf(stderr, "usage: ownpgrp group|stop|stopgroup|count|tstp [move]\n");
+			 strcmp(argv[1], "tstp") != 0 && strcmp(argv[1], "conts") != 0 &&
+			 strcmp(argv[1], "restop") != 0 && strcmp(argv[1], "stale") != 0)) {
+		fprintf(stderr, "usage: ownpgrp group|stop|stopgroup|count|tstp [move]|conts|restop|"
+				"stale\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "count") == 0)
 		return count_ints();
+	if (strcmp(argv[1], "conts") == 0)
+		return count_conts();
+	if (strcmp(argv[1], "restop") == 0)
+		return stop_again();
 	if (strcmp(argv[1], "tstp") == 0) {
 		if (argc > 2 && strcmp(argv[2], "move") == 0 && setpgid(0, 0) != 0) {
 			perror("ownpgrp: setpgid");
@@ -178,5 +276,7 @@ int main(int argc, char **argv)
 		return suspend_and_look();
 	if (strcmp(argv[1], "stopgroup") == 0)
 		return stop_group_of_two();
+	if (strcmp(argv[1], "stale") == 0)
+		return stale_cont();
 	return group_of_two();
 }
