@@ -47,6 +47,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* All of record's files closed but the two pipe ends the canary keeps
@@ -179,14 +180,33 @@ static uint64_t canary_pending(const struct group_canary *c)
 /* Byte b to the canary, and its answer, waited for a moment (a stopped
  * canary answers when it is continued: a late answer is read and dropped
  * before the next question); -1 for none. */
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The answer's wait goes on through a signal's interruption: record as
+ * a namespace's init wakes at each child's end (Note [record as a
+ * namespace's init] in cmd_record.c), and an orphan's end took the
+ * answer for none, and the group's signal was passed on a second time
+ * (helper-199). */
 static int canary_round_trip(const struct group_canary *c, unsigned char b)
 {
 	struct pollfd p = {.fd = c->answer, .events = POLLIN};
 	char late[16];
+	int64_t end = now_ms() + 200;
+	int ready = -1;
 
 	while (read(c->answer, late, sizeof late) > 0)
 		;
-	if (write(c->ask, &b, 1) == 1 && poll(&p, 1, 200) > 0 && read(c->answer, &b, 1) == 1)
+	if (write(c->ask, &b, 1) != 1)
+		return -1;
+	for (int64_t left = 200; left >= 0; left = end - now_ms())
+		if ((ready = poll(&p, 1, (int)left)) >= 0 || errno != EINTR)
+			break;
+	if (ready > 0 && read(c->answer, &b, 1) == 1)
 		return b;
 	return -1;
 }

@@ -271,6 +271,20 @@ RT_UNSANITIZED static int is_ours(int sig, const struct sigaction *sa)
  * handles gets the program's own action back, and the runtime's calls
  * for it go to libc unchanged from then on.  Only in the process the
  * runtime manages: a vfork child shares ours[] with its parent. */
+static int stepped_aside; /* a fork child inherits it with the filter */
+
+/* sig's action back to the program's, ours no longer (under the lock). */
+static void give_back(int sig)
+{
+	struct sigaction now;
+
+	if (!ours[sig])
+		return;
+	if (__sigaction(sig, NULL, &now) == 0 && is_ours(sig, &now))
+		__sigaction(sig, &previous[sig], NULL);
+	ours[sig] = NULL;
+}
+
 void rt_dispositions_step_aside(void)
 {
 	sigset_t saved;
@@ -279,15 +293,27 @@ void rt_dispositions_step_aside(void)
 	if (rt_pid == 0 || getpid() != rt_pid)
 		return;
 	lock_dispositions(&saved);
-	for (sig = 1; sig < SIGNALS; sig++) {
-		struct sigaction now;
+	stepped_aside = 1;
+	for (sig = 1; sig < SIGNALS; sig++)
+		give_back(sig);
+	unlock_dispositions(&saved);
+}
 
-		if (!ours[sig])
-			continue;
-		if (__sigaction(sig, NULL, &now) == 0 && is_ours(sig, &now))
-			__sigaction(sig, &previous[sig], NULL);
-		ours[sig] = NULL;
-	}
+int rt_dispositions_stepped_aside(void)
+{
+	return stepped_aside;
+}
+
+/* Note [A namespace's init] in signals.c: sig to the program again, in
+ * a fork child that became PID 1. */
+void rt_give_back_signal(int sig)
+{
+	sigset_t saved;
+
+	if (sig <= 0 || sig >= SIGNALS)
+		return;
+	lock_dispositions(&saved);
+	give_back(sig);
 	unlock_dispositions(&saved);
 }
 

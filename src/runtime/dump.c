@@ -56,6 +56,20 @@ void rt_dump_set_args(int argc, char **argv)
 	nargs = i;
 }
 
+/* Whether path is an ELF file: exec's path is a script's for a program
+ * run by its #! line, whose interpreter is the program (helper-199). */
+static int is_elf(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = read(fd, magic, sizeof magic) == (ssize_t)sizeof magic && memcmp(magic, "\177ELF", 4) == 0;
+	close(fd);
+	return ok;
+}
+
 /* The program's file: /proc's name for it, else, with no /proc (a
  * container or a chroot without one), the path exec was given (the
  * kernel keeps it: AT_EXECFN), resolved from the directory it was given
@@ -70,7 +84,7 @@ static void program_path(void)
 	if (n > 0 || (given = (const char *)getauxval(AT_EXECFN)) == NULL)
 		return;
 	_Static_assert(sizeof exe_path >= PATH_MAX, "realpath writes up to PATH_MAX bytes");
-	if (realpath(given, exe_path) == NULL)
+	if (realpath(given, exe_path) == NULL || !is_elf(exe_path))
 		exe_path[0] = '\0';
 }
 

@@ -226,14 +226,14 @@ static void after_fork_child(void)
 	rt_shell_after_fork();
 	rt_manual_after_fork();
 	rt_alloc_after_fork();
-	if (rt_config.handle_signals)
-		rt_signals_after_fork_child();
 	if (fork_interposed)
 		sampler_deferred = 1;
 	else
 		rt_sampler_start();
 	rt_alloc_own_end();
 	rt_dispositions_after_fork();
+	if (rt_config.handle_signals) /* after the fork's hold of the dispositions' lock */
+		rt_signals_after_fork_child();
 	if (rt_cycles && rt_self)
 		rt_own_time_since(rt_self, begun); /* Note [A forked child's start] */
 	pthread_sigmask(SIG_SETMASK, &mask, NULL); /* the signals held since before the fork come now */

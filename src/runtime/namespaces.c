@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -29,10 +30,23 @@ typedef int (*setns_fn)(int, int);
  * call dlsym: it shares our memory). */
 static void *real_unshare, *real_setns;
 
+/* A static program has no libc's unshare or setns behind ours (ours took
+ * their names): the system calls themselves (helper-199: unshare failed
+ * with ENOSYS there). */
+static int sys_unshare(int flags)
+{
+	return (int)syscall(SYS_unshare, flags);
+}
+
+static int sys_setns(int fd, int nstype)
+{
+	return (int)syscall(SYS_setns, fd, nstype);
+}
+
 void rt_namespaces_init(void)
 {
-	real_unshare = dlsym(RTLD_NEXT, "unshare");
-	real_setns = dlsym(RTLD_NEXT, "setns");
+	real_unshare = rt_next_or("unshare", (void *)sys_unshare);
+	real_setns = rt_next_or("setns", (void *)sys_setns);
 }
 
 /* The sampler stops for calls made by the process it samples (not a

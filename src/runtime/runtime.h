@@ -702,6 +702,8 @@ RT_HIDDEN void rt_sampler_after_fork(void);
 
 /* dispositions.c: Note [Handlers under a filter] in seccomp.c. */
 RT_HIDDEN void rt_dispositions_step_aside(void);
+RT_HIDDEN int rt_dispositions_stepped_aside(void);
+RT_HIDDEN void rt_give_back_signal(int sig);
 
 /* pagepool.c: Note [Pages for the next thread]. */
 #define RT_POOL_PAGE 4096u

@@ -478,6 +478,10 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 		errno = saved;
 		return;
 	}
+	if (info && info->si_code <= 0 && getpid() == 1) { /* Note [A namespace's init] */
+		errno = saved;
+		return;
+	}
 	cancel = rt_nocancel_begin();
 	note_sender(info);
 	write_and_die(sig, sig);
@@ -519,8 +523,14 @@ static void on_dump(int sig, siginfo_t *info, void *uctx)
  * on with its call cut short (pause() returned; helper-196, 6 of 6 with
  * TERM, INT and HUP).  So such a process takes none of those: it writes
  * its profile as it ends, as any does.  A fork child, no longer PID 1,
- * takes them then (rt_signals_after_fork_child).  Faults are forced on
- * init too, and the dump signal is asked for.
+ * takes them then (rt_signals_after_fork_child), unless the runtime
+ * stepped aside for a filter (Note [Handlers under a filter] in
+ * seccomp.c; helper-199: it died by SIGSYS); and a fork child that
+ * became PID 1 (its parent's unshare(CLONE_NEWPID)) gives them back
+ * (helper-199).  A crash signal another process sent (kill -SEGV) does
+ * nothing to init either, and on_fatal lets it be (it printed a crash
+ * report and cut a call short; helper-199); a real fault is forced on
+ * init.  The dump signal is asked for.
  */
 static int term_left_to_init;
 
@@ -549,9 +559,16 @@ void rt_signals_install(void)
 
 void rt_signals_after_fork_child(void)
 {
-	if (term_left_to_init && getpid() != 1) {
+	if (getpid() == 1) {
+		if (!term_left_to_init)
+			for (size_t i = 0; i < sizeof term_signals / sizeof *term_signals; i++)
+				if (term_signals[i] != rt_config.dump_signal)
+					rt_give_back_signal(term_signals[i]);
+		term_left_to_init = 1;
+	} else if (term_left_to_init) {
 		term_left_to_init = 0;
-		take_term_signals();
+		if (!rt_dispositions_stepped_aside())
+			take_term_signals();
 	}
 }
 

@@ -57,6 +57,12 @@
  *                    then dives 70,000 calls deep, past the shadow stack's
  *                    first segment (Note [Segment pool] in
  *                    src/runtime/shadow.c), and prints "dive 70001"
+ *   sandboxed initfork  (run as PID 1 of a namespace) puts itself under a
+ *                    filter that kills the process at tgkill, forks a
+ *                    child that waits, sends it SIGTERM and prints "child
+ *                    killed by signal N": 15 as bare, not the filter's
+ *                    SIGSYS (Note [A namespace's init] in
+ *                    src/runtime/signals.c)
  *   sandboxed clock  works, puts itself and every thread (TSYNC) under a
  *                    filter that kills the process at clock_gettime (the
  *                    monotonic clock's reads need none: the vDSO answers
@@ -306,6 +312,32 @@ static int forked(void)
 	return 0;
 }
 
+static int init_forks(void)
+{
+	static const long nrs[] = {SYS_tgkill};
+	struct timespec settle = {0, 200000000};
+	int status;
+	pid_t pid;
+
+	filter(nrs, COUNT(nrs), SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ALLOW);
+	if ((pid = fork()) < 0)
+		return perror("fork"), 1;
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	nanosleep(&settle, NULL);
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return perror("waitpid"), 1;
+	if (WIFSIGNALED(status))
+		printf("child killed by signal %d\n", WTERMSIG(status));
+	else
+		printf("child exited %d\n", WEXITSTATUS(status));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && (strcmp(argv[1], "image") == 0 || strcmp(argv[1], "imageraw") == 0)) {
@@ -322,10 +354,11 @@ int main(int argc, char **argv)
 			 strcmp(argv[1], "jail") != 0 && strcmp(argv[1], "strict") != 0 &&
 			 strcmp(argv[1], "violate") != 0 && strcmp(argv[1], "execraw") != 0 &&
 			 strcmp(argv[1], "term") != 0 && strcmp(argv[1], "worker") != 0 &&
-			 strcmp(argv[1], "deep") != 0 && strcmp(argv[1], "clock") != 0)) {
+			 strcmp(argv[1], "deep") != 0 && strcmp(argv[1], "clock") != 0 &&
+			 strcmp(argv[1], "initfork") != 0)) {
 		fprintf(stderr, "usage: sandboxed "
 				"fork|exec|execraw|late|groups|jail|strict|violate|term|worker|deep|"
-				"clock\n");
+				"clock|initfork\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "worker") == 0)
@@ -343,6 +376,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	work();
+	if (strcmp(argv[1], "initfork") == 0)
+		return init_forks();
 	if (strcmp(argv[1], "deep") == 0)
 		return deep();
 	if (strcmp(argv[1], "clock") == 0)

@@ -36,6 +36,10 @@
  *   forkwait                  fork; the child waits as `wait` does, and
  *                             the parent prints "child died by N" when it
  *                             ends by a signal, and exits 0
+ *   orphans                   print "waiting PID", then for 3 s fork
+ *                             children that fork a grandchild and exit
+ *                             (orphans for a namespace's init), count
+ *                             the SIGUSR1s and print "USR1 N"
  *   countint                  print "waiting PID", then count the SIGINTs
  *                             that come until 0.3 s after the first, print
  *                             "SIGINT N times" and exit 0
@@ -93,6 +97,7 @@
  * out).
  */
 #define _GNU_SOURCE /* sysv_signal */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -102,6 +107,7 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SS_AUTODISARM
@@ -414,6 +420,40 @@ NOINLINE void sleep_once(void)
 	exit(0);
 }
 
+static volatile sig_atomic_t usr1s;
+
+static void count_usr1(int sig)
+{
+	(void)sig;
+	usr1s++;
+}
+
+NOINLINE void make_orphans(void)
+{
+	struct timespec now, end;
+
+	signal(SIGUSR1, count_usr1);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 3;
+	printf("waiting %ld\n", (long)getpid());
+	fflush(stdout);
+	do {
+		pid_t c = fork();
+
+		if (c == 0) {
+			if (fork() == 0)
+				_exit(0);
+			_exit(0);
+		}
+		if (c > 0)
+			while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+				;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	printf("USR1 %d\n", (int)usr1s);
+	exit(0);
+}
+
 NOINLINE void fork_wait(void)
 {
 	int status;
@@ -550,6 +590,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(how, "waitexit") == 0) {
 		signal(SIGTERM, note);
 		wait_here();
+	} else if (strcmp(how, "orphans") == 0) {
+		make_orphans();
 	} else if (strcmp(how, "forkwait") == 0) {
 		fork_wait();
 	} else if (strcmp(how, "sleepone") == 0) {
