@@ -4188,6 +4188,18 @@ def term_own_group(cmd):
     return p.returncode, first + out
 
 
+def stopped_within(pid, seconds=10):
+    """waitpid's status of child pid once it stops or ends within seconds,
+    else None."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        got, st = os.waitpid(pid, os.WUNTRACED | os.WNOHANG)
+        if got:
+            return st
+        time.sleep(0.02)
+    return None
+
+
 def stopped_own_group(cmd):
     """cmd started as the leader of a process group of its own; once it
     says "ready PGID" and the first process stops, a SIGCONT to that
@@ -4248,111 +4260,6 @@ def own_group():
         check(r.stdout == "0 -15 'ready\\n'\n",
               "own group, record in a PID namespace (session id 0): a SIGTERM to the group it "
               "was started in ends the program (%r %r)" % (r.stdout, r.stderr[-200:]))
-    # The program stops its group, a child with it; `fg` continues
-    # record's: record continued the program alone, and its child stayed
-    # stopped (helper-195).
-    for tag, cmd in (("bare", [exe, "stopgroup"]),
-                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "stopgroup"])):
-        rc, out = stopped_own_group(cmd)
-        check(rc == 0 and re.match(r"ready \d+\nchild continued\ncontinued\n$", out),
-              "own group, %s: the program stops its group, and a SIGCONT to the group it was "
-              "started in continues the program and its child (%d, %r)" % (tag, rc, out))
-    # A SIGTSTP sent to record alone stopped record, by its default, and
-    # the program ran on; the terminal's Ctrl-Z did the same to a program
-    # in a group of its own that does not hold the terminal (Note [A stop
-    # sent to record]).
-    for tag, cmd in (("bare", [exe, "tstp"]),
-                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "tstp"])):
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=os.setpgrp)
-        first = p.stdout.readline()
-        os.kill(p.pid, signal.SIGTSTP)
-        deadline, st = time.time() + 10, None
-        while st is None and time.time() < deadline:
-            pid, st = os.waitpid(p.pid, os.WUNTRACED | os.WNOHANG)
-            st = st if pid else time.sleep(0.02)
-        if st is not None and os.WIFSTOPPED(st):
-            time.sleep(1.5)
-            os.killpg(p.pid, signal.SIGCONT)
-        out, _ = p.communicate(timeout=30)
-        check(st is not None and os.WIFSTOPPED(st) and first + out == "ready\nstopped\n",
-              "own group, %s: a SIGTSTP to the job's first process stops the program, and the "
-              "job (%s, %r)" % (tag, st, first + out))
-    for tag, cmd in (("bare", [exe, "tstp", "move"]),
-                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "tstp", "move"]),
-                     ("record, the program in its group",
-                      [CCPROF, "record", "-o", prof, "--", exe, "tstp"])):
-        shown = job_in_pty(cmd, ctrl_z=True)
-        check("stopped\n" in shown and "never stopped" not in shown and "job status 0" in shown,
-              "own group, %s: the terminal's Ctrl-Z stops the program, and fg continues it "
-              "(%r)" % (tag, shown[-300:]))
-    # After Ctrl-Z and fg, record continued a program that stayed in its
-    # group a second time: a program that stops again at once lost that
-    # stop, and one that counts its SIGCONTs had 2 (helper-198).
-    for tag, cmd in (("bare", [exe, "conts"]),
-                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "conts"])):
-        shown = job_in_pty(cmd, ctrl_z=True)
-        check("job stopped by %d" % signal.SIGTSTP in shown and "CONT 1\n" in shown,
-              "own group, %s: Ctrl-Z then fg: the program is continued once (%r)"
-              % (tag, shown[-300:]))
-    for tag, cmd in (("bare", [exe, "restop"]),
-                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "restop"])):
-        shown = job_in_pty(cmd, ctrl_z=True)
-        check(shown.count("job stopped by %d" % signal.SIGTSTP) == 2 and
-              "after second stop" in shown and "job status 0" in shown,
-              "own group, %s: a program that stops again as fg continues it is seen stopped "
-              "twice (%r)" % (tag, shown[-300:]))
-    # A group's SIGCONT while all ran stayed in the canary, and the next
-    # SIGCONT to record alone, taken for the group's, continued the
-    # group of a program in a group of its own: its stopped child too
-    # (helper-198).
-    for tag, cmd in (("bare", [exe, "stale"]),
-                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "stale"])):
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=os.setpgrp)
-        first = p.stdout.readline()
-        os.killpg(p.pid, signal.SIGCONT)
-        deadline, st = time.time() + 10, None
-        while st is None and time.time() < deadline:
-            pid, st = os.waitpid(p.pid, os.WUNTRACED | os.WNOHANG)
-            st = st if pid else time.sleep(0.02)
-        os.kill(p.pid, signal.SIGCONT)
-        out, _ = p.communicate(timeout=30)
-        check(st is not None and os.WIFSTOPPED(st) and first + out == "ready\nchild state T\n",
-              "own group, %s: a group's SIGCONT while all runs, then after a stop one to the "
-              "job's first process alone: the program's child stays stopped (%r)"
-              % (tag, first + out))
-    # Ctrl-Z or a SIGTSTP before the program's exec (a PATH of 15,000
-    # directories to look through) stopped it holding record's exec
-    # pipe, and record waited on it for ever (helper-198).
-    bindir = os.path.dirname(exe)
-    # (/n/N: one variable is at most 128 KB)
-    slow = dict(os.environ, PATH=":".join("/n/%d" % i for i in range(15000)) + ":" + bindir)
-    p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", os.path.basename(exe), "conts"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=slow,
-                         preexec_fn=os.setpgrp)
-    for _ in range(500):
-        try:
-            kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
-        except OSError:
-            kids = []
-        if len(kids) >= 2:
-            break
-        time.sleep(0.001)
-    os.kill(p.pid, signal.SIGTSTP)
-    deadline, st = time.time() + 10, None
-    while st is None and time.time() < deadline:
-        pid, st = os.waitpid(p.pid, os.WUNTRACED | os.WNOHANG)
-        st = st if pid else time.sleep(0.02)
-    os.killpg(p.pid, signal.SIGCONT)
-    try:
-        out, _ = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, _ = p.communicate()
-    check(st is not None and os.WIFSTOPPED(st) and p.returncode == 0 and "CONT" in out,
-          "own group, record: a SIGTSTP while the program is not yet exec'd stops the job, which "
-          "then runs to its end (%s, %s, %r)" % (st, p.returncode, out))
     # Where record does not lead its group (its parent does, as
     # timeout(1) or a CI runner), the program's move takes it out of the
     # group bare too: a signal to the group does not reach it, under
@@ -4394,6 +4301,112 @@ def own_group():
         check("foreground" in shown and "background" not in shown and "job status 0" in shown,
               "own group, %s: stopped holding the terminal and continued as by fg, the "
               "program holds it again (%r)" % (tag, shown[-300:]))
+
+
+def own_group_stops():
+    """Job control under record (Note [A stop sent to record], Note [When
+    the program stops] and Note [The terminal of a program that stopped]
+    in src/cli/cmd_record.c) with tests/progs/ownpgrp.c: stops and
+    continues, of a program in record's group and of one in a group of
+    its own, as bare."""
+    exe = build("ownpgrp", "tests/progs/ownpgrp.c")
+    prof = os.path.join(OUT, "ownpgrp.ccprof")
+    # The program stops its group, a child with it; `fg` continues
+    # record's: record continued the program alone, and its child stayed
+    # stopped (helper-195).
+    for tag, cmd in (("bare", [exe, "stopgroup"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "stopgroup"])):
+        rc, out = stopped_own_group(cmd)
+        check(rc == 0 and re.match(r"ready \d+\nchild continued\ncontinued\n$", out),
+              "own group, %s: the program stops its group, and a SIGCONT to the group it was "
+              "started in continues the program and its child (%d, %r)" % (tag, rc, out))
+    # A SIGTSTP sent to record alone stopped record, by its default, and
+    # the program ran on; the terminal's Ctrl-Z did the same to a program
+    # in a group of its own that does not hold the terminal (Note [A stop
+    # sent to record]).
+    for tag, cmd in (("bare", [exe, "tstp"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "tstp"])):
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=os.setpgrp)
+        first = p.stdout.readline()
+        os.kill(p.pid, signal.SIGTSTP)
+        st = stopped_within(p.pid)
+        if st is not None and os.WIFSTOPPED(st):
+            time.sleep(1.5)
+            os.killpg(p.pid, signal.SIGCONT)
+        out, _ = p.communicate(timeout=30)
+        check(st is not None and os.WIFSTOPPED(st) and first + out == "ready\nstopped\n",
+              "own group, %s: a SIGTSTP to the job's first process stops the program, and the "
+              "job (%s, %r)" % (tag, st, first + out))
+    for tag, cmd in (("bare", [exe, "tstp", "move"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "tstp", "move"]),
+                     ("record, the program in its group",
+                      [CCPROF, "record", "-o", prof, "--", exe, "tstp"])):
+        shown = job_in_pty(cmd, ctrl_z=True)
+        check("stopped\n" in shown and "never stopped" not in shown and "job status 0" in shown,
+              "own group, %s: the terminal's Ctrl-Z stops the program, and fg continues it "
+              "(%r)" % (tag, shown[-300:]))
+    # After Ctrl-Z and fg, record continued a program that stayed in its
+    # group a second time: a program that stops again at once lost that
+    # stop, and one that counts its SIGCONTs had 2 (helper-198).
+    for tag, cmd in (("bare", [exe, "conts"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "conts"])):
+        shown = job_in_pty(cmd, ctrl_z=True)
+        check("job stopped by %d" % signal.SIGTSTP in shown and "CONT 1\n" in shown,
+              "own group, %s: Ctrl-Z then fg: the program is continued once (%r)"
+              % (tag, shown[-300:]))
+    for tag, cmd in (("bare", [exe, "restop"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "restop"])):
+        shown = job_in_pty(cmd, ctrl_z=True)
+        check(shown.count("job stopped by %d" % signal.SIGTSTP) == 2 and
+              "after second stop" in shown and "job status 0" in shown,
+              "own group, %s: a program that stops again as fg continues it is seen stopped "
+              "twice (%r)" % (tag, shown[-300:]))
+    # A group's SIGCONT while all ran stayed in the canary, and the next
+    # SIGCONT to record alone, taken for the group's, continued the
+    # group of a program in a group of its own: its stopped child too
+    # (helper-198).
+    for tag, cmd in (("bare", [exe, "stale"]),
+                     ("record", [CCPROF, "record", "-o", prof, "--", exe, "stale"])):
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=os.setpgrp)
+        first = p.stdout.readline()
+        os.killpg(p.pid, signal.SIGCONT)
+        st = stopped_within(p.pid)
+        os.kill(p.pid, signal.SIGCONT)
+        out, _ = p.communicate(timeout=30)
+        check(st is not None and os.WIFSTOPPED(st) and first + out == "ready\nchild state T\n",
+              "own group, %s: a group's SIGCONT while all runs, then after a stop one to the "
+              "job's first process alone: the program's child stays stopped (%r)"
+              % (tag, first + out))
+    # Ctrl-Z or a SIGTSTP before the program's exec (a PATH of 15,000
+    # directories to look through) stopped it holding record's exec
+    # pipe, and record waited on it for ever (helper-198).
+    bindir = os.path.dirname(exe)
+    # (/n/N: one variable is at most 128 KB)
+    slow = dict(os.environ, PATH=":".join("/n/%d" % i for i in range(15000)) + ":" + bindir)
+    p = subprocess.Popen([CCPROF, "record", "-o", prof, "--", os.path.basename(exe), "conts"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=slow,
+                         preexec_fn=os.setpgrp)
+    for _ in range(500):
+        try:
+            kids = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+        except OSError:
+            kids = []
+        if len(kids) >= 2:
+            break
+        time.sleep(0.001)
+    os.kill(p.pid, signal.SIGTSTP)
+    st = stopped_within(p.pid)
+    os.killpg(p.pid, signal.SIGCONT)
+    try:
+        out, _ = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+    check(st is not None and os.WIFSTOPPED(st) and p.returncode == 0 and "CONT" in out,
+          "own group, record: a SIGTSTP while the program is not yet exec'd stops the job, which "
+          "then runs to its end (%s, %s, %r)" % (st, p.returncode, out))
 
 
 def line_from(f, prefix, timeout):
@@ -5637,6 +5650,7 @@ sandboxed()
 signals_kept()
 signals_unwritten()
 own_group()
+own_group_stops()
 signals_own_writes()
 sigaction_across_fork()
 fork_in_handler()
