@@ -22,9 +22,15 @@ typedef int (*dlclose_fn)(void *);
 
 static void *real_dlclose;
 
+/* libc.a's own name for it: in a static program ours took the name
+ * "dlclose", and dlsym finds nothing (dlclose failed with ENOSYS there;
+ * helper-200).  Weak: libc.so does not export it, and libc.a's comes
+ * with its dlopen. */
+extern int __dlclose(void *) __attribute__((weak));
+
 void rt_dlclose_init(void)
 {
-	real_dlclose = dlsym(RTLD_NEXT, "dlclose");
+	real_dlclose = rt_next_or("dlclose", (void *)__dlclose);
 }
 
 /* The base addresses of the loaded objects, up to a bound (a program

@@ -56,25 +56,29 @@ void rt_dump_set_args(int argc, char **argv)
 	nargs = i;
 }
 
-/* Whether path is an ELF file: exec's path is a script's for a program
- * run by its #! line, whose interpreter is the program (helper-199). */
-static int is_elf(const char *path)
+/* Whether the file at path starts with "#!": a script, run by the
+ * interpreter its first line names (one that cannot be read, as an
+ * execute-only program, is not taken for one: helper-200). */
+static int is_script(const char *path)
 {
-	char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	char magic[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), yes;
 
 	if (fd < 0)
 		return 0;
-	ok = read(fd, magic, sizeof magic) == (ssize_t)sizeof magic && memcmp(magic, "\177ELF", 4) == 0;
+	yes = read(fd, magic, sizeof magic) == (ssize_t)sizeof magic && magic[0] == '#' &&
+	      magic[1] == '!';
 	close(fd);
-	return ok;
+	return yes;
 }
 
 /* The program's file: /proc's name for it, else, with no /proc (a
  * container or a chroot without one), the path exec was given (the
  * kernel keeps it: AT_EXECFN), resolved from the directory it was given
  * in, this one: profiles without /proc had no program and no names
- * (helper-196).  "" if neither. */
+ * (helper-196).  For a script run by its #! line that path is the
+ * script's, and the program is the interpreter, which the kernel put in
+ * argv[0] (helper-199).  "" if neither. */
 static void program_path(void)
 {
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
@@ -83,8 +87,10 @@ static void program_path(void)
 	exe_path[n > 0 ? n : 0] = '\0';
 	if (n > 0 || (given = (const char *)getauxval(AT_EXECFN)) == NULL)
 		return;
+	if (is_script(given))
+		given = nargs > 0 ? args[0] : NULL;
 	_Static_assert(sizeof exe_path >= PATH_MAX, "realpath writes up to PATH_MAX bytes");
-	if (realpath(given, exe_path) == NULL || !is_elf(exe_path))
+	if (given == NULL || realpath(given, exe_path) == NULL)
 		exe_path[0] = '\0';
 }
 

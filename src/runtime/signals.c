@@ -498,6 +498,13 @@ static void on_term(int sig, siginfo_t *info, void *uctx)
 		errno = saved;
 		return;
 	}
+	/* A child that became PID 1 without fork's handlers (clone, _Fork,
+	 * vfork) has ours still: the signal does nothing to init but cut
+	 * the call short (Note [A namespace's init]; helper-200). */
+	if (getpid() == 1) {
+		errno = saved;
+		return;
+	}
 	cancel = rt_nocancel_begin(); /* as on_fatal's */
 	write_and_die(sig, 0); /* no crash to report */
 	rt_nocancel_end(cancel);
