@@ -65,14 +65,14 @@ static void close_all_but(int a, int b)
 			close(fd);
 }
 
-/* The canary: every signal blocked at its default, pending until record
- * asks for it to be taken: that one alone (its number the byte asked),
- * so that another sent to the group meanwhile, which record has yet to
- * handle, stays to be seen. */
 /* A question byte: ASKED | sig, "have you sig pending?"; answered by sig
  * (taken) or 0.  A plain sig byte: "take sig", answered by sig. */
 #define ASKED 0x80
 
+/* The canary: every signal blocked at its default, pending until record
+ * asks for it to be taken: that one alone (its number the byte asked),
+ * so that another sent to the group meanwhile, which record has yet to
+ * handle, stays to be seen. */
 static void canary_main(int ask, int answer, pid_t record)
 {
 	const struct timespec now = {0, 0};
@@ -177,9 +177,6 @@ static uint64_t canary_pending(const struct group_canary *c)
 	return status_mask(status, "SigPnd") | status_mask(status, "ShdPnd");
 }
 
-/* Byte b to the canary, and its answer, waited for a moment (a stopped
- * canary answers when it is continued: a late answer is read and dropped
- * before the next question); -1 for none. */
 static int64_t now_ms(void)
 {
 	struct timespec t;
@@ -187,11 +184,13 @@ static int64_t now_ms(void)
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* The answer's wait goes on through a signal's interruption: record as
- * a namespace's init wakes at each child's end (Note [record as a
- * namespace's init] in cmd_record.c), and an orphan's end took the
- * answer for none, and the group's signal was passed on a second time
- * (helper-199). */
+/* Byte b to the canary, and its answer, waited for up to 200 ms (a
+ * stopped canary answers when it is continued: a late answer is read and
+ * dropped before the next question); -1 for none.  The wait goes on
+ * through a signal's interruption: record as a namespace's init wakes at
+ * each child's end (Note [record as a namespace's init] in
+ * cmd_record.c), and an orphan's end took the answer for none, and the
+ * group's signal was passed on a second time (helper-199). */
 static int canary_round_trip(const struct group_canary *c, unsigned char b)
 {
 	struct pollfd p = {.fd = c->answer, .events = POLLIN};

@@ -881,11 +881,11 @@ static uint64_t async_deadline(void)
 
 /* The last sample, as the profile is written.  The registry lock first,
  * as the sampler takes them.  From a signal handler or _exit (async),
- * the locks are only tried, as for a peak's picture: the handler may
- * have interrupted their holder.  Before, such a write took no last
- * sample, and the views' curves stopped short of the live heap at the
- * end (helper-176: xz -T2 dying by SIGPIPE, its last sample 0.835 of
- * the peak it held at the end). */
+ * the locks are waited for up to ASYNC_LOCK_WAIT_NS, then gone
+ * without.  Before, such a write took no last sample, and the views'
+ * curves stopped short of the live heap at the end (helper-176: xz -T2
+ * dying by SIGPIPE, its last sample 0.835 of the peak it held at the
+ * end). */
 void rt_heap_final_sample(int async)
 {
 	uint64_t deadline;
@@ -978,7 +978,8 @@ static int gather_locked(struct ccp_profile *p, void *(*alloc)(void *, size_t), 
  * before the allocation counts are read (rt_alloc_gather), so that no
  * live count read here can exceed them.  A write from a signal handler
  * that finds the samples locked (the sampler may be thinning them out)
- * writes none rather than wait or read them half moved. */
+ * waits up to ASYNC_LOCK_WAIT_NS, then writes none rather than read them
+ * half moved. */
 int rt_heap_gather(struct ccp_profile *p, void *(*alloc)(void *, size_t), void *m, int async,
 		   uint64_t mark)
 {

@@ -541,14 +541,21 @@ static void on_dump(int sig, siginfo_t *info, void *uctx)
  */
 static int term_left_to_init;
 
-static void take_term_signals(void)
+/* on_term installed for the term signals (take), or the program's
+ * actions given back.  dump_signal=SIGINT replaces that signal's default
+ * action: on_term is not installed under on_dump, which would chain to
+ * it, and on_term to itself, for ever.  (Crash signals are refused by
+ * options.c.) */
+static void term_signals_ours(int take)
 {
-	/* dump_signal=SIGINT replaces that signal's default action: on_term is
-	 * not installed under on_dump, which would chain to it, and on_term to
-	 * itself, for ever.  (Crash signals are refused by options.c.) */
-	for (size_t i = 0; i < sizeof term_signals / sizeof *term_signals; i++)
-		if (term_signals[i] != rt_config.dump_signal)
+	for (size_t i = 0; i < sizeof term_signals / sizeof *term_signals; i++) {
+		if (term_signals[i] == rt_config.dump_signal)
+			continue;
+		if (take)
 			rt_take_signal(term_signals[i], on_term, 0);
+		else
+			rt_give_back_signal(term_signals[i]);
+	}
 }
 
 void rt_signals_install(void)
@@ -559,7 +566,7 @@ void rt_signals_install(void)
 		rt_take_signal(fatal_signals[i], on_fatal, 0);
 	term_left_to_init = getpid() == 1; /* Note [A namespace's init] */
 	if (!term_left_to_init)
-		take_term_signals();
+		term_signals_ours(1);
 	if (rt_config.dump_signal) /* in front of a handler too: Note [Handlers present at start] */
 		rt_take_signal(rt_config.dump_signal, on_dump, 1);
 }
@@ -568,14 +575,11 @@ void rt_signals_after_fork_child(void)
 {
 	if (getpid() == 1) {
 		if (!term_left_to_init)
-			for (size_t i = 0; i < sizeof term_signals / sizeof *term_signals; i++)
-				if (term_signals[i] != rt_config.dump_signal)
-					rt_give_back_signal(term_signals[i]);
+			term_signals_ours(0);
 		term_left_to_init = 1;
 	} else if (term_left_to_init) {
 		term_left_to_init = 0;
 		if (!rt_dispositions_stepped_aside())
-			take_term_signals();
+			term_signals_ours(1);
 	}
 }
-
